@@ -1,0 +1,88 @@
+/* weft functions: tracing, the trace cache, concrete functions and the
+ * debug API.  Include <weft.h> rather than this file. */
+#ifndef WEFT_FUNCTION_H
+#define WEFT_FUNCTION_H
+
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A function body: reads args[0..n_args), stores n_outs values in outs.
+ * Returns 0, or a negative code to fail the call (a body that returns 0
+ * but leaves an output NULL fails with WEFT_EBODY).  The body runs at trace
+ * time only (or on every call with WEFT_RUN_EAGERLY). */
+typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user);
+
+#define WEFT_REDUCE_RETRACING 1u  /* relax differing dims to WEFT_DIM_ANY */
+#define WEFT_RUN_EAGERLY      2u  /* never trace: run the body on every call */
+
+typedef struct weft_function_desc {
+    const char       *name;            /* copied; NULL: "fn" */
+    weft_body_fn      body;
+    void             *user;            /* passed to body; borrowed */
+    size_t            n_args, n_outs;
+    const weft_spec  *input_signature; /* NULL, or n_args specs (copied) */
+    unsigned          flags;           /* WEFT_REDUCE_RETRACING, WEFT_RUN_EAGERLY */
+    size_t            max_cached;      /* 0: default (64); LRU eviction beyond it */
+} weft_function_desc;
+
+/* Creates a function running on rt (which must outlive it).  *out is owned
+ * by the caller.  Any thread. */
+WEFT_API int  weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_function **out);
+/* Frees the function and its concrete functions; *f becomes NULL.  NULL is
+ * fine.  No call of f may be in flight. */
+WEFT_API void weft_function_destroy(weft_function **f);
+
+/* Calls f.  On success outs[0..n_outs) hold new references the caller
+ * releases.  Many threads may call one function at once: each distinct
+ * signature is traced exactly once, hits take no lock. */
+WEFT_API int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args,
+                                weft_tensor **outs, size_t n_outs);
+
+/* Traces (without running) f for specs[0..n) and returns the concrete
+ * function, owned by f: valid until f is destroyed (eviction never frees a
+ * concrete function returned here).  Any thread. */
+WEFT_API int weft_function_get_concrete(weft_function *f, const weft_spec *specs, size_t n,
+                                        weft_concrete **out);
+/* Runs a concrete function without hashing; the args must match its specs
+ * (WEFT_ESIGNATURE otherwise).  outs as in weft_function_call. */
+WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args,
+                                weft_tensor **outs, size_t n_outs);
+
+/* Debug API.  All of these may be called from any thread at any time. */
+typedef struct weft_function_stats {
+    uint64_t calls, hits, misses, traces, evictions, cached;
+    uint64_t trace_ns, compile_ns;
+} weft_function_stats;
+WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_stats *out);
+WEFT_API uint64_t weft_function_tracing_count(const weft_function *f);
+/* A line per cached concrete function: index, signature, calls, op count
+ * before and after compilation. */
+WEFT_API int weft_function_print_signatures(const weft_function *f, FILE *out);
+/* The compiled op list of the concrete function at index (as numbered by
+ * weft_function_print_signatures), one op a line with its specs. */
+WEFT_API int weft_function_print_ops(const weft_function *f, size_t index, FILE *out);
+
+/* Why the last miss traced: which argument, which dim, what was expected. */
+typedef struct weft_retrace {
+    int  arg;               /* -1: first trace or no single argument */
+    int  dim;               /* -1: not a dim difference */
+    char reason[256];       /* "arg 0 (x): shape f32[4] does not match cached f32[3]" */
+} weft_retrace;
+WEFT_API int weft_function_last_retrace(const weft_function *f, weft_retrace *out);
+
+/* Log levels passed to a weft_log_fn. */
+#define WEFT_LOG_DEBUG 0
+#define WEFT_LOG_INFO  1
+#define WEFT_LOG_WARN  2
+typedef void (*weft_log_fn)(int level, const char *msg, void *user);
+/* Where frequent-retracing warnings (and, with WEFT_LOG=retrace in the
+ * environment, a line per retrace) go.  NULL: stderr.  Process-wide. */
+WEFT_API void weft_set_log(weft_log_fn fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

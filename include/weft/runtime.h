@@ -1,0 +1,88 @@
+/* weft runtime: workers, fork-join groups, parallel loops, statistics and
+ * the timeline profiler.  Include <weft.h> rather than this file. */
+#ifndef WEFT_RUNTIME_H
+#define WEFT_RUNTIME_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weft_config {
+    unsigned workers;          /* 0: $WEFT_NUM_THREADS, else online CPUs */
+    unsigned inter_op_threads; /* ops of one op list run at once; 0: workers */
+    unsigned intra_op_threads; /* chunks one op is split into;    0: workers */
+} weft_config;
+
+/* Fills cfg with the defaults (all zero: pick from the environment). */
+WEFT_API void weft_config_default(weft_config *cfg);
+
+/* Starts a runtime with cfg (NULL: defaults).  On success *out owns the
+ * runtime; the caller destroys it with weft_runtime_destroy.  Any thread. */
+WEFT_API int weft_runtime_create(const weft_config *cfg, weft_runtime **out);
+/* Waits for work in flight, joins the workers, frees everything and sets
+ * *rt to NULL.  NULL and *rt == NULL are fine.  Not from a worker of *rt. */
+WEFT_API void weft_runtime_destroy(weft_runtime **rt);
+/* The number of worker threads (0 for NULL).  Any thread. */
+WEFT_API unsigned weft_runtime_workers(const weft_runtime *rt);
+
+/* Fork-join.  A group lives wherever the caller puts it (often the stack);
+ * its fields are private.  weft_group_init, weft_spawn and weft_group_wait
+ * may be called from the runtime's workers and from any outside thread; the
+ * thread that spawns into a group is the one that waits for it.  A group
+ * must be waited for before it goes out of scope. */
+typedef void (*weft_task_fn)(void *arg);
+
+typedef struct weft_group {
+    weft_runtime *rt_;       /* private */
+    int64_t pending_;        /* private: children not yet finished (atomic) */
+    int status_;             /* private: first error (atomic) */
+    unsigned flags_;         /* private */
+    void *owner_;            /* private: the spawning thread's worker, or NULL */
+    void *reserved_[3];      /* private */
+} weft_group;
+
+WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);
+/* Queues fn(arg) as a child of g.  Never allocates on a worker (the task is
+ * stored inline in the deque); an outside thread's task goes through the
+ * runtime's injection queue.  If g is NULL or invalid, or fn is NULL, the
+ * task is not run and the next weft_group_wait returns WEFT_EINVAL. */
+WEFT_API void weft_spawn(weft_group *g, weft_task_fn fn, void *arg);
+/* Runs queued and stolen work until every child of g has finished.
+ * Returns 0, WEFT_EINVAL (bad group or spawn), or WEFT_ECANCELED when the
+ * runtime is being destroyed and children were dropped. */
+WEFT_API int weft_group_wait(weft_group *g);
+
+/* Loops.  The first non-zero return of a callback cancels the iterations not
+ * yet started and is what the loop returns.  Callable from workers (nested)
+ * and from any outside thread. */
+typedef int (*weft_range_fn)(size_t begin, size_t end, void *ctx);
+/* fn is called on disjoint ranges covering [0, n).  grain 0 splits
+ * adaptively (lazily, when other workers are idle). */
+WEFT_API int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain,
+                               weft_range_fn fn, void *ctx);
+typedef int (*weft_index_fn)(size_t i, void *ctx);
+/* fn(i) for every i in [0, n), never more than parallel_iterations calls in
+ * flight at once (0: no bound). */
+WEFT_API int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
+                               weft_index_fn fn, void *ctx);
+
+/* Statistics, summed over the workers' counters on read.  Zero when weft was
+ * built with -Dstats=false.  Any thread. */
+typedef struct weft_runtime_stats {
+    uint64_t tasks, steals, steal_attempts, sleeps;
+} weft_runtime_stats;
+WEFT_API void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats *out);
+
+/* Timeline of workers, ops, map iterations, host calls and traces, as Chrome
+ * trace-event JSON (opens in Perfetto or chrome://tracing).  Recording is
+ * per worker and bounded; the file at path is written by weft_profile_end.
+ * One profile at a time per runtime.  Any thread. */
+WEFT_API int weft_profile_begin(weft_runtime *rt, const char *path);
+WEFT_API int weft_profile_end(weft_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

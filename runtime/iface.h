@@ -1,0 +1,52 @@
+/* The interface runtime/ declares for the other modules (trace/, cache/).
+ * They include this file and <weft.h>, never runtime/internal.h.
+ * Nothing here is exported from the shared library. */
+#ifndef WEFT_RUNTIME_IFACE_H
+#define WEFT_RUNTIME_IFACE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <weft.h>
+
+/* Errors.  Records a thread-local message (see weft_errmsg) and returns
+ * code, so that callers can write `return weft__errorf(WEFT_EINVAL, ...)`. */
+int weft__errorf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int weft__verrorf(int code, const char *fmt, va_list ap);
+
+/* Allocation.  Every allocation of weft goes through these, so that a
+ * -Dfault_injection build can fail the Nth one.  weft__aligned_alloc
+ * returns 64-byte aligned memory freed with weft__free. */
+void *weft__malloc(size_t n);
+void *weft__calloc(size_t count, size_t size);
+void *weft__realloc(void *p, size_t n);
+void *weft__aligned_alloc(size_t n);
+char *weft__strdup(const char *s);
+void  weft__free(void *p);
+/* Fault injection (a no-op returning false unless built with it): the
+ * allocation counted n from now fails (n = 1: the next one); n <= 0 turns
+ * failing off.  weft__fault_hit says whether an allocation was failed since
+ * the last weft__fault_fail_after. */
+bool weft__fault_fail_after(long n);
+bool weft__fault_hit(void);
+
+/* Monotonic time in nanoseconds. */
+uint64_t weft__now_ns(void);
+
+/* The configured parallelism of rt (each at least 1). */
+unsigned weft__inter_op_threads(const weft_runtime *rt);
+unsigned weft__intra_op_threads(const weft_runtime *rt);
+/* The index of the calling thread among rt's workers, or -1 for an outside
+ * thread. */
+int weft__worker_index(const weft_runtime *rt);
+
+/* Timeline recording (see weft_profile_begin).  weft__profiling is one
+ * relaxed load, cheap enough for hot paths.  Spans are recorded on the
+ * calling thread's lane; cat is a static string ("op", "map", "host",
+ * "trace", "compile", "run"), name and detail are copied (detail may be
+ * NULL).  Times come from weft__now_ns. */
+bool weft__profiling(const weft_runtime *rt);
+void weft__profile_span(weft_runtime *rt, const char *cat, const char *name,
+                        uint64_t t0_ns, uint64_t t1_ns, const char *detail);
+void weft__profile_instant(weft_runtime *rt, const char *cat, const char *name);
+
+#endif

@@ -1,0 +1,116 @@
+/* The op-list IR of trace/: what a traced body records, what the compiler
+ * rewrites and what the executor runs.  Shared by the files of trace/ only
+ * (ops.c, kernels.c, compile*.c, exec.c); other modules see trace/iface.h.
+ *
+ * A graph is an append-only array of nodes in program order, so a node's
+ * inputs always have smaller ids.  Node ids are uint32_t indices. */
+#ifndef WEFT_TRACE_IR_H
+#define WEFT_TRACE_IR_H
+
+#include <stdbool.h>
+#include <weft.h>
+
+/* The op table: name, kind, number of inputs (-1: variable).
+ * Kinds: LEAF (no inputs), UNARY, BINARY, TERNARY (where), CAST, REDUCE,
+ * SHAPE (reshape), MATMUL, MAP, HOST, FUSED (made by the compiler). */
+#define WEFT__OP_TABLE(XX)                 \
+    XX(ARG,        LEAF,    0)             \
+    XX(CONST,      LEAF,    0)             \
+    XX(FILL,       LEAF,    0)             \
+    XX(RANGE,      LEAF,    0)             \
+    XX(ADD,        BINARY,  2)             \
+    XX(SUB,        BINARY,  2)             \
+    XX(MUL,        BINARY,  2)             \
+    XX(DIV,        BINARY,  2)             \
+    XX(MOD,        BINARY,  2)             \
+    XX(POW,        BINARY,  2)             \
+    XX(MINIMUM,    BINARY,  2)             \
+    XX(MAXIMUM,    BINARY,  2)             \
+    XX(EQ,         BINARY,  2)             \
+    XX(NE,         BINARY,  2)             \
+    XX(LT,         BINARY,  2)             \
+    XX(LE,         BINARY,  2)             \
+    XX(GT,         BINARY,  2)             \
+    XX(GE,         BINARY,  2)             \
+    XX(NEG,        UNARY,   1)             \
+    XX(ABS,        UNARY,   1)             \
+    XX(SQRT,       UNARY,   1)             \
+    XX(EXP,        UNARY,   1)             \
+    XX(LOG,        UNARY,   1)             \
+    XX(CAST,       CAST,    1)             \
+    XX(WHERE,      TERNARY, 3)             \
+    XX(SUM,        REDUCE,  1)             \
+    XX(MEAN,       REDUCE,  1)             \
+    XX(REDUCE_MAX, REDUCE,  1)             \
+    XX(RESHAPE,    SHAPE,   1)             \
+    XX(MATMUL,     MATMUL,  2)             \
+    XX(MAP,        MAP,     1)             \
+    XX(HOST,       HOST,   -1)             \
+    XX(FUSED,      FUSED,  -1)
+
+typedef enum weft__op {
+#define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
+    WEFT__OP_TABLE(WEFT__OP_ENUM)
+#undef WEFT__OP_ENUM
+    WEFT__OP_COUNT
+} weft__op;
+
+typedef enum weft__op_kind {
+    WEFT__KIND_LEAF, WEFT__KIND_UNARY, WEFT__KIND_BINARY, WEFT__KIND_TERNARY,
+    WEFT__KIND_CAST, WEFT__KIND_REDUCE, WEFT__KIND_SHAPE, WEFT__KIND_MATMUL,
+    WEFT__KIND_MAP, WEFT__KIND_HOST, WEFT__KIND_FUSED
+} weft__op_kind;
+
+/* Table lookups (ir.c). */
+const char   *weft__op_name(weft__op op);      /* "add" */
+weft__op_kind weft__op_kind_of(weft__op op);
+bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, CAST */
+
+#define WEFT__NO_NODE UINT32_MAX
+
+/* Node flags. */
+#define WEFT__NODE_SIDE_EFFECT 1u  /* never removed by DCE (host calls) */
+#define WEFT__NODE_STATIC      2u  /* a static scalar argument (value in attr.constant) */
+
+struct weft__fused;  /* the compiler's fused elementwise program */
+
+typedef struct weft__node {
+    weft__op  op;
+    unsigned  flags;
+    uint32_t  n_in;
+    uint32_t *in;              /* input ids: inline_in, or an allocation when n_in > 3 */
+    uint32_t  inline_in[3];
+    uint32_t  after;           /* an extra ordering edge (the previous host call), or WEFT__NO_NODE */
+    weft_spec spec;            /* output spec; dims may be WEFT_DIM_ANY while tracing */
+    union {
+        struct { uint32_t index; } arg;                  /* ARG: position in the call */
+        struct { weft_tensor *value; } constant;         /* CONST (and static args): owned ref */
+        struct { double value; } fill;                   /* FILL: shape in spec */
+        struct { int64_t start, limit, delta; } range;   /* RANGE */
+        struct { weft_dtype to; } cast;                  /* CAST */
+        struct { int axis; } reduce;                     /* SUM, MEAN, REDUCE_MAX: axis or WEFT_ALL_AXES */
+        struct { int rank; int64_t dims[WEFT_MAX_RANK]; } reshape; /* may hold one -1 */
+        struct { weft_function *fn; void *concrete; unsigned parallel_iterations; } map;
+        struct { weft_host_fn fn; void *user; unsigned flags; } host;
+        struct { struct weft__fused *prog; } fused;      /* owned by the node */
+    } attr;
+} weft__node;
+
+typedef struct weft__graph {
+    weft__node *nodes;
+    uint32_t    n_nodes, cap;
+    uint32_t    n_args;        /* the call's argument count (ARG nodes carry their index) */
+    uint32_t   *outs;          /* n_outs output node ids */
+    uint32_t    n_outs;
+    uint32_t    last_host;     /* the latest host call, or WEFT__NO_NODE */
+} weft__graph;
+
+/* Graph building (ir.c).  weft__graph_add copies *n (and its inputs) and
+ * returns the new id, or WEFT__NO_NODE when out of memory.  Free releases
+ * constants, map concretes (through the callee interface) and fused
+ * programs. */
+int      weft__graph_init(weft__graph *g, uint32_t n_args);
+uint32_t weft__graph_add(weft__graph *g, const weft__node *n, const uint32_t *in, uint32_t n_in);
+void     weft__graph_free(weft__graph *g);
+
+#endif

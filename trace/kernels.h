@@ -1,0 +1,41 @@
+/* The kernel layer of trace/: shape inference and computation of single
+ * nodes, shared by eager mode (ops.c), constant folding (the compiler) and
+ * the executor.  trace/ internal; cache/ never includes it.
+ *
+ * Invariant established by ops.c when it records or runs a node: the
+ * inputs of BINARY and UNARY nodes and the two value inputs of WHERE have
+ * the same dtype (promotion inserted CAST nodes); WHERE's condition is bool;
+ * sqrt/exp/log/mean inputs are float (ints were cast to f64). */
+#ifndef WEFT_TRACE_KERNELS_H
+#define WEFT_TRACE_KERNELS_H
+
+#include "trace/ir.h"
+#include "trace/tensor_impl.h"
+
+/* Infers the output spec of n (n->op and n->attr; n->spec is ignored) from
+ * its input specs in[0..n->n_in).  Unknown dims stay unknown; a conflict
+ * between known dims returns WEFT_ESHAPE / WEFT_EDTYPE with weft_errmsg()
+ * naming the op and the two shapes ("weft_mul: f32[3] and f32[4] do not
+ * broadcast").  Valid for every op except MAP, HOST and FUSED. */
+int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out);
+
+/* Computes n on concrete inputs in[0..n->n_in) into a new tensor *out,
+ * splitting large elementwise and reduction work into at most
+ * weft__intra_op_threads(rt) chunks with weft_parallel_for (rt NULL:
+ * serially).  Shapes are re-inferred from the concrete inputs, so specs
+ * with unknown dims are fine.  Valid for LEAF ops other than ARG, and every
+ * op except MAP, HOST and FUSED. */
+int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                      weft_tensor **out);
+
+/* Elementwise over contiguous blocks, for fused loops:
+ *   out[i] = op(in[0][i * step[0]], in[1][i * step[1]], ...)  for i < len,
+ * where step[k] is 1 (a block) or 0 (a broadcast scalar).  in_dt is the
+ * dtype of the value inputs (WHERE: of inputs 1 and 2; input 0 is bool);
+ * out_dt is the node's output dtype (CAST: the target).  op is UNARY,
+ * BINARY, TERNARY or CAST. */
+void weft__ew_block(weft__op op, weft_dtype in_dt, weft_dtype out_dt,
+                    const void *const *in, const unsigned char *step,
+                    void *out, size_t len);
+
+#endif

@@ -1,0 +1,39 @@
+/* The tensor object and spec helpers, shared by the files of trace/.
+ * trace/ internal; cache/ uses the public accessors. */
+#ifndef WEFT_TRACE_TENSOR_IMPL_H
+#define WEFT_TRACE_TENSOR_IMPL_H
+
+#include <stdbool.h>
+#include <weft.h>
+
+struct weft_tensor {
+    int        refs;                 /* atomic (__atomic builtins) */
+    weft_dtype dtype;
+    int        rank;
+    int64_t    dims[WEFT_MAX_RANK];
+    int64_t    numel;
+    size_t     nbytes;
+    void      *data;                 /* 64-byte aligned, weft__free */
+};
+
+/* A tensor with uninitialised data (one reference), for kernels to fill.
+ * Validates dt, rank and dims; numel overflow is caught before allocating. */
+int   weft__tensor_new(weft_dtype dt, int rank, const int64_t *dims, weft_tensor **out);
+int   weft__tensor_new_spec(const weft_spec *s, weft_tensor **out);   /* all dims known */
+/* Writable data: only while the caller holds the only reference. */
+void *weft__tensor_mut(weft_tensor *t);
+/* The spec of t. */
+void  weft__tensor_spec(const weft_tensor *t, weft_spec *out);
+
+/* numel of dims[0..rank) into *out; false on a negative dim or overflow
+ * (past INT64_MAX elements or SIZE_MAX bytes of elem_size). */
+bool  weft__numel_checked(int rank, const int64_t *dims, size_t elem_size, int64_t *out);
+/* Formats s like weft_spec_format into buf (always terminated); returns buf,
+ * for use inside messages. */
+const char *weft__spec_str(const weft_spec *s, char *buf, size_t size);
+#define WEFT__SPEC_STR_MAX 96
+/* True when every known dim and the dtype of pattern match actual (an
+ * unknown rank or dim in pattern matches anything). */
+bool  weft__spec_matches(const weft_spec *pattern, const weft_spec *actual);
+
+#endif
