@@ -48,5 +48,7 @@ bool weft__profiling(const weft_runtime *rt);
 void weft__profile_span(weft_runtime *rt, const char *cat, const char *name,
                         uint64_t t0_ns, uint64_t t1_ns, const char *detail);
 void weft__profile_instant(weft_runtime *rt, const char *cat, const char *name);
+/* Called by weft_runtime_destroy: drops rt's profile, if any. */
+void weft__profile_runtime_gone(weft_runtime *rt);
 
 #endif
