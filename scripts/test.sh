@@ -40,6 +40,13 @@ for cfg in "${configs[@]}"; do
             tail -60 "$dir/meson-logs/testlog.txt"
         fi
         grep -E "^(Ok|Fail|Timeout):" "$dir/test-$w.log" | tr '\n' ' '; echo
+        # Criterion runs each test in a child process whose sanitizer report
+        # does not always reach the exit status: any report fails the run.
+        if grep -qE "ERROR: (Leak|Address)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$dir/meson-logs/testlog.txt"; then
+            echo "sanitizer report in $name, WEFT_NUM_THREADS=$w:"
+            grep -E -A30 "ERROR: (Leak|Address)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$dir/meson-logs/testlog.txt" | head -80
+            status=1
+        fi
         # Sum criterion's own synthesis lines.
         while read -r p f c; do
             passed=$((passed + p)); failed=$((failed + f + c))
