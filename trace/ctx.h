@@ -27,13 +27,38 @@ weft_value   *weft__ctx_fail(weft_ctx *cx, int code, const char *fmt, ...)
 bool          weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in, size_t n_in);
 /* Tracing mode: appends node n (its spec already inferred) with inputs in,
  * and returns its value.  HOST nodes get their ordering edge (`after`) to
- * the previous host call here. */
+ * the previous host call here.  The graph takes over what n owns in attr
+ * (CONST tensor, map concrete), also on failure (then released here), so a
+ * caller never releases those after calling this.  n->in and n->n_in are
+ * ignored: the inputs are `in`, which must have passed
+ * weft__ctx_check_inputs. */
 weft_value   *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *const *in, uint32_t n_in);
-/* Eager mode: wraps t as a value of cx, taking over the caller's reference. */
+/* Eager mode: wraps t as a value of cx, taking over the caller's reference
+ * (released here on failure). */
 weft_value   *weft__ctx_wrap(weft_ctx *cx, weft_tensor *t);
 /* The eager tensor of v (borrowed), or NULL for a traced value. */
 weft_tensor  *weft__value_tensor(const weft_value *v);
 /* The spec of v (never NULL for a valid value). */
 const weft_spec *weft__value_spec(const weft_value *v);
+
+/* Added by ops/ctx (front half of trace/). */
+
+/* Creates a context: tracing into g when g is non-NULL (g initialised by the
+ * caller, borrowed), else eager.  name labels messages (borrowed, may be
+ * NULL).  weft__ctx_free frees the values (eager: drops their tensors), never
+ * the graph. */
+int  weft__ctx_new(weft_runtime *rt, weft__graph *g, const char *name, weft_ctx **out);
+void weft__ctx_free(weft_ctx *cx);
+/* Like weft__ctx_fail, with the calling thread's current weft_errmsg() as
+ * the message (for failures of callees that already set it). */
+weft_value   *weft__ctx_fail_errmsg(weft_ctx *cx, int code);
+/* The sticky message of cx ("" when none). */
+const char   *weft__ctx_errmsg(const weft_ctx *cx);
+/* Eager mode: like weft__ctx_wrap, but the value is a constant, so a scalar
+ * one is readable with weft_value_static_i64/f64. */
+weft_value   *weft__ctx_wrap_const(weft_ctx *cx, weft_tensor *t);
+/* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
+weft_ctx     *weft__value_ctx(const weft_value *v);
+uint32_t      weft__value_node(const weft_value *v);
 
 #endif

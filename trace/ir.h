@@ -113,4 +113,19 @@ int      weft__graph_init(weft__graph *g, uint32_t n_args);
 uint32_t weft__graph_add(weft__graph *g, const weft__node *n, const uint32_t *in, uint32_t n_in);
 void     weft__graph_free(weft__graph *g);
 
+/* Ownership: on success weft__graph_add takes over the references the node
+ * owns (attr.constant.value, attr.map.concrete, attr.fused.prog); on failure
+ * they stay with the caller.  A node's `in` points into its own inline_in
+ * when n_in <= 3, so whoever copies or moves nodes must re-point it
+ * (weft__graph_add does so when it grows the array); larger input arrays
+ * are weft__malloc'd and owned by the node. */
+
+/* Drops what n owns in attr (the CONST tensor, the map concrete through the
+ * callee interface, the fused program) and clears those fields; the input
+ * array is left alone. */
+void weft__node_drop_attrs(weft__node *n);
+
+/* Frees a fused program (defined by the compiler, trace/pass_fuse.c). */
+void weft__fused_free(struct weft__fused *f);
+
 #endif

@@ -1,0 +1,197 @@
+/* Tensors: creation, validation before allocation, reference counting. */
+#include <pthread.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "test_util.h"
+#include "trace/tensor_impl.h"
+
+Test(tensor, create_copies_data_and_reports_shape, .timeout = 10)
+{
+    float src[6] = { 1, 2, 3, 4, 5, 6 };
+    int64_t dims[2] = { 2, 3 };
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, src, &t), 0, "%s", weft_errmsg());
+    src[0] = 99;  /* the tensor holds a copy */
+    cr_assert_eq(weft_tensor_dtype(t), WEFT_F32);
+    cr_assert_eq(weft_tensor_rank(t), 2);
+    cr_assert_eq(weft_tensor_dims(t)[0], 2);
+    cr_assert_eq(weft_tensor_dims(t)[1], 3);
+    cr_assert_eq(weft_tensor_numel(t), 6);
+    const float *d = weft_tensor_data(t);
+    cr_assert_eq((uintptr_t)d % 64, 0, "data must be 64-byte aligned");
+    cr_assert_eq(d[0], 1.0f);
+    cr_assert_eq(d[5], 6.0f);
+    weft_tensor_release(t);
+}
+
+Test(tensor, null_data_gives_zeros_and_scalars_need_no_dims, .timeout = 10)
+{
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I64, 0, NULL, NULL, &t), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_tensor_rank(t), 0);
+    cr_assert_eq(weft_tensor_numel(t), 1);
+    cr_assert_eq(*(const int64_t *)weft_tensor_data(t), 0);
+    weft_tensor_release(t);
+
+    int64_t dims[1] = { 1000 };
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 1, dims, NULL, &t), 0);
+    const double *d = weft_tensor_data(t);
+    for (int i = 0; i < 1000; i++)
+        cr_assert_eq(d[i], 0.0);
+    weft_tensor_release(t);
+}
+
+Test(tensor, empty_tensor_has_data_pointer, .timeout = 10)
+{
+    int64_t dims[2] = { 3, 0 };
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I32, 2, dims, NULL, &t), 0);
+    cr_assert_eq(weft_tensor_numel(t), 0);
+    cr_assert_not_null(weft_tensor_data(t));
+    weft_tensor_release(t);
+}
+
+Test(tensor, bool_data_is_normalised, .timeout = 10)
+{
+    unsigned char src[4] = { 0, 1, 7, 255 };
+    int64_t dims[1] = { 4 };
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_BOOL, 1, dims, src, &t), 0);
+    const unsigned char *d = weft_tensor_data(t);
+    cr_assert_eq(d[0], 0);
+    cr_assert_eq(d[1], 1);
+    cr_assert_eq(d[2], 1);
+    cr_assert_eq(d[3], 1);
+    weft_tensor_release(t);
+}
+
+static void expect_einval(weft_dtype dt, int rank, const int64_t *dims)
+{
+    weft_tensor *t = (weft_tensor *)(uintptr_t)1;
+    int rc = weft_tensor_create(dt, rank, dims, NULL, &t);
+    cr_assert_eq(rc, WEFT_EINVAL, "dtype %d rank %d: got %d", (int)dt, rank, rc);
+    cr_assert_null(t, "*out must be cleared on failure");
+    cr_assert_not_null(strstr(weft_errmsg(), "weft_tensor_create"), "message: %s", weft_errmsg());
+}
+
+Test(tensor, invalid_inputs_are_einval, .timeout = 10)
+{
+    int64_t nine[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    int64_t neg[2] = { 2, -1 };
+    expect_einval(WEFT_F32, 9, nine);
+    expect_einval(WEFT_F32, -1, nine);
+    expect_einval(WEFT_F32, 2, neg);
+    expect_einval((weft_dtype)7, 1, nine);
+    expect_einval((weft_dtype)-1, 1, nine);
+    expect_einval(WEFT_F32, 2, NULL);
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 0, NULL, NULL, NULL), WEFT_EINVAL);
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, WEFT_MAX_RANK, nine, NULL, &t), 0);
+    cr_assert_eq(weft_tensor_rank(t), WEFT_MAX_RANK);
+    weft_tensor_release(t);
+}
+
+Test(tensor, numel_overflow_is_caught_before_allocating, .timeout = 10)
+{
+    int64_t elems[2] = { INT64_MAX, 2 };                  /* past INT64_MAX elements */
+    int64_t bytes[2] = { (int64_t)1 << 61, 1 };           /* 2^64 bytes of f64 */
+    int64_t big[2] = { (int64_t)1 << 40, (int64_t)1 << 30 };
+    /* The first allocation would fail; none may be attempted. */
+    weft__fault_fail_after(1);
+    expect_einval(WEFT_I32, 2, elems);
+    expect_einval(WEFT_F64, 2, bytes);
+    bool hit = weft__fault_hit();
+    weft__fault_fail_after(0);
+    cr_assert_not(hit, "an allocation happened before the overflow check");
+    int64_t n = -1;
+    cr_assert_not(weft__numel_checked(2, bytes, 8, &n));
+    cr_assert(weft__numel_checked(2, bytes, 1, &n));
+    cr_assert_eq(n, (int64_t)1 << 61);
+    cr_assert_not(weft__numel_checked(2, big, 1, &n));
+    cr_assert(weft__numel_checked(0, NULL, 8, &n));
+    cr_assert_eq(n, 1);
+}
+
+Test(tensor, out_of_memory_fails_cleanly, .timeout = 10)
+{
+    int64_t dims[1] = { 16 };
+    for (long k = 1; k <= 2; k++) {
+        weft_tensor *t = NULL;
+        if (!weft__fault_fail_after(k))
+            cr_skip_test("built without fault injection");
+        int rc = weft_tensor_create(WEFT_F32, 1, dims, NULL, &t);
+        bool hit = weft__fault_hit();
+        weft__fault_fail_after(0);
+        cr_assert(hit);
+        cr_assert_eq(rc, WEFT_ENOMEM);
+        cr_assert_null(t);
+    }
+}
+
+Test(tensor, null_accessors, .timeout = 10)
+{
+    cr_assert_eq(weft_tensor_dtype(NULL), WEFT_BOOL);
+    cr_assert_eq(weft_tensor_rank(NULL), -1);
+    cr_assert_null(weft_tensor_dims(NULL));
+    cr_assert_eq(weft_tensor_numel(NULL), -1);
+    cr_assert_null(weft_tensor_data(NULL));
+    cr_assert_null(weft_tensor_retain(NULL));
+    weft_tensor_release(NULL);
+}
+
+Test(tensor, new_spec_needs_known_dims, .timeout = 10)
+{
+    weft_spec s;
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_spec_parse("f32[?,3]", &s), 0);
+    cr_assert_eq(weft__tensor_new_spec(&s, &t), WEFT_EINVAL);
+    cr_assert_eq(weft_spec_parse("f32[*]", &s), 0);
+    cr_assert_eq(weft__tensor_new_spec(&s, &t), WEFT_EINVAL);
+    cr_assert_eq(weft_spec_parse("i64[2,3]", &s), 0);
+    cr_assert_eq(weft__tensor_new_spec(&s, &t), 0);
+    weft_spec back;
+    weft__tensor_spec(t, &back);
+    cr_assert(weft__spec_matches(&s, &back) && weft__spec_matches(&back, &s));
+    cr_assert_eq(weft_tensor_numel(t), 6);
+    ((int64_t *)weft__tensor_mut(t))[5] = 42;
+    cr_assert_eq(((const int64_t *)weft_tensor_data(t))[5], 42);
+    weft_tensor_release(t);
+}
+
+struct rc_job {
+    weft_tensor *t;
+    int rounds;
+};
+
+static void *retain_release(void *p)
+{
+    struct rc_job *j = p;
+    for (int i = 0; i < j->rounds; i++) {
+        weft_tensor *r = weft_tensor_retain(j->t);
+        /* Reads of a shared tensor are fine from any thread. */
+        if (*(const int32_t *)weft_tensor_data(r) != 7)
+            abort();
+        weft_tensor_release(r);
+    }
+    weft_tensor_release(j->t);  /* each thread drops one reference it was given */
+    return NULL;
+}
+
+Test(tensor, refcount_is_atomic, .timeout = 10)
+{
+    int32_t seven = 7;
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I32, 0, NULL, &seven, &t), 0);
+    enum { N = 4 };
+    pthread_t th[N];
+    struct rc_job jobs[N];
+    for (int i = 0; i < N; i++) {
+        jobs[i] = (struct rc_job){ weft_tensor_retain(t), 20000 };
+        cr_assert_eq(pthread_create(&th[i], NULL, retain_release, &jobs[i]), 0);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(th[i], NULL);
+    cr_assert_eq(__atomic_load_n(&t->refs, __ATOMIC_RELAXED), 1);
+    weft_tensor_release(t);  /* the last reference: ASan reports a leak otherwise */
+}

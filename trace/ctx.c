@@ -1,0 +1,341 @@
+/* Contexts and values.  A context is eager (values hold tensors) or
+ * tracing (values name nodes of a graph).  Values live in chunks owned by
+ * the context so that their addresses stay put until it ends.  Errors are
+ * sticky: the first one is kept with its message, later ops return NULL. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/tensor_impl.h"
+
+struct weft_value {
+    weft_ctx          *cx;
+    uint32_t           id;     /* tracing: node id; eager: WEFT__NO_NODE */
+    weft_tensor       *t;      /* eager: an owned reference */
+    const weft_tensor *konst;  /* constants: their tensor (tracing: the graph's) */
+    weft_spec          spec;
+};
+
+#define CHUNK_VALUES 64
+
+struct value_chunk {
+    struct value_chunk *next;
+    unsigned            used;
+    weft_value          v[CHUNK_VALUES];
+};
+
+#define CTX_MSG_SIZE 512
+
+struct weft_ctx {
+    weft_runtime       *rt;
+    weft__graph        *g;      /* NULL: eager */
+    const char         *name;
+    int                 status;
+    char                msg[CTX_MSG_SIZE];
+    struct value_chunk *chunks;
+};
+
+int weft__ctx_new(weft_runtime *rt, weft__graph *g, const char *name, weft_ctx **out)
+{
+    weft_ctx *cx = weft__calloc(1, sizeof *cx);
+    if (!cx)
+        return weft__errorf(WEFT_ENOMEM, "%s: out of memory for a context", name ? name : "weft");
+    cx->rt = rt;
+    cx->g = g;
+    cx->name = name;
+    *out = cx;
+    return 0;
+}
+
+void weft__ctx_free(weft_ctx *cx)
+{
+    if (!cx)
+        return;
+    struct value_chunk *c = cx->chunks;
+    while (c) {
+        struct value_chunk *next = c->next;
+        for (unsigned i = 0; i < c->used; i++)
+            weft_tensor_release(c->v[i].t);
+        weft__free(c);
+        c = next;
+    }
+    weft__free(cx);
+}
+
+bool weft__ctx_is_eager(const weft_ctx *cx)
+{
+    return cx->g == NULL;
+}
+
+weft_runtime *weft__ctx_runtime(const weft_ctx *cx)
+{
+    return cx->rt;
+}
+
+const char *weft__ctx_errmsg(const weft_ctx *cx)
+{
+    return cx->msg;
+}
+
+static weft_value *ctx_vfail(weft_ctx *cx, int code, const char *fmt, va_list ap)
+{
+    if (cx->status == 0) {
+        vsnprintf(cx->msg, sizeof cx->msg, fmt, ap);
+        cx->status = code;
+    }
+    /* The thread's message always shows the sticky error. */
+    weft__errorf(cx->status, "%s", cx->msg);
+    return NULL;
+}
+
+weft_value *weft__ctx_fail(weft_ctx *cx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ctx_vfail(cx, code, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+weft_value *weft__ctx_fail_errmsg(weft_ctx *cx, int code)
+{
+    /* Copied first: weft__errorf writes the buffer weft_errmsg() returns. */
+    char msg[CTX_MSG_SIZE];
+    snprintf(msg, sizeof msg, "%s", weft_errmsg());
+    return weft__ctx_fail(cx, code, "%s", msg);
+}
+
+bool weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in, size_t n_in)
+{
+    if (cx->status != 0)
+        return false;
+    for (size_t i = 0; i < n_in; i++) {
+        if (!in[i]) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu is NULL", op, i);
+            return false;
+        }
+        if (in[i]->cx != cx) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu belongs to another context", op, i);
+            return false;
+        }
+    }
+    return true;
+}
+
+static weft_value *value_new(weft_ctx *cx)
+{
+    struct value_chunk *c = cx->chunks;
+    if (!c || c->used == CHUNK_VALUES) {
+        c = weft__malloc(sizeof *c);
+        if (!c)
+            return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory for a value",
+                                  cx->name ? cx->name : "weft");
+        c->used = 0;
+        c->next = cx->chunks;
+        cx->chunks = c;
+    }
+    weft_value *v = &c->v[c->used++];
+    memset(v, 0, sizeof *v);
+    v->cx = cx;
+    v->id = WEFT__NO_NODE;
+    return v;
+}
+
+weft_value *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *const *in, uint32_t n_in)
+{
+    uint32_t small[8];
+    uint32_t *ids = small;
+    weft__node node = *n;
+    weft_value *v = NULL;
+    if (!cx->g) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: recording in an eager context", weft__op_name(n->op));
+        goto error;
+    }
+    if (n_in > 8) {
+        ids = weft__malloc((size_t)n_in * sizeof *ids);
+        if (!ids) {
+            weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory recording an op", weft__op_name(n->op));
+            goto error;
+        }
+    }
+    for (uint32_t i = 0; i < n_in; i++)
+        ids[i] = in[i]->id;
+    if (node.op == WEFT__OP_HOST)
+        node.after = cx->g->last_host;
+    uint32_t id = weft__graph_add(cx->g, &node, ids, n_in);
+    if (id == WEFT__NO_NODE) {
+        weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory recording an op", weft__op_name(n->op));
+        goto error;
+    }
+    if (node.op == WEFT__OP_HOST)
+        cx->g->last_host = id;
+    /* The graph owns the node's references now. */
+    v = value_new(cx);
+    if (v) {
+        v->id = id;
+        v->spec = cx->g->nodes[id].spec;
+        if (node.op == WEFT__OP_CONST)
+            v->konst = cx->g->nodes[id].attr.constant.value;
+    }
+    if (ids != small)
+        weft__free(ids);
+    return v;
+error:
+    if (ids != small)
+        weft__free(ids);
+    weft__node_drop_attrs(&node);
+    return NULL;
+}
+
+static weft_value *wrap(weft_ctx *cx, weft_tensor *t, bool konst)
+{
+    if (!t)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft: wrapping a NULL tensor");
+    if (cx->g) {
+        weft_tensor_release(t);
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft: a tracing context holds no tensors");
+    }
+    weft_value *v = value_new(cx);
+    if (!v) {
+        weft_tensor_release(t);
+        return NULL;
+    }
+    v->t = t;
+    v->konst = konst ? t : NULL;
+    weft__tensor_spec(t, &v->spec);
+    return v;
+}
+
+weft_value *weft__ctx_wrap(weft_ctx *cx, weft_tensor *t)
+{
+    return wrap(cx, t, false);
+}
+
+weft_value *weft__ctx_wrap_const(weft_ctx *cx, weft_tensor *t)
+{
+    return wrap(cx, t, true);
+}
+
+weft_tensor *weft__value_tensor(const weft_value *v)
+{
+    return v->t;
+}
+
+const weft_spec *weft__value_spec(const weft_value *v)
+{
+    return &v->spec;
+}
+
+weft_ctx *weft__value_ctx(const weft_value *v)
+{
+    return v->cx;
+}
+
+uint32_t weft__value_node(const weft_value *v)
+{
+    return v->id;
+}
+
+/* Public API. */
+
+int weft_ctx_status(const weft_ctx *cx)
+{
+    if (!cx)
+        return weft__errorf(WEFT_EINVAL, "weft_ctx_status: NULL context");
+    return cx->status;
+}
+
+int weft_eager_begin(weft_runtime *rt, weft_ctx **out)
+{
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "weft_eager_begin: NULL out");
+    *out = NULL;
+    if (!rt)
+        return weft__errorf(WEFT_EINVAL, "weft_eager_begin: NULL runtime");
+    return weft__ctx_new(rt, NULL, "weft_eager", out);
+}
+
+weft_value *weft_eager_value(weft_ctx *cx, weft_tensor *t)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "weft_eager_value: NULL context");
+        return NULL;
+    }
+    if (cx->status != 0)
+        return NULL;
+    if (!t)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_eager_value: NULL tensor");
+    if (!weft__ctx_is_eager(cx))
+        return weft__ctx_fail(cx, WEFT_EINVAL,
+                              "weft_eager_value: a tracing context takes no tensors");
+    return weft__ctx_wrap(cx, weft_tensor_retain(t));
+}
+
+weft_tensor *weft_value_tensor(weft_value *v)
+{
+    return v ? v->t : NULL;
+}
+
+void weft_eager_end(weft_ctx **cx)
+{
+    if (!cx)
+        return;
+    weft__ctx_free(*cx);
+    *cx = NULL;
+}
+
+int weft_value_spec(const weft_value *v, weft_spec *out)
+{
+    if (!v || !out)
+        return weft__errorf(WEFT_EINVAL, "weft_value_spec: NULL %s", v ? "out" : "value");
+    *out = v->spec;
+    return 0;
+}
+
+/* The scalar constant behind v, or NULL with an error naming fn. */
+static const weft_tensor *static_scalar(const weft_value *v, const void *out, const char *fn)
+{
+    if (!v || !out) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL %s", fn, v ? "out" : "value");
+        return NULL;
+    }
+    if (!v->konst || v->konst->rank != 0) {
+        char s[WEFT__SPEC_STR_MAX];
+        weft__errorf(WEFT_EINVAL, "%s: a %s value is not a static scalar", fn,
+                     weft__spec_str(&v->spec, s, sizeof s));
+        return NULL;
+    }
+    return v->konst;
+}
+
+int weft_value_static_i64(const weft_value *v, int64_t *out)
+{
+    const weft_tensor *t = static_scalar(v, out, "weft_value_static_i64");
+    if (!t)
+        return WEFT_EINVAL;
+    switch (t->dtype) {
+    case WEFT_BOOL: *out = *(const unsigned char *)t->data; return 0;
+    case WEFT_I32:  *out = *(const int32_t *)t->data; return 0;
+    case WEFT_I64:  *out = *(const int64_t *)t->data; return 0;
+    default:
+        return weft__errorf(WEFT_EINVAL, "weft_value_static_i64: the static value is %s, not an integer",
+                            weft_dtype_name(t->dtype));
+    }
+}
+
+int weft_value_static_f64(const weft_value *v, double *out)
+{
+    const weft_tensor *t = static_scalar(v, out, "weft_value_static_f64");
+    if (!t)
+        return WEFT_EINVAL;
+    switch (t->dtype) {
+    case WEFT_BOOL: *out = *(const unsigned char *)t->data; return 0;
+    case WEFT_I32:  *out = *(const int32_t *)t->data; return 0;
+    case WEFT_I64:  *out = (double)*(const int64_t *)t->data; return 0;
+    case WEFT_F32:  *out = *(const float *)t->data; return 0;
+    case WEFT_F64:  *out = *(const double *)t->data; return 0;
+    }
+    return weft__errorf(WEFT_EINVAL, "weft_value_static_f64: unknown dtype");
+}

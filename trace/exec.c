@@ -1,0 +1,473 @@
+/* The executor.  A program is immutable; everything a run changes lives in
+ * a per-run state (on the stack for small programs), so any number of
+ * threads may run one program at once.
+ *
+ * Ops run as soon as their producers (and, for host calls, the previous
+ * host call) are done: a worker that finishes an op runs one newly ready
+ * successor itself and spawns the others, keeping at most
+ * weft__inter_op_threads executors busy.  Programs where no two ops can
+ * overlap, or whose arguments are tiny, run serially in program order with
+ * no task overhead.  Values are released after their last reader, except
+ * the ones the buffer plan hands to a later fused op. */
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+#include "trace/program.h"
+#include "trace/sidefx.h"
+#include "trace/tensor_impl.h"
+
+/* Below this many argument elements a program runs serially: spawning
+ * would cost more than the ops. */
+#define SERIAL_ELEMS 4096
+/* Fused loops below this many blocks run on the calling thread. */
+#define FUSED_SERIAL_BLOCKS 16
+/* Programs up to this size keep their run state on the stack. */
+#define STACK_NODES 32
+/* Ready ops a task keeps for itself before spawning regardless. */
+#define LOCAL_READY 32
+#define ERRMSG_MAX 512
+
+typedef struct run_state run_state;
+typedef struct task_arg { run_state *r; uint32_t node; } task_arg;
+
+struct run_state {
+    const weft__program *p;
+    weft_runtime *rt;
+    weft_tensor **vals;
+    uint32_t *deps, *uses;   /* atomic when parallel */
+    task_arg *tasks;
+    bool parallel, profiling;
+    unsigned limit;
+    unsigned in_flight;      /* atomic */
+    int status;              /* atomic: the first error */
+    char msg[ERRMSG_MAX];    /* its message, written by the thread that set status */
+};
+
+static void record_error(run_state *r, int rc)
+{
+    int zero = 0;
+    if (__atomic_compare_exchange_n(&r->status, &zero, rc, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        snprintf(r->msg, sizeof r->msg, "%s", weft_errmsg());
+}
+
+static int failed(run_state *r)
+{
+    return __atomic_load_n(&r->status, __ATOMIC_ACQUIRE);
+}
+
+static bool same_shape(const weft_spec *s, const weft_tensor *t)
+{
+    if (s->rank != t->rank)
+        return false;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] != t->dims[d])
+            return false;
+    return true;
+}
+
+/* An instruction of a fused program as a node, for shape inference and
+ * for the op-by-op fallback. */
+static void instr_node(const weft__finstr *in, weft__node *nd)
+{
+    memset(nd, 0, sizeof *nd);
+    nd->op = in->op;
+    nd->n_in = in->n_src;
+    nd->in = nd->inline_in;
+    nd->after = WEFT__NO_NODE;
+    nd->spec.dtype = in->out_dt;
+    if (in->op == WEFT__OP_CAST)
+        nd->attr.cast.to = in->out_dt;
+}
+
+typedef struct fused_loop {
+    const struct weft__fused *f;
+    const unsigned char *ext[3 * WEFT__FUSED_MAX_INSTR];
+    unsigned char step[3 * WEFT__FUSED_MAX_INSTR];
+    unsigned char *out;
+    size_t numel;
+} fused_loop;
+
+static int fused_blocks(size_t b0, size_t b1, void *ctx)
+{
+    const fused_loop *L = ctx;
+    const struct weft__fused *f = L->f;
+    _Alignas(64) unsigned char scratch[WEFT__FUSED_MAX_INSTR - 1][WEFT__FUSED_BLOCK * 8];
+    size_t out_es = weft_dtype_size(f->ins[f->n_instr - 1].out_dt);
+    for (size_t b = b0; b < b1; b++) {
+        size_t start = b * WEFT__FUSED_BLOCK;
+        size_t len = L->numel - start < WEFT__FUSED_BLOCK ? L->numel - start : WEFT__FUSED_BLOCK;
+        for (uint32_t j = 0; j < f->n_instr; j++) {
+            const weft__finstr *in = &f->ins[j];
+            const void *src[3];
+            unsigned char step[3];
+            for (uint32_t k = 0; k < in->n_src; k++) {
+                uint16_t s = in->src[k];
+                if (s & WEFT__FSRC_INSTR) {
+                    src[k] = scratch[f->ins[s & ~WEFT__FSRC_INSTR].reg];
+                    step[k] = 1;
+                    continue;
+                }
+                step[k] = L->step[s];
+                /* The element size of an external operand is the dtype
+                 * it is read as: the condition of where is bool. */
+                size_t es = (in->op == WEFT__OP_WHERE && k == 0) ? 1 : weft_dtype_size(in->in_dt);
+                src[k] = step[k] ? L->ext[s] + start * es : L->ext[s];
+            }
+            void *dst = j + 1 == f->n_instr ? (void *)(L->out + start * out_es)
+                                            : (void *)scratch[in->reg];
+            weft__ew_block(in->op, in->in_dt, in->out_dt, src, step, dst, len);
+        }
+    }
+    return 0;
+}
+
+/* The op-by-op fallback for runs where an operand turned out to need real
+ * broadcasting (possible when dims were unknown at trace time). */
+static int fused_fallback(run_state *r, const struct weft__fused *f, weft_tensor *const *ext,
+                          weft_tensor **out)
+{
+    weft_tensor *res[WEFT__FUSED_MAX_INSTR] = { NULL };
+    int rc = 0;
+    for (uint32_t j = 0; j < f->n_instr; j++) {
+        weft__node nd;
+        weft_tensor *in[3];
+        instr_node(&f->ins[j], &nd);
+        for (uint32_t k = 0; k < nd.n_in; k++) {
+            uint16_t s = f->ins[j].src[k];
+            in[k] = (s & WEFT__FSRC_INSTR) ? res[s & ~WEFT__FSRC_INSTR] : ext[s];
+        }
+        if ((rc = weft__kernel_eval(r->rt, &nd, in, &res[j])) < 0)
+            goto done;
+    }
+    *out = res[f->n_instr - 1];
+    res[f->n_instr - 1] = NULL;
+done:
+    for (uint32_t j = 0; j < f->n_instr; j++)
+        weft_tensor_release(res[j]);
+    return rc;
+}
+
+static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_tensor **out)
+{
+    const weft__program *p = r->p;
+    const weft__node *n = &p->g.nodes[i];
+    const struct weft__fused *f = n->attr.fused.prog;
+    weft_spec spec = n->spec;
+    bool blockwise = true;
+    if (p->pflags[i] & WEFT__PN_DYNAMIC) {
+        /* Infer instruction by instruction from the actual operands, so a
+         * shape error reads as it would have at trace time. */
+        weft_spec is[WEFT__FUSED_MAX_INSTR];
+        for (uint32_t j = 0; j < f->n_instr; j++) {
+            weft__node nd;
+            weft_spec ins[3];
+            instr_node(&f->ins[j], &nd);
+            for (uint32_t k = 0; k < nd.n_in; k++) {
+                uint16_t s = f->ins[j].src[k];
+                if (s & WEFT__FSRC_INSTR)
+                    ins[k] = is[s & ~WEFT__FSRC_INSTR];
+                else
+                    weft__tensor_spec(ext[s], &ins[k]);
+            }
+            int rc = weft__infer_spec(&nd, ins, &is[j]);
+            if (rc < 0)
+                return rc;
+        }
+        spec = is[f->n_instr - 1];
+        for (uint32_t j = 0; j + 1 < f->n_instr && blockwise; j++) {
+            blockwise = is[j].rank == spec.rank;
+            for (int d = 0; d < spec.rank && blockwise; d++)
+                blockwise = is[j].dims[d] == spec.dims[d];
+        }
+    }
+    int64_t numel;
+    if (!weft__numel_checked(spec.rank, spec.dims, weft_dtype_size(spec.dtype), &numel))
+        return weft__errorf(WEFT_ESHAPE, "weft fused op: bad result shape");
+    fused_loop L;
+    L.f = f;
+    L.numel = (size_t)numel;
+    for (uint32_t e = 0; e < f->n_ext && blockwise; e++) {
+        const weft_tensor *t = ext[e];
+        L.ext[e] = t->data;
+        if (same_shape(&spec, t))
+            L.step[e] = 1;
+        else if (t->numel == 1)
+            L.step[e] = 0;
+        else
+            blockwise = false;
+    }
+    if (!blockwise)
+        return fused_fallback(r, f, ext, out);
+
+    weft_tensor *t = NULL;
+    uint32_t d = p->donor[i];
+    size_t need = (size_t)numel * weft_dtype_size(spec.dtype);
+    if (d != WEFT__NO_NODE && r->vals[d]) {
+        weft_tensor *cand = r->vals[d];
+        /* A host callback may have kept a reference: then the buffer is
+         * not ours to overwrite. */
+        if (__atomic_load_n(&cand->refs, __ATOMIC_ACQUIRE) == 1 && cand->dtype == spec.dtype &&
+            cand->nbytes >= need) {
+            t = cand;
+            r->vals[d] = NULL;
+            t->rank = spec.rank;
+            memcpy(t->dims, spec.dims, sizeof t->dims);
+            t->numel = numel;
+            t->nbytes = need;
+        }
+    }
+    if (!t) {
+        int rc = weft__tensor_new_spec(&spec, &t);
+        if (rc < 0)
+            return rc;
+    }
+    L.out = t->data;
+    size_t n_blocks = (L.numel + WEFT__FUSED_BLOCK - 1) / WEFT__FUSED_BLOCK;
+    unsigned intra = weft__intra_op_threads(r->rt);
+    int rc = 0;
+    if (n_blocks <= FUSED_SERIAL_BLOCKS || intra <= 1)
+        rc = fused_blocks(0, n_blocks, &L);
+    else
+        rc = weft_parallel_for(r->rt, n_blocks, (n_blocks + intra - 1) / intra, fused_blocks, &L);
+    if (rc < 0) {
+        weft_tensor_release(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+/* Runs node i and releases the inputs it was the last reader of. */
+static int exec_node(run_state *r, uint32_t i)
+{
+    const weft__program *p = r->p;
+    const weft__node *n = &p->g.nodes[i];
+    weft_tensor *inb[8], **in = inb;
+    weft_tensor *out = NULL;
+    int rc = 0;
+    uint64_t t0 = r->profiling ? weft__now_ns() : 0;
+    if (n->n_in > 8) {
+        in = weft__malloc((size_t)n->n_in * sizeof *in);
+        if (!in)
+            return weft__errorf(WEFT_ENOMEM, "weft run %s: out of memory", p->name);
+    }
+    for (uint32_t k = 0; k < n->n_in; k++)
+        in[k] = r->vals[n->in[k]];
+    switch (weft__op_kind_of(n->op)) {
+    case WEFT__KIND_MAP:
+        rc = weft__map_run(r->rt, n, in[0], &out);
+        break;
+    case WEFT__KIND_HOST:
+        rc = weft__host_run(r->rt, n, in, &out);
+        break;
+    case WEFT__KIND_FUSED:
+        rc = run_fused(r, i, in, &out);
+        break;
+    default:
+        if (p->pflags[i] & WEFT__PN_DYNAMIC) {
+            weft_spec is[3], os;
+            for (uint32_t k = 0; k < n->n_in && k < 3; k++)
+                weft__tensor_spec(in[k], &is[k]);
+            if ((rc = weft__infer_spec(n, is, &os)) < 0)
+                break;
+        }
+        rc = weft__kernel_eval(r->rt, n, in, &out);
+        break;
+    }
+    if (in != inb)
+        weft__free(in);
+    if (rc < 0)
+        return rc;
+    r->vals[i] = out;
+    if (r->profiling)
+        weft__profile_span(r->rt, "op", weft__op_name(n->op), t0, weft__now_ns(), p->name);
+    for (uint32_t k = 0; k < n->n_in; k++) {
+        uint32_t x = n->in[k];
+        bool seen = false;
+        for (uint32_t j = 0; j < k && !seen; j++)
+            seen = n->in[j] == x;
+        if (seen || (p->pflags[x] & (WEFT__PN_BORROWED | WEFT__PN_OUTPUT | WEFT__PN_DONOR)))
+            continue;
+        uint32_t left = r->parallel ? __atomic_sub_fetch(&r->uses[x], 1, __ATOMIC_ACQ_REL)
+                                    : --r->uses[x];
+        if (left == 0) {
+            weft_tensor_release(r->vals[x]);
+            r->vals[x] = NULL;
+        }
+    }
+    return 0;
+}
+
+static void run_task(void *arg);
+
+static void start(run_state *r, weft_group *grp, bool *grp_init, uint32_t node)
+{
+    if (!*grp_init) {
+        weft_group_init(grp, r->rt);
+        *grp_init = true;
+    }
+    __atomic_add_fetch(&r->in_flight, 1, __ATOMIC_RELAXED);
+    weft_spawn(grp, run_task, &r->tasks[node]);
+}
+
+/* Runs ready ops starting from first[0..n_first), following successors as
+ * they become ready; waits for what it spawned. */
+static void run_from(run_state *r, const uint32_t *first, uint32_t n_first)
+{
+    const weft__program *p = r->p;
+    uint32_t local[LOCAL_READY], n_local = 0;
+    weft_group grp;
+    bool grp_init = false;
+    uint32_t cur = WEFT__NO_NODE;
+    for (uint32_t k = 0; k < n_first; k++) {
+        if (cur == WEFT__NO_NODE)
+            cur = first[k];
+        else if (n_local < LOCAL_READY &&
+                 __atomic_load_n(&r->in_flight, __ATOMIC_RELAXED) >= r->limit)
+            local[n_local++] = first[k];
+        else
+            start(r, &grp, &grp_init, first[k]);
+    }
+    while (cur != WEFT__NO_NODE && !failed(r)) {
+        int rc = exec_node(r, cur);
+        if (rc < 0) {
+            record_error(r, rc);
+            break;
+        }
+        uint32_t next = WEFT__NO_NODE;
+        for (uint32_t s = p->succ_off[cur]; s < p->succ_off[cur + 1]; s++) {
+            uint32_t c = p->succ[s];
+            if (__atomic_sub_fetch(&r->deps[c], 1, __ATOMIC_ACQ_REL) != 0)
+                continue;
+            if (next == WEFT__NO_NODE)
+                next = c;
+            else if (n_local < LOCAL_READY &&
+                     __atomic_load_n(&r->in_flight, __ATOMIC_RELAXED) >= r->limit)
+                local[n_local++] = c;
+            else
+                start(r, &grp, &grp_init, c);
+        }
+        if (next == WEFT__NO_NODE && n_local)
+            next = local[--n_local];
+        cur = next;
+    }
+    if (grp_init) {
+        int rc = weft_group_wait(&grp);
+        if (rc < 0) {
+            weft__errorf(rc, "weft run %s: ops were dropped", p->name);
+            record_error(r, rc);
+        }
+    }
+}
+
+static void run_task(void *arg)
+{
+    task_arg *t = arg;
+    run_state *r = t->r;
+    run_from(r, &t->node, 1);
+    __atomic_sub_fetch(&r->in_flight, 1, __ATOMIC_RELAXED);
+}
+
+static int run_serial(run_state *r)
+{
+    const weft__program *p = r->p;
+    for (uint32_t i = 0; i < p->g.n_nodes; i++) {
+        if (p->pflags[i] & WEFT__PN_BORROWED)
+            continue;
+        int rc = exec_node(r, i);
+        if (rc < 0) {
+            record_error(r, rc);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n_args,
+                      weft_tensor **outs, size_t n_outs)
+{
+    if (!p || !outs || (n_args && !args))
+        return weft__errorf(WEFT_EINVAL, "weft__program_run: NULL %s",
+                            !p ? "program" : !outs ? "outs" : "args");
+    if (n_outs != p->g.n_outs)
+        return weft__errorf(WEFT_EINVAL, "weft run %s: %zu outputs requested, the program has %u",
+                            p->name, n_outs, p->g.n_outs);
+    for (size_t k = 0; k < n_outs; k++)
+        outs[k] = NULL;
+
+    uint32_t n = p->g.n_nodes;
+    weft_tensor *vals_s[STACK_NODES];
+    uint32_t deps_s[STACK_NODES], uses_s[STACK_NODES];
+    task_arg tasks_s[STACK_NODES];
+    run_state r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    r.rt = p->rt;
+    r.profiling = weft__profiling(p->rt);
+    void *heap = NULL;
+    if (n <= STACK_NODES) {
+        r.vals = vals_s;
+        r.deps = deps_s;
+        r.uses = uses_s;
+        r.tasks = tasks_s;
+    } else {
+        size_t sz = (size_t)n * (sizeof *r.vals + sizeof *r.tasks + 2 * sizeof *r.deps);
+        heap = weft__malloc(sz);
+        if (!heap)
+            return weft__errorf(WEFT_ENOMEM, "weft run %s: out of memory", p->name);
+        r.vals = heap;
+        r.tasks = (task_arg *)(r.vals + n);
+        r.deps = (uint32_t *)(r.tasks + n);
+        r.uses = r.deps + n;
+    }
+    memcpy(r.uses, p->n_uses, (size_t)n * sizeof *r.uses);
+    int64_t arg_elems = 0;
+    int rc = 0;
+    memset(r.vals, 0, (size_t)n * sizeof *r.vals);
+    for (uint32_t i = 0; i < n; i++) {
+        const weft__node *nd = &p->g.nodes[i];
+        if (nd->op == WEFT__OP_CONST) {
+            r.vals[i] = nd->attr.constant.value;
+        } else if (nd->op == WEFT__OP_ARG) {
+            uint32_t a = nd->attr.arg.index;
+            if (a >= n_args || !args[a]) {
+                rc = weft__errorf(WEFT_EINVAL, "weft run %s: argument %u is %s", p->name, a,
+                                  a >= n_args ? "missing" : "NULL");
+                goto done;
+            }
+            r.vals[i] = args[a];
+            arg_elems += args[a]->numel;
+        }
+    }
+
+    unsigned inter = weft__inter_op_threads(p->rt);
+    r.parallel = !(inter <= 1 || p->chain || p->n_exec < 2 ||
+                   (arg_elems <= SERIAL_ELEMS && !p->has_host));
+    if (!r.parallel) {
+        rc = run_serial(&r);
+    } else {
+        r.limit = inter;
+        r.in_flight = 1;   /* the calling thread runs ops too */
+        memcpy(r.deps, p->n_deps, (size_t)n * sizeof *r.deps);
+        for (uint32_t i = 0; i < n; i++) {
+            r.tasks[i].r = &r;
+            r.tasks[i].node = i;
+        }
+        run_from(&r, p->roots, p->n_roots);
+        rc = failed(&r);
+    }
+    if (rc < 0) {
+        weft__errorf(rc, "%s", r.msg);
+        goto done;
+    }
+    for (size_t k = 0; k < n_outs; k++)
+        outs[k] = weft_tensor_retain(r.vals[p->g.outs[k]]);
+done:
+    for (uint32_t i = 0; i < n; i++)
+        if (!(p->pflags[i] & WEFT__PN_BORROWED))
+            weft_tensor_release(r.vals[i]);
+    weft__free(heap);
+    return rc;
+}

@@ -1,0 +1,134 @@
+/* The op table lookups and the append-only node array. */
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/iface.h"
+#include "trace/ir.h"
+
+static const struct {
+    const char   *name;
+    weft__op_kind kind;
+} op_table[WEFT__OP_COUNT] = {
+#define WEFT__OP_ROW(nm, kd, arity) [WEFT__OP_##nm] = { #nm, WEFT__KIND_##kd },
+    WEFT__OP_TABLE(WEFT__OP_ROW)
+#undef WEFT__OP_ROW
+};
+
+/* Lower-case names ("add") for messages and op listings, built once from the
+ * table so that the two can never disagree. */
+static const char *const op_names[WEFT__OP_COUNT] = {
+    [WEFT__OP_ARG] = "arg", [WEFT__OP_CONST] = "const", [WEFT__OP_FILL] = "fill",
+    [WEFT__OP_RANGE] = "range", [WEFT__OP_ADD] = "add", [WEFT__OP_SUB] = "sub",
+    [WEFT__OP_MUL] = "mul", [WEFT__OP_DIV] = "div", [WEFT__OP_MOD] = "mod",
+    [WEFT__OP_POW] = "pow", [WEFT__OP_MINIMUM] = "minimum", [WEFT__OP_MAXIMUM] = "maximum",
+    [WEFT__OP_EQ] = "eq", [WEFT__OP_NE] = "ne", [WEFT__OP_LT] = "lt", [WEFT__OP_LE] = "le",
+    [WEFT__OP_GT] = "gt", [WEFT__OP_GE] = "ge", [WEFT__OP_NEG] = "neg", [WEFT__OP_ABS] = "abs",
+    [WEFT__OP_SQRT] = "sqrt", [WEFT__OP_EXP] = "exp", [WEFT__OP_LOG] = "log",
+    [WEFT__OP_CAST] = "cast", [WEFT__OP_WHERE] = "where", [WEFT__OP_SUM] = "sum",
+    [WEFT__OP_MEAN] = "mean", [WEFT__OP_REDUCE_MAX] = "reduce_max",
+    [WEFT__OP_RESHAPE] = "reshape", [WEFT__OP_MATMUL] = "matmul", [WEFT__OP_MAP] = "map",
+    [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
+};
+
+const char *weft__op_name(weft__op op)
+{
+    if ((unsigned)op >= WEFT__OP_COUNT)
+        return "?";
+    return op_names[op] ? op_names[op] : op_table[op].name;
+}
+
+weft__op_kind weft__op_kind_of(weft__op op)
+{
+    return (unsigned)op < WEFT__OP_COUNT ? op_table[op].kind : WEFT__KIND_LEAF;
+}
+
+bool weft__op_is_elementwise(weft__op op)
+{
+    switch (weft__op_kind_of(op)) {
+    case WEFT__KIND_UNARY: case WEFT__KIND_BINARY: case WEFT__KIND_TERNARY:
+    case WEFT__KIND_CAST:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int weft__graph_init(weft__graph *g, uint32_t n_args)
+{
+    memset(g, 0, sizeof *g);
+    g->n_args = n_args;
+    g->last_host = WEFT__NO_NODE;
+    return 0;
+}
+
+uint32_t weft__graph_add(weft__graph *g, const weft__node *n, const uint32_t *in, uint32_t n_in)
+{
+    if (g->n_nodes == WEFT__NO_NODE - 1)
+        return WEFT__NO_NODE;
+    if (g->n_nodes == g->cap) {
+        uint32_t cap = g->cap ? g->cap * 2 : 16;
+        if (cap < g->cap || cap > WEFT__NO_NODE - 1)
+            cap = WEFT__NO_NODE - 1;
+        weft__node *nodes = weft__realloc(g->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes)
+            return WEFT__NO_NODE;
+        /* Small input lists live inside the node, so they moved with it. */
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            if (nodes[i].n_in <= 3)
+                nodes[i].in = nodes[i].inline_in;
+        g->nodes = nodes;
+        g->cap = cap;
+    }
+    uint32_t *ins = NULL;
+    if (n_in > 3) {
+        ins = weft__malloc((size_t)n_in * sizeof *ins);
+        if (!ins)
+            return WEFT__NO_NODE;
+    }
+    uint32_t id = g->n_nodes++;
+    weft__node *dst = &g->nodes[id];
+    *dst = *n;
+    dst->n_in = n_in;
+    dst->in = ins ? ins : dst->inline_in;
+    if (n_in)
+        memcpy(dst->in, in, (size_t)n_in * sizeof *in);
+    return id;
+}
+
+void weft__node_drop_attrs(weft__node *n)
+{
+    switch (n->op) {
+    case WEFT__OP_CONST:
+        weft_tensor_release(n->attr.constant.value);
+        n->attr.constant.value = NULL;
+        break;
+    case WEFT__OP_MAP:
+        if (n->attr.map.concrete)
+            weft__callee_of(n->attr.map.fn)->ops->release(n->attr.map.concrete);
+        n->attr.map.concrete = NULL;
+        break;
+    case WEFT__OP_FUSED:
+        if (n->attr.fused.prog)
+            weft__fused_free(n->attr.fused.prog);
+        n->attr.fused.prog = NULL;
+        break;
+    default:
+        break;
+    }
+}
+
+void weft__graph_free(weft__graph *g)
+{
+    if (!g)
+        return;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        weft__node *n = &g->nodes[i];
+        weft__node_drop_attrs(n);
+        if (n->n_in > 3)
+            weft__free(n->in);
+    }
+    weft__free(g->nodes);
+    weft__free(g->outs);
+    memset(g, 0, sizeof *g);
+    g->last_host = WEFT__NO_NODE;
+}

@@ -1,0 +1,73 @@
+/* Constant folding: a node whose inputs are all constants is computed once,
+ * at compile time, into a CONST node.  Small FILL and RANGE leaves count as
+ * constants too; map and host calls never fold (they run every call). */
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+#include "trace/program.h"
+
+/* Leaves bigger than this stay leaves: folding them would only move their
+ * cost from every run into the program's memory. */
+#define FOLD_LEAF_MAX 4096
+
+static bool spec_known(const weft_spec *s)
+{
+    if (s->rank < 0)
+        return false;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] < 0)
+            return false;
+    return true;
+}
+
+static bool foldable(const weft__graph *g, const weft__node *n)
+{
+    switch (weft__op_kind_of(n->op)) {
+    case WEFT__KIND_MAP: case WEFT__KIND_HOST: case WEFT__KIND_FUSED:
+        return false;
+    case WEFT__KIND_LEAF: {
+        if (n->op != WEFT__OP_FILL && n->op != WEFT__OP_RANGE)
+            return false;
+        int64_t numel;
+        return spec_known(&n->spec) &&
+               weft__numel_checked(n->spec.rank, n->spec.dims, 1, &numel) &&
+               numel <= FOLD_LEAF_MAX;
+    }
+    default:
+        break;
+    }
+    if (n->flags & WEFT__NODE_SIDE_EFFECT)
+        return false;
+    for (uint32_t k = 0; k < n->n_in; k++)
+        if (g->nodes[n->in[k]].op != WEFT__OP_CONST)
+            return false;
+    return true;
+}
+
+int weft__pass_fold(weft__graph *g)
+{
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        weft__node *n = &g->nodes[i];
+        if (!foldable(g, n))
+            continue;
+        weft_tensor *in[3] = { NULL, NULL, NULL };
+        if (n->n_in > 3)
+            continue;
+        for (uint32_t k = 0; k < n->n_in; k++)
+            in[k] = g->nodes[n->in[k]].attr.constant.value;
+        weft_tensor *t = NULL;
+        int rc = weft__kernel_eval(NULL, n, in, &t);
+        if (rc == WEFT_ENOMEM)
+            return rc;
+        /* Any other failure (an integer division by zero, say) is left to
+         * the run, which reports it in context. */
+        if (rc < 0 || !t)
+            continue;
+        n->op = WEFT__OP_CONST;
+        n->flags &= ~WEFT__NODE_STATIC;
+        n->n_in = 0;
+        n->in = n->inline_in;
+        weft__tensor_spec(t, &n->spec);
+        n->attr.constant.value = t;
+    }
+    return 0;
+}

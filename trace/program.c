@@ -1,0 +1,315 @@
+/* weft__trace_compile: trace a body, compile its op list, and package the
+ * result with what the executor needs (dependency counts, successor lists,
+ * the buffer plan); plus printing and freeing programs. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/program.h"
+#include "trace/tensor_impl.h"
+
+static bool is_borrowed(const weft__node *n)
+{
+    return n->op == WEFT__OP_ARG || n->op == WEFT__OP_CONST;
+}
+
+static bool spec_has_any(const weft_spec *s)
+{
+    if (s->rank < 0)
+        return true;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] < 0)
+            return true;
+    return false;
+}
+
+/* Distinct dependencies of node i that must finish before it (executable
+ * inputs and the ordering edge); dep[] receives at most n_in + 1 ids. */
+static uint32_t deps_of(const weft__graph *g, uint32_t i, uint32_t *dep)
+{
+    const weft__node *n = &g->nodes[i];
+    uint32_t nd = 0;
+    for (uint32_t k = 0; k <= n->n_in; k++) {
+        uint32_t p = k < n->n_in ? n->in[k] : n->after;
+        if (p == WEFT__NO_NODE || is_borrowed(&g->nodes[p]))
+            continue;
+        bool seen = false;
+        for (uint32_t j = 0; j < nd && !seen; j++)
+            seen = dep[j] == p;
+        if (!seen)
+            dep[nd++] = p;
+    }
+    return nd;
+}
+
+static size_t count_ops(const weft__graph *g)
+{
+    size_t c = 0;
+    /* Arguments, static ones included, are not ops the body recorded. */
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        c += g->nodes[i].op != WEFT__OP_ARG && !(g->nodes[i].flags & WEFT__NODE_STATIC);
+    return c;
+}
+
+int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
+                             weft__program **out)
+{
+    int rc = WEFT_ENOMEM;
+    uint32_t *dep = NULL, *level = NULL, *per_level = NULL, *fill = NULL;
+    weft__program *p = weft__calloc(1, sizeof *p);
+    if (!p) {
+        weft__graph_free(g);
+        return weft__errorf(WEFT_ENOMEM, "weft compile: out of memory");
+    }
+    p->rt = rt;
+    p->g = *g;
+    weft__graph_init(g, p->g.n_args);
+    p->name = weft__strdup(name ? name : "fn");
+    uint32_t n = p->g.n_nodes;
+    size_t max_in = 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->g.nodes[i].n_in + 1 > max_in)
+            max_in = p->g.nodes[i].n_in + 1;
+    p->pflags = weft__calloc((size_t)n + 1, 1);
+    p->donor = weft__malloc(((size_t)n + 1) * sizeof *p->donor);
+    p->n_deps = weft__calloc((size_t)n + 1, sizeof *p->n_deps);
+    p->n_uses = weft__calloc((size_t)n + 1, sizeof *p->n_uses);
+    p->succ_off = weft__calloc((size_t)n + 2, sizeof *p->succ_off);
+    p->roots = weft__malloc(((size_t)n + 1) * sizeof *p->roots);
+    dep = weft__malloc(max_in * sizeof *dep);
+    level = weft__calloc((size_t)n + 1, sizeof *level);
+    per_level = weft__calloc((size_t)n + 2, sizeof *per_level);
+    fill = weft__malloc(((size_t)n + 1) * sizeof *fill);
+    if (!p->name || !p->pflags || !p->donor || !p->n_deps || !p->n_uses || !p->succ_off ||
+        !p->roots || !dep || !level || !per_level || !fill)
+        goto error;
+
+    for (uint32_t k = 0; k < p->g.n_outs; k++)
+        p->pflags[p->g.outs[k]] |= WEFT__PN_OUTPUT;
+    size_t edges = 0;
+    p->chain = true;
+    for (uint32_t i = 0; i < n; i++) {
+        const weft__node *nd = &p->g.nodes[i];
+        if (is_borrowed(nd)) {
+            p->pflags[i] |= WEFT__PN_BORROWED;
+            continue;
+        }
+        p->n_exec++;
+        p->has_host |= nd->op == WEFT__OP_HOST;
+        bool dyn = spec_has_any(&nd->spec);
+        for (uint32_t k = 0; k < nd->n_in; k++)
+            dyn |= spec_has_any(&p->g.nodes[nd->in[k]].spec);
+        if (dyn)
+            p->pflags[i] |= WEFT__PN_DYNAMIC;
+        uint32_t nd_n = deps_of(&p->g, i, dep);
+        p->n_deps[i] = nd_n;
+        uint32_t lv = 0;
+        for (uint32_t j = 0; j < nd_n; j++) {
+            p->succ_off[dep[j] + 1]++;
+            if (level[dep[j]] + 1 > lv)
+                lv = level[dep[j]] + 1;
+        }
+        level[i] = lv;
+        if (++per_level[lv] > 1)
+            p->chain = false;
+        edges += nd_n;
+        if (nd_n == 0)
+            p->roots[p->n_roots++] = i;
+        /* Readers release values: count each reading node once. */
+        for (uint32_t k = 0; k < nd->n_in; k++) {
+            bool seen = false;
+            for (uint32_t j = 0; j < k && !seen; j++)
+                seen = nd->in[j] == nd->in[k];
+            if (!seen)
+                p->n_uses[nd->in[k]]++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        p->succ_off[i + 1] += p->succ_off[i];
+    p->succ = weft__malloc((edges + 1) * sizeof *p->succ);
+    if (!p->succ)
+        goto error;
+    memcpy(fill, p->succ_off, (size_t)n * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        if (is_borrowed(&p->g.nodes[i]))
+            continue;
+        uint32_t nd_n = deps_of(&p->g, i, dep);
+        for (uint32_t j = 0; j < nd_n; j++)
+            p->succ[fill[dep[j]]++] = i;
+    }
+    if ((rc = weft__plan_buffers(&p->g, p->pflags, p->donor)) < 0)
+        goto error;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->donor[i] != WEFT__NO_NODE)
+            p->pflags[p->donor[i]] |= WEFT__PN_DONOR;
+    p->ops_compiled = count_ops(&p->g);
+    weft__free(dep);
+    weft__free(level);
+    weft__free(per_level);
+    weft__free(fill);
+    *out = p;
+    return 0;
+error:
+    if (rc == WEFT_ENOMEM)
+        weft__errorf(WEFT_ENOMEM, "weft compile: out of memory");
+    weft__free(dep);
+    weft__free(level);
+    weft__free(per_level);
+    weft__free(fill);
+    weft__program_free(p);
+    return rc;
+}
+
+int weft__trace_compile(weft_runtime *rt, const char *name, weft_body_fn body, void *user,
+                        const weft__targ *args, size_t n_args, size_t n_outs,
+                        weft__program **out, weft__trace_info *info)
+{
+    if (!rt || !body || !out || (n_args && !args))
+        return weft__errorf(WEFT_EINVAL, "weft__trace_compile: NULL %s",
+                            !rt ? "runtime" : !body ? "body" : !out ? "out" : "args");
+    *out = NULL;
+    weft__graph g;
+    /* Freeable even if the tracer fails before initialising it. */
+    weft__graph_init(&g, (uint32_t)n_args);
+    bool prof = weft__profiling(rt);
+    uint64_t t0 = weft__now_ns();
+    int rc = weft__trace_body(rt, name, body, user, args, n_args, n_outs, &g);
+    uint64_t t1 = weft__now_ns();
+    size_t traced = count_ops(&g);
+    if (prof)
+        weft__profile_span(rt, "trace", name ? name : "fn", t0, t1, NULL);
+    if (rc < 0)
+        goto error;
+    if ((rc = weft__compile_graph(&g)) < 0)
+        goto error;
+    weft__program *p = NULL;
+    rc = weft__program_from_graph(rt, name, &g, &p);
+    uint64_t t2 = weft__now_ns();
+    if (prof)
+        weft__profile_span(rt, "compile", name ? name : "fn", t1, t2, NULL);
+    if (rc < 0)
+        return rc;
+    p->ops_traced = traced;
+    if (info) {
+        info->ops_traced = traced;
+        info->ops_compiled = p->ops_compiled;
+        info->trace_ns = t1 - t0;
+        info->compile_ns = t2 - t1;
+    }
+    *out = p;
+    return 0;
+error:
+    weft__graph_free(&g);
+    return rc;
+}
+
+int weft__program_out_spec(const weft__program *p, size_t i, weft_spec *out)
+{
+    if (!p || !out)
+        return weft__errorf(WEFT_EINVAL, "weft__program_out_spec: NULL %s", !p ? "program" : "out");
+    if (i >= p->g.n_outs)
+        return weft__errorf(WEFT_EINVAL, "weft__program_out_spec: output %zu of %u", i,
+                            p->g.n_outs);
+    *out = p->g.nodes[p->g.outs[i]].spec;
+    return 0;
+}
+
+static void print_attrs(const weft__node *n, FILE *f)
+{
+    switch (n->op) {
+    case WEFT__OP_ARG:
+        fprintf(f, " %" PRIu32, n->attr.arg.index);
+        break;
+    case WEFT__OP_CONST: {
+        const weft_tensor *t = n->attr.constant.value;
+        if (!t || t->numel != 1)
+            break;
+        switch (t->dtype) {
+        case WEFT_BOOL: fprintf(f, " %d", *(const unsigned char *)t->data); break;
+        case WEFT_I32:  fprintf(f, " %" PRId32, *(const int32_t *)t->data); break;
+        case WEFT_I64:  fprintf(f, " %" PRId64, *(const int64_t *)t->data); break;
+        case WEFT_F32:  fprintf(f, " %g", (double)*(const float *)t->data); break;
+        case WEFT_F64:  fprintf(f, " %g", *(const double *)t->data); break;
+        }
+        break;
+    }
+    case WEFT__OP_FILL:
+        fprintf(f, " %g", n->attr.fill.value);
+        break;
+    case WEFT__OP_RANGE:
+        fprintf(f, "<%" PRId64 ",%" PRId64 ",%" PRId64 ">", n->attr.range.start,
+                n->attr.range.limit, n->attr.range.delta);
+        break;
+    case WEFT__OP_CAST: {
+        const char *dn = weft_dtype_name(n->attr.cast.to);
+        fprintf(f, "<%s>", dn ? dn : "?");
+        break;
+    }
+    case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
+        if (n->attr.reduce.axis >= 0)
+            fprintf(f, "<axis=%d>", n->attr.reduce.axis);
+        break;
+    case WEFT__OP_RESHAPE:
+        fputc('<', f);
+        for (int d = 0; d < n->attr.reshape.rank && d < WEFT_MAX_RANK; d++)
+            fprintf(f, "%s%" PRId64, d ? "," : "", n->attr.reshape.dims[d]);
+        fputc('>', f);
+        break;
+    case WEFT__OP_FUSED: {
+        const struct weft__fused *fu = n->attr.fused.prog;
+        fputc('[', f);
+        for (uint32_t j = 0; fu && j < fu->n_instr; j++)
+            fprintf(f, "%s%s", j ? "," : "", weft__op_name(fu->ins[j].op));
+        fputc(']', f);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+int weft__program_print(const weft__program *p, FILE *f)
+{
+    if (!p || !f)
+        return weft__errorf(WEFT_EINVAL, "weft__program_print: NULL %s", !p ? "program" : "stream");
+    for (uint32_t i = 0; i < p->g.n_nodes; i++) {
+        const weft__node *n = &p->g.nodes[i];
+        char sb[WEFT__SPEC_STR_MAX];
+        fprintf(f, "%%%" PRIu32 " = %s", i, weft__op_name(n->op));
+        print_attrs(n, f);
+        if (n->n_in) {
+            fputc('(', f);
+            for (uint32_t k = 0; k < n->n_in; k++)
+                fprintf(f, "%s%%%" PRIu32, k ? ", " : "", n->in[k]);
+            fputc(')', f);
+        }
+        fprintf(f, " : %s", weft__spec_str(&n->spec, sb, sizeof sb));
+        if (n->after != WEFT__NO_NODE)
+            fprintf(f, " after %%%" PRIu32, n->after);
+        if (p->donor[i] != WEFT__NO_NODE)
+            fprintf(f, " reuses %%%" PRIu32, p->donor[i]);
+        fputc('\n', f);
+    }
+    fputs("return", f);
+    for (uint32_t k = 0; k < p->g.n_outs; k++)
+        fprintf(f, "%s %%%" PRIu32, k ? "," : "", p->g.outs[k]);
+    fputc('\n', f);
+    return ferror(f) ? weft__errorf(WEFT_EIO, "weft__program_print: write failed") : 0;
+}
+
+void weft__program_free(weft__program *p)
+{
+    if (!p)
+        return;
+    weft__graph_free(&p->g);
+    weft__free(p->name);
+    weft__free(p->pflags);
+    weft__free(p->donor);
+    weft__free(p->n_deps);
+    weft__free(p->n_uses);
+    weft__free(p->succ_off);
+    weft__free(p->succ);
+    weft__free(p->roots);
+    weft__free(p);
+}
