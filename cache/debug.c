@@ -1,0 +1,118 @@
+/* The debug API: statistics, cached signatures, compiled op lists and the
+ * reason of the last retrace. */
+#include <string.h>
+
+#include "cache/internal.h"
+
+int weft__cache_sig_str(const weft__targ *targs, size_t n, char *buf, size_t size)
+{
+    size_t used = 0;
+    int w = snprintf(buf, size, "(");
+    used += (size_t)(w > 0 ? w : 0);
+    for (size_t i = 0; i < n; i++) {
+        char one[96];
+        weft__cache_targ_str(&targs[i], one, sizeof one);
+        w = snprintf(used < size ? buf + used : NULL, used < size ? size - used : 0, "%sa%zu: %s",
+                     i ? ", " : "", i, one);
+        used += (size_t)(w > 0 ? w : 0);
+    }
+    w = snprintf(used < size ? buf + used : NULL, used < size ? size - used : 0, ")");
+    used += (size_t)(w > 0 ? w : 0);
+    return (int)used;
+}
+
+void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    if (!f)
+        return;
+    out->calls = atomic_load_explicit(&f->calls, memory_order_relaxed);
+    out->hits = atomic_load_explicit(&f->hits, memory_order_relaxed);
+    out->misses = atomic_load_explicit(&f->misses, memory_order_relaxed);
+    out->traces = atomic_load_explicit(&f->traces, memory_order_relaxed);
+    out->evictions = atomic_load_explicit(&f->evictions, memory_order_relaxed);
+    out->cached = atomic_load_explicit(&f->cached, memory_order_relaxed);
+    out->trace_ns = atomic_load_explicit(&f->trace_ns, memory_order_relaxed);
+    out->compile_ns = atomic_load_explicit(&f->compile_ns, memory_order_relaxed);
+}
+
+uint64_t weft_function_tracing_count(const weft_function *f)
+{
+    return f ? atomic_load_explicit(&f->traces, memory_order_relaxed) : 0;
+}
+
+/* The debug entry points take the writer lock, which a const handle does
+ * not change from the caller's point of view. */
+static weft_function *unconst(const weft_function *f)
+{
+    return (weft_function *)(uintptr_t)f;
+}
+
+int weft_function_print_signatures(const weft_function *cf, FILE *out)
+{
+    if (!cf)
+        return weft__errorf(WEFT_EINVAL, "weft_function_print_signatures: f is NULL");
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "weft_function_print_signatures: out is NULL");
+    weft_function *f = unconst(cf);
+    pthread_mutex_lock(&f->mu);
+    size_t index = 0;
+    for (weft__entry *e = f->head; e; e = e->next) {
+        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+            continue;
+        char sig[512];
+        weft__cache_sig_str(e->targs, e->n_args, sig, sizeof sig);
+        fprintf(out, "%zu: %s%s calls=%llu ops=%zu->%zu\n", index++, sig,
+                atomic_load_explicit(&e->pinned, memory_order_relaxed) ? " pinned" : "",
+                (unsigned long long)atomic_load_explicit(&e->calls, memory_order_relaxed),
+                e->info.ops_traced, e->info.ops_compiled);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return 0;
+}
+
+int weft_function_print_ops(const weft_function *cf, size_t index, FILE *out)
+{
+    if (!cf)
+        return weft__errorf(WEFT_EINVAL, "weft_function_print_ops: f is NULL");
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "weft_function_print_ops: out is NULL");
+    weft_function *f = unconst(cf);
+    pthread_mutex_lock(&f->mu);
+    size_t i = 0;
+    weft__entry *found = NULL;
+    for (weft__entry *e = f->head; e && !found; e = e->next) {
+        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+            continue;
+        if (i++ == index)
+            found = e;
+    }
+    /* Printing under the lock keeps the entry from being evicted meanwhile. */
+    int rc = found ? weft__program_print(found->prog, out)
+                   : weft__errorf(WEFT_EINVAL,
+                                  "weft_function_print_ops(%s): no concrete function %zu (%zu cached)",
+                                  f->name, index, i);
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}
+
+int weft_function_last_retrace(const weft_function *cf, weft_retrace *out)
+{
+    if (!cf)
+        return weft__errorf(WEFT_EINVAL, "weft_function_last_retrace: f is NULL");
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "weft_function_last_retrace: out is NULL");
+    weft_function *f = unconst(cf);
+    pthread_mutex_lock(&f->mu);
+    if (f->have_retrace) {
+        *out = f->last_retrace;
+    } else {
+        out->arg = -1;
+        out->dim = -1;
+        snprintf(out->reason, sizeof out->reason, "not traced yet");
+    }
+    pthread_mutex_unlock(&f->mu);
+    return 0;
+}

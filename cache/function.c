@@ -1,0 +1,501 @@
+/* weft functions: creation, calls, concrete functions, and the callee
+ * interface through which map ops reach a function.
+ *
+ * WEFT_RUN_EAGERLY functions never trace on calls.  As map callees they
+ * still trace once per slice spec in resolve (to learn the output spec),
+ * but invoke runs the body eagerly; concrete functions of an eager function
+ * also run the body eagerly. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/internal.h"
+
+#define STACK_ARGS 16  /* calls with up to this many args allocate nothing to look up */
+
+static int callee_resolve(weft_function *fn, const weft_spec *arg, void **concrete, weft_spec *out_spec);
+static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out);
+static void callee_release(void *concrete);
+
+static const weft__callee_ops callee_ops = { callee_resolve, callee_invoke, callee_release };
+
+/* Whether $name equals value, or (contains) lists it among commas. */
+static bool env_has(const char *name, const char *value, bool whole)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return false;
+    if (whole)
+        return strcmp(v, value) == 0;
+    size_t n = strlen(value);
+    for (const char *p = v; (p = strstr(p, value)); p += n)
+        if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return true;
+    return false;
+}
+
+static void spec_of(const weft_tensor *t, weft_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->dtype = weft_tensor_dtype(t);
+    s->rank = weft_tensor_rank(t);
+    const int64_t *dims = weft_tensor_dims(t);
+    for (int d = 0; d < s->rank && d < WEFT_MAX_RANK; d++)
+        s->dims[d] = dims[d];
+}
+
+int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_function **out)
+{
+    static const char *who = "weft_function_create";
+    weft_function *f = NULL;
+    int rc;
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "%s: out is NULL", who);
+    *out = NULL;
+    if (!rt)
+        return weft__errorf(WEFT_EINVAL, "%s: rt is NULL", who);
+    if (!d)
+        return weft__errorf(WEFT_EINVAL, "%s: desc is NULL", who);
+    if (!d->body)
+        return weft__errorf(WEFT_EINVAL, "%s: desc->body is NULL", who);
+    if (d->flags & ~(WEFT_REDUCE_RETRACING | WEFT_RUN_EAGERLY))
+        return weft__errorf(WEFT_EINVAL, "%s: unknown flags 0x%x", who, d->flags);
+    if (d->n_args > 4096 || d->n_outs > 4096)
+        return weft__errorf(WEFT_EINVAL, "%s: %zu args and %zu outputs are too many", who,
+                            d->n_args, d->n_outs);
+    if (d->input_signature)
+        for (size_t i = 0; i < d->n_args; i++)
+            if ((rc = weft__cache_check_spec(who, i, &d->input_signature[i])))
+                return rc;
+
+    f = weft__aligned_alloc(sizeof *f);
+    if (!f)
+        return weft__errorf(WEFT_ENOMEM, "%s: out of memory", who);
+    memset(f, 0, sizeof *f);
+    f->callee.ops = &callee_ops;
+    f->rt = rt;
+    f->body = d->body;
+    f->user = d->user;
+    f->n_args = d->n_args;
+    f->n_outs = d->n_outs;
+    f->flags = d->flags;
+    f->eager = (d->flags & WEFT_RUN_EAGERLY) || env_has("WEFT_RUN_EAGERLY", "1", true);
+    f->log_retrace = env_has("WEFT_LOG", "retrace", false);
+    f->max_cached = d->max_cached ? d->max_cached : WEFT__DEFAULT_MAX_CACHED;
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    pthread_mutex_init(&f->trace_mu, NULL);
+    rc = weft__cache_table_init(f);
+    if (rc) {
+        pthread_mutex_destroy(&f->mu);
+        pthread_cond_destroy(&f->cv);
+        pthread_mutex_destroy(&f->trace_mu);
+        weft__free(f);
+        return rc;
+    }
+    f->name = weft__strdup(d->name ? d->name : "fn");
+    if (!f->name)
+        goto nomem;
+    if (d->input_signature) {
+        size_t n = d->n_args ? d->n_args : 1;
+        f->input_signature = weft__malloc(n * sizeof *f->input_signature);
+        f->sig_targs = weft__calloc(n, sizeof *f->sig_targs);
+        f->sig_bytes = weft__malloc(weft__cache_key_bound(d->n_args));
+        if (!f->input_signature || !f->sig_targs || !f->sig_bytes)
+            goto nomem;
+        for (size_t i = 0; i < d->n_args; i++) {
+            f->input_signature[i] = d->input_signature[i];
+            f->sig_targs[i].kind = WEFT_ARG_TENSOR;
+            f->sig_targs[i].spec = d->input_signature[i];
+        }
+        f->sig_key.len = weft__cache_encode(f->sig_targs, d->n_args, f->sig_bytes);
+        f->sig_key.bytes = f->sig_bytes;
+        f->sig_key.hash = weft__cache_hash(f->sig_bytes, f->sig_key.len);
+        atomic_init(&f->sig_key.published, true);
+    }
+    *out = f;
+    return 0;
+
+nomem:
+    weft_function_destroy(&f);
+    return weft__errorf(WEFT_ENOMEM, "%s: out of memory", who);
+}
+
+void weft_function_destroy(weft_function **pf)
+{
+    if (!pf || !*pf)
+        return;
+    weft_function *f = *pf;
+    *pf = NULL;
+    weft__cache_table_destroy(f);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->trace_mu);
+    weft__free(f->name);
+    weft__free(f->input_signature);
+    weft__free(f->sig_targs);
+    weft__free(f->sig_bytes);
+    weft__free(f);
+}
+
+/* A static scalar converted to a scalar tensor of spec want (rank 0 or
+ * unknown rank). */
+static int scalar_tensor(const weft_function *f, size_t i, const weft_arg *a, const weft_spec *want,
+                         weft_tensor **out)
+{
+    char ws[96];
+    weft__cache_spec_str(want, ws, sizeof ws);
+    bool is_int = a->kind == WEFT_ARG_I64;
+    double v = is_int ? (double)a->u.i64 : a->u.f64;
+    char got[64];
+    if (is_int)
+        snprintf(got, sizeof got, "static i64 %" PRId64, a->u.i64);
+    else
+        snprintf(got, sizeof got, "static f64 %.17g", a->u.f64);
+    if (want->rank != 0 && want->rank != WEFT_RANK_ANY)
+        return weft__errorf(WEFT_ESIGNATURE, "weft_function_call(%s): arg %zu: expected %s, got %s",
+                            f->name, i, ws, got);
+    union { uint8_t b; int32_t i32; int64_t i64; float f32; double f64; } u;
+    switch (want->dtype) {
+    case WEFT_BOOL:
+        u.b = v != 0;
+        break;
+    case WEFT_I32:
+        if (is_int ? (a->u.i64 < INT32_MIN || a->u.i64 > INT32_MAX)
+                   : !(v >= INT32_MIN && v <= INT32_MAX && v == trunc(v)))
+            return weft__errorf(WEFT_ESIGNATURE,
+                                "weft_function_call(%s): arg %zu: expected %s, got %s (not an i32)",
+                                f->name, i, ws, got);
+        u.i32 = is_int ? (int32_t)a->u.i64 : (int32_t)v;
+        break;
+    case WEFT_I64:
+        if (!is_int && !(v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == trunc(v)))
+            return weft__errorf(WEFT_ESIGNATURE,
+                                "weft_function_call(%s): arg %zu: expected %s, got %s (not an i64)",
+                                f->name, i, ws, got);
+        u.i64 = is_int ? a->u.i64 : (int64_t)v;
+        break;
+    case WEFT_F32:
+        u.f32 = (float)v;
+        break;
+    default:
+        u.f64 = v;
+        break;
+    }
+    return weft_tensor_create(want->dtype, 0, NULL, &u, out);
+}
+
+static int check_tensor(const char *who, const weft_function *f, size_t i, const weft_spec *want,
+                        const weft_tensor *t)
+{
+    weft_spec got;
+    spec_of(t, &got);
+    if (weft__cache_spec_fits(want, &got))
+        return 0;
+    char ws[96], gs[96];
+    weft__cache_spec_str(want, ws, sizeof ws);
+    weft__cache_spec_str(&got, gs, sizeof gs);
+    return weft__errorf(WEFT_ESIGNATURE, "%s(%s): arg %zu: expected %s, got %s", who, f->name, i,
+                        ws, gs);
+}
+
+static int check_outs(const char *who, const weft_function *f, weft_tensor **outs, size_t n_outs)
+{
+    if (n_outs != f->n_outs)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): %zu outputs, expected %zu", who, f->name, n_outs,
+                            f->n_outs);
+    if (!outs && n_outs)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): outs is NULL", who, f->name);
+    for (size_t i = 0; i < n_outs; i++)
+        outs[i] = NULL;
+    return 0;
+}
+
+static int run_entry(weft__entry *e, weft_tensor *const *tens, const weft_arg *args, size_t n,
+                     weft_tensor **outs, size_t n_outs)
+{
+    weft_function *f = e->fn;
+    atomic_fetch_add_explicit(&e->calls, 1, memory_order_relaxed);
+    if (f->eager)
+        return weft__eager_call(f->rt, f->name, f->body, f->user, args, n, outs, n_outs);
+    return weft__program_run(e->prog, tens, n, outs, n_outs);
+}
+
+int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, weft_tensor **outs,
+                       size_t n_outs)
+{
+    static const char *who = "weft_function_call";
+    if (!f)
+        return weft__errorf(WEFT_EINVAL, "%s: f is NULL", who);
+    if (!args && n_args)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): args is NULL", who, f->name);
+    if (n_args != f->n_args)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): %zu args, expected %zu", who, f->name, n_args,
+                            f->n_args);
+    int rc = check_outs(who, f, outs, n_outs);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n_args; i++) {
+        if (args[i].kind != WEFT_ARG_TENSOR && args[i].kind != WEFT_ARG_I64 &&
+            args[i].kind != WEFT_ARG_F64)
+            return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: unknown kind %d", who, f->name, i,
+                                (int)args[i].kind);
+        if (args[i].kind == WEFT_ARG_TENSOR && !args[i].u.tensor)
+            return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: tensor is NULL", who, f->name, i);
+    }
+
+    uint64_t tick = atomic_fetch_add_explicit(&f->calls, 1, memory_order_relaxed);
+    if (f->eager && !f->input_signature)
+        return weft__eager_call(f->rt, f->name, f->body, f->user, args, n_args, outs, n_outs);
+
+    weft__targ stack_t[STACK_ARGS];
+    weft_tensor *stack_tens[STACK_ARGS];
+    uint8_t stack_key[8 + STACK_ARGS * (3 + 8 * WEFT_MAX_RANK)];
+    weft__targ *targs = stack_t;
+    weft_tensor **tens = stack_tens;
+    uint8_t *bytes = stack_key;
+    weft__entry *e = NULL;
+    size_t n_converted = 0;  /* tens[i] created here, for i < n_converted with a static arg */
+    if (n_args > STACK_ARGS) {
+        targs = weft__calloc(n_args, sizeof *targs);
+        tens = weft__calloc(n_args, sizeof *tens);
+        if (!targs || !tens) {
+            rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+            goto out;
+        }
+    }
+    weft__key key;
+    if (f->input_signature) {
+        for (size_t i = 0; i < n_args; i++, n_converted = i) {
+            tens[i] = NULL;
+            if (args[i].kind == WEFT_ARG_TENSOR) {
+                rc = check_tensor(who, f, i, &f->input_signature[i], args[i].u.tensor);
+                tens[i] = args[i].u.tensor;
+            } else {
+                rc = scalar_tensor(f, i, &args[i], &f->input_signature[i], &tens[i]);
+            }
+            if (rc)
+                goto out;
+        }
+        n_converted = n_args;
+        if (f->eager) {
+            /* The body sees the converted tensors, as a trace would. */
+            weft_arg stack_a[STACK_ARGS];
+            weft_arg *ea = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *ea) : stack_a;
+            if (!ea) {
+                rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+                goto out;
+            }
+            for (size_t i = 0; i < n_args; i++)
+                ea[i] = weft_arg_tensor(tens[i]);
+            rc = weft__eager_call(f->rt, f->name, f->body, f->user, ea, n_args, outs, n_outs);
+            if (ea != stack_a)
+                weft__free(ea);
+            goto out;
+        }
+        /* Keyed by the declared specs. */
+        memcpy(targs, f->sig_targs, n_args * sizeof *targs);
+        key = f->sig_key;
+        atomic_init(&key.published, true);
+    } else {
+        for (size_t i = 0; i < n_args; i++) {
+            memset(&targs[i], 0, sizeof targs[i]);
+            targs[i].kind = args[i].kind;
+            tens[i] = NULL;
+            if (args[i].kind == WEFT_ARG_TENSOR) {
+                spec_of(args[i].u.tensor, &targs[i].spec);
+                tens[i] = args[i].u.tensor;
+            } else if (args[i].kind == WEFT_ARG_I64) {
+                targs[i].i64 = args[i].u.i64;
+            } else {
+                targs[i].f64 = args[i].u.f64;
+            }
+        }
+        size_t bound = weft__cache_key_bound(n_args);
+        if (bound > sizeof stack_key && !(bytes = weft__malloc(bound))) {
+            rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+            goto out;
+        }
+        key.len = weft__cache_encode(targs, n_args, bytes);
+        key.bytes = bytes;
+        key.hash = weft__cache_hash(bytes, key.len);
+        atomic_init(&key.published, true);
+    }
+
+    bool hit = false;
+    rc = weft__cache_acquire(f, targs, &key, tick, &e, &hit);
+    if (rc)
+        goto out;
+    atomic_fetch_add_explicit(hit ? &f->hits : &f->misses, 1, memory_order_relaxed);
+    rc = run_entry(e, tens, args, n_args, outs, n_outs);
+    weft__cache_unref(e);
+
+out:
+    if (f->input_signature)
+        for (size_t i = 0; i < n_converted; i++)
+            if (args[i].kind != WEFT_ARG_TENSOR)
+                weft_tensor_release(tens[i]);
+    if (bytes != stack_key)
+        weft__free(bytes);
+    if (targs != stack_t)
+        weft__free(targs);
+    if (tens != stack_tens)
+        weft__free(tens);
+    return rc;
+}
+
+/* Finds or traces the entry for tensor specs (the input signature's when
+ * declared); the caller holds a reference on *out. */
+static int acquire_specs(const char *who, weft_function *f, const weft_spec *specs, size_t n,
+                         weft__entry **out)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((rc = weft__cache_check_spec(who, i, &specs[i])))
+            return rc;
+    weft__targ stack_t[STACK_ARGS];
+    uint8_t stack_key[8 + STACK_ARGS * (3 + 8 * WEFT_MAX_RANK)];
+    weft__targ *targs = n > STACK_ARGS ? weft__calloc(n, sizeof *targs) : stack_t;
+    size_t bound = weft__cache_key_bound(n);
+    uint8_t *bytes = bound > sizeof stack_key ? weft__malloc(bound) : stack_key;
+    if (!targs || !bytes) {
+        rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+        goto out;
+    }
+    weft__key key;
+    if (f->input_signature) {
+        for (size_t i = 0; i < n; i++)
+            if (!weft__cache_spec_fits(&f->input_signature[i], &specs[i])) {
+                char ws[96], gs[96];
+                weft__cache_spec_str(&f->input_signature[i], ws, sizeof ws);
+                weft__cache_spec_str(&specs[i], gs, sizeof gs);
+                rc = weft__errorf(WEFT_ESIGNATURE, "%s(%s): arg %zu: expected %s, got %s", who,
+                                  f->name, i, ws, gs);
+                goto out;
+            }
+        memcpy(targs, f->sig_targs, n * sizeof *targs);
+        key = f->sig_key;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            memset(&targs[i], 0, sizeof targs[i]);
+            targs[i].kind = WEFT_ARG_TENSOR;
+            targs[i].spec = specs[i];
+            for (int d = specs[i].rank; d >= 0 && d < WEFT_MAX_RANK; d++)
+                targs[i].spec.dims[d] = 0;  /* canonical: unused dims never differ */
+        }
+        key.len = weft__cache_encode(targs, n, bytes);
+        key.bytes = bytes;
+        key.hash = weft__cache_hash(bytes, key.len);
+    }
+    atomic_init(&key.published, true);
+    bool hit;
+    rc = weft__cache_acquire(f, targs, &key, atomic_load_explicit(&f->calls, memory_order_relaxed),
+                             out, &hit);
+out:
+    if (targs != stack_t)
+        weft__free(targs);
+    if (bytes != stack_key)
+        weft__free(bytes);
+    return rc;
+}
+
+int weft_function_get_concrete(weft_function *f, const weft_spec *specs, size_t n,
+                               weft_concrete **out)
+{
+    static const char *who = "weft_function_get_concrete";
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "%s: out is NULL", who);
+    *out = NULL;
+    if (!f)
+        return weft__errorf(WEFT_EINVAL, "%s: f is NULL", who);
+    if (!specs && n)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): specs is NULL", who, f->name);
+    if (n != f->n_args)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): %zu specs, expected %zu", who, f->name, n,
+                            f->n_args);
+    weft__entry *e;
+    int rc = acquire_specs(who, f, specs, n, &e);
+    if (rc)
+        return rc;
+    weft__cache_pin(e);
+    *out = e;
+    return 0;
+}
+
+int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args,
+                       weft_tensor **outs, size_t n_outs)
+{
+    static const char *who = "weft_concrete_call";
+    if (!c)
+        return weft__errorf(WEFT_EINVAL, "%s: c is NULL", who);
+    weft_function *f = c->fn;
+    if (!args && n_args)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): args is NULL", who, f->name);
+    if (n_args != c->n_args)
+        return weft__errorf(WEFT_EINVAL, "%s(%s): %zu args, expected %zu", who, f->name, n_args,
+                            c->n_args);
+    int rc = check_outs(who, f, outs, n_outs);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n_args; i++) {
+        if (!args[i])
+            return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: tensor is NULL", who, f->name, i);
+        if ((rc = check_tensor(who, f, i, &c->targs[i].spec, args[i])))
+            return rc;
+    }
+    if (!f->eager)
+        return run_entry(c, args, NULL, n_args, outs, n_outs);
+    weft_arg stack_a[STACK_ARGS];
+    weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
+    if (!a)
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+    for (size_t i = 0; i < n_args; i++)
+        a[i] = weft_arg_tensor(args[i]);
+    rc = run_entry(c, args, a, n_args, outs, n_outs);
+    if (a != stack_a)
+        weft__free(a);
+    return rc;
+}
+
+/* ---- the callee interface for map ---- */
+
+static int callee_resolve(weft_function *f, const weft_spec *arg, void **concrete, weft_spec *out_spec)
+{
+    static const char *who = "weft_map";
+    if (!f || !arg || !concrete || !out_spec)
+        return weft__errorf(WEFT_EINVAL, "%s: resolve: NULL argument", who);
+    *concrete = NULL;
+    if (f->n_args != 1 || f->n_outs != 1)
+        return weft__errorf(WEFT_EINVAL,
+                            "%s: function '%s' takes %zu args and returns %zu outputs; map needs 1 and 1",
+                            who, f->name, f->n_args, f->n_outs);
+    weft__entry *e;
+    int rc = acquire_specs(who, f, arg, 1, &e);
+    if (rc)
+        return rc;
+    rc = weft__program_out_spec(e->prog, 0, out_spec);
+    if (rc) {
+        weft__cache_unref(e);
+        return rc;
+    }
+    *concrete = e;
+    return 0;
+}
+
+static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out)
+{
+    weft__entry *e = concrete;
+    if (!e || !arg || !out)
+        return weft__errorf(WEFT_EINVAL, "weft_map: invoke: NULL argument");
+    *out = NULL;
+    weft_arg a = weft_arg_tensor(arg);
+    weft_tensor *tens[1] = { arg };
+    return run_entry(e, tens, &a, 1, out, 1);
+}
+
+static void callee_release(void *concrete)
+{
+    if (concrete)
+        weft__cache_unref(concrete);
+}

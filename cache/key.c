@@ -1,0 +1,154 @@
+/* Signatures: the canonical byte encoding of a call's argument keys, its
+ * XXH3 hash, text forms, and spec matching. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "cache/internal.h"
+
+/* 0: off.  Tests force every hash equal to exercise the encoding compare. */
+static atomic_uint_fast64_t forced_hash;
+
+void weft__cache_force_hash(uint64_t h)
+{
+    atomic_store_explicit(&forced_hash, h, memory_order_relaxed);
+}
+
+uint64_t weft__cache_hash(const uint8_t *key, size_t len)
+{
+    uint64_t forced = atomic_load_explicit(&forced_hash, memory_order_relaxed);
+    if (forced)
+        return forced;
+    return XXH3_64bits(key, len);
+}
+
+static const char *dtype_str(weft_dtype dt)
+{
+    switch (dt) {
+    case WEFT_BOOL: return "bool";
+    case WEFT_I32: return "i32";
+    case WEFT_I64: return "i64";
+    case WEFT_F32: return "f32";
+    case WEFT_F64: return "f64";
+    }
+    return "?dtype";
+}
+
+int weft__cache_spec_str(const weft_spec *s, char *buf, size_t size)
+{
+    size_t n = 0;
+    int w = snprintf(buf, size, "%s[", dtype_str(s->dtype));
+    if (w < 0)
+        return w;
+    n = (size_t)w;
+    if (s->rank == WEFT_RANK_ANY) {
+        w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "*");
+        n += (size_t)(w > 0 ? w : 0);
+    }
+    for (int d = 0; d < s->rank && d < WEFT_MAX_RANK; d++) {
+        if (s->dims[d] == WEFT_DIM_ANY)
+            w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "%s?", d ? "," : "");
+        else
+            w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "%s%" PRId64,
+                         d ? "," : "", s->dims[d]);
+        n += (size_t)(w > 0 ? w : 0);
+    }
+    w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "]");
+    n += (size_t)(w > 0 ? w : 0);
+    return (int)n;
+}
+
+int weft__cache_targ_str(const weft__targ *a, char *buf, size_t size)
+{
+    switch (a->kind) {
+    case WEFT_ARG_TENSOR: return weft__cache_spec_str(&a->spec, buf, size);
+    case WEFT_ARG_I64: return snprintf(buf, size, "i64=%" PRId64, a->i64);
+    case WEFT_ARG_F64: return snprintf(buf, size, "f64=%.17g", a->f64);
+    }
+    return snprintf(buf, size, "?");
+}
+
+static uint8_t *put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+
+size_t weft__cache_key_bound(size_t n)
+{
+    /* Per argument at most: kind, dtype, rank, and WEFT_MAX_RANK dims. */
+    return 8 + n * (3 + 8 * WEFT_MAX_RANK);
+}
+
+size_t weft__cache_encode(const weft__targ *targs, size_t n, uint8_t *buf)
+{
+    uint8_t *p = put_u64(buf, (uint64_t)n);
+    for (size_t i = 0; i < n; i++) {
+        const weft__targ *a = &targs[i];
+        *p++ = (uint8_t)a->kind;
+        if (a->kind == WEFT_ARG_TENSOR) {
+            *p++ = (uint8_t)a->spec.dtype;
+            *p++ = (uint8_t)(a->spec.rank + 1);  /* WEFT_RANK_ANY encodes as 0 */
+            for (int d = 0; d < a->spec.rank; d++)
+                p = put_u64(p, (uint64_t)a->spec.dims[d]);
+        } else if (a->kind == WEFT_ARG_I64) {
+            p = put_u64(p, (uint64_t)a->i64);
+        } else {
+            /* Keyed by bit pattern (so -0.0 and 0.0 differ, as they may
+             * trace differently), every NaN the same. */
+            double v = isnan(a->f64) ? NAN : a->f64;
+            uint64_t bits;
+            memcpy(&bits, &v, sizeof bits);
+            p = put_u64(p, bits);
+        }
+    }
+    return (size_t)(p - buf);
+}
+
+bool weft__cache_spec_fits(const weft_spec *want, const weft_spec *got)
+{
+    if (want->dtype != got->dtype)
+        return false;
+    if (want->rank == WEFT_RANK_ANY)
+        return true;
+    if (want->rank != got->rank)
+        return false;
+    for (int d = 0; d < want->rank; d++)
+        if (want->dims[d] != WEFT_DIM_ANY && want->dims[d] != got->dims[d])
+            return false;
+    return true;
+}
+
+bool weft__cache_targ_fits(const weft__targ *cached, const weft__targ *a)
+{
+    if (cached->kind != a->kind)
+        return false;
+    switch (a->kind) {
+    case WEFT_ARG_TENSOR: return weft__cache_spec_fits(&cached->spec, &a->spec);
+    case WEFT_ARG_I64: return cached->i64 == a->i64;
+    case WEFT_ARG_F64: {
+        uint64_t x, y;
+        double cv = isnan(cached->f64) ? NAN : cached->f64, av = isnan(a->f64) ? NAN : a->f64;
+        memcpy(&x, &cv, sizeof x);
+        memcpy(&y, &av, sizeof y);
+        return x == y;
+    }
+    }
+    return false;
+}
+
+int weft__cache_check_spec(const char *fn, size_t i, const weft_spec *s)
+{
+    if ((unsigned)s->dtype > WEFT_F64)
+        return weft__errorf(WEFT_EINVAL, "%s: spec %zu: unknown dtype %d", fn, i, (int)s->dtype);
+    if (s->rank < WEFT_RANK_ANY || s->rank > WEFT_MAX_RANK)
+        return weft__errorf(WEFT_EINVAL, "%s: spec %zu: rank %d is not in -1..%d", fn, i, s->rank,
+                            WEFT_MAX_RANK);
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] < WEFT_DIM_ANY)
+            return weft__errorf(WEFT_EINVAL, "%s: spec %zu: dim %d is negative (%" PRId64 ")", fn,
+                                i, d, s->dims[d]);
+    return 0;
+}

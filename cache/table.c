@@ -1,0 +1,585 @@
+/* The trace cache of one function: lock-free lookup, tracing each
+ * signature once, LRU eviction and entry lifetimes (see internal.h). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cache/internal.h"
+
+/* ---- ck_hs callbacks and allocator ---- */
+
+static unsigned long hs_hash(const void *obj, unsigned long seed)
+{
+    (void)seed;
+    return (unsigned long)((const weft__key *)obj)->hash;
+}
+
+static bool hs_compare(const void *a, const void *b)
+{
+    const weft__key *x = a, *y = b;
+    if (!atomic_load_explicit(&x->published, memory_order_acquire) ||
+        !atomic_load_explicit(&y->published, memory_order_acquire))
+        return false;
+    return x->len == y->len && memcmp(x->bytes, y->bytes, x->len) == 0;
+}
+
+static void *hs_malloc(size_t n)
+{
+    return weft__malloc(n);
+}
+
+static void hs_free(void *p, size_t n, bool defer)
+{
+    (void)n;
+    /* A replaced map may still be probed by readers: wait them out. */
+    if (defer)
+        weft__cache_epoch_synchronize();
+    weft__free(p);
+}
+
+static void *hs_realloc(void *p, size_t old, size_t n, bool defer)
+{
+    (void)old;
+    (void)defer;
+    return weft__realloc(p, n);
+}
+
+static struct ck_malloc hs_allocator = { hs_malloc, hs_realloc, hs_free };
+
+int weft__cache_table_init(weft_function *f)
+{
+    if (!ck_hs_init(&f->hs, CK_HS_MODE_OBJECT | CK_HS_MODE_SPMC, hs_hash, hs_compare,
+                    &hs_allocator, 16, 0x5eed))
+        return weft__errorf(WEFT_ENOMEM, "weft_function_create: out of memory for the cache table");
+    return 0;
+}
+
+void weft__cache_entry_free(weft__entry *e)
+{
+    if (!e)
+        return;
+    if (e->prog)
+        weft__program_free(e->prog);
+    weft__free((void *)e->k.bytes);
+    weft__free(e->targs);
+    weft__free(e);
+}
+
+void weft__cache_table_destroy(weft_function *f)
+{
+    /* No call is in flight: nothing can be reading entries any more. */
+    weft__entry *e = f->head;
+    while (e) {
+        weft__entry *next = e->next;
+        weft__cache_entry_free(e);
+        e = next;
+    }
+    e = f->orphans;
+    while (e) {
+        weft__entry *next = e->next;
+        weft__cache_entry_free(e);
+        e = next;
+    }
+    f->head = f->tail = f->orphans = NULL;
+    ck_hs_destroy(&f->hs);
+}
+
+/* ---- references ---- */
+
+bool weft__cache_ref(weft__entry *e)
+{
+    unsigned r = atomic_load_explicit(&e->refs, memory_order_relaxed);
+    while (r != 0)
+        if (atomic_compare_exchange_weak_explicit(&e->refs, &r, r + 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return true;
+    return false;
+}
+
+void weft__cache_unref(weft__entry *e)
+{
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    /* Out of the table already; readers that found it before its removal
+     * may still compare its key until their sections end. */
+    weft__cache_epoch_synchronize();
+    weft__cache_entry_free(e);
+}
+
+/* ---- the writer side (under f->mu) ---- */
+
+static void list_append(weft_function *f, weft__entry *e)
+{
+    e->prev = f->tail;
+    e->next = NULL;
+    if (f->tail)
+        f->tail->next = e;
+    else
+        f->head = e;
+    f->tail = e;
+}
+
+static void list_unlink(weft_function *f, weft__entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        f->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        f->tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+/* Takes e out of the table; the caller drops the table's reference. */
+static void table_remove(weft_function *f, weft__entry *e)
+{
+    (void)ck_hs_remove(&f->hs, e->k.hash, &e->k);
+    list_unlink(f, e);
+    e->in_table = false;
+    atomic_fetch_sub_explicit(&f->cached, 1, memory_order_relaxed);
+    if (e->has_any)
+        atomic_fetch_sub_explicit(&f->n_any, 1, memory_order_relaxed);
+}
+
+static bool targs_have_any(const weft__targ *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].kind != WEFT_ARG_TENSOR)
+            continue;
+        if (t[i].spec.rank == WEFT_RANK_ANY)
+            return true;
+        for (int d = 0; d < t[i].spec.rank; d++)
+            if (t[i].spec.dims[d] == WEFT_DIM_ANY)
+                return true;
+    }
+    return false;
+}
+
+static bool entry_fits(const weft__entry *e, const weft__targ *targs, size_t n)
+{
+    if (e->n_args != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!weft__cache_targ_fits(&e->targs[i], &targs[i]))
+            return false;
+    return true;
+}
+
+/* Lock-free: a cached entry with unknown dims that covers targs. */
+static weft__entry *find_cover_spmc(weft_function *f, const weft__targ *targs, size_t n)
+{
+    ck_hs_iterator_t it = CK_HS_ITERATOR_INITIALIZER;
+    void *obj;
+    while (ck_hs_next_spmc(&f->hs, &it, &obj)) {
+        weft__entry *e = obj;
+        if (!atomic_load_explicit(&e->k.published, memory_order_acquire) || !e->has_any)
+            continue;
+        if (entry_fits(e, targs, n) && weft__cache_ref(e))
+            return e;
+    }
+    return NULL;
+}
+
+static weft__entry *find_cover_locked(weft_function *f, const weft__targ *targs, size_t n)
+{
+    for (weft__entry *e = f->head; e; e = e->next)
+        if (e->has_any && entry_fits(e, targs, n) && weft__cache_ref(e))
+            return e;
+    return NULL;
+}
+
+/* How many arguments of targs the cached c does not cover; *which is the
+ * first of them. */
+static size_t count_diffs(const weft__entry *c, const weft__targ *targs, size_t n, size_t *which)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!weft__cache_targ_fits(&c->targs[i], &targs[i])) {
+            if (k++ == 0)
+                *which = i;
+        }
+    return k;
+}
+
+/* Long reasons are cut to fit (vsnprintf, not a truncation warning). */
+static void __attribute__((format(printf, 2, 3))) set_reason(weft_retrace *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* Fills f->last_retrace: why targs missed, against the closest cached
+ * signature. */
+static void explain_miss(weft_function *f, const weft__targ *targs, size_t n, weft_retrace *r)
+{
+    r->arg = -1;
+    r->dim = -1;
+    const weft__entry *best = NULL;
+    size_t best_k = SIZE_MAX, best_i = 0;
+    for (const weft__entry *c = f->head; c; c = c->next) {
+        size_t i = 0, k = count_diffs(c, targs, n, &i);
+        if (k <= best_k) {  /* ties: the most recent */
+            best = c;
+            best_k = k;
+            best_i = i;
+        }
+    }
+    if (!best) {
+        set_reason(r, "first trace");
+        return;
+    }
+    char got[160], want[160];
+    if (best_k != 1) {
+        weft__cache_sig_str(best->targs, n, want, sizeof want);
+        set_reason(r, "%zu args differ from the closest cached %s", best_k,
+                 want);
+        return;
+    }
+    size_t i = best_i;
+    const weft__targ *a = &targs[i], *c = &best->targs[i];
+    weft__cache_targ_str(a, got, sizeof got);
+    weft__cache_targ_str(c, want, sizeof want);
+    r->arg = (int)i;
+    if (a->kind != c->kind) {
+        set_reason(r, "arg %zu: %s %s does not match cached %s %s", i,
+                 a->kind == WEFT_ARG_TENSOR ? "tensor" : "static", got,
+                 c->kind == WEFT_ARG_TENSOR ? "tensor" : "static", want);
+    } else if (a->kind != WEFT_ARG_TENSOR) {
+        set_reason(r, "arg %zu: static value %s does not match cached %s",
+                 i, got, want);
+    } else if (a->spec.dtype != c->spec.dtype) {
+        set_reason(r, "arg %zu: dtype %s does not match cached %s", i, got,
+                 want);
+    } else if (a->spec.rank != c->spec.rank) {
+        set_reason(r, "arg %zu: rank %s does not match cached %s", i, got,
+                 want);
+    } else {
+        int first = -1, ndims = 0;
+        for (int d = 0; d < a->spec.rank; d++)
+            if (c->spec.dims[d] != WEFT_DIM_ANY && c->spec.dims[d] != a->spec.dims[d]) {
+                if (ndims++ == 0)
+                    first = d;
+            }
+        if (ndims == 1) {
+            r->dim = first;
+            set_reason(r,
+                     "arg %zu: shape %s does not match cached %s (dim %d: %" PRId64 " vs %" PRId64 ")",
+                     i, got, want, first, a->spec.dims[first], c->spec.dims[first]);
+        } else {
+            set_reason(r,
+                     "arg %zu: shape %s does not match cached %s (%d dims differ)", i, got, want,
+                     ndims);
+        }
+    }
+}
+
+/* REDUCE_RETRACING: targs with the dims that differ from a cached
+ * signature of the same structure relaxed to WEFT_DIM_ANY.  Returns whether
+ * anything was relaxed. */
+static bool relax(const weft_function *f, weft__targ *t, size_t n)
+{
+    for (const weft__entry *c = f->tail; c; c = c->prev) {
+        bool same = true, relaxed = false;
+        for (size_t i = 0; i < n && same; i++) {
+            const weft__targ *a = &t[i], *b = &c->targs[i];
+            if (a->kind != b->kind)
+                same = false;
+            else if (a->kind != WEFT_ARG_TENSOR)
+                same = weft__cache_targ_fits(b, a);
+            else
+                same = a->spec.dtype == b->spec.dtype && a->spec.rank == b->spec.rank &&
+                       a->spec.rank != WEFT_RANK_ANY;
+        }
+        if (!same)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            if (t[i].kind != WEFT_ARG_TENSOR)
+                continue;
+            for (int d = 0; d < t[i].spec.rank; d++)
+                if (t[i].spec.dims[d] != c->targs[i].spec.dims[d]) {
+                    t[i].spec.dims[d] = WEFT_DIM_ANY;
+                    relaxed = true;
+                }
+        }
+        if (relaxed)
+            return true;
+    }
+    return false;
+}
+
+/* Records a trace for the frequent-retracing warning; returns whether to
+ * warn now (once per function). */
+static bool note_trace(weft_function *f, uint64_t tick, const char *reason)
+{
+    uint64_t k = f->n_trace_ticks++;
+    f->trace_ticks[k % WEFT__RETRACE_LIMIT] = tick;
+    snprintf(f->trace_reasons[k % WEFT__RETRACE_LIMIT], sizeof f->trace_reasons[0], "%s", reason);
+    if (f->warned || f->n_trace_ticks < WEFT__RETRACE_LIMIT)
+        return false;
+    uint64_t oldest = f->trace_ticks[(k + 1) % WEFT__RETRACE_LIMIT];
+    if (tick - oldest >= WEFT__RETRACE_WINDOW)
+        return false;
+    f->warned = true;
+    return true;
+}
+
+static void warn_retracing(weft_function *f, char reasons[][128])
+{
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg,
+                     "weft: function '%s' traced %d times in its last %d calls, which is costly; "
+                     "pass an input_signature or WEFT_REDUCE_RETRACING, or keep static arguments "
+                     "fixed.  Reasons:",
+                     f->name, WEFT__RETRACE_LIMIT, WEFT__RETRACE_WINDOW);
+    for (int i = 0; i < WEFT__RETRACE_LIMIT && n > 0 && (size_t)n < sizeof msg; i++)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", i ? ";" : "", reasons[i]);
+    weft__cache_log(WEFT_LOG_WARN, "%s", msg);
+}
+
+static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t n)
+{
+    weft__entry *e = weft__aligned_alloc(sizeof *e);
+    if (!e)
+        return NULL;
+    memset(e, 0, sizeof *e);
+    e->fn = f;
+    e->n_args = n;
+    e->targs = weft__malloc((n ? n : 1) * sizeof *e->targs);
+    uint8_t *bytes = weft__malloc(weft__cache_key_bound(n));
+    if (!e->targs || !bytes) {
+        weft__free(bytes);
+        weft__free(e->targs);
+        weft__free(e);
+        return NULL;
+    }
+    if (n)
+        memcpy(e->targs, targs, n * sizeof *targs);
+    e->k.len = weft__cache_encode(targs, n, bytes);
+    e->k.bytes = bytes;
+    e->k.hash = weft__cache_hash(bytes, e->k.len);
+    e->has_any = targs_have_any(targs, n);
+    atomic_init(&e->refs, 2);  /* the table's and the tracer's */
+    atomic_init(&e->state, ENTRY_PENDING);
+    atomic_init(&e->pinned, false);
+    atomic_init(&e->calls, 0);
+    atomic_init(&e->last_used, 0);
+    atomic_store_explicit(&e->k.published, true, memory_order_release);
+    return e;
+}
+
+/* Evicts least recently used entries beyond max_cached (never keep, pending
+ * or pinned ones).  Returns them chained by next; the caller unrefs them
+ * after unlocking. */
+static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
+{
+    weft__entry *victims = NULL;
+    while (atomic_load_explicit(&f->cached, memory_order_relaxed) > f->max_cached) {
+        weft__entry *v = NULL;
+        uint64_t v_tick = 0;
+        for (weft__entry *e = f->head; e; e = e->next) {
+            if (e == keep || atomic_load_explicit(&e->pinned, memory_order_relaxed) ||
+                atomic_load_explicit(&e->state, memory_order_relaxed) != ENTRY_READY)
+                continue;
+            uint64_t t = atomic_load_explicit(&e->last_used, memory_order_relaxed);
+            if (!v || t < v_tick) {
+                v = e;
+                v_tick = t;
+            }
+        }
+        if (!v)
+            break;
+        table_remove(f, v);
+        atomic_fetch_add_explicit(&f->evictions, 1, memory_order_relaxed);
+        v->next = victims;
+        victims = v;
+    }
+    return victims;
+}
+
+static void unref_chain(weft__entry *e)
+{
+    while (e) {
+        weft__entry *next = e->next;
+        weft__cache_unref(e);
+        e = next;
+    }
+}
+
+/* Traces the PENDING entry e (the caller holds a reference), then settles
+ * it: READY, or FAILED and out of the table. */
+static int trace_entry(weft_function *f, weft__entry *e)
+{
+    weft__program *prog = NULL;
+    weft__trace_info info;
+    memset(&info, 0, sizeof info);
+    pthread_mutex_lock(&f->trace_mu);
+    int rc = weft__trace_compile(f->rt, f->name, f->body, f->user, e->targs, e->n_args, f->n_outs,
+                                 &prog, &info);
+    pthread_mutex_unlock(&f->trace_mu);
+    atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
+    if (rc == 0 && !prog)
+        rc = weft__errorf(WEFT_EBODY, "weft_function_call(%s): tracing produced no program", f->name);
+    weft__entry *victims = NULL;
+    pthread_mutex_lock(&f->mu);
+    if (rc == 0) {
+        e->prog = prog;
+        e->info = info;
+        atomic_fetch_add_explicit(&f->trace_ns, info.trace_ns, memory_order_relaxed);
+        atomic_fetch_add_explicit(&f->compile_ns, info.compile_ns, memory_order_relaxed);
+        atomic_store_explicit(&e->state, ENTRY_READY, memory_order_release);
+        victims = evict_locked(f, e);
+    } else {
+        e->err = rc;
+        snprintf(e->errmsg, sizeof e->errmsg, "%s", weft_errmsg());
+        atomic_store_explicit(&e->state, ENTRY_FAILED, memory_order_release);
+        table_remove(f, e);
+        e->next = NULL;
+        victims = e;  /* drop the table's reference */
+    }
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    unref_chain(victims);
+    return rc;
+}
+
+/* Waits until e is no longer PENDING; returns 0 if it is READY, else its
+ * trace's error (with the same message). */
+static int settle(weft_function *f, weft__entry *e)
+{
+    int st = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (st == ENTRY_PENDING) {
+        pthread_mutex_lock(&f->mu);
+        while ((st = atomic_load_explicit(&e->state, memory_order_acquire)) == ENTRY_PENDING)
+            pthread_cond_wait(&f->cv, &f->mu);
+        pthread_mutex_unlock(&f->mu);
+    }
+    if (st == ENTRY_READY)
+        return 0;
+    return weft__errorf(e->err, "%s", e->errmsg);
+}
+
+int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__key *key,
+                        uint64_t tick, weft__entry **out, bool *hit)
+{
+    size_t n = f->n_args;
+    weft__entry *e = NULL;
+    weft__epoch_rec *rec;
+    int rc = weft__cache_epoch_enter(&rec);
+    if (rc)
+        return rc;
+    e = ck_hs_get(&f->hs, key->hash, key);
+    if (e && !weft__cache_ref(e))
+        e = NULL;  /* being evicted right now: as good as absent */
+    if (!e && atomic_load_explicit(&f->n_any, memory_order_relaxed))
+        e = find_cover_spmc(f, targs, n);
+    weft__cache_epoch_exit(rec);
+
+    if (e && atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_READY) {
+        atomic_store_explicit(&e->last_used, tick, memory_order_relaxed);
+        *hit = true;
+        *out = e;
+        return 0;
+    }
+    *hit = false;
+
+    bool traced_here = false;
+    if (!e) {
+        /* A miss: look again under the writer lock, then insert a PENDING
+         * entry that this thread traces and others wait on. */
+        weft__targ stack_t[8];
+        weft__targ *t = n <= 8 ? stack_t : weft__malloc(n * sizeof *t);
+        if (!t)
+            return weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory", f->name);
+        if (n)
+            memcpy(t, targs, n * sizeof *t);
+        bool warn = false;
+        weft_retrace why;
+        pthread_mutex_lock(&f->mu);
+        e = ck_hs_get(&f->hs, key->hash, key);
+        if (e && !weft__cache_ref(e))
+            e = NULL;
+        if (!e)
+            e = find_cover_locked(f, targs, n);
+        if (!e) {
+            explain_miss(f, targs, n, &why);
+            bool relaxed = (f->flags & WEFT_REDUCE_RETRACING) && relax(f, t, n);
+            if (relaxed) {
+                char sig[128];
+                weft__cache_sig_str(t, n, sig, sizeof sig);
+                size_t len = strlen(why.reason);
+                snprintf(why.reason + len, sizeof why.reason - len, "; traced relaxed as %s", sig);
+            }
+            e = entry_new(f, t, n);
+            if (!e) {
+                rc = weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory for a cache entry", f->name);
+            } else if (!ck_hs_put(&f->hs, e->k.hash, &e->k)) {
+                /* Only a relaxed key can already be present; the cover
+                 * search above would have found it, so this is memory. */
+                weft__cache_entry_free(e);
+                e = NULL;
+                rc = weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory growing the cache", f->name);
+            } else {
+                e->in_table = true;
+                atomic_store_explicit(&e->last_used, tick, memory_order_relaxed);
+                list_append(f, e);
+                atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
+                if (e->has_any)
+                    atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+                f->last_retrace = why;
+                f->have_retrace = true;
+                warn = note_trace(f, tick, why.reason);
+                traced_here = true;
+            }
+        }
+        char reasons[WEFT__RETRACE_LIMIT][128];
+        if (warn)  /* oldest first */
+            for (uint64_t j = 0; j < WEFT__RETRACE_LIMIT; j++)
+                memcpy(reasons[j], f->trace_reasons[(f->n_trace_ticks + j) % WEFT__RETRACE_LIMIT],
+                       sizeof reasons[j]);
+        pthread_mutex_unlock(&f->mu);
+        if (t != stack_t)
+            weft__free(t);
+        if (!e)
+            return rc;
+        if (traced_here && f->log_retrace) {
+            char sig[160];
+            weft__cache_sig_str(e->targs, n, sig, sizeof sig);
+            weft__cache_log(WEFT_LOG_INFO, "weft: tracing '%s' for %s: %s", f->name, sig, why.reason);
+        }
+        if (warn)
+            warn_retracing(f, reasons);
+    }
+    if (traced_here) {
+        rc = trace_entry(f, e);
+    } else {
+        rc = settle(f, e);
+        if (rc == 0)
+            atomic_store_explicit(&e->last_used, tick, memory_order_relaxed);
+    }
+    if (rc) {
+        weft__cache_unref(e);
+        return rc;
+    }
+    *out = e;
+    return 0;
+}
+
+void weft__cache_pin(weft__entry *e)
+{
+    weft_function *f = e->fn;
+    pthread_mutex_lock(&f->mu);
+    bool was = atomic_exchange_explicit(&e->pinned, true, memory_order_relaxed);
+    if (!e->in_table && !was) {
+        /* Evicted between the lookup and now: our reference keeps it. */
+        e->next = f->orphans;
+        f->orphans = e;
+        pthread_mutex_unlock(&f->mu);
+        return;
+    }
+    pthread_mutex_unlock(&f->mu);
+    weft__cache_unref(e);
+}

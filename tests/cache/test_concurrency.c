@@ -1,0 +1,241 @@
+/* The trace cache under concurrent calls: each signature traces exactly
+ * once when many threads see it first together, and eviction never frees a
+ * concrete function another thread is running. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "test_util.h"
+#include "cache/internal.h"
+
+static weft_runtime *rt;
+
+static void setup(void)
+{
+    rt = test_runtime(2);
+}
+
+static void teardown(void)
+{
+    weft_runtime_destroy(&rt);
+}
+
+TestSuite(cache_mt, .init = setup, .fini = teardown, .timeout = 60);
+
+#if defined(__SANITIZE_THREAD__)
+#define ROUNDS 20
+#else
+#define ROUNDS 100
+#endif
+
+#define THREADS 8
+
+typedef struct shared {
+    weft_function *f;
+    pthread_barrier_t start;
+    atomic_int traces;       /* bumped by the body */
+    atomic_int body_inside;  /* bodies running right now */
+    atomic_int overlap;      /* set if two bodies of f ever ran at once */
+    int n_sigs;
+    long sleep_ms;           /* per trace */
+    int rounds;
+    atomic_int failures;
+} shared;
+
+/* out = x * 2 + n (n = numel), slow enough at trace time that the other
+ * threads arrive while the first one traces. */
+static int body_slow(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    shared *s = user;
+    if (atomic_fetch_add(&s->body_inside, 1) != 0)
+        atomic_store(&s->overlap, 1);
+    atomic_fetch_add(&s->traces, 1);
+    struct timespec ts = { 0, s->sleep_ms * 1000 * 1000 };
+    if (s->sleep_ms)
+        nanosleep(&ts, NULL);
+    weft_spec sp;
+    weft_value_spec(args[0], &sp);
+    outs[0] = weft_add(cx, weft_mul(cx, args[0], weft_const_f64(cx, 2.0)),
+                       weft_const_f64(cx, (double)sp.dims[0]));
+    atomic_fetch_sub(&s->body_inside, 1);
+    return 0;
+}
+
+static int check_call(shared *s, int64_t n)
+{
+    double data[8];
+    for (int64_t i = 0; i < n; i++)
+        data[i] = (double)i;
+    weft_tensor *x = NULL, *out = NULL;
+    if (weft_tensor_create(WEFT_F64, 1, &n, data, &x))
+        return -1;
+    weft_arg a = weft_arg_tensor(x);
+    int rc = weft_function_call(s->f, &a, 1, &out, 1);
+    if (rc == 0) {
+        const double *o = weft_tensor_data(out);
+        if (weft_tensor_dims(out)[0] != n)
+            rc = -2;
+        for (int64_t i = 0; i < n && rc == 0; i++)
+            if (o[i] != 2.0 * (double)i + (double)n)
+                rc = -3;
+    }
+    weft_tensor_release(out);
+    weft_tensor_release(x);
+    return rc;
+}
+
+static void *worker(void *arg)
+{
+    shared *s = arg;
+    static atomic_int next_id;
+    int id = atomic_fetch_add(&next_id, 1);
+    pthread_barrier_wait(&s->start);
+    for (int r = 0; r < s->rounds; r++) {
+        int64_t n = 1 + (id + r) % s->n_sigs;
+        if (check_call(s, n))
+            atomic_fetch_add(&s->failures, 1);
+    }
+    return NULL;
+}
+
+static void run_threads(shared *s)
+{
+    pthread_t th[THREADS];
+    pthread_barrier_init(&s->start, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, worker, s), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&s->start);
+}
+
+static weft_function *make(shared *s, size_t max_cached)
+{
+    weft_function_desc d = { .name = "slow", .body = body_slow, .user = s, .n_args = 1,
+                             .n_outs = 1, .max_cached = max_cached };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+Test(cache_mt, eight_threads_four_signatures_trace_four_times)
+{
+    shared *s = calloc(1, sizeof *s);
+    s->n_sigs = 4;
+    s->sleep_ms = 20;
+    s->rounds = ROUNDS;
+    s->f = make(s, 0);
+    run_threads(s);
+    cr_assert_eq(atomic_load(&s->failures), 0);
+    cr_assert_eq(atomic_load(&s->traces), 4);
+    cr_assert_eq(weft_function_tracing_count(s->f), 4);
+    cr_assert_eq(atomic_load(&s->overlap), 0, "two traces of one function overlapped");
+    weft_function_stats st;
+    weft_function_get_stats(s->f, &st);
+    cr_assert_eq(st.calls, (uint64_t)THREADS * ROUNDS);
+    cr_assert_eq(st.hits + st.misses, st.calls);
+    cr_assert_geq(st.misses, 4);
+    cr_assert_eq(st.cached, 4);
+    weft_function_destroy(&s->f);
+    free(s);
+}
+
+Test(cache_mt, eviction_under_concurrent_calls)
+{
+    shared *s = calloc(1, sizeof *s);
+    s->n_sigs = 5;
+    s->rounds = ROUNDS;
+    s->f = make(s, 2);
+    run_threads(s);
+    cr_assert_eq(atomic_load(&s->failures), 0);
+    weft_function_stats st;
+    weft_function_get_stats(s->f, &st);
+    cr_assert_leq(st.cached, 2);
+    cr_assert_gt(st.evictions, 0);
+    cr_assert_eq(st.traces, (uint64_t)atomic_load(&s->traces));
+    cr_assert_eq(st.traces, st.cached + st.evictions);
+    cr_assert_eq(atomic_load(&s->overlap), 0);
+    weft_function_destroy(&s->f);
+    free(s);
+}
+
+/* With every hash equal, each lookup compares the keys of every entry,
+ * including ones other threads are evicting and freeing. */
+Test(cache_mt, eviction_with_colliding_hashes)
+{
+    weft__cache_force_hash(7);
+    shared *s = calloc(1, sizeof *s);
+    s->n_sigs = 5;
+    s->rounds = ROUNDS;
+    s->f = make(s, 3);
+    run_threads(s);
+    cr_assert_eq(atomic_load(&s->failures), 0);
+    weft_function_stats st;
+    weft_function_get_stats(s->f, &st);
+    cr_assert_leq(st.cached, 3);
+    cr_assert_gt(st.evictions, 0);
+    cr_assert_eq(st.traces, st.cached + st.evictions);
+    weft_function_destroy(&s->f);
+    free(s);
+    weft__cache_force_hash(0);
+}
+
+/* A body that always fails, slowly. */
+static int body_fail(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)cx;
+    (void)args;
+    (void)outs;
+    shared *s = user;
+    if (atomic_fetch_add(&s->body_inside, 1) != 0)
+        atomic_store(&s->overlap, 1);
+    atomic_fetch_add(&s->traces, 1);
+    struct timespec ts = { 0, 10 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    atomic_fetch_sub(&s->body_inside, 1);
+    return WEFT_EHOST;
+}
+
+static void *fail_worker(void *arg)
+{
+    shared *s = arg;
+    pthread_barrier_wait(&s->start);
+    for (int r = 0; r < 3; r++) {
+        int64_t n = 2;
+        weft_tensor *x = NULL, *out = NULL;
+        if (weft_tensor_create(WEFT_F64, 1, &n, NULL, &x))
+            return NULL;
+        weft_arg a = weft_arg_tensor(x);
+        int rc = weft_function_call(s->f, &a, 1, &out, 1);
+        /* Waiters get the tracer's error and message. */
+        if (rc != WEFT_EHOST || out || weft_errmsg()[0] == '\0')
+            atomic_fetch_add(&s->failures, 1);
+        weft_tensor_release(x);
+    }
+    return NULL;
+}
+
+Test(cache_mt, failed_traces_reach_every_waiter_and_are_not_cached)
+{
+    shared *s = calloc(1, sizeof *s);
+    weft_function_desc d = { .name = "failing", .body = body_fail, .user = s, .n_args = 1,
+                             .n_outs = 1 };
+    cr_assert_eq(weft_function_create(rt, &d, &s->f), 0, "%s", weft_errmsg());
+    pthread_t th[THREADS];
+    pthread_barrier_init(&s->start, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, fail_worker, s), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&s->start);
+    cr_assert_eq(atomic_load(&s->failures), 0);
+    cr_assert_eq(atomic_load(&s->overlap), 0);
+    weft_function_stats st;
+    weft_function_get_stats(s->f, &st);
+    cr_assert_eq(st.cached, 0);
+    cr_assert_eq(st.traces, (uint64_t)atomic_load(&s->traces));
+    cr_assert_geq(st.traces, 3, "each round after a failure traces again");
+    weft_function_destroy(&s->f);
+    free(s);
+}

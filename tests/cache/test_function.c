@@ -1,0 +1,708 @@
+/* The trace cache, one thread at a time: the tracing transcript (what
+ * traces and what hits), input signatures, relaxed retracing, concrete
+ * functions, eager mode, the debug API and input validation. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "cache/internal.h"
+
+static weft_runtime *rt;
+
+static void setup(void)
+{
+    rt = test_runtime(2);
+}
+
+static void teardown(void)
+{
+    weft_runtime_destroy(&rt);
+}
+
+TestSuite(cache, .init = setup, .fini = teardown, .timeout = 30);
+
+/* ---- bodies ---- */
+
+typedef struct counter {
+    atomic_int traces;  /* bumped by the body: at trace time only */
+    int fail_next;      /* the body fails while this is positive */
+} counter;
+
+/* out = 10 * n for a static n. */
+static int body_static(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    counter *c = user;
+    atomic_fetch_add(&c->traces, 1);
+    int64_t n;
+    int rc = weft_value_static_i64(args[0], &n);
+    if (rc)
+        return rc;
+    outs[0] = weft_mul(cx, weft_const_i64(cx, n), weft_const_i64(cx, 10));
+    return 0;
+}
+
+/* out = x * x + 1 (an f64 constant: the result is f64). */
+static int body_square(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    counter *c = user;
+    atomic_fetch_add(&c->traces, 1);
+    if (c->fail_next > 0) {
+        c->fail_next--;
+        return WEFT_EBODY;
+    }
+    weft_value *x = args[0];
+    outs[0] = weft_add(cx, weft_mul(cx, x, x), weft_const_f64(cx, 1.0));
+    return 0;
+}
+
+/* out = x + x. */
+static int body_double(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    counter *c = user;
+    atomic_fetch_add(&c->traces, 1);
+    outs[0] = weft_add(cx, args[0], args[0]);
+    return 0;
+}
+
+static weft_function *make(weft_body_fn body, counter *c, size_t n_args, const weft_spec *sig,
+                           unsigned flags, size_t max_cached)
+{
+    weft_function_desc d = { .name = "f", .body = body, .user = c, .n_args = n_args,
+                             .n_outs = 1, .input_signature = sig, .flags = flags,
+                             .max_cached = max_cached };
+    weft_function *f = NULL;
+    int rc = weft_function_create(rt, &d, &f);
+    cr_assert_eq(rc, 0, "weft_function_create: %s", weft_errmsg());
+    return f;
+}
+
+static weft_tensor *vec_f32(int64_t n, float base)
+{
+    float *data = calloc((size_t)n + 1, sizeof *data);
+    for (int64_t i = 0; i < n; i++)
+        data[i] = base + (float)i;
+    weft_tensor *t = NULL;
+    int rc = weft_tensor_create(WEFT_F32, 1, &n, data, &t);
+    free(data);
+    cr_assert_eq(rc, 0, "weft_tensor_create: %s", weft_errmsg());
+    return t;
+}
+
+static double elem(const weft_tensor *t, int64_t i)
+{
+    const void *p = weft_tensor_data(t);
+    switch (weft_tensor_dtype(t)) {
+    case WEFT_I32: return ((const int32_t *)p)[i];
+    case WEFT_I64: return (double)((const int64_t *)p)[i];
+    case WEFT_F32: return ((const float *)p)[i];
+    case WEFT_F64: return ((const double *)p)[i];
+    default: return ((const uint8_t *)p)[i];
+    }
+}
+
+static double call_static(weft_function *f, int64_t n)
+{
+    weft_arg a = weft_arg_i64(n);
+    weft_tensor *out = NULL;
+    int rc = weft_function_call(f, &a, 1, &out, 1);
+    cr_assert_eq(rc, 0, "call(%lld): %s", (long long)n, weft_errmsg());
+    double v = elem(out, 0);
+    weft_tensor_release(out);
+    return v;
+}
+
+/* Calls body_square on a length-n vector and checks every element. */
+static void call_square(weft_function *f, int64_t n)
+{
+    weft_tensor *x = vec_f32(n, 1.0f), *out = NULL;
+    weft_arg a = weft_arg_tensor(x);
+    int rc = weft_function_call(f, &a, 1, &out, 1);
+    cr_assert_eq(rc, 0, "call(f32[%lld]): %s", (long long)n, weft_errmsg());
+    cr_assert_eq(weft_tensor_rank(out), 1);
+    cr_assert_eq(weft_tensor_dims(out)[0], n);
+    for (int64_t i = 0; i < n; i++) {
+        double xi = 1.0 + (double)i;
+        cr_assert_float_eq(elem(out, i), xi * xi + 1.0, 1e-6, "elem %lld", (long long)i);
+    }
+    weft_tensor_release(out);
+    weft_tensor_release(x);
+}
+
+/* ---- the transcript ---- */
+
+Test(cache, static_scalars_trace_per_value)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    cr_assert_eq(call_static(f, 1), 10);
+    cr_assert_eq(call_static(f, 2), 20);
+    cr_assert_eq(call_static(f, 3), 30);
+    cr_assert_eq(call_static(f, 3), 30);
+    cr_assert_eq(atomic_load(&c.traces), 3);
+    cr_assert_eq(weft_function_tracing_count(f), 3);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.calls, 4);
+    cr_assert_eq(st.hits, 1);
+    cr_assert_eq(st.misses, 3);
+    cr_assert_eq(st.cached, 3);
+    cr_assert_eq(st.evictions, 0);
+    weft_retrace r;
+    cr_assert_eq(weft_function_last_retrace(f, &r), 0);
+    cr_assert_eq(r.arg, 0);
+    cr_assert_eq(r.dim, -1);
+    cr_assert(strstr(r.reason, "i64=3") && strstr(r.reason, "i64=2"), "%s", r.reason);
+    weft_function_destroy(&f);
+    cr_assert_null(f);
+}
+
+Test(cache, input_signature_converts_static_scalars)
+{
+    counter c = { 0 };
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("i32[]", &sig), 0);
+    weft_function *f = make(body_double, &c, 1, &sig, 0, 0);
+    for (int64_t n = 1; n <= 4; n++) {
+        weft_arg a = weft_arg_i64(n);
+        weft_tensor *out = NULL;
+        cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_dtype(out), WEFT_I32);
+        cr_assert_eq(weft_tensor_rank(out), 0);
+        cr_assert_eq(elem(out, 0), 2.0 * (double)n);
+        weft_tensor_release(out);
+    }
+    cr_assert_eq(atomic_load(&c.traces), 1);
+    cr_assert_eq(weft_function_tracing_count(f), 1);
+    /* 2^40 is no i32. */
+    weft_arg big = weft_arg_i64((int64_t)1 << 40);
+    weft_tensor *out = NULL;
+    cr_assert_eq(weft_function_call(f, &big, 1, &out, 1), WEFT_ESIGNATURE);
+    cr_assert_null(out);
+    weft_function_destroy(&f);
+}
+
+Test(cache, side_effects_at_trace_time_only)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
+    for (int i = 0; i < 5; i++)
+        call_square(f, 3);
+    cr_assert_eq(atomic_load(&c.traces), 1, "the body ran %d times", atomic_load(&c.traces));
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.calls, 5);
+    cr_assert_eq(st.hits, 4);
+    weft_function_destroy(&f);
+}
+
+Test(cache, shapes_retrace_and_explain)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
+    weft_retrace r;
+    cr_assert_eq(weft_function_last_retrace(f, &r), 0);
+    cr_assert_eq(r.arg, -1);
+    call_square(f, 3);
+    cr_assert_eq(weft_function_last_retrace(f, &r), 0);
+    cr_assert_eq(r.arg, -1);
+    cr_assert_eq(r.dim, -1);
+    cr_assert(strstr(r.reason, "first"), "%s", r.reason);
+    call_square(f, 3);
+    call_square(f, 4);
+    call_square(f, 4);
+    call_square(f, 3);
+    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(weft_function_tracing_count(f), 2);
+    cr_assert_eq(weft_function_last_retrace(f, &r), 0);
+    cr_assert_eq(r.arg, 0);
+    cr_assert_eq(r.dim, 0);
+    cr_assert_str_eq(r.reason, "arg 0: shape f32[4] does not match cached f32[3] (dim 0: 4 vs 3)");
+    weft_function_destroy(&f);
+}
+
+Test(cache, reduce_retracing_relaxes_dims)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, WEFT_REDUCE_RETRACING, 0);
+    call_square(f, 3);
+    call_square(f, 4);
+    call_square(f, 5);
+    call_square(f, 9);
+    call_square(f, 3);
+    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(weft_function_tracing_count(f), 2);
+    weft_retrace r;
+    weft_function_last_retrace(f, &r);
+    cr_assert_eq(r.arg, 0);
+    cr_assert_eq(r.dim, 0);
+    cr_assert(strstr(r.reason, "f32[?]"), "%s", r.reason);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.hits, 3);
+    weft_function_destroy(&f);
+}
+
+Test(cache, signature_mismatch_names_the_argument)
+{
+    counter c = { 0 };
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("f32[?,3]", &sig), 0);
+    weft_function *f = make(body_double, &c, 1, &sig, 0, 0);
+    int64_t dims[2] = { 4, 2 };
+    weft_tensor *x = NULL, *out = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, NULL, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), WEFT_ESIGNATURE);
+    cr_assert_str_eq(weft_errmsg(), "weft_function_call(f): arg 0: expected f32[?,3], got f32[4,2]");
+    weft_tensor_release(x);
+    /* A dtype mismatch, and a static scalar against a matrix spec. */
+    dims[1] = 3;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 2, dims, NULL, &x), 0);
+    a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), WEFT_ESIGNATURE);
+    cr_assert(strstr(weft_errmsg(), "got f64[4,3]"), "%s", weft_errmsg());
+    weft_tensor_release(x);
+    a = weft_arg_f64(2.5);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), WEFT_ESIGNATURE);
+    cr_assert(strstr(weft_errmsg(), "arg 0: expected f32[?,3], got static f64 2.5"), "%s",
+              weft_errmsg());
+    /* Matching calls of any length share one trace. */
+    for (int64_t n = 1; n <= 3; n++) {
+        dims[0] = n;
+        cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, NULL, &x), 0);
+        a = weft_arg_tensor(x);
+        cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_dims(out)[0], n);
+        weft_tensor_release(out);
+        weft_tensor_release(x);
+    }
+    cr_assert_eq(atomic_load(&c.traces), 1);
+    weft_function_destroy(&f);
+}
+
+Test(cache, forced_hash_collision_keeps_signatures_apart)
+{
+    weft__cache_force_hash(42);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    for (int round = 0; round < 3; round++)
+        for (int64_t n = 1; n <= 5; n++)
+            cr_assert_eq(call_static(f, n), 10.0 * (double)n, "round %d n %lld", round, (long long)n);
+    cr_assert_eq(atomic_load(&c.traces), 5);
+    /* Tensors collide with the scalars too. */
+    counter c2 = { 0 };
+    weft_function *g = make(body_square, &c2, 1, NULL, 0, 0);
+    for (int round = 0; round < 2; round++)
+        for (int64_t n = 1; n <= 4; n++)
+            call_square(g, n);
+    cr_assert_eq(atomic_load(&c2.traces), 4);
+    weft_function_destroy(&g);
+    weft_function_destroy(&f);
+    weft__cache_force_hash(0);
+}
+
+Test(cache, get_concrete_then_concrete_call)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 1);
+    weft_spec spec;
+    cr_assert_eq(weft_spec_parse("f32[?]", &spec), 0);
+    weft_concrete *k = NULL;
+    cr_assert_eq(weft_function_get_concrete(f, &spec, 1, &k), 0, "%s", weft_errmsg());
+    cr_assert_not_null(k);
+    cr_assert_eq(atomic_load(&c.traces), 1);
+    for (int64_t n = 1; n <= 4; n++) {
+        weft_tensor *x = vec_f32(n, 2.0f), *out = NULL;
+        cr_assert_eq(weft_concrete_call(k, &x, 1, &out, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_dims(out)[0], n);
+        cr_assert_float_eq(elem(out, n - 1), (1.0 + (double)n) * (1.0 + (double)n) + 1.0, 1e-6);
+        weft_tensor_release(out);
+        weft_tensor_release(x);
+    }
+    cr_assert_eq(atomic_load(&c.traces), 1);
+    /* The same specs again: the same concrete function, no trace. */
+    weft_concrete *k2 = NULL;
+    cr_assert_eq(weft_function_get_concrete(f, &spec, 1, &k2), 0);
+    cr_assert_eq(k2, k);
+    /* Calls of the function find the relaxed entry; with max_cached 1 a new
+     * signature would evict, but the pinned entry stays. */
+    call_square(f, 6);
+    cr_assert_eq(atomic_load(&c.traces), 1);
+    weft_spec other;
+    cr_assert_eq(weft_spec_parse("f64[2]", &other), 0);
+    weft_concrete *k3 = NULL;
+    cr_assert_eq(weft_function_get_concrete(f, &other, 1, &k3), 0, "%s", weft_errmsg());
+    cr_assert_eq(atomic_load(&c.traces), 2);
+    weft_tensor *x = vec_f32(3, 0.0f), *out = NULL;
+    cr_assert_eq(weft_concrete_call(k, &x, 1, &out, 1), 0, "%s", weft_errmsg());
+    weft_tensor_release(out);
+    out = NULL;
+    cr_assert_eq(weft_concrete_call(k3, &x, 1, &out, 1), WEFT_ESIGNATURE);
+    cr_assert_str_eq(weft_errmsg(), "weft_concrete_call(f): arg 0: expected f64[2], got f32[3]");
+    cr_assert_null(out);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+}
+
+Test(cache, run_eagerly_runs_the_body_every_call)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, WEFT_RUN_EAGERLY, 0);
+    for (int i = 0; i < 4; i++)
+        call_square(f, 3);
+    cr_assert_eq(atomic_load(&c.traces), 4);
+    cr_assert_eq(weft_function_tracing_count(f), 0);
+    weft_function_destroy(&f);
+}
+
+Test(cache, run_eagerly_from_the_environment)
+{
+    setenv("WEFT_RUN_EAGERLY", "1", 1);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    unsetenv("WEFT_RUN_EAGERLY");
+    cr_assert_eq(call_static(f, 2), 20);
+    cr_assert_eq(call_static(f, 2), 20);
+    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(weft_function_tracing_count(f), 0);
+    weft_function_destroy(&f);
+}
+
+typedef struct log_seen {
+    int warns, infos;
+    char last[1024];
+} log_seen;
+
+static void log_cb(int level, const char *msg, void *user)
+{
+    log_seen *s = user;
+    if (level == WEFT_LOG_WARN) {
+        s->warns++;
+        snprintf(s->last, sizeof s->last, "%s", msg);
+    } else if (level == WEFT_LOG_INFO) {
+        s->infos++;
+    }
+}
+
+Test(cache, frequent_retracing_warns_once)
+{
+    log_seen seen = { 0 };
+    weft_set_log(log_cb, &seen);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    for (int64_t n = 1; n <= 4; n++)
+        call_static(f, n);
+    cr_assert_eq(seen.warns, 0);
+    call_static(f, 5);
+    cr_assert_eq(seen.warns, 1);
+    cr_assert(strstr(seen.last, "'f'") && strstr(seen.last, "static value i64=5"), "%s", seen.last);
+    for (int64_t n = 6; n <= 12; n++)
+        call_static(f, n);
+    cr_assert_eq(seen.warns, 1);
+    cr_assert_eq(seen.infos, 0);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
+}
+
+Test(cache, retracing_spread_out_does_not_warn)
+{
+    log_seen seen = { 0 };
+    weft_set_log(log_cb, &seen);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    /* A new value every third call: 4 traces in any 10 calls. */
+    for (int64_t n = 1; n <= 8; n++)
+        for (int k = 0; k < 3; k++)
+            call_static(f, n);
+    cr_assert_eq(atomic_load(&c.traces), 8);
+    cr_assert_eq(seen.warns, 0);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
+}
+
+Test(cache, weft_log_retrace_logs_every_trace)
+{
+    setenv("WEFT_LOG", "retrace", 1);
+    log_seen seen = { 0 };
+    weft_set_log(log_cb, &seen);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    unsetenv("WEFT_LOG");
+    call_static(f, 1);
+    call_static(f, 1);
+    call_static(f, 2);
+    cr_assert_eq(seen.infos, 2);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
+}
+
+Test(cache, a_failed_trace_is_not_cached)
+{
+    counter c = { .fail_next = 1 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
+    weft_tensor *x = vec_f32(3, 1.0f), *out = NULL;
+    weft_arg a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), WEFT_EBODY);
+    cr_assert_null(out);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 0);
+    call_square(f, 3);
+    call_square(f, 3);
+    cr_assert_eq(atomic_load(&c.traces), 2);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+}
+
+Test(cache, print_signatures_and_ops)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
+    call_square(f, 3);
+    call_square(f, 3);
+    call_square(f, 5);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    cr_assert_eq(weft_function_print_signatures(f, m), 0);
+    fclose(m);
+    cr_assert(strstr(buf, "0: (a0: f32[3]) calls=2 ops="), "%s", buf);
+    cr_assert(strstr(buf, "1: (a0: f32[5]) calls=1 ops="), "%s", buf);
+    free(buf);
+    buf = NULL;
+    m = open_memstream(&buf, &len);
+    cr_assert_eq(weft_function_print_ops(f, 1, m), 0, "%s", weft_errmsg());
+    fclose(m);
+    cr_assert_gt(len, 0);
+    free(buf);
+    cr_assert_eq(weft_function_print_ops(f, 2, stdout), WEFT_EINVAL);
+    cr_assert_eq(weft_function_print_signatures(NULL, stdout), WEFT_EINVAL);
+    cr_assert_eq(weft_function_print_signatures(f, NULL), WEFT_EINVAL);
+    weft_function_destroy(&f);
+}
+
+Test(cache, lru_eviction)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 2);
+    call_square(f, 1);
+    call_square(f, 2);
+    call_square(f, 1);   /* 2 is now the least recently used */
+    call_square(f, 3);   /* evicts 2 */
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.evictions, 1);
+    cr_assert_eq(st.cached, 2);
+    call_square(f, 1);
+    cr_assert_eq(atomic_load(&c.traces), 3);
+    call_square(f, 2);   /* traces again */
+    cr_assert_eq(atomic_load(&c.traces), 4);
+    weft_function_destroy(&f);
+}
+
+Test(cache, invalid_input)
+{
+    counter c = { 0 };
+    weft_function *f = NULL;
+    weft_function_desc d = { .body = body_square, .user = &c, .n_args = 1, .n_outs = 1 };
+    cr_assert_eq(weft_function_create(NULL, &d, &f), WEFT_EINVAL);
+    cr_assert_eq(weft_function_create(rt, NULL, &f), WEFT_EINVAL);
+    cr_assert_eq(weft_function_create(rt, &d, NULL), WEFT_EINVAL);
+    d.body = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "body"), "%s", weft_errmsg());
+    d.body = body_square;
+    weft_spec bad = { .dtype = WEFT_F32, .rank = 9 };
+    d.input_signature = &bad;
+    cr_assert_eq(weft_function_create(rt, &d, &f), WEFT_EINVAL);
+    cr_assert_null(f);
+    d.input_signature = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0);
+
+    weft_tensor *x = vec_f32(2, 0.0f), *out = NULL;
+    weft_arg a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(NULL, &a, 1, &out, 1), WEFT_EINVAL);
+    cr_assert_eq(weft_function_call(f, NULL, 1, &out, 1), WEFT_EINVAL);
+    cr_assert_eq(weft_function_call(f, &a, 2, &out, 1), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "2 args, expected 1"), "%s", weft_errmsg());
+    cr_assert_eq(weft_function_call(f, &a, 1, NULL, 1), WEFT_EINVAL);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 2), WEFT_EINVAL);
+    weft_arg bad_kind = { .kind = (weft_arg_kind)7 };
+    cr_assert_eq(weft_function_call(f, &bad_kind, 1, &out, 1), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "unknown kind"), "%s", weft_errmsg());
+    weft_arg null_t = weft_arg_tensor(NULL);
+    cr_assert_eq(weft_function_call(f, &null_t, 1, &out, 1), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "arg 0: tensor is NULL"), "%s", weft_errmsg());
+
+    weft_concrete *k = NULL;
+    weft_spec s = { .dtype = WEFT_F32, .rank = 1, .dims = { -5 } };
+    cr_assert_eq(weft_function_get_concrete(NULL, &s, 1, &k), WEFT_EINVAL);
+    cr_assert_eq(weft_function_get_concrete(f, NULL, 1, &k), WEFT_EINVAL);
+    cr_assert_eq(weft_function_get_concrete(f, &s, 1, NULL), WEFT_EINVAL);
+    cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "negative"), "%s", weft_errmsg());
+    cr_assert_eq(weft_concrete_call(NULL, &x, 1, &out, 1), WEFT_EINVAL);
+    s.dims[0] = 2;
+    cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_concrete_call(k, NULL, 1, &out, 1), WEFT_EINVAL);
+    cr_assert_eq(weft_concrete_call(k, &x, 1, NULL, 1), WEFT_EINVAL);
+    weft_tensor *nul = NULL;
+    cr_assert_eq(weft_concrete_call(k, &nul, 1, &out, 1), WEFT_EINVAL);
+    cr_assert_null(out);
+    cr_assert_eq(weft_function_last_retrace(NULL, &(weft_retrace){ 0 }), WEFT_EINVAL);
+    cr_assert_eq(weft_function_tracing_count(NULL), 0);
+    weft_function_stats st;
+    weft_function_get_stats(NULL, &st);
+    cr_assert_eq(st.calls, 0);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+    weft_function_destroy(&f);
+    weft_function_destroy(NULL);
+}
+
+/* ---- the callee interface ---- */
+
+Test(cache, callee_resolve_invoke_release)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 1);
+    const weft__callee *cal = weft__callee_of(f);
+    weft_spec spec, out_spec;
+    cr_assert_eq(weft_spec_parse("f32[4]", &spec), 0);
+    void *k = NULL;
+    cr_assert_eq(cal->ops->resolve(f, &spec, &k, &out_spec), 0, "%s", weft_errmsg());
+    cr_assert_eq(out_spec.dtype, WEFT_F64);  /* f32 * f32 + f64 promotes */
+    cr_assert_eq(out_spec.rank, 1);
+    /* Evicting the resolved entry (max_cached 1) must keep it usable. */
+    call_square(f, 7);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.evictions, 1);
+    weft_tensor *x = vec_f32(4, 1.0f), *out = NULL;
+    cr_assert_eq(cal->ops->invoke(k, x, &out), 0, "%s", weft_errmsg());
+    cr_assert_float_eq(elem(out, 3), 17.0, 1e-6);
+    weft_tensor_release(out);
+    weft_tensor_release(x);
+    cal->ops->release(k);
+
+    counter c2 = { 0 };
+    weft_function *g = make(body_static, &c2, 2, NULL, 0, 0);
+    cr_assert_eq(weft__callee_of(g)->ops->resolve(g, &spec, &k, &out_spec), WEFT_EINVAL);
+    weft_function_destroy(&g);
+    weft_function_destroy(&f);
+}
+
+/* ---- map reaches a function through the callee interface ---- */
+
+typedef struct outer {
+    weft_function *inner;
+    atomic_int traces;
+} outer;
+
+static int body_map(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    outer *o = user;
+    atomic_fetch_add(&o->traces, 1);
+    outs[0] = weft_map(cx, o->inner, args[0], 0);
+    return 0;
+}
+
+Test(cache, map_calls_a_cached_function)
+{
+    counter c = { 0 };
+    weft_function *inner = make(body_square, &c, 1, NULL, 0, 0);
+    outer o = { .inner = inner };
+    weft_function_desc d = { .name = "outer", .body = body_map, .user = &o, .n_args = 1,
+                             .n_outs = 1 };
+    weft_function *g = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &g), 0, "%s", weft_errmsg());
+    int64_t dims[2] = { 4, 3 };
+    float data[12];
+    for (int i = 0; i < 12; i++)
+        data[i] = (float)i;
+    weft_tensor *x = NULL, *out = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, data, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    for (int round = 0; round < 3; round++) {
+        cr_assert_eq(weft_function_call(g, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_rank(out), 2);
+        for (int i = 0; i < 12; i++)
+            cr_assert_float_eq(elem(out, i), (double)i * i + 1.0, 1e-6, "elem %d", i);
+        weft_tensor_release(out);
+        out = NULL;
+    }
+    cr_assert_eq(atomic_load(&o.traces), 1);
+    cr_assert_eq(atomic_load(&c.traces), 1, "the mapped function traced %d times",
+                 atomic_load(&c.traces));
+    weft_tensor_release(x);
+    weft_function_destroy(&g);
+    weft_function_destroy(&inner);
+}
+
+/* ---- every allocation failure is reported, never a crash or a leak ---- */
+
+Test(cache, allocation_failures)
+{
+    bool done = false;
+    for (long n = 1; n < 400 && !done; n++) {
+        counter c = { 0 };
+        weft_function_desc d = { .name = "f", .body = body_double, .user = &c, .n_args = 1,
+                                 .n_outs = 1, .max_cached = 1 };
+        weft_tensor *x = vec_f32(3, 1.0f), *y = vec_f32(4, 1.0f), *out = NULL;
+        weft_function *f = NULL;
+        weft__fault_fail_after(n);
+        int rc = weft_function_create(rt, &d, &f);
+        for (int i = 0; i < 3 && rc == 0; i++) {
+            weft_arg a = weft_arg_tensor(i == 1 ? y : x);
+            rc = weft_function_call(f, &a, 1, &out, 1);
+            weft_tensor_release(out);
+            out = NULL;
+        }
+        bool hit = weft__fault_hit();
+        weft__fault_fail_after(0);
+        if (!hit) {
+            cr_assert_eq(rc, 0, "n=%ld: %s", n, weft_errmsg());
+            done = true;
+        } else if (rc) {
+            cr_assert_neq(weft_errmsg()[0], '\0');
+        }
+        /* Whatever failed, the function still works afterwards. */
+        if (f) {
+            weft_arg a = weft_arg_tensor(x);
+            cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "n=%ld: %s", n, weft_errmsg());
+            weft_tensor_release(out);
+        }
+        weft_function_destroy(&f);
+        weft_tensor_release(x);
+        weft_tensor_release(y);
+    }
+    cr_assert(done, "still failing after 400 allocations");
+}
+
+/* More arguments than the call path keeps on its stack. */
+Test(cache, many_arguments)
+{
+    enum { N = 20 };
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, N, NULL, 0, 0);
+    weft_arg args[N];
+    for (int i = 0; i < N; i++)
+        args[i] = weft_arg_i64(i == 0 ? 4 : i);
+    for (int round = 0; round < 3; round++) {
+        weft_tensor *out = NULL;
+        cr_assert_eq(weft_function_call(f, args, N, &out, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(elem(out, 0), 40.0);
+        weft_tensor_release(out);
+    }
+    args[N - 1] = weft_arg_i64(99);
+    weft_tensor *out = NULL;
+    cr_assert_eq(weft_function_call(f, args, N, &out, 1), 0, "%s", weft_errmsg());
+    weft_tensor_release(out);
+    cr_assert_eq(atomic_load(&c.traces), 2);
+    weft_retrace r;
+    weft_function_last_retrace(f, &r);
+    cr_assert_eq(r.arg, N - 1);
+    weft_function_destroy(&f);
+}
