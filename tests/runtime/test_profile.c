@@ -1,0 +1,541 @@
+/* The timeline profiler: argument checks, one profile per runtime, the file
+ * is valid trace-event JSON with named lanes, spans recorded from many
+ * threads while another thread ends the profile, bounded lanes, and a map of
+ * sleeping host calls whose spans never nest deeper than
+ * parallel_iterations. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "runtime/iface.h"
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static const char *tmp_path(const char *tag)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, "/tmp/weft_test_profile_%d_%s.json", (int)getpid(), tag);
+    return buf;
+}
+
+/* ---- A minimal JSON parser for the checks. ---- */
+
+typedef struct ev {
+    char name[64], cat[32], ph[4], label[64];
+    double ts, dur;
+    int tid;
+} ev;
+
+typedef struct jp {
+    const char *p;
+    ev *evs;
+    size_t n, cap;
+    bool in_event;
+    ev cur;
+    int depth;
+} jp;
+
+static void skip_ws(jp *j)
+{
+    while (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r')
+        j->p++;
+}
+
+/* A string into buf (truncated); escapes are kept simple. */
+static bool jstring(jp *j, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (*j->p != '"')
+        return false;
+    j->p++;
+    while (*j->p && *j->p != '"') {
+        char c = *j->p++;
+        if (c == '\\') {
+            if (!*j->p)
+                return false;
+            c = *j->p++;
+            if (c == 'u') {
+                for (int i = 0; i < 4; i++)
+                    if (!*j->p++)
+                        return false;
+                c = '?';
+            }
+        } else if ((unsigned char)c < 0x20) {
+            return false;   /* raw control characters are not JSON */
+        }
+        if (buf && n + 1 < size)
+            buf[n++] = c;
+    }
+    if (*j->p != '"')
+        return false;
+    j->p++;
+    if (buf)
+        buf[n] = '\0';
+    return true;
+}
+
+static bool jvalue(jp *j, const char *key);
+
+static void copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* An object.  Depth counts values: the root is 1, traceEvents 2, its
+ * events 3, their fields 4, and the fields of their "args" 5 (thread
+ * names). */
+static bool jobject(jp *j)
+{
+    bool is_event = j->depth == 3;
+    if (is_event)
+        memset(&j->cur, 0, sizeof j->cur);
+    j->p++;
+    skip_ws(j);
+    if (*j->p == '}') {
+        j->p++;
+        return true;
+    }
+    for (;;) {
+        char key[64];
+        skip_ws(j);
+        if (!jstring(j, key, sizeof key))
+            return false;
+        skip_ws(j);
+        if (*j->p++ != ':')
+            return false;
+        skip_ws(j);
+        if (!jvalue(j, key))
+            return false;
+        skip_ws(j);
+        if (*j->p == ',') {
+            j->p++;
+            continue;
+        }
+        if (*j->p++ != '}')
+            return false;
+        break;
+    }
+    if (is_event) {
+        if (j->n == j->cap) {
+            j->cap = j->cap ? j->cap * 2 : 256;
+            j->evs = realloc(j->evs, j->cap * sizeof *j->evs);
+        }
+        j->evs[j->n++] = j->cur;
+    }
+    return true;
+}
+
+static bool jvalue(jp *j, const char *key)
+{
+    bool ok = true;
+    j->depth++;
+    if (*j->p == '{') {
+        ok = jobject(j);
+    } else if (*j->p == '[') {
+        j->p++;
+        skip_ws(j);
+        if (*j->p == ']') {
+            j->p++;
+        } else {
+            for (;;) {
+                skip_ws(j);
+                if (!jvalue(j, NULL)) {
+                    ok = false;
+                    break;
+                }
+                skip_ws(j);
+                if (*j->p == ',') {
+                    j->p++;
+                    continue;
+                }
+                ok = *j->p++ == ']';
+                break;
+            }
+        }
+    } else if (*j->p == '"') {
+        char buf[64];
+        ok = jstring(j, buf, sizeof buf);
+        if (ok && key && j->depth == 4) {
+            if (!strcmp(key, "name"))
+                copy(j->cur.name, sizeof j->cur.name, buf);
+            else if (!strcmp(key, "cat"))
+                copy(j->cur.cat, sizeof j->cur.cat, buf);
+            else if (!strcmp(key, "ph"))
+                copy(j->cur.ph, sizeof j->cur.ph, buf);
+        } else if (ok && key && j->depth == 5 && !strcmp(key, "name")) {
+            copy(j->cur.label, sizeof j->cur.label, buf);
+        }
+    } else if (!strncmp(j->p, "true", 4) || !strncmp(j->p, "null", 4)) {
+        j->p += 4;
+    } else if (!strncmp(j->p, "false", 5)) {
+        j->p += 5;
+    } else {
+        char *end;
+        double v = strtod(j->p, &end);
+        ok = end != j->p;
+        j->p = end;
+        if (ok && key && j->depth == 4) {
+            if (!strcmp(key, "ts"))
+                j->cur.ts = v;
+            else if (!strcmp(key, "dur"))
+                j->cur.dur = v;
+            else if (!strcmp(key, "tid"))
+                j->cur.tid = (int)v;
+        }
+    }
+    j->depth--;
+    return ok;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)len + 1);
+    cr_assert_eq(fread(s, 1, (size_t)len, f), (size_t)len);
+    s[len] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Parses the whole file (it must be one JSON object with traceEvents and
+ * nothing after it) and returns its events. */
+static ev *parse_profile(const char *path, size_t *n)
+{
+    char *text = slurp(path);
+    jp j;
+    memset(&j, 0, sizeof j);
+    j.p = text;
+    skip_ws(&j);
+    cr_assert_eq(*j.p, '{', "a profile is a JSON object");
+    cr_assert(strstr(text, "\"traceEvents\"") != NULL);
+    cr_assert(jvalue(&j, NULL), "invalid JSON near byte %ld", (long)(j.p - text));
+    skip_ws(&j);
+    cr_assert_eq(*j.p, '\0', "trailing bytes after the JSON object");
+    free(text);
+    *n = j.n;
+    return j.evs;
+}
+
+/* The largest number of cat spans open at once, over all lanes. */
+static int max_depth(const ev *e, size_t n, const char *cat)
+{
+    int best = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(e[i].ph, "X") || strcmp(e[i].cat, cat))
+            continue;
+        /* Spans open at the start of span i (ends are exclusive). */
+        int open = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(e[k].ph, "X") && !strcmp(e[k].cat, cat) &&
+                e[k].ts <= e[i].ts && e[i].ts < e[k].ts + e[k].dur)
+                open++;
+        if (open > best)
+            best = open;
+    }
+    return best;
+}
+
+static size_t count(const ev *e, size_t n, const char *ph, const char *cat)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(e[i].ph, ph) && (!cat || !strcmp(e[i].cat, cat)))
+            c++;
+    return c;
+}
+
+/* ---- Tests. ---- */
+
+Test(profile, arguments_and_double_begin, .timeout = 20)
+{
+    weft_runtime *rt = test_runtime(2);
+    const char *path = tmp_path("double");
+    cr_assert_eq(weft_profile_begin(NULL, path), WEFT_EINVAL);
+    cr_assert_eq(weft_profile_begin(rt, NULL), WEFT_EINVAL);
+    cr_assert_eq(weft_profile_end(NULL), WEFT_EINVAL);
+    cr_assert_eq(weft_profile_end(rt), WEFT_EINVAL, "no profile recording");
+    cr_assert(!weft__profiling(rt));
+
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    cr_assert(weft__profiling(rt));
+    cr_assert_eq(weft_profile_begin(rt, path), WEFT_EINVAL, "one profile per runtime");
+    cr_assert(strstr(weft_errmsg(), "weft_profile_begin") != NULL, "%s", weft_errmsg());
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    cr_assert(!weft__profiling(rt));
+    cr_assert_eq(weft_profile_end(rt), WEFT_EINVAL);
+    /* And again, after the first one ended. */
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    free(e);
+    unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
+Test(profile, unwritable_path, .timeout = 20)
+{
+    weft_runtime *rt = test_runtime(2);
+    int rc = weft_profile_begin(rt, "/nonexistent-weft-dir/x/profile.json");
+    cr_assert_eq(rc, WEFT_EIO, "rc %d: %s", rc, weft_errmsg());
+    cr_assert(strstr(weft_errmsg(), "/nonexistent-weft-dir/x/profile.json") != NULL, "%s", weft_errmsg());
+    cr_assert(!weft__profiling(rt), "a failed begin leaves nothing recording");
+    cr_assert_eq(weft_profile_end(rt), WEFT_EINVAL);
+    weft_runtime_destroy(&rt);
+}
+
+Test(profile, per_runtime, .timeout = 20)
+{
+    weft_runtime *a = test_runtime(2), *b = test_runtime(2);
+    const char *path = tmp_path("per_runtime");
+    cr_assert_eq(weft_profile_begin(a, path), 0, "%s", weft_errmsg());
+    cr_assert(weft__profiling(a));
+    cr_assert(!weft__profiling(b), "profiling a does not profile b");
+    weft__profile_span(b, "op", "not_recorded", weft__now_ns(), weft__now_ns(), NULL);
+    weft__profile_span(a, "op", "recorded \"quoted\"\n", weft__now_ns(), weft__now_ns(), "d\\etail");
+    cr_assert_eq(weft_profile_end(a), 0, "%s", weft_errmsg());
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    cr_assert_eq(count(e, n, "X", "op"), 1);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(strcmp(e[i].name, "not_recorded") != 0);
+    free(e);
+    unlink(path);
+    weft_runtime_destroy(&a);
+    weft_runtime_destroy(&b);
+}
+
+/* Spans recorded inside a bounded parallel map, from workers and (maybe) the
+ * calling thread. */
+typedef struct rec { weft_runtime *rt; _Atomic int in_flight, peak; } rec;
+
+static int rec_iter(size_t i, void *ctx)
+{
+    rec *r = ctx;
+    uint64_t t0 = weft__now_ns();
+    int now = atomic_fetch_add(&r->in_flight, 1) + 1;
+    int peak = atomic_load(&r->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&r->peak, &peak, now))
+        ;
+    sleep_us(300);
+    atomic_fetch_sub(&r->in_flight, 1);
+    char detail[32];
+    snprintf(detail, sizeof detail, "iteration %zu", i);
+    weft__profile_span(r->rt, "map", "map", t0, weft__now_ns(), detail);
+    if (i % 10 == 0)
+        weft__profile_instant(r->rt, "run", "tick");
+    return 0;
+}
+
+Test(profile, lanes_and_spans, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    const char *path = tmp_path("lanes");
+    rec r = {.rt = rt};
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    weft__profile_instant(rt, "run", "start");   /* from an outside thread */
+    cr_assert_eq(weft_parallel_map(rt, 120, 3, rec_iter, &r), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    cr_assert_eq(count(e, n, "X", "map"), 120);
+    cr_assert_eq(count(e, n, "i", NULL), 13);
+    cr_assert_leq(max_depth(e, n, "map"), 3, "never more than parallel_iterations spans");
+    /* Every event's lane is named by a thread_name record. */
+    bool outside = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(e[i].ph, "M") && !strcmp(e[i].name, "thread_name")) {
+            cr_assert(!strncmp(e[i].label, "worker ", 7) || !strncmp(e[i].label, "outside thread ", 15),
+                      "lane label %s", e[i].label);
+            outside |= !strncmp(e[i].label, "outside thread ", 15);
+            continue;
+        }
+        if (strcmp(e[i].ph, "X") && strcmp(e[i].ph, "i"))
+            continue;
+        cr_assert_geq(e[i].ts, 0);
+        bool named = false;
+        for (size_t k = 0; k < n && !named; k++)
+            named = !strcmp(e[k].ph, "M") && !strcmp(e[k].name, "thread_name") && e[k].tid == e[i].tid;
+        cr_assert(named, "event %s on an unnamed lane %d", e[i].name, e[i].tid);
+    }
+    cr_assert(outside, "the instant from this thread has an outside-thread lane");
+    free(e);
+    unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
+Test(profile, bounded_lanes, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(1);
+    const char *path = tmp_path("bounded");
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    const int total = (1 << 16) + 100;
+    for (int i = 0; i < total; i++)
+        weft__profile_span(rt, "op", "x", 1, 2, NULL);
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    char *text = slurp(path);
+    cr_assert(strstr(text, "\"dropped_events\":100}") != NULL, "dropped count reported");
+    free(text);
+    unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
+/* Recorders keep recording while the main thread begins and ends profiles:
+ * end must not free a lane under a recorder (ASan/TSan watch this). */
+typedef struct storm { weft_runtime *rt; _Atomic int stop; _Atomic long recorded; } storm;
+
+static int storm_range(size_t b, size_t e, void *ctx)
+{
+    storm *s = ctx;
+    for (size_t i = b; i < e; i++) {
+        while (!atomic_load(&s->stop)) {
+            weft__profile_span(s->rt, "op", "storm", weft__now_ns(), weft__now_ns(), "x");
+            atomic_fetch_add_explicit(&s->recorded, 1, memory_order_relaxed);
+        }
+    }
+    return 0;
+}
+
+static void *storm_thread(void *arg)
+{
+    storm *s = arg;
+    weft_parallel_for(s->rt, weft_runtime_workers(s->rt), 1, storm_range, s);
+    return NULL;
+}
+
+Test(profile, end_while_recording, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(3);
+    storm s = {.rt = rt};
+    pthread_t th;
+    pthread_create(&th, NULL, storm_thread, &s);
+    const char *path = tmp_path("storm");
+    for (int round = 0; round < 20; round++) {
+        cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+        sleep_us(1000);
+        cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    }
+    atomic_store(&s.stop, 1);
+    pthread_join(th, NULL);
+    cr_assert_gt(atomic_load(&s.recorded), 0);
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    free(e);
+    unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
+Test(profile, runtime_destroy_drops_profile, .timeout = 20)
+{
+    weft_runtime *rt = test_runtime(2);
+    const char *path = tmp_path("gone");
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    weft__profile_span(rt, "op", "x", weft__now_ns(), weft__now_ns(), NULL);
+    weft_runtime *dead = rt;
+    weft_runtime_destroy(&rt);   /* no leak (ASan), and the slot is freed */
+    cr_assert(!weft__profiling(dead));
+    unlink(path);
+}
+
+/* ---- A map of sleeping host calls, profiled end to end. ---- */
+
+static int sleepy_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
+{
+    (void)n_in;
+    (void)user;
+    sleep_us(2000);
+    *out = weft_tensor_retain(in[0]);
+    return 0;
+}
+
+static int body_sleepy(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_spec s;
+    weft_spec_parse("f64[]", &s);
+    outs[0] = weft_host_call(cx, sleepy_cb, NULL, &args[0], 1, &s, 0);
+    return 0;
+}
+
+typedef struct outer { weft_function *inner; } outer;
+
+static int body_outer(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    outer *o = user;
+    outs[0] = weft_map(cx, o->inner, args[0], 3);
+    return 0;
+}
+
+Test(profile, map_of_host_calls, .timeout = 60)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = 8;
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_function_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = "sleepy";
+    d.body = body_sleepy;
+    d.n_args = d.n_outs = 1;
+    weft_function *inner = NULL, *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &inner), 0, "%s", weft_errmsg());
+    outer o = {inner};
+    d.name = "outer";
+    d.body = body_outer;
+    d.user = &o;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+
+    const char *path = tmp_path("map_host");
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    double data[16];
+    for (int i = 0; i < 16; i++)
+        data[i] = i;
+    int64_t dims[1] = {16};
+    weft_tensor *x = NULL, *r = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 1, dims, data, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(f, &a, 1, &r, 1), 0, "%s", weft_errmsg());
+    cr_assert_eq(memcmp(weft_tensor_data(r), data, sizeof data), 0);
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    cr_assert_eq(count(e, n, "X", "map"), 16);
+    cr_assert_eq(count(e, n, "X", "host"), 16);
+    int map_depth = max_depth(e, n, "map"), host_depth = max_depth(e, n, "host");
+    cr_assert_leq(map_depth, 3, "map spans %d deep", map_depth);
+    cr_assert_leq(host_depth, 3, "host spans %d deep", host_depth);
+    cr_assert_geq(host_depth, 2, "sleeping host calls overlap on 8 workers");
+    /* Each host call runs inside a map iteration, on the same lane. */
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(e[i].ph, "X") || strcmp(e[i].cat, "host"))
+            continue;
+        bool inside = false;
+        for (size_t k = 0; k < n && !inside; k++)
+            inside = !strcmp(e[k].ph, "X") && !strcmp(e[k].cat, "map") && e[k].tid == e[i].tid &&
+                     e[k].ts <= e[i].ts && e[i].ts + e[i].dur <= e[k].ts + e[k].dur;
+        cr_assert(inside, "host span at %.3f us is outside every map span", e[i].ts);
+    }
+    free(e);
+    unlink(path);
+    weft_tensor_release(x);
+    weft_tensor_release(r);
+    weft_function_destroy(&f);
+    weft_function_destroy(&inner);
+    weft_runtime_destroy(&rt);
+}
