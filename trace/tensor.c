@@ -44,7 +44,7 @@ static int check_shape(const char *fn, weft_dtype dt, int rank, const int64_t *d
 static int tensor_alloc(const char *fn, weft_dtype dt, int rank, const int64_t *dims,
                         weft_tensor **out)
 {
-    int64_t numel;
+    int64_t numel = 0;
     int rc = check_shape(fn, dt, rank, dims, &numel);
     if (rc < 0)
         return rc;

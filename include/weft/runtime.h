@@ -36,11 +36,13 @@ typedef void (*weft_task_fn)(void *arg);
 
 typedef struct weft_group {
     weft_runtime *rt_;       /* private */
-    int64_t pending_;        /* private: children not yet finished (atomic) */
+    int64_t pending_;        /* private: children finished by other threads (atomic) */
+    int64_t spawned_;        /* private: children spawned (spawning thread only) */
+    int64_t done_;           /* private: children the spawning worker ran itself */
     int status_;             /* private: first error (atomic) */
     unsigned flags_;         /* private */
     void *owner_;            /* private: the spawning thread's worker, or NULL */
-    void *reserved_[3];      /* private */
+    void *reserved_[1];      /* private */
 } weft_group;
 
 WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);

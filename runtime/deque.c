@@ -1,0 +1,119 @@
+/* The Chase-Lev work-stealing deque: slow paths (growth, stealing) and
+ * set-up.  The owner's push and pop are inline in runtime/internal.h. */
+#include <string.h>
+
+#include "runtime/internal.h"
+
+size_t weft__deque_array_size(unsigned log2_cap)
+{
+    return sizeof(weft__deque_array) + ((size_t)1 << log2_cap) * sizeof(weft__task);
+}
+
+int weft__deque_init(weft__deque *d, ck_epoch_record_t *owner_rec,
+                     void *embedded, unsigned log2_cap)
+{
+    weft__deque_array *a = embedded;
+    if (!a) {
+        a = weft__aligned_alloc(weft__deque_array_size(log2_cap));
+        if (!a)
+            return WEFT_ENOMEM;
+    }
+    memset(a, 0, sizeof *a);
+    a->deque = d;
+    a->mask = ((int64_t)1 << log2_cap) - 1;
+    a->embedded = embedded != NULL;
+    __atomic_store_n(&d->top, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->bottom, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->array, a, __ATOMIC_RELEASE);
+    d->owner_rec = owner_rec;
+    d->solo = false;
+#ifdef WEFT__TSAN
+    __atomic_store_n(&d->tsan_sync, 0, __ATOMIC_RELAXED);
+#endif
+    return 0;
+}
+
+void weft__deque_fini(weft__deque *d)
+{
+    weft__deque_array *a = d->array;
+    if (a && !a->embedded)
+        weft__free(a);
+    d->array = NULL;
+}
+
+static void array_free_cb(ck_epoch_entry_t *e)
+{
+    weft__deque_array *a = (weft__deque_array *)((char *)e - offsetof(weft__deque_array, entry));
+#ifdef WEFT__TSAN
+    /* Pairs with the thieves' release increment inside their sections. */
+    (void)__atomic_load_n(&a->deque->tsan_sync, __ATOMIC_ACQUIRE);
+#endif
+    weft__free(a);
+}
+
+weft__deque_array *weft__deque_grow_owner(weft__deque *d, weft__deque_array *a,
+                                          int64_t t, int64_t b)
+{
+    int64_t cap = (a->mask + 1) * 2;
+    if (cap <= 0 || (uint64_t)cap > SIZE_MAX / 2 / sizeof(weft__task))
+        return NULL;
+    weft__deque_array *n = weft__aligned_alloc(sizeof *n + (size_t)cap * sizeof(weft__task));
+    if (!n)
+        return NULL;
+    memset(n, 0, sizeof *n);
+    n->deque = d;
+    n->mask = cap - 1;
+    n->embedded = false;
+    for (int64_t i = t; i < b; i++) {
+        weft__task *src = &a->slots[i & a->mask];
+        weft__task *dst = &n->slots[i & n->mask];
+        __atomic_store_n(&dst->fn, __atomic_load_n(&src->fn, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        __atomic_store_n(&dst->arg, __atomic_load_n(&src->arg, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        __atomic_store_n(&dst->g, __atomic_load_n(&src->g, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    }
+    /* Release: a thief that sees the new array sees the copied slots.  A
+     * thief that sees a bottom pushed after this point (acquire) also sees
+     * the new array, so it never reads a slot that exists only there from
+     * the old one (the known fix for pushing after a resize). */
+    __atomic_store_n(&d->array, n, __ATOMIC_RELEASE);
+    if (!a->embedded) {
+        if (d->owner_rec) {
+            ck_epoch_call(d->owner_rec, &a->entry, array_free_cb);
+            ck_epoch_poll(d->owner_rec);
+        }
+        /* Without an epoch record (never in the runtime) the old array
+         * is leaked rather than freed under a thief. */
+    }
+    return n;
+}
+
+int weft__deque_steal(weft__deque *d, weft__task *out, ck_epoch_record_t *rec)
+{
+#ifdef WEFT__TSAN
+    /* ThreadSanitizer rejects fences: the same order from seq_cst loads. */
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
+    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_SEQ_CST);
+#else
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_ACQUIRE);
+#endif
+    if (t >= b)
+        return WEFT__STEAL_EMPTY;
+    ck_epoch_begin(rec, NULL);
+    weft__deque_array *a = __atomic_load_n(&d->array, __ATOMIC_ACQUIRE);
+    weft__task *s = &a->slots[t & a->mask];
+    weft__task x;
+    x.fn = __atomic_load_n(&s->fn, __ATOMIC_RELAXED);
+    x.arg = __atomic_load_n(&s->arg, __ATOMIC_RELAXED);
+    x.g = __atomic_load_n(&s->g, __ATOMIC_RELAXED);
+#ifdef WEFT__TSAN
+    __atomic_fetch_add(&d->tsan_sync, 1, __ATOMIC_RELEASE);
+#endif
+    ck_epoch_end(rec, NULL);
+    if (!__atomic_compare_exchange_n(&d->top, &t, t + 1, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        return WEFT__STEAL_ABORT;
+    *out = x;
+    return WEFT__STEAL_OK;
+}

@@ -1,0 +1,200 @@
+/* Parallel loops on top of fork-join: weft_parallel_for (lazy binary
+ * splitting) and weft_parallel_map (bounded runners). */
+#include "runtime/internal.h"
+
+/* The first failure wins; later iterations see it and are skipped. */
+static void set_status(int *status, int rc)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(status, &zero, rc, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static bool should_stop(weft_runtime *rt, int *status)
+{
+    if (WEFT__UNLIKELY(__atomic_load_n(&rt->stopping, __ATOMIC_RELAXED))) {
+        set_status(status, WEFT_ECANCELED);
+        return true;
+    }
+    return __atomic_load_n(status, __ATOMIC_RELAXED) != 0;
+}
+
+/* ------------------------------------------------------------ parallel_for */
+
+typedef struct pfor {
+    weft_runtime *rt;
+    weft_range_fn fn;
+    void *ctx;
+    size_t grain;   /* split points are multiples of grain from 0 */
+    size_t chunk;   /* iterations per callback between split checks */
+    int status;     /* atomic */
+} pfor;
+
+typedef struct prange {
+    pfor *pf;
+    size_t b, e;
+} prange;
+
+static void pfor_run(pfor *pf, size_t b, size_t e);
+
+static void pfor_task(void *arg)
+{
+    prange *r = arg;
+    pfor_run(r->pf, r->b, r->e);
+}
+
+/* Runs [b, e) chunk by chunk.  Whenever this thread's deque is empty (a
+ * thief would find nothing), the rest is halved and the upper half pushed:
+ * splitting happens only when someone may take it.  The halves live in
+ * this frame, which waits for them before returning. */
+static void pfor_run(pfor *pf, size_t b, size_t e)
+{
+    weft_runtime *rt = pf->rt;
+    weft__worker *w = weft__current_worker(rt);
+    prange halves[64];
+    unsigned nh = 0;
+    weft_group g;
+    weft_group_init(&g, rt);
+    while (b < e) {
+        if (should_stop(rt, &pf->status))
+            break;
+        size_t left = e - b;
+        if (left > pf->chunk && nh < 64 && (rt->nworkers > 1 || !w) && weft__hungry(rt, w)) {
+            size_t units = left / pf->grain + (left % pf->grain != 0);
+            size_t mid = b + (units / 2) * pf->grain;
+            if (mid > b && mid < e) {
+                halves[nh] = (prange){ pf, mid, e };
+                weft_spawn(&g, pfor_task, &halves[nh]);
+                nh++;
+                e = mid;
+                continue;
+            }
+        }
+        size_t c = left < pf->chunk ? left : pf->chunk;
+        int rc = pf->fn(b, b + c, pf->ctx);
+        if (rc)
+            set_status(&pf->status, rc);
+        b += c;
+    }
+    int rc = weft_group_wait(&g);
+    if (rc)
+        set_status(&pf->status, rc);
+}
+
+int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn, void *ctx)
+{
+    if (!rt)
+        return weft__errorf(WEFT_EINVAL, "weft_parallel_for: rt is NULL");
+    if (!fn)
+        return weft__errorf(WEFT_EINVAL, "weft_parallel_for: fn is NULL");
+    if (n == 0)
+        return 0;
+    pfor pf = { .rt = rt, .fn = fn, .ctx = ctx, .status = 0 };
+    if (grain) {
+        pf.grain = grain;
+        pf.chunk = grain;
+    } else {
+        /* Adaptive: about 16 chunks per worker between split checks, so
+         * that uneven iterations can still be rebalanced. */
+        size_t per = n / ((size_t)rt->nworkers * 16);
+        pf.grain = 1;
+        pf.chunk = per ? per : 1;
+    }
+    bool outside = weft__current_worker(rt) == NULL;
+    if (outside)
+        weft__outside_enter(rt);
+    pfor_run(&pf, 0, n);
+    if (outside)
+        weft__outside_leave(rt);
+    int st = pf.status;
+    if (st == WEFT_ECANCELED)
+        return weft__errorf(st, "weft_parallel_for: the runtime is being destroyed");
+    return st;
+}
+
+/* ------------------------------------------------------------ parallel_map */
+
+typedef struct pmap {
+    weft_runtime *rt;
+    weft_index_fn fn;
+    void *ctx;
+    size_t n;
+    size_t next;      /* atomic: the next index to claim */
+    size_t divisor;   /* unbounded: claim remaining / divisor at a time */
+    int status;       /* atomic */
+} pmap;
+
+/* A runner claims indices until none are left: with k runners at most k
+ * calls are in flight, whichever workers they land on. */
+static void pmap_runner(void *arg)
+{
+    pmap *pm = arg;
+    for (;;) {
+        if (should_stop(pm->rt, &pm->status))
+            return;
+        size_t take = 1;
+        if (pm->divisor) {
+            size_t seen = __atomic_load_n(&pm->next, __ATOMIC_RELAXED);
+            size_t left = seen < pm->n ? pm->n - seen : 0;
+            take = left / pm->divisor;
+            if (take == 0)
+                take = 1;
+        }
+        size_t i = __atomic_fetch_add(&pm->next, take, __ATOMIC_RELAXED);
+        if (i >= pm->n)
+            return;
+        size_t start = i;
+        size_t end = pm->n - i < take ? pm->n : i + take;
+        for (; i < end; i++) {
+            if (i > start && should_stop(pm->rt, &pm->status))
+                return;
+            int rc = pm->fn(i, pm->ctx);
+            if (rc) {
+                set_status(&pm->status, rc);
+                return;
+            }
+        }
+    }
+}
+
+int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
+                      weft_index_fn fn, void *ctx)
+{
+    if (!rt)
+        return weft__errorf(WEFT_EINVAL, "weft_parallel_map: rt is NULL");
+    if (!fn)
+        return weft__errorf(WEFT_EINVAL, "weft_parallel_map: fn is NULL");
+    if (n == 0)
+        return 0;
+    /* Claiming overflows nothing: next can pass n by at most the runners'
+     * takes, each at most n. */
+    if (n > SIZE_MAX / 4)
+        return weft__errorf(WEFT_EINVAL, "weft_parallel_map: n = %zu is too large", n);
+    pmap pm = { .rt = rt, .fn = fn, .ctx = ctx, .n = n, .next = 0, .status = 0 };
+    size_t k;
+    if (parallel_iterations) {
+        k = parallel_iterations < n ? parallel_iterations : n;
+    } else {
+        k = (size_t)rt->nworkers + 1;
+        if (k > n)
+            k = n;
+        pm.divisor = 2 * k;
+    }
+    bool outside = weft__current_worker(rt) == NULL;
+    if (outside)
+        weft__outside_enter(rt);
+    weft_group g;
+    weft_group_init(&g, rt);
+    for (size_t r = 1; r < k; r++)
+        weft_spawn(&g, pmap_runner, &pm);
+    /* The calling thread is one of the k runners. */
+    pmap_runner(&pm);
+    int rc = weft_group_wait(&g);
+    if (rc)
+        set_status(&pm.status, rc);
+    if (outside)
+        weft__outside_leave(rt);
+    int st = pm.status;
+    if (st == WEFT_ECANCELED)
+        return weft__errorf(st, "weft_parallel_map: the runtime is being destroyed");
+    return st;
+}

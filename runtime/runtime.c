@@ -1,0 +1,214 @@
+/* The runtime object: configuration, start-up, shutdown and statistics. */
+#include <linux/membarrier.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime/internal.h"
+
+/* More workers than this is surely a mistake (each is a thread). */
+#define MAX_WORKERS 4096u
+
+void weft__inject_cancel_all(weft_runtime *rt);
+
+void weft_config_default(weft_config *cfg)
+{
+    if (!cfg) {
+        weft__errorf(WEFT_EINVAL, "weft_config_default: cfg is NULL");
+        return;
+    }
+    memset(cfg, 0, sizeof *cfg);
+}
+
+static unsigned default_workers(void)
+{
+    const char *env = getenv("WEFT_NUM_THREADS");
+    if (env && *env) {
+        char *end = NULL;
+        unsigned long v = strtoul(env, &end, 10);
+        if (end && *end == '\0' && v > 0 && v <= MAX_WORKERS)
+            return (unsigned)v;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)(n < (long)MAX_WORKERS ? n : (long)MAX_WORKERS) : 1u;
+}
+
+/* Asymmetric fences let a push skip a fence when it checks for sleepers;
+ * registering once per process is enough. */
+static bool membarrier_register(void)
+{
+    static int state; /* 0: unknown, 1: usable, -1: not */
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    if (s == 0) {
+        long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        s = -1;
+        if (cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+            s = 1;
+        __atomic_store_n(&state, s, __ATOMIC_RELEASE);
+    }
+    return s == 1;
+}
+
+static void free_runtime(weft_runtime *rt)
+{
+    if (rt->workers) {
+        for (unsigned i = 0; i < rt->nworkers; i++) {
+            weft__worker *w = rt->workers[i];
+            if (!w)
+                continue;
+            /* Every thread is gone: dispatch deferred frees of old arrays. */
+            ck_epoch_reclaim(&w->rec);
+            weft__deque_fini(&w->dq);
+            weft__free(w);
+        }
+        weft__free(rt->workers);
+    }
+    weft__free(rt->ring);
+    pthread_mutex_destroy(&rt->inject_lock);
+    weft__free(rt);
+}
+
+/* Stops and joins the started workers (shutdown and failed start-up). */
+static void stop_workers(weft_runtime *rt)
+{
+    __atomic_store_n(&rt->stopping, 1, __ATOMIC_SEQ_CST);
+    weft__wake_all(rt, &rt->work_ev);
+    weft__wake_all(rt, &rt->done_ev);
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        weft__worker *w = rt->workers[i];
+        if (w && w->started) {
+            pthread_join(w->thread, NULL);
+            w->started = false;
+        }
+    }
+}
+
+int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
+{
+    if (!out)
+        return weft__errorf(WEFT_EINVAL, "weft_runtime_create: out is NULL");
+    *out = NULL;
+    weft_config c = { 0 };
+    if (cfg)
+        c = *cfg;
+    if (c.workers > MAX_WORKERS)
+        return weft__errorf(WEFT_EINVAL, "weft_runtime_create: %u workers is more than %u",
+                            c.workers, MAX_WORKERS);
+    unsigned n = c.workers ? c.workers : default_workers();
+
+    weft_runtime *rt = weft__aligned_alloc(sizeof *rt);
+    if (!rt)
+        return weft__errorf(WEFT_ENOMEM, "weft_runtime_create: out of memory");
+    memset(rt, 0, sizeof *rt);
+    pthread_mutex_init(&rt->inject_lock, NULL);
+    rt->nworkers = n;
+    rt->inter_op = c.inter_op_threads ? c.inter_op_threads : n;
+    rt->intra_op = c.intra_op_threads ? c.intra_op_threads : n;
+    rt->membarrier_ok = membarrier_register();
+    ck_epoch_init(&rt->epoch);
+    int rc = 0;
+    rt->workers = weft__calloc(n, sizeof *rt->workers);
+    if (!rt->workers)
+        goto nomem;
+    size_t wsize = sizeof(weft__worker) + weft__deque_array_size(WEFT__DEQUE_LOG2_CAP);
+    for (unsigned i = 0; i < n; i++) {
+        weft__worker *w = weft__aligned_alloc(wsize);
+        if (!w)
+            goto nomem;
+        memset(w, 0, sizeof *w);
+        rt->workers[i] = w;
+        w->rt = rt;
+        w->index = i;
+        w->rng = 0x9e3779b97f4a7c15ull * (i + 1) | 1;
+        ck_epoch_register(&rt->epoch, &w->rec, NULL);
+        weft__deque_init(&w->dq, &w->rec, (char *)w + sizeof *w, WEFT__DEQUE_LOG2_CAP);
+        /* Only workers steal from deques: a lone worker has no thieves. */
+        w->dq.solo = n == 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        weft__worker *w = rt->workers[i];
+        int e = pthread_create(&w->thread, NULL, weft__worker_main, w);
+        if (e != 0) {
+            rc = weft__errorf(WEFT_EAGAIN, "weft_runtime_create: could not start worker %u of %u",
+                              i, n);
+            goto error;
+        }
+        w->started = true;
+    }
+    *out = rt;
+    return 0;
+
+nomem:
+    rc = weft__errorf(WEFT_ENOMEM, "weft_runtime_create: out of memory for %u workers", n);
+error:
+    if (rt->workers)
+        stop_workers(rt);
+    free_runtime(rt);
+    return rc;
+}
+
+void weft_runtime_destroy(weft_runtime **p)
+{
+    if (!p || !*p)
+        return;
+    weft_runtime *rt = *p;
+    if (weft__current_worker(rt)) {
+        weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a worker of the runtime");
+        return;
+    }
+    *p = NULL;
+    /* Outside threads inside calls: drop their queued tasks (their waits
+     * return WEFT_ECANCELED) and wait until they have left. */
+    pthread_mutex_lock(&rt->inject_lock);
+    __atomic_store_n(&rt->stopping, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&rt->inject_lock);
+    weft__inject_cancel_all(rt);
+    weft__wake_all(rt, &rt->work_ev);
+    while (__atomic_load_n(&rt->outside_active, __ATOMIC_SEQ_CST) > 0) {
+        weft__wake_all(rt, &rt->done_ev);
+        sched_yield();
+    }
+    stop_workers(rt);
+    weft__profile_runtime_gone(rt);
+    free_runtime(rt);
+}
+
+unsigned weft_runtime_workers(const weft_runtime *rt)
+{
+    return rt ? rt->nworkers : 0;
+}
+
+unsigned weft__inter_op_threads(const weft_runtime *rt)
+{
+    return (rt && rt->inter_op) ? rt->inter_op : 1;
+}
+
+unsigned weft__intra_op_threads(const weft_runtime *rt)
+{
+    return (rt && rt->intra_op) ? rt->intra_op : 1;
+}
+
+void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats *out)
+{
+    if (!out) {
+        weft__errorf(WEFT_EINVAL, "weft_runtime_get_stats: out is NULL");
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (!rt) {
+        weft__errorf(WEFT_EINVAL, "weft_runtime_get_stats: rt is NULL");
+        return;
+    }
+#ifdef WEFT_STATS
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        const weft__worker *w = rt->workers[i];
+        out->tasks += __atomic_load_n(&w->tasks, __ATOMIC_RELAXED);
+        out->steals += __atomic_load_n(&w->steals, __ATOMIC_RELAXED);
+        out->steal_attempts += __atomic_load_n(&w->steal_attempts, __ATOMIC_RELAXED);
+        out->sleeps += __atomic_load_n(&w->sleeps, __ATOMIC_RELAXED);
+    }
+    out->tasks += __atomic_load_n(&rt->outside_tasks, __ATOMIC_RELAXED);
+#endif
+}

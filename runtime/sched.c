@@ -1,0 +1,484 @@
+/* Scheduling: fork-join groups, the workers' loop, stealing, the injection
+ * queue of outside threads and sleeping. */
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Caps one back-off step at ~16k compiler-barrier iterations (a few us). */
+#define CK_BACKOFF_CEILING (1u << 14)
+#include <ck_backoff.h>
+#include <ck_pr.h>
+
+#include "runtime/internal.h"
+
+/* The worker running on this thread, NULL on outside threads.  The
+ * initial-exec model makes it one %fs-relative load, even in libweft.so
+ * (no __tls_get_addr call on the spawn path). */
+static _Thread_local weft__worker *tls_worker __attribute__((tls_model("initial-exec")));
+
+/* Failed search rounds before an idle thread goes to sleep. */
+#define SPIN_ROUNDS 48
+
+static inline weft__worker *current_worker(const weft_runtime *rt)
+{
+    weft__worker *w = tls_worker;
+    return (w && w->rt == rt) ? w : NULL;
+}
+
+weft__worker *weft__current_worker(const weft_runtime *rt)
+{
+    return current_worker(rt);
+}
+
+int weft__worker_index(const weft_runtime *rt)
+{
+    weft__worker *w = weft__current_worker(rt);
+    return w ? (int)w->index : -1;
+}
+
+/* ----------------------------------------------------------------- events */
+
+static void futex_wait(uint32_t *addr, uint32_t val, long timeout_ns)
+{
+    struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, timeout_ns > 0 ? &ts : NULL, NULL, 0);
+}
+
+static void event_wake(weft__event *ev, int n)
+{
+    __atomic_fetch_add(&ev->seq, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &ev->seq, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* Wakes sleepers of ev, if any: one relaxed load on the fast path.  The
+ * caller has just published work with a store; a sleeper issues a
+ * membarrier after announcing itself, which orders that store before its
+ * final check (an asymmetric Dekker handshake, so the publisher needs no
+ * fence). */
+static inline void event_notify(weft__event *ev, int n)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (WEFT__UNLIKELY(__atomic_load_n(&ev->sleepers, __ATOMIC_RELAXED) > 0))
+        event_wake(ev, n);
+}
+
+void weft__wake_all(weft_runtime *rt, weft__event *ev)
+{
+    (void)rt;
+    event_wake(ev, INT_MAX);
+}
+
+/* Sleeps on ev unless ready(ctx) holds after announcing.  Without
+ * membarrier a wake-up may be missed, so the sleep is then bounded. */
+static void event_sleep(weft_runtime *rt, weft__event *ev, bool (*ready)(void *), void *ctx)
+{
+    __atomic_fetch_add(&ev->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (rt->membarrier_ok)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    uint32_t seq = __atomic_load_n(&ev->seq, __ATOMIC_ACQUIRE);
+    if (!ready(ctx))
+        futex_wait(&ev->seq, seq, rt->membarrier_ok ? 1000000000L : 10000000L);
+    __atomic_fetch_sub(&ev->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ------------------------------------------------------------ group state */
+
+static inline bool group_done(const weft_group *g)
+{
+    return g->spawned_ == g->done_ + __atomic_load_n(&g->pending_, __ATOMIC_ACQUIRE);
+}
+
+static bool group_done_cb(void *g) { return group_done(g); }
+
+static void group_fail(weft_group *g, int code)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(&g->status_, &zero, code, false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* A child finished on a thread other than its spawning worker.  g may be
+ * gone as soon as pending_ is incremented. */
+static __attribute__((noinline)) void complete_remote(weft_group *g, int status)
+{
+    weft_runtime *rt = g->rt_;
+    if (status)
+        group_fail(g, status);
+    __atomic_fetch_add(&g->pending_, 1, __ATOMIC_SEQ_CST);
+    event_notify(&rt->done_ev, INT_MAX);
+}
+
+static inline void run_task(weft__worker *w, const weft__task *t)
+{
+    weft_group *g = t->g;
+    weft_runtime *rt = g->rt_;
+    t->fn(t->arg);
+    if (w != NULL && g->owner_ == w)
+        g->done_++;
+    else
+        complete_remote(g, 0);
+#ifdef WEFT_STATS
+    if (w)
+        WEFT__STAT_INC(w, tasks);
+    else
+        __atomic_fetch_add(&rt->outside_tasks, 1, __ATOMIC_RELAXED);
+#else
+    (void)rt;
+#endif
+}
+
+/* --------------------------------------------------------- injection queue */
+
+enum { INJECT_QUEUED, INJECT_CANCELED, INJECT_NOMEM };
+
+static int inject_push(weft_runtime *rt, const weft__task *t)
+{
+    int r = INJECT_QUEUED;
+    pthread_mutex_lock(&rt->inject_lock);
+    if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE)) {
+        r = INJECT_CANCELED;
+        goto out;
+    }
+    if (rt->ring_count == rt->ring_cap) {
+        size_t cap = rt->ring_cap ? rt->ring_cap * 2 : 64;
+        weft__task *n = cap <= SIZE_MAX / sizeof *n ? weft__malloc(cap * sizeof *n) : NULL;
+        if (!n) {
+            r = INJECT_NOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < rt->ring_count; i++)
+            n[i] = rt->ring[(rt->ring_head + i) & (rt->ring_cap - 1)];
+        weft__free(rt->ring);
+        rt->ring = n;
+        rt->ring_cap = cap;
+        rt->ring_head = 0;
+    }
+    rt->ring[(rt->ring_head + rt->ring_count) & (rt->ring_cap - 1)] = *t;
+    rt->ring_count++;
+    __atomic_store_n(&rt->inject_count, (int64_t)rt->ring_count, __ATOMIC_RELEASE);
+out:
+    pthread_mutex_unlock(&rt->inject_lock);
+    return r;
+}
+
+static bool inject_pop(weft_runtime *rt, weft__task *out)
+{
+    if (__atomic_load_n(&rt->inject_count, __ATOMIC_ACQUIRE) == 0)
+        return false;
+    bool got = false;
+    pthread_mutex_lock(&rt->inject_lock);
+    if (rt->ring_count > 0) {
+        *out = rt->ring[rt->ring_head];
+        rt->ring_head = (rt->ring_head + 1) & (rt->ring_cap - 1);
+        rt->ring_count--;
+        __atomic_store_n(&rt->inject_count, (int64_t)rt->ring_count, __ATOMIC_RELEASE);
+        got = true;
+    }
+    pthread_mutex_unlock(&rt->inject_lock);
+    return got;
+}
+
+/* Called by weft_runtime_destroy once stopping is set: the queued tasks of
+ * outside threads are dropped and their groups report WEFT_ECANCELED. */
+void weft__inject_cancel_all(weft_runtime *rt)
+{
+    weft__task t;
+    while (inject_pop(rt, &t))
+        complete_remote(t.g, WEFT_ECANCELED);
+}
+
+/* --------------------------------------------------------------- stealing */
+
+static inline uint64_t rng_next(weft__worker *w)
+{
+    /* xorshift64 */
+    uint64_t x = w->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    w->rng = x;
+    return x;
+}
+
+/* One search round: the injection queue, then every other worker once,
+ * starting at a random victim. */
+static bool find_work(weft__worker *w, weft__task *out)
+{
+    weft_runtime *rt = w->rt;
+    if (inject_pop(rt, out))
+        return true;
+    unsigned n = rt->nworkers;
+    if (n < 2)
+        return false;
+    unsigned v = (unsigned)(rng_next(w) % n);
+    for (unsigned k = 0; k < n; k++, v = (v + 1 == n) ? 0 : v + 1) {
+        if (v == w->index)
+            continue;
+        weft__worker *victim = rt->workers[v];
+        if (weft__deque_size(&victim->dq) <= 0)
+            continue;
+        WEFT__STAT_INC(w, steal_attempts);
+        if (weft__deque_steal(&victim->dq, out, &w->rec) == WEFT__STEAL_OK) {
+            WEFT__STAT_INC(w, steals);
+            if (weft__profiling(rt))
+                weft__profile_instant(rt, "steal", "steal");
+            /* More left there: let another sleeper come and help. */
+            if (weft__deque_size(&victim->dq) > 0)
+                event_notify(&rt->work_ev, 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool work_visible(void *arg)
+{
+    weft_runtime *rt = arg;
+    if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&rt->inject_count, __ATOMIC_ACQUIRE) > 0)
+        return true;
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        if (weft__deque_size(&rt->workers[i]->dq) > 0)
+            return true;
+    return false;
+}
+
+bool weft__hungry(const weft_runtime *rt, const weft__worker *w)
+{
+    if (w)
+        return weft__deque_size(&w->dq) <= 0;
+    return __atomic_load_n(&rt->inject_count, __ATOMIC_RELAXED) == 0;
+}
+
+static inline void backoff(ck_backoff_t *bo)
+{
+    ck_backoff_eb(bo);
+}
+
+void *weft__worker_main(void *arg)
+{
+    weft__worker *w = arg;
+    weft_runtime *rt = w->rt;
+    tls_worker = w;
+    __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
+    unsigned idle = 0;
+    ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
+    for (;;) {
+        weft__task t;
+        if (weft__deque_pop_owner(&w->dq, &t) || find_work(w, &t)) {
+            run_task(w, &t);
+            idle = 0;
+            bo = CK_BACKOFF_INITIALIZER;
+            continue;
+        }
+        if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE))
+            break;
+        if (idle < SPIN_ROUNDS) {
+            idle++;
+            backoff(&bo);
+            continue;
+        }
+        ck_epoch_poll(&w->rec);
+        WEFT__STAT_INC(w, sleeps);
+        event_sleep(rt, &rt->work_ev, work_visible, rt);
+    }
+    tls_worker = NULL;
+    return NULL;
+}
+
+/* -------------------------------------------------------------- fork-join */
+
+void weft__outside_enter(weft_runtime *rt)
+{
+    __atomic_fetch_add(&rt->outside_active, 1, __ATOMIC_SEQ_CST);
+}
+
+void weft__outside_leave(weft_runtime *rt)
+{
+    /* The last touch of rt: weft_runtime_destroy polls this count, and
+     * may free rt as soon as it reaches zero. */
+    __atomic_fetch_sub(&rt->outside_active, 1, __ATOMIC_SEQ_CST);
+}
+
+void weft_group_init(weft_group *g, weft_runtime *rt)
+{
+    if (!g) {
+        weft__errorf(WEFT_EINVAL, "weft_group_init: g is NULL");
+        return;
+    }
+    *g = (weft_group){ .rt_ = rt, .flags_ = WEFT__GROUP_MAGIC };
+    if (!rt) {
+        weft__errorf(WEFT_EINVAL, "weft_group_init: rt is NULL");
+        g->status_ = WEFT_EINVAL;
+        return;
+    }
+    g->owner_ = current_worker(rt);
+}
+
+static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn, void *arg)
+{
+    if (!g) {
+        weft__errorf(WEFT_EINVAL, "weft_spawn: g is NULL");
+        return;
+    }
+    if (g->flags_ != WEFT__GROUP_MAGIC) {
+        /* weft_group_wait reports it too (the magic is missing). */
+        weft__errorf(WEFT_EINVAL, "weft_spawn: the group was not set up with weft_group_init");
+        return;
+    }
+    weft_runtime *rt = g->rt_;
+    if (!rt) {
+        weft__errorf(WEFT_EINVAL, "weft_spawn: the group has no runtime (weft_group_init got NULL)");
+        group_fail(g, WEFT_EINVAL);
+        return;
+    }
+    if (!fn) {
+        weft__errorf(WEFT_EINVAL, "weft_spawn: fn is NULL");
+        group_fail(g, WEFT_EINVAL);
+        return;
+    }
+    weft__worker *w = weft__current_worker(rt);
+    weft__task t = { fn, arg, g };
+    g->spawned_++;
+    if (w && g->owner_ == w) {
+        /* The deque could not grow: run the child now. */
+        run_task(w, &t);
+        return;
+    }
+    switch (inject_push(rt, &t)) {
+    case INJECT_QUEUED:
+        event_notify(&rt->work_ev, 1);
+        break;
+    case INJECT_CANCELED:
+        complete_remote(g, WEFT_ECANCELED);
+        break;
+    default:
+        run_task(w, &t);
+        break;
+    }
+}
+
+void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
+{
+    weft__worker *w = tls_worker;
+    if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w && fn != NULL)) {
+        if (WEFT__LIKELY(weft__deque_push_owner(&w->dq, fn, arg, g))) {
+            g->spawned_++;
+            event_notify(&w->rt->work_ev, 1);
+            return;
+        }
+    }
+    spawn_slow(g, fn, arg);
+}
+
+static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
+{
+    weft_runtime *rt = w->rt;
+    unsigned idle = 0;
+    ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
+    weft__task t;
+    while (!group_done(g)) {
+        if (weft__deque_pop_owner(&w->dq, &t) || find_work(w, &t)) {
+            run_task(w, &t);
+            idle = 0;
+            bo = CK_BACKOFF_INITIALIZER;
+            continue;
+        }
+        if (idle < SPIN_ROUNDS) {
+            idle++;
+            backoff(&bo);
+            continue;
+        }
+        event_sleep(rt, &rt->done_ev, group_done_cb, g);
+    }
+}
+
+static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group *g)
+{
+    weft__outside_enter(rt);
+    unsigned idle = 0;
+    ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
+    weft__task t;
+    while (!group_done(g)) {
+        /* Queued tasks are left to the workers (where their children get
+         * deques) while this thread spins; it helps only with tasks still
+         * queued after that while no worker sleeps (all are busy, or one
+         * was woken for the task and will take it). */
+        if (idle < SPIN_ROUNDS) {
+            idle++;
+            backoff(&bo);
+            continue;
+        }
+        if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
+            __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
+            inject_pop(rt, &t)) {
+            run_task(NULL, &t);
+            continue;
+        }
+        event_sleep(rt, &rt->done_ev, group_done_cb, g);
+    }
+    weft__outside_leave(rt);
+}
+
+/* Reports and clears the group's status once every child has finished
+ * (the group is reusable afterwards). */
+static __attribute__((noinline)) int group_status(weft_group *g, int st)
+{
+    __atomic_store_n(&g->status_, 0, __ATOMIC_RELAXED);
+    if (st == WEFT_ECANCELED)
+        return weft__errorf(st, "weft_group_wait: the runtime is being destroyed; "
+                                "children not yet started were dropped");
+    return weft__errorf(st, "weft_group_wait: a weft_spawn into this group was invalid "
+                            "(NULL fn or group)");
+}
+
+static inline int group_finish(weft_group *g)
+{
+    g->spawned_ = 0;
+    g->done_ = 0;
+    __atomic_store_n(&g->pending_, 0, __ATOMIC_RELAXED);
+    int st = __atomic_load_n(&g->status_, __ATOMIC_RELAXED);
+    return WEFT__LIKELY(st == 0) ? 0 : group_status(g, st);
+}
+
+static __attribute__((noinline)) int wait_slow(weft_group *g)
+{
+    if (!g)
+        return weft__errorf(WEFT_EINVAL, "weft_group_wait: g is NULL");
+    if (g->flags_ != WEFT__GROUP_MAGIC)
+        return weft__errorf(WEFT_EINVAL,
+                            "weft_group_wait: the group was not set up with weft_group_init");
+    weft_runtime *rt = g->rt_;
+    if (!rt)
+        return weft__errorf(WEFT_EINVAL,
+                            "weft_group_wait: the group has no runtime (weft_group_init got NULL)");
+    if (!group_done(g)) {
+        weft__worker *w = tls_worker;
+        if (w != NULL && g->owner_ == w)
+            wait_worker(w, g);
+        else
+            wait_outside(rt, g);
+    }
+    return group_finish(g);
+}
+
+int weft_group_wait(weft_group *g)
+{
+    weft__worker *w = tls_worker;
+    /* Fast path: the spawning worker pops its own children back. */
+    if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
+        while (!group_done(g)) {
+            weft__task t;
+            if (!weft__deque_pop_owner(&w->dq, &t)) {
+                wait_worker(w, g);
+                break;
+            }
+            run_task(w, &t);
+        }
+        return group_finish(g);
+    }
+    return wait_slow(g);
+}

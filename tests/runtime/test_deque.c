@@ -1,0 +1,184 @@
+/* The Chase-Lev deque on its own: sequences, growth, and exactly-once
+ * delivery under concurrent thieves. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "runtime/internal.h"
+#include "test_util.h"
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+static void nop(void *arg) { (void)arg; }
+
+typedef struct fixture {
+    ck_epoch_t epoch;
+    ck_epoch_record_t owner_rec;
+    weft__deque dq;
+} fixture;
+
+static void fixture_init(fixture *f, unsigned log2_cap)
+{
+    ck_epoch_init(&f->epoch);
+    ck_epoch_register(&f->epoch, &f->owner_rec, NULL);
+    cr_assert_eq(weft__deque_init(&f->dq, &f->owner_rec, NULL, log2_cap), 0);
+}
+
+static void fixture_fini(fixture *f)
+{
+    ck_epoch_reclaim(&f->owner_rec);
+    weft__deque_fini(&f->dq);
+}
+
+static void push(weft__deque *d, uintptr_t v)
+{
+    cr_assert(weft__deque_push_owner(d, nop, (void *)v, NULL));
+}
+
+Test(deque, push_pop_steal_sequences, .timeout = 10)
+{
+    fixture f;
+    fixture_init(&f, 4);
+    ck_epoch_record_t thief;
+    ck_epoch_register(&f.epoch, &thief, NULL);
+    weft__task t;
+
+    cr_assert_not(weft__deque_pop_owner(&f.dq, &t), "empty pop");
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+
+    for (uintptr_t i = 1; i <= 5; i++)
+        push(&f.dq, i);
+    cr_assert_eq(weft__deque_size(&f.dq), 5);
+    /* The owner pops LIFO, thieves take FIFO. */
+    cr_assert(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq((uintptr_t)t.arg, 5);
+    cr_assert_eq(t.fn, nop);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq((uintptr_t)t.arg, 1);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq((uintptr_t)t.arg, 2);
+    push(&f.dq, 6);
+    cr_assert(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq((uintptr_t)t.arg, 6);
+    cr_assert(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq((uintptr_t)t.arg, 4);
+    /* The last element: pop wins it, then both ends see empty. */
+    cr_assert(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq((uintptr_t)t.arg, 3);
+    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_size(&f.dq), 0);
+    fixture_fini(&f);
+}
+
+Test(deque, growth_keeps_order, .timeout = 10)
+{
+    fixture f;
+    fixture_init(&f, 2); /* 4 slots: forces several growths */
+    ck_epoch_record_t thief;
+    ck_epoch_register(&f.epoch, &thief, NULL);
+    weft__task t;
+    for (uintptr_t i = 0; i < 1000; i++)
+        push(&f.dq, i);
+    cr_assert_eq(weft__deque_size(&f.dq), 1000);
+    for (uintptr_t i = 0; i < 10; i++) {
+        cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+        cr_assert_eq((uintptr_t)t.arg, i);
+    }
+    for (uintptr_t i = 999; i >= 10; i--) {
+        cr_assert(weft__deque_pop_owner(&f.dq, &t));
+        cr_assert_eq((uintptr_t)t.arg, i);
+    }
+    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
+    fixture_fini(&f);
+}
+
+/* Exactly-once delivery: the owner pushes n tasks (popping some back) while
+ * thieves steal; every value must be taken exactly once. */
+typedef struct race {
+    fixture f;
+    size_t n;
+    unsigned char *seen;   /* atomic counters, one per task */
+    int done;              /* atomic: the owner finished pushing and popping */
+    uint64_t taken;        /* atomic */
+    int bad;               /* atomic: a value out of range was taken */
+    unsigned next_rec;     /* atomic */
+    ck_epoch_record_t recs[16];
+} race;
+
+static void take(race *r, const weft__task *t)
+{
+    uintptr_t v = (uintptr_t)t->arg;
+    if (v >= r->n) {
+        __atomic_store_n(&r->bad, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_fetch_add(&r->seen[v], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&r->taken, 1, __ATOMIC_RELAXED);
+}
+
+static void *thief_main(void *arg)
+{
+    race *r = arg;
+    ck_epoch_record_t *rec = &r->recs[__atomic_fetch_add(&r->next_rec, 1, __ATOMIC_RELAXED)];
+    ck_epoch_register(&r->f.epoch, rec, NULL);
+    weft__task t;
+    for (;;) {
+        int s = weft__deque_steal(&r->f.dq, &t, rec);
+        if (s == WEFT__STEAL_OK)
+            take(r, &t);
+        else if (s == WEFT__STEAL_EMPTY && __atomic_load_n(&r->done, __ATOMIC_ACQUIRE))
+            break;
+    }
+    return NULL;
+}
+
+static void run_race(size_t n, unsigned thieves, unsigned log2_cap)
+{
+    /* The deque has cache-line aligned fields. */
+    race *r = weft__aligned_alloc(sizeof *r);
+    cr_assert_not_null(r);
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    r->seen = weft__calloc(n, 1);
+    cr_assert_not_null(r->seen);
+    fixture_init(&r->f, log2_cap);
+    pthread_t th[16];
+    for (unsigned i = 0; i < thieves; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, thief_main, r), 0);
+    weft__task t;
+    for (size_t i = 0; i < n; i++) {
+        push(&r->f.dq, i);
+        /* Pop back now and then, so that pops race steals for the last
+         * element too. */
+        if (i % 3 == 0 && weft__deque_pop_owner(&r->f.dq, &t))
+            take(r, &t);
+    }
+    while (weft__deque_pop_owner(&r->f.dq, &t))
+        take(r, &t);
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    for (unsigned i = 0; i < thieves; i++)
+        pthread_join(th[i], NULL);
+    cr_assert_eq(r->bad, 0, "a stolen task had a value never pushed");
+    cr_assert_eq(__atomic_load_n(&r->taken, __ATOMIC_RELAXED), n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(r->seen[i], 1, "task %zu taken %d times", i, r->seen[i]);
+    fixture_fini(&r->f);
+    weft__free(r->seen);
+    weft__free(r);
+}
+
+Test(deque, growth_under_concurrent_thieves, .timeout = 60)
+{
+    /* A 2-slot first array: the owner grows while thieves read. */
+    run_race(SANITIZED ? 20000 : 200000, 4, 1);
+}
+
+Test(deque, exactly_once_many_tasks_8_thieves, .timeout = 120)
+{
+    run_race(SANITIZED ? 50000 : 1000000, 8, 8);
+}

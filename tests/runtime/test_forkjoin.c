@@ -1,0 +1,284 @@
+/* Fork-join groups: results of recursive task trees, nesting, outside
+ * threads, group reuse. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/internal.h"
+#include "test_util.h"
+
+/* ------------------------------------------------------------------- fib */
+
+typedef struct fib_arg {
+    int n;
+    long result;
+} fib_arg;
+
+static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+static weft_runtime *g_rt;
+
+static void fib_task(void *p)
+{
+    fib_arg *a = p;
+    if (a->n < 2) {
+        a->result = a->n;
+        return;
+    }
+    fib_arg x = { a->n - 1, 0 }, y = { a->n - 2, 0 };
+    weft_group g;
+    weft_group_init(&g, g_rt);
+    weft_spawn(&g, fib_task, &x);
+    fib_task(&y);
+    int rc = weft_group_wait(&g);
+    a->result = rc ? -1000000 : x.result + y.result;
+}
+
+Test(forkjoin, fib_matches_serial, .timeout = 60)
+{
+    g_rt = test_runtime(4);
+#if defined(__SANITIZE_THREAD__)
+    int n = 16;
+#else
+    int n = 22;
+#endif
+    /* From an outside thread (this one) and from inside a worker. */
+    fib_arg a = { n, 0 };
+    fib_task(&a);
+    cr_assert_eq(a.result, fib_serial(n));
+    fib_arg b = { n, 0 };
+    weft_group g;
+    weft_group_init(&g, g_rt);
+    weft_spawn(&g, fib_task, &b);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    cr_assert_eq(b.result, fib_serial(n));
+    weft_runtime_destroy(&g_rt);
+    cr_assert_null(g_rt);
+}
+
+/* ------------------------------------------------------- random task tree */
+
+/* A tree whose shape comes from a hash of the node id: 0-5 children. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+typedef struct tree_arg {
+    uint64_t id;
+    unsigned depth;
+    uint64_t sum;
+} tree_arg;
+
+static unsigned tree_children(uint64_t id, unsigned depth)
+{
+    return depth == 0 ? 0 : (unsigned)(mix(id) % 6);
+}
+
+static uint64_t tree_serial(uint64_t id, unsigned depth)
+{
+    uint64_t s = mix(id ^ 0x1234) & 0xffff;
+    unsigned k = tree_children(id, depth);
+    for (unsigned i = 0; i < k; i++)
+        s += tree_serial(id * 7 + i + 1, depth - 1);
+    return s;
+}
+
+static void tree_task(void *p)
+{
+    tree_arg *a = p;
+    a->sum = mix(a->id ^ 0x1234) & 0xffff;
+    unsigned k = tree_children(a->id, a->depth);
+    tree_arg kids[6];
+    weft_group g;
+    weft_group_init(&g, g_rt);
+    for (unsigned i = 0; i < k; i++) {
+        kids[i] = (tree_arg){ a->id * 7 + i + 1, a->depth - 1, 0 };
+        weft_spawn(&g, tree_task, &kids[i]);
+    }
+    if (weft_group_wait(&g) != 0)
+        return; /* a wrong sum fails the test */
+    for (unsigned i = 0; i < k; i++)
+        a->sum += kids[i].sum;
+}
+
+Test(forkjoin, random_tree_matches_serial, .timeout = 60)
+{
+    g_rt = test_runtime(4);
+    for (uint64_t root = 1; root <= 4; root++) {
+        tree_arg a = { root, 9, 0 };
+        weft_group g;
+        weft_group_init(&g, g_rt);
+        weft_spawn(&g, tree_task, &a);
+        cr_assert_eq(weft_group_wait(&g), 0);
+        cr_assert_eq(a.sum, tree_serial(root, 9), "tree %llu", (unsigned long long)root);
+    }
+    weft_runtime_destroy(&g_rt);
+}
+
+/* ----------------------------------------------------------- group reuse */
+
+static void add_one(void *p) { __atomic_fetch_add((int *)p, 1, __ATOMIC_RELAXED); }
+
+Test(forkjoin, group_reuse_and_many_children, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(2);
+    int count = 0;
+    weft_group g;
+    weft_group_init(&g, rt);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 1000; i++)
+            weft_spawn(&g, add_one, &count);
+        cr_assert_eq(weft_group_wait(&g), 0);
+        cr_assert_eq(__atomic_load_n(&count, __ATOMIC_RELAXED), 1000 * (round + 1));
+    }
+    /* Waiting on a group with no children returns at once. */
+    cr_assert_eq(weft_group_wait(&g), 0);
+    weft_runtime_destroy(&rt);
+}
+
+/* Children spawned by a worker past the deque's first array (256 slots),
+ * including when the array cannot grow: those run inline. */
+typedef struct burst {
+    weft_runtime *rt;
+    int count;
+    bool fail_growth;
+    int rc;
+} burst;
+
+static void burst_task(void *p)
+{
+    burst *b = p;
+    weft_group g;
+    weft_group_init(&g, b->rt);
+    if (b->fail_growth)
+        weft__fault_fail_after(1);
+    for (int i = 0; i < 5000; i++)
+        weft_spawn(&g, add_one, &b->count);
+    weft__fault_fail_after(0);
+    b->rc = weft_group_wait(&g);
+}
+
+Test(forkjoin, worker_spawns_past_first_array, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(2);
+    for (int fail = 0; fail < 2; fail++) {
+        burst b = { rt, 0, fail == 1, -1 };
+        weft_group g;
+        weft_group_init(&g, rt);
+        weft_spawn(&g, burst_task, &b);
+        cr_assert_eq(weft_group_wait(&g), 0);
+        cr_assert_eq(b.rc, 0);
+        cr_assert_eq(__atomic_load_n(&b.count, __ATOMIC_RELAXED), 5000);
+    }
+    weft_runtime_destroy(&rt);
+}
+
+/* ------------------------------------------------- eight outside threads */
+
+typedef struct outside_arg {
+    weft_runtime *rt;
+    unsigned id;
+    int ok;
+} outside_arg;
+
+static int sum_range(size_t b, size_t e, void *ctx)
+{
+    uint64_t s = 0;
+    for (size_t i = b; i < e; i++)
+        s += i;
+    __atomic_fetch_add((uint64_t *)ctx, s, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int sum_index(size_t i, void *ctx)
+{
+    __atomic_fetch_add((uint64_t *)ctx, (uint64_t)i, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static void *outside_main(void *p)
+{
+    outside_arg *a = p;
+    a->ok = 1;
+    for (int round = 0; round < 5; round++) {
+        size_t n = 5000 + a->id * 100;
+        uint64_t want = (uint64_t)n * (n - 1) / 2;
+        uint64_t s1 = 0, s2 = 0;
+        if (weft_parallel_for(a->rt, n, 0, sum_range, &s1) != 0 || s1 != want)
+            a->ok = 0;
+        if (weft_parallel_map(a->rt, n, a->id % 3, sum_index, &s2) != 0 || s2 != want)
+            a->ok = 0;
+        int count = 0;
+        weft_group g;
+        weft_group_init(&g, a->rt);
+        for (int i = 0; i < 100; i++)
+            weft_spawn(&g, add_one, &count);
+        if (weft_group_wait(&g) != 0 || count != 100)
+            a->ok = 0;
+        fib_arg f = { 12, 0 };
+        weft_group_init(&g, a->rt);
+        weft_spawn(&g, fib_task, &f);
+        if (weft_group_wait(&g) != 0 || f.result != fib_serial(12))
+            a->ok = 0;
+    }
+    return NULL;
+}
+
+Test(forkjoin, eight_outside_threads_at_once, .timeout = 60)
+{
+    g_rt = test_runtime(2);
+    pthread_t th[8];
+    outside_arg args[8];
+    for (unsigned i = 0; i < 8; i++) {
+        args[i] = (outside_arg){ g_rt, i, 0 };
+        cr_assert_eq(pthread_create(&th[i], NULL, outside_main, &args[i]), 0);
+    }
+    for (unsigned i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(args[i].ok, 1, "outside thread %u got a wrong result", i);
+    }
+    weft_runtime_destroy(&g_rt);
+}
+
+/* ----------------------------------------------------------- bad input */
+
+Test(forkjoin, bad_groups_return_einval, .timeout = 10)
+{
+    weft_runtime *rt = test_runtime(2);
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, NULL, NULL);
+    cr_assert_eq(weft_group_wait(&g), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_group_wait") != NULL, "%s", weft_errmsg());
+    /* The group is usable again after reporting. */
+    int count = 0;
+    weft_spawn(&g, add_one, &count);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    cr_assert_eq(count, 1);
+
+    weft_spawn(NULL, add_one, &count);
+    cr_assert(strstr(weft_errmsg(), "weft_spawn") != NULL);
+    cr_assert_eq(weft_group_wait(NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "NULL") != NULL);
+
+    weft_group zero;
+    memset(&zero, 0, sizeof zero);
+    weft_spawn(&zero, add_one, &count);
+    cr_assert_eq(weft_group_wait(&zero), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_group_init") != NULL);
+
+    weft_group_init(&g, NULL);
+    weft_spawn(&g, add_one, &count);
+    cr_assert_eq(weft_group_wait(&g), WEFT_EINVAL);
+    cr_assert_eq(count, 1, "a task of an invalid group must not run");
+    weft_group_init(NULL, rt);
+    cr_assert(strstr(weft_errmsg(), "weft_group_init") != NULL);
+    weft_runtime_destroy(&rt);
+}

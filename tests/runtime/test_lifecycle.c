@@ -1,0 +1,290 @@
+/* Runtime lifecycle: creation, configuration, idle cost, statistics,
+ * shutdown with work in flight, bad input. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/internal.h"
+#include "test_util.h"
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+static void sleep_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static void add_one(void *p) { __atomic_fetch_add((int *)p, 1, __ATOMIC_RELAXED); }
+
+Test(lifecycle, create_destroy_and_config, .timeout = 30)
+{
+    weft_config cfg;
+    memset(&cfg, 0xff, sizeof cfg);
+    weft_config_default(&cfg);
+    cr_assert_eq(cfg.workers, 0);
+    cr_assert_eq(cfg.inter_op_threads, 0);
+    cr_assert_eq(cfg.intra_op_threads, 0);
+
+    cfg.workers = 3;
+    cfg.intra_op_threads = 5;
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    cr_assert_eq(weft_runtime_workers(rt), 3);
+    cr_assert_eq(weft__inter_op_threads(rt), 3);
+    cr_assert_eq(weft__intra_op_threads(rt), 5);
+    cr_assert_eq(weft__worker_index(rt), -1, "this thread is not a worker");
+    weft_runtime_destroy(&rt);
+    cr_assert_null(rt);
+    weft_runtime_destroy(&rt);   /* *rt == NULL is fine */
+    weft_runtime_destroy(NULL);
+
+    /* Defaults: at least one worker. */
+    cr_assert_eq(weft_runtime_create(NULL, &rt), 0);
+    cr_assert_geq(weft_runtime_workers(rt), 1);
+    weft_runtime_destroy(&rt);
+
+    /* Start-up and shutdown are cheap enough to do many times. */
+    for (int i = 0; i < 50; i++) {
+        cfg = (weft_config){ .workers = 2 };
+        cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+        weft_runtime_destroy(&rt);
+    }
+}
+
+/* Each worker reports its own index; outside threads -1. */
+typedef struct index_probe {
+    weft_runtime *rt;
+    int index;
+} index_probe;
+
+static void probe_task(void *p)
+{
+    index_probe *ip = p;
+    ip->index = weft__worker_index(ip->rt);
+}
+
+static int noop_range(size_t b, size_t e, void *ctx)
+{
+    (void)b, (void)e, (void)ctx;
+    return 0;
+}
+
+Test(lifecycle, many_more_workers_than_cores, .timeout = 60)
+{
+    weft_config cfg = { .workers = SANITIZED ? 32 : 64 };
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    index_probe probes[100];
+    weft_group g;
+    weft_group_init(&g, rt);
+    for (int i = 0; i < 100; i++) {
+        probes[i] = (index_probe){ rt, -2 };
+        weft_spawn(&g, probe_task, &probes[i]);
+    }
+    cr_assert_eq(weft_group_wait(&g), 0);
+    for (int i = 0; i < 100; i++)
+        cr_assert(probes[i].index >= -1 && probes[i].index < (int)cfg.workers,
+                  "index %d", probes[i].index);
+    cr_assert_eq(weft_parallel_for(rt, 100000, 0, noop_range, NULL), 0);
+    weft_runtime_destroy(&rt);
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int sum_range(size_t b, size_t e, void *ctx)
+{
+    uint64_t s = 0;
+    for (size_t i = b; i < e; i++)
+        s += i;
+    __atomic_fetch_add((uint64_t *)ctx, s, __ATOMIC_RELAXED);
+    return 0;
+}
+
+Test(lifecycle, idle_runtime_uses_little_cpu, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    uint64_t s = 0;
+    cr_assert_eq(weft_parallel_for(rt, 1000000, 0, sum_range, &s), 0);
+    /* Let the workers finish spinning and fall asleep. */
+    sleep_us(200000);
+    double t0 = cpu_seconds();
+    sleep_us(1000000);
+    double used = cpu_seconds() - t0;
+    /* Under 2% of a core (20 ms over 1 s); sanitizers' own threads get
+     * more room. */
+    double limit = SANITIZED ? 0.05 : 0.02;
+    cr_assert_lt(used, limit, "an idle runtime used %.1f ms of CPU in 1 s", used * 1e3);
+    weft_runtime_destroy(&rt);
+}
+
+/* A tree whose leaves sleep: idle workers have to steal to help. */
+typedef struct sleepy {
+    weft_runtime *rt;
+    int depth;
+    int *leaves;
+} sleepy;
+
+static void sleepy_task(void *p)
+{
+    sleepy *s = p;
+    if (s->depth == 0) {
+        sleep_us(1000);
+        __atomic_fetch_add(s->leaves, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    sleepy kids[4];
+    weft_group g;
+    weft_group_init(&g, s->rt);
+    for (int i = 0; i < 4; i++) {
+        kids[i] = (sleepy){ s->rt, s->depth - 1, s->leaves };
+        weft_spawn(&g, sleepy_task, &kids[i]);
+    }
+    weft_group_wait(&g);
+}
+
+Test(lifecycle, stats_count_work, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    int leaves = 0;
+    sleepy root = { rt, 3, &leaves };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, sleepy_task, &root);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    cr_assert_eq(leaves, 64);
+    sleep_us(100000);   /* idle: workers go to sleep */
+    weft_runtime_stats st;
+    memset(&st, 0xff, sizeof st);
+    weft_runtime_get_stats(rt, &st);
+#ifdef WEFT_STATS
+    /* 1 + 4 + 16 + 64 tasks. */
+    cr_assert_eq(st.tasks, 85, "tasks %llu", (unsigned long long)st.tasks);
+    cr_assert_gt(st.sleeps, 0);
+    cr_assert_geq(st.steal_attempts, st.steals);
+    if (weft_runtime_workers(rt) >= 2)
+        cr_assert_gt(st.steals, 0, "tasks %llu steals %llu attempts %llu sleeps %llu",
+                     (unsigned long long)st.tasks, (unsigned long long)st.steals,
+                     (unsigned long long)st.steal_attempts, (unsigned long long)st.sleeps);
+#else
+    cr_assert_eq(st.tasks, 0);
+#endif
+    weft_runtime_destroy(&rt);
+}
+
+/* Shutdown while an outside thread is inside a long parallel_map: the
+ * iterations not started are dropped and the call returns ECANCELED. */
+typedef struct inflight_map {
+    weft_runtime *rt;
+    int started;   /* atomic */
+    uint64_t ran;  /* atomic */
+    int rc;
+} inflight_map;
+
+static int slow_index(size_t i, void *ctx)
+{
+    (void)i;
+    inflight_map *m = ctx;
+    __atomic_store_n(&m->started, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&m->ran, 1, __ATOMIC_RELAXED);
+    sleep_us(1000);
+    return 0;
+}
+
+static void *map_thread(void *p)
+{
+    inflight_map *m = p;
+    m->rc = weft_parallel_map(m->rt, 100000, 2, slow_index, m);
+    return NULL;
+}
+
+Test(lifecycle, destroy_with_work_in_flight, .timeout = 30)
+{
+    inflight_map m = { test_runtime(2), 0, 0, 1 };
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, map_thread, &m), 0);
+    while (!__atomic_load_n(&m.started, __ATOMIC_ACQUIRE))
+        sleep_us(100);
+    sleep_us(10000);
+    weft_runtime_destroy(&m.rt);
+    pthread_join(th, NULL);
+    cr_assert_eq(m.rc, WEFT_ECANCELED);
+    cr_assert_lt(m.ran, 100000);
+
+    /* Worker tasks in flight (a tree of sleeping leaves) at destroy time,
+     * waited for by an outside thread that returns before destroy. */
+    weft_runtime *rt = test_runtime(2);
+    int leaves = 0;
+    sleepy root = { rt, 2, &leaves };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, sleepy_task, &root);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    cr_assert_eq(leaves, 16);
+    weft_runtime_destroy(&rt);
+}
+
+Test(lifecycle, bad_input_returns_einval, .timeout = 10)
+{
+    cr_assert_eq(weft_runtime_create(NULL, NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_runtime_create: out") != NULL, "%s", weft_errmsg());
+    weft_config cfg = { .workers = 1u << 30 };
+    weft_runtime *rt = (weft_runtime *)&cfg;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), WEFT_EINVAL);
+    cr_assert_null(rt);
+    cr_assert(strstr(weft_errmsg(), "workers") != NULL);
+    cr_assert_eq(weft_runtime_workers(NULL), 0);
+    weft_runtime_stats st;
+    memset(&st, 0xff, sizeof st);
+    weft_runtime_get_stats(NULL, &st);
+    cr_assert_eq(st.tasks, 0);
+    cr_assert(strstr(weft_errmsg(), "weft_runtime_get_stats: rt") != NULL);
+    rt = test_runtime(1);
+    weft_runtime_get_stats(rt, NULL);
+    cr_assert(strstr(weft_errmsg(), "weft_runtime_get_stats: out") != NULL);
+    weft_config_default(NULL);
+    cr_assert(strstr(weft_errmsg(), "weft_config_default") != NULL);
+    weft_runtime_destroy(&rt);
+}
+
+Test(lifecycle, create_survives_allocation_failures, .timeout = 30)
+{
+    int failures = 0;
+    for (long k = 1; k < 40; k++) {
+        weft_config cfg = { .workers = 3 };
+        weft_runtime *rt = NULL;
+        weft__fault_fail_after(k);
+        int rc = weft_runtime_create(&cfg, &rt);
+        bool hit = weft__fault_hit();
+        weft__fault_fail_after(0);
+        if (rc == 0) {
+            int count = 0;
+            weft_group g;
+            weft_group_init(&g, rt);
+            for (int i = 0; i < 10; i++)
+                weft_spawn(&g, add_one, &count);
+            cr_assert_eq(weft_group_wait(&g), 0);
+            cr_assert_eq(count, 10);
+            weft_runtime_destroy(&rt);
+        } else {
+            cr_assert_eq(rc, WEFT_ENOMEM);
+            cr_assert(hit);
+            cr_assert_null(rt);
+            failures++;
+        }
+    }
+#ifdef WEFT_FAULT_INJECTION
+    cr_assert_gt(failures, 0);
+#endif
+}

@@ -1,0 +1,319 @@
+/* weft_parallel_for and weft_parallel_map: coverage, nesting, balance,
+ * the in-flight bound and cancellation. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/internal.h"
+#include "test_util.h"
+
+static void sleep_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+/* --------------------------------------------------------- parallel_for */
+
+typedef struct cover {
+    size_t n;
+    unsigned char *hits;   /* atomic */
+    size_t grain;
+    int bad;               /* atomic: a range broke the grain rule */
+} cover;
+
+static int cover_range(size_t b, size_t e, void *ctx)
+{
+    cover *c = ctx;
+    if (b >= e || e > c->n || (c->grain && b % c->grain != 0))
+        __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+    for (size_t i = b; i < e && i < c->n; i++)
+        __atomic_fetch_add(&c->hits[i], 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static void check_cover(weft_runtime *rt, size_t n, size_t grain)
+{
+    cover c = { n, calloc(n ? n : 1, 1), grain, 0 };
+    cr_assert_not_null(c.hits);
+    cr_assert_eq(weft_parallel_for(rt, n, grain, cover_range, &c), 0);
+    cr_assert_eq(c.bad, 0, "n=%zu grain=%zu: bad range", n, grain);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(c.hits[i], 1, "n=%zu grain=%zu: index %zu run %d times", n, grain, i,
+                     c.hits[i]);
+    free(c.hits);
+}
+
+Test(parallel_for, covers_every_index_once, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    size_t sizes[] = { 0, 1, 2, 7, 100, 1000, 100003 };
+    size_t grains[] = { 0, 1, 7, 64 };
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t j = 0; j < sizeof grains / sizeof *grains; j++)
+            check_cover(rt, sizes[i], grains[j]);
+    weft_runtime_destroy(&rt);
+}
+
+/* Nested loops: each outer range runs an inner parallel_for. */
+typedef struct nested {
+    weft_runtime *rt;
+    uint64_t total;   /* atomic */
+    int rc;           /* atomic */
+} nested;
+
+static int inner_range(size_t b, size_t e, void *ctx)
+{
+    uint64_t s = 0;
+    for (size_t i = b; i < e; i++)
+        s += i;
+    __atomic_fetch_add((uint64_t *)ctx, s, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int outer_range(size_t b, size_t e, void *ctx)
+{
+    nested *nd = ctx;
+    for (size_t i = b; i < e; i++) {
+        uint64_t s = 0;
+        int rc = weft_parallel_for(nd->rt, 1000 + i, 0, inner_range, &s);
+        if (rc)
+            __atomic_store_n(&nd->rc, rc, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&nd->total, s, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
+Test(parallel_for, nested_inside_parallel_for, .timeout = 60)
+{
+    nested nd = { test_runtime(4), 0, 0 };
+    cr_assert_eq(weft_parallel_for(nd.rt, 64, 1, outer_range, &nd), 0);
+    uint64_t want = 0;
+    for (uint64_t i = 0; i < 64; i++) {
+        uint64_t m = 1000 + i;
+        want += m * (m - 1) / 2;
+    }
+    cr_assert_eq(nd.rc, 0);
+    cr_assert_eq(nd.total, want);
+    weft_runtime_destroy(&nd.rt);
+}
+
+/* Unbalanced iterations: only the last few are slow (they sleep).  With
+ * several workers, lazy splitting must hand them to more than one. */
+typedef struct skew {
+    size_t n;
+    uint64_t sum;          /* atomic */
+    unsigned long workers; /* atomic bitmask of workers that ran a slow one */
+    weft_runtime *rt;
+} skew;
+
+static int skew_range(size_t b, size_t e, void *ctx)
+{
+    skew *s = ctx;
+    for (size_t i = b; i < e; i++) {
+        if (i + 8 >= s->n) {
+            sleep_us(5000);
+            int w = weft__worker_index(s->rt);
+            unsigned long bit = w >= 0 ? 1ul << (w % 63) : 1ul << 63;
+            __atomic_fetch_or(&s->workers, bit, __ATOMIC_RELAXED);
+        }
+        __atomic_fetch_add(&s->sum, (uint64_t)i, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
+Test(parallel_for, unbalanced_iterations_spread, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    skew s = { 2000, 0, 0, rt };
+    cr_assert_eq(weft_parallel_for(rt, s.n, 1, skew_range, &s), 0);
+    cr_assert_eq(s.sum, (uint64_t)s.n * (s.n - 1) / 2);
+    if (weft_runtime_workers(rt) >= 2)
+        cr_assert_gt(__builtin_popcountl(s.workers), 1,
+                     "the slow tail ran on one thread only");
+    weft_runtime_destroy(&rt);
+}
+
+/* The first failure is returned; ranges not yet started are skipped. */
+typedef struct failing {
+    size_t fail_at;
+    uint64_t ran;   /* atomic: iterations run */
+} failing;
+
+static int fail_range(size_t b, size_t e, void *ctx)
+{
+    failing *f = ctx;
+    for (size_t i = b; i < e; i++) {
+        __atomic_fetch_add(&f->ran, 1, __ATOMIC_RELAXED);
+        if (i == f->fail_at)
+            return 42;
+    }
+    return 0;
+}
+
+Test(parallel_for, error_cancels_the_rest, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    size_t n = 200000;
+    failing f = { 0, 0 };
+    cr_assert_eq(weft_parallel_for(rt, n, 1, fail_range, &f), 42);
+    cr_assert_lt(f.ran, n / 2, "%llu of %zu iterations ran after a failure at 0",
+                 (unsigned long long)f.ran, n);
+    failing f2 = { n - 1, 0 };
+    cr_assert_eq(weft_parallel_for(rt, n, 0, fail_range, &f2), 42);
+    weft_runtime_destroy(&rt);
+}
+
+/* --------------------------------------------------------- parallel_map */
+
+typedef struct mapcount {
+    size_t n;
+    unsigned char *hits;   /* atomic */
+} mapcount;
+
+static int count_index(size_t i, void *ctx)
+{
+    mapcount *m = ctx;
+    if (i < m->n)
+        __atomic_fetch_add(&m->hits[i], 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+Test(parallel_map, covers_every_index_once, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    size_t sizes[] = { 0, 1, 3, 1000, 54321 };
+    unsigned bounds[] = { 0, 1, 2, 5, 100 };
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t j = 0; j < sizeof bounds / sizeof *bounds; j++) {
+            mapcount m = { sizes[i], calloc(sizes[i] ? sizes[i] : 1, 1) };
+            cr_assert_eq(weft_parallel_map(rt, m.n, bounds[j], count_index, &m), 0);
+            for (size_t k = 0; k < m.n; k++)
+                cr_assert_eq(m.hits[k], 1, "n=%zu bound=%u index %zu", m.n, bounds[j], k);
+            free(m.hits);
+        }
+    weft_runtime_destroy(&rt);
+}
+
+typedef struct inflight {
+    int now;    /* atomic */
+    int peak;   /* atomic */
+    long us;
+} inflight;
+
+static int track_index(size_t i, void *ctx)
+{
+    (void)i;
+    inflight *f = ctx;
+    int now = __atomic_add_fetch(&f->now, 1, __ATOMIC_SEQ_CST);
+    int peak = __atomic_load_n(&f->peak, __ATOMIC_RELAXED);
+    while (now > peak &&
+           !__atomic_compare_exchange_n(&f->peak, &peak, now, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+    sleep_us(f->us);
+    __atomic_sub_fetch(&f->now, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static int map_peak(weft_runtime *rt, size_t n, unsigned bound, long us)
+{
+    inflight f = { 0, 0, us };
+    cr_assert_eq(weft_parallel_map(rt, n, bound, track_index, &f), 0);
+    cr_assert_eq(f.now, 0);
+    return f.peak;
+}
+
+/* Eight workers on purpose: the bound, not the worker count, must be the
+ * limit, and it must be reached. */
+Test(parallel_map, inflight_peak_equals_bound, .timeout = 60)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = 8;
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    unsigned bounds[] = { 1, 2, 4, 8 };
+    for (size_t j = 0; j < sizeof bounds / sizeof *bounds; j++) {
+        int peak = map_peak(rt, 6 * bounds[j], bounds[j], 3000);
+        cr_assert_eq(peak, (int)bounds[j], "bound %u: peak %d", bounds[j], peak);
+    }
+    /* More in flight than workers is allowed (the caller runs one too),
+     * never more than the bound. */
+    int peak = map_peak(rt, 40, 16, 3000);
+    cr_assert_leq(peak, 16);
+    cr_assert_geq(peak, 2);
+    weft_runtime_destroy(&rt);
+}
+
+/* Blocking iterations from a worker (nested map): still spread out. */
+typedef struct nested_map {
+    weft_runtime *rt;
+    int peak;
+} nested_map;
+
+static void nested_map_task(void *p)
+{
+    nested_map *nm = p;
+    inflight f = { 0, 0, 3000 };
+    if (weft_parallel_map(nm->rt, 12, 4, track_index, &f) == 0)
+        nm->peak = f.peak;
+}
+
+Test(parallel_map, bound_reached_from_a_worker, .timeout = 30)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = 8;
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    nested_map nm = { rt, -1 };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, nested_map_task, &nm);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    cr_assert_eq(nm.peak, 4);
+    weft_runtime_destroy(&rt);
+}
+
+typedef struct map_fail {
+    size_t fail_at;
+    uint64_t ran;   /* atomic */
+} map_fail;
+
+static int fail_index(size_t i, void *ctx)
+{
+    map_fail *f = ctx;
+    __atomic_fetch_add(&f->ran, 1, __ATOMIC_RELAXED);
+    sleep_us(200);
+    return i == f->fail_at ? -7 : 0;
+}
+
+Test(parallel_map, error_cancels_the_rest, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(4);
+    map_fail f = { 5, 0 };
+    cr_assert_eq(weft_parallel_map(rt, 1000, 2, fail_index, &f), -7);
+    /* Indices are claimed in order, two runners: a handful past index 5. */
+    cr_assert_leq(f.ran, 10, "%llu iterations ran", (unsigned long long)f.ran);
+    map_fail u = { 0, 0 };
+    cr_assert_eq(weft_parallel_map(rt, 100000, 0, fail_index, &u), -7);
+    cr_assert_lt(u.ran, 100000);
+    weft_runtime_destroy(&rt);
+}
+
+Test(loops, bad_input_returns_einval, .timeout = 10)
+{
+    weft_runtime *rt = test_runtime(2);
+    cr_assert_eq(weft_parallel_for(NULL, 10, 0, inner_range, NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_parallel_for: rt") != NULL, "%s", weft_errmsg());
+    cr_assert_eq(weft_parallel_for(rt, 10, 0, NULL, NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "fn") != NULL);
+    cr_assert_eq(weft_parallel_map(NULL, 10, 0, count_index, NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_parallel_map: rt") != NULL);
+    cr_assert_eq(weft_parallel_map(rt, 10, 1, NULL, NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_parallel_map: fn") != NULL);
+    weft_runtime_destroy(&rt);
+}
