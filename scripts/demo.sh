@@ -8,6 +8,16 @@ ninja -C build/demo >/dev/null
 for prog in fib pmap map_fn tracing sleep_map; do
     if [ -x "build/demo/examples/$prog" ]; then
         echo "== examples/$prog"
-        "build/demo/examples/$prog"
+        if [ "$prog" = sleep_map ]; then
+            # One timeline per configuration, rendered like docs/timeline-pi*.svg.
+            "build/demo/examples/$prog" --profile build/demo/sleep_map.json
+            for pi in 1 10; do
+                build/demo/tools/weft-timeline-svg "build/demo/sleep_map-traced-pi$pi.json" \
+                    "build/demo/timeline-pi$pi.svg"
+                echo "  rendered build/demo/timeline-pi$pi.svg"
+            done
+        else
+            "build/demo/examples/$prog"
+        fi
     fi
 done

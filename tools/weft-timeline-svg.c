@@ -458,7 +458,7 @@ int main(int argc, char **argv)
         height += lanes[i].depths * row_h + lane_gap;
     double legend_y = height + 20;
     double total_h = legend_y + 30;
-    double total_w = label_w + plot_w + 20;
+    double total_w = label_w + plot_w + 40;   /* room for the last tick's label */
     double span_ms = (t_max - t_min) / 1000.0;
     double scale = plot_w / (t_max - t_min);   /* px per microsecond */
 
@@ -470,6 +470,14 @@ int main(int argc, char **argv)
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"sans-serif\" font-size=\"11\">\n", total_w, total_h);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    /* The lane bands come first: drawn after the grid they would hide it. */
+    double y = top;
+    for (size_t i = 0; i < n_lanes; i++) {
+        double lane_h = lanes[i].depths * row_h;
+        fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                y - lane_gap / 2, total_w, lane_h + lane_gap, i % 2 ? "#f7f7f7" : "#ffffff");
+        y += lane_h + lane_gap;
+    }
     /* The time axis: a tick and a grid line per step, labelled in ms. */
     double step = tick_step(span_ms);
     for (double t = 0; t <= span_ms + 1e-9; t += step) {
@@ -479,12 +487,10 @@ int main(int argc, char **argv)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g ms</text>\n",
                 x, top - 10, t);
     }
-    double y = top;
+    y = top;
     for (size_t i = 0; i < n_lanes; i++) {
         lane *l = &lanes[i];
         double lane_h = l->depths * row_h;
-        fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"%s\"/>\n",
-                y - lane_gap / 2, total_w, lane_h + lane_gap, i % 2 ? "#f7f7f7" : "#ffffff");
         fprintf(f, "<text x=\"4\" y=\"%.1f\">", y + row_h - 3);
         if (l->label)
             xml_text(f, l->label);
@@ -499,7 +505,11 @@ int main(int argc, char **argv)
                 fprintf(f, "<path d=\"M%.2f %.1fl4 6l-4 6l-4 -6z\" fill=\"%s\">",
                         x, sy, color_of(s->cat));
             } else {
+                /* One pixel short, so that back-to-back spans (the
+                 * iterations of a serial map) stay visibly separate. */
                 double w = s->dur * scale;
+                if (w > 3)
+                    w -= 1;
                 fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                         "fill=\"%s\" stroke=\"#333\" stroke-width=\"0.3\">",
                         x, sy, w < 0.5 ? 0.5 : w, row_h - 2, color_of(s->cat));
