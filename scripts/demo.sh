@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ -d build/demo ] || meson setup build/demo --buildtype=release -Dtests=false >/dev/null
 ninja -C build/demo >/dev/null
-for prog in fib pmap map_fn tracing sleep_map; do
+for prog in tour fib pmap map_fn tracing sleep_map; do
     if [ -x "build/demo/examples/$prog" ]; then
         echo "== examples/$prog"
         if [ "$prog" = sleep_map ]; then
