@@ -1439,7 +1439,7 @@ static int body_recursive(weft_ctx *cx, weft_value *const *args, weft_value **ou
     return weft_ctx_status(cx);
 }
 
-Test(errors, recursive_trace_same_signature, .timeout = 10, .disabled = true)
+Test(errors, recursive_trace_same_signature, .timeout = 60, .disabled = true)
 {
     int nested_rc = 0;
     g_rec = make_fn(body_recursive, &nested_rc, 1, 1, NULL, 0, "rec");

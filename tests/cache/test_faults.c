@@ -658,7 +658,7 @@ static weft_runtime *cancel_runtime(void)
     return test_runtime(4);
 }
 
-Test(faults, cancel_parallel_map, .timeout = 60)
+Test(faults, cancel_parallel_map, .timeout = 120)
 {
     weft_runtime *r = cancel_runtime();
     unsigned bounds[3] = { 0, 1, 64 };
@@ -676,7 +676,7 @@ Test(faults, cancel_parallel_map, .timeout = 60)
     weft_runtime_destroy(&r);
 }
 
-Test(faults, cancel_parallel_for, .timeout = 60)
+Test(faults, cancel_parallel_for, .timeout = 120)
 {
     weft_runtime *r = cancel_runtime();
     size_t grains[3] = { 0, 1, 100 };

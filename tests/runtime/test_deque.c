@@ -39,7 +39,7 @@ static void push(weft__deque *d, uintptr_t v)
     cr_assert(weft__deque_push_owner(d, nop, (void *)v, NULL));
 }
 
-Test(deque, push_pop_steal_sequences, .timeout = 10)
+Test(deque, push_pop_steal_sequences, .timeout = 120)
 {
     fixture f;
     fixture_init(&f, 4);
@@ -75,7 +75,7 @@ Test(deque, push_pop_steal_sequences, .timeout = 10)
     fixture_fini(&f);
 }
 
-Test(deque, growth_keeps_order, .timeout = 10)
+Test(deque, growth_keeps_order, .timeout = 120)
 {
     fixture f;
     fixture_init(&f, 2); /* 4 slots: forces several growths */
@@ -172,7 +172,7 @@ static void run_race(size_t n, unsigned thieves, unsigned log2_cap)
     weft__free(r);
 }
 
-Test(deque, growth_under_concurrent_thieves, .timeout = 60)
+Test(deque, growth_under_concurrent_thieves, .timeout = 120)
 {
     /* A 2-slot first array: the owner grows while thieves read. */
     run_race(SANITIZED ? 20000 : 200000, 4, 1);

@@ -126,7 +126,7 @@ Test(forkjoin, random_tree_matches_serial, .timeout = 60)
 
 static void add_one(void *p) { __atomic_fetch_add((int *)p, 1, __ATOMIC_RELAXED); }
 
-Test(forkjoin, group_reuse_and_many_children, .timeout = 30)
+Test(forkjoin, group_reuse_and_many_children, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     int count = 0;
@@ -165,7 +165,7 @@ static void burst_task(void *p)
     b->rc = weft_group_wait(&g);
 }
 
-Test(forkjoin, worker_spawns_past_first_array, .timeout = 30)
+Test(forkjoin, worker_spawns_past_first_array, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     for (int fail = 0; fail < 2; fail++) {
@@ -249,7 +249,7 @@ Test(forkjoin, eight_outside_threads_at_once, .timeout = 60)
 
 /* ----------------------------------------------------------- bad input */
 
-Test(forkjoin, bad_groups_return_einval, .timeout = 10)
+Test(forkjoin, bad_groups_return_einval, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     weft_group g;

@@ -23,7 +23,7 @@ static void sleep_us(long us)
 
 static void add_one(void *p) { __atomic_fetch_add((int *)p, 1, __ATOMIC_RELAXED); }
 
-Test(lifecycle, create_destroy_and_config, .timeout = 30)
+Test(lifecycle, create_destroy_and_config, .timeout = 60)
 {
     weft_config cfg;
     memset(&cfg, 0xff, sizeof cfg);
@@ -112,7 +112,7 @@ static int sum_range(size_t b, size_t e, void *ctx)
     return 0;
 }
 
-Test(lifecycle, idle_runtime_uses_little_cpu, .timeout = 30)
+Test(lifecycle, idle_runtime_uses_little_cpu, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     uint64_t s = 0;
@@ -154,7 +154,7 @@ static void sleepy_task(void *p)
     weft_group_wait(&g);
 }
 
-Test(lifecycle, stats_count_work, .timeout = 30)
+Test(lifecycle, stats_count_work, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     int leaves = 0;
@@ -209,7 +209,7 @@ static void *map_thread(void *p)
     return NULL;
 }
 
-Test(lifecycle, destroy_with_work_in_flight, .timeout = 30)
+Test(lifecycle, destroy_with_work_in_flight, .timeout = 60)
 {
     inflight_map m = { test_runtime(2), 0, 0, 1 };
     pthread_t th;
@@ -235,7 +235,7 @@ Test(lifecycle, destroy_with_work_in_flight, .timeout = 30)
     weft_runtime_destroy(&rt);
 }
 
-Test(lifecycle, bad_input_returns_einval, .timeout = 10)
+Test(lifecycle, bad_input_returns_einval, .timeout = 60)
 {
     cr_assert_eq(weft_runtime_create(NULL, NULL), WEFT_EINVAL);
     cr_assert(strstr(weft_errmsg(), "weft_runtime_create: out") != NULL, "%s", weft_errmsg());
@@ -258,7 +258,7 @@ Test(lifecycle, bad_input_returns_einval, .timeout = 10)
     weft_runtime_destroy(&rt);
 }
 
-Test(lifecycle, create_survives_allocation_failures, .timeout = 30)
+Test(lifecycle, create_survives_allocation_failures, .timeout = 60)
 {
     int failures = 0;
     for (long k = 1; k < 40; k++) {

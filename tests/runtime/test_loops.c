@@ -46,7 +46,7 @@ static void check_cover(weft_runtime *rt, size_t n, size_t grain)
     free(c.hits);
 }
 
-Test(parallel_for, covers_every_index_once, .timeout = 30)
+Test(parallel_for, covers_every_index_once, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     size_t sizes[] = { 0, 1, 2, 7, 100, 1000, 100003 };
@@ -124,7 +124,7 @@ static int skew_range(size_t b, size_t e, void *ctx)
     return 0;
 }
 
-Test(parallel_for, unbalanced_iterations_spread, .timeout = 30)
+Test(parallel_for, unbalanced_iterations_spread, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     skew s = { 2000, 0, 0, rt };
@@ -153,7 +153,7 @@ static int fail_range(size_t b, size_t e, void *ctx)
     return 0;
 }
 
-Test(parallel_for, error_cancels_the_rest, .timeout = 30)
+Test(parallel_for, error_cancels_the_rest, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     size_t n = 200000;
@@ -181,7 +181,7 @@ static int count_index(size_t i, void *ctx)
     return 0;
 }
 
-Test(parallel_map, covers_every_index_once, .timeout = 30)
+Test(parallel_map, covers_every_index_once, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     size_t sizes[] = { 0, 1, 3, 1000, 54321 };
@@ -262,7 +262,7 @@ static void nested_map_task(void *p)
         nm->peak = f.peak;
 }
 
-Test(parallel_map, bound_reached_from_a_worker, .timeout = 30)
+Test(parallel_map, bound_reached_from_a_worker, .timeout = 60)
 {
     weft_config cfg;
     weft_config_default(&cfg);
@@ -291,7 +291,7 @@ static int fail_index(size_t i, void *ctx)
     return i == f->fail_at ? -7 : 0;
 }
 
-Test(parallel_map, error_cancels_the_rest, .timeout = 30)
+Test(parallel_map, error_cancels_the_rest, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     map_fail f = { 5, 0 };
@@ -304,7 +304,7 @@ Test(parallel_map, error_cancels_the_rest, .timeout = 30)
     weft_runtime_destroy(&rt);
 }
 
-Test(loops, bad_input_returns_einval, .timeout = 10)
+Test(loops, bad_input_returns_einval, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     cr_assert_eq(weft_parallel_for(NULL, 10, 0, inner_range, NULL), WEFT_EINVAL);

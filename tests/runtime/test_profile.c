@@ -260,7 +260,7 @@ static size_t count(const ev *e, size_t n, const char *ph, const char *cat)
 
 /* ---- Tests. ---- */
 
-Test(profile, arguments_and_double_begin, .timeout = 20)
+Test(profile, arguments_and_double_begin, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     const char *path = tmp_path("double");
@@ -287,7 +287,7 @@ Test(profile, arguments_and_double_begin, .timeout = 20)
     weft_runtime_destroy(&rt);
 }
 
-Test(profile, unwritable_path, .timeout = 20)
+Test(profile, unwritable_path, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     int rc = weft_profile_begin(rt, "/nonexistent-weft-dir/x/profile.json");
@@ -298,7 +298,7 @@ Test(profile, unwritable_path, .timeout = 20)
     weft_runtime_destroy(&rt);
 }
 
-Test(profile, per_runtime, .timeout = 20)
+Test(profile, per_runtime, .timeout = 60)
 {
     weft_runtime *a = test_runtime(2), *b = test_runtime(2);
     const char *path = tmp_path("per_runtime");
@@ -341,7 +341,7 @@ static int rec_iter(size_t i, void *ctx)
     return 0;
 }
 
-Test(profile, lanes_and_spans, .timeout = 30)
+Test(profile, lanes_and_spans, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     const char *path = tmp_path("lanes");
@@ -439,7 +439,7 @@ Test(profile, end_while_recording, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
-Test(profile, runtime_destroy_drops_profile, .timeout = 20)
+Test(profile, runtime_destroy_drops_profile, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     const char *path = tmp_path("gone");

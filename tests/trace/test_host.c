@@ -131,7 +131,7 @@ static int sum_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *
 
 /* ---- Eager mode. ---- */
 
-Test(host, eager_runs_at_once_with_inputs, .timeout = 20)
+Test(host, eager_runs_at_once_with_inputs, .timeout = 30)
 {
     weft_runtime *rt = test_runtime(2);
     weft_ctx *cx = NULL;
@@ -160,7 +160,7 @@ Test(host, eager_runs_at_once_with_inputs, .timeout = 20)
     weft_runtime_destroy(&rt);
 }
 
-Test(host, validation, .timeout = 20)
+Test(host, validation, .timeout = 30)
 {
     weft_runtime *rt = test_runtime(2);
     weft_spec good = spec_of("f64[]");
@@ -194,7 +194,7 @@ Test(host, validation, .timeout = 20)
     weft_runtime_destroy(&rt);
 }
 
-Test(host, eager_output_checks, .timeout = 20)
+Test(host, eager_output_checks, .timeout = 30)
 {
     weft_runtime *rt = test_runtime(2);
     struct { weft_host_fn fn; const char *made; const char *want; int code; const char *says; } cases[] = {

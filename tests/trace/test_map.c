@@ -106,7 +106,7 @@ static void check_sumsq(weft_tensor *r, int64_t rows, int64_t cols)
         cr_assert_eq(d[i], sumsq_ref(i, cols), "row %lld: %g", (long long)i, d[i]);
 }
 
-Test(map, eager_matches_reference, .timeout = 30)
+Test(map, eager_matches_reference, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     weft_function *fn = make_fn(rt, "sumsq", body_sumsq, NULL, NULL);
@@ -123,7 +123,7 @@ Test(map, eager_matches_reference, .timeout = 30)
     weft_runtime_destroy(&rt);
 }
 
-Test(map, traced_matches_reference, .timeout = 30)
+Test(map, traced_matches_reference, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     weft_function *inner = make_fn(rt, "sumsq", body_sumsq, NULL, NULL);
@@ -147,7 +147,7 @@ Test(map, traced_matches_reference, .timeout = 30)
 
 /* Unknown slice dims: fn is traced once for f64[?] and runs on rows of any
  * length. */
-Test(map, traced_unknown_slice_dims, .timeout = 30)
+Test(map, traced_unknown_slice_dims, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     weft_function *inner = make_fn(rt, "sumsq", body_sumsq, NULL, NULL);
@@ -169,7 +169,7 @@ Test(map, traced_unknown_slice_dims, .timeout = 30)
     weft_runtime_destroy(&rt);
 }
 
-Test(map, validation, .timeout = 20)
+Test(map, validation, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     weft_function *fn = make_fn(rt, "sumsq", body_sumsq, NULL, NULL);
@@ -250,7 +250,7 @@ static void check_doubled(weft_tensor *r, int64_t n)
         cr_assert_eq(d[i], 2.0 * (double)i);
 }
 
-Test(map, parallel_iterations_bound_eager, .timeout = 30)
+Test(map, parallel_iterations_bound_eager, .timeout = 60)
 {
     weft_runtime *rt = runtime_of(8);
     flight fl = {.sleep_us = 5000, .fail_at = -1};
@@ -270,7 +270,7 @@ Test(map, parallel_iterations_bound_eager, .timeout = 30)
     weft_runtime_destroy(&rt);
 }
 
-Test(map, parallel_iterations_bound_traced, .timeout = 30)
+Test(map, parallel_iterations_bound_traced, .timeout = 60)
 {
     weft_runtime *rt = runtime_of(8);
     flight fl = {.sleep_us = 5000, .fail_at = -1};
@@ -293,7 +293,7 @@ Test(map, parallel_iterations_bound_traced, .timeout = 30)
     weft_runtime_destroy(&rt);
 }
 
-Test(map, error_names_iteration, .timeout = 30)
+Test(map, error_names_iteration, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     flight fl = {.sleep_us = 0, .fail_at = 7};
@@ -335,7 +335,7 @@ static int body_double(weft_ctx *cx, weft_value *const *args, weft_value **outs,
     return 0;
 }
 
-Test(map, map_inside_map, .timeout = 30)
+Test(map, map_inside_map, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
     weft_function *dbl = make_fn(rt, "double", body_double, NULL, NULL);
@@ -393,7 +393,7 @@ static int body_ragged(weft_ctx *cx, weft_value *const *args, weft_value **outs,
     return 0;
 }
 
-Test(map, ragged_results_fail, .timeout = 30)
+Test(map, ragged_results_fail, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);
     weft_function *fn = make_fn(rt, "ragged", body_ragged, NULL, NULL);
