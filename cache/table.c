@@ -409,6 +409,25 @@ static void unref_chain(weft__entry *e)
     }
 }
 
+/* The functions the calling thread is tracing right now, innermost first.
+ * A body that calls its own function while it is being traced would wait
+ * for itself (on the pending entry, or on the trace mutex), so such a call
+ * fails instead of hanging. */
+typedef struct tracing_frame {
+    const weft_function *f;
+    struct tracing_frame *up;
+} tracing_frame;
+
+static _Thread_local tracing_frame *tracing_top;
+
+static bool tracing_here(const weft_function *f)
+{
+    for (const tracing_frame *fr = tracing_top; fr; fr = fr->up)
+        if (fr->f == f)
+            return true;
+    return false;
+}
+
 /* Traces the PENDING entry e (the caller holds a reference), then settles
  * it: READY, or FAILED and out of the table. */
 static int trace_entry(weft_function *f, weft__entry *e)
@@ -416,10 +435,13 @@ static int trace_entry(weft_function *f, weft__entry *e)
     weft__program *prog = NULL;
     weft__trace_info info;
     memset(&info, 0, sizeof info);
+    tracing_frame frame = { f, tracing_top };
+    tracing_top = &frame;
     pthread_mutex_lock(&f->trace_mu);
     int rc = weft__trace_compile(f->rt, f->name, f->body, f->user, e->targs, e->n_args, f->n_outs,
                                  &prog, &info);
     pthread_mutex_unlock(&f->trace_mu);
+    tracing_top = frame.up;
     atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
     if (rc == 0 && !prog)
         rc = weft__errorf(WEFT_EBODY, "weft_function_call(%s): tracing produced no program", f->name);
@@ -485,6 +507,15 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
         return 0;
     }
     *hit = false;
+
+    if (tracing_here(f)) {
+        if (e)
+            weft__cache_unref(e);
+        return weft__errorf(WEFT_EINVAL,
+                            "weft_function_call(%s): the body of '%s' calls '%s' with a signature "
+                            "that is not traced yet while it is being traced; recursive tracing "
+                            "is not supported", f->name, f->name, f->name);
+    }
 
     bool traced_here = false;
     if (!e) {

@@ -35,6 +35,11 @@ const char *weft_errmsg(void)
     return errmsg_buf;
 }
 
+void weft__errclear(void)
+{
+    errmsg_buf[0] = '\0';
+}
+
 int weft__verrorf(int code, const char *fmt, va_list ap)
 {
     vsnprintf(errmsg_buf, sizeof errmsg_buf, fmt, ap);

@@ -12,6 +12,9 @@
  * code, so that callers can write `return weft__errorf(WEFT_EINVAL, ...)`. */
 int weft__errorf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int weft__verrorf(int code, const char *fmt, va_list ap);
+/* Empties the calling thread's message, so that a callee that fails without
+ * saying why is not blamed with an older, unrelated sentence. */
+void weft__errclear(void);
 
 /* Allocation.  Every allocation of weft goes through these, so that a
  * -Dfault_injection build can fail the Nth one.  weft__aligned_alloc

@@ -52,6 +52,7 @@ int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void
         if (!argv[i])
             goto sticky;
     }
+    weft__errclear();  /* a body that fails silently must not inherit an old message */
     rc = body(cx, argv, outv, user);
     if (rc < 0) {
         if (weft_ctx_status(cx) != 0) {

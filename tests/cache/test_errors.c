@@ -1145,14 +1145,10 @@ typedef struct err_case {
      * (a callback's own code passes through).  Body failures name the
      * function ("badbody"), the culprit, rather than weft_function_call. */
     const char *mention;
-    /* Known bug (see the disabled test body_error_message_not_stale): the
-     * message carries stale text, so the walker's sentinel check is off. */
-    bool stale_bug;
 } err_case;
 
-#define C(entry, bad, code, fn) { entry, bad, code, fn, NULL, false }
-#define CM(entry, bad, code, fn, m) { entry, bad, code, fn, m, false }
-#define CSTALE(entry, bad, code, fn, m) { entry, bad, code, fn, m, true }
+#define C(entry, bad, code, fn) { entry, bad, code, fn, NULL }
+#define CM(entry, bad, code, fn, m) { entry, bad, code, fn, m }
 
 static const err_case cases[] = {
     /* Runtime */
@@ -1211,9 +1207,9 @@ static const err_case cases[] = {
     C("weft_function_call", "a NULL tensor argument", WEFT_EINVAL, c_call_null_tensor),
     C("weft_function_call", "i32[3] for input_signature f32[?]", WEFT_ESIGNATURE, c_call_sig_dtype),
     C("weft_function_call", "f32[2,2] for input_signature f32[?]", WEFT_ESIGNATURE, c_call_sig_rank),
-    CSTALE("weft_function_call", "the body returns WEFT_ESHAPE (traced)", WEFT_ESHAPE, c_call_body_error,
+    CM("weft_function_call", "the body returns WEFT_ESHAPE (traced)", WEFT_ESHAPE, c_call_body_error,
            "badbody"),
-    CSTALE("weft_function_call", "the body returns WEFT_ESHAPE (WEFT_RUN_EAGERLY)", WEFT_ESHAPE,
+    CM("weft_function_call", "the body returns WEFT_ESHAPE (WEFT_RUN_EAGERLY)", WEFT_ESHAPE,
       c_call_body_error_eager, "badbody"),
     CM("weft_function_call", "the body returns 0, outs[0] unset (traced)", WEFT_EBODY, c_call_body_no_output,
        "badbody"),
@@ -1335,13 +1331,13 @@ Test(errors, table)
         const err_case *c = &cases[i];
         /* Leave a known message so that a case that sets none is caught. */
         weft_spec junk;
-        weft_spec_parse(c->stale_bug ? "(stale)" : "(errors walker sentinel)", &junk);
+        weft_spec_parse("(errors walker sentinel)", &junk);
         int rc = c->run();
         const char *msg = weft_errmsg();
         const char *want = c->mention ? c->mention : c->entry;
         bool bad_code = rc != c->code;
         bool bad_msg = want[0] && (!msg[0] || !strstr(msg, want));
-        bool bad_sentinel = want[0] && !c->stale_bug && strstr(msg, "errors walker sentinel") != NULL;
+        bool bad_sentinel = want[0] && strstr(msg, "errors walker sentinel") != NULL;
         const char *after = good_calls();
         if (bad_code || bad_msg || bad_sentinel || after[0]) {
             failed++;
@@ -1407,10 +1403,9 @@ Test(errors, null_accessors_and_destroys)
 
 /* A body that returns an error code without a message of its own must not
  * get a stale sentence from an earlier, unrelated failure on this thread.
- * Disabled: fails today (trace/eager_call.c appends whatever weft_errmsg()
- * held, e.g. "badbody: the body failed with WEFT_ESHAPE: weft_spec_parse:
- * malformed spec ..."); enable once the body's message is cleared first. */
-Test(errors, body_error_message_not_stale, .disabled = true)
+ * (It used to append whatever weft_errmsg() held, e.g. "badbody: the body
+ * failed with WEFT_ESHAPE: weft_spec_parse: malformed spec ...".) */
+Test(errors, body_error_message_not_stale, .timeout = 60)
 {
     for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
         weft_spec junk;
@@ -1424,8 +1419,8 @@ Test(errors, body_error_message_not_stale, .disabled = true)
 /* A body that calls its own function with the signature being traced.
  * Expected: the nested call fails at once (WEFT_EINVAL, naming the
  * function) instead of waiting for a trace that can never finish.
- * Disabled: today the nested call blocks forever in cache/table.c
- * (pthread_cond_wait on the pending entry that this very thread traces). */
+ * (It used to block forever in cache/table.c, waiting on the pending entry
+ * that this very thread traces.) */
 static weft_function *g_rec;
 
 static int body_recursive(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
@@ -1439,7 +1434,7 @@ static int body_recursive(weft_ctx *cx, weft_value *const *args, weft_value **ou
     return weft_ctx_status(cx);
 }
 
-Test(errors, recursive_trace_same_signature, .timeout = 60, .disabled = true)
+Test(errors, recursive_trace_same_signature, .timeout = 60)
 {
     int nested_rc = 0;
     g_rec = make_fn(body_recursive, &nested_rc, 1, 1, NULL, 0, "rec");
