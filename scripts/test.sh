@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Installs what is missing, then builds and runs the whole criterion suite
-# three times: a plain debug build, under ThreadSanitizer, and under
-# AddressSanitizer + UndefinedBehaviorSanitizer; each with 1, 2 and 4
-# workers ($WEFT_NUM_THREADS).  All builds use -Werror.  Ends with one line
-# "N passed, N failed" summing every criterion test run.
+# Installs what is missing, then builds and checks everything:
+#  1. the criterion suite three times: a plain debug build, under
+#     ThreadSanitizer, and under AddressSanitizer + UndefinedBehaviorSanitizer;
+#     each with 1, 2 and 4 workers ($WEFT_NUM_THREADS); all with -Werror;
+#  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 60);
+#  3. valgrind memcheck of every example;
+#  4. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
+# Ends with one line "N passed, N failed": every criterion test run, plus one
+# for each step of 2-4.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
 
+soak_seconds=${WEFT_SOAK_SECONDS:-60}
+fuzz_seconds=${WEFT_FUZZ_SECONDS:-60}
 configs=(
     "plain:"
     "tsan:-Db_sanitize=thread"
@@ -18,18 +24,37 @@ passed=0
 failed=0
 status=0
 
+# step NAME CMD...: runs CMD, counts it, shows its output's tail on failure.
+step() {
+    local name=$1 log
+    shift
+    log=$(mktemp)
+    echo "== $name"
+    if "$@" >"$log" 2>&1; then
+        passed=$((passed + 1))
+        tail -1 "$log"
+    else
+        failed=$((failed + 1))
+        status=1
+        echo "FAILED: $name"
+        tail -40 "$log"
+    fi
+    rm -f "$log"
+}
+
 for cfg in "${configs[@]}"; do
     name=${cfg%%:*}
     opts=${cfg#*:}
     dir=build/ci-$name
     if [ ! -d "$dir" ]; then
         # shellcheck disable=SC2086
-        meson setup "$dir" --buildtype=debug -Dwerror=true -Dfault_injection=true $opts >/dev/null || { status=1; continue; }
+        meson setup "$dir" --buildtype=debug -Dwerror=true -Dfault_injection=true $opts >/dev/null || { status=1; failed=$((failed + 1)); continue; }
     fi
     echo "== $name: build"
     if ! ninja -C "$dir" >"$dir/ninja.log" 2>&1; then
         tail -40 "$dir/ninja.log"
         status=1
+        failed=$((failed + 1))
         continue
     fi
     for w in "${workers[@]}"; do
@@ -46,6 +71,7 @@ for cfg in "${configs[@]}"; do
             echo "sanitizer report in $name, WEFT_NUM_THREADS=$w:"
             grep -E -A30 "ERROR: (Leak|Address)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$dir/meson-logs/testlog.txt" | head -80
             status=1
+            failed=$((failed + 1))
         fi
         # Sum criterion's own synthesis lines.
         while read -r p f c; do
@@ -53,6 +79,39 @@ for cfg in "${configs[@]}"; do
         done < <(sed -n 's/.*Synthesis: Tested: [0-9]* | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2 \3/p' "$dir/meson-logs/testlog.txt")
     done
 done
+
+plain=build/ci-plain
+if [ -x "$plain/weft-soak" ]; then
+    step "soak: $soak_seconds s, 8 outside threads" env WEFT_NUM_THREADS=2 "$plain/weft-soak" "$soak_seconds"
+    for ex in tour fib pmap map_fn tracing sleep_map; do
+        [ -x "$plain/examples/$ex" ] || continue
+        step "valgrind: examples/$ex" env WEFT_NUM_THREADS=2 valgrind -q --error-exitcode=1 \
+            --leak-check=full --errors-for-leak-kinds=definite,indirect "$plain/examples/$ex"
+    done
+fi
+
+if command -v clang >/dev/null 2>&1; then
+    fz=build/ci-fuzz
+    if [ ! -d "$fz" ]; then
+        CC=clang meson setup "$fz" --buildtype=debugoptimized -Dfuzzing=true -Dtests=false \
+            -Dexamples=false -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+    fi
+    if ninja -C "$fz" >"$fz/ninja.log" 2>&1; then
+        for t in "$fz"/fuzz/fuzz_*; do
+            [ -x "$t" ] && [ -f "$t" ] || continue
+            corpus="$fz/corpus-$(basename "$t")"
+            mkdir -p "$corpus"
+            step "fuzz: $(basename "$t") for $fuzz_seconds s" "$t" -max_total_time="$fuzz_seconds" \
+                -print_final_stats=0 "$corpus"
+        done
+    else
+        tail -40 "$fz/ninja.log"
+        status=1
+        failed=$((failed + 1))
+    fi
+else
+    echo "== fuzz: skipped (clang is not installed; scripts/setup.sh installs it)"
+fi
 
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
     failed=1   # a build, timeout or sanitizer failure outside criterion's count
