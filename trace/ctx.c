@@ -339,3 +339,28 @@ int weft_value_static_f64(const weft_value *v, double *out)
     }
     return weft__errorf(WEFT_EINVAL, "weft_value_static_f64: unknown dtype");
 }
+
+int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void *user,
+                        weft_value *const *argv, weft_value **outv, size_t n_outs)
+{
+    weft__errclear();  /* a body that fails silently must not inherit an old message */
+    int rc = body(cx, argv, outv, user);
+    if (rc < 0) {
+        if (weft_ctx_status(cx) != 0)
+            return weft__errorf(rc, "%s", weft__ctx_errmsg(cx));
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", weft_errmsg());
+        return weft__errorf(rc, "%s: the body failed with %s%s%s", name, weft_err_name(rc),
+                            msg[0] ? ": " : "", msg);
+    }
+    rc = weft_ctx_status(cx);
+    if (rc != 0)
+        return weft__errorf(rc, "%s", weft__ctx_errmsg(cx));
+    for (size_t i = 0; i < n_outs; i++) {
+        if (!outv[i])
+            return weft__errorf(WEFT_EBODY, "%s: output %zu is NULL", name, i);
+        if (weft__value_ctx(outv[i]) != cx)
+            return weft__errorf(WEFT_EBODY, "%s: output %zu belongs to another context", name, i);
+    }
+    return 0;
+}

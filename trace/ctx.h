@@ -49,6 +49,13 @@ const weft_spec *weft__value_spec(const weft_value *v);
  * the graph. */
 int  weft__ctx_new(weft_runtime *rt, weft__graph *g, const char *name, weft_ctx **out);
 void weft__ctx_free(weft_ctx *cx);
+/* Calls body(cx, argv, outv, user) and checks what it left: returns 0 when
+ * it succeeded and set n_outs outputs of cx; else the body's code, the
+ * context's sticky error, or WEFT_EBODY (an output NULL or of another
+ * context), with weft_errmsg() naming `name`.  Shared by tracing and eager
+ * calls. */
+int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void *user,
+                        weft_value *const *argv, weft_value **outv, size_t n_outs);
 /* Like weft__ctx_fail, with the calling thread's current weft_errmsg() as
  * the message (for failures of callees that already set it). */
 weft_value   *weft__ctx_fail_errmsg(weft_ctx *cx, int code);

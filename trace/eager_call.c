@@ -52,31 +52,9 @@ int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void
         if (!argv[i])
             goto sticky;
     }
-    weft__errclear();  /* a body that fails silently must not inherit an old message */
-    rc = body(cx, argv, outv, user);
-    if (rc < 0) {
-        if (weft_ctx_status(cx) != 0) {
-            weft__errorf(rc, "%s", weft__ctx_errmsg(cx));
-        } else {
-            char msg[256];
-            snprintf(msg, sizeof msg, "%s", weft_errmsg());
-            weft__errorf(rc, "%s: the body failed with %s%s%s", name, weft_err_name(rc),
-                         msg[0] ? ": " : "", msg);
-        }
+    rc = weft__ctx_call_body(cx, name, body, user, argv, outv, n_outs);
+    if (rc < 0)
         goto error;
-    }
-    if (weft_ctx_status(cx) != 0)
-        goto sticky;
-    for (size_t i = 0; i < n_outs; i++) {
-        if (!outv[i]) {
-            rc = weft__errorf(WEFT_EBODY, "%s: output %zu is NULL", name, i);
-            goto error;
-        }
-        if (weft__value_ctx(outv[i]) != cx) {
-            rc = weft__errorf(WEFT_EBODY, "%s: output %zu belongs to another context", name, i);
-            goto error;
-        }
-    }
     for (size_t i = 0; i < n_outs; i++)
         outs[i] = weft_tensor_retain(weft_value_tensor(outv[i]));
     rc = 0;

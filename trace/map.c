@@ -56,16 +56,6 @@ static int iter_fail(map_run *m, size_t i, int code, const char *inner)
     return code;
 }
 
-static bool spec_equal(const weft_spec *a, const weft_spec *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank)
-        return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d])
-            return false;
-    return true;
-}
-
 /* Allocates the stacked output for results of spec item.  Called with
  * m->lock held or before the loop starts. */
 static int alloc_out(map_run *m, const weft_spec *item)
@@ -137,7 +127,7 @@ static int place_result(map_run *m, size_t i, const weft_tensor *r)
         }
         pthread_mutex_unlock(&m->lock);
     }
-    if (!spec_equal(&rs, &m->item)) {
+    if (!weft__spec_equal(&rs, &m->item)) {
         snprintf(inner, sizeof inner, "result %s does not match %s of the other iterations",
                  weft__spec_str(&rs, a, sizeof a), weft__spec_str(&m->item, b, sizeof b));
         return iter_fail(m, i, rs.dtype != m->item.dtype ? WEFT_EDTYPE : WEFT_ESHAPE, inner);

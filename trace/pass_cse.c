@@ -23,16 +23,6 @@ static uint64_t dbits(double d)
     return u;
 }
 
-static bool spec_eq(const weft_spec *a, const weft_spec *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank)
-        return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d])
-            return false;
-    return true;
-}
-
 static bool const_eq(const weft_tensor *a, const weft_tensor *b)
 {
     if (a == b)
@@ -81,7 +71,7 @@ static uint64_t node_hash(const weft__node *n)
 static bool node_eq(const weft__node *a, const weft__node *b)
 {
     if (a->op != b->op || a->flags != b->flags || a->n_in != b->n_in || a->after != b->after ||
-        !spec_eq(&a->spec, &b->spec))
+        !weft__spec_equal(&a->spec, &b->spec))
         return false;
     for (uint32_t k = 0; k < a->n_in; k++)
         if (a->in[k] != b->in[k])

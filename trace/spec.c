@@ -164,3 +164,13 @@ bool weft__spec_matches(const weft_spec *pattern, const weft_spec *actual)
             return false;
     return true;
 }
+
+bool weft__spec_equal(const weft_spec *a, const weft_spec *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d])
+            return false;
+    return true;
+}

@@ -32,6 +32,9 @@ bool  weft__numel_checked(int rank, const int64_t *dims, size_t elem_size, int64
  * for use inside messages. */
 const char *weft__spec_str(const weft_spec *s, char *buf, size_t size);
 #define WEFT__SPEC_STR_MAX 96
+/* True when a and b have the same dtype, rank and dims (unknown ones
+ * included: WEFT_DIM_ANY equals only WEFT_DIM_ANY). */
+bool  weft__spec_equal(const weft_spec *a, const weft_spec *b);
 /* True when every known dim and the dtype of pattern match actual (an
  * unknown rank or dim in pattern matches anything). */
 bool  weft__spec_matches(const weft_spec *pattern, const weft_spec *actual);
