@@ -140,9 +140,11 @@ static long sweep(const op *o)
         if (!hit)
             break;
     }
+    /* Fewer live bytes is fine: other threads may free long-lived state
+     * meanwhile (an epoch's deferred frees, a thread's records at exit). */
     size_t now = live_bytes();
-    cr_expect_eq(now, base, "%s: %zd bytes more live after the sweep than before (a leak)", o->name,
-                 (ssize_t)(now - base));
+    cr_expect_leq(now, base, "%s: %zd bytes more live after the sweep than before (a leak)", o->name,
+                  (ssize_t)(now - base));
     cr_log_info("%s: %ld allocations failed one at a time%s", o->name, n - 1,
                 HAVE_LIVE_BYTES ? ", live bytes unchanged" : "");
     return n - 1;
