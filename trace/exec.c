@@ -8,7 +8,15 @@
  * weft__inter_op_threads executors busy.  Programs where no two ops can
  * overlap, or whose arguments are tiny, run serially in program order with
  * no task overhead.  Values are released after their last reader, except
- * the ones the buffer plan hands to a later fused op. */
+ * the ones the buffer plan hands to a later op.
+ *
+ * Buffers: every planned op (see weft__plan_buffers) gets its result
+ * buffer from the executor: its donor's, when the plan gave one and the
+ * donor's tensor is still the run's alone and large enough, else a new one
+ * sized for the whole slot, so a run allocates once per slot.  When every
+ * argument matches the specs the program was compiled for and a node has
+ * no unknown dims, its result spec is the compiled one: nothing is
+ * re-inferred. */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -35,9 +43,11 @@ struct run_state {
     const weft__program *p;
     weft_runtime *rt;
     weft_tensor **vals;
+    size_t *cap;             /* bytes of vals[i]'s buffer (planned slots may exceed nbytes) */
     uint32_t *deps, *uses;   /* atomic when parallel */
     task_arg *tasks;
     bool parallel, profiling;
+    bool exact;              /* the arguments match the compiled specs */
     unsigned limit;
     unsigned in_flight;      /* atomic */
     int status;              /* atomic: the first error */
@@ -63,6 +73,21 @@ static bool same_shape(const weft_spec *s, const weft_tensor *t)
         return false;
     for (int d = 0; d < s->rank; d++)
         if (s->dims[d] != t->dims[d])
+            return false;
+    return true;
+}
+
+/* Whether t fits the compiled spec s: dtype, rank and every known dim. */
+static bool arg_matches(const weft_spec *s, const weft_tensor *t)
+{
+    if (s->dtype != t->dtype)
+        return false;
+    if (s->rank == WEFT_RANK_ANY)
+        return true;
+    if (s->rank != t->rank)
+        return false;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] != WEFT_DIM_ANY && s->dims[d] != t->dims[d])
             return false;
     return true;
 }
@@ -149,6 +174,77 @@ done:
     return rc;
 }
 
+/* A tensor of spec s (numel elements, known dims) whose buffer holds cap
+ * >= its nbytes bytes, for a slot that later ops reuse. */
+static int slot_tensor_new(const weft_spec *s, int64_t numel, size_t cap, weft_tensor **out)
+{
+    weft_tensor *t = weft__malloc(sizeof *t);
+    if (!t)
+        goto nomem;
+    t->refs = 1;
+    t->dtype = s->dtype;
+    t->rank = s->rank;
+    memcpy(t->dims, s->dims, sizeof t->dims);
+    t->numel = numel;
+    t->nbytes = (size_t)numel * weft_dtype_size(s->dtype);
+    /* Never NULL, even when empty, as tensor.c does. */
+    t->data = weft__aligned_alloc(cap ? cap : 1);
+    if (!t->data)
+        goto nomem;
+    *out = t;
+    return 0;
+nomem:
+    weft__free(t);
+    return weft__errorf(WEFT_ENOMEM, "weft run: out of memory for a tensor of %lld elements",
+                        (long long)numel);
+}
+
+static bool reads(const weft__node *n, uint32_t x)
+{
+    for (uint32_t k = 0; k < n->n_in; k++)
+        if (n->in[k] == x)
+            return true;
+    return false;
+}
+
+/* The result tensor of planned node i, of spec s with numel elements: the
+ * donor's tensor, when it is still the run's alone (a host callback may
+ * have kept a reference: then it is not ours to overwrite), large enough
+ * and, when the node reads it, of the same dtype and shape (reshape: the
+ * same dtype); else a new one with room for the rest of the slot. */
+static int plan_buffer(run_state *r, uint32_t i, const weft_spec *s, int64_t numel,
+                       weft_tensor **out)
+{
+    const weft__program *p = r->p;
+    const weft__node *n = &p->g.nodes[i];
+    size_t need = (size_t)numel * weft_dtype_size(s->dtype);
+    uint32_t d = p->donor[i];
+    if (d != WEFT__NO_NODE && r->vals[d]) {
+        weft_tensor *t = r->vals[d];
+        bool ok = r->cap[d] >= need && __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
+        if (ok && reads(n, d))
+            ok = t->dtype == s->dtype && (n->op == WEFT__OP_RESHAPE || same_shape(s, t));
+        if (ok) {
+            r->vals[d] = NULL;
+            r->cap[i] = r->cap[d];
+            t->dtype = s->dtype;
+            if (!same_shape(s, t)) {
+                t->rank = s->rank;
+                memcpy(t->dims, s->dims, sizeof t->dims);
+            }
+            t->numel = numel;
+            t->nbytes = need;
+            *out = t;
+            return 0;
+        }
+    }
+    size_t cap = need;
+    if (r->exact && p->slot_bytes[i] > cap)
+        cap = (size_t)p->slot_bytes[i];
+    r->cap[i] = cap;
+    return slot_tensor_new(s, numel, cap, out);
+}
+
 static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_tensor **out)
 {
     const weft__program *p = r->p;
@@ -156,7 +252,7 @@ static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_ten
     const struct weft__fused *f = n->attr.fused.prog;
     weft_spec spec = n->spec;
     bool blockwise = true;
-    if (p->pflags[i] & WEFT__PN_DYNAMIC) {
+    if ((p->pflags[i] & WEFT__PN_DYNAMIC) || !r->exact) {
         /* Infer instruction by instruction from the actual operands, so a
          * shape error reads as it would have at trace time. */
         weft_spec is[WEFT__FUSED_MAX_INSTR];
@@ -198,40 +294,64 @@ static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_ten
         else
             blockwise = false;
     }
-    if (!blockwise)
-        return fused_fallback(r, f, ext, out);
-
+    if (!blockwise) {
+        int rc = fused_fallback(r, f, ext, out);
+        if (rc == 0)
+            r->cap[i] = (*out)->nbytes;
+        return rc;
+    }
+    if (spec.rank < 0)
+        return weft__errorf(WEFT_ESHAPE, "weft fused op: bad result shape");
     weft_tensor *t = NULL;
-    uint32_t d = p->donor[i];
-    size_t need = (size_t)numel * weft_dtype_size(spec.dtype);
-    if (d != WEFT__NO_NODE && r->vals[d]) {
-        weft_tensor *cand = r->vals[d];
-        /* A host callback may have kept a reference: then the buffer is
-         * not ours to overwrite. */
-        if (__atomic_load_n(&cand->refs, __ATOMIC_ACQUIRE) == 1 && cand->dtype == spec.dtype &&
-            cand->nbytes >= need) {
-            t = cand;
-            r->vals[d] = NULL;
-            t->rank = spec.rank;
-            memcpy(t->dims, spec.dims, sizeof t->dims);
-            t->numel = numel;
-            t->nbytes = need;
-        }
-    }
-    if (!t) {
-        int rc = weft__tensor_new_spec(&spec, &t);
-        if (rc < 0)
-            return rc;
-    }
+    int rc = plan_buffer(r, i, &spec, numel, &t);
+    if (rc < 0)
+        return rc;
     L.out = t->data;
     size_t n_blocks = (L.numel + WEFT__FUSED_BLOCK - 1) / WEFT__FUSED_BLOCK;
     unsigned intra = weft__intra_op_threads(r->rt);
-    int rc = 0;
     if (n_blocks <= FUSED_SERIAL_BLOCKS || intra <= 1)
         rc = fused_blocks(0, n_blocks, &L);
     else
         rc = weft_parallel_for(r->rt, n_blocks, (n_blocks + intra - 1) / intra, fused_blocks, &L);
     if (rc < 0) {
+        weft_tensor_release(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+/* A planned op other than FUSED: its result spec (re-inferred only when
+ * shapes may differ from the compiled ones), its buffer from the plan,
+ * then its kernel. */
+static int run_planned(run_state *r, uint32_t i, weft_tensor *const *in, weft_tensor **out)
+{
+    const weft__program *p = r->p;
+    const weft__node *n = &p->g.nodes[i];
+    const weft_spec *sp = &n->spec;
+    int64_t numel = p->numel[i];
+    weft_spec os;
+    if ((p->pflags[i] & WEFT__PN_DYNAMIC) || !r->exact || numel < 0) {
+        weft_spec is[3];
+        if (n->n_in > 3)
+            return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op",
+                                weft__op_name(n->op));
+        for (uint32_t k = 0; k < n->n_in; k++)
+            weft__tensor_spec(in[k], &is[k]);
+        int rc = weft__infer_spec(n, is, &os);
+        if (rc < 0)
+            return rc;
+        if (os.rank < 0 ||
+            !weft__numel_checked(os.rank, os.dims, weft_dtype_size(os.dtype), &numel))
+            return weft__errorf(WEFT_EINVAL, "weft_%s: the result shape is unknown or too large",
+                                weft__op_name(n->op));
+        sp = &os;
+    }
+    weft_tensor *t = NULL;
+    int rc = plan_buffer(r, i, sp, numel, &t);
+    if (rc < 0)
+        return rc;
+    if ((rc = weft__kernel_eval_into(r->rt, n, in, t)) < 0) {
         weft_tensor_release(t);
         return rc;
     }
@@ -266,14 +386,13 @@ static int exec_node(run_state *r, uint32_t i)
         rc = run_fused(r, i, in, &out);
         break;
     default:
-        if (p->pflags[i] & WEFT__PN_DYNAMIC) {
-            weft_spec is[3], os;
-            for (uint32_t k = 0; k < n->n_in && k < 3; k++)
-                weft__tensor_spec(in[k], &is[k]);
-            if ((rc = weft__infer_spec(n, is, &os)) < 0)
-                break;
+        if (p->pflags[i] & WEFT__PN_PLANNED) {
+            rc = run_planned(r, i, in, &out);
+            break;
         }
         rc = weft__kernel_eval(r->rt, n, in, &out);
+        if (rc == 0)
+            r->cap[i] = out->nbytes;
         break;
     }
     if (in != inb)
@@ -399,6 +518,7 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
 
     uint32_t n = p->g.n_nodes;
     weft_tensor *vals_s[STACK_NODES];
+    size_t cap_s[STACK_NODES];
     uint32_t deps_s[STACK_NODES], uses_s[STACK_NODES];
     task_arg tasks_s[STACK_NODES];
     run_state r;
@@ -409,22 +529,26 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
     void *heap = NULL;
     if (n <= STACK_NODES) {
         r.vals = vals_s;
+        r.cap = cap_s;
         r.deps = deps_s;
         r.uses = uses_s;
         r.tasks = tasks_s;
     } else {
-        size_t sz = (size_t)n * (sizeof *r.vals + sizeof *r.tasks + 2 * sizeof *r.deps);
+        size_t sz = (size_t)n * (sizeof *r.vals + sizeof *r.cap + sizeof *r.tasks +
+                                 2 * sizeof *r.deps);
         heap = weft__malloc(sz);
         if (!heap)
             return weft__errorf(WEFT_ENOMEM, "weft run %s: out of memory", p->name);
         r.vals = heap;
-        r.tasks = (task_arg *)(r.vals + n);
+        r.cap = (size_t *)(r.vals + n);
+        r.tasks = (task_arg *)(r.cap + n);
         r.deps = (uint32_t *)(r.tasks + n);
         r.uses = r.deps + n;
     }
     memcpy(r.uses, p->n_uses, (size_t)n * sizeof *r.uses);
     int64_t arg_elems = 0;
     int rc = 0;
+    r.exact = true;
     memset(r.vals, 0, (size_t)n * sizeof *r.vals);
     for (uint32_t i = 0; i < n; i++) {
         const weft__node *nd = &p->g.nodes[i];
@@ -439,6 +563,8 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
             }
             r.vals[i] = args[a];
             arg_elems += args[a]->numel;
+            if (r.exact && !arg_matches(&nd->spec, args[a]))
+                r.exact = false;
         }
     }
 

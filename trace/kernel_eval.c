@@ -105,6 +105,24 @@ static int ew_chunk(size_t cb, size_t ce, void *ctx)
 static int eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                             weft_tensor *out)
 {
+    /* Small work with every input either full-size or a scalar (the
+     * common case) is one block call: no stride set-up, no split. */
+    if ((uint64_t)out->numel <= SPLIT_MIN) {
+        const void *src[3];
+        unsigned char step[3];
+        bool simple = true;
+        for (uint32_t i = 0; i < n->n_in && simple; i++) {
+            src[i] = in[i]->data;
+            step[i] = in[i]->numel == out->numel;
+            simple = in[i]->numel == out->numel || in[i]->numel == 1;
+        }
+        if (simple) {
+            if (out->numel)
+                weft__ew_block(n->op, in[n->n_in - 1]->dtype, out->dtype, src, step, out->data,
+                               (size_t)out->numel);
+            return 0;
+        }
+    }
     ew_job j;
     memset(&j, 0, sizeof j);
     j.op = n->op;
@@ -514,6 +532,39 @@ static void eval_range(const weft__node *n, weft_tensor *out)
 
 /* ---- Entry ----------------------------------------------------------- */
 
+int weft__kernel_eval_into(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                           weft_tensor *out)
+{
+    switch (weft__op_kind_of(n->op)) {
+    case WEFT__KIND_LEAF:
+        if (n->op == WEFT__OP_FILL)
+            eval_fill(n, out);
+        else if (n->op == WEFT__OP_RANGE)
+            eval_range(n, out);
+        else
+            return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op",
+                                weft__op_name(n->op));
+        return 0;
+    case WEFT__KIND_UNARY:
+    case WEFT__KIND_BINARY:
+    case WEFT__KIND_TERNARY:
+    case WEFT__KIND_CAST:
+        return eval_elementwise(rt, n, in, out);
+    case WEFT__KIND_REDUCE:
+        return eval_reduce(rt, n, in[0], out);
+    case WEFT__KIND_SHAPE:
+        /* In place (the executor handed the input's own buffer): nothing
+         * to move. */
+        if (out->nbytes && out->data != in[0]->data)
+            memcpy(weft__tensor_mut(out), weft_tensor_data(in[0]), out->nbytes);
+        return 0;
+    case WEFT__KIND_MATMUL:
+        return eval_matmul(rt, in[0], in[1], out);
+    default:
+        return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
+    }
+}
+
 int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor **out)
 {
@@ -540,42 +591,23 @@ int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const 
         *out = weft_tensor_retain(n->attr.constant.value);
         return 0;
     }
+    switch (weft__op_kind_of(n->op)) {
+    case WEFT__KIND_MAP:
+    case WEFT__KIND_HOST:
+    case WEFT__KIND_FUSED:
+        return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
+    default:
+        break;
+    }
     weft_tensor *t = NULL;
     rc = weft__tensor_new_spec(&os, &t);
     if (rc < 0)
-        goto error;
-    switch (weft__op_kind_of(n->op)) {
-    case WEFT__KIND_LEAF:
-        if (n->op == WEFT__OP_FILL)
-            eval_fill(n, t);
-        else
-            eval_range(n, t);
-        break;
-    case WEFT__KIND_UNARY:
-    case WEFT__KIND_BINARY:
-    case WEFT__KIND_TERNARY:
-    case WEFT__KIND_CAST:
-        rc = eval_elementwise(rt, n, in, t);
-        break;
-    case WEFT__KIND_REDUCE:
-        rc = eval_reduce(rt, n, in[0], t);
-        break;
-    case WEFT__KIND_SHAPE:
-        if (t->nbytes)
-            memcpy(weft__tensor_mut(t), weft_tensor_data(in[0]), t->nbytes);
-        break;
-    case WEFT__KIND_MATMUL:
-        rc = eval_matmul(rt, in[0], in[1], t);
-        break;
-    default:
-        rc = weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
-        break;
+        return rc;
+    rc = weft__kernel_eval_into(rt, n, in, t);
+    if (rc < 0) {
+        weft_tensor_release(t);
+        return rc;
     }
-    if (rc < 0)
-        goto error;
     *out = t;
     return 0;
-error:
-    weft_tensor_release(t);
-    return rc;
 }

@@ -28,6 +28,16 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor **out);
 
+/* Computes n into out, a tensor the caller holds exclusively whose dtype,
+ * rank, dims, numel and nbytes already hold n's output spec for these
+ * inputs (the caller inferred or validated it; nothing is re-checked) and
+ * whose data holds at least nbytes.  out may share its buffer with an
+ * input only when both have the same dtype and shape (elementwise ops) or
+ * for RESHAPE.  Valid for FILL, RANGE, elementwise, reduction, RESHAPE and
+ * MATMUL nodes; splits large work like weft__kernel_eval. */
+int weft__kernel_eval_into(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                           weft_tensor *out);
+
 /* Elementwise over contiguous blocks, for fused loops:
  *   out[i] = op(in[0][i * step[0]], in[1][i * step[1]], ...)  for i < len,
  * where step[k] is 1 (a block) or 0 (a broadcast scalar).  in_dt is the

@@ -140,9 +140,44 @@ int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
     }
     if ((rc = weft__plan_buffers(&p->g, p->pflags, p->donor)) < 0)
         goto error;
+    p->slot_bytes = weft__calloc((size_t)n + 1, sizeof *p->slot_bytes);
+    p->numel = weft__malloc(((size_t)n + 1) * sizeof *p->numel);
+    if (!p->slot_bytes || !p->numel) {
+        rc = WEFT_ENOMEM;
+        goto error;
+    }
+    /* fill[] now maps a donor to its receiver.  A slot's first node
+     * allocates the most that any node along the slot needs. */
     for (uint32_t i = 0; i < n; i++)
-        if (p->donor[i] != WEFT__NO_NODE)
+        fill[i] = WEFT__NO_NODE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (p->donor[i] != WEFT__NO_NODE) {
             p->pflags[p->donor[i]] |= WEFT__PN_DONOR;
+            fill[p->donor[i]] = i;
+        }
+        if (weft__plan_is_planned(p->g.nodes[i].op))
+            p->pflags[i] |= WEFT__PN_PLANNED;
+    }
+    for (uint32_t i = n; i-- > 0;) {
+        const weft_spec *s = &p->g.nodes[i].spec;
+        int64_t own = 0;
+        if (spec_has_any(s) ||
+            !weft__numel_checked(s->rank, s->dims, weft_dtype_size(s->dtype), &own))
+            own = -1;
+        p->numel[i] = own;
+        if (!(p->pflags[i] & WEFT__PN_PLANNED))
+            continue;
+        if (own < 0)
+            own = 0;
+        uint64_t sb = (uint64_t)own * weft_dtype_size(s->dtype);
+        if (fill[i] != WEFT__NO_NODE && p->slot_bytes[fill[i]] > sb)
+            sb = p->slot_bytes[fill[i]];
+        p->slot_bytes[i] = sb;
+        if (p->donor[i] == WEFT__NO_NODE)
+            p->n_slots++;
+        else
+            p->n_reuses++;
+    }
     p->ops_compiled = count_ops(&p->g);
     weft__free(dep);
     weft__free(level);
@@ -306,6 +341,8 @@ void weft__program_free(weft__program *p)
     weft__free(p->name);
     weft__free(p->pflags);
     weft__free(p->donor);
+    weft__free(p->slot_bytes);
+    weft__free(p->numel);
     weft__free(p->n_deps);
     weft__free(p->n_uses);
     weft__free(p->succ_off);

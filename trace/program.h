@@ -52,12 +52,22 @@ int weft__graph_rebuild(weft__graph *g, const bool *keep, const uint32_t *fwd,
 #define WEFT__PN_BORROWED 2u   /* ARG/CONST: the value is not owned by a run */
 #define WEFT__PN_DONOR    4u   /* its buffer is handed to a later FUSED node */
 #define WEFT__PN_DYNAMIC  8u   /* an input or the output has unknown dims */
+#define WEFT__PN_PLANNED 16u   /* the executor hands its kernel a buffer (see below) */
 
-/* Buffer plan (pass_plan.c): for each FUSED node, the earlier node whose
+/* True for the ops whose result buffer the executor provides: FUSED,
+ * FILL, RANGE, elementwise, reductions, RESHAPE and MATMUL. */
+bool weft__plan_is_planned(weft__op op);
+
+/* Buffer plan (pass_plan.c): for each planned node, the earlier node whose
  * dead buffer it writes into (donor[i], or WEFT__NO_NODE), chosen so that
  * every reader of the donor is an ancestor of the node, whatever order the
  * executor picks.  Inputs (ARG/CONST), map and host results and outputs are
- * never donors; the donor must have the node's dtype. */
+ * never donors, and each donor has one receiver, so a chain of donors is
+ * one buffer (a slot) for the whole run.  A node writes in place into one
+ * of its own inputs only when that is safe for its kernel (elementwise and
+ * fused ops on an input of the same dtype and shape, reshape); reductions
+ * and matmul never do.  Sizes need not match: the first node of a slot
+ * allocates the largest size the slot needs (slot_bytes). */
 int weft__plan_buffers(const weft__graph *g, const uint8_t *pflags, uint32_t *donor);
 
 struct weft__program {
@@ -66,6 +76,10 @@ struct weft__program {
     weft__graph   g;          /* the compiled op list */
     uint8_t      *pflags;     /* WEFT__PN_* per node */
     uint32_t     *donor;      /* buffer plan per node */
+    uint64_t     *slot_bytes; /* bytes a slot's first node allocates (0: its own size) */
+    int64_t      *numel;      /* result elements per node when its spec is known, else -1 */
+    uint32_t      n_slots;    /* planned nodes that start a slot */
+    uint32_t      n_reuses;   /* planned nodes that reuse a buffer */
     uint32_t     *n_deps;     /* distinct producers that must finish first */
     uint32_t     *n_uses;     /* distinct readers (by inputs) */
     uint32_t     *succ_off;   /* n_nodes + 1: successors in succ[] */

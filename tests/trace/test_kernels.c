@@ -841,3 +841,55 @@ Test(kernels, allocation_failures, .timeout = 30)
     free(x);
     weft_runtime_destroy(&rt);
 }
+
+/* weft__kernel_eval_into: the executor's entry, writing into a buffer it
+ * provides: in place on an elementwise input, reshape in place, and small
+ * elementwise work with scalar and full-size operands (one block call). */
+Test(kernels, eval_into_in_place, .timeout = 30)
+{
+    int64_t d6 = 6, d23[2] = { 2, 3 }, d11[2] = { 1, 1 };
+    float xs[6] = { 1, -2, 3, -4, 5, -6 }, one = 10;
+    weft_tensor *x = mk(WEFT_F32, 1, &d6, xs), *s = mk(WEFT_F32, 2, d11, &one);
+    /* x = x * s in place: the result has rank 2 ([1,6]) though x had 1. */
+    weft__node mul = node(WEFT__OP_MUL, 2);
+    weft_tensor *in[2] = { x, s };
+    weft_spec is[2], os;
+    weft__tensor_spec(x, &is[0]);
+    weft__tensor_spec(s, &is[1]);
+    cr_assert_eq(weft__infer_spec(&mul, is, &os), 0);
+    cr_assert_eq(os.rank, 2);
+    weft_tensor *y = mk(WEFT_F32, 1, &d6, xs);
+    in[0] = y;
+    cr_assert_eq(weft__kernel_eval_into(NULL, &mul, in, y), 0, "%s", weft_errmsg());
+    const float *yv = weft_tensor_data(y);
+    for (int i = 0; i < 6; i++)
+        cr_assert_float_eq(yv[i], xs[i] * 10, 1e-6);
+    /* Reshape into its own buffer moves nothing; into another copies. */
+    weft__node rs = node(WEFT__OP_RESHAPE, 1);
+    rs.attr.reshape.rank = 2;
+    memcpy(rs.attr.reshape.dims, d23, sizeof d23);
+    in[0] = y;
+    cr_assert_eq(weft__kernel_eval_into(NULL, &rs, in, y), 0, "%s", weft_errmsg());
+    for (int i = 0; i < 6; i++)
+        cr_assert_float_eq(yv[i], xs[i] * 10, 1e-6);
+    weft_tensor *z = mk(WEFT_F32, 2, d23, NULL);
+    cr_assert_eq(weft__kernel_eval_into(NULL, &rs, in, z), 0, "%s", weft_errmsg());
+    cr_assert_eq(memcmp(weft_tensor_data(z), yv, sizeof xs), 0);
+    /* A broadcast that is not scalar takes the general path. */
+    float cs[3] = { 1, 2, 3 };
+    int64_t d13[2] = { 1, 3 };
+    weft_tensor *c = mk(WEFT_F32, 2, d13, cs);
+    weft__node add = node(WEFT__OP_ADD, 2);
+    in[0] = z;
+    in[1] = c;
+    weft_tensor *w = eval(NULL, &add, in);
+    const float *wv = weft_tensor_data(w);
+    for (int i = 0; i < 6; i++)
+        cr_assert_float_eq(wv[i], xs[i] * 10 + cs[i % 3], 1e-6);
+    weft_tensor_release(w);
+    weft_tensor_release(c);
+    weft_tensor_release(z);
+    weft_tensor_release(y);
+    weft_tensor_release(s);
+    weft_tensor_release(x);
+}
