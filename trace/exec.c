@@ -187,8 +187,7 @@ static int slot_tensor_new(const weft_spec *s, int64_t numel, size_t cap, weft_t
     memcpy(t->dims, s->dims, sizeof t->dims);
     t->numel = numel;
     t->nbytes = (size_t)numel * weft_dtype_size(s->dtype);
-    /* Never NULL, even when empty, as tensor.c does. */
-    t->data = weft__aligned_alloc(cap ? cap : 1);
+    t->data = weft__tensor_buf_alloc(cap, &t->cap);
     if (!t->data)
         goto nomem;
     *out = t;

@@ -1,9 +1,70 @@
 /* Tensors: creation with validated shapes, atomic reference counting and
  * the public accessors. */
+#include <pthread.h>
 #include <string.h>
 
 #include "runtime/iface.h"
 #include "trace/tensor_impl.h"
+
+/* The buffer cache: freed buffers of at least BUF_CACHE_MIN bytes, at most
+ * BUF_CACHE_SLOTS of them and BUF_CACHE_BYTES in all.  A buffer is reused
+ * for a request of at least half its size, so a small tensor never pins a
+ * huge buffer.  Process-wide, under one mutex: it is touched once per
+ * large tensor, never per element. */
+#define BUF_CACHE_MIN   ((size_t)1 << 20)
+#define BUF_CACHE_SLOTS 8
+#define BUF_CACHE_BYTES ((size_t)128 << 20)
+
+static struct {
+    pthread_mutex_t mu;
+    size_t n, bytes;
+    struct { void *data; size_t cap; } slot[BUF_CACHE_SLOTS];
+} buf_cache = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap)
+{
+    if (nbytes >= BUF_CACHE_MIN) {
+        void *data = NULL;
+        pthread_mutex_lock(&buf_cache.mu);
+        size_t best = BUF_CACHE_SLOTS;
+        for (size_t i = 0; i < buf_cache.n; i++) {
+            size_t c = buf_cache.slot[i].cap;
+            if (c >= nbytes && c / 2 <= nbytes &&
+                (best == BUF_CACHE_SLOTS || c < buf_cache.slot[best].cap))
+                best = i;
+        }
+        if (best != BUF_CACHE_SLOTS) {
+            data = buf_cache.slot[best].data;
+            *cap = buf_cache.slot[best].cap;
+            buf_cache.bytes -= *cap;
+            buf_cache.slot[best] = buf_cache.slot[--buf_cache.n];
+        }
+        pthread_mutex_unlock(&buf_cache.mu);
+        if (data)
+            return data;
+    }
+    /* Never NULL, even when empty, so that memcpy and friends stay defined. */
+    *cap = nbytes ? nbytes : 1;
+    return weft__aligned_alloc(*cap);
+}
+
+void weft__tensor_buf_free(void *data, size_t cap)
+{
+    if (data && cap >= BUF_CACHE_MIN) {
+        pthread_mutex_lock(&buf_cache.mu);
+        bool kept = buf_cache.n < BUF_CACHE_SLOTS && buf_cache.bytes + cap <= BUF_CACHE_BYTES;
+        if (kept) {
+            buf_cache.slot[buf_cache.n].data = data;
+            buf_cache.slot[buf_cache.n].cap = cap;
+            buf_cache.n++;
+            buf_cache.bytes += cap;
+        }
+        pthread_mutex_unlock(&buf_cache.mu);
+        if (kept)
+            return;
+    }
+    weft__free(data);
+}
 
 bool weft__numel_checked(int rank, const int64_t *dims, size_t elem_size, int64_t *out)
 {
@@ -59,8 +120,7 @@ static int tensor_alloc(const char *fn, weft_dtype dt, int rank, const int64_t *
         memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
     t->numel = numel;
     t->nbytes = (size_t)numel * weft_dtype_size(dt);
-    /* Never NULL, even when empty, so that memcpy and friends stay defined. */
-    t->data = weft__aligned_alloc(t->nbytes ? t->nbytes : 1);
+    t->data = weft__tensor_buf_alloc(t->nbytes, &t->cap);
     if (!t->data)
         goto error;
     *out = t;
@@ -137,7 +197,7 @@ void weft_tensor_release(weft_tensor *t)
     /* acq_rel: the freeing thread must see every other holder's writes. */
     if (__atomic_fetch_sub(&t->refs, 1, __ATOMIC_ACQ_REL) != 1)
         return;
-    weft__free(t->data);
+    weft__tensor_buf_free(t->data, t->cap);
     weft__free(t);
 }
 

@@ -13,8 +13,17 @@ struct weft_tensor {
     int64_t    dims[WEFT_MAX_RANK];
     int64_t    numel;
     size_t     nbytes;
-    void      *data;                 /* 64-byte aligned, weft__free */
+    size_t     cap;                  /* bytes the buffer holds (>= nbytes) */
+    void      *data;                 /* 64-byte aligned, from weft__tensor_buf_alloc */
 };
+
+/* Tensor buffers.  Large freed buffers are kept for the next tensor that
+ * fits (a few, bounded in bytes), because a fresh multi-megabyte buffer
+ * comes from mmap and pays a page fault per 4 KiB on first touch, which
+ * costs more than a fused elementwise pass over it.  *cap receives the
+ * buffer's real size. */
+void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap);
+void  weft__tensor_buf_free(void *data, size_t cap);
 
 /* A tensor with uninitialised data (one reference), for kernels to fill.
  * Validates dt, rank and dims; numel overflow is caught before allocating. */

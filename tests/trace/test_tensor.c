@@ -195,3 +195,43 @@ Test(tensor, refcount_is_atomic, .timeout = 10)
     cr_assert_eq(__atomic_load_n(&t->refs, __ATOMIC_RELAXED), 1);
     weft_tensor_release(t);  /* the last reference: ASan reports a leak otherwise */
 }
+
+/* Large buffers are reused (no fresh mmap and page faults per call); small
+ * ones never go through the cache, and a small request never takes a much
+ * larger buffer. */
+Test(tensor, large_buffers_are_reused, .timeout = 10)
+{
+    int64_t big = 1 << 20;  /* 4 MiB of f32 */
+    weft_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &a), 0);
+    const void *pa = weft_tensor_data(a);
+    weft_tensor_release(a);
+    /* Were the buffer given back to the system, this block would most
+     * likely land where it was, and b elsewhere. */
+    void *hog = malloc((size_t)big * 4);
+    cr_assert_not_null(hog);
+    memset(hog, 1, (size_t)big * 4);
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &b), 0);
+    free(hog);
+    cr_expect_eq(weft_tensor_data(b), pa, "a freed 4 MiB buffer is handed to the next 4 MiB tensor");
+    /* Zeros are still zeros in a reused buffer. */
+    const float *fb = weft_tensor_data(b);
+    cr_expect(fb[0] == 0.0f && fb[big - 1] == 0.0f);
+    weft_tensor_release(b);
+
+    int64_t quarter = big / 4;  /* 1 MiB: less than half of the cached buffer */
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &quarter, NULL, &c), 0);
+    cr_expect_neq(weft_tensor_data(c), pa, "a 1 MiB tensor must not pin a 4 MiB buffer");
+    weft_tensor_release(c);
+
+    int64_t small = 1000;
+    weft_tensor *s1 = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 1, &small, NULL, &s1), 0);
+    cr_expect_lt(s1->cap, (size_t)1 << 20);
+    weft_tensor_release(s1);
+
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &d), 0);
+    cr_expect_eq(weft_tensor_data(d), pa);
+    cr_expect_geq(d->cap, d->nbytes);
+    weft_tensor_release(d);
+}
