@@ -1,0 +1,180 @@
+/* fib(30) and fib(35) without a cutoff: a fork-join group and one spawned
+ * child per call, the other child run inline, the argument struct on the
+ * stack.  Measures the cost of a spawn/wait pair in the runtime's hottest
+ * path, against serial C (-O2), OpenMP tasks and TBB task_group. */
+#include "bench.h"
+#include "contenders.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <weft.h>
+
+static weft_runtime *rt;
+static int weft_errors;
+
+typedef struct fib_arg {
+    int n;
+    int64_t r;
+} fib_arg;
+
+static void fib_weft(void *p)
+{
+    fib_arg *a = p;
+    if (a->n < 2) {
+        a->r = a->n;
+        return;
+    }
+    fib_arg x = { a->n - 1, 0 }, y = { a->n - 2, 0 };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, fib_weft, &x);
+    fib_weft(&y);
+    if (weft_group_wait(&g) != 0)
+        __atomic_fetch_add(&weft_errors, 1, __ATOMIC_RELAXED);
+    a->r = x.r + y.r;
+}
+
+static int64_t fib_serial(int n)
+{
+    return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2);
+}
+
+/* gcc -O2 turns fib_serial's second call into a loop (tail recursion with
+ * an accumulator) and inlines the recursion into itself, so it makes a
+ * fraction of the calls.  This one keeps both calls of every node, the
+ * shape every parallel version has. */
+__attribute__((noinline, optimize("no-optimize-sibling-calls")))
+static int64_t fib_plain(int n)
+{
+    return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
+}
+
+typedef struct run {
+    int n;
+    int64_t r;
+} run;
+
+static void run_serial(void *p)
+{
+    run *c = p;
+    c->r = fib_serial(c->n);
+}
+
+/* The root runs on a worker (spawned from this outside thread), so every
+ * spawn below it takes the worker's fast path. */
+static void run_plain(void *p)
+{
+    run *c = p;
+    c->r = fib_plain(c->n);
+}
+
+static void run_weft(void *p)
+{
+    run *c = p;
+    fib_arg a = { c->n, 0 };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, fib_weft, &a);
+    if (weft_group_wait(&g) != 0)
+        weft_errors++;
+    c->r = a.r;
+}
+
+static void run_omp(void *p)
+{
+    run *c = p;
+    c->r = omp_fib(c->n);
+}
+
+static void run_tbb(void *p)
+{
+    run *c = p;
+    c->r = tbb_fib(c->n);
+}
+
+static void check(const char *what, int64_t got, int64_t want)
+{
+    bench_sink += (uint64_t)got;
+    if (got != want)
+        bench_fail(what, (uint64_t)got, (uint64_t)want);
+}
+
+static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped_reps)
+{
+    char title[160];
+    snprintf(title, sizeof title,
+             "fib(%d), no cutoff: median wall time (OpenMP/TBB: %d reps%s)",
+             n, capped_reps, capped_reps < reps ? ", capped, no warm-up" : "");
+    bench_table t;
+    bench_table_init(&t, title, "ms", 1e3, nw, workers);
+    int warm = capped_reps == reps;
+    int i_ser = bench_table_impl(&t, "serial", 1, reps);
+    int i_plain = bench_table_impl(&t, "serial, 2 calls/node", 1, reps);
+    int i_weft = bench_table_impl(&t, "weft", 0, reps);
+    int i_omp = bench_table_impl(&t, "openmp task", 1, capped_reps);
+    int i_tbb = bench_table_impl(&t, "tbb task_group", 1, capped_reps);
+
+    run c = { n, 0 };
+    t.med[i_ser][0] = bench_time(reps, 1, run_serial, &c);
+    int64_t want = c.r;
+    bench_sink += (uint64_t)want;
+    t.med[i_plain][0] = bench_time(reps, 1, run_plain, &c);
+    check("plain serial fib", c.r, want);
+
+    for (int w = 0; w < nw; w++) {
+        weft_config cfg;
+        weft_config_default(&cfg);
+        cfg.workers = workers[w];
+        if (weft_runtime_create(&cfg, &rt) != 0) {
+            fprintf(stderr, "weft_runtime_create: %s\n", weft_errmsg());
+            exit(2);
+        }
+        t.med[i_weft][w] = bench_time(reps, 1, run_weft, &c);
+        check("weft fib", c.r, want);
+        weft_runtime_destroy(&rt);
+        bench_settle(50);
+
+        if (getenv("BENCH_WEFT_ONLY"))   /* for perf record: weft alone */
+            continue;
+        omp_begin(workers[w]);
+        t.med[i_omp][w] = bench_time(capped_reps, warm, run_omp, &c);
+        check("openmp fib", c.r, want);
+        bench_settle(50);
+
+        tbb_begin(workers[w]);
+        t.med[i_tbb][w] = bench_time(capped_reps, warm, run_tbb, &c);
+        check("tbb fib", c.r, want);
+        tbb_end();
+        bench_settle(50);
+    }
+    bench_table_print(&t);
+    printf("fib(%d) = %" PRId64 "\n", n, want);
+    printf("summary fib(%d): weft %u worker(s) / serial -O2 = %.2fx (target <= 2.5x); "
+           "/ serial with 2 calls per node = %.2fx\n",
+           n, workers[0], t.med[i_weft][0] / t.med[i_ser][0], t.med[i_weft][0] / t.med[i_plain][0]);
+    for (int w = 1; w < nw; w++)
+        printf("summary fib(%d): weft speedup %u vs %u workers = %.2fx\n", n, workers[w],
+               workers[0], t.med[i_weft][0] / t.med[i_weft][w]);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned workers[BENCH_MAX_WORKERS];
+    int nw = bench_workers(argc, argv, workers);
+    int reps = bench_reps(11);
+    /* $BENCH_FIB_N: the n to run ("30 35" by default). */
+    const char *ns = getenv("BENCH_FIB_N") ? getenv("BENCH_FIB_N") : "30 35";
+    for (char *end; *ns; ns = end) {
+        long n = strtol(ns, &end, 10);
+        if (end == ns)
+            break;
+        /* OpenMP tasks take seconds per fib(35) on two threads: 3 runs. */
+        if (n >= 2 && n <= 45)
+            bench_n((int)n, nw, workers, reps, n < 33 || reps < 3 ? reps : 3);
+    }
+    if (weft_errors)
+        bench_fail("weft_group_wait errors", (uint64_t)weft_errors, 0);
+    printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);
+    return bench_exit_status();
+}

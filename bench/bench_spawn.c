@@ -1,0 +1,182 @@
+/* Empty-task spawn + sync: the cost per task of (a) spawning n empty tasks
+ * into one group from a worker and waiting, and (b) a binary tree of empty
+ * tasks (each inner node spawns one child and runs the other inline), in ns
+ * per spawned task, against TBB task_group and OpenMP tasks. */
+#include "bench.h"
+#include "contenders.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <weft.h>
+
+static weft_runtime *rt;
+static int weft_errors;
+static _Thread_local int is_main;
+static int on_main;
+
+static void empty_task(void *p)
+{
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+
+static void flat_root(void *p)
+{
+    size_t n = *(size_t *)p;
+    weft_group g;
+    weft_group_init(&g, rt);
+    for (size_t i = 0; i < n; i++)
+        weft_spawn(&g, empty_task, p);
+    if (weft_group_wait(&g) != 0)
+        __atomic_fetch_add(&weft_errors, 1, __ATOMIC_RELAXED);
+}
+
+typedef struct tree_arg {
+    int depth;
+    uint64_t leaves;
+} tree_arg;
+
+static void tree_weft(void *p)
+{
+    tree_arg *a = p;
+    if (a->depth == 0) {
+        a->leaves = 1;
+        if (is_main)
+            __atomic_fetch_add(&on_main, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    tree_arg x = { a->depth - 1, 0 }, y = { a->depth - 1, 0 };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, tree_weft, &x);
+    tree_weft(&y);
+    if (weft_group_wait(&g) != 0)
+        __atomic_fetch_add(&weft_errors, 1, __ATOMIC_RELAXED);
+    a->leaves = x.leaves + y.leaves;
+}
+
+typedef struct run {
+    size_t n;
+    int depth;
+    uint64_t leaves;
+} run;
+
+static void run_root(weft_task_fn fn, void *arg)
+{
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, fn, arg);
+    if (weft_group_wait(&g) != 0)
+        weft_errors++;
+}
+
+static void weft_flat(void *p)
+{
+    run_root(flat_root, &((run *)p)->n);
+}
+
+static void weft_tree(void *p)
+{
+    run *c = p;
+    tree_arg a = { c->depth, 0 };
+    run_root(tree_weft, &a);
+    c->leaves = a.leaves;
+}
+
+static void omp_flat(void *p)
+{
+    omp_empty_flat(((run *)p)->n);
+}
+
+static void omp_treer(void *p)
+{
+    run *c = p;
+    c->leaves = omp_tree(c->depth);
+}
+
+static void tbb_flat(void *p)
+{
+    tbb_empty_flat(((run *)p)->n);
+}
+
+static void tbb_treer(void *p)
+{
+    run *c = p;
+    c->leaves = tbb_tree(c->depth);
+}
+
+static void check_leaves(const char *what, const run *c)
+{
+    uint64_t want = (uint64_t)1 << c->depth;
+    bench_sink += c->leaves;
+    if (c->leaves != want)
+        bench_fail(what, c->leaves, want);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned workers[BENCH_MAX_WORKERS];
+    int nw = bench_workers(argc, argv, workers);
+    int reps = bench_reps(11);
+    run c = { 1000000, 20, 0 };
+    double per_flat = 1.0 / (double)c.n;
+    double per_tree = 1.0 / (double)(((uint64_t)1 << c.depth) - 1);
+
+    bench_table flat, tree;
+    bench_table_init(&flat, "empty tasks: 1e6 spawned into one group from a worker, then wait",
+                     "ns/task", 1e9 * per_flat, nw, workers);
+    bench_table_init(&tree, "empty tasks: binary tree of depth 20 (2^20-1 spawns, spawn one + run one inline)",
+                     "ns/task", 1e9 * per_tree, nw, workers);
+    int f_weft = bench_table_impl(&flat, "weft", 0, reps);
+    int f_omp = bench_table_impl(&flat, "openmp task", 1, reps);
+    int f_tbb = bench_table_impl(&flat, "tbb task_group", 1, reps);
+    int t_weft = bench_table_impl(&tree, "weft", 0, reps);
+    int t_omp = bench_table_impl(&tree, "openmp task", 1, reps);
+    int t_tbb = bench_table_impl(&tree, "tbb task_group", 1, reps);
+
+    is_main = 1;
+    for (int w = 0; w < nw; w++) {
+        weft_config cfg;
+        weft_config_default(&cfg);
+        cfg.workers = workers[w];
+        if (weft_runtime_create(&cfg, &rt) != 0) {
+            fprintf(stderr, "weft_runtime_create: %s\n", weft_errmsg());
+            return 2;
+        }
+        flat.med[f_weft][w] = bench_time(reps, 1, weft_flat, &c);
+        tree.med[t_weft][w] = bench_time(reps, 1, weft_tree, &c);
+        check_leaves("weft tree leaves", &c);
+        /* Does the waiting outside thread run tasks itself?  Then "n
+         * workers" means n + 1 threads at work. */
+        __atomic_store_n(&on_main, 0, __ATOMIC_RELAXED);
+        weft_tree(&c);
+        printf("weft %u workers: %d of %" PRIu64 " tree leaves ran on the waiting main thread\n",
+               workers[w], __atomic_load_n(&on_main, __ATOMIC_RELAXED), c.leaves);
+        weft_runtime_stats st;
+        weft_runtime_get_stats(rt, &st);
+        printf("weft %u workers: stats tasks=%" PRIu64 " steals=%" PRIu64
+               " steal_attempts=%" PRIu64 " sleeps=%" PRIu64 "\n",
+               workers[w], st.tasks, st.steals, st.steal_attempts, st.sleeps);
+        weft_runtime_destroy(&rt);
+        bench_settle(50);
+
+        omp_begin(workers[w]);
+        flat.med[f_omp][w] = bench_time(reps, 1, omp_flat, &c);
+        tree.med[t_omp][w] = bench_time(reps, 1, omp_treer, &c);
+        check_leaves("openmp tree leaves", &c);
+        bench_settle(50);
+
+        tbb_begin(workers[w]);
+        flat.med[f_tbb][w] = bench_time(reps, 1, tbb_flat, &c);
+        tree.med[t_tbb][w] = bench_time(reps, 1, tbb_treer, &c);
+        check_leaves("tbb tree leaves", &c);
+        tbb_end();
+        bench_settle(50);
+    }
+    bench_table_print(&flat);
+    bench_table_print(&tree);
+    if (weft_errors)
+        bench_fail("weft_group_wait errors", (uint64_t)weft_errors, 0);
+    printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);
+    return bench_exit_status();
+}
