@@ -1,5 +1,6 @@
-/* The Chase-Lev work-stealing deque: slow paths (growth, stealing) and
- * set-up.  The owner's push and pop are inline in runtime/internal.h. */
+/* The split work-stealing deque: slow paths (growth, sharing, popping a
+ * shared task, stealing) and set-up.  The owner's fast push and pop are
+ * inline in runtime/internal.h, which describes the protocol. */
 #include <string.h>
 
 #include "runtime/internal.h"
@@ -23,9 +24,13 @@ int weft__deque_init(weft__deque *d, ck_epoch_record_t *owner_rec,
     a->mask = ((int64_t)1 << log2_cap) - 1;
     a->embedded = embedded != NULL;
     __atomic_store_n(&d->top, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&d->bottom, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->split, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->hungry, 0, __ATOMIC_RELAXED);
+    d->bottom = 0;
+    d->osplit = 0;
     __atomic_store_n(&d->array, a, __ATOMIC_RELEASE);
     d->owner_rec = owner_rec;
+    d->wake_ev = NULL;
     d->solo = false;
 #ifdef WEFT__TSAN
     __atomic_store_n(&d->tsan_sync, 0, __ATOMIC_RELAXED);
@@ -72,7 +77,7 @@ weft__deque_array *weft__deque_grow_owner(weft__deque *d, weft__deque_array *a,
         __atomic_store_n(&dst->g, __atomic_load_n(&src->g, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     }
     /* Release: a thief that sees the new array sees the copied slots.  A
-     * thief that sees a bottom pushed after this point (acquire) also sees
+     * thief that sees a split moved after this point (acquire) also sees
      * the new array, so it never reads a slot that exists only there from
      * the old one (the known fix for pushing after a resize). */
     __atomic_store_n(&d->array, n, __ATOMIC_RELEASE);
@@ -87,26 +92,94 @@ weft__deque_array *weft__deque_grow_owner(weft__deque *d, weft__deque_array *a,
     return n;
 }
 
+int64_t weft__deque_share_owner(weft__deque *d, int64_t n)
+{
+    int64_t priv = d->bottom - d->osplit;
+    if (n > priv)
+        n = priv;
+    /* Cleared before the new split is visible: a thief that then finds
+     * the shared part empty again asks anew. */
+    __atomic_store_n(&d->hungry, 0, __ATOMIC_RELAXED);
+    if (n <= 0)
+        return 0;
+    d->osplit += n;
+    /* Release: the slots (and a grown array) are visible with the split,
+     * as with bottom in Chase-Lev's push. */
+    __atomic_store_n(&d->split, d->osplit, __ATOMIC_RELEASE);
+    return n;
+}
+
+void weft__deque_share_after_push_owner(weft__deque *d, int64_t t)
+{
+    if (t >= d->osplit)
+        weft__deque_share_owner(d, 1);
+    else
+        weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
+}
+
+bool weft__deque_pop_shared_owner(weft__deque *d, weft__task *out)
+{
+    int64_t s = d->osplit;
+    /* top only grows: a stale value at or above split is exact enough to
+     * say "empty" without the fence. */
+    if (__atomic_load_n(&d->top, __ATOMIC_RELAXED) >= s)
+        return false;
+    s--;
+#ifdef WEFT__TSAN
+    /* ThreadSanitizer rejects fences: the same order from seq_cst ops. */
+    (void)__atomic_exchange_n(&d->split, s, __ATOMIC_SEQ_CST);
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
+#else
+    __atomic_store_n(&d->split, s, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
+#endif
+    if (t > s) {
+        /* Thieves took everything: top == split == bottom again. */
+        __atomic_store_n(&d->split, s + 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    weft__deque_array *a = d->array;
+    weft__task *slot = &a->slots[s & a->mask];
+    out->fn = __atomic_load_n(&slot->fn, __ATOMIC_RELAXED);
+    out->arg = __atomic_load_n(&slot->arg, __ATOMIC_RELAXED);
+    out->g = __atomic_load_n(&slot->g, __ATOMIC_RELAXED);
+    if (t == s) {
+        /* The last shared task: race the thieves for it.  Either way index
+         * s is consumed and top == split == bottom == s + 1. */
+        bool won = __atomic_compare_exchange_n(&d->top, &t, t + 1, false,
+                                               __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+        __atomic_store_n(&d->split, s + 1, __ATOMIC_RELAXED);
+        return won;
+    }
+    /* Index s is private now (thieves see split == s). */
+    d->osplit = s;
+    d->bottom = s;
+    return true;
+}
+
 int weft__deque_steal(weft__deque *d, weft__task *out, ck_epoch_record_t *rec)
 {
 #ifdef WEFT__TSAN
     /* ThreadSanitizer rejects fences: the same order from seq_cst loads. */
     int64_t t = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
-    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_SEQ_CST);
+    int64_t s = __atomic_load_n(&d->split, __ATOMIC_SEQ_CST);
 #else
     int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_ACQUIRE);
+    int64_t s = __atomic_load_n(&d->split, __ATOMIC_ACQUIRE);
 #endif
-    if (t >= b)
+    if (t >= s) {
+        weft__deque_request(d);
         return WEFT__STEAL_EMPTY;
+    }
     ck_epoch_begin(rec, NULL);
     weft__deque_array *a = __atomic_load_n(&d->array, __ATOMIC_ACQUIRE);
-    weft__task *s = &a->slots[t & a->mask];
+    weft__task *slot = &a->slots[t & a->mask];
     weft__task x;
-    x.fn = __atomic_load_n(&s->fn, __ATOMIC_RELAXED);
-    x.arg = __atomic_load_n(&s->arg, __ATOMIC_RELAXED);
-    x.g = __atomic_load_n(&s->g, __ATOMIC_RELAXED);
+    x.fn = __atomic_load_n(&slot->fn, __ATOMIC_RELAXED);
+    x.arg = __atomic_load_n(&slot->arg, __ATOMIC_RELAXED);
+    x.g = __atomic_load_n(&slot->g, __ATOMIC_RELAXED);
 #ifdef WEFT__TSAN
     __atomic_fetch_add(&d->tsan_sync, 1, __ATOMIC_RELEASE);
 #endif

@@ -1,4 +1,4 @@
-/* runtime/ internals: the Chase-Lev deque, the worker block and the runtime
+/* runtime/ internals: the work-stealing deque, the worker block and the runtime
  * object.  Only the files of runtime/ and the runtime tests include this file. */
 #ifndef WEFT_RUNTIME_INTERNAL_H
 #define WEFT_RUNTIME_INTERNAL_H
@@ -44,16 +44,35 @@ typedef struct weft__deque_array {
     weft__task slots[];          /* every field accessed with __atomic */
 } weft__deque_array;
 
-/* Chase-Lev deque with the C11 memory orders of Lê et al. (PPoPP 2013).
- * One owner pushes and pops at the bottom; any thread steals at the top. */
+/* A split work-stealing deque (after Lace, van Dijk and van de Pol 2014)
+ * built on the Chase-Lev protocol with the C11 memory orders of Lê et al.
+ * (PPoPP 2013).  Indices only grow; top <= split <= bottom.
+ *   [top, split)     shared: thieves steal at top (CAS), as in Chase-Lev
+ *                    with split in the role of bottom;
+ *   [split, bottom)  private: only the owner touches it, so its push and
+ *                    pop there need no fence and no atomic read-modify-write.
+ * The owner moves split up ("shares") when the shared part is empty at a
+ * push, or when a thief found it empty and set `hungry`; it takes the last
+ * shared task back with the Chase-Lev pop (one seq_cst fence) only when the
+ * private part is empty.  Thieves never read bottom.  The scheduler also
+ * shares everything at a spawn while any worker is idle (weft_spawn) and
+ * before parallel_map's caller runs a runner itself.  The cost: a worker
+ * that turns idle after a spawner's last push, while the spawner runs long
+ * work, gets only the oldest task until the spawner's next push or pop. */
 typedef struct weft__deque {
     _Alignas(WEFT__LINE) int64_t top;      /* CAS by thieves and owner */
-    _Alignas(WEFT__LINE) int64_t bottom;   /* written by the owner only */
-    weft__deque_array *array;              /* written by the owner only */
+    /* Read by thieves; written by the owner only (split, array). */
+    _Alignas(WEFT__LINE) int64_t split;
+    weft__deque_array *array;
+    int hungry;                            /* set by thieves, cleared by the owner */
     /* Owner-only part. */
-    _Alignas(WEFT__LINE) ck_epoch_record_t *owner_rec;
+    _Alignas(WEFT__LINE) int64_t bottom;
+    int64_t osplit;                        /* the owner's copy of split */
+    ck_epoch_record_t *owner_rec;
+    /* Woken when a pop shares tasks a thief asked for (NULL: none). */
+    struct weft__event *wake_ev;
     /* No thread ever steals from this deque (a runtime of one worker):
-     * pop needs neither the fence nor the CAS. */
+     * push never shares. */
     bool solo;
 #ifdef WEFT__TSAN
     /* ck_epoch lives in uninstrumented libck: thieves bump this (release)
@@ -78,84 +97,122 @@ void weft__deque_fini(weft__deque *d);
 /* Grows the array (slow path of push).  NULL when out of memory. */
 weft__deque_array *weft__deque_grow_owner(weft__deque *d, weft__deque_array *a,
                                           int64_t t, int64_t b);
+/* Moves up to n private tasks (the oldest) to the shared part and clears
+ * `hungry`.  Returns how many were shared.  Owner thread. */
+int64_t weft__deque_share_owner(weft__deque *d, int64_t n);
+/* Slow path of pop: the private part is empty; takes the newest shared
+ * task back (Chase-Lev pop on split).  Owner thread. */
+bool weft__deque_pop_shared_owner(weft__deque *d, weft__task *out);
 
 enum { WEFT__STEAL_EMPTY = 0, WEFT__STEAL_OK = 1, WEFT__STEAL_ABORT = -1 };
 /* Takes the top task into *out.  rec is the calling thief's registered
- * epoch record.  Returns WEFT__STEAL_OK, _EMPTY, or _ABORT (lost a race:
- * retry later).  Any thread but the owner. */
+ * epoch record.  Returns WEFT__STEAL_OK, _EMPTY (then the owner is asked to
+ * share), or _ABORT (lost a race: retry later).  Any thread but the owner. */
 int weft__deque_steal(weft__deque *d, weft__task *out, ck_epoch_record_t *rec);
 
-/* Pushes a task at the bottom.  False when the array could not grow (out
- * of memory): the task is not queued.  Owner thread. */
-static inline bool weft__deque_push_owner(weft__deque *d, weft_task_fn fn, void *arg,
-                                          weft_group *g)
+/* Asks the owner to share private tasks (a thief found nothing).  Writes
+ * only when the flag is clear, so idle thieves do not bounce the line.
+ * Any thread but the owner. */
+static inline void weft__deque_request(weft__deque *d)
 {
-    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_RELAXED);
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&d->hungry, __ATOMIC_RELAXED) == 0)
+        __atomic_store_n(&d->hungry, 1, __ATOMIC_RELAXED);
+}
+
+/* In a pop, for a thief that asked: shares half of the private part and
+ * wakes sleepers on d->wake_ev.  Owner thread. */
+void weft__deque_share_on_pop_owner(weft__deque *d);
+
+/* After a push: whether the owner should share (not solo, and the shared
+ * part was empty at the push's read t of top, or a thief asked).  t may be
+ * stale (low): then the share waits for the next push or request. */
+static inline bool weft__deque_should_share_owner(const weft__deque *d, int64_t t)
+{
+    return !d->solo && (t >= d->osplit || __atomic_load_n(&d->hungry, __ATOMIC_RELAXED));
+}
+/* The share after a push (slow path): the oldest task when the shared part
+ * was empty (it keeps one for thieves while the owner pops the newest ones
+ * without a fence), else half of the private part for a thief that asked.
+ * Owner thread. */
+void weft__deque_share_after_push_owner(weft__deque *d, int64_t t);
+
+/* Writes a task at the bottom (private) if the array has room, by the
+ * push's read t of top.  False when full (nothing written).  Owner thread. */
+static inline bool weft__deque_put_owner(weft__deque *d, int64_t t, weft_task_fn fn,
+                                         void *arg, weft_group *g)
+{
+    int64_t b = d->bottom;
     weft__deque_array *a = d->array;
-    if (WEFT__UNLIKELY(b - t > a->mask)) {
-        a = weft__deque_grow_owner(d, a, t, b);
-        if (!a)
-            return false;
-    }
+    if (WEFT__UNLIKELY(b - t > a->mask))
+        return false;
     weft__task *s = &a->slots[b & a->mask];
     __atomic_store_n(&s->fn, fn, __ATOMIC_RELAXED);
     __atomic_store_n(&s->arg, arg, __ATOMIC_RELAXED);
     __atomic_store_n(&s->g, g, __ATOMIC_RELAXED);
-    /* A release store (Lê et al. use a release fence and a relaxed store;
-     * the same instruction on x86, and visible to ThreadSanitizer). */
-    __atomic_store_n(&d->bottom, b + 1, __ATOMIC_RELEASE);
+    d->bottom = b + 1;
     return true;
+}
+
+/* Pushes a task at the bottom, growing the array if needed, then shares
+ * as weft__deque_should_share_owner says.  False when the array could not
+ * grow (out of memory): the task is not queued.  Owner thread. */
+static inline bool weft__deque_push_owner(weft__deque *d, weft_task_fn fn, void *arg,
+                                          weft_group *g)
+{
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    if (WEFT__UNLIKELY(!weft__deque_put_owner(d, t, fn, arg, g))) {
+        if (!weft__deque_grow_owner(d, d->array, t, d->bottom))
+            return false;
+        weft__deque_put_owner(d, t, fn, arg, g);
+    }
+    if (WEFT__UNLIKELY(weft__deque_should_share_owner(d, t)))
+        weft__deque_share_after_push_owner(d, t);
+    return true;
+}
+
+/* Pops the bottom task.  Returns it, or NULL when empty.  A private task is
+ * returned in place (read it before the owner's next push); one taken back
+ * from the shared part is copied to *tmp.  Owner thread. */
+static inline const weft__task *weft__deque_take_owner(weft__deque *d, weft__task *tmp)
+{
+    int64_t b = d->bottom;
+    if (WEFT__UNLIKELY(b <= d->osplit))
+        return weft__deque_pop_shared_owner(d, tmp) ? tmp : NULL;
+    b--;
+    d->bottom = b;
+    weft__deque_array *a = d->array;
+    /* A thief asked: share half of what stays private (not slot b). */
+    if (WEFT__UNLIKELY(b > d->osplit && __atomic_load_n(&d->hungry, __ATOMIC_RELAXED)))
+        weft__deque_share_on_pop_owner(d);
+    return &a->slots[b & a->mask];
 }
 
 /* Pops the bottom task into *out.  False when empty.  Owner thread. */
 static inline bool weft__deque_pop_owner(weft__deque *d, weft__task *out)
 {
-    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_RELAXED) - 1;
-    weft__deque_array *a = d->array;
-    if (d->solo) {
-        if (b < __atomic_load_n(&d->top, __ATOMIC_RELAXED))
-            return false;
-        weft__task *s = &a->slots[b & a->mask];
+    const weft__task *s = weft__deque_take_owner(d, out);
+    if (!s)
+        return false;
+    if (s != out) {
         out->fn = __atomic_load_n(&s->fn, __ATOMIC_RELAXED);
         out->arg = __atomic_load_n(&s->arg, __ATOMIC_RELAXED);
         out->g = __atomic_load_n(&s->g, __ATOMIC_RELAXED);
-        __atomic_store_n(&d->bottom, b, __ATOMIC_RELAXED);
-        return true;
-    }
-#ifdef WEFT__TSAN
-    /* ThreadSanitizer rejects fences: the same order from seq_cst ops. */
-    (void)__atomic_exchange_n(&d->bottom, b, __ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
-#else
-    __atomic_store_n(&d->bottom, b, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
-#endif
-    if (t > b) {
-        __atomic_store_n(&d->bottom, b + 1, __ATOMIC_RELAXED);
-        return false;
-    }
-    weft__task *s = &a->slots[b & a->mask];
-    out->fn = __atomic_load_n(&s->fn, __ATOMIC_RELAXED);
-    out->arg = __atomic_load_n(&s->arg, __ATOMIC_RELAXED);
-    out->g = __atomic_load_n(&s->g, __ATOMIC_RELAXED);
-    if (t == b) {
-        /* The last task: race the thieves for it. */
-        bool won = __atomic_compare_exchange_n(&d->top, &t, t + 1, false,
-                                               __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-        __atomic_store_n(&d->bottom, b + 1, __ATOMIC_RELAXED);
-        return won;
     }
     return true;
 }
 
-/* Tasks queued, as a snapshot (may be stale).  Any thread. */
+/* Tasks thieves can take, as a snapshot (may be stale).  Any thread. */
 static inline int64_t weft__deque_size(const weft__deque *d)
 {
-    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_ACQUIRE);
+    int64_t s = __atomic_load_n(&d->split, __ATOMIC_ACQUIRE);
     int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
-    return b - t;
+    return s - t;
+}
+
+/* All tasks queued, private ones included.  Owner thread. */
+static inline int64_t weft__deque_count_owner(const weft__deque *d)
+{
+    return d->bottom - __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
 }
 
 /* ----------------------------------------------------------------- worker */
@@ -189,6 +246,9 @@ typedef struct weft__worker {
 typedef struct weft__event {
     _Alignas(WEFT__LINE) uint32_t seq;
     _Alignas(WEFT__LINE) int32_t sleepers;
+    /* work_ev only: idle workers, looking for work or asleep (atomic).
+     * A spawn reads it; wakers read sleepers on the same line. */
+    int32_t searching;
 } weft__event;
 
 struct weft_runtime {
@@ -221,6 +281,10 @@ void weft__outside_leave(weft_runtime *rt);
 /* Whether the thread running a loop on rt should split its range now:
  * its deque is empty (thieves would find nothing). */
 bool weft__hungry(const weft_runtime *rt, const weft__worker *w);
+/* Makes every private task of the calling worker (if it is one of rt's)
+ * stealable and wakes sleepers: for callers that spawned children and now
+ * run long work themselves. */
+void weft__share_all(weft_runtime *rt);
 
 #define WEFT__GROUP_MAGIC 0x77656674u   /* "weft": weft_group_init ran */
 

@@ -186,6 +186,9 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
     weft_group_init(&g, rt);
     for (size_t r = 1; r < k; r++)
         weft_spawn(&g, pmap_runner, &pm);
+    /* This thread now runs a runner for long: the others must be
+     * stealable at once, not only when a thief asks. */
+    weft__share_all(rt);
     /* The calling thread is one of the k runners. */
     pmap_runner(&pm);
     int rc = weft_group_wait(&g);

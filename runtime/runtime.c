@@ -126,7 +126,10 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
         weft__deque_init(&w->dq, &w->rec, (char *)w + sizeof *w, WEFT__DEQUE_LOG2_CAP);
         /* Only workers steal from deques: a lone worker has no thieves. */
         w->dq.solo = n == 1;
+        w->dq.wake_ev = &rt->work_ev;
     }
+    /* Every worker starts idle (weft__worker_main's `searching`). */
+    __atomic_store_n(&rt->work_ev.searching, (int32_t)n, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < n; i++) {
         weft__worker *w = rt->workers[i];
         int e = pthread_create(&w->thread, NULL, weft__worker_main, w);

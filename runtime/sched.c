@@ -1,6 +1,7 @@
 /* Scheduling: fork-join groups, the workers' loop, stealing, the injection
  * queue of outside threads and sleeping. */
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -19,8 +20,16 @@
  * (no __tls_get_addr call on the spawn path). */
 static _Thread_local weft__worker *tls_worker __attribute__((tls_model("initial-exec")));
 
-/* Failed search rounds before an idle thread goes to sleep. */
+/* Failed search rounds before an idle worker goes to sleep. */
 #define SPIN_ROUNDS 48
+/* Back-off rounds of a waiting outside thread (~8k barrier iterations, a
+ * few us).  It runs no tasks meanwhile: spinning for all of SPIN_ROUNDS
+ * took a core from the workers (~10% of fib(32)'s samples on two cores). */
+#define OUTSIDE_SPIN_ROUNDS 4
+/* Then it yields the CPU for this long (about what SPIN_ROUNDS take)
+ * before it may help with queued tasks or sleep: a short wait still ends
+ * without a futex round trip. */
+#define OUTSIDE_YIELD_NS 500000u
 
 static inline weft__worker *current_worker(const weft_runtime *rt)
 {
@@ -63,6 +72,23 @@ static inline void event_notify(weft__event *ev, int n)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (WEFT__UNLIKELY(__atomic_load_n(&ev->sleepers, __ATOMIC_RELAXED) > 0))
         event_wake(ev, n);
+}
+
+void weft__deque_share_on_pop_owner(weft__deque *d)
+{
+    int64_t n = weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
+    if (n > 0 && d->wake_ev)
+        event_notify(d->wake_ev, n < INT_MAX ? (int)n : INT_MAX);
+}
+
+/* A worker becomes idle (looking for work, or asleep after looking) or
+ * busy again.  While any is idle, spawns share their tasks at once. */
+static inline void set_searching(weft_runtime *rt, bool *searching, bool on)
+{
+    if (*searching != on) {
+        __atomic_fetch_add(&rt->work_ev.searching, on ? 1 : -1, __ATOMIC_RELAXED);
+        *searching = on;
+    }
 }
 
 void weft__wake_all(weft_runtime *rt, weft__event *ev)
@@ -111,11 +137,15 @@ static __attribute__((noinline)) void complete_remote(weft_group *g, int status)
     event_notify(&rt->done_ev, INT_MAX);
 }
 
+/* Runs t, which may be a deque slot: its fields are read before the call
+ * (the task's own pushes may reuse the slot). */
 static inline void run_task(weft__worker *w, const weft__task *t)
 {
-    weft_group *g = t->g;
+    weft_task_fn fn = __atomic_load_n(&t->fn, __ATOMIC_RELAXED);
+    void *arg = __atomic_load_n(&t->arg, __ATOMIC_RELAXED);
+    weft_group *g = __atomic_load_n(&t->g, __ATOMIC_RELAXED);
     weft_runtime *rt = g->rt_;
-    t->fn(t->arg);
+    fn(arg);
     if (w != NULL && g->owner_ == w)
         g->done_++;
     else
@@ -218,8 +248,11 @@ static bool find_work(weft__worker *w, weft__task *out)
         if (v == w->index)
             continue;
         weft__worker *victim = rt->workers[v];
-        if (weft__deque_size(&victim->dq) <= 0)
+        if (weft__deque_size(&victim->dq) <= 0) {
+            /* Its owner may hold private tasks: ask it to share. */
+            weft__deque_request(&victim->dq);
             continue;
+        }
         WEFT__STAT_INC(w, steal_attempts);
         if (weft__deque_steal(&victim->dq, out, &w->rec) == WEFT__STEAL_OK) {
             WEFT__STAT_INC(w, steals);
@@ -249,7 +282,7 @@ static bool work_visible(void *arg)
 bool weft__hungry(const weft_runtime *rt, const weft__worker *w)
 {
     if (w)
-        return weft__deque_size(&w->dq) <= 0;
+        return weft__deque_count_owner(&w->dq) <= 0;
     return __atomic_load_n(&rt->inject_count, __ATOMIC_RELAXED) == 0;
 }
 
@@ -265,11 +298,16 @@ void *weft__worker_main(void *arg)
     tls_worker = w;
     __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
     unsigned idle = 0;
+    /* Counted idle from weft_runtime_create on: spawns before this thread
+     * got here share their tasks for it. */
+    bool searching = true;
     ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
     for (;;) {
         weft__task t;
-        if (weft__deque_pop_owner(&w->dq, &t) || find_work(w, &t)) {
-            run_task(w, &t);
+        const weft__task *p = weft__deque_take_owner(&w->dq, &t);
+        if (p || (find_work(w, &t) && (p = &t))) {
+            set_searching(rt, &searching, false);
+            run_task(w, p);
             idle = 0;
             bo = CK_BACKOFF_INITIALIZER;
             continue;
@@ -277,14 +315,23 @@ void *weft__worker_main(void *arg)
         if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE))
             break;
         if (idle < SPIN_ROUNDS) {
+            /* From the second failed round on: a worker that misses once
+             * (its request is served at the victim's next push or pop)
+             * does not touch the shared count. */
+            if (idle > 0)
+                set_searching(rt, &searching, true);
             idle++;
             backoff(&bo);
             continue;
         }
+        /* Still counted while asleep: a spawn must not see neither count
+         * between here and event_sleep's announcement, or it would keep
+         * its tasks private from this worker. */
         ck_epoch_poll(&w->rec);
         WEFT__STAT_INC(w, sleeps);
         event_sleep(rt, &rt->work_ev, work_visible, rt);
     }
+    set_searching(rt, &searching, false);
     tls_worker = NULL;
     return NULL;
 }
@@ -318,6 +365,34 @@ void weft_group_init(weft_group *g, weft_runtime *rt)
     g->owner_ = current_worker(rt);
 }
 
+/* Other workers look for work or sleep while this one holds private
+ * tasks: share them all (the caller may now run long work itself) and
+ * wake a sleeper, if any. */
+static __attribute__((noinline)) void spawn_wake(weft__worker *w)
+{
+    weft__deque_share_owner(&w->dq, INT64_MAX);
+    event_notify(&w->rt->work_ev, 1);
+}
+
+/* After a push: share and wake if other workers are idle (one relaxed
+ * load; every worker sleeping on work_ev counts as idle).  A lone worker
+ * has nobody to wake (outside threads never sleep on work_ev). */
+static inline void spawn_notify(weft__worker *w)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (WEFT__UNLIKELY(!w->dq.solo &&
+                       __atomic_load_n(&w->rt->work_ev.searching, __ATOMIC_RELAXED) > 0))
+        spawn_wake(w);
+}
+
+/* The rest of a spawn after the push: share (slow path), then notify. */
+static __attribute__((noinline)) void spawn_share(weft__worker *w, int64_t t)
+{
+    weft__deque_share_after_push_owner(&w->dq, t);
+    spawn_notify(w);
+}
+
+/* Validation failures, outside threads, and a full deque array. */
 static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn, void *arg)
 {
     if (!g) {
@@ -344,6 +419,10 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
     weft__task t = { fn, arg, g };
     g->spawned_++;
     if (w && g->owner_ == w) {
+        if (weft__deque_push_owner(&w->dq, fn, arg, g)) {
+            spawn_notify(w);
+            return;
+        }
         /* The deque could not grow: run the child now. */
         run_task(w, &t);
         return;
@@ -361,55 +440,89 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
     }
 }
 
+void weft__share_all(weft_runtime *rt)
+{
+    weft__worker *w = current_worker(rt);
+    if (w && !w->dq.solo && weft__deque_share_owner(&w->dq, INT64_MAX) > 0)
+        event_notify(&rt->work_ev, INT_MAX);
+}
+
 void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
 {
     weft__worker *w = tls_worker;
-    if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w && fn != NULL)) {
-        if (WEFT__LIKELY(weft__deque_push_owner(&w->dq, fn, arg, g))) {
-            g->spawned_++;
-            event_notify(&w->rt->work_ev, 1);
-            return;
-        }
+    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL)) {
+        spawn_slow(g, fn, arg);
+        return;
     }
-    spawn_slow(g, fn, arg);
+    weft__deque *d = &w->dq;
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    if (WEFT__UNLIKELY(!weft__deque_put_owner(d, t, fn, arg, g))) {
+        spawn_slow(g, fn, arg);   /* grows the array */
+        return;
+    }
+    g->spawned_++;
+    /* Tail calls only: the fast path saves no registers. */
+    if (WEFT__UNLIKELY(weft__deque_should_share_owner(d, t))) {
+        spawn_share(w, t);
+        return;
+    }
+    spawn_notify(w);
 }
 
 static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
 {
     weft_runtime *rt = w->rt;
     unsigned idle = 0;
+    bool searching = false;
     ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
     weft__task t;
     while (!group_done(g)) {
-        if (weft__deque_pop_owner(&w->dq, &t) || find_work(w, &t)) {
-            run_task(w, &t);
+        const weft__task *p = weft__deque_take_owner(&w->dq, &t);
+        if (p || (find_work(w, &t) && (p = &t))) {
+            set_searching(rt, &searching, false);
+            run_task(w, p);
             idle = 0;
             bo = CK_BACKOFF_INITIALIZER;
             continue;
         }
         if (idle < SPIN_ROUNDS) {
+            /* From the second failed round on: a worker that misses once
+             * (its request is served at the victim's next push or pop)
+             * does not touch the shared count. */
+            if (idle > 0)
+                set_searching(rt, &searching, true);
             idle++;
             backoff(&bo);
             continue;
         }
         event_sleep(rt, &rt->done_ev, group_done_cb, g);
     }
+    set_searching(rt, &searching, false);
 }
 
 static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group *g)
 {
     weft__outside_enter(rt);
     unsigned idle = 0;
+    uint64_t yield_from = 0;
     ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
     weft__task t;
     while (!group_done(g)) {
         /* Queued tasks are left to the workers (where their children get
-         * deques) while this thread spins; it helps only with tasks still
-         * queued after that while no worker sleeps (all are busy, or one
-         * was woken for the task and will take it). */
-        if (idle < SPIN_ROUNDS) {
+         * deques) while this thread spins and yields; it helps only with
+         * tasks still queued after that while no worker sleeps (all are
+         * busy, or one was woken for the task and will take it). */
+        if (idle < OUTSIDE_SPIN_ROUNDS) {
             idle++;
             backoff(&bo);
+            continue;
+        }
+        if (idle == OUTSIDE_SPIN_ROUNDS) {
+            idle++;
+            yield_from = weft__now_ns();
+        }
+        if (weft__now_ns() - yield_from < OUTSIDE_YIELD_NS) {
+            sched_yield();
             continue;
         }
         if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
@@ -470,13 +583,15 @@ int weft_group_wait(weft_group *g)
     weft__worker *w = tls_worker;
     /* Fast path: the spawning worker pops its own children back. */
     if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
+        weft__task tmp;
         while (!group_done(g)) {
-            weft__task t;
-            if (!weft__deque_pop_owner(&w->dq, &t)) {
+            /* Usually the child just spawned, still private: no fence. */
+            const weft__task *t = weft__deque_take_owner(&w->dq, &tmp);
+            if (WEFT__UNLIKELY(t == NULL)) {
                 wait_worker(w, g);
                 break;
             }
-            run_task(w, &t);
+            run_task(w, t);
         }
         return group_finish(g);
     }

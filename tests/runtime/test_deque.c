@@ -1,5 +1,5 @@
-/* The Chase-Lev deque on its own: sequences, growth, and exactly-once
- * delivery under concurrent thieves. */
+/* The split work-stealing deque on its own: sequences, sharing on request,
+ * growth, and exactly-once delivery under concurrent thieves. */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,9 +49,17 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
 
     cr_assert_not(weft__deque_pop_owner(&f.dq, &t), "empty pop");
     cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    /* The failed steal asked the owner to share. */
+    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 1);
 
     for (uintptr_t i = 1; i <= 5; i++)
         push(&f.dq, i);
+    cr_assert_eq(weft__deque_count_owner(&f.dq), 5);
+    /* The first push found the shared part empty: it shared the oldest
+     * task (and cleared the request); the rest stays private. */
+    cr_assert_eq(weft__deque_size(&f.dq), 1);
+    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 0);
+    cr_assert_eq(weft__deque_share_owner(&f.dq, INT64_MAX), 4);
     cr_assert_eq(weft__deque_size(&f.dq), 5);
     /* The owner pops LIFO, thieves take FIFO. */
     cr_assert(weft__deque_pop_owner(&f.dq, &t));
@@ -72,6 +80,80 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
     cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
     cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
     cr_assert_eq(weft__deque_size(&f.dq), 0);
+    cr_assert_eq(weft__deque_count_owner(&f.dq), 0);
+    fixture_fini(&f);
+}
+
+/* Private tasks are out of thieves' reach until a failed steal asks; the
+ * owner then shares half of them at its next push or pop. */
+Test(deque, hunger_moves_the_split, .timeout = 120)
+{
+    fixture f;
+    fixture_init(&f, 4);
+    ck_epoch_record_t thief;
+    ck_epoch_register(&f.epoch, &thief, NULL);
+    weft__task t;
+    for (uintptr_t i = 1; i <= 9; i++)
+        push(&f.dq, i);
+    cr_assert_eq(weft__deque_size(&f.dq), 1);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq((uintptr_t)t.arg, 1);
+    /* Tasks 2..9 are private. */
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 1);
+    /* A pop serves the request: 9 is taken, half of 2..8 (rounded up,
+     * the oldest) becomes stealable. */
+    cr_assert(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq((uintptr_t)t.arg, 9);
+    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 0);
+    cr_assert_eq(weft__deque_size(&f.dq), 4);
+    for (uintptr_t i = 2; i <= 5; i++) {
+        cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+        cr_assert_eq((uintptr_t)t.arg, i);
+    }
+    /* A push serves the next request: shared part empty again. */
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    push(&f.dq, 10);
+    /* 6, 7, 8, 10 were private; the shared part was empty, so the push
+     * shared the oldest one. */
+    cr_assert_eq(weft__deque_size(&f.dq), 1);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq((uintptr_t)t.arg, 6);
+    /* With shared tasks left, a request shares half of the private ones. */
+    push(&f.dq, 11);
+    cr_assert_eq(weft__deque_size(&f.dq), 1);   /* 7 */
+    weft__deque_request(&f.dq);
+    push(&f.dq, 12);   /* private 8, 10, 11, 12: shares 8, 10 */
+    cr_assert_eq(weft__deque_size(&f.dq), 3);
+    /* The owner pops its private tasks, then takes shared ones back
+     * newest first. */
+    uintptr_t want[] = { 12, 11, 10, 8, 7 };
+    for (unsigned i = 0; i < 5; i++) {
+        cr_assert(weft__deque_pop_owner(&f.dq, &t));
+        cr_assert_eq((uintptr_t)t.arg, want[i]);
+    }
+    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_count_owner(&f.dq), 0);
+    fixture_fini(&f);
+}
+
+/* A deque without thieves (one worker) never shares, and still works. */
+Test(deque, solo_never_shares, .timeout = 120)
+{
+    fixture f;
+    fixture_init(&f, 2);
+    f.dq.solo = true;
+    weft__task t;
+    for (uintptr_t i = 0; i < 100; i++)
+        push(&f.dq, i);
+    cr_assert_eq(weft__deque_size(&f.dq), 0);
+    cr_assert_eq(weft__deque_count_owner(&f.dq), 100);
+    for (uintptr_t i = 100; i-- > 0;) {
+        cr_assert(weft__deque_pop_owner(&f.dq, &t));
+        cr_assert_eq((uintptr_t)t.arg, i);
+    }
+    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
     fixture_fini(&f);
 }
 
@@ -84,11 +166,14 @@ Test(deque, growth_keeps_order, .timeout = 120)
     weft__task t;
     for (uintptr_t i = 0; i < 1000; i++)
         push(&f.dq, i);
-    cr_assert_eq(weft__deque_size(&f.dq), 1000);
+    cr_assert_eq(weft__deque_count_owner(&f.dq), 1000);
+    cr_assert_eq(weft__deque_share_owner(&f.dq, 9), 9);
+    cr_assert_eq(weft__deque_size(&f.dq), 10);
     for (uintptr_t i = 0; i < 10; i++) {
         cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
         cr_assert_eq((uintptr_t)t.arg, i);
     }
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
     for (uintptr_t i = 999; i >= 10; i--) {
         cr_assert(weft__deque_pop_owner(&f.dq, &t));
         cr_assert_eq((uintptr_t)t.arg, i);

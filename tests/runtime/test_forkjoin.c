@@ -247,6 +247,70 @@ Test(forkjoin, eight_outside_threads_at_once, .timeout = 60)
     weft_runtime_destroy(&g_rt);
 }
 
+/* ------------------------------------------------- private tasks reach idle workers */
+
+/* A worker spawns children and then runs long work itself (no further
+ * spawn or pop): the children must still reach the idle workers, which
+ * hold no private tasks of their own.  Every participant arrives and waits
+ * (at most 0.5 s) for all the others: the peak counts how many were inside
+ * at once, which stays below 4 if any child had to wait for the spawner. */
+typedef struct rendezvous {
+    weft_runtime *rt;
+    unsigned want;
+    int arrived;    /* atomic: participants inside meet() now */
+    int peak;       /* atomic: the most arrivals any participant saw */
+    int rc;         /* the inner weft_group_wait */
+} rendezvous;
+
+static void meet(rendezvous *r)
+{
+    int now = __atomic_add_fetch(&r->arrived, 1, __ATOMIC_ACQ_REL);
+    for (int i = 0; i < 5000 && now < (int)r->want; i++) {
+        usleep(100);
+        now = __atomic_load_n(&r->arrived, __ATOMIC_ACQUIRE);
+    }
+    int peak = __atomic_load_n(&r->peak, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&r->peak, &peak, now, false,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    /* Leaving: a participant that comes later does not count these. */
+    __atomic_sub_fetch(&r->arrived, 1, __ATOMIC_ACQ_REL);
+}
+
+static void meet_task(void *p) { meet(p); }
+
+static void spawn_then_work(void *p)
+{
+    rendezvous *r = p;
+    weft_group g;
+    weft_group_init(&g, r->rt);
+    for (unsigned i = 1; i < r->want; i++)
+        weft_spawn(&g, meet_task, r);
+    meet(r);
+    r->rc = weft_group_wait(&g);
+}
+
+Test(forkjoin, spawned_children_reach_idle_workers, .timeout = 60)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = 4;
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    for (int round = 0; round < 3; round++) {
+        rendezvous r = { rt, 4, 0, 0, -1 };
+        weft_group g;
+        weft_group_init(&g, rt);
+        weft_spawn(&g, spawn_then_work, &r);
+        cr_assert_eq(weft_group_wait(&g), 0);
+        cr_assert_eq(r.rc, 0);
+        cr_assert_eq(r.peak, 4, "round %d: only %d of 4 tasks ran at once", round, r.peak);
+        /* Let the workers go to sleep: the next round starts from there. */
+        usleep(round == 0 ? 1000 : 50000);
+    }
+    weft_runtime_destroy(&rt);
+}
+
 /* ----------------------------------------------------------- bad input */
 
 Test(forkjoin, bad_groups_return_einval, .timeout = 60)
