@@ -28,8 +28,8 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
     memset(out, 0, sizeof *out);
     if (!f)
         return;
-    out->calls = atomic_load_explicit(&f->calls, memory_order_relaxed);
-    out->hits = atomic_load_explicit(&f->hits, memory_order_relaxed);
+    out->calls = weft__slot_sum(f->st, 0);
+    out->hits = weft__slot_sum(f->st, 1);
     out->misses = atomic_load_explicit(&f->misses, memory_order_relaxed);
     out->traces = atomic_load_explicit(&f->traces, memory_order_relaxed);
     out->evictions = atomic_load_explicit(&f->evictions, memory_order_relaxed);
@@ -66,7 +66,7 @@ int weft_function_print_signatures(const weft_function *cf, FILE *out)
         weft__cache_sig_str(e->targs, e->n_args, sig, sizeof sig);
         fprintf(out, "%zu: %s%s calls=%llu ops=%zu->%zu\n", index++, sig,
                 atomic_load_explicit(&e->pinned, memory_order_relaxed) ? " pinned" : "",
-                (unsigned long long)atomic_load_explicit(&e->calls, memory_order_relaxed),
+                (unsigned long long)weft__slot_sum(e->sl, 1),
                 e->info.ops_traced, e->info.ops_compiled);
     }
     pthread_mutex_unlock(&f->mu);

@@ -1,4 +1,5 @@
-/* Reader sections over one process-wide ck_epoch: a thread registers a
+/* Reader sections over one process-wide ck_epoch, and the per-thread
+ * counter slots (see internal.h).  A thread registers a
  * record the first time it looks up a cache, and hands it back for reuse
  * when it exits.  ck_epoch's grace-period code lives in libck (not
  * instrumented), so under ThreadSanitizer the section ends and the grace
@@ -20,7 +21,7 @@ static ck_epoch_t epoch;
 static char grace_sync;  /* the address the annotations synchronise on */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t rec_key;
-static _Thread_local ck_epoch_record_t *my_rec;
+_Thread_local weft__cache_tls weft__cache_tl;
 
 static void rec_gone(void *p)
 {
@@ -38,7 +39,12 @@ static void init_once(void)
 
 int weft__cache_epoch_enter(weft__epoch_rec **out)
 {
-    ck_epoch_record_t *rec = my_rec;
+    return weft__cache_epoch_enter_tl(&weft__cache_tl, out);
+}
+
+int weft__cache_epoch_enter_tl(weft__cache_tls *tl, weft__epoch_rec **out)
+{
+    ck_epoch_record_t *rec = tl->rec;
     if (!rec) {
         pthread_once(&once, init_once);
         rec = ck_epoch_recycle(&epoch, NULL);
@@ -51,7 +57,7 @@ int weft__cache_epoch_enter(weft__epoch_rec **out)
                 return weft__errorf(WEFT_ENOMEM, "weft_function_call: out of memory for an epoch record");
             ck_epoch_register(&epoch, rec, NULL);
         }
-        my_rec = rec;
+        tl->rec = rec;
         (void)pthread_setspecific(rec_key, rec);
     }
     ck_epoch_begin(rec, NULL);
@@ -70,4 +76,45 @@ void weft__cache_epoch_synchronize(void)
     pthread_once(&once, init_once);
     ck_epoch_synchronize_wait(&epoch, NULL, NULL);
     TSAN_ACQUIRE(&grace_sync);
+}
+
+/* ---- slots ---- */
+
+static atomic_uint slots_taken;  /* bit s: slot s has an owner */
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+static pthread_key_t slot_key;
+
+static void slot_gone(void *p)
+{
+    unsigned s = (unsigned)((uintptr_t)p - 1);
+    weft__cache_tl.slot = 0;
+    /* Release: the next owner's plain read-modify-writes of the slot's
+     * counters come after this thread's. */
+    atomic_fetch_and_explicit(&slots_taken, ~(1u << s), memory_order_release);
+}
+
+static void slot_init_once(void)
+{
+    (void)pthread_key_create(&slot_key, slot_gone);
+}
+
+unsigned weft__cache_slot_slow(void)
+{
+    unsigned taken = atomic_load_explicit(&slots_taken, memory_order_relaxed);
+    const unsigned all = (1u << WEFT__SLOTS) - 1;
+    pthread_once(&slot_once, slot_init_once);
+    while (taken != all) {
+        unsigned s = (unsigned)__builtin_ctz(~taken);
+        if (atomic_compare_exchange_weak_explicit(&slots_taken, &taken, taken | (1u << s),
+                                                  memory_order_acquire, memory_order_relaxed)) {
+            if (pthread_setspecific(slot_key, (void *)(uintptr_t)(s + 1)) != 0) {
+                /* Without the destructor the slot would leak: give it back. */
+                atomic_fetch_and_explicit(&slots_taken, ~(1u << s), memory_order_release);
+                return WEFT__SLOTS;
+            }
+            weft__cache_tl.slot = s + 1;
+            return s;
+        }
+    }
+    return WEFT__SLOTS;
 }

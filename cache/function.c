@@ -186,13 +186,29 @@ static int scalar_tensor(const weft_function *f, size_t i, const weft_arg *a, co
     return weft_tensor_create(want->dtype, 0, NULL, &u, out);
 }
 
+/* Whether tensor t fits spec want, without copying its spec. */
+static bool tensor_fits(const weft_spec *want, const weft_tensor *t)
+{
+    if (weft_tensor_dtype(t) != want->dtype)
+        return false;
+    if (want->rank == WEFT_RANK_ANY)
+        return true;
+    if (weft_tensor_rank(t) != want->rank)
+        return false;
+    const int64_t *dims = weft_tensor_dims(t);
+    for (int d = 0; d < want->rank; d++)
+        if (want->dims[d] != WEFT_DIM_ANY && want->dims[d] != dims[d])
+            return false;
+    return true;
+}
+
 static int check_tensor(const char *who, const weft_function *f, size_t i, const weft_spec *want,
                         const weft_tensor *t)
 {
+    if (tensor_fits(want, t))
+        return 0;
     weft_spec got;
     spec_of(t, &got);
-    if (weft__cache_spec_fits(want, &got))
-        return 0;
     char ws[96], gs[96];
     weft__cache_spec_str(want, ws, sizeof ws);
     weft__cache_spec_str(&got, gs, sizeof gs);
@@ -212,11 +228,12 @@ static int check_outs(const char *who, const weft_function *f, weft_tensor **out
     return 0;
 }
 
-static int run_entry(weft__entry *e, weft_tensor *const *tens, const weft_arg *args, size_t n,
-                     weft_tensor **outs, size_t n_outs)
+/* Runs e for the calling thread, whose slot is s. */
+static int run_entry(weft__entry *e, unsigned s, weft_tensor *const *tens, const weft_arg *args,
+                     size_t n, weft_tensor **outs, size_t n_outs)
 {
     weft_function *f = e->fn;
-    atomic_fetch_add_explicit(&e->calls, 1, memory_order_relaxed);
+    weft__slot_add(e->sl, s, 1, 1);
     if (f->eager)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n, outs, n_outs);
     return weft__program_run(e->prog, tens, n, outs, n_outs);
@@ -245,27 +262,29 @@ int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, we
             return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: tensor is NULL", who, f->name, i);
     }
 
-    uint64_t tick = atomic_fetch_add_explicit(&f->calls, 1, memory_order_relaxed);
+    weft__cache_tls *tl = &weft__cache_tl;
+    unsigned slot = weft__cache_slot_of(tl);
+    weft__slot_add(f->st, slot, 0, 1);
     if (f->eager && !f->input_signature)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n_args, outs, n_outs);
 
     weft__targ stack_t[STACK_ARGS];
     weft_tensor *stack_tens[STACK_ARGS];
-    uint8_t stack_key[8 + STACK_ARGS * (3 + 8 * WEFT_MAX_RANK)];
+    uint8_t stack_key[WEFT__KEY_BOUND(STACK_ARGS)];
     weft__targ *targs = stack_t;
     weft_tensor **tens = stack_tens;
     uint8_t *bytes = stack_key;
     weft__entry *e = NULL;
     size_t n_converted = 0;  /* tens[i] created here, for i < n_converted with a static arg */
     if (n_args > STACK_ARGS) {
-        targs = weft__calloc(n_args, sizeof *targs);
         tens = weft__calloc(n_args, sizeof *tens);
-        if (!targs || !tens) {
+        if (!tens) {
             rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
             goto out;
         }
     }
     weft__key key;
+    const weft__key *kp = &key;
     if (f->input_signature) {
         for (size_t i = 0; i < n_args; i++, n_converted = i) {
             tens[i] = NULL;
@@ -294,41 +313,57 @@ int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, we
                 weft__free(ea);
             goto out;
         }
-        /* Keyed by the declared specs. */
-        memcpy(targs, f->sig_targs, n_args * sizeof *targs);
-        key = f->sig_key;
-        atomic_init(&key.published, true);
+        kp = &f->sig_key;  /* keyed by the declared specs */
     } else {
-        for (size_t i = 0; i < n_args; i++) {
-            memset(&targs[i], 0, sizeof targs[i]);
-            targs[i].kind = args[i].kind;
-            tens[i] = NULL;
-            if (args[i].kind == WEFT_ARG_TENSOR) {
-                spec_of(args[i].u.tensor, &targs[i].spec);
-                tens[i] = args[i].u.tensor;
-            } else if (args[i].kind == WEFT_ARG_I64) {
-                targs[i].i64 = args[i].u.i64;
-            } else {
-                targs[i].f64 = args[i].u.f64;
-            }
-        }
+        for (size_t i = 0; i < n_args; i++)
+            tens[i] = args[i].kind == WEFT_ARG_TENSOR ? args[i].u.tensor : NULL;
         size_t bound = weft__cache_key_bound(n_args);
         if (bound > sizeof stack_key && !(bytes = weft__malloc(bound))) {
             rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
             goto out;
         }
-        key.len = weft__cache_encode(targs, n_args, bytes);
+        key.len = weft__cache_encode_args(args, n_args, bytes);
         key.bytes = bytes;
         key.hash = weft__cache_hash(bytes, key.len);
         atomic_init(&key.published, true);
     }
 
+    /* The hit path writes only this thread's slot lines. */
+    if (slot < WEFT__SLOTS && (e = weft__cache_hit(f, kp, tl, slot))) {
+        weft__slot_add(f->st, slot, 1, 1);
+        rc = run_entry(e, slot, tens, args, n_args, outs, n_outs);
+        weft__cache_hit_done(e, slot);
+        goto out;
+    }
+
+    /* Absent, pending, covered, or no slot: the signature as trace args. */
+    if (n_args > STACK_ARGS && !(targs = weft__calloc(n_args, sizeof *targs))) {
+        rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+        goto out;
+    }
+    if (f->input_signature) {
+        memcpy(targs, f->sig_targs, n_args * sizeof *targs);
+    } else {
+        for (size_t i = 0; i < n_args; i++) {
+            memset(&targs[i], 0, sizeof targs[i]);
+            targs[i].kind = args[i].kind;
+            if (args[i].kind == WEFT_ARG_TENSOR)
+                spec_of(args[i].u.tensor, &targs[i].spec);
+            else if (args[i].kind == WEFT_ARG_I64)
+                targs[i].i64 = args[i].u.i64;
+            else
+                targs[i].f64 = args[i].u.f64;
+        }
+    }
     bool hit = false;
-    rc = weft__cache_acquire(f, targs, &key, tick, &e, &hit);
+    rc = weft__cache_acquire(f, targs, kp, &e, &hit);
     if (rc)
         goto out;
-    atomic_fetch_add_explicit(hit ? &f->hits : &f->misses, 1, memory_order_relaxed);
-    rc = run_entry(e, tens, args, n_args, outs, n_outs);
+    if (hit)
+        weft__slot_add(f->st, slot, 1, 1);
+    else
+        atomic_fetch_add_explicit(&f->misses, 1, memory_order_relaxed);
+    rc = run_entry(e, slot, tens, args, n_args, outs, n_outs);
     weft__cache_unref(e);
 
 out:
@@ -355,7 +390,7 @@ static int acquire_specs(const char *who, weft_function *f, const weft_spec *spe
         if ((rc = weft__cache_check_spec(who, i, &specs[i])))
             return rc;
     weft__targ stack_t[STACK_ARGS];
-    uint8_t stack_key[8 + STACK_ARGS * (3 + 8 * WEFT_MAX_RANK)];
+    uint8_t stack_key[WEFT__KEY_BOUND(STACK_ARGS)];
     weft__targ *targs = n > STACK_ARGS ? weft__calloc(n, sizeof *targs) : stack_t;
     size_t bound = weft__cache_key_bound(n);
     uint8_t *bytes = bound > sizeof stack_key ? weft__malloc(bound) : stack_key;
@@ -390,8 +425,7 @@ static int acquire_specs(const char *who, weft_function *f, const weft_spec *spe
     }
     atomic_init(&key.published, true);
     bool hit;
-    rc = weft__cache_acquire(f, targs, &key, atomic_load_explicit(&f->calls, memory_order_relaxed),
-                             out, &hit);
+    rc = weft__cache_acquire(f, targs, &key, out, &hit);
 out:
     if (targs != stack_t)
         weft__free(targs);
@@ -444,15 +478,17 @@ int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args
         if ((rc = check_tensor(who, f, i, &c->targs[i].spec, args[i])))
             return rc;
     }
+    /* c is pinned: alive until f is destroyed, no reference to take. */
+    unsigned slot = weft__cache_slot();
     if (!f->eager)
-        return run_entry(c, args, NULL, n_args, outs, n_outs);
+        return run_entry(c, slot, args, NULL, n_args, outs, n_outs);
     weft_arg stack_a[STACK_ARGS];
     weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
     if (!a)
         return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
     for (size_t i = 0; i < n_args; i++)
         a[i] = weft_arg_tensor(args[i]);
-    rc = run_entry(c, args, a, n_args, outs, n_outs);
+    rc = run_entry(c, slot, args, a, n_args, outs, n_outs);
     if (a != stack_a)
         weft__free(a);
     return rc;
@@ -491,7 +527,7 @@ static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out)
     *out = NULL;
     weft_arg a = weft_arg_tensor(arg);
     weft_tensor *tens[1] = { arg };
-    return run_entry(e, tens, &a, 1, out, 1);
+    return run_entry(e, weft__cache_slot(), tens, &a, 1, out, 1);
 }
 
 static void callee_release(void *concrete)

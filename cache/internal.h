@@ -7,10 +7,31 @@
  *    encodings, so a hash collision never returns the wrong entry.  Writers
  *    (insert, evict) hold f->mu; readers take no lock and run inside a ck_epoch
  *    section only long enough to find an entry and take a reference on it.
- *  - An entry lives while its reference count is above zero.  The table holds
- *    one reference; each running call, each map callee holds one.  Whoever
- *    drops the last one waits for an epoch grace period (no reader can still
- *    be comparing its key) and frees it.
+ *  - Threads own slots (at most WEFT__SLOTS at once; epoch.c hands them out
+ *    and takes them back when a thread exits).  A slot's counters are written
+ *    by its owner only, so a hit writes no line another thread writes:
+ *    statistics (calls, hits) and per-entry call counts are summed over the
+ *    slots on read, and a hit's reference on its entry is a count in the
+ *    entry's line for that slot ("hot").  Threads without a slot use the
+ *    shared counters and the shared reference count instead.
+ *  - An entry lives while its shared reference count is above zero or any
+ *    hot count is.  The table holds one shared reference; get_concrete pins,
+ *    map callees, tracers and slotless calls hold one each.  Whoever drops
+ *    the last shared one waits for an epoch grace period (after it no reader
+ *    can still be comparing its key or be about to raise a hot count), then
+ *    marks every hot count with an atomic or, collecting the holders still
+ *    running it into e->remaining; the last of them (or the marker, when
+ *    none are left) frees it.  Hot counts rise with plain stores (only
+ *    before the grace period, by their owner) and fall with an atomic
+ *    subtract on the owner's own line, which tells whether they were
+ *    marked.  Epoch sections never span a run: a host callback or map
+ *    iteration inside the run may call back into the cache and evict, and
+ *    the grace-period wait would then wait for its own caller's section.
+ *    Pinned entries (get_concrete) are never freed before f, so
+ *    weft_concrete_call takes no reference at all.
+ *  - LRU: a function-wide clock advances when an entry becomes the most
+ *    recently used; a hit on the entry that already is reads and writes
+ *    nothing shared.
  *  - An entry is PENDING while one thread traces it; other threads that find
  *    it wait on f->cv.  Tracing is serialised per function by f->trace_mu. */
 #ifndef WEFT_CACHE_INTERNAL_H
@@ -29,6 +50,16 @@
 #define WEFT__RETRACE_WINDOW 10   /* calls looked back at for the warning */
 #define WEFT__RETRACE_LIMIT 5     /* traces among them that warn */
 
+#define WEFT__SLOTS 16             /* threads with their own counters at once */
+
+/* One cache line of per-slot counters, written by the slot's owner only
+ * (the last one, index WEFT__SLOTS, is shared by threads without a slot and
+ * updated with atomic read-modify-writes). */
+typedef struct weft__slot_line {
+    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t a;  /* entry: hot; function: calls */
+    atomic_uint_fast64_t b;                             /* entry: calls; function: hits */
+} weft__slot_line;
+
 enum { ENTRY_PENDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
 
 /* A cache entry: one signature and, once traced, its compiled program.
@@ -46,11 +77,11 @@ typedef struct weft__key {
 
 struct weft_concrete {
     weft__key k;                  /* must come first: the table's object */
-    /* Written by hits: one line. */
+    atomic_uint_fast64_t last_used;  /* f->clock when last made most recent (LRU) */
+    /* Written by misses, pins and map callees, read by hits. */
     _Alignas(WEFT__CACHE_LINE) atomic_uint refs;
     atomic_int state;             /* ENTRY_*; READY publishes prog and info */
-    atomic_uint_fast64_t last_used;  /* the call tick of the last hit (LRU) */
-    atomic_uint_fast64_t calls;
+    atomic_uint_fast64_t remaining;  /* hot holders left after the last shared unref */
     /* Immutable once published (the key), or written before state. */
     _Alignas(WEFT__CACHE_LINE) weft_function *fn;
     size_t n_args;
@@ -64,6 +95,8 @@ struct weft_concrete {
     atomic_bool pinned;           /* handed out by get_concrete: never evicted */
     bool in_table;
     struct weft_concrete *prev, *next;
+    /* a: hot references, b: calls; one line per slot. */
+    weft__slot_line sl[WEFT__SLOTS + 1];
 };
 typedef struct weft_concrete weft__entry;
 
@@ -83,9 +116,9 @@ struct weft_function {
     bool log_retrace;
     size_t max_cached;
 
-    /* Hot statistics, written by every call. */
-    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t calls;
-    atomic_uint_fast64_t hits;
+    /* The LRU clock: read by every hit, advanced when the most recently
+     * used entry changes. */
+    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t clock;
     _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t misses, traces, evictions, cached;
     atomic_uint_fast64_t trace_ns, compile_ns;
     atomic_uint n_any;            /* entries with unknown dims in the table */
@@ -102,6 +135,8 @@ struct weft_function {
     char trace_reasons[WEFT__RETRACE_LIMIT][128];
     uint64_t n_trace_ticks;
     bool warned;
+    /* a: calls, b: hits; one line per slot. */
+    weft__slot_line st[WEFT__SLOTS + 1];
 };
 
 /* key.c: signatures. */
@@ -110,7 +145,15 @@ int  weft__cache_targ_str(const weft__targ *a, char *buf, size_t size);
 /* The canonical encoding of targs into buf, which holds at least
  * weft__cache_key_bound(n) bytes; returns its length. */
 size_t weft__cache_key_bound(size_t n);
+/* The same bound as a constant expression (stack buffers): a count word,
+ * then per argument a header word (kind, dtype, rank) and up to
+ * WEFT_MAX_RANK dims or one value word.  Whole words only, so that the
+ * hash's 8-byte reads never straddle narrower stores. */
+#define WEFT__KEY_BOUND(n) (8 + (n) * (8 + 8 * WEFT_MAX_RANK))
 size_t weft__cache_encode(const weft__targ *targs, size_t n, uint8_t *buf);
+/* The same encoding straight from call arguments (tensor args: their
+ * specs); args are valid (checked kinds, non-NULL tensors). */
+size_t weft__cache_encode_args(const weft_arg *args, size_t n, uint8_t *buf);
 uint64_t weft__cache_hash(const uint8_t *key, size_t len);
 /* Test hook: every hash becomes h (0: off). */
 void weft__cache_force_hash(uint64_t h);
@@ -124,17 +167,67 @@ int  weft__cache_check_spec(const char *fn, size_t i, const weft_spec *s);
 
 /* epoch.c: reader sections and grace periods over one process-wide epoch. */
 typedef struct ck_epoch_record weft__epoch_rec;
+typedef struct weft__cache_tls weft__cache_tls;
 int  weft__cache_epoch_enter(weft__epoch_rec **rec);
+/* The same, given the calling thread's weft__cache_tl. */
+int  weft__cache_epoch_enter_tl(weft__cache_tls *tl, weft__epoch_rec **rec);
 void weft__cache_epoch_exit(weft__epoch_rec *rec);
 void weft__cache_epoch_synchronize(void);
+
+/* epoch.c: slots.  The calling thread's slot (0..WEFT__SLOTS-1), taken on
+ * first use and given back when the thread exits; WEFT__SLOTS when all are
+ * taken (the shared line). */
+struct weft__cache_tls {
+    unsigned slot;             /* slot + 1; 0: none yet */
+    weft__epoch_rec *rec;      /* registered on first use, NULL before */
+};
+/* One thread-local block, so that a call looks it up once (a shared
+ * library pays a call per thread-local lookup). */
+extern _Thread_local weft__cache_tls weft__cache_tl;
+unsigned weft__cache_slot_slow(void);
+static inline unsigned weft__cache_slot_of(const weft__cache_tls *tl)
+{
+    return tl->slot ? tl->slot - 1 : weft__cache_slot_slow();
+}
+static inline unsigned weft__cache_slot(void)
+{
+    return weft__cache_slot_of(&weft__cache_tl);
+}
+/* Adds v to counter of slot s: a plain store for an owned slot, an atomic
+ * add on the shared line. */
+static inline void weft__slot_add(weft__slot_line *l, unsigned s, int which, uint64_t v)
+{
+    atomic_uint_fast64_t *c = which ? &l[s].b : &l[s].a;
+    if (s < WEFT__SLOTS)
+        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+}
+static inline uint64_t weft__slot_sum(const weft__slot_line *l, int which)
+{
+    uint64_t n = 0;
+    for (unsigned s = 0; s <= WEFT__SLOTS; s++)
+        n += atomic_load_explicit(which ? &l[s].b : &l[s].a, memory_order_relaxed);
+    return n;
+}
 
 /* table.c: lookup, tracing, eviction. */
 int  weft__cache_table_init(weft_function *f);
 void weft__cache_table_destroy(weft_function *f);
+/* The hit path: the READY entry of key with a hot reference of slot s
+ * (s < WEFT__SLOTS), or NULL (absent, pending, or only covered by an entry
+ * with unknown dims: the caller then calls weft__cache_acquire).  Release it
+ * with weft__cache_hit_done. */
+weft__entry *weft__cache_hit(weft_function *f, const weft__key *key, weft__cache_tls *tl,
+                             unsigned s);
+void weft__cache_hit_done(weft__entry *e, unsigned s);
 /* Finds or traces the entry of targs (whose encoding is key/len/hash) and
- * returns it with a reference held. */
+ * returns it with a shared reference held. */
 int  weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__key *key,
-                         uint64_t tick, weft__entry **out, bool *hit);
+                         weft__entry **out, bool *hit);
+/* Makes e the most recently used entry of its function. */
+void weft__cache_touch(weft__entry *e);
 /* Marks e pinned (never evicted, alive until f is destroyed) and drops the
  * caller's reference. */
 void weft__cache_pin(weft__entry *e);

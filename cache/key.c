@@ -3,6 +3,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+/* Inlined: short keys hash in a few nanoseconds, without a call into the
+ * library's generic entry point (same algorithm, same values). */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "cache/internal.h"
@@ -69,17 +72,23 @@ int weft__cache_targ_str(const weft__targ *a, char *buf, size_t size)
     return snprintf(buf, size, "?");
 }
 
+/* One word in host byte order: keys live in this process only. */
 static uint8_t *put_u64(uint8_t *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        *p++ = (uint8_t)(v >> (8 * i));
-    return p;
+    memcpy(p, &v, sizeof v);
+    return p + sizeof v;
+}
+
+/* An argument's header word: kind, then for tensors dtype and rank + 1
+ * (WEFT_RANK_ANY encodes as 0). */
+static uint64_t head(weft_arg_kind kind, unsigned dtype, int rank)
+{
+    return (uint64_t)(uint8_t)kind | (uint64_t)(uint8_t)dtype << 8 | (uint64_t)(uint8_t)(rank + 1) << 16;
 }
 
 size_t weft__cache_key_bound(size_t n)
 {
-    /* Per argument at most: kind, dtype, rank, and WEFT_MAX_RANK dims. */
-    return 8 + n * (3 + 8 * WEFT_MAX_RANK);
+    return WEFT__KEY_BOUND(n);
 }
 
 size_t weft__cache_encode(const weft__targ *targs, size_t n, uint8_t *buf)
@@ -87,18 +96,44 @@ size_t weft__cache_encode(const weft__targ *targs, size_t n, uint8_t *buf)
     uint8_t *p = put_u64(buf, (uint64_t)n);
     for (size_t i = 0; i < n; i++) {
         const weft__targ *a = &targs[i];
-        *p++ = (uint8_t)a->kind;
         if (a->kind == WEFT_ARG_TENSOR) {
-            *p++ = (uint8_t)a->spec.dtype;
-            *p++ = (uint8_t)(a->spec.rank + 1);  /* WEFT_RANK_ANY encodes as 0 */
+            p = put_u64(p, head(a->kind, (unsigned)a->spec.dtype, a->spec.rank));
             for (int d = 0; d < a->spec.rank; d++)
                 p = put_u64(p, (uint64_t)a->spec.dims[d]);
         } else if (a->kind == WEFT_ARG_I64) {
+            p = put_u64(p, head(a->kind, 0, -1));
             p = put_u64(p, (uint64_t)a->i64);
         } else {
             /* Keyed by bit pattern (so -0.0 and 0.0 differ, as they may
              * trace differently), every NaN the same. */
+            p = put_u64(p, head(a->kind, 0, -1));
             double v = isnan(a->f64) ? NAN : a->f64;
+            uint64_t bits;
+            memcpy(&bits, &v, sizeof bits);
+            p = put_u64(p, bits);
+        }
+    }
+    return (size_t)(p - buf);
+}
+
+size_t weft__cache_encode_args(const weft_arg *args, size_t n, uint8_t *buf)
+{
+    uint8_t *p = put_u64(buf, (uint64_t)n);
+    for (size_t i = 0; i < n; i++) {
+        const weft_arg *a = &args[i];
+        if (a->kind == WEFT_ARG_TENSOR) {
+            const weft_tensor *t = a->u.tensor;
+            int rank = weft_tensor_rank(t);
+            const int64_t *dims = weft_tensor_dims(t);
+            p = put_u64(p, head(a->kind, (unsigned)weft_tensor_dtype(t), rank));
+            for (int d = 0; d < rank && d < WEFT_MAX_RANK; d++)
+                p = put_u64(p, (uint64_t)dims[d]);
+        } else if (a->kind == WEFT_ARG_I64) {
+            p = put_u64(p, head(a->kind, 0, -1));
+            p = put_u64(p, (uint64_t)a->u.i64);
+        } else {
+            p = put_u64(p, head(a->kind, 0, -1));
+            double v = isnan(a->u.f64) ? NAN : a->u.f64;  /* as weft__cache_encode */
             uint64_t bits;
             memcpy(&bits, &v, sizeof bits);
             p = put_u64(p, bits);

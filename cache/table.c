@@ -96,14 +96,77 @@ bool weft__cache_ref(weft__entry *e)
     return false;
 }
 
+#define HOT_ZOMBIE (UINT64_C(1) << 63)  /* in a hot count: the entry is out for good */
+
 void weft__cache_unref(weft__entry *e)
 {
     if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
         return;
     /* Out of the table already; readers that found it before its removal
-     * may still compare its key until their sections end. */
+     * may still compare its key, or be about to raise a hot count, until
+     * their sections end.  After the grace period hot counts only fall. */
     weft__cache_epoch_synchronize();
-    weft__cache_entry_free(e);
+    /* Mark every slot's count and collect the holders still running it.
+     * Each read-modify-write orders against the owner's decrement of the
+     * same word: a decrement before it is not counted, one after sees the
+     * mark and settles through e->remaining. */
+    uint64_t held = 0;
+    for (unsigned s = 0; s < WEFT__SLOTS; s++)
+        held += atomic_fetch_or_explicit(&e->sl[s].a, HOT_ZOMBIE, memory_order_acq_rel) & ~HOT_ZOMBIE;
+    /* remaining wraps below zero when holders finish first; whoever brings
+     * it to zero frees. */
+    if (atomic_fetch_add_explicit(&e->remaining, held, memory_order_acq_rel) + held == 0)
+        weft__cache_entry_free(e);
+}
+
+void weft__cache_hit_done(weft__entry *e, unsigned s)
+{
+    uint64_t old = atomic_fetch_sub_explicit(&e->sl[s].a, 1, memory_order_acq_rel);
+    if ((old & HOT_ZOMBIE) &&
+        atomic_fetch_sub_explicit(&e->remaining, 1, memory_order_acq_rel) == 1)
+        weft__cache_entry_free(e);
+}
+
+static void bump(weft__entry *e)
+{
+    atomic_store_explicit(&e->last_used,
+                          atomic_fetch_add_explicit(&e->fn->clock, 1, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+void weft__cache_touch(weft__entry *e)
+{
+    /* Read before write: the most recently used entry stays so without a
+     * shared write. */
+    if (atomic_load_explicit(&e->last_used, memory_order_relaxed) !=
+        atomic_load_explicit(&e->fn->clock, memory_order_relaxed))
+        bump(e);
+}
+
+weft__entry *weft__cache_hit(weft_function *f, const weft__key *key, weft__cache_tls *tl,
+                             unsigned s)
+{
+    weft__epoch_rec *rec;
+    if (weft__cache_epoch_enter_tl(tl, &rec))
+        return NULL;  /* the slow path reports it */
+    weft__entry *e = ck_hs_get(&f->hs, key->hash, key);
+    if (e) {
+        /* Inside the section, so an unref that removed e marks the hot
+         * counts only after this increment; until then this thread is the
+         * count's only writer, so a plain increment does. */
+        atomic_uint_fast64_t *hot = &e->sl[s].a;
+        atomic_store_explicit(hot, atomic_load_explicit(hot, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+    weft__cache_epoch_exit(rec);
+    if (!e)
+        return NULL;
+    if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY) {
+        weft__cache_hit_done(e, s);
+        return NULL;
+    }
+    weft__cache_touch(e);
+    return e;
 }
 
 /* ---- the writer side (under f->mu) ---- */
@@ -365,8 +428,12 @@ static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t 
     atomic_init(&e->refs, 2);  /* the table's and the tracer's */
     atomic_init(&e->state, ENTRY_PENDING);
     atomic_init(&e->pinned, false);
-    atomic_init(&e->calls, 0);
+    atomic_init(&e->remaining, 0);
     atomic_init(&e->last_used, 0);
+    for (unsigned s = 0; s <= WEFT__SLOTS; s++) {
+        atomic_init(&e->sl[s].a, 0);
+        atomic_init(&e->sl[s].b, 0);
+    }
     atomic_store_explicit(&e->k.published, true, memory_order_release);
     return e;
 }
@@ -485,7 +552,7 @@ static int settle(weft_function *f, weft__entry *e)
 }
 
 int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__key *key,
-                        uint64_t tick, weft__entry **out, bool *hit)
+                        weft__entry **out, bool *hit)
 {
     size_t n = f->n_args;
     weft__entry *e = NULL;
@@ -501,7 +568,7 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
     weft__cache_epoch_exit(rec);
 
     if (e && atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_READY) {
-        atomic_store_explicit(&e->last_used, tick, memory_order_relaxed);
+        weft__cache_touch(e);
         *hit = true;
         *out = e;
         return 0;
@@ -555,14 +622,15 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
                 rc = weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory growing the cache", f->name);
             } else {
                 e->in_table = true;
-                atomic_store_explicit(&e->last_used, tick, memory_order_relaxed);
+                bump(e);
                 list_append(f, e);
                 atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
                 if (e->has_any)
                     atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
                 f->last_retrace = why;
                 f->have_retrace = true;
-                warn = note_trace(f, tick, why.reason);
+                /* The call count as the retrace window's clock. */
+                warn = note_trace(f, weft__slot_sum(f->st, 0), why.reason);
                 traced_here = true;
             }
         }
@@ -589,7 +657,7 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
     } else {
         rc = settle(f, e);
         if (rc == 0)
-            atomic_store_explicit(&e->last_used, tick, memory_order_relaxed);
+            weft__cache_touch(e);
     }
     if (rc) {
         weft__cache_unref(e);

@@ -3,7 +3,9 @@
  * concrete function another thread is running. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "test_util.h"
@@ -236,6 +238,165 @@ Test(cache_mt, failed_traces_reach_every_waiter_and_are_not_cached)
     cr_assert_eq(st.cached, 0);
     cr_assert_eq(st.traces, (uint64_t)atomic_load(&s->traces));
     cr_assert_geq(st.traces, 3, "each round after a failure traces again");
+    weft_function_destroy(&s->f);
+    free(s);
+}
+
+/* More threads than counter slots: the threads without one take the shared
+ * counters and references; every call is still counted once.  Run twice, so
+ * that the second group takes the slots the first gave back. */
+#define MANY (WEFT__SLOTS + 8)
+
+static void run_many(shared *s)
+{
+    pthread_t th[MANY];
+    pthread_barrier_init(&s->start, NULL, MANY);
+    for (int i = 0; i < MANY; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, worker, s), 0);
+    for (int i = 0; i < MANY; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&s->start);
+}
+
+static uint64_t printed_calls(weft_function *f)
+{
+    char buf[4096] = { 0 };
+    FILE *mem = fmemopen(buf, sizeof buf - 1, "w");
+    cr_assert(mem);
+    cr_assert_eq(weft_function_print_signatures(f, mem), 0);
+    fclose(mem);
+    uint64_t sum = 0;
+    for (const char *p = buf; (p = strstr(p, "calls=")); p += 6)
+        sum += strtoull(p + 6, NULL, 10);
+    return sum;
+}
+
+Test(cache_mt, more_threads_than_slots_count_every_call)
+{
+    shared *s = calloc(1, sizeof *s);
+    s->n_sigs = 4;
+    s->rounds = ROUNDS / 4;
+    s->f = make(s, 0);
+    for (int group = 1; group <= 2; group++) {
+        run_many(s);
+        cr_assert_eq(atomic_load(&s->failures), 0);
+        weft_function_stats st;
+        weft_function_get_stats(s->f, &st);
+        uint64_t calls = (uint64_t)group * MANY * (uint64_t)s->rounds;
+        cr_assert_eq(st.calls, calls);
+        cr_assert_eq(st.hits + st.misses, calls);
+        cr_assert_eq(st.traces, 4);
+        cr_assert_eq(printed_calls(s->f), calls);
+    }
+    weft_function_destroy(&s->f);
+    free(s);
+}
+
+Test(cache_mt, more_threads_than_slots_with_eviction)
+{
+    shared *s = calloc(1, sizeof *s);
+    s->n_sigs = 5;
+    s->rounds = ROUNDS / 4;
+    s->f = make(s, 2);
+    run_many(s);
+    cr_assert_eq(atomic_load(&s->failures), 0);
+    weft_function_stats st;
+    weft_function_get_stats(s->f, &st);
+    cr_assert_eq(st.calls, (uint64_t)MANY * (uint64_t)s->rounds);
+    cr_assert_eq(st.hits + st.misses, st.calls);
+    cr_assert_gt(st.evictions, 0);
+    cr_assert_eq(st.traces, st.cached + st.evictions);
+    weft_function_destroy(&s->f);
+    free(s);
+}
+
+/* A hit writes nothing another thread writes: two threads hitting one
+ * entry at once change only their own slots' lines; the entry's shared
+ * reference count, LRU stamp, the function's clock and every other shared
+ * counter stay as they were. */
+typedef struct hitter {
+    shared *s;
+    int calls;
+    unsigned slot;
+    atomic_int *failures;
+} hitter;
+
+static void *hit_worker(void *arg)
+{
+    hitter *h = arg;
+    pthread_barrier_wait(&h->s->start);
+    for (int k = 0; k < h->calls; k++)
+        if (check_call(h->s, 3))
+            atomic_fetch_add(h->failures, 1);
+    h->slot = weft__cache_slot();
+    /* Both alive until both are done: neither takes a slot the other gave
+     * back. */
+    pthread_barrier_wait(&h->s->start);
+    return NULL;
+}
+
+typedef struct shared_state {
+    uint64_t refs, last_used, clock, misses, traces, cached, remaining;
+} shared_state;
+
+static shared_state snapshot(const weft_function *f, weft__entry *e)
+{
+    shared_state st = {  /* all uint64_t: no padding for memcmp */
+        atomic_load(&e->refs), atomic_load(&e->last_used), atomic_load(&f->clock),
+        atomic_load(&f->misses), atomic_load(&f->traces), atomic_load(&f->cached),
+        atomic_load(&e->remaining) };
+    return st;
+}
+
+Test(cache_mt, hits_write_only_their_own_slots)
+{
+    shared *s = calloc(1, sizeof *s);
+    s->f = make(s, 0);
+    cr_assert_eq(check_call(s, 3), 0);  /* traces */
+    cr_assert_eq(check_call(s, 3), 0);  /* a hit: now the most recently used */
+    weft_spec spec;
+    cr_assert_eq(weft_spec_parse("f64[3]", &spec), 0);
+    weft_concrete *c = NULL;
+    cr_assert_eq(weft_function_get_concrete(s->f, &spec, 1, &c), 0, "%s", weft_errmsg());
+    weft__entry *e = c;
+    cr_assert_eq(weft_function_tracing_count(s->f), 1, "get_concrete found the called entry");
+
+    shared_state before = snapshot(s->f, e);
+    uint64_t f_lines[WEFT__SLOTS + 1][2], e_lines[WEFT__SLOTS + 1][2];
+    for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
+        f_lines[k][0] = atomic_load(&s->f->st[k].a);
+        f_lines[k][1] = atomic_load(&s->f->st[k].b);
+        e_lines[k][0] = atomic_load(&e->sl[k].a);
+        e_lines[k][1] = atomic_load(&e->sl[k].b);
+    }
+    enum { CALLS = 200 };
+    atomic_int failures = 0;
+    hitter h[2] = { { s, CALLS, 0, &failures }, { s, CALLS, 0, &failures } };
+    pthread_t th[2];
+    pthread_barrier_init(&s->start, NULL, 2);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, hit_worker, &h[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&s->start);
+    cr_assert_eq(atomic_load(&failures), 0);
+    cr_assert(h[0].slot < WEFT__SLOTS && h[1].slot < WEFT__SLOTS && h[0].slot != h[1].slot,
+              "slots %u and %u", h[0].slot, h[1].slot);
+
+    shared_state after = snapshot(s->f, e);
+    cr_assert_eq(memcmp(&before, &after, sizeof before), 0,
+                 "a hit wrote shared state: refs %llu->%llu last_used %llu->%llu clock %llu->%llu",
+                 (unsigned long long)before.refs, (unsigned long long)after.refs,
+                 (unsigned long long)before.last_used,
+                 (unsigned long long)after.last_used, (unsigned long long)before.clock,
+                 (unsigned long long)after.clock);
+    for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
+        uint64_t add = (k == h[0].slot || k == h[1].slot) ? CALLS : 0;
+        cr_assert_eq(atomic_load(&s->f->st[k].a), f_lines[k][0] + add, "calls of slot %u", k);
+        cr_assert_eq(atomic_load(&s->f->st[k].b), f_lines[k][1] + add, "hits of slot %u", k);
+        cr_assert_eq(atomic_load(&e->sl[k].a), e_lines[k][0], "hot count of slot %u", k);
+        cr_assert_eq(atomic_load(&e->sl[k].b), e_lines[k][1] + add, "entry calls of slot %u", k);
+    }
     weft_function_destroy(&s->f);
     free(s);
 }

@@ -1,6 +1,7 @@
 /* The trace cache, one thread at a time: the tracing transcript (what
  * traces and what hits), input signatures, relaxed retracing, concrete
  * functions, eager mode, the debug API and input validation. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -705,4 +706,149 @@ Test(cache, many_arguments)
     weft_function_last_retrace(f, &r);
     cr_assert_eq(r.arg, N - 1);
     weft_function_destroy(&f);
+}
+
+/* ---- the hit path ---- */
+
+/* Call arguments encode to the same key bytes as the trace arguments a
+ * miss builds from them (so a hit finds what a miss inserted). */
+Test(cache, encode_args_matches_encode)
+{
+    int64_t d2[2] = { 3, 0 };
+    weft_tensor *t0 = NULL, *t2 = NULL;
+    double one = 1.0;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 0, NULL, &one, &t0), 0);
+    cr_assert_eq(weft_tensor_create(WEFT_I32, 2, d2, NULL, &t2), 0);
+    weft_arg args[7] = { weft_arg_tensor(t0), weft_arg_tensor(t2), weft_arg_i64(-5),
+                         weft_arg_f64(-0.0), weft_arg_f64(0.0), weft_arg_f64(NAN),
+                         weft_arg_f64(-NAN) };
+    weft__targ targs[7];
+    memset(targs, 0, sizeof targs);
+    for (int i = 0; i < 7; i++) {
+        targs[i].kind = args[i].kind;
+        if (args[i].kind == WEFT_ARG_TENSOR) {
+            const weft_tensor *t = args[i].u.tensor;
+            targs[i].spec.dtype = weft_tensor_dtype(t);
+            targs[i].spec.rank = weft_tensor_rank(t);
+            for (int d = 0; d < targs[i].spec.rank; d++)
+                targs[i].spec.dims[d] = weft_tensor_dims(t)[d];
+        } else if (args[i].kind == WEFT_ARG_I64) {
+            targs[i].i64 = args[i].u.i64;
+        } else {
+            targs[i].f64 = args[i].u.f64;
+        }
+    }
+    uint8_t a[1024], b[1024];
+    cr_assert_leq(weft__cache_key_bound(7), sizeof a);
+    size_t la = weft__cache_encode_args(args, 7, a), lb = weft__cache_encode(targs, 7, b);
+    cr_assert_eq(la, lb);
+    cr_assert_eq(memcmp(a, b, la), 0);
+    /* -0.0 and 0.0 key apart; every NaN keys the same. */
+    uint8_t c[64], e[64];
+    size_t lc = weft__cache_encode_args(&args[3], 1, c), le = weft__cache_encode_args(&args[4], 1, e);
+    cr_assert(lc == le && memcmp(c, e, lc) != 0);
+    lc = weft__cache_encode_args(&args[5], 1, c);
+    le = weft__cache_encode_args(&args[6], 1, e);
+    cr_assert(lc == le && memcmp(c, e, lc) == 0);
+    weft_tensor_release(t0);
+    weft_tensor_release(t2);
+}
+
+/* Repeated hits on the most recently used entry write nothing, yet the
+ * order stays exact. */
+Test(cache, lru_order_with_repeated_hits)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 2);
+    call_square(f, 1);
+    call_square(f, 2);
+    call_square(f, 2);
+    call_square(f, 2);
+    call_square(f, 1);   /* 2 is now the least recently used */
+    call_square(f, 1);
+    call_square(f, 3);   /* evicts 2 */
+    call_square(f, 1);
+    cr_assert_eq(atomic_load(&c.traces), 3);
+    call_square(f, 3);
+    call_square(f, 3);
+    call_square(f, 2);   /* traces again, evicts 1 */
+    cr_assert_eq(atomic_load(&c.traces), 4);
+    call_square(f, 3);
+    cr_assert_eq(atomic_load(&c.traces), 4);
+    call_square(f, 1);
+    cr_assert_eq(atomic_load(&c.traces), 5);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.calls, 13);
+    cr_assert_eq(st.misses, 5);
+    cr_assert_eq(st.hits, 8);
+    cr_assert_eq(st.evictions, 3);
+    weft_function_destroy(&f);
+}
+
+/* A host callback that calls its own function with a new shape: the miss
+ * evicts (max_cached 1) the entry whose program is running the callback,
+ * which must stay alive until that run ends. */
+typedef struct self_call {
+    weft_function *f;
+    atomic_int runs, inner_rc;
+} self_call;
+
+static int host_self(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
+{
+    self_call *s = user;
+    (void)n_in;
+    if (atomic_fetch_add(&s->runs, 1) == 1) {  /* in the second run: a hit */
+        int64_t n = 5;
+        weft_tensor *x = NULL, *y = NULL;
+        int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
+        weft_arg a = weft_arg_tensor(x);
+        if (rc == 0)
+            rc = weft_function_call(s->f, &a, 1, &y, 1);
+        atomic_store(&s->inner_rc, rc);
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+    }
+    const weft_tensor *x = in[0];
+    return weft_tensor_create(WEFT_F64, weft_tensor_rank(x), weft_tensor_dims(x),
+                              weft_tensor_data(x), out);
+}
+
+static int body_self(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_spec sp;
+    weft_value_spec(args[0], &sp);
+    weft_value *h = weft_host_call(cx, host_self, user, &args[0], 1, &sp, 0);
+    outs[0] = weft_add(cx, h, weft_const_f64(cx, 1.0));
+    return 0;
+}
+
+Test(cache, eviction_of_the_running_entry_from_inside_its_run)
+{
+    self_call s = { 0 };
+    weft_function_desc d = { .name = "self", .body = body_self, .user = &s, .n_args = 1,
+                             .n_outs = 1, .max_cached = 1 };
+    cr_assert_eq(weft_function_create(rt, &d, &s.f), 0, "%s", weft_errmsg());
+    int64_t n = 3;
+    double data[3] = { 1, 2, 3 };
+    weft_tensor *x = NULL, *out = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 1, &n, data, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    /* The first call traces, then a hit runs the entry: the callback's own
+     * call evicts it from inside. */
+    for (int round = 0; round < 2; round++) {
+        cr_assert_eq(weft_function_call(s.f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+        for (int i = 0; i < 3; i++)
+            cr_assert_float_eq(elem(out, i), data[i] + 1.0, 1e-12);
+        weft_tensor_release(out);
+        out = NULL;
+    }
+    cr_assert_eq(atomic_load(&s.inner_rc), 0);
+    weft_function_stats st;
+    weft_function_get_stats(s.f, &st);
+    cr_assert_eq(st.evictions, 1, "f64[3] evicted by f64[5] while running");
+    cr_assert_eq(st.hits, 1);
+    cr_assert_eq(st.cached, 1);
+    weft_tensor_release(x);
+    weft_function_destroy(&s.f);
 }
