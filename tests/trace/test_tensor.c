@@ -235,3 +235,27 @@ Test(tensor, large_buffers_are_reused, .timeout = 10)
     cr_expect_geq(d->cap, d->nbytes);
     weft_tensor_release(d);
 }
+
+/* A full cache makes room for the newest buffer: many freed buffers of one
+ * size never lock a buffer of another size out. */
+Test(tensor, full_buffer_cache_keeps_the_newest, .timeout = 10)
+{
+    int64_t mib = 1 << 18;  /* 1 MiB of f32 */
+    weft_tensor *many[12];
+    for (int i = 0; i < 12; i++)
+        cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &mib, NULL, &many[i]), 0);
+    for (int i = 0; i < 12; i++)
+        weft_tensor_release(many[i]);
+    int64_t big = 3 << 20;  /* 12 MiB */
+    weft_tensor *a = NULL, *b = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &a), 0);
+    const void *pa = weft_tensor_data(a);
+    weft_tensor_release(a);
+    void *hog = malloc((size_t)big * 4);
+    cr_assert_not_null(hog);
+    memset(hog, 1, (size_t)big * 4);
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &b), 0);
+    free(hog);
+    cr_expect_eq(weft_tensor_data(b), pa, "the 12 MiB buffer was not kept in a full cache");
+    weft_tensor_release(b);
+}
