@@ -118,7 +118,10 @@ static int fused_blocks(size_t b0, size_t b1, void *ctx)
 {
     const fused_loop *L = ctx;
     const struct weft__fused *f = L->f;
-    _Alignas(64) unsigned char scratch[WEFT__FUSED_MAX_INSTR - 1][WEFT__FUSED_BLOCK * 8];
+    /* One block per register the group keeps live at once (usually 1-3,
+     * at most WEFT__FUSED_MAX_INSTR - 1): 8 KiB each, on the stack. */
+    uint32_t n_regs = f->n_regs ? f->n_regs : 1;
+    _Alignas(64) unsigned char scratch[n_regs][WEFT__FUSED_BLOCK * 8];
     size_t out_es = weft_dtype_size(f->ins[f->n_instr - 1].out_dt);
     for (size_t b = b0; b < b1; b++) {
         size_t start = b * WEFT__FUSED_BLOCK;

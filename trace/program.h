@@ -11,7 +11,7 @@
  * blocks fit on a worker's stack. */
 #define WEFT__FUSED_MAX_INSTR 16
 /* Elements per block of a fused loop. */
-#define WEFT__FUSED_BLOCK 256
+#define WEFT__FUSED_BLOCK 1024
 /* An operand of a fused instruction: an external input index, or (with
  * this bit) the index of an earlier instruction. */
 #define WEFT__FSRC_INSTR 0x8000u
