@@ -255,10 +255,18 @@ struct weft_runtime {
     unsigned nworkers, inter_op, intra_op;
     weft__worker **workers;
     bool membarrier_ok;
+    /* Fewer workers than online CPUs: a waiting outside thread can yield-
+     * spin on the spare core; otherwise it would take a worker's core. */
+    bool spare_core;
     ck_epoch_t epoch;
 
     weft__event work_ev;   /* idle workers: new tasks (wake one) */
-    weft__event done_ev;   /* group waiters and destroy: completions (wake all) */
+    weft__event done_ev;   /* waiters on workers' groups: completions (wake all) */
+    /* Waiters on groups made on outside threads (owner_ NULL): a separate
+     * event, so that a thread asleep until its root task ends is not woken
+     * (a futex wake and a membarrier each) by every remote completion of
+     * the workers' own groups. */
+    weft__event outside_ev;
 
     _Alignas(WEFT__LINE) int stopping;   /* atomic: weft_runtime_destroy began */
     int outside_active;                  /* atomic: outside threads inside calls */

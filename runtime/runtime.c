@@ -34,6 +34,18 @@ static unsigned default_workers(void)
     return n > 0 ? (unsigned)(n < (long)MAX_WORKERS ? n : (long)MAX_WORKERS) : 1u;
 }
 
+/* sysconf reads a file under /sys (~10 us): once per process. */
+static long online_cpus(void)
+{
+    static long cached;   /* atomic: 0 until known */
+    long n = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (n == 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        __atomic_store_n(&cached, n, __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
 /* Asymmetric fences let a push skip a fence when it checks for sleepers;
  * registering once per process is enough. */
 static bool membarrier_register(void)
@@ -76,6 +88,7 @@ static void stop_workers(weft_runtime *rt)
     __atomic_store_n(&rt->stopping, 1, __ATOMIC_SEQ_CST);
     weft__wake_all(rt, &rt->work_ev);
     weft__wake_all(rt, &rt->done_ev);
+    weft__wake_all(rt, &rt->outside_ev);
     for (unsigned i = 0; i < rt->nworkers; i++) {
         weft__worker *w = rt->workers[i];
         if (w && w->started) {
@@ -107,6 +120,9 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
     rt->inter_op = c.inter_op_threads ? c.inter_op_threads : n;
     rt->intra_op = c.intra_op_threads ? c.intra_op_threads : n;
     rt->membarrier_ok = membarrier_register();
+    /* A waiting outside thread may spin only on a core no worker needs. */
+    long cpus = online_cpus();
+    rt->spare_core = cpus > 0 && (long)n < cpus;
     ck_epoch_init(&rt->epoch);
     int rc = 0;
     rt->workers = weft__calloc(n, sizeof *rt->workers);
@@ -171,6 +187,7 @@ void weft_runtime_destroy(weft_runtime **p)
     weft__wake_all(rt, &rt->work_ev);
     while (__atomic_load_n(&rt->outside_active, __ATOMIC_SEQ_CST) > 0) {
         weft__wake_all(rt, &rt->done_ev);
+        weft__wake_all(rt, &rt->outside_ev);
         sched_yield();
     }
     stop_workers(rt);

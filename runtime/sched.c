@@ -26,10 +26,16 @@ static _Thread_local weft__worker *tls_worker __attribute__((tls_model("initial-
  * few us).  It runs no tasks meanwhile: spinning for all of SPIN_ROUNDS
  * took a core from the workers (~10% of fib(32)'s samples on two cores). */
 #define OUTSIDE_SPIN_ROUNDS 4
-/* Then it yields the CPU for this long (about what SPIN_ROUNDS take)
- * before it may help with queued tasks or sleep: a short wait still ends
- * without a futex round trip. */
-#define OUTSIDE_YIELD_NS 500000u
+/* Then, for this long, it either yields the CPU in a loop (when the
+ * runtime has fewer workers than CPUs: a short wait ends without a futex
+ * round trip, which costs tens of us when the waker's CPU is idle), or
+ * sleeps on its event.  With a worker per CPU a thread that calls
+ * sched_yield stays runnable and kept taking a share of a computing
+ * worker's core: a parallel map of ~0.1 ms of work started in a worker
+ * took 3-6x longer.  Only after this long does it help with queued tasks:
+ * a task left to a worker gets a deque for its children, while every spawn
+ * of an outside thread goes through the injection queue's lock. */
+#define OUTSIDE_HELP_NS 500000u
 
 static inline weft__worker *current_worker(const weft_runtime *rt)
 {
@@ -98,15 +104,23 @@ void weft__wake_all(weft_runtime *rt, weft__event *ev)
 }
 
 /* Sleeps on ev unless ready(ctx) holds after announcing.  Without
- * membarrier a wake-up may be missed, so the sleep is then bounded. */
-static void event_sleep(weft_runtime *rt, weft__event *ev, bool (*ready)(void *), void *ctx)
+ * membarrier a wake-up may be missed, so the sleep is then bounded.
+ * fenced: the wakers of ev publish with a seq_cst read-modify-write and
+ * then read sleepers seq_cst (outside_ev), and ready() reads seq_cst: all
+ * four accesses are in one total order, so either the waker sees this
+ * sleeper or ready() sees the work, and the membarrier (an IPI to every
+ * CPU running a worker) is not needed.
+ * timeout_ns > 0 bounds the sleep (0: the default bound). */
+static void event_sleep(weft_runtime *rt, weft__event *ev, bool (*ready)(void *), void *ctx,
+                        bool fenced, long timeout_ns)
 {
     __atomic_fetch_add(&ev->sleepers, 1, __ATOMIC_SEQ_CST);
-    if (rt->membarrier_ok)
+    if (!fenced && rt->membarrier_ok)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     uint32_t seq = __atomic_load_n(&ev->seq, __ATOMIC_ACQUIRE);
     if (!ready(ctx))
-        futex_wait(&ev->seq, seq, rt->membarrier_ok ? 1000000000L : 10000000L);
+        futex_wait(&ev->seq, seq, timeout_ns > 0 ? timeout_ns
+                                  : fenced || rt->membarrier_ok ? 1000000000L : 10000000L);
     __atomic_fetch_sub(&ev->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -119,6 +133,13 @@ static inline bool group_done(const weft_group *g)
 
 static bool group_done_cb(void *g) { return group_done(g); }
 
+/* group_done for a sleeper on outside_ev: pending_ read seq_cst. */
+static bool group_done_sc_cb(void *p)
+{
+    const weft_group *g = p;
+    return g->spawned_ == g->done_ + __atomic_load_n(&g->pending_, __ATOMIC_SEQ_CST);
+}
+
 static void group_fail(weft_group *g, int code)
 {
     int zero = 0;
@@ -126,15 +147,30 @@ static void group_fail(weft_group *g, int code)
                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+/* The event a group's waiter sleeps on: outside_ev for groups made on
+ * outside threads, done_ev for workers' groups (whose waits also run
+ * tasks, and are woken by any completion). */
+static inline weft__event *group_event(weft_runtime *rt, const weft_group *g)
+{
+    return g->owner_ ? &rt->done_ev : &rt->outside_ev;
+}
+
 /* A child finished on a thread other than its spawning worker.  g may be
  * gone as soon as pending_ is incremented. */
 static __attribute__((noinline)) void complete_remote(weft_group *g, int status)
 {
     weft_runtime *rt = g->rt_;
+    weft__event *ev = group_event(rt, g);
     if (status)
         group_fail(g, status);
     __atomic_fetch_add(&g->pending_, 1, __ATOMIC_SEQ_CST);
-    event_notify(&rt->done_ev, INT_MAX);
+    if (ev == &rt->outside_ev) {
+        /* Its sleepers issue no membarrier (event_sleep, fenced). */
+        if (__atomic_load_n(&ev->sleepers, __ATOMIC_SEQ_CST) > 0)
+            event_wake(ev, INT_MAX);
+        return;
+    }
+    event_notify(ev, INT_MAX);
 }
 
 /* Runs t, which may be a deque slot: its fields are read before the call
@@ -291,6 +327,18 @@ static inline void backoff(ck_backoff_t *bo)
     ck_backoff_eb(bo);
 }
 
+/* The back-off of an idle worker: once the steps reach their ceiling it
+ * also yields the CPU (a syscall of ~1 us when nothing else is runnable).
+ * A thread woken meanwhile, such as an outside thread whose loop just
+ * ended, would otherwise wait for the spinning worker's time slice to end
+ * (no core is free while every worker spins): 0.2-1 ms per call. */
+static inline void idle_backoff(ck_backoff_t *bo)
+{
+    ck_backoff_eb(bo);
+    if (*bo >= CK_BACKOFF_CEILING)
+        sched_yield();
+}
+
 void *weft__worker_main(void *arg)
 {
     weft__worker *w = arg;
@@ -321,7 +369,7 @@ void *weft__worker_main(void *arg)
             if (idle > 0)
                 set_searching(rt, &searching, true);
             idle++;
-            backoff(&bo);
+            idle_backoff(&bo);
             continue;
         }
         /* Still counted while asleep: a spawn must not see neither count
@@ -329,7 +377,7 @@ void *weft__worker_main(void *arg)
          * its tasks private from this worker. */
         ck_epoch_poll(&w->rec);
         WEFT__STAT_INC(w, sleeps);
-        event_sleep(rt, &rt->work_ev, work_visible, rt);
+        event_sleep(rt, &rt->work_ev, work_visible, rt, false, 0);
     }
     set_searching(rt, &searching, false);
     tls_worker = NULL;
@@ -492,10 +540,10 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
             if (idle > 0)
                 set_searching(rt, &searching, true);
             idle++;
-            backoff(&bo);
+            idle_backoff(&bo);
             continue;
         }
-        event_sleep(rt, &rt->done_ev, group_done_cb, g);
+        event_sleep(rt, &rt->done_ev, group_done_cb, g, false, 0);
     }
     set_searching(rt, &searching, false);
 }
@@ -503,15 +551,19 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
 static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group *g)
 {
     weft__outside_enter(rt);
+    weft__event *ev = group_event(rt, g);
+    bool fenced = ev == &rt->outside_ev;
+    bool (*done)(void *) = fenced ? group_done_sc_cb : group_done_cb;
     unsigned idle = 0;
-    uint64_t yield_from = 0;
     ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
     weft__task t;
+    uint64_t since = 0;
     while (!group_done(g)) {
         /* Queued tasks are left to the workers (where their children get
-         * deques) while this thread spins and yields; it helps only with
-         * tasks still queued after that while no worker sleeps (all are
-         * busy, or one was woken for the task and will take it). */
+         * deques) while this thread spins, then yields or sleeps for up to
+         * OUTSIDE_HELP_NS; it helps only with tasks still queued after that
+         * while no worker sleeps (all are busy, or one was woken for the
+         * task and will take it). */
         if (idle < OUTSIDE_SPIN_ROUNDS) {
             idle++;
             backoff(&bo);
@@ -519,10 +571,15 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
         }
         if (idle == OUTSIDE_SPIN_ROUNDS) {
             idle++;
-            yield_from = weft__now_ns();
+            since = weft__now_ns();
         }
-        if (weft__now_ns() - yield_from < OUTSIDE_YIELD_NS) {
+        uint64_t waited = weft__now_ns() - since;
+        if (waited < OUTSIDE_HELP_NS && rt->spare_core) {
             sched_yield();
+            continue;
+        }
+        if (waited < OUTSIDE_HELP_NS) {
+            event_sleep(rt, ev, done, g, fenced, (long)(OUTSIDE_HELP_NS - waited));
             continue;
         }
         if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
@@ -531,7 +588,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
             run_task(NULL, &t);
             continue;
         }
-        event_sleep(rt, &rt->done_ev, group_done_cb, g);
+        event_sleep(rt, ev, done, g, fenced, 0);
     }
     weft__outside_leave(rt);
 }

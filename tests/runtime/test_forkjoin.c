@@ -311,6 +311,44 @@ Test(forkjoin, spawned_children_reach_idle_workers, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* ------------------------------------------------ long outside waits */
+
+/* Sleeps past an outside waiter's help window (500 us), then runs a fib
+ * tree whose stolen children complete remotely on done_ev. */
+static void slow_fib_task(void *p)
+{
+    usleep(2000);
+    fib_task(p);
+}
+
+/* An outside thread sleeps on outside_ev (or yields, when the runtime
+ * leaves a CPU spare) while workers' own groups signal done_ev; its wait
+ * must still end with every child done, and no sleeper left behind.  One
+ * worker usually leaves a CPU spare, four usually do not: both paths. */
+Test(forkjoin, outside_wait_outlasts_help_window, .timeout = 60)
+{
+    static const unsigned counts[] = { 1, 4 };
+    for (int c = 0; c < 2; c++) {
+        weft_config cfg;
+        weft_config_default(&cfg);
+        cfg.workers = counts[c];
+        cr_assert_eq(weft_runtime_create(&cfg, &g_rt), 0);
+        for (int round = 0; round < 3; round++) {
+            fib_arg a[3] = { { 12, 0 }, { 13, 0 }, { 14, 0 } };
+            weft_group g;
+            weft_group_init(&g, g_rt);
+            for (int i = 0; i < 3; i++)
+                weft_spawn(&g, slow_fib_task, &a[i]);
+            cr_assert_eq(weft_group_wait(&g), 0);
+            for (int i = 0; i < 3; i++)
+                cr_assert_eq(a[i].result, fib_serial(a[i].n), "workers %u round %d child %d",
+                             counts[c], round, i);
+            cr_assert_eq(__atomic_load_n(&g_rt->outside_ev.sleepers, __ATOMIC_SEQ_CST), 0);
+        }
+        weft_runtime_destroy(&g_rt);
+    }
+}
+
 /* ----------------------------------------------------------- bad input */
 
 Test(forkjoin, bad_groups_return_einval, .timeout = 60)
