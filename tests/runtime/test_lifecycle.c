@@ -129,26 +129,53 @@ Test(lifecycle, idle_runtime_uses_little_cpu, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
-/* A tree whose leaves sleep: idle workers have to steal to help. */
+/* A tree whose leaves sleep: idle workers have to steal to help.  With two
+ * or more workers, the first thread to run a leaf holds it (up to 5 s,
+ * far beyond any scheduling delay) until a leaf has run on another thread,
+ * so the other leaves can only progress by being stolen: the test does not
+ * depend on how fast the machine schedules the idle worker. */
 typedef struct sleepy {
     weft_runtime *rt;
     int depth;
     int *leaves;
+    pthread_t *first;   /* the first thread that ran a leaf */
+    int *first_set;     /* atomic: 0 none, 1 being set, 2 set */
+    int *elsewhere;     /* atomic: a leaf ran on another thread */
 } sleepy;
+
+static void sleepy_leaf(sleepy *s)
+{
+    int none = 0;
+    if (__atomic_compare_exchange_n(s->first_set, &none, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        *s->first = pthread_self();
+        __atomic_store_n(s->first_set, 2, __ATOMIC_RELEASE);
+        for (int i = 0; i < 5000 && weft_runtime_workers(s->rt) >= 2 &&
+                        !__atomic_load_n(s->elsewhere, __ATOMIC_ACQUIRE); i++)
+            sleep_us(1000);
+    } else {
+        while (__atomic_load_n(s->first_set, __ATOMIC_ACQUIRE) != 2)
+            ;
+        if (!pthread_equal(*s->first, pthread_self()))
+            __atomic_store_n(s->elsewhere, 1, __ATOMIC_RELEASE);
+    }
+    sleep_us(1000);
+    __atomic_fetch_add(s->leaves, 1, __ATOMIC_RELAXED);
+}
 
 static void sleepy_task(void *p)
 {
     sleepy *s = p;
     if (s->depth == 0) {
-        sleep_us(1000);
-        __atomic_fetch_add(s->leaves, 1, __ATOMIC_RELAXED);
+        sleepy_leaf(s);
         return;
     }
     sleepy kids[4];
     weft_group g;
     weft_group_init(&g, s->rt);
     for (int i = 0; i < 4; i++) {
-        kids[i] = (sleepy){ s->rt, s->depth - 1, s->leaves };
+        kids[i] = *s;
+        kids[i].depth = s->depth - 1;
         weft_spawn(&g, sleepy_task, &kids[i]);
     }
     weft_group_wait(&g);
@@ -157,8 +184,9 @@ static void sleepy_task(void *p)
 Test(lifecycle, stats_count_work, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
-    int leaves = 0;
-    sleepy root = { rt, 3, &leaves };
+    int leaves = 0, first_set = 0, elsewhere = 0;
+    pthread_t first;
+    sleepy root = { rt, 3, &leaves, &first, &first_set, &elsewhere };
     weft_group g;
     weft_group_init(&g, rt);
     weft_spawn(&g, sleepy_task, &root);
@@ -225,8 +253,9 @@ Test(lifecycle, destroy_with_work_in_flight, .timeout = 60)
     /* Worker tasks in flight (a tree of sleeping leaves) at destroy time,
      * waited for by an outside thread that returns before destroy. */
     weft_runtime *rt = test_runtime(2);
-    int leaves = 0;
-    sleepy root = { rt, 2, &leaves };
+    int leaves = 0, first_set = 0, elsewhere = 0;
+    pthread_t first;
+    sleepy root = { rt, 2, &leaves, &first, &first_set, &elsewhere };
     weft_group g;
     weft_group_init(&g, rt);
     weft_spawn(&g, sleepy_task, &root);
