@@ -43,7 +43,6 @@ struct run_state {
     const weft__program *p;
     weft_runtime *rt;
     weft_tensor **vals;
-    size_t *cap;             /* bytes of vals[i]'s buffer (planned slots may exceed nbytes) */
     uint32_t *deps, *uses;   /* atomic when parallel */
     task_arg *tasks;
     bool parallel, profiling;
@@ -223,12 +222,11 @@ static int plan_buffer(run_state *r, uint32_t i, const weft_spec *s, int64_t num
     uint32_t d = p->donor[i];
     if (d != WEFT__NO_NODE && r->vals[d]) {
         weft_tensor *t = r->vals[d];
-        bool ok = r->cap[d] >= need && __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
+        bool ok = t->cap >= need && __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
         if (ok && reads(n, d))
             ok = t->dtype == s->dtype && (n->op == WEFT__OP_RESHAPE || same_shape(s, t));
         if (ok) {
             r->vals[d] = NULL;
-            r->cap[i] = r->cap[d];
             t->dtype = s->dtype;
             if (!same_shape(s, t)) {
                 t->rank = s->rank;
@@ -243,7 +241,6 @@ static int plan_buffer(run_state *r, uint32_t i, const weft_spec *s, int64_t num
     size_t cap = need;
     if (r->exact && p->slot_bytes[i] > cap)
         cap = (size_t)p->slot_bytes[i];
-    r->cap[i] = cap;
     return slot_tensor_new(s, numel, cap, out);
 }
 
@@ -296,12 +293,8 @@ static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_ten
         else
             blockwise = false;
     }
-    if (!blockwise) {
-        int rc = fused_fallback(r, f, ext, out);
-        if (rc == 0)
-            r->cap[i] = (*out)->nbytes;
-        return rc;
-    }
+    if (!blockwise)
+        return fused_fallback(r, f, ext, out);
     if (spec.rank < 0)
         return weft__errorf(WEFT_ESHAPE, "weft fused op: bad result shape");
     weft_tensor *t = NULL;
@@ -393,8 +386,6 @@ static int exec_node(run_state *r, uint32_t i)
             break;
         }
         rc = weft__kernel_eval(r->rt, n, in, &out);
-        if (rc == 0)
-            r->cap[i] = out->nbytes;
         break;
     }
     if (in != inb)
@@ -520,7 +511,6 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
 
     uint32_t n = p->g.n_nodes;
     weft_tensor *vals_s[STACK_NODES];
-    size_t cap_s[STACK_NODES];
     uint32_t deps_s[STACK_NODES], uses_s[STACK_NODES];
     task_arg tasks_s[STACK_NODES];
     run_state r;
@@ -531,19 +521,17 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
     void *heap = NULL;
     if (n <= STACK_NODES) {
         r.vals = vals_s;
-        r.cap = cap_s;
         r.deps = deps_s;
         r.uses = uses_s;
         r.tasks = tasks_s;
     } else {
-        size_t sz = (size_t)n * (sizeof *r.vals + sizeof *r.cap + sizeof *r.tasks +
+        size_t sz = (size_t)n * (sizeof *r.vals + sizeof *r.tasks +
                                  2 * sizeof *r.deps);
         heap = weft__malloc(sz);
         if (!heap)
             return weft__errorf(WEFT_ENOMEM, "weft run %s: out of memory", p->name);
         r.vals = heap;
-        r.cap = (size_t *)(r.vals + n);
-        r.tasks = (task_arg *)(r.cap + n);
+        r.tasks = (task_arg *)(r.vals + n);
         r.deps = (uint32_t *)(r.tasks + n);
         r.uses = r.deps + n;
     }
