@@ -339,39 +339,59 @@ static inline void idle_backoff(ck_backoff_t *bo)
         sched_yield();
 }
 
+/* A worker's idle search: failed rounds so far, its back-off, and whether
+ * it is counted as idle (rt->work_ev.searching). */
+typedef struct idle_state {
+    unsigned rounds;
+    bool searching;
+    ck_backoff_t bo;
+} idle_state;
+
+/* Runs one task from w's own deque or a victim's; false if none was found. */
+static inline bool run_some_work(weft__worker *w, idle_state *s)
+{
+    weft__task t;
+    const weft__task *p = weft__deque_take_owner(&w->dq, &t);
+    if (!p && !(find_work(w, &t) && (p = &t)))
+        return false;
+    set_searching(w->rt, &s->searching, false);
+    run_task(w, p);
+    s->rounds = 0;
+    s->bo = CK_BACKOFF_INITIALIZER;
+    return true;
+}
+
+/* After a failed search: backs off, and says whether spin rounds are left
+ * (false: time to sleep).  From the second failed round on the worker
+ * counts as idle: one that misses once (its request is served at the
+ * victim's next push or pop) does not touch the shared count. */
+static inline bool spin_idle(weft_runtime *rt, idle_state *s)
+{
+    if (s->rounds >= SPIN_ROUNDS)
+        return false;
+    if (s->rounds > 0)
+        set_searching(rt, &s->searching, true);
+    s->rounds++;
+    idle_backoff(&s->bo);
+    return true;
+}
+
 void *weft__worker_main(void *arg)
 {
     weft__worker *w = arg;
     weft_runtime *rt = w->rt;
     tls_worker = w;
     __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
-    unsigned idle = 0;
     /* Counted idle from weft_runtime_create on: spawns before this thread
      * got here share their tasks for it. */
-    bool searching = true;
-    ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
+    idle_state s = { 0, true, CK_BACKOFF_INITIALIZER };
     for (;;) {
-        weft__task t;
-        const weft__task *p = weft__deque_take_owner(&w->dq, &t);
-        if (p || (find_work(w, &t) && (p = &t))) {
-            set_searching(rt, &searching, false);
-            run_task(w, p);
-            idle = 0;
-            bo = CK_BACKOFF_INITIALIZER;
+        if (run_some_work(w, &s))
             continue;
-        }
         if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE))
             break;
-        if (idle < SPIN_ROUNDS) {
-            /* From the second failed round on: a worker that misses once
-             * (its request is served at the victim's next push or pop)
-             * does not touch the shared count. */
-            if (idle > 0)
-                set_searching(rt, &searching, true);
-            idle++;
-            idle_backoff(&bo);
+        if (spin_idle(rt, &s))
             continue;
-        }
         /* Still counted while asleep: a spawn must not see neither count
          * between here and event_sleep's announcement, or it would keep
          * its tasks private from this worker. */
@@ -379,7 +399,7 @@ void *weft__worker_main(void *arg)
         WEFT__STAT_INC(w, sleeps);
         event_sleep(rt, &rt->work_ev, work_visible, rt, false, 0);
     }
-    set_searching(rt, &searching, false);
+    set_searching(rt, &s.searching, false);
     tls_worker = NULL;
     return NULL;
 }
@@ -520,32 +540,13 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
 static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
 {
     weft_runtime *rt = w->rt;
-    unsigned idle = 0;
-    bool searching = false;
-    ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
-    weft__task t;
+    idle_state s = { 0, false, CK_BACKOFF_INITIALIZER };
     while (!group_done(g)) {
-        const weft__task *p = weft__deque_take_owner(&w->dq, &t);
-        if (p || (find_work(w, &t) && (p = &t))) {
-            set_searching(rt, &searching, false);
-            run_task(w, p);
-            idle = 0;
-            bo = CK_BACKOFF_INITIALIZER;
+        if (run_some_work(w, &s) || spin_idle(rt, &s))
             continue;
-        }
-        if (idle < SPIN_ROUNDS) {
-            /* From the second failed round on: a worker that misses once
-             * (its request is served at the victim's next push or pop)
-             * does not touch the shared count. */
-            if (idle > 0)
-                set_searching(rt, &searching, true);
-            idle++;
-            idle_backoff(&bo);
-            continue;
-        }
         event_sleep(rt, &rt->done_ev, group_done_cb, g, false, 0);
     }
-    set_searching(rt, &searching, false);
+    set_searching(rt, &s.searching, false);
 }
 
 static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group *g)
