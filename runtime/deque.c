@@ -117,23 +117,59 @@ void weft__deque_share_after_push_owner(weft__deque *d, int64_t t)
         weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
 }
 
+/* Lowers split to s - k and reads top after a full fence (Chase-Lev's
+ * pop with split for bottom).  Returns top.  Owner thread. */
+static int64_t lower_split_owner(weft__deque *d, int64_t s)
+{
+#ifdef WEFT__TSAN
+    /* ThreadSanitizer rejects fences: the same order from seq_cst ops. */
+    (void)__atomic_exchange_n(&d->split, s, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
+#else
+    __atomic_store_n(&d->split, s, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return __atomic_load_n(&d->top, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Takes the newer half of the shared part back into the private part with
+ * one fence, so that popping a burst of shared tasks does not pay a fence
+ * (and a contended read of top) per task.  A thief that read the old split
+ * can only claim index top: if top is below the new split the owner owns
+ * [new split, old split) alone; otherwise split goes back up and nothing
+ * moved.  Returns whether tasks were taken back.  Owner thread. */
+static bool take_back_half_owner(weft__deque *d, int64_t s, int64_t t_seen)
+{
+    int64_t k = (s - t_seen) / 2;
+    if (k < 1)
+        return false;
+    int64_t t = lower_split_owner(d, s - k);
+    if (t >= s - k) {
+        __atomic_store_n(&d->split, s, __ATOMIC_RELAXED);
+        return false;
+    }
+    d->osplit = s - k;
+    return true;
+}
+
 bool weft__deque_pop_shared_owner(weft__deque *d, weft__task *out)
 {
     int64_t s = d->osplit;
     /* top only grows: a stale value at or above split is exact enough to
      * say "empty" without the fence. */
-    if (__atomic_load_n(&d->top, __ATOMIC_RELAXED) >= s)
+    int64_t t_seen = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
+    if (t_seen >= s)
         return false;
+    if (take_back_half_owner(d, s, t_seen)) {
+        const weft__task *p = weft__deque_take_owner(d, out);
+        if (p != out)
+            *out = (weft__task){ __atomic_load_n(&p->fn, __ATOMIC_RELAXED),
+                                 __atomic_load_n(&p->arg, __ATOMIC_RELAXED),
+                                 __atomic_load_n(&p->g, __ATOMIC_RELAXED) };
+        return true;
+    }
     s--;
-#ifdef WEFT__TSAN
-    /* ThreadSanitizer rejects fences: the same order from seq_cst ops. */
-    (void)__atomic_exchange_n(&d->split, s, __ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
-#else
-    __atomic_store_n(&d->split, s, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
-#endif
+    int64_t t = lower_split_owner(d, s);
     if (t > s) {
         /* Thieves took everything: top == split == bottom again. */
         __atomic_store_n(&d->split, s + 1, __ATOMIC_RELAXED);

@@ -187,6 +187,17 @@ static inline const weft__task *weft__deque_take_owner(weft__deque *d, weft__tas
     return &a->slots[b & a->mask];
 }
 
+/* The bottom task if it is private (the next one a pop returns without a
+ * fence), else NULL.  Owner thread. */
+static inline const weft__task *weft__deque_peek_private_owner(const weft__deque *d)
+{
+    int64_t b = d->bottom;
+    if (b <= d->osplit)
+        return NULL;
+    const weft__deque_array *a = d->array;
+    return &a->slots[(b - 1) & a->mask];
+}
+
 /* Pops the bottom task into *out.  False when empty.  Owner thread. */
 static inline bool weft__deque_pop_owner(weft__deque *d, weft__task *out)
 {
@@ -236,6 +247,13 @@ typedef struct weft__worker {
     /* Statistics: written by the owner only (relaxed atomic stores), read
      * by weft_runtime_get_stats. */
     uint64_t tasks, steals, steal_attempts, sleeps;
+    /* Completions of stolen tasks not yet added to their group's pending_:
+     * consecutive stolen tasks of one group publish once (a burst of tiny
+     * stolen tasks would otherwise move the group's line back and forth
+     * with its owner once per task).  Flushed before the worker runs a
+     * task of another group, finds no work, or leaves a wait. */
+    weft_group *defer_g;
+    int64_t defer_n;
     pthread_t thread;
     bool started;
     _Alignas(WEFT__LINE) ck_epoch_record_t rec;

@@ -155,15 +155,15 @@ static inline weft__event *group_event(weft_runtime *rt, const weft_group *g)
     return g->owner_ ? &rt->done_ev : &rt->outside_ev;
 }
 
-/* A child finished on a thread other than its spawning worker.  g may be
- * gone as soon as pending_ is incremented. */
-static __attribute__((noinline)) void complete_remote(weft_group *g, int status)
+/* n children finished on a thread other than their spawning worker.  g may
+ * be gone as soon as pending_ is incremented. */
+static __attribute__((noinline)) void complete_remote_n(weft_group *g, int status, int64_t n)
 {
     weft_runtime *rt = g->rt_;
     weft__event *ev = group_event(rt, g);
     if (status)
         group_fail(g, status);
-    __atomic_fetch_add(&g->pending_, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&g->pending_, n, __ATOMIC_SEQ_CST);
     if (ev == &rt->outside_ev) {
         /* Its sleepers issue no membarrier (event_sleep, fenced). */
         if (__atomic_load_n(&ev->sleepers, __ATOMIC_SEQ_CST) > 0)
@@ -173,19 +173,52 @@ static __attribute__((noinline)) void complete_remote(weft_group *g, int status)
     event_notify(ev, INT_MAX);
 }
 
+static inline void complete_remote(weft_group *g, int status)
+{
+    complete_remote_n(g, status, 1);
+}
+
+/* Publishes w's deferred completions (weft__worker.defer_g). */
+static inline void flush_completions(weft__worker *w)
+{
+    if (w->defer_n > 0) {
+        complete_remote_n(w->defer_g, 0, w->defer_n);
+        w->defer_g = NULL;
+        w->defer_n = 0;
+    }
+}
+
+/* Where a task to run came from.  A task popped from a worker's own deque
+ * belongs to one of its own groups, and a stolen one never does, so those
+ * two never read the group's line, which its owner writes at every spawn
+ * (a thief reading it per task made each of the owner's next spawns miss
+ * the cache).  An injected task's group is checked. */
+typedef enum task_origin { TASK_OWN, TASK_STOLEN, TASK_ANY } task_origin;
+
 /* Runs t, which may be a deque slot: its fields are read before the call
- * (the task's own pushes may reuse the slot). */
-static inline void run_task(weft__worker *w, const weft__task *t)
+ * (the task's own pushes may reuse the slot).  defer (w not NULL): a
+ * remote completion waits in w for the next task of its group; the caller
+ * flushes before anything that may take long. */
+static inline void run_task(weft__worker *w, const weft__task *t, task_origin origin,
+                            bool defer)
 {
     weft_task_fn fn = __atomic_load_n(&t->fn, __ATOMIC_RELAXED);
     void *arg = __atomic_load_n(&t->arg, __ATOMIC_RELAXED);
     weft_group *g = __atomic_load_n(&t->g, __ATOMIC_RELAXED);
-    weft_runtime *rt = g->rt_;
+    bool own = origin == TASK_OWN || (origin == TASK_ANY && w != NULL && g->owner_ == w);
+    /* Outside threads count their tasks in rt (read before g may end). */
+    weft_runtime *rt = w ? NULL : g->rt_;
+    if (defer && w->defer_g != g)
+        flush_completions(w);
     fn(arg);
-    if (w != NULL && g->owner_ == w)
+    if (own) {
         g->done_++;
-    else
+    } else if (defer) {
+        w->defer_g = g;
+        w->defer_n++;
+    } else {
         complete_remote(g, 0);
+    }
 #ifdef WEFT_STATS
     if (w)
         WEFT__STAT_INC(w, tasks);
@@ -270,12 +303,14 @@ static inline uint64_t rng_next(weft__worker *w)
 }
 
 /* One search round: the injection queue, then every other worker once,
- * starting at a random victim. */
-static bool find_work(weft__worker *w, weft__task *out)
+ * starting at a random victim.  Returns false, or true with *origin set. */
+static bool find_work(weft__worker *w, weft__task *out, task_origin *origin)
 {
     weft_runtime *rt = w->rt;
+    *origin = TASK_ANY;
     if (inject_pop(rt, out))
         return true;
+    *origin = TASK_STOLEN;
     unsigned n = rt->nworkers;
     if (n < 2)
         return false;
@@ -351,11 +386,14 @@ typedef struct idle_state {
 static inline bool run_some_work(weft__worker *w, idle_state *s)
 {
     weft__task t;
+    task_origin origin = TASK_OWN;
     const weft__task *p = weft__deque_take_owner(&w->dq, &t);
-    if (!p && !(find_work(w, &t) && (p = &t)))
+    if (!p && !(find_work(w, &t, &origin) && (p = &t))) {
+        flush_completions(w);
         return false;
+    }
     set_searching(w->rt, &s->searching, false);
-    run_task(w, p);
+    run_task(w, p, origin, true);
     s->rounds = 0;
     s->bo = CK_BACKOFF_INITIALIZER;
     return true;
@@ -399,6 +437,7 @@ void *weft__worker_main(void *arg)
         WEFT__STAT_INC(w, sleeps);
         event_sleep(rt, &rt->work_ev, work_visible, rt, false, 0);
     }
+    flush_completions(w);
     set_searching(rt, &s.searching, false);
     tls_worker = NULL;
     return NULL;
@@ -492,7 +531,7 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
             return;
         }
         /* The deque could not grow: run the child now. */
-        run_task(w, &t);
+        run_task(w, &t, TASK_OWN, false);
         return;
     }
     switch (inject_push(rt, &t)) {
@@ -503,7 +542,7 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
         complete_remote(g, WEFT_ECANCELED);
         break;
     default:
-        run_task(w, &t);
+        run_task(w, &t, TASK_ANY, false);
         break;
     }
 }
@@ -546,6 +585,7 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
             continue;
         event_sleep(rt, &rt->done_ev, group_done_cb, g, false, 0);
     }
+    flush_completions(w);
     set_searching(rt, &s.searching, false);
 }
 
@@ -586,7 +626,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
         if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
             __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
             inject_pop(rt, &t)) {
-            run_task(NULL, &t);
+            run_task(NULL, &t, TASK_ANY, false);
             continue;
         }
         event_sleep(rt, ev, done, g, fenced, 0);
@@ -639,17 +679,22 @@ static __attribute__((noinline)) int wait_slow(weft_group *g)
 int weft_group_wait(weft_group *g)
 {
     weft__worker *w = tls_worker;
-    /* Fast path: the spawning worker pops its own children back. */
+    /* Fast path: the spawning worker pops its own children back.  Its
+     * unfinished children that are still queued are the newest tasks of
+     * its deque, so while the bottom task is a private child of g it is
+     * popped and run without reading pending_, the count other workers
+     * bump (its line would move back and forth once per stolen child). */
     if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
-        weft__task tmp;
-        while (!group_done(g)) {
-            /* Usually the child just spawned, still private: no fence. */
-            const weft__task *t = weft__deque_take_owner(&w->dq, &tmp);
-            if (WEFT__UNLIKELY(t == NULL)) {
-                wait_worker(w, g);
+        while (g->spawned_ != g->done_) {
+            const weft__task *t = weft__deque_peek_private_owner(&w->dq);
+            if (WEFT__UNLIKELY(t == NULL || __atomic_load_n(&t->g, __ATOMIC_RELAXED) != g)) {
+                /* Stolen, shared or finished elsewhere: the general wait. */
+                if (!group_done(g))
+                    wait_worker(w, g);
                 break;
             }
-            run_task(w, t);
+            weft__task tmp;
+            run_task(w, weft__deque_take_owner(&w->dq, &tmp), TASK_OWN, false);
         }
         return group_finish(g);
     }

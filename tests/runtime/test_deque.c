@@ -126,7 +126,7 @@ Test(deque, hunger_moves_the_split, .timeout = 120)
     push(&f.dq, 12);   /* private 8, 10, 11, 12: shares 8, 10 */
     cr_assert_eq(weft__deque_size(&f.dq), 3);
     /* The owner pops its private tasks, then takes shared ones back
-     * newest first. */
+     * newest first (half of the shared part at a time). */
     uintptr_t want[] = { 12, 11, 10, 8, 7 };
     for (unsigned i = 0; i < 5; i++) {
         cr_assert(weft__deque_pop_owner(&f.dq, &t));
@@ -139,6 +139,36 @@ Test(deque, hunger_moves_the_split, .timeout = 120)
 }
 
 /* A deque without thieves (one worker) never shares, and still works. */
+/* A pop with no private task left takes the newer half of the shared part
+ * back with one fence; thieves keep the older half. */
+Test(deque, pop_takes_half_of_the_shared_part_back, .timeout = 120)
+{
+    fixture f;
+    fixture_init(&f, 4);
+    ck_epoch_record_t thief;
+    ck_epoch_register(&f.epoch, &thief, NULL);
+    weft__task t;
+    for (uintptr_t i = 1; i <= 8; i++)
+        push(&f.dq, i);
+    weft__deque_share_owner(&f.dq, INT64_MAX);
+    cr_assert_eq(weft__deque_size(&f.dq), 8);
+    cr_assert(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq((uintptr_t)t.arg, 8);
+    /* 5, 6, 7 are private again; 1..4 stay shared. */
+    cr_assert_eq(weft__deque_size(&f.dq), 4);
+    cr_assert_eq(weft__deque_count_owner(&f.dq), 7);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq((uintptr_t)t.arg, 1);
+    uintptr_t want[] = { 7, 6, 5, 4, 3, 2 };
+    for (unsigned i = 0; i < 6; i++) {
+        cr_assert(weft__deque_pop_owner(&f.dq, &t));
+        cr_assert_eq((uintptr_t)t.arg, want[i]);
+    }
+    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    fixture_fini(&f);
+}
+
 Test(deque, solo_never_shares, .timeout = 120)
 {
     fixture f;
@@ -222,7 +252,10 @@ static void *thief_main(void *arg)
     return NULL;
 }
 
-static void run_race(size_t n, unsigned thieves, unsigned log2_cap)
+/* share_every > 0: after that many pushes the owner shares every private
+ * task and pops back two thirds of them, so that its pops take shared
+ * tasks back (half at a time) while thieves steal the same ones. */
+static void run_race(size_t n, unsigned thieves, unsigned log2_cap, size_t share_every)
 {
     /* The deque has cache-line aligned fields. */
     race *r = weft__aligned_alloc(sizeof *r);
@@ -242,6 +275,12 @@ static void run_race(size_t n, unsigned thieves, unsigned log2_cap)
          * element too. */
         if (i % 3 == 0 && weft__deque_pop_owner(&r->f.dq, &t))
             take(r, &t);
+        if (share_every && i % share_every == share_every - 1) {
+            weft__deque_share_owner(&r->f.dq, INT64_MAX);
+            for (size_t k = 0; k < share_every * 2 / 3; k++)
+                if (weft__deque_pop_owner(&r->f.dq, &t))
+                    take(r, &t);
+        }
     }
     while (weft__deque_pop_owner(&r->f.dq, &t))
         take(r, &t);
@@ -260,10 +299,15 @@ static void run_race(size_t n, unsigned thieves, unsigned log2_cap)
 Test(deque, growth_under_concurrent_thieves, .timeout = 120)
 {
     /* A 2-slot first array: the owner grows while thieves read. */
-    run_race(SANITIZED ? 20000 : 200000, 4, 1);
+    run_race(SANITIZED ? 20000 : 200000, 4, 1, 0);
 }
 
 Test(deque, exactly_once_many_tasks_8_thieves, .timeout = 120)
 {
-    run_race(SANITIZED ? 50000 : 1000000, 8, 8);
+    run_race(SANITIZED ? 50000 : 1000000, 8, 8, 0);
+}
+
+Test(deque, exactly_once_when_the_owner_takes_shared_tasks_back, .timeout = 120)
+{
+    run_race(SANITIZED ? 50000 : 1000000, 8, 8, 64);
 }
