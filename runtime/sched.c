@@ -8,8 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Caps one back-off step at ~16k compiler-barrier iterations (a few us). */
-#define CK_BACKOFF_CEILING (1u << 14)
+/* Caps one back-off step at 2k compiler-barrier iterations (under 1 us):
+ * an idle worker looks for work that often, so a task queued for it
+ * starts within about a microsecond (with 16k steps it took ~7 us, a tenth
+ * of a small parallel map). */
+#define CK_BACKOFF_CEILING (1u << 11)
 #include <ck_backoff.h>
 #include <ck_pr.h>
 
@@ -20,10 +23,12 @@
  * (no __tls_get_addr call on the spawn path). */
 static _Thread_local weft__worker *tls_worker __attribute__((tls_model("initial-exec")));
 
-/* Failed search rounds before an idle worker goes to sleep. */
-#define SPIN_ROUNDS 48
-/* Back-off rounds of a waiting outside thread (~8k barrier iterations, a
- * few us).  It runs no tasks meanwhile: spinning for all of SPIN_ROUNDS
+/* Failed search rounds before an idle worker goes to sleep: a few hundred
+ * microseconds of spinning, each round ending in a sched_yield once the
+ * back-off reaches its ceiling. */
+#define SPIN_ROUNDS 200
+/* Back-off rounds of a waiting outside thread (~6k barrier iterations, a
+ * couple of us).  It runs no tasks meanwhile: spinning for all of SPIN_ROUNDS
  * took a core from the workers (~10% of fib(32)'s samples on two cores). */
 #define OUTSIDE_SPIN_ROUNDS 4
 /* Then, for this long, it either yields the CPU in a loop (when the
@@ -275,6 +280,27 @@ static bool inject_pop(weft_runtime *rt, weft__task *out)
         rt->ring_count--;
         __atomic_store_n(&rt->inject_count, (int64_t)rt->ring_count, __ATOMIC_RELEASE);
         got = true;
+    }
+    pthread_mutex_unlock(&rt->inject_lock);
+    return got;
+}
+
+/* Takes back the newest queued task if it is a child of g: an outside
+ * thread's own spawn that no worker has started yet.  Outside thread. */
+static bool inject_take_back(weft_runtime *rt, const weft_group *g, weft__task *out)
+{
+    if (__atomic_load_n(&rt->inject_count, __ATOMIC_ACQUIRE) == 0)
+        return false;
+    bool got = false;
+    pthread_mutex_lock(&rt->inject_lock);
+    if (rt->ring_count > 0) {
+        size_t last = (rt->ring_head + rt->ring_count - 1) & (rt->ring_cap - 1);
+        if (rt->ring[last].g == g) {
+            *out = rt->ring[last];
+            rt->ring_count--;
+            __atomic_store_n(&rt->inject_count, (int64_t)rt->ring_count, __ATOMIC_RELEASE);
+            got = true;
+        }
     }
     pthread_mutex_unlock(&rt->inject_lock);
     return got;
@@ -608,6 +634,16 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
         if (idle < OUTSIDE_SPIN_ROUNDS) {
             idle++;
             backoff(&bo);
+            continue;
+        }
+        /* Every worker is busy (none looks for work or sleeps): nobody
+         * will start this thread's newest queued child soon, so it runs
+         * that child itself rather than sleep (a parallel_for called
+         * from here would otherwise leave its last split half queued
+         * behind the workers' own work). */
+        if (__atomic_load_n(&rt->work_ev.searching, __ATOMIC_RELAXED) == 0 &&
+            inject_take_back(rt, g, &t)) {
+            run_task(NULL, &t, TASK_ANY, false);
             continue;
         }
         if (idle == OUTSIDE_SPIN_ROUNDS) {
