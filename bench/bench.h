@@ -15,6 +15,8 @@ extern "C" {
 #define BENCH_MAX_WORKERS 32
 #define BENCH_MAX_IMPLS   12
 #define BENCH_MAX_REPS    101
+/* A warm-up repeats the measured call for at least this long. */
+#define BENCH_WARMUP_NS   20000000
 
 /* Monotonic wall time in seconds. */
 double bench_now(void);
