@@ -311,6 +311,77 @@ Test(forkjoin, spawned_children_reach_idle_workers, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* ------------------------------------- deferred completions of thieves */
+
+/* A thief publishes completions of consecutive stolen tasks of one group
+ * at once.  It must publish them before it runs a task of another group:
+ * here that task (`blocker`, queued by the main thread while a worker's
+ * group of small tasks is being stolen from) waits until that group's
+ * wait has returned, which would never happen if the completions it holds
+ * were still unpublished. */
+typedef struct steal_burst {
+    weft_runtime *rt;
+    int spawning;          /* atomic: the burst root is spawning */
+    int burst_done;        /* atomic: the burst's wait returned */
+    int blocker_timed_out; /* atomic */
+    int rc;
+} steal_burst;
+
+static void small_task(void *p)
+{
+    (void)p;
+    for (volatile int i = 0; i < 2000; i++) {
+    }
+}
+
+static void burst_root(void *p)
+{
+    steal_burst *b = p;
+    weft_group g;
+    weft_group_init(&g, b->rt);
+    __atomic_store_n(&b->spawning, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 20000; i++)
+        weft_spawn(&g, small_task, NULL);
+    b->rc = weft_group_wait(&g);
+    __atomic_store_n(&b->burst_done, 1, __ATOMIC_RELEASE);
+}
+
+static void blocker(void *p)
+{
+    steal_burst *b = p;
+    /* At most ~5 s, so that a deadlock fails the test instead of hanging. */
+    for (int i = 0; i < 50000 && !__atomic_load_n(&b->burst_done, __ATOMIC_ACQUIRE); i++)
+        usleep(100);
+    if (!__atomic_load_n(&b->burst_done, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&b->blocker_timed_out, 1, __ATOMIC_RELAXED);
+}
+
+Test(forkjoin, thief_publishes_before_running_another_group, .timeout = 60)
+{
+    /* With one worker nobody steals: the test then only checks that the
+     * two groups finish. */
+    weft_runtime *rt = test_runtime(2);
+    for (int round = 0; round < 5; round++) {
+        steal_burst b = { rt, 0, 0, 0, -1 };
+        /* Two groups: this thread, waiting for the root's group, never
+         * takes the blocker back to run it itself. */
+        weft_group g_root, g_block;
+        weft_group_init(&g_root, rt);
+        weft_group_init(&g_block, rt);
+        weft_spawn(&g_root, burst_root, &b);
+        while (!__atomic_load_n(&b.spawning, __ATOMIC_ACQUIRE))
+            usleep(10);
+        usleep(200);
+        weft_spawn(&g_block, blocker, &b);
+        cr_assert_eq(weft_group_wait(&g_root), 0);
+        cr_assert_eq(weft_group_wait(&g_block), 0);
+        cr_assert_eq(b.rc, 0);
+        cr_assert_eq(b.blocker_timed_out, 0,
+                     "round %d: the steal_burst's wait did not return while another group's task ran", round);
+    }
+    weft_runtime_destroy(&rt);
+}
+
 /* ------------------------------------------------ long outside waits */
 
 /* Sleeps past an outside waiter's help window (500 us), then runs a fib
