@@ -119,31 +119,49 @@ typedef struct pmap {
     void *ctx;
     size_t n;
     size_t next;      /* atomic: the next index to claim */
-    size_t divisor;   /* unbounded: claim remaining / divisor at a time */
+    size_t divisor;   /* claim at most remaining / divisor at a time */
+    bool adaptive;    /* bounded: grow claims only while calls are short */
     int status;       /* atomic */
 } pmap;
 
+/* A bounded map's runner claims one index at a time while its calls take
+ * long (host calls that sleep balance best that way), and doubles its
+ * claim while a claim's calls end within this long: short calls then stop
+ * moving the claim counter's line between CPUs on every call (at n = 1e3
+ * on 2 workers, one index per claim cost 92 us against 72 us claimed in
+ * chunks). */
+#define PMAP_SHORT_CLAIM_NS 20000u
+
+/* How many indices a runner claims next: the guided share of what is
+ * left (remaining / divisor, at least 1), capped by the runner's adaptive
+ * claim size. */
+static size_t pmap_claim_size(pmap *pm, size_t adaptive_take)
+{
+    size_t seen = __atomic_load_n(&pm->next, __ATOMIC_RELAXED);
+    size_t left = seen < pm->n ? pm->n - seen : 0;
+    size_t take = left / pm->divisor;
+    if (take == 0)
+        take = 1;
+    return pm->adaptive && adaptive_take < take ? adaptive_take : take;
+}
+
 /* A runner claims indices until none are left: with k runners at most k
- * calls are in flight, whichever workers they land on. */
+ * calls are in flight, whichever workers they land on (a runner makes one
+ * call at a time, however many indices it claimed). */
 static void pmap_runner(void *arg)
 {
     pmap *pm = arg;
+    size_t adaptive_take = 1;
     for (;;) {
         if (should_stop(pm->rt, &pm->status))
             return;
-        size_t take = 1;
-        if (pm->divisor) {
-            size_t seen = __atomic_load_n(&pm->next, __ATOMIC_RELAXED);
-            size_t left = seen < pm->n ? pm->n - seen : 0;
-            take = left / pm->divisor;
-            if (take == 0)
-                take = 1;
-        }
+        size_t take = pmap_claim_size(pm, adaptive_take);
         size_t i = __atomic_fetch_add(&pm->next, take, __ATOMIC_RELAXED);
         if (i >= pm->n)
             return;
         size_t start = i;
         size_t end = pm->n - i < take ? pm->n : i + take;
+        uint64_t t0 = pm->adaptive ? weft__now_ns() : 0;
         for (; i < end; i++) {
             if (i > start && should_stop(pm->rt, &pm->status))
                 return;
@@ -153,6 +171,8 @@ static void pmap_runner(void *arg)
                 return;
             }
         }
+        if (pm->adaptive)
+            adaptive_take = weft__now_ns() - t0 < PMAP_SHORT_CLAIM_NS ? take * 2 : 1;
     }
 }
 
@@ -173,12 +193,13 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
     size_t k;
     if (parallel_iterations) {
         k = parallel_iterations < n ? parallel_iterations : n;
+        pm.adaptive = true;
     } else {
         k = (size_t)rt->nworkers + 1;
         if (k > n)
             k = n;
-        pm.divisor = 2 * k;
     }
+    pm.divisor = 2 * k;
     bool outside = weft__current_worker(rt) == NULL;
     if (outside)
         weft__outside_enter(rt);
