@@ -80,6 +80,65 @@ static void pfor_run(pfor *pf, size_t b, size_t e)
         set_status(&pf->status, rc);
 }
 
+/* An outside thread's loop on a runtime of one worker.  That worker's deque
+ * is solo (outside threads do not steal from deques), so after binary
+ * splitting handed it a half the caller could never take work back: on a
+ * loop whose cost rises with the index the caller idled while the worker
+ * ran the expensive half.  Here the caller and one runner on the worker
+ * claim blocks from a shared counter instead, guided: a quarter of what
+ * is left at a time, at least `least` iterations (a multiple of grain). */
+typedef struct pfor_claims {
+    pfor *pf;
+    size_t n;
+    size_t least;
+    size_t next;   /* atomic: the first iteration not yet claimed */
+} pfor_claims;
+
+static void pfor_claim_runner(void *arg)
+{
+    pfor_claims *cl = arg;
+    pfor *pf = cl->pf;
+    for (;;) {
+        if (should_stop(pf->rt, &pf->status))
+            return;
+        size_t seen = __atomic_load_n(&cl->next, __ATOMIC_RELAXED);
+        size_t left = seen < cl->n ? cl->n - seen : 0;
+        size_t take = left / 4 / pf->grain * pf->grain;
+        if (take < cl->least)
+            take = cl->least;
+        size_t b = __atomic_fetch_add(&cl->next, take, __ATOMIC_RELAXED);
+        if (b >= cl->n)
+            return;
+        size_t start = b, e = cl->n - b < take ? cl->n : b + take;
+        while (b < e) {
+            if (b > start && should_stop(pf->rt, &pf->status))
+                return;
+            size_t c = e - b < pf->chunk ? e - b : pf->chunk;
+            int rc = pf->fn(b, b + c, pf->ctx);
+            if (rc) {
+                set_status(&pf->status, rc);
+                return;
+            }
+            b += c;
+        }
+    }
+}
+
+static void pfor_claim(pfor *pf, size_t n)
+{
+    /* Blocks of at least 1/256 of the loop: the last one costs at most
+     * that much imbalance, and claims stay few. */
+    size_t least = pf->grain > 1 ? pf->grain : n / 256;
+    pfor_claims cl = { pf, n, least ? least : 1, 0 };
+    weft_group g;
+    weft_group_init(&g, pf->rt);
+    weft_spawn(&g, pfor_claim_runner, &cl);
+    pfor_claim_runner(&cl);
+    int rc = weft_group_wait(&g);
+    if (rc)
+        set_status(&pf->status, rc);
+}
+
 int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn, void *ctx)
 {
     if (!rt)
@@ -102,7 +161,12 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
     bool outside = weft__current_worker(rt) == NULL;
     if (outside)
         weft__outside_enter(rt);
-    pfor_run(&pf, 0, n);
+    /* The claims pass n by at most one block per claimant (each at most
+     * n / 4 + grain, with grain <= n): no overflow below SIZE_MAX / 4. */
+    if (outside && rt->nworkers == 1 && n > pf.chunk && pf.grain <= n && n <= SIZE_MAX / 4)
+        pfor_claim(&pf, n);
+    else
+        pfor_run(&pf, 0, n);
     if (outside)
         weft__outside_leave(rt);
     int st = pf.status;

@@ -136,6 +136,26 @@ Test(parallel_for, unbalanced_iterations_spread, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* One worker and this (outside) thread: the worker's deque is solo, so
+ * the two must still share the slow tail, not leave it to whichever got
+ * the upper half. */
+Test(parallel_for, outside_caller_and_one_worker_share_the_slow_tail, .timeout = 60)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = 1;
+    weft_runtime *rt = NULL;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    for (int round = 0; round < 3; round++) {
+        skew s = { 2000, 0, 0, rt };
+        cr_assert_eq(weft_parallel_for(rt, s.n, 0, skew_range, &s), 0);
+        cr_assert_eq(s.sum, (uint64_t)s.n * (s.n - 1) / 2);
+        cr_assert_eq(__builtin_popcountl(s.workers), 2,
+                     "round %d: the slow tail ran on one thread only", round);
+    }
+    weft_runtime_destroy(&rt);
+}
+
 /* The first failure is returned; ranges not yet started are skipped. */
 typedef struct failing {
     size_t fail_at;
