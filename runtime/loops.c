@@ -18,6 +18,28 @@ static bool should_stop(weft_runtime *rt, int *status)
     return __atomic_load_n(status, __ATOMIC_RELAXED) != 0;
 }
 
+/* Claims the next block of [0, n) from the shared counter *next: the
+ * guided share of what is left (left / divisor, rounded down to a multiple
+ * of unit), at least `least` and at most `most` iterations.  least and the
+ * claims before it are multiples of unit, so blocks start on multiples of
+ * unit.  False when nothing is left. */
+static bool claim_block(size_t *next, size_t n, size_t divisor, size_t unit, size_t least,
+                        size_t most, size_t *b, size_t *e)
+{
+    size_t seen = __atomic_load_n(next, __ATOMIC_RELAXED);
+    size_t left = seen < n ? n - seen : 0;
+    size_t take = left / divisor / unit * unit;
+    if (take < least)
+        take = least;
+    if (take > most)
+        take = most;
+    *b = __atomic_fetch_add(next, take, __ATOMIC_RELAXED);
+    if (*b >= n)
+        return false;
+    *e = n - *b < take ? n : *b + take;
+    return true;
+}
+
 /* ------------------------------------------------------------ parallel_for */
 
 typedef struct pfor {
@@ -101,15 +123,10 @@ static void pfor_claim_runner(void *arg)
     for (;;) {
         if (should_stop(pf->rt, &pf->status))
             return;
-        size_t seen = __atomic_load_n(&cl->next, __ATOMIC_RELAXED);
-        size_t left = seen < cl->n ? cl->n - seen : 0;
-        size_t take = left / 4 / pf->grain * pf->grain;
-        if (take < cl->least)
-            take = cl->least;
-        size_t b = __atomic_fetch_add(&cl->next, take, __ATOMIC_RELAXED);
-        if (b >= cl->n)
+        size_t b, e;
+        if (!claim_block(&cl->next, cl->n, 4, pf->grain, cl->least, SIZE_MAX, &b, &e))
             return;
-        size_t start = b, e = cl->n - b < take ? cl->n : b + take;
+        size_t start = b;
         while (b < e) {
             if (b > start && should_stop(pf->rt, &pf->status))
                 return;
@@ -195,19 +212,6 @@ typedef struct pmap {
  * 2 workers: 92-105 us with one index per claim, 64-68 us growing). */
 #define PMAP_SHORT_CLAIM_NS 20000u
 
-/* How many indices a runner claims next: the guided share of what is
- * left (remaining / divisor, at least 1), capped by the runner's adaptive
- * claim size. */
-static size_t pmap_claim_size(pmap *pm, size_t adaptive_take)
-{
-    size_t seen = __atomic_load_n(&pm->next, __ATOMIC_RELAXED);
-    size_t left = seen < pm->n ? pm->n - seen : 0;
-    size_t take = left / pm->divisor;
-    if (take == 0)
-        take = 1;
-    return pm->adaptive && adaptive_take < take ? adaptive_take : take;
-}
-
 /* A runner claims indices until none are left: with k runners at most k
  * calls are in flight, whichever workers they land on (a runner makes one
  * call at a time, however many indices it claimed). */
@@ -218,12 +222,11 @@ static void pmap_runner(void *arg)
     for (;;) {
         if (should_stop(pm->rt, &pm->status))
             return;
-        size_t take = pmap_claim_size(pm, adaptive_take);
-        size_t i = __atomic_fetch_add(&pm->next, take, __ATOMIC_RELAXED);
-        if (i >= pm->n)
+        size_t i, end;
+        if (!claim_block(&pm->next, pm->n, pm->divisor, 1, 1,
+                         pm->adaptive ? adaptive_take : SIZE_MAX, &i, &end))
             return;
         size_t start = i;
-        size_t end = pm->n - i < take ? pm->n : i + take;
         uint64_t t0 = pm->adaptive ? weft__now_ns() : 0;
         for (; i < end; i++) {
             if (i > start && should_stop(pm->rt, &pm->status))
@@ -235,7 +238,7 @@ static void pmap_runner(void *arg)
             }
         }
         if (pm->adaptive)
-            adaptive_take = weft__now_ns() - t0 < PMAP_SHORT_CLAIM_NS ? take * 2 : 1;
+            adaptive_take = weft__now_ns() - t0 < PMAP_SHORT_CLAIM_NS ? (end - start) * 2 : 1;
     }
 }
 
