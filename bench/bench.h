@@ -35,6 +35,11 @@ int bench_workers(int argc, char **argv, unsigned *out);
  * BENCH_MAX_REPS). */
 int bench_reps(int dflt);
 
+/* Prints "what: ERR_NAME (weft_errmsg())" and exits with status 2. */
+void bench_die(const char *what, int err);
+/* A runtime of `workers` workers (weft_config.workers), or bench_die. */
+struct weft_runtime *bench_runtime(unsigned workers);
+
 /* Results reach this so that no computation can be removed as dead. */
 extern volatile uint64_t bench_sink;
 /* Records a correctness failure (printed at once, reflected in the exit

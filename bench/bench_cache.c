@@ -19,12 +19,6 @@
 
 static weft_runtime *rt;
 
-static void die(const char *what, int err)
-{
-    fprintf(stderr, "%s: %s (%s)\n", what, weft_err_name(err), weft_errmsg());
-    exit(2);
-}
-
 static int first_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     (void)user;
@@ -47,7 +41,7 @@ static void fn_calls(void *p)
         weft_tensor *out;
         int err = weft_function_call(c->f, c->args, c->n, &out, 1);
         if (err)
-            die("weft_function_call", err);
+            bench_die("weft_function_call", err);
         bench_sink += (uint64_t)weft_tensor_numel(out);
         weft_tensor_release(out);
     }
@@ -60,7 +54,7 @@ static void concrete_calls(void *p)
         weft_tensor *out;
         int err = weft_concrete_call(c->c, c->targs, c->n, &out, 1);
         if (err)
-            die("weft_concrete_call", err);
+            bench_die("weft_concrete_call", err);
         bench_sink += (uint64_t)weft_tensor_numel(out);
         weft_tensor_release(out);
     }
@@ -77,7 +71,7 @@ static weft_function *make_fn(size_t n_args)
     weft_function *f = NULL;
     int err = weft_function_create(rt, &d, &f);
     if (err)
-        die("weft_function_create", err);
+        bench_die("weft_function_create", err);
     return f;
 }
 
@@ -101,7 +95,7 @@ static void *hit_loop(void *p)
         int err = weft_tensor_create(weft_tensor_dtype(t), weft_tensor_rank(t),
                                      weft_tensor_dims(t), weft_tensor_data(t), &own[k]);
         if (err)
-            die("weft_tensor_create", err);
+            bench_die("weft_tensor_create", err);
         args[k] = weft_arg_tensor(own[k]);
     }
     pthread_barrier_wait(h->start);
@@ -110,7 +104,7 @@ static void *hit_loop(void *p)
         weft_tensor *out;
         int err = weft_function_call(h->c->f, args, h->c->n, &out, 1);
         if (err)
-            die("weft_function_call", err);
+            bench_die("weft_function_call", err);
         weft_tensor_release(out);
     }
     h->secs = bench_now() - t0;
@@ -166,19 +160,14 @@ int main(int argc, char **argv)
     weft_tensor *ts[16];
     for (int k = 0; k < 16; k++)
         if (weft_tensor_create(WEFT_F32, 1, &four, v, &ts[k]) != 0)
-            die("weft_tensor_create", WEFT_ENOMEM);
+            bench_die("weft_tensor_create", WEFT_ENOMEM);
     weft_spec specs[16];
     for (int k = 0; k < 16; k++)
         weft_spec_parse("f32[4]", &specs[k]);
 
     double scale[BENCH_MAX_WORKERS];
     for (int w = 0; w < nw; w++) {
-        weft_config cfg;
-        weft_config_default(&cfg);
-        cfg.workers = workers[w];
-        int err = weft_runtime_create(&cfg, &rt);
-        if (err)
-            die("weft_runtime_create", err);
+        rt = bench_runtime(workers[w]);
         for (int a = 0; a < 3; a++) {
             call c;
             memset(&c, 0, sizeof c);
@@ -188,9 +177,9 @@ int main(int argc, char **argv)
                 c.targs[k] = ts[k];
             }
             c.f = make_fn(c.n);
-            err = weft_function_get_concrete(c.f, specs, c.n, &c.c);
+            int err = weft_function_get_concrete(c.f, specs, c.n, &c.c);
             if (err)
-                die("weft_function_get_concrete", err);
+                bench_die("weft_function_get_concrete", err);
             t.med[i_fn[a]][w] = bench_time(reps, 1, fn_calls, &c);
             t.med[i_cc[a]][w] = bench_time(reps, 1, concrete_calls, &c);
             weft_function_stats st;

@@ -123,13 +123,7 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
     check("plain serial fib", c.r, want);
 
     for (int w = 0; w < nw; w++) {
-        weft_config cfg;
-        weft_config_default(&cfg);
-        cfg.workers = workers[w];
-        if (weft_runtime_create(&cfg, &rt) != 0) {
-            fprintf(stderr, "weft_runtime_create: %s\n", weft_errmsg());
-            exit(2);
-        }
+        rt = bench_runtime(workers[w]);
         t.med[i_weft][w] = bench_time(reps, 1, run_weft, &c);
         check("weft fib", c.r, want);
         weft_runtime_destroy(&rt);

@@ -32,19 +32,6 @@ static double idle_cpu(double wall)
     return bench_process_cpu() - c0;
 }
 
-static weft_runtime *make(unsigned w)
-{
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = w;
-    weft_runtime *rt = NULL;
-    if (weft_runtime_create(&cfg, &rt) != 0) {
-        fprintf(stderr, "weft_runtime_create: %s\n", weft_errmsg());
-        exit(2);
-    }
-    return rt;
-}
-
 static void *nothing(void *p)
 {
     return p;
@@ -61,7 +48,7 @@ int main(int argc, char **argv)
     printf("\n== idle: process CPU time over 1 s of wall time (ms) ==\n");
     printf("%-34s %7s %10s\n", "what", "threads", "cpu ms");
     for (int w = 0; w < nw; w++) {
-        weft_runtime *rt = make(workers[w]);
+        weft_runtime *rt = bench_runtime(workers[w]);
         printf("%-34s %7u %10.3f\n", "weft, just created", workers[w], 1e3 * idle_cpu(1.0));
         if (weft_parallel_for(rt, 100000, 0, body, NULL) != 0)
             bench_fail("weft_parallel_for", 1, 0);
@@ -92,7 +79,7 @@ int main(int argc, char **argv)
         double v[BENCH_MAX_REPS];
         for (int r = 0; r < reps; r++) {
             double t0 = bench_now();
-            weft_runtime *rt = make(workers[w]);
+            weft_runtime *rt = bench_runtime(workers[w]);
             weft_runtime_destroy(&rt);
             v[r] = bench_now() - t0;
         }

@@ -178,13 +178,7 @@ static void bench_case(const char *title, run *c, int reps, int nw, const unsign
     uint64_t want = checksum(c);
 
     for (int w = 0; w < nw; w++) {
-        weft_config cfg;
-        weft_config_default(&cfg);
-        cfg.workers = workers[w];
-        if (weft_runtime_create(&cfg, &rt) != 0) {
-            fprintf(stderr, "weft_runtime_create: %s\n", weft_errmsg());
-            exit(2);
-        }
+        rt = bench_runtime(workers[w]);
         omp_begin(workers[w]);
         for (int k = 0; k < n_all; k++) {
             if (idx[k] < 0)

@@ -136,13 +136,7 @@ int main(int argc, char **argv)
 
     is_main = 1;
     for (int w = 0; w < nw; w++) {
-        weft_config cfg;
-        weft_config_default(&cfg);
-        cfg.workers = workers[w];
-        if (weft_runtime_create(&cfg, &rt) != 0) {
-            fprintf(stderr, "weft_runtime_create: %s\n", weft_errmsg());
-            return 2;
-        }
+        rt = bench_runtime(workers[w]);
         flat.med[f_weft][w] = bench_time(reps, 1, weft_flat, &c);
         tree.med[t_weft][w] = bench_time(reps, 1, weft_tree, &c);
         check_leaves("weft tree leaves", &c);

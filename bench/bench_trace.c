@@ -22,12 +22,6 @@
 
 static weft_runtime *rt;
 
-static void die(const char *what, int err)
-{
-    fprintf(stderr, "%s: %s (%s)\n", what, weft_err_name(err), weft_errmsg());
-    exit(2);
-}
-
 /* ---- (a) the seed's fn ---- */
 
 static int seed_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
@@ -54,7 +48,7 @@ static void do_call(void *p)
     call *c = p;
     int err = weft_function_call(c->f, c->args, c->n_args, &c->out, 1);
     if (err)
-        die("weft_function_call", err);
+        bench_die("weft_function_call", err);
     bench_sink += (uint64_t)weft_tensor_numel(c->out);
     weft_tensor_release(c->out);
     c->out = NULL;
@@ -73,7 +67,7 @@ static void do_call_in_worker(void *p)
     weft_group_init(&g, rt);
     weft_spawn(&g, do_call_task, p);
     if (weft_group_wait(&g) != 0)
-        die("weft_group_wait", WEFT_EINVAL);
+        bench_die("weft_group_wait", WEFT_EINVAL);
 }
 
 static weft_function *make_fn(const char *name, weft_body_fn body, size_t n_args, unsigned flags)
@@ -88,7 +82,7 @@ static weft_function *make_fn(const char *name, weft_body_fn body, size_t n_args
     weft_function *f = NULL;
     int err = weft_function_create(rt, &d, &f);
     if (err)
-        die("weft_function_create", err);
+        bench_die("weft_function_create", err);
     return f;
 }
 
@@ -101,7 +95,7 @@ static void bench_seed(bench_table *t, int w, int i_traced, int i_eager, int rep
     weft_tensor *x = NULL;
     int err = weft_tensor_create(WEFT_I64, 1, &n, data, &x);
     if (err)
-        die("weft_tensor_create", err);
+        bench_die("weft_tensor_create", err);
 
     call c = { 0 };
     c.n_args = 1;
@@ -117,7 +111,7 @@ static void bench_seed(bench_table *t, int w, int i_traced, int i_eager, int rep
     /* The result must be x itself. */
     err = weft_function_call(c.f, c.args, 1, &c.out, 1);
     if (err)
-        die("weft_function_call", err);
+        bench_die("weft_function_call", err);
     if (weft_tensor_numel(c.out) != n ||
         memcmp(weft_tensor_data(c.out), data, (size_t)n * sizeof *data) != 0)
         bench_fail("seed traced output equals input", 0, 1);
@@ -222,7 +216,7 @@ static void do_concrete(void *p)
     for (int k = 0; k < 100; k++) {
         int err = weft_concrete_call(c->c, c->targs, c->n_args, &c->out, 1);
         if (err)
-            die("weft_concrete_call", err);
+            bench_die("weft_concrete_call", err);
         bench_sink += (uint64_t)weft_tensor_numel(c->out);
         weft_tensor_release(c->out);
     }
@@ -266,21 +260,16 @@ int main(int argc, char **argv)
     tb.med[b_ser_alloc][0] = bench_time(reps, 1, c_loop_alloc, &l);
 
     for (int w = 0; w < nw; w++) {
-        weft_config cfg;
-        weft_config_default(&cfg);
-        cfg.workers = workers[w];
-        int err = weft_runtime_create(&cfg, &rt);
-        if (err)
-            die("weft_runtime_create", err);
+        rt = bench_runtime(workers[w]);
 
         bench_seed(&ta, w, a_traced, a_eager, reps, w == 0);
 
         /* (b) */
         int64_t dn = (int64_t)n;
         weft_tensor *x = NULL;
-        err = weft_tensor_create(WEFT_F32, 1, &dn, xs, &x);
+        int err = weft_tensor_create(WEFT_F32, 1, &dn, xs, &x);
         if (err)
-            die("weft_tensor_create", err);
+            bench_die("weft_tensor_create", err);
         call c = { 0 };
         c.n_args = 1;
         c.args[0] = weft_arg_tensor(x);
@@ -294,7 +283,7 @@ int main(int argc, char **argv)
         tb.med[b_weft_main][w] = bench_time(reps, 1, do_call, &c);
         err = weft_function_call(c.f, c.args, 1, &c.out, 1);
         if (err)
-            die("weft_function_call", err);
+            bench_die("weft_function_call", err);
         c_loop(&l);
         const float *got = weft_tensor_data(c.out);
         size_t bad = 0;
@@ -312,7 +301,7 @@ int main(int argc, char **argv)
         float m[4] = { 0.5f, 0.25f, 0.25f, 0.5f }, v[4] = { 1, 2, 3, 4 };
         weft_tensor *tx = NULL, *tw = NULL;
         if (weft_tensor_create(WEFT_F32, 2, d2, v, &tx) || weft_tensor_create(WEFT_F32, 2, d2, m, &tw))
-            die("weft_tensor_create", WEFT_ENOMEM);
+            bench_die("weft_tensor_create", WEFT_ENOMEM);
         weft_spec specs[2];
         weft_spec_parse("f32[2,2]", &specs[0]);
         specs[1] = specs[0];
@@ -322,14 +311,14 @@ int main(int argc, char **argv)
         c.f = make_fn("empty", empty_body, 1, 0);
         err = weft_function_get_concrete(c.f, specs, 1, &c.c);
         if (err)
-            die("weft_function_get_concrete", err);
+            bench_die("weft_function_get_concrete", err);
         empty_call[w] = bench_time(reps, 1, do_concrete, &c);
         weft_function_destroy(&c.f);
         c.n_args = 2;
         c.f = make_fn("chain", chain_body, 2, 0);
         err = weft_function_get_concrete(c.f, specs, 2, &c.c);
         if (err)
-            die("weft_function_get_concrete", err);
+            bench_die("weft_function_get_concrete", err);
         if (w == 0) {
             printf("matmul chain: compiled op list has this many lines:\n");
             weft_function_print_signatures(c.f, stdout);

@@ -7,9 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <weft.h>
 
 volatile uint64_t bench_sink;
 static int failures;
+
+void bench_die(const char *what, int err)
+{
+    fprintf(stderr, "%s: %s (%s)\n", what, weft_err_name(err), weft_errmsg());
+    exit(2);
+}
+
+weft_runtime *bench_runtime(unsigned workers)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = workers;
+    weft_runtime *rt = NULL;
+    int err = weft_runtime_create(&cfg, &rt);
+    if (err)
+        bench_die("weft_runtime_create", err);
+    return rt;
+}
 
 double bench_now(void)
 {
