@@ -160,14 +160,9 @@ bool weft__deque_pop_shared_owner(weft__deque *d, weft__task *out)
     int64_t t_seen = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
     if (t_seen >= s)
         return false;
-    if (take_back_half_owner(d, s, t_seen)) {
-        const weft__task *p = weft__deque_take_owner(d, out);
-        if (p != out)
-            *out = (weft__task){ __atomic_load_n(&p->fn, __ATOMIC_RELAXED),
-                                 __atomic_load_n(&p->arg, __ATOMIC_RELAXED),
-                                 __atomic_load_n(&p->g, __ATOMIC_RELAXED) };
-        return true;
-    }
+    /* The taken-back tasks are private: the ordinary pop returns one. */
+    if (take_back_half_owner(d, s, t_seen))
+        return weft__deque_pop_owner(d, out);
     s--;
     int64_t t = lower_split_owner(d, s);
     if (t > s) {
