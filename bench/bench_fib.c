@@ -1,7 +1,8 @@
 /* fib(30) and fib(35) without a cutoff: a fork-join group and one spawned
  * child per call, the other child run inline, the argument struct on the
  * stack.  Measures the cost of a spawn/wait pair in the runtime's hottest
- * path, against serial C (-O2), OpenMP tasks and TBB task_group. */
+ * path, against serial C (-O2), OpenMP tasks and TBB task_group, and shows
+ * (the "model" rows, one thread) how far a typed spawn API could go. */
 #include "bench.h"
 #include "contenders.h"
 
@@ -50,10 +51,84 @@ static int64_t fib_plain(int n)
     return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
 }
 
+/* Not weft: a one-thread model of the floor of a Lace-style typed spawn,
+ * which weft's API does not offer.  SPAWN writes the child's function and
+ * argument into the next slot of a task array (volatile stores, as a deque
+ * that thieves read needs); SYNC checks that the slot is still private
+ * (below the worker's split; nothing steals here, but the check stays) and
+ * then calls fib directly.  No group, no call through a pointer.  Lace
+ * passes the worker and the slot down every task as hidden arguments
+ * ("head passed"); the other variant finds them through a thread-local
+ * pointer, as weft_spawn finds its worker ("head in TLS"). */
+typedef void (*model_fn)(void);
+typedef struct model_slot {
+    volatile model_fn fn;
+    volatile int n;
+} model_slot;
+
+typedef struct model_worker {
+    model_slot *split;   /* slots below it are shared (none here) */
+    model_slot *head;    /* the next free slot (TLS variant) */
+} model_worker;
+
+/* A stolen child: a real runtime would run other work until it ends. */
+__attribute__((noinline)) static int64_t model_wait_stolen(model_slot *s)
+{
+    return s->n < 0 ? 0 : -1;
+}
+
+static int64_t model_passed(model_worker *w, model_slot *head, int n)
+{
+    if (n < 2)
+        return n;
+    head->fn = (model_fn)model_passed;               /* SPAWN fib(n - 1) */
+    head->n = n - 1;
+    int64_t b = model_passed(w, head + 1, n - 2);    /* CALL fib(n - 2) */
+    int64_t a = __builtin_expect(head >= w->split, 1) /* SYNC */
+                    ? model_passed(w, head + 1, head->n)
+                    : model_wait_stolen(head);
+    return a + b;
+}
+
+static _Thread_local model_worker *model_self;
+
+static int64_t model_tls(int n)
+{
+    if (n < 2)
+        return n;
+    model_worker *w = model_self;
+    model_slot *h = w->head;
+    h->fn = (model_fn)model_tls;
+    h->n = n - 1;
+    w->head = h + 1;
+    int64_t b = model_tls(n - 2);
+    w = model_self;
+    w->head = h;
+    int64_t a = __builtin_expect(h >= w->split, 1) ? model_tls(h->n) : model_wait_stolen(h);
+    return a + b;
+}
+
+static model_slot model_slots[64];
+static model_worker model_w = { model_slots, model_slots };
+
 typedef struct run {
     int n;
     int64_t r;
 } run;
+
+static void run_model_passed(void *p)
+{
+    run *c = p;
+    c->r = model_passed(&model_w, model_slots, c->n);
+}
+
+static void run_model_tls(void *p)
+{
+    run *c = p;
+    model_w.head = model_slots;
+    model_self = &model_w;
+    c->r = model_tls(c->n);
+}
 
 static void run_serial(void *p)
 {
@@ -111,6 +186,8 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
     int warm = capped_reps == reps;
     int i_ser = bench_table_impl(&t, "serial", 1, reps);
     int i_plain = bench_table_impl(&t, "serial, 2 calls/node", 1, reps);
+    int i_mp = bench_table_impl(&t, "model: head passed", 0, reps);
+    int i_mt = bench_table_impl(&t, "model: head in TLS", 0, reps);
     int i_weft = bench_table_impl(&t, "weft", 0, reps);
     int i_omp = bench_table_impl(&t, "openmp task", 1, capped_reps);
     int i_tbb = bench_table_impl(&t, "tbb task_group", 1, capped_reps);
@@ -121,6 +198,10 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
     bench_sink += (uint64_t)want;
     t.med[i_plain][0] = bench_time(reps, 1, run_plain, &c);
     check("plain serial fib", c.r, want);
+    t.med[i_mp][0] = bench_time(reps, 1, run_model_passed, &c);
+    check("typed-spawn model (head passed)", c.r, want);
+    t.med[i_mt][0] = bench_time(reps, 1, run_model_tls, &c);
+    check("typed-spawn model (head in TLS)", c.r, want);
 
     for (int w = 0; w < nw; w++) {
         rt = bench_runtime(workers[w]);
@@ -147,6 +228,9 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
     printf("summary fib(%d): weft %u worker(s) / serial -O2 = %.2fx (target <= 2.5x); "
            "/ serial with 2 calls per node = %.2fx\n",
            n, workers[0], t.med[i_weft][0] / t.med[i_ser][0], t.med[i_weft][0] / t.med[i_plain][0]);
+    printf("summary fib(%d): typed-spawn model (not weft) / serial -O2 = %.2fx head passed, "
+           "%.2fx head in TLS\n",
+           n, t.med[i_mp][0] / t.med[i_ser][0], t.med[i_mt][0] / t.med[i_ser][0]);
     for (int w = 1; w < nw; w++)
         printf("summary fib(%d): weft speedup %u vs %u workers = %.2fx\n", n, workers[w],
                workers[0], t.med[i_weft][0] / t.med[i_weft][w]);
