@@ -2,7 +2,10 @@
  * process uses during 1 s of wall time while an n-worker runtime has
  * nothing to do, right after creation and right after a burst of work (so
  * that any spinning before sleep is counted), with OpenMP and TBB after the
- * same burst for reference.  Create + destroy: the median time of
+ * same burst for reference; and the same after a burst of blocking calls on
+ * many more threads than CPUs (BLOCK_THREADS threads, each call sleeping
+ * 1 ms), the case of a runtime sized for blocking work.  Create + destroy:
+ * the median time of
  * weft_runtime_create + weft_runtime_destroy, and of starting and joining
  * the same number of bare pthreads as a floor. */
 #include "bench.h"
@@ -30,6 +33,18 @@ static double idle_cpu(double wall)
     double c0 = bench_process_cpu();
     bench_settle((int)(wall * 1000));
     return bench_process_cpu() - c0;
+}
+
+/* The blocking burst: BLOCK_CALLS calls that sleep 1 ms on BLOCK_THREADS
+ * threads. */
+#define BLOCK_THREADS 64
+#define BLOCK_CALLS   256
+
+static int nap(size_t i, void *ctx)
+{
+    (void)i, (void)ctx;
+    bench_settle(1);
+    return 0;
 }
 
 static void *nothing(void *p)
@@ -68,6 +83,27 @@ int main(int argc, char **argv)
         tbb_begin(workers[w]);
         tbb_map(buf, 100000, NULL);
         printf("%-34s %7u %10.3f\n", "tbb, right after a parallel_for", workers[w],
+               1e3 * idle_cpu(1.0));
+        tbb_end();
+        fflush(stdout);
+    }
+
+    printf("\n== idle after %d calls that sleep 1 ms on %d threads: process CPU time "
+           "over the next 1 s (ms) ==\n", BLOCK_CALLS, BLOCK_THREADS);
+    printf("%-34s %7s %10s\n", "what", "threads", "cpu ms");
+    {
+        weft_runtime *rt = bench_runtime(BLOCK_THREADS);
+        bench_settle(200);
+        if (weft_parallel_map(rt, BLOCK_CALLS, 0, nap, NULL) != 0)
+            bench_fail("weft_parallel_map", 1, 0);
+        printf("%-34s %7u %10.3f\n", "weft parallel_map", BLOCK_THREADS, 1e3 * idle_cpu(1.0));
+        weft_runtime_destroy(&rt);
+        omp_begin(BLOCK_THREADS);
+        omp_sleep_each(BLOCK_CALLS, 1000);
+        printf("%-34s %7u %10.3f\n", "openmp dynamic,1", BLOCK_THREADS, 1e3 * idle_cpu(1.0));
+        tbb_begin(BLOCK_THREADS);
+        tbb_sleep_each(BLOCK_CALLS, 1000);
+        printf("%-34s %7u %10.3f\n", "tbb simple_partitioner", BLOCK_THREADS,
                1e3 * idle_cpu(1.0));
         tbb_end();
         fflush(stdout);

@@ -3,6 +3,7 @@
 #include "bench.h"
 
 #include <omp.h>
+#include <unistd.h>
 
 void omp_begin(unsigned threads)
 {
@@ -95,4 +96,11 @@ void omp_fused4(float *out, const float *x, size_t n)
 #pragma omp parallel for simd schedule(static)
     for (size_t i = 0; i < n; i++)
         out[i] = bench_fused4_elem(x[i]);
+}
+
+void omp_sleep_each(size_t n, unsigned us)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < n; i++)
+        usleep(us);
 }

@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include <unistd.h>
 
 namespace {
 std::unique_ptr<tbb::global_control> limit;
@@ -107,3 +108,15 @@ void tbb_fused4(float *out, const float *x, size_t n)
 }
 
 } // extern "C"
+
+void tbb_sleep_each(size_t n, unsigned us)
+{
+    arena->execute([&] {
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1),
+            [=](const tbb::blocked_range<size_t> &r) {
+                for (size_t i = r.begin(); i != r.end(); i++)
+                    usleep(us);
+            },
+            tbb::simple_partitioner());
+    });
+}

@@ -22,6 +22,7 @@ void omp_map_static(uint64_t *out, size_t n, const uint8_t *cost);
 void omp_map_guided(uint64_t *out, size_t n, const uint8_t *cost);
 void omp_map_dynamic(uint64_t *out, size_t n, const uint8_t *cost);
 void omp_fused4(float *out, const float *x, size_t n);
+void omp_sleep_each(size_t n, unsigned us);   /* n iterations that sleep us, dynamic,1 */
 
 /* oneTBB: a task_arena of threads and a global_control limit, kept until
  * the next tbb_begin or tbb_end. */
@@ -32,6 +33,7 @@ void tbb_empty_flat(size_t n);                /* n empty tasks into one task_gro
 uint64_t tbb_tree(int depth);
 void tbb_map(uint64_t *out, size_t n, const uint8_t *cost);   /* auto_partitioner */
 void tbb_fused4(float *out, const float *x, size_t n);   /* omp simd inside */
+void tbb_sleep_each(size_t n, unsigned us);   /* n iterations that sleep us, grain 1 */
 
 /* The fused elementwise chain of the trace benchmarks, element by element:
  * ((x * 2 + 1) * x) - 3.  One definition so that every version computes the
