@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Summarizes several outputs of bench/run.sh (same tree, same machine):
+the target metrics of docs/BENCHMARKS.md computed in each run (ratios
+within one run, where the machine's speed at that moment cancels), then
+their median, min and max over the runs.  With --cells, every table cell's
+median, min and max instead.
+
+    python3 bench/summarize.py run1.txt run2.txt ...
+    python3 bench/summarize.py --cells run1.txt run2.txt ...
+"""
+import re
+import statistics
+import sys
+
+
+def tables(path):
+    """{title: {(impl, threads): value}} of one output."""
+    t = {}
+    title, width = None, None
+    for line in open(path):
+        line = line.rstrip('\n')
+        m = re.match(r'^== (.*) ==$', line)
+        if m:
+            title, width = m.group(1), None
+            t[title] = {}
+            continue
+        if title is None:
+            continue
+        if not line.strip():
+            title = None
+            continue
+        if line.startswith('impl') or line.startswith('what'):
+            width = 'impl' if line.startswith('impl') else 'what'
+            continue
+        if width is None or line.startswith('####'):
+            continue
+        pat = (r'^(.*?)\s+(\d+)\s+\d+\s+(-?[\d.]+)' if width == 'impl'
+               else r'^(.*?)\s+(\d+)\s+(-?[\d.]+)$')
+        mm = re.match(pat, line)
+        if mm:
+            t[title][(mm.group(1).strip(), int(mm.group(2)))] = float(mm.group(3))
+    return t
+
+
+def find(t, prefix):
+    for k in t:
+        if k.startswith(prefix):
+            return t[k]
+    return None
+
+
+def cells(paths):
+    order, data = [], {}
+    for f in paths:
+        t = tables(f)
+        for title, rows in t.items():
+            for (name, th), v in rows.items():
+                key = (title, name, th)
+                if key not in data:
+                    data[key] = []
+                    order.append(key)
+                data[key].append(v)
+    cur = None
+    for key in order:
+        title, name, th = key
+        if title != cur:
+            print(f'\n{title}\n\n| impl | threads | median | min | max | runs |\n|---|---|---|---|---|---|')
+            cur = title
+        v = data[key]
+        print(f'| {name} | {th} | {statistics.median(v):.3f} | {min(v):.3f} | {max(v):.3f} | {len(v)} |')
+
+
+def targets(paths):
+    metrics = {}
+    def put(k, v):
+        metrics.setdefault(k, []).append(v)
+
+    for f in paths:
+        t = tables(f)
+        for n in (30, 35):
+            tb = find(t, f'fib({n})')
+            put(f'fib({n}) 1 worker / serial -O2', tb[('weft', 1)] / tb[('serial', 1)])
+            put(f'fib({n}) speedup 2 vs 1 workers', tb[('weft', 1)] / tb[('weft', 2)])
+            put(f'fib({n}) model head passed / serial -O2', tb[('model: head passed', 1)] / tb[('serial', 1)])
+            put(f'fib({n}) model head in TLS / serial -O2', tb[('model: head in TLS', 1)] / tb[('serial', 1)])
+            put(f'fib({n}) serial 2 calls/node / serial -O2', tb[('serial, 2 calls/node', 1)] / tb[('serial', 1)])
+        for kind, pre in (('flat', 'empty tasks: 1e6'), ('tree', 'empty tasks: binary')):
+            tb = find(t, pre)
+            for w in (1, 2):
+                put(f'empty tasks {kind}, {w} worker(s), ns/task', tb[('weft', w)])
+        for pre, label in (('balanced map, n = 1000,', 'balanced 1e3'), ('balanced map, n = 1000000,', 'balanced 1e6'),
+                           ('balanced map, n = 10000000,', 'balanced 1e7'), ('unbalanced map, n = 1e5, cost of i = (100', 'unbalanced linear'),
+                           ('unbalanced map, n = 1e5, cost of i = random', 'unbalanced random')):
+            tb = find(t, pre)
+            best2 = min(v for (nm, th), v in tb.items() if th == 2 and not nm.startswith('weft') and nm != 'serial')
+            for nm in ('weft for, in worker', 'weft map, in worker'):
+                put(f'{label}: {nm}, 2 workers / best 2-thread contender', tb[(nm, 2)] / best2)
+            for nm in ('weft for, from main+1', 'weft map, from main+1'):
+                put(f'{label}: {nm}, 1 worker (2 threads) / best 2-thread contender', tb[(nm, 1)] / best2)
+                put(f'{label}: {nm}, 2 workers (3 threads) / best 2-thread contender', tb[(nm, 2)] / best2)
+        tb = find(t, 'idle: process CPU')
+        put('idle 2 workers just created, ms CPU/s', tb[('weft, just created', 2)])
+        put('idle 2 workers right after a parallel_for, ms CPU/s', tb[('weft, right after a parallel_for', 2)])
+        tb = find(t, 'idle after')
+        if tb:
+            for nm in ('weft parallel_map', 'openmp dynamic,1', 'tbb simple_partitioner'):
+                put(f'idle after a blocking burst on 64 threads, {nm}, ms CPU/s', tb[(nm, 64)])
+        tb = find(t, 'runtime create')
+        put('create + destroy 2 workers, us', tb[('weft create + destroy', 2)])
+        put('pthread create + join 2, us', tb[('pthread create + join (floor)', 2)])
+        tb = find(t, '(b) fused')
+        put('(b) 1 worker in worker / C -O2 loop time', tb[('weft call, in worker', 1)] / tb[('serial', 1)])
+        put('(b) 1 worker in worker / C -O3 loop time', tb[('weft call, in worker', 1)] / tb[('serial -O3 (vectorized)', 1)])
+        put('(b) speedup 2 vs 1 workers (in worker)', tb[('weft call, in worker', 1)] / tb[('weft call, in worker', 2)])
+        put('(b) openmp speedup 2 vs 1', tb[('openmp static simd', 1)] / tb[('openmp static simd', 2)])
+        tb = find(t, '(c)')
+        put('(c) ns per matmul op, 1 worker', tb[('weft concrete_call', 1)])
+        put('(c) ns per matmul op, 2 workers', tb[('weft concrete_call', 2)])
+
+    print('| metric | median | min | max | runs |\n|---|---|---|---|---|')
+    for k, v in metrics.items():
+        print(f'| {k} | {statistics.median(v):.3f} | {min(v):.3f} | {max(v):.3f} | {len(v)} |')
+
+
+if __name__ == '__main__':
+    args = sys.argv[1:]
+    if args and args[0] == '--cells':
+        cells(args[1:])
+    elif args:
+        targets(args)
+    else:
+        sys.exit(__doc__)
