@@ -5,9 +5,8 @@
  * same burst for reference; and the same after a burst of blocking calls on
  * many more threads than CPUs (BLOCK_THREADS threads, each call sleeping
  * 1 ms), the case of a runtime sized for blocking work.  Create + destroy:
- * the median time of
- * weft_runtime_create + weft_runtime_destroy, and of starting and joining
- * the same number of bare pthreads as a floor. */
+ * the median time of weft_runtime_create + weft_runtime_destroy, and of
+ * starting and joining the same number of bare pthreads as a floor. */
 #include "bench.h"
 #include "contenders.h"
 

@@ -107,8 +107,6 @@ void tbb_fused4(float *out, const float *x, size_t n)
     });
 }
 
-} // extern "C"
-
 void tbb_sleep_each(size_t n, unsigned us)
 {
     arena->execute([&] {
@@ -120,3 +118,5 @@ void tbb_sleep_each(size_t n, unsigned us)
             tbb::simple_partitioner());
     });
 }
+
+} // extern "C"
