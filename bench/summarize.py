@@ -16,12 +16,12 @@ import sys
 def tables(path):
     """{title: {(impl, threads): value}} of one output."""
     t = {}
-    title, width = None, None
+    title, kind = None, None
     for line in open(path):
         line = line.rstrip('\n')
         m = re.match(r'^== (.*) ==$', line)
         if m:
-            title, width = m.group(1), None
+            title, kind = m.group(1), None
             t[title] = {}
             continue
         if title is None:
@@ -30,11 +30,11 @@ def tables(path):
             title = None
             continue
         if line.startswith('impl') or line.startswith('what'):
-            width = 'impl' if line.startswith('impl') else 'what'
+            kind = 'impl' if line.startswith('impl') else 'what'
             continue
-        if width is None or line.startswith('####'):
+        if kind is None or line.startswith('####'):
             continue
-        pat = (r'^(.*?)\s+(\d+)\s+\d+\s+(-?[\d.]+)' if width == 'impl'
+        pat = (r'^(.*?)\s+(\d+)\s+\d+\s+(-?[\d.]+)' if kind == 'impl'
                else r'^(.*?)\s+(\d+)\s+(-?[\d.]+)$')
         mm = re.match(pat, line)
         if mm:
