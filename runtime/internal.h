@@ -276,9 +276,6 @@ struct weft_runtime {
     /* Fewer workers than online CPUs: a waiting outside thread can yield-
      * spin on the spare core; otherwise it would take a worker's core. */
     bool spare_core;
-    /* Idle workers that may spin at once: the workers, or the online
-     * CPUs when there are more workers than CPUs. */
-    unsigned max_spinners;
     ck_epoch_t epoch;
 
     weft__event work_ev;   /* idle workers: new tasks (wake one) */
@@ -293,7 +290,6 @@ struct weft_runtime {
     int outside_active;                  /* atomic: outside threads inside calls */
     uint64_t outside_tasks;              /* atomic: tasks run by outside threads */
     unsigned started;                    /* atomic: workers that reached their loop */
-    unsigned spinners;                   /* atomic: idle workers spinning now */
 
     /* Injection queue of outside threads: a ring of inline tasks. */
     _Alignas(WEFT__LINE) int64_t inject_count;   /* atomic snapshot of count */

@@ -123,7 +123,6 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
     /* A waiting outside thread may spin only on a core no worker needs. */
     long cpus = online_cpus();
     rt->spare_core = cpus > 0 && (long)n < cpus;
-    rt->max_spinners = cpus > 0 && (long)n > cpus ? (unsigned)cpus : n;
     ck_epoch_init(&rt->epoch);
     int rc = 0;
     rt->workers = weft__calloc(n, sizeof *rt->workers);

@@ -400,44 +400,13 @@ static inline void idle_backoff(ck_backoff_t *bo)
         sched_yield();
 }
 
-/* A worker's idle search: failed rounds so far, its back-off, whether it
- * is counted as idle (rt->work_ev.searching) and whether it holds one of
- * the runtime's spinning places (rt->spinners). */
+/* A worker's idle search: failed rounds so far, its back-off, and whether
+ * it is counted as idle (rt->work_ev.searching). */
 typedef struct idle_state {
     unsigned rounds;
     bool searching;
-    bool spinner;
     ck_backoff_t bo;
 } idle_state;
-
-/* Takes a spinning place for s, if it has none and one is free.  More
- * spinners than CPUs would only take turns on them: after a burst of
- * sleeping host calls, 256 workers on 2 CPUs burned ~170 ms of CPU time
- * spinning down.  Workers without a place sleep at once; spinners take
- * new tasks and wake sleepers when there is more. */
-static inline bool spin_place_take(weft_runtime *rt, idle_state *s)
-{
-    /* Up to one worker per CPU (the usual case) every worker may spin. */
-    if (s->spinner || rt->max_spinners >= rt->nworkers)
-        return true;
-    unsigned n = __atomic_load_n(&rt->spinners, __ATOMIC_RELAXED);
-    while (n < rt->max_spinners) {
-        if (__atomic_compare_exchange_n(&rt->spinners, &n, n + 1, true,
-                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            s->spinner = true;
-            return true;
-        }
-    }
-    return false;
-}
-
-static inline void spin_place_drop(weft_runtime *rt, idle_state *s)
-{
-    if (s->spinner) {
-        __atomic_fetch_sub(&rt->spinners, 1, __ATOMIC_RELAXED);
-        s->spinner = false;
-    }
-}
 
 /* Runs one task from w's own deque or a victim's; false if none was found. */
 static inline bool run_some_work(weft__worker *w, idle_state *s)
@@ -450,7 +419,6 @@ static inline bool run_some_work(weft__worker *w, idle_state *s)
         return false;
     }
     set_searching(w->rt, &s->searching, false);
-    spin_place_drop(w->rt, s);
     run_task(w, p, origin, true);
     s->rounds = 0;
     s->bo = CK_BACKOFF_INITIALIZER;
@@ -463,15 +431,8 @@ static inline bool run_some_work(weft__worker *w, idle_state *s)
  * victim's next push or pop) does not touch the shared count. */
 static inline bool spin_idle(weft_runtime *rt, idle_state *s)
 {
-    if (s->rounds >= SPIN_ROUNDS || !spin_place_take(rt, s)) {
-        /* Counted idle before it sleeps (see weft__worker_main).  Woken
-         * without finding work, it sleeps again at once, as after a full
-         * spin. */
-        set_searching(rt, &s->searching, true);
-        spin_place_drop(rt, s);
-        s->rounds = SPIN_ROUNDS;
+    if (s->rounds >= SPIN_ROUNDS)
         return false;
-    }
     if (s->rounds > 0)
         set_searching(rt, &s->searching, true);
     s->rounds++;
@@ -487,7 +448,7 @@ void *weft__worker_main(void *arg)
     __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
     /* Counted idle from weft_runtime_create on: spawns before this thread
      * got here share their tasks for it. */
-    idle_state s = { 0, true, false, CK_BACKOFF_INITIALIZER };
+    idle_state s = { 0, true, CK_BACKOFF_INITIALIZER };
     for (;;) {
         if (run_some_work(w, &s))
             continue;
@@ -504,7 +465,6 @@ void *weft__worker_main(void *arg)
     }
     flush_completions(w);
     set_searching(rt, &s.searching, false);
-    spin_place_drop(rt, &s);
     tls_worker = NULL;
     return NULL;
 }
@@ -645,7 +605,7 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
 static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
 {
     weft_runtime *rt = w->rt;
-    idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
+    idle_state s = { 0, false, CK_BACKOFF_INITIALIZER };
     while (!group_done(g)) {
         if (run_some_work(w, &s) || spin_idle(rt, &s))
             continue;
@@ -653,7 +613,6 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
     }
     flush_completions(w);
     set_searching(rt, &s.searching, false);
-    spin_place_drop(rt, &s);
 }
 
 static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group *g)
