@@ -50,10 +50,7 @@ static weft_runtime *rt;
 
 static void setup(void)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 1;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0, "%s", weft_errmsg());
+    rt = test_runtime_of(1);
 }
 
 static void teardown(void)

@@ -18,6 +18,7 @@ static void nop(void *arg) { (void)arg; }
 typedef struct fixture {
     ck_epoch_t epoch;
     ck_epoch_record_t owner_rec;
+    ck_epoch_record_t thief;   /* for the sequential tests' own steals */
     weft__deque dq;
 } fixture;
 
@@ -25,6 +26,7 @@ static void fixture_init(fixture *f, unsigned log2_cap)
 {
     ck_epoch_init(&f->epoch);
     ck_epoch_register(&f->epoch, &f->owner_rec, NULL);
+    ck_epoch_register(&f->epoch, &f->thief, NULL);
     cr_assert_eq(weft__deque_init(&f->dq, &f->owner_rec, NULL, log2_cap), 0);
 }
 
@@ -43,12 +45,10 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
 {
     fixture f;
     fixture_init(&f, 4);
-    ck_epoch_record_t thief;
-    ck_epoch_register(&f.epoch, &thief, NULL);
     weft__task t;
 
     cr_assert_not(weft__deque_pop_owner(&f.dq, &t), "empty pop");
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     /* The failed steal asked the owner to share. */
     cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 1);
 
@@ -65,9 +65,9 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
     cr_assert(weft__deque_pop_owner(&f.dq, &t));
     cr_assert_eq((uintptr_t)t.arg, 5);
     cr_assert_eq(t.fn, nop);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
     cr_assert_eq((uintptr_t)t.arg, 1);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
     cr_assert_eq((uintptr_t)t.arg, 2);
     push(&f.dq, 6);
     cr_assert(weft__deque_pop_owner(&f.dq, &t));
@@ -78,7 +78,7 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
     cr_assert(weft__deque_pop_owner(&f.dq, &t));
     cr_assert_eq((uintptr_t)t.arg, 3);
     cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     cr_assert_eq(weft__deque_size(&f.dq), 0);
     cr_assert_eq(weft__deque_count_owner(&f.dq), 0);
     fixture_fini(&f);
@@ -90,16 +90,14 @@ Test(deque, hunger_moves_the_split, .timeout = 120)
 {
     fixture f;
     fixture_init(&f, 4);
-    ck_epoch_record_t thief;
-    ck_epoch_register(&f.epoch, &thief, NULL);
     weft__task t;
     for (uintptr_t i = 1; i <= 9; i++)
         push(&f.dq, i);
     cr_assert_eq(weft__deque_size(&f.dq), 1);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
     cr_assert_eq((uintptr_t)t.arg, 1);
     /* Tasks 2..9 are private. */
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 1);
     /* A pop serves the request: 9 is taken, half of 2..8 (rounded up,
      * the oldest) becomes stealable. */
@@ -108,16 +106,16 @@ Test(deque, hunger_moves_the_split, .timeout = 120)
     cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 0);
     cr_assert_eq(weft__deque_size(&f.dq), 4);
     for (uintptr_t i = 2; i <= 5; i++) {
-        cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+        cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
         cr_assert_eq((uintptr_t)t.arg, i);
     }
     /* A push serves the next request: shared part empty again. */
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     push(&f.dq, 10);
     /* 6, 7, 8, 10 were private; the shared part was empty, so the push
      * shared the oldest one. */
     cr_assert_eq(weft__deque_size(&f.dq), 1);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
     cr_assert_eq((uintptr_t)t.arg, 6);
     /* With shared tasks left, a request shares half of the private ones. */
     push(&f.dq, 11);
@@ -133,20 +131,17 @@ Test(deque, hunger_moves_the_split, .timeout = 120)
         cr_assert_eq((uintptr_t)t.arg, want[i]);
     }
     cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     cr_assert_eq(weft__deque_count_owner(&f.dq), 0);
     fixture_fini(&f);
 }
 
-/* A deque without thieves (one worker) never shares, and still works. */
 /* A pop with no private task left takes the newer half of the shared part
  * back with one fence; thieves keep the older half. */
 Test(deque, pop_takes_half_of_the_shared_part_back, .timeout = 120)
 {
     fixture f;
     fixture_init(&f, 4);
-    ck_epoch_record_t thief;
-    ck_epoch_register(&f.epoch, &thief, NULL);
     weft__task t;
     for (uintptr_t i = 1; i <= 8; i++)
         push(&f.dq, i);
@@ -157,7 +152,7 @@ Test(deque, pop_takes_half_of_the_shared_part_back, .timeout = 120)
     /* 5, 6, 7 are private again; 1..4 stay shared. */
     cr_assert_eq(weft__deque_size(&f.dq), 4);
     cr_assert_eq(weft__deque_count_owner(&f.dq), 7);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
     cr_assert_eq((uintptr_t)t.arg, 1);
     uintptr_t want[] = { 7, 6, 5, 4, 3, 2 };
     for (unsigned i = 0; i < 6; i++) {
@@ -165,10 +160,11 @@ Test(deque, pop_takes_half_of_the_shared_part_back, .timeout = 120)
         cr_assert_eq((uintptr_t)t.arg, want[i]);
     }
     cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     fixture_fini(&f);
 }
 
+/* A deque without thieves (one worker) never shares, and still works. */
 Test(deque, solo_never_shares, .timeout = 120)
 {
     fixture f;
@@ -191,8 +187,6 @@ Test(deque, growth_keeps_order, .timeout = 120)
 {
     fixture f;
     fixture_init(&f, 2); /* 4 slots: forces several growths */
-    ck_epoch_record_t thief;
-    ck_epoch_register(&f.epoch, &thief, NULL);
     weft__task t;
     for (uintptr_t i = 0; i < 1000; i++)
         push(&f.dq, i);
@@ -200,10 +194,10 @@ Test(deque, growth_keeps_order, .timeout = 120)
     cr_assert_eq(weft__deque_share_owner(&f.dq, 9), 9);
     cr_assert_eq(weft__deque_size(&f.dq), 10);
     for (uintptr_t i = 0; i < 10; i++) {
-        cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_OK);
+        cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
         cr_assert_eq((uintptr_t)t.arg, i);
     }
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
     for (uintptr_t i = 999; i >= 10; i--) {
         cr_assert(weft__deque_pop_owner(&f.dq, &t));
         cr_assert_eq((uintptr_t)t.arg, i);

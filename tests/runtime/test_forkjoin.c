@@ -292,11 +292,7 @@ static void spawn_then_work(void *p)
 
 Test(forkjoin, spawned_children_reach_idle_workers, .timeout = 60)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 4;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(4);
     for (int round = 0; round < 3; round++) {
         rendezvous r = { rt, 4, 0, 0, -1 };
         weft_group g;
@@ -400,10 +396,7 @@ Test(forkjoin, outside_wait_outlasts_help_window, .timeout = 60)
 {
     static const unsigned counts[] = { 1, 4 };
     for (int c = 0; c < 2; c++) {
-        weft_config cfg;
-        weft_config_default(&cfg);
-        cfg.workers = counts[c];
-        cr_assert_eq(weft_runtime_create(&cfg, &g_rt), 0);
+        g_rt = test_runtime_of(counts[c]);
         for (int round = 0; round < 3; round++) {
             fib_arg a[3] = { { 12, 0 }, { 13, 0 }, { 14, 0 } };
             weft_group g;

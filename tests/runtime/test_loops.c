@@ -141,11 +141,7 @@ Test(parallel_for, unbalanced_iterations_spread, .timeout = 60)
  * the upper half. */
 Test(parallel_for, outside_caller_and_one_worker_share_the_slow_tail, .timeout = 60)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 1;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(1);
     for (int round = 0; round < 3; round++) {
         skew s = { 2000, 0, 0, rt };
         cr_assert_eq(weft_parallel_for(rt, s.n, 0, skew_range, &s), 0);
@@ -250,11 +246,7 @@ static int map_peak(weft_runtime *rt, size_t n, unsigned bound, long us)
  * limit, and it must be reached. */
 Test(parallel_map, inflight_peak_equals_bound, .timeout = 60)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 8;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(8);
     unsigned bounds[] = { 1, 2, 4, 8 };
     for (size_t j = 0; j < sizeof bounds / sizeof *bounds; j++) {
         int peak = map_peak(rt, 6 * bounds[j], bounds[j], 3000);
@@ -284,11 +276,7 @@ static void nested_map_task(void *p)
 
 Test(parallel_map, bound_reached_from_a_worker, .timeout = 60)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 8;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(8);
     nested_map nm = { rt, -1 };
     weft_group g;
     weft_group_init(&g, rt);

@@ -482,11 +482,7 @@ static int body_outer(weft_ctx *cx, weft_value *const *args, weft_value **outs, 
 
 Test(profile, map_of_host_calls, .timeout = 60)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 8;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(8);
     weft_function_desc d;
     memset(&d, 0, sizeof d);
     d.name = "sleepy";

@@ -20,4 +20,17 @@ static inline weft_runtime *test_runtime(unsigned fallback)
     return rt;
 }
 
+/* A runtime of exactly `workers` workers, whatever $WEFT_NUM_THREADS says:
+ * for tests whose subject is the worker count. */
+static inline weft_runtime *test_runtime_of(unsigned workers)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = workers;
+    weft_runtime *rt = NULL;
+    int rc = weft_runtime_create(&cfg, &rt);
+    cr_assert_eq(rc, 0, "weft_runtime_create(%u workers): %s", workers, weft_errmsg());
+    return rt;
+}
+
 #endif

@@ -427,11 +427,7 @@ static int run_overlap(weft_runtime *rt, unsigned flags, counter *c, size_t n)
 
 Test(host, serial_never_overlaps, .timeout = 30)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 4;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(4);
 
     counter par;
     counter_init(&par);
@@ -470,11 +466,7 @@ static int two_iter(size_t i, void *ctx)
 
 Test(host, serial_is_per_callback, .timeout = 30)
 {
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = 4;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(4);
     counter shared;   /* both callbacks count into one place */
     counter_init(&shared);
     shared.sleep_us = 3000;

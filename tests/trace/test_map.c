@@ -21,16 +21,6 @@ static weft_spec spec_of(const char *text)
     return s;
 }
 
-static weft_runtime *runtime_of(unsigned workers)
-{
-    weft_config cfg;
-    weft_config_default(&cfg);
-    cfg.workers = workers;
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0, "%s", weft_errmsg());
-    return rt;
-}
-
 /* rows x cols f64 with element (i, j) = i * 10 + j. */
 static weft_tensor *grid(int64_t rows, int64_t cols)
 {
@@ -252,7 +242,7 @@ static void check_doubled(weft_tensor *r, int64_t n)
 
 Test(map, parallel_iterations_bound_eager, .timeout = 60)
 {
-    weft_runtime *rt = runtime_of(8);
+    weft_runtime *rt = test_runtime_of(8);
     flight fl = {.sleep_us = 5000, .fail_at = -1};
     weft_function *fn = make_fn(rt, "flight", body_flight, &fl, NULL);
     weft_ctx *cx = NULL;
@@ -272,7 +262,7 @@ Test(map, parallel_iterations_bound_eager, .timeout = 60)
 
 Test(map, parallel_iterations_bound_traced, .timeout = 60)
 {
-    weft_runtime *rt = runtime_of(8);
+    weft_runtime *rt = test_runtime_of(8);
     flight fl = {.sleep_us = 5000, .fail_at = -1};
     weft_function *inner = make_fn(rt, "flight", body_flight, &fl, NULL);
     outer o = {inner, 3};
