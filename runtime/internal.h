@@ -267,6 +267,11 @@ typedef struct weft__event {
     /* work_ev only: idle workers, looking for work or asleep (atomic).
      * A spawn reads it; wakers read sleepers on the same line. */
     int32_t searching;
+    /* work_ev only, with more workers than CPUs (weft_runtime.spin_cap):
+     * idle workers holding a spinning place, and whether a wake-up sent
+     * to one sleeper has not been answered yet (atomic). */
+    int32_t spinners;
+    int32_t wake_pending;
 } weft__event;
 
 struct weft_runtime {
@@ -276,6 +281,11 @@ struct weft_runtime {
     /* Fewer workers than online CPUs: a waiting outside thread can yield-
      * spin on the spare core; otherwise it would take a worker's core. */
     bool spare_core;
+    /* More workers than online CPUs: idle workers spin only in one of
+     * spin_cap places (half the CPUs, at least one) and the others sleep
+     * at once; a spawn wakes a sleeper only while none spins and no
+     * wake-up is pending.  0: every idle worker spins (workers <= CPUs). */
+    unsigned spin_cap;
     ck_epoch_t epoch;
 
     weft__event work_ev;   /* idle workers: new tasks (wake one) */

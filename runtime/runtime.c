@@ -123,6 +123,10 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
     /* A waiting outside thread may spin only on a core no worker needs. */
     long cpus = online_cpus();
     rt->spare_core = cpus > 0 && (long)n < cpus;
+    /* With more workers than CPUs, idle workers spin in at most half as
+     * many places as CPUs (as Go's scheduler bounds its spinning threads),
+     * so that runnable workers keep most CPUs. */
+    rt->spin_cap = cpus > 0 && (long)n > cpus ? (unsigned)(cpus > 1 ? cpus / 2 : 1) : 0;
     ck_epoch_init(&rt->epoch);
     int rc = 0;
     rt->workers = weft__calloc(n, sizeof *rt->workers);

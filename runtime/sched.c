@@ -85,6 +85,31 @@ static inline void event_notify(weft__event *ev, int n)
         event_wake(ev, n);
 }
 
+/* Wakes a sleeping idle worker for work just made visible.  On a runtime
+ * with more workers than CPUs (spin_cap) only while no worker spins (a
+ * spinner finds the work, and wakes a sleeper if it leaves more behind)
+ * and no earlier wake-up is unanswered: a futex call per spawn would
+ * otherwise make oversubscribed fork-join several times slower.  A
+ * wake-up skipped on a stale read loses no work: the task stays visible
+ * to the next search, and its owner runs it if nobody steals it. */
+static inline void notify_work(weft_runtime *rt)
+{
+    weft__event *ev = &rt->work_ev;
+    if (!rt->spin_cap) {
+        event_notify(ev, 1);
+        return;
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&ev->sleepers, __ATOMIC_RELAXED) == 0 ||
+        __atomic_load_n(&ev->spinners, __ATOMIC_RELAXED) > 0 ||
+        __atomic_load_n(&ev->wake_pending, __ATOMIC_RELAXED))
+        return;
+    int32_t zero = 0;
+    if (__atomic_compare_exchange_n(&ev->wake_pending, &zero, 1, false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        event_wake(ev, 1);
+}
+
 void weft__deque_share_on_pop_owner(weft__deque *d)
 {
     int64_t n = weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
@@ -329,8 +354,9 @@ static inline uint64_t rng_next(weft__worker *w)
 }
 
 /* One search round: the injection queue, then every other worker once,
- * starting at a random victim.  Returns false, or true with *origin set. */
-static bool find_work(weft__worker *w, weft__task *out, task_origin *origin)
+ * starting at a random victim.  Returns false, or true with *origin set
+ * and *more_left telling whether the victim still has tasks to steal. */
+static bool find_work(weft__worker *w, weft__task *out, task_origin *origin, bool *more_left)
 {
     weft_runtime *rt = w->rt;
     *origin = TASK_ANY;
@@ -355,9 +381,7 @@ static bool find_work(weft__worker *w, weft__task *out, task_origin *origin)
             WEFT__STAT_INC(w, steals);
             if (weft__profiling(rt))
                 weft__profile_instant(rt, "steal", "steal");
-            /* More left there: let another sleeper come and help. */
-            if (weft__deque_size(&victim->dq) > 0)
-                event_notify(&rt->work_ev, 1);
+            *more_left = weft__deque_size(&victim->dq) > 0;
             return true;
         }
     }
@@ -400,25 +424,64 @@ static inline void idle_backoff(ck_backoff_t *bo)
         sched_yield();
 }
 
-/* A worker's idle search: failed rounds so far, its back-off, and whether
- * it is counted as idle (rt->work_ev.searching). */
+/* A worker's idle search: failed rounds so far, its back-off, whether it
+ * is counted as idle (rt->work_ev.searching) and whether it holds one of
+ * the spinning places of an oversubscribed runtime (rt->spin_cap). */
 typedef struct idle_state {
     unsigned rounds;
     bool searching;
+    bool spinner;
     ck_backoff_t bo;
 } idle_state;
+
+/* Takes a spinning place for an idle worker in its loop, if it needs one
+ * and one is free.  More spinners than CPUs would only take turns on them:
+ * after a burst of sleeping calls, 64 workers on 2 CPUs used ~30 ms of CPU
+ * spinning down.  Waiting workers (wait_worker) spin without a place:
+ * each remote completion would otherwise wake every sleeping waiter. */
+static inline bool spin_place_take(weft_runtime *rt, idle_state *s)
+{
+    if (s->spinner || !rt->spin_cap)
+        return true;
+    int32_t n = __atomic_load_n(&rt->work_ev.spinners, __ATOMIC_RELAXED);
+    while (n < (int32_t)rt->spin_cap) {
+        if (__atomic_compare_exchange_n(&rt->work_ev.spinners, &n, n + 1, true,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            s->spinner = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline void spin_place_drop(weft_runtime *rt, idle_state *s)
+{
+    if (s->spinner) {
+        __atomic_fetch_sub(&rt->work_ev.spinners, 1, __ATOMIC_RELAXED);
+        s->spinner = false;
+    }
+}
 
 /* Runs one task from w's own deque or a victim's; false if none was found. */
 static inline bool run_some_work(weft__worker *w, idle_state *s)
 {
     weft__task t;
     task_origin origin = TASK_OWN;
+    bool more_left = false;
     const weft__task *p = weft__deque_take_owner(&w->dq, &t);
-    if (!p && !(find_work(w, &t, &origin) && (p = &t))) {
+    if (!p && !(find_work(w, &t, &origin, &more_left) && (p = &t))) {
         flush_completions(w);
         return false;
     }
     set_searching(w->rt, &s->searching, false);
+    spin_place_drop(w->rt, s);
+    /* More left at the victim: let another sleeper come and help.  Not
+     * gated as notify_work is: steals are rare next to spawns, and each
+     * one that leaves tasks behind passes the wake-up on, so that a burst
+     * of tasks (the runners of a parallel_map of blocking calls) reaches
+     * the sleeping workers. */
+    if (more_left)
+        event_notify(&w->rt->work_ev, 1);
     run_task(w, p, origin, true);
     s->rounds = 0;
     s->bo = CK_BACKOFF_INITIALIZER;
@@ -448,23 +511,32 @@ void *weft__worker_main(void *arg)
     __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
     /* Counted idle from weft_runtime_create on: spawns before this thread
      * got here share their tasks for it. */
-    idle_state s = { 0, true, CK_BACKOFF_INITIALIZER };
+    idle_state s = { 0, true, false, CK_BACKOFF_INITIALIZER };
     for (;;) {
         if (run_some_work(w, &s))
             continue;
         if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE))
             break;
-        if (spin_idle(rt, &s))
+        if (spin_place_take(rt, &s) && spin_idle(rt, &s))
             continue;
+        /* Without a spinning place it sleeps at once; woken, it searches
+         * once and sleeps again unless it finds work. */
+        s.rounds = SPIN_ROUNDS;
         /* Still counted while asleep: a spawn must not see neither count
          * between here and event_sleep's announcement, or it would keep
-         * its tasks private from this worker. */
+         * its tasks private from this worker.  The place is given up
+         * before the announcement (notify_work reads both). */
+        set_searching(rt, &s.searching, true);
+        spin_place_drop(rt, &s);
         ck_epoch_poll(&w->rec);
         WEFT__STAT_INC(w, sleeps);
         event_sleep(rt, &rt->work_ev, work_visible, rt, false, 0);
+        if (rt->spin_cap && __atomic_load_n(&rt->work_ev.wake_pending, __ATOMIC_RELAXED))
+            __atomic_store_n(&rt->work_ev.wake_pending, 0, __ATOMIC_RELAXED);
     }
     flush_completions(w);
     set_searching(rt, &s.searching, false);
+    spin_place_drop(rt, &s);
     tls_worker = NULL;
     return NULL;
 }
@@ -504,7 +576,7 @@ void weft_group_init(weft_group *g, weft_runtime *rt)
 static __attribute__((noinline)) void spawn_wake(weft__worker *w)
 {
     weft__deque_share_owner(&w->dq, INT64_MAX);
-    event_notify(&w->rt->work_ev, 1);
+    notify_work(w->rt);
 }
 
 /* After a push: share and wake if other workers are idle (one relaxed
@@ -605,7 +677,7 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
 static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
 {
     weft_runtime *rt = w->rt;
-    idle_state s = { 0, false, CK_BACKOFF_INITIALIZER };
+    idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
     while (!group_done(g)) {
         if (run_some_work(w, &s) || spin_idle(rt, &s))
             continue;
