@@ -256,17 +256,19 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
     if (n > SIZE_MAX / 4)
         return weft__errorf(WEFT_EINVAL, "weft_parallel_map: n = %zu is too large", n);
     pmap pm = { .rt = rt, .fn = fn, .ctx = ctx, .n = n, .next = 0, .status = 0 };
+    bool outside = weft__current_worker(rt) == NULL;
     size_t k;
     if (parallel_iterations) {
         k = parallel_iterations < n ? parallel_iterations : n;
         pm.adaptive = true;
     } else {
-        k = (size_t)rt->nworkers + 1;
+        /* A runner per worker, plus one for an outside caller, which
+         * joins in (from a worker, an extra runner only added claims). */
+        k = (size_t)rt->nworkers + outside;
         if (k > n)
             k = n;
     }
     pm.divisor = 2 * k;
-    bool outside = weft__current_worker(rt) == NULL;
     if (outside)
         weft__outside_enter(rt);
     weft_group g;
