@@ -3,10 +3,15 @@
  * 10 multiply-adds, rising linearly with i, or random (fixed seed).  weft
  * parallel_for (grain 0: adaptive) and parallel_map (no bound) against
  * serial C, OpenMP static / guided / dynamic and TBB parallel_for with the
- * auto partitioner.  weft's loops are timed twice: started from a task on a
- * worker ("in worker": exactly `workers` threads compute, as many as the
- * contenders get), and called from the main thread ("from main+1": the
- * caller joins in, so `workers` + 1 threads compute). */
+ * auto partitioner.  weft's loops are timed three ways:
+ *   "in worker": the timing loop runs in one task on a worker, so exactly
+ *     `workers` threads compute and the loop is called by one of them, as
+ *     the contenders' loops are called by their pool's master thread;
+ *   "outside->worker": each timed call goes from the main thread to a task
+ *     on a worker and back, two thread hand-offs per call (the cost of
+ *     entering a runtime that has a worker per CPU from outside);
+ *   "from main+1": called from the main thread, which joins in, so
+ *     `workers` + 1 threads compute. */
 #include "bench.h"
 #include "contenders.h"
 
@@ -86,12 +91,12 @@ static void run_in_worker(void (*fn)(void *), void *ctx)
         weft_errors++;
 }
 
-static void map_weft_for_w(void *p)
+static void map_weft_for_handoff(void *p)
 {
     run_in_worker(map_weft_for, p);
 }
 
-static void map_weft_map_w(void *p)
+static void map_weft_map_handoff(void *p)
 {
     run_in_worker(map_weft_map, p);
 }
@@ -143,24 +148,51 @@ static double timed_checked(const char *what, int reps, void (*fn)(void *), run 
     return m;
 }
 
+/* timed_checked, run in a task on a worker ("in worker" rows). */
+typedef struct timed_job {
+    const char *what;
+    int reps;
+    void (*fn)(void *);
+    run *c;
+    uint64_t want;
+    double median;
+} timed_job;
+
+static void timed_job_task(void *p)
+{
+    timed_job *j = p;
+    j->median = timed_checked(j->what, j->reps, j->fn, j->c, j->want);
+}
+
+static double timed_checked_in_worker(const char *what, int reps, void (*fn)(void *), run *c,
+                                      uint64_t want)
+{
+    timed_job j = { what, reps, fn, c, want, 0 };
+    run_in_worker(timed_job_task, &j);
+    return j.median;
+}
+
 typedef struct impl {
     const char *name;
     void (*fn)(void *);
-    int weft;   /* 1: measured on a weft runtime; 2: OpenMP; 3: TBB */
+    int weft;       /* 1: measured on a weft runtime; 2: OpenMP; 3: TBB */
+    int in_worker;  /* 1: the whole timing loop runs in a task on a worker */
 } impl;
 
 static void bench_case(const char *title, run *c, int reps, int nw, const unsigned *workers,
                        int with_dynamic)
 {
     static const impl all[] = {
-        { "weft for, in worker", map_weft_for_w, 1 },
-        { "weft map, in worker", map_weft_map_w, 1 },
-        { "weft for, from main+1", map_weft_for, 1 },
-        { "weft map, from main+1", map_weft_map, 1 },
-        { "openmp static", map_omp_static, 2 },
-        { "openmp guided", map_omp_guided, 2 },
-        { "openmp dynamic,64", map_omp_dynamic, 2 },
-        { "tbb auto", map_tbb, 3 },
+        { "weft for, in worker", map_weft_for, 1, 1 },
+        { "weft map, in worker", map_weft_map, 1, 1 },
+        { "weft for, outside->worker", map_weft_for_handoff, 1, 0 },
+        { "weft map, outside->worker", map_weft_map_handoff, 1, 0 },
+        { "weft for, from main+1", map_weft_for, 1, 0 },
+        { "weft map, from main+1", map_weft_map, 1, 0 },
+        { "openmp static", map_omp_static, 2, 0 },
+        { "openmp guided", map_omp_guided, 2, 0 },
+        { "openmp dynamic,64", map_omp_dynamic, 2, 0 },
+        { "tbb auto", map_tbb, 3, 0 },
     };
     int n_all = (int)(sizeof all / sizeof all[0]);
     bench_table t;
@@ -185,7 +217,8 @@ static void bench_case(const char *title, run *c, int reps, int nw, const unsign
                 continue;
             if (all[k].weft == 3)
                 tbb_begin(workers[w]);
-            t.med[idx[k]][w] = timed_checked(all[k].name, reps, all[k].fn, c, want);
+            t.med[idx[k]][w] = (all[k].in_worker ? timed_checked_in_worker : timed_checked)(
+                all[k].name, reps, all[k].fn, c, want);
             if (all[k].weft == 3)
                 tbb_end();
             if (all[k].weft == 1 && (k + 1 == n_all || all[k + 1].weft != 1))

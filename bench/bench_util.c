@@ -143,7 +143,7 @@ int bench_table_impl(bench_table *t, const char *name, int contender, int reps)
 void bench_table_print(const bench_table *t)
 {
     printf("\n== %s ==\n", t->title);
-    printf("%-22s %7s %5s %14s %10s %-24s %7s\n", "impl", "threads", "reps",
+    printf("%-26s %7s %5s %14s %10s %-24s %7s\n", "impl", "threads", "reps",
            t->unit, "/serial", "/best (best contender)", "speedup");
     double serial = 0;
     if (t->serial >= 0)
@@ -173,7 +173,7 @@ void bench_table_print(const bench_table *t)
                 snprintf(rs, sizeof rs, "%.2fx", m / serial);
             if (best > 0)
                 snprintf(rb, sizeof rb, "%.2fx (%s)", m / best, best_name);
-            printf("%-22s %7u %5d %14.3f %10s %-24s %6.2fx\n", t->impl[i],
+            printf("%-26s %7u %5d %14.3f %10s %-24s %6.2fx\n", t->impl[i],
                    t->workers[w], t->reps[i], m * t->scale, rs, rb, first / m);
         }
     }

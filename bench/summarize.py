@@ -93,8 +93,10 @@ def targets(paths):
                            ('unbalanced map, n = 1e5, cost of i = random', 'unbalanced random')):
             tb = find(t, pre)
             best2 = min(v for (nm, th), v in tb.items() if th == 2 and not nm.startswith('weft') and nm != 'serial')
-            for nm in ('weft for, in worker', 'weft map, in worker'):
-                put(f'{label}: {nm}, 2 workers / best 2-thread contender', tb[(nm, 2)] / best2)
+            for nm in ('weft for, in worker', 'weft map, in worker',
+                       'weft for, outside->worker', 'weft map, outside->worker'):
+                if (nm, 2) in tb:   # runs before 2026-11-29 21:30 have no outside->worker rows
+                    put(f'{label}: {nm}, 2 workers / best 2-thread contender', tb[(nm, 2)] / best2)
             for nm in ('weft for, from main+1', 'weft map, from main+1'):
                 put(f'{label}: {nm}, 1 worker (2 threads) / best 2-thread contender', tb[(nm, 1)] / best2)
                 put(f'{label}: {nm}, 2 workers (3 threads) / best 2-thread contender', tb[(nm, 2)] / best2)
