@@ -462,6 +462,14 @@ static inline void spin_place_drop(weft_runtime *rt, idle_state *s)
     }
 }
 
+/* A worker about to sleep or just woken clears work_ev.wake_pending
+ * (notify_work), so that the next spawn may wake a sleeper again. */
+static inline void wake_answer(weft_runtime *rt)
+{
+    if (rt->spin_cap && __atomic_load_n(&rt->work_ev.wake_pending, __ATOMIC_RELAXED))
+        __atomic_store_n(&rt->work_ev.wake_pending, 0, __ATOMIC_RELAXED);
+}
+
 /* Runs one task from w's own deque or a victim's; false if none was found. */
 static inline bool run_some_work(weft__worker *w, idle_state *s)
 {
@@ -530,9 +538,13 @@ void *weft__worker_main(void *arg)
         spin_place_drop(rt, &s);
         ck_epoch_poll(&w->rec);
         WEFT__STAT_INC(w, sleeps);
+        /* A pending wake-up is answered before the announcement too: a
+         * spawn that then sees none pending may wake this worker, and one
+         * that saw it pending published its task before, so the check in
+         * event_sleep finds it. */
+        wake_answer(rt);
         event_sleep(rt, &rt->work_ev, work_visible, rt, false, 0);
-        if (rt->spin_cap && __atomic_load_n(&rt->work_ev.wake_pending, __ATOMIC_RELAXED))
-            __atomic_store_n(&rt->work_ev.wake_pending, 0, __ATOMIC_RELAXED);
+        wake_answer(rt);
     }
     flush_completions(w);
     set_searching(rt, &s.searching, false);
