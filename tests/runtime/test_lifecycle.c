@@ -140,19 +140,23 @@ static int nap(size_t i, void *ctx)
     return 0;
 }
 
+/* Online CPUs, at least 1 (the count weft_runtime_create sizes by). */
+static unsigned cpus_online(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
 Test(lifecycle, many_workers_spin_down_cheaply, .timeout = 60)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1)
-        cpus = 1;
-    weft_config cfg = { .workers = cpus <= 8 ? 64 : (unsigned)cpus * 8 };
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
-    cr_assert_eq(rt->spin_cap, cpus > 1 ? (unsigned)cpus / 2 : 1);
+    unsigned cpus = cpus_online();
+    unsigned workers = cpus <= 8 ? 64 : cpus * 8;
+    weft_runtime *rt = test_runtime_of(workers);
+    cr_assert_eq(rt->spin_cap, cpus > 1 ? cpus / 2 : 1);
     /* The least of three bursts: noise only adds. */
     double least = 1e9;
     for (int round = 0; round < 3; round++) {
-        cr_assert_eq(weft_parallel_map(rt, 4 * (size_t)cfg.workers, 0, nap, NULL), 0);
+        cr_assert_eq(weft_parallel_map(rt, 4 * (size_t)workers, 0, nap, NULL), 0);
         double t0 = cpu_seconds();
         sleep_us(200000);
         double used = cpu_seconds() - t0;
@@ -172,10 +176,7 @@ Test(lifecycle, many_workers_spin_down_cheaply, .timeout = 60)
 /* With no more workers than CPUs, every idle worker may spin (no cap). */
 Test(lifecycle, spin_cap_only_when_oversubscribed, .timeout = 60)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    weft_config cfg = { .workers = cpus > 0 ? (unsigned)cpus : 1 };
-    weft_runtime *rt = NULL;
-    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
+    weft_runtime *rt = test_runtime_of(cpus_online());
     cr_assert_eq(rt->spin_cap, 0);
     weft_runtime_destroy(&rt);
 }
