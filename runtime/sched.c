@@ -218,12 +218,13 @@ static inline void flush_completions(weft__worker *w)
     }
 }
 
-/* Where a task to run came from.  A task popped from a worker's own deque
- * belongs to one of its own groups, and a stolen one never does, so those
- * two never read the group's line, which its owner writes at every spawn
- * (a thief reading it per task made each of the owner's next spawns miss
- * the cache).  An injected task's group is checked. */
-typedef enum task_origin { TASK_OWN, TASK_STOLEN, TASK_ANY } task_origin;
+/* Where a task to run came from: popped from the running worker's own
+ * deque (a child of one of its groups, spawned by this thread), or stolen
+ * or injected (spawned by another thread, which waits for it).  The origin
+ * decides how the completion is counted, so the group's line, which its
+ * owner writes at every spawn, is never read for it (a thief reading it
+ * per task made each of the owner's next spawns miss the cache). */
+typedef enum task_origin { TASK_OWN, TASK_REMOTE } task_origin;
 
 /* Runs t, which may be a deque slot: its fields are read before the call
  * (the task's own pushes may reuse the slot).  defer (w not NULL): a
@@ -235,7 +236,7 @@ static inline void run_task(weft__worker *w, const weft__task *t, task_origin or
     weft_task_fn fn = __atomic_load_n(&t->fn, __ATOMIC_RELAXED);
     void *arg = __atomic_load_n(&t->arg, __ATOMIC_RELAXED);
     weft_group *g = __atomic_load_n(&t->g, __ATOMIC_RELAXED);
-    bool own = origin == TASK_OWN || (origin == TASK_ANY && w != NULL && g->owner_ == w);
+    bool own = origin == TASK_OWN;
     /* Outside threads count their tasks in rt (read before g may end). */
     weft_runtime *rt = w ? NULL : g->rt_;
     if (defer && w->defer_g != g)
@@ -354,15 +355,14 @@ static inline uint64_t rng_next(weft__worker *w)
 }
 
 /* One search round: the injection queue, then every other worker once,
- * starting at a random victim.  Returns false, or true with *origin set
- * and *more_left telling whether the victim still has tasks to steal. */
-static bool find_work(weft__worker *w, weft__task *out, task_origin *origin, bool *more_left)
+ * starting at a random victim.  Returns false, or true with *more_left
+ * telling whether the victim still has tasks to steal.  What it finds was
+ * spawned by another thread (TASK_REMOTE). */
+static bool find_work(weft__worker *w, weft__task *out, bool *more_left)
 {
     weft_runtime *rt = w->rt;
-    *origin = TASK_ANY;
     if (inject_pop(rt, out))
         return true;
-    *origin = TASK_STOLEN;
     unsigned n = rt->nworkers;
     if (n < 2)
         return false;
@@ -477,9 +477,13 @@ static inline bool run_some_work(weft__worker *w, idle_state *s)
     task_origin origin = TASK_OWN;
     bool more_left = false;
     const weft__task *p = weft__deque_take_owner(&w->dq, &t);
-    if (!p && !(find_work(w, &t, &origin, &more_left) && (p = &t))) {
-        flush_completions(w);
-        return false;
+    if (!p) {
+        if (!find_work(w, &t, &more_left)) {
+            flush_completions(w);
+            return false;
+        }
+        p = &t;
+        origin = TASK_REMOTE;
     }
     set_searching(w->rt, &s->searching, false);
     spin_place_drop(w->rt, s);
@@ -633,6 +637,11 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
         return;
     }
     weft__worker *w = weft__current_worker(rt);
+    /* The spawning thread is the one that waits, whichever thread ran
+     * weft_group_init: a group with no children yet is bound to it here.
+     * Nobody else reads owner_ before it has children. */
+    if (g->owner_ != w && g->spawned_ == 0)
+        g->owner_ = w;
     weft__task t = { fn, arg, g };
     g->spawned_++;
     if (w && g->owner_ == w) {
@@ -652,7 +661,7 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
         complete_remote(g, WEFT_ECANCELED);
         break;
     default:
-        run_task(w, &t, TASK_ANY, false);
+        run_task(w, &t, TASK_REMOTE, false);
         break;
     }
 }
@@ -727,7 +736,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
          * behind the workers' own work). */
         if (__atomic_load_n(&rt->work_ev.searching, __ATOMIC_RELAXED) == 0 &&
             inject_take_back(rt, g, &t)) {
-            run_task(NULL, &t, TASK_ANY, false);
+            run_task(NULL, &t, TASK_REMOTE, false);
             continue;
         }
         if (idle == OUTSIDE_SPIN_ROUNDS) {
@@ -746,7 +755,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
         if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
             __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
             inject_pop(rt, &t)) {
-            run_task(NULL, &t, TASK_ANY, false);
+            run_task(NULL, &t, TASK_REMOTE, false);
             continue;
         }
         event_sleep(rt, ev, done, g, fenced, 0);

@@ -30,8 +30,9 @@ WEFT_API unsigned weft_runtime_workers(const weft_runtime *rt);
 /* Fork-join.  A group lives wherever the caller puts it (often the stack);
  * its fields are private.  weft_group_init, weft_spawn and weft_group_wait
  * may be called from the runtime's workers and from any outside thread; the
- * thread that spawns into a group is the one that waits for it.  A group
- * must be waited for before it goes out of scope. */
+ * thread that spawns into a group is the one that waits for it (the group
+ * may have been set up on another thread).  A group must be waited for
+ * before it goes out of scope. */
 typedef void (*weft_task_fn)(void *arg);
 
 typedef struct weft_group {

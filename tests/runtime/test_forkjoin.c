@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/internal.h"
@@ -435,6 +436,92 @@ Test(forkjoin, outside_wait_outlasts_help_window, .timeout = 60)
         }
         weft_runtime_destroy(&g_rt);
     }
+}
+
+/* ------------------------------------- a group set up on another thread */
+
+/* weft_group_init may run on another thread than the one that spawns and
+ * waits.  Set up on a worker, then used from this outside thread: the
+ * children go through the injection queue, and the worker that runs one
+ * must count it as a remote completion (once it bumped the group's
+ * private count instead: a race with the waiter, and no wake-up, so each
+ * wait slept for its full 1 s bound). */
+static void init_group_task(void *p)
+{
+    weft_group_init(p, g_rt);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+Test(forkjoin, group_set_up_on_a_worker_used_outside, .timeout = 60)
+{
+    /* With one worker, the one that set the group up runs every child. */
+    static const unsigned counts[] = { 1, 2 };
+    for (int c = 0; c < 2; c++) {
+        g_rt = test_runtime_of(counts[c]);
+        for (int round = 0; round < 3; round++) {
+            weft_group g;
+            weft_group outer;
+            weft_group_init(&outer, g_rt);
+            weft_spawn(&outer, init_group_task, &g);
+            cr_assert_eq(weft_group_wait(&outer), 0);
+            /* One child: this thread cannot take it back and run it
+             * itself, since a spinning worker starts it at once. */
+            fib_arg a = { 12, 0 };
+            double t0 = now_s();
+            weft_spawn(&g, slow_fib_task, &a);
+            cr_assert_eq(weft_group_wait(&g), 0, "%s", weft_errmsg());
+            double waited = now_s() - t0;
+            cr_assert_eq(a.result, fib_serial(a.n), "workers %u round %d", counts[c], round);
+            /* A child of ~2 ms: a wait near 1 s is a lost wake-up. */
+            cr_assert_lt(waited, 0.9, "workers %u round %d: the wait took %.3f s", counts[c],
+                         round, waited);
+        }
+        weft_runtime_destroy(&g_rt);
+    }
+}
+
+/* The other way round: set up on this outside thread, then spawned into
+ * and waited for by a task on a worker, which the group is bound to at
+ * its first spawn (its children then go to that worker's deque). */
+typedef struct bind_job {
+    weft_group *g;
+    fib_arg a[3];
+    int rc;
+    int bound;
+} bind_job;
+
+static void spawn_into_given_group(void *p)
+{
+    bind_job *j = p;
+    for (int i = 0; i < 3; i++)
+        weft_spawn(j->g, fib_task, &j->a[i]);
+    j->bound = j->g->owner_ == weft__current_worker(g_rt);
+    j->rc = weft_group_wait(j->g);
+}
+
+Test(forkjoin, group_set_up_outside_used_on_a_worker, .timeout = 60)
+{
+    g_rt = test_runtime(2);
+    for (int round = 0; round < 5; round++) {
+        weft_group g;
+        weft_group_init(&g, g_rt);
+        bind_job j = { &g, { { 15, 0 }, { 16, 0 }, { 17, 0 } }, -1, 0 };
+        weft_group outer;
+        weft_group_init(&outer, g_rt);
+        weft_spawn(&outer, spawn_into_given_group, &j);
+        cr_assert_eq(weft_group_wait(&outer), 0);
+        cr_assert_eq(j.rc, 0, "round %d", round);
+        cr_assert(j.bound, "round %d: the group was not bound to the spawning worker", round);
+        for (int i = 0; i < 3; i++)
+            cr_assert_eq(j.a[i].result, fib_serial(j.a[i].n), "round %d child %d", round, i);
+    }
+    weft_runtime_destroy(&g_rt);
 }
 
 /* ----------------------------------------------------------- bad input */
