@@ -145,7 +145,11 @@ static bool take_back_half_owner(weft__deque *d, int64_t s, int64_t t_seen)
         return false;
     int64_t t = lower_split_owner(d, s - k);
     if (t >= s - k) {
-        __atomic_store_n(&d->split, s, __ATOMIC_RELAXED);
+        /* Release, as the share that first published [s - k, s) was: a
+         * thief that reads this store must see those slots' writes (C11
+         * counts a same-thread store in the release sequence; newer models
+         * do not). */
+        __atomic_store_n(&d->split, s, __ATOMIC_RELEASE);
         return false;
     }
     d->osplit = s - k;

@@ -102,6 +102,11 @@ static void copy_str(char *dst, size_t size, const char *src)
         return;
     }
     size_t len = strnlen(src, size - 1);
+    /* A cut inside a UTF-8 sequence would make the JSON file invalid:
+     * drop the partial character (continuation bytes are 10xxxxxx). */
+    if (src[len] != '\0')
+        while (len > 0 && ((unsigned char)src[len] & 0xC0) == 0x80)
+            len--;
     memcpy(dst, src, len);
     dst[len] = '\0';
 }

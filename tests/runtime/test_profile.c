@@ -378,6 +378,59 @@ Test(profile, lanes_and_spans, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* Whether s is well-formed UTF-8 (no stray or missing continuation bytes;
+ * overlong forms are not checked). */
+static bool utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        int more = *s < 0x80 ? 0 : (*s & 0xE0) == 0xC0 ? 1 : (*s & 0xF0) == 0xE0 ? 2
+                 : (*s & 0xF8) == 0xF0 ? 3 : -1;
+        if (more < 0)
+            return false;
+        s++;
+        for (int k = 0; k < more; k++, s++)
+            if ((*s & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+/* Names are cut to fit a record; a cut inside a multi-byte character
+ * drops the whole character, so that the file stays valid UTF-8. */
+Test(profile, long_names_stay_utf8, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(1);
+    const char *path = tmp_path("utf8");
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    /* 0, 1 or 2 ASCII bytes, then 2-byte "\xC3\xA9" (e acute) in the name
+     * and 3-byte "\xE2\x82\xAC" (the euro sign) in the detail, past the
+     * records' size: every cut position falls inside a character once. */
+    for (int lead = 0; lead < 3; lead++) {
+        char name[128], detail[256];
+        memset(name, 'a', (size_t)lead);
+        for (size_t k = (size_t)lead; k + 2 < sizeof name; k += 2)
+            memcpy(name + k, "\xC3\xA9", 2);
+        memset(detail, 'd', (size_t)lead);
+        for (size_t k = (size_t)lead; k + 3 < sizeof detail; k += 3)
+            memcpy(detail + k, "\xE2\x82\xAC", 3);
+        name[sizeof name - 1 - (sizeof name - 1 - (size_t)lead) % 2] = '\0';
+        detail[sizeof detail - 1 - (sizeof detail - 1 - (size_t)lead) % 3] = '\0';
+        cr_assert(utf8_ok((const unsigned char *)name) && utf8_ok((const unsigned char *)detail));
+        weft__profile_span(rt, "op", name, 1000, 2000, detail);
+    }
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    char *text = slurp(path);
+    cr_assert_not_null(text);
+    cr_assert(utf8_ok((const unsigned char *)text), "the profile is not valid UTF-8");
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    cr_assert_eq(count(e, n, "X", NULL), 3);
+    free(e);
+    free(text);
+    unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
 Test(profile, bounded_lanes, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(1);
