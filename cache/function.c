@@ -17,8 +17,10 @@
 static int callee_resolve(weft_function *fn, const weft_spec *arg, void **concrete, weft_spec *out_spec);
 static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out);
 static void callee_release(void *concrete);
+static bool callee_side_effects(const void *concrete);
 
-static const weft__callee_ops callee_ops = { callee_resolve, callee_invoke, callee_release };
+static const weft__callee_ops callee_ops = { callee_resolve, callee_invoke, callee_release,
+                                             callee_side_effects };
 
 /* Whether $name equals value, or (contains) lists it among commas. */
 static bool env_has(const char *name, const char *value, bool whole)
@@ -534,4 +536,9 @@ static void callee_release(void *concrete)
 {
     if (concrete)
         weft__cache_unref(concrete);
+}
+
+static bool callee_side_effects(const void *concrete)
+{
+    return concrete && weft__program_has_side_effects(((const weft__entry *)concrete)->prog);
 }

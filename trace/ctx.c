@@ -162,14 +162,15 @@ weft_value *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *cons
     }
     for (uint32_t i = 0; i < n_in; i++)
         ids[i] = in[i]->id;
-    if (node.op == WEFT__OP_HOST)
+    /* Side effects (host calls, maps that make them) run in program order. */
+    if (node.flags & WEFT__NODE_SIDE_EFFECT)
         node.after = cx->g->last_host;
     uint32_t id = weft__graph_add(cx->g, &node, ids, n_in);
     if (id == WEFT__NO_NODE) {
         weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory recording an op", weft__op_name(n->op));
         goto error;
     }
-    if (node.op == WEFT__OP_HOST)
+    if (node.flags & WEFT__NODE_SIDE_EFFECT)
         cx->g->last_host = id;
     /* The graph owns the node's references now. */
     v = value_new(cx);

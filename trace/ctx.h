@@ -26,12 +26,12 @@ weft_value   *weft__ctx_fail(weft_ctx *cx, int code, const char *fmt, ...)
  * WEFT_EINVAL naming `op` otherwise); false when the op must return NULL. */
 bool          weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in, size_t n_in);
 /* Tracing mode: appends node n (its spec already inferred) with inputs in,
- * and returns its value.  HOST nodes get their ordering edge (`after`) to
- * the previous host call here.  The graph takes over what n owns in attr
- * (CONST tensor, map concrete), also on failure (then released here), so a
- * caller never releases those after calling this.  n->in and n->n_in are
- * ignored: the inputs are `in`, which must have passed
- * weft__ctx_check_inputs. */
+ * and returns its value.  Side-effect nodes (host calls, maps that make
+ * them) get their ordering edge (`after`) to the previous one here.  The
+ * graph takes over what n owns in attr (CONST tensor, map concrete), also
+ * on failure (then released here), so a caller never releases those after
+ * calling this.  n->in and n->n_in are ignored: the inputs are `in`,
+ * which must have passed weft__ctx_check_inputs. */
 weft_value   *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *const *in, uint32_t n_in);
 /* Eager mode: wraps t as a value of cx, taking over the caller's reference
  * (released here on failure). */

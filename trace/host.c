@@ -145,7 +145,12 @@ weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
                            const weft_spec *out_spec, unsigned flags)
 {
     char msg[512];
-    if (!cx)
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "weft_host_call: NULL context");
+        return NULL;
+    }
+    /* A failed context runs nothing more, with inputs or without. */
+    if (weft_ctx_status(cx) != 0)
         return NULL;
     if (!fn)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_host_call: fn is NULL");

@@ -42,6 +42,9 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
                       weft_tensor **outs, size_t n_outs);
 /* The spec of output i (dims may be WEFT_DIM_ANY). */
 int weft__program_out_spec(const weft__program *p, size_t i, weft_spec *out);
+/* Whether running p has side effects (host calls, also inside its maps),
+ * so that a map applying p must never be removed as dead code. */
+bool weft__program_has_side_effects(const weft__program *p);
 /* Writes the compiled op list, one op a line with its specs. */
 int weft__program_print(const weft__program *p, FILE *out);
 void weft__program_free(weft__program *p);
@@ -59,11 +62,15 @@ int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void
  *            *concrete stays valid until release; *out_spec is its output.
  *   invoke:  run a resolved concrete function on one tensor; *out is a new
  *            reference.  Thread-safe: iterations call it concurrently.
- *   release: drop what resolve handed out. */
+ *   release: drop what resolve handed out.
+ *   side_effects: whether invoking a resolved concrete function has side
+ *            effects (weft__program_has_side_effects of its program), so
+ *            that a map of it is kept and ordered; NULL means never. */
 typedef struct weft__callee_ops {
     int  (*resolve)(weft_function *fn, const weft_spec *arg, void **concrete, weft_spec *out_spec);
     int  (*invoke)(void *concrete, weft_tensor *arg, weft_tensor **out);
     void (*release)(void *concrete);
+    bool (*side_effects)(const void *concrete);
 } weft__callee_ops;
 
 typedef struct weft__callee {

@@ -69,7 +69,7 @@ bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, C
 #define WEFT__NO_NODE UINT32_MAX
 
 /* Node flags. */
-#define WEFT__NODE_SIDE_EFFECT 1u  /* never removed by DCE (host calls) */
+#define WEFT__NODE_SIDE_EFFECT 1u  /* never removed by DCE (host calls, maps that make them) */
 #define WEFT__NODE_STATIC      2u  /* a static scalar argument (value in attr.constant) */
 
 struct weft__fused;  /* the compiler's fused elementwise program */
@@ -80,7 +80,7 @@ typedef struct weft__node {
     uint32_t  n_in;
     uint32_t *in;              /* input ids: inline_in, or an allocation when n_in > 3 */
     uint32_t  inline_in[3];
-    uint32_t  after;           /* an extra ordering edge (the previous host call), or WEFT__NO_NODE */
+    uint32_t  after;           /* an extra ordering edge (the previous side effect), or WEFT__NO_NODE */
     weft_spec spec;            /* output spec; dims may be WEFT_DIM_ANY while tracing */
     union {
         struct { uint32_t index; } arg;                  /* ARG: position in the call */
@@ -102,7 +102,7 @@ typedef struct weft__graph {
     uint32_t    n_args;        /* the call's argument count (ARG nodes carry their index) */
     uint32_t   *outs;          /* n_outs output node ids */
     uint32_t    n_outs;
-    uint32_t    last_host;     /* the latest host call, or WEFT__NO_NODE */
+    uint32_t    last_host;     /* the latest side-effect node, or WEFT__NO_NODE */
 } weft__graph;
 
 /* Graph building (ir.c).  weft__graph_add copies *n (and its inputs) and

@@ -96,6 +96,28 @@ static bool pattern_item(const weft_spec *pattern, weft_spec *item)
     return true;
 }
 
+/* The spec of one result of a map over zero rows whose pattern leaves
+ * dims unknown: fn's output spec for m->slice, with dims still unknown (a
+ * host call's) as 0. */
+static int empty_item(const map_run *m, weft_function *fn, weft_spec *item)
+{
+    char msg[MAP_MSG_MAX];
+    void *concrete = NULL;
+    weft_spec spec;
+    int rc = m->ops->resolve(fn, &m->slice, &concrete, &spec);
+    if (rc) {
+        snprintf(msg, sizeof msg, "%s", weft_errmsg());
+        return weft__errorf(rc, "weft_map: %s", msg);
+    }
+    m->ops->release(concrete);
+    item->dtype = spec.dtype;
+    item->rank = spec.rank < 0 ? 0 : spec.rank;
+    memset(item->dims, 0, sizeof item->dims);
+    for (int d = 0; d < item->rank; d++)
+        item->dims[d] = spec.dims[d] < 0 ? 0 : spec.dims[d];
+    return 0;
+}
+
 /* Checks result r of iteration i and, for the first one, allocates out. */
 static int place_result(map_run *m, size_t i, const weft_tensor *r)
 {
@@ -197,17 +219,16 @@ int weft__map_run(weft_runtime *rt, const weft__node *n, weft_tensor *elems, wef
     pthread_mutex_init(&m.lock, NULL);
     atomic_init(&m.out, NULL);
 
-    /* Allocate up front when the result spec is known; with no iterations
-     * the unknown dims of the result become 0. */
-    if (!pattern_item(&n->spec, &item) && m.n == 0) {
-        item.dtype = n->spec.dtype;
-        item.rank = n->spec.rank < 1 ? 0 : n->spec.rank - 1;
-        memset(item.dims, 0, sizeof item.dims);
-        for (int d = 1; d < n->spec.rank; d++)
-            item.dims[d - 1] = n->spec.dims[d] < 0 ? 0 : n->spec.dims[d];
+    /* Allocate up front when the result spec is known.  With no
+     * iterations and unknown dims, no result can tell them: resolve fn for
+     * the actual slice spec, as eager mode does, and take its output spec
+     * (dims still unknown then become 0). */
+    if (pattern_item(&n->spec, &item)) {
         rc = alloc_out(&m, &item);
-    } else if (pattern_item(&n->spec, &item)) {
-        rc = alloc_out(&m, &item);
+    } else if (m.n == 0) {
+        rc = empty_item(&m, n->attr.map.fn, &item);
+        if (!rc)
+            rc = alloc_out(&m, &item);
     } else {
         rc = 0;
     }
@@ -239,8 +260,10 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     char a[WEFT__SPEC_STR_MAX], msg[MAP_MSG_MAX];
     weft_spec slice, out_spec;
     void *concrete = NULL;
-    if (!cx)
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "weft_map: NULL context");
         return NULL;
+    }
     if (!weft__ctx_check_inputs(cx, "weft_map", &elems, 1))
         return NULL;
     if (!fn)
@@ -273,6 +296,10 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     weft__node node;
     memset(&node, 0, sizeof node);
     node.op = WEFT__OP_MAP;
+    /* A map of a function that makes host calls is a side effect itself:
+     * DCE keeps it and it is ordered among the host calls. */
+    if (ops->side_effects && ops->side_effects(concrete))
+        node.flags = WEFT__NODE_SIDE_EFFECT;
     node.after = WEFT__NO_NODE;
     node.spec.dtype = out_spec.dtype;
     if (out_spec.rank == WEFT_RANK_ANY) {

@@ -1,5 +1,6 @@
-/* Dead-code elimination: keeps what the outputs and the host calls (side
- * effects) need, through inputs and the ordering edges between host calls.
+/* Dead-code elimination: keeps what the outputs and the side effects (host
+ * calls, maps that make them) need, through inputs and the ordering edges
+ * between side effects.
  * ARG nodes stay, since the executor finds arguments by them. */
 #include "runtime/iface.h"
 #include "trace/program.h"

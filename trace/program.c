@@ -250,6 +250,16 @@ int weft__program_out_spec(const weft__program *p, size_t i, weft_spec *out)
     return 0;
 }
 
+bool weft__program_has_side_effects(const weft__program *p)
+{
+    /* Host calls carry the flag, and so do maps of functions that make
+     * them, so one level of nodes answers for every level of maps. */
+    for (uint32_t i = 0; p && i < p->g.n_nodes; i++)
+        if (p->g.nodes[i].flags & WEFT__NODE_SIDE_EFFECT)
+            return true;
+    return false;
+}
+
 static void print_attrs(const weft__node *n, FILE *f)
 {
     switch (n->op) {

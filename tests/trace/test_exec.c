@@ -294,7 +294,8 @@ static void fake_release(void *concrete)
     __atomic_add_fetch(&f->releases, 1, __ATOMIC_RELAXED);
 }
 
-static const weft__callee_ops fake_ops = { fake_resolve, fake_invoke, fake_release };
+/* No side_effects query: the stand-in makes no host calls. */
+static const weft__callee_ops fake_ops = { fake_resolve, fake_invoke, fake_release, NULL };
 
 static void *map_thread(void *arg)
 {

@@ -486,3 +486,38 @@ Test(host, serial_is_per_callback, .timeout = 30)
     cr_assert_eq(atomic_load(&shared.peak), 2, "two different serial fns may overlap");
     weft_runtime_destroy(&rt);
 }
+
+/* After a context failed, a host call returns NULL and never runs its
+ * callback, with inputs or without, like every other op. */
+Test(host, sticky_error_without_inputs, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime(2);
+    counter c;
+    counter_init(&c);
+    weft_spec s = spec_of("f64[]");
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    int64_t d3[1] = {3}, d4[1] = {4};
+    weft_value *a = weft_fill(cx, WEFT_F32, 1, d3, 1);
+    weft_value *b = weft_fill(cx, WEFT_F32, 1, d4, 1);
+    cr_assert_null(weft_add(cx, a, b));
+    cr_assert_eq(weft_ctx_status(cx), WEFT_ESHAPE);
+    cr_assert_null(weft_host_call(cx, count_cb, &c, NULL, 0, &s, 0), "no inputs");
+    cr_assert_null(weft_host_call(cx, count_cb, &c, &a, 1, &s, 0), "one input");
+    cr_assert_eq(atomic_load(&c.calls), 0, "the callback ran %d times", atomic_load(&c.calls));
+    cr_assert_eq(weft_ctx_status(cx), WEFT_ESHAPE, "the first error stays");
+    weft_eager_end(&cx);
+    weft_runtime_destroy(&rt);
+}
+
+/* weft_host_call(NULL, ...) reports a NULL context like every other op. */
+Test(host, null_context_sets_errmsg, .timeout = 30)
+{
+    counter c;
+    counter_init(&c);
+    weft_spec s = spec_of("f64[]");
+    cr_assert_neq(weft_spec_parse(NULL, &s), 0);   /* leaves another message */
+    cr_assert_null(weft_host_call(NULL, count_cb, &c, NULL, 0, &s, 0));
+    cr_assert(strstr(weft_errmsg(), "weft_host_call: NULL context") != NULL, "%s", weft_errmsg());
+    cr_assert_eq(atomic_load(&c.calls), 0);
+}

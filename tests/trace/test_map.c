@@ -445,3 +445,183 @@ Test(map, allocation_failures, .timeout = 60)
     if (weft__fault_fail_after(0))
         cr_assert_gt(failures, 0, "some injected faults reached the map");
 }
+
+/* ---- Maps whose function makes host calls. ---- */
+
+/* Host calls append their tag here in the order they run; the slot comes
+ * from an atomic counter, so concurrent iterations never share one. */
+typedef struct tag_log {
+    _Atomic int next;
+    char tags[256];
+} tag_log;
+
+typedef struct tagger { tag_log *log; char tag; long sleep_us; } tagger;
+
+static int tag_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
+{
+    tagger *t = user;
+    sleep_us(t->sleep_us);
+    int at = atomic_fetch_add(&t->log->next, 1);
+    if (at < (int)sizeof t->log->tags)
+        t->log->tags[at] = t->tag;
+    if (n_in)
+        *out = weft_tensor_retain(in[0]);
+    else
+        cr_assert_eq(weft_tensor_create(WEFT_F64, 0, NULL, &(double){0}, out), 0);
+    return 0;
+}
+
+/* slice -> host(slice): the mapped function's only op is a host call. */
+static int body_tagged(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_spec s;
+    weft_value_spec(args[0], &s);
+    outs[0] = weft_host_call(cx, tag_cb, user, &args[0], 1, &s, 0);
+    return 0;
+}
+
+/* host a; map(inner, x); host c; every result unused but -x. */
+typedef struct unused_map { weft_function *inner; tagger a, c; } unused_map;
+
+static int body_unused_map(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    unused_map *u = user;
+    weft_spec s = spec_of("f64[]");
+    weft_host_call(cx, tag_cb, &u->a, NULL, 0, &s, 0);
+    weft_map(cx, u->inner, args[0], 0);
+    weft_host_call(cx, tag_cb, &u->c, NULL, 0, &s, 0);
+    outs[0] = weft_neg(cx, args[0]);
+    return 0;
+}
+
+/* Host calls inside a mapped function run on every execution, as in eager
+ * mode, even when the map's result is unused; also when the host call sits
+ * in a map inside the mapped function. */
+Test(map, host_calls_inside_never_dead_code, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(4);
+    tag_log log = {0};
+    tagger m = {&log, 'm', 0};
+    weft_function *inner = make_fn(rt, "tagged", body_tagged, &m, NULL);
+    outer mid_state = {inner, 0};
+    weft_function *mid = make_fn(rt, "row", body_outer, &mid_state, NULL);
+    unused_map u = {inner, {&log, 'a', 0}, {&log, 'c', 0}};
+    weft_function *f = make_fn(rt, "unused", body_unused_map, &u, NULL);
+    unused_map u2 = {mid, {&log, 'a', 0}, {&log, 'c', 0}};
+    weft_function *f2 = make_fn(rt, "unused_nested", body_unused_map, &u2, NULL);
+
+    weft_tensor *x = iota(4), *r = NULL;
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    weft_value *ev = weft_eager_value(cx, x), *eo = NULL;
+    cr_assert_eq(body_unused_map(cx, &ev, &eo, &u), 0);
+    cr_assert_eq(weft_ctx_status(cx), 0, "%s", weft_errmsg());
+    weft_eager_end(&cx);
+    cr_assert_eq(atomic_load(&log.next), 6, "eager: 2 host calls and 4 in the map");
+
+    atomic_store(&log.next, 0);
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(call1(f, x, &r), 0, "%s", weft_errmsg());
+        weft_tensor_release(r);
+    }
+    cr_assert_eq(atomic_load(&log.next), 18, "traced: %d host calls in 3 calls, want 18",
+                 atomic_load(&log.next));
+    weft_tensor_release(x);
+
+    x = grid(3, 4);
+    atomic_store(&log.next, 0);
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(call1(f2, x, &r), 0, "%s", weft_errmsg());
+        weft_tensor_release(r);
+    }
+    cr_assert_eq(atomic_load(&log.next), 42, "nested: %d host calls in 3 calls, want 42",
+                 atomic_load(&log.next));
+    weft_tensor_release(x);
+    weft_function_destroy(&f2);
+    weft_function_destroy(&f);
+    weft_function_destroy(&mid);
+    weft_function_destroy(&inner);
+    weft_runtime_destroy(&rt);
+}
+
+/* A map whose function makes host calls runs in program order with the
+ * body's other host calls: after a slow one before it, before the next. */
+Test(map, host_calls_inside_keep_program_order, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(4);
+    tag_log log = {0};
+    tagger m = {&log, 'm', 0};
+    weft_function *inner = make_fn(rt, "tagged", body_tagged, &m, NULL);
+    unused_map u = {inner, {&log, 'a', 20000}, {&log, 'c', 0}};
+    weft_function *f = make_fn(rt, "ordered", body_unused_map, &u, NULL);
+    weft_tensor *x = iota(4), *r = NULL;
+    const int calls = 5;
+    for (int k = 0; k < calls; k++) {
+        cr_assert_eq(call1(f, x, &r), 0, "%s", weft_errmsg());
+        weft_tensor_release(r);
+    }
+    cr_assert_eq(atomic_load(&log.next), 6 * calls);
+    for (int i = 0; i < 6 * calls; i++) {
+        char want = i % 6 == 0 ? 'a' : i % 6 == 5 ? 'c' : 'm';
+        cr_assert_eq(log.tags[i], want, "tags %.*s: host calls ran out of program order",
+                     6 * calls, log.tags);
+    }
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+    weft_function_destroy(&inner);
+    weft_runtime_destroy(&rt);
+}
+
+/* A map over zero rows gives the shape eager mode gives: the result's
+ * unknown dims come from fn resolved for the actual slice spec. */
+Test(map, empty_elems_match_eager, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(2);
+    weft_function *inner = make_fn(rt, "double", body_double, NULL, NULL);
+    outer o = {inner, 0};
+    weft_spec sig = spec_of("f64[?,?]");
+    weft_function *f = make_fn(rt, "outer", body_outer, &o, &sig);
+    weft_tensor *x = grid(0, 3), *r = NULL;
+
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    weft_value *v = weft_map(cx, inner, weft_eager_value(cx, x), 0);
+    cr_assert_not_null(v, "%s", weft_errmsg());
+    weft_tensor *e = weft_value_tensor(v);
+    cr_assert_eq(weft_tensor_rank(e), 2);
+    cr_assert_eq(weft_tensor_dims(e)[0], 0);
+    cr_assert_eq(weft_tensor_dims(e)[1], 3, "eager: dims [0,%lld]", (long long)weft_tensor_dims(e)[1]);
+    weft_eager_end(&cx);
+
+    cr_assert_eq(call1(f, x, &r), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_tensor_rank(r), 2);
+    cr_assert_eq(weft_tensor_dims(r)[0], 0);
+    cr_assert_eq(weft_tensor_dims(r)[1], 3, "compiled: dims [0,%lld], eager [0,3]",
+                 (long long)weft_tensor_dims(r)[1]);
+    weft_tensor_release(r);
+    weft_tensor_release(x);
+
+    /* Rows after the empty call still work. */
+    x = grid(2, 5);
+    cr_assert_eq(call1(f, x, &r), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_tensor_dims(r)[1], 5);
+    cr_assert_eq(((const double *)weft_tensor_data(r))[6], 2.0 * 11);
+    weft_tensor_release(r);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+    weft_function_destroy(&inner);
+    weft_runtime_destroy(&rt);
+}
+
+/* weft_map(NULL, ...) reports a NULL context like every other op. */
+Test(map, null_context_sets_errmsg, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(2);
+    weft_function *fn = make_fn(rt, "sumsq", body_sumsq, NULL, NULL);
+    weft_spec s;
+    cr_assert_neq(weft_spec_parse(NULL, &s), 0);   /* leaves another message */
+    cr_assert_null(weft_map(NULL, fn, NULL, 2));
+    cr_assert(strstr(weft_errmsg(), "weft_map: NULL context") != NULL, "%s", weft_errmsg());
+    weft_function_destroy(&fn);
+    weft_runtime_destroy(&rt);
+}
