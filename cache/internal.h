@@ -94,7 +94,11 @@ struct weft_concrete {
     /* Owned by fn->mu. */
     atomic_bool pinned;           /* handed out by get_concrete: never evicted */
     bool in_table;
-    struct weft_concrete *prev, *next;
+    struct weft_concrete *prev, *next;   /* the table's list, or f->orphans */
+    /* The chain of entries that one thread took out of the table and
+     * unrefs after unlocking fn->mu: a link of its own, since a pin may
+     * put a victim on f->orphans (through next) before that walk. */
+    struct weft_concrete *dropped_next;
     /* a: hot references, b: calls; one line per slot. */
     weft__slot_line sl[WEFT__SLOTS + 1];
 };

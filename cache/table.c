@@ -439,8 +439,8 @@ static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t 
 }
 
 /* Evicts least recently used entries beyond max_cached (never keep, pending
- * or pinned ones).  Returns them chained by next; the caller unrefs them
- * after unlocking. */
+ * or pinned ones).  Returns them chained by dropped_next; the caller unrefs
+ * them after unlocking. */
 static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
 {
     weft__entry *victims = NULL;
@@ -461,7 +461,7 @@ static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
             break;
         table_remove(f, v);
         atomic_fetch_add_explicit(&f->evictions, 1, memory_order_relaxed);
-        v->next = victims;
+        v->dropped_next = victims;
         victims = v;
     }
     return victims;
@@ -470,7 +470,7 @@ static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
 static void unref_chain(weft__entry *e)
 {
     while (e) {
-        weft__entry *next = e->next;
+        weft__entry *next = e->dropped_next;
         weft__cache_unref(e);
         e = next;
     }
@@ -526,7 +526,7 @@ static int trace_entry(weft_function *f, weft__entry *e)
         snprintf(e->errmsg, sizeof e->errmsg, "%s", weft_errmsg());
         atomic_store_explicit(&e->state, ENTRY_FAILED, memory_order_release);
         table_remove(f, e);
-        e->next = NULL;
+        e->dropped_next = NULL;
         victims = e;  /* drop the table's reference */
     }
     pthread_cond_broadcast(&f->cv);

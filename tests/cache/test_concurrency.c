@@ -400,3 +400,89 @@ Test(cache_mt, hits_write_only_their_own_slots)
     weft_function_destroy(&s->f);
     free(s);
 }
+
+/* get_concrete from several threads at once on a function that caches one
+ * entry: each trace evicts another thread's entry, sometimes before that
+ * thread has pinned it (the pin then keeps it as an orphan).  Every
+ * concrete function handed out stays alive and correct until the function
+ * is destroyed.  (The evictor's chain of victims once shared its link with
+ * the orphan list: a pin in between made the evictor drop an orphan's
+ * last reference, a use after free and a double free.) */
+#define PINNERS 4
+#if defined(__SANITIZE_THREAD__)
+#define PINS 300
+#else
+#define PINS 1500
+#endif
+
+typedef struct pinner {
+    shared *s;
+    int id;
+    weft_concrete *c[PINS];
+    int64_t n[PINS];
+} pinner;
+
+static void *pin_worker(void *arg)
+{
+    pinner *p = arg;
+    pthread_barrier_wait(&p->s->start);
+    for (int k = 0; k < PINS; k++) {
+        weft_spec spec = { .dtype = WEFT_F64, .rank = 1 };
+        spec.dims[0] = p->n[k] = 1 + p->id + PINNERS * k;   /* distinct everywhere */
+        if (weft_function_get_concrete(p->s->f, &spec, 1, &p->c[k]) != 0)
+            atomic_fetch_add(&p->s->failures, 1);
+    }
+    return NULL;
+}
+
+/* Runs c on 0, 1, .., n-1 and checks body_slow's 2 x + n. */
+static int check_concrete(weft_concrete *c, int64_t n)
+{
+    double *data = malloc((size_t)n * sizeof *data);
+    if (!data)
+        return -1;
+    for (int64_t i = 0; i < n; i++)
+        data[i] = (double)i;
+    weft_tensor *x = NULL, *out = NULL;
+    int rc = weft_tensor_create(WEFT_F64, 1, &n, data, &x);
+    if (rc == 0)
+        rc = weft_concrete_call(c, &x, 1, &out, 1);
+    if (rc == 0) {
+        const double *o = weft_tensor_data(out);
+        for (int64_t i = 0; i < n && rc == 0; i++)
+            if (o[i] != 2.0 * (double)i + (double)n)
+                rc = -3;
+    }
+    weft_tensor_release(out);
+    weft_tensor_release(x);
+    free(data);
+    return rc;
+}
+
+Test(cache_mt, concrete_functions_survive_concurrent_eviction)
+{
+    shared *s = calloc(1, sizeof *s);
+    s->f = make(s, 1);
+    pinner *p = calloc(PINNERS, sizeof *p);
+    pthread_t th[PINNERS];
+    pthread_barrier_init(&s->start, NULL, PINNERS);
+    for (int i = 0; i < PINNERS; i++) {
+        p[i] = (pinner){ .s = s, .id = i };
+        cr_assert_eq(pthread_create(&th[i], NULL, pin_worker, &p[i]), 0);
+    }
+    for (int i = 0; i < PINNERS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&s->start);
+    cr_assert_eq(atomic_load(&s->failures), 0, "get_concrete failed");
+    weft_function_stats st;
+    weft_function_get_stats(s->f, &st);
+    cr_assert_eq(st.traces, (uint64_t)PINNERS * PINS, "each signature traced once");
+    for (int i = 0; i < PINNERS; i++)
+        for (int k = 0; k < PINS; k++)
+            cr_assert_eq(check_concrete(p[i].c[k], p[i].n[k]), 0,
+                         "concrete function %d of thread %d (n = %lld): %s", k, i,
+                         (long long)p[i].n[k], weft_errmsg());
+    weft_function_destroy(&s->f);
+    free(p);
+    free(s);
+}
