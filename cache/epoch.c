@@ -26,6 +26,9 @@ _Thread_local weft__cache_tls weft__cache_tl;
 static void rec_gone(void *p)
 {
     ck_epoch_record_t *rec = p;
+    /* A cache call from a later thread-exit destructor registers anew
+     * (and sets the key again, so this runs again for it). */
+    weft__cache_tl.rec = NULL;
     /* The next thread that recycles it acquires what this one did. */
     TSAN_RELEASE(rec);
     ck_epoch_unregister(rec);

@@ -5,14 +5,23 @@
 #include "cache/internal.h"
 
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t log_idle = PTHREAD_COND_INITIALIZER;
 static weft_log_fn log_fn;
 static void *log_user;
+/* Sink calls running now on every thread (log_mu), and on this one. */
+static unsigned log_running;
+static _Thread_local unsigned log_depth;
 
 void weft_set_log(weft_log_fn fn, void *user)
 {
     pthread_mutex_lock(&log_mu);
     log_fn = fn;
     log_user = user;
+    /* Once this returns the old sink runs nowhere, so the caller may free
+     * what it uses.  A sink that replaces the sink cannot wait for the
+     * others (two of them would wait for each other), so it does not. */
+    while (log_depth == 0 && log_running > 0)
+        pthread_cond_wait(&log_idle, &log_mu);
     pthread_mutex_unlock(&log_mu);
 }
 
@@ -23,12 +32,22 @@ void weft__cache_log(int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* Held while the sink runs, so that a sink replaced by weft_set_log is
-     * never called afterwards. */
     pthread_mutex_lock(&log_mu);
-    if (log_fn)
-        log_fn(level, msg, log_user);
-    else
+    weft_log_fn fn = log_fn;
+    void *user = log_user;
+    if (fn)
+        log_running++;
+    pthread_mutex_unlock(&log_mu);
+    if (!fn) {
         fprintf(stderr, "%s%s\n", level >= WEFT_LOG_WARN ? "warning: " : "", msg);
+        return;
+    }
+    /* Not under log_mu: the sink may call weft, weft_set_log included. */
+    log_depth++;
+    fn(level, msg, user);
+    log_depth--;
+    pthread_mutex_lock(&log_mu);
+    if (--log_running == 0)
+        pthread_cond_broadcast(&log_idle);
     pthread_mutex_unlock(&log_mu);
 }

@@ -552,7 +552,7 @@ static int settle(weft_function *f, weft__entry *e)
 }
 
 int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__key *key,
-                        weft__entry **out, bool *hit)
+                        bool from_call, weft__entry **out, bool *hit)
 {
     size_t n = f->n_args;
     weft__entry *e = NULL;
@@ -630,7 +630,8 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
                 f->last_retrace = why;
                 f->have_retrace = true;
                 /* The call count as the retrace window's clock. */
-                warn = note_trace(f, weft__slot_sum(f->st, 0), why.reason);
+                if (from_call)
+                    warn = note_trace(f, weft__slot_sum(f->st, 0), why.reason);
                 traced_here = true;
             }
         }

@@ -51,7 +51,14 @@ WEFT_API int weft_function_get_concrete(weft_function *f, const weft_spec *specs
 WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args,
                                 weft_tensor **outs, size_t n_outs);
 
-/* Debug API.  All of these may be called from any thread at any time. */
+/* Debug API.  All of these may be called from any thread at any time.
+ * Statistics: calls counts weft_function_call calls with valid arguments;
+ * hits, those that found their concrete function compiled; misses, those
+ * that traced it (or waited for another caller's trace) and then ran.  A
+ * call run eagerly, rejected by the input signature, or whose trace
+ * failed is neither, so hits + misses <= calls.  traces counts traces of
+ * any cause (calls, get_concrete, map), evictions the entries the
+ * max_cached bound dropped, cached the entries cached now. */
 typedef struct weft_function_stats {
     uint64_t calls, hits, misses, traces, evictions, cached;
     uint64_t trace_ns, compile_ns;
@@ -79,7 +86,10 @@ WEFT_API int weft_function_last_retrace(const weft_function *f, weft_retrace *ou
 #define WEFT_LOG_WARN  2
 typedef void (*weft_log_fn)(int level, const char *msg, void *user);
 /* Where frequent-retracing warnings (and, with WEFT_LOG=retrace in the
- * environment, a line per retrace) go.  NULL: stderr.  Process-wide. */
+ * environment, a line per retrace) go.  NULL: stderr.  Process-wide.  The
+ * sink runs on the thread that traced and may call weft, this function
+ * included.  Called from outside a sink, it returns once no thread runs
+ * the old sink any more; called from inside one, it does not wait. */
 WEFT_API void weft_set_log(weft_log_fn fn, void *user);
 
 #ifdef __cplusplus

@@ -1,11 +1,13 @@
 /* The trace cache, one thread at a time: the tracing transcript (what
  * traces and what hits), input signatures, relaxed retracing, concrete
- * functions, eager mode, the debug API and input validation. */
+ * functions, eager mode, the log sink, the debug API and input validation. */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "cache/internal.h"
@@ -405,6 +407,111 @@ Test(cache, frequent_retracing_warns_once)
     cr_assert_eq(seen.infos, 0);
     weft_function_destroy(&f);
     weft_set_log(NULL, NULL);
+}
+
+/* Traces without calls (get_concrete) are not "5 traces in the last 10
+ * calls": no warning, however many signatures it traces. */
+Test(cache, get_concrete_traces_do_not_warn)
+{
+    log_seen seen = { 0 };
+    weft_set_log(log_cb, &seen);
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
+    for (int64_t n = 1; n <= 8; n++) {
+        weft_spec s = { .dtype = WEFT_F64, .rank = 1, .dims = { n } };
+        weft_concrete *k = NULL;
+        cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0, "%s", weft_errmsg());
+    }
+    cr_assert_eq(atomic_load(&c.traces), 8);
+    cr_assert_eq(seen.warns, 0, "warned after 0 calls: %s", seen.last);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
+}
+
+/* A sink may call weft, weft_set_log included: this one removes itself
+ * at its first warning (it once deadlocked on the sink's lock). */
+static log_seen *once_seen;
+
+static void once_cb(int level, const char *msg, void *user)
+{
+    log_cb(level, msg, user);
+    weft_set_log(NULL, NULL);
+    once_seen = user;
+}
+
+Test(cache, a_sink_may_remove_itself)
+{
+    log_seen seen = { 0 };
+    weft_set_log(once_cb, &seen);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    for (int64_t n = 1; n <= 5; n++)
+        call_static(f, n);
+    cr_assert_eq(seen.warns, 1);
+    cr_assert_eq(once_seen, &seen);
+    weft_function *g = make(body_static, &c, 1, NULL, 0, 0);
+    weft_set_log(log_cb, &seen);
+    for (int64_t n = 1; n <= 5; n++)
+        call_static(g, n);
+    cr_assert_eq(seen.warns, 2, "the sink installed after the removal is called");
+    weft_function_destroy(&g);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
+}
+
+/* weft_set_log returns only once no thread runs the old sink: its data
+ * may then be freed.  The sink here blocks in its first call until
+ * released; a replacement made meanwhile must wait for it. */
+typedef struct blocking_sink {
+    atomic_int entered, release, replaced;
+    weft_function *f;
+} blocking_sink;
+
+static void blocking_cb(int level, const char *msg, void *user)
+{
+    (void)level;
+    (void)msg;
+    blocking_sink *b = user;
+    if (atomic_fetch_add(&b->entered, 1) == 0)
+        while (!atomic_load(&b->release))
+            usleep(1000);
+}
+
+static void *retrace_five(void *p)
+{
+    blocking_sink *b = p;
+    for (int64_t n = 1; n <= 5; n++)
+        call_static(b->f, n);
+    return NULL;
+}
+
+static void *replace_sink(void *p)
+{
+    blocking_sink *b = p;
+    weft_set_log(NULL, NULL);
+    atomic_store(&b->replaced, 1);
+    return NULL;
+}
+
+Test(cache, set_log_waits_for_the_running_sink)
+{
+    blocking_sink b = { 0 };
+    counter c = { 0 };
+    b.f = make(body_static, &c, 1, NULL, 0, 0);
+    weft_set_log(blocking_cb, &b);
+    pthread_t caller, replacer;
+    cr_assert_eq(pthread_create(&caller, NULL, retrace_five, &b), 0);
+    while (!atomic_load(&b.entered))
+        usleep(1000);
+    cr_assert_eq(pthread_create(&replacer, NULL, replace_sink, &b), 0);
+    usleep(50000);
+    cr_assert_eq(atomic_load(&b.replaced), 0, "weft_set_log returned while the old sink ran");
+    atomic_store(&b.release, 1);
+    pthread_join(replacer, NULL);
+    pthread_join(caller, NULL);
+    cr_assert_eq(atomic_load(&b.replaced), 1);
+    cr_assert_eq(atomic_load(&b.entered), 1);
+    weft_function_destroy(&b.f);
 }
 
 Test(cache, retracing_spread_out_does_not_warn)
