@@ -96,7 +96,9 @@ static char *read_source_file(const char *rel)
         }
     }
     for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "%s%s", candidates[i], rel);
+        int plen = snprintf(path, sizeof path, "%s%s", candidates[i], rel);
+        if (plen < 0 || (size_t)plen >= sizeof path)
+            continue;   /* too long to be a real path */
         FILE *f = fopen(path, "rb");
         if (!f)
             continue;
