@@ -5,9 +5,11 @@
 #     each with 1, 2 and 4 workers ($WEFT_NUM_THREADS); all with -Werror;
 #  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 60);
 #  3. valgrind memcheck of every example;
-#  4. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
+#  4. an install into a staging directory, with examples/tour.c built
+#     through `pkg-config weft` (shared and static) and run;
+#  5. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
-# for each step of 2-4.
+# for each step of 2-5.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
@@ -88,6 +90,9 @@ if [ -x "$plain/weft-soak" ]; then
         step "valgrind: examples/$ex" env WEFT_NUM_THREADS=2 valgrind -q --error-exitcode=1 \
             --leak-check=full --errors-for-leak-kinds=definite,indirect "$plain/examples/$ex"
     done
+fi
+if [ -f "$plain/build.ninja" ]; then
+    step "install: examples/tour.c through pkg-config weft" scripts/check-install.sh "$plain"
 fi
 
 if command -v clang >/dev/null 2>&1; then

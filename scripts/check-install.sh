@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs a configured build into a staging directory and builds
+# examples/tour.c against it the way a user does, through
+# `pkg-config weft`: linked to libweft.so, and linked statically to
+# libweft.a with the libraries `pkg-config --static` lists.  Both programs
+# must run.  Usage: scripts/check-install.sh BUILD_DIR
+set -eu
+build=${1:?usage: scripts/check-install.sh BUILD_DIR}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+meson install -C "$build" --no-rebuild --quiet --destdir "$stage" >/dev/null
+pc=$(find "$stage" -name weft.pc | head -n 1)
+[ -n "$pc" ] || { echo "check-install: no weft.pc installed" >&2; exit 1; }
+# The .pc file names the real prefix; the sysroot maps it into the stage.
+export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$stage"
+libdir=$(dirname "$(dirname "$pc")")   # <libdir>/pkgconfig/weft.pc
+cc=${CC:-cc}
+# shellcheck disable=SC2046
+$cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour" examples/tour.c $(pkg-config --cflags --libs weft)
+LD_LIBRARY_PATH="$libdir" "$stage/tour" >/dev/null
+# Statically: libweft.a itself, then what --static adds (ck, xxhash, ...).
+static_libs=$(pkg-config --static --libs weft | sed 's/-lweft\b/-l:libweft.a/')
+# shellcheck disable=SC2086
+$cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour-static" examples/tour.c \
+    $(pkg-config --cflags weft) $static_libs
+if ldd "$stage/tour-static" | grep -q libweft; then
+    echo "check-install: the static program still needs libweft.so" >&2
+    exit 1
+fi
+"$stage/tour-static" >/dev/null
+echo "check-install: tour built and ran through pkg-config weft (shared and static)"
