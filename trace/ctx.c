@@ -344,7 +344,11 @@ int weft_value_static_f64(const weft_value *v, double *out)
 int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void *user,
                         weft_value *const *argv, weft_value **outv, size_t n_outs)
 {
-    weft__errclear();  /* a body that fails silently must not inherit an old message */
+    /* A body that fails silently must not inherit an old message, and a
+     * call that succeeds leaves the caller's last message as it was. */
+    char saved[512];
+    snprintf(saved, sizeof saved, "%s", weft_errmsg());
+    weft__errclear();
     int rc = body(cx, argv, outv, user);
     if (rc < 0) {
         if (weft_ctx_status(cx) != 0)
@@ -363,5 +367,5 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
         if (weft__value_ctx(outv[i]) != cx)
             return weft__errorf(WEFT_EBODY, "%s: output %zu belongs to another context", name, i);
     }
-    return 0;
+    return weft__errorf(0, "%s", saved);   /* restores it */
 }

@@ -500,9 +500,10 @@ static int run_serial(run_state *r)
 int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n_args,
                       weft_tensor **outs, size_t n_outs)
 {
-    if (!p || !outs || (n_args && !args))
+    /* A function of no outputs (only host calls) passes no outs. */
+    if (!p || (n_outs && !outs) || (n_args && !args))
         return weft__errorf(WEFT_EINVAL, "weft__program_run: NULL %s",
-                            !p ? "program" : !outs ? "outs" : "args");
+                            !p ? "program" : !args && n_args ? "args" : "outs");
     if (n_outs != p->g.n_outs)
         return weft__errorf(WEFT_EINVAL, "weft run %s: %zu outputs requested, the program has %u",
                             p->name, n_outs, p->g.n_outs);

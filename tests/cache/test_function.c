@@ -959,3 +959,78 @@ Test(cache, eviction_of_the_running_entry_from_inside_its_run)
     weft_tensor_release(x);
     weft_function_destroy(&s.f);
 }
+
+/* A successful call leaves weft_errmsg() as the last failure set it,
+ * whether it traces, hits the cache or runs eagerly (tracing once emptied
+ * it, so that a body failing silently would not inherit it). */
+Test(cache, successful_calls_keep_the_last_error_message)
+{
+    int64_t dims[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    weft_tensor *bad = NULL;
+    cr_assert_neq(weft_tensor_create(WEFT_F64, 9, dims, NULL, &bad), 0);
+    char want[512];
+    snprintf(want, sizeof want, "%s", weft_errmsg());
+    cr_assert_neq(want[0], '\0');
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
+    weft_function *g = make(body_square, &c, 1, NULL, WEFT_RUN_EAGERLY, 0);
+    call_square(f, 3);
+    cr_assert_str_eq(weft_errmsg(), want, "after a traced call");
+    call_square(f, 3);
+    cr_assert_str_eq(weft_errmsg(), want, "after a cache hit");
+    call_square(g, 3);
+    cr_assert_str_eq(weft_errmsg(), want, "after an eager call");
+    weft_spec s = { .dtype = WEFT_F32, .rank = 1, .dims = { 4 } };
+    weft_concrete *k = NULL;
+    cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0);
+    cr_assert_str_eq(weft_errmsg(), want, "after get_concrete");
+    cr_assert_eq(atomic_load(&c.traces), 3);
+    weft_function_destroy(&g);
+    weft_function_destroy(&f);
+}
+
+/* A function of no outputs (only side effects) is called with outs NULL,
+ * traced as eagerly (the traced program once required outs). */
+static int count_host(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
+{
+    (void)in;
+    (void)n_in;
+    atomic_fetch_add(&((counter *)user)->traces, 1);
+    return weft_tensor_create(WEFT_F64, 0, NULL, &(double){ 0 }, out);
+}
+
+static int body_effect_only(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)args;
+    (void)outs;
+    weft_spec s = { .dtype = WEFT_F64, .rank = 0 };
+    weft_host_call(cx, count_host, user, NULL, 0, &s, 0);
+    return 0;
+}
+
+Test(cache, functions_without_outputs)
+{
+    for (int eager = 0; eager < 2; eager++) {
+        counter c = { 0 };
+        weft_function_desc d = { .name = "effect", .body = body_effect_only, .user = &c,
+                                 .n_args = 1, .n_outs = 0,
+                                 .flags = eager ? WEFT_RUN_EAGERLY : 0u };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+        weft_tensor *x = vec_f32(2, 0.0f);
+        weft_arg a = weft_arg_tensor(x);
+        for (int k = 0; k < 3; k++)
+            cr_assert_eq(weft_function_call(f, &a, 1, NULL, 0), 0, "eager %d: %s", eager,
+                         weft_errmsg());
+        cr_assert_eq(atomic_load(&c.traces), 3, "eager %d: the host call ran %d times", eager,
+                     atomic_load(&c.traces));
+        weft_spec s = { .dtype = WEFT_F32, .rank = 1, .dims = { 2 } };
+        weft_concrete *k = NULL;
+        cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_concrete_call(k, &x, 1, NULL, 0), 0, "eager %d: %s", eager,
+                     weft_errmsg());
+        cr_assert_eq(atomic_load(&c.traces), 4);
+        weft_tensor_release(x);
+        weft_function_destroy(&f);
+    }
+}
