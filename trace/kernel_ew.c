@@ -85,6 +85,8 @@ INT_OPS(i64, int64_t, uint64_t)
         T r = FMOD(a, b);                                                              \
         if (r != 0 && ((r < 0) != (b < 0)))                                            \
             r += b;                                                                    \
+        if (r == 0) /* Python's sign: -7.0 % 3.5 is 0.0, -7.0 % -3.5 is -0.0 */        \
+            r = b < 0 ? -(T)0 : (T)0;                                                  \
         return r;                                                                      \
     }                                                                                  \
     static inline T pow_##S(T a, T b) { return POW(a, b); }                            \

@@ -96,6 +96,14 @@ static bool pattern_item(const weft_spec *pattern, weft_spec *item)
     return true;
 }
 
+/* A resolve error as the tail of a "weft_map: " message (the callee's own
+ * messages may already start so). */
+static const char *resolve_msg(const char *msg)
+{
+    static const char prefix[] = "weft_map: ";
+    return strncmp(msg, prefix, sizeof prefix - 1) == 0 ? msg + sizeof prefix - 1 : msg;
+}
+
 /* The spec of one result of a map over zero rows whose pattern leaves
  * dims unknown: fn's output spec for m->slice, with dims still unknown (a
  * host call's) as 0. */
@@ -106,7 +114,7 @@ static int empty_item(const map_run *m, weft_function *fn, weft_spec *item)
     weft_spec spec;
     int rc = m->ops->resolve(fn, &m->slice, &concrete, &spec);
     if (rc) {
-        snprintf(msg, sizeof msg, "%s", weft_errmsg());
+        snprintf(msg, sizeof msg, "%s", resolve_msg(weft_errmsg()));
         return weft__errorf(rc, "weft_map: %s", msg);
     }
     m->ops->release(concrete);
@@ -283,7 +291,7 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     const weft__callee_ops *ops = weft__callee_of(fn)->ops;
     int rc = ops->resolve(fn, &slice, &concrete, &out_spec);
     if (rc) {
-        snprintf(msg, sizeof msg, "%s", weft_errmsg());
+        snprintf(msg, sizeof msg, "%s", resolve_msg(weft_errmsg()));
         return weft__ctx_fail(cx, rc, "weft_map: %s", msg);
     }
     if (out_spec.rank != WEFT_RANK_ANY && out_spec.rank + 1 > WEFT_MAX_RANK) {

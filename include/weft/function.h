@@ -76,7 +76,7 @@ WEFT_API int weft_function_print_ops(const weft_function *f, size_t index, FILE 
 typedef struct weft_retrace {
     int  arg;               /* -1: first trace or no single argument */
     int  dim;               /* -1: not a dim difference */
-    char reason[256];       /* "arg 0 (x): shape f32[4] does not match cached f32[3]" */
+    char reason[256];       /* "arg 0: shape f32[4] does not match cached f32[3] (dim 0: 4 vs 3)" */
 } weft_retrace;
 WEFT_API int weft_function_last_retrace(const weft_function *f, weft_retrace *out);
 

@@ -291,6 +291,30 @@ Test(kernels, float_nan_min_max_and_mod, .timeout = 30)
         weft_tensor_release(all[i]);
 }
 
+/* A zero remainder takes the divisor's sign, as Python's % gives:
+ * -7.0 % 3.5 == 0.0 and 7.0 % -3.5 == -0.0 (C's fmod keeps the
+ * dividend's sign). */
+Test(kernels, float_mod_zero_has_the_divisors_sign, .timeout = 30)
+{
+    const int64_t d[1] = {4};
+    const double a[4] = {-7.0, 7.0, 7.0, -7.0}, b[4] = {3.5, -3.5, 3.5, -3.5};
+    const float af[4] = {-7.0f, 7.0f, 7.0f, -7.0f}, bf[4] = {3.5f, -3.5f, 3.5f, -3.5f};
+    const int neg[4] = {0, 1, 0, 1};
+    weft_tensor *ta = mk(WEFT_F64, 1, d, a), *tb = mk(WEFT_F64, 1, d, b);
+    weft_tensor *tfa = mk(WEFT_F32, 1, d, af), *tfb = mk(WEFT_F32, 1, d, bf);
+    weft_tensor *md = eval2(NULL, WEFT__OP_MOD, ta, tb), *mf = eval2(NULL, WEFT__OP_MOD, tfa, tfb);
+    const double *pm = weft_tensor_data(md);
+    const float *pf = weft_tensor_data(mf);
+    for (int i = 0; i < 4; i++) {
+        cr_assert(pm[i] == 0.0 && !!signbit(pm[i]) == neg[i], "f64 %g %% %g = %g", a[i], b[i], pm[i]);
+        cr_assert(pf[i] == 0.0f && !!signbit(pf[i]) == neg[i], "f32 %g %% %g = %g", a[i], b[i],
+                  (double)pf[i]);
+    }
+    weft_tensor *all[] = {ta, tb, tfa, tfb, md, mf};
+    for (size_t i = 0; i < 6; i++)
+        weft_tensor_release(all[i]);
+}
+
 Test(kernels, unary_float, .timeout = 30)
 {
     const int64_t d[1] = {5};

@@ -625,3 +625,29 @@ Test(map, null_context_sets_errmsg, .timeout = 60)
     weft_function_destroy(&fn);
     weft_runtime_destroy(&rt);
 }
+
+/* A function map cannot apply is named once in the message, which starts
+ * "weft_map: " once (the resolve step's own message said it too). */
+Test(map, wrong_arity_message, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(2);
+    weft_function_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = "two";
+    d.body = body_double;
+    d.n_args = 2;
+    d.n_outs = 1;
+    weft_function *fn = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &fn), 0, "%s", weft_errmsg());
+    weft_tensor *x = iota(4);
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    cr_assert_null(weft_map(cx, fn, weft_eager_value(cx, x), 0));
+    cr_assert_eq(weft_ctx_status(cx), WEFT_EINVAL);
+    weft_eager_end(&cx);
+    cr_assert_str_eq(weft_errmsg(), "weft_map: function 'two' takes 2 args and returns 1 outputs; "
+                                    "map needs 1 and 1");
+    weft_tensor_release(x);
+    weft_function_destroy(&fn);
+    weft_runtime_destroy(&rt);
+}
