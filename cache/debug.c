@@ -23,11 +23,15 @@ int weft__cache_sig_str(const weft__targ *targs, size_t n, char *buf, size_t siz
 
 void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
 {
-    if (!out)
+    if (!out) {
+        weft__errorf(WEFT_EINVAL, "weft_function_get_stats: out is NULL");
         return;
+    }
     memset(out, 0, sizeof *out);
-    if (!f)
+    if (!f) {
+        weft__errorf(WEFT_EINVAL, "weft_function_get_stats: f is NULL");
         return;
+    }
     out->calls = weft__slot_sum(f->st, 0);
     out->hits = weft__slot_sum(f->st, 1);
     out->misses = atomic_load_explicit(&f->misses, memory_order_relaxed);

@@ -32,6 +32,7 @@ struct weft_ctx {
     weft_runtime       *rt;
     weft__graph        *g;      /* NULL: eager */
     const char         *name;
+    bool                caller_owned;  /* from weft_eager_begin: weft_eager_end frees it */
     int                 status;
     char                msg[CTX_MSG_SIZE];
     struct value_chunk *chunks;
@@ -255,7 +256,10 @@ int weft_eager_begin(weft_runtime *rt, weft_ctx **out)
     *out = NULL;
     if (!rt)
         return weft__errorf(WEFT_EINVAL, "weft_eager_begin: NULL runtime");
-    return weft__ctx_new(rt, NULL, "weft_eager", out);
+    int rc = weft__ctx_new(rt, NULL, "weft_eager", out);
+    if (rc == 0)
+        (*out)->caller_owned = true;
+    return rc;
 }
 
 weft_value *weft_eager_value(weft_ctx *cx, weft_tensor *t)
@@ -281,8 +285,14 @@ weft_tensor *weft_value_tensor(weft_value *v)
 
 void weft_eager_end(weft_ctx **cx)
 {
-    if (!cx)
+    if (!cx || !*cx)
         return;
+    if (!(*cx)->caller_owned) {
+        /* A body's context: weft frees it when the body returns. */
+        weft__errorf(WEFT_EINVAL, "weft_eager_end: the context was given to a body, not made by "
+                                  "weft_eager_begin; weft ends it");
+        return;
+    }
     weft__ctx_free(*cx);
     *cx = NULL;
 }

@@ -40,7 +40,8 @@ WEFT_API weft_value  *weft_eager_value(weft_ctx *cx, weft_tensor *t);
 /* The tensor of an eager value; borrowed (valid until the context ends;
  * retain it to keep it).  NULL for traced values. */
 WEFT_API weft_tensor *weft_value_tensor(weft_value *v);
-/* Frees the context and its values; *cx becomes NULL.  NULL is fine. */
+/* Frees the context and its values; *cx becomes NULL.  NULL is fine.  A
+ * context weft gave to a body is not freed (weft_errmsg says so). */
 WEFT_API void         weft_eager_end(weft_ctx **cx);
 
 /* The spec of a value: known dims in eager mode, possibly WEFT_DIM_ANY

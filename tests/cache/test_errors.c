@@ -1393,12 +1393,36 @@ Test(errors, null_accessors_and_destroys)
     weft_runtime_stats rs;
     weft_runtime_get_stats(NULL, &rs);
     weft_function_get_stats(NULL, NULL);
+    cr_expect_str_eq(weft_errmsg(), "weft_function_get_stats: out is NULL");
     weft_function_stats fs;
     memset(&fs, 0xff, sizeof fs);
     weft_function_get_stats(NULL, &fs);
+    cr_expect_str_eq(weft_errmsg(), "weft_function_get_stats: f is NULL");
+    cr_expect_eq(fs.calls, 0);
     cr_expect_eq(weft_function_tracing_count(NULL), 0);
     cr_expect_null(weft_value_tensor(NULL));
     cr_assert(good_calls()[0] == '\0', "%s", good_calls());
+}
+
+/* A body that ends the context it was given: weft still owns it, so
+ * nothing is freed (it was a use after free) and the message says why. */
+static int body_ends_its_context(weft_ctx *cx, weft_value *const *args, weft_value **outs,
+                                 void *user)
+{
+    (void)user;
+    weft_ctx *c = cx;
+    weft_eager_end(&c);
+    if (c != cx || !strstr(weft_errmsg(), "weft_eager_end: the context was given to a body"))
+        return WEFT_EBODY;
+    outs[0] = weft_neg(cx, args[0]);
+    return 0;
+}
+
+Test(errors, a_body_cannot_end_its_context, .timeout = 60)
+{
+    for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY)
+        cr_expect_eq(call_body(body_ends_its_context, NULL, flags), 0, "flags %u: %s", flags,
+                     weft_errmsg());
 }
 
 /* A body that returns an error code without a message of its own must not
