@@ -42,6 +42,16 @@ unsigned weft__intra_op_threads(const weft_runtime *rt);
  * thread. */
 int weft__worker_index(const weft_runtime *rt);
 
+/* Inline mode, for a thread that holds a lock which other threads' tasks
+ * may need (a WEFT_HOST_SERIAL callback holds its callback's lock).  While
+ * the calling thread's depth is above zero, the work it starts through any
+ * runtime (weft_spawn, weft_parallel_for, weft_parallel_map) runs on it at
+ * once, one piece after the other: it never waits for a stolen child, so
+ * it never runs another task meanwhile, which could block on that lock or
+ * find it held by its own thread. */
+void weft__inline_enter(void);
+void weft__inline_leave(void);
+
 /* Timeline recording (see weft_profile_begin).  weft__profiling is one
  * relaxed load, cheap enough for hot paths.  Spans are recorded on the
  * calling thread's lane; cat is a static string ("op", "map", "host",

@@ -164,6 +164,16 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
         return weft__errorf(WEFT_EINVAL, "weft_parallel_for: fn is NULL");
     if (n == 0)
         return 0;
+    if (WEFT__UNLIKELY(weft__inline_now())) {
+        /* Inline mode: this thread alone, grain by grain. */
+        size_t step = grain ? grain : n;
+        for (size_t b = 0; b < n; b += step) {
+            int rc = fn(b, n - b < step ? n : b + step, ctx);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     pfor pf = { .rt = rt, .fn = fn, .ctx = ctx, .status = 0 };
     if (grain) {
         pf.grain = grain;
@@ -255,6 +265,15 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
      * runner, each at most n / divisor (or 1), so it stays below 4 n. */
     if (n > SIZE_MAX / 4)
         return weft__errorf(WEFT_EINVAL, "weft_parallel_map: n = %zu is too large", n);
+    if (WEFT__UNLIKELY(weft__inline_now())) {
+        /* Inline mode: one call in flight, on this thread. */
+        for (size_t i = 0; i < n; i++) {
+            int rc = fn(i, ctx);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     pmap pm = { .rt = rt, .fn = fn, .ctx = ctx, .n = n, .next = 0, .status = 0 };
     bool outside = weft__current_worker(rt) == NULL;
     size_t k;

@@ -22,6 +22,8 @@
  * initial-exec model makes it one %fs-relative load, even in libweft.so
  * (no __tls_get_addr call on the spawn path). */
 static _Thread_local weft__worker *tls_worker __attribute__((tls_model("initial-exec")));
+/* The depth of weft__inline_enter on this thread (0: work is queued). */
+static _Thread_local unsigned tls_inline __attribute__((tls_model("initial-exec")));
 
 /* Failed search rounds before an idle worker goes to sleep: a few hundred
  * microseconds of spinning, each round ending in a sched_yield once the
@@ -51,6 +53,21 @@ static inline weft__worker *current_worker(const weft_runtime *rt)
 weft__worker *weft__current_worker(const weft_runtime *rt)
 {
     return current_worker(rt);
+}
+
+void weft__inline_enter(void)
+{
+    tls_inline++;
+}
+
+void weft__inline_leave(void)
+{
+    tls_inline--;
+}
+
+bool weft__inline_now(void)
+{
+    return tls_inline != 0;
 }
 
 int weft__worker_index(const weft_runtime *rt)
@@ -644,6 +661,11 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
         g->owner_ = w;
     weft__task t = { fn, arg, g };
     g->spawned_++;
+    if (WEFT__UNLIKELY(tls_inline)) {
+        /* The spawner runs it now; g's count of its own children counts it. */
+        run_task(w, &t, TASK_OWN, false);
+        return;
+    }
     if (w && g->owner_ == w) {
         if (weft__deque_push_owner(&w->dq, fn, arg, g)) {
             spawn_notify(w);
@@ -676,7 +698,7 @@ void weft__share_all(weft_runtime *rt)
 void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
 {
     weft__worker *w = tls_worker;
-    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL)) {
+    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL || tls_inline)) {
         spawn_slow(g, fn, arg);
         return;
     }

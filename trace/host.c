@@ -107,7 +107,14 @@ int weft__host_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
     }
     bool profiling = weft__profiling(rt);
     uint64_t t0 = profiling ? weft__now_ns() : 0;
+    /* Holding the lock, this thread must not wait for stolen work (it would
+     * run other tasks meanwhile, which may need the lock): what the
+     * callback starts through weft runs inline. */
+    if (serial)
+        weft__inline_enter();
     int cb = n->attr.host.fn(in, n->n_in, &res, n->attr.host.user);
+    if (serial)
+        weft__inline_leave();
     uint64_t t1 = profiling ? weft__now_ns() : 0;
     if (serial) {
         atomic_store_explicit(&serial->owner, 0, memory_order_relaxed);

@@ -118,8 +118,9 @@ WEFT_API weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems
  * fails the call with WEFT_EHOST; a wrong output with WEFT_ESHAPE or
  * WEFT_EDTYPE.  Host calls are side effects: never removed as dead code, and
  * run in program order with the other host calls of the same body.
- * WEFT_HOST_SERIAL: calls of this fn never overlap.  fn may run on any
- * worker thread. */
+ * WEFT_HOST_SERIAL: calls of this fn never overlap, and the weft work such
+ * a call starts (loops, spawns, function calls) runs on its own thread, one
+ * piece at a time.  fn may run on any worker thread. */
 #define WEFT_HOST_SERIAL 1u
 typedef int (*weft_host_fn)(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user);
 WEFT_API weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,

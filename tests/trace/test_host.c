@@ -521,3 +521,97 @@ Test(host, null_context_sets_errmsg, .timeout = 30)
     cr_assert(strstr(weft_errmsg(), "weft_host_call: NULL context") != NULL, "%s", weft_errmsg());
     cr_assert_eq(atomic_load(&c.calls), 0);
 }
+
+/* ---- Work a serial callback starts runs on its own thread. ---- */
+
+/* The callback holds its serial lock.  If it waited for a stolen half of
+ * its loop, its thread would run other tasks meanwhile: a map iteration
+ * of the same callback then blocked on the lock (a deadlock, the thief
+ * waiting below it for the half) or failed as a re-entry. */
+typedef struct nested {
+    weft_runtime *rt;
+    _Atomic int foreign;   /* loop pieces that ran on another thread */
+    _Atomic long covered;  /* iterations the loops covered */
+    _Atomic int child_late;
+    pthread_t self;
+} nested;
+
+typedef struct nested_call {
+    nested *n;
+    pthread_t self;
+} nested_call;
+
+static int nested_range(size_t b, size_t e, void *ctx)
+{
+    nested_call *c = ctx;
+    if (!pthread_equal(pthread_self(), c->self))
+        atomic_fetch_add(&c->n->foreign, 1);
+    volatile double s = 0;
+    for (size_t i = b; i < e; i++)
+        s += (double)i * 0.5;
+    atomic_fetch_add(&c->n->covered, (long)(e - b));
+    return 0;
+}
+
+static int nested_index(size_t i, void *ctx)
+{
+    return nested_range(i, i + 1, ctx);
+}
+
+static void nested_child(void *p)
+{
+    *(int *)p = 1;
+}
+
+static int nested_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
+{
+    (void)n_in;
+    nested *n = user;
+    nested_call c = { n, pthread_self() };
+    int rc = weft_parallel_for(n->rt, 20000, 0, nested_range, &c);
+    if (rc == 0)
+        rc = weft_parallel_map(n->rt, 64, 0, nested_index, &c);
+    int ran = 0;
+    weft_group g;
+    weft_group_init(&g, n->rt);
+    weft_spawn(&g, nested_child, &ran);
+    if (!ran)
+        atomic_fetch_add(&n->child_late, 1);
+    if (rc == 0)
+        rc = weft_group_wait(&g);
+    else
+        weft_group_wait(&g);
+    if (rc)
+        return rc;
+    *out = weft_tensor_retain(in[0]);
+    return 0;
+}
+
+static int run_nested(weft_runtime *rt, nested *n, size_t items)
+{
+    serial_run s;
+    memset(&s, 0, sizeof s);
+    s.rt = rt;
+    s.node.op = WEFT__OP_HOST;
+    s.node.n_in = 1;
+    s.node.spec = spec_of("f64[]");
+    s.node.attr.host.fn = nested_cb;
+    s.node.attr.host.user = n;
+    s.node.attr.host.flags = WEFT_HOST_SERIAL;
+    int rc = weft_parallel_map(rt, items, 0, serial_iter, &s);
+    cr_assert_eq(atomic_load(&s.errors), 0, "%s", weft_errmsg());
+    return rc;
+}
+
+Test(host, serial_callback_work_runs_on_its_thread, .timeout = 30)
+{
+    weft_runtime *rt = test_runtime_of(4);
+    nested n = { .rt = rt };
+    for (int rep = 0; rep < 10; rep++)
+        cr_assert_eq(run_nested(rt, &n, 32), 0, "rep %d: %s", rep, weft_errmsg());
+    cr_assert_eq(atomic_load(&n.foreign), 0, "%d loop pieces ran on another thread",
+                 atomic_load(&n.foreign));
+    cr_assert_eq(atomic_load(&n.covered), 10L * 32 * (20000 + 64));
+    cr_assert_eq(atomic_load(&n.child_late), 0, "a spawned child was queued");
+    weft_runtime_destroy(&rt);
+}
