@@ -242,6 +242,9 @@ static inline int64_t weft__deque_count_owner(const weft__deque *d)
 typedef struct weft__worker {
     weft__deque dq;
     _Alignas(WEFT__LINE) weft_runtime *rt;
+    /* weft__inline_enter depth of this worker's thread (owner only): on
+     * the line weft_spawn reads anyway, cheaper there than a thread-local. */
+    unsigned inline_depth;
     unsigned index;
     uint64_t rng;
     /* Statistics: written by the owner only (relaxed atomic stores), read

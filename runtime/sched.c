@@ -58,11 +58,15 @@ weft__worker *weft__current_worker(const weft_runtime *rt)
 void weft__inline_enter(void)
 {
     tls_inline++;
+    if (tls_worker)
+        tls_worker->inline_depth++;
 }
 
 void weft__inline_leave(void)
 {
     tls_inline--;
+    if (tls_worker)
+        tls_worker->inline_depth--;
 }
 
 bool weft__inline_now(void)
@@ -698,7 +702,8 @@ void weft__share_all(weft_runtime *rt)
 void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
 {
     weft__worker *w = tls_worker;
-    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL || tls_inline)) {
+    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL ||
+                       w->inline_depth)) {
         spawn_slow(g, fn, arg);
         return;
     }
