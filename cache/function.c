@@ -87,12 +87,10 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
     f->max_cached = d->max_cached ? d->max_cached : WEFT__DEFAULT_MAX_CACHED;
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
-    pthread_mutex_init(&f->trace_mu, NULL);
     rc = weft__cache_table_init(f);
     if (rc) {
         pthread_mutex_destroy(&f->mu);
         pthread_cond_destroy(&f->cv);
-        pthread_mutex_destroy(&f->trace_mu);
         weft__free(f);
         return rc;
     }
@@ -133,7 +131,6 @@ void weft_function_destroy(weft_function **pf)
     weft__cache_table_destroy(f);
     pthread_mutex_destroy(&f->mu);
     pthread_cond_destroy(&f->cv);
-    pthread_mutex_destroy(&f->trace_mu);
     weft__free(f->name);
     weft__free(f->input_signature);
     weft__free(f->sig_targs);

@@ -33,7 +33,9 @@
  *    recently used; a hit on the entry that already is reads and writes
  *    nothing shared.
  *  - An entry is PENDING while one thread traces it; other threads that find
- *    it wait on f->cv.  Tracing is serialised per function by f->trace_mu. */
+ *    it wait on f->cv.  Tracing is serialised per function by its trace
+ *    lock (waits.c), and a wait between tracing threads that would close a
+ *    cycle fails instead of hanging. */
 #ifndef WEFT_CACHE_INTERNAL_H
 #define WEFT_CACHE_INTERNAL_H
 
@@ -91,6 +93,8 @@ struct weft_concrete {
     weft__trace_info info;
     int err;                      /* FAILED: the trace's error and message */
     char errmsg[512];
+    /* While PENDING: the thread tracing it (waits.c, under its mutex). */
+    struct weft__tracer *tracer;
     /* Owned by fn->mu. */
     atomic_bool pinned;           /* handed out by get_concrete: never evicted */
     bool in_table;
@@ -130,7 +134,9 @@ struct weft_function {
     _Alignas(WEFT__CACHE_LINE) ck_hs_t hs;
     pthread_mutex_t mu;           /* writers of hs, the list, retrace state */
     pthread_cond_t cv;            /* PENDING entries settle */
-    pthread_mutex_t trace_mu;     /* one trace of this function at a time */
+    /* One trace of this function at a time: the thread tracing it (waits.c,
+     * under its mutex), NULL when none. */
+    struct weft__tracer *trace_owner;
     weft__entry *head, *tail;     /* every entry in the table, oldest first */
     weft__entry *orphans;         /* pinned entries evicted before the pin */
     weft_retrace last_retrace;
@@ -240,6 +246,19 @@ void weft__cache_pin(weft__entry *e);
 bool weft__cache_ref(weft__entry *e);
 void weft__cache_unref(weft__entry *e);
 void weft__cache_entry_free(weft__entry *e);
+
+/* waits.c: the trace lock of f, and waits for PENDING entries, refused
+ * (false) when they would wait for the calling thread itself, through
+ * other tracing threads. */
+typedef struct weft__tracer weft__tracer;
+bool weft__cache_trace_lock(weft_function *f);
+void weft__cache_trace_unlock(weft_function *f);
+/* Records whether the calling thread traces the PENDING entry e (mine), or
+ * that nobody does any more (settled). */
+void weft__cache_entry_claim(weft__entry *e, bool mine);
+/* Around a wait for e to settle. */
+bool weft__cache_wait_begin(const weft__entry *e);
+void weft__cache_wait_end(void);
 
 /* log.c */
 void weft__cache_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

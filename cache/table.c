@@ -504,12 +504,18 @@ static int trace_entry(weft_function *f, weft__entry *e)
     memset(&info, 0, sizeof info);
     tracing_frame frame = { f, tracing_top };
     tracing_top = &frame;
-    pthread_mutex_lock(&f->trace_mu);
-    int rc = weft__trace_compile(f->rt, f->name, f->body, f->user, e->targs, e->n_args, f->n_outs,
-                                 &prog, &info);
-    pthread_mutex_unlock(&f->trace_mu);
+    int rc;
+    if (weft__cache_trace_lock(f)) {
+        rc = weft__trace_compile(f->rt, f->name, f->body, f->user, e->targs, e->n_args,
+                                 f->n_outs, &prog, &info);
+        weft__cache_trace_unlock(f);
+        atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
+    } else {
+        rc = weft__errorf(WEFT_EINVAL, "weft_function_call(%s): another thread is tracing '%s' "
+                          "and waits for a trace by this thread; functions whose bodies call "
+                          "each other cannot be traced on two threads at once", f->name, f->name);
+    }
     tracing_top = frame.up;
-    atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
     if (rc == 0 && !prog)
         rc = weft__errorf(WEFT_EBODY, "weft_function_call(%s): tracing produced no program", f->name);
     weft__entry *victims = NULL;
@@ -529,6 +535,7 @@ static int trace_entry(weft_function *f, weft__entry *e)
         e->dropped_next = NULL;
         victims = e;  /* drop the table's reference */
     }
+    weft__cache_entry_claim(e, false);
     pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
     unref_chain(victims);
@@ -541,10 +548,16 @@ static int settle(weft_function *f, weft__entry *e)
 {
     int st = atomic_load_explicit(&e->state, memory_order_acquire);
     if (st == ENTRY_PENDING) {
+        if (!weft__cache_wait_begin(e))
+            return weft__errorf(WEFT_EINVAL, "weft_function_call(%s): the signature is being "
+                                "traced by another thread, which waits for a trace by this "
+                                "thread; functions whose bodies call each other cannot be "
+                                "traced on two threads at once", f->name);
         pthread_mutex_lock(&f->mu);
         while ((st = atomic_load_explicit(&e->state, memory_order_acquire)) == ENTRY_PENDING)
             pthread_cond_wait(&f->cv, &f->mu);
         pthread_mutex_unlock(&f->mu);
+        weft__cache_wait_end();
     }
     if (st == ENTRY_READY)
         return 0;
@@ -627,6 +640,7 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
                 atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
                 if (e->has_any)
                     atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+                weft__cache_entry_claim(e, true);
                 f->last_retrace = why;
                 f->have_retrace = true;
                 /* The call count as the retrace window's clock. */

@@ -486,3 +486,95 @@ Test(cache_mt, concrete_functions_survive_concurrent_eviction)
     free(p);
     free(s);
 }
+
+/* Two threads trace f and g at once, and each body calls the other
+ * function with a new signature: f(f64[3]) calls g(f64[5]), g(f64[3])
+ * calls f(f64[7]).  Each trace holds its function's trace lock while its
+ * body waits for the other's: they once waited for each other for ever.
+ * Now the thread that would close the cycle fails that call (WEFT_EINVAL)
+ * and the other goes on; called again alone, the failed one works. */
+static weft_function *mutual_f, *mutual_g;
+
+static int mutual_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_function *other = user ? mutual_g : mutual_f;   /* user: this is f */
+    weft_spec s;
+    weft_value_spec(args[0], &s);
+    if (s.dims[0] == 3) {
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);   /* both bodies run before either calls */
+        int64_t n = user ? 5 : 7;
+        weft_tensor *x = NULL, *y = NULL;
+        int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
+        weft_arg a = weft_arg_tensor(x);
+        if (rc == 0)
+            rc = weft_function_call(other, &a, 1, &y, 1);
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+        if (rc)
+            return rc;
+    }
+    outs[0] = weft_neg(cx, args[0]);
+    return 0;
+}
+
+typedef struct mutual_run {
+    weft_function *f;
+    pthread_barrier_t *start;
+    int rc;
+    char msg[512];
+} mutual_run;
+
+static int call_n3(weft_function *f)
+{
+    int64_t n = 3;
+    weft_tensor *x = NULL, *y = NULL;
+    int rc = weft_tensor_create(WEFT_F64, 1, &n, (double[]){ 1, 2, 3 }, &x);
+    weft_arg a = weft_arg_tensor(x);
+    if (rc == 0)
+        rc = weft_function_call(f, &a, 1, &y, 1);
+    if (rc == 0 && ((const double *)weft_tensor_data(y))[2] != -3.0)
+        rc = -1;
+    weft_tensor_release(y);
+    weft_tensor_release(x);
+    return rc;
+}
+
+static void *mutual_thread(void *p)
+{
+    mutual_run *m = p;
+    pthread_barrier_wait(m->start);
+    m->rc = call_n3(m->f);
+    snprintf(m->msg, sizeof m->msg, "%s", m->rc ? weft_errmsg() : "");
+    return NULL;
+}
+
+Test(cache_mt, mutually_calling_traces_on_two_threads_do_not_hang)
+{
+    weft_function_desc df = { .name = "f", .body = mutual_body, .user = &mutual_f, .n_args = 1,
+                              .n_outs = 1 };
+    weft_function_desc dg = { .name = "g", .body = mutual_body, .user = NULL, .n_args = 1,
+                              .n_outs = 1 };
+    cr_assert_eq(weft_function_create(rt, &df, &mutual_f), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_function_create(rt, &dg, &mutual_g), 0, "%s", weft_errmsg());
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    mutual_run m[2] = { { .f = mutual_f, .start = &start }, { .f = mutual_g, .start = &start } };
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, mutual_thread, &m[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&start);
+    cr_log_info("f: %d %s; g: %d %s", m[0].rc, m[0].msg, m[1].rc, m[1].msg);
+    cr_assert(m[0].rc == 0 || m[1].rc == 0, "both failed: %s / %s", m[0].msg, m[1].msg);
+    for (int i = 0; i < 2; i++) {
+        if (m[i].rc == 0)
+            continue;
+        cr_assert_eq(m[i].rc, WEFT_EINVAL, "%s", m[i].msg);
+        cr_assert(strstr(m[i].msg, "cannot be traced on two threads at once"), "%s", m[i].msg);
+        cr_assert_eq(call_n3(m[i].f), 0, "alone, it traces: %s", weft_errmsg());
+    }
+    weft_function_destroy(&mutual_g);
+    weft_function_destroy(&mutual_f);
+}
