@@ -48,7 +48,8 @@ int weft__worker_index(const weft_runtime *rt);
  * runtime (weft_spawn, weft_parallel_for, weft_parallel_map) runs on it at
  * once, one piece after the other: it never waits for a stolen child, so
  * it never runs another task meanwhile, which could block on that lock or
- * find it held by its own thread. */
+ * find it held by its own thread.  (A group with children queued before
+ * the depth rose is still waited for as usual.) */
 void weft__inline_enter(void);
 void weft__inline_leave(void);
 

@@ -167,8 +167,9 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
     if (WEFT__UNLIKELY(weft__inline_now())) {
         /* Inline mode: this thread alone, grain by grain. */
         size_t step = grain ? grain : n;
-        for (size_t b = 0; b < n; b += step) {
-            int rc = fn(b, n - b < step ? n : b + step, ctx);
+        for (size_t b = 0, e; b < n; b = e) {
+            e = n - b <= step ? n : b + step;   /* never past n: no wrap-around */
+            int rc = fn(b, e, ctx);
             if (rc)
                 return rc;
         }

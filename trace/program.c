@@ -96,7 +96,8 @@ int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
             continue;
         }
         p->n_exec++;
-        p->has_host |= nd->op == WEFT__OP_HOST;
+        /* Maps of functions that make host calls may block like them. */
+        p->has_host |= nd->op == WEFT__OP_HOST || (nd->flags & WEFT__NODE_SIDE_EFFECT);
         bool dyn = spec_has_any(&nd->spec);
         for (uint32_t k = 0; k < nd->n_in; k++)
             dyn |= spec_has_any(&p->g.nodes[nd->in[k]].spec);
