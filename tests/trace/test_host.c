@@ -409,7 +409,8 @@ static int serial_iter(size_t i, void *ctx)
     return rc;
 }
 
-static int run_overlap(weft_runtime *rt, unsigned flags, counter *c, size_t n)
+/* Runs the host call fn(user) of an f64[] input n times as a parallel map. */
+static int run_host_map(weft_runtime *rt, weft_host_fn fn, void *user, unsigned flags, size_t n)
 {
     serial_run s;
     memset(&s, 0, sizeof s);
@@ -417,12 +418,17 @@ static int run_overlap(weft_runtime *rt, unsigned flags, counter *c, size_t n)
     s.node.op = WEFT__OP_HOST;
     s.node.n_in = 1;
     s.node.spec = spec_of("f64[]");
-    s.node.attr.host.fn = overlap_cb;
-    s.node.attr.host.user = c;
+    s.node.attr.host.fn = fn;
+    s.node.attr.host.user = user;
     s.node.attr.host.flags = flags;
     int rc = weft_parallel_map(rt, n, 0, serial_iter, &s);
     cr_assert_eq(atomic_load(&s.errors), 0, "%s", weft_errmsg());
     return rc;
+}
+
+static int run_overlap(weft_runtime *rt, unsigned flags, counter *c, size_t n)
+{
+    return run_host_map(rt, overlap_cb, c, flags, n);
 }
 
 Test(host, serial_never_overlaps, .timeout = 30)
@@ -587,28 +593,13 @@ static int nested_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, voi
     return 0;
 }
 
-static int run_nested(weft_runtime *rt, nested *n, size_t items)
-{
-    serial_run s;
-    memset(&s, 0, sizeof s);
-    s.rt = rt;
-    s.node.op = WEFT__OP_HOST;
-    s.node.n_in = 1;
-    s.node.spec = spec_of("f64[]");
-    s.node.attr.host.fn = nested_cb;
-    s.node.attr.host.user = n;
-    s.node.attr.host.flags = WEFT_HOST_SERIAL;
-    int rc = weft_parallel_map(rt, items, 0, serial_iter, &s);
-    cr_assert_eq(atomic_load(&s.errors), 0, "%s", weft_errmsg());
-    return rc;
-}
-
 Test(host, serial_callback_work_runs_on_its_thread, .timeout = 30)
 {
     weft_runtime *rt = test_runtime_of(4);
     nested n = { .rt = rt };
     for (int rep = 0; rep < 10; rep++)
-        cr_assert_eq(run_nested(rt, &n, 32), 0, "rep %d: %s", rep, weft_errmsg());
+        cr_assert_eq(run_host_map(rt, nested_cb, &n, WEFT_HOST_SERIAL, 32), 0, "rep %d: %s", rep,
+                     weft_errmsg());
     cr_assert_eq(atomic_load(&n.foreign), 0, "%d loop pieces ran on another thread",
                  atomic_load(&n.foreign));
     cr_assert_eq(atomic_load(&n.covered), 10L * 32 * (20000 + 64));
