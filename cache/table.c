@@ -506,8 +506,15 @@ static int trace_entry(weft_function *f, weft__entry *e)
     tracing_top = &frame;
     int rc;
     if (weft__cache_trace_lock(f)) {
+        /* Holding the trace lock, this thread must not run other tasks
+         * while the body waits for parallel work it started: one of them
+         * may call f with a new signature (it would wait for the lock, or
+         * find f being traced here and fail).  So that work runs inline,
+         * and a call of f from it is the recursion tracing_here reports. */
+        weft__inline_enter();
         rc = weft__trace_compile(f->rt, f->name, f->body, f->user, e->targs, e->n_args,
                                  f->n_outs, &prog, &info);
+        weft__inline_leave();
         weft__cache_trace_unlock(f);
         atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
     } else {

@@ -43,7 +43,8 @@ unsigned weft__intra_op_threads(const weft_runtime *rt);
 int weft__worker_index(const weft_runtime *rt);
 
 /* Inline mode, for a thread that holds a lock which other threads' tasks
- * may need (a WEFT_HOST_SERIAL callback holds its callback's lock).  While
+ * may need (a WEFT_HOST_SERIAL callback holds its callback's lock, a trace
+ * its function's trace lock while the body runs).  While
  * the calling thread's depth is above zero, the work it starts through any
  * runtime (weft_spawn, weft_parallel_for, weft_parallel_map) runs on it at
  * once, one piece after the other: it never waits for a stolen child, so

@@ -8,6 +8,7 @@
  * table rows with the messages it observed, which is how docs/ERRORS.md was
  * produced. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1469,5 +1470,56 @@ Test(errors, recursive_trace_same_signature, .timeout = 60)
     cr_expect_neq(nested_rc, 0, "the recursive call must fail");
     cr_expect(rc == 0 || rc == nested_rc, "outer call: %s", weft_err_name(rc));
     weft_function_destroy(&g_rec);
+    cr_assert(good_calls()[0] == '\0', "%s", good_calls());
+}
+
+/* The same recursion through parallel work: the body's weft_parallel_map
+ * calls its own function (a new signature per index) from the loop.  The
+ * iterations run on the tracing thread (it holds the trace lock), so each
+ * nested call is reported as recursion.  (A worker that took an iteration
+ * used to wait for the trace lock while the tracing thread waited for that
+ * iteration: a hang.) */
+typedef struct rec_loop {
+    _Atomic int failed, ok;
+} rec_loop;
+
+static weft_function *g_rec_loop;
+
+static int rec_index(size_t i, void *ctx)
+{
+    rec_loop *r = ctx;
+    int64_t n = (int64_t)i + 10;
+    weft_tensor *x = NULL, *o = NULL;
+    int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
+    weft_arg a = weft_arg_tensor(x);
+    if (rc == 0)
+        rc = weft_function_call(g_rec_loop, &a, 1, &o, 1);
+    weft_tensor_release(o);
+    weft_tensor_release(x);
+    atomic_fetch_add(rc == WEFT_EINVAL ? &r->failed : &r->ok, 1);
+    return 0;
+}
+
+static int body_recursive_loop(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    weft_spec s;
+    weft_value_spec(args[0], &s);
+    if (s.dims[0] == 3 && weft_parallel_map(fx.rt, 16, 0, rec_index, u) != 0)
+        return WEFT_EBODY;
+    outs[0] = weft_neg(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+Test(errors, recursive_trace_from_parallel_work, .timeout = 60)
+{
+    rec_loop r = { 0 };
+    g_rec_loop = make_fn(body_recursive_loop, &r, 1, 1, NULL, 0, "recloop");
+    weft_tensor *o = NULL;
+    weft_arg a = weft_arg_tensor(fx.x3);
+    cr_expect_eq(weft_function_call(g_rec_loop, &a, 1, &o, 1), 0, "%s", weft_errmsg());
+    weft_tensor_release(o);
+    cr_expect_eq(atomic_load(&r.failed), 16, "%d of 16 nested calls failed, %d ran",
+                 atomic_load(&r.failed), atomic_load(&r.ok));
+    weft_function_destroy(&g_rec_loop);
     cr_assert(good_calls()[0] == '\0', "%s", good_calls());
 }
