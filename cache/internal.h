@@ -108,6 +108,11 @@ struct weft_concrete {
 };
 typedef struct weft_concrete weft__entry;
 
+/* A retrace reason as weft_retrace.reason holds it, and a log line, which
+ * holds WEFT__RETRACE_LIMIT of them. */
+#define WEFT__REASON_MAX 256
+#define WEFT__LOG_MAX (WEFT__RETRACE_LIMIT * WEFT__REASON_MAX + 512)
+
 struct weft_function {
     weft__callee callee;          /* must come first: see trace/iface.h */
     weft_runtime *rt;
@@ -142,7 +147,7 @@ struct weft_function {
     weft_retrace last_retrace;
     bool have_retrace;
     uint64_t trace_ticks[WEFT__RETRACE_LIMIT];  /* call ticks of recent traces */
-    char trace_reasons[WEFT__RETRACE_LIMIT][128];
+    char trace_reasons[WEFT__RETRACE_LIMIT][WEFT__REASON_MAX];
     uint64_t n_trace_ticks;
     bool warned;
     /* a: calls, b: hits; one line per slot. */

@@ -32,7 +32,7 @@ void weft_set_log(weft_log_fn fn, void *user)
 
 void weft__cache_log(int level, const char *fmt, ...)
 {
-    char msg[1024];
+    char msg[WEFT__LOG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -390,9 +390,9 @@ static bool note_trace(weft_function *f, uint64_t tick, const char *reason)
     return true;
 }
 
-static void warn_retracing(weft_function *f, char reasons[][128])
+static void warn_retracing(weft_function *f, char reasons[][WEFT__REASON_MAX])
 {
-    char msg[1024];
+    char msg[WEFT__LOG_MAX];
     int n = snprintf(msg, sizeof msg,
                      "weft: function '%s' traced %d times in its last %d calls, which is costly; "
                      "pass an input_signature or WEFT_REDUCE_RETRACING, or keep static arguments "
@@ -656,7 +656,7 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
                 traced_here = true;
             }
         }
-        char reasons[WEFT__RETRACE_LIMIT][128];
+        char reasons[WEFT__RETRACE_LIMIT][WEFT__REASON_MAX];
         if (warn)  /* oldest first */
             for (uint64_t j = 0; j < WEFT__RETRACE_LIMIT; j++)
                 memcpy(reasons[j], f->trace_reasons[(f->n_trace_ticks + j) % WEFT__RETRACE_LIMIT],

@@ -375,7 +375,7 @@ Test(cache, run_eagerly_from_the_environment)
 
 typedef struct log_seen {
     int warns, infos;
-    char last[1024];
+    char last[4096];
 } log_seen;
 
 static void log_cb(int level, const char *msg, void *user)
@@ -1033,4 +1033,47 @@ Test(cache, functions_without_outputs)
         weft_tensor_release(x);
         weft_function_destroy(&f);
     }
+}
+
+/* The warning quotes each reason whole, as weft_retrace.reason holds it
+ * (up to 255 characters; reasons were cut at 127). */
+static int body_sum8(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *s = args[0];
+    for (int k = 1; k < 8; k++)
+        s = weft_add(cx, s, args[k]);
+    outs[0] = s;
+    return weft_ctx_status(cx);
+}
+
+Test(cache, the_warning_quotes_long_reasons_whole)
+{
+    log_seen seen = { 0 };
+    weft_set_log(log_cb, &seen);
+    weft_function_desc d = { .name = "sum8", .body = body_sum8, .n_args = 8, .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_retrace why;
+    for (int64_t n = 1; n <= 5; n++) {
+        weft_tensor *t[8] = { 0 }, *y = NULL;
+        weft_arg a[8];
+        for (int k = 0; k < 8; k++) {
+            int64_t dims[2] = { n, n + 10 };
+            cr_assert_eq(weft_tensor_create(WEFT_F64, 2, dims, NULL, &t[k]), 0);
+            a[k] = weft_arg_tensor(t[k]);
+        }
+        cr_assert_eq(weft_function_call(f, a, 8, &y, 1), 0, "%s", weft_errmsg());
+        weft_tensor_release(y);
+        for (int k = 0; k < 8; k++)
+            weft_tensor_release(t[k]);
+        cr_assert_eq(weft_function_last_retrace(f, &why), 0);
+    }
+    cr_assert_eq(seen.warns, 1);
+    cr_assert_gt(strlen(why.reason), 128, "a long reason: %s", why.reason);
+    size_t lm = strlen(seen.last), lr = strlen(why.reason);
+    cr_assert(lm >= lr && strcmp(seen.last + lm - lr, why.reason) == 0,
+              "the warning ends with the last reason whole:\n%s\n%s", seen.last, why.reason);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
 }
