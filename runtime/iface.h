@@ -53,6 +53,8 @@ int weft__worker_index(const weft_runtime *rt);
  * the depth rose is still waited for as usual.) */
 void weft__inline_enter(void);
 void weft__inline_leave(void);
+/* Whether the calling thread is in inline mode. */
+bool weft__inline_now(void);
 
 /* Timeline recording (see weft_profile_begin).  weft__profiling is one
  * relaxed load, cheap enough for hot paths.  Spans are recorded on the

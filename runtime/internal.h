@@ -313,8 +313,6 @@ struct weft_runtime {
 
 /* sched.c */
 weft__worker *weft__current_worker(const weft_runtime *rt);
-/* Whether the calling thread is in inline mode (weft__inline_enter). */
-bool weft__inline_now(void);
 void *weft__worker_main(void *arg);
 void weft__wake_all(weft_runtime *rt, weft__event *ev);
 void weft__outside_enter(weft_runtime *rt);

@@ -560,7 +560,9 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
     }
 
     unsigned inter = weft__inter_op_threads(p->rt);
-    r.parallel = !(inter <= 1 || p->chain || p->n_exec < 2 ||
+    /* In inline mode every spawn would run at once, recursing once per
+     * ready successor: the serial path runs the same order without that. */
+    r.parallel = !(inter <= 1 || p->chain || p->n_exec < 2 || weft__inline_now() ||
                    (arg_elems <= SERIAL_ELEMS && !p->has_host));
     if (!r.parallel) {
         rc = run_serial(&r);
