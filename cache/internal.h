@@ -92,6 +92,9 @@ struct weft_concrete {
     weft__program *prog;
     weft__trace_info info;
     int err;                      /* FAILED: the trace's error and message */
+    /* FAILED because the tracing thread refused a wait that would have
+     * closed a cycle: the error is that thread's, and waiters retry. */
+    bool abandoned;
     char errmsg[512];
     /* While PENDING: the thread tracing it (waits.c, under its mutex). */
     struct weft__tracer *tracer;
@@ -261,9 +264,13 @@ void weft__cache_trace_unlock(weft_function *f);
 /* Records whether the calling thread traces the PENDING entry e (mine), or
  * that nobody does any more (settled). */
 void weft__cache_entry_claim(weft__entry *e, bool mine);
-/* Around a wait for e to settle. */
-bool weft__cache_wait_begin(const weft__entry *e);
+/* Around a wait for e to settle.  *mine: e is the calling thread's own
+ * (it claimed e and has not traced it yet: a call from its log sink). */
+bool weft__cache_wait_begin(const weft__entry *e, bool *mine);
 void weft__cache_wait_end(void);
+/* How many waits the calling thread has refused so far: a trace whose
+ * count rose failed because of a refusal, and its waiters retry. */
+unsigned long weft__cache_refusals(void);
 
 /* log.c */
 void weft__cache_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -504,6 +504,7 @@ static int trace_entry(weft_function *f, weft__entry *e)
     memset(&info, 0, sizeof info);
     tracing_frame frame = { f, tracing_top };
     tracing_top = &frame;
+    unsigned long refused = weft__cache_refusals();
     int rc;
     if (weft__cache_trace_lock(f)) {
         /* Holding the trace lock, this thread must not run other tasks
@@ -537,6 +538,7 @@ static int trace_entry(weft_function *f, weft__entry *e)
     } else {
         e->err = rc;
         snprintf(e->errmsg, sizeof e->errmsg, "%s", weft_errmsg());
+        e->abandoned = weft__cache_refusals() != refused;
         atomic_store_explicit(&e->state, ENTRY_FAILED, memory_order_release);
         table_remove(f, e);
         e->dropped_next = NULL;
@@ -549,17 +551,27 @@ static int trace_entry(weft_function *f, weft__entry *e)
     return rc;
 }
 
-/* Waits until e is no longer PENDING; returns 0 if it is READY, else its
- * trace's error (with the same message). */
+/* settle's answer for an entry whose tracer refused a wait: look again. */
+#define SETTLE_RETRY 1
+
+/* Waits until e is no longer PENDING; returns 0 if it is READY,
+ * SETTLE_RETRY if its trace was abandoned, else its trace's error (with
+ * the same message). */
 static int settle(weft_function *f, weft__entry *e)
 {
     int st = atomic_load_explicit(&e->state, memory_order_acquire);
     if (st == ENTRY_PENDING) {
-        if (!weft__cache_wait_begin(e))
+        bool mine;
+        if (!weft__cache_wait_begin(e, &mine)) {
+            if (mine)
+                return weft__errorf(WEFT_EINVAL, "weft_function_call(%s): called again for "
+                                    "the signature this thread is about to trace (from the "
+                                    "log sink?)", f->name);
             return weft__errorf(WEFT_EINVAL, "weft_function_call(%s): the signature is being "
                                 "traced by another thread, which waits for a trace by this "
                                 "thread; functions whose bodies call each other cannot be "
                                 "traced on two threads at once", f->name);
+        }
         pthread_mutex_lock(&f->mu);
         while ((st = atomic_load_explicit(&e->state, memory_order_acquire)) == ENTRY_PENDING)
             pthread_cond_wait(&f->cv, &f->mu);
@@ -568,6 +580,8 @@ static int settle(weft_function *f, weft__entry *e)
     }
     if (st == ENTRY_READY)
         return 0;
+    if (e->abandoned)
+        return SETTLE_RETRY;
     return weft__errorf(e->err, "%s", e->errmsg);
 }
 
@@ -575,8 +589,10 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
                         bool from_call, weft__entry **out, bool *hit)
 {
     size_t n = f->n_args;
-    weft__entry *e = NULL;
+    weft__entry *e;
     weft__epoch_rec *rec;
+again:
+    e = NULL;
     int rc = weft__cache_epoch_enter(&rec);
     if (rc)
         return rc;
@@ -680,6 +696,11 @@ int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__k
         rc = settle(f, e);
         if (rc == 0)
             weft__cache_touch(e);
+        if (rc == SETTLE_RETRY) {
+            /* Its tracer broke a cycle; this thread was only waiting. */
+            weft__cache_unref(e);
+            goto again;
+        }
     }
     if (rc) {
         weft__cache_unref(e);

@@ -17,6 +17,8 @@ struct weft__tracer {
 static pthread_mutex_t graph_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lock_freed = PTHREAD_COND_INITIALIZER;
 static _Thread_local weft__tracer me;
+/* Waits this thread refused (weft__cache_refusals). */
+static _Thread_local unsigned long refusals;
 
 /* Whether waiting for something held by owner would wait for this thread
  * (graph_mu held).  A chain has at most one edge per waiting thread. */
@@ -41,6 +43,7 @@ bool weft__cache_trace_lock(weft_function *f)
     while (f->trace_owner) {
         if (closes_cycle_locked(f->trace_owner)) {
             pthread_mutex_unlock(&graph_mu);
+            refusals++;
             return false;
         }
         me.lock_wanted = f;
@@ -67,14 +70,22 @@ void weft__cache_entry_claim(weft__entry *e, bool mine)
     pthread_mutex_unlock(&graph_mu);
 }
 
-bool weft__cache_wait_begin(const weft__entry *e)
+bool weft__cache_wait_begin(const weft__entry *e, bool *mine)
 {
     pthread_mutex_lock(&graph_mu);
+    *mine = e->tracer == &me;
     bool ok = !closes_cycle_locked(e->tracer);
     if (ok)
         me.entry_wanted = e;
+    else
+        refusals++;
     pthread_mutex_unlock(&graph_mu);
     return ok;
+}
+
+unsigned long weft__cache_refusals(void)
+{
+    return refusals;
 }
 
 void weft__cache_wait_end(void)

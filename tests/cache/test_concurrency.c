@@ -578,3 +578,87 @@ Test(cache_mt, mutually_calling_traces_on_two_threads_do_not_hang)
     weft_function_destroy(&mutual_g);
     weft_function_destroy(&mutual_f);
 }
+
+/* Only the thread that closes a cycle fails.  f(f64[3]) calls g(f64[5])
+ * after 40 ms, g(f64[3]) calls f(f64[7]) after 20 ms, and a third thread
+ * merely calls f(f64[3]) at 30 ms and waits for the trace in flight.  The
+ * refused trace is abandoned and the waiter looks again (it used to get
+ * the refusal as its own error).  Whatever the timing, a thread whose call
+ * failed must have refused a wait itself. */
+static weft_function *cyc_f, *cyc_g;
+
+static int cyc_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    bool is_f = user != NULL;
+    weft_spec s;
+    weft_value_spec(args[0], &s);
+    if (s.dims[0] == 3) {
+        struct timespec ts = { 0, (is_f ? 40 : 20) * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        int64_t n = is_f ? 5 : 7;
+        weft_tensor *x = NULL, *y = NULL;
+        int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
+        weft_arg a = weft_arg_tensor(x);
+        if (rc == 0)
+            rc = weft_function_call(is_f ? cyc_g : cyc_f, &a, 1, &y, 1);
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+        if (rc)
+            return rc;
+    }
+    outs[0] = weft_neg(cx, args[0]);
+    return 0;
+}
+
+typedef struct cyc_run {
+    weft_function **f;
+    long delay_ms;
+    pthread_barrier_t *start;
+    int rc;
+    unsigned long refused;
+    char msg[512];
+} cyc_run;
+
+static void *cyc_thread(void *p)
+{
+    cyc_run *c = p;
+    pthread_barrier_wait(c->start);
+    struct timespec ts = { 0, c->delay_ms * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    unsigned long before = weft__cache_refusals();
+    c->rc = call_n3(*c->f);
+    c->refused = weft__cache_refusals() - before;
+    snprintf(c->msg, sizeof c->msg, "%s", c->rc ? weft_errmsg() : "");
+    return NULL;
+}
+
+Test(cache_mt, only_the_thread_closing_a_cycle_fails)
+{
+    weft_function_desc df = { .name = "f", .body = cyc_body, .user = &cyc_f, .n_args = 1,
+                              .n_outs = 1 };
+    weft_function_desc dg = { .name = "g", .body = cyc_body, .user = NULL, .n_args = 1,
+                              .n_outs = 1 };
+    for (int round = 0; round < 3; round++) {
+        cr_assert_eq(weft_function_create(rt, &df, &cyc_f), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_function_create(rt, &dg, &cyc_g), 0, "%s", weft_errmsg());
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, 3);
+        cyc_run c[3] = { { .f = &cyc_f, .delay_ms = 0, .start = &start },
+                         { .f = &cyc_g, .delay_ms = 0, .start = &start },
+                         { .f = &cyc_f, .delay_ms = 30, .start = &start } };
+        pthread_t th[3];
+        for (int i = 0; i < 3; i++)
+            cr_assert_eq(pthread_create(&th[i], NULL, cyc_thread, &c[i]), 0);
+        for (int i = 0; i < 3; i++)
+            pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&start);
+        cr_log_info("round %d: f %d (%lu refused), g %d (%lu), waiter %d (%lu)", round, c[0].rc,
+                    c[0].refused, c[1].rc, c[1].refused, c[2].rc, c[2].refused);
+        for (int i = 0; i < 3; i++)
+            cr_assert(c[i].rc == 0 || c[i].refused > 0,
+                      "round %d thread %d failed without refusing a wait: %s", round, i,
+                      c[i].msg);
+        weft_function_destroy(&cyc_g);
+        weft_function_destroy(&cyc_f);
+    }
+}
