@@ -131,6 +131,18 @@ static inline void notify_work(weft_runtime *rt)
         event_wake(ev, 1);
 }
 
+/* Workers waiting in weft_group_wait sleep on done_ev (their groups'
+ * completions wake them), yet they run stolen work while they wait: when
+ * no idle worker sleeps on work_ev to take new work, wake n waiters for
+ * it.  Without this, a waiter slept through its stolen child's later
+ * loops, which then ran on one worker. */
+static inline void notify_waiters(weft_runtime *rt, int n)
+{
+    if (WEFT__UNLIKELY(__atomic_load_n(&rt->done_ev.sleepers, __ATOMIC_RELAXED) > 0 &&
+                       __atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0))
+        event_wake(&rt->done_ev, n);
+}
+
 void weft__deque_share_on_pop_owner(weft__deque *d)
 {
     int64_t n = weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
@@ -614,6 +626,7 @@ static __attribute__((noinline)) void spawn_wake(weft__worker *w)
 {
     weft__deque_share_owner(&w->dq, INT64_MAX);
     notify_work(w->rt);
+    notify_waiters(w->rt, 1);
 }
 
 /* After a push: share and wake if other workers are idle (one relaxed
@@ -682,6 +695,7 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
     switch (inject_push(rt, &t)) {
     case INJECT_QUEUED:
         event_notify(&rt->work_ev, 1);
+        notify_waiters(rt, 1);
         break;
     case INJECT_CANCELED:
         complete_remote(g, WEFT_ECANCELED);
@@ -695,8 +709,10 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
 void weft__share_all(weft_runtime *rt)
 {
     weft__worker *w = current_worker(rt);
-    if (w && !w->dq.solo && weft__deque_share_owner(&w->dq, INT64_MAX) > 0)
+    if (w && !w->dq.solo && weft__deque_share_owner(&w->dq, INT64_MAX) > 0) {
         event_notify(&rt->work_ev, INT_MAX);
+        notify_waiters(rt, INT_MAX);
+    }
 }
 
 void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)

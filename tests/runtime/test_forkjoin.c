@@ -1,6 +1,7 @@
 /* Fork-join groups: results of recursive task trees, nesting, outside
  * threads, group reuse. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -522,6 +523,67 @@ Test(forkjoin, group_set_up_outside_used_on_a_worker, .timeout = 60)
             cr_assert_eq(j.a[i].result, fib_serial(j.a[i].n), "round %d child %d", round, i);
     }
     weft_runtime_destroy(&g_rt);
+}
+
+/* ------------------------------- a sleeping waiter helps with new work */
+
+/* A worker waiting in weft_group_wait for a stolen child spins, then
+ * sleeps until its group's next completion.  Work its child starts later
+ * must still wake it, since a waiter runs stolen work while it waits: the
+ * child here first sleeps 50 ms (its parent's worker falls asleep), then
+ * runs a loop of 8 blocking 20 ms pieces.  (The waiter once slept through
+ * the whole loop: every piece ran on the child's worker.) */
+typedef struct late_work {
+    weft_runtime *rt;
+    _Atomic int on_waiter;   /* pieces run by the parent's worker */
+    int parent_worker;
+} late_work;
+
+static int late_piece(size_t b, size_t e, void *p)
+{
+    late_work *lw = p;
+    for (size_t i = b; i < e; i++) {
+        if (weft__worker_index(lw->rt) == lw->parent_worker)
+            atomic_fetch_add(&lw->on_waiter, 1);
+        usleep(20000);
+    }
+    return 0;
+}
+
+static void late_child(void *p)
+{
+    late_work *lw = p;
+    usleep(50000);
+    weft_parallel_for(lw->rt, 8, 1, late_piece, lw);
+}
+
+static void late_parent(void *p)
+{
+    late_work *lw = p;
+    lw->parent_worker = weft__worker_index(lw->rt);
+    weft_group g;
+    weft_group_init(&g, lw->rt);
+    weft_spawn(&g, late_child, lw);
+    usleep(5000);   /* the other worker steals the child meanwhile */
+    weft_group_wait(&g);
+}
+
+Test(forkjoin, sleeping_waiter_wakes_for_new_work, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime_of(2);
+    int helped = 0;
+    for (int round = 0; round < 3; round++) {
+        late_work lw = { .rt = rt };
+        weft_group g;
+        weft_group_init(&g, rt);
+        weft_spawn(&g, late_parent, &lw);
+        cr_assert_eq(weft_group_wait(&g), 0);
+        cr_log_info("round %d: %d of 8 pieces on the waiting worker", round,
+                    atomic_load(&lw.on_waiter));
+        helped += atomic_load(&lw.on_waiter) > 0;
+    }
+    cr_assert_gt(helped, 0, "the waiting worker never helped with its child's loop");
+    weft_runtime_destroy(&rt);
 }
 
 /* ----------------------------------------------------------- bad input */
