@@ -487,28 +487,30 @@ Test(cache_mt, concrete_functions_survive_concurrent_eviction)
     free(s);
 }
 
-/* Two threads trace f and g at once, and each body calls the other
- * function with a new signature: f(f64[3]) calls g(f64[5]), g(f64[3])
- * calls f(f64[7]).  Each trace holds its function's trace lock while its
- * body waits for the other's: they once waited for each other for ever.
- * Now the thread that would close the cycle fails that call (WEFT_EINVAL)
- * and the other goes on; called again alone, the failed one works. */
-static weft_function *mutual_f, *mutual_g;
+/* Two functions whose bodies call each other with a new signature:
+ * f(f64[3]) calls g(f64[5]) and g(f64[3]) calls f(f64[7]), each after
+ * sleeping its own delay (so that both traces are under way).  The other
+ * signatures call nothing. */
+typedef struct cross_fn {
+    weft_function *fn;
+    struct cross_fn *other;
+    int64_t calls_n;   /* the signature it calls the other with */
+    long sleep_ms;
+} cross_fn;
 
-static int mutual_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+static int cross_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
-    weft_function *other = user ? mutual_g : mutual_f;   /* user: this is f */
+    cross_fn *me = user;
     weft_spec s;
     weft_value_spec(args[0], &s);
     if (s.dims[0] == 3) {
-        struct timespec ts = { 0, 100 * 1000 * 1000 };
-        nanosleep(&ts, NULL);   /* both bodies run before either calls */
-        int64_t n = user ? 5 : 7;
+        struct timespec ts = { 0, me->sleep_ms * 1000 * 1000 };
+        nanosleep(&ts, NULL);
         weft_tensor *x = NULL, *y = NULL;
-        int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
+        int rc = weft_tensor_create(WEFT_F64, 1, &me->calls_n, NULL, &x);
         weft_arg a = weft_arg_tensor(x);
         if (rc == 0)
-            rc = weft_function_call(other, &a, 1, &y, 1);
+            rc = weft_function_call(me->other->fn, &a, 1, &y, 1);
         weft_tensor_release(y);
         weft_tensor_release(x);
         if (rc)
@@ -518,12 +520,18 @@ static int mutual_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
     return 0;
 }
 
-typedef struct mutual_run {
-    weft_function *f;
-    pthread_barrier_t *start;
-    int rc;
-    char msg[512];
-} mutual_run;
+/* f and g, calling each other after f_ms and g_ms. */
+static void cross_make(cross_fn *f, cross_fn *g, long f_ms, long g_ms)
+{
+    *f = (cross_fn){ NULL, g, 5, f_ms };
+    *g = (cross_fn){ NULL, f, 7, g_ms };
+    weft_function_desc df = { .name = "f", .body = cross_body, .user = f, .n_args = 1,
+                              .n_outs = 1 };
+    weft_function_desc dg = { .name = "g", .body = cross_body, .user = g, .n_args = 1,
+                              .n_outs = 1 };
+    cr_assert_eq(weft_function_create(rt, &df, &f->fn), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_function_create(rt, &dg, &g->fn), 0, "%s", weft_errmsg());
+}
 
 static int call_n3(weft_function *f)
 {
@@ -540,32 +548,55 @@ static int call_n3(weft_function *f)
     return rc;
 }
 
-static void *mutual_thread(void *p)
+/* One thread's call of fn(f64[3]), delay_ms after the start, and the
+ * waits it refused meanwhile. */
+typedef struct cross_run {
+    weft_function *fn;
+    long delay_ms;
+    pthread_barrier_t *start;
+    int rc;
+    unsigned long refused;
+    char msg[512];
+} cross_run;
+
+static void *cross_thread(void *p)
 {
-    mutual_run *m = p;
-    pthread_barrier_wait(m->start);
-    m->rc = call_n3(m->f);
-    snprintf(m->msg, sizeof m->msg, "%s", m->rc ? weft_errmsg() : "");
+    cross_run *c = p;
+    pthread_barrier_wait(c->start);
+    struct timespec ts = { 0, c->delay_ms * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    unsigned long before = weft__cache_refusals();
+    c->rc = call_n3(c->fn);
+    c->refused = weft__cache_refusals() - before;
+    snprintf(c->msg, sizeof c->msg, "%s", c->rc ? weft_errmsg() : "");
     return NULL;
 }
 
-Test(cache_mt, mutually_calling_traces_on_two_threads_do_not_hang)
+static void cross_run_all(cross_run *c, int n)
 {
-    weft_function_desc df = { .name = "f", .body = mutual_body, .user = &mutual_f, .n_args = 1,
-                              .n_outs = 1 };
-    weft_function_desc dg = { .name = "g", .body = mutual_body, .user = NULL, .n_args = 1,
-                              .n_outs = 1 };
-    cr_assert_eq(weft_function_create(rt, &df, &mutual_f), 0, "%s", weft_errmsg());
-    cr_assert_eq(weft_function_create(rt, &dg, &mutual_g), 0, "%s", weft_errmsg());
     pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, 2);
-    mutual_run m[2] = { { .f = mutual_f, .start = &start }, { .f = mutual_g, .start = &start } };
-    pthread_t th[2];
-    for (int i = 0; i < 2; i++)
-        cr_assert_eq(pthread_create(&th[i], NULL, mutual_thread, &m[i]), 0);
-    for (int i = 0; i < 2; i++)
+    pthread_barrier_init(&start, NULL, (unsigned)n);
+    pthread_t th[4];
+    for (int i = 0; i < n; i++) {
+        c[i].start = &start;
+        cr_assert_eq(pthread_create(&th[i], NULL, cross_thread, &c[i]), 0);
+    }
+    for (int i = 0; i < n; i++)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&start);
+}
+
+/* Two threads trace f and g at once.  Each trace holds its function's
+ * trace lock while its body waits for the other's: they once waited for
+ * each other for ever.  Now the thread that would close the cycle fails
+ * that call (WEFT_EINVAL) and the other goes on; called again alone, the
+ * failed one works. */
+Test(cache_mt, mutually_calling_traces_on_two_threads_do_not_hang)
+{
+    cross_fn f, g;
+    cross_make(&f, &g, 100, 100);
+    cross_run m[2] = { { .fn = f.fn }, { .fn = g.fn } };
+    cross_run_all(m, 2);
     cr_log_info("f: %d %s; g: %d %s", m[0].rc, m[0].msg, m[1].rc, m[1].msg);
     cr_assert(m[0].rc == 0 || m[1].rc == 0, "both failed: %s / %s", m[0].msg, m[1].msg);
     for (int i = 0; i < 2; i++) {
@@ -573,92 +604,32 @@ Test(cache_mt, mutually_calling_traces_on_two_threads_do_not_hang)
             continue;
         cr_assert_eq(m[i].rc, WEFT_EINVAL, "%s", m[i].msg);
         cr_assert(strstr(m[i].msg, "cannot be traced on two threads at once"), "%s", m[i].msg);
-        cr_assert_eq(call_n3(m[i].f), 0, "alone, it traces: %s", weft_errmsg());
+        cr_assert_eq(call_n3(m[i].fn), 0, "alone, it traces: %s", weft_errmsg());
     }
-    weft_function_destroy(&mutual_g);
-    weft_function_destroy(&mutual_f);
+    weft_function_destroy(&g.fn);
+    weft_function_destroy(&f.fn);
 }
 
-/* Only the thread that closes a cycle fails.  f(f64[3]) calls g(f64[5])
- * after 40 ms, g(f64[3]) calls f(f64[7]) after 20 ms, and a third thread
- * merely calls f(f64[3]) at 30 ms and waits for the trace in flight.  The
- * refused trace is abandoned and the waiter looks again (it used to get
- * the refusal as its own error).  Whatever the timing, a thread whose call
- * failed must have refused a wait itself. */
-static weft_function *cyc_f, *cyc_g;
-
-static int cyc_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
-{
-    bool is_f = user != NULL;
-    weft_spec s;
-    weft_value_spec(args[0], &s);
-    if (s.dims[0] == 3) {
-        struct timespec ts = { 0, (is_f ? 40 : 20) * 1000 * 1000 };
-        nanosleep(&ts, NULL);
-        int64_t n = is_f ? 5 : 7;
-        weft_tensor *x = NULL, *y = NULL;
-        int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
-        weft_arg a = weft_arg_tensor(x);
-        if (rc == 0)
-            rc = weft_function_call(is_f ? cyc_g : cyc_f, &a, 1, &y, 1);
-        weft_tensor_release(y);
-        weft_tensor_release(x);
-        if (rc)
-            return rc;
-    }
-    outs[0] = weft_neg(cx, args[0]);
-    return 0;
-}
-
-typedef struct cyc_run {
-    weft_function **f;
-    long delay_ms;
-    pthread_barrier_t *start;
-    int rc;
-    unsigned long refused;
-    char msg[512];
-} cyc_run;
-
-static void *cyc_thread(void *p)
-{
-    cyc_run *c = p;
-    pthread_barrier_wait(c->start);
-    struct timespec ts = { 0, c->delay_ms * 1000 * 1000 };
-    nanosleep(&ts, NULL);
-    unsigned long before = weft__cache_refusals();
-    c->rc = call_n3(*c->f);
-    c->refused = weft__cache_refusals() - before;
-    snprintf(c->msg, sizeof c->msg, "%s", c->rc ? weft_errmsg() : "");
-    return NULL;
-}
-
+/* Only the thread that closes a cycle fails.  f calls g after 40 ms, g
+ * calls f after 20 ms, and a third thread merely calls f(f64[3]) at 30 ms
+ * and waits for the trace in flight.  The refused trace is abandoned and
+ * the waiter looks again (it used to get the refusal as its own error).
+ * Whatever the timing, a thread whose call failed must have refused a
+ * wait itself. */
 Test(cache_mt, only_the_thread_closing_a_cycle_fails)
 {
-    weft_function_desc df = { .name = "f", .body = cyc_body, .user = &cyc_f, .n_args = 1,
-                              .n_outs = 1 };
-    weft_function_desc dg = { .name = "g", .body = cyc_body, .user = NULL, .n_args = 1,
-                              .n_outs = 1 };
     for (int round = 0; round < 3; round++) {
-        cr_assert_eq(weft_function_create(rt, &df, &cyc_f), 0, "%s", weft_errmsg());
-        cr_assert_eq(weft_function_create(rt, &dg, &cyc_g), 0, "%s", weft_errmsg());
-        pthread_barrier_t start;
-        pthread_barrier_init(&start, NULL, 3);
-        cyc_run c[3] = { { .f = &cyc_f, .delay_ms = 0, .start = &start },
-                         { .f = &cyc_g, .delay_ms = 0, .start = &start },
-                         { .f = &cyc_f, .delay_ms = 30, .start = &start } };
-        pthread_t th[3];
-        for (int i = 0; i < 3; i++)
-            cr_assert_eq(pthread_create(&th[i], NULL, cyc_thread, &c[i]), 0);
-        for (int i = 0; i < 3; i++)
-            pthread_join(th[i], NULL);
-        pthread_barrier_destroy(&start);
+        cross_fn f, g;
+        cross_make(&f, &g, 40, 20);
+        cross_run c[3] = { { .fn = f.fn }, { .fn = g.fn }, { .fn = f.fn, .delay_ms = 30 } };
+        cross_run_all(c, 3);
         cr_log_info("round %d: f %d (%lu refused), g %d (%lu), waiter %d (%lu)", round, c[0].rc,
                     c[0].refused, c[1].rc, c[1].refused, c[2].rc, c[2].refused);
         for (int i = 0; i < 3; i++)
             cr_assert(c[i].rc == 0 || c[i].refused > 0,
                       "round %d thread %d failed without refusing a wait: %s", round, i,
                       c[i].msg);
-        weft_function_destroy(&cyc_g);
-        weft_function_destroy(&cyc_f);
+        weft_function_destroy(&g.fn);
+        weft_function_destroy(&f.fn);
     }
 }
