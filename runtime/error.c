@@ -4,8 +4,6 @@
 
 #include "runtime/iface.h"
 
-#define WEFT__ERRMSG_SIZE 512
-
 static _Thread_local char errmsg_buf[WEFT__ERRMSG_SIZE];
 
 const char *weft_strerror(int err)

@@ -11,6 +11,8 @@
 /* Errors.  Records a thread-local message (see weft_errmsg) and returns
  * code, so that callers can write `return weft__errorf(WEFT_EINVAL, ...)`. */
 int weft__errorf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The size of the message buffer (a copy of weft_errmsg() fits in it). */
+#define WEFT__ERRMSG_SIZE 512
 int weft__verrorf(int code, const char *fmt, va_list ap);
 /* Empties the calling thread's message, so that a callee that fails without
  * saying why is not blamed with an older, unrelated sentence. */

@@ -74,7 +74,8 @@ int weft__graph_rebuild(weft__graph *g, const bool *keep, const uint32_t *fwd,
         }
     }
     ng.n_outs = g->n_outs;
-    ng.last_host = g->last_host == WEFT__NO_NODE ? WEFT__NO_NODE : newid[g->last_host];
+    ng.last_side_effect = g->last_side_effect == WEFT__NO_NODE ? WEFT__NO_NODE
+                                                                : newid[g->last_side_effect];
     weft__free(newid);
     weft__graph_free(g);
     *g = ng;

@@ -165,14 +165,14 @@ weft_value *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *cons
         ids[i] = in[i]->id;
     /* Side effects (host calls, maps that make them) run in program order. */
     if (node.flags & WEFT__NODE_SIDE_EFFECT)
-        node.after = cx->g->last_host;
+        node.after = cx->g->last_side_effect;
     uint32_t id = weft__graph_add(cx->g, &node, ids, n_in);
     if (id == WEFT__NO_NODE) {
         weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory recording an op", weft__op_name(n->op));
         goto error;
     }
     if (node.flags & WEFT__NODE_SIDE_EFFECT)
-        cx->g->last_host = id;
+        cx->g->last_side_effect = id;
     /* The graph owns the node's references now. */
     v = value_new(cx);
     if (v) {
@@ -356,7 +356,7 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
 {
     /* A body that fails silently must not inherit an old message, and a
      * call that succeeds leaves the caller's last message as it was. */
-    char saved[512];
+    char saved[WEFT__ERRMSG_SIZE];
     snprintf(saved, sizeof saved, "%s", weft_errmsg());
     weft__errclear();
     int rc = body(cx, argv, outv, user);

@@ -57,7 +57,7 @@ int weft__graph_init(weft__graph *g, uint32_t n_args)
 {
     memset(g, 0, sizeof *g);
     g->n_args = n_args;
-    g->last_host = WEFT__NO_NODE;
+    g->last_side_effect = WEFT__NO_NODE;
     return 0;
 }
 
@@ -130,5 +130,5 @@ void weft__graph_free(weft__graph *g)
     weft__free(g->nodes);
     weft__free(g->outs);
     memset(g, 0, sizeof *g);
-    g->last_host = WEFT__NO_NODE;
+    g->last_side_effect = WEFT__NO_NODE;
 }

@@ -102,7 +102,7 @@ typedef struct weft__graph {
     uint32_t    n_args;        /* the call's argument count (ARG nodes carry their index) */
     uint32_t   *outs;          /* n_outs output node ids */
     uint32_t    n_outs;
-    uint32_t    last_host;     /* the latest side-effect node, or WEFT__NO_NODE */
+    uint32_t    last_side_effect;  /* the latest side-effect node, or WEFT__NO_NODE */
 } weft__graph;
 
 /* Graph building (ir.c).  weft__graph_add copies *n (and its inputs) and

@@ -61,7 +61,7 @@ Test(ops_record, binary_keeps_unknown_dims, .timeout = 10)
     assert_spec(&add->spec, "f32[?,3]");
     cr_assert_eq(g.n_outs, 1);
     cr_assert_eq(g.outs[0], 2);
-    cr_assert_eq(g.last_host, WEFT__NO_NODE);
+    cr_assert_eq(g.last_side_effect, WEFT__NO_NODE);
     weft__graph_free(&g);
 }
 
