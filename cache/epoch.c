@@ -57,7 +57,7 @@ int weft__cache_epoch_enter_tl(weft__cache_tls *tl, weft__epoch_rec **out)
             /* Records are never freed: the epoch links them for good. */
             rec = weft__aligned_alloc(sizeof *rec);
             if (!rec)
-                return weft__errorf(WEFT_ENOMEM, "weft_function_call: out of memory for an epoch record");
+                return weft__errorf(WEFT_ENOMEM, "out of memory for an epoch record");
             ck_epoch_register(&epoch, rec, NULL);
         }
         tl->rec = rec;

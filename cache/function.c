@@ -355,7 +355,7 @@ int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, we
         }
     }
     bool hit = false;
-    rc = weft__cache_acquire(f, targs, kp, true, &e, &hit);
+    rc = weft__cache_acquire(who, f, targs, kp, true, &e, &hit);
     if (rc)
         goto out;
     if (hit)
@@ -424,7 +424,7 @@ static int acquire_specs(const char *who, weft_function *f, const weft_spec *spe
     }
     atomic_init(&key.published, true);
     bool hit;
-    rc = weft__cache_acquire(f, targs, &key, false, out, &hit);
+    rc = weft__cache_acquire(who, f, targs, &key, false, out, &hit);
 out:
     if (targs != stack_t)
         weft__free(targs);

@@ -241,11 +241,12 @@ weft__entry *weft__cache_hit(weft_function *f, const weft__key *key, weft__cache
                              unsigned s);
 void weft__cache_hit_done(weft__entry *e, unsigned s);
 /* Finds or traces the entry of targs (whose encoding is key/len/hash) and
- * returns it with a shared reference held.  from_call: for a
+ * returns it with a shared reference held; who, the public entry point,
+ * starts its error messages.  from_call: for a
  * weft_function_call, whose traces count towards the frequent-retracing
  * warning (traces of get_concrete and map are not calls). */
-int  weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__key *key,
-                         bool from_call, weft__entry **out, bool *hit);
+int  weft__cache_acquire(const char *who, weft_function *f, const weft__targ *targs,
+                         const weft__key *key, bool from_call, weft__entry **out, bool *hit);
 /* Makes e the most recently used entry of its function. */
 void weft__cache_touch(weft__entry *e);
 /* Marks e pinned (never evicted, alive until f is destroyed) and drops the

@@ -497,7 +497,7 @@ static bool tracing_here(const weft_function *f)
 
 /* Traces the PENDING entry e (the caller holds a reference), then settles
  * it: READY, or FAILED and out of the table. */
-static int trace_entry(weft_function *f, weft__entry *e)
+static int trace_entry(const char *who, weft_function *f, weft__entry *e)
 {
     weft__program *prog = NULL;
     weft__trace_info info;
@@ -519,13 +519,13 @@ static int trace_entry(weft_function *f, weft__entry *e)
         weft__cache_trace_unlock(f);
         atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
     } else {
-        rc = weft__errorf(WEFT_EINVAL, "weft_function_call(%s): another thread is tracing '%s' "
+        rc = weft__errorf(WEFT_EINVAL, "%s(%s): another thread is tracing '%s' "
                           "and waits for a trace by this thread; functions whose bodies call "
-                          "each other cannot be traced on two threads at once", f->name, f->name);
+                          "each other cannot be traced on two threads at once", who, f->name, f->name);
     }
     tracing_top = frame.up;
     if (rc == 0 && !prog)
-        rc = weft__errorf(WEFT_EBODY, "weft_function_call(%s): tracing produced no program", f->name);
+        rc = weft__errorf(WEFT_EBODY, "%s(%s): tracing produced no program", who, f->name);
     weft__entry *victims = NULL;
     pthread_mutex_lock(&f->mu);
     if (rc == 0) {
@@ -557,20 +557,20 @@ static int trace_entry(weft_function *f, weft__entry *e)
 /* Waits until e is no longer PENDING; returns 0 if it is READY,
  * SETTLE_RETRY if its trace was abandoned, else its trace's error (with
  * the same message). */
-static int settle(weft_function *f, weft__entry *e)
+static int settle(const char *who, weft_function *f, weft__entry *e)
 {
     int st = atomic_load_explicit(&e->state, memory_order_acquire);
     if (st == ENTRY_PENDING) {
         bool mine;
         if (!weft__cache_wait_begin(e, &mine)) {
             if (mine)
-                return weft__errorf(WEFT_EINVAL, "weft_function_call(%s): called again for "
+                return weft__errorf(WEFT_EINVAL, "%s(%s): called again for "
                                     "the signature this thread is about to trace (from the "
-                                    "log sink?)", f->name);
-            return weft__errorf(WEFT_EINVAL, "weft_function_call(%s): the signature is being "
+                                    "log sink?)", who, f->name);
+            return weft__errorf(WEFT_EINVAL, "%s(%s): the signature is being "
                                 "traced by another thread, which waits for a trace by this "
                                 "thread; functions whose bodies call each other cannot be "
-                                "traced on two threads at once", f->name);
+                                "traced on two threads at once", who, f->name);
         }
         pthread_mutex_lock(&f->mu);
         while ((st = atomic_load_explicit(&e->state, memory_order_acquire)) == ENTRY_PENDING)
@@ -585,8 +585,8 @@ static int settle(weft_function *f, weft__entry *e)
     return weft__errorf(e->err, "%s", e->errmsg);
 }
 
-int weft__cache_acquire(weft_function *f, const weft__targ *targs, const weft__key *key,
-                        bool from_call, weft__entry **out, bool *hit)
+int weft__cache_acquire(const char *who, weft_function *f, const weft__targ *targs,
+                        const weft__key *key, bool from_call, weft__entry **out, bool *hit)
 {
     size_t n = f->n_args;
     weft__entry *e;
@@ -595,7 +595,7 @@ again:
     e = NULL;
     int rc = weft__cache_epoch_enter(&rec);
     if (rc)
-        return rc;
+        return weft__errorf(rc, "%s(%s): out of memory for an epoch record", who, f->name);
     e = ck_hs_get(&f->hs, key->hash, key);
     if (e && !weft__cache_ref(e))
         e = NULL;  /* being evicted right now: as good as absent */
@@ -615,9 +615,9 @@ again:
         if (e)
             weft__cache_unref(e);
         return weft__errorf(WEFT_EINVAL,
-                            "weft_function_call(%s): the body of '%s' calls '%s' with a signature "
+                            "%s(%s): the body of '%s' calls '%s' with a signature "
                             "that is not traced yet while it is being traced; recursive tracing "
-                            "is not supported", f->name, f->name, f->name);
+                            "is not supported", who, f->name, f->name, f->name);
     }
 
     bool traced_here = false;
@@ -627,7 +627,7 @@ again:
         weft__targ stack_t[8];
         weft__targ *t = n <= 8 ? stack_t : weft__malloc(n * sizeof *t);
         if (!t)
-            return weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory", f->name);
+            return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
         if (n)
             memcpy(t, targs, n * sizeof *t);
         bool warn = false;
@@ -649,13 +649,13 @@ again:
             }
             e = entry_new(f, t, n);
             if (!e) {
-                rc = weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory for a cache entry", f->name);
+                rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory for a cache entry", who, f->name);
             } else if (!ck_hs_put(&f->hs, e->k.hash, &e->k)) {
                 /* Only a relaxed key can already be present; the cover
                  * search above would have found it, so this is memory. */
                 weft__cache_entry_free(e);
                 e = NULL;
-                rc = weft__errorf(WEFT_ENOMEM, "weft_function_call(%s): out of memory growing the cache", f->name);
+                rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory growing the cache", who, f->name);
             } else {
                 e->in_table = true;
                 bump(e);
@@ -691,9 +691,9 @@ again:
             warn_retracing(f, reasons);
     }
     if (traced_here) {
-        rc = trace_entry(f, e);
+        rc = trace_entry(who, f, e);
     } else {
-        rc = settle(f, e);
+        rc = settle(who, f, e);
         if (rc == 0)
             weft__cache_touch(e);
         if (rc == SETTLE_RETRY) {

@@ -1473,6 +1473,43 @@ Test(errors, recursive_trace_same_signature, .timeout = 60)
     cr_assert(good_calls()[0] == '\0', "%s", good_calls());
 }
 
+/* The same recursion through weft_function_get_concrete, with a new
+ * signature: the message names the entry point that was called, not
+ * weft_function_call. */
+typedef struct rec_concrete {
+    int rc;
+    char msg[256];
+} rec_concrete;
+
+static weft_function *g_rec_concrete;
+
+static int body_recursive_concrete(weft_ctx *cx, weft_value *const *args, weft_value **outs,
+                                   void *u)
+{
+    rec_concrete *r = u;
+    weft_spec s;
+    cr_assert_eq(weft_spec_parse("f64[7]", &s), 0);
+    weft_concrete *c = NULL;
+    r->rc = weft_function_get_concrete(g_rec_concrete, &s, 1, &c);
+    snprintf(r->msg, sizeof r->msg, "%s", weft_errmsg());
+    outs[0] = weft_neg(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+Test(errors, recursive_get_concrete_names_itself, .timeout = 60)
+{
+    rec_concrete r = { 0 };
+    g_rec_concrete = make_fn(body_recursive_concrete, &r, 1, 1, NULL, 0, "recc");
+    weft_tensor *o = NULL;
+    weft_arg a = weft_arg_tensor(fx.x3);
+    cr_expect_eq(weft_function_call(g_rec_concrete, &a, 1, &o, 1), 0, "%s", weft_errmsg());
+    weft_tensor_release(o);
+    cr_expect_eq(r.rc, WEFT_EINVAL, "nested get_concrete: %s", weft_err_name(r.rc));
+    cr_expect(strncmp(r.msg, "weft_function_get_concrete(recc): ", 34) == 0, "message: %s", r.msg);
+    weft_function_destroy(&g_rec_concrete);
+    cr_assert(good_calls()[0] == '\0', "%s", good_calls());
+}
+
 /* The same recursion through parallel work: the body's weft_parallel_map
  * calls its own function (a new signature per index) from the loop.  The
  * iterations run on the tracing thread (it holds the trace lock), so each
