@@ -261,6 +261,24 @@ static bool is_comparison(weft__op op)
            op == WEFT__OP_GT || op == WEFT__OP_GE;
 }
 
+/* A result whose known dims already hold more bytes than an address space
+ * (matmul [n,0] x [0,m] with huge n and m) is refused here, naming the op,
+ * rather than when its buffer is allocated. */
+static int check_result_size(const weft__node *n, const weft_spec *r)
+{
+    if (r->rank == WEFT_RANK_ANY)
+        return 0;
+    int64_t known[WEFT_MAX_RANK];
+    for (int d = 0; d < r->rank; d++)
+        known[d] = r->dims[d] == WEFT_DIM_ANY ? 1 : r->dims[d];
+    int64_t numel;
+    if (weft__numel_checked(r->rank, known, weft_dtype_size(r->dtype), &numel))
+        return 0;
+    char sr[WEFT__SPEC_STR_MAX];
+    return weft__errorf(WEFT_EINVAL, "weft_%s: the result %s overflows the address space",
+                        weft__op_name(n->op), weft__spec_str(r, sr, sizeof sr));
+}
+
 int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     if (!n || !out || (n->n_in > 0 && !in))
@@ -346,6 +364,8 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         break;
     }
     if (rc < 0)
+        return rc;
+    if ((rc = check_result_size(n, &r)) < 0)
         return rc;
     *out = r;
     return 0;

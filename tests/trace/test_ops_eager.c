@@ -199,6 +199,20 @@ Test(ops_eager, broadcast_error_message)
     cr_assert_str_eq(weft_errmsg(), "weft_mul: f32[3] and f32[4] do not broadcast");
 }
 
+/* [2^40, 0] x [0, 2^40] holds no elements on either side, but its result
+ * would hold 2^80: refused by the op, by name, not by the allocator. */
+Test(ops_eager, matmul_result_too_big)
+{
+    int64_t big = (int64_t)1 << 40;
+    weft_value *a = val(WEFT_F32, 2, (int64_t[]){big, 0}, NULL);
+    weft_value *b = val(WEFT_F32, 2, (int64_t[]){0, big}, NULL);
+    cr_assert_null(weft_matmul(cx, a, b));
+    cr_assert_eq(weft_ctx_status(cx), WEFT_EINVAL);
+    cr_assert_str_eq(weft_errmsg(),
+                     "weft_matmul: the result f32[1099511627776,1099511627776] overflows the "
+                     "address space");
+}
+
 Test(ops_eager, big_tensors_match_reference)
 {
     /* 400 x 300 = 120 k elements: past the split threshold. */

@@ -424,6 +424,29 @@ Test(ops_record, leaves_reshape_matmul, .timeout = 10)
     weft__graph_free(&g);
 }
 
+static int body_matmul(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_matmul(cx, args[0], args[1]);
+    return 0;
+}
+
+/* The same check while tracing, so that a signature whose result cannot
+ * exist is refused when it is traced, not each time it runs (an unknown
+ * inner dim does not hide it). */
+Test(ops_record, matmul_result_too_big, .timeout = 10)
+{
+    weft__targ args[2] = { tensor_arg("f32[1099511627776,0]"), tensor_arg("f32[?,1099511627776]") };
+    weft__graph g;
+    cr_assert_eq(trace(body_matmul, NULL, args, 2, 1, &g), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_matmul: the result f32[1099511627776,1099511627776] "
+                                    "overflows the address space"), "%s", weft_errmsg());
+    weft__graph_free(&g);
+    weft__targ fine[2] = { tensor_arg("f32[1099511627776,0]"), tensor_arg("f32[?,4]") };
+    cr_assert_eq(trace(body_matmul, NULL, fine, 2, 1, &g), 0, "%s", weft_errmsg());
+    weft__graph_free(&g);
+}
+
 struct bad_call {
     int which;
 };
