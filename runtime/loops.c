@@ -9,9 +9,14 @@ static void set_status(int *status, int rc)
     __atomic_compare_exchange_n(status, &zero, rc, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+static bool stopping(weft_runtime *rt)
+{
+    return __atomic_load_n(&rt->stopping, __ATOMIC_RELAXED);
+}
+
 static bool should_stop(weft_runtime *rt, int *status)
 {
-    if (WEFT__UNLIKELY(__atomic_load_n(&rt->stopping, __ATOMIC_RELAXED))) {
+    if (WEFT__UNLIKELY(stopping(rt))) {
         set_status(status, WEFT_ECANCELED);
         return true;
     }
@@ -156,6 +161,18 @@ static void pfor_claim(pfor *pf, size_t n)
         set_status(&pf->status, rc);
 }
 
+/* Inline mode (see runtime/iface.h): this thread alone, grain by grain. */
+static void pfor_inline(pfor *pf, size_t n, size_t grain)
+{
+    size_t step = grain ? grain : n;
+    for (size_t b = 0, e; b < n && !should_stop(pf->rt, &pf->status); b = e) {
+        e = n - b <= step ? n : b + step;   /* never past n: no wrap-around */
+        int rc = pf->fn(b, e, pf->ctx);
+        if (rc)
+            set_status(&pf->status, rc);
+    }
+}
+
 int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn, void *ctx)
 {
     if (!rt)
@@ -164,17 +181,6 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
         return weft__errorf(WEFT_EINVAL, "weft_parallel_for: fn is NULL");
     if (n == 0)
         return 0;
-    if (WEFT__UNLIKELY(weft__inline_now())) {
-        /* Inline mode: this thread alone, grain by grain. */
-        size_t step = grain ? grain : n;
-        for (size_t b = 0, e; b < n; b = e) {
-            e = n - b <= step ? n : b + step;   /* never past n: no wrap-around */
-            int rc = fn(b, e, ctx);
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
     pfor pf = { .rt = rt, .fn = fn, .ctx = ctx, .status = 0 };
     if (grain) {
         pf.grain = grain;
@@ -189,9 +195,11 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
     bool outside = weft__current_worker(rt) == NULL;
     if (outside)
         weft__outside_enter(rt);
+    if (WEFT__UNLIKELY(weft__inline_now()))
+        pfor_inline(&pf, n, grain);
     /* The claims pass n by at most one block per claimant (each at most
      * n / 4 + grain, with grain <= n): no overflow below SIZE_MAX / 4. */
-    if (outside && rt->nworkers == 1 && n > pf.chunk && pf.grain <= n && n <= SIZE_MAX / 4)
+    else if (outside && rt->nworkers == 1 && n > pf.chunk && pf.grain <= n && n <= SIZE_MAX / 4)
         pfor_claim(&pf, n);
     else
         pfor_run(&pf, 0, n);
@@ -266,15 +274,6 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
      * runner, each at most n / divisor (or 1), so it stays below 4 n. */
     if (n > SIZE_MAX / 4)
         return weft__errorf(WEFT_EINVAL, "weft_parallel_map: n = %zu is too large", n);
-    if (WEFT__UNLIKELY(weft__inline_now())) {
-        /* Inline mode: one call in flight, on this thread. */
-        for (size_t i = 0; i < n; i++) {
-            int rc = fn(i, ctx);
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
     pmap pm = { .rt = rt, .fn = fn, .ctx = ctx, .n = n, .next = 0, .status = 0 };
     bool outside = weft__current_worker(rt) == NULL;
     size_t k;
@@ -291,6 +290,14 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
     pm.divisor = 2 * k;
     if (outside)
         weft__outside_enter(rt);
+    if (WEFT__UNLIKELY(weft__inline_now())) {
+        /* Inline mode: one call in flight, on this thread, which claims
+         * every index at once. */
+        pm.divisor = 1;
+        pm.adaptive = false;
+        pmap_runner(&pm);
+        goto out;
+    }
     weft_group g;
     weft_group_init(&g, rt);
     for (size_t r = 1; r < k; r++)
@@ -303,6 +310,7 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
     int rc = weft_group_wait(&g);
     if (rc)
         set_status(&pm.status, rc);
+out:
     if (outside)
         weft__outside_leave(rt);
     int st = pm.status;

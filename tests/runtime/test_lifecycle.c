@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/iface.h"
 #include "runtime/internal.h"
 #include "test_util.h"
 
@@ -287,6 +288,49 @@ static void *map_thread(void *p)
     inflight_map *m = p;
     m->rc = weft_parallel_map(m->rt, 100000, 2, slow_index, m);
     return NULL;
+}
+
+/* The same loops in inline mode (a WEFT_HOST_SERIAL callback's work runs
+ * on its own thread): destroy waits for them too, and they stop early. */
+static void *inline_map_thread(void *p)
+{
+    inflight_map *m = p;
+    weft__inline_enter();
+    m->rc = weft_parallel_map(m->rt, 100000, 2, slow_index, m);
+    weft__inline_leave();
+    return NULL;
+}
+
+static int slow_range(size_t b, size_t e, void *ctx)
+{
+    (void)e;
+    return slow_index(b, ctx);
+}
+
+static void *inline_for_thread(void *p)
+{
+    inflight_map *m = p;
+    weft__inline_enter();
+    m->rc = weft_parallel_for(m->rt, 100000, 1, slow_range, m);
+    weft__inline_leave();
+    return NULL;
+}
+
+Test(lifecycle, destroy_with_inline_loops_in_flight, .timeout = 60)
+{
+    void *(*threads[2])(void *) = { inline_map_thread, inline_for_thread };
+    for (int k = 0; k < 2; k++) {
+        inflight_map m = { test_runtime(2), 0, 0, 1 };
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, threads[k], &m), 0);
+        while (!__atomic_load_n(&m.started, __ATOMIC_ACQUIRE))
+            sleep_us(100);
+        sleep_us(10000);
+        weft_runtime_destroy(&m.rt);
+        pthread_join(th, NULL);
+        cr_assert_eq(m.rc, WEFT_ECANCELED, "loop %d: %s", k, weft_err_name(m.rc));
+        cr_assert_lt(m.ran, 100000);
+    }
 }
 
 Test(lifecycle, destroy_with_work_in_flight, .timeout = 60)
