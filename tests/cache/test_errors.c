@@ -988,6 +988,13 @@ static int c_op_matmul_mismatch(void) { return eager_op(op_matmul_mismatch); }
 static weft_value *op_matmul_rank1(weft_ctx *cx) { return weft_matmul(cx, ev(cx, fx.x3), ev(cx, fx.x3)); }
 static int c_op_matmul_rank1(void) { return eager_op(op_matmul_rank1); }
 
+static weft_value *op_matmul_overflow(weft_ctx *cx)
+{
+    int64_t a[2] = { INT64_C(1) << 40, 0 }, b[2] = { 0, INT64_C(1) << 40 };
+    return weft_matmul(cx, weft_fill(cx, WEFT_F32, 2, a, 1), weft_fill(cx, WEFT_F32, 2, b, 1));
+}
+static int c_op_matmul_overflow(void) { return eager_op(op_matmul_overflow); }
+
 static weft_value *op_fill_bad_dtype(weft_ctx *cx)
 {
     return weft_fill(cx, (weft_dtype)99, 1, (int64_t[]){ 3 }, 0);
@@ -1280,6 +1287,7 @@ static const err_case cases[] = {
     C("weft_reshape", "dims {2^40, 2^40, 0}", WEFT_ESHAPE, c_op_reshape_overflow),
     C("weft_matmul", "f32[2,3] x f32[2,3]", WEFT_ESHAPE, c_op_matmul_mismatch),
     C("weft_matmul", "f32[3] x f32[3] (rank 1)", WEFT_ESHAPE, c_op_matmul_rank1),
+    C("weft_matmul", "f32[2^40,0] x f32[0,2^40] (result numel overflows)", WEFT_EINVAL, c_op_matmul_overflow),
     C("weft_fill", "dtype 99", WEFT_EINVAL, c_op_fill_bad_dtype),
     C("weft_fill", "rank 9", WEFT_EINVAL, c_op_fill_rank9),
     C("weft_fill", "dims {2, -2}", WEFT_EINVAL, c_op_fill_neg_dim),
