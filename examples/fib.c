@@ -1,6 +1,7 @@
 /* fib(30) by naive fork-join recursion (no cutoff) on weft, next to the
  * serial version.  Usage: fib [n] (default 30); WEFT_NUM_THREADS picks the
  * number of workers. */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep under -std=c11 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -15,6 +15,7 @@
  * parallel too.
  *
  * Usage: map_fn [n] [parallel_iterations] (defaults 1000 and 8). */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep under -std=c11 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -1,5 +1,6 @@
 /* weft_parallel_map over blocking iterations (each sleeps 10 ms), with at
  * most 1 and then at most 8 iterations in flight.  Usage: pmap [n]. */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep under -std=c11 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

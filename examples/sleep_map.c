@@ -23,6 +23,7 @@
  *   PATH.json names PATH-eager-pi1.json, PATH-eager-pi10.json,
  *   PATH-traced-pi1.json and PATH-traced-pi10.json (Chrome trace-event
  *   JSON: open it in Perfetto, or render it with tools/weft-timeline-svg). */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep under -std=c11 */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -28,4 +28,15 @@ if ldd "$stage/tour-static" | grep -q libweft; then
     exit 1
 fi
 "$stage/tour-static" >/dev/null
-echo "check-install: tour built and ran through pkg-config weft (shared and static)"
+# Every example compiles as a user's strict ISO C program would: without
+# -pthread (whose _REENTRANT quietly enables POSIX declarations in glibc),
+# so a POSIX call with no feature-test macro in the file fails here.
+for std in c99 c11; do
+    for ex in examples/*.c; do
+        # shellcheck disable=SC2046
+        $cc -std=$std -Wall -Wextra -pedantic -Werror -o "$stage/example" "$ex" \
+            $(pkg-config --cflags --libs weft) -lm ||
+            { echo "check-install: $ex does not build with -std=$std" >&2; exit 1; }
+    done
+done
+echo "check-install: tour built and ran through pkg-config weft (shared and static); examples build as c99 and c11"
