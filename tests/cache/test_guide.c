@@ -1063,12 +1063,14 @@ weft_value *c = weft_add(cx, a, b);            /* NULL: the shapes do not broadc
 weft_value *d = weft_neg(cx, c);               /* NULL in, NULL out: no need to check each op */
 int rc = weft_ctx_status(cx);                  /* the first error, sticky */
 printf("%s (%s): %s\n", weft_err_name(rc), weft_strerror(rc), weft_errmsg());
+printf("c %s, d %s\n", c ? "set" : "NULL", d ? "set" : "NULL");
 weft_eager_end(&cx);
 /* end snippet */
     char *out = capture_end();
     cr_assert_null(c);
     cr_assert_null(d);
     cr_assert_eq(rc, WEFT_ESHAPE, "rc %d: %s", rc, out);
+    assert_has(out, "c NULL, d NULL");
     assert_has(out, "WEFT_ESHAPE (incompatible shapes): ");
     assert_has(out, "f32[3]");
     assert_has(out, "f32[4]");
