@@ -365,6 +365,10 @@ int weft_profile_end(weft_runtime *rt)
     return rc;
 }
 
+/* The runtime is being destroyed while its profile records: the file at
+ * path was created (empty) by weft_profile_begin, so write what was recorded
+ * rather than leave an empty file that no viewer opens.  A write error only
+ * sets weft_errmsg (weft_runtime_destroy returns nothing). */
 void weft__profile_runtime_gone(weft_runtime *rt)
 {
     if (!rt || atomic_load_explicit(&active_profiles, memory_order_relaxed) == 0)
@@ -372,5 +376,7 @@ void weft__profile_runtime_gone(weft_runtime *rt)
     pthread_mutex_lock(&table_lock);
     profile *p = detach_locked(rt);
     pthread_mutex_unlock(&table_lock);
+    if (p)
+        (void)write_profile(p);
     profile_free(p);
 }
