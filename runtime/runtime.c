@@ -21,17 +21,27 @@ void weft_config_default(weft_config *cfg)
     memset(cfg, 0, sizeof *cfg);
 }
 
-static unsigned default_workers(void)
+/* The worker count when cfg leaves it 0: $WEFT_NUM_THREADS if set (a
+ * decimal in 1..MAX_WORKERS; anything else is refused, so that a typo does
+ * not quietly give one worker per CPU), else the online CPUs. */
+static int default_workers(unsigned *out)
 {
     const char *env = getenv("WEFT_NUM_THREADS");
     if (env && *env) {
-        char *end = NULL;
-        unsigned long v = strtoul(env, &end, 10);
-        if (end && *end == '\0' && v > 0 && v <= MAX_WORKERS)
-            return (unsigned)v;
+        unsigned long v = 0;
+        const char *c = env;
+        while (*c >= '0' && *c <= '9' && v <= MAX_WORKERS)
+            v = v * 10 + (unsigned long)(*c++ - '0');
+        if (*c != '\0' || v == 0 || v > MAX_WORKERS)
+            return weft__errorf(WEFT_EINVAL, "weft_runtime_create: WEFT_NUM_THREADS=\"%.32s%s\" "
+                                "is not a number of workers in 1..%u", env,
+                                strlen(env) > 32 ? "..." : "", MAX_WORKERS);
+        *out = (unsigned)v;
+        return 0;
     }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)(n < (long)MAX_WORKERS ? n : (long)MAX_WORKERS) : 1u;
+    *out = n > 0 ? (unsigned)(n < (long)MAX_WORKERS ? n : (long)MAX_WORKERS) : 1u;
+    return 0;
 }
 
 /* sysconf reads a file under /sys (~10 us): once per process. */
@@ -109,7 +119,12 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
     if (c.workers > MAX_WORKERS)
         return weft__errorf(WEFT_EINVAL, "weft_runtime_create: %u workers is more than %u",
                             c.workers, MAX_WORKERS);
-    unsigned n = c.workers ? c.workers : default_workers();
+    unsigned n = c.workers;
+    if (n == 0) {
+        int rc = default_workers(&n);
+        if (rc)
+            return rc;
+    }
 
     weft_runtime *rt = weft__aligned_alloc(sizeof *rt);
     if (!rt)

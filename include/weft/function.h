@@ -25,7 +25,12 @@ typedef struct weft_function_desc {
     size_t            n_args, n_outs;
     const weft_spec  *input_signature; /* NULL, or n_args specs (copied) */
     unsigned          flags;           /* WEFT_REDUCE_RETRACING, WEFT_RUN_EAGERLY */
-    size_t            max_cached;      /* 0: default (64); LRU eviction beyond it */
+    size_t            max_cached;      /* 0: default (64); LRU eviction beyond it.
+                                          Concrete functions from
+                                          weft_function_get_concrete count in
+                                          stats.cached but are never evicted,
+                                          so cached can exceed max_cached by
+                                          their number. */
 } weft_function_desc;
 
 /* Creates a function running on rt (which must outlive it).  *out is owned
@@ -47,7 +52,8 @@ WEFT_API int weft_function_call(weft_function *f, const weft_arg *args, size_t n
 WEFT_API int weft_function_get_concrete(weft_function *f, const weft_spec *specs, size_t n,
                                         weft_concrete **out);
 /* Runs a concrete function without hashing; the args must match its specs
- * (WEFT_ESIGNATURE otherwise).  outs as in weft_function_call. */
+ * (WEFT_ESIGNATURE otherwise).  outs as in weft_function_call.  Many
+ * threads may call one concrete function at once (no lock). */
 WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args,
                                 weft_tensor **outs, size_t n_outs);
 
@@ -65,8 +71,9 @@ typedef struct weft_function_stats {
 } weft_function_stats;
 WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_stats *out);
 WEFT_API uint64_t weft_function_tracing_count(const weft_function *f);
-/* A line per cached concrete function: index, signature, calls, op count
- * before and after compilation. */
+/* A line per cached concrete function: index, signature, "pinned" for one
+ * returned by weft_function_get_concrete, calls, op count before and after
+ * compilation.  Returns 0 or a negative code. */
 WEFT_API int weft_function_print_signatures(const weft_function *f, FILE *out);
 /* The compiled op list of the concrete function at index (as numbered by
  * weft_function_print_signatures), one op a line with its specs. */

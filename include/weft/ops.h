@@ -33,7 +33,8 @@ extern "C" {
 WEFT_API int weft_ctx_status(const weft_ctx *cx);
 
 /* Eager contexts: ops run at once, on rt's workers.  *out is owned by the
- * caller and ended with weft_eager_end; the runtime must outlive it. */
+ * caller and ended with weft_eager_end; the runtime must outlive it.  Any
+ * thread may begin one; it is then used by one thread at a time. */
 WEFT_API int          weft_eager_begin(weft_runtime *rt, weft_ctx **out);
 /* Wraps t (the context takes a reference) as a value of cx. */
 WEFT_API weft_value  *weft_eager_value(weft_ctx *cx, weft_tensor *t);

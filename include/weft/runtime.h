@@ -10,12 +10,17 @@ extern "C" {
 #endif
 
 typedef struct weft_config {
-    unsigned workers;          /* 0: $WEFT_NUM_THREADS, else online CPUs */
+    unsigned workers;          /* 0: $WEFT_NUM_THREADS, else online CPUs
+                                  (the variable, when set and not empty,
+                                  must be a decimal in 1..4096: "abc", "0",
+                                  "4 " or "99999" make weft_runtime_create
+                                  fail with WEFT_EINVAL) */
     unsigned inter_op_threads; /* ops of one op list run at once; 0: workers */
     unsigned intra_op_threads; /* chunks one op is split into;    0: workers */
 } weft_config;
 
-/* Fills cfg with the defaults (all zero: pick from the environment). */
+/* Fills cfg with the defaults (all zero: pick from the environment).  Any
+ * thread. */
 WEFT_API void weft_config_default(weft_config *cfg);
 
 /* Starts a runtime with cfg (NULL: defaults).  On success *out owns the
@@ -49,8 +54,10 @@ typedef struct weft_group {
 WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);
 /* Queues fn(arg) as a child of g.  Never allocates on a worker (the task is
  * stored inline in the deque); an outside thread's task goes through the
- * runtime's injection queue.  If g is NULL or invalid, or fn is NULL, the
- * task is not run and the next weft_group_wait returns WEFT_EINVAL. */
+ * runtime's injection queue.  If g was not set up by weft_group_init or
+ * fn is NULL, the task is not run and the next weft_group_wait of g returns
+ * WEFT_EINVAL.  If g is NULL the task is not run either; there is no group
+ * to report it to, so only weft_errmsg() says so. */
 WEFT_API void weft_spawn(weft_group *g, weft_task_fn fn, void *arg);
 /* Runs queued and stolen work until every child of g has finished.
  * Returns 0, WEFT_EINVAL (bad group or spawn), or WEFT_ECANCELED when the
@@ -80,8 +87,10 @@ WEFT_API void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats 
 
 /* Timeline of workers, ops, map iterations, host calls and traces, as Chrome
  * trace-event JSON (opens in Perfetto or chrome://tracing).  Recording is
- * per worker and bounded; the file at path is written by weft_profile_end.
- * One profile at a time per runtime.  Any thread. */
+ * per worker and bounded.  weft_profile_begin copies path and creates the
+ * file (WEFT_EIO if it cannot); weft_profile_end, or weft_runtime_destroy
+ * of a runtime still recording, writes it.  One profile at a time per
+ * runtime.  Any thread. */
 WEFT_API int weft_profile_begin(weft_runtime *rt, const char *path);
 WEFT_API int weft_profile_end(weft_runtime *rt);
 

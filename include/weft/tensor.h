@@ -22,7 +22,8 @@ WEFT_API int weft_tensor_create(weft_dtype dt, int rank, const int64_t *dims,
                                 const void *data, weft_tensor **out);
 /* Adds a reference and returns t (NULL stays NULL).  Atomic: any thread. */
 WEFT_API weft_tensor *weft_tensor_retain(weft_tensor *t);
-/* Drops a reference; the last one frees the tensor.  NULL is fine. */
+/* Drops a reference; the last one frees the tensor.  NULL is fine.
+ * Atomic: any thread, on a reference that thread owns. */
 WEFT_API void weft_tensor_release(weft_tensor *t);
 /* Accessors; a tensor is immutable once shared, so any thread may read.
  * They return WEFT_BOOL / -1 / NULL / -1 for a NULL tensor. */
@@ -40,12 +41,15 @@ typedef struct weft_spec {
     int64_t dims[WEFT_MAX_RANK];
 } weft_spec;
 /* Parses "f32[?,3]" ('?' an unknown dim), "i32[]" (a scalar), "f64[*]" (any
- * rank).  dtypes: bool i32 i64 f32 f64.  WEFT_EINVAL on malformed text. */
+ * rank).  dtypes: bool i32 i64 f32 f64, lower case; no spaces anywhere.
+ * WEFT_EINVAL on malformed text.  Any thread. */
 WEFT_API int weft_spec_parse(const char *text, weft_spec *out);
 /* Writes the text form into buf (always NUL-terminated when size > 0).
- * Returns the length it needs, like snprintf, or a negative code. */
+ * Returns the length it needs, like snprintf, or a negative code.  Any
+ * thread. */
 WEFT_API int weft_spec_format(const weft_spec *s, char *buf, size_t size);
-/* The name of a dtype ("f32"), or NULL for an unknown value. */
+/* The name of a dtype ("f32", a static string), or NULL for an unknown
+ * value.  Any thread (as is weft_dtype_size). */
 WEFT_API const char *weft_dtype_name(weft_dtype dt);
 /* The size of one element in bytes, or 0 for an unknown value. */
 WEFT_API size_t weft_dtype_size(weft_dtype dt);

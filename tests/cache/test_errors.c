@@ -185,6 +185,33 @@ static int c_rt_create_too_many(void)
     return rt == NULL ? rc : 1;
 }
 
+/* Each malformed $WEFT_NUM_THREADS fails; the last message is kept. */
+static int c_rt_create_bad_env(void)
+{
+    const char *bad[] = { "abc", "0", "-1", "4 ", " 4", "+3", "4abc", "0x4", "99999", "2.5",
+                          "184467440737095516170" };
+    const char *old = getenv("WEFT_NUM_THREADS");
+    char saved[32] = "";
+    if (old)
+        snprintf(saved, sizeof saved, "%s", old);
+    int rc = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("WEFT_NUM_THREADS", bad[i], 1);
+        weft_runtime *rt = (weft_runtime *)bad;  /* must be set to NULL */
+        int r = weft_runtime_create(NULL, &rt);
+        if (rt != NULL || r != WEFT_EINVAL || !strstr(weft_errmsg(), bad[i])) {
+            rc = 1;
+            break;
+        }
+        rc = r;
+    }
+    if (old)
+        setenv("WEFT_NUM_THREADS", saved, 1);
+    else
+        unsetenv("WEFT_NUM_THREADS");
+    return rc;
+}
+
 static int c_group_wait_null(void)
 {
     return weft_group_wait(NULL);
@@ -1162,6 +1189,7 @@ static const err_case cases[] = {
     /* Runtime */
     C("weft_runtime_create", "out is NULL", WEFT_EINVAL, c_rt_create_null_out),
     C("weft_runtime_create", "workers = 2^20 (above 4096)", WEFT_EINVAL, c_rt_create_too_many),
+    C("weft_runtime_create", "workers 0 and WEFT_NUM_THREADS \"abc\", \"0\", \"4 \", \"0x4\", \"99999\", ... (11 texts)", WEFT_EINVAL, c_rt_create_bad_env),
     C("weft_group_wait", "g is NULL", WEFT_EINVAL, c_group_wait_null),
     CM("weft_group_wait", "a weft_spawn with fn NULL", WEFT_EINVAL, c_spawn_null_fn, "weft_spawn"),
     CM("weft_group_wait", "weft_group_init with rt NULL, then a spawn", WEFT_EINVAL, c_spawn_null_rt,
