@@ -15,7 +15,9 @@
  * converted to the wider of the two dtypes in the order
  * bool < i32 < i64 < f32 < f64.  Comparisons return bool.  Integer div and
  * mod are floor division and floor modulo (Python's // and %), and dividing
- * an integer by zero gives 0; integer arithmetic wraps around.  sqrt, exp
+ * an integer by zero gives 0; integer arithmetic wraps around; integer pow
+ * with a negative exponent truncates toward zero (0, except for a base of 1
+ * or -1; NumPy raises instead).  sqrt, exp
  * and log of an integer or bool compute in f64; mean of an integer computes
  * in f64.  Elementwise ops broadcast like NumPy. */
 #ifndef WEFT_OPS_H
@@ -83,7 +85,9 @@ WEFT_API weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to);
 WEFT_API weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value *b);
 
 /* Reductions over one axis (negative counts from the end) or WEFT_ALL_AXES;
- * the axis is removed from the shape. */
+ * the axis is removed from the shape.  sum of bool counts the true elements
+ * as i64.  Over an empty axis: sum is 0, mean NaN, and reduce_max the
+ * dtype's lowest value (-inf, INT32_MIN, INT64_MIN, false). */
 WEFT_API weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_mean(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis);

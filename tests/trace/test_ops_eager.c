@@ -166,6 +166,23 @@ Test(ops_eager, reductions)
     cr_assert_eq(weft_ctx_status(cx), WEFT_EINVAL);
 }
 
+/* ops.h: over an empty axis sum is 0, mean NaN, reduce_max the lowest
+ * value of the dtype; sum of bool counts as i64. */
+Test(ops_eager, reductions_over_an_empty_axis)
+{
+    int64_t zero[1] = { 0 };
+    weft_value *i = val(WEFT_I32, 1, zero, NULL), *f = val(WEFT_F32, 1, zero, NULL);
+    weft_value *b = val(WEFT_BOOL, 1, zero, NULL);
+    cr_assert_eq(*(const int32_t *)data_of(weft_sum(cx, i, 0), WEFT_I32, 0, NULL), 0);
+    cr_assert(isnan(*(const double *)data_of(weft_mean(cx, i, 0), WEFT_F64, 0, NULL)));
+    cr_assert(isnan(*(const float *)data_of(weft_mean(cx, f, 0), WEFT_F32, 0, NULL)));
+    cr_assert_eq(*(const int32_t *)data_of(weft_reduce_max(cx, i, 0), WEFT_I32, 0, NULL), INT32_MIN);
+    cr_assert_eq(*(const float *)data_of(weft_reduce_max(cx, f, 0), WEFT_F32, 0, NULL), -INFINITY);
+    cr_assert_eq(*(const uint8_t *)data_of(weft_reduce_max(cx, b, 0), WEFT_BOOL, 0, NULL), 0);
+    cr_assert_eq(*(const int64_t *)data_of(weft_sum(cx, b, 0), WEFT_I64, 0, NULL), 0);
+    cr_assert_eq(weft_ctx_status(cx), 0, "%s", weft_errmsg());
+}
+
 Test(ops_eager, shapes_and_leaves)
 {
     weft_value *r = weft_range(cx, WEFT_I32, 0, 12, 1);
