@@ -16,7 +16,9 @@ extern "C" {
 typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user);
 
 #define WEFT_REDUCE_RETRACING 1u  /* relax differing dims to WEFT_DIM_ANY */
-#define WEFT_RUN_EAGERLY      2u  /* never trace: run the body on every call */
+#define WEFT_RUN_EAGERLY      2u  /* never trace: run the body on every call;
+                                     also set for every function created
+                                     while $WEFT_RUN_EAGERLY is exactly "1" */
 
 typedef struct weft_function_desc {
     const char       *name;            /* copied; NULL: "fn" */
