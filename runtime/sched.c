@@ -503,6 +503,17 @@ static inline void wake_answer(weft_runtime *rt)
         __atomic_store_n(&rt->work_ev.wake_pending, 0, __ATOMIC_RELAXED);
 }
 
+static void spawn_wake(weft__worker *w);
+
+/* After a pop of w's own task: share what is private and wake, if other
+ * workers are idle (as a spawn does). */
+static inline void pop_notify(weft__worker *w)
+{
+    if (WEFT__UNLIKELY(!w->dq.solo && w->dq.bottom > w->dq.osplit &&
+                       __atomic_load_n(&w->rt->work_ev.searching, __ATOMIC_RELAXED) > 0))
+        spawn_wake(w);
+}
+
 /* Runs one task from w's own deque or a victim's; false if none was found. */
 static inline bool run_some_work(weft__worker *w, idle_state *s)
 {
@@ -520,6 +531,13 @@ static inline bool run_some_work(weft__worker *w, idle_state *s)
     }
     set_searching(w->rt, &s->searching, false);
     spin_place_drop(w->rt, s);
+    /* A pop of the owner's own task may have taken shared tasks back into
+     * the private part (weft__deque_pop_shared_owner takes the newer half
+     * back), or left private ones behind: while other workers are idle they
+     * must stay stealable, or they wait until this task ends (a waiter that
+     * runs a long child hid half of its other children from idle workers). */
+    if (origin == TASK_OWN)
+        pop_notify(w);
     /* More left at the victim: let another sleeper come and help.  Not
      * gated as notify_work is: steals are rare next to spawns, and each
      * one that leaves tasks behind passes the wake-up on, so that a burst

@@ -621,3 +621,57 @@ Test(forkjoin, bad_groups_return_einval, .timeout = 60)
     cr_assert(strstr(weft_errmsg(), "weft_group_init") != NULL);
     weft_runtime_destroy(&rt);
 }
+
+/* ------------------------------- a waiter keeps its children stealable */
+
+/* A task spawns one blocking child per worker and waits: every other
+ * worker is idle, so all children must run at once.  The waiter's first
+ * pop once took the newer half of its shared children back into its
+ * private part and then ran one of them for its whole length: the rest
+ * waited for it while idle workers slept (peak 3 of 4, 5 of 8). */
+typedef struct waited_children {
+    weft_runtime *rt;
+    int n;
+    _Atomic int in, peak;
+} waited_children;
+
+static void blocking_child(void *p)
+{
+    waited_children *wc = p;
+    int now = atomic_fetch_add(&wc->in, 1) + 1;
+    int pk = atomic_load(&wc->peak);
+    while (now > pk && !atomic_compare_exchange_weak(&wc->peak, &pk, now)) {
+    }
+    usleep(200000);   /* long enough for a loaded CI machine's wake-ups */
+    atomic_fetch_sub(&wc->in, 1);
+}
+
+static void spawn_children_then_wait(void *p)
+{
+    waited_children *wc = p;
+    weft_group g;
+    weft_group_init(&g, wc->rt);
+    for (int i = 0; i < wc->n; i++)
+        weft_spawn(&g, blocking_child, wc);
+    weft_group_wait(&g);
+}
+
+Test(forkjoin, waiter_leaves_children_to_idle_workers, .timeout = 60)
+{
+    static const unsigned counts[] = { 2, 4, 8 };
+    for (int c = 0; c < 3; c++) {
+        weft_runtime *rt = test_runtime_of(counts[c]);
+        for (int round = 0; round < 3; round++) {
+            usleep(20000);   /* the idle workers fall asleep */
+            waited_children wc = { .rt = rt, .n = (int)counts[c] };
+            weft_group g;
+            weft_group_init(&g, rt);
+            weft_spawn(&g, spawn_children_then_wait, &wc);
+            cr_assert_eq(weft_group_wait(&g), 0);
+            cr_assert_eq(atomic_load(&wc.peak), wc.n,
+                         "%u workers, round %d: only %d of %d children ran at once",
+                         counts[c], round, atomic_load(&wc.peak), wc.n);
+        }
+        weft_runtime_destroy(&rt);
+    }
+}
