@@ -317,6 +317,9 @@ void *weft__worker_main(void *arg);
 void weft__wake_all(weft_runtime *rt, weft__event *ev);
 void weft__outside_enter(weft_runtime *rt);
 void weft__outside_leave(weft_runtime *rt);
+/* Whether this outside thread is inside a call on rt (its callbacks run
+ * here, as part of that call). */
+bool weft__inside_call(const weft_runtime *rt);
 /* Whether the thread running a loop on rt should split its range now:
  * its deque is empty (thieves would find nothing). */
 bool weft__hungry(const weft_runtime *rt, const weft__worker *w);

@@ -196,6 +196,12 @@ void weft_runtime_destroy(weft_runtime **p)
         weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a worker of the runtime");
         return;
     }
+    if (weft__inside_call(rt)) {
+        /* It would wait for the call it is part of. */
+        weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a callback of a call "
+                                  "on the runtime, which would wait for itself");
+        return;
+    }
     *p = NULL;
     /* Outside threads inside calls: drop their queued tasks (their waits
      * return WEFT_ECANCELED) and wait until they have left. */

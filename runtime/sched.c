@@ -610,16 +610,36 @@ void *weft__worker_main(void *arg)
 
 /* -------------------------------------------------------------- fork-join */
 
+/* The runtimes whose calls this outside thread is inside, innermost last
+ * (the first OUTSIDE_NEST_MAX of them): weft_runtime_destroy from a
+ * callback of such a call would wait for the call, that is for itself. */
+#define OUTSIDE_NEST_MAX 8
+static _Thread_local const weft_runtime *tls_outside[OUTSIDE_NEST_MAX];
+static _Thread_local unsigned tls_outside_depth;
+
 void weft__outside_enter(weft_runtime *rt)
 {
+    if (tls_outside_depth < OUTSIDE_NEST_MAX)
+        tls_outside[tls_outside_depth] = rt;
+    tls_outside_depth++;
     __atomic_fetch_add(&rt->outside_active, 1, __ATOMIC_SEQ_CST);
 }
 
 void weft__outside_leave(weft_runtime *rt)
 {
+    tls_outside_depth--;
     /* The last touch of rt: weft_runtime_destroy polls this count, and
      * may free rt as soon as it reaches zero. */
     __atomic_fetch_sub(&rt->outside_active, 1, __ATOMIC_SEQ_CST);
+}
+
+bool weft__inside_call(const weft_runtime *rt)
+{
+    unsigned n = tls_outside_depth < OUTSIDE_NEST_MAX ? tls_outside_depth : OUTSIDE_NEST_MAX;
+    for (unsigned i = 0; i < n; i++)
+        if (tls_outside[i] == rt)
+            return true;
+    return false;
 }
 
 void weft_group_init(weft_group *g, weft_runtime *rt)

@@ -27,7 +27,9 @@ WEFT_API void weft_config_default(weft_config *cfg);
  * runtime; the caller destroys it with weft_runtime_destroy.  Any thread. */
 WEFT_API int weft_runtime_create(const weft_config *cfg, weft_runtime **out);
 /* Waits for work in flight, joins the workers, frees everything and sets
- * *rt to NULL.  NULL and *rt == NULL are fine.  Not from a worker of *rt. */
+ * *rt to NULL.  NULL and *rt == NULL are fine.  Not from a worker of *rt,
+ * nor from a callback of a call on *rt: it then only sets weft_errmsg()
+ * and leaves *rt as it was. */
 WEFT_API void weft_runtime_destroy(weft_runtime **rt);
 /* The number of worker threads (0 for NULL).  Any thread. */
 WEFT_API unsigned weft_runtime_workers(const weft_runtime *rt);

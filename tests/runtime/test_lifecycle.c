@@ -360,6 +360,39 @@ Test(lifecycle, destroy_with_work_in_flight, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* weft_runtime_destroy from a callback, on a worker or on the outside
+ * thread that made the call (n = 1: the caller runs the only index
+ * itself), is refused instead of waiting for itself. */
+typedef struct destroy_in_cb {
+    weft_runtime *rt;
+    int refused, on_worker;   /* atomic */
+} destroy_in_cb;
+
+static int destroy_index(size_t i, void *ctx)
+{
+    (void)i;
+    destroy_in_cb *d = ctx;
+    weft_runtime *copy = d->rt;
+    weft_runtime_destroy(&copy);
+    if (copy == d->rt && strstr(weft_errmsg(), "weft_runtime_destroy"))
+        __atomic_fetch_add(&d->refused, 1, __ATOMIC_RELAXED);
+    if (weft__current_worker(d->rt))
+        __atomic_fetch_add(&d->on_worker, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+Test(lifecycle, destroy_from_a_callback_is_refused, .timeout = 60)
+{
+    destroy_in_cb d = { test_runtime(2), 0, 0 };
+    cr_assert_eq(weft_parallel_map(d.rt, 1, 0, destroy_index, &d), 0, "%s", weft_errmsg());
+    cr_assert_eq(d.on_worker, 0, "n = 1 runs on the calling thread");
+    cr_assert_eq(weft_parallel_map(d.rt, 64, 0, destroy_index, &d), 0, "%s", weft_errmsg());
+    cr_assert_eq(d.refused, 65, "%d of 65 destroys refused", d.refused);
+    /* After the calls, destroy works. */
+    weft_runtime_destroy(&d.rt);
+    cr_assert_null(d.rt);
+}
+
 Test(lifecycle, bad_input_returns_einval, .timeout = 60)
 {
     cr_assert_eq(weft_runtime_create(NULL, NULL), WEFT_EINVAL);
