@@ -802,9 +802,9 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
     while (!group_done(g)) {
         /* Queued tasks are left to the workers (where their children get
          * deques) while this thread spins, then yields or sleeps for up to
-         * OUTSIDE_HELP_NS; it helps only with tasks still queued after that
-         * while no worker sleeps (all are busy, or one was woken for the
-         * task and will take it). */
+         * OUTSIDE_HELP_NS; it helps only with its own children still
+         * queued after that while no worker sleeps (all are busy, or one
+         * was woken for the task and will take it). */
         if (idle < OUTSIDE_SPIN_ROUNDS) {
             idle++;
             backoff(&bo);
@@ -833,9 +833,11 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
             event_sleep(rt, ev, done, g, fenced, (long)(OUTSIDE_HELP_NS - waited));
             continue;
         }
+        /* Only its own children: another thread's queued task could take
+         * far longer than this wait (a 10 ms wait took 1 s that way). */
         if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
             __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
-            inject_pop(rt, &t)) {
+            inject_take_back(rt, g, &t)) {
             run_task(NULL, &t, TASK_REMOTE, false);
             continue;
         }

@@ -61,7 +61,8 @@ WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);
  * WEFT_EINVAL.  If g is NULL the task is not run either; there is no group
  * to report it to, so only weft_errmsg() says so. */
 WEFT_API void weft_spawn(weft_group *g, weft_task_fn fn, void *arg);
-/* Runs queued and stolen work until every child of g has finished.
+/* Runs queued and stolen work until every child of g has finished (an
+ * outside thread runs only its own children that no worker has started).
  * Returns 0, WEFT_EINVAL (bad group or spawn), or WEFT_ECANCELED when the
  * runtime is being destroyed and children were dropped. */
 WEFT_API int weft_group_wait(weft_group *g);

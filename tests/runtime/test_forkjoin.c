@@ -675,3 +675,55 @@ Test(forkjoin, waiter_leaves_children_to_idle_workers, .timeout = 60)
         weft_runtime_destroy(&rt);
     }
 }
+
+/* ------------------------- an outside waiter helps only with its own work */
+
+/* The main thread waits for a short child while another outside thread's
+ * long tasks are queued behind busy workers.  It used to help by running
+ * one of those (its wait then lasted as long as that task); it may only
+ * take back its own children. */
+static pthread_t g_waiter;
+static _Atomic int g_foreign_on_waiter;
+
+static void short_child(void *p)
+{
+    (void)p;
+    usleep(10000);
+}
+
+static void long_foreign(void *p)
+{
+    (void)p;
+    if (pthread_equal(pthread_self(), g_waiter))
+        atomic_fetch_add(&g_foreign_on_waiter, 1);
+    usleep(300000);
+}
+
+static void *foreign_spawner(void *p)
+{
+    weft_runtime *rt = p;
+    weft_group g;
+    weft_group_init(&g, rt);
+    for (int i = 0; i < 4; i++)   /* two run, two stay queued */
+        weft_spawn(&g, long_foreign, NULL);
+    weft_group_wait(&g);
+    return NULL;
+}
+
+Test(forkjoin, outside_waiter_runs_no_foreign_task, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime_of(2);
+    g_waiter = pthread_self();
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, short_child, NULL);
+    usleep(1000);
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, foreign_spawner, rt), 0);
+    usleep(2000);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    pthread_join(th, NULL);
+    cr_assert_eq(atomic_load(&g_foreign_on_waiter), 0,
+                 "the waiter ran another thread's queued task");
+    weft_runtime_destroy(&rt);
+}
