@@ -16,7 +16,7 @@
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
-#define SPLIT_MIN 32768     /* elements (or multiply-adds) worth a parallel split */
+#define SPLIT_MIN WEFT__KERNEL_SPLIT_MIN /* elements (or multiply-adds) worth a parallel split */
 #define CHUNK_MIN 16384     /* the least work one chunk should get */
 #define COL_BLOCK 512       /* reduction columns accumulated at once */
 

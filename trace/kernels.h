@@ -12,6 +12,14 @@
 #include "trace/ir.h"
 #include "trace/tensor_impl.h"
 
+/* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
+ * node into several chunks when given a runtime.  Float sums and means
+ * combine per-chunk partials, so their rounding depends on the chunk
+ * count: computed without a runtime (serially) they can differ in the last
+ * bits from the same node computed on a runtime with several intra-op
+ * threads. */
+#define WEFT__KERNEL_SPLIT_MIN 32768
+
 /* Infers the output spec of n (n->op and n->attr; n->spec is ignored) from
  * its input specs in[0..n->n_in).  Unknown dims stay unknown; a conflict
  * between known dims returns WEFT_ESHAPE / WEFT_EDTYPE with weft_errmsg()
