@@ -440,11 +440,17 @@ static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t 
 
 /* Evicts least recently used entries beyond max_cached (never keep, pending
  * or pinned ones).  Returns them chained by dropped_next; the caller unrefs
- * them after unlocking. */
+ * them after unlocking.  The bound counts READY entries only: an entry still
+ * PENDING makes room for itself when its own trace settles, and may yet fail
+ * (evicting for it now would drop an entry that a bound of max_cached keeps). */
 static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
 {
     weft__entry *victims = NULL;
-    while (atomic_load_explicit(&f->cached, memory_order_relaxed) > f->max_cached) {
+    size_t ready = 0;
+    for (const weft__entry *e = f->head; e; e = e->next)
+        if (atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_READY)
+            ready++;
+    for (; ready > f->max_cached; ready--) {
         weft__entry *v = NULL;
         uint64_t v_tick = 0;
         for (weft__entry *e = f->head; e; e = e->next) {

@@ -633,3 +633,81 @@ Test(cache_mt, only_the_thread_closing_a_cycle_fails)
         weft_function_destroy(&f.fn);
     }
 }
+
+/* ---- the max_cached bound and traces in flight ---- */
+
+static weft_function *pend_f;
+
+static void pend_wait(int what, uint64_t at_least)
+{
+    struct timespec ts = { 0, 200 * 1000 };
+    for (;;) {
+        weft_function_stats s;
+        weft_function_get_stats(pend_f, &s);
+        if ((what ? s.evictions : s.cached) >= at_least)
+            return;
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Static n: 100 traces once 4 entries are in the table (so 200 is pending
+ * meanwhile); 200 fails once 100's eviction pass has run. */
+static int body_pend(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    atomic_int *traces = user;
+    atomic_fetch_add(traces, 1);
+    int64_t n = 0;
+    int rc = weft_value_static_i64(args[0], &n);
+    if (rc)
+        return rc;
+    if (n == 100)
+        pend_wait(0, 4);
+    if (n == 200) {
+        pend_wait(1, 1);
+        return WEFT_EBODY;
+    }
+    outs[0] = weft_neg(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+static int pend_call(int64_t n)
+{
+    weft_arg a = weft_arg_i64(n);
+    weft_tensor *y = NULL;
+    int rc = weft_function_call(pend_f, &a, 1, &y, 1);
+    weft_tensor_release(y);
+    return rc;
+}
+
+static void *pend_thread(void *p)
+{
+    return (void *)(intptr_t)pend_call((int64_t)(intptr_t)p);
+}
+
+Test(cache_mt, a_pending_trace_does_not_evict_for_itself_early, .timeout = 60)
+{
+    atomic_int traces = 0;
+    weft_function_desc d = { .name = "pend", .body = body_pend, .user = &traces, .n_args = 1,
+                             .n_outs = 1, .max_cached = 2 };
+    cr_assert_eq(weft_function_create(rt, &d, &pend_f), 0, "%s", weft_errmsg());
+    cr_assert_eq(pend_call(1), 0, "%s", weft_errmsg());
+    cr_assert_eq(pend_call(2), 0, "%s", weft_errmsg());   /* 1 is the LRU one */
+    pthread_t x, y;
+    void *rx, *ry;
+    cr_assert_eq(pthread_create(&x, NULL, pend_thread, (void *)(intptr_t)100), 0);
+    pend_wait(0, 3);  /* 100 is pending: 200 queues behind its trace */
+    cr_assert_eq(pthread_create(&y, NULL, pend_thread, (void *)(intptr_t)200), 0);
+    pthread_join(x, &rx);
+    pthread_join(y, &ry);
+    cr_assert_eq((intptr_t)rx, 0);
+    cr_assert_eq((intptr_t)ry, WEFT_EBODY);
+    weft_function_stats s;
+    weft_function_get_stats(pend_f, &s);
+    cr_assert_eq(s.evictions, 1, "only 1 made room for 100 (evictions %llu)",
+                 (unsigned long long)s.evictions);
+    cr_assert_eq(s.cached, 2, "2 and 100 stay cached (cached %llu)", (unsigned long long)s.cached);
+    int before = atomic_load(&traces);
+    cr_assert_eq(pend_call(2), 0, "%s", weft_errmsg());
+    cr_assert_eq(atomic_load(&traces), before, "2 was kept: no trace");
+    weft_function_destroy(&pend_f);
+}
