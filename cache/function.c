@@ -176,7 +176,9 @@ static int scalar_tensor(const weft_function *f, size_t i, const weft_arg *a, co
         u.i64 = is_int ? a->u.i64 : (int64_t)v;
         break;
     case WEFT_F32:
-        u.f32 = (float)v;
+        /* An i64 straight to float: through double it would round twice
+         * (2^60 + 2^36 + 1 would become 2^60, not 2^60 + 2^37). */
+        u.f32 = is_int ? (float)a->u.i64 : (float)v;
         break;
     default:
         u.f64 = v;

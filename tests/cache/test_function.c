@@ -1077,3 +1077,36 @@ Test(cache, the_warning_quotes_long_reasons_whole)
     weft_function_destroy(&f);
     weft_set_log(NULL, NULL);
 }
+
+/* outs[0] = args[0], as a computed value (-(-x)). */
+static int body_same(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_neg(cx, weft_neg(cx, args[0]));
+    return weft_ctx_status(cx);
+}
+
+Test(cache, static_i64_to_f32_signature_rounds_once, .timeout = 30)
+{
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("f32[]", &sig), 0);
+    weft_function_desc d = { .name = "f32sig", .body = body_same, .n_args = 1, .n_outs = 1,
+                             .input_signature = &sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    /* Halfway-plus-one between two floats once, but exactly halfway after
+     * a first rounding to double. */
+    const int64_t vals[] = { (INT64_C(1) << 60) + (INT64_C(1) << 36) + 1, INT64_MAX, INT64_MIN,
+                             16777217, -16777217 };
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        weft_arg a = weft_arg_i64(vals[i]);
+        weft_tensor *y = NULL;
+        cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_dtype(y), WEFT_F32);
+        float got = *(const float *)weft_tensor_data(y), want = (float)vals[i];
+        cr_assert(got == want, "i64 %lld became %.9g, expected %.9g", (long long)vals[i],
+                  (double)got, (double)want);
+        weft_tensor_release(y);
+    }
+    weft_function_destroy(&f);
+}
