@@ -1110,3 +1110,55 @@ Test(cache, static_i64_to_f32_signature_rounds_once, .timeout = 30)
     }
     weft_function_destroy(&f);
 }
+
+/* A static scalar that the declared spec cannot hold is refused, not
+ * changed (GUIDE, "Input signatures"). */
+Test(cache, static_scalars_the_spec_cannot_hold_are_refused, .timeout = 30)
+{
+    static const struct { const char *spec; int is_int; int64_t i; double v; int ok; } cases[] = {
+        { "bool[]", 1, 0, 0, 1 },    { "bool[]", 1, 1, 0, 1 },      { "bool[]", 1, 2, 0, 0 },
+        { "bool[]", 1, -1, 0, 0 },   { "bool[]", 0, 0, 1.0, 1 },    { "bool[]", 0, 0, 0.5, 0 },
+        { "bool[]", 0, 0, NAN, 0 },  { "f32[]", 0, 0, 1e300, 0 },   { "f32[]", 0, 0, -1e39, 0 },
+        { "f32[]", 0, 0, INFINITY, 1 }, { "f32[]", 0, 0, NAN, 1 },  { "f32[]", 0, 0, 3.4028235e38, 1 },
+        { "i32[]", 1, INT64_C(1) << 40, 0, 0 }, { "i32[]", 0, 0, 1.5, 0 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        weft_spec sig;
+        cr_assert_eq(weft_spec_parse(cases[k].spec, &sig), 0);
+        weft_function_desc d = { .name = "holds", .body = body_same, .n_args = 1, .n_outs = 1,
+                                 .input_signature = &sig };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+        weft_arg a = cases[k].is_int ? weft_arg_i64(cases[k].i) : weft_arg_f64(cases[k].v);
+        weft_tensor *y = NULL;
+        int rc = weft_function_call(f, &a, 1, &y, 1);
+        if (cases[k].ok) {
+            cr_assert_eq(rc, 0, "case %zu: %s", k, weft_errmsg());
+        } else {
+            cr_assert_eq(rc, WEFT_ESIGNATURE, "case %zu (%s): %s", k, cases[k].spec,
+                         weft_err_name(rc));
+            cr_assert(strstr(weft_errmsg(), "(not a"), "case %zu: %s", k, weft_errmsg());
+            cr_assert_null(y);
+        }
+        weft_tensor_release(y);
+        weft_function_destroy(&f);
+    }
+}
+
+/* f64 static keys: bit patterns, except that every NaN is one key. */
+Test(cache, static_f64_keys_zero_signs_and_nans, .timeout = 30)
+{
+    weft_function_desc d = { .name = "keys", .body = body_same, .n_args = 1, .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    const double vals[] = { 0.0, -0.0, NAN, -NAN, 0.0, -0.0, NAN };
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        weft_arg a = weft_arg_f64(vals[k]);
+        weft_tensor *y = NULL;
+        cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+        weft_tensor_release(y);
+    }
+    cr_assert_eq(weft_function_tracing_count(f), 3, "0.0, -0.0 and one NaN key: %llu traces",
+                 (unsigned long long)weft_function_tracing_count(f));
+    weft_function_destroy(&f);
+}
