@@ -374,30 +374,31 @@ static bool relax(const weft_function *f, weft__targ *t, size_t n)
     return false;
 }
 
-/* Records a trace for the frequent-retracing warning; returns whether to
- * warn now (once per function). */
-static bool note_trace(weft_function *f, uint64_t tick, const char *reason)
+/* Records a trace for the frequent-retracing warning; returns the number
+ * of calls its last WEFT__RETRACE_LIMIT traces spanned if it is time to
+ * warn (once per function), else 0. */
+static uint64_t note_trace(weft_function *f, uint64_t tick, const char *reason)
 {
     uint64_t k = f->n_trace_ticks++;
     f->trace_ticks[k % WEFT__RETRACE_LIMIT] = tick;
     snprintf(f->trace_reasons[k % WEFT__RETRACE_LIMIT], sizeof f->trace_reasons[0], "%s", reason);
     if (f->warned || f->n_trace_ticks < WEFT__RETRACE_LIMIT)
-        return false;
+        return 0;
     uint64_t oldest = f->trace_ticks[(k + 1) % WEFT__RETRACE_LIMIT];
     if (tick - oldest >= WEFT__RETRACE_WINDOW)
-        return false;
+        return 0;
     f->warned = true;
-    return true;
+    return tick - oldest + 1;
 }
 
-static void warn_retracing(weft_function *f, char reasons[][WEFT__REASON_MAX])
+static void warn_retracing(weft_function *f, uint64_t calls, char reasons[][WEFT__REASON_MAX])
 {
     char msg[WEFT__LOG_MAX];
     int n = snprintf(msg, sizeof msg,
-                     "weft: function '%s' traced %d times in its last %d calls, which is costly; "
+                     "weft: function '%s' traced %d times in its last %llu calls, which is costly; "
                      "pass an input_signature or WEFT_REDUCE_RETRACING, or keep static arguments "
                      "fixed.  Reasons:",
-                     f->name, WEFT__RETRACE_LIMIT, WEFT__RETRACE_WINDOW);
+                     f->name, WEFT__RETRACE_LIMIT, (unsigned long long)calls);
     for (int i = 0; i < WEFT__RETRACE_LIMIT && n > 0 && (size_t)n < sizeof msg; i++)
         n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", i ? ";" : "", reasons[i]);
     weft__cache_log(WEFT_LOG_WARN, "%s", msg);
@@ -636,7 +637,7 @@ again:
             return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
         if (n)
             memcpy(t, targs, n * sizeof *t);
-        bool warn = false;
+        uint64_t warn = 0;  /* calls spanned by the traces warned about */
         weft_retrace why;
         pthread_mutex_lock(&f->mu);
         e = ck_hs_get(&f->hs, key->hash, key);
@@ -694,7 +695,7 @@ again:
             weft__cache_log(WEFT_LOG_INFO, "weft: tracing '%s' for %s: %s", f->name, sig, why.reason);
         }
         if (warn)
-            warn_retracing(f, reasons);
+            warn_retracing(f, warn, reasons);
     }
     if (traced_here) {
         rc = trace_entry(who, f, e);

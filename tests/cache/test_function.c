@@ -409,6 +409,26 @@ Test(cache, frequent_retracing_warns_once)
     weft_set_log(NULL, NULL);
 }
 
+/* The warning counts the calls its five traces actually spanned (as
+ * TensorFlow's "5 out of the last 5 calls"): traces at calls 1, 3, 5, 7
+ * and 9 are five in the last 9 calls. */
+Test(cache, frequent_retracing_warning_counts_the_calls)
+{
+    log_seen seen = { 0 };
+    weft_set_log(log_cb, &seen);
+    counter c = { 0 };
+    weft_function *f = make(body_static, &c, 1, NULL, 0, 0);
+    for (int64_t n = 1; n <= 5; n++) {
+        call_static(f, n);
+        if (n < 5)
+            call_static(f, n);
+    }
+    cr_assert_eq(seen.warns, 1);
+    cr_assert(strstr(seen.last, "traced 5 times in its last 9 calls"), "%s", seen.last);
+    weft_function_destroy(&f);
+    weft_set_log(NULL, NULL);
+}
+
 /* Traces without calls (get_concrete) are not "5 traces in the last 10
  * calls": no warning, however many signatures it traces. */
 Test(cache, get_concrete_traces_do_not_warn)
