@@ -210,9 +210,10 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
             }                                                                          \
         } else if (!step[0]) {                                                         \
             const T *restrict src = c[0] ? a : b;                                      \
-            if (step[c[0] ? 1 : 2])                                                    \
-                memcpy(o, src, len * sizeof(T));                                       \
-            else                                                                       \
+            if (step[c[0] ? 1 : 2]) {                                                  \
+                if (o != src) /* a reused buffer may be src: no memcpy onto itself */  \
+                    memcpy(o, src, len * sizeof(T));                                   \
+            } else                                                                     \
                 for (size_t i = 0; i < len; i++)                                       \
                     o[i] = src[0];                                                     \
         } else {                                                                       \
