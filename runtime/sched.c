@@ -714,6 +714,15 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
      * Nobody else reads owner_ before it has children. */
     if (g->owner_ != w && g->spawned_ == 0)
         g->owner_ = w;
+    else if (WEFT__UNLIKELY(g->owner_ != w && g->owner_ != NULL)) {
+        /* Another worker's group, with children: its counts are that
+         * worker's alone (a child spawning into its parent's group is the
+         * usual case). */
+        weft__errorf(WEFT_EINVAL, "weft_spawn: the group has children spawned by another "
+                                  "thread; only that thread may spawn into it");
+        group_fail(g, WEFT_EINVAL);
+        return;
+    }
     weft__task t = { fn, arg, g };
     g->spawned_++;
     if (WEFT__UNLIKELY(tls_inline)) {

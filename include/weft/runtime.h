@@ -58,8 +58,10 @@ WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);
  * stored inline in the deque); an outside thread's task goes through the
  * runtime's injection queue.  If g was not set up by weft_group_init or
  * fn is NULL, the task is not run and the next weft_group_wait of g returns
- * WEFT_EINVAL.  If g is NULL the task is not run either; there is no group
- * to report it to, so only weft_errmsg() says so. */
+ * WEFT_EINVAL.  So does a spawn into a worker's group that has children
+ * from another thread (e.g. a child spawning into its parent's group).  If
+ * g is NULL the task is not run either; there is no group to report it to,
+ * so only weft_errmsg() says so. */
 WEFT_API void weft_spawn(weft_group *g, weft_task_fn fn, void *arg);
 /* Runs queued and stolen work until every child of g has finished (an
  * outside thread runs only its own children that no worker has started).

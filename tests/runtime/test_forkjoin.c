@@ -727,3 +727,55 @@ Test(forkjoin, outside_waiter_runs_no_foreign_task, .timeout = 60)
                  "the waiter ran another thread's queued task");
     weft_runtime_destroy(&rt);
 }
+
+/* ------------------------------ spawning into another thread's group */
+
+/* A worker's group with a child running: another thread's spawn into it
+ * is refused (the counts are the spawning worker's alone) and reported by
+ * the group's wait, instead of racing on them. */
+typedef struct foreign_spawn {
+    weft_runtime *rt;
+    weft_group *_Atomic g;
+    _Atomic int release, ran;
+    int wait_rc;
+} foreign_spawn;
+
+static void held_child(void *p)
+{
+    foreign_spawn *fs = p;
+    while (!atomic_load(&fs->release))
+        usleep(100);
+}
+
+static void counted(void *p)
+{
+    atomic_fetch_add(&((foreign_spawn *)p)->ran, 1);
+}
+
+static void owner_task(void *p)
+{
+    foreign_spawn *fs = p;
+    weft_group g;
+    weft_group_init(&g, fs->rt);
+    weft_spawn(&g, held_child, fs);
+    atomic_store(&fs->g, &g);
+    fs->wait_rc = weft_group_wait(&g);
+}
+
+Test(forkjoin, spawn_into_another_threads_group_is_refused, .timeout = 60)
+{
+    foreign_spawn fs = { .rt = test_runtime(2) };
+    weft_group h;
+    weft_group_init(&h, fs.rt);
+    weft_spawn(&h, owner_task, &fs);
+    weft_group *g;
+    while (!(g = atomic_load(&fs.g)))
+        usleep(100);
+    weft_spawn(g, counted, &fs);
+    cr_assert(strstr(weft_errmsg(), "another thread"), "%s", weft_errmsg());
+    atomic_store(&fs.release, 1);
+    cr_assert_eq(weft_group_wait(&h), 0);
+    cr_assert_eq(fs.wait_rc, WEFT_EINVAL);
+    cr_assert_eq(atomic_load(&fs.ran), 0);
+    weft_runtime_destroy(&fs.rt);
+}
