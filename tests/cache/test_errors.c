@@ -1477,6 +1477,16 @@ Test(errors, body_error_message_not_stale, .timeout = 60)
     }
 }
 
+/* Calls f (one tensor argument, one output) on fx.x3 and drops the output. */
+static int call_on_x3(weft_function *f)
+{
+    weft_tensor *o = NULL;
+    weft_arg a = weft_arg_tensor(fx.x3);
+    int rc = weft_function_call(f, &a, 1, &o, 1);
+    weft_tensor_release(o);
+    return rc;
+}
+
 /* A body that calls its own function with the signature being traced.
  * Expected: the nested call fails at once (WEFT_EINVAL, naming the
  * function) instead of waiting for a trace that can never finish.
@@ -1499,10 +1509,7 @@ Test(errors, recursive_trace_same_signature, .timeout = 60)
 {
     int nested_rc = 0;
     g_rec = make_fn(body_recursive, &nested_rc, 1, 1, NULL, 0, "rec");
-    weft_tensor *o = NULL;
-    weft_arg a = weft_arg_tensor(fx.x3);
-    int rc = weft_function_call(g_rec, &a, 1, &o, 1);
-    weft_tensor_release(o);
+    int rc = call_on_x3(g_rec);
     cr_expect_neq(nested_rc, 0, "the recursive call must fail");
     cr_expect(rc == 0 || rc == nested_rc, "outer call: %s", weft_err_name(rc));
     weft_function_destroy(&g_rec);
@@ -1536,10 +1543,7 @@ Test(errors, recursive_get_concrete_names_itself, .timeout = 60)
 {
     rec_concrete r = { 0 };
     g_rec_concrete = make_fn(body_recursive_concrete, &r, 1, 1, NULL, 0, "recc");
-    weft_tensor *o = NULL;
-    weft_arg a = weft_arg_tensor(fx.x3);
-    cr_expect_eq(weft_function_call(g_rec_concrete, &a, 1, &o, 1), 0, "%s", weft_errmsg());
-    weft_tensor_release(o);
+    cr_expect_eq(call_on_x3(g_rec_concrete), 0, "%s", weft_errmsg());
     cr_expect_eq(r.rc, WEFT_EINVAL, "nested get_concrete: %s", weft_err_name(r.rc));
     cr_expect(strncmp(r.msg, "weft_function_get_concrete(recc): ", 34) == 0, "message: %s", r.msg);
     weft_function_destroy(&g_rec_concrete);
@@ -1587,10 +1591,7 @@ Test(errors, recursive_trace_from_parallel_work, .timeout = 60)
 {
     rec_loop r = { 0 };
     g_rec_loop = make_fn(body_recursive_loop, &r, 1, 1, NULL, 0, "recloop");
-    weft_tensor *o = NULL;
-    weft_arg a = weft_arg_tensor(fx.x3);
-    cr_expect_eq(weft_function_call(g_rec_loop, &a, 1, &o, 1), 0, "%s", weft_errmsg());
-    weft_tensor_release(o);
+    cr_expect_eq(call_on_x3(g_rec_loop), 0, "%s", weft_errmsg());
     cr_expect_eq(atomic_load(&r.failed), 16, "%d of 16 nested calls failed, %d ran",
                  atomic_load(&r.failed), atomic_load(&r.ok));
     weft_function_destroy(&g_rec_loop);
