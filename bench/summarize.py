@@ -101,23 +101,27 @@ def targets(paths):
                 put(f'{label}: {nm}, 1 worker (2 threads) / best 2-thread contender', tb[(nm, 1)] / best2)
                 put(f'{label}: {nm}, 2 workers (3 threads) / best 2-thread contender', tb[(nm, 2)] / best2)
         tb = find(t, 'idle: process CPU')
-        put('idle 2 workers just created, ms CPU/s', tb[('weft, just created', 2)])
-        put('idle 2 workers right after a parallel_for, ms CPU/s', tb[('weft, right after a parallel_for', 2)])
+        if tb:   # absent from runs of a subset (BENCH_ONLY)
+            put('idle 2 workers just created, ms CPU/s', tb[('weft, just created', 2)])
+            put('idle 2 workers right after a parallel_for, ms CPU/s', tb[('weft, right after a parallel_for', 2)])
         tb = find(t, 'idle after')
         if tb:
             for nm in ('weft parallel_map', 'openmp dynamic,1', 'tbb simple_partitioner'):
                 put(f'idle after a blocking burst on 64 threads, {nm}, ms CPU/s', tb[(nm, 64)])
         tb = find(t, 'runtime create')
-        put('create + destroy 2 workers, us', tb[('weft create + destroy', 2)])
-        put('pthread create + join 2, us', tb[('pthread create + join (floor)', 2)])
+        if tb:
+            put('create + destroy 2 workers, us', tb[('weft create + destroy', 2)])
+            put('pthread create + join 2, us', tb[('pthread create + join (floor)', 2)])
         tb = find(t, '(b) fused')
-        put('(b) 1 worker in worker / C -O2 loop time', tb[('weft call, in worker', 1)] / tb[('serial', 1)])
-        put('(b) 1 worker in worker / C -O3 loop time', tb[('weft call, in worker', 1)] / tb[('serial -O3 (vectorized)', 1)])
-        put('(b) speedup 2 vs 1 workers (in worker)', tb[('weft call, in worker', 1)] / tb[('weft call, in worker', 2)])
-        put('(b) openmp speedup 2 vs 1', tb[('openmp static simd', 1)] / tb[('openmp static simd', 2)])
+        if tb:
+            put('(b) 1 worker in worker / C -O2 loop time', tb[('weft call, in worker', 1)] / tb[('serial', 1)])
+            put('(b) 1 worker in worker / C -O3 loop time', tb[('weft call, in worker', 1)] / tb[('serial -O3 (vectorized)', 1)])
+            put('(b) speedup 2 vs 1 workers (in worker)', tb[('weft call, in worker', 1)] / tb[('weft call, in worker', 2)])
+            put('(b) openmp speedup 2 vs 1', tb[('openmp static simd', 1)] / tb[('openmp static simd', 2)])
         tb = find(t, '(c)')
-        put('(c) ns per matmul op, 1 worker', tb[('weft concrete_call', 1)])
-        put('(c) ns per matmul op, 2 workers', tb[('weft concrete_call', 2)])
+        if tb:
+            put('(c) ns per matmul op, 1 worker', tb[('weft concrete_call', 1)])
+            put('(c) ns per matmul op, 2 workers', tb[('weft concrete_call', 2)])
 
     print('| metric | median | min | max | runs |\n|---|---|---|---|---|')
     for k, v in metrics.items():
