@@ -503,15 +503,14 @@ static inline void wake_answer(weft_runtime *rt)
         __atomic_store_n(&rt->work_ev.wake_pending, 0, __ATOMIC_RELAXED);
 }
 
-static void spawn_wake(weft__worker *w);
+static inline void spawn_notify(weft__worker *w);
 
-/* After a pop of w's own task: share what is private and wake, if other
- * workers are idle (as a spawn does). */
+/* After a pop of w's own task: if private tasks are left, share them and
+ * wake as a spawn does (when other workers are idle). */
 static inline void pop_notify(weft__worker *w)
 {
-    if (WEFT__UNLIKELY(!w->dq.solo && w->dq.bottom > w->dq.osplit &&
-                       __atomic_load_n(&w->rt->work_ev.searching, __ATOMIC_RELAXED) > 0))
-        spawn_wake(w);
+    if (w->dq.bottom > w->dq.osplit)
+        spawn_notify(w);
 }
 
 /* Runs one task from w's own deque or a victim's; false if none was found. */
