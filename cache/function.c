@@ -156,45 +156,44 @@ static int scalar_tensor(const weft_function *f, size_t i, const weft_arg *a, co
         return weft__errorf(WEFT_ESIGNATURE, "weft_function_call(%s): arg %zu: expected %s, got %s",
                             f->name, i, ws, got);
     union { uint8_t b; int32_t i32; int64_t i64; float f32; double f64; } u;
+    const char *not_a = NULL;   /* the dtype that cannot hold the value exactly */
     switch (want->dtype) {
     case WEFT_BOOL:
         /* 0 or 1 only, as for the integer specs: 2 or 0.5 is no bool. */
         if (!(v == 0 || v == 1))
-            return weft__errorf(WEFT_ESIGNATURE,
-                                "weft_function_call(%s): arg %zu: expected %s, got %s (not a bool)",
-                                f->name, i, ws, got);
+            not_a = "a bool";
         u.b = v != 0;
         break;
     case WEFT_I32:
         if (is_int ? (a->u.i64 < INT32_MIN || a->u.i64 > INT32_MAX)
                    : !(v >= INT32_MIN && v <= INT32_MAX && v == trunc(v)))
-            return weft__errorf(WEFT_ESIGNATURE,
-                                "weft_function_call(%s): arg %zu: expected %s, got %s (not an i32)",
-                                f->name, i, ws, got);
-        u.i32 = is_int ? (int32_t)a->u.i64 : (int32_t)v;
+            not_a = "an i32";
+        else
+            u.i32 = is_int ? (int32_t)a->u.i64 : (int32_t)v;
         break;
     case WEFT_I64:
         if (!is_int && !(v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == trunc(v)))
-            return weft__errorf(WEFT_ESIGNATURE,
-                                "weft_function_call(%s): arg %zu: expected %s, got %s (not an i64)",
-                                f->name, i, ws, got);
-        u.i64 = is_int ? a->u.i64 : (int64_t)v;
+            not_a = "an i64";
+        else
+            u.i64 = is_int ? a->u.i64 : (int64_t)v;
         break;
     case WEFT_F32:
         /* A finite f64 that would round to infinity is refused (converting
          * it is undefined in ISO C); infinities and NaN convert. */
         if (!is_int && isfinite(v) && fabs(v) >= 0x1.ffffffp127)
-            return weft__errorf(WEFT_ESIGNATURE,
-                                "weft_function_call(%s): arg %zu: expected %s, got %s (not an f32)",
-                                f->name, i, ws, got);
-        /* An i64 straight to float: through double it would round twice
-         * (2^60 + 2^36 + 1 would become 2^60, not 2^60 + 2^37). */
-        u.f32 = is_int ? (float)a->u.i64 : (float)v;
+            not_a = "an f32";
+        else  /* an i64 straight to float: through double it would round
+               * twice (2^60 + 2^36 + 1 would become 2^60, not 2^60 + 2^37) */
+            u.f32 = is_int ? (float)a->u.i64 : (float)v;
         break;
     default:
         u.f64 = v;
         break;
     }
+    if (not_a)
+        return weft__errorf(WEFT_ESIGNATURE,
+                            "weft_function_call(%s): arg %zu: expected %s, got %s (not %s)",
+                            f->name, i, ws, got, not_a);
     return weft_tensor_create(want->dtype, 0, NULL, &u, out);
 }
 
