@@ -536,6 +536,9 @@ static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out)
     if (!e || !arg || !out)
         return weft__errorf(WEFT_EINVAL, "weft_map: invoke: NULL argument");
     *out = NULL;
+    /* An iteration is a use of e, as a hit is: otherwise the LRU bound
+     * would evict the entry a traced map runs on every call first. */
+    weft__cache_touch(e);
     weft_arg a = weft_arg_tensor(arg);
     weft_tensor *tens[1] = { arg };
     return run_entry(e, weft__cache_slot(), tens, &a, 1, out, 1);

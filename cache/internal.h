@@ -30,8 +30,8 @@
  *    Pinned entries (get_concrete) are never freed before f, so
  *    weft_concrete_call takes no reference at all.
  *  - LRU: a function-wide clock advances when an entry becomes the most
- *    recently used; a hit on the entry that already is reads and writes
- *    nothing shared.
+ *    recently used (a hit, or an iteration of a map that applies it); a
+ *    use of the entry that already is reads and writes nothing shared.
  *  - An entry is PENDING while one thread traces it; other threads that find
  *    it wait on f->cv.  Tracing is serialised per function by its trace
  *    lock (waits.c), and a wait between tracing threads that would close a

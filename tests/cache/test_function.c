@@ -769,6 +769,46 @@ Test(cache, map_calls_a_cached_function)
     weft_function_destroy(&inner);
 }
 
+/* Map iterations use their callee's concrete function as calls do: with
+ * max_cached 2, the signature a traced map runs on every call outlives one
+ * called once, instead of being evicted as the least recently used. */
+Test(cache, map_iterations_keep_their_callee_recently_used)
+{
+    counter c = { 0 };
+    weft_function *inner = make(body_square, &c, 1, NULL, 0, 2);
+    outer o = { .inner = inner };
+    weft_function_desc d = { .name = "outer", .body = body_map, .user = &o, .n_args = 1,
+                             .n_outs = 1 };
+    weft_function *g = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &g), 0, "%s", weft_errmsg());
+    weft_tensor *x = NULL, *out = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 2, (int64_t[]){ 4, 3 }, NULL, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(g, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+    weft_tensor_release(out);
+    call_square(inner, 5);
+    for (int round = 0; round < 3; round++) {  /* f32[3] runs 12 times */
+        cr_assert_eq(weft_function_call(g, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+        weft_tensor_release(out);
+    }
+    call_square(inner, 7);   /* evicts f32[5], the least recently used */
+    weft_function_stats st;
+    weft_function_get_stats(inner, &st);
+    cr_assert_eq(st.evictions, 1);
+    cr_assert_eq(st.cached, 2);
+    call_square(inner, 3);   /* the map's signature: still cached */
+    cr_assert_eq(atomic_load(&c.traces), 3, "f32[3] was evicted: %d traces",
+                 atomic_load(&c.traces));
+    call_square(inner, 5);   /* traces again */
+    cr_assert_eq(atomic_load(&c.traces), 4);
+    weft_retrace why;
+    cr_assert_eq(weft_function_last_retrace(inner, &why), 0);
+    cr_assert(strstr(why.reason, "shape f32[5]"), "%s", why.reason);
+    weft_tensor_release(x);
+    weft_function_destroy(&g);
+    weft_function_destroy(&inner);
+}
+
 /* ---- every allocation failure is reported, never a crash or a leak ---- */
 
 Test(cache, allocation_failures)
