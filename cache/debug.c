@@ -47,6 +47,19 @@ uint64_t weft_function_tracing_count(const weft_function *f)
     return f ? atomic_load_explicit(&f->traces, memory_order_relaxed) : 0;
 }
 
+/* The concrete functions the debug API lists, in its order: the table's,
+ * oldest first, then the pinned ones kept off it (f->orphans).  Under
+ * f->mu. */
+static weft__entry *listed_first(const weft_function *f)
+{
+    return f->head ? f->head : f->orphans;
+}
+
+static weft__entry *listed_next(const weft_function *f, const weft__entry *e)
+{
+    return e->in_table && !e->next ? f->orphans : e->next;
+}
+
 /* The debug entry points take the writer lock, which a const handle does
  * not change from the caller's point of view. */
 static weft_function *unconst(const weft_function *f)
@@ -63,7 +76,7 @@ int weft_function_print_signatures(const weft_function *cf, FILE *out)
     weft_function *f = unconst(cf);
     pthread_mutex_lock(&f->mu);
     size_t index = 0;
-    for (weft__entry *e = f->head; e; e = e->next) {
+    for (weft__entry *e = listed_first(f); e; e = listed_next(f, e)) {
         if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
             continue;
         char sig[512];
@@ -87,7 +100,7 @@ int weft_function_print_ops(const weft_function *cf, size_t index, FILE *out)
     pthread_mutex_lock(&f->mu);
     size_t i = 0;
     weft__entry *found = NULL;
-    for (weft__entry *e = f->head; e && !found; e = e->next) {
+    for (weft__entry *e = listed_first(f); e && !found; e = listed_next(f, e)) {
         if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
             continue;
         if (i++ == index)

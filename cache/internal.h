@@ -104,7 +104,8 @@ struct weft_concrete {
     struct weft_concrete *prev, *next;   /* the table's list, or f->orphans */
     /* The chain of entries that one thread took out of the table and
      * unrefs after unlocking fn->mu: a link of its own, since a pin may
-     * put a victim on f->orphans (through next) before that walk. */
+     * relink a victim (back into the list, or onto f->orphans through
+     * next) before that walk. */
     struct weft_concrete *dropped_next;
     /* a: hot references, b: calls; one line per slot. */
     weft__slot_line sl[WEFT__SLOTS + 1];
@@ -146,7 +147,9 @@ struct weft_function {
      * under its mutex), NULL when none. */
     struct weft__tracer *trace_owner;
     weft__entry *head, *tail;     /* every entry in the table, oldest first */
-    weft__entry *orphans;         /* pinned entries evicted before the pin */
+    /* Pinned entries evicted before the pin whose signature was traced
+     * again meanwhile, so that they could not go back into the table. */
+    weft__entry *orphans;
     weft_retrace last_retrace;
     bool have_retrace;
     uint64_t trace_ticks[WEFT__RETRACE_LIMIT];  /* call ticks of recent traces */
@@ -250,7 +253,8 @@ int  weft__cache_acquire(const char *who, weft_function *f, const weft__targ *ta
 /* Makes e the most recently used entry of its function. */
 void weft__cache_touch(weft__entry *e);
 /* Marks e pinned (never evicted, alive until f is destroyed) and drops the
- * caller's reference. */
+ * caller's reference; when e was evicted before the pin, that reference
+ * keeps it instead, back in the table or on f->orphans. */
 void weft__cache_pin(weft__entry *e);
 bool weft__cache_ref(weft__entry *e);
 void weft__cache_unref(weft__entry *e);

@@ -723,9 +723,21 @@ void weft__cache_pin(weft__entry *e)
     pthread_mutex_lock(&f->mu);
     bool was = atomic_exchange_explicit(&e->pinned, true, memory_order_relaxed);
     if (!e->in_table && !was) {
-        /* Evicted between the lookup and now: our reference keeps it. */
-        e->next = f->orphans;
-        f->orphans = e;
+        /* Evicted between the lookup and now.  A pinned entry is never
+         * evicted, so the eviction is undone: our reference becomes the
+         * table's, or, when its signature has been traced again meanwhile,
+         * the orphan list's (listed by the debug API after the table). */
+        atomic_fetch_sub_explicit(&f->evictions, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
+        if (ck_hs_put(&f->hs, e->k.hash, &e->k)) {
+            e->in_table = true;
+            list_append(f, e);
+            if (e->has_any)
+                atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+        } else {
+            e->next = f->orphans;
+            f->orphans = e;
+        }
         pthread_mutex_unlock(&f->mu);
         return;
     }

@@ -75,7 +75,11 @@ WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_
 WEFT_API uint64_t weft_function_tracing_count(const weft_function *f);
 /* A line per cached concrete function: index, signature, "pinned" for one
  * returned by weft_function_get_concrete, calls, op count before and after
- * compilation.  Returns 0 or a negative code. */
+ * compilation.  Every concrete function weft_function_get_concrete returned
+ * is listed until f is destroyed.  One that the max_cached bound evicted
+ * while a traced map still runs it is not: it is no longer cached (nor
+ * counted in stats.cached), and the next call of its signature traces
+ * again.  Returns 0 or a negative code. */
 WEFT_API int weft_function_print_signatures(const weft_function *f, FILE *out);
 /* The compiled op list of the concrete function at index (as numbered by
  * weft_function_print_signatures), one op a line with its specs. */

@@ -403,7 +403,7 @@ Test(cache_mt, hits_write_only_their_own_slots)
 
 /* get_concrete from several threads at once on a function that caches one
  * entry: each trace evicts another thread's entry, sometimes before that
- * thread has pinned it (the pin then keeps it as an orphan).  Every
+ * thread has pinned it (the pin then puts it back).  Every
  * concrete function handed out stays alive and correct until the function
  * is destroyed.  (The evictor's chain of victims once shared its link with
  * the orphan list: a pin in between made the evictor drop an orphan's
@@ -477,6 +477,9 @@ Test(cache_mt, concrete_functions_survive_concurrent_eviction)
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_eq(st.traces, (uint64_t)PINNERS * PINS, "each signature traced once");
+    /* A pin undoes an eviction that came before it. */
+    cr_assert_eq(st.cached, (uint64_t)PINNERS * PINS, "pinned but not counted");
+    cr_assert_eq(st.evictions, 0);
     for (int i = 0; i < PINNERS; i++)
         for (int k = 0; k < PINS; k++)
             cr_assert_eq(check_concrete(p[i].c[k], p[i].n[k]), 0,

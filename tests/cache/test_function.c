@@ -722,6 +722,72 @@ Test(cache, callee_resolve_invoke_release)
     weft_function_destroy(&f);
 }
 
+/* get_concrete looks an entry up (holding a reference, as resolve does)
+ * and then pins it; another thread's trace may evict it in between.  The
+ * pinned concrete function must still be listed and counted like any other
+ * (back in the table, or after it when its signature was traced again). */
+static char *signatures(weft_function *f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    cr_assert_eq(weft_function_print_signatures(f, m), 0, "%s", weft_errmsg());
+    fclose(m);
+    return buf;
+}
+
+Test(cache, a_concrete_function_evicted_before_its_pin_stays_listed)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 1);
+    const weft__callee_ops *ops = weft__callee_of(f)->ops;
+    weft_spec spec, out_spec;
+    void *k = NULL, *k2 = NULL;
+    cr_assert_eq(weft_spec_parse("f32[4]", &spec), 0);
+    cr_assert_eq(ops->resolve(f, &spec, &k, &out_spec), 0, "%s", weft_errmsg());
+    call_square(f, 7);   /* evicts f32[4] before its pin */
+    weft__cache_pin(k);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 2);
+    cr_assert_eq(st.evictions, 0, "a pinned entry counts as evicted");
+    char *buf = signatures(f);
+    cr_assert(strstr(buf, ": (a0: f32[4]) pinned calls=0"), "%s", buf);
+    free(buf);
+    call_square(f, 4);   /* found again: no trace */
+    cr_assert_eq(atomic_load(&c.traces), 2);
+
+    /* Evicted, then traced again by a call, then pinned: two concrete
+     * functions of one signature, both listed. */
+    cr_assert_eq(weft_spec_parse("f32[5]", &spec), 0);
+    cr_assert_eq(ops->resolve(f, &spec, &k2, &out_spec), 0, "%s", weft_errmsg());
+    call_square(f, 8);   /* evicts f32[5] */
+    call_square(f, 5);   /* traces it again, evicts f32[8] */
+    weft__cache_pin(k2);
+    cr_assert_eq(atomic_load(&c.traces), 5);
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 3);
+    cr_assert_eq(st.evictions, 2);
+    cr_assert_eq(st.traces, st.cached + st.evictions);
+    buf = signatures(f);
+    cr_assert(strstr(buf, "1: (a0: f32[5]) calls=1"), "%s", buf);
+    cr_assert(strstr(buf, "2: (a0: f32[5]) pinned calls=0"), "%s", buf);
+    free(buf);
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    cr_assert_eq(weft_function_print_ops(f, 2, m), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_function_print_ops(f, 3, m), WEFT_EINVAL);
+    fclose(m);
+    cr_assert(strstr(buf, "arg 0 : f32[5]"), "%s", buf);
+    free(buf);
+    weft_tensor *x = vec_f32(5, 1.0f), *out = NULL;
+    cr_assert_eq(weft_concrete_call(k2, &x, 1, &out, 1), 0, "%s", weft_errmsg());
+    cr_assert_float_eq(elem(out, 4), 26.0, 1e-6);
+    weft_tensor_release(out);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+}
+
 /* ---- map reaches a function through the callee interface ---- */
 
 typedef struct outer {
