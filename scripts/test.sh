@@ -7,9 +7,10 @@
 #  3. valgrind memcheck of every example;
 #  4. an install into a staging directory, with examples/tour.c built
 #     through `pkg-config weft` (shared and static) and run;
-#  5. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
+#  5. a build of bench/ with -Werror (the benchmarks are not run);
+#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
-# for each step of 2-5.
+# for each step of 2-6.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
@@ -94,6 +95,16 @@ fi
 if [ -f "$plain/build.ninja" ]; then
     step "install: examples/tour.c through pkg-config weft" scripts/check-install.sh "$plain"
 fi
+
+# The benchmarks are not run here (timings are not tests), only built with
+# -Werror, so that they keep compiling against the library as it changes.
+bench_build() {
+    [ -f build/ci-bench/build.ninja ] ||
+        meson setup build/ci-bench --buildtype=release -Dbenchmarks=true -Dtests=false \
+            -Dexamples=false -Dwerror=true || return 1
+    ninja -C build/ci-bench
+}
+step "build: bench/ with -Werror (not run)" bench_build
 
 if command -v clang >/dev/null 2>&1; then
     fz=build/ci-fuzz
