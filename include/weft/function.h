@@ -30,9 +30,13 @@ typedef struct weft_function_desc {
     size_t            max_cached;      /* 0: default (64); LRU eviction beyond it.
                                           Concrete functions from
                                           weft_function_get_concrete count in
-                                          stats.cached but are never evicted,
-                                          so cached can exceed max_cached by
-                                          their number. */
+                                          stats.cached and toward this bound
+                                          but are never evicted: the others
+                                          are, least recently used first,
+                                          while cached is above the bound
+                                          (never the one just traced), so
+                                          cached exceeds max_cached only when
+                                          the pinned ones alone fill it. */
 } weft_function_desc;
 
 /* Creates a function running on rt (which must outlive it).  *out is owned

@@ -788,6 +788,41 @@ Test(cache, a_concrete_function_evicted_before_its_pin_stays_listed)
     weft_function_destroy(&f);
 }
 
+/* Pinned concrete functions count toward max_cached: the unpinned ones
+ * share what room is left, and the one just traced always stays. */
+Test(cache, pinned_concrete_functions_count_toward_max_cached)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 2);
+    weft_spec spec;
+    weft_concrete *k = NULL;
+    cr_assert_eq(weft_spec_parse("f32[1]", &spec), 0);
+    cr_assert_eq(weft_function_get_concrete(f, &spec, 1, &k), 0, "%s", weft_errmsg());
+    for (int64_t n = 2; n <= 4; n++)
+        call_square(f, n);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 2, "pinned f32[1] and the newest, f32[4]");
+    cr_assert_eq(st.evictions, 2);
+    char *buf = signatures(f);
+    cr_assert(strstr(buf, "(a0: f32[1]) pinned"), "%s", buf);
+    cr_assert(strstr(buf, "(a0: f32[4])"), "%s", buf);
+    free(buf);
+
+    /* The pinned ones alone fill the bound: only they and the newest. */
+    const char *more[] = { "f32[5]", "f32[6]" };
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(weft_spec_parse(more[i], &spec), 0);
+        cr_assert_eq(weft_function_get_concrete(f, &spec, 1, &k), 0, "%s", weft_errmsg());
+    }
+    call_square(f, 7);
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 4, "3 pinned and f32[7]");
+    cr_assert_eq(st.evictions, 3);
+    cr_assert_eq(st.traces, 7);
+    weft_function_destroy(&f);
+}
+
 /* ---- map reaches a function through the callee interface ---- */
 
 typedef struct outer {
