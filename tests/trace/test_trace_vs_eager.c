@@ -20,6 +20,8 @@ TestSuite(trace_vs_eager, .init = setup, .fini = teardown, .timeout = 30);
 static void same_as_eager(weft_body_fn body, void *user, const weft_arg *args, size_t n_args,
                           size_t n_outs)
 {
+    enum { MAX_OUTS = 4 };
+    cr_assert(n_outs <= MAX_OUTS, "same_as_eager holds at most %d outputs", MAX_OUTS);
     weft_function *ft = NULL, *fe = NULL;
     weft_function_desc d = { .name = "traced", .body = body, .user = user, .n_args = n_args,
                              .n_outs = n_outs };
@@ -27,10 +29,10 @@ static void same_as_eager(weft_body_fn body, void *user, const weft_arg *args, s
     d.name = "eager";
     d.flags = WEFT_RUN_EAGERLY;
     cr_assert_eq(weft_function_create(rt, &d, &fe), 0, "%s", weft_errmsg());
-    weft_tensor *oe[4] = { NULL };
+    weft_tensor *oe[MAX_OUTS] = { NULL };
     cr_assert_eq(weft_function_call(fe, args, n_args, oe, n_outs), 0, "%s", weft_errmsg());
     for (int call = 0; call < 2; call++) {
-        weft_tensor *ot[4] = { NULL };
+        weft_tensor *ot[MAX_OUTS] = { NULL };
         cr_assert_eq(weft_function_call(ft, args, n_args, ot, n_outs), 0, "%s", weft_errmsg());
         for (size_t k = 0; k < n_outs; k++) {
             cr_assert_eq(weft_tensor_dtype(ot[k]), weft_tensor_dtype(oe[k]));
