@@ -722,10 +722,7 @@ Test(cache, callee_resolve_invoke_release)
     weft_function_destroy(&f);
 }
 
-/* get_concrete looks an entry up (holding a reference, as resolve does)
- * and then pins it; another thread's trace may evict it in between.  The
- * pinned concrete function must still be listed and counted like any other
- * (back in the table, or after it when its signature was traced again). */
+/* What weft_function_print_signatures prints (the caller frees it). */
 static char *signatures(weft_function *f)
 {
     char *buf = NULL;
@@ -736,6 +733,10 @@ static char *signatures(weft_function *f)
     return buf;
 }
 
+/* get_concrete looks an entry up (holding a reference, as resolve does)
+ * and then pins it; another thread's trace may evict it in between.  The
+ * pinned concrete function must still be listed and counted like any other
+ * (back in the table, or after it when its signature was traced again). */
 Test(cache, a_concrete_function_evicted_before_its_pin_stays_listed)
 {
     counter c = { 0 };
