@@ -839,15 +839,22 @@ static int body_map(weft_ctx *cx, weft_value *const *args, weft_value **outs, vo
     return 0;
 }
 
+/* A function whose body maps o->inner over its argument's first axis. */
+static weft_function *make_outer(outer *o)
+{
+    weft_function_desc d = { .name = "outer", .body = body_map, .user = o, .n_args = 1,
+                             .n_outs = 1 };
+    weft_function *g = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &g), 0, "%s", weft_errmsg());
+    return g;
+}
+
 Test(cache, map_calls_a_cached_function)
 {
     counter c = { 0 };
     weft_function *inner = make(body_square, &c, 1, NULL, 0, 0);
     outer o = { .inner = inner };
-    weft_function_desc d = { .name = "outer", .body = body_map, .user = &o, .n_args = 1,
-                             .n_outs = 1 };
-    weft_function *g = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &g), 0, "%s", weft_errmsg());
+    weft_function *g = make_outer(&o);
     int64_t dims[2] = { 4, 3 };
     float data[12];
     for (int i = 0; i < 12; i++)
@@ -879,10 +886,7 @@ Test(cache, map_iterations_keep_their_callee_recently_used)
     counter c = { 0 };
     weft_function *inner = make(body_square, &c, 1, NULL, 0, 2);
     outer o = { .inner = inner };
-    weft_function_desc d = { .name = "outer", .body = body_map, .user = &o, .n_args = 1,
-                             .n_outs = 1 };
-    weft_function *g = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &g), 0, "%s", weft_errmsg());
+    weft_function *g = make_outer(&o);
     weft_tensor *x = NULL, *out = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F32, 2, (int64_t[]){ 4, 3 }, NULL, &x), 0);
     weft_arg a = weft_arg_tensor(x);
