@@ -254,7 +254,8 @@ int  weft__cache_acquire(const char *who, weft_function *f, const weft__targ *ta
 void weft__cache_touch(weft__entry *e);
 /* Marks e pinned (never evicted, alive until f is destroyed) and drops the
  * caller's reference; when e was evicted before the pin, that reference
- * keeps it instead, back in the table or on f->orphans. */
+ * keeps it instead, back in the table or on f->orphans, and the pin evicts
+ * others for it as a trace would. */
 void weft__cache_pin(weft__entry *e);
 bool weft__cache_ref(weft__entry *e);
 void weft__cache_unref(weft__entry *e);

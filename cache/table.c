@@ -451,6 +451,9 @@ static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
     for (const weft__entry *e = f->head; e; e = e->next)
         if (atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_READY)
             ready++;
+    /* Pinned entries kept off the table count toward the bound as well. */
+    for (const weft__entry *e = f->orphans; e; e = e->next)
+        ready++;
     for (; ready > f->max_cached; ready--) {
         weft__entry *v = NULL;
         uint64_t v_tick = 0;
@@ -717,6 +720,17 @@ again:
     return 0;
 }
 
+/* The newest READY entry that the bound may evict: a pin that makes room
+ * keeps it, as a trace keeps the entry it has just traced. */
+static const weft__entry *newest_unpinned(const weft_function *f)
+{
+    for (const weft__entry *e = f->tail; e; e = e->prev)
+        if (!atomic_load_explicit(&e->pinned, memory_order_relaxed) &&
+            atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_READY)
+            return e;
+    return NULL;
+}
+
 void weft__cache_pin(weft__entry *e)
 {
     weft_function *f = e->fn;
@@ -738,7 +752,11 @@ void weft__cache_pin(weft__entry *e)
             e->next = f->orphans;
             f->orphans = e;
         }
+        /* e counts toward max_cached again, so room is made for it now
+         * rather than at the next trace. */
+        weft__entry *victims = evict_locked(f, newest_unpinned(f));
         pthread_mutex_unlock(&f->mu);
+        unref_chain(victims);
         return;
     }
     pthread_mutex_unlock(&f->mu);

@@ -824,6 +824,66 @@ Test(cache, pinned_concrete_functions_count_toward_max_cached)
     weft_function_destroy(&f);
 }
 
+/* A pin that undoes an eviction (see above) brings its entry back into
+ * the bound: the pin makes room as a trace does, and an entry on
+ * f->orphans counts toward later traces' bound like a pinned one in the
+ * table.  With one pinned entry, cached never exceeds max_cached. */
+Test(cache, a_pin_that_undoes_an_eviction_keeps_max_cached, .timeout = 30)
+{
+    counter c = { 0 };
+    weft_function *f = make(body_square, &c, 1, NULL, 0, 2);
+    const weft__callee_ops *ops = weft__callee_of(f)->ops;
+    weft_spec spec, out_spec;
+    void *k = NULL;
+    cr_assert_eq(weft_spec_parse("f32[4]", &spec), 0);
+    cr_assert_eq(ops->resolve(f, &spec, &k, &out_spec), 0, "%s", weft_errmsg());
+    call_square(f, 5);
+    call_square(f, 6);   /* evicts f32[4] before its pin */
+    weft__cache_pin(k);  /* back into the table: f32[5] makes room */
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 2, "one pinned, max_cached 2: %llu cached",
+                 (unsigned long long)st.cached);
+    cr_assert_eq(st.evictions, 1);
+    char *buf = signatures(f);
+    cr_assert(strstr(buf, "(a0: f32[4]) pinned"), "%s", buf);
+    cr_assert(strstr(buf, "(a0: f32[6]) calls=1"), "%s", buf);
+    cr_assert(!strstr(buf, "f32[5]"), "%s", buf);
+    free(buf);
+    call_square(f, 6);   /* still cached */
+    cr_assert_eq(atomic_load(&c.traces), 3);
+    weft_function_destroy(&f);
+
+    /* The same through f->orphans: the signature is traced again before
+     * the pin. */
+    counter c2 = { 0 };
+    f = make(body_square, &c2, 1, NULL, 0, 3);
+    ops = weft__callee_of(f)->ops;
+    cr_assert_eq(weft_spec_parse("f32[1]", &spec), 0);
+    cr_assert_eq(ops->resolve(f, &spec, &k, &out_spec), 0, "%s", weft_errmsg());
+    for (int64_t n = 2; n <= 4; n++)
+        call_square(f, n);   /* f32[4] evicts f32[1] */
+    call_square(f, 1);       /* traces it again, evicts f32[2] */
+    weft__cache_pin(k);      /* onto f->orphans: f32[3] makes room */
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 3, "one pinned, max_cached 3: %llu cached",
+                 (unsigned long long)st.cached);
+    cr_assert_eq(st.evictions, 2);
+    call_square(f, 5);       /* evicts f32[4]: the orphan counts */
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.cached, 3, "one pinned, max_cached 3: %llu cached",
+                 (unsigned long long)st.cached);
+    cr_assert_eq(st.evictions, 3);
+    cr_assert_eq(st.traces, st.cached + st.evictions);
+    buf = signatures(f);
+    cr_assert(strstr(buf, "0: (a0: f32[1]) calls=1"), "%s", buf);
+    cr_assert(strstr(buf, "1: (a0: f32[5]) calls=1"), "%s", buf);
+    cr_assert(strstr(buf, "2: (a0: f32[1]) pinned calls=0"), "%s", buf);
+    cr_assert(!strstr(buf, "f32[4]"), "%s", buf);
+    free(buf);
+    weft_function_destroy(&f);
+}
+
 /* ---- map reaches a function through the callee interface ---- */
 
 typedef struct outer {
