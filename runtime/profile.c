@@ -279,16 +279,45 @@ static profile *detach_locked(const weft_runtime *rt)
     return p;
 }
 
+/* The length of the well-formed UTF-8 character at c (1 to 4), or 0 when
+ * c starts no such character: a stray continuation byte, a byte never in
+ * UTF-8, a cut sequence, an overlong form, a surrogate, or past U+10FFFF. */
+static size_t utf8_len(const unsigned char *c)
+{
+    size_t len = c[0] >= 0xC2 && c[0] <= 0xDF ? 2 : c[0] >= 0xE0 && c[0] <= 0xEF ? 3
+               : c[0] >= 0xF0 && c[0] <= 0xF4 ? 4 : 0;
+    /* The bounds of the second byte exclude the overlong forms, the
+     * surrogates and what lies past U+10FFFF. */
+    unsigned char lo = c[0] == 0xE0 ? 0xA0 : c[0] == 0xF0 ? 0x90 : 0x80;
+    unsigned char hi = c[0] == 0xED ? 0x9F : c[0] == 0xF4 ? 0x8F : 0xBF;
+    for (size_t k = 1; k < len; k++)
+        if (c[k] < (k == 1 ? lo : 0x80) || c[k] > (k == 1 ? hi : 0xBF))
+            return 0;                  /* a NUL ends the loop here too */
+    return len;
+}
+
+/* Names and details are the callers' bytes (a function's name), which need
+ * not be UTF-8; JSON must be, so a byte that starts no well-formed
+ * character is written as U+FFFD. */
 static void write_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
+        if (*c == '"' || *c == '\\') {
             fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
+        } else if (*c < 0x20) {
             fprintf(f, "\\u%04x", *c);
-        else
+        } else if (*c < 0x80) {
             fputc(*c, f);
+        } else {
+            size_t len = utf8_len(c);
+            if (len == 0) {
+                fputs("\\ufffd", f);
+            } else {
+                fwrite(c, 1, len, f);
+                c += len - 1;
+            }
+        }
     }
     fputc('"', f);
 }

@@ -378,19 +378,23 @@ Test(profile, lanes_and_spans, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
-/* Whether s is well-formed UTF-8 (no stray or missing continuation bytes;
- * overlong forms are not checked). */
+/* Whether s is well-formed UTF-8 as JSON readers decode it: no stray or
+ * missing continuation bytes, no overlong forms, surrogates or code points
+ * past U+10FFFF. */
 static bool utf8_ok(const unsigned char *s)
 {
     while (*s) {
-        int more = *s < 0x80 ? 0 : (*s & 0xE0) == 0xC0 ? 1 : (*s & 0xF0) == 0xE0 ? 2
-                 : (*s & 0xF8) == 0xF0 ? 3 : -1;
+        unsigned char c = *s++;
+        int more = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+                 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
         if (more < 0)
             return false;
-        s++;
-        for (int k = 0; k < more; k++, s++)
-            if ((*s & 0xC0) != 0x80)
+        unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        for (int k = 0; k < more; k++, s++) {
+            if (*s < (k ? 0x80 : lo) || *s > (k ? 0xBF : hi))
                 return false;
+        }
     }
     return true;
 }
@@ -428,6 +432,56 @@ Test(profile, long_names_stay_utf8, .timeout = 60)
     free(e);
     free(text);
     unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
+/* Names and details are the caller's bytes (a function's name, say), which
+ * need not be UTF-8: such bytes are written as U+FFFD, so that the file
+ * stays JSON that viewers and strict parsers accept. */
+static int body_neg(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_neg(cx, args[0]);
+    return 0;
+}
+
+Test(profile, bytes_that_are_not_utf8, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(1);
+    const char *path = tmp_path("not_utf8");
+    weft_function_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = "caf\xe9";           /* Latin-1, not UTF-8 */
+    d.body = body_neg;
+    d.n_args = d.n_outs = 1;
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+    weft_tensor *x = NULL, *y = NULL;
+    int64_t dims[1] = {2};
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 1, dims, NULL, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+    /* A lone lead byte at the end, stray continuation bytes, bytes never in
+     * UTF-8, an overlong '/', a surrogate and a code point past U+10FFFF. */
+    weft__profile_span(rt, "op", "lead \xc3", 1, 2, "\x80\xbf \xfe\xff \xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80");
+    /* Valid characters and JSON's own escapes pass as they are. */
+    weft__profile_span(rt, "op", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82", 1, 2, "\"q\" \\ \t\x01\x7f");
+    cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+    char *text = slurp(path);
+    cr_assert(utf8_ok((const unsigned char *)text), "the profile is not valid UTF-8");
+    cr_assert(strstr(text, "\"caf\\ufffd\"") != NULL, "the Latin-1 byte is U+FFFD");
+    cr_assert(strstr(text, "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82") != NULL, "valid UTF-8 is kept");
+    size_t n;
+    ev *e = parse_profile(path, &n);
+    cr_assert_geq(count(e, n, "X", "trace"), 1);
+    cr_assert_geq(count(e, n, "X", "op"), 2);
+    free(e);
+    free(text);
+    unlink(path);
+    weft_tensor_release(x);
+    weft_tensor_release(y);
+    weft_function_destroy(&f);
     weft_runtime_destroy(&rt);
 }
 
