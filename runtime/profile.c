@@ -38,6 +38,7 @@ typedef struct event {
  * weft_profile_end after every recorder has left. */
 typedef struct lane {
     struct lane *next;
+    uint64_t owner;                /* the writing thread's tls_thread_id */
     int tid;
     char label[32];
     size_t n;                      /* events stored */
@@ -73,12 +74,15 @@ static _Alignas(CACHELINE) slot slots[MAX_PROFILES];
 static _Alignas(CACHELINE) _Atomic int active_profiles;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t next_id = 1;
+static _Atomic uint64_t next_thread_id = 1;
 static _Atomic unsigned next_stripe;
 
 typedef struct tls_entry { uint64_t id; lane *lane; } tls_entry;
 static _Thread_local tls_entry tls_lanes[TLS_CACHE];
 static _Thread_local unsigned tls_next_entry;
 static _Thread_local int tls_stripe = -1;
+/* Names the calling thread's lanes; unique over the process (0: unset). */
+static _Thread_local uint64_t tls_thread_id;
 
 static slot *find_slot(const weft_runtime *rt)
 {
@@ -111,18 +115,15 @@ static void copy_str(char *dst, size_t size, const char *src)
     dst[len] = '\0';
 }
 
-/* The calling thread's lane in p, created on first use (under p's lock,
- * the only lock a recorder ever takes).  NULL when out of memory. */
-static lane *my_lane(profile *p, weft_runtime *rt)
+/* A new lane for the calling thread, added to p's list.  Called with p's
+ * lock held.  NULL when out of memory. */
+static lane *add_lane_locked(profile *p, weft_runtime *rt)
 {
-    for (unsigned i = 0; i < TLS_CACHE; i++)
-        if (tls_lanes[i].id == p->id)
-            return tls_lanes[i].lane;
     lane *l = weft__calloc(1, sizeof *l);
     if (!l)
         return NULL;
+    l->owner = tls_thread_id;
     int w = weft__worker_index(rt);
-    pthread_mutex_lock(&p->lanes_lock);
     if (w >= 0) {
         l->tid = w;
         snprintf(l->label, sizeof l->label, "worker %d", w);
@@ -134,7 +135,29 @@ static lane *my_lane(profile *p, weft_runtime *rt)
     }
     l->next = p->lanes;
     p->lanes = l;
+    return l;
+}
+
+/* The calling thread's lane in p, created on first use (under p's lock,
+ * the only lock a recorder ever takes).  NULL when out of memory. */
+static lane *my_lane(profile *p, weft_runtime *rt)
+{
+    for (unsigned i = 0; i < TLS_CACHE; i++)
+        if (tls_lanes[i].id == p->id)
+            return tls_lanes[i].lane;
+    if (tls_thread_id == 0)
+        tls_thread_id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
+    /* A thread that records into more than TLS_CACHE profiles has its
+     * lane pushed out of the cache: look it up rather than add another. */
+    pthread_mutex_lock(&p->lanes_lock);
+    lane *l = p->lanes;
+    while (l && l->owner != tls_thread_id)
+        l = l->next;
+    if (!l)
+        l = add_lane_locked(p, rt);
     pthread_mutex_unlock(&p->lanes_lock);
+    if (!l)
+        return NULL;
     tls_entry *e = &tls_lanes[tls_next_entry++ % TLS_CACHE];
     e->id = p->id;
     e->lane = l;

@@ -501,6 +501,47 @@ Test(profile, bounded_lanes, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* A thread that records into more profiles at once than it remembers lanes
+ * for still has one lane in each: not a new "outside thread" per event. */
+Test(profile, one_lane_per_thread_across_many_profiles, .timeout = 60)
+{
+    enum { N_RT = 6, ROUNDS = 20 };
+    weft_runtime *rts[N_RT];
+    char paths[N_RT][256];
+    for (int i = 0; i < N_RT; i++) {
+        rts[i] = test_runtime(1);
+        char tag[16];
+        snprintf(tag, sizeof tag, "many%d", i);
+        snprintf(paths[i], sizeof paths[i], "%s", tmp_path(tag));
+        cr_assert_eq(weft_profile_begin(rts[i], paths[i]), 0, "%s", weft_errmsg());
+    }
+    for (int k = 0; k < ROUNDS; k++)
+        for (int i = 0; i < N_RT; i++)
+            weft__profile_span(rts[i], "op", "x", weft__now_ns(), weft__now_ns(), NULL);
+    for (int i = 0; i < N_RT; i++) {
+        cr_assert_eq(weft_profile_end(rts[i]), 0, "%s", weft_errmsg());
+        size_t n;
+        ev *e = parse_profile(paths[i], &n);
+        size_t lanes = 0;
+        int tid = -1;
+        for (size_t j = 0; j < n; j++) {
+            if (!strcmp(e[j].ph, "M") && !strcmp(e[j].name, "thread_name")) {
+                lanes++;
+                cr_assert_str_eq(e[j].label, "outside thread 0");
+                tid = e[j].tid;
+            }
+        }
+        cr_assert_eq(lanes, 1, "profile %d has %zu lanes for one thread", i, lanes);
+        cr_assert_eq(count(e, n, "X", "op"), ROUNDS);
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(e[j].ph, "X"))
+                cr_assert_eq(e[j].tid, tid);
+        free(e);
+        unlink(paths[i]);
+        weft_runtime_destroy(&rts[i]);
+    }
+}
+
 /* Recorders keep recording while the main thread begins and ends profiles:
  * end must not free a lane under a recorder (ASan/TSan watch this). */
 typedef struct storm { weft_runtime *rt; _Atomic int stop; _Atomic long recorded; } storm;
