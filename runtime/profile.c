@@ -42,7 +42,7 @@ typedef struct lane {
     int tid;
     char label[32];
     size_t n;                      /* events stored */
-    uint64_t dropped;              /* events past the bound or without memory */
+    uint64_t dropped;              /* events past the bound or without a chunk */
     event *chunks[MAX_CHUNKS];
 } lane;
 
@@ -55,6 +55,8 @@ typedef struct profile {
     pthread_mutex_t lanes_lock;    /* guards lanes and n_outside while adding one */
     lane *lanes;
     int n_outside;
+    /* Events of threads whose lane could not be allocated; any thread adds. */
+    _Atomic uint64_t dropped_no_lane;
 } profile;
 
 typedef struct stripe {
@@ -180,7 +182,9 @@ static void record(weft_runtime *rt, const char *cat, const char *name,
     profile *p = atomic_load(&s->prof);
     if (p && p->rt == rt) {
         lane *l = my_lane(p, rt);
-        if (l) {
+        if (!l) {
+            atomic_fetch_add_explicit(&p->dropped_no_lane, 1, memory_order_relaxed);
+        } else {
             size_t c = l->n / CHUNK_EVENTS;
             if (c < MAX_CHUNKS && !l->chunks[c])
                 l->chunks[c] = weft__malloc(CHUNK_EVENTS * sizeof(event));
@@ -354,7 +358,7 @@ static void write_us(FILE *f, uint64_t ns)
 static int write_profile(profile *p)
 {
     FILE *f = p->file;
-    uint64_t dropped = 0;
+    uint64_t dropped = atomic_load_explicit(&p->dropped_no_lane, memory_order_relaxed);
     bool first = true;
     fputs("{\"traceEvents\":[\n", f);
     fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"

@@ -542,6 +542,38 @@ Test(profile, one_lane_per_thread_across_many_profiles, .timeout = 60)
     }
 }
 
+/* Out of memory, a recorder drops its event, and the file says how many
+ * were dropped: a lane that cannot be allocated counts as well as a chunk. */
+Test(profile, events_dropped_without_memory_are_counted, .timeout = 60)
+{
+    if (!weft__fault_fail_after(0))
+        cr_skip_test("needs -Dfault_injection=true");
+    weft_runtime *rt = test_runtime(1);
+    const char *path = tmp_path("nomem");
+    /* The first allocation of a recorder is its lane, the second its first
+     * chunk of events. */
+    for (long k = 1; k <= 2; k++) {
+        cr_assert_eq(weft_profile_begin(rt, path), 0, "%s", weft_errmsg());
+        weft__fault_fail_after(k);
+        for (int i = 0; i < 3; i++)
+            weft__profile_span(rt, "op", "x", 1, 2, NULL);
+        bool hit = weft__fault_hit();
+        weft__fault_fail_after(0);
+        cr_assert(hit, "allocation %ld of the recorder failed", k);
+        cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
+        size_t n;
+        ev *e = parse_profile(path, &n);
+        cr_assert_eq(count(e, n, "X", "op"), 2);
+        free(e);
+        char *text = slurp(path);
+        cr_assert(strstr(text, "\"dropped_events\":1}") != NULL,
+                  "allocation %ld failed: one event dropped, %s", k, strstr(text, "\"dropped_events\""));
+        free(text);
+    }
+    unlink(path);
+    weft_runtime_destroy(&rt);
+}
+
 /* Recorders keep recording while the main thread begins and ends profiles:
  * end must not free a lane under a recorder (ASan/TSan watch this). */
 typedef struct storm { weft_runtime *rt; _Atomic int stop; _Atomic long recorded; } storm;
