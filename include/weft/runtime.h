@@ -92,10 +92,14 @@ WEFT_API void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats 
 
 /* Timeline of workers, ops, map iterations, host calls and traces, as Chrome
  * trace-event JSON (opens in Perfetto or chrome://tracing).  Recording is
- * per worker and bounded.  weft_profile_begin copies path and creates the
- * file (WEFT_EIO if it cannot); weft_profile_end, or weft_runtime_destroy
- * of a runtime still recording, writes it.  One profile at a time per
- * runtime.  Any thread. */
+ * per thread (a lane per worker and per outside thread) and bounded: a lane
+ * keeps its first 65536 events; later ones, and any recorded without
+ * memory, are dropped and counted in the file's otherData.dropped_events.
+ * weft_profile_begin copies path and creates the file (WEFT_EIO if it
+ * cannot); weft_profile_end, or weft_runtime_destroy of a runtime still
+ * recording, writes it (WEFT_EIO if that fails).  One profile at a time per
+ * runtime (WEFT_EINVAL for a second begin, or an end without one), and at
+ * most 64 runtimes profiled at once (WEFT_EAGAIN).  Any thread. */
 WEFT_API int weft_profile_begin(weft_runtime *rt, const char *path);
 WEFT_API int weft_profile_end(weft_runtime *rt);
 
