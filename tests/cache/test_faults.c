@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "test_util.h"
 #include "runtime/iface.h"
@@ -620,7 +621,12 @@ Test(faults, pthread_create_fails)
  * callback sees it, so a range the runtime began just before the failure
  * may be seen after it: the bound is 1% of n or the ranges that the
  * computing threads (workers + the caller) can hold at once, whichever is
- * larger. */
+ * larger.  The failure is marked just before the failing callback returns,
+ * and the runtime learns of it only at the return: a failing thread
+ * preempted in between (4 workers on 2 cores) let the others start empty
+ * ranges by the dozen, each counted as started after the failure.  So a
+ * callback that starts after the failure takes 1 ms, as real work would,
+ * which gives the failing thread the CPU to return. */
 #define CANCEL_N 1000000u
 #define FAIL_AFTER 1000
 
@@ -629,14 +635,25 @@ typedef struct cancel_st {
     atomic_int failed;
     atomic_long after;   /* iterations started once failed was set */
     atomic_long widest;  /* the largest range handed to the callback */
+    atomic_int slow_calls;   /* callbacks slowed by started_after_failure */
 } cancel_st;
+
+/* Counts n iterations started after the failure, which then take 1 ms
+ * (the first 64 calls: by then the failing thread has returned, and a loop
+ * that does not stop fails on the count rather than on the timeout). */
+static void started_after_failure(cancel_st *c, long n)
+{
+    atomic_fetch_add(&c->after, n);
+    if (atomic_fetch_add(&c->slow_calls, 1) < 64)
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+}
 
 static int cancel_index(size_t i, void *ctx)
 {
     (void)i;
     cancel_st *c = ctx;
     if (atomic_load(&c->failed))
-        atomic_fetch_add(&c->after, 1);
+        started_after_failure(c, 1);
     if (atomic_fetch_add(&c->started, 1) == FAIL_AFTER) {
         atomic_store(&c->failed, 1);
         return WEFT_ECANCELED;
@@ -652,7 +669,7 @@ static int cancel_range(size_t b, size_t e, void *ctx)
     while (width > w && !atomic_compare_exchange_weak(&c->widest, &w, width))
         ;
     if (atomic_load(&c->failed))
-        atomic_fetch_add(&c->after, (long)(e - b));
+        started_after_failure(c, (long)(e - b));
     long before = atomic_fetch_add(&c->started, (long)(e - b));
     if (before <= FAIL_AFTER && FAIL_AFTER < before + (long)(e - b)) {
         atomic_store(&c->failed, 1);
