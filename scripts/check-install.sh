@@ -18,7 +18,17 @@ cc=${CC:-cc}
 # shellcheck disable=SC2046
 $cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour" examples/tour.c $(pkg-config --cflags --libs weft)
 LD_LIBRARY_PATH="$libdir" "$stage/tour" >/dev/null
-# Statically: libweft.a itself, then what --static adds (ck, xxhash, ...).
+# weft.pc requires only what libweft links: each package of
+# Requires.private is a library libweft.so needs (xxhash, used header-only,
+# is not one, and requiring it failed `pkg-config weft` without its .pc).
+needed=$(readelf -d "$libdir/libweft.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+for req in $(pkg-config --print-requires-private weft | cut -d' ' -f1); do
+    for l in $(pkg-config --libs-only-l "$req"); do
+        echo "$needed" | grep -q "^lib${l#-l}\.so" ||
+            { echo "check-install: weft.pc requires $req, which libweft.so does not link" >&2; exit 1; }
+    done
+done
+# Statically: libweft.a itself, then what --static adds (ck, pthread, m).
 static_libs=$(pkg-config --static --libs weft | sed 's/-lweft\b/-l:libweft.a/')
 # shellcheck disable=SC2086
 $cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour-static" examples/tour.c \
