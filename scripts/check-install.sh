@@ -49,4 +49,61 @@ for std in c99 c11; do
             { echo "check-install: $ex does not build with -std=$std" >&2; exit 1; }
     done
 done
-echo "check-install: tour built and ran through pkg-config weft (shared and static); examples build as c99 and c11"
+# The installed headers are C++'s too: each compiles on its own as C++11
+# and C++17 with g++ and with clang++ (which also flags identifiers that
+# C++ reserves, such as any with a double underscore), and a C++ program
+# that calls into every header links (extern "C") and runs.
+inc=$(dirname "$(find "$stage" -name weft.h | head -n 1)")
+cat >"$stage/consumer.cpp" <<'EOF'
+#include <weft.h>
+static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *)
+{
+    outs[0] = weft_neg(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+int main()
+{
+    weft_runtime *rt = nullptr;
+    if (weft_runtime_create(nullptr, &rt) != 0 || weft_runtime_workers(rt) == 0)
+        return 1;
+    int64_t n = 3;
+    weft_tensor *x = nullptr, *y = nullptr;
+    weft_function_desc d = {};
+    d.body = body;
+    d.n_args = d.n_outs = 1;
+    weft_function *f = nullptr;
+    int err = weft_tensor_create(WEFT_F64, 1, &n, nullptr, &x);
+    if (err == 0)
+        err = weft_function_create(rt, &d, &f);
+    weft_arg a = weft_arg_tensor(x);
+    if (err == 0)
+        err = weft_function_call(f, &a, 1, &y, 1);
+    if (err != 0)
+        fprintf(stderr, "%s: %s\n", weft_err_name(err), weft_errmsg());
+    weft_tensor_release(y);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+    weft_runtime_destroy(&rt);
+    return err != 0;
+}
+EOF
+for cxx in "${CXX:-c++}" clang++; do
+    command -v "$cxx" >/dev/null 2>&1 || continue
+    reserved=""
+    case $($cxx --version) in *clang*) reserved=-Wreserved-identifier ;; esac
+    for std in c++11 c++17; do
+        for h in $(cd "$inc" && find weft.h weft -name '*.h' | sort); do
+            printf '#include <%s>\n#include <%s>\nint main() { return 0; }\n' "$h" "$h" >"$stage/header.cpp"
+            # shellcheck disable=SC2046,SC2086
+            $cxx -std=$std -Wall -Wextra -pedantic -Werror $reserved -fsyntax-only \
+                $(pkg-config --cflags weft) "$stage/header.cpp" ||
+                { echo "check-install: <$h> does not compile with $cxx -std=$std" >&2; exit 1; }
+        done
+        # shellcheck disable=SC2046
+        $cxx -std=$std -Wall -Wextra -pedantic -Werror -o "$stage/consumer" "$stage/consumer.cpp" \
+            $(pkg-config --cflags --libs weft) ||
+            { echo "check-install: a C++ program does not build with $cxx -std=$std" >&2; exit 1; }
+        LD_LIBRARY_PATH="$libdir" "$stage/consumer"
+    done
+done
+echo "check-install: tour built and ran through pkg-config weft (shared and static); examples build as c99 and c11; headers compile and link as C++"

@@ -40,10 +40,12 @@ typedef struct weft_concrete weft_concrete;
     XX(EHOST,      -1004, "a host callback failed")                             \
     XX(EBODY,      -1005, "the function body failed")
 
+/* The helper's name has no double underscore: C++ reserves every such
+ * identifier, and this header is C++'s too. */
 typedef enum weft_errno {
-#define WEFT__ERR_ENUM(name, value, msg) WEFT_##name = (value),
-    WEFT_ERRNO_MAP(WEFT__ERR_ENUM)
-#undef WEFT__ERR_ENUM
+#define WEFT_ERR_ENUM_(name, value, msg) WEFT_##name = (value),
+    WEFT_ERRNO_MAP(WEFT_ERR_ENUM_)
+#undef WEFT_ERR_ENUM_
     WEFT_OK = 0
 } weft_errno;
 
