@@ -7,7 +7,8 @@
 #  3. valgrind memcheck of every example;
 #  4. an install into a staging directory, with examples/tour.c built
 #     through `pkg-config weft` (shared and static) and run;
-#  5. a build of bench/ with -Werror (the benchmarks are not run);
+#  5. a build of bench/ with -Werror (the benchmarks are not run), and one
+#     of everything else with clang and -Werror (not run);
 #  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
 # for each step of 2-6.
@@ -105,6 +106,18 @@ bench_build() {
     ninja -C build/ci-bench
 }
 step "build: bench/ with -Werror (not run)" bench_build
+
+# gcc builds everything above; clang must accept the same code (tests and
+# examples included), with -Werror too.
+clang_build() {
+    [ -f build/ci-clang/build.ninja ] ||
+        CC=clang meson setup build/ci-clang --buildtype=debugoptimized -Dwerror=true \
+            -Dfault_injection=true || return 1
+    ninja -C build/ci-clang
+}
+if command -v clang >/dev/null 2>&1; then
+    step "build: everything with clang and -Werror (not run)" clang_build
+fi
 
 if command -v clang >/dev/null 2>&1; then
     fz=build/ci-fuzz
