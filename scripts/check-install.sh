@@ -12,7 +12,8 @@ meson install -C "$build" --no-rebuild --quiet --destdir "$stage" >/dev/null
 pc=$(find "$stage" -name weft.pc | head -n 1)
 [ -n "$pc" ] || { echo "check-install: no weft.pc installed" >&2; exit 1; }
 # The .pc file names the real prefix; the sysroot maps it into the stage.
-export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$stage"
+PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR="$stage"
 libdir=$(dirname "$(dirname "$pc")")   # <libdir>/pkgconfig/weft.pc
 cc=${CC:-cc}
 # shellcheck disable=SC2046
@@ -30,7 +31,7 @@ for req in $(pkg-config --print-requires-private weft | cut -d' ' -f1); do
 done
 # Statically: libweft.a itself, then what --static adds (ck, pthread, m).
 static_libs=$(pkg-config --static --libs weft | sed 's/-lweft\b/-l:libweft.a/')
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 $cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour-static" examples/tour.c \
     $(pkg-config --cflags weft) $static_libs
 if ldd "$stage/tour-static" | grep -q libweft; then

@@ -13,7 +13,7 @@
 # Ends with one line "N passed, N failed": every criterion test run, plus one
 # for each step of 2-6.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 scripts/setup.sh || exit 1
 
 soak_seconds=${WEFT_SOAK_SECONDS:-60}
@@ -99,6 +99,7 @@ fi
 
 # The benchmarks are not run here (timings are not tests), only built with
 # -Werror, so that they keep compiling against the library as it changes.
+# shellcheck disable=SC2317  # called through step
 bench_build() {
     [ -f build/ci-bench/build.ninja ] ||
         meson setup build/ci-bench --buildtype=release -Dbenchmarks=true -Dtests=false \
@@ -109,6 +110,7 @@ step "build: bench/ with -Werror (not run)" bench_build
 
 # gcc builds everything above; clang must accept the same code (tests and
 # examples included), with -Werror too.
+# shellcheck disable=SC2317  # called through step
 clang_build() {
     [ -f build/ci-clang/build.ninja ] ||
         CC=clang meson setup build/ci-clang --buildtype=debugoptimized -Dwerror=true \
@@ -127,7 +129,7 @@ if command -v clang >/dev/null 2>&1; then
     fi
     if ninja -C "$fz" >"$fz/ninja.log" 2>&1; then
         for t in "$fz"/fuzz/fuzz_*; do
-            [ -x "$t" ] && [ -f "$t" ] || continue
+            if [ ! -x "$t" ] || [ ! -f "$t" ]; then continue; fi
             corpus="$fz/corpus-$(basename "$t")"
             mkdir -p "$corpus"
             step "fuzz: $(basename "$t") for $fuzz_seconds s" "$t" -max_total_time="$fuzz_seconds" \
