@@ -37,9 +37,22 @@ static bool foldable(const weft__graph *g, const weft__node *n)
     }
     if (n->flags & WEFT__NODE_SIDE_EFFECT)
         return false;
-    for (uint32_t k = 0; k < n->n_in; k++)
-        if (g->nodes[n->in[k]].op != WEFT__OP_CONST)
+    int64_t largest_in = FOLD_LEAF_MAX;
+    for (uint32_t k = 0; k < n->n_in; k++) {
+        const weft__node *in = &g->nodes[n->in[k]];
+        if (in->op != WEFT__OP_CONST)
             return false;
+        if (in->attr.constant.value && in->attr.constant.value->numel > largest_in)
+            largest_in = in->attr.constant.value->numel;
+    }
+    /* A result that outgrows its inputs (a broadcast, an outer product)
+     * would sit in the program's memory for as long as it is cached, for
+     * the sake of work the run does anyway: it is left to the run, as big
+     * leaves are. */
+    int64_t numel;
+    if (!spec_known(&n->spec) ||
+        !weft__numel_checked(n->spec.rank, n->spec.dims, 1, &numel) || numel > largest_in)
+        return false;
     /* Folding computes serially; a run splits a large float sum or mean
      * over the intra-op threads and adds the partials, which rounds
      * differently.  Such a node is left to the run, so that the traced

@@ -2,6 +2,8 @@
  * must compute, bit for bit, what the same body computes run eagerly
  * (WEFT_RUN_EAGERLY) on the same runtime. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <weft.h>
 
@@ -99,4 +101,46 @@ Test(trace_vs_eager, large_float_sum_of_argument_matches_eager)
     weft_arg a = weft_arg_tensor(c);
     same_as_eager(sum_of_arg, NULL, &a, 1, 1);
     weft_tensor_release(c);
+}
+
+/* ---- Constant folding never grows the program's constants. ---- */
+
+static int outer_sum_of_ranges(weft_ctx *cx, weft_value *const *args, weft_value **outs,
+                               void *user)
+{
+    (void)user;
+    weft_value *r = weft_range(cx, WEFT_F64, 0, 2048, 1);
+    weft_value *outer = weft_add(cx, weft_reshape(cx, r, 2, (int64_t[]){ 2048, 1 }), r);
+    outs[0] = weft_add(cx, weft_sum(cx, outer, WEFT_ALL_AXES), args[0]);
+    return weft_ctx_status(cx);
+}
+
+/* The outer sum of two 2048-element ranges is a 4M-element (32 MiB)
+ * broadcast of small constants.  It used to be folded at compile time into
+ * a constant the cached program kept for good (the large float sum of it is
+ * left to the run), though big leaves are never folded for that reason. */
+Test(trace_vs_eager, folding_leaves_a_growing_broadcast_to_the_run)
+{
+    weft_tensor *x = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 0, NULL, (double[]){ 0.5 }, &x), 0);
+    weft_arg a = weft_arg_tensor(x);
+    same_as_eager(outer_sum_of_ranges, NULL, &a, 1, 1);
+
+    weft_function_desc d = { .name = "outer", .body = outer_sum_of_ranges, .n_args = 1,
+                             .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_tensor *y = NULL;
+    cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_not_null(mem);
+    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+    fclose(mem);
+    cr_expect_null(strstr(text, "const : f64[2048,2048]"), "the broadcast was folded:\n%s", text);
+    free(text);
+    weft_tensor_release(y);
+    weft_function_destroy(&f);
+    weft_tensor_release(x);
 }
