@@ -122,7 +122,10 @@ WEFT_API weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems
  * matching out_spec in *out (weft takes that reference).  A non-zero return
  * fails the call with WEFT_EHOST; a wrong output with WEFT_ESHAPE or
  * WEFT_EDTYPE.  Host calls are side effects: never removed as dead code, and
- * run in program order with the other host calls of the same body.
+ * run in program order with the other host calls of the same body.  When
+ * an op fails during a traced call, the host calls that do not depend on
+ * it (through inputs or an earlier host call) may still run, even those
+ * the body makes after it: eager mode stops at the failing op.
  * WEFT_HOST_SERIAL: calls of this fn never overlap, and the weft work such
  * a call starts (loops, spawns, function calls) runs on its own thread, one
  * piece at a time.  fn may run on any worker thread. */
