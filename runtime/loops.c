@@ -27,21 +27,28 @@ static bool should_stop(weft_runtime *rt, int *status)
  * guided share of what is left (left / divisor, rounded down to a multiple
  * of unit), at least `least` and at most `most` iterations.  least and the
  * claims before it are multiples of unit, so blocks start on multiples of
- * unit.  False when nothing is left. */
+ * unit.  The claim is a compare-and-swap that never moves *next past n, so
+ * no n, up to SIZE_MAX, can overflow it.  False when nothing is left. */
 static bool claim_block(size_t *next, size_t n, size_t divisor, size_t unit, size_t least,
                         size_t most, size_t *b, size_t *e)
 {
     size_t seen = __atomic_load_n(next, __ATOMIC_RELAXED);
-    size_t left = seen < n ? n - seen : 0;
-    size_t take = left / divisor / unit * unit;
-    if (take < least)
-        take = least;
-    if (take > most)
-        take = most;
-    *b = __atomic_fetch_add(next, take, __ATOMIC_RELAXED);
-    if (*b >= n)
-        return false;
-    *e = n - *b < take ? n : *b + take;
+    size_t take;
+    do {
+        if (seen >= n)
+            return false;
+        size_t left = n - seen;
+        take = left / divisor / unit * unit;
+        if (take < least)
+            take = least;
+        if (take > most)
+            take = most;
+        if (take > left)
+            take = left;
+    } while (!__atomic_compare_exchange_n(next, &seen, seen + take, true, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    *b = seen;
+    *e = seen + take;
     return true;
 }
 
@@ -197,9 +204,7 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
         weft__outside_enter(rt);
     if (WEFT__UNLIKELY(weft__inline_now()))
         pfor_inline(&pf, n, grain);
-    /* The claims pass n by at most one block per claimant (each at most
-     * n / 4 + grain, with grain <= n): no overflow below SIZE_MAX / 4. */
-    else if (outside && rt->nworkers == 1 && n > pf.chunk && pf.grain <= n && n <= SIZE_MAX / 4)
+    else if (outside && rt->nworkers == 1 && n > pf.chunk && pf.grain <= n)
         pfor_claim(&pf, n);
     else
         pfor_run(&pf, 0, n);
@@ -270,10 +275,6 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
         return weft__errorf(WEFT_EINVAL, "weft_parallel_map: fn is NULL");
     if (n == 0)
         return 0;
-    /* Claiming overflows nothing: next passes n by at most one take per
-     * runner, each at most n / divisor (or 1), so it stays below 4 n. */
-    if (n > SIZE_MAX / 4)
-        return weft__errorf(WEFT_EINVAL, "weft_parallel_map: n = %zu is too large", n);
     pmap pm = { .rt = rt, .fn = fn, .ctx = ctx, .n = n, .next = 0, .status = 0 };
     bool outside = weft__current_worker(rt) == NULL;
     size_t k;

@@ -356,3 +356,41 @@ Test(loops, bad_input_returns_einval, .timeout = 60)
     cr_assert(strstr(weft_errmsg(), "weft_parallel_map: fn") != NULL);
     weft_runtime_destroy(&rt);
 }
+
+/* n up to SIZE_MAX is a valid count: a map whose first call fails returns
+ * that call's code, and the claims never overflow (they used to be refused
+ * with WEFT_EINVAL above SIZE_MAX / 4). */
+static int fail_at_once(size_t i, void *ctx)
+{
+    (void)i;
+    (void)ctx;
+    return -7;
+}
+
+static int fail_range_at_once(size_t b, size_t e, void *ctx)
+{
+    (void)b;
+    (void)e;
+    (void)ctx;
+    return -7;
+}
+
+Test(loops, huge_n_returns_the_callback_code, .timeout = 60)
+{
+    unsigned workers[] = { 1, 2 };
+    size_t ns[] = { SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 4 + 1 };
+    unsigned bounds[] = { 0, 1, 2 };
+    for (size_t w = 0; w < 2; w++) {
+        weft_runtime *rt = test_runtime_of(workers[w]);
+        for (size_t i = 0; i < 3; i++) {
+            for (size_t b = 0; b < 3; b++) {
+                int rc = weft_parallel_map(rt, ns[i], bounds[b], fail_at_once, NULL);
+                cr_assert_eq(rc, -7, "%u workers, n=%zu, bound %u: %d (%s)", workers[w], ns[i],
+                             bounds[b], rc, weft_errmsg());
+            }
+            cr_assert_eq(weft_parallel_for(rt, ns[i], 0, fail_range_at_once, NULL), -7);
+            cr_assert_eq(weft_parallel_for(rt, ns[i], ns[i] / 3, fail_range_at_once, NULL), -7);
+        }
+        weft_runtime_destroy(&rt);
+    }
+}
