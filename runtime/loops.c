@@ -277,17 +277,18 @@ int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_iterations,
         return 0;
     pmap pm = { .rt = rt, .fn = fn, .ctx = ctx, .n = n, .next = 0, .status = 0 };
     bool outside = weft__current_worker(rt) == NULL;
-    size_t k;
+    /* A runner per worker, plus one for an outside caller, which joins in
+     * (from a worker, an extra runner only added claims).  A bound above
+     * that adds only runners with no thread to run them, yet each costs a
+     * spawn: parallel_iterations = UINT_MAX spawned billions. */
+    size_t k = (size_t)rt->nworkers + outside;
     if (parallel_iterations) {
-        k = parallel_iterations < n ? parallel_iterations : n;
+        if (parallel_iterations < k)
+            k = parallel_iterations;
         pm.adaptive = true;
-    } else {
-        /* A runner per worker, plus one for an outside caller, which
-         * joins in (from a worker, an extra runner only added claims). */
-        k = (size_t)rt->nworkers + outside;
-        if (k > n)
-            k = n;
     }
+    if (k > n)
+        k = n;
     pm.divisor = 2 * k;
     if (outside)
         weft__outside_enter(rt);

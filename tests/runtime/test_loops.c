@@ -1,5 +1,6 @@
 /* weft_parallel_for and weft_parallel_map: coverage, nesting, balance,
  * the in-flight bound and cancellation. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -393,4 +394,18 @@ Test(loops, huge_n_returns_the_callback_code, .timeout = 60)
         }
         weft_runtime_destroy(&rt);
     }
+}
+
+/* A bound far above the worker count spawns no more runners than there are
+ * threads to run them: with UINT_MAX it spawned one per index (up to four
+ * billion), so a map whose first call fails took minutes instead of
+ * returning at once. */
+Test(parallel_map, huge_bound_returns_at_once, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(2);
+    uint64_t t0 = weft__now_ns();
+    cr_assert_eq(weft_parallel_map(rt, (size_t)1 << 40, UINT_MAX, fail_at_once, NULL), -7);
+    cr_assert_lt(weft__now_ns() - t0, 5000000000u, "took %.1f s",
+                 (double)(weft__now_ns() - t0) / 1e9);
+    weft_runtime_destroy(&rt);
 }
