@@ -196,6 +196,17 @@ static void list_unlink(weft_function *f, weft__entry *e)
 }
 
 /* Takes e out of the table; the caller drops the table's reference. */
+/* Counts e, just put into f->hs, as cached and links it into the list:
+ * the reverse of table_remove.  Under f->mu. */
+static void table_add_linked(weft_function *f, weft__entry *e)
+{
+    e->in_table = true;
+    list_append(f, e);
+    atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
+    if (e->has_any)
+        atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+}
+
 static void table_remove(weft_function *f, weft__entry *e)
 {
     (void)ck_hs_remove(&f->hs, e->k.hash, &e->k);
@@ -667,12 +678,8 @@ again:
                 e = NULL;
                 rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory growing the cache", who, f->name);
             } else {
-                e->in_table = true;
                 bump(e);
-                list_append(f, e);
-                atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
-                if (e->has_any)
-                    atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+                table_add_linked(f, e);
                 weft__cache_entry_claim(e, true);
                 f->last_retrace = why;
                 f->have_retrace = true;
@@ -742,13 +749,10 @@ void weft__cache_pin(weft__entry *e)
          * table's, or, when its signature has been traced again meanwhile,
          * the orphan list's (listed by the debug API after the table). */
         atomic_fetch_sub_explicit(&f->evictions, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
         if (ck_hs_put(&f->hs, e->k.hash, &e->k)) {
-            e->in_table = true;
-            list_append(f, e);
-            if (e->has_any)
-                atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+            table_add_linked(f, e);
         } else {
+            atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
             e->next = f->orphans;
             f->orphans = e;
         }
