@@ -306,8 +306,8 @@ static profile *detach_locked(const weft_runtime *rt)
     return p;
 }
 
-/* The length of the well-formed UTF-8 character at c (1 to 4), or 0 when
- * c starts no such character: a stray continuation byte, a byte never in
+/* The length of the well-formed multi-byte UTF-8 character at c (2 to 4),
+ * or 0 when c starts no such character: a stray continuation byte, a byte never in
  * UTF-8, a cut sequence, an overlong form, a surrogate, or past U+10FFFF. */
 static size_t utf8_len(const unsigned char *c)
 {
