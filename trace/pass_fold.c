@@ -19,6 +19,12 @@ static bool spec_known(const weft_spec *s)
     return true;
 }
 
+/* n's element count, when its shape is known and the count fits. */
+static bool result_numel(const weft__node *n, int64_t *numel)
+{
+    return spec_known(&n->spec) && weft__numel_checked(n->spec.rank, n->spec.dims, 1, numel);
+}
+
 static bool foldable(const weft__graph *g, const weft__node *n)
 {
     switch (weft__op_kind_of(n->op)) {
@@ -28,9 +34,7 @@ static bool foldable(const weft__graph *g, const weft__node *n)
         if (n->op != WEFT__OP_FILL && n->op != WEFT__OP_RANGE)
             return false;
         int64_t numel;
-        return spec_known(&n->spec) &&
-               weft__numel_checked(n->spec.rank, n->spec.dims, 1, &numel) &&
-               numel <= FOLD_LEAF_MAX;
+        return result_numel(n, &numel) && numel <= FOLD_LEAF_MAX;
     }
     default:
         break;
@@ -50,8 +54,7 @@ static bool foldable(const weft__graph *g, const weft__node *n)
      * the sake of work the run does anyway: it is left to the run, as big
      * leaves are. */
     int64_t numel;
-    if (!spec_known(&n->spec) ||
-        !weft__numel_checked(n->spec.rank, n->spec.dims, 1, &numel) || numel > largest_in)
+    if (!result_numel(n, &numel) || numel > largest_in)
         return false;
     /* Folding computes serially; a run splits a large float sum or mean
      * over the intra-op threads and adds the partials, which rounds
