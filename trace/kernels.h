@@ -56,4 +56,21 @@ void weft__ew_block(weft__op op, weft_dtype in_dt, weft_dtype out_dt,
                     const void *const *in, const unsigned char *step,
                     void *out, size_t len);
 
+/* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
+ * how many chunks `work` units are cut into on rt (1 when rt is NULL or
+ * the work is small); chunk_begin: the first item of chunk c of n over
+ * total items; run_chunks: fn over chunk indices [0, n), in parallel when
+ * n > 1. */
+size_t   weft__chunk_count(weft_runtime *rt, uint64_t work);
+uint64_t weft__chunk_begin(uint64_t total, size_t n, size_t c);
+int      weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx);
+
+/* The kernels behind weft__kernel_eval_into, by kind (same contract). */
+int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                           weft_tensor *out);
+int weft__eval_reduce(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                      weft_tensor *out);
+int weft__eval_matmul(weft_runtime *rt, const weft_tensor *a, const weft_tensor *b,
+                      weft_tensor *out);
+
 #endif

@@ -1,0 +1,32 @@
+/* How kernels cut their work into chunks for weft_parallel_for.
+ *
+ * Work above WEFT__KERNEL_SPLIT_MIN elements is cut into at most
+ * intra_op_threads fixed chunks (grain 1, one index per chunk), so chunk
+ * boundaries depend only on the thread count. */
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+
+#define CHUNK_MIN 16384     /* the least work one chunk should get */
+
+size_t weft__chunk_count(weft_runtime *rt, uint64_t work)
+{
+    if (!rt || work <= WEFT__KERNEL_SPLIT_MIN)
+        return 1;
+    uint64_t by_work = work / CHUNK_MIN;
+    uint64_t threads = weft__intra_op_threads(rt);
+    uint64_t c = by_work < threads ? by_work : threads;
+    return c < 1 ? 1 : (size_t)c;
+}
+
+uint64_t weft__chunk_begin(uint64_t total, size_t n, size_t c)
+{
+    uint64_t q = total / n, r = total % n;
+    return q * c + (c < r ? c : r);
+}
+
+int weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx)
+{
+    if (n <= 1)
+        return fn(0, 1, ctx);
+    return weft_parallel_for(rt, n, 1, fn, ctx);
+}
