@@ -1,4 +1,4 @@
-/* Trace cache benchmarks (issue 4): the cost of a cache hit.
+/* Trace cache benchmarks: the cost of a cache hit.
  *  - weft_function_call (hash the signature, find the concrete function)
  *    against weft_concrete_call (no hashing) of the same function, for 1, 4
  *    and 16 tensor arguments; the body returns its first argument, so that

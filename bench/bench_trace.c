@@ -1,4 +1,4 @@
-/* Tracing benchmarks (issue 3):
+/* Tracing benchmarks:
  *  (a) the seed's fn, `for _ in range(100): i ** 2` thrown away, return x,
  *      on a 1e6-element tensor: traced (the compiled list drops the 100
  *      dead ops) against eager (WEFT_RUN_EAGERLY: every op runs);

@@ -3,12 +3,14 @@
  *
  *     #include <weft.h>      (pkg-config --cflags --libs weft)
  *
- * The contract is in docs/ and ../shared/API.md: fallible calls return 0 or
- * a negative WEFT_E* code, and weft_errmsg() says what went wrong. */
+ * docs/GUIDE.md explains it; each header documents its calls.  Fallible
+ * calls return 0 or a negative WEFT_E* code, and weft_errmsg() says what
+ * went wrong. */
 #ifndef WEFT_H
 #define WEFT_H
 
 #include "weft/common.h"
+#include "weft/version.h"
 #include "weft/runtime.h"
 #include "weft/tensor.h"
 #include "weft/ops.h"
