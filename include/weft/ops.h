@@ -14,7 +14,9 @@
  * Dtype promotion: the inputs of an arithmetic or comparison op are first
  * converted to the wider of the two dtypes in the order
  * bool < i32 < i64 < f32 < f64.  Comparisons return bool.  Elementwise ops
- * broadcast like NumPy.
+ * broadcast like NumPy.  A NaN result is some NaN: its sign and payload
+ * (which operand's NaN an op on two NaNs returns) are unspecified and may
+ * differ between an eager and a traced run.
  *
  * Weak scalars: weft_const_f64, weft_const_i64 and static scalar arguments
  * (weft_arg_f64 / weft_arg_i64 without an input_signature) are weak, like
