@@ -249,42 +249,26 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
     return build(cx, fn, &n, in, 1, &dt);
 }
 
-static weft_value *binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, weft_value *b)
-{
-    return weft__op_binary(cx, op, fn, a, b);
-}
-
-#define BINARY_OP(name, OP)                                                  \
-    weft_value *weft_##name(weft_ctx *cx, weft_value *a, weft_value *b)      \
-    {                                                                        \
-        return binary(cx, WEFT__OP_##OP, "weft_" #name, a, b);              \
-    }
-BINARY_OP(add, ADD)
-BINARY_OP(sub, SUB)
-BINARY_OP(mul, MUL)
-BINARY_OP(div, DIV)
-BINARY_OP(mod, MOD)
-BINARY_OP(pow, POW)
-BINARY_OP(minimum, MINIMUM)
-BINARY_OP(maximum, MAXIMUM)
-BINARY_OP(eq, EQ)
-BINARY_OP(ne, NE)
-BINARY_OP(lt, LT)
-BINARY_OP(le, LE)
-BINARY_OP(gt, GT)
-BINARY_OP(ge, GE)
-BINARY_OP(matmul, MATMUL)
-
-#define UNARY_OP(name, OP)                                                   \
-    weft_value *weft_##name(weft_ctx *cx, weft_value *a)                     \
-    {                                                                        \
-        return weft__op_unary(cx, WEFT__OP_##OP, "weft_" #name, a);         \
-    }
-UNARY_OP(neg, NEG)
-UNARY_OP(abs, ABS)
-UNARY_OP(sqrt, SQRT)
-UNARY_OP(exp, EXP)
-UNARY_OP(log, LOG)
+WEFT__DEFINE_BINARY(add, ADD)
+WEFT__DEFINE_BINARY(sub, SUB)
+WEFT__DEFINE_BINARY(mul, MUL)
+WEFT__DEFINE_BINARY(div, DIV)
+WEFT__DEFINE_BINARY(mod, MOD)
+WEFT__DEFINE_BINARY(pow, POW)
+WEFT__DEFINE_BINARY(minimum, MINIMUM)
+WEFT__DEFINE_BINARY(maximum, MAXIMUM)
+WEFT__DEFINE_BINARY(eq, EQ)
+WEFT__DEFINE_BINARY(ne, NE)
+WEFT__DEFINE_BINARY(lt, LT)
+WEFT__DEFINE_BINARY(le, LE)
+WEFT__DEFINE_BINARY(gt, GT)
+WEFT__DEFINE_BINARY(ge, GE)
+WEFT__DEFINE_BINARY(matmul, MATMUL)
+WEFT__DEFINE_UNARY(neg, NEG)
+WEFT__DEFINE_UNARY(abs, ABS)
+WEFT__DEFINE_UNARY(sqrt, SQRT)
+WEFT__DEFINE_UNARY(exp, EXP)
+WEFT__DEFINE_UNARY(log, LOG)
 
 weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to)
 {

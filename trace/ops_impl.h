@@ -13,4 +13,16 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                             weft_value *b);
 
+/* Defines the public weft_NAME as the op OP of the table. */
+#define WEFT__DEFINE_UNARY(name, OP)                                         \
+    weft_value *weft_##name(weft_ctx *cx, weft_value *a)                     \
+    {                                                                        \
+        return weft__op_unary(cx, WEFT__OP_##OP, "weft_" #name, a);         \
+    }
+#define WEFT__DEFINE_BINARY(name, OP)                                        \
+    weft_value *weft_##name(weft_ctx *cx, weft_value *a, weft_value *b)      \
+    {                                                                        \
+        return weft__op_binary(cx, WEFT__OP_##OP, "weft_" #name, a, b);     \
+    }
+
 #endif

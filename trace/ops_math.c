@@ -5,35 +5,25 @@
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 
-#define UNARY_OP(name, OP)                                                   \
-    weft_value *weft_##name(weft_ctx *cx, weft_value *a)                     \
-    {                                                                        \
-        return weft__op_unary(cx, WEFT__OP_##OP, "weft_" #name, a);         \
-    }
-UNARY_OP(tanh, TANH)
-UNARY_OP(sigmoid, SIGMOID)
-UNARY_OP(relu, RELU)
-UNARY_OP(sin, SIN)
-UNARY_OP(cos, COS)
-UNARY_OP(floor, FLOOR)
-UNARY_OP(ceil, CEIL)
-UNARY_OP(round, ROUND)
-UNARY_OP(rsqrt, RSQRT)
-UNARY_OP(square, SQUARE)
-UNARY_OP(sign, SIGN)
-UNARY_OP(log1p, LOG1P)
-UNARY_OP(expm1, EXPM1)
-UNARY_OP(logical_not, LOGICAL_NOT)
+WEFT__DEFINE_UNARY(tanh, TANH)
+WEFT__DEFINE_UNARY(sigmoid, SIGMOID)
+WEFT__DEFINE_UNARY(relu, RELU)
+WEFT__DEFINE_UNARY(sin, SIN)
+WEFT__DEFINE_UNARY(cos, COS)
+WEFT__DEFINE_UNARY(floor, FLOOR)
+WEFT__DEFINE_UNARY(ceil, CEIL)
+WEFT__DEFINE_UNARY(round, ROUND)
+WEFT__DEFINE_UNARY(rsqrt, RSQRT)
+WEFT__DEFINE_UNARY(square, SQUARE)
+WEFT__DEFINE_UNARY(sign, SIGN)
+WEFT__DEFINE_UNARY(log1p, LOG1P)
+WEFT__DEFINE_UNARY(expm1, EXPM1)
+WEFT__DEFINE_UNARY(logical_not, LOGICAL_NOT)
 
-#define BINARY_OP(name, OP)                                                  \
-    weft_value *weft_##name(weft_ctx *cx, weft_value *a, weft_value *b)      \
-    {                                                                        \
-        return weft__op_binary(cx, WEFT__OP_##OP, "weft_" #name, a, b);     \
-    }
-BINARY_OP(logical_and, LOGICAL_AND)
-BINARY_OP(logical_or, LOGICAL_OR)
-BINARY_OP(floordiv, FLOORDIV)
-BINARY_OP(truediv, TRUEDIV)
+WEFT__DEFINE_BINARY(logical_and, LOGICAL_AND)
+WEFT__DEFINE_BINARY(logical_or, LOGICAL_OR)
+WEFT__DEFINE_BINARY(floordiv, FLOORDIV)
+WEFT__DEFINE_BINARY(truediv, TRUEDIV)
 
 /* NumPy's clip: minimum(maximum(a, lo), hi), so lo > hi gives hi and a NaN
  * anywhere gives NaN.  Two nodes rather than one op of its own: they fuse

@@ -1080,22 +1080,24 @@ static weft_value *op_weak_too_big(weft_ctx *cx)
 }
 static int c_op_weak_too_big(void) { return eager_op(op_weak_too_big); }
 
+static weft_value *bool3(weft_ctx *cx) { return weft_cast(cx, ev(cx, fx.x3), WEFT_BOOL); }
+
 static weft_value *op_bool_add(weft_ctx *cx)
 {
-    weft_value *b = weft_cast(cx, ev(cx, fx.x3), WEFT_BOOL);
+    weft_value *b = bool3(cx);
     return weft_add(cx, b, b);
 }
 static int c_op_bool_add(void) { return eager_op(op_bool_add); }
 
 static weft_value *op_bool_neg(weft_ctx *cx)
 {
-    return weft_neg(cx, weft_cast(cx, ev(cx, fx.x3), WEFT_BOOL));
+    return weft_neg(cx, bool3(cx));
 }
 static int c_op_bool_neg(void) { return eager_op(op_bool_neg); }
 
 static weft_value *op_logical_f32(weft_ctx *cx)
 {
-    return weft_logical_and(cx, ev(cx, fx.x3), weft_cast(cx, ev(cx, fx.x3), WEFT_BOOL));
+    return weft_logical_and(cx, ev(cx, fx.x3), bool3(cx));
 }
 static int c_op_logical_f32(void) { return eager_op(op_logical_f32); }
 
@@ -1110,7 +1112,7 @@ static int c_op_truediv_mismatch(void) { return eager_op(op_truediv_mismatch); }
 
 static weft_value *op_floordiv_bool(weft_ctx *cx)
 {
-    weft_value *b = weft_cast(cx, ev(cx, fx.x3), WEFT_BOOL);
+    weft_value *b = bool3(cx);
     return weft_floordiv(cx, b, b);
 }
 static int c_op_floordiv_bool(void) { return eager_op(op_floordiv_bool); }

@@ -44,12 +44,14 @@ static void both_modes(weft_body_fn body, const weft_arg *args, size_t n_args, s
     }
 }
 
-/* Calls body in both modes and expects code, with `what` in the message. */
-static void both_fail(weft_body_fn body, const weft_arg *args, size_t n_args, int code,
+/* Calls body (with user) in both modes and expects code, with `what` in
+ * the message. */
+static void both_fail(weft_body_fn body, void *user, const weft_arg *args, size_t n_args, int code,
                       const char *what)
 {
     for (int mode = 0; mode < 2; mode++) {
-        weft_function_desc d = { .name = "rules", .body = body, .n_args = n_args, .n_outs = 1,
+        weft_function_desc d = { .name = "rules", .body = body, .user = user, .n_args = n_args,
+                                 .n_outs = 1,
                                  .flags = mode ? 0 : WEFT_RUN_EAGERLY };
         weft_function *f = NULL;
         cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
@@ -157,7 +159,7 @@ Test(dtype_rules, weak_integer_must_fit_i32)
     const int32_t n[2] = { 1, 2 };
     weft_tensor *t = vec(WEFT_I32, 2, n);
     weft_arg a = weft_arg_tensor(t);
-    both_fail(body_weak_too_big, &a, 1, WEFT_EDTYPE,
+    both_fail(body_weak_too_big, NULL, &a, 1, WEFT_EDTYPE,
               "weft_add: the constant 1099511627776 does not fit the i32 operand");
     weft_tensor_release(t);
 }
@@ -248,27 +250,17 @@ Test(dtype_rules, static_scalars_are_weak_and_still_keyed_by_value)
 
 /* ---- weft_const. ---- */
 
-static int body_const_exact(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
-{
-    (void)args;
-    (void)user;
-    outs[0] = weft_const(cx, WEFT_I32, 2.5);
-    return weft_ctx_status(cx);
-}
+/* A weft_const that is refused: user points at the dtype and the value. */
+typedef struct bad_const {
+    weft_dtype dt;
+    double v;
+} bad_const;
 
-static int body_const_bool(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+static int body_bad_const(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     (void)args;
-    (void)user;
-    outs[0] = weft_const(cx, WEFT_BOOL, 2);
-    return weft_ctx_status(cx);
-}
-
-static int body_const_dtype(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
-{
-    (void)args;
-    (void)user;
-    outs[0] = weft_const(cx, (weft_dtype)99, 1);
+    const bad_const *b = user;
+    outs[0] = weft_const(cx, b->dt, b->v);
     return weft_ctx_status(cx);
 }
 
@@ -301,24 +293,22 @@ static void check_consts(weft_tensor *const *o, const char *mode)
 Test(dtype_rules, typed_constants)
 {
     both_modes(body_consts, NULL, 0, 5, check_consts);
-    both_fail(body_const_exact, NULL, 0, WEFT_EINVAL, "weft_const: 2.5 is not exactly representable as i32");
-    both_fail(body_const_bool, NULL, 0, WEFT_EINVAL, "weft_const: 2 is not exactly representable as bool");
-    both_fail(body_const_dtype, NULL, 0, WEFT_EINVAL, "weft_const: unknown dtype 99");
+    both_fail(body_bad_const, &(bad_const){ WEFT_I32, 2.5 }, NULL, 0, WEFT_EINVAL,
+              "weft_const: 2.5 is not exactly representable as i32");
+    both_fail(body_bad_const, &(bad_const){ WEFT_I64, 0x1p63 }, NULL, 0, WEFT_EINVAL,
+              "weft_const: 9.2233720368547758e+18 is not exactly representable as i64");
+    both_fail(body_bad_const, &(bad_const){ WEFT_BOOL, 2 }, NULL, 0, WEFT_EINVAL,
+              "weft_const: 2 is not exactly representable as bool");
+    both_fail(body_bad_const, &(bad_const){ (weft_dtype)99, 1 }, NULL, 0, WEFT_EINVAL,
+              "weft_const: unknown dtype 99");
 }
 
 /* ---- Bool arithmetic is refused; logic is not. ---- */
 
-static int body_bool_sub(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+/* user: 0 for b - b, 1 for -b. */
+static int body_bool_arith(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
-    (void)user;
-    outs[0] = weft_sub(cx, args[0], args[0]);
-    return weft_ctx_status(cx);
-}
-
-static int body_bool_neg(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
-{
-    (void)user;
-    outs[0] = weft_neg(cx, args[0]);
+    outs[0] = user ? weft_neg(cx, args[0]) : weft_sub(cx, args[0], args[0]);
     return weft_ctx_status(cx);
 }
 
@@ -354,9 +344,10 @@ Test(dtype_rules, bool_takes_logic_not_arithmetic)
     const uint8_t b[3] = { 1, 0, 1 };
     weft_tensor *t = vec(WEFT_BOOL, 3, b);
     weft_arg a = weft_arg_tensor(t);
-    both_fail(body_bool_sub, &a, 1, WEFT_EDTYPE,
+    both_fail(body_bool_arith, NULL, &a, 1, WEFT_EDTYPE,
               "weft_sub: bool[3] and bool[3] are bool (cast them to a number type)");
-    both_fail(body_bool_neg, &a, 1, WEFT_EDTYPE, "weft_neg: bool[3] is bool (cast it to a number type)");
+    both_fail(body_bool_arith, &a, &a, 1, WEFT_EDTYPE,
+              "weft_neg: bool[3] is bool (cast it to a number type)");
     both_modes(body_bool_logic, &a, 1, 5, check_bool_logic);
     weft_tensor_release(t);
 }
