@@ -176,14 +176,18 @@ WEFT_API weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft
  * Integer to float rounds to nearest.  To bool: anything non-zero (NaN
  * included) is true; from bool: 0 or 1. */
 WEFT_API weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to);
-/* cond ? a : b elementwise; cond is bool; all three broadcast. */
+/* cond ? a : b elementwise; cond is bool; all three broadcast; a and b
+ * promote like the operands of a binary op (a weak scalar takes the other's
+ * dtype). */
 WEFT_API weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value *b);
 
 /* Reductions over one axis (negative counts from the end) or WEFT_ALL_AXES;
  * the axis is removed from the shape.  sum keeps the dtype, as TensorFlow's
  * reduce_sum does (NumPy's sum widens i32 to i64): an i32 sum wraps around
  * (INT32_MAX + 1 gives INT32_MIN); cast to i64 first for a wider
- * accumulator.  sum of bool counts the true elements as i64.  Over an empty
+ * accumulator.  sum of bool counts the true elements as i64.  mean of an
+ * integer or bool computes in f64 (NumPy's rule; TensorFlow's reduce_mean
+ * keeps the integer dtype and truncates).  Over an empty
  * axis: sum is 0, mean NaN, and reduce_max the dtype's lowest value (-inf,
  * INT32_MIN, INT64_MIN, false). */
 WEFT_API weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis);
