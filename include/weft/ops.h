@@ -4,7 +4,8 @@
  * A body is ordinary C over weft_value handles.  The same body runs eagerly
  * (each op computes at once on the runtime's workers) or in tracing mode
  * (each op records a node and computes nothing).  Values belong to their
- * context and live until it ends; never free one.
+ * context and live until it ends, or until weft_value_release ends one
+ * early; never free one.
  *
  * Errors are sticky per context: an op on bad inputs records the first
  * error (weft_ctx_status, weft_errmsg names the op and the shapes) and
