@@ -1,8 +1,10 @@
 /* libFuzzer target: random op lists built through the public ops on integer
- * and bool tensors.  The same body runs compiled (traced once, then the
- * cached program: called twice) and eagerly (a WEFT_RUN_EAGERLY twin); the
- * two must agree bit for bit: the same code, and on success the same
- * dtypes, shapes and bytes of every output.
+ * and bool arguments (floats enter through casts, the float functions,
+ * truediv and weak float constants).  The same body runs compiled (traced
+ * once, then the cached program: called twice) and eagerly (a
+ * WEFT_RUN_EAGERLY twin); the two must agree bit for bit: the same code,
+ * and on success the same dtypes, shapes and bytes of every output (a NaN
+ * matching any NaN).
  *
  * Input layout: byte 0 and 1 pick the two arguments' dtypes and shapes, then
  * their elements are read from the input (missing bytes are zero); the rest
@@ -63,8 +65,13 @@ typedef weft_value *(*unop)(weft_ctx *, weft_value *);
 static const binop binops[] = {
     weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_minimum, weft_maximum,
     weft_eq, weft_ne, weft_lt, weft_le, weft_gt, weft_ge, weft_pow,
+    weft_floordiv, weft_truediv, weft_logical_and, weft_logical_or,
 };
-static const unop unops[] = { weft_neg, weft_abs };
+static const unop unops[] = {
+    weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid, weft_relu,
+    weft_sin, weft_cos, weft_floor, weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
+    weft_log1p, weft_expm1, weft_logical_not,
+};
 
 #define N_BIN (sizeof binops / sizeof *binops)
 #define N_UN (sizeof unops / sizeof *unops)
@@ -84,7 +91,7 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         weft_value *a = st[(sp - 1 + STACK) % STACK];
         weft_value *b = st[(sp - 2 + STACK) % STACK];
         weft_value *r = NULL;
-        switch (op % 12) {
+        switch (op % 14) {
         case 0: case 1: case 2:
             r = binops[arg % N_BIN](cx, a, b);
             pc++;
@@ -94,13 +101,19 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
             pc++;
             break;
         case 4: {
-            static const weft_dtype to[] = { WEFT_BOOL, WEFT_I32, WEFT_I64 };
-            r = weft_cast(cx, a, to[arg % 3]);
+            static const weft_dtype to[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+            r = weft_cast(cx, a, to[arg % 5]);
             pc++;
             break;
         }
         case 5:
-            r = weft_const_i64(cx, (int64_t)(int8_t)arg);
+            /* A weak integer, a weak float, or a typed (strong) scalar. */
+            if (arg % 3 == 0)
+                r = weft_const_i64(cx, (int64_t)(int8_t)arg);
+            else if (arg % 3 == 1)
+                r = weft_const_f64(cx, (int8_t)arg / 4.0);
+            else
+                r = weft_const(cx, (weft_dtype)((arg >> 2) % 5), (arg >> 4) % 2);
             pc++;
             break;
         case 6: {
@@ -134,6 +147,9 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
             pc++;
             break;
         }
+        case 11:
+            r = weft_clip(cx, a, b, st[(sp - 3 + STACK) % STACK]);
+            break;
         default:
             /* Swap the top two. */
             st[(sp - 1 + STACK) % STACK] = b;
@@ -187,6 +203,40 @@ static int read_arg(const uint8_t **data, size_t *size, weft_tensor **out)
     return weft_tensor_create(dt, rank, dims, data_p, out);
 }
 
+/* Bit for bit, except that any NaN equals any NaN: which operand's NaN an
+ * add of two NaNs returns (its sign and payload) is the compiler's choice
+ * of operand order, which may differ between two loops computing the same
+ * op (IEEE 754 leaves it open). */
+static bool same_bytes(const weft_tensor *a, const weft_tensor *b, size_t bytes)
+{
+    const unsigned char *pa = weft_tensor_data(a), *pb = weft_tensor_data(b);
+    weft_dtype dt = weft_tensor_dtype(a);
+    if (dt != WEFT_F32 && dt != WEFT_F64)
+        return memcmp(pa, pb, bytes) == 0;
+    size_t es = weft_dtype_size(dt);
+    for (size_t k = 0; k < bytes; k += es) {
+        if (memcmp(pa + k, pb + k, es) == 0)
+            continue;
+        bool nan_a, nan_b;
+        if (dt == WEFT_F32) {
+            float x, y;
+            memcpy(&x, pa + k, es);
+            memcpy(&y, pb + k, es);
+            nan_a = x != x;
+            nan_b = y != y;
+        } else {
+            double x, y;
+            memcpy(&x, pa + k, es);
+            memcpy(&y, pb + k, es);
+            nan_a = x != x;
+            nan_b = y != y;
+        }
+        if (!nan_a || !nan_b)
+            return false;
+    }
+    return true;
+}
+
 static void compare(weft_tensor *const *a, weft_tensor *const *b, const char *what)
 {
     for (int i = 0; i < N_OUTS; i++) {
@@ -198,8 +248,7 @@ static void compare(weft_tensor *const *a, weft_tensor *const *b, const char *wh
             CHECK(weft_tensor_dims(a[i])[d] == weft_tensor_dims(b[i])[d], "%s out %d dim %d", what,
                   i, d);
         size_t bytes = (size_t)weft_tensor_numel(a[i]) * weft_dtype_size(weft_tensor_dtype(a[i]));
-        CHECK(memcmp(weft_tensor_data(a[i]), weft_tensor_data(b[i]), bytes) == 0,
-              "%s out %d: the bytes differ", what, i);
+        CHECK(same_bytes(a[i], b[i], bytes), "%s out %d: the bytes differ", what, i);
     }
 }
 

@@ -16,6 +16,8 @@ struct weft_value {
     weft_tensor       *t;      /* eager: an owned reference */
     const weft_tensor *konst;  /* constants: their tensor (tracing: the graph's) */
     weft_spec          spec;
+    bool               weak;      /* a weak scalar constant (takes the other operand's dtype) */
+    bool               released;  /* weft_value_release was called: unusable */
 };
 
 #define CHUNK_VALUES 64
@@ -36,6 +38,7 @@ struct weft_ctx {
     int                 status;
     char                msg[CTX_MSG_SIZE];
     struct value_chunk *chunks;
+    size_t              held_bytes, peak_bytes;  /* eager: tensor bytes the values hold */
 };
 
 int weft__ctx_new(weft_runtime *rt, weft__graph *g, const char *name, weft_ctx **out)
@@ -119,6 +122,10 @@ bool weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in,
         }
         if (in[i]->cx != cx) {
             weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu belongs to another context", op, i);
+            return false;
+        }
+        if (in[i]->released) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu was released (weft_value_release)", op, i);
             return false;
         }
     }
@@ -207,6 +214,9 @@ static weft_value *wrap(weft_ctx *cx, weft_tensor *t, bool konst)
     v->t = t;
     v->konst = konst ? t : NULL;
     weft__tensor_spec(t, &v->spec);
+    cx->held_bytes += t->nbytes;
+    if (cx->held_bytes > cx->peak_bytes)
+        cx->peak_bytes = cx->held_bytes;
     return v;
 }
 
@@ -228,6 +238,28 @@ weft_tensor *weft__value_tensor(const weft_value *v)
 const weft_spec *weft__value_spec(const weft_value *v)
 {
     return &v->spec;
+}
+
+bool weft__value_is_weak(const weft_value *v)
+{
+    return v->weak;
+}
+
+void weft__value_set_weak(weft_value *v)
+{
+    v->weak = v->konst && v->konst->rank == 0;
+}
+
+const weft_tensor *weft__value_konst(const weft_value *v)
+{
+    return v->konst;
+}
+
+size_t weft__ctx_held_bytes(const weft_ctx *cx, size_t *peak)
+{
+    if (peak)
+        *peak = cx->peak_bytes;
+    return cx->held_bytes;
 }
 
 weft_ctx *weft__value_ctx(const weft_value *v)
@@ -281,6 +313,31 @@ weft_value *weft_eager_value(weft_ctx *cx, weft_tensor *t)
 weft_tensor *weft_value_tensor(weft_value *v)
 {
     return v ? v->t : NULL;
+}
+
+void weft_value_release(weft_ctx *cx, weft_value *v)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "weft_value_release: NULL context");
+        return;
+    }
+    if (!v || v->released)
+        return;
+    if (v->cx != cx) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "weft_value_release: the value belongs to another context");
+        return;
+    }
+    /* Tracing: the node stays in the graph (later ops may read it through
+     * other values); only this handle ends, as it does eagerly, so that a
+     * body behaves the same in both modes. */
+    v->released = true;
+    v->konst = NULL;
+    v->weak = false;
+    if (v->t) {
+        cx->held_bytes -= v->t->nbytes;
+        weft_tensor_release(v->t);
+        v->t = NULL;
+    }
 }
 
 void weft_eager_end(weft_ctx **cx)
@@ -376,6 +433,9 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
             return weft__errorf(WEFT_EBODY, "%s: output %zu is NULL", name, i);
         if (weft__value_ctx(outv[i]) != cx)
             return weft__errorf(WEFT_EBODY, "%s: output %zu belongs to another context", name, i);
+        if (outv[i]->released)
+            return weft__errorf(WEFT_EBODY, "%s: output %zu was released (weft_value_release)",
+                                name, i);
     }
     return weft__errorf(0, "%s", saved);   /* restores it */
 }

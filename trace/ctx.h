@@ -64,6 +64,17 @@ const char   *weft__ctx_errmsg(const weft_ctx *cx);
 /* Eager mode: like weft__ctx_wrap, but the value is a constant, so a scalar
  * one is readable with weft_value_static_i64/f64. */
 weft_value   *weft__ctx_wrap_const(weft_ctx *cx, weft_tensor *t);
+/* Weak scalar constants (weft_const_f64/i64, static scalar arguments, and
+ * elementwise results of weak inputs only) take the other operand's dtype
+ * in an op (ops.c).  set_weak marks a rank-0 constant value weak (anything
+ * else stays strong). */
+bool          weft__value_is_weak(const weft_value *v);
+void          weft__value_set_weak(weft_value *v);
+/* The constant tensor behind v (borrowed), or NULL when v is no constant. */
+const weft_tensor *weft__value_konst(const weft_value *v);
+/* Eager: bytes of the tensors cx's values hold now (released values no
+ * longer count), and the most they ever held in *peak (may be NULL). */
+size_t        weft__ctx_held_bytes(const weft_ctx *cx, size_t *peak);
 /* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
 weft_ctx     *weft__value_ctx(const weft_value *v);
 uint32_t      weft__value_node(const weft_value *v);

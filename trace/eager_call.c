@@ -4,7 +4,7 @@
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 
-/* The value of argument i: the tensor itself, or a static scalar as a
+/* The value of argument i: the tensor itself, or a static scalar as a weak
  * constant (readable with weft_value_static_i64/f64). */
 static weft_value *arg_value(weft_ctx *cx, const weft_arg *a)
 {
@@ -15,7 +15,10 @@ static weft_value *arg_value(weft_ctx *cx, const weft_arg *a)
                                      : weft_tensor_create(WEFT_F64, 0, NULL, &a->u.f64, &t);
     if (rc < 0)
         return weft__ctx_fail_errmsg(cx, rc);
-    return weft__ctx_wrap_const(cx, t);
+    weft_value *v = weft__ctx_wrap_const(cx, t);
+    if (v)
+        weft__value_set_weak(v);   /* as when traced (trace_body.c) */
+    return v;
 }
 
 int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void *user,

@@ -4,14 +4,17 @@
  * against 1 stays unknown, against a known n != 1 becomes n (if the unknown
  * dim turns out to be something else, the concrete re-inference in
  * weft__kernel_eval reports it).  Dtype rules beyond kernels.h's invariant:
- * comparisons give bool; sum of bool gives i64 (a count), sum of any other
- * dtype keeps it (integers wrap); mean and sqrt/exp/log accept floats only
- * (ops.c casts integers to f64 first); max keeps the dtype.  Leaves: ARG
+ * comparisons give bool; the elementwise ops take the dtypes of their class
+ * (ew_rules.h: arithmetic refuses bool, the float functions take floats
+ * only, the logical ops bool only); sum of bool gives i64 (a count), sum of
+ * any other dtype keeps it (integers wrap); mean accepts floats only (ops.c
+ * casts integers to f64 first); max keeps the dtype.  Leaves: ARG
  * returns n->spec, FILL its shape and dtype from n->spec, RANGE its dtype
  * from n->spec.dtype (the node has no other place for them). */
 #include <string.h>
 
 #include "runtime/iface.h"
+#include "trace/ew_rules.h"
 #include "trace/kernels.h"
 
 static bool is_float(weft_dtype dt) { return dt == WEFT_F32 || dt == WEFT_F64; }
@@ -310,13 +313,8 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         rc = infer_leaf(n, &r);
         break;
     case WEFT__KIND_UNARY:
-        if ((n->op == WEFT__OP_SQRT || n->op == WEFT__OP_EXP || n->op == WEFT__OP_LOG) &&
-            !is_float(in[0].dtype)) {
-            char sa[WEFT__SPEC_STR_MAX];
-            rc = weft__errorf(WEFT_EDTYPE, "weft_%s: %s is not a float tensor",
-                              weft__op_name(n->op), weft__spec_str(&in[0], sa, sizeof sa));
+        if ((rc = weft__ew_check(n, in)) < 0)
             break;
-        }
         r = in[0];
         break;
     case WEFT__KIND_CAST:
@@ -333,6 +331,8 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
             rc = err_pair(WEFT_EDTYPE, n, &in[0], &in[1], "have different dtypes");
             break;
         }
+        if ((rc = weft__ew_check(n, in)) < 0)
+            break;
         rc = broadcast(n, in, 2, &r);
         r.dtype = is_comparison(n->op) ? WEFT_BOOL : in[0].dtype;
         break;

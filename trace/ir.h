@@ -32,11 +32,29 @@
     XX(LE,         BINARY,  2)             \
     XX(GT,         BINARY,  2)             \
     XX(GE,         BINARY,  2)             \
+    XX(FLOORDIV,   BINARY,  2)             \
+    XX(TRUEDIV,    BINARY,  2)             \
+    XX(LOGICAL_AND, BINARY, 2)             \
+    XX(LOGICAL_OR, BINARY,  2)             \
     XX(NEG,        UNARY,   1)             \
     XX(ABS,        UNARY,   1)             \
     XX(SQRT,       UNARY,   1)             \
     XX(EXP,        UNARY,   1)             \
     XX(LOG,        UNARY,   1)             \
+    XX(TANH,       UNARY,   1)             \
+    XX(SIGMOID,    UNARY,   1)             \
+    XX(RELU,       UNARY,   1)             \
+    XX(SIN,        UNARY,   1)             \
+    XX(COS,        UNARY,   1)             \
+    XX(FLOOR,      UNARY,   1)             \
+    XX(CEIL,       UNARY,   1)             \
+    XX(ROUND,      UNARY,   1)             \
+    XX(RSQRT,      UNARY,   1)             \
+    XX(SQUARE,     UNARY,   1)             \
+    XX(SIGN,       UNARY,   1)             \
+    XX(LOG1P,      UNARY,   1)             \
+    XX(EXPM1,      UNARY,   1)             \
+    XX(LOGICAL_NOT, UNARY,  1)             \
     XX(CAST,       CAST,    1)             \
     XX(WHERE,      TERNARY, 3)             \
     XX(SUM,        REDUCE,  1)             \

@@ -1,15 +1,20 @@
 /* Elementwise loops (weft__ew_block): one function per (op, dtype), each
  * with separate loops for the common step patterns (all blocks, one
  * broadcast scalar), written so that gcc vectorizes them: restrict
- * pointers, no calls per element except libm's pow/exp/log.
+ * pointers, no calls per element except libm's.  Each op's meaning on one
+ * element is the small static inline function named op_dtype below (add_i32,
+ * tanh_f32, ...), so that another back end can mirror it exactly.
  *
  * Semantics (include/weft/ops.h): integer arithmetic wraps (computed in the
- * unsigned type); integer div and mod are floor division and floor modulo
- * and give 0 for a zero divisor; integer pow with a negative exponent is
- * 1/(a^-b) truncated (so 0 except for a = 1 or -1); float min/max propagate
- * NaN; float mod is floor modulo (Python's %).  Bool arithmetic computes on
- * 0/1 as i32 and stores (result != 0).  Float to integer casts truncate,
- * saturate, and map NaN to 0; anything non-zero casts to true.
+ * unsigned type); integer div, floordiv and mod are floor division and
+ * floor modulo and give 0 for a zero divisor; integer pow with a negative
+ * exponent is 1/(a^-b) truncated (so 0 except for a = 1 or -1); float
+ * min/max propagate NaN; float mod and floordiv are Python's % and //
+ * (NumPy's divmod; a zero divisor gives a / b); relu and sign keep NaN;
+ * round is half to even.  Bool takes only comparisons, min/max (and, or),
+ * where, casts and the logical ops (which read any non-zero byte as true).
+ * Float to integer casts truncate, saturate, and map NaN to 0; integer to
+ * integer casts wrap; anything non-zero casts to true.
  *
  * out may be one of the inputs exactly (same element for the same i), never
  * a partial overlap. */
@@ -22,7 +27,7 @@
  * on loops whose trip count is unknown; these loops are the hot path of
  * eager ops and fused programs, so ask for the full vectorizer here. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "no-math-errno")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
 typedef uint8_t b8;
@@ -68,7 +73,14 @@ typedef uint8_t b8;
         return (T)r;                                                                   \
     }                                                                                  \
     static inline T min_##S(T a, T b) { return a < b ? a : b; }                        \
-    static inline T max_##S(T a, T b) { return a > b ? a : b; }
+    static inline T max_##S(T a, T b) { return a > b ? a : b; }                        \
+    static inline T floordiv_##S(T a, T b) { return div_##S(a, b); }                  \
+    static inline T relu_##S(T a) { return a > 0 ? a : 0; }                            \
+    static inline T square_##S(T a) { return mul_##S(a, a); }                          \
+    static inline T sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                   \
+    static inline T floor_##S(T a) { return a; }                                       \
+    static inline T ceil_##S(T a) { return a; }                                        \
+    static inline T round_##S(T a) { return a; }
 
 INT_OPS(i32, int32_t, uint32_t)
 INT_OPS(i64, int64_t, uint64_t)
@@ -99,13 +111,52 @@ INT_OPS(i64, int64_t, uint64_t)
 FLT_OPS(f32, float, fmodf, powf, fabsf, sqrtf, expf, logf)
 FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
 
-/* Bool arithmetic: on 0/1 as i32, then normalised. */
-#define BOOL_BIN(NAME) \
-    static inline b8 NAME##_b(b8 a, b8 b) { return (b8)(NAME##_i32(a, b) != 0); }
-BOOL_BIN(add) BOOL_BIN(sub) BOOL_BIN(mul) BOOL_BIN(div) BOOL_BIN(mod) BOOL_BIN(pow)
-BOOL_BIN(min) BOOL_BIN(max)
-static inline b8 neg_b(b8 a) { return a; }
-static inline b8 abs_b(b8 a) { return a; }
+/* The math functions.  relu(-0) is +0; sign(+-0) is +0 (NumPy's). */
+#define FLT_MATH(S, T, M)                                                              \
+    static inline T tanh_##S(T a) { return tanh##M(a); }                               \
+    static inline T sigmoid_##S(T a) { return (T)1 / ((T)1 + exp##M(-a)); }            \
+    static inline T relu_##S(T a) { return (a > 0 || a != a) ? a : (T)0; }             \
+    static inline T sin_##S(T a) { return sin##M(a); }                                 \
+    static inline T cos_##S(T a) { return cos##M(a); }                                 \
+    static inline T floor_##S(T a) { return floor##M(a); }                             \
+    static inline T ceil_##S(T a) { return ceil##M(a); }                               \
+    static inline T round_##S(T a) { return roundeven##M(a); }                         \
+    static inline T rsqrt_##S(T a) { return (T)1 / sqrt##M(a); }                       \
+    static inline T square_##S(T a) { return a * a; }                                  \
+    static inline T sign_##S(T a)                                                      \
+    {                                                                                  \
+        return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;                       \
+    }                                                                                  \
+    static inline T log1p_##S(T a) { return log1p##M(a); }                             \
+    static inline T expm1_##S(T a) { return expm1##M(a); }                             \
+    /* Python's //: floor((a - a % b) / b), corrected where the division   */         \
+    /* rounded across an integer (NumPy's npy_divmod). */                              \
+    static inline T floordiv_##S(T a, T b)                                             \
+    {                                                                                  \
+        if (b == 0)                                                                    \
+            return a / b;                                                              \
+        T m = fmod##M(a, b);                                                           \
+        T d = (a - m) / b;                                                             \
+        if (m != 0 && ((b < 0) != (m < 0)))                                            \
+            d -= 1;                                                                    \
+        if (d == 0)                                                                    \
+            return copysign##M((T)0, a / b);                                           \
+        T f = floor##M(d);                                                             \
+        if (d - f > (T)0.5)                                                            \
+            f += 1;                                                                    \
+        return f;                                                                      \
+    }
+
+FLT_MATH(f32, float, f)
+FLT_MATH(f64, double, )
+
+/* Bool: minimum is and, maximum is or; the logical ops read non-zero as
+ * true. */
+static inline b8 min_b(b8 a, b8 b) { return (b8)((a != 0) & (b != 0)); }
+static inline b8 max_b(b8 a, b8 b) { return (b8)((a != 0) | (b != 0)); }
+static inline b8 logical_not_b(b8 a) { return (b8)(a == 0); }
+static inline b8 logical_and_b(b8 a, b8 b) { return (b8)((a != 0) & (b != 0)); }
+static inline b8 logical_or_b(b8 a, b8 b) { return (b8)((a != 0) | (b != 0)); }
 
 /* Conversions.  Float to integer saturates; NaN gives 0. */
 static inline int32_t sat_i32(double x)
@@ -223,14 +274,8 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
         }                                                                              \
     }
 
-/* The binary table row of one dtype (scalar-op suffix S, type T). */
-#define BIN_ROW(S, T, UT)                                                              \
-    BIN_FN(add_##S##_loop, T, T, add_##S(x, y))                                        \
-    BIN_FN(sub_##S##_loop, T, T, sub_##S(x, y))                                        \
-    BIN_FN(mul_##S##_loop, T, T, mul_##S(x, y))                                        \
-    BIN_FN(div_##S##_loop, T, T, div_##S(x, y))                                        \
-    BIN_FN(mod_##S##_loop, T, T, mod_##S(x, y))                                        \
-    BIN_FN(pow_##S##_loop, T, T, pow_##S(x, y))                                        \
+/* The loops every dtype has: comparisons, min/max, where, casts. */
+#define ANY_ROW(S, T, UT)                                                              \
     BIN_FN(min_##S##_loop, T, T, min_##S(x, y))                                        \
     BIN_FN(max_##S##_loop, T, T, max_##S(x, y))                                        \
     BIN_FN(eq_##S##_loop, T, b8, x == y)                                               \
@@ -239,8 +284,6 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
     BIN_FN(le_##S##_loop, T, b8, x <= y)                                               \
     BIN_FN(gt_##S##_loop, T, b8, x > y)                                                \
     BIN_FN(ge_##S##_loop, T, b8, x >= y)                                               \
-    UN_FN(neg_##S##_loop, T, T, neg_##S(x))                                            \
-    UN_FN(abs_##S##_loop, T, T, abs_##S(x))                                            \
     WHERE_FN(where_##S##_loop, T, UT)                                                  \
     UN_FN(cv_##S##_b_loop, T, b8, cv_##S##_b(x))                                       \
     UN_FN(cv_##S##_i32_loop, T, int32_t, cv_##S##_i32(x))                              \
@@ -248,34 +291,81 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
     UN_FN(cv_##S##_f32_loop, T, float, cv_##S##_f32(x))                                \
     UN_FN(cv_##S##_f64_loop, T, double, cv_##S##_f64(x))
 
-BIN_ROW(b, b8, uint8_t)
-BIN_ROW(i32, int32_t, uint32_t)
-BIN_ROW(i64, int64_t, uint64_t)
-BIN_ROW(f32, float, uint32_t)
-BIN_ROW(f64, double, uint64_t)
+/* The arithmetic loops of the number dtypes. */
+#define NUM_ROW(S, T)                                                                  \
+    BIN_FN(add_##S##_loop, T, T, add_##S(x, y))                                        \
+    BIN_FN(sub_##S##_loop, T, T, sub_##S(x, y))                                        \
+    BIN_FN(mul_##S##_loop, T, T, mul_##S(x, y))                                        \
+    BIN_FN(div_##S##_loop, T, T, div_##S(x, y))                                        \
+    BIN_FN(mod_##S##_loop, T, T, mod_##S(x, y))                                        \
+    BIN_FN(pow_##S##_loop, T, T, pow_##S(x, y))                                        \
+    BIN_FN(floordiv_##S##_loop, T, T, floordiv_##S(x, y))                              \
+    UN_FN(neg_##S##_loop, T, T, neg_##S(x))                                            \
+    UN_FN(abs_##S##_loop, T, T, abs_##S(x))                                            \
+    UN_FN(relu_##S##_loop, T, T, relu_##S(x))                                          \
+    UN_FN(floor_##S##_loop, T, T, floor_##S(x))                                        \
+    UN_FN(ceil_##S##_loop, T, T, ceil_##S(x))                                          \
+    UN_FN(round_##S##_loop, T, T, round_##S(x))                                        \
+    UN_FN(square_##S##_loop, T, T, square_##S(x))                                      \
+    UN_FN(sign_##S##_loop, T, T, sign_##S(x))
 
-UN_FN(sqrt_f32_loop, float, float, sqrt_f32(x))
-UN_FN(exp_f32_loop, float, float, exp_f32(x))
-UN_FN(log_f32_loop, float, float, log_f32(x))
-UN_FN(sqrt_f64_loop, double, double, sqrt_f64(x))
-UN_FN(exp_f64_loop, double, double, exp_f64(x))
-UN_FN(log_f64_loop, double, double, log_f64(x))
+/* The float functions. */
+#define FLT_ROW(S, T)                                                                  \
+    BIN_FN(truediv_##S##_loop, T, T, div_##S(x, y))                                    \
+    UN_FN(sqrt_##S##_loop, T, T, sqrt_##S(x))                                          \
+    UN_FN(exp_##S##_loop, T, T, exp_##S(x))                                            \
+    UN_FN(log_##S##_loop, T, T, log_##S(x))                                            \
+    UN_FN(tanh_##S##_loop, T, T, tanh_##S(x))                                          \
+    UN_FN(sigmoid_##S##_loop, T, T, sigmoid_##S(x))                                    \
+    UN_FN(sin_##S##_loop, T, T, sin_##S(x))                                            \
+    UN_FN(cos_##S##_loop, T, T, cos_##S(x))                                            \
+    UN_FN(rsqrt_##S##_loop, T, T, rsqrt_##S(x))                                        \
+    UN_FN(log1p_##S##_loop, T, T, log1p_##S(x))                                        \
+    UN_FN(expm1_##S##_loop, T, T, expm1_##S(x))
 
-/* Dispatch tables indexed by [op][dtype]; NULL: not defined for the dtype. */
+ANY_ROW(b, b8, uint8_t)
+ANY_ROW(i32, int32_t, uint32_t)
+ANY_ROW(i64, int64_t, uint64_t)
+ANY_ROW(f32, float, uint32_t)
+ANY_ROW(f64, double, uint64_t)
+NUM_ROW(i32, int32_t)
+NUM_ROW(i64, int64_t)
+NUM_ROW(f32, float)
+NUM_ROW(f64, double)
+FLT_ROW(f32, float)
+FLT_ROW(f64, double)
+UN_FN(logical_not_b_loop, b8, b8, logical_not_b(x))
+BIN_FN(logical_and_b_loop, b8, b8, logical_and_b(x, y))
+BIN_FN(logical_or_b_loop, b8, b8, logical_or_b(x, y))
+
+/* Dispatch tables indexed by [op][dtype]; NULL: not defined for the dtype
+ * (ew_rules.c refuses those before a kernel is reached). */
 #define ROW5(NAME) {NAME##_b_loop, NAME##_i32_loop, NAME##_i64_loop, NAME##_f32_loop, NAME##_f64_loop}
+#define NROW(NAME) {NULL, NAME##_i32_loop, NAME##_i64_loop, NAME##_f32_loop, NAME##_f64_loop}
 #define FROW(NAME) {NULL, NULL, NULL, NAME##_f32_loop, NAME##_f64_loop}
+#define BROW(NAME) {NAME##_b_loop, NULL, NULL, NULL, NULL}
 
 static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
-    [WEFT__OP_ADD] = ROW5(add),     [WEFT__OP_SUB] = ROW5(sub),
-    [WEFT__OP_MUL] = ROW5(mul),     [WEFT__OP_DIV] = ROW5(div),
-    [WEFT__OP_MOD] = ROW5(mod),     [WEFT__OP_POW] = ROW5(pow),
+    [WEFT__OP_ADD] = NROW(add),     [WEFT__OP_SUB] = NROW(sub),
+    [WEFT__OP_MUL] = NROW(mul),     [WEFT__OP_DIV] = NROW(div),
+    [WEFT__OP_MOD] = NROW(mod),     [WEFT__OP_POW] = NROW(pow),
     [WEFT__OP_MINIMUM] = ROW5(min), [WEFT__OP_MAXIMUM] = ROW5(max),
     [WEFT__OP_EQ] = ROW5(eq),       [WEFT__OP_NE] = ROW5(ne),
     [WEFT__OP_LT] = ROW5(lt),       [WEFT__OP_LE] = ROW5(le),
     [WEFT__OP_GT] = ROW5(gt),       [WEFT__OP_GE] = ROW5(ge),
-    [WEFT__OP_NEG] = ROW5(neg),     [WEFT__OP_ABS] = ROW5(abs),
+    [WEFT__OP_FLOORDIV] = NROW(floordiv), [WEFT__OP_TRUEDIV] = FROW(truediv),
+    [WEFT__OP_LOGICAL_AND] = BROW(logical_and), [WEFT__OP_LOGICAL_OR] = BROW(logical_or),
+    [WEFT__OP_NEG] = NROW(neg),     [WEFT__OP_ABS] = NROW(abs),
     [WEFT__OP_SQRT] = FROW(sqrt),   [WEFT__OP_EXP] = FROW(exp),
-    [WEFT__OP_LOG] = FROW(log),     [WEFT__OP_WHERE] = ROW5(where),
+    [WEFT__OP_LOG] = FROW(log),     [WEFT__OP_TANH] = FROW(tanh),
+    [WEFT__OP_SIGMOID] = FROW(sigmoid), [WEFT__OP_RELU] = NROW(relu),
+    [WEFT__OP_SIN] = FROW(sin),     [WEFT__OP_COS] = FROW(cos),
+    [WEFT__OP_FLOOR] = NROW(floor), [WEFT__OP_CEIL] = NROW(ceil),
+    [WEFT__OP_ROUND] = NROW(round), [WEFT__OP_RSQRT] = FROW(rsqrt),
+    [WEFT__OP_SQUARE] = NROW(square), [WEFT__OP_SIGN] = NROW(sign),
+    [WEFT__OP_LOG1P] = FROW(log1p), [WEFT__OP_EXPM1] = FROW(expm1),
+    [WEFT__OP_LOGICAL_NOT] = BROW(logical_not),
+    [WEFT__OP_WHERE] = ROW5(where),
 };
 
 #define CAST_ROW(S) \

@@ -5,7 +5,8 @@
  * Invariant established by ops.c when it records or runs a node: the
  * inputs of BINARY and UNARY nodes and the two value inputs of WHERE have
  * the same dtype (promotion inserted CAST nodes); WHERE's condition is bool;
- * sqrt/exp/log/mean inputs are float (ints were cast to f64). */
+ * that dtype is one the op's class takes (trace/ew_rules.h: the float
+ * functions and mean get floats, ints having been cast to f64). */
 #ifndef WEFT_TRACE_KERNELS_H
 #define WEFT_TRACE_KERNELS_H
 

@@ -1,11 +1,21 @@
 /* The ops of include/weft/ops.h (except map and host calls).  Eager and
  * tracing mode share one path: validate the inputs, promote dtypes, infer
- * the output spec, then either record a node or compute it at once. */
+ * the output spec, then either record a node or compute it at once.
+ *
+ * Weak scalars (weft_const_f64/i64, static scalar arguments) follow NumPy
+ * 2's rule for Python numbers: against a strong operand of their kind or
+ * above (bool < integer < float) they take its dtype, else they promote as
+ * their own dtype would.  An op on weak inputs only is computed at once,
+ * in both modes, into a weak constant (so 2 * 3.0 stays a weak scalar, as
+ * in Python). */
+#include <math.h>
 #include <string.h>
 
 #include "runtime/iface.h"
 #include "trace/ctx.h"
+#include "trace/ew_rules.h"
 #include "trace/kernels.h"
+#include "trace/ops_impl.h"
 
 /* Common entry checks: a context, no sticky error, valid inputs. */
 static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
@@ -33,6 +43,47 @@ static bool is_float(weft_dtype dt)
     return dt == WEFT_F32 || dt == WEFT_F64;
 }
 
+/* bool < integer < float, for weak promotion. */
+static int kind_of(weft_dtype dt)
+{
+    return dt == WEFT_BOOL ? 0 : is_float(dt) ? 2 : 1;
+}
+
+static weft_dtype promote(const weft_value *a, const weft_value *b)
+{
+    bool wa = weft__value_is_weak(a), wb = weft__value_is_weak(b);
+    if (wa != wb) {
+        weft_dtype strong = dtype_of(wa ? b : a), weak = dtype_of(wa ? a : b);
+        if (kind_of(strong) >= kind_of(weak))
+            return strong;
+    }
+    return wider(dtype_of(a), dtype_of(b));
+}
+
+static bool all_weak(weft_value *const *in, uint32_t n_in)
+{
+    for (uint32_t i = 0; i < n_in; i++)
+        if (!weft__value_is_weak(in[i]))
+            return false;
+    return n_in > 0;
+}
+
+static weft_value *constant(weft_ctx *cx, weft_tensor *t);
+
+/* Computes n (inputs set) now and serially on the constants behind in,
+ * into a constant value: the same result in eager and tracing mode. */
+static weft_value *fold_now(weft_ctx *cx, const weft__node *n, weft_value *const *in, uint32_t n_in)
+{
+    weft_tensor *ts[3] = { NULL, NULL, NULL };
+    for (uint32_t i = 0; i < n_in; i++)
+        ts[i] = (weft_tensor *)weft__value_konst(in[i]);  /* only read */
+    weft_tensor *t = NULL;
+    int rc = weft__kernel_eval(NULL, n, ts, &t);
+    if (rc < 0)
+        return weft__ctx_fail_errmsg(cx, rc);
+    return constant(cx, t);
+}
+
 /* Records or computes n, whose spec is already known, on inputs in. */
 static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
 {
@@ -41,6 +92,15 @@ static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint
     n->after = WEFT__NO_NODE;
     for (uint32_t i = 0; i < n_in; i++)
         n->inline_in[i] = weft__value_node(in[i]);
+    if (all_weak(in, n_in)) {
+        /* Arithmetic on weak scalars stays weak; a comparison's bool and
+         * an explicit cast are strong. */
+        weft_value *v = fold_now(cx, n, in, n_in);
+        if (v && weft__op_is_elementwise(n->op) && n->op != WEFT__OP_CAST &&
+            n->spec.dtype != WEFT_BOOL)
+            weft__value_set_weak(v);
+        return v;
+    }
     if (!weft__ctx_is_eager(cx))
         return weft__ctx_record(cx, n, in, n_in);
     if (n->op == WEFT__OP_CONST)
@@ -92,70 +152,123 @@ static weft_value *convert(weft_ctx *cx, weft_value *v, weft_dtype to)
     return emit(cx, &n, &v, 1);
 }
 
+/* A weak integer taking i32 must fit it (NumPy 2 refuses int32 + 2**40
+ * too); a weak float taking f32 rounds, as any f64 to f32 conversion. */
+static bool weak_fits(weft_ctx *cx, const char *fn, const weft_value *v, weft_dtype to)
+{
+    if (!weft__value_is_weak(v) || to != WEFT_I32 || dtype_of(v) != WEFT_I64)
+        return true;
+    int64_t x = *(const int64_t *)weft__value_konst(v)->data;
+    if (x >= INT32_MIN && x <= INT32_MAX)
+        return true;
+    weft__ctx_fail(cx, WEFT_EDTYPE,
+                   "%s: the constant %lld does not fit the i32 operand (use weft_const(cx, "
+                   "WEFT_I64, v) or cast the operand)", fn, (long long)x);
+    return false;
+}
+
+/* v as dtype to: a weak scalar becomes a weak constant of that dtype (no
+ * cast node), anything else goes through weft_cast's conversion. */
+static weft_value *coerce(weft_ctx *cx, weft_value *v, weft_dtype to)
+{
+    if (dtype_of(v) == to || !weft__value_is_weak(v))
+        return convert(cx, v, to);
+    weft__node n = { .op = WEFT__OP_CAST, .n_in = 1, .attr.cast.to = to };
+    n.in = n.inline_in;
+    n.inline_in[0] = weft__value_node(v);
+    weft_value *c = fold_now(cx, &n, &v, 1);
+    if (c)
+        weft__value_set_weak(c);
+    return c;
+}
+
 /* Infers n on inputs converted to dts, emits the conversions, then n. */
-static weft_value *build(weft_ctx *cx, weft__node *n, weft_value **in, uint32_t n_in,
-                         const weft_dtype *dts)
+static weft_value *build(weft_ctx *cx, const char *fn, weft__node *n, weft_value **in,
+                         uint32_t n_in, const weft_dtype *dts)
 {
     if (infer(cx, n, in, n_in, dts) < 0)
         return NULL;
+    for (uint32_t i = 0; i < n_in; i++)
+        if (!weak_fits(cx, fn, in[i], dts[i]))
+            return NULL;
     for (uint32_t i = 0; i < n_in; i++) {
-        in[i] = convert(cx, in[i], dts[i]);
+        in[i] = coerce(cx, in[i], dts[i]);
         if (!in[i])
             return NULL;
     }
     return emit(cx, n, in, n_in);
 }
 
-static weft_value *binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, weft_value *b)
+/* The dtype an elementwise op of class c computes in, from the promoted
+ * dtype of its operands: the float functions take integers and bool as
+ * f64. */
+static weft_dtype class_dtype(weft__op op, weft_dtype dt)
+{
+    if (weft__ew_class_of(op) == WEFT__EW_FLOAT && !is_float(dt))
+        return WEFT_F64;
+    return dt;
+}
+
+/* The logical ops take bool only; refused before any promotion, so the
+ * message shows the operand as the caller passed it. */
+static bool all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in)
+{
+    for (uint32_t i = 0; i < n_in; i++) {
+        if (dtype_of(in[i]) == WEFT_BOOL)
+            continue;
+        char s[WEFT__SPEC_STR_MAX];
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: input %u is %s, not bool", fn, (unsigned)i,
+                       weft__spec_str(weft__value_spec(in[i]), s, sizeof s));
+        return false;
+    }
+    return true;
+}
+
+weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, weft_value *b)
 {
     weft_value *in[2] = { a, b };
     if (!enter(cx, fn, in, 2))
         return NULL;
-    weft_dtype dt = wider(dtype_of(a), dtype_of(b));
+    if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !all_bool(cx, fn, in, 2))
+        return NULL;
+    weft_dtype dt = class_dtype(op, promote(a, b));
     weft_dtype dts[2] = { dt, dt };
     weft__node n = { .op = op };
-    return build(cx, &n, in, 2, dts);
+    return build(cx, fn, &n, in, 2, dts);
 }
 
-#define BINARY_OP(name, OP)                                                  \
-    weft_value *weft_##name(weft_ctx *cx, weft_value *a, weft_value *b)      \
-    {                                                                        \
-        return binary(cx, WEFT__OP_##OP, "weft_" #name, a, b);              \
-    }
-BINARY_OP(add, ADD)
-BINARY_OP(sub, SUB)
-BINARY_OP(mul, MUL)
-BINARY_OP(div, DIV)
-BINARY_OP(mod, MOD)
-BINARY_OP(pow, POW)
-BINARY_OP(minimum, MINIMUM)
-BINARY_OP(maximum, MAXIMUM)
-BINARY_OP(eq, EQ)
-BINARY_OP(ne, NE)
-BINARY_OP(lt, LT)
-BINARY_OP(le, LE)
-BINARY_OP(gt, GT)
-BINARY_OP(ge, GE)
-BINARY_OP(matmul, MATMUL)
-
-/* float_only: integer and bool inputs compute in f64. */
-static weft_value *unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, bool float_only)
+weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a)
 {
     weft_value *in[1] = { a };
     if (!enter(cx, fn, in, 1))
         return NULL;
-    weft_dtype dt = dtype_of(a);
-    if (float_only && !is_float(dt))
-        dt = WEFT_F64;
+    if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !all_bool(cx, fn, in, 1))
+        return NULL;
+    weft_dtype dt = class_dtype(op, dtype_of(a));
     weft__node n = { .op = op };
-    return build(cx, &n, in, 1, &dt);
+    return build(cx, fn, &n, in, 1, &dt);
 }
 
-weft_value *weft_neg(weft_ctx *cx, weft_value *a) { return unary(cx, WEFT__OP_NEG, "weft_neg", a, false); }
-weft_value *weft_abs(weft_ctx *cx, weft_value *a) { return unary(cx, WEFT__OP_ABS, "weft_abs", a, false); }
-weft_value *weft_sqrt(weft_ctx *cx, weft_value *a) { return unary(cx, WEFT__OP_SQRT, "weft_sqrt", a, true); }
-weft_value *weft_exp(weft_ctx *cx, weft_value *a) { return unary(cx, WEFT__OP_EXP, "weft_exp", a, true); }
-weft_value *weft_log(weft_ctx *cx, weft_value *a) { return unary(cx, WEFT__OP_LOG, "weft_log", a, true); }
+WEFT__DEFINE_BINARY(add, ADD)
+WEFT__DEFINE_BINARY(sub, SUB)
+WEFT__DEFINE_BINARY(mul, MUL)
+WEFT__DEFINE_BINARY(div, DIV)
+WEFT__DEFINE_BINARY(mod, MOD)
+WEFT__DEFINE_BINARY(pow, POW)
+WEFT__DEFINE_BINARY(minimum, MINIMUM)
+WEFT__DEFINE_BINARY(maximum, MAXIMUM)
+WEFT__DEFINE_BINARY(eq, EQ)
+WEFT__DEFINE_BINARY(ne, NE)
+WEFT__DEFINE_BINARY(lt, LT)
+WEFT__DEFINE_BINARY(le, LE)
+WEFT__DEFINE_BINARY(gt, GT)
+WEFT__DEFINE_BINARY(ge, GE)
+WEFT__DEFINE_BINARY(matmul, MATMUL)
+WEFT__DEFINE_UNARY(neg, NEG)
+WEFT__DEFINE_UNARY(abs, ABS)
+WEFT__DEFINE_UNARY(sqrt, SQRT)
+WEFT__DEFINE_UNARY(exp, EXP)
+WEFT__DEFINE_UNARY(log, LOG)
 
 weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to)
 {
@@ -176,10 +289,10 @@ weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value
         return weft__ctx_fail(cx, WEFT_EDTYPE, "weft_where: the condition is %s, not bool",
                               weft__spec_str(weft__value_spec(cond), s, sizeof s));
     }
-    weft_dtype dt = wider(dtype_of(a), dtype_of(b));
+    weft_dtype dt = promote(a, b);
     weft_dtype dts[3] = { WEFT_BOOL, dt, dt };
     weft__node n = { .op = WEFT__OP_WHERE };
-    return build(cx, &n, in, 3, dts);
+    return build(cx, "weft_where", &n, in, 3, dts);
 }
 
 static weft_value *reduce(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
@@ -194,7 +307,7 @@ static weft_value *reduce(weft_ctx *cx, weft__op op, const char *fn, weft_value 
     if (float_only && !is_float(dt))
         dt = WEFT_F64;
     weft__node n = { .op = op, .attr.reduce.axis = axis };
-    return build(cx, &n, in, 1, &dt);
+    return build(cx, fn, &n, in, 1, &dt);
 }
 
 weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis)
@@ -232,7 +345,7 @@ weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *d
         n.attr.reshape.dims[i] = dims[i];
     }
     weft_dtype dt = dtype_of(a);
-    return build(cx, &n, &a, 1, &dt);
+    return build(cx, "weft_reshape", &n, &a, 1, &dt);
 }
 
 /* Constants: a node of their own while tracing, a constant value when
@@ -244,25 +357,65 @@ static weft_value *constant(weft_ctx *cx, weft_tensor *t)
     return emit(cx, &n, NULL, 0);
 }
 
-static weft_value *const_scalar(weft_ctx *cx, const char *fn, weft_dtype dt, const void *v)
+static weft_value *const_scalar(weft_ctx *cx, weft_dtype dt, const void *v, bool weak)
 {
-    if (!enter(cx, fn, NULL, 0))
-        return NULL;
     weft_tensor *t;
     int rc = weft_tensor_create(dt, 0, NULL, v, &t);
     if (rc < 0)
         return weft__ctx_fail_errmsg(cx, rc);
-    return constant(cx, t);
+    weft_value *c = constant(cx, t);
+    if (c && weak)
+        weft__value_set_weak(c);
+    return c;
 }
 
 weft_value *weft_const_i64(weft_ctx *cx, int64_t v)
 {
-    return const_scalar(cx, "weft_const_i64", WEFT_I64, &v);
+    if (!enter(cx, "weft_const_i64", NULL, 0))
+        return NULL;
+    return const_scalar(cx, WEFT_I64, &v, true);
 }
 
 weft_value *weft_const_f64(weft_ctx *cx, double v)
 {
-    return const_scalar(cx, "weft_const_f64", WEFT_F64, &v);
+    if (!enter(cx, "weft_const_f64", NULL, 0))
+        return NULL;
+    return const_scalar(cx, WEFT_F64, &v, true);
+}
+
+weft_value *weft_const(weft_ctx *cx, weft_dtype dt, double v)
+{
+    if (!enter(cx, "weft_const", NULL, 0))
+        return NULL;
+    union { uint8_t b; int32_t i32; int64_t i64; float f32; double f64; } u;
+    bool exact = true;
+    switch (dt) {
+    case WEFT_BOOL:
+        exact = v == 0 || v == 1;
+        u.b = v != 0;
+        break;
+    case WEFT_I32:
+        exact = v >= -2147483648.0 && v <= 2147483647.0 && v == trunc(v);
+        u.i32 = exact ? (int32_t)v : 0;
+        break;
+    case WEFT_I64:
+        exact = v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == trunc(v);
+        u.i64 = exact ? (int64_t)v : 0;
+        break;
+    case WEFT_F32:
+        u.f32 = (float)v;   /* rounds; beyond the f32 range: +-inf */
+        break;
+    case WEFT_F64:
+        u.f64 = v;
+        break;
+    default:
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_const: unknown dtype %d", (int)dt);
+    }
+    if (!exact)
+        return weft__ctx_fail(cx, WEFT_EINVAL,
+                              "weft_const: %.17g is not exactly representable as %s", v,
+                              weft_dtype_name(dt));
+    return const_scalar(cx, dt, &u, false);
 }
 
 weft_value *weft_const_tensor(weft_ctx *cx, weft_tensor *t)

@@ -22,7 +22,8 @@ static bool targ_valid(const weft__targ *a)
     return true;
 }
 
-/* The leaf value of argument i: an ARG node, or a static scalar's CONST. */
+/* The leaf value of argument i: an ARG node, or a static scalar's (weak)
+ * CONST. */
 static weft_value *arg_value(weft_ctx *cx, const weft__targ *a, uint32_t i)
 {
     weft__node n = { .op = WEFT__OP_ARG, .after = WEFT__NO_NODE };
@@ -40,7 +41,11 @@ static weft_value *arg_value(weft_ctx *cx, const weft__targ *a, uint32_t i)
     n.flags = WEFT__NODE_STATIC;
     n.attr.constant.value = t;
     weft__tensor_spec(t, &n.spec);
-    return weft__ctx_record(cx, &n, NULL, 0);
+    /* A static scalar is weak, as a Python number passed to tf.function is. */
+    weft_value *v = weft__ctx_record(cx, &n, NULL, 0);
+    if (v)
+        weft__value_set_weak(v);
+    return v;
 }
 
 int weft__trace_body(weft_runtime *rt, const char *name, weft_body_fn body, void *user,

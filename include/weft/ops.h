@@ -4,7 +4,8 @@
  * A body is ordinary C over weft_value handles.  The same body runs eagerly
  * (each op computes at once on the runtime's workers) or in tracing mode
  * (each op records a node and computes nothing).  Values belong to their
- * context and live until it ends; never free one.
+ * context and live until it ends, or until weft_value_release ends one
+ * early; never free one.
  *
  * Errors are sticky per context: an op on bad inputs records the first
  * error (weft_ctx_status, weft_errmsg names the op and the shapes) and
@@ -13,13 +14,45 @@
  *
  * Dtype promotion: the inputs of an arithmetic or comparison op are first
  * converted to the wider of the two dtypes in the order
- * bool < i32 < i64 < f32 < f64.  Comparisons return bool.  Integer div and
- * mod are floor division and floor modulo (Python's // and %), and dividing
- * an integer by zero gives 0; integer arithmetic wraps around; integer pow
- * with a negative exponent truncates toward zero (0, except for a base of 1
- * or -1; NumPy raises instead).  sqrt, exp
- * and log of an integer or bool compute in f64; mean of an integer computes
- * in f64.  Elementwise ops broadcast like NumPy. */
+ * bool < i32 < i64 < f32 < f64.  Comparisons return bool.  Elementwise ops
+ * broadcast like NumPy.  A NaN result is some NaN: its sign and payload
+ * (which operand's NaN an op on two NaNs returns) are unspecified and may
+ * differ between an eager and a traced run.
+ *
+ * Weak scalars: weft_const_f64, weft_const_i64 and static scalar arguments
+ * (weft_arg_f64 / weft_arg_i64 without an input_signature) are weak, like
+ * Python numbers in TensorFlow and NumPy 2: against a tensor of their kind
+ * or a higher one (bool < integer < float) they take the tensor's dtype,
+ * so f32 x * weft_const_f64(cx, 2.0) is f32 and i32 n + weft_const_i64(cx,
+ * 1) is i32.  Against a lower kind they keep their own dtype: an integer or
+ * bool tensor times a weak float is f64 (as in C and NumPy 2; TensorFlow
+ * refuses), a bool tensor plus a weak integer is i64.  A weak integer that
+ * does not fit the i32 it would take is WEFT_EDTYPE (NumPy 2 raises too); a
+ * weak float taking f32 rounds.  The same rule holds wherever two operands
+ * meet: arithmetic, comparisons, minimum/maximum, where's two values, clip.
+ * An op on weak scalars only (2 * 3.5, neg of a weak scalar) is computed at
+ * once into a weak scalar, so weak arithmetic stays weak; comparisons of
+ * weak scalars and weft_cast give ordinary (strong) values.  Alone, a weak
+ * scalar is f64 or i64.  weft_const() makes a strong scalar of any dtype.
+ * Weakness changes dtypes inside a body only: trace-cache keys and the
+ * retracing of static scalars (every new value traces again) are as they
+ * were.
+ *
+ * Bool takes logic only: comparisons, minimum and maximum (and, or), where,
+ * weft_cast, the logical ops, sum (a count) and reduce_max (any).
+ * Arithmetic on two bools (add, sub, mul, div, floordiv, mod, pow, neg,
+ * abs, sign, square, relu, floor, ceil, round) is WEFT_EDTYPE: Python (True
+ * + True is 2) and NumPy (True + True is True) disagree on it, TensorFlow
+ * refuses it, and weft_cast states the intent.  A bool operand meeting a
+ * number is promoted as above (bool + i32 is i32).  The float functions
+ * (sqrt exp log tanh sigmoid sin cos rsqrt log1p expm1, truediv) compute
+ * integers and bool in f64, as NumPy does.
+ *
+ * Integers: arithmetic wraps around (abs(INT32_MIN) is INT32_MIN); div,
+ * floordiv and mod are floor division and floor modulo (Python's // and %),
+ * and a zero divisor gives 0; integer pow with a negative exponent
+ * truncates toward zero (0, except for a base of 1 or -1; NumPy raises
+ * instead). */
 #ifndef WEFT_OPS_H
 #define WEFT_OPS_H
 
@@ -46,16 +79,31 @@ WEFT_API weft_tensor *weft_value_tensor(weft_value *v);
 /* Frees the context and its values; *cx becomes NULL.  NULL is fine.  A
  * context weft gave to a body is not freed (weft_errmsg says so). */
 WEFT_API void         weft_eager_end(weft_ctx **cx);
+/* Ends v early.  Eagerly, the context drops its reference to v's tensor
+ * (freed unless someone else retained it), so a long eager loop holds only
+ * what it keeps; tracing, the recorded op stays and nothing is freed.  In
+ * both modes v may not be used again: an op given it, or a body returning
+ * it, fails with WEFT_EINVAL / WEFT_EBODY ("was released").  NULL and a
+ * second release are no-ops; a value of another context records
+ * WEFT_EINVAL in cx. */
+WEFT_API void         weft_value_release(weft_ctx *cx, weft_value *v);
 
 /* The spec of a value: known dims in eager mode, possibly WEFT_DIM_ANY
  * while tracing. */
 WEFT_API int weft_value_spec(const weft_value *v, weft_spec *out);
 /* A static argument's value (weft_arg_i64 / weft_arg_f64 arguments, and
- * constants).  WEFT_EINVAL if v is not a static scalar. */
+ * scalar constants, weak arithmetic on them included).  WEFT_EINVAL if v is
+ * not a static scalar. */
 WEFT_API int weft_value_static_i64(const weft_value *v, int64_t *out);
 WEFT_API int weft_value_static_f64(const weft_value *v, double *out);
 
-/* Binary elementwise ops (broadcasting, promotion as above). */
+/* Binary elementwise ops (broadcasting, promotion as above).  add sub mul
+ * mod pow floordiv take numbers (not bool).  div divides in the promoted
+ * dtype: true division for floats, floor division for integers (Python's
+ * //, with 0 for a zero divisor; C's / truncates instead); use truediv for
+ * TensorFlow's / and floordiv for //.  minimum and maximum propagate NaN;
+ * on bool they are and / or.  Comparisons take every dtype and give
+ * bool. */
 WEFT_API weft_value *weft_add(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_sub(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_mul(weft_ctx *cx, weft_value *a, weft_value *b);
@@ -70,24 +118,79 @@ WEFT_API weft_value *weft_lt(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_le(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_gt(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_ge(weft_ctx *cx, weft_value *a, weft_value *b);
+/* Python's // and TensorFlow's floordiv: integers as div; floats
+ * floor(a / b) computed as Python does (NumPy's divmod), so that
+ * floordiv(a, b) * b + mod(a, b) == a: 1 // 0.1 is 9, not 10.  A float zero
+ * divisor gives a / b (+-inf or NaN), as NumPy. */
+WEFT_API weft_value *weft_floordiv(weft_ctx *cx, weft_value *a, weft_value *b);
+/* Always floating, like TensorFlow's / and Python 3's: f32 stays f32,
+ * f64 stays f64, integers and bool divide in f64 (7 / 2 is 3.5). */
+WEFT_API weft_value *weft_truediv(weft_ctx *cx, weft_value *a, weft_value *b);
+/* Logic on bool only (anything else is WEFT_EDTYPE; compare with 0 first,
+ * weft_ne(cx, x, weft_const_i64(cx, 0)), as TensorFlow asks). */
+WEFT_API weft_value *weft_logical_and(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_logical_or(weft_ctx *cx, weft_value *a, weft_value *b);
 
-/* Unary elementwise ops. */
+/* Unary elementwise ops.  Kept dtype (numbers only, not bool): neg, abs
+ * (integers wrap: abs(INT32_MIN) is INT32_MIN), square (x * x, integers
+ * wrap), sign (-1, 0 or 1; NaN stays NaN, -0.0 gives 0.0), relu (max(x,
+ * 0); NaN stays NaN, -0.0 gives 0.0), floor, ceil and round (half to even
+ * like TensorFlow and NumPy: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2; the identity on
+ * integers).  Float functions (f32 stays f32, integers and bool compute in
+ * f64): sqrt, exp, log, tanh, sigmoid (1 / (1 + exp(-x))), sin, cos, rsqrt
+ * (1 / sqrt(x)), log1p (log(1 + x), exact near 0), expm1 (exp(x) - 1,
+ * exact near 0); outside their domain they give what C's libm gives
+ * (sqrt(-1) and log(-1) are NaN, log(0) is -inf).  logical_not takes bool
+ * only. */
 WEFT_API weft_value *weft_neg(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_abs(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_sqrt(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_exp(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_log(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_tanh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_sigmoid(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_relu(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_sin(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_cos(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_floor(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_ceil(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_round(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_rsqrt(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_square(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_sign(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_log1p(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_expm1(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_logical_not(weft_ctx *cx, weft_value *a);
 
-/* Conversion (float to integer truncates toward zero; out-of-range values
- * saturate; anything non-zero becomes true). */
+/* a limited to [lo, hi] elementwise, as NumPy's clip: minimum(maximum(a,
+ * lo), hi), so lo > hi gives hi, and NaN in any operand gives NaN.  The
+ * three broadcast and promote like two binary ops (weak bounds take a's
+ * dtype); a failure names the maximum or minimum step. */
+WEFT_API weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft_value *hi);
+
+/* Conversion, as NumPy's astype and TensorFlow's cast except where noted.
+ * Float to integer truncates toward zero and saturates: 1e10 -> INT32_MAX,
+ * -inf -> INT64_MIN, and NaN -> 0 (XLA's rule; NumPy and TensorFlow on x86
+ * give INT_MIN).  Integer to narrower integer wraps (keeps the low bits:
+ * i64 3000000000 -> i32 -1294967296), as in NumPy, TensorFlow and C.  f64 to
+ * f32 rounds to nearest; beyond the f32 range it gives +-inf (1e300 -> inf).
+ * Integer to float rounds to nearest.  To bool: anything non-zero (NaN
+ * included) is true; from bool: 0 or 1. */
 WEFT_API weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to);
-/* cond ? a : b elementwise; cond is bool; all three broadcast. */
+/* cond ? a : b elementwise; cond is bool; all three broadcast; a and b
+ * promote like the operands of a binary op (a weak scalar takes the other's
+ * dtype). */
 WEFT_API weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value *b);
 
 /* Reductions over one axis (negative counts from the end) or WEFT_ALL_AXES;
- * the axis is removed from the shape.  sum of bool counts the true elements
- * as i64.  Over an empty axis: sum is 0, mean NaN, and reduce_max the
- * dtype's lowest value (-inf, INT32_MIN, INT64_MIN, false). */
+ * the axis is removed from the shape.  sum keeps the dtype, as TensorFlow's
+ * reduce_sum does (NumPy's sum widens i32 to i64): an i32 sum wraps around
+ * (INT32_MAX + 1 gives INT32_MIN); cast to i64 first for a wider
+ * accumulator.  sum of bool counts the true elements as i64.  mean of an
+ * integer or bool computes in f64 (NumPy's rule; TensorFlow's reduce_mean
+ * keeps the integer dtype and truncates).  Over an empty
+ * axis: sum is 0, mean NaN, and reduce_max the dtype's lowest value (-inf,
+ * INT32_MIN, INT64_MIN, false). */
 WEFT_API weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_mean(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis);
@@ -97,9 +200,14 @@ WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const i
 /* 2-D matrix product [m,k] x [k,n] -> [m,n] (promotion as above). */
 WEFT_API weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b);
 
-/* Constants. */
-WEFT_API weft_value *weft_const_i64(weft_ctx *cx, int64_t v);   /* an i64[] scalar */
-WEFT_API weft_value *weft_const_f64(weft_ctx *cx, double v);    /* a f64[] scalar */
+/* Weak scalar constants (see "Weak scalars" above): an i64[] / f64[]
+ * scalar that takes the dtype of the tensor it meets. */
+WEFT_API weft_value *weft_const_i64(weft_ctx *cx, int64_t v);
+WEFT_API weft_value *weft_const_f64(weft_ctx *cx, double v);
+/* A strong scalar of dtype dt: it promotes like a tensor of that dtype.  v
+ * must be exactly representable for bool (0 or 1) and the integers
+ * (WEFT_EINVAL naming v otherwise); for f32 it rounds. */
+WEFT_API weft_value *weft_const(weft_ctx *cx, weft_dtype dt, double v);
 /* A constant tensor (the context takes a reference). */
 WEFT_API weft_value *weft_const_tensor(weft_ctx *cx, weft_tensor *t);
 /* A tensor of dtype dt and shape dims filled with value. */

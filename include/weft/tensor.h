@@ -55,8 +55,9 @@ WEFT_API const char *weft_dtype_name(weft_dtype dt);
 WEFT_API size_t weft_dtype_size(weft_dtype dt);
 
 /* An argument of a function call: a tensor (keyed by dtype and shape), or a
- * static scalar (keyed by its value).  A plain value; a tensor argument is
- * borrowed for the duration of the call. */
+ * static scalar (keyed by its value; in the body a weak scalar, like a
+ * Python number: see "Weak scalars" in ops.h).  A plain value; a tensor
+ * argument is borrowed for the duration of the call. */
 typedef enum weft_arg_kind { WEFT_ARG_TENSOR, WEFT_ARG_I64, WEFT_ARG_F64 } weft_arg_kind;
 typedef struct weft_arg {
     weft_arg_kind kind;

@@ -1065,6 +1065,98 @@ static int c_op_const_tensor_null(void) { return eager_op(op_const_tensor_null);
 static weft_value *op_sqrt_null(weft_ctx *cx) { return weft_sqrt(cx, NULL); }
 static int c_op_unary_null(void) { return eager_op(op_sqrt_null); }
 
+/* ---- The dtype rules and the math ops. ---- */
+
+static weft_value *op_const_bad_dtype(weft_ctx *cx) { return weft_const(cx, (weft_dtype)99, 1); }
+static int c_op_const_bad_dtype(void) { return eager_op(op_const_bad_dtype); }
+
+static weft_value *op_const_inexact(weft_ctx *cx) { return weft_const(cx, WEFT_I32, 2.5); }
+static int c_op_const_inexact(void) { return eager_op(op_const_inexact); }
+
+static weft_value *op_weak_too_big(weft_ctx *cx)
+{
+    weft_value *n = weft_cast(cx, ev(cx, fx.i3), WEFT_I32);
+    return weft_add(cx, n, weft_const_i64(cx, INT64_C(1) << 40));
+}
+static int c_op_weak_too_big(void) { return eager_op(op_weak_too_big); }
+
+static weft_value *bool3(weft_ctx *cx) { return weft_cast(cx, ev(cx, fx.x3), WEFT_BOOL); }
+
+static weft_value *op_bool_add(weft_ctx *cx)
+{
+    weft_value *b = bool3(cx);
+    return weft_add(cx, b, b);
+}
+static int c_op_bool_add(void) { return eager_op(op_bool_add); }
+
+static weft_value *op_bool_neg(weft_ctx *cx)
+{
+    return weft_neg(cx, bool3(cx));
+}
+static int c_op_bool_neg(void) { return eager_op(op_bool_neg); }
+
+static weft_value *op_logical_f32(weft_ctx *cx)
+{
+    return weft_logical_and(cx, ev(cx, fx.x3), bool3(cx));
+}
+static int c_op_logical_f32(void) { return eager_op(op_logical_f32); }
+
+static weft_value *op_tanh_null(weft_ctx *cx) { return weft_tanh(cx, NULL); }
+static int c_op_tanh_null(void) { return eager_op(op_tanh_null); }
+
+static weft_value *op_truediv_mismatch(weft_ctx *cx)
+{
+    return weft_truediv(cx, ev(cx, fx.x3), ev(cx, fx.x4));
+}
+static int c_op_truediv_mismatch(void) { return eager_op(op_truediv_mismatch); }
+
+static weft_value *op_floordiv_bool(weft_ctx *cx)
+{
+    weft_value *b = bool3(cx);
+    return weft_floordiv(cx, b, b);
+}
+static int c_op_floordiv_bool(void) { return eager_op(op_floordiv_bool); }
+
+static weft_value *op_clip_mismatch(weft_ctx *cx)
+{
+    return weft_clip(cx, ev(cx, fx.x3), ev(cx, fx.x4), weft_const_f64(cx, 1.0));
+}
+static int c_op_clip_mismatch(void) { return eager_op(op_clip_mismatch); }
+
+static int c_value_release_foreign(void)
+{
+    weft_ctx *cx = NULL, *other = NULL;
+    cr_assert_eq(weft_eager_begin(fx.rt, &cx), 0);
+    cr_assert_eq(weft_eager_begin(fx.rt, &other), 0);
+    weft_value_release(cx, ev(other, fx.x3));
+    int rc = weft_ctx_status(cx);
+    weft_eager_end(&cx);
+    weft_eager_end(&other);
+    return rc;
+}
+
+static weft_value *op_use_released(weft_ctx *cx)
+{
+    weft_value *v = ev(cx, fx.x3);
+    weft_value_release(cx, v);
+    return weft_add(cx, v, v);
+}
+static int c_op_use_released(void) { return eager_op(op_use_released); }
+
+static int body_returns_released(weft_ctx *cx, weft_value *const *args, weft_value **outs,
+                                 void *user)
+{
+    (void)user;
+    outs[0] = weft_mul(cx, args[0], args[0]);
+    weft_value_release(cx, outs[0]);
+    return weft_ctx_status(cx);
+}
+static int c_call_returns_released(void) { return call_body(body_returns_released, NULL, 0); }
+static int c_call_returns_released_eager(void)
+{
+    return call_body(body_returns_released, NULL, WEFT_RUN_EAGERLY);
+}
+
 static int c_value_spec_null(void)
 {
     weft_spec s;
@@ -1326,6 +1418,25 @@ static const err_case cases[] = {
     C("weft_range", "INT64_MIN to INT64_MAX", WEFT_EINVAL, c_op_range_huge),
     C("weft_const_tensor", "t is NULL", WEFT_EINVAL, c_op_const_tensor_null),
     C("weft_sqrt", "a is NULL", WEFT_EINVAL, c_op_unary_null),
+    C("weft_const", "dtype 99", WEFT_EINVAL, c_op_const_bad_dtype),
+    C("weft_const", "2.5 as i32 (not exactly representable)", WEFT_EINVAL, c_op_const_inexact),
+    C("weft_add", "i32[3] + weft_const_i64(2^40) (a weak integer that does not fit i32)", WEFT_EDTYPE,
+      c_op_weak_too_big),
+    C("weft_add", "bool[3] + bool[3] (arithmetic on bool)", WEFT_EDTYPE, c_op_bool_add),
+    C("weft_neg", "bool[3]", WEFT_EDTYPE, c_op_bool_neg),
+    C("weft_floordiv", "bool[3] // bool[3]", WEFT_EDTYPE, c_op_floordiv_bool),
+    C("weft_logical_and", "f32[3] and bool[3]", WEFT_EDTYPE, c_op_logical_f32),
+    C("weft_tanh", "a is NULL (any math op)", WEFT_EINVAL, c_op_tanh_null),
+    C("weft_truediv", "f32[3] / f32[4]", WEFT_ESHAPE, c_op_truediv_mismatch),
+    CM("weft_clip", "f32[3] clipped to f32[4] (the message names its maximum step)", WEFT_ESHAPE,
+       c_op_clip_mismatch, "weft_maximum"),
+    C("weft_value_release", "a value of another context", WEFT_EINVAL, c_value_release_foreign),
+    CM("weft_value_release", "the value is used after its release", WEFT_EINVAL, c_op_use_released,
+       "was released"),
+    CM("weft_value_release", "a body returns a released value (traced)", WEFT_EBODY,
+       c_call_returns_released, "output 0 was released"),
+    CM("weft_value_release", "a body returns a released value (WEFT_RUN_EAGERLY)", WEFT_EBODY,
+       c_call_returns_released_eager, "output 0 was released"),
     C("weft_value_spec", "v is NULL", WEFT_EINVAL, c_value_spec_null),
     C("weft_value_spec", "out is NULL", WEFT_EINVAL, c_value_spec_null_out),
     C("weft_value_static_i64", "a tensor value", WEFT_EINVAL, c_value_static_i64_tensor),

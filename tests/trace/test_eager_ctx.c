@@ -188,8 +188,8 @@ Test(eager_ctx, eager_call_runs_the_body, .timeout = 10)
                  weft_errmsg());
     cr_assert_eq(s.k, 10);
     cr_assert_eq(s.scale, 0.5);
-    cr_assert_eq(weft_tensor_dtype(outs[0]), WEFT_F64, "f32 * f64 scalar promotes to f64");
-    const double *d = weft_tensor_data(outs[0]);
+    cr_assert_eq(weft_tensor_dtype(outs[0]), WEFT_F32, "static scalars are weak: f32 stays f32");
+    const float *d = weft_tensor_data(outs[0]);
     cr_assert_eq(d[0], 10.5);
     cr_assert_eq(d[2], 11.5);
     cr_assert_eq(outs[1], x, "an argument returned as is");

@@ -250,16 +250,17 @@ Test(kernels, int_edge_cases, .timeout = 30)
         weft_tensor_release(all[i]);
 }
 
+/* Bool takes logic (min is and, max is or, comparisons, the logical ops)
+ * and refuses arithmetic. */
 Test(kernels, bool_ops, .timeout = 30)
 {
     const int64_t d[1] = {4};
     const uint8_t a[4] = {0, 0, 1, 1}, b[4] = {0, 1, 0, 1};
     weft_tensor *ta = mk(WEFT_BOOL, 1, d, a), *tb = mk(WEFT_BOOL, 1, d, b);
     struct { weft__op op; uint8_t want[4]; } cases[] = {
-        {WEFT__OP_ADD, {0, 1, 1, 1}}, {WEFT__OP_SUB, {0, 1, 1, 0}},
-        {WEFT__OP_MUL, {0, 0, 0, 1}}, {WEFT__OP_MINIMUM, {0, 0, 0, 1}},
-        {WEFT__OP_MAXIMUM, {0, 1, 1, 1}}, {WEFT__OP_EQ, {1, 0, 0, 1}},
-        {WEFT__OP_LT, {0, 1, 0, 0}}, {WEFT__OP_POW, {1, 0, 1, 1}},
+        {WEFT__OP_MINIMUM, {0, 0, 0, 1}}, {WEFT__OP_MAXIMUM, {0, 1, 1, 1}},
+        {WEFT__OP_EQ, {1, 0, 0, 1}},      {WEFT__OP_LT, {0, 1, 0, 0}},
+        {WEFT__OP_LOGICAL_AND, {0, 0, 0, 1}}, {WEFT__OP_LOGICAL_OR, {0, 1, 1, 1}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weft_tensor *o = eval2(NULL, cases[i].op, ta, tb);
@@ -267,6 +268,24 @@ Test(kernels, bool_ops, .timeout = 30)
         cr_assert_arr_eq(weft_tensor_data(o), cases[i].want, 4, "%s", weft__op_name(cases[i].op));
         weft_tensor_release(o);
     }
+    weft_tensor *nt = eval1(NULL, WEFT__OP_LOGICAL_NOT, ta);
+    const uint8_t wnot[4] = {1, 1, 0, 0};
+    cr_assert_arr_eq(weft_tensor_data(nt), wnot, 4);
+    weft_tensor_release(nt);
+    const weft__op refused[] = {WEFT__OP_ADD, WEFT__OP_SUB, WEFT__OP_MUL, WEFT__OP_DIV,
+                                WEFT__OP_MOD, WEFT__OP_POW, WEFT__OP_FLOORDIV};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        weft__node n = node(refused[i], 2);
+        weft_tensor *in[2] = {ta, tb}, *out = NULL;
+        cr_assert_eq(weft__kernel_eval(NULL, &n, in, &out), WEFT_EDTYPE, "%s",
+                     weft__op_name(refused[i]));
+        cr_assert(strstr(weft_errmsg(), "are bool"), "%s", weft_errmsg());
+        cr_assert_null(out);
+    }
+    weft__node neg = node(WEFT__OP_NEG, 1);
+    weft_tensor *out = NULL;
+    cr_assert_eq(weft__kernel_eval(NULL, &neg, &ta, &out), WEFT_EDTYPE);
+    cr_assert_null(out);
     weft_tensor_release(ta);
     weft_tensor_release(tb);
 }

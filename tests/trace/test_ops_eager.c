@@ -55,7 +55,8 @@ Test(ops_eager, promotion_and_broadcast)
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 4; j++)
             cr_assert_eq(s[i * 4 + j], (float)a[i] + b[j]);
-    /* bool + i32 -> i32; a scalar f64 constant promotes an i32 tensor to f64. */
+    /* bool + i32 -> i32; a weak f64 constant promotes an i32 tensor to f64
+     * (a lower kind), a weak i64 constant takes the i32 tensor's dtype. */
     const uint8_t c[3] = {1, 0, 1};
     weft_value *vc = val(WEFT_BOOL, 2, (int64_t[]){3, 1}, c);
     const int32_t *bi = data_of(weft_add(cx, vc, va), WEFT_I32, 2, (int64_t[]){3, 1});
@@ -65,7 +66,7 @@ Test(ops_eager, promotion_and_broadcast)
                                (int64_t[]){3, 1});
     for (int i = 0; i < 3; i++)
         cr_assert_eq(sc[i], a[i] * 0.5);
-    const int64_t *ci = data_of(weft_sub(cx, weft_const_i64(cx, 10), va), WEFT_I64, 2,
+    const int32_t *ci = data_of(weft_sub(cx, weft_const_i64(cx, 10), va), WEFT_I32, 2,
                                 (int64_t[]){3, 1});
     for (int i = 0; i < 3; i++)
         cr_assert_eq(ci[i], 10 - a[i]);
@@ -242,7 +243,7 @@ Test(ops_eager, big_tensors_match_reference)
         y[j] = (float)(j % 13) - 6.0f;
     weft_value *vx = val(WEFT_F32, 2, (int64_t[]){rows, cols}, x);
     weft_value *vy = val(WEFT_F32, 1, (int64_t[]){cols}, y);
-    weft_value *e = weft_add(cx, weft_mul(cx, vx, vy), weft_const_f64(cx, 1.0));
+    weft_value *e = weft_add(cx, weft_mul(cx, vx, vy), weft_const(cx, WEFT_F64, 1.0));
     const double *pe = data_of(e, WEFT_F64, 2, (int64_t[]){rows, cols});
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++)

@@ -233,8 +233,8 @@ Test(ops_record, unknown_dims_defer_shape_errors, .timeout = 10)
 }
 
 struct statics_seen {
-    int rc_i, rc_f, rc_i_of_f, rc_i_of_tensor, rc_const_i, rc_const_f, rc_sum;
-    int64_t i, ci;
+    int rc_i, rc_f, rc_i_of_f, rc_i_of_tensor, rc_const_i, rc_const_f, rc_sum, rc_product;
+    int64_t i, ci, sum;
     double f, cf;
 };
 
@@ -249,9 +249,11 @@ static int body_statics(weft_ctx *cx, weft_value *const *args, weft_value **outs
     weft_value *c = weft_const_i64(cx, -42);
     s->rc_const_i = weft_value_static_i64(c, &s->ci);
     s->rc_const_f = weft_value_static_f64(weft_const_f64(cx, 0.25), &s->cf);
+    /* Weak scalars: their arithmetic is computed at once, a constant. */
     weft_value *sum = weft_add(cx, c, args[0]);
-    s->rc_sum = weft_value_static_i64(sum, &dummy);
+    s->rc_sum = weft_value_static_i64(sum, &s->sum);
     outs[0] = weft_mul(cx, args[2], args[1]);
+    s->rc_product = weft_value_static_i64(outs[0], &dummy);
     return 0;
 }
 
@@ -273,7 +275,9 @@ Test(ops_record, static_args_are_readable_constants, .timeout = 10)
     cr_assert_eq(s.ci, -42);
     cr_assert_eq(s.rc_const_f, 0);
     cr_assert_eq(s.cf, 0.25);
-    cr_assert_eq(s.rc_sum, WEFT_EINVAL, "an op's result is not a constant");
+    cr_assert_eq(s.rc_sum, 0, "arithmetic on weak scalars is a constant");
+    cr_assert_eq(s.sum, -35);
+    cr_assert_eq(s.rc_product, WEFT_EINVAL, "an op on a tensor is not a constant");
 
     const weft__node *a0 = node(&g, 0), *a1 = node(&g, 1);
     cr_assert_eq(a0->op, WEFT__OP_CONST);
@@ -288,8 +292,8 @@ Test(ops_record, static_args_are_readable_constants, .timeout = 10)
     const weft__node *c = node(&g, 3);
     cr_assert_eq(c->op, WEFT__OP_CONST);
     cr_assert_not(c->flags & WEFT__NODE_STATIC, "a body's constant is no argument");
-    /* The output: f32 * f64 scalar promotes to f64[2]. */
-    assert_spec(&node(&g, g.outs[0])->spec, "f64[2]");
+    /* The output: a static f64 scalar is weak, so f32 * it stays f32[2]. */
+    assert_spec(&node(&g, g.outs[0])->spec, "f32[2]");
     weft__graph_free(&g);
 }
 

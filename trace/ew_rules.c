@@ -1,0 +1,59 @@
+/* The dtype classes of the elementwise ops (see ew_rules.h).  Bool takes
+ * only logic: comparisons, minimum and maximum (and, or), where, cast and
+ * the logical ops.  Arithmetic on bool is refused rather than given a
+ * meaning, because Python (True + True is 2) and NumPy (True + True is
+ * True) disagree on it and TensorFlow refuses it. */
+#include "runtime/iface.h"
+#include "trace/ew_rules.h"
+#include "trace/tensor_impl.h"
+
+weft__ew_class weft__ew_class_of(weft__op op)
+{
+    switch (op) {
+    case WEFT__OP_ADD: case WEFT__OP_SUB: case WEFT__OP_MUL: case WEFT__OP_DIV:
+    case WEFT__OP_MOD: case WEFT__OP_POW: case WEFT__OP_FLOORDIV:
+    case WEFT__OP_NEG: case WEFT__OP_ABS: case WEFT__OP_RELU: case WEFT__OP_FLOOR:
+    case WEFT__OP_CEIL: case WEFT__OP_ROUND: case WEFT__OP_SQUARE: case WEFT__OP_SIGN:
+        return WEFT__EW_NUMERIC;
+    case WEFT__OP_SQRT: case WEFT__OP_EXP: case WEFT__OP_LOG: case WEFT__OP_TANH:
+    case WEFT__OP_SIGMOID: case WEFT__OP_SIN: case WEFT__OP_COS: case WEFT__OP_RSQRT:
+    case WEFT__OP_LOG1P: case WEFT__OP_EXPM1: case WEFT__OP_TRUEDIV:
+        return WEFT__EW_FLOAT;
+    case WEFT__OP_LOGICAL_NOT: case WEFT__OP_LOGICAL_AND: case WEFT__OP_LOGICAL_OR:
+        return WEFT__EW_LOGICAL;
+    default:
+        return WEFT__EW_ANY;
+    }
+}
+
+int weft__ew_check(const weft__node *n, const weft_spec *in)
+{
+    weft_dtype dt = in[0].dtype;
+    const char *why = NULL;
+    switch (weft__ew_class_of(n->op)) {
+    case WEFT__EW_NUMERIC:
+        if (dt == WEFT_BOOL)
+            why = n->n_in == 1 ? "is bool (cast it to a number type)"
+                               : "are bool (cast them to a number type)";
+        break;
+    case WEFT__EW_FLOAT:
+        if (dt != WEFT_F32 && dt != WEFT_F64)
+            why = n->n_in == 1 ? "is not a float tensor" : "are not float tensors";
+        break;
+    case WEFT__EW_LOGICAL:
+        if (dt != WEFT_BOOL)
+            why = n->n_in == 1 ? "is not bool" : "are not bool";
+        break;
+    case WEFT__EW_ANY:
+        break;
+    }
+    if (!why)
+        return 0;
+    char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    if (n->n_in == 1)
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: %s %s", weft__op_name(n->op),
+                            weft__spec_str(&in[0], sa, sizeof sa), why);
+    return weft__errorf(WEFT_EDTYPE, "weft_%s: %s and %s %s", weft__op_name(n->op),
+                        weft__spec_str(&in[0], sa, sizeof sa),
+                        weft__spec_str(&in[1], sb, sizeof sb), why);
+}

@@ -1,0 +1,28 @@
+/* The shared path of the elementwise ops (ops.c), for the files that add
+ * ops beside it (ops_math.c).  trace/ internal. */
+#ifndef WEFT_TRACE_OPS_IMPL_H
+#define WEFT_TRACE_OPS_IMPL_H
+
+#include "trace/ir.h"
+
+/* A UNARY or BINARY op as the public calls do it: checks the inputs
+ * (messages name fn, "weft_tanh"), promotes their dtypes (weak scalars
+ * included) to what the op's class takes (trace/ew_rules.h), then records
+ * the node or computes it. */
+weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a);
+weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
+                            weft_value *b);
+
+/* Defines the public weft_NAME as the op OP of the table. */
+#define WEFT__DEFINE_UNARY(name, OP)                                         \
+    weft_value *weft_##name(weft_ctx *cx, weft_value *a)                     \
+    {                                                                        \
+        return weft__op_unary(cx, WEFT__OP_##OP, "weft_" #name, a);         \
+    }
+#define WEFT__DEFINE_BINARY(name, OP)                                        \
+    weft_value *weft_##name(weft_ctx *cx, weft_value *a, weft_value *b)      \
+    {                                                                        \
+        return weft__op_binary(cx, WEFT__OP_##OP, "weft_" #name, a, b);     \
+    }
+
+#endif

@@ -1,0 +1,42 @@
+/* The math ops beyond arithmetic: the float functions, rounding, the
+ * logical ops, floor and true division, and clip.  Their dtype rules live
+ * in ew_rules.c, their per-element meaning in kernel_ew.c. */
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+
+WEFT__DEFINE_UNARY(tanh, TANH)
+WEFT__DEFINE_UNARY(sigmoid, SIGMOID)
+WEFT__DEFINE_UNARY(relu, RELU)
+WEFT__DEFINE_UNARY(sin, SIN)
+WEFT__DEFINE_UNARY(cos, COS)
+WEFT__DEFINE_UNARY(floor, FLOOR)
+WEFT__DEFINE_UNARY(ceil, CEIL)
+WEFT__DEFINE_UNARY(round, ROUND)
+WEFT__DEFINE_UNARY(rsqrt, RSQRT)
+WEFT__DEFINE_UNARY(square, SQUARE)
+WEFT__DEFINE_UNARY(sign, SIGN)
+WEFT__DEFINE_UNARY(log1p, LOG1P)
+WEFT__DEFINE_UNARY(expm1, EXPM1)
+WEFT__DEFINE_UNARY(logical_not, LOGICAL_NOT)
+
+WEFT__DEFINE_BINARY(logical_and, LOGICAL_AND)
+WEFT__DEFINE_BINARY(logical_or, LOGICAL_OR)
+WEFT__DEFINE_BINARY(floordiv, FLOORDIV)
+WEFT__DEFINE_BINARY(truediv, TRUEDIV)
+
+/* NumPy's clip: minimum(maximum(a, lo), hi), so lo > hi gives hi and a NaN
+ * anywhere gives NaN.  Two nodes rather than one op of its own: they fuse
+ * with their neighbours like any elementwise pair. */
+weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft_value *hi)
+{
+    weft_value *in[3] = { a, lo, hi };
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "weft_clip: NULL context");
+        return NULL;
+    }
+    if (!weft__ctx_check_inputs(cx, "weft_clip", in, 3))
+        return NULL;
+    weft_value *low = weft__op_binary(cx, WEFT__OP_MAXIMUM, "weft_clip", a, lo);
+    return weft__op_binary(cx, WEFT__OP_MINIMUM, "weft_clip", low, hi);
+}
