@@ -1,6 +1,7 @@
-/* Helpers of weft-dist's MPI tests.  Each test file holds one Test that
- * initializes MPI (once per process), runs its cases on every rank in the
- * same order, and finalizes MPI; see tests/dist/meson.build. */
+/* Helpers of weft-dist's MPI tests.  test_dist.c holds the one Test: it
+ * initializes MPI (once per process), runs the cases of map_cases.c,
+ * call_cases.c and guide_cases.c on every rank in the same order, and
+ * finalizes MPI; see tests/dist/meson.build. */
 #ifndef WEFT_DIST_TEST_UTIL_H
 #define WEFT_DIST_TEST_UTIL_H
 
@@ -10,61 +11,44 @@
 
 #include "test_util.h"
 
-static int world_rank, world_size;
+/* Set by test_dist.c: this rank's runtime and its weft_dist over
+ * MPI_COMM_WORLD, and the rank's place in it. */
+extern weft_runtime *rt;
+extern weft_dist *d;
+extern int world_rank, world_size;
 
-static void mpi_begin(void)
-{
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
-    cr_assert_eq(provided, MPI_THREAD_MULTIPLE, "MPI grants thread level %d", provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-}
+/* The cases, in the order test_dist.c runs them. */
+void dist_map_cases_before_init(void);
+void dist_map_cases(void);
+void dist_call_cases(void);
+void dist_guide_cases(void);
 
-/* A runtime and its weft_dist over MPI_COMM_WORLD. */
-static weft_dist *dist_of(weft_runtime *rt)
-{
-    weft_dist *d = NULL;
-    int rc = weft_dist_create(rt, MPI_COMM_WORLD, &d);
-    cr_assert_eq(rc, 0, "weft_dist_create: %s", weft_errmsg());
-    return d;
-}
-
-static long sum_over_ranks(long v)
+static inline long over_ranks(long v, MPI_Op op)
 {
     long all = 0;
-    MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &all, 1, MPI_LONG, op, MPI_COMM_WORLD);
     return all;
 }
 
-static long max_over_ranks(long v)
+static inline long sum_over_ranks(long v)
 {
-    long all = 0;
-    MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    return all;
-}
-
-static long min_over_ranks(long v)
-{
-    long all = 0;
-    MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    return all;
+    return over_ranks(v, MPI_SUM);
 }
 
 /* Every rank got the same code (and says so before any rank asserts). */
-static void assert_same_everywhere(int rc, const char *what)
+static inline void assert_same_everywhere(int rc, const char *what)
 {
-    long lo = min_over_ranks(rc), hi = max_over_ranks(rc);
+    long lo = over_ranks(rc, MPI_MIN), hi = over_ranks(rc, MPI_MAX);
     cr_assert_eq(lo, hi, "%s: the ranks returned codes from %ld to %ld", what, lo, hi);
 }
 
-static void expect_errmsg(const char *part)
+static inline void expect_errmsg(const char *part)
 {
     cr_assert(strstr(weft_errmsg(), part) != NULL, "rank %d: \"%s\" not in \"%s\"", world_rank,
               part, weft_errmsg());
 }
 
-static void sleep_us(long us)
+static inline void sleep_us(long us)
 {
     struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
     nanosleep(&ts, NULL);

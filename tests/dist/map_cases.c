@@ -1,17 +1,13 @@
-/* weft_dist_parallel_map on 1, 2 or 4 ranks (tests/dist/mpirun.sh), with
- * $WEFT_NUM_THREADS workers per rank: argument checks, each index run
- * exactly once for balanced and unbalanced maps, results equal to a serial
- * loop's, a slow rank taking less than a static split would give it, the
- * per-rank parallel_iterations bound, errors on one rank or at one index
- * reported alike on every rank, and maps in a row.  One Test (see
- * tests/dist/meson.build); the cases run in this order on every rank. */
+/* weft_dist_parallel_map's cases (run by test_dist.c on every rank, in
+ * this order): argument checks, each index run exactly once for balanced
+ * and unbalanced maps, results equal to a serial loop's, a slow rank taking
+ * less than a static split would give it, the per-rank
+ * parallel_iterations bound, errors on one rank or at one index reported
+ * alike on every rank, and maps in a row. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "dist_util.h"
-
-static weft_runtime *rt;
-static weft_dist *d;
 
 /* ---- create, before and after MPI_Init ---- */
 
@@ -111,13 +107,13 @@ static void balanced_and_small(void)
 static void unbalanced_matches_serial(void)
 {
     /* Index i costs about i units: the last indices are the dearest. */
-    map_and_check(600, 0, 40);
-    map_and_check(601, 1, 40);
+    map_and_check(300, 0, 40);
+    map_and_check(301, 1, 40);
 }
 
 static void many_maps_in_a_row(void)
 {
-    for (int k = 0; k < 100; k++)
+    for (int k = 0; k < 20; k++)
         map_and_check((size_t)(k % 7) * (size_t)world_size + 1, 0, 0);
 }
 
@@ -203,7 +199,7 @@ static int fail_some(size_t i, void *ctx)
 
 static void error_at_one_index(void)
 {
-    size_t n = 4000 * (size_t)world_size;
+    size_t n = 400 * (size_t)world_size;
     failing f = { 37, WEFT_EHOST, -1, 0 };
     int rc = weft_dist_parallel_map(d, n, 0, fail_some, &f);
     assert_same_everywhere(rc, "map failing at index 37");
@@ -277,7 +273,7 @@ static void stats(void)
 {
     weft_dist_stats st;
     weft_dist_get_stats(d, &st);
-    cr_assert_gt(st.maps, 100);
+    cr_assert_gt(st.maps, 20);
     cr_assert_geq(st.claims, st.chunks);
     cr_assert_gt(sum_over_ranks((long)st.chunks), 0);
     weft_dist_get_stats(NULL, &st);
@@ -285,12 +281,13 @@ static void stats(void)
     weft_dist_get_stats(d, NULL);
 }
 
-Test(dist, map, .timeout = 120)
+void dist_map_cases_before_init(void)
 {
-    rt = test_runtime(2);
     create_before_init();
-    mpi_begin();
-    d = dist_of(rt);
+}
+
+void dist_map_cases(void)
+{
     create_checks();
     balanced_and_small();
     unbalanced_matches_serial();
@@ -302,8 +299,4 @@ Test(dist, map, .timeout = 120)
     two_errors_one_code();
     bad_arguments_on_one_rank();
     stats();
-    weft_dist_destroy(&d);
-    cr_assert_null(d);
-    weft_runtime_destroy(&rt);
-    MPI_Finalize();
 }

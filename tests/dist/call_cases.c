@@ -1,18 +1,13 @@
-/* weft_dist_call on 1, 2 or 4 ranks (tests/dist/mpirun.sh): outputs
- * concatenated, summed and averaged equal a serial call on the whole
- * tensor, for even and uneven shards and ranks with no rows; the root's
- * static scalars; one trace per signature per rank; a signature mismatch,
- * a failing body and bad arguments on one rank are every rank's error;
- * outputs that cannot be combined; the per-rank timeline files.  One Test
- * (see tests/dist/meson.build); the cases run in this order on every
- * rank. */
+/* weft_dist_call's cases (run by test_dist.c on every rank, in this
+ * order): outputs concatenated, summed and averaged equal a serial call on
+ * the whole tensor, for even and uneven shards and ranks with no rows; the
+ * root's static scalars; one trace per signature per rank; a signature
+ * mismatch, a failing body and bad arguments on one rank are every rank's
+ * error; outputs that cannot be combined; the per-rank timeline files. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "dist_util.h"
-
-static weft_runtime *rt;
-static weft_dist *d;
 
 /* ---- functions ---- */
 
@@ -415,11 +410,8 @@ static void stats(void)
     cr_assert_gt(st.calls, 20);
 }
 
-Test(dist, call, .timeout = 120)
+void dist_call_cases(void)
 {
-    rt = test_runtime(2);
-    mpi_begin();
-    d = dist_of(rt);
     even_uneven_and_empty_shards();
     other_dtypes();
     one_trace_per_signature_per_rank();
@@ -429,7 +421,4 @@ Test(dist, call, .timeout = 120)
     bad_arguments_on_one_rank();
     timelines();
     stats();
-    weft_dist_destroy(&d);
-    weft_runtime_destroy(&rt);
-    MPI_Finalize();
 }
