@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "test_util.h"
 
 static weft_runtime *rt;
@@ -30,33 +31,6 @@ static void teardown(void)
 }
 
 TestSuite(guide, .init = setup, .fini = teardown, .timeout = 30);
-
-/* ---- capturing what a snippet prints ---- */
-
-static FILE *saved_stdout;
-static char *cap_buf;
-static size_t cap_len;
-
-/* glibc's stdout is an assignable variable: printf and puts write to it. */
-static void capture_begin(void)
-{
-    fflush(stdout);
-    saved_stdout = stdout;
-    FILE *m = open_memstream(&cap_buf, &cap_len);
-    cr_assert_not_null(m);
-    stdout = m;
-}
-
-/* Returns what was printed since capture_begin (caller frees). */
-static char *capture_end(void)
-{
-    fclose(stdout);
-    stdout = saved_stdout;
-    char *s = cap_buf;
-    cap_buf = NULL;
-    fputs(s, stdout);  /* still shown when the test runs verbosely */
-    return s;
-}
 
 #define assert_has(hay, needle) \
     cr_assert(strstr((hay), (needle)) != NULL, "expected \"%s\" in:\n%s", (needle), (hay))

@@ -328,21 +328,6 @@ static void bad_arguments_on_one_rank(void)
 
 /* ---- timelines, one file per rank ---- */
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "rank %d: no %s", world_rank, path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)len + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static int count_of(const char *hay, const char *needle)
 {
     int n = 0;
@@ -381,7 +366,7 @@ static void timelines(void)
     cr_assert_eq(weft_dist_parallel_map(d, 64 * (size_t)world_size, 0, nothing, NULL), 0);
     cr_assert_eq(weft_dist_profile_end(d), 0, "%s", weft_errmsg());
 
-    char *json = read_file(path);
+    char *json = test_read_file(path);
     unlink(path);
     char pid_field[32], process[64];
     snprintf(pid_field, sizeof pid_field, "\"pid\":%d,", world_rank + 1);

@@ -8,33 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "dist_util.h"
-
-/* ---- capturing what a snippet prints ---- */
-
-static FILE *saved_stdout;
-static char *cap_buf;
-static size_t cap_len;
-
-/* glibc's stdout is an assignable variable: printf writes to it. */
-static void capture_begin(void)
-{
-    fflush(stdout);
-    saved_stdout = stdout;
-    FILE *m = open_memstream(&cap_buf, &cap_len);
-    cr_assert_not_null(m);
-    stdout = m;
-}
-
-/* What was printed since capture_begin (caller frees). */
-static char *capture_end(void)
-{
-    fclose(stdout);
-    stdout = saved_stdout;
-    char *s = cap_buf;
-    cap_buf = NULL;
-    return s;
-}
 
 static void expect_printed(char *got, const char *want)
 {

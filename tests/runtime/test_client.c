@@ -19,23 +19,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The whole file at path, NUL-terminated (caller frees). */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    cr_assert_geq(len, 0);
-    rewind(f);
-    char *buf = malloc((size_t)len + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static size_t count(const char *hay, const char *needle)
 {
     size_t n = 0;
@@ -79,7 +62,7 @@ Test(client, span_lands_in_the_profile)
     cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
     cr_assert_eq(weft_profile_span(rt, "after", NULL, 1, 2), 0);
 
-    char *json = slurp(path);
+    char *json = test_read_file(path);
     unlink(path);
     cr_assert_eq(count(json, "\"cat\":\"user\""), 2, "%s", json);
     cr_assert(strstr(json, "{\"name\":\"scatter\",\"cat\":\"user\",\"ph\":\"X\"") != NULL, "%s", json);
