@@ -55,20 +55,24 @@ int weft_dist_create(weft_runtime *rt, MPI_Comm comm, weft_dist **out)
     /* From here every rank takes part in the agreement, so that a rank
      * without rt or memory fails everywhere instead of leaving the others
      * in MPI_Comm_dup. */
-    weft_dist *d = calloc(1, sizeof *d);
-    if (!rt)
-        rc = weft_errorf(WEFT_EINVAL, "weft_dist_create: rt is NULL");
-    else if (!d)
-        rc = weft_errorf(WEFT_ENOMEM, "weft_dist_create: out of memory");
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    weft_dist *d = calloc(1, sizeof *d);
+    /* Allocated now, so that no map can fail to take part in its gather. */
+    int64_t *map_gather = calloc((size_t)size * 3, sizeof *map_gather);
+    if (!rt)
+        rc = weft_errorf(WEFT_EINVAL, "weft_dist_create: rt is NULL");
+    else if (!d || !map_gather)
+        rc = weft_errorf(WEFT_ENOMEM, "weft_dist_create: out of memory");
     weft_dist probe = { .comm = comm, .rank = rank, .size = size };
     rc = weft__dist_agree(&probe, "weft_dist_create", rc);
     if (rc) {
+        free(map_gather);
         free(d);
         return rc;
     }
+    d->map_gather = map_gather;
     d->rt = rt;
     d->rank = rank;
     d->size = size;
@@ -95,6 +99,7 @@ void weft_dist_destroy(weft_dist **dp)
     MPI_Win_free(&d->win);
     MPI_Comm_free(&d->comm);
     free(d->profile_path);
+    free(d->map_gather);
     free(d);
     *dp = NULL;
 }

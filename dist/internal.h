@@ -20,6 +20,7 @@ struct weft_dist {
     uint64_t *counter;         /* the window's memory (rank 0 only) */
     int rank, size;
     char *profile_path;        /* this rank's file while a profile records */
+    int64_t *map_gather;       /* 3 words per rank: what a map's start gathers */
     /* Statistics (relaxed atomics: the runtime's workers update them). */
     _Atomic uint64_t maps, chunks, claims, claim_ns, calls;
 };

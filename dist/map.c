@@ -9,7 +9,6 @@
  * also guarantees that every rank has stopped claiming before rank 0 resets
  * the counter for the next map. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "dist/internal.h"
 
@@ -103,10 +102,7 @@ static int start(dmap *m, size_t n, uint64_t runners, uint64_t *all_runners)
      * before rank 0 entered it. */
     if (d->rank == 0)
         counter_reset(d);
-    int64_t mine[3] = { rc, (int64_t)n, (int64_t)runners };
-    int64_t *all = malloc((size_t)d->size * sizeof mine);
-    if (!all)   /* the gather cannot proceed: MPI's own failure, not a disagreement */
-        return weft_errorf(WEFT_ENOMEM, "weft_dist_parallel_map: out of memory");
+    int64_t mine[3] = { rc, (int64_t)n, (int64_t)runners }, *all = d->map_gather;
     MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, d->comm);
     int failed = -1;
     int64_t lo = all[1], hi = all[1];
@@ -118,7 +114,6 @@ static int start(dmap *m, size_t n, uint64_t runners, uint64_t *all_runners)
         hi = all[3 * k + 1] > hi ? all[3 * k + 1] : hi;
         sum += (uint64_t)all[3 * k + 2];
     }
-    free(all);
     if (failed >= 0)
         return weft__dist_report(d, "weft_dist_parallel_map", failed, rc);
     if (lo != hi)
