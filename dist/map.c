@@ -12,7 +12,10 @@
 
 #include "dist/internal.h"
 
-#define STOP (UINT64_C(1) << 62)
+/* Far above any schedule (a map takes about runners * log2(n) chunks),
+ * yet each rank adds it at most once per map, so that even 2^23 failing
+ * ranks cannot wrap the counter back below it. */
+#define STOP (UINT64_C(1) << 40)
 
 typedef struct dmap {
     weft_dist *d;

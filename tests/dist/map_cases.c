@@ -246,6 +246,17 @@ static void two_errors_one_code(void)
     cr_assert(rc == WEFT_EHOST || rc == WEFT_EBODY, "%s", weft_err_name(rc));
 }
 
+static void every_rank_fails(void)
+{
+    /* Each rank stops the counter once: the bias never wraps it, and the
+     * next map starts from a clean counter. */
+    failing f = { SIZE_MAX, WEFT_EHOST, world_rank, 0 };
+    int rc = weft_dist_parallel_map(d, 50 * (size_t)world_size, 0, fail_some, &f);
+    assert_same_everywhere(rc, "every rank failing");
+    cr_assert_eq(rc, WEFT_EHOST);
+    map_and_check(77, 0, 0);
+}
+
 static int never(size_t i, void *ctx)
 {
     (void)i, (void)ctx;
@@ -300,6 +311,7 @@ void dist_map_cases(void)
     error_at_one_index();
     error_on_one_rank();
     two_errors_one_code();
+    every_rank_fails();
     bad_arguments_on_one_rank();
     stats();
 }
