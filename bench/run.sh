@@ -5,7 +5,7 @@
 #   bench/run.sh                 # workers/threads "1 2"
 #   bench/run.sh "1 2 4 8 16"    # a bigger machine
 #   BENCH_REPS=5 bench/run.sh    # fewer repetitions (default 11)
-#   BENCH_ONLY="fib spawn" bench/run.sh   # a subset: fib spawn map idle trace cache
+#   BENCH_ONLY="fib spawn" bench/run.sh   # a subset: fib spawn map idle trace cache dist
 #   BENCH_WAIT_QUIET=120 bench/run.sh     # on a shared machine: before each
 #       program wait (at most 120 s) until the CPUs are >= 90% idle over 2 s
 # Finer knobs read by the programs: BENCH_FIB_N="30 35", BENCH_WEFT_ONLY=1
@@ -18,7 +18,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 workers=${1:-"1 2"}
 build=${BENCH_BUILD:-"$root/build/bench"}
-only=${BENCH_ONLY:-"fib spawn map idle trace cache"}
+only=${BENCH_ONLY:-"fib spawn map idle trace cache dist"}
 
 if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "$root" --buildtype=release -Dbenchmarks=true -Dtests=false
@@ -58,8 +58,17 @@ for b in $only; do
     echo "#### bench_$b $workers   (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
     s0=$(head -1 /proc/stat)
     tfile=$(mktemp)
+    # bench_dist is an MPI program of 2 ranks (1 or 2 threads each, whatever
+    # the worker list); the others take the worker list.
+    args=$workers
+    launch=""
+    if [ "$b" = dist ]; then
+        args=""
+        launch="mpirun -np 2 --bind-to none"
+        [ "$(id -u)" -ne 0 ] || launch="$launch --allow-run-as-root"
+    fi
     # shellcheck disable=SC2086
-    /usr/bin/time -f '%e %U %S' -o "$tfile" "$exe" $workers || status=1
+    /usr/bin/time -f '%e %U %S' -o "$tfile" $launch "$exe" $args || status=1
     s1=$(head -1 /proc/stat)
     # How much of the machine other processes used meanwhile: all busy CPU
     # time minus this program's own user + system time.

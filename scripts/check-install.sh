@@ -3,7 +3,9 @@
 # examples/tour.c against it the way a user does, through
 # `pkg-config weft`: linked to libweft.so, and linked statically to
 # libweft.a with the libraries `pkg-config --static` lists.  Both programs
-# must run.  Usage: scripts/check-install.sh BUILD_DIR
+# must run.  When weft-dist was built, examples/dist_map.c is built through
+# `pkg-config weft-dist` and run on 2 ranks.  Usage:
+# scripts/check-install.sh BUILD_DIR
 set -eu
 build=${1:?usage: scripts/check-install.sh BUILD_DIR}
 stage=$(mktemp -d)
@@ -42,14 +44,43 @@ fi
 # Every example compiles as a user's strict ISO C program would: without
 # -pthread (whose _REENTRANT quietly enables POSIX declarations in glibc),
 # so a POSIX call with no feature-test macro in the file fails here.
+# weft-dist's examples (dist_*.c) build through weft-dist below.
 for std in c99 c11; do
     for ex in examples/*.c; do
+        case $ex in examples/dist_*) continue ;; esac
         # shellcheck disable=SC2046
         $cc -std=$std -Wall -Wextra -pedantic -Werror -o "$stage/example" "$ex" \
             $(pkg-config --cflags --libs weft) -lm ||
             { echo "check-install: $ex does not build with -std=$std" >&2; exit 1; }
     done
 done
+# weft-dist, installed when MPI was found: examples/dist_map.c built through
+# `pkg-config weft-dist` and run on 2 ranks.  The sysroot moves every path
+# of every .pc file into the stage, MPI's own too: link those there.
+dist_pc=$(find "$stage" -name weft-dist.pc | head -n 1)
+if [ -n "$dist_pc" ]; then
+    mpi_reqs=""
+    for req in $(pkg-config --print-requires weft-dist | cut -d' ' -f1); do
+        [ "$req" = weft ] && continue
+        mpi_reqs="$mpi_reqs $req"
+        for dir in $(PKG_CONFIG_SYSROOT_DIR="" pkg-config --cflags-only-I --libs-only-L "$req"); do
+            dir=${dir#-[IL]}
+            [ -e "$stage$dir" ] || { mkdir -p "$stage$(dirname "$dir")" && ln -s "$dir" "$stage$dir"; }
+        done
+    done
+    for std in c99 c11; do
+        # shellcheck disable=SC2046
+        $cc -std=$std -Wall -Wextra -pedantic -Werror -o "$stage/dist_map" examples/dist_map.c \
+            $(pkg-config --cflags --libs weft-dist) ||
+            { echo "check-install: examples/dist_map.c does not build with -std=$std" >&2; exit 1; }
+    done
+    as_root=""
+    [ "$(id -u)" -ne 0 ] || as_root=--allow-run-as-root
+    # shellcheck disable=SC2086
+    LD_LIBRARY_PATH="$libdir" timeout 120 mpirun $as_root --oversubscribe --bind-to none \
+        -np 2 "$stage/dist_map" 200 | grep -q "^ok: every result" ||
+        { echo "check-install: examples/dist_map did not run on 2 ranks" >&2; exit 1; }
+fi
 # The installed headers are C++'s too: each compiles on its own as C++11
 # and C++17 with g++ and with clang++ (which also flags identifiers that
 # C++ reserves, such as any with a double underscore), and a C++ program
@@ -94,9 +125,20 @@ for cxx in "${CXX:-c++}" clang++; do
     case $($cxx --version) in *clang*) reserved=-Wreserved-identifier ;; esac
     for std in c++11 c++17; do
         for h in $(cd "$inc" && find weft.h weft -name '*.h' | sort); do
+            # <weft/dist.h> needs MPI's headers, which are MPI's to keep
+            # clean: they come as system headers, and without MPI's
+            # deprecated C++ bindings (whose casts between function types
+            # fail -Werror).
+            mpi=""
+            if [ "$h" = weft/dist.h ]; then
+                [ -n "$dist_pc" ] || continue
+                # shellcheck disable=SC2086
+                mpi="-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(pkg-config --cflags-only-I $mpi_reqs |
+                    sed 's/-I/-isystem /g')"
+            fi
             printf '#include <%s>\n#include <%s>\nint main() { return 0; }\n' "$h" "$h" >"$stage/header.cpp"
             # shellcheck disable=SC2046,SC2086
-            $cxx -std=$std -Wall -Wextra -pedantic -Werror $reserved -fsyntax-only \
+            $cxx -std=$std -Wall -Wextra -pedantic -Werror $reserved $mpi -fsyntax-only \
                 $(pkg-config --cflags weft) "$stage/header.cpp" ||
                 { echo "check-install: <$h> does not compile with $cxx -std=$std" >&2; exit 1; }
         done
@@ -107,4 +149,4 @@ for cxx in "${CXX:-c++}" clang++; do
         LD_LIBRARY_PATH="$libdir" "$stage/consumer"
     done
 done
-echo "check-install: tour built and ran through pkg-config weft (shared and static); examples build as c99 and c11; headers compile and link as C++"
+echo "check-install: tour built and ran through pkg-config weft (shared and static); examples build as c99 and c11${dist_pc:+; dist_map built through pkg-config weft-dist and ran on 2 ranks}; headers compile and link as C++"

@@ -3,10 +3,13 @@
 #  1. the criterion suite three times: a plain debug build, under
 #     ThreadSanitizer, and under AddressSanitizer + UndefinedBehaviorSanitizer;
 #     each with 1, 2 and 4 workers ($WEFT_NUM_THREADS); all with -Werror;
+#     weft-dist's tests among them run under mpirun on 1, 2 and 4 ranks
+#     (tests/dist/mpirun.sh, each job bounded by a timeout);
 #  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 60);
 #  3. valgrind memcheck of every example;
 #  4. an install into a staging directory, with examples/tour.c built
-#     through `pkg-config weft` (shared and static) and run;
+#     through `pkg-config weft` (shared and static) and run, and
+#     examples/dist_map.c through `pkg-config weft-dist`, run on 2 ranks;
 #  5. a build of bench/ with -Werror (the benchmarks are not run), and one
 #     of everything else with clang and -Werror (not run);
 #  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).

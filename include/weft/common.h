@@ -60,6 +60,14 @@ WEFT_API const char *weft_err_name(int err);
  * owned by weft, valid until the next failing call on this thread; "" when
  * nothing failed yet.  Successful calls leave it alone. */
 WEFT_API const char *weft_errmsg(void);
+/* Sets the calling thread's weft_errmsg() to the printf-style sentence and
+ * returns code: for libraries built on weft's public API, whose failures
+ * then read like weft's own (`return weft_errorf(WEFT_EINVAL, "...")`).
+ * Any thread. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+WEFT_API int weft_errorf(int code, const char *fmt, ...);
 
 #ifdef __cplusplus
 }

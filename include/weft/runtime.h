@@ -102,6 +102,13 @@ WEFT_API void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats 
  * most 64 runtimes profiled at once (WEFT_EAGAIN).  Any thread. */
 WEFT_API int weft_profile_begin(weft_runtime *rt, const char *path);
 WEFT_API int weft_profile_end(weft_runtime *rt);
+/* Records a span of the caller's own, category "user", on the calling
+ * thread's lane of rt's profile: name and detail (NULL: none) are copied
+ * (at most 47 and 79 bytes kept); times are CLOCK_MONOTONIC nanoseconds.
+ * Records nothing when rt is not profiling.  Returns 0, or WEFT_EINVAL for
+ * a NULL rt or name or a span that ends before it begins.  Any thread. */
+WEFT_API int weft_profile_span(weft_runtime *rt, const char *name, const char *detail,
+                               uint64_t t0_ns, uint64_t t1_ns);
 
 #ifdef __cplusplus
 }

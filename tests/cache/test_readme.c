@@ -11,17 +11,7 @@ static char *slurp(const char *rel)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", WEFT_TEST_SRC_ROOT, rel);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return test_read_file(path);
 }
 
 Test(readme, tour_is_examples_tour_c, .timeout = 10)

@@ -33,4 +33,22 @@ static inline weft_runtime *test_runtime_of(unsigned workers)
     return rt;
 }
 
+/* The whole file at path, NUL-terminated (caller frees); the test fails
+ * when it cannot be read. */
+static inline char *test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    cr_assert_geq(len, 0);
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
 #endif
