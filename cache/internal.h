@@ -278,6 +278,17 @@ void weft__cache_wait_end(void);
  * count rose failed because of a refusal, and its waiters retry. */
 unsigned long weft__cache_refusals(void);
 
+/* retrace.c, under f->mu: why targs missed, against the closest cached
+ * signature (into *r); and a trace for the frequent-retracing warning,
+ * returning the number of calls its last WEFT__RETRACE_LIMIT traces spanned
+ * when it is time to warn (once per function), else 0.  The warning itself
+ * is logged outside f->mu (the sink may call weft). */
+void     weft__cache_explain_miss(weft_function *f, const weft__targ *targs, size_t n,
+                                  weft_retrace *r);
+uint64_t weft__cache_note_trace(weft_function *f, uint64_t tick, const char *reason);
+void     weft__cache_warn_retracing(weft_function *f, uint64_t calls,
+                                    char reasons[][WEFT__REASON_MAX]);
+
 /* log.c */
 void weft__cache_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
