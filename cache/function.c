@@ -18,9 +18,15 @@ static int callee_resolve(weft_function *fn, const weft_spec *arg, void **concre
 static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out);
 static void callee_release(void *concrete);
 static bool callee_side_effects(const void *concrete);
+static void callee_describe(const weft_function *fn, weft__callee_info *out);
+static int callee_resolve_n(weft_function *fn, const char *who, const weft_spec *args,
+                            size_t n_args, size_t n_outs, void **concrete, weft_spec *out_specs);
+static int callee_invoke_n(void *concrete, weft_tensor *const *args, size_t n_args,
+                           weft_tensor **outs, size_t n_outs);
 
 static const weft__callee_ops callee_ops = { callee_resolve, callee_invoke, callee_release,
-                                             callee_side_effects };
+                                             callee_side_effects, callee_describe,
+                                             callee_resolve_n, callee_invoke_n };
 
 /* Whether $name equals value, or (contains) lists it among commas. */
 static bool env_has(const char *name, const char *value, bool whole)
@@ -248,6 +254,26 @@ static int run_entry(weft__entry *e, unsigned s, weft_tensor *const *tens, const
     if (f->eager)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n, outs, n_outs);
     return weft__program_run(e->prog, tens, n, outs, n_outs);
+}
+
+/* Runs e on tensor arguments for the calling thread (an eager function's
+ * body sees them as tensor arguments). */
+static int run_entry_tensors(const char *who, weft__entry *e, weft_tensor *const *args,
+                             size_t n_args, weft_tensor **outs, size_t n_outs)
+{
+    unsigned slot = weft__cache_slot();
+    if (!e->fn->eager)
+        return run_entry(e, slot, args, NULL, n_args, outs, n_outs);
+    weft_arg stack_a[STACK_ARGS];
+    weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
+    if (!a)
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, e->fn->name);
+    for (size_t i = 0; i < n_args; i++)
+        a[i] = weft_arg_tensor(args[i]);
+    int rc = run_entry(e, slot, args, a, n_args, outs, n_outs);
+    if (a != stack_a)
+        weft__free(a);
+    return rc;
 }
 
 int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, weft_tensor **outs,
@@ -490,19 +516,7 @@ int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args
             return rc;
     }
     /* c is pinned: alive until f is destroyed, no reference to take. */
-    unsigned slot = weft__cache_slot();
-    if (!f->eager)
-        return run_entry(c, slot, args, NULL, n_args, outs, n_outs);
-    weft_arg stack_a[STACK_ARGS];
-    weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
-    if (!a)
-        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-    for (size_t i = 0; i < n_args; i++)
-        a[i] = weft_arg_tensor(args[i]);
-    rc = run_entry(c, slot, args, a, n_args, outs, n_outs);
-    if (a != stack_a)
-        weft__free(a);
-    return rc;
+    return run_entry_tensors(who, c, args, n_args, outs, n_outs);
 }
 
 /* ---- the callee interface for map ---- */
@@ -553,4 +567,61 @@ static void callee_release(void *concrete)
 static bool callee_side_effects(const void *concrete)
 {
     return concrete && weft__program_has_side_effects(((const weft__entry *)concrete)->prog);
+}
+
+/* ---- the callee interface for weft_call, cond, while and map_ex ---- */
+
+static void callee_describe(const weft_function *f, weft__callee_info *out)
+{
+    out->name = f->name;
+    out->body = f->body;
+    out->user = f->user;
+    out->n_args = f->n_args;
+    out->n_outs = f->n_outs;
+    out->input_signature = f->input_signature;
+}
+
+static int callee_resolve_n(weft_function *f, const char *who, const weft_spec *args,
+                            size_t n_args, size_t n_outs, void **concrete, weft_spec *out_specs)
+{
+    if (!f || (!args && n_args) || !concrete || (!out_specs && n_outs))
+        return weft__errorf(WEFT_EINVAL, "%s: resolve: NULL argument", who);
+    *concrete = NULL;
+    if (f->n_args != n_args || f->n_outs != n_outs)
+        return weft__errorf(WEFT_EINVAL, "%s: function '%s' takes %zu args and returns %zu "
+                            "outputs; it is given %zu and must return %zu", who, f->name,
+                            f->n_args, f->n_outs, n_args, n_outs);
+    weft__entry *e;
+    int rc = acquire_specs(who, f, args, n_args, &e);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n_outs && rc == 0; k++)
+        rc = weft__program_out_spec(e->prog, k, &out_specs[k]);
+    if (rc) {
+        weft__cache_unref(e);
+        return rc;
+    }
+    *concrete = e;
+    return 0;
+}
+
+static int callee_invoke_n(void *concrete, weft_tensor *const *args, size_t n_args,
+                           weft_tensor **outs, size_t n_outs)
+{
+    static const char *who = "weft_function";
+    weft__entry *e = concrete;
+    if (!e || (!args && n_args) || (!outs && n_outs) || n_args != e->n_args)
+        return weft__errorf(WEFT_EINVAL, "%s: invoke: bad arguments", who);
+    weft_function *f = e->fn;
+    for (size_t k = 0; k < n_outs; k++)
+        outs[k] = NULL;
+    for (size_t i = 0; i < n_args; i++) {
+        if (!args[i])
+            return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: tensor is NULL", who, f->name, i);
+        int rc = check_tensor(who, f, i, &e->targs[i].spec, args[i]);
+        if (rc)
+            return rc;
+    }
+    weft__cache_touch(e);   /* a use, as a hit is (see callee_invoke) */
+    return run_entry_tensors(who, e, args, n_args, outs, n_outs);
 }

@@ -75,6 +75,21 @@ weft_runtime *weft__ctx_runtime(const weft_ctx *cx)
     return cx->rt;
 }
 
+const char *weft__ctx_name(const weft_ctx *cx)
+{
+    return cx->name;
+}
+
+void weft__ctx_set_name(weft_ctx *cx, const char *name)
+{
+    cx->name = name;
+}
+
+const weft_tensor *weft__value_konst(const weft_value *v)
+{
+    return v->konst;
+}
+
 const char *weft__ctx_errmsg(const weft_ctx *cx)
 {
     return cx->msg;
@@ -85,6 +100,19 @@ static weft_value *ctx_vfail(weft_ctx *cx, int code, const char *fmt, va_list ap
     if (cx->status == 0) {
         vsnprintf(cx->msg, sizeof cx->msg, fmt, ap);
         cx->status = code;
+        /* While tracing, an op's error names the function and the node it
+         * would have been ("f: %2 = weft_add: ..."), unless it already
+         * starts with the function's name (a callee's own failure). */
+        size_t nl = cx->name ? strlen(cx->name) : 0;
+        if (cx->g && cx->name && strncmp(cx->msg, cx->name, nl) != 0) {
+            char op[CTX_MSG_SIZE];
+            memcpy(op, cx->msg, sizeof op);
+            int k = snprintf(cx->msg, sizeof cx->msg, "%s: %%%u = ", cx->name,
+                             (unsigned)cx->g->n_nodes);
+            if (k > 0 && (size_t)k < sizeof cx->msg)
+                snprintf(cx->msg + k, sizeof cx->msg - (size_t)k, "%.*s",
+                         (int)(sizeof cx->msg - (size_t)k - 1), op);
+        }
     }
     /* The thread's message always shows the sticky error. */
     weft__errorf(cx->status, "%s", cx->msg);

@@ -64,6 +64,13 @@ const char   *weft__ctx_errmsg(const weft_ctx *cx);
 /* Eager mode: like weft__ctx_wrap, but the value is a constant, so a scalar
  * one is readable with weft_value_static_i64/f64. */
 weft_value   *weft__ctx_wrap_const(weft_ctx *cx, weft_tensor *t);
+/* The name that labels cx's messages (borrowed; may be NULL), and a
+ * replacement for it (weft_call names the callee while its body runs). */
+const char   *weft__ctx_name(const weft_ctx *cx);
+void          weft__ctx_set_name(weft_ctx *cx, const char *name);
+/* The constant tensor behind v (a constant or a static argument), else
+ * NULL; borrowed. */
+const weft_tensor *weft__value_konst(const weft_value *v);
 /* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
 weft_ctx     *weft__value_ctx(const weft_value *v);
 uint32_t      weft__value_node(const weft_value *v);

@@ -65,12 +65,32 @@ int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void
  *   release: drop what resolve handed out.
  *   side_effects: whether invoking a resolved concrete function has side
  *            effects (weft__program_has_side_effects of its program), so
- *            that a map of it is kept and ordered; NULL means never. */
+ *            that a map of it is kept and ordered; NULL means never.
+ *   describe: what weft_call needs to trace fn's body into its caller (no
+ *            cache involved).
+ *   resolve_n / invoke_n: resolve and invoke for any numbers of arguments
+ *            and outputs (cond, while, map_ex): resolve checks the counts
+ *            (messages start with who) and fills out_specs[0..n_outs);
+ *            invoke_n checks the tensors against the traced specs
+ *            (WEFT_ESIGNATURE) and stores n_outs new references. */
+typedef struct weft__callee_info {
+    const char      *name;              /* borrowed: lives as long as fn */
+    weft_body_fn     body;
+    void            *user;
+    size_t           n_args, n_outs;
+    const weft_spec *input_signature;   /* NULL or n_args specs; borrowed */
+} weft__callee_info;
+
 typedef struct weft__callee_ops {
     int  (*resolve)(weft_function *fn, const weft_spec *arg, void **concrete, weft_spec *out_spec);
     int  (*invoke)(void *concrete, weft_tensor *arg, weft_tensor **out);
     void (*release)(void *concrete);
     bool (*side_effects)(const void *concrete);
+    void (*describe)(const weft_function *fn, weft__callee_info *out);
+    int  (*resolve_n)(weft_function *fn, const char *who, const weft_spec *args, size_t n_args,
+                      size_t n_outs, void **concrete, weft_spec *out_specs);
+    int  (*invoke_n)(void *concrete, weft_tensor *const *args, size_t n_args,
+                     weft_tensor **outs, size_t n_outs);
 } weft__callee_ops;
 
 typedef struct weft__callee {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "runtime/iface.h"
-#include "trace/ctx.h"
+#include "trace/control.h"
 #include "trace/program.h"
 #include "trace/tensor_impl.h"
 
@@ -50,6 +50,23 @@ static size_t count_ops(const weft__graph *g)
     for (uint32_t i = 0; i < g->n_nodes; i++)
         c += g->nodes[i].op != WEFT__OP_ARG && !(g->nodes[i].flags & WEFT__NODE_STATIC);
     return c;
+}
+
+/* Numbers the results of CONTROL nodes: a run keeps them in one array. */
+static int index_results(weft__program *p)
+{
+    p->multi_off = weft__malloc(((size_t)p->g.n_nodes + 1) * sizeof *p->multi_off);
+    if (!p->multi_off)
+        return WEFT_ENOMEM;
+    for (uint32_t i = 0; i < p->g.n_nodes; i++) {
+        const weft__node *nd = &p->g.nodes[i];
+        p->multi_off[i] = WEFT__NO_NODE;
+        if (weft__op_kind_of(nd->op) == WEFT__KIND_CONTROL) {
+            p->multi_off[i] = p->n_multi;
+            p->n_multi += nd->attr.multi.m->n_outs;
+        }
+    }
+    return 0;
 }
 
 int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
@@ -179,6 +196,8 @@ int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
         else
             p->n_reuses++;
     }
+    if ((rc = index_results(p)) < 0)
+        goto error;
     p->ops_compiled = count_ops(&p->g);
     weft__free(dep);
     weft__free(level);
@@ -310,6 +329,10 @@ static void print_attrs(const weft__node *n, FILE *f)
         fputc(']', f);
         break;
     }
+    case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
+    case WEFT__OP_RESULT:
+        weft__multi_print_attrs(n, f);
+        break;
     default:
         break;
     }
@@ -330,7 +353,12 @@ int weft__program_print(const weft__program *p, FILE *f)
                 fprintf(f, "%s%%%" PRIu32, k ? ", " : "", n->in[k]);
             fputc(')', f);
         }
-        fprintf(f, " : %s", weft__spec_str(&n->spec, sb, sizeof sb));
+        if (weft__op_kind_of(n->op) == WEFT__KIND_CONTROL) {
+            fputs(" : ", f);
+            weft__multi_print_specs(n, f);
+        } else {
+            fprintf(f, " : %s", weft__spec_str(&n->spec, sb, sizeof sb));
+        }
         if (n->after != WEFT__NO_NODE)
             fprintf(f, " after %%%" PRIu32, n->after);
         if (p->donor[i] != WEFT__NO_NODE)
@@ -359,5 +387,6 @@ void weft__program_free(weft__program *p)
     weft__free(p->succ_off);
     weft__free(p->succ);
     weft__free(p->roots);
+    weft__free(p->multi_off);
     weft__free(p);
 }

@@ -711,7 +711,7 @@ weft_function_destroy(&f);
     char *out = capture_end();
     cr_assert_eq(rc, WEFT_EHOST);
     cr_assert_null(y);
-    cr_assert_str_eq(out, "WEFT_EHOST: weft_host_call: callback returned -1\n");
+    cr_assert_str_eq(out, "WEFT_EHOST: refuses: %1 = weft_host_call: callback returned -1\n");
     free(out);
 }
 
