@@ -6,6 +6,7 @@
 #ifndef WEFT_TRACE_IFACE_H
 #define WEFT_TRACE_IFACE_H
 
+#include <stdbool.h>
 #include <weft.h>
 
 /* A compiled op list.  Immutable once made: many threads may run one
@@ -48,6 +49,13 @@ bool weft__program_has_side_effects(const weft__program *p);
 /* Writes the compiled op list, one op a line with its specs. */
 int weft__program_print(const weft__program *p, FILE *out);
 void weft__program_free(weft__program *p);
+
+/* v in its shortest round-trip form ("0.09", "1e+300", "-inf", "nan")
+ * into buf (always terminated; 32 bytes hold any); the f32 one reads back
+ * as the same float.  Return 0.  trace/fmt.c. */
+#define WEFT__FMT_MAX 32
+int weft__fmt_f64(double v, char *buf, size_t size);
+int weft__fmt_f32(float v, char *buf, size_t size);
 
 /* Runs body eagerly (ops compute at once) with args; outs receive new
  * references. */
