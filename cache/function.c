@@ -28,21 +28,6 @@ static const weft__callee_ops callee_ops = { callee_resolve, callee_invoke, call
                                              callee_side_effects, callee_describe,
                                              callee_resolve_n, callee_invoke_n };
 
-/* Whether $name equals value, or (contains) lists it among commas. */
-static bool env_has(const char *name, const char *value, bool whole)
-{
-    const char *v = getenv(name);
-    if (!v)
-        return false;
-    if (whole)
-        return strcmp(v, value) == 0;
-    size_t n = strlen(value);
-    for (const char *p = v; (p = strstr(p, value)); p += n)
-        if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return true;
-    return false;
-}
-
 static void spec_of(const weft_tensor *t, weft_spec *s)
 {
     memset(s, 0, sizeof *s);
@@ -76,6 +61,11 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         for (size_t i = 0; i < d->n_args; i++)
             if ((rc = weft__cache_check_spec(who, i, &d->input_signature[i])))
                 return rc;
+    bool env_eager;
+    unsigned log_topics;
+    if ((rc = weft__env_switch(who, "WEFT_RUN_EAGERLY", &env_eager)) ||
+        (rc = weft__env_log(who, &log_topics)))
+        return rc;
 
     f = weft__aligned_alloc(sizeof *f);
     if (!f)
@@ -88,8 +78,8 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
     f->n_args = d->n_args;
     f->n_outs = d->n_outs;
     f->flags = d->flags;
-    f->eager = (d->flags & WEFT_RUN_EAGERLY) || env_has("WEFT_RUN_EAGERLY", "1", true);
-    f->log_retrace = env_has("WEFT_LOG", "retrace", false);
+    f->eager = (d->flags & WEFT_RUN_EAGERLY) || env_eager;
+    f->log_retrace = (log_topics & WEFT__LOG_RETRACE) != 0;
     f->max_cached = d->max_cached ? d->max_cached : WEFT__DEFAULT_MAX_CACHED;
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
@@ -156,8 +146,11 @@ static int scalar_tensor(const weft_function *f, size_t i, const weft_arg *a, co
     char got[64];
     if (is_int)
         snprintf(got, sizeof got, "static i64 %" PRId64, a->u.i64);
-    else
-        snprintf(got, sizeof got, "static f64 %.17g", a->u.f64);
+    else {
+        char v[WEFT__FMT_MAX];
+        weft__fmt_f64(a->u.f64, v, sizeof v);
+        snprintf(got, sizeof got, "static f64 %s", v);
+    }
     if (want->rank != 0 && want->rank != WEFT_RANK_ANY)
         return weft__errorf(WEFT_ESIGNATURE, "weft_function_call(%s): arg %zu: expected %s, got %s",
                             f->name, i, ws, got);

@@ -534,6 +534,7 @@ again:
             memcpy(t, targs, n * sizeof *t);
         uint64_t warn = 0;  /* calls spanned by the traces warned about */
         weft_retrace why;
+        weft__why how;
         pthread_mutex_lock(&f->mu);
         e = ck_hs_get(&f->hs, key->hash, key);
         if (e && !weft__cache_ref(e))
@@ -541,7 +542,7 @@ again:
         if (!e)
             e = find_cover_locked(f, targs, n);
         if (!e) {
-            weft__cache_explain_miss(f, targs, n, &why);
+            weft__cache_explain_miss(f, targs, n, &why, &how);
             bool relaxed = (f->flags & WEFT_REDUCE_RETRACING) && relax(f, t, n);
             if (relaxed) {
                 char sig[128];
@@ -566,15 +567,13 @@ again:
                 f->have_retrace = true;
                 /* The call count as the retrace window's clock. */
                 if (from_call)
-                    warn = weft__cache_note_trace(f, weft__slot_sum(f->st, 0), why.reason);
+                    warn = weft__cache_note_trace(f, weft__slot_sum(f->st, 0), why.reason, &how);
                 traced_here = true;
             }
         }
-        char reasons[WEFT__RETRACE_LIMIT][WEFT__REASON_MAX];
-        if (warn)  /* oldest first */
-            for (uint64_t j = 0; j < WEFT__RETRACE_LIMIT; j++)
-                memcpy(reasons[j], f->trace_reasons[(f->n_trace_ticks + j) % WEFT__RETRACE_LIMIT],
-                       sizeof reasons[j]);
+        weft__trace_note notes[WEFT__RETRACE_LIMIT];
+        if (warn)
+            weft__cache_recent_traces(f, notes);
         pthread_mutex_unlock(&f->mu);
         if (t != stack_t)
             weft__free(t);
@@ -586,7 +585,7 @@ again:
             weft__cache_log(WEFT_LOG_INFO, "weft: tracing '%s' for %s: %s", f->name, sig, why.reason);
         }
         if (warn)
-            weft__cache_warn_retracing(f, warn, reasons);
+            weft__cache_warn_retracing(f, warn, notes);
     }
     if (traced_here) {
         rc = trace_entry(who, f, e);

@@ -282,6 +282,7 @@ bool weft__program_has_side_effects(const weft__program *p)
 
 static void print_attrs(const weft__node *n, FILE *f)
 {
+    char v[WEFT__FMT_MAX];
     switch (n->op) {
     case WEFT__OP_ARG:
         fprintf(f, " %" PRIu32, n->attr.arg.index);
@@ -294,13 +295,20 @@ static void print_attrs(const weft__node *n, FILE *f)
         case WEFT_BOOL: fprintf(f, " %d", *(const unsigned char *)t->data); break;
         case WEFT_I32:  fprintf(f, " %" PRId32, *(const int32_t *)t->data); break;
         case WEFT_I64:  fprintf(f, " %" PRId64, *(const int64_t *)t->data); break;
-        case WEFT_F32:  fprintf(f, " %g", (double)*(const float *)t->data); break;
-        case WEFT_F64:  fprintf(f, " %g", *(const double *)t->data); break;
+        case WEFT_F32:
+            weft__fmt_f32(*(const float *)t->data, v, sizeof v);
+            fprintf(f, " %s", v);
+            break;
+        case WEFT_F64:
+            weft__fmt_f64(*(const double *)t->data, v, sizeof v);
+            fprintf(f, " %s", v);
+            break;
         }
         break;
     }
     case WEFT__OP_FILL:
-        fprintf(f, " %g", n->attr.fill.value);
+        weft__fmt_f64(n->attr.fill.value, v, sizeof v);
+        fprintf(f, " %s", v);
         break;
     case WEFT__OP_RANGE:
         fprintf(f, "<%" PRId64 ",%" PRId64 ",%" PRId64 ">", n->attr.range.start,
