@@ -109,7 +109,8 @@ WEFT_API weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int6
 
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
- * the slice spec.  At most parallel_iterations iterations are in flight
+ * the slice spec (while tracing elems of unknown rank, once for a slice of
+ * unknown rank: the run decides the rank, as eager mode does).  At most parallel_iterations iterations are in flight
  * (0: no bound); iterations are spread over the workers by work stealing, in
  * eager and in traced mode alike.  fn must outlive every function whose
  * body maps it.  An iteration's error cancels the rest and is returned with
@@ -161,9 +162,10 @@ WEFT_API int weft_call(weft_ctx *cx, weft_function *g, weft_value *const *args, 
                        weft_value **outs, size_t n_outs);
 
 /* tf.cond: then_fn(args) when pred is true, else else_fn(args).  pred is a
- * bool[] (WEFT_EDTYPE / WEFT_ESHAPE otherwise).  Eagerly, and when pred is
- * a constant while tracing, only the chosen function runs, as weft_call
- * would run it.  Otherwise both are traced (through their caches) for the
+ * bool[] (WEFT_EDTYPE / WEFT_ESHAPE otherwise), or a static integer scalar
+ * (a weft_arg_i64 argument: non-zero is true).  Eagerly, and when pred is
+ * a constant or static while tracing, only the chosen function runs, as
+ * weft_call would run it.  Otherwise both are traced (through their caches) for the
  * specs of args, must return the same specs (WEFT_EDTYPE / WEFT_ESHAPE
  * naming the output and both specs; a dim known in one and unknown in the
  * other becomes unknown), and the run calls only the chosen one: the other
