@@ -152,6 +152,7 @@ static int check_out(const char *who, long index, const weft_spec *want, const w
     return 0;
 }
 
+/* What a thunk passes to a HOST or HOST_EX node's callback. */
 typedef struct host_call_arg {
     const weft__node *n;
     weft_tensor *const *in;
@@ -250,15 +251,9 @@ weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
 
 /* ---- weft_host_call_ex: several outputs ---- */
 
-typedef struct host_ex_arg {
-    const weft__node *n;
-    weft_tensor *const *in;
-    weft_tensor **out;
-} host_ex_arg;
-
 static int host_ex_thunk(void *arg)
 {
-    host_ex_arg *h = arg;
+    host_call_arg *h = arg;
     const struct weft__multi *m = h->n->attr.multi.m;
     return m->host_fn(h->in, h->n->n_in, h->out, m->n_outs, m->host_user);
 }
@@ -269,7 +264,7 @@ int weft__host_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const 
     static const char *who = "weft_host_call_ex";
     const struct weft__multi *m = n->attr.multi.m;
     int cb;
-    host_ex_arg h = { n, in, outs };
+    host_call_arg h = { n, in, outs };
     int rc = host_invoke(rt, who, (uintptr_t)m->host_fn, m->host_flags, host_ex_thunk, &h, &cb);
     for (uint32_t k = 0; k < m->n_outs && rc == 0; k++)
         rc = check_out(who, (long)k, &m->outs[k], outs[k]);

@@ -191,22 +191,6 @@ int weft__cond_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
 
 /* ---- while_loop ---- */
 
-/* Whether a body output of spec got keeps loop variable spec var: the
- * same dtype and rank, and every dim var knows. */
-static bool keeps_spec(const weft_spec *var, const weft_spec *got)
-{
-    if (var->dtype != got->dtype)
-        return false;
-    if (var->rank == WEFT_RANK_ANY)
-        return true;
-    if (var->rank != got->rank)
-        return false;
-    for (int d = 0; d < var->rank; d++)
-        if (var->dims[d] != WEFT_DIM_ANY && var->dims[d] != got->dims[d])
-            return false;
-    return true;
-}
-
 static int changed_var(weft_ctx *cx, weft_function *body_fn, size_t i, const weft_spec *var,
                        const weft_spec *got, const char *when)
 {
@@ -249,8 +233,10 @@ static int record_while(weft_ctx *cx, weft_function *cond_fn, weft_function *bod
     }
     if ((rc = resolve(cx, who, "body_fn", body_fn, specs, n_vars, n_vars, m, 1, body_out)) < 0)
         goto done;
+    /* A body output keeps a variable's spec when it has its dtype and
+     * rank and every dim the variable knows. */
     for (size_t i = 0; i < n_vars; i++)
-        if (!keeps_spec(&specs[i], &body_out[i])) {
+        if (!weft__spec_matches(&specs[i], &body_out[i])) {
             rc = changed_var(cx, body_fn, i, &specs[i], &body_out[i], "");
             goto done;
         }

@@ -1,6 +1,7 @@
 /* Composition and control flow: weft_call, weft_cond, weft_while_loop,
  * weft_map_ex and weft_host_call_ex, each eager and traced, against worked
  * examples; nesting; their errors; what the compiler keeps; trace counts. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -994,4 +995,82 @@ Test(control, compiler_around_control_nodes)
     weft_function_destroy(&f);
     weft_function_destroy(&l.cond_fn);
     weft_function_destroy(&l.body_fn);
+}
+
+/* ---- the parallel executor, several callers at once ---- */
+
+/* body(i, v) = (i + 1, v + v); then cond(sum(v) > 0, double, negate) of
+ * the loop's v and, independently, of the input: two control nodes that
+ * may run at once, on inputs large enough for the parallel executor. */
+typedef struct wide { loop_fns l; branches b; } wide;
+
+static int body_wide(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    wide *w = u;
+    weft_value *res[2], *c1, *c2;
+    int rc = weft_while_loop(cx, w->l.cond_fn, w->l.body_fn, a, 2, res);
+    if (rc < 0)
+        return rc;
+    weft_value *p = weft_gt(cx, weft_sum(cx, res[1], WEFT_ALL_AXES), weft_const_f64(cx, 0.0));
+    weft_value *q = weft_lt(cx, weft_sum(cx, a[1], WEFT_ALL_AXES), weft_const_f64(cx, 0.0));
+    if ((rc = weft_cond(cx, p, w->b.then_fn, w->b.else_fn, &res[1], 1, &c1, 1)) < 0 ||
+        (rc = weft_cond(cx, q, w->b.then_fn, w->b.else_fn, &a[1], 1, &c2, 1)) < 0)
+        return rc;
+    o[0] = weft_add(cx, c1, c2);
+    return 0;
+}
+
+typedef struct wide_call { weft_function *f; weft_tensor *i0, *x; float want0; int bad; } wide_call;
+
+#define WIDE_N 20000
+
+static void *wide_thread(void *arg)
+{
+    wide_call *c = arg;
+    for (int k = 0; k < 8; k++) {
+        weft_arg args[2] = { weft_arg_tensor(c->i0), weft_arg_tensor(c->x) };
+        weft_tensor *y = NULL;
+        if (weft_function_call(c->f, args, 2, &y, 1) != 0) {
+            c->bad++;
+            continue;
+        }
+        const float *d = weft_tensor_data(y);
+        if (weft_tensor_numel(y) != WIDE_N || d[0] != c->want0 || d[WIDE_N - 1] != c->want0)
+            c->bad++;
+        weft_tensor_release(y);
+    }
+    return NULL;
+}
+
+Test(control, parallel_runs_from_several_threads)
+{
+    wide w = { { fn_new("below5", body_below5, NULL, 2, 1, NULL, 0),
+                 fn_new("step", body_step, NULL, 2, 2, NULL, 0) },
+               { fn_new("double", body_double, NULL, 1, 1, NULL, 0),
+                 fn_new("negate", body_negate, NULL, 1, 1, NULL, 0) } };
+    weft_function *f = fn_new("wide", body_wide, &w, 2, 1, NULL, 0);
+    static float ones[WIDE_N];
+    for (int k = 0; k < WIDE_N; k++)
+        ones[k] = 1;
+    /* v = 1 doubled 5 times is 32, then doubled: 64; the input's sum is
+     * positive, so it is negated: -1.  64 - 1 = 63. */
+    wide_call c = { f, i64_scalar(0), vec(WIDE_N, ones), 63, 0 };
+    wide_call cs[4];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        cs[t] = c;
+        pthread_create(&th[t], NULL, wide_thread, &cs[t]);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        cr_expect_eq(cs[t].bad, 0, "thread %d: %d bad calls", t, cs[t].bad);
+    }
+    cr_expect_eq(weft_function_tracing_count(f), 1);
+    weft_tensor_release(c.i0);
+    weft_tensor_release(c.x);
+    weft_function_destroy(&f);
+    weft_function_destroy(&w.l.cond_fn);
+    weft_function_destroy(&w.l.body_fn);
+    weft_function_destroy(&w.b.then_fn);
+    weft_function_destroy(&w.b.else_fn);
 }
