@@ -368,7 +368,7 @@ static void release_value(run_state *r, uint32_t x)
 {
     weft_tensor_release(r->vals[x]);
     r->vals[x] = NULL;
-    uint32_t off = r->p->multi_off[x];
+    uint32_t off = r->p->multi_off ? r->p->multi_off[x] : WEFT__NO_NODE;
     if (off == WEFT__NO_NODE)
         return;
     const struct weft__multi *m = r->p->g.nodes[x].attr.multi.m;

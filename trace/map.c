@@ -352,14 +352,18 @@ static int alloc_upfront(map_run *m)
 static int map_job_run(weft_runtime *rt, const map_job *j, weft_tensor **outs)
 {
     map_run m;
+    map_in stack_in[STACK_VALUES];
+    map_out stack_out[STACK_VALUES];
     int rc;
     memset(&m, 0, sizeof m);
     m.rt = rt;
     m.job = j;
     m.ops = weft__callee_of(j->fn)->ops;
     m.profiling = weft__profiling(rt);
-    m.ins = weft__calloc(j->n_elems, sizeof *m.ins);
-    m.outs = weft__calloc(j->n_outs ? j->n_outs : 1, sizeof *m.outs);
+    m.ins = j->n_elems <= STACK_VALUES ? stack_in : weft__malloc(j->n_elems * sizeof *m.ins);
+    m.outs = j->n_outs <= STACK_VALUES ? stack_out : weft__malloc(j->n_outs * sizeof *m.outs);
+    if (m.outs)
+        memset(m.outs, 0, (j->n_outs <= STACK_VALUES ? STACK_VALUES : j->n_outs) * sizeof *m.outs);
     pthread_mutex_init(&m.lock, NULL);
     atomic_init(&m.ready, false);
     if (!m.ins || !m.outs) {
@@ -384,8 +388,10 @@ static int map_job_run(weft_runtime *rt, const map_job *j, weft_tensor **outs)
 done:
     if (m.outs)
         release_outs(&m);
-    weft__free(m.ins);
-    weft__free(m.outs);
+    if (m.ins != stack_in)
+        weft__free(m.ins);
+    if (m.outs != stack_out)
+        weft__free(m.outs);
     pthread_mutex_destroy(&m.lock);
     return rc;
 }

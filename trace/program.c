@@ -52,9 +52,15 @@ static size_t count_ops(const weft__graph *g)
     return c;
 }
 
-/* Numbers the results of CONTROL nodes: a run keeps them in one array. */
+/* Numbers the results of CONTROL nodes: a run keeps them in one array.
+ * A program without any has no index (multi_off stays NULL). */
 static int index_results(weft__program *p)
 {
+    bool any = false;
+    for (uint32_t i = 0; i < p->g.n_nodes && !any; i++)
+        any = weft__op_kind_of(p->g.nodes[i].op) == WEFT__KIND_CONTROL;
+    if (!any)
+        return 0;
     p->multi_off = weft__malloc(((size_t)p->g.n_nodes + 1) * sizeof *p->multi_off);
     if (!p->multi_off)
         return WEFT_ENOMEM;
