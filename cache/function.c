@@ -411,9 +411,12 @@ out:
 }
 
 /* Finds or traces the entry for tensor specs (the input signature's when
- * declared); the caller holds a reference on *out. */
+ * declared); the caller holds a reference on *out.  callee: for a map,
+ * cond or loop, whose specs may know less than the signature (elems of
+ * unknown rank): they need only be compatible with it, since every
+ * invocation checks its tensors against the signature. */
 static int acquire_specs(const char *who, weft_function *f, const weft_spec *specs, size_t n,
-                         weft__entry **out)
+                         bool callee, weft__entry **out)
 {
     int rc = 0;
     for (size_t i = 0; i < n; i++)
@@ -431,7 +434,8 @@ static int acquire_specs(const char *who, weft_function *f, const weft_spec *spe
     weft__key key;
     if (f->input_signature) {
         for (size_t i = 0; i < n; i++)
-            if (!weft__cache_spec_fits(&f->input_signature[i], &specs[i])) {
+            if (!(callee ? weft__spec_compatible(&f->input_signature[i], &specs[i])
+                         : weft__cache_spec_fits(&f->input_signature[i], &specs[i]))) {
                 char ws[96], gs[96];
                 weft__cache_spec_str(&f->input_signature[i], ws, sizeof ws);
                 weft__cache_spec_str(&specs[i], gs, sizeof gs);
@@ -479,7 +483,7 @@ int weft_function_get_concrete(weft_function *f, const weft_spec *specs, size_t 
         return weft__errorf(WEFT_EINVAL, "%s(%s): %zu specs, expected %zu", who, f->name, n,
                             f->n_args);
     weft__entry *e;
-    int rc = acquire_specs(who, f, specs, n, &e);
+    int rc = acquire_specs(who, f, specs, n, false, &e);
     if (rc)
         return rc;
     weft__cache_pin(e);
@@ -525,7 +529,7 @@ static int callee_resolve(weft_function *f, const weft_spec *arg, void **concret
                             "%s: function '%s' takes %zu args and returns %zu outputs; map needs 1 and 1",
                             who, f->name, f->n_args, f->n_outs);
     weft__entry *e;
-    int rc = acquire_specs(who, f, arg, 1, &e);
+    int rc = acquire_specs(who, f, arg, 1, true, &e);
     if (rc)
         return rc;
     rc = weft__program_out_spec(e->prog, 0, out_spec);
@@ -539,16 +543,9 @@ static int callee_resolve(weft_function *f, const weft_spec *arg, void **concret
 
 static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out)
 {
-    weft__entry *e = concrete;
-    if (!e || !arg || !out)
+    if (!concrete || !arg || !out)
         return weft__errorf(WEFT_EINVAL, "weft_map: invoke: NULL argument");
-    *out = NULL;
-    /* An iteration is a use of e, as a hit is: otherwise the LRU bound
-     * would evict the entry a traced map runs on every call first. */
-    weft__cache_touch(e);
-    weft_arg a = weft_arg_tensor(arg);
-    weft_tensor *tens[1] = { arg };
-    return run_entry(e, weft__cache_slot(), tens, &a, 1, out, 1);
+    return callee_invoke_n(concrete, &arg, 1, out, 1);
 }
 
 static void callee_release(void *concrete)
@@ -585,7 +582,7 @@ static int callee_resolve_n(weft_function *f, const char *who, const weft_spec *
                             "outputs; it is given %zu and must return %zu", who, f->name,
                             f->n_args, f->n_outs, n_args, n_outs);
     weft__entry *e;
-    int rc = acquire_specs(who, f, args, n_args, &e);
+    int rc = acquire_specs(who, f, args, n_args, true, &e);
     if (rc)
         return rc;
     for (size_t k = 0; k < n_outs && rc == 0; k++)
@@ -615,6 +612,8 @@ static int callee_invoke_n(void *concrete, weft_tensor *const *args, size_t n_ar
         if (rc)
             return rc;
     }
-    weft__cache_touch(e);   /* a use, as a hit is (see callee_invoke) */
+    /* An iteration is a use of e, as a hit is: otherwise the LRU bound
+     * would evict the entry a traced map runs on every call first. */
+    weft__cache_touch(e);
     return run_entry_tensors(who, e, args, n_args, outs, n_outs);
 }

@@ -67,10 +67,6 @@ int weft__ctx_failf(weft_ctx *cx, int code, const char *fmt, ...)
 int weft__ctx_enter_int(weft_ctx *cx, const char *who, weft_value *const *in, size_t n_in,
                         weft_value **outs, size_t n_outs);
 
-/* Whether a and b may describe the same tensor: the same dtype, and every
- * rank and dim equal where both are known. */
-bool weft__spec_compatible(const weft_spec *a, const weft_spec *b);
-
 /* Runs fn's body on cx with args, storing its n_outs outputs (values of
  * cx) in outs: the callee's ops record into cx's op list when tracing, and
  * compute at once when eager.  Checks the counts and the input signature;

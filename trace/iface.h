@@ -50,6 +50,10 @@ bool weft__program_has_side_effects(const weft__program *p);
 int weft__program_print(const weft__program *p, FILE *out);
 void weft__program_free(weft__program *p);
 
+/* Whether a and b may describe the same tensor: the same dtype, and every
+ * rank and dim equal where both are known.  trace/multi.c. */
+bool weft__spec_compatible(const weft_spec *a, const weft_spec *b);
+
 /* v in its shortest round-trip form ("0.09", "1e+300", "-inf", "nan")
  * into buf (always terminated; 32 bytes hold any); the f32 one reads back
  * as the same float.  Return 0.  trace/fmt.c. */

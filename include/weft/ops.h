@@ -110,7 +110,9 @@ WEFT_API weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int6
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
  * the slice spec (while tracing elems of unknown rank, once for a slice of
- * unknown rank: the run decides the rank, as eager mode does).  At most parallel_iterations iterations are in flight
+ * unknown rank: the run decides the rank, as eager mode does; when fn has
+ * an input signature such a slice may match, fn is traced for it, and
+ * each slice is checked against it as it runs: WEFT_ESIGNATURE).  At most parallel_iterations iterations are in flight
  * (0: no bound); iterations are spread over the workers by work stealing, in
  * eager and in traced mode alike.  fn must outlive every function whose
  * body maps it.  An iteration's error cancels the rest and is returned with

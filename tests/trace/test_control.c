@@ -849,6 +849,33 @@ Test(control, map_over_unknown_rank)
     }
 }
 
+/* The mapped function has an input signature that a slice of unknown rank
+ * may match: traced for the signature, each row checked when it runs. */
+Test(control, map_over_unknown_rank_into_a_signature)
+{
+    weft_spec any = spec_of("f32[*]"), row = spec_of("f32[?]");
+    for (int m = 0; m < 2; m++) {
+        weft_function *sq = fn_new("square", body_square, NULL, 1, 1, &row, 0);
+        weft_function *f = fn_new("squares", body_map1, sq, 1, 1, &any, modes[m]);
+        weft_tensor *g = f32s(2, (const int64_t[]){ 2, 2 }, (const float[]){ 1, -2, 3, -4 });
+        weft_tensor *c = f32s(3, (const int64_t[]){ 1, 1, 2 }, (const float[]){ 1, 2 });
+        weft_tensor *y = NULL;
+        weft_arg arg = weft_arg_tensor(g);
+        cr_assert_eq(weft_function_call(f, &arg, 1, &y, 1), 0, "%s", weft_errmsg());
+        expect_f32(y, 4, (const float[]){ 1, 4, 9, 16 });
+        weft_tensor_release(y);
+        /* Rows f32[1,2] do not match f32[?], in either mode. */
+        arg = weft_arg_tensor(c);
+        cr_assert_eq(weft_function_call(f, &arg, 1, &y, 1), WEFT_ESIGNATURE);
+        cr_expect(strstr(weft_errmsg(), "expected f32[?], got f32[1,2]") != NULL, "%s",
+                  weft_errmsg());
+        weft_tensor_release(c);
+        weft_tensor_release(g);
+        weft_function_destroy(&f);
+        weft_function_destroy(&sq);
+    }
+}
+
 /* ---- weft_host_call_ex ---- */
 
 static int sum_and_max(weft_tensor *const *in, size_t n_in, weft_tensor **out, size_t n_out,
