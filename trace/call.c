@@ -16,6 +16,23 @@
 
 static _Thread_local unsigned call_depth;
 
+/* "outer/inner" into buf, cut to fit; without printf, which would cost
+ * more than a small eager body (this runs for every call). */
+static void join_names(char *buf, size_t size, const char *outer, const char *inner)
+{
+    size_t a = strnlen(outer, size - 1), b = strnlen(inner, size - 1);
+    if (a + 1 + b >= size)
+        b = a + 1 < size ? size - 2 - a : 0;
+    memcpy(buf, outer, a);
+    size_t at = a;
+    if (at + 1 < size) {
+        buf[at++] = '/';
+        memcpy(buf + at, inner, b);
+        at += b;
+    }
+    buf[at < size ? at : size - 1] = '\0';
+}
+
 /* Checks args against fn's counts and input signature. */
 static int check_call(weft_ctx *cx, const char *who, const weft__callee_info *info,
                       weft_value *const *args, size_t n_args, size_t n_outs)
@@ -53,7 +70,7 @@ int weft__call_inline(weft_ctx *cx, const char *who, weft_function *fn,
         return weft__ctx_failf(cx, WEFT_ENOMEM, "%s(%s): out of memory", who, info.name);
     const char *outer = weft__ctx_name(cx);
     char name[160];
-    snprintf(name, sizeof name, "%s/%s", outer ? outer : "weft", info.name);
+    join_names(name, sizeof name, outer ? outer : "weft", info.name);
     weft__ctx_set_name(cx, name);
     call_depth++;
     rc = weft__ctx_call_body(cx, name, info.body, info.user, args, tmp, n_outs);

@@ -383,9 +383,13 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
                         weft_value *const *argv, weft_value **outv, size_t n_outs)
 {
     /* A body that fails silently must not inherit an old message, and a
-     * call that succeeds leaves the caller's last message as it was. */
+     * call that succeeds leaves the caller's last message as it was.
+     * Copied without formatting: eager loops and weft_call run this for
+     * every body call. */
     char saved[WEFT__ERRMSG_SIZE];
-    snprintf(saved, sizeof saved, "%s", weft_errmsg());
+    size_t saved_len = strnlen(weft_errmsg(), sizeof saved - 1);
+    memcpy(saved, weft_errmsg(), saved_len);
+    saved[saved_len] = '\0';
     weft__errclear();
     int rc = body(cx, argv, outv, user);
     if (rc < 0) {
@@ -405,5 +409,10 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
         if (weft__value_ctx(outv[i]) != cx)
             return weft__errorf(WEFT_EBODY, "%s: output %zu belongs to another context", name, i);
     }
-    return weft__errorf(0, "%s", saved);   /* restores it */
+    /* Restores it (a body may have set one by a call that failed and
+     * returned). */
+    if (saved_len)
+        return weft__errorf(0, "%s", saved);
+    weft__errclear();
+    return 0;
 }

@@ -1101,3 +1101,54 @@ Test(control, parallel_runs_from_several_threads)
     weft_function_destroy(&w.b.then_fn);
     weft_function_destroy(&w.b.else_fn);
 }
+
+/* A successful call leaves the thread's last message as it was, whatever
+ * the callee's body did meanwhile. */
+static int body_probes(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    int64_t v;
+    /* Fails (a tensor is not a static scalar) and sets a message; the body
+     * goes on. */
+    if (weft_value_static_i64(a[0], &v) == 0)
+        return WEFT_EIO;
+    o[0] = weft_neg(cx, a[0]);
+    return 0;
+}
+
+typedef struct probe { weft_function *g; weft_tensor *x; char before[256], after[256]; int rc; } probe;
+
+static void *probe_call(void *arg)
+{
+    probe *p = arg;
+    snprintf(p->before, sizeof p->before, "%s", weft_errmsg());
+    weft_ctx *cx = NULL;
+    weft_eager_begin(rt, &cx);
+    weft_value *v = weft_eager_value(cx, p->x), *r = NULL;
+    p->rc = weft_call(cx, p->g, &v, 1, &r, 1);
+    snprintf(p->after, sizeof p->after, "%s", weft_errmsg());
+    weft_eager_end(&cx);
+    return NULL;
+}
+
+Test(control, call_keeps_the_last_message)
+{
+    probe p = { .g = fn_new("probes", body_probes, NULL, 1, 1, NULL, 0),
+                .x = vec(2, (const float[]){ 1, 2 }) };
+    /* After an earlier failure's message ... */
+    weft_spec s;
+    weft_tensor_spec(NULL, &s);
+    probe_call(&p);
+    cr_assert_eq(p.rc, 0, "%s", p.after);
+    cr_expect_str_eq(p.before, "weft_tensor_spec: NULL tensor");
+    cr_expect_str_eq(p.after, p.before);
+    /* ... and on a thread that has none yet. */
+    pthread_t th;
+    pthread_create(&th, NULL, probe_call, &p);
+    pthread_join(th, NULL);
+    cr_assert_eq(p.rc, 0, "%s", p.after);
+    cr_expect_str_eq(p.before, "");
+    cr_expect_str_eq(p.after, "");
+    weft_tensor_release(p.x);
+    weft_function_destroy(&p.g);
+}
