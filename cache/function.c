@@ -18,24 +18,15 @@ static int callee_resolve(weft_function *fn, const weft_spec *arg, void **concre
 static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out);
 static void callee_release(void *concrete);
 static bool callee_side_effects(const void *concrete);
+static void callee_describe(const weft_function *fn, weft__callee_info *out);
+static int callee_resolve_n(weft_function *fn, const char *who, const weft_spec *args,
+                            size_t n_args, size_t n_outs, void **concrete, weft_spec *out_specs);
+static int callee_invoke_n(void *concrete, weft_tensor *const *args, size_t n_args,
+                           weft_tensor **outs, size_t n_outs);
 
 static const weft__callee_ops callee_ops = { callee_resolve, callee_invoke, callee_release,
-                                             callee_side_effects };
-
-/* Whether $name equals value, or (contains) lists it among commas. */
-static bool env_has(const char *name, const char *value, bool whole)
-{
-    const char *v = getenv(name);
-    if (!v)
-        return false;
-    if (whole)
-        return strcmp(v, value) == 0;
-    size_t n = strlen(value);
-    for (const char *p = v; (p = strstr(p, value)); p += n)
-        if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return true;
-    return false;
-}
+                                             callee_side_effects, callee_describe,
+                                             callee_resolve_n, callee_invoke_n };
 
 static void spec_of(const weft_tensor *t, weft_spec *s)
 {
@@ -70,6 +61,11 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         for (size_t i = 0; i < d->n_args; i++)
             if ((rc = weft__cache_check_spec(who, i, &d->input_signature[i])))
                 return rc;
+    bool env_eager;
+    unsigned log_topics;
+    if ((rc = weft__env_switch(who, "WEFT_RUN_EAGERLY", &env_eager)) ||
+        (rc = weft__env_log(who, &log_topics)))
+        return rc;
 
     f = weft__aligned_alloc(sizeof *f);
     if (!f)
@@ -82,8 +78,8 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
     f->n_args = d->n_args;
     f->n_outs = d->n_outs;
     f->flags = d->flags;
-    f->eager = (d->flags & WEFT_RUN_EAGERLY) || env_has("WEFT_RUN_EAGERLY", "1", true);
-    f->log_retrace = env_has("WEFT_LOG", "retrace", false);
+    f->eager = (d->flags & WEFT_RUN_EAGERLY) || env_eager;
+    f->log_retrace = (log_topics & WEFT__LOG_RETRACE) != 0;
     f->max_cached = d->max_cached ? d->max_cached : WEFT__DEFAULT_MAX_CACHED;
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
@@ -150,8 +146,11 @@ static int scalar_tensor(const weft_function *f, size_t i, const weft_arg *a, co
     char got[64];
     if (is_int)
         snprintf(got, sizeof got, "static i64 %" PRId64, a->u.i64);
-    else
-        snprintf(got, sizeof got, "static f64 %.17g", a->u.f64);
+    else {
+        char v[WEFT__FMT_MAX];
+        weft__fmt_f64(a->u.f64, v, sizeof v);
+        snprintf(got, sizeof got, "static f64 %s", v);
+    }
     if (want->rank != 0 && want->rank != WEFT_RANK_ANY)
         return weft__errorf(WEFT_ESIGNATURE, "weft_function_call(%s): arg %zu: expected %s, got %s",
                             f->name, i, ws, got);
@@ -248,6 +247,26 @@ static int run_entry(weft__entry *e, unsigned s, weft_tensor *const *tens, const
     if (f->eager)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n, outs, n_outs);
     return weft__program_run(e->prog, tens, n, outs, n_outs);
+}
+
+/* Runs e on tensor arguments for the calling thread (an eager function's
+ * body sees them as tensor arguments). */
+static int run_entry_tensors(const char *who, weft__entry *e, weft_tensor *const *args,
+                             size_t n_args, weft_tensor **outs, size_t n_outs)
+{
+    unsigned slot = weft__cache_slot();
+    if (!e->fn->eager)
+        return run_entry(e, slot, args, NULL, n_args, outs, n_outs);
+    weft_arg stack_a[STACK_ARGS];
+    weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
+    if (!a)
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, e->fn->name);
+    for (size_t i = 0; i < n_args; i++)
+        a[i] = weft_arg_tensor(args[i]);
+    int rc = run_entry(e, slot, args, a, n_args, outs, n_outs);
+    if (a != stack_a)
+        weft__free(a);
+    return rc;
 }
 
 int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, weft_tensor **outs,
@@ -392,9 +411,12 @@ out:
 }
 
 /* Finds or traces the entry for tensor specs (the input signature's when
- * declared); the caller holds a reference on *out. */
+ * declared); the caller holds a reference on *out.  callee: for a map,
+ * cond or loop, whose specs may know less than the signature (elems of
+ * unknown rank): they need only be compatible with it, since every
+ * invocation checks its tensors against the signature. */
 static int acquire_specs(const char *who, weft_function *f, const weft_spec *specs, size_t n,
-                         weft__entry **out)
+                         bool callee, weft__entry **out)
 {
     int rc = 0;
     for (size_t i = 0; i < n; i++)
@@ -412,7 +434,8 @@ static int acquire_specs(const char *who, weft_function *f, const weft_spec *spe
     weft__key key;
     if (f->input_signature) {
         for (size_t i = 0; i < n; i++)
-            if (!weft__cache_spec_fits(&f->input_signature[i], &specs[i])) {
+            if (!(callee ? weft__spec_compatible(&f->input_signature[i], &specs[i])
+                         : weft__cache_spec_fits(&f->input_signature[i], &specs[i]))) {
                 char ws[96], gs[96];
                 weft__cache_spec_str(&f->input_signature[i], ws, sizeof ws);
                 weft__cache_spec_str(&specs[i], gs, sizeof gs);
@@ -460,7 +483,7 @@ int weft_function_get_concrete(weft_function *f, const weft_spec *specs, size_t 
         return weft__errorf(WEFT_EINVAL, "%s(%s): %zu specs, expected %zu", who, f->name, n,
                             f->n_args);
     weft__entry *e;
-    int rc = acquire_specs(who, f, specs, n, &e);
+    int rc = acquire_specs(who, f, specs, n, false, &e);
     if (rc)
         return rc;
     weft__cache_pin(e);
@@ -490,19 +513,7 @@ int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size_t n_args
             return rc;
     }
     /* c is pinned: alive until f is destroyed, no reference to take. */
-    unsigned slot = weft__cache_slot();
-    if (!f->eager)
-        return run_entry(c, slot, args, NULL, n_args, outs, n_outs);
-    weft_arg stack_a[STACK_ARGS];
-    weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
-    if (!a)
-        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-    for (size_t i = 0; i < n_args; i++)
-        a[i] = weft_arg_tensor(args[i]);
-    rc = run_entry(c, slot, args, a, n_args, outs, n_outs);
-    if (a != stack_a)
-        weft__free(a);
-    return rc;
+    return run_entry_tensors(who, c, args, n_args, outs, n_outs);
 }
 
 /* ---- the callee interface for map ---- */
@@ -518,7 +529,7 @@ static int callee_resolve(weft_function *f, const weft_spec *arg, void **concret
                             "%s: function '%s' takes %zu args and returns %zu outputs; map needs 1 and 1",
                             who, f->name, f->n_args, f->n_outs);
     weft__entry *e;
-    int rc = acquire_specs(who, f, arg, 1, &e);
+    int rc = acquire_specs(who, f, arg, 1, true, &e);
     if (rc)
         return rc;
     rc = weft__program_out_spec(e->prog, 0, out_spec);
@@ -532,16 +543,9 @@ static int callee_resolve(weft_function *f, const weft_spec *arg, void **concret
 
 static int callee_invoke(void *concrete, weft_tensor *arg, weft_tensor **out)
 {
-    weft__entry *e = concrete;
-    if (!e || !arg || !out)
+    if (!concrete || !arg || !out)
         return weft__errorf(WEFT_EINVAL, "weft_map: invoke: NULL argument");
-    *out = NULL;
-    /* An iteration is a use of e, as a hit is: otherwise the LRU bound
-     * would evict the entry a traced map runs on every call first. */
-    weft__cache_touch(e);
-    weft_arg a = weft_arg_tensor(arg);
-    weft_tensor *tens[1] = { arg };
-    return run_entry(e, weft__cache_slot(), tens, &a, 1, out, 1);
+    return callee_invoke_n(concrete, &arg, 1, out, 1);
 }
 
 static void callee_release(void *concrete)
@@ -553,4 +557,63 @@ static void callee_release(void *concrete)
 static bool callee_side_effects(const void *concrete)
 {
     return concrete && weft__program_has_side_effects(((const weft__entry *)concrete)->prog);
+}
+
+/* ---- the callee interface for weft_call, cond, while and map_ex ---- */
+
+static void callee_describe(const weft_function *f, weft__callee_info *out)
+{
+    out->name = f->name;
+    out->body = f->body;
+    out->user = f->user;
+    out->n_args = f->n_args;
+    out->n_outs = f->n_outs;
+    out->input_signature = f->input_signature;
+}
+
+static int callee_resolve_n(weft_function *f, const char *who, const weft_spec *args,
+                            size_t n_args, size_t n_outs, void **concrete, weft_spec *out_specs)
+{
+    if (!f || (!args && n_args) || !concrete || (!out_specs && n_outs))
+        return weft__errorf(WEFT_EINVAL, "%s: resolve: NULL argument", who);
+    *concrete = NULL;
+    if (f->n_args != n_args || f->n_outs != n_outs)
+        return weft__errorf(WEFT_EINVAL, "%s: function '%s' takes %zu args and returns %zu "
+                            "outputs; it is given %zu and must return %zu", who, f->name,
+                            f->n_args, f->n_outs, n_args, n_outs);
+    weft__entry *e;
+    int rc = acquire_specs(who, f, args, n_args, true, &e);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n_outs && rc == 0; k++)
+        rc = weft__program_out_spec(e->prog, k, &out_specs[k]);
+    if (rc) {
+        weft__cache_unref(e);
+        return rc;
+    }
+    *concrete = e;
+    return 0;
+}
+
+static int callee_invoke_n(void *concrete, weft_tensor *const *args, size_t n_args,
+                           weft_tensor **outs, size_t n_outs)
+{
+    static const char *who = "weft_function";
+    weft__entry *e = concrete;
+    if (!e || (!args && n_args) || (!outs && n_outs) || n_args != e->n_args)
+        return weft__errorf(WEFT_EINVAL, "%s: invoke: bad arguments", who);
+    weft_function *f = e->fn;
+    for (size_t k = 0; k < n_outs; k++)
+        outs[k] = NULL;
+    for (size_t i = 0; i < n_args; i++) {
+        if (!args[i])
+            return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: tensor is NULL", who, f->name, i);
+        int rc = check_tensor(who, f, i, &e->targs[i].spec, args[i]);
+        if (rc)
+            return rc;
+    }
+    /* An iteration is a use of e, as a hit is: otherwise the LRU bound
+     * would evict the entry a traced map runs on every call first. */
+    weft__cache_touch(e);
+    return run_entry_tensors(who, e, args, n_args, outs, n_outs);
 }

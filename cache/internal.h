@@ -113,9 +113,22 @@ struct weft_concrete {
 typedef struct weft_concrete weft__entry;
 
 /* A retrace reason as weft_retrace.reason holds it, and a log line, which
- * holds WEFT__RETRACE_LIMIT of them. */
+ * holds WEFT__RETRACE_LIMIT of them and the advice. */
 #define WEFT__REASON_MAX 256
-#define WEFT__LOG_MAX (WEFT__RETRACE_LIMIT * WEFT__REASON_MAX + 512)
+#define WEFT__LOG_MAX (WEFT__RETRACE_LIMIT * WEFT__REASON_MAX + 1024)
+
+/* How the arguments of a miss differed from the closest cached signature,
+ * one bit per argument (the first 64), for the warning's advice. */
+typedef struct weft__why {
+    uint64_t static_i64, static_f64;  /* a static scalar's value */
+    uint64_t dims, rank, dtype, kind; /* a tensor's; tensor vs static */
+} weft__why;
+
+/* A trace the frequent-retracing warning may quote. */
+typedef struct weft__trace_note {
+    char reason[WEFT__REASON_MAX];
+    weft__why why;
+} weft__trace_note;
 
 struct weft_function {
     weft__callee callee;          /* must come first: see trace/iface.h */
@@ -153,7 +166,7 @@ struct weft_function {
     weft_retrace last_retrace;
     bool have_retrace;
     uint64_t trace_ticks[WEFT__RETRACE_LIMIT];  /* call ticks of recent traces */
-    char trace_reasons[WEFT__RETRACE_LIMIT][WEFT__REASON_MAX];
+    weft__trace_note trace_notes[WEFT__RETRACE_LIMIT];
     uint64_t n_trace_ticks;
     bool warned;
     /* a: calls, b: hits; one line per slot. */
@@ -277,6 +290,32 @@ void weft__cache_wait_end(void);
 /* How many waits the calling thread has refused so far: a trace whose
  * count rose failed because of a refusal, and its waiters retry. */
 unsigned long weft__cache_refusals(void);
+
+/* retrace.c, under f->mu: why targs missed, against the closest cached
+ * signature (into *r, and how each argument differed into *why); a trace
+ * for the frequent-retracing warning, returning the number of calls its
+ * last WEFT__RETRACE_LIMIT traces spanned when it is time to warn (once
+ * per function), else 0; and the notes of those traces, oldest first.
+ * The warning itself is logged outside f->mu (the sink may call weft). */
+void     weft__cache_explain_miss(weft_function *f, const weft__targ *targs, size_t n,
+                                  weft_retrace *r, weft__why *why);
+uint64_t weft__cache_note_trace(weft_function *f, uint64_t tick, const char *reason,
+                                const weft__why *why);
+void     weft__cache_recent_traces(const weft_function *f,
+                                   weft__trace_note notes[WEFT__RETRACE_LIMIT]);
+void     weft__cache_warn_retracing(weft_function *f, uint64_t calls,
+                                    const weft__trace_note notes[WEFT__RETRACE_LIMIT]);
+
+/* env.c: the knobs read when a function is created (who starts the
+ * messages).  WEFT_RUN_EAGERLY, a switch: unset or empty is off; on is 1,
+ * true, yes, on, off is 0, false, no, off (any case); anything else is
+ * WEFT_EINVAL.  WEFT_LOG: comma-separated topics (retrace) or switch words
+ * (on: every topic, off: none), any case; empty items are skipped; an
+ * unknown one is WEFT_EINVAL. */
+#define WEFT__LOG_RETRACE 1u
+#define WEFT__LOG_ALL     1u
+int weft__env_switch(const char *who, const char *name, bool *out);
+int weft__env_log(const char *who, unsigned *topics);
 
 /* log.c */
 void weft__cache_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

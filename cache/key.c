@@ -67,7 +67,11 @@ int weft__cache_targ_str(const weft__targ *a, char *buf, size_t size)
     switch (a->kind) {
     case WEFT_ARG_TENSOR: return weft__cache_spec_str(&a->spec, buf, size);
     case WEFT_ARG_I64: return snprintf(buf, size, "i64=%" PRId64, a->i64);
-    case WEFT_ARG_F64: return snprintf(buf, size, "f64=%.17g", a->f64);
+    case WEFT_ARG_F64: {
+        char v[WEFT__FMT_MAX];
+        weft__fmt_f64(a->f64, v, sizeof v);
+        return snprintf(buf, size, "f64=%s", v);
+    }
     }
     return snprintf(buf, size, "?");
 }

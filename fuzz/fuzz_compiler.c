@@ -9,7 +9,9 @@
  * Input layout: byte 0 and 1 pick the two arguments' dtypes and shapes, then
  * their elements are read from the input (missing bytes are zero); the rest
  * is the program, a byte per op (plus an operand byte for some) on a stack
- * of at most 8 values. */
+ * of at most 8 values.  Besides ops, a program may call another function
+ * (weft_call), branch (weft_cond) and loop (weft_while_loop): traced, those
+ * become part of the compiled program, eagerly they run as C. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,9 @@
 #include <weft.h>
 
 static weft_runtime *rt;
+/* The functions programs compose: mix(x, y) = x * y + x; neg and abs as
+ * branches; a loop doubling v three times (below3 / twice on (i, v)). */
+static weft_function *f_mix, *f_neg, *f_abs, *f_below3, *f_twice;
 /* With FUZZ_COMPILER_STATS set, how many programs ran (not just failed
  * alike) is printed at exit: the comparison only means something then. */
 static unsigned long n_inputs, n_ok;
@@ -25,6 +30,62 @@ static unsigned long n_inputs, n_ok;
 static void print_stats(void)
 {
     fprintf(stderr, "fuzz_compiler: %lu of %lu programs ran in both modes\n", n_ok, n_inputs);
+}
+
+static int body_mix(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_add(cx, weft_mul(cx, a[0], a[1]), a[0]);
+    return weft_ctx_status(cx);
+}
+
+static int body_neg(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_neg(cx, a[0]);
+    return weft_ctx_status(cx);
+}
+
+static int body_abs(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_abs(cx, a[0]);
+    return weft_ctx_status(cx);
+}
+
+static int body_below3(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_lt(cx, a[0], weft_const_i64(cx, 3));
+    return weft_ctx_status(cx);
+}
+
+static int body_twice(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_add(cx, a[0], weft_const_i64(cx, 1));
+    o[1] = weft_add(cx, a[1], a[1]);
+    return weft_ctx_status(cx);
+}
+
+static weft_function *composed(const char *name, weft_body_fn body, size_t n_args, size_t n_outs)
+{
+    weft_function_desc d = { .name = name, .body = body, .n_args = n_args, .n_outs = n_outs };
+    weft_function *f = NULL;
+    if (weft_function_create(rt, &d, &f) != 0) {
+        fprintf(stderr, "weft_function_create: %s\n", weft_errmsg());
+        abort();
+    }
+    return f;
+}
+
+static void make_composed(void)
+{
+    f_mix = composed("mix", body_mix, 2, 1);
+    f_neg = composed("neg", body_neg, 1, 1);
+    f_abs = composed("abs", body_abs, 1, 1);
+    f_below3 = composed("below3", body_below3, 2, 1);
+    f_twice = composed("twice", body_twice, 2, 2);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -37,6 +98,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     if (getenv("FUZZ_COMPILER_STATS"))
         atexit(print_stats);
+    make_composed();
     return 0;
 }
 
@@ -91,7 +153,7 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         weft_value *a = st[(sp - 1 + STACK) % STACK];
         weft_value *b = st[(sp - 2 + STACK) % STACK];
         weft_value *r = NULL;
-        switch (op % 14) {
+        switch (op % 17) {
         case 0: case 1: case 2:
             r = binops[arg % N_BIN](cx, a, b);
             pc++;
@@ -147,7 +209,26 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
             pc++;
             break;
         }
-        case 11:
+        case 11: {
+            weft_value *in[2] = { a, b };
+            if (weft_call(cx, f_mix, in, 2, &r, 1) < 0)
+                return weft_ctx_status(cx);
+            break;
+        }
+        case 12: {
+            weft_value *p = weft_gt(cx, weft_sum(cx, a, WEFT_ALL_AXES), weft_const_i64(cx, 0));
+            if (weft_cond(cx, p, f_neg, f_abs, &a, 1, &r, 1) < 0)
+                return weft_ctx_status(cx);
+            break;
+        }
+        case 13: {
+            weft_value *vars[2] = { weft_const_i64(cx, 0), a }, *res[2];
+            if (weft_while_loop(cx, f_below3, f_twice, vars, 2, res) < 0)
+                return weft_ctx_status(cx);
+            r = res[1];
+            break;
+        }
+        case 14:
             r = weft_clip(cx, a, b, st[(sp - 3 + STACK) % STACK]);
             break;
         default:

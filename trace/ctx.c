@@ -78,6 +78,16 @@ weft_runtime *weft__ctx_runtime(const weft_ctx *cx)
     return cx->rt;
 }
 
+const char *weft__ctx_name(const weft_ctx *cx)
+{
+    return cx->name;
+}
+
+void weft__ctx_set_name(weft_ctx *cx, const char *name)
+{
+    cx->name = name;
+}
+
 const char *weft__ctx_errmsg(const weft_ctx *cx)
 {
     return cx->msg;
@@ -88,6 +98,19 @@ static weft_value *ctx_vfail(weft_ctx *cx, int code, const char *fmt, va_list ap
     if (cx->status == 0) {
         vsnprintf(cx->msg, sizeof cx->msg, fmt, ap);
         cx->status = code;
+        /* While tracing, an op's error names the function and the node it
+         * would have been ("f: %2 = weft_add: ..."), unless it already
+         * starts with the function's name (a callee's own failure). */
+        size_t nl = cx->name ? strlen(cx->name) : 0;
+        if (cx->g && cx->name && strncmp(cx->msg, cx->name, nl) != 0) {
+            char op[CTX_MSG_SIZE];
+            memcpy(op, cx->msg, sizeof op);
+            int k = snprintf(cx->msg, sizeof cx->msg, "%s: %%%u = ", cx->name,
+                             (unsigned)cx->g->n_nodes);
+            if (k > 0 && (size_t)k < sizeof cx->msg)
+                snprintf(cx->msg + k, sizeof cx->msg - (size_t)k, "%.*s",
+                         (int)(sizeof cx->msg - (size_t)k - 1), op);
+        }
     }
     /* The thread's message always shows the sticky error. */
     weft__errorf(cx->status, "%s", cx->msg);
@@ -412,9 +435,13 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
                         weft_value *const *argv, weft_value **outv, size_t n_outs)
 {
     /* A body that fails silently must not inherit an old message, and a
-     * call that succeeds leaves the caller's last message as it was. */
+     * call that succeeds leaves the caller's last message as it was.
+     * Copied without formatting: eager loops and weft_call run this for
+     * every body call. */
     char saved[WEFT__ERRMSG_SIZE];
-    snprintf(saved, sizeof saved, "%s", weft_errmsg());
+    size_t saved_len = strnlen(weft_errmsg(), sizeof saved - 1);
+    memcpy(saved, weft_errmsg(), saved_len);
+    saved[saved_len] = '\0';
     weft__errclear();
     int rc = body(cx, argv, outv, user);
     if (rc < 0) {
@@ -437,5 +464,10 @@ int weft__ctx_call_body(weft_ctx *cx, const char *name, weft_body_fn body, void 
             return weft__errorf(WEFT_EBODY, "%s: output %zu was released (weft_value_release)",
                                 name, i);
     }
-    return weft__errorf(0, "%s", saved);   /* restores it */
+    /* Restores it (a body may have set one by a call that failed and
+     * returned). */
+    if (saved_len)
+        return weft__errorf(0, "%s", saved);
+    weft__errclear();
+    return 0;
 }

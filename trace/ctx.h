@@ -75,6 +75,10 @@ const weft_tensor *weft__value_konst(const weft_value *v);
 /* Eager: bytes of the tensors cx's values hold now (released values no
  * longer count), and the most they ever held in *peak (may be NULL). */
 size_t        weft__ctx_held_bytes(const weft_ctx *cx, size_t *peak);
+/* The name that labels cx's messages (borrowed; may be NULL), and a
+ * replacement for it (weft_call names the callee while its body runs). */
+const char   *weft__ctx_name(const weft_ctx *cx);
+void          weft__ctx_set_name(weft_ctx *cx, const char *name);
 /* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
 weft_ctx     *weft__value_ctx(const weft_value *v);
 uint32_t      weft__value_node(const weft_value *v);

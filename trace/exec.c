@@ -17,9 +17,11 @@
  * argument matches the specs the program was compiled for and a node has
  * no unknown dims, its result spec is the compiled one: nothing is
  * re-inferred. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/kernels.h"
 #include "trace/program.h"
 #include "trace/sidefx.h"
@@ -43,6 +45,7 @@ struct run_state {
     const weft__program *p;
     weft_runtime *rt;
     weft_tensor **vals;
+    weft_tensor **multi;     /* the results of CONTROL nodes (p->multi_off) */
     uint32_t *deps, *uses;   /* atomic when parallel */
     task_arg *tasks;
     bool parallel, profiling;
@@ -53,12 +56,18 @@ struct run_state {
     char msg[ERRMSG_MAX];    /* its message, written by the thread that set status */
 };
 
-static void record_error(run_state *r, int rc)
+/* Keeps the first error; one raised by node (not WEFT__NO_NODE) names the
+ * function and the node, as print_ops numbers it ("f: %2 = weft_add: ..."). */
+static void record_error(run_state *r, int rc, uint32_t node)
 {
     int zero = 0;
-    if (__atomic_compare_exchange_n(&r->status, &zero, rc, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
+    if (!__atomic_compare_exchange_n(&r->status, &zero, rc, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return;
+    if (node == WEFT__NO_NODE)
         snprintf(r->msg, sizeof r->msg, "%s", weft_errmsg());
+    else
+        snprintf(r->msg, sizeof r->msg, "%s: %%%" PRIu32 " = %s", r->p->name, node, weft_errmsg());
 }
 
 static int failed(run_state *r)
@@ -354,6 +363,21 @@ static int run_planned(run_state *r, uint32_t i, weft_tensor *const *in, weft_te
     return 0;
 }
 
+/* Drops node x's value: its tensor, or a CONTROL node's results. */
+static void release_value(run_state *r, uint32_t x)
+{
+    weft_tensor_release(r->vals[x]);
+    r->vals[x] = NULL;
+    uint32_t off = r->p->multi_off ? r->p->multi_off[x] : WEFT__NO_NODE;
+    if (off == WEFT__NO_NODE)
+        return;
+    const struct weft__multi *m = r->p->g.nodes[x].attr.multi.m;
+    for (uint32_t k = 0; k < m->n_outs; k++) {
+        weft_tensor_release(r->multi[off + k]);
+        r->multi[off + k] = NULL;
+    }
+}
+
 /* Runs node i and releases the inputs it was the last reader of. */
 static int exec_node(run_state *r, uint32_t i)
 {
@@ -380,6 +404,12 @@ static int exec_node(run_state *r, uint32_t i)
     case WEFT__KIND_FUSED:
         rc = run_fused(r, i, in, &out);
         break;
+    case WEFT__KIND_CONTROL:
+        rc = weft__multi_run(r->rt, n, in, &r->multi[p->multi_off[i]]);
+        break;
+    case WEFT__KIND_RESULT:
+        out = weft_tensor_retain(r->multi[p->multi_off[n->in[0]] + n->attr.result.index]);
+        break;
     default:
         if (p->pflags[i] & WEFT__PN_PLANNED) {
             rc = run_planned(r, i, in, &out);
@@ -404,10 +434,8 @@ static int exec_node(run_state *r, uint32_t i)
             continue;
         uint32_t left = r->parallel ? __atomic_sub_fetch(&r->uses[x], 1, __ATOMIC_ACQ_REL)
                                     : --r->uses[x];
-        if (left == 0) {
-            weft_tensor_release(r->vals[x]);
-            r->vals[x] = NULL;
-        }
+        if (left == 0)
+            release_value(r, x);
     }
     return 0;
 }
@@ -445,7 +473,7 @@ static void run_from(run_state *r, const uint32_t *first, uint32_t n_first)
     while (cur != WEFT__NO_NODE && !failed(r)) {
         int rc = exec_node(r, cur);
         if (rc < 0) {
-            record_error(r, rc);
+            record_error(r, rc, cur);
             break;
         }
         uint32_t next = WEFT__NO_NODE;
@@ -469,7 +497,7 @@ static void run_from(run_state *r, const uint32_t *first, uint32_t n_first)
         int rc = weft_group_wait(&grp);
         if (rc < 0) {
             weft__errorf(rc, "weft run %s: ops were dropped", p->name);
-            record_error(r, rc);
+            record_error(r, rc, WEFT__NO_NODE);
         }
     }
 }
@@ -490,7 +518,7 @@ static int run_serial(run_state *r)
             continue;
         int rc = exec_node(r, i);
         if (rc < 0) {
-            record_error(r, rc);
+            record_error(r, rc, i);
             return rc;
         }
     }
@@ -520,6 +548,11 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
     r.rt = p->rt;
     r.profiling = weft__profiling(p->rt);
     void *heap = NULL;
+    weft_tensor *multi_s[STACK_NODES];
+    r.multi = p->n_multi <= STACK_NODES ? multi_s : weft__malloc(p->n_multi * sizeof *r.multi);
+    if (!r.multi)
+        return weft__errorf(WEFT_ENOMEM, "weft run %s: out of memory", p->name);
+    memset(r.multi, 0, p->n_multi * sizeof *r.multi);
     if (n <= STACK_NODES) {
         r.vals = vals_s;
         r.deps = deps_s;
@@ -529,8 +562,11 @@ int weft__program_run(const weft__program *p, weft_tensor *const *args, size_t n
         size_t sz = (size_t)n * (sizeof *r.vals + sizeof *r.tasks +
                                  2 * sizeof *r.deps);
         heap = weft__malloc(sz);
-        if (!heap)
+        if (!heap) {
+            if (r.multi != multi_s)
+                weft__free(r.multi);
             return weft__errorf(WEFT_ENOMEM, "weft run %s: out of memory", p->name);
+        }
         r.vals = heap;
         r.tasks = (task_arg *)(r.vals + n);
         r.deps = (uint32_t *)(r.tasks + n);
@@ -587,6 +623,10 @@ done:
     for (uint32_t i = 0; i < n; i++)
         if (!(p->pflags[i] & WEFT__PN_BORROWED))
             weft_tensor_release(r.vals[i]);
+    for (uint32_t k = 0; k < p->n_multi; k++)
+        weft_tensor_release(r.multi[k]);
+    if (r.multi != multi_s)
+        weft__free(r.multi);
     weft__free(heap);
     return rc;
 }

@@ -1,14 +1,16 @@
 /* weft_host_call (py_function): a C callback run on every execution.  In
  * tracing mode it records a HOST node flagged as a side effect (so DCE keeps
  * it) whose ordering edge to the previous host call keeps program order.
- * weft__host_run calls the callback and checks what it returns. */
+ * weft__host_run calls the callback and checks what it returns.
+ * weft_host_call_ex is the same with any number of outputs: a CONTROL
+ * node (trace/control.h) whose results are read by RESULT nodes. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "runtime/iface.h"
-#include "trace/ctx.h"
+#include "trace/control.h"
 #include "trace/sidefx.h"
 #include "trace/tensor_impl.h"
 
@@ -85,23 +87,21 @@ static int spec_valid(const weft_spec *s)
     return 1;
 }
 
-int weft__host_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in, weft_tensor **out)
+/* Calls thunk(arg) (which calls a callback, whose return lands in *cb_rc)
+ * under the WEFT_HOST_SERIAL lock of key when flags ask for it, with its
+ * timeline span; a non-zero callback return is WEFT_EHOST. */
+static int host_invoke(weft_runtime *rt, const char *who, uintptr_t key, unsigned flags,
+                       int (*thunk)(void *arg), void *arg, int *cb_rc)
 {
-    char a[WEFT__SPEC_STR_MAX], b[WEFT__SPEC_STR_MAX];
     serial_entry *serial = NULL;
-    weft_tensor *res = NULL;
-    int rc;
-    if (!n || !out || !n->attr.host.fn || (n->n_in > 0 && !in))
-        return weft__errorf(WEFT_EINVAL, "weft_host_call: missing node, callback, inputs or output");
-    *out = NULL;
-    if (n->attr.host.flags & WEFT_HOST_SERIAL) {
-        serial = serial_find((uintptr_t)n->attr.host.fn);
+    if (flags & WEFT_HOST_SERIAL) {
+        serial = serial_find(key);
         if (!serial)
-            return weft__errorf(WEFT_EAGAIN, "weft_host_call: more than %d distinct "
-                                "WEFT_HOST_SERIAL callbacks", SERIAL_SLOTS);
+            return weft__errorf(WEFT_EAGAIN, "%s: more than %d distinct "
+                                "WEFT_HOST_SERIAL callbacks", who, SERIAL_SLOTS);
         if (atomic_load_explicit(&serial->owner, memory_order_relaxed) == self_id())
-            return weft__errorf(WEFT_EHOST, "weft_host_call: a WEFT_HOST_SERIAL callback "
-                                "was re-entered on the thread running it");
+            return weft__errorf(WEFT_EHOST, "%s: a WEFT_HOST_SERIAL callback "
+                                "was re-entered on the thread running it", who);
         pthread_mutex_lock(&serial->mu);
         atomic_store_explicit(&serial->owner, self_id(), memory_order_relaxed);
     }
@@ -112,7 +112,7 @@ int weft__host_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
      * callback starts through weft runs inline. */
     if (serial)
         weft__inline_enter();
-    int cb = n->attr.host.fn(in, n->n_in, &res, n->attr.host.user);
+    *cb_rc = thunk(arg);
     if (serial)
         weft__inline_leave();
     uint64_t t1 = profiling ? weft__now_ns() : 0;
@@ -123,28 +123,66 @@ int weft__host_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
     if (profiling)
         weft__profile_span(rt, "host", "host call", t0, t1,
                            serial ? "serial" : NULL);
-    if (cb != 0) {
-        rc = weft__errorf(WEFT_EHOST, "weft_host_call: callback returned %d", cb);
-        goto error;
-    }
+    if (*cb_rc != 0)
+        return weft__errorf(WEFT_EHOST, "%s: callback returned %d", who, *cb_rc);
+    return 0;
+}
+
+/* Checks what a callback stored for an output of spec want; index -1
+ * for the only output of weft_host_call. */
+static int check_out(const char *who, long index, const weft_spec *want, const weft_tensor *res)
+{
+    char a[WEFT__SPEC_STR_MAX], b[WEFT__SPEC_STR_MAX], which[32] = "";
     if (!res) {
-        rc = weft__errorf(WEFT_EHOST, "weft_host_call: callback returned 0 but stored no "
-                          "output (expected %s)", weft__spec_str(&n->spec, a, sizeof a));
-        goto error;
+        if (index >= 0)
+            snprintf(which, sizeof which, " %ld", index);
+        return weft__errorf(WEFT_EHOST, "%s: callback returned 0 but stored no output%s "
+                            "(expected %s)", who, which, weft__spec_str(want, a, sizeof a));
     }
     weft_spec got;
     weft__tensor_spec(res, &got);
-    if (!weft__spec_matches(&n->spec, &got)) {
-        rc = weft__errorf(got.dtype != n->spec.dtype ? WEFT_EDTYPE : WEFT_ESHAPE,
-                          "weft_host_call: callback returned %s, expected %s",
-                          weft__spec_str(&got, a, sizeof a), weft__spec_str(&n->spec, b, sizeof b));
-        goto error;
+    if (!weft__spec_matches(want, &got)) {
+        if (index >= 0)
+            snprintf(which, sizeof which, " for output %ld", index);
+        return weft__errorf(got.dtype != want->dtype ? WEFT_EDTYPE : WEFT_ESHAPE,
+                            "%s: callback returned %s%s, expected %s", who,
+                            weft__spec_str(&got, a, sizeof a), which,
+                            weft__spec_str(want, b, sizeof b));
+    }
+    return 0;
+}
+
+/* What a thunk passes to a HOST or HOST_EX node's callback. */
+typedef struct host_call_arg {
+    const weft__node *n;
+    weft_tensor *const *in;
+    weft_tensor **out;
+} host_call_arg;
+
+static int host_thunk(void *arg)
+{
+    host_call_arg *h = arg;
+    return h->n->attr.host.fn(h->in, h->n->n_in, h->out, h->n->attr.host.user);
+}
+
+int weft__host_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in, weft_tensor **out)
+{
+    weft_tensor *res = NULL;
+    int cb;
+    if (!n || !out || !n->attr.host.fn || (n->n_in > 0 && !in))
+        return weft__errorf(WEFT_EINVAL, "weft_host_call: missing node, callback, inputs or output");
+    *out = NULL;
+    host_call_arg h = { n, in, &res };
+    int rc = host_invoke(rt, "weft_host_call", (uintptr_t)n->attr.host.fn,
+                               n->attr.host.flags, host_thunk, &h, &cb);
+    if (rc == 0)
+        rc = check_out("weft_host_call", -1, &n->spec, res);
+    if (rc) {
+        weft_tensor_release(res);
+        return rc;
     }
     *out = res;
     return 0;
-error:
-    weft_tensor_release(res);
-    return rc;
 }
 
 weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
@@ -209,4 +247,71 @@ weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
         return weft__ctx_fail(cx, rc, "%s", msg);
     }
     return weft__ctx_wrap(cx, res);
+}
+
+/* ---- weft_host_call_ex: several outputs ---- */
+
+static int host_ex_thunk(void *arg)
+{
+    host_call_arg *h = arg;
+    const struct weft__multi *m = h->n->attr.multi.m;
+    return m->host_fn(h->in, h->n->n_in, h->out, m->n_outs, m->host_user);
+}
+
+int weft__host_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                      weft_tensor **outs)
+{
+    static const char *who = "weft_host_call_ex";
+    const struct weft__multi *m = n->attr.multi.m;
+    int cb;
+    host_call_arg h = { n, in, outs };
+    int rc = host_invoke(rt, who, (uintptr_t)m->host_fn, m->host_flags, host_ex_thunk, &h, &cb);
+    for (uint32_t k = 0; k < m->n_outs && rc == 0; k++)
+        rc = check_out(who, (long)k, &m->outs[k], outs[k]);
+    if (rc)
+        for (uint32_t k = 0; k < m->n_outs; k++) {
+            weft_tensor_release(outs[k]);
+            outs[k] = NULL;
+        }
+    return rc;
+}
+
+int weft_host_call_ex(weft_ctx *cx, weft_host_fn_ex fn, void *user, weft_value *const *in,
+                      size_t n_in, const weft_spec *out_specs, size_t n_out, weft_value **outs,
+                      unsigned flags)
+{
+    static const char *who = "weft_host_call_ex";
+    int rc = weft__ctx_enter_int(cx, who, in, n_in, outs, n_out);
+    if (rc < 0)
+        return rc;
+    if (!fn)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: fn is NULL", who);
+    if (!out_specs && n_out)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: out_specs is NULL but n_out is %zu", who,
+                               n_out);
+    for (size_t k = 0; k < n_out; k++)
+        if (!spec_valid(&out_specs[k]))
+            return weft__ctx_failf(cx, WEFT_EINVAL, "%s: out_specs[%zu] is invalid (dtype %d, "
+                                   "rank %d)", who, k, (int)out_specs[k].dtype, out_specs[k].rank);
+    if (flags & ~WEFT_HOST_SERIAL)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: unknown flags 0x%x", who, flags);
+    weft__node node;
+    memset(&node, 0, sizeof node);
+    struct weft__multi *m = weft__multi_new((uint32_t)n_out);
+    if (!m)
+        return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+    for (size_t k = 0; k < n_out; k++) {
+        m->outs[k] = out_specs[k];
+        if (m->outs[k].rank == WEFT_RANK_ANY)
+            memset(m->outs[k].dims, 0, sizeof m->outs[k].dims);
+    }
+    m->host_fn = fn;
+    m->host_user = user;
+    m->host_flags = flags;
+    node.op = WEFT__OP_HOST_EX;
+    node.flags = WEFT__NODE_SIDE_EFFECT;
+    node.after = WEFT__NO_NODE;
+    node.spec.dtype = WEFT_BOOL;
+    node.attr.multi.m = m;
+    return weft__multi_emit(cx, &node, in, (uint32_t)n_in, outs);
 }

@@ -6,6 +6,7 @@
 #ifndef WEFT_TRACE_IFACE_H
 #define WEFT_TRACE_IFACE_H
 
+#include <stdbool.h>
 #include <weft.h>
 
 /* A compiled op list.  Immutable once made: many threads may run one
@@ -49,6 +50,17 @@ bool weft__program_has_side_effects(const weft__program *p);
 int weft__program_print(const weft__program *p, FILE *out);
 void weft__program_free(weft__program *p);
 
+/* Whether a and b may describe the same tensor: the same dtype, and every
+ * rank and dim equal where both are known.  trace/multi.c. */
+bool weft__spec_compatible(const weft_spec *a, const weft_spec *b);
+
+/* v in its shortest round-trip form ("0.09", "1e+300", "-inf", "nan")
+ * into buf (always terminated; 32 bytes hold any); the f32 one reads back
+ * as the same float.  Return 0.  trace/fmt.c. */
+#define WEFT__FMT_MAX 32
+int weft__fmt_f64(double v, char *buf, size_t size);
+int weft__fmt_f32(float v, char *buf, size_t size);
+
 /* Runs body eagerly (ops compute at once) with args; outs receive new
  * references. */
 int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void *user,
@@ -65,12 +77,32 @@ int weft__eager_call(weft_runtime *rt, const char *name, weft_body_fn body, void
  *   release: drop what resolve handed out.
  *   side_effects: whether invoking a resolved concrete function has side
  *            effects (weft__program_has_side_effects of its program), so
- *            that a map of it is kept and ordered; NULL means never. */
+ *            that a map of it is kept and ordered; NULL means never.
+ *   describe: what weft_call needs to trace fn's body into its caller (no
+ *            cache involved).
+ *   resolve_n / invoke_n: resolve and invoke for any numbers of arguments
+ *            and outputs (cond, while, map_ex): resolve checks the counts
+ *            (messages start with who) and fills out_specs[0..n_outs);
+ *            invoke_n checks the tensors against the traced specs
+ *            (WEFT_ESIGNATURE) and stores n_outs new references. */
+typedef struct weft__callee_info {
+    const char      *name;              /* borrowed: lives as long as fn */
+    weft_body_fn     body;
+    void            *user;
+    size_t           n_args, n_outs;
+    const weft_spec *input_signature;   /* NULL or n_args specs; borrowed */
+} weft__callee_info;
+
 typedef struct weft__callee_ops {
     int  (*resolve)(weft_function *fn, const weft_spec *arg, void **concrete, weft_spec *out_spec);
     int  (*invoke)(void *concrete, weft_tensor *arg, weft_tensor **out);
     void (*release)(void *concrete);
     bool (*side_effects)(const void *concrete);
+    void (*describe)(const weft_function *fn, weft__callee_info *out);
+    int  (*resolve_n)(weft_function *fn, const char *who, const weft_spec *args, size_t n_args,
+                      size_t n_outs, void **concrete, weft_spec *out_specs);
+    int  (*invoke_n)(void *concrete, weft_tensor *const *args, size_t n_args,
+                     weft_tensor **outs, size_t n_outs);
 } weft__callee_ops;
 
 typedef struct weft__callee {

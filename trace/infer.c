@@ -294,7 +294,8 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         [WEFT__KIND_TERNARY] = 3, [WEFT__KIND_CAST] = 1, [WEFT__KIND_REDUCE] = 1,
         [WEFT__KIND_SHAPE] = 1, [WEFT__KIND_MATMUL] = 2,
     };
-    if (kind == WEFT__KIND_MAP || kind == WEFT__KIND_HOST || kind == WEFT__KIND_FUSED)
+    if (kind == WEFT__KIND_MAP || kind == WEFT__KIND_HOST || kind == WEFT__KIND_FUSED ||
+        kind == WEFT__KIND_CONTROL || kind == WEFT__KIND_RESULT)
         return weft__errorf(WEFT_EINVAL, "weft_%s: no inference for this op",
                             weft__op_name(n->op));
     if (n->n_in != arity[kind])

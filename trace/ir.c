@@ -36,6 +36,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_MEAN] = "mean", [WEFT__OP_REDUCE_MAX] = "reduce_max",
     [WEFT__OP_RESHAPE] = "reshape", [WEFT__OP_MATMUL] = "matmul", [WEFT__OP_MAP] = "map",
     [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
+    [WEFT__OP_COND] = "cond", [WEFT__OP_WHILE] = "while_loop", [WEFT__OP_MAP_EX] = "map_ex",
+    [WEFT__OP_HOST_EX] = "host_call_ex", [WEFT__OP_RESULT] = "result",
 };
 
 const char *weft__op_name(weft__op op)
@@ -114,6 +116,10 @@ void weft__node_drop_attrs(weft__node *n)
         if (n->attr.map.concrete)
             weft__callee_of(n->attr.map.fn)->ops->release(n->attr.map.concrete);
         n->attr.map.concrete = NULL;
+        break;
+    case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
+        weft__multi_free(n->attr.multi.m);
+        n->attr.multi.m = NULL;
         break;
     case WEFT__OP_FUSED:
         if (n->attr.fused.prog)

@@ -12,7 +12,9 @@
 
 /* The op table: name, kind, number of inputs (-1: variable).
  * Kinds: LEAF (no inputs), UNARY, BINARY, TERNARY (where), CAST, REDUCE,
- * SHAPE (reshape), MATMUL, MAP, HOST, FUSED (made by the compiler). */
+ * SHAPE (reshape), MATMUL, MAP, HOST, CONTROL (several results: cond,
+ * while, map_ex, host_call_ex; see trace/control.h), RESULT (one result of
+ * a CONTROL node), FUSED (made by the compiler). */
 #define WEFT__OP_TABLE(XX)                 \
     XX(ARG,        LEAF,    0)             \
     XX(CONST,      LEAF,    0)             \
@@ -64,6 +66,11 @@
     XX(MATMUL,     MATMUL,  2)             \
     XX(MAP,        MAP,     1)             \
     XX(HOST,       HOST,   -1)             \
+    XX(COND,       CONTROL, -1)            \
+    XX(WHILE,      CONTROL, -1)            \
+    XX(MAP_EX,     CONTROL, -1)            \
+    XX(HOST_EX,    CONTROL, -1)            \
+    XX(RESULT,     RESULT,  1)             \
     XX(FUSED,      FUSED,  -1)
 
 typedef enum weft__op {
@@ -76,7 +83,8 @@ typedef enum weft__op {
 typedef enum weft__op_kind {
     WEFT__KIND_LEAF, WEFT__KIND_UNARY, WEFT__KIND_BINARY, WEFT__KIND_TERNARY,
     WEFT__KIND_CAST, WEFT__KIND_REDUCE, WEFT__KIND_SHAPE, WEFT__KIND_MATMUL,
-    WEFT__KIND_MAP, WEFT__KIND_HOST, WEFT__KIND_FUSED
+    WEFT__KIND_MAP, WEFT__KIND_HOST, WEFT__KIND_FUSED,
+    WEFT__KIND_CONTROL, WEFT__KIND_RESULT
 } weft__op_kind;
 
 /* Table lookups (ir.c). */
@@ -91,6 +99,7 @@ bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, C
 #define WEFT__NODE_STATIC      2u  /* a static scalar argument (value in attr.constant) */
 
 struct weft__fused;  /* the compiler's fused elementwise program */
+struct weft__multi;  /* a CONTROL node's functions and result specs (trace/control.h) */
 
 typedef struct weft__node {
     weft__op  op;
@@ -111,6 +120,8 @@ typedef struct weft__node {
         struct { weft_function *fn; void *concrete; unsigned parallel_iterations; } map;
         struct { weft_host_fn fn; void *user; unsigned flags; } host;
         struct { struct weft__fused *prog; } fused;      /* owned by the node */
+        struct { struct weft__multi *m; } multi;         /* CONTROL: owned by the node */
+        struct { uint32_t index; } result;               /* RESULT: which result of in[0] */
     } attr;
 } weft__node;
 
@@ -142,6 +153,9 @@ void     weft__graph_free(weft__graph *g);
  * callee interface, the fused program) and clears those fields; the input
  * array is left alone. */
 void weft__node_drop_attrs(weft__node *n);
+
+/* Frees a CONTROL node's attribute (trace/multi.c). */
+void weft__multi_free(struct weft__multi *m);
 
 /* Frees a fused program (defined by the compiler, trace/pass_fuse.c). */
 void weft__fused_free(struct weft__fused *f);

@@ -1,6 +1,8 @@
 /* Common-subexpression elimination by hash-consing: two nodes with the same
  * op, attributes and (already merged) inputs compute the same value, so the
- * later one reads the earlier.  Map and host calls are never merged. */
+ * later one reads the earlier.  Map, host calls and control flow (cond,
+ * while, map_ex, host_call_ex) are never merged; the results of one are
+ * told apart by their index. */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -60,6 +62,7 @@ static uint64_t node_hash(const weft__node *n)
                 (uint64_t)n->attr.range.delta);
         break;
     case WEFT__OP_CAST:  h = mix(h, (uint64_t)n->attr.cast.to); break;
+    case WEFT__OP_RESULT: h = mix(h, n->attr.result.index); break;
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axis);
         break;
@@ -85,6 +88,7 @@ static bool node_eq(const weft__node *a, const weft__node *b)
                a->attr.range.limit == b->attr.range.limit &&
                a->attr.range.delta == b->attr.range.delta;
     case WEFT__OP_CAST:  return a->attr.cast.to == b->attr.cast.to;
+    case WEFT__OP_RESULT: return a->attr.result.index == b->attr.result.index;
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         return a->attr.reduce.axis == b->attr.reduce.axis;
     case WEFT__OP_RESHAPE:
@@ -102,7 +106,7 @@ static bool node_eq(const weft__node *a, const weft__node *b)
 static bool mergeable(const weft__node *n)
 {
     switch (weft__op_kind_of(n->op)) {
-    case WEFT__KIND_MAP: case WEFT__KIND_HOST: case WEFT__KIND_FUSED:
+    case WEFT__KIND_MAP: case WEFT__KIND_HOST: case WEFT__KIND_FUSED: case WEFT__KIND_CONTROL:
         return false;
     default:
         return !(n->flags & WEFT__NODE_SIDE_EFFECT);

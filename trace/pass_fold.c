@@ -29,6 +29,7 @@ static bool foldable(const weft__graph *g, const weft__node *n)
 {
     switch (weft__op_kind_of(n->op)) {
     case WEFT__KIND_MAP: case WEFT__KIND_HOST: case WEFT__KIND_FUSED:
+    case WEFT__KIND_CONTROL: case WEFT__KIND_RESULT:
         return false;
     case WEFT__KIND_LEAF: {
         if (n->op != WEFT__OP_FILL && n->op != WEFT__OP_RANGE)

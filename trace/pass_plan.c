@@ -21,6 +21,8 @@ bool weft__plan_is_planned(weft__op op)
         return op == WEFT__OP_FILL || op == WEFT__OP_RANGE;
     case WEFT__KIND_MAP:
     case WEFT__KIND_HOST:
+    case WEFT__KIND_CONTROL:   /* results come from the functions they run */
+    case WEFT__KIND_RESULT:
         return false;
     default:
         return true;

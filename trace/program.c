@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "runtime/iface.h"
-#include "trace/ctx.h"
+#include "trace/control.h"
 #include "trace/program.h"
 #include "trace/tensor_impl.h"
 
@@ -50,6 +50,29 @@ static size_t count_ops(const weft__graph *g)
     for (uint32_t i = 0; i < g->n_nodes; i++)
         c += g->nodes[i].op != WEFT__OP_ARG && !(g->nodes[i].flags & WEFT__NODE_STATIC);
     return c;
+}
+
+/* Numbers the results of CONTROL nodes: a run keeps them in one array.
+ * A program without any has no index (multi_off stays NULL). */
+static int index_results(weft__program *p)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < p->g.n_nodes && !any; i++)
+        any = weft__op_kind_of(p->g.nodes[i].op) == WEFT__KIND_CONTROL;
+    if (!any)
+        return 0;
+    p->multi_off = weft__malloc(((size_t)p->g.n_nodes + 1) * sizeof *p->multi_off);
+    if (!p->multi_off)
+        return WEFT_ENOMEM;
+    for (uint32_t i = 0; i < p->g.n_nodes; i++) {
+        const weft__node *nd = &p->g.nodes[i];
+        p->multi_off[i] = WEFT__NO_NODE;
+        if (weft__op_kind_of(nd->op) == WEFT__KIND_CONTROL) {
+            p->multi_off[i] = p->n_multi;
+            p->n_multi += nd->attr.multi.m->n_outs;
+        }
+    }
+    return 0;
 }
 
 int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
@@ -179,6 +202,8 @@ int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
         else
             p->n_reuses++;
     }
+    if ((rc = index_results(p)) < 0)
+        goto error;
     p->ops_compiled = count_ops(&p->g);
     weft__free(dep);
     weft__free(level);
@@ -263,6 +288,7 @@ bool weft__program_has_side_effects(const weft__program *p)
 
 static void print_attrs(const weft__node *n, FILE *f)
 {
+    char v[WEFT__FMT_MAX];
     switch (n->op) {
     case WEFT__OP_ARG:
         fprintf(f, " %" PRIu32, n->attr.arg.index);
@@ -275,13 +301,20 @@ static void print_attrs(const weft__node *n, FILE *f)
         case WEFT_BOOL: fprintf(f, " %d", *(const unsigned char *)t->data); break;
         case WEFT_I32:  fprintf(f, " %" PRId32, *(const int32_t *)t->data); break;
         case WEFT_I64:  fprintf(f, " %" PRId64, *(const int64_t *)t->data); break;
-        case WEFT_F32:  fprintf(f, " %g", (double)*(const float *)t->data); break;
-        case WEFT_F64:  fprintf(f, " %g", *(const double *)t->data); break;
+        case WEFT_F32:
+            weft__fmt_f32(*(const float *)t->data, v, sizeof v);
+            fprintf(f, " %s", v);
+            break;
+        case WEFT_F64:
+            weft__fmt_f64(*(const double *)t->data, v, sizeof v);
+            fprintf(f, " %s", v);
+            break;
         }
         break;
     }
     case WEFT__OP_FILL:
-        fprintf(f, " %g", n->attr.fill.value);
+        weft__fmt_f64(n->attr.fill.value, v, sizeof v);
+        fprintf(f, " %s", v);
         break;
     case WEFT__OP_RANGE:
         fprintf(f, "<%" PRId64 ",%" PRId64 ",%" PRId64 ">", n->attr.range.start,
@@ -310,6 +343,10 @@ static void print_attrs(const weft__node *n, FILE *f)
         fputc(']', f);
         break;
     }
+    case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
+    case WEFT__OP_RESULT:
+        weft__multi_print_attrs(n, f);
+        break;
     default:
         break;
     }
@@ -330,7 +367,12 @@ int weft__program_print(const weft__program *p, FILE *f)
                 fprintf(f, "%s%%%" PRIu32, k ? ", " : "", n->in[k]);
             fputc(')', f);
         }
-        fprintf(f, " : %s", weft__spec_str(&n->spec, sb, sizeof sb));
+        if (weft__op_kind_of(n->op) == WEFT__KIND_CONTROL) {
+            fputs(" : ", f);
+            weft__multi_print_specs(n, f);
+        } else {
+            fprintf(f, " : %s", weft__spec_str(&n->spec, sb, sizeof sb));
+        }
         if (n->after != WEFT__NO_NODE)
             fprintf(f, " after %%%" PRIu32, n->after);
         if (p->donor[i] != WEFT__NO_NODE)
@@ -359,5 +401,6 @@ void weft__program_free(weft__program *p)
     weft__free(p->succ_off);
     weft__free(p->succ);
     weft__free(p->roots);
+    weft__free(p->multi_off);
     weft__free(p);
 }

@@ -87,6 +87,10 @@ struct weft__program {
     uint32_t     *roots;      /* runnable nodes with no dependency */
     uint32_t      n_roots;
     uint32_t      n_exec;     /* nodes that run (not ARG/CONST) */
+    uint32_t     *multi_off;  /* CONTROL nodes: where their results start in a run's
+                                 result array (WEFT__NO_NODE for other nodes);
+                                 NULL when the program has no CONTROL node */
+    uint32_t      n_multi;    /* that array's length */
     bool          chain;      /* no two ops can ever run at once */
     bool          has_host;
     size_t        ops_traced, ops_compiled;

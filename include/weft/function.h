@@ -18,7 +18,11 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
 #define WEFT_REDUCE_RETRACING 1u  /* relax differing dims to WEFT_DIM_ANY */
 #define WEFT_RUN_EAGERLY      2u  /* never trace: run the body on every call;
                                      also set for every function created
-                                     while $WEFT_RUN_EAGERLY is exactly "1" */
+                                     while $WEFT_RUN_EAGERLY is 1, true, yes
+                                     or on (any case); 0, false, no, off or
+                                     empty leave it off, and any other value
+                                     fails weft_function_create with
+                                     WEFT_EINVAL */
 
 typedef struct weft_function_desc {
     const char       *name;            /* copied; NULL: "fn" */
@@ -103,7 +107,10 @@ WEFT_API int weft_function_last_retrace(const weft_function *f, weft_retrace *ou
 #define WEFT_LOG_WARN  2
 typedef void (*weft_log_fn)(int level, const char *msg, void *user);
 /* Where frequent-retracing warnings (and, with WEFT_LOG=retrace in the
- * environment, a line per retrace) go.  NULL: stderr.  Process-wide.  The
+ * environment when the function was created, a line per retrace) go.
+ * WEFT_LOG is a comma-separated list of topics (retrace) or 1/true/yes/on
+ * (all topics) and 0/false/no/off (none), any case; weft_function_create
+ * refuses other values with WEFT_EINVAL.  NULL: stderr.  Process-wide.  The
  * sink runs on the thread that traced and may call weft, this function
  * included.  Called from outside a sink, it returns once no thread runs
  * the old sink any more; called from inside one, it does not wait. */

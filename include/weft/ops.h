@@ -217,7 +217,10 @@ WEFT_API weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int6
 
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
- * the slice spec.  At most parallel_iterations iterations are in flight
+ * the slice spec (while tracing elems of unknown rank, once for a slice of
+ * unknown rank: the run decides the rank, as eager mode does; when fn has
+ * an input signature such a slice may match, fn is traced for it, and
+ * each slice is checked against it as it runs: WEFT_ESIGNATURE).  At most parallel_iterations iterations are in flight
  * (0: no bound); iterations are spread over the workers by work stealing, in
  * eager and in traced mode alike.  fn must outlive every function whose
  * body maps it.  An iteration's error cancels the rest and is returned with
@@ -242,6 +245,84 @@ typedef int (*weft_host_fn)(weft_tensor *const *in, size_t n_in, weft_tensor **o
 WEFT_API weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
                                     weft_value *const *in, size_t n_in,
                                     const weft_spec *out_spec, unsigned flags);
+
+/* ---- Composition and control flow ----
+ *
+ * These return 0 or a negative code (also recorded in cx, like an op's
+ * error) and store their results, values of cx, in outs (all NULL on
+ * failure).  The weft_function handles they take are borrowed: each must
+ * outlive every function whose body passes it here, and every eager
+ * context that does (a traced program keeps running them).  Like ops, they
+ * are called by the thread that uses cx.  When tracing, the functions they
+ * run are traced into the caller (weft_call) or resolved through their own
+ * caches once, when the op is recorded (cond, while, map_ex): a run of the
+ * caller's program looks nothing up. */
+
+/* tf.function calling tf.function: g's body runs on cx itself, with args
+ * as its arguments.  While tracing, its ops are recorded into the caller's
+ * op list (g's cache is not used: its traces and calls do not count), so
+ * the compiler optimises across the call; eagerly, they compute at once.
+ * n_args and n_outs must be g's; an argument that cannot match g's input
+ * signature (dtype, rank or a known dim) fails with WEFT_ESIGNATURE.  g's
+ * body sees the caller's values as they are (with their specs, static
+ * scalars still static).  Calls nest up to 64 deep, recursion included
+ * (when tracing, recursion must end on static values).  An error inside g
+ * names both functions ("caller/g: %4 = weft_add: ..."). */
+WEFT_API int weft_call(weft_ctx *cx, weft_function *g, weft_value *const *args, size_t n_args,
+                       weft_value **outs, size_t n_outs);
+
+/* tf.cond: then_fn(args) when pred is true, else else_fn(args).  pred is a
+ * bool[] (WEFT_EDTYPE / WEFT_ESHAPE otherwise), or a static integer scalar
+ * (a weft_arg_i64 argument: non-zero is true).  Eagerly, and when pred is
+ * a constant or static while tracing, only the chosen function runs, as
+ * weft_call would run it.  Otherwise both are traced (through their caches) for the
+ * specs of args, must return the same specs (WEFT_EDTYPE / WEFT_ESHAPE
+ * naming the output and both specs; a dim known in one and unknown in the
+ * other becomes unknown), and the run calls only the chosen one: the other
+ * one's host calls do not run.  Both take n_args arguments and return
+ * n_outs outputs. */
+WEFT_API int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn,
+                       weft_function *else_fn, weft_value *const *args, size_t n_args,
+                       weft_value **outs, size_t n_outs);
+
+/* tf.while_loop: vars = body_fn(vars) while cond_fn(vars) is true; outs
+ * receive the final n_vars values.  cond_fn takes n_vars arguments and
+ * returns one bool[]; body_fn takes and returns n_vars values of the same
+ * specs as vars: a body that changes a variable's dtype, rank or a known
+ * dim fails with WEFT_EDTYPE / WEFT_ESHAPE naming the variable (an unknown
+ * dim of vars may change from one iteration to the next).  Eagerly it is a
+ * plain C loop (each iteration's temporaries are freed as it ends); traced,
+ * both functions are traced once, and the loop runs inside the caller's
+ * program. */
+WEFT_API int weft_while_loop(weft_ctx *cx, weft_function *cond_fn, weft_function *body_fn,
+                             weft_value *const *vars, size_t n_vars, weft_value **outs);
+
+/* map_fn with several inputs and outputs and captured values:
+ * fn(elems[0][i], ..., elems[n_elems-1][i], captures...) for every i along
+ * dim 0, which every elems[k] must share (WEFT_ESHAPE otherwise); each of
+ * fn's n_outs outputs is stacked along a new dim 0 into outs[k].  fn takes
+ * n_elems + n_captures arguments: the slices, then the captures, which are
+ * passed whole to every iteration (values of the outer body the mapped
+ * function uses; C has no closures, so they are arguments).  Otherwise as
+ * weft_map: traced once for the slice and capture specs, at most
+ * parallel_iterations iterations in flight, an iteration's error names its
+ * index.  n_elems >= 1. */
+WEFT_API int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *elems,
+                         size_t n_elems, weft_value *const *captures, size_t n_captures,
+                         weft_value **outs, size_t n_outs, unsigned parallel_iterations);
+
+/* weft_host_call with n_out outputs: fn stores n_out new tensors in
+ * out[0..n_out), out[k] matching out_specs[k] (weft takes those
+ * references; on a failure it releases what fn stored).  n_out may be 0 (a
+ * callback run for its side effect only).  Everything else as
+ * weft_host_call: program order, never dead code, WEFT_HOST_SERIAL, any
+ * worker thread. */
+typedef int (*weft_host_fn_ex)(weft_tensor *const *in, size_t n_in, weft_tensor **out,
+                               size_t n_out, void *user);
+WEFT_API int weft_host_call_ex(weft_ctx *cx, weft_host_fn_ex fn, void *user,
+                               weft_value *const *in, size_t n_in,
+                               const weft_spec *out_specs, size_t n_out, weft_value **outs,
+                               unsigned flags);
 
 #ifdef __cplusplus
 }

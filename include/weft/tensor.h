@@ -54,6 +54,19 @@ WEFT_API const char *weft_dtype_name(weft_dtype dt);
 /* The size of one element in bytes, or 0 for an unknown value. */
 WEFT_API size_t weft_dtype_size(weft_dtype dt);
 
+/* The spec of t (every dim known).  WEFT_EINVAL for a NULL t or out.  Any
+ * thread. */
+WEFT_API int weft_tensor_spec(const weft_tensor *t, weft_spec *out);
+/* Writes t as one line per row, NumPy style, followed by a newline:
+ *   <tensor f32[2,3] = [[1, 2.5, 3],
+ *                       [4,   5, 6]]>
+ * Elements right-aligned to one width; floats in their shortest round-trip
+ * form (0.1, 1e+20, -0, nan, -inf); bools true/false.  Past 1000 elements
+ * each dim shows its first and last 3 items with "..." between.  0, or
+ * WEFT_EINVAL (NULL t or out), WEFT_EIO (the stream failed).  Any thread;
+ * concurrent prints to one stream may interleave. */
+WEFT_API int weft_tensor_print(const weft_tensor *t, FILE *out);
+
 /* An argument of a function call: a tensor (keyed by dtype and shape), or a
  * static scalar (keyed by its value; in the body a weak scalar, like a
  * Python number: see "Weak scalars" in ops.h).  A plain value; a tensor

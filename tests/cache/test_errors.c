@@ -1261,6 +1261,277 @@ static weft_value *op_host_eager_fails(weft_ctx *cx)
 }
 static int c_host_eager_ctx_fails(void) { return eager_op(op_host_eager_fails); }
 
+/* ---- Environment knobs of functions. ------------------------------------ */
+
+/* weft_function_create with $name set to value; the variable is restored. */
+static int create_with_env(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    char saved[64] = "";
+    if (old)
+        snprintf(saved, sizeof saved, "%s", old);
+    setenv(name, value, 1);
+    weft_function_desc d = { .name = "f", .body = body_twice, .n_args = 1, .n_outs = 1 };
+    weft_function *f = (weft_function *)&d;  /* must be set to NULL */
+    int rc = weft_function_create(fx.rt, &d, &f);
+    if (old)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    if (f != NULL) {
+        if (rc == 0)
+            weft_function_destroy(&f);
+        return 1;
+    }
+    return rc;
+}
+
+static int c_fn_create_bad_eager_env(void) { return create_with_env("WEFT_RUN_EAGERLY", "maybe"); }
+static int c_fn_create_bad_log_env(void) { return create_with_env("WEFT_LOG", "retrace,retrase"); }
+
+/* ---- Composition and control flow. ------------------------------------- */
+
+/* Runs an int-returning op on a fresh eager context: its code, which the
+ * context must hold as well, and outs set to NULL. */
+typedef int (*int_op_fn)(weft_ctx *cx, weft_value **outs);
+
+static int eager_int_op(int_op_fn op)
+{
+    weft_ctx *cx = NULL;
+    int rc = weft_eager_begin(fx.rt, &cx);
+    if (rc != 0)
+        return rc;
+    weft_value *outs[2] = { (weft_value *)cx, (weft_value *)cx };
+    rc = op(cx, outs);
+    if (rc != weft_ctx_status(cx) || outs[0] != NULL)
+        rc = 1;  /* reported as a wrong code */
+    weft_eager_end(&cx);
+    return rc;
+}
+
+static int body_add_pair(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, args[0], args[1]);
+    return weft_ctx_status(cx);
+}
+
+static int body_sum(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_sum(cx, args[0], WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int body_reshape31(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_reshape(cx, args[0], 2, (const int64_t[]){ 3, 1 });
+    return weft_ctx_status(cx);
+}
+
+static int body_true(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)args;
+    (void)user;
+    outs[0] = weft_eq(cx, weft_const_i64(cx, 1), weft_const_i64(cx, 1));
+    return weft_ctx_status(cx);
+}
+
+static int op_call_null_g(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_call(cx, NULL, &x, 1, outs, 1);
+}
+
+static int op_call_wrong_n(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_call(cx, fx.twice, (weft_value *[]){ x, x }, 2, outs, 1);
+}
+
+static int op_call_sig_mismatch(weft_ctx *cx, weft_value **outs)
+{
+    weft_spec s3;
+    weft_spec_parse("f32[3]", &s3);
+    weft_function *g = make_fn(body_twice, NULL, 1, 1, &s3, 0, "g");
+    weft_value *x = ev(cx, fx.x4);
+    int rc = weft_call(cx, g, &x, 1, outs, 1);
+    weft_function_destroy(&g);
+    return rc;
+}
+
+/* A traced caller of add2 on f32[3] and f32[4]: the callee's error. */
+static int body_calls_add2(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_value *in[2] = { args[0], weft_fill(cx, WEFT_F32, 1, (const int64_t[]){ 4 }, 1.0) };
+    return weft_call(cx, user, in, 2, outs, 1);
+}
+
+static int c_call_callee_fails(void)
+{
+    weft_function *add2 = make_fn(body_add_pair, NULL, 2, 1, NULL, 0, "add2");
+    int rc = call_body(body_calls_add2, add2, 0);
+    weft_function_destroy(&add2);
+    return rc;
+}
+
+/* f(x, n) calls f(x, n + 1): 65 levels are refused. */
+static int body_recurse(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    return weft_call(cx, *(weft_function **)user, args, 1, outs, 1);
+}
+
+static int op_call_too_deep(weft_ctx *cx, weft_value **outs)
+{
+    weft_function *self = NULL;
+    self = make_fn(body_recurse, &self, 1, 1, NULL, 0, "forever");
+    weft_value *x = ev(cx, fx.x3);
+    int rc = weft_call(cx, self, &x, 1, outs, 1);
+    weft_function_destroy(&self);
+    return rc;
+}
+
+static int op_cond_pred_f32(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_cond(cx, weft_sum(cx, x, WEFT_ALL_AXES), fx.twice, fx.twice, &x, 1, outs, 1);
+}
+
+static int op_cond_pred_vector(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_cond(cx, weft_gt(cx, x, x), fx.twice, fx.twice, &x, 1, outs, 1);
+}
+
+static int op_cond_null_else(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_cond(cx, weft_eq(cx, x, x), fx.twice, NULL, &x, 1, outs, 1);
+}
+
+static int op_cond_wrong_n_outs(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    weft_value *p = weft_eq(cx, weft_sum(cx, x, WEFT_ALL_AXES), weft_sum(cx, x, WEFT_ALL_AXES));
+    return weft_cond(cx, p, fx.twice, fx.twice, &x, 1, outs, 2);
+}
+
+/* Traced: cond(x > 0 summed, twice, total) on f32[3]: f32[3] vs f32[]. */
+static int body_cond_mismatch(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_value *p = weft_gt(cx, weft_sum(cx, args[0], WEFT_ALL_AXES), weft_const_f64(cx, 0));
+    return weft_cond(cx, p, fx.twice, user, args, 1, outs, 1);
+}
+
+static int c_cond_branch_mismatch(void)
+{
+    weft_function *total = make_fn(body_sum, NULL, 1, 1, NULL, 0, "total");
+    int rc = call_body(body_cond_mismatch, total, 0);
+    weft_function_destroy(&total);
+    return rc;
+}
+
+static int op_while_no_vars(weft_ctx *cx, weft_value **outs)
+{
+    outs[0] = NULL;   /* no variables: no outputs to clear */
+    return weft_while_loop(cx, fx.twice, fx.twice, NULL, 0, outs);
+}
+
+static int op_while_cond_not_bool(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_while_loop(cx, fx.twice, fx.twice, &x, 1, outs);
+}
+
+/* while(true) x = reshape(x, [3, 1]): the body changes the variable. */
+static int body_while_reshape(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_function **fns = user;
+    return weft_while_loop(cx, fns[0], fns[1], args, 1, outs);
+}
+
+static int while_reshape(unsigned flags)
+{
+    weft_function *fns[2] = { make_fn(body_true, NULL, 1, 1, NULL, 0, "always"),
+                              make_fn(body_reshape31, NULL, 1, 1, NULL, 0, "to_column") };
+    int rc = call_body(body_while_reshape, fns, flags);
+    weft_function_destroy(&fns[0]);
+    weft_function_destroy(&fns[1]);
+    return rc;
+}
+
+static int c_while_body_changes_spec(void) { return while_reshape(0); }
+static int c_while_body_changes_spec_eager(void) { return while_reshape(WEFT_RUN_EAGERLY); }
+
+static int op_map_ex_no_elems(weft_ctx *cx, weft_value **outs)
+{
+    return weft_map_ex(cx, fx.twice, NULL, 0, NULL, 0, outs, 1, 0);
+}
+
+static int op_map_ex_rows_differ(weft_ctx *cx, weft_value **outs)
+{
+    weft_function *add2 = make_fn(body_add_pair, NULL, 2, 1, NULL, 0, "add2");
+    weft_value *e[2] = { ev(cx, fx.x3), ev(cx, fx.x4) };
+    int rc = weft_map_ex(cx, add2, e, 2, NULL, 0, outs, 1, 0);
+    weft_function_destroy(&add2);
+    return rc;
+}
+
+static int op_map_ex_null_captures(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    return weft_map_ex(cx, fx.twice, &x, 1, NULL, 1, outs, 1, 0);
+}
+
+static int host_keep_input(weft_tensor *const *in, size_t n_in, weft_tensor **out, size_t n_out,
+                           void *user)
+{
+    (void)n_in;
+    (void)user;
+    for (size_t k = 0; k < n_out; k++)
+        out[k] = weft_tensor_retain(in[0]);
+    return 0;
+}
+
+static int op_host_ex_bad_spec(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    weft_spec s[2];
+    weft_spec_parse("f32[3]", &s[0]);
+    s[1] = s[0];
+    s[1].rank = 9;
+    return weft_host_call_ex(cx, host_keep_input, NULL, &x, 1, s, 2, outs, 0);
+}
+
+static int op_host_ex_wrong_output(weft_ctx *cx, weft_value **outs)
+{
+    weft_value *x = ev(cx, fx.x3);
+    weft_spec s;
+    weft_spec_parse("f32[]", &s);
+    return weft_host_call_ex(cx, host_keep_input, NULL, &x, 1, &s, 1, outs, 0);
+}
+
+static int c_call_null_g(void) { return eager_int_op(op_call_null_g); }
+static int c_call_wrong_n(void) { return eager_int_op(op_call_wrong_n); }
+static int c_call_sig_mismatch(void) { return eager_int_op(op_call_sig_mismatch); }
+static int c_call_too_deep(void) { return eager_int_op(op_call_too_deep); }
+static int c_cond_pred_f32(void) { return eager_int_op(op_cond_pred_f32); }
+static int c_cond_pred_vector(void) { return eager_int_op(op_cond_pred_vector); }
+static int c_cond_null_else(void) { return eager_int_op(op_cond_null_else); }
+static int c_cond_wrong_n_outs(void) { return eager_int_op(op_cond_wrong_n_outs); }
+static int c_while_no_vars(void) { return eager_int_op(op_while_no_vars); }
+static int c_while_cond_not_bool(void) { return eager_int_op(op_while_cond_not_bool); }
+static int c_map_ex_no_elems(void) { return eager_int_op(op_map_ex_no_elems); }
+static int c_map_ex_rows_differ(void) { return eager_int_op(op_map_ex_rows_differ); }
+static int c_map_ex_null_captures(void) { return eager_int_op(op_map_ex_null_captures); }
+static int c_host_ex_bad_spec(void) { return eager_int_op(op_host_ex_bad_spec); }
+static int c_host_ex_wrong_output(void) { return eager_int_op(op_host_ex_wrong_output); }
+
+static int c_tensor_print_null(void) { return weft_tensor_print(NULL, stdout); }
+
+static int c_tensor_spec_null_out(void) { return weft_tensor_spec(fx.x3, NULL); }
+
 /* ---- The table. -------------------------------------------------------- */
 
 typedef struct err_case {
@@ -1326,6 +1597,10 @@ static const err_case cases[] = {
     C("weft_function_create", "input_signature dtype 99", WEFT_EINVAL, c_fn_create_sig_bad_dtype),
     C("weft_function_create", "input_signature rank 9", WEFT_EINVAL, c_fn_create_sig_rank9),
     C("weft_function_create", "input_signature dim -7", WEFT_EINVAL, c_fn_create_sig_neg_dim),
+    CM("weft_function_create", "WEFT_RUN_EAGERLY \"maybe\"", WEFT_EINVAL, c_fn_create_bad_eager_env,
+       "WEFT_RUN_EAGERLY"),
+    CM("weft_function_create", "WEFT_LOG \"retrace,retrase\"", WEFT_EINVAL, c_fn_create_bad_log_env,
+       "retrase"),
     C("weft_function_call", "f is NULL", WEFT_EINVAL, c_call_null_f),
     C("weft_function_call", "args NULL, n_args 1", WEFT_EINVAL, c_call_null_args),
     C("weft_function_call", "n_args 2 for 1 declared", WEFT_EINVAL, c_call_wrong_n_args),
@@ -1451,6 +1726,34 @@ static const err_case cases[] = {
     C("weft_host_call", "unknown flags 0x80", WEFT_EINVAL, c_host_bad_flags),
     C("weft_host_call", "in NULL, n_in 2", WEFT_EINVAL, c_host_null_in),
     C("weft_host_call", "the callback returns -42 (eager context)", WEFT_EHOST, c_host_eager_ctx_fails),
+    /* Composition and control flow */
+    C("weft_call", "g is NULL", WEFT_EINVAL, c_call_null_g),
+    CM("weft_call", "2 args for a function of 1", WEFT_EINVAL, c_call_wrong_n, "'twice' takes 1 args"),
+    C("weft_call", "f32[4] for input_signature f32[3]", WEFT_ESIGNATURE, c_call_sig_mismatch),
+    CM("weft_call", "the callee adds f32[3] and f32[4] (traced)", WEFT_ESHAPE, c_call_callee_fails,
+       "badbody/add2: %"),
+    CM("weft_call", "a function calling itself for ever", WEFT_EINVAL, c_call_too_deep,
+       "nested more than 64 deep"),
+    C("weft_cond", "pred f32[]", WEFT_EDTYPE, c_cond_pred_f32),
+    C("weft_cond", "pred bool[3]", WEFT_ESHAPE, c_cond_pred_vector),
+    C("weft_cond", "else_fn is NULL", WEFT_EINVAL, c_cond_null_else),
+    CM("weft_cond", "n_outs 2 for branches of 1", WEFT_EINVAL, c_cond_wrong_n_outs, "must return 2"),
+    C("weft_cond", "branches return f32[3] and f32[] (traced)", WEFT_ESHAPE, c_cond_branch_mismatch),
+    C("weft_while_loop", "no loop variables", WEFT_EINVAL, c_while_no_vars),
+    C("weft_while_loop", "cond_fn returns f32[3]", WEFT_EDTYPE, c_while_cond_not_bool),
+    CM("weft_while_loop", "body_fn turns f32[3] into f32[3,1] (traced)", WEFT_ESHAPE,
+       c_while_body_changes_spec, "loop variable 0"),
+    CM("weft_while_loop", "body_fn turns f32[3] into f32[3,1] (eager)", WEFT_ESHAPE,
+       c_while_body_changes_spec_eager, "iteration 0"),
+    C("weft_map_ex", "n_elems 0", WEFT_EINVAL, c_map_ex_no_elems),
+    C("weft_map_ex", "elems of 3 and 4 rows", WEFT_ESHAPE, c_map_ex_rows_differ),
+    C("weft_map_ex", "captures NULL, n_captures 1", WEFT_EINVAL, c_map_ex_null_captures),
+    C("weft_host_call_ex", "out_specs[1] rank 9", WEFT_EINVAL, c_host_ex_bad_spec),
+    C("weft_host_call_ex", "the callback stores f32[3] for output 0, f32[]", WEFT_ESHAPE,
+      c_host_ex_wrong_output),
+    /* Tensors */
+    C("weft_tensor_print", "t is NULL", WEFT_EINVAL, c_tensor_print_null),
+    C("weft_tensor_spec", "out is NULL", WEFT_EINVAL, c_tensor_spec_null_out),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -524,6 +524,137 @@ Test(faults, map_eager)
     map_sweep(true);
 }
 
+/* ---- Composition and control flow, traced and eager. ------------------ */
+
+/* f(x) = the sum of both outputs of a host call on
+ *   map_ex(x2 -> x2 + sum(x) | x2 = while(i < 3) (i + 1, v + v) from
+ *   (0, cond(sum(x) > 0, neg, sq, weft_call(sq, x)))) */
+typedef struct ctl_fns { weft_function *sq, *neg, *below3, *twice, *addc; } ctl_fns;
+
+static ctl_fns ctl;
+
+static int body_neg(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_neg(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+static int body_below3(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_lt(cx, args[0], weft_const_i64(cx, 3));
+    return weft_ctx_status(cx);
+}
+
+static int body_twice(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_add(cx, args[0], weft_const_i64(cx, 1));
+    outs[1] = weft_add(cx, args[1], args[1]);
+    return weft_ctx_status(cx);
+}
+
+static int body_addc(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_add(cx, args[0], args[1]);
+    return weft_ctx_status(cx);
+}
+
+static int copy_twice(weft_tensor *const *in, size_t n_in, weft_tensor **out, size_t n_out,
+                      void *user)
+{
+    (void)n_in;
+    (void)user;
+    for (size_t k = 0; k < n_out; k++)
+        out[k] = weft_tensor_retain(in[0]);
+    return 0;
+}
+
+static int body_ctl(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    weft_value *sq = NULL, *c = NULL, *loop[2], *m = NULL, *h[2];
+    weft_value *total = weft_sum(cx, args[0], WEFT_ALL_AXES);
+    weft_value *p = weft_gt(cx, total, weft_const_i64(cx, 0));
+    if (weft_call(cx, ctl.sq, args, 1, &sq, 1) < 0 ||
+        weft_cond(cx, p, ctl.neg, ctl.sq, &sq, 1, &c, 1) < 0 ||
+        weft_while_loop(cx, ctl.below3, ctl.twice, (weft_value *[]){ weft_const_i64(cx, 0), c },
+                        2, loop) < 0 ||
+        weft_map_ex(cx, ctl.addc, &loop[1], 1, &total, 1, &m, 1, 2) < 0)
+        return weft_ctx_status(cx);
+    weft_spec s;
+    weft_value_spec(m, &s);
+    if (weft_host_call_ex(cx, copy_twice, NULL, &m, 1, (weft_spec[]){ s, s }, 2, h, 0) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_add(cx, weft_sum(cx, h[0], WEFT_ALL_AXES), weft_sum(cx, h[1], WEFT_ALL_AXES));
+    return weft_ctx_status(cx);
+}
+
+static weft_function *ctl_fn(const char *name, weft_body_fn body, size_t n_args, size_t n_outs,
+                             unsigned flags)
+{
+    weft_function_desc d = { .name = name, .body = body, .n_args = n_args, .n_outs = n_outs,
+                             .flags = flags };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+static void ctl_destroy(map_st *s)
+{
+    weft_function_destroy(&s->f);
+    weft_function_destroy(&ctl.sq);
+    weft_function_destroy(&ctl.neg);
+    weft_function_destroy(&ctl.below3);
+    weft_function_destroy(&ctl.twice);
+    weft_function_destroy(&ctl.addc);
+}
+
+static void ctl_prepare(void *p)
+{
+    map_st *s = p;
+    ctl_destroy(s);
+    ctl.sq = ctl_fn("sq", body_sq, 1, 1, 0);
+    ctl.neg = ctl_fn("neg", body_neg, 1, 1, 0);
+    ctl.below3 = ctl_fn("below3", body_below3, 2, 1, 0);
+    ctl.twice = ctl_fn("twice", body_twice, 2, 2, 0);
+    ctl.addc = ctl_fn("addc", body_addc, 2, 1, 0);
+    s->f = ctl_fn("ctl", body_ctl, 1, 1, s->eager ? WEFT_RUN_EAGERLY : 0);
+    s->x = iota_i64(6);
+    s->out = NULL;
+}
+
+static int ctl_check(void *p)
+{
+    map_st *s = p;
+    const int64_t *v = weft_tensor_data(s->out);
+    /* -(x * x) * 8 + 15 for x = 0..5, summed (-350), twice. */
+    return v && *v == -700 ? 0 : 1;
+}
+
+static void ctl_sweep(bool eager)
+{
+    map_st s = { .eager = eager };
+    op o = { eager ? "control flow (eager)" : "control flow (traced)", ctl_prepare, map_run,
+             ctl_check, map_undo, &s };
+    cr_expect_geq(sweep(&o), 3);
+    ctl_destroy(&s);
+}
+
+Test(faults, control_traced)
+{
+    need_fault_injection();
+    ctl_sweep(false);
+}
+
+Test(faults, control_eager)
+{
+    need_fault_injection();
+    ctl_sweep(true);
+}
+
 /* ---- weft_runtime_create. --------------------------------------------- */
 
 typedef struct rt_st {

@@ -688,7 +688,7 @@ weft_function_destroy(&f);
     char *out = capture_end();
     cr_assert_eq(rc, WEFT_EHOST);
     cr_assert_null(y);
-    cr_assert_str_eq(out, "WEFT_EHOST: weft_host_call: callback returned -1\n");
+    cr_assert_str_eq(out, "WEFT_EHOST: refuses: %1 = weft_host_call: callback returned -1\n");
     free(out);
 }
 
@@ -1052,4 +1052,199 @@ weft_eager_end(&cx);
     assert_has(out, "f32[3]");
     assert_has(out, "f32[4]");
     free(out);
+}
+
+/* ---- Composition and control flow ---- */
+
+/* snippet: compose-call */
+/* g(x, y) = x * y + y */
+static int g_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, weft_mul(cx, args[0], args[1]), args[1]);
+    return weft_ctx_status(cx);
+}
+
+/* f(x) = g(x, x) - 1: g's body is traced into f's op list */
+static int f_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_function *g = user;
+    weft_value *in[2] = { args[0], args[0] }, *r;
+    int rc = weft_call(cx, g, in, 2, &r, 1);
+    outs[0] = weft_sub(cx, r, weft_const_f64(cx, 1));
+    return rc;
+}
+/* end snippet */
+
+Test(guide, compose_call)
+{
+    capture_begin();
+/* snippet: compose-call-run */
+weft_function_desc gd = { .name = "g", .body = g_body, .n_args = 2, .n_outs = 1 };
+weft_function *g, *f;
+weft_function_create(rt, &gd, &g);
+weft_function_desc fd = { .name = "f", .body = f_body, .user = g, .n_args = 1, .n_outs = 1 };
+weft_function_create(rt, &fd, &f);               /* g must outlive f */
+weft_tensor *x, *y;
+weft_tensor_create(WEFT_F64, 1, (int64_t[]){ 3 }, (double[]){ 1, 2, 3 }, &x);
+weft_arg a = weft_arg_tensor(x);
+weft_function_call(f, &a, 1, &y, 1);
+weft_tensor_print(y, stdout);
+weft_function_print_ops(f, 0, stdout);
+printf("f traced %llu, g traced %llu\n", (unsigned long long)weft_function_tracing_count(f),
+       (unsigned long long)weft_function_tracing_count(g));
+weft_tensor_release(x);
+weft_tensor_release(y);
+weft_function_destroy(&f);
+weft_function_destroy(&g);
+/* end snippet */
+    char *out = capture_end();
+    char *want = guide_output("compose-call-run");
+    cr_assert_str_eq(out, want);
+    free(want);
+    free(out);
+}
+
+/* snippet: compose-collatz */
+/* cond_fn(n, steps) = n > 1 */
+static int above_one(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_gt(cx, args[0], weft_const_i64(cx, 1));
+    return weft_ctx_status(cx);
+}
+
+/* The branches: n / 2 and 3n + 1 */
+static int halve(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_div(cx, args[0], weft_const_i64(cx, 2));
+    return weft_ctx_status(cx);
+}
+
+static int triple(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, weft_mul(cx, args[0], weft_const_i64(cx, 3)), weft_const_i64(cx, 1));
+    return weft_ctx_status(cx);
+}
+
+typedef struct collatz_fns { weft_function *above_one, *step, *halve, *triple; } collatz_fns;
+
+/* body_fn(n, steps) = (n even ? n / 2 : 3n + 1, steps + 1) */
+static int step(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    collatz_fns *c = user;
+    weft_value *even = weft_eq(cx, weft_mod(cx, args[0], weft_const_i64(cx, 2)),
+                               weft_const_i64(cx, 0));
+    outs[1] = weft_add(cx, args[1], weft_const_i64(cx, 1));
+    return weft_cond(cx, even, c->halve, c->triple, args, 1, outs, 1);
+}
+
+/* collatz(n) = the steps from n down to 1 */
+static int collatz(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    collatz_fns *c = user;
+    weft_value *vars[2] = { args[0], weft_const_i64(cx, 0) }, *res[2];
+    int rc = weft_while_loop(cx, c->above_one, c->step, vars, 2, res);
+    outs[0] = res[1];
+    return rc;
+}
+/* end snippet */
+
+static weft_function *guide_fn(const char *name, weft_body_fn body, void *user, size_t n_args,
+                               size_t n_outs, const weft_spec *sig)
+{
+    weft_function_desc d = { .name = name, .body = body, .user = user, .n_args = n_args,
+                             .n_outs = n_outs, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+Test(guide, compose_collatz)
+{
+    collatz_fns c;
+    c.above_one = guide_fn("above_one", above_one, NULL, 2, 1, NULL);
+    c.step = guide_fn("step", step, &c, 2, 2, NULL);
+    c.halve = guide_fn("halve", halve, NULL, 1, 1, NULL);
+    c.triple = guide_fn("triple", triple, NULL, 1, 1, NULL);
+    weft_spec sig;
+    weft_spec_parse("i64[]", &sig);
+    weft_function *f = guide_fn("collatz", collatz, &c, 1, 1, &sig);
+    capture_begin();
+/* snippet: compose-collatz-run */
+for (int64_t n = 25; n <= 27; n++) {
+    weft_arg a = weft_arg_i64(n);            /* the signature makes it an i64[] tensor */
+    weft_tensor *steps;
+    weft_function_call(f, &a, 1, &steps, 1);
+    printf("%lld: %lld steps\n", (long long)n, (long long)*(const int64_t *)weft_tensor_data(steps));
+    weft_tensor_release(steps);
+}
+printf("traced: collatz %llu, step %llu, halve %llu\n",
+       (unsigned long long)weft_function_tracing_count(f),
+       (unsigned long long)weft_function_tracing_count(c.step),
+       (unsigned long long)weft_function_tracing_count(c.halve));
+/* end snippet */
+    char *out = capture_end();
+    char *want = guide_output("compose-collatz-run");
+    cr_assert_str_eq(out, want);
+    free(want);
+    free(out);
+    /* Callers first: step's program holds halve and triple. */
+    weft_function_destroy(&f);
+    weft_function_destroy(&c.step);
+    weft_function_destroy(&c.above_one);
+    weft_function_destroy(&c.triple);
+    weft_function_destroy(&c.halve);
+}
+
+/* snippet: compose-map-ex */
+/* Per row: (row - mean) / std, and that row's sum */
+static int normalize_row(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_div(cx, weft_sub(cx, args[0], args[1]), args[2]);
+    outs[1] = weft_sum(cx, outs[0], WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+/* x f32[?,3]: the mean and std of each column are captured by every row */
+static int normalize(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_function *row_fn = user;
+    weft_value *mean = weft_mean(cx, args[0], 0);
+    weft_value *dev = weft_sub(cx, args[0], mean);
+    weft_value *std = weft_sqrt(cx, weft_mean(cx, weft_mul(cx, dev, dev), 0));
+    weft_value *caps[2] = { mean, std };
+    return weft_map_ex(cx, row_fn, args, 1, caps, 2, outs, 2, 4);
+}
+/* end snippet */
+
+Test(guide, compose_map_ex)
+{
+    weft_function *row_fn = guide_fn("normalize_row", normalize_row, NULL, 3, 2, NULL);
+    weft_spec sig;
+    weft_spec_parse("f32[?,3]", &sig);
+    weft_function *f = guide_fn("normalize", normalize, row_fn, 1, 2, &sig);
+    capture_begin();
+/* snippet: compose-map-ex-run */
+weft_tensor *x, *outs[2];
+weft_tensor_create(WEFT_F32, 2, (int64_t[]){ 4, 3 },
+                   (float[]){ 3, 10, 0, 9, 10, 4, 11, 20, 0, 17, 20, 4 }, &x);
+weft_arg a = weft_arg_tensor(x);
+weft_function_call(f, &a, 1, outs, 2);
+weft_tensor_print(outs[0], stdout);
+weft_tensor_print(outs[1], stdout);
+/* end snippet */
+    char *out = capture_end();
+    char *want = guide_output("compose-map-ex-run");
+    cr_assert_str_eq(out, want);
+    free(want);
+    free(out);
+    weft_tensor_release(x);
+    weft_tensor_release(outs[0]);
+    weft_tensor_release(outs[1]);
+    weft_function_destroy(&f);
+    weft_function_destroy(&row_fn);
 }

@@ -294,8 +294,18 @@ static void fake_release(void *concrete)
     __atomic_add_fetch(&f->releases, 1, __ATOMIC_RELAXED);
 }
 
+/* The map runner calls invoke_n (one argument, one output here). */
+static int fake_invoke_n(void *concrete, weft_tensor *const *args, size_t n_args,
+                         weft_tensor **outs, size_t n_outs)
+{
+    cr_assert_eq(n_args, 1);
+    cr_assert_eq(n_outs, 1);
+    return fake_invoke(concrete, args[0], outs);
+}
+
 /* No side_effects query: the stand-in makes no host calls. */
-static const weft__callee_ops fake_ops = { fake_resolve, fake_invoke, fake_release, NULL };
+static const weft__callee_ops fake_ops = { fake_resolve, fake_invoke, fake_release, NULL,
+                                           NULL, NULL, fake_invoke_n };
 
 static void *map_thread(void *arg)
 {
