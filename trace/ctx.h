@@ -64,6 +64,10 @@ const char   *weft__ctx_errmsg(const weft_ctx *cx);
 /* Eager mode: like weft__ctx_wrap, but the value is a constant, so a scalar
  * one is readable with weft_value_static_i64/f64. */
 weft_value   *weft__ctx_wrap_const(weft_ctx *cx, weft_tensor *t);
+/* ops.c's last step, for the ops of other files: records n (its spec
+ * inferred, its inputs already converted) on inputs in, or computes it
+ * when eager.  Any input count. */
+weft_value   *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in);
 /* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
 weft_ctx     *weft__value_ctx(const weft_value *v);
 uint32_t      weft__value_node(const weft_value *v);

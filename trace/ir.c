@@ -27,6 +27,12 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_CAST] = "cast", [WEFT__OP_WHERE] = "where", [WEFT__OP_SUM] = "sum",
     [WEFT__OP_MEAN] = "mean", [WEFT__OP_REDUCE_MAX] = "reduce_max",
     [WEFT__OP_RESHAPE] = "reshape", [WEFT__OP_MATMUL] = "matmul", [WEFT__OP_MAP] = "map",
+    [WEFT__OP_EXPAND_DIMS] = "expand_dims", [WEFT__OP_SQUEEZE] = "squeeze",
+    [WEFT__OP_TRANSPOSE] = "transpose", [WEFT__OP_SLICE] = "slice", [WEFT__OP_SPLIT] = "split",
+    [WEFT__OP_GATHER] = "gather", [WEFT__OP_CONCAT] = "concat", [WEFT__OP_STACK] = "stack",
+    [WEFT__OP_TILE] = "tile", [WEFT__OP_BROADCAST_TO] = "broadcast_to",
+    [WEFT__OP_FILL_LIKE] = "fill_like", [WEFT__OP_SHAPE_OF] = "shape",
+    [WEFT__OP_ARGMAX] = "argmax", [WEFT__OP_ARGMIN] = "argmin", [WEFT__OP_CUMSUM] = "cumsum",
     [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
 };
 
