@@ -814,3 +814,310 @@ Test(ops_shape, null_and_foreign_inputs)
     weft_eager_end(&other);
     weft_tensor_release(t);
 }
+
+/* ---- Large tensors: the chunked kernels against loops written here. ---- */
+
+/* The result of a case on x, in every mode, against want (numel doubles). */
+static double *ref_alloc(int64_t n)
+{
+    double *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    cr_assert_not_null(v);
+    return v;
+}
+
+Test(ops_shape, large_transpose_slice_tile_broadcast)
+{
+    /* f32[3,200,150] by perm {2,0,1}: 90000 elements, several chunks. */
+    weft_tensor *x = iota(WEFT_F32, 3, DIMS(3, 200, 150));
+    double *want = ref_alloc(90000);
+    for (int k = 0; k < 150; k++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 200; j++)
+                want[(k * 3 + i) * 200 + j] = (i * 200 + j) * 150 + k;
+    static const int perm[3] = { 2, 0, 1 };
+    op_case c = { op_transpose, perm, 0 };
+    expect1(&c, &x, 1, WEFT_F32, 3, DIMS(150, 3, 200), want);
+    weft_tensor_release(x);
+
+    /* x[::-3, 5:-5:2] of i64[400,300]: [134, 145]. */
+    x = iota(WEFT_I64, 2, DIMS(400, 300));
+    slice_p p = { DIMS(WEFT_END, 5), DIMS(WEFT_END, -5), DIMS(-3, 2) };
+    int64_t k = 0;
+    for (int i = 399; i >= 0; i -= 3)
+        for (int j = 5; j < 295; j += 2)
+            want[k++] = i * 300 + j;
+    cr_assert_eq(k, 134 * 145);
+    op_case s = { op_slice, &p, 0 };
+    expect1(&s, &x, 1, WEFT_I64, 2, DIMS(134, 145), want);
+    weft_tensor_release(x);
+
+    /* tile f64[100,100] by {3, 2}. */
+    x = iota(WEFT_F64, 2, DIMS(100, 100));
+    for (int i = 0; i < 300; i++)
+        for (int j = 0; j < 200; j++)
+            want[i * 200 + j] = (i % 100) * 100 + (j % 100);
+    op_case t = { op_tile, DIMS(3, 2), 0 };
+    double *big = ref_alloc(60000);
+    memcpy(big, want, sizeof(double) * 60000);
+    expect1(&t, &x, 1, WEFT_F64, 2, DIMS(300, 200), big);
+    free(big);
+    weft_tensor_release(x);
+
+    /* broadcast_to of i32[1,300] and i32[300,1] to [400,300]. */
+    x = iota(WEFT_I32, 2, DIMS(1, 300));
+    bcast_p b = { 2, DIMS(400, 300) };
+    op_case bc = { op_bcast, &b, 0 };
+    big = ref_alloc(120000);
+    for (int i = 0; i < 400; i++)
+        for (int j = 0; j < 300; j++)
+            big[i * 300 + j] = j;
+    expect1(&bc, &x, 1, WEFT_I32, 2, DIMS(400, 300), big);
+    weft_tensor_release(x);
+    free(big);
+    free(want);
+}
+
+Test(ops_shape, large_concat_gather_split)
+{
+    weft_tensor *in[3] = {
+        iota(WEFT_F32, 2, DIMS(100, 300)),
+        iota(WEFT_F32, 2, DIMS(50, 300)),
+        iota(WEFT_F32, 2, DIMS(1, 300)),
+    };
+    double *want = ref_alloc(151 * 300);
+    for (int i = 0; i < 151; i++)
+        for (int j = 0; j < 300; j++)
+            want[i * 300 + j] = (i < 100 ? i : i < 150 ? i - 100 : 0) * 300 + j;
+    join_n p = { 3, 0, false };
+    op_case c = { op_join_n, &p, 0 };
+    expect1(&c, in, 3, WEFT_F32, 2, DIMS(151, 300), want);
+    release_all(in, 3);
+    free(want);
+
+    /* Along axis 1: rows of 100 + 7 elements from two inputs. */
+    in[0] = iota(WEFT_I64, 2, DIMS(400, 100));
+    in[1] = iota(WEFT_I64, 2, DIMS(400, 7));
+    want = ref_alloc(400 * 107);
+    for (int i = 0; i < 400; i++)
+        for (int j = 0; j < 107; j++)
+            want[i * 107 + j] = j < 100 ? i * 100 + j : i * 7 + (j - 100);
+    join_n q = { 2, 1, false };
+    c.p = &q;
+    expect1(&c, in, 2, WEFT_I64, 2, DIMS(400, 107), want);
+    release_all(in, 2);
+    free(want);
+
+    /* Gather 700 rows of f64[1000,64], some negative. */
+    in[0] = iota(WEFT_F64, 2, DIMS(1000, 64));
+    double idx[700];
+    for (int i = 0; i < 700; i++)
+        idx[i] = (i * 37) % 1000 - (i % 3 == 0 ? 1000 : 0);
+    in[1] = mk(WEFT_I64, 1, DIMS(700), idx);
+    want = ref_alloc(700 * 64);
+    for (int i = 0; i < 700; i++)
+        for (int j = 0; j < 64; j++)
+            want[i * 64 + j] = ((i * 37) % 1000) * 64 + j;
+    static const int axis0 = 0;
+    op_case g = { op_gather, &axis0, 0 };
+    expect1(&g, in, 2, WEFT_F64, 2, DIMS(700, 64), want);
+    release_all(in, 2);
+    free(want);
+
+    /* Split i32[200,300] along axis 1 into 100, the rest (150), 50. */
+    in[0] = iota(WEFT_I32, 2, DIMS(200, 300));
+    double *parts[3] = { ref_alloc(20000), ref_alloc(30000), ref_alloc(10000) };
+    const int starts[3] = { 0, 100, 250 }, widths[3] = { 100, 150, 50 };
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 200; i++)
+            for (int j = 0; j < widths[k]; j++)
+                parts[k][i * widths[k] + j] = i * 300 + starts[k] + j;
+    split_p sp = { 3, DIMS(100, -1, 50), 1 };
+    op_case s = { MULTI(op_split), &sp, 3 };
+    expected e[3] = {
+        { WEFT_I32, 2, { 200, 100 }, parts[0] },
+        { WEFT_I32, 2, { 200, 150 }, parts[1] },
+        { WEFT_I32, 2, { 200, 50 }, parts[2] },
+    };
+    expect_outs(&s, in, 1, e);
+    weft_tensor_release(in[0]);
+    for (int k = 0; k < 3; k++)
+        free(parts[k]);
+}
+
+Test(ops_shape, large_argmax_and_cumsum)
+{
+    /* f64[50000,2]: two outputs over a long axis (cut into pieces whose
+     * winners merge in order).  Column 0 peaks twice (first at 31111),
+     * column 1 is a NaN at 40000 after a larger value. */
+    int64_t rows = 50000;
+    double *v = ref_alloc(rows * 2);
+    for (int64_t i = 0; i < rows; i++) {
+        v[2 * i] = (double)(i % 1000);
+        v[2 * i + 1] = -(double)i;
+    }
+    v[2 * 31111] = 5000;
+    v[2 * 45000] = 5000;
+    v[2 * 40000 + 1] = NAN;
+    weft_tensor *x = mk(WEFT_F64, 2, DIMS(rows, 2), v);
+    arg_p p = { 0, false };
+    op_case c = { op_arg, &p, 0 };
+    expect1(&c, &x, 1, WEFT_I64, 1, DIMS(2), VALS(31111, 40000));
+    p.min = true;
+    expect1(&c, &x, 1, WEFT_I64, 1, DIMS(2), VALS(0, 40000));
+    p.axis = WEFT_ALL_AXES;
+    expect1(&c, &x, 1, WEFT_I64, 0, NULL, VALS(2 * 40000 + 1));
+    weft_tensor_release(x);
+    free(v);
+
+    /* cumsum of i32[300,400] along both axes, against running sums. */
+    x = iota(WEFT_I32, 2, DIMS(300, 400));
+    double *want = ref_alloc(120000);
+    static const int ax0 = 0, ax1 = 1;
+    for (int j = 0; j < 400; j++) {
+        double acc = 0;
+        for (int i = 0; i < 300; i++)
+            want[i * 400 + j] = acc += i * 400 + j;
+    }
+    op_case cs = { op_cumsum, &ax0, 0 };
+    expect1(&cs, &x, 1, WEFT_I32, 2, DIMS(300, 400), want);
+    for (int i = 0; i < 300; i++) {
+        double acc = 0;
+        for (int j = 0; j < 400; j++)
+            want[i * 400 + j] = acc += i * 400 + j;
+    }
+    cs.p = &ax1;
+    expect1(&cs, &x, 1, WEFT_I32, 2, DIMS(300, 400), want);
+    weft_tensor_release(x);
+    free(want);
+}
+
+/* ---- The compiler: folding, CSE, DCE and the buffer plan. -------------- */
+
+/* The compiled op list of body for one argument x (called once). */
+static char *ops_of(weft_body_fn body, weft_tensor *x, size_t n_outs, const weft_spec *sig)
+{
+    weft_function_desc d = { .name = "ops", .body = body, .n_args = 1, .n_outs = n_outs,
+                             .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_arg a = weft_arg_tensor(x);
+    weft_tensor *outs[MAX_OUTS] = { NULL };
+    cr_assert_eq(weft_function_call(f, &a, 1, outs, n_outs), 0, "%s", weft_errmsg());
+    release_all(outs, n_outs);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_not_null(mem);
+    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+    fclose(mem);
+    weft_function_destroy(&f);
+    return text;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+static int body_cse(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *x = args[0];
+    const int64_t b[1] = { 1 }, e[1] = { WEFT_END }, s1[1] = { 1 }, s2[1] = { 2 };
+    static const int perm[2] = { 1, 0 };
+    weft_value *y = weft_expand_dims(cx, x, 0);
+    /* Two equal slices merge; a different step does not. */
+    weft_value *a = weft_slice(cx, x, b, e, s1), *a2 = weft_slice(cx, x, b, e, s1);
+    weft_value *c = weft_slice(cx, x, b, e, s2);
+    /* Reversing and {1,0} are different attributes (no merge), the same
+     * twice is one node. */
+    weft_value *t = weft_add(cx, weft_transpose(cx, y, NULL), weft_transpose(cx, y, perm));
+    t = weft_add(cx, t, weft_transpose(cx, y, perm));
+    /* Dead: never reaches an output. */
+    weft_gather(cx, x, weft_const_i64(cx, 0), 0);
+    weft_value *sa = weft_add(cx, weft_sum(cx, a, WEFT_ALL_AXES), weft_sum(cx, a2, WEFT_ALL_AXES));
+    outs[0] = weft_add(cx, sa, weft_sum(cx, c, WEFT_ALL_AXES));
+    outs[1] = t;
+    outs[2] = weft_shape(cx, x);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_shape, cse_dce_fold_and_listing)
+{
+    weft_tensor *x = iota(WEFT_F32, 1, DIMS(6));
+    char *text = ops_of(body_cse, x, 3, NULL);
+    cr_assert_eq(count_of(text, "= slice<1:>"), 1, "equal slices were not merged:\n%s", text);
+    cr_assert_eq(count_of(text, "= slice<1::2>"), 1, "%s", text);
+    cr_assert_eq(count_of(text, "= gather"), 0, "the dead gather stayed:\n%s", text);
+    cr_assert_eq(count_of(text, "= expand_dims<axis=0>"), 1, "%s", text);
+    cr_assert_eq(count_of(text, "= transpose("), 1, "%s", text);
+    cr_assert_eq(count_of(text, "= transpose<perm=[1,0]>("), 1, "%s", text);
+    /* The shape of a known shape is a constant; nothing computes it. */
+    cr_assert_eq(count_of(text, "= shape"), 0, "%s", text);
+    cr_assert(strstr(text, "= const 6 : i64[1]"), "%s", text);
+    free(text);
+
+    /* With the dim unknown the shape is computed when the function runs. */
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("f32[?]", &sig), 0);
+    text = ops_of(body_cse, x, 3, &sig);
+    cr_assert_eq(count_of(text, "= shape(%0) : i64[1]"), 1, "%s", text);
+    free(text);
+    weft_tensor_release(x);
+}
+
+static int body_in_place(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    /* x + 1 is a fresh buffer; expand_dims, squeeze, cumsum and
+     * fill_like may then all work in that one buffer. */
+    weft_value *y = weft_add(cx, args[0], weft_const_f64(cx, 1));
+    weft_value *z = weft_squeeze(cx, weft_expand_dims(cx, y, 1), 1);
+    weft_value *c = weft_cumsum(cx, z, 0);
+    outs[0] = weft_sum(cx, weft_fill_like(cx, c, 2.0), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_shape, reshape_like_ops_write_in_place)
+{
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("f64[?]", &sig), 0);
+    weft_tensor *x = iota(WEFT_F64, 1, DIMS(5));
+    char *text = ops_of(body_in_place, x, 1, &sig);
+    /* Each of them reuses its own input's buffer. */
+    const char *ops[] = { "expand_dims", "squeeze", "cumsum", "fill_like" };
+    for (int i = 0; i < 4; i++) {
+        const char *line = strstr(text, ops[i]);
+        cr_assert_not_null(line, "no %s:\n%s", ops[i], text);
+        const char *eol = strchr(line, '\n');
+        const char *re = strstr(line, "reuses");
+        cr_assert(re && re < eol, "%s does not reuse a buffer:\n%s", ops[i], text);
+    }
+    free(text);
+    weft_tensor_release(x);
+}
+
+static int body_fold_many(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *parts[5];
+    for (int i = 0; i < 5; i++)
+        parts[i] = weft_range(cx, WEFT_I64, i, i + 3, 1);
+    /* Five constant inputs: folded like any op on constants. */
+    weft_value *c = weft_concat(cx, parts, 5, 0);
+    outs[0] = weft_add(cx, args[0], weft_sum(cx, c, WEFT_ALL_AXES));
+    return weft_ctx_status(cx);
+}
+
+Test(ops_shape, folding_takes_any_input_count)
+{
+    weft_tensor *x = mk(WEFT_I64, 0, NULL, VALS(1));
+    char *text = ops_of(body_fold_many, x, 1, NULL);
+    cr_assert_eq(count_of(text, "concat"), 0, "the concat of constants stayed:\n%s", text);
+    cr_assert_eq(count_of(text, "range"), 0, "%s", text);
+    free(text);
+    weft_tensor_release(x);
+}
