@@ -51,8 +51,8 @@ static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a, const 
     if (spec_of(a)->rank != WEFT_RANK_ANY)
         return true;
     char sa[WEFT__SPEC_STR_MAX];
-    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the rank of %s is unknown while tracing; %s needs it",
-                   fn, weft__spec_str(spec_of(a), sa, sizeof sa), what);
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the rank of %s is unknown while tracing; %s an entry "
+                   "per dim", fn, weft__spec_str(spec_of(a), sa, sizeof sa), what);
     return false;
 }
 
@@ -64,7 +64,7 @@ weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
         return NULL;
     weft__node n = { .op = WEFT__OP_TRANSPOSE, .attr.transpose.rank = -1 };
     if (perm) {
-        if (!known_rank(cx, "weft_transpose", a, "perm"))
+        if (!known_rank(cx, "weft_transpose", a, "perm holds"))
             return NULL;
         int rank = spec_of(a)->rank;
         for (int d = 0; d < rank; d++) {
@@ -81,7 +81,7 @@ weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
 weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin, const int64_t *end,
                        const int64_t *step)
 {
-    if (!enter(cx, "weft_slice", &a, 1) || !known_rank(cx, "weft_slice", a, "begin and end"))
+    if (!enter(cx, "weft_slice", &a, 1) || !known_rank(cx, "weft_slice", a, "begin, end and step hold"))
         return NULL;
     int rank = spec_of(a)->rank;
     weft__node n = { .op = WEFT__OP_SLICE, .attr.slice.rank = rank };
@@ -165,7 +165,7 @@ int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int 
 
 weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples)
 {
-    if (!enter(cx, "weft_tile", &a, 1) || !known_rank(cx, "weft_tile", a, "multiples"))
+    if (!enter(cx, "weft_tile", &a, 1) || !known_rank(cx, "weft_tile", a, "multiples holds"))
         return NULL;
     int rank = spec_of(a)->rank;
     if (rank > 0 && !multiples)
