@@ -28,7 +28,20 @@ typedef struct view_job {
     size_t esize;
     uint64_t total;
     size_t chunks;
+    /* Transposing views: the dim that walks the source contiguously, or
+     * -1; the output's own strides; and the work units (a band of TILE_I
+     * indices of tile_dim for each index of the other dims but the last). */
+    int tile_dim;
+    int64_t out_strides[VIEW_RANK];
+    uint64_t units;
 } view_job;
+
+/* Tiles of a transposing copy: TILE_J source lines (strided, so few
+ * enough to share a cache set when the stride is a power of two), each
+ * read for TILE_I consecutive elements.  64 x 16 measured best among 8 to
+ * 64 each way on f32[2048,2048] and f32[2000,2000]. */
+#define TILE_I 64
+#define TILE_J 16
 
 /* Drops dims of 1 and merges neighbours that walk memory as one dim, so
  * the inner loop is as long as it can be. */
@@ -118,6 +131,65 @@ static int view_chunk(size_t cb, size_t ce, void *ctx)
     return 0;
 }
 
+/* A transposing view (the last dim jumps through the source, another dim
+ * walks it contiguously) read element by element would touch a new cache
+ * line, and soon a new page, per element; it is copied in TILE_I x TILE_J
+ * tiles of (tile_dim, last) instead. */
+static int view_chunk_tiled(size_t cb, size_t ce, void *ctx)
+{
+    const view_job *v = ctx;
+    int last = v->rank - 1, p = v->tile_dim;
+    int64_t bands = (v->dims[p] + TILE_I - 1) / TILE_I;
+    for (size_t c = cb; c < ce; c++) {
+        uint64_t u0 = weft__chunk_begin(v->units, v->chunks, c);
+        uint64_t u1 = weft__chunk_begin(v->units, v->chunks, c + 1);
+        for (uint64_t u = u0; u < u1; u++) {
+            int64_t rest = (int64_t)(u / (uint64_t)bands), band = (int64_t)(u % (uint64_t)bands);
+            int64_t so = 0, doff = 0;
+            for (int d = last - 1; d >= 0; d--) {
+                if (d == p)
+                    continue;
+                int64_t i = rest % v->dims[d];
+                rest /= v->dims[d];
+                so += i * v->strides[d];
+                doff += i * v->out_strides[d];
+            }
+            int64_t i0 = band * TILE_I, i1 = i0 + TILE_I < v->dims[p] ? i0 + TILE_I : v->dims[p];
+            for (int64_t j0 = 0; j0 < v->dims[last]; j0 += TILE_J) {
+                int64_t len = v->dims[last] - j0 < TILE_J ? v->dims[last] - j0 : TILE_J;
+                for (int64_t i = i0; i < i1; i++)
+                    copy_run(v->dst + (size_t)(doff + i * v->out_strides[p] + j0) * v->esize,
+                             v->src + (so + i + j0 * v->strides[last]) * (int64_t)v->esize,
+                             v->strides[last], len, v->esize);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Picks the tiled copy for transposing views worth it. */
+static void view_plan_tiles(view_job *v)
+{
+    int last = v->rank - 1;
+    v->tile_dim = -1;
+    if (v->rank < 2 || (v->strides[last] >= -TILE_J && v->strides[last] <= TILE_J))
+        return;
+    for (int d = last - 1; d >= 0; d--)
+        if (v->strides[d] == 1 && v->dims[d] >= TILE_I / 4) {
+            v->tile_dim = d;
+            break;
+        }
+    if (v->tile_dim < 0)
+        return;
+    int64_t s = 1;
+    for (int d = last; d >= 0; d--) {
+        v->out_strides[d] = s;
+        s *= v->dims[d];
+    }
+    uint64_t bands = (uint64_t)(v->dims[v->tile_dim] + TILE_I - 1) / TILE_I;
+    v->units = v->total / (uint64_t)v->dims[v->tile_dim] / (uint64_t)v->dims[last] * bands;
+}
+
 static void row_major_strides(const weft_tensor *a, int64_t *strides)
 {
     int64_t s = 1;
@@ -192,8 +264,13 @@ static int eval_view(weft_runtime *rt, const weft__node *n, const weft_tensor *a
     v.esize = weft_dtype_size(out->dtype);
     v.total = (uint64_t)out->numel;
     view_coalesce(&v);
+    view_plan_tiles(&v);
     v.chunks = weft__chunk_count(rt, v.total);
-    return weft__run_chunks(rt, v.chunks, view_chunk, &v);
+    if (v.tile_dim < 0)
+        return weft__run_chunks(rt, v.chunks, view_chunk, &v);
+    if (v.chunks > v.units)
+        v.chunks = (size_t)v.units;
+    return weft__run_chunks(rt, v.chunks, view_chunk_tiled, &v);
 }
 
 /* ---- concat and stack -------------------------------------------------- */

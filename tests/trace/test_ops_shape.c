@@ -839,6 +839,18 @@ Test(ops_shape, large_transpose_slice_tile_broadcast)
     expect1(&c, &x, 1, WEFT_F32, 3, DIMS(150, 3, 200), want);
     weft_tensor_release(x);
 
+    /* A batched transpose f64[3,70,45] by {0,2,1}: tiles over the last two
+     * dims, with bands and tiles that do not divide them. */
+    x = iota(WEFT_F64, 3, DIMS(3, 70, 45));
+    for (int b = 0; b < 3; b++)
+        for (int j = 0; j < 45; j++)
+            for (int i = 0; i < 70; i++)
+                want[(b * 45 + j) * 70 + i] = (b * 70 + i) * 45 + j;
+    static const int batched[3] = { 0, 2, 1 };
+    c.p = batched;
+    expect1(&c, &x, 1, WEFT_F64, 3, DIMS(3, 45, 70), want);
+    weft_tensor_release(x);
+
     /* x[::-3, 5:-5:2] of i64[400,300]: [134, 145]. */
     x = iota(WEFT_I64, 2, DIMS(400, 300));
     slice_p p = { DIMS(WEFT_END, 5), DIMS(WEFT_END, -5), DIMS(-3, 2) };
