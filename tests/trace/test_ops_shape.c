@@ -188,7 +188,8 @@ static void expect1(const op_case *c, weft_tensor *const *args, size_t n_args, w
                     int rank, const int64_t *dims, const double *v)
 {
     expected e = { .dt = dt, .rank = rank, .v = v };
-    memcpy(e.dims, dims, sizeof(int64_t) * (size_t)rank);
+    for (int d = 0; d < rank; d++)
+        e.dims[d] = dims[d];
     expect_outs(c, args, n_args, &e);
 }
 
