@@ -42,6 +42,15 @@ static void layout_of(const weft_tensor *a, int axis, axis_layout *l)
     l->col_blocks = (l->inner + COL_BLOCK - 1) / COL_BLOCK;
 }
 
+/* Item it of the (outer, column block) items: its outer index, first
+ * column and column count. */
+static void item_at(const axis_layout *l, uint64_t it, int64_t *o, int64_t *c0, int64_t *nc)
+{
+    *o = (int64_t)(it / (uint64_t)l->col_blocks);
+    *c0 = (int64_t)(it % (uint64_t)l->col_blocks) * COL_BLOCK;
+    *nc = l->inner - *c0 < COL_BLOCK ? l->inner - *c0 : COL_BLOCK;
+}
+
 /* ---- argmax / argmin --------------------------------------------------- */
 
 /* Scans rows [0, len) of ncols lanes (row r at src + r * stride) into the
@@ -119,12 +128,12 @@ typedef struct arg_job {
     int64_t *part_at;
 } arg_job;
 
-/* Rows [r0, r1) of item (o, block) into best/at. */
-static void arg_item(const arg_job *j, int64_t o, int64_t blk, int64_t r0, int64_t r1,
-                     void *best, int64_t *at)
+/* Rows [r0, r1) of item it into best/at. */
+static void arg_item(const arg_job *j, uint64_t it, int64_t r0, int64_t r1, void *best,
+                     int64_t *at)
 {
-    int64_t c0 = blk * COL_BLOCK;
-    int64_t nc = j->l.inner - c0 < COL_BLOCK ? j->l.inner - c0 : COL_BLOCK;
+    int64_t o, c0, nc;
+    item_at(&j->l, it, &o, &c0, &nc);
     const char *p = j->src + (size_t)((o * j->l.len + r0) * j->l.inner + c0) * j->esize;
     j->scan(p, r1 - r0, j->l.inner, nc, r0, best, at);
 }
@@ -140,13 +149,11 @@ static int arg_chunk_items(size_t cb, size_t ce, void *ctx)
         uint64_t b = weft__chunk_begin(items, j->chunks, c);
         uint64_t e = weft__chunk_begin(items, j->chunks, c + 1);
         for (uint64_t it = b; it < e; it++) {
-            int64_t o = (int64_t)(it / (uint64_t)j->l.col_blocks);
-            int64_t blk = (int64_t)(it % (uint64_t)j->l.col_blocks);
-            int64_t c0 = blk * COL_BLOCK;
-            int64_t nc = j->l.inner - c0 < COL_BLOCK ? j->l.inner - c0 : COL_BLOCK;
+            int64_t o, c0, nc;
+            item_at(&j->l, it, &o, &c0, &nc);
             for (int64_t k = 0; k < nc; k++)
                 at[k] = -1;
-            arg_item(j, o, blk, 0, j->l.len, best, at);
+            arg_item(j, it, 0, j->l.len, best, at);
             memcpy(j->out + o * j->l.inner + c0, at, sizeof(int64_t) * (size_t)nc);
         }
     }
@@ -165,11 +172,13 @@ static int arg_chunk_axis(size_t cb, size_t ce, void *ctx)
         int64_t *at = j->part_at + (size_t)c * (size_t)n_out;
         for (int64_t k = 0; k < n_out; k++)
             at[k] = -1;
-        for (int64_t o = 0; o < j->l.outer; o++)
-            for (int64_t blk = 0; blk < j->l.col_blocks; blk++) {
-                int64_t off = o * j->l.inner + blk * COL_BLOCK;
-                arg_item(j, o, blk, r0, r1, best + (size_t)off * j->esize, at + off);
-            }
+        uint64_t items = (uint64_t)j->l.outer * (uint64_t)j->l.col_blocks;
+        for (uint64_t it = 0; it < items; it++) {
+            int64_t o, c0, nc;
+            item_at(&j->l, it, &o, &c0, &nc);
+            int64_t off = o * j->l.inner + c0;
+            arg_item(j, it, r0, r1, best + (size_t)off * j->esize, at + off);
+        }
     }
     return 0;
 }
@@ -272,9 +281,8 @@ static int cumsum_chunk(size_t cb, size_t ce, void *ctx)
         uint64_t b = weft__chunk_begin(items, j->chunks, c);
         uint64_t e = weft__chunk_begin(items, j->chunks, c + 1);
         for (uint64_t it = b; it < e; it++) {
-            int64_t o = (int64_t)(it / (uint64_t)j->l.col_blocks);
-            int64_t c0 = (int64_t)(it % (uint64_t)j->l.col_blocks) * COL_BLOCK;
-            int64_t nc = j->l.inner - c0 < COL_BLOCK ? j->l.inner - c0 : COL_BLOCK;
+            int64_t o, c0, nc;
+            item_at(&j->l, it, &o, &c0, &nc);
             /* All-zero bits are 0 in uint64_t and 0.0 in double. */
             memset(acc, 0, sizeof(uint64_t) * (size_t)nc);
             size_t at = (size_t)(o * j->l.len * j->l.inner + c0);
