@@ -134,7 +134,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fputc('>', f);
         break;
     case WEFT__OP_FILL_LIKE:
-        fprintf(f, " %g", n->attr.fill.value);
+        fprintf(f, "<%g>", n->attr.fill.value);
         break;
     case WEFT__OP_SHAPE_OF:
         break;

@@ -1134,3 +1134,49 @@ Test(ops_shape, folding_takes_any_input_count)
     free(text);
     weft_tensor_release(x);
 }
+
+static int body_listing(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *x = args[0];   /* f32[?,?] */
+    weft_value *p[3], *q[2];
+    weft_split(cx, x, 2, NULL, 1, p);
+    weft_split(cx, x, 2, (int64_t[]){ 1, -1 }, 0, q);
+    weft_value *idx = weft_argmax(cx, x, -1);
+    weft_value *terms[] = {
+        weft_concat(cx, q, 2, 0),
+        weft_stack(cx, p, 2, 1),
+        weft_gather(cx, x, idx, 0),
+        weft_tile(cx, x, (int64_t[]){ 2, 1 }),
+        weft_broadcast_to(cx, x, 3, (int64_t[]){ 2, -1, -1 }),
+        weft_cumsum(cx, x, 1),
+        weft_fill_like(cx, x, 2.5),
+        weft_argmin(cx, x, WEFT_ALL_AXES),
+        weft_shape(cx, x),
+    };
+    weft_value *sum = weft_const_f64(cx, 0);
+    for (size_t i = 0; i < sizeof terms / sizeof *terms; i++)
+        sum = weft_add(cx, sum, weft_sum(cx, terms[i], WEFT_ALL_AXES));
+    outs[0] = sum;
+    return weft_ctx_status(cx);
+}
+
+Test(ops_shape, op_listing_shows_attributes)
+{
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("f32[?,?]", &sig), 0);
+    weft_tensor *x = iota(WEFT_F32, 2, DIMS(4, 4));
+    char *text = ops_of(body_listing, x, 1, &sig);
+    const char *want[] = {
+        "= split<axis=1,part=0/2>(%0) : f32[?,?]", "= split<axis=1,part=1/2>(%0)",
+        "= split<axis=0,part=0,size=1>(%0) : f32[1,?]", "= split<axis=0,part=1,size=-1>(%0)",
+        "= argmax<axis=-1>(%0) : i64[?]", "= concat<axis=0>(", "= stack<axis=1>(",
+        "= gather<axis=0>(%0, ", "= tile<multiples=[2,1]>(%0) : f32[?,?]",
+        "= broadcast_to<dims=[2,-1,-1]>(%0) : f32[2,?,?]", "= cumsum<axis=1>(%0) : f32[?,?]",
+        "= fill_like<2.5>(%0) : f32[?,?]", "= argmin(%0) : i64[]", "= shape(%0) : i64[2]",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(text, want[i]), "no \"%s\" in:\n%s", want[i], text);
+    free(text);
+    weft_tensor_release(x);
+}
