@@ -116,6 +116,36 @@ static void split_part(weft__node *n, const int64_t *sizes, size_t count, size_t
     n->attr.split.trail = trail;
 }
 
+/* What only the call can check: outs, the part count, the sizes.  Records
+ * the failure in cx and returns false. */
+static bool split_args_ok(weft_ctx *cx, size_t n, const int64_t *sizes, weft_value **outs)
+{
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: outs is NULL");
+        return false;
+    }
+    if (n == 0 || n > INT32_MAX) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: %zu parts (1..%d)", n, INT32_MAX);
+        return false;
+    }
+    size_t rests = 0;
+    int64_t sum = 0;
+    for (size_t k = 0; sizes && k < n; k++) {
+        const char *why = sizes[k] < -1                                 ? "is negative"
+                          : sizes[k] == -1 && rests++                   ? "is a second -1"
+                          : sizes[k] > 0 && sum > INT64_MAX - sizes[k]  ? "overflows the sum"
+                                                                        : NULL;
+        if (why) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: size %zu (%lld) %s", k,
+                           (long long)sizes[k], why);
+            return false;
+        }
+        if (sizes[k] > 0)
+            sum += sizes[k];
+    }
+    return true;
+}
+
 int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int axis,
                weft_value **outs)
 {
@@ -124,28 +154,10 @@ int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int 
             outs[k] = NULL;
     if (!enter(cx, "weft_split", &a, 1))
         return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: outs is NULL"), weft_ctx_status(cx);
-    if (n == 0 || n > INT32_MAX)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: %zu parts (1..%d)", n, INT32_MAX),
-               weft_ctx_status(cx);
-    if (sizes) {
-        size_t rest = 0;
-        int64_t sum = 0;
-        for (size_t k = 0; k < n; k++) {
-            if (sizes[k] < -1)
-                return weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: size %zu is negative (%lld)",
-                                      k, (long long)sizes[k]), weft_ctx_status(cx);
-            if (sizes[k] == -1 && rest++)
-                return weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: more than one size is -1"),
-                       weft_ctx_status(cx);
-            if (sizes[k] > 0 && sum > INT64_MAX - sizes[k])
-                return weft__ctx_fail(cx, WEFT_EINVAL, "weft_split: the sizes overflow"),
-                       weft_ctx_status(cx);
-            if (sizes[k] > 0)
-                sum += sizes[k];
-        }
-    }
+    if (!split_args_ok(cx, n, sizes, outs))
+        return weft_ctx_status(cx);
+    /* Every part checks the whole split, so only the first can fail on
+     * shapes; a later one only for lack of memory. */
     for (size_t k = 0; k < n; k++) {
         weft__node node = { .op = WEFT__OP_SPLIT };
         node.attr.split.axis = axis;
