@@ -399,7 +399,7 @@ static int infer_concat(const weft__node *n, const weft_spec *in, weft_spec *out
     if (stack && rank + 1 > WEFT_MAX_RANK)
         return rank_fail(n, rank + 1);
     /* The dims every input shares (all of them for stack). */
-    int64_t dims[WEFT_MAX_RANK];
+    int64_t dims[WEFT_MAX_RANK] = { 0 };
     for (int d = 0; d < rank; d++) {
         dims[d] = ANY;
         if (!stack && d == axis)
