@@ -18,13 +18,21 @@
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
-#define COL_BLOCK 256
+/* Lanes (columns) one item keeps at once: as many as fit the stack
+ * arrays, so that each row is read in long runs (a column block of 256
+ * f32 read 1 KiB every 8 KiB row of a f32[2048,2048] and ran 8 times
+ * slower than a C loop over whole rows), but narrower when the outer dims
+ * alone would give the chunks too few items. */
+#define COL_BLOCK_MIN 256
+#define COL_BLOCK 2048
 
 typedef struct axis_layout {
-    int64_t outer, len, inner, col_blocks;
+    int64_t outer, len, inner;
+    int64_t width, col_blocks;   /* lanes per item, items per outer index */
 } axis_layout;
 
-static void layout_of(const weft_tensor *a, int axis, axis_layout *l)
+/* The layout around axis for a kernel cut into `chunks` chunks. */
+static void layout_of(const weft_tensor *a, int axis, size_t chunks, axis_layout *l)
 {
     l->outer = 1;
     l->inner = 1;
@@ -39,7 +47,10 @@ static void layout_of(const weft_tensor *a, int axis, axis_layout *l)
         for (int d = axis + 1; d < a->rank; d++)
             l->inner *= a->dims[d];
     }
-    l->col_blocks = (l->inner + COL_BLOCK - 1) / COL_BLOCK;
+    int64_t per_outer = l->outer >= (int64_t)chunks ? 1 : ((int64_t)chunks + l->outer - 1) / l->outer;
+    l->width = (l->inner + per_outer - 1) / per_outer;
+    l->width = l->width < COL_BLOCK_MIN ? COL_BLOCK_MIN : l->width > COL_BLOCK ? COL_BLOCK : l->width;
+    l->col_blocks = (l->inner + l->width - 1) / l->width;
 }
 
 /* Item it of the (outer, column block) items: its outer index, first
@@ -47,8 +58,8 @@ static void layout_of(const weft_tensor *a, int axis, axis_layout *l)
 static void item_at(const axis_layout *l, uint64_t it, int64_t *o, int64_t *c0, int64_t *nc)
 {
     *o = (int64_t)(it / (uint64_t)l->col_blocks);
-    *c0 = (int64_t)(it % (uint64_t)l->col_blocks) * COL_BLOCK;
-    *nc = l->inner - *c0 < COL_BLOCK ? l->inner - *c0 : COL_BLOCK;
+    *c0 = (int64_t)(it % (uint64_t)l->col_blocks) * l->width;
+    *nc = l->inner - *c0 < l->width ? l->inner - *c0 : l->width;
 }
 
 /* ---- argmax / argmin --------------------------------------------------- */
@@ -191,13 +202,13 @@ int weft__eval_arg_extreme(weft_runtime *rt, const weft__node *n, const weft_ten
     int dir = n->op == WEFT__OP_ARGMIN;
     j.scan = arg_scans[dir][a->dtype];
     j.merge = arg_merges[dir][a->dtype];
-    layout_of(a, n->attr.axis.axis, &j.l);
+    j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
+    layout_of(a, n->attr.axis.axis, j.chunks, &j.l);
     j.src = weft_tensor_data(a);
     j.esize = weft_dtype_size(a->dtype);
     j.out = weft__tensor_mut(out);
     if (j.l.outer == 0 || j.l.inner == 0)
         return 0;   /* no outputs (inference refused an empty axis) */
-    j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
     uint64_t items = (uint64_t)j.l.outer * (uint64_t)j.l.col_blocks;
     if (j.chunks > 1 && items < j.chunks && (uint64_t)j.l.len >= 2 * (uint64_t)j.chunks) {
         size_t n_out = (size_t)(j.l.outer * j.l.inner);
@@ -237,7 +248,7 @@ typedef void (*cumsum_fn)(const void *src, void *dst, int64_t len, int64_t strid
     {                                                                                      \
         const T *src = src_;                                                               \
         TO *dst = dst_;                                                                    \
-        A *acc = acc_;                                                                     \
+        A *restrict acc = acc_;                                                                     \
         for (int64_t r = 0; r < len; r++) {                                                \
             const T *row = src + r * stride;                                               \
             TO *orow = dst + r * stride;                                                   \
@@ -299,7 +310,8 @@ int weft__eval_cumsum(weft_runtime *rt, const weft__node *n, const weft_tensor *
     cumsum_job j;
     memset(&j, 0, sizeof j);
     j.fn = cumsums[a->dtype];
-    layout_of(a, n->attr.axis.axis, &j.l);
+    j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
+    layout_of(a, n->attr.axis.axis, j.chunks, &j.l);
     if (j.l.outer == 0 || j.l.inner == 0 || j.l.len == 0)
         return 0;
     j.src = weft_tensor_data(a);
@@ -307,7 +319,6 @@ int weft__eval_cumsum(weft_runtime *rt, const weft__node *n, const weft_tensor *
     j.esize = weft_dtype_size(a->dtype);
     j.out_esize = weft_dtype_size(out->dtype);
     uint64_t items = (uint64_t)j.l.outer * (uint64_t)j.l.col_blocks;
-    j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
     if (items < j.chunks)
         j.chunks = (size_t)items;
     return weft__run_chunks(rt, j.chunks, cumsum_chunk, &j);

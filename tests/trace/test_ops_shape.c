@@ -982,6 +982,35 @@ Test(ops_shape, large_argmax_and_cumsum)
     weft_tensor_release(x);
     free(v);
 
+    /* f32[40,3000] along axis 0: 3000 lanes, more than one item keeps,
+     * so items of 2048 and 952 (or narrower, for more chunks). */
+    v = ref_alloc(40 * 3000);
+    for (int r = 0; r < 40; r++)
+        for (int col = 0; col < 3000; col++)
+            v[r * 3000 + col] = (double)((r * 7 + col * 13) % 41);
+    x = mk(WEFT_F32, 2, DIMS(40, 3000), v);
+    double *first = ref_alloc(3000), *sums = ref_alloc(40 * 3000);
+    for (int col = 0; col < 3000; col++) {
+        int best = 0;
+        double acc = 0;
+        for (int r = 0; r < 40; r++) {
+            if (v[r * 3000 + col] > v[best * 3000 + col])
+                best = r;
+            sums[r * 3000 + col] = acc += v[r * 3000 + col];
+        }
+        first[col] = best;
+    }
+    p.axis = 0;
+    p.min = false;
+    expect1(&c, &x, 1, WEFT_I64, 1, DIMS(3000), first);
+    static const int lanes0 = 0;
+    op_case cl = { op_cumsum, &lanes0, 0 };
+    expect1(&cl, &x, 1, WEFT_F32, 2, DIMS(40, 3000), sums);
+    weft_tensor_release(x);
+    free(v);
+    free(first);
+    free(sums);
+
     /* cumsum of i32[300,400] along both axes, against running sums. */
     x = iota(WEFT_I32, 2, DIMS(300, 400));
     double *want = ref_alloc(120000);
