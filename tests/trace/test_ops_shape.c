@@ -1209,3 +1209,60 @@ Test(ops_shape, op_listing_shows_attributes)
     free(text);
     weft_tensor_release(x);
 }
+
+/* ---- Inside map bodies and relaxed retraces. --------------------------- */
+
+static int body_row(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    /* A row reversed, then its running sums. */
+    weft_value *r = weft_slice(cx, args[0], NULL, NULL, (int64_t[]){ -1 });
+    outs[0] = weft_cumsum(cx, r, 0);
+    return weft_ctx_status(cx);
+}
+
+static int body_map_rows(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    outs[0] = weft_map(cx, user, args[0], 2);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_shape, in_map_bodies_and_relaxed_retraces)
+{
+    weft_function_desc rd = { .name = "row", .body = body_row, .n_args = 1, .n_outs = 1 };
+    weft_function *row = NULL, *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &rd, &row), 0, "%s", weft_errmsg());
+    for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
+        weft_function_desc d = { .name = "rows", .body = body_map_rows, .user = row,
+                                 .n_args = 1, .n_outs = 1, .flags = flags };
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+        weft_tensor *x = iota(WEFT_I64, 2, DIMS(3, 4)), *y = NULL;
+        weft_arg a = weft_arg_tensor(x);
+        cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+        expect_tensor(y, WEFT_I64, 2, DIMS(3, 4), VALS(3, 5, 6, 6, 7, 13, 18, 22, 11, 21, 30, 38),
+                      flags ? "map, eager" : "map, traced");
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+        weft_function_destroy(&f);
+    }
+
+    /* Three lengths: the second traces again with the dim relaxed, and
+     * that trace serves the third. */
+    weft_function_desc d = { .name = "row", .body = body_row, .n_args = 1, .n_outs = 1,
+                             .flags = WEFT_REDUCE_RETRACING };
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    for (int64_t n = 3; n <= 5; n++) {
+        weft_tensor *x = iota(WEFT_I32, 1, &n), *y = NULL;
+        weft_arg a = weft_arg_tensor(x);
+        cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+        double want[5], acc = 0;
+        for (int64_t i = 0; i < n; i++)
+            want[i] = acc += (double)(n - 1 - i);
+        expect_tensor(y, WEFT_I32, 1, &n, want, "relaxed");
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+    }
+    cr_assert_eq(weft_function_tracing_count(f), 2);
+    weft_function_destroy(&f);
+    weft_function_destroy(&row);
+}
