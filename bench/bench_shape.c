@@ -10,6 +10,7 @@
  * sides write a fresh result buffer every repetition (C: malloc + free). */
 #include "bench.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,58 +26,63 @@ static weft_runtime *rt;
 typedef struct c_job {
     const float *x;          /* N x N */
     const float *parts[PARTS];
-    float *out;
 } c_job;
 
-static void c_transpose_naive(void *p)
+/* The loops, each writing its N x N result into o. */
+static void ref_transpose(const c_job *j, float *o)
 {
-    c_job *j = p;
-    float *o = malloc(sizeof(float) * N * N);
     for (size_t i = 0; i < N; i++)
         for (size_t k = 0; k < N; k++)
             o[i * N + k] = j->x[k * N + i];
-    bench_sink += (uint64_t)o[N + 1];
-    free(o);
 }
 
-static void c_transpose_blocked(void *p)
+static void ref_transpose_blocked(const c_job *j, float *o)
 {
-    c_job *j = p;
-    float *o = malloc(sizeof(float) * N * N);
     for (size_t i0 = 0; i0 < N; i0 += 32)
         for (size_t k0 = 0; k0 < N; k0 += 32)
             for (size_t i = i0; i < i0 + 32; i++)
                 for (size_t k = k0; k < k0 + 32; k++)
                     o[i * N + k] = j->x[k * N + i];
-    bench_sink += (uint64_t)o[N + 1];
-    free(o);
 }
 
-static void c_concat(void *p)
+static void ref_concat(const c_job *j, float *o)
 {
-    c_job *j = p;
     size_t w = N / PARTS;
-    float *o = malloc(sizeof(float) * N * N);
     for (size_t r = 0; r < N; r++)
         for (int k = 0; k < PARTS; k++)
             memcpy(o + r * N + (size_t)k * w, j->parts[k] + r * w, sizeof(float) * w);
-    bench_sink += (uint64_t)o[N + 1];
-    free(o);
 }
 
-static void c_cumsum(void *p)
+static void ref_cumsum(const c_job *j, float *o)
 {
-    c_job *j = p;
-    float *o = malloc(sizeof(float) * N * N);
     double *acc = calloc(N, sizeof *acc);
     for (size_t r = 0; r < N; r++)
         for (size_t c = 0; c < N; c++) {
             acc[c] += j->x[r * N + c];
             o[r * N + c] = (float)acc[c];
         }
-    bench_sink += (uint64_t)o[N + 1];
     free(acc);
+}
+
+/* A timed C contender: a fresh result buffer, then the loop. */
+typedef struct c_run {
+    const c_job *j;
+    void (*loop)(const c_job *, float *);
+} c_run;
+
+static void c_do(void *p)
+{
+    c_run *c = p;
+    float *o = malloc(sizeof(float) * N * N);
+    c->loop(c->j, o);
+    bench_sink += (uint64_t)o[N + 1];
     free(o);
+}
+
+static double c_time(int reps, const c_job *j, void (*loop)(const c_job *, float *))
+{
+    c_run c = { j, loop };
+    return bench_time(reps, 1, c_do, &c);
 }
 
 /* ---- weft. -------------------------------------------------------------- */
@@ -148,30 +154,21 @@ static void check(w_call *c, void (*ref)(const c_job *, float *), const c_job *j
     weft_tensor_release(out);
 }
 
-static void ref_transpose(const c_job *j, float *o)
+/* weft's median for body on args (checked against ref on the first
+ * worker count). */
+static double w_time(int reps, bool first, const char *name, weft_body_fn body,
+                     weft_tensor *const *args, size_t n_args,
+                     void (*ref)(const c_job *, float *), const c_job *j)
 {
-    for (size_t i = 0; i < N; i++)
-        for (size_t k = 0; k < N; k++)
-            o[i * N + k] = j->x[k * N + i];
-}
-
-static void ref_concat(const c_job *j, float *o)
-{
-    size_t w = N / PARTS;
-    for (size_t r = 0; r < N; r++)
-        for (int k = 0; k < PARTS; k++)
-            memcpy(o + r * N + (size_t)k * w, j->parts[k] + r * w, sizeof(float) * w);
-}
-
-static void ref_cumsum(const c_job *j, float *o)
-{
-    double *acc = calloc(N, sizeof *acc);
-    for (size_t r = 0; r < N; r++)
-        for (size_t c = 0; c < N; c++) {
-            acc[c] += j->x[r * N + c];
-            o[r * N + c] = (float)acc[c];
-        }
-    free(acc);
+    w_call c = { .n_args = n_args };
+    for (size_t k = 0; k < n_args; k++)
+        c.args[k] = weft_arg_tensor(args[k]);
+    c.f = make_fn(name, body, n_args);
+    if (first)
+        check(&c, ref, j, name);
+    double t = bench_time(reps, 1, w_do, &c);
+    weft_function_destroy(&c.f);
+    return t;
 }
 
 int main(int argc, char **argv)
@@ -199,10 +196,10 @@ int main(int argc, char **argv)
     j.x = x;
     for (int k = 0; k < PARTS; k++)
         j.parts[k] = x + (size_t)k * N * (N / PARTS);
-    ta.med[a_naive][0] = bench_time(reps, 1, c_transpose_naive, &j);
-    ta.med[a_block][0] = bench_time(reps, 1, c_transpose_blocked, &j);
-    tb.med[b_ser][0] = bench_time(reps, 1, c_concat, &j);
-    tc.med[c_ser][0] = bench_time(reps, 1, c_cumsum, &j);
+    ta.med[a_naive][0] = c_time(reps, &j, ref_transpose);
+    ta.med[a_block][0] = c_time(reps, &j, ref_transpose_blocked);
+    tb.med[b_ser][0] = c_time(reps, &j, ref_concat);
+    tc.med[c_ser][0] = c_time(reps, &j, ref_cumsum);
 
     weft_tensor *tx = NULL, *tp[PARTS] = { NULL };
     int64_t d[2] = { N, N }, dp[2] = { N, N / PARTS };
@@ -213,30 +210,10 @@ int main(int argc, char **argv)
         bench_die("weft_tensor_create", err);
     for (int w = 0; w < nw; w++) {
         rt = bench_runtime(workers[w]);
-        w_call c = { .n_args = 1 };
-        c.args[0] = weft_arg_tensor(tx);
-        c.f = make_fn("transpose", transpose_body, 1);
-        if (w == 0)
-            check(&c, ref_transpose, &j, "transpose elements differing from C");
-        ta.med[a_weft][w] = bench_time(reps, 1, w_do, &c);
-        weft_function_destroy(&c.f);
-
-        c.n_args = PARTS;
-        for (int k = 0; k < PARTS; k++)
-            c.args[k] = weft_arg_tensor(tp[k]);
-        c.f = make_fn("concat", concat_body, PARTS);
-        if (w == 0)
-            check(&c, ref_concat, &j, "concat elements differing from C");
-        tb.med[b_weft][w] = bench_time(reps, 1, w_do, &c);
-        weft_function_destroy(&c.f);
-
-        c.n_args = 1;
-        c.args[0] = weft_arg_tensor(tx);
-        c.f = make_fn("cumsum", cumsum_body, 1);
-        if (w == 0)
-            check(&c, ref_cumsum, &j, "cumsum elements differing from C");
-        tc.med[c_weft][w] = bench_time(reps, 1, w_do, &c);
-        weft_function_destroy(&c.f);
+        ta.med[a_weft][w] = w_time(reps, w == 0, "transpose", transpose_body, &tx, 1,
+                                   ref_transpose, &j);
+        tb.med[b_weft][w] = w_time(reps, w == 0, "concat", concat_body, tp, PARTS, ref_concat, &j);
+        tc.med[c_weft][w] = w_time(reps, w == 0, "cumsum", cumsum_body, &tx, 1, ref_cumsum, &j);
         weft_runtime_destroy(&rt);
         bench_settle(50);
     }
