@@ -1,5 +1,5 @@
 /* Buffer planning.  Every op whose result buffer the executor provides
- * (fused, elementwise, reductions, reshape, matmul, fill, range) writes it
+ * (fused, elementwise, reductions, shape ops, matmul, fill, range) writes it
  * into the buffer of a value that is dead by the time it runs (in place
  * when that value is one of its own inputs and the kernel allows it),
  * instead of allocating.  Since the executor runs ready ops in any order,
