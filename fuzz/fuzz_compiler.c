@@ -138,6 +138,99 @@ static const unop unops[] = {
 #define N_BIN (sizeof binops / sizeof *binops)
 #define N_UN (sizeof unops / sizeof *unops)
 
+/* Rank of v (0 when unknown: never, without an input_signature). */
+static int rank_of(const weft_value *v)
+{
+    weft_spec s;
+    return weft_value_spec(v, &s) == 0 && s.rank > 0 ? s.rank : 0;
+}
+
+/* The shape ops, their attributes drawn from the operand byte. */
+static weft_value *shape_op(weft_ctx *cx, unsigned which, uint8_t arg, weft_value *a, weft_value *b)
+{
+    int rank = rank_of(a);
+    int axis = rank ? (int)(arg >> 4) % rank - ((arg & 8) ? rank : 0) : 0;
+    int64_t v[WEFT_MAX_RANK + 1], e[WEFT_MAX_RANK], s[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        uint8_t bits = (uint8_t)(arg >> (2 * d));
+        v[d] = (int64_t)(bits & 3) - 1;             /* -1, 0, 1, 2 */
+        e[d] = (bits & 1) ? WEFT_END : (int64_t)(bits >> 1 & 3) - 2;
+        s[d] = (bits & 2) ? -1 - (int64_t)(arg & 1) : 1 + (int64_t)(arg >> 7);
+    }
+    weft_spec sa;
+    if (weft_value_spec(a, &sa) != 0)
+        return NULL;
+    switch (which) {
+    case 12:
+        return weft_transpose(cx, a, NULL);
+    case 13:
+        return weft_slice(cx, a, v, e, s);
+    case 14: {
+        weft_value *vs[4] = { a, b, a, b };
+        return weft_concat(cx, vs, 2 + (arg & 2), axis);
+    }
+    case 15: {
+        weft_value *vs[2] = { a, b };
+        return weft_stack(cx, vs, 2, (int)(arg >> 4) % (rank + 1));
+    }
+    case 16:
+        return (arg & 1) ? weft_squeeze(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis)
+                         : weft_expand_dims(cx, a, (int)(arg >> 4) % (rank + 1));
+    case 17: {
+        /* Indices in range: an index error is found eagerly at the op but
+         * only at run time when traced, after any later shape error, so
+         * the two modes would fail with different codes (by design). */
+        if (!rank || sa.dims[axis < 0 ? axis + rank : axis] == 0)
+            return weft_transpose(cx, a, NULL);
+        weft_value *dim = weft_const_i64(cx, sa.dims[axis < 0 ? axis + rank : axis]);
+        weft_value *idx = weft_mod(cx, weft_cast(cx, b, WEFT_I64), dim);
+        return weft_gather(cx, a, weft_cast(cx, idx, (arg & 1) ? WEFT_I64 : WEFT_I32), axis);
+    }
+    case 18:
+        for (int d = 0; d < rank; d++)
+            v[d] = d < 2 ? v[d] + 1 : 1;   /* 0..3 on two dims, so tiles grow slowly */
+        return weft_tile(cx, a, v);
+    case 19:
+        for (int d = 0; d < rank; d++)
+            v[d] = -1;
+        v[rank] = 2;
+        return weft_broadcast_to(cx, weft_expand_dims(cx, a, rank), rank + 1, v);
+    case 20: {
+        weft_value *like[4] = { weft_zeros_like(cx, a), weft_ones_like(cx, a),
+                                weft_fill_like(cx, a, (double)(int8_t)arg), weft_shape(cx, a) };
+        return like[arg & 3];
+    }
+    case 21:
+        return (arg & 1) ? weft_argmin(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis)
+                         : weft_argmax(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis);
+    default: {
+        if (arg & 1)
+            return weft_cumsum(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis);
+        weft_value *parts[3] = { NULL, NULL, NULL };
+        int64_t sizes[2] = { 1, -1 };
+        if (weft_split(cx, a, 2, (arg & 2) ? sizes : NULL, axis, parts) != 0)
+            return NULL;
+        return parts[(arg >> 2) & 1];
+    }
+    }
+}
+
+/* Elements of v counting a dim of 0 as 1 (an empty tensor can grow its
+ * other dims, then lose the 0 in a reduction); saturating.  Dims are known
+ * here: no input_signature. */
+static int64_t numel_of(const weft_value *v)
+{
+    weft_spec s;
+    int64_t n = 1;
+    if (weft_value_spec(v, &s) != 0 || s.rank < 0)
+        return 1;
+    for (int d = 0; d < s.rank; d++) {
+        int64_t k = s.dims[d] > 1 ? s.dims[d] : 1;
+        n = n > INT64_MAX / 8 / k ? INT64_MAX / 8 : n * k;
+    }
+    return n;
+}
+
 /* The interpreter: the same on every run for the same code. */
 static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
@@ -153,7 +246,13 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         weft_value *a = st[(sp - 1 + STACK) % STACK];
         weft_value *b = st[(sp - 2 + STACK) % STACK];
         weft_value *r = NULL;
-        switch (op % 17) {
+        /* No op's result outgrows the product of its operands (where's
+         * third, a tile's 9 times one), which must stay small: the shape
+         * ops raise ranks, and broadcasts of high ranks multiply. */
+        int64_t na = numel_of(a), nb = numel_of(b), nc = numel_of(st[(sp - 3 + STACK) % STACK]);
+        if (na > 4096 || nb > 4096 || na * nb * (nc > 4096 ? 4096 : nc) > (1 << 22))
+            op = 29;   /* a swap */
+        switch (op % 30) {
         case 0: case 1: case 2:
             r = binops[arg % N_BIN](cx, a, b);
             pc++;
@@ -230,6 +329,11 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         }
         case 14:
             r = weft_clip(cx, a, b, st[(sp - 3 + STACK) % STACK]);
+            break;
+        case 15: case 16: case 17: case 18: case 19: case 20:
+        case 21: case 22: case 23: case 24: case 25:
+            r = shape_op(cx, op % 30 - 3, arg, a, b);
+            pc++;
             break;
         default:
             /* Swap the top two. */

@@ -79,6 +79,10 @@ size_t        weft__ctx_held_bytes(const weft_ctx *cx, size_t *peak);
  * replacement for it (weft_call names the callee while its body runs). */
 const char   *weft__ctx_name(const weft_ctx *cx);
 void          weft__ctx_set_name(weft_ctx *cx, const char *name);
+/* ops.c's last step, for the ops of other files: records n (its spec
+ * inferred, its inputs already converted) on inputs in, or computes it
+ * when eager.  Any input count. */
+weft_value   *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in);
 /* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
 weft_ctx     *weft__value_ctx(const weft_value *v);
 uint32_t      weft__value_node(const weft_value *v);

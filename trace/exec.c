@@ -220,8 +220,9 @@ static bool reads(const weft__node *n, uint32_t x)
 /* The result tensor of planned node i, of spec s with numel elements: the
  * donor's tensor, when it is still the run's alone (a host callback may
  * have kept a reference: then it is not ours to overwrite), large enough
- * and, when the node reads it, of the same dtype and shape (reshape: the
- * same dtype); else a new one with room for the rest of the slot. */
+ * and, when the node reads it, of the same dtype and shape (reshape and
+ * the other SHAPE ops: the same dtype); else a new one with room for the
+ * rest of the slot. */
 static int plan_buffer(run_state *r, uint32_t i, const weft_spec *s, int64_t numel,
                        weft_tensor **out)
 {
@@ -233,7 +234,8 @@ static int plan_buffer(run_state *r, uint32_t i, const weft_spec *s, int64_t num
         weft_tensor *t = r->vals[d];
         bool ok = t->cap >= need && __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
         if (ok && reads(n, d))
-            ok = t->dtype == s->dtype && (n->op == WEFT__OP_RESHAPE || same_shape(s, t));
+            ok = t->dtype == s->dtype &&
+                 (weft__op_kind_of(n->op) == WEFT__KIND_SHAPE || same_shape(s, t));
         if (ok) {
             r->vals[d] = NULL;
             t->dtype = s->dtype;
@@ -336,13 +338,15 @@ static int run_planned(run_state *r, uint32_t i, weft_tensor *const *in, weft_te
     int64_t numel = p->numel[i];
     weft_spec os;
     if ((p->pflags[i] & WEFT__PN_DYNAMIC) || !r->exact || numel < 0) {
-        weft_spec is[3];
-        if (n->n_in > 3)
-            return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op",
-                                weft__op_name(n->op));
+        /* concat and stack take any number of inputs. */
+        weft_spec is_s[3], *is = is_s;
+        if (n->n_in > 3 && !(is = weft__malloc(sizeof *is * n->n_in)))
+            return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
         for (uint32_t k = 0; k < n->n_in; k++)
             weft__tensor_spec(in[k], &is[k]);
         int rc = weft__infer_spec(n, is, &os);
+        if (is != is_s)
+            weft__free(is);
         if (rc < 0)
             return rc;
         if (os.rank < 0 ||

@@ -16,6 +16,7 @@
 #include "runtime/iface.h"
 #include "trace/ew_rules.h"
 #include "trace/kernels.h"
+#include "trace/shape.h"
 
 static bool is_float(weft_dtype dt) { return dt == WEFT_F32 || dt == WEFT_F64; }
 
@@ -298,7 +299,7 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         kind == WEFT__KIND_CONTROL || kind == WEFT__KIND_RESULT)
         return weft__errorf(WEFT_EINVAL, "weft_%s: no inference for this op",
                             weft__op_name(n->op));
-    if (n->n_in != arity[kind])
+    if (kind != WEFT__KIND_ARRAY && n->n_in != arity[kind])   /* ARRAY: checked by its op */
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %u", weft__op_name(n->op),
                             (unsigned)n->n_in, (unsigned)arity[kind]);
     for (uint32_t i = 0; i < n->n_in; i++) {
@@ -355,7 +356,11 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         rc = infer_reduce(n, &in[0], &r);
         break;
     case WEFT__KIND_SHAPE:
-        rc = infer_reshape(&in[0], n, &r);
+        rc = n->op == WEFT__OP_RESHAPE ? infer_reshape(&in[0], n, &r)
+                                       : weft__infer_shape_op(n, in, &r);
+        break;
+    case WEFT__KIND_ARRAY:
+        rc = weft__infer_shape_op(n, in, &r);
         break;
     case WEFT__KIND_MATMUL:
         rc = infer_matmul(n, &in[0], &in[1], &r);

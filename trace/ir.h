@@ -12,9 +12,11 @@
 
 /* The op table: name, kind, number of inputs (-1: variable).
  * Kinds: LEAF (no inputs), UNARY, BINARY, TERNARY (where), CAST, REDUCE,
- * SHAPE (reshape), MATMUL, MAP, HOST, CONTROL (several results: cond,
- * while, map_ex, host_call_ex; see trace/control.h), RESULT (one result of
- * a CONTROL node), FUSED (made by the compiler). */
+ * SHAPE (reshape and the ops that only relabel dims: expand_dims, squeeze),
+ * ARRAY (ops that move or index elements: trace/infer_shape.c and
+ * trace/kernel_shape.c), MATMUL, MAP, HOST, CONTROL (several results:
+ * cond, while, map_ex, host_call_ex; see trace/control.h), RESULT (one
+ * result of a CONTROL node), FUSED (made by the compiler). */
 #define WEFT__OP_TABLE(XX)                 \
     XX(ARG,        LEAF,    0)             \
     XX(CONST,      LEAF,    0)             \
@@ -63,6 +65,21 @@
     XX(MEAN,       REDUCE,  1)             \
     XX(REDUCE_MAX, REDUCE,  1)             \
     XX(RESHAPE,    SHAPE,   1)             \
+    XX(EXPAND_DIMS, SHAPE,  1)             \
+    XX(SQUEEZE,    SHAPE,   1)             \
+    XX(TRANSPOSE,  ARRAY,   1)             \
+    XX(SLICE,      ARRAY,   1)             \
+    XX(SPLIT,      ARRAY,   1)             \
+    XX(GATHER,     ARRAY,   2)             \
+    XX(CONCAT,     ARRAY,  -1)             \
+    XX(STACK,      ARRAY,  -1)             \
+    XX(TILE,       ARRAY,   1)             \
+    XX(BROADCAST_TO, ARRAY, 1)             \
+    XX(FILL_LIKE,  ARRAY,   1)             \
+    XX(SHAPE_OF,   ARRAY,   1)             \
+    XX(ARGMAX,     ARRAY,   1)             \
+    XX(ARGMIN,     ARRAY,   1)             \
+    XX(CUMSUM,     ARRAY,   1)             \
     XX(MATMUL,     MATMUL,  2)             \
     XX(MAP,        MAP,     1)             \
     XX(HOST,       HOST,   -1)             \
@@ -84,7 +101,7 @@ typedef enum weft__op_kind {
     WEFT__KIND_LEAF, WEFT__KIND_UNARY, WEFT__KIND_BINARY, WEFT__KIND_TERNARY,
     WEFT__KIND_CAST, WEFT__KIND_REDUCE, WEFT__KIND_SHAPE, WEFT__KIND_MATMUL,
     WEFT__KIND_MAP, WEFT__KIND_HOST, WEFT__KIND_FUSED,
-    WEFT__KIND_CONTROL, WEFT__KIND_RESULT
+    WEFT__KIND_CONTROL, WEFT__KIND_RESULT, WEFT__KIND_ARRAY
 } weft__op_kind;
 
 /* Table lookups (ir.c). */
@@ -122,6 +139,20 @@ typedef struct weft__node {
         struct { struct weft__fused *prog; } fused;      /* owned by the node */
         struct { struct weft__multi *m; } multi;         /* CONTROL: owned by the node */
         struct { uint32_t index; } result;               /* RESULT: which result of in[0] */
+        /* The shape ops (trace/ops_shape.c).  FILL_LIKE uses fill. */
+        struct { int axis; } axis;  /* EXPAND_DIMS, SQUEEZE (or WEFT_ALL_AXES), GATHER,
+                                       CONCAT, STACK, ARGMAX, ARGMIN (or WEFT_ALL_AXES),
+                                       CUMSUM; may be negative */
+        struct { int rank; int8_t perm[WEFT_MAX_RANK]; } transpose;  /* rank -1: reverse */
+        struct { int rank; int64_t begin[WEFT_MAX_RANK], end[WEFT_MAX_RANK],
+                 step[WEFT_MAX_RANK]; } slice;    /* Python rules, resolved per run */
+        /* Part `index` of a split along axis: of `parts` equal parts, or
+         * (parts 0) `size` elements (-1: the rest of the dim), with `lead`
+         * elements of sized parts before it and `trail` after it, and the
+         * rest part before it (rest -1), after it (1) or nowhere (0). */
+        struct { int axis, parts, index, rest; int64_t lead, size, trail; } split;
+        struct { int rank; int64_t dims[WEFT_MAX_RANK]; } shape;  /* TILE multiples,
+                                       BROADCAST_TO dims (-1: the input's dim) */
     } attr;
 } weft__node;
 

@@ -7,6 +7,7 @@
 
 #include "runtime/iface.h"
 #include "trace/kernels.h"
+#include "trace/shape.h"
 
 /* ---- Leaves ---------------------------------------------------------- */
 
@@ -68,6 +69,8 @@ int weft__kernel_eval_into(weft_runtime *rt, const weft__node *n, weft_tensor *c
         return 0;
     case WEFT__KIND_MATMUL:
         return weft__eval_matmul(rt, in[0], in[1], out);
+    case WEFT__KIND_ARRAY:
+        return weft__eval_shape_op(rt, n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }
@@ -83,16 +86,22 @@ int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const 
         return weft__errorf(WEFT_EINVAL, "weft__kernel_eval: invalid op %d", (int)n->op);
     if (n->op == WEFT__OP_ARG)
         return weft__errorf(WEFT_EINVAL, "weft_arg: an argument has no kernel");
-    if (n->n_in > 3)
-        return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
-    weft_spec specs[3], os;
-    for (uint32_t i = 0; i < n->n_in; i++) {
+    /* concat and stack take any number of inputs. */
+    weft_spec specs_s[3], *specs = specs_s, os;
+    if (n->n_in > 3 && !(specs = weft__malloc(sizeof *specs * n->n_in)))
+        return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
+    int rc = 0;
+    for (uint32_t i = 0; i < n->n_in && rc == 0; i++) {
         if (!in[i])
-            return weft__errorf(WEFT_EINVAL, "weft_%s: input %u is NULL", weft__op_name(n->op),
-                                (unsigned)i);
-        weft__tensor_spec(in[i], &specs[i]);
+            rc = weft__errorf(WEFT_EINVAL, "weft_%s: input %u is NULL", weft__op_name(n->op),
+                              (unsigned)i);
+        else
+            weft__tensor_spec(in[i], &specs[i]);
     }
-    int rc = weft__infer_spec(n, specs, &os);
+    if (rc == 0)
+        rc = weft__infer_spec(n, specs, &os);
+    if (specs != specs_s)
+        weft__free(specs);
     if (rc < 0)
         return rc;
     if (n->op == WEFT__OP_CONST) {

@@ -41,9 +41,10 @@ int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const 
  * rank, dims, numel and nbytes already hold n's output spec for these
  * inputs (the caller inferred or validated it; nothing is re-checked) and
  * whose data holds at least nbytes.  out may share its buffer with an
- * input only when both have the same dtype and shape (elementwise ops) or
- * for RESHAPE.  Valid for FILL, RANGE, elementwise, reduction, RESHAPE and
- * MATMUL nodes; splits large work like weft__kernel_eval. */
+ * input only when both have the same dtype and shape (elementwise ops,
+ * cumsum, fill_like) or for the SHAPE ops.  Valid for FILL, RANGE,
+ * elementwise, reduction, SHAPE, ARRAY and MATMUL nodes; splits large work
+ * like weft__kernel_eval. */
 int weft__kernel_eval_into(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                            weft_tensor *out);
 

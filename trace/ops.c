@@ -84,13 +84,14 @@ static weft_value *fold_now(weft_ctx *cx, const weft__node *n, weft_value *const
     return constant(cx, t);
 }
 
-/* Records or computes n, whose spec is already known, on inputs in. */
+/* Records or computes n, whose spec is already known, on inputs in.  Past
+ * three inputs (concat, stack) the ids live in the recorded node only. */
 static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
 {
     n->n_in = n_in;
     n->in = n->inline_in;
     n->after = WEFT__NO_NODE;
-    for (uint32_t i = 0; i < n_in; i++)
+    for (uint32_t i = 0; i < n_in && i < 3; i++)
         n->inline_in[i] = weft__value_node(in[i]);
     if (all_weak(in, n_in)) {
         /* Arithmetic on weak scalars stays weak; a comparison's bool and
@@ -106,18 +107,27 @@ static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint
     if (n->op == WEFT__OP_CONST)
         return weft__ctx_wrap_const(cx, n->attr.constant.value);
     weft_runtime *rt = weft__ctx_runtime(cx);
-    weft_tensor *ts[3] = { NULL, NULL, NULL };
+    weft_tensor *ts_s[3] = { NULL, NULL, NULL }, **ts = ts_s;
+    if (n_in > 3 && !(ts = weft__malloc(sizeof *ts * n_in)))
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
     for (uint32_t i = 0; i < n_in; i++)
         ts[i] = weft__value_tensor(in[i]);
     bool prof = rt && weft__profiling(rt);
     uint64_t t0 = prof ? weft__now_ns() : 0;
     weft_tensor *out = NULL;
     int rc = weft__kernel_eval(rt, n, ts, &out);
+    if (ts != ts_s)
+        weft__free(ts);
     if (rc < 0)
         return weft__ctx_fail_errmsg(cx, rc);
     if (prof)
         weft__profile_span(rt, "op", weft__op_name(n->op), t0, weft__now_ns(), NULL);
     return weft__ctx_wrap(cx, out);
+}
+
+weft_value *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
+{
+    return emit(cx, n, in, n_in);
 }
 
 /* Infers n's spec from the inputs as they will be after conversion to
@@ -438,10 +448,16 @@ weft_value *weft_fill(weft_ctx *cx, weft_dtype dt, int rank, const int64_t *dims
                               WEFT_MAX_RANK);
     if (rank > 0 && !dims)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_fill: NULL dims for rank %d", rank);
-    for (int i = 0; i < rank; i++)
+    for (int i = 0; i < rank; i++) {
+        /* A dim read from a traced value's spec: the fill-likes take it. */
+        if (dims[i] == WEFT_DIM_ANY && !weft__ctx_is_eager(cx))
+            return weft__ctx_fail(cx, WEFT_EINVAL, "weft_fill: dim %d is unknown while tracing; "
+                                  "weft_fill_like, weft_zeros_like or weft_ones_like of a tensor "
+                                  "of that shape build it", i);
         if (dims[i] < 0)
             return weft__ctx_fail(cx, WEFT_EINVAL, "weft_fill: dim %d is negative (%lld)", i,
                                   (long long)dims[i]);
+    }
     int64_t numel;
     if (!weft__numel_checked(rank, dims, weft_dtype_size(dt), &numel))
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_fill: the shape overflows the address space");

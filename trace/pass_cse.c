@@ -7,6 +7,7 @@
 
 #include "runtime/iface.h"
 #include "trace/program.h"
+#include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
 /* Constants up to this many bytes are compared by content. */
@@ -66,7 +67,10 @@ static uint64_t node_hash(const weft__node *n)
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axis);
         break;
-    default: break;
+    default:
+        if (weft__is_shape_op(n->op))
+            h = mix(h, weft__shape_attr_digest(n));
+        break;
     }
     return h;
 }
@@ -99,7 +103,7 @@ static bool node_eq(const weft__node *a, const weft__node *b)
                 return false;
         return true;
     default:
-        return true;
+        return weft__is_shape_op(a->op) ? weft__shape_attr_eq(a, b) : true;
     }
 }
 

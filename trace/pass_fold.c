@@ -4,6 +4,7 @@
 #include "runtime/iface.h"
 #include "trace/kernels.h"
 #include "trace/program.h"
+#include "trace/shape.h"
 
 /* Leaves bigger than this stay leaves: folding them would only move their
  * cost from every run into the program's memory. */
@@ -70,19 +71,33 @@ static bool foldable(const weft__graph *g, const weft__node *n)
     return true;
 }
 
+/* Computes n from its constant inputs into *t (any count: concat and
+ * stack take many). */
+static int fold_inputs(const weft__graph *g, const weft__node *n, weft_tensor **t)
+{
+    weft_tensor *in_s[3], **in = in_s;
+    if (n->n_in > 3 && !(in = weft__malloc(sizeof *in * n->n_in)))
+        return weft__errorf(WEFT_ENOMEM, "weft compile: out of memory");
+    for (uint32_t k = 0; k < n->n_in; k++)
+        in[k] = g->nodes[n->in[k]].attr.constant.value;
+    int rc = weft__kernel_eval(NULL, n, in, t);
+    if (in != in_s)
+        weft__free(in);
+    return rc;
+}
+
 int weft__pass_fold(weft__graph *g)
 {
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         weft__node *n = &g->nodes[i];
-        if (!foldable(g, n))
-            continue;
-        weft_tensor *in[3] = { NULL, NULL, NULL };
-        if (n->n_in > 3)
-            continue;
-        for (uint32_t k = 0; k < n->n_in; k++)
-            in[k] = g->nodes[n->in[k]].attr.constant.value;
         weft_tensor *t = NULL;
-        int rc = weft__kernel_eval(NULL, n, in, &t);
+        /* The shape of a tensor of known shape is known whatever its
+         * values. */
+        int rc = weft__shape_fold_spec(g, n, &t);
+        if (rc < 0)
+            return rc;
+        if (!t && foldable(g, n))
+            rc = fold_inputs(g, n, &t);
         if (rc == WEFT_ENOMEM)
             return rc;
         /* Any other failure (an integer division by zero, say) is left to
@@ -91,6 +106,8 @@ int weft__pass_fold(weft__graph *g)
             continue;
         n->op = WEFT__OP_CONST;
         n->flags &= ~WEFT__NODE_STATIC;
+        if (n->n_in > 3)
+            weft__free(n->in);   /* a long input list is the node's own */
         n->n_in = 0;
         n->in = n->inline_in;
         weft__tensor_spec(t, &n->spec);

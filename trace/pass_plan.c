@@ -1,5 +1,5 @@
 /* Buffer planning.  Every op whose result buffer the executor provides
- * (fused, elementwise, reductions, reshape, matmul, fill, range) writes it
+ * (fused, elementwise, reductions, shape ops, matmul, fill, range) writes it
  * into the buffer of a value that is dead by the time it runs (in place
  * when that value is one of its own inputs and the kernel allows it),
  * instead of allocating.  Since the executor runs ready ops in any order,
@@ -10,6 +10,7 @@
 
 #include "runtime/iface.h"
 #include "trace/program.h"
+#include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
 #define PLAN_MAX_NODES 4096
@@ -38,7 +39,8 @@ static bool can_donate(const weft__graph *g, const uint8_t *pflags, uint32_t b)
 /* Whether node nd may write in place into its input b: elementwise loops
  * read element k before writing element k, so the input must have the
  * result's dtype and shape (unknown dims are checked again at run time);
- * reshape copies bytes; reductions and matmul read inputs after writing. */
+ * reshape copies bytes; reductions and matmul read inputs after writing;
+ * of the ARRAY ops, only those that read an element before writing it. */
 static bool in_place_ok(const weft__node *nd, const weft__node *b)
 {
     if (b->spec.dtype != nd->spec.dtype)
@@ -46,6 +48,10 @@ static bool in_place_ok(const weft__node *nd, const weft__node *b)
     switch (weft__op_kind_of(nd->op)) {
     case WEFT__KIND_SHAPE:
         return true;
+    case WEFT__KIND_ARRAY:   /* then, like elementwise ops, the same shape */
+        if (!weft__shape_in_place_ok(nd))
+            return false;
+        /* fall through */
     case WEFT__KIND_UNARY:
     case WEFT__KIND_BINARY:
     case WEFT__KIND_TERNARY:

@@ -7,6 +7,7 @@
 #include "runtime/iface.h"
 #include "trace/control.h"
 #include "trace/program.h"
+#include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
 static bool is_borrowed(const weft__node *n)
@@ -348,6 +349,8 @@ static void print_attrs(const weft__node *n, FILE *f)
         weft__multi_print_attrs(n, f);
         break;
     default:
+        if (weft__is_shape_op(n->op))
+            weft__shape_attr_print(n, f);
         break;
     }
 }

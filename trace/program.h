@@ -55,7 +55,8 @@ int weft__graph_rebuild(weft__graph *g, const bool *keep, const uint32_t *fwd,
 #define WEFT__PN_PLANNED 16u   /* the executor hands its kernel a buffer (see below) */
 
 /* True for the ops whose result buffer the executor provides: FUSED,
- * FILL, RANGE, elementwise, reductions, RESHAPE and MATMUL. */
+ * FILL, RANGE, elementwise, reductions, the SHAPE and ARRAY ops and
+ * MATMUL. */
 bool weft__plan_is_planned(weft__op op);
 
 /* Buffer plan (pass_plan.c): for each planned node, the earlier node whose
@@ -65,8 +66,8 @@ bool weft__plan_is_planned(weft__op op);
  * never donors, and each donor has one receiver, so a chain of donors is
  * one buffer (a slot) for the whole run.  A node writes in place into one
  * of its own inputs only when that is safe for its kernel (elementwise and
- * fused ops on an input of the same dtype and shape, reshape); reductions
- * and matmul never do.  Sizes need not match: the first node of a slot
+ * fused ops, cumsum and fill_like on an input of the same dtype and shape,
+ * the SHAPE ops); reductions, matmul and the other ARRAY ops never do.  Sizes need not match: the first node of a slot
  * allocates the largest size the slot needs (slot_bytes). */
 int weft__plan_buffers(const weft__graph *g, const uint8_t *pflags, uint32_t *donor);
 

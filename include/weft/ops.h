@@ -215,6 +215,89 @@ WEFT_API weft_value *weft_fill(weft_ctx *cx, weft_dtype dt, int rank, const int6
 /* [start, start+delta, ...) up to limit (exclusive), of dtype dt; delta != 0. */
 WEFT_API weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int64_t limit, int64_t delta);
 
+/* Shapes, indexing and scans.  Axes may be negative (counted from the
+ * end).  Results are new tensors, never views of an input; any dtype
+ * unless said otherwise.  While tracing, a result dim that depends on a
+ * dim unknown then stays unknown, and the checks that need it (a squeeze
+ * of a dim that must be 1, split sizes that must add up, gather indices)
+ * run on every call, failing the call with the message they would have
+ * given eagerly.  Array arguments (perm, begin, sizes, ...) are borrowed
+ * for the call only.  Elements move in chunks over the intra-op threads
+ * like elementwise ops; the results never depend on the thread count. */
+
+/* A slice end meaning "through the last element in the step's direction"
+ * (Python's None: a[2:] and a[::-1]). */
+#define WEFT_END INT64_MAX
+
+/* Permutes the dims: result dim d is a's dim perm[d].  perm holds rank(a)
+ * distinct axes (negative ones count from the end); NULL reverses the dims
+ * (for a matrix, its transpose), also for a rank unknown while tracing. */
+WEFT_API weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm);
+/* a[begin[d]:end[d]:step[d]] on every dim d, by Python's rules: negative
+ * indices count from the end, indices past either end are clamped, a step
+ * may be negative (not 0), and an empty range gives a dim of 0.  Each
+ * array holds rank(a) entries; begin NULL starts every dim at its first
+ * element in the step's direction, end NULL runs to WEFT_END, step NULL
+ * is all 1.  a's rank must be known. */
+WEFT_API weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin,
+                                const int64_t *end, const int64_t *step);
+/* Cuts a along axis into n parts outs[0..n) (like tf.split): n equal parts
+ * when sizes is NULL (the dim must be a multiple of n), else parts of
+ * sizes[0..n) elements, one of which may be -1 for the rest; the sizes
+ * must add up to the dim.  Returns 0, or the context's error code with
+ * every outs[k] NULL.  Each part is a copy (a node of its own while
+ * tracing). */
+WEFT_API int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int axis,
+                        weft_value **outs);
+/* Elements of a picked along axis by indices (i32 or i64, any shape;
+ * negative ones count from the end): the result's shape is a's dims
+ * before axis, then indices' dims, then a's dims after axis (tf.gather).
+ * An index out of range fails with WEFT_EINVAL naming it (when the
+ * function runs, for traced indices). */
+WEFT_API weft_value *weft_gather(weft_ctx *cx, weft_value *a, weft_value *indices, int axis);
+/* Joins vs[0..n) (n >= 1) along an existing axis (concat) or a new one
+ * (stack, where axis may be rank(vs[0])).  The inputs are promoted to the
+ * widest dtype among them, like the operands of weft_add; concat's inputs
+ * agree on every dim but axis, stack's on every dim. */
+WEFT_API weft_value *weft_concat(weft_ctx *cx, weft_value *const *vs, size_t n, int axis);
+WEFT_API weft_value *weft_stack(weft_ctx *cx, weft_value *const *vs, size_t n, int axis);
+/* A dim of 1 inserted at axis (in -rank-1..rank), or removed: squeeze's
+ * axis must be 1 (WEFT_ALL_AXES: every dim of 1; while tracing, a dim
+ * unknown then makes the result's rank unknown, as in TensorFlow).  As
+ * cheap as weft_reshape: a traced one writes in place when it can. */
+WEFT_API weft_value *weft_expand_dims(weft_ctx *cx, weft_value *a, int axis);
+WEFT_API weft_value *weft_squeeze(weft_ctx *cx, weft_value *a, int axis);
+/* a repeated multiples[d] times along every dim d (rank(a) entries, each
+ * >= 0; a's rank must be known). */
+WEFT_API weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples);
+/* a broadcast to dims[0..rank) by NumPy's rules (a's dims, aligned from
+ * the right, are 1 or equal).  A dim of -1 keeps a's dim there, so a
+ * shape with a dim unknown while tracing can be a target. */
+WEFT_API weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank,
+                                       const int64_t *dims);
+/* A tensor of a's dtype and shape filled with 0, 1 or value (converted
+ * like weft_cast).  Unlike weft_fill they take dims unknown while
+ * tracing: the shape is read from a when the function runs. */
+WEFT_API weft_value *weft_zeros_like(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_ones_like(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_fill_like(weft_ctx *cx, weft_value *a, double value);
+/* a's dims as an i64[rank(a)] tensor: known when the function runs even
+ * where they are unknown while tracing (then a constant after
+ * compilation, when they are known). */
+WEFT_API weft_value *weft_shape(weft_ctx *cx, weft_value *a);
+/* The i64 index of the largest (argmax) or smallest (argmin) element
+ * along axis, which is removed from the shape; WEFT_ALL_AXES: the index
+ * into the flattened tensor, an i64[].  Ties give the first index; a NaN
+ * counts as the extreme (the first NaN wins, as in NumPy).  An empty axis
+ * is WEFT_EINVAL. */
+WEFT_API weft_value *weft_argmax(weft_ctx *cx, weft_value *a, int axis);
+WEFT_API weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis);
+/* Running sums along axis, of a's shape (WEFT_ALL_AXES: of the flattened
+ * tensor, 1-D).  Dtypes as weft_sum: bool counts as i64, integers wrap,
+ * f32 adds in f64 and rounds each sum.  Each sum adds in index order, so
+ * a single long axis is not split over threads. */
+WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
+
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
  * the slice spec (while tracing elems of unknown rank, once for a slice of

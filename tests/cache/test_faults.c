@@ -948,3 +948,82 @@ Test(faults, validation_before_allocation)
     weft_tensor_release(g_vx);
     weft_function_destroy(&g_v);
 }
+
+/* ---- Shape ops, traced for unknown dims and eager. --------------------- */
+
+static int body_shape_ops(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    weft_value *x = args[0];   /* i64[8]: 0..7 */
+    weft_value *p[2], *terms[7];
+    weft_split(cx, x, 2, NULL, 0, p);
+    weft_value *c = weft_concat(cx, (weft_value *[]){ p[1], p[0], p[1], p[0] }, 4, 0);
+    weft_value *t = weft_transpose(cx, weft_stack(cx, p, 2, 0), NULL);
+    terms[0] = c;
+    terms[1] = weft_gather(cx, c, weft_shape(cx, t), 0);
+    terms[2] = weft_cumsum(cx, t, 0);
+    terms[3] = weft_fill_like(cx, x, 1);
+    terms[4] = weft_tile(cx, weft_expand_dims(cx, x, 0), (int64_t[]){ 2, 1 });
+    terms[5] = weft_broadcast_to(cx, x, 2, (int64_t[]){ 3, -1 });
+    terms[6] = weft_argmax(cx, weft_transpose(cx, t, NULL), 1);
+    weft_value *sum = weft_const_i64(cx, 0);
+    for (int i = 0; i < 7; i++)
+        sum = weft_add(cx, sum, weft_sum(cx, terms[i], WEFT_ALL_AXES));
+    outs[0] = sum;
+    return weft_ctx_status(cx);
+}
+
+typedef struct shape_st {
+    unsigned flags;
+    weft_function *f;
+    weft_tensor *x, *out;
+} shape_st;
+
+static void shape_prepare(void *p)
+{
+    shape_st *s = p;
+    weft_function_destroy(&s->f);
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("i64[?]", &sig), 0);
+    weft_function_desc d = { .name = "shape_ops", .body = body_shape_ops, .n_args = 1,
+                             .n_outs = 1, .input_signature = &sig, .flags = s->flags };
+    cr_assert_eq(weft_function_create(rt, &d, &s->f), 0);
+    s->x = iota_i64(8);
+    s->out = NULL;
+}
+
+static int shape_run(void *p)
+{
+    shape_st *s = p;
+    weft_arg a = weft_arg_tensor(s->x);
+    return weft_function_call(s->f, &a, 1, &s->out, 1);
+}
+
+static int shape_check(void *p)
+{
+    shape_st *s = p;
+    const int64_t *v = weft_tensor_data(s->out);
+    /* 56 (concat) + 6 (gather) + 60 (cumsum) + 8 + 56 (tile) + 84
+     * (broadcast) + 6 (argmax). */
+    return v && *v == 276 ? 0 : 1;
+}
+
+static void shape_undo(void *p)
+{
+    shape_st *s = p;
+    weft_tensor_release(s->out);
+    weft_tensor_release(s->x);
+    s->out = s->x = NULL;
+}
+
+Test(faults, shape_ops)
+{
+    need_fault_injection();
+    for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
+        shape_st s = { .flags = flags };
+        op o = { flags ? "shape ops (eager)" : "shape ops (traced)", shape_prepare, shape_run,
+                 shape_check, shape_undo, &s };
+        cr_expect_geq(sweep(&o), 3);
+        weft_function_destroy(&s.f);
+    }
+}

@@ -144,3 +144,50 @@ Test(trace_vs_eager, folding_leaves_a_growing_broadcast_to_the_run)
     weft_function_destroy(&f);
     weft_tensor_release(x);
 }
+
+/* ---- Shape ops: every one of them on large arguments, chained so that
+ * the buffer plan hands buffers along and writes in place. ---- */
+
+static int shape_ops_chain(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *x = args[0], *idx = args[1];   /* f32[300,200], i64[150] */
+    static const int perm[2] = { 1, 0 };
+    weft_value *t = weft_transpose(cx, weft_mul(cx, x, weft_const_f64(cx, 3)), perm);
+    weft_value *s = weft_slice(cx, t, (int64_t[]){ WEFT_END, 1 }, (int64_t[]){ WEFT_END, -1 },
+                               (int64_t[]){ -2, 3 });
+    weft_value *parts[3];
+    weft_split(cx, x, 3, (int64_t[]){ 100, -1, 50 }, 0, parts);
+    weft_value *c = weft_concat(cx, (weft_value *[]){ parts[2], parts[0], parts[1], x }, 4, 0);
+    weft_value *g = weft_gather(cx, c, idx, 0);
+    weft_value *st = weft_stack(cx, (weft_value *[]){ g, weft_cumsum(cx, g, 1) }, 2, -1);
+    weft_value *b = weft_broadcast_to(cx, weft_expand_dims(cx, weft_argmax(cx, x, 1), 0), 2,
+                                      (int64_t[]){ 4, -1 });
+    weft_value *tl = weft_tile(cx, weft_squeeze(cx, weft_argmin(cx, x, WEFT_ALL_AXES), WEFT_ALL_AXES),
+                               NULL);
+    outs[0] = weft_add(cx, weft_sum(cx, s, WEFT_ALL_AXES), weft_fill_like(cx, st, 0.5));
+    outs[1] = weft_add(cx, b, tl);
+    outs[2] = weft_shape(cx, st);
+    outs[3] = weft_cumsum(cx, weft_ones_like(cx, c), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+Test(trace_vs_eager, shape_ops_on_large_arguments)
+{
+    int64_t n = 300 * 200;
+    float *v = malloc(sizeof *v * (size_t)n);
+    cr_assert_not_null(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (float)((i * 7919) % 1009) - 500.0f;
+    int64_t ix[150];
+    for (int i = 0; i < 150; i++)
+        ix[i] = (i * 131) % 600 - (i % 4 == 0 ? 600 : 0);
+    weft_tensor *x = NULL, *idx = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 2, (int64_t[]){ 300, 200 }, v, &x), 0);
+    cr_assert_eq(weft_tensor_create(WEFT_I64, 1, (int64_t[]){ 150 }, ix, &idx), 0);
+    free(v);
+    weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(idx) };
+    same_as_eager(shape_ops_chain, NULL, a, 2, 4);
+    weft_tensor_release(x);
+    weft_tensor_release(idx);
+}

@@ -1,0 +1,430 @@
+/* The shape ops' table of docs/ERRORS.md ("Shape ops"), walked in the same
+ * order, like tests/cache/test_errors.c walks the main table: each case
+ * feeds one op one kind of bad input and returns the code it got; the
+ * walker checks the code, that weft_errmsg() names the op, and that good
+ * calls still work afterwards.
+ *
+ * With WEFT_ERRORS_DOC_SHAPE=<path> in the environment, the walker writes
+ * the rows with the messages it observed, which is how the table was
+ * made. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static weft_runtime *rt;
+static weft_tensor *m23;    /* f32[2,3] */
+static weft_tensor *m31;    /* f32[3,1] */
+static weft_tensor *v10;    /* f32[10] */
+static weft_tensor *e03;    /* f32[0,3] */
+static weft_tensor *r8;     /* f32[1,1,1,1,1,1,1,1] */
+static weft_tensor *fidx;   /* f32[1] */
+static weft_tensor *iidx;   /* i64[1] = {3} */
+
+static weft_tensor *make(weft_dtype dt, int rank, const int64_t *dims, const void *data)
+{
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(dt, rank, dims, data, &t), 0, "%s", weft_errmsg());
+    return t;
+}
+
+static void setup(void)
+{
+    rt = test_runtime(2);
+    m23 = make(WEFT_F32, 2, (int64_t[]){ 2, 3 }, NULL);
+    m31 = make(WEFT_F32, 2, (int64_t[]){ 3, 1 }, NULL);
+    v10 = make(WEFT_F32, 1, (int64_t[]){ 10 }, NULL);
+    e03 = make(WEFT_F32, 2, (int64_t[]){ 0, 3 }, NULL);
+    r8 = make(WEFT_F32, 8, (int64_t[]){ 1, 1, 1, 1, 1, 1, 1, 1 }, NULL);
+    fidx = make(WEFT_F32, 1, (int64_t[]){ 1 }, NULL);
+    iidx = make(WEFT_I64, 1, (int64_t[]){ 1 }, (int64_t[]){ 3 });
+}
+
+static void teardown(void)
+{
+    weft_tensor *ts[] = { m23, m31, v10, e03, r8, fidx, iidx };
+    for (size_t i = 0; i < sizeof ts / sizeof *ts; i++)
+        weft_tensor_release(ts[i]);
+    weft_runtime_destroy(&rt);
+}
+
+/* ---- Running a case. ---------------------------------------------------- */
+
+typedef weft_value *(*op_fn)(weft_ctx *cx);
+
+/* op on a fresh eager context: its status (1 if it failed but returned a
+ * value). */
+static int eager_op(op_fn op)
+{
+    weft_ctx *cx = NULL;
+    int rc = weft_eager_begin(rt, &cx);
+    if (rc != 0)
+        return rc;
+    weft_value *v = op(cx);
+    rc = weft_ctx_status(cx);
+    if (rc != 0 && v != NULL)
+        rc = 1;
+    weft_eager_end(&cx);
+    return rc;
+}
+
+static weft_value *ev(weft_ctx *cx, weft_tensor *t)
+{
+    return weft_eager_value(cx, t);
+}
+
+/* A body applying a one-argument op to its argument, traced for sig. */
+typedef weft_value *(*traced_fn)(weft_ctx *cx, weft_value *x);
+
+typedef struct traced_case { traced_fn fn; } traced_case;
+
+static int traced_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const traced_case *c = user;
+    outs[0] = c->fn(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+static int traced_op(traced_fn fn, const char *sig_text, weft_tensor *x)
+{
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse(sig_text, &sig), 0);
+    traced_case c = { fn };
+    weft_function_desc d = { .name = "shape_errors", .body = traced_body, .user = &c,
+                             .n_args = 1, .n_outs = 1, .input_signature = &sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_arg a = weft_arg_tensor(x);
+    weft_tensor *out = NULL;
+    int rc = weft_function_call(f, &a, 1, &out, 1);
+    weft_tensor_release(out);
+    weft_function_destroy(&f);
+    return rc;
+}
+
+/* ---- The cases, in the order of the table. ------------------------------ */
+
+static int c_transpose_null_cx(void)
+{
+    return weft_transpose(NULL, NULL, NULL) ? 1 : WEFT_EINVAL;
+}
+
+static weft_value *op_transpose_twice(weft_ctx *cx)
+{
+    return weft_transpose(cx, ev(cx, m23), (const int[]){ 0, 0 });
+}
+static int c_transpose_twice(void) { return eager_op(op_transpose_twice); }
+
+static weft_value *op_transpose_far(weft_ctx *cx)
+{
+    return weft_transpose(cx, ev(cx, m23), (const int[]){ 0, 2 });
+}
+static int c_transpose_far(void) { return eager_op(op_transpose_far); }
+
+static weft_value *tr_transpose_perm(weft_ctx *cx, weft_value *x)
+{
+    return weft_transpose(cx, x, (const int[]){ 1, 0 });
+}
+static int c_transpose_unknown_rank(void) { return traced_op(tr_transpose_perm, "f32[*]", m23); }
+
+static weft_value *op_slice_step0(weft_ctx *cx)
+{
+    return weft_slice(cx, ev(cx, m23), NULL, NULL, (const int64_t[]){ 1, 0 });
+}
+static int c_slice_step0(void) { return eager_op(op_slice_step0); }
+
+static weft_value *tr_slice(weft_ctx *cx, weft_value *x)
+{
+    return weft_slice(cx, x, NULL, NULL, NULL);
+}
+static int c_slice_unknown_rank(void) { return traced_op(tr_slice, "f32[*]", m23); }
+
+static int split_case(size_t n, const int64_t *sizes, bool null_outs)
+{
+    weft_ctx *cx = NULL;
+    int rc = weft_eager_begin(rt, &cx);
+    if (rc != 0)
+        return rc;
+    weft_value *outs[3] = { NULL, NULL, NULL };
+    rc = weft_split(cx, ev(cx, v10), n, sizes, 0, null_outs ? NULL : outs);
+    if (rc != weft_ctx_status(cx) || outs[0] || outs[1] || outs[2])
+        rc = 1;
+    weft_eager_end(&cx);
+    return rc;
+}
+static int c_split_null_outs(void) { return split_case(2, NULL, true); }
+static int c_split_zero(void) { return split_case(0, NULL, false); }
+static int c_split_equal(void) { return split_case(3, NULL, false); }
+static int c_split_sum(void) { return split_case(2, (const int64_t[]){ 3, 4 }, false); }
+static int c_split_two_rests(void) { return split_case(2, (const int64_t[]){ -1, -1 }, false); }
+static int c_split_negative(void) { return split_case(2, (const int64_t[]){ 2, -3 }, false); }
+
+static weft_value *tr_split_runtime(weft_ctx *cx, weft_value *x)
+{
+    weft_value *outs[3];
+    weft_split(cx, x, 3, NULL, 0, outs);
+    return outs[0];
+}
+static int c_split_runtime(void) { return traced_op(tr_split_runtime, "f32[?]", v10); }
+
+static weft_value *op_gather_float(weft_ctx *cx)
+{
+    return weft_gather(cx, ev(cx, m31), ev(cx, fidx), 0);
+}
+static int c_gather_float(void) { return eager_op(op_gather_float); }
+
+static weft_value *op_gather_range(weft_ctx *cx)
+{
+    return weft_gather(cx, ev(cx, m31), ev(cx, iidx), 0);
+}
+static int c_gather_range(void) { return eager_op(op_gather_range); }
+
+static weft_value *op_gather_axis(weft_ctx *cx)
+{
+    return weft_gather(cx, ev(cx, m31), ev(cx, iidx), 2);
+}
+static int c_gather_axis(void) { return eager_op(op_gather_axis); }
+
+/* The indices are the argument; the table is constant. */
+static weft_value *tr_gather_runtime(weft_ctx *cx, weft_value *idx)
+{
+    return weft_gather(cx, weft_const_tensor(cx, m31), idx, 0);
+}
+static int c_gather_runtime(void) { return traced_op(tr_gather_runtime, "i64[?]", iidx); }
+
+static weft_value *op_concat_null(weft_ctx *cx) { return weft_concat(cx, NULL, 2, 0); }
+static int c_concat_null(void) { return eager_op(op_concat_null); }
+
+static weft_value *op_concat_zero(weft_ctx *cx)
+{
+    weft_value *v = ev(cx, m23);
+    return weft_concat(cx, &v, 0, 0);
+}
+static int c_concat_zero(void) { return eager_op(op_concat_zero); }
+
+static weft_value *op_concat_dims(weft_ctx *cx)
+{
+    weft_value *vs[2] = { ev(cx, m23), ev(cx, m31) };
+    return weft_concat(cx, vs, 2, 0);
+}
+static int c_concat_dims(void) { return eager_op(op_concat_dims); }
+
+static weft_value *op_concat_ranks(weft_ctx *cx)
+{
+    weft_value *vs[2] = { ev(cx, m23), ev(cx, v10) };
+    return weft_concat(cx, vs, 2, 0);
+}
+static int c_concat_ranks(void) { return eager_op(op_concat_ranks); }
+
+static weft_value *op_stack_dims(weft_ctx *cx)
+{
+    weft_value *vs[2] = { ev(cx, m23), ev(cx, m31) };
+    return weft_stack(cx, vs, 2, 0);
+}
+static int c_stack_dims(void) { return eager_op(op_stack_dims); }
+
+static weft_value *op_stack_axis(weft_ctx *cx)
+{
+    weft_value *vs[2] = { ev(cx, v10), ev(cx, v10) };
+    return weft_stack(cx, vs, 2, 3);
+}
+static int c_stack_axis(void) { return eager_op(op_stack_axis); }
+
+static weft_value *op_expand_axis(weft_ctx *cx) { return weft_expand_dims(cx, ev(cx, m23), 4); }
+static int c_expand_axis(void) { return eager_op(op_expand_axis); }
+
+static weft_value *op_expand_rank(weft_ctx *cx) { return weft_expand_dims(cx, ev(cx, r8), 0); }
+static int c_expand_rank(void) { return eager_op(op_expand_rank); }
+
+static weft_value *op_squeeze_not1(weft_ctx *cx) { return weft_squeeze(cx, ev(cx, m23), 1); }
+static int c_squeeze_not1(void) { return eager_op(op_squeeze_not1); }
+
+static weft_value *tr_squeeze(weft_ctx *cx, weft_value *x) { return weft_squeeze(cx, x, 1); }
+static int c_squeeze_runtime(void) { return traced_op(tr_squeeze, "f32[?,?]", m23); }
+
+static weft_value *op_tile_null(weft_ctx *cx) { return weft_tile(cx, ev(cx, v10), NULL); }
+static int c_tile_null(void) { return eager_op(op_tile_null); }
+
+static weft_value *op_tile_negative(weft_ctx *cx)
+{
+    return weft_tile(cx, ev(cx, m23), (const int64_t[]){ 1, -1 });
+}
+static int c_tile_negative(void) { return eager_op(op_tile_negative); }
+
+static weft_value *op_bcast_rank(weft_ctx *cx)
+{
+    return weft_broadcast_to(cx, ev(cx, m31), 9, (const int64_t[]){ 1 });
+}
+static int c_bcast_rank(void) { return eager_op(op_bcast_rank); }
+
+static weft_value *op_bcast_dims(weft_ctx *cx)
+{
+    return weft_broadcast_to(cx, ev(cx, m31), 2, (const int64_t[]){ 2, 4 });
+}
+static int c_bcast_dims(void) { return eager_op(op_bcast_dims); }
+
+static weft_value *op_bcast_keep(weft_ctx *cx)
+{
+    return weft_broadcast_to(cx, ev(cx, m31), 3, (const int64_t[]){ -1, 3, 1 });
+}
+static int c_bcast_keep(void) { return eager_op(op_bcast_keep); }
+
+static weft_value *op_zeros_null(weft_ctx *cx) { return weft_zeros_like(cx, NULL); }
+static int c_zeros_null(void) { return eager_op(op_zeros_null); }
+
+static int c_shape_foreign(void)
+{
+    weft_ctx *cx = NULL, *other = NULL;
+    int rc = weft_eager_begin(rt, &cx);
+    if (rc == 0 && (rc = weft_eager_begin(rt, &other)) == 0) {
+        weft_value *v = weft_shape(cx, ev(other, m23));
+        rc = weft_ctx_status(cx);
+        if (v)
+            rc = 1;
+    }
+    weft_eager_end(&cx);
+    weft_eager_end(&other);
+    return rc;
+}
+
+static weft_value *op_argmax_empty(weft_ctx *cx) { return weft_argmax(cx, ev(cx, e03), 0); }
+static int c_argmax_empty(void) { return eager_op(op_argmax_empty); }
+
+static weft_value *op_argmin_axis(weft_ctx *cx) { return weft_argmin(cx, ev(cx, m23), 2); }
+static int c_argmin_axis(void) { return eager_op(op_argmin_axis); }
+
+static weft_value *op_cumsum_axis(weft_ctx *cx) { return weft_cumsum(cx, ev(cx, v10), 1); }
+static int c_cumsum_axis(void) { return eager_op(op_cumsum_axis); }
+
+static weft_value *tr_fill_unknown(weft_ctx *cx, weft_value *x)
+{
+    weft_spec s;
+    weft_value_spec(x, &s);
+    return weft_fill(cx, s.dtype, s.rank, s.dims, 0.0);
+}
+static int c_fill_unknown(void) { return traced_op(tr_fill_unknown, "f32[?,3]", m23); }
+
+/* ---- The table. --------------------------------------------------------- */
+
+typedef struct err_case {
+    const char *entry;
+    const char *bad;
+    int code;
+    int (*run)(void);
+    const char *mention;   /* what weft_errmsg() must contain; NULL: entry */
+} err_case;
+
+#define C(entry, bad, code, fn) { entry, bad, code, fn, NULL }
+#define CM(entry, bad, code, fn, m) { entry, bad, code, fn, m }
+
+static const err_case cases[] = {
+    C("weft_transpose", "cx is NULL", WEFT_EINVAL, c_transpose_null_cx),
+    C("weft_transpose", "perm {0, 0} of f32[2,3]", WEFT_EINVAL, c_transpose_twice),
+    C("weft_transpose", "perm {0, 2} of f32[2,3]", WEFT_EINVAL, c_transpose_far),
+    CM("weft_transpose", "a perm for a rank unknown while tracing (f32[*])", WEFT_EINVAL,
+       c_transpose_unknown_rank, "weft_transpose"),
+    C("weft_slice", "step {1, 0}", WEFT_EINVAL, c_slice_step0),
+    C("weft_slice", "a rank unknown while tracing (f32[*])", WEFT_EINVAL, c_slice_unknown_rank),
+    C("weft_split", "outs is NULL", WEFT_EINVAL, c_split_null_outs),
+    C("weft_split", "n = 0", WEFT_EINVAL, c_split_zero),
+    C("weft_split", "f32[10] into 3 equal parts", WEFT_ESHAPE, c_split_equal),
+    C("weft_split", "sizes {3, 4} of f32[10]", WEFT_ESHAPE, c_split_sum),
+    C("weft_split", "sizes {-1, -1}", WEFT_EINVAL, c_split_two_rests),
+    C("weft_split", "sizes {2, -3}", WEFT_EINVAL, c_split_negative),
+    C("weft_split", "f32[?] into 3 equal parts, called with f32[10] (fails when it runs)",
+      WEFT_ESHAPE, c_split_runtime),
+    C("weft_gather", "f32 indices", WEFT_EDTYPE, c_gather_float),
+    C("weft_gather", "index 3 on axis 0 of f32[3,1]", WEFT_EINVAL, c_gather_range),
+    C("weft_gather", "axis 2 of f32[3,1]", WEFT_EINVAL, c_gather_axis),
+    C("weft_gather", "traced indices i64[?] holding 3 for f32[3,1] (fails when it runs)",
+      WEFT_EINVAL, c_gather_runtime),
+    C("weft_concat", "vs is NULL", WEFT_EINVAL, c_concat_null),
+    C("weft_concat", "n = 0", WEFT_EINVAL, c_concat_zero),
+    C("weft_concat", "f32[2,3] and f32[3,1] on axis 0", WEFT_ESHAPE, c_concat_dims),
+    C("weft_concat", "f32[2,3] and f32[10]", WEFT_ESHAPE, c_concat_ranks),
+    C("weft_stack", "f32[2,3] and f32[3,1]", WEFT_ESHAPE, c_stack_dims),
+    C("weft_stack", "axis 3 for f32[10] inputs", WEFT_EINVAL, c_stack_axis),
+    C("weft_expand_dims", "axis 4 of f32[2,3]", WEFT_EINVAL, c_expand_axis),
+    C("weft_expand_dims", "an input of rank 8", WEFT_EINVAL, c_expand_rank),
+    C("weft_squeeze", "axis 1 of f32[2,3]", WEFT_ESHAPE, c_squeeze_not1),
+    C("weft_squeeze", "axis 1 of f32[?,?], called with f32[2,3] (fails when it runs)",
+      WEFT_ESHAPE, c_squeeze_runtime),
+    C("weft_tile", "multiples NULL for rank 1", WEFT_EINVAL, c_tile_null),
+    C("weft_tile", "multiples {1, -1}", WEFT_EINVAL, c_tile_negative),
+    C("weft_broadcast_to", "rank 9", WEFT_EINVAL, c_bcast_rank),
+    C("weft_broadcast_to", "f32[3,1] to {2, 4}", WEFT_ESHAPE, c_bcast_dims),
+    C("weft_broadcast_to", "f32[3,1] to {-1, 3, 1} (-1 where a has no dim)", WEFT_EINVAL,
+      c_bcast_keep),
+    C("weft_zeros_like", "a is NULL", WEFT_EINVAL, c_zeros_null),
+    C("weft_shape", "a of another context", WEFT_EINVAL, c_shape_foreign),
+    C("weft_argmax", "axis 0 of f32[0,3] (empty)", WEFT_EINVAL, c_argmax_empty),
+    C("weft_argmin", "axis 2 of f32[2,3]", WEFT_EINVAL, c_argmin_axis),
+    C("weft_cumsum", "axis 1 of f32[10]", WEFT_EINVAL, c_cumsum_axis),
+    C("weft_fill", "a dim WEFT_DIM_ANY read from a spec while tracing", WEFT_EINVAL,
+      c_fill_unknown),
+};
+
+#define N_CASES (sizeof cases / sizeof *cases)
+
+/* An eager op and a traced call still work. */
+static const char *good_calls(void)
+{
+    weft_ctx *cx = NULL;
+    if (weft_eager_begin(rt, &cx) != 0)
+        return "weft_eager_begin failed";
+    weft_value *t = weft_transpose(cx, ev(cx, m23), NULL);
+    bool ok = t && weft_tensor_dims(weft_value_tensor(t))[0] == 3;
+    weft_eager_end(&cx);
+    if (!ok)
+        return "an eager transpose failed";
+    if (traced_op(tr_slice, "f32[?,?]", m23) != 0)
+        return "a traced slice failed";
+    return "";
+}
+
+static void md_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s != '\n')
+            fputc(*s, f);
+    }
+}
+
+TestSuite(errors_shape, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(errors_shape, table)
+{
+    const char *doc_path = getenv("WEFT_ERRORS_DOC_SHAPE");
+    FILE *doc = doc_path ? fopen(doc_path, "w") : NULL;
+    int failed = 0;
+    for (size_t i = 0; i < N_CASES; i++) {
+        const err_case *c = &cases[i];
+        weft_spec junk;
+        weft_spec_parse("(errors walker sentinel)", &junk);
+        int rc = c->run();
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", weft_errmsg());
+        const char *want = c->mention ? c->mention : c->entry;
+        const char *after = good_calls();
+        if (rc != c->code || !strstr(msg, want) || strstr(msg, "sentinel") || after[0]) {
+            failed++;
+            cr_log_error("case %zu %s / %s: code %s, want %s; errmsg \"%s\"%s%s", i + 1, c->entry,
+                         c->bad, weft_err_name(rc), weft_err_name(c->code), msg,
+                         after[0] ? "; afterwards " : "", after);
+        }
+        if (doc) {
+            fprintf(doc, "| S%zu | `%s` | ", i + 1, c->entry);
+            md_escape(doc, c->bad);
+            fprintf(doc, " | `%s` | \"", weft_err_name(c->code));
+            md_escape(doc, msg);
+            fputs("\" |\n", doc);
+        }
+    }
+    if (doc)
+        fclose(doc);
+    cr_assert_eq(failed, 0, "%d of %zu shape error cases failed (see the log above)", failed,
+                 N_CASES);
+}

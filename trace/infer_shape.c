@@ -1,0 +1,508 @@
+/* Shape and dtype inference of the shape ops (weft__infer_shape_op).
+ *
+ * The same code checks a node while tracing (dims may be WEFT_DIM_ANY) and
+ * again on concrete inputs before a kernel runs, so every check that a
+ * known dim may fail at trace time is also the run-time check of an
+ * unknown one.  A result dim that depends on an unknown input dim stays
+ * unknown; an input of unknown rank gives a result of unknown rank where
+ * the op does not need the rank to know its attributes. */
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/shape.h"
+
+#define ANY WEFT_DIM_ANY
+
+static const char *sstr(const weft_spec *s, char *buf)
+{
+    return weft__spec_str(s, buf, WEFT__SPEC_STR_MAX);
+}
+
+/* axis in [-rank, rank) made non-negative; false when out of range. */
+static bool norm_axis(int axis, int rank, int *out)
+{
+    if (axis < -rank || axis >= rank)
+        return false;
+    *out = axis < 0 ? axis + rank : axis;
+    return true;
+}
+
+static int axis_fail(const weft__node *n, int axis, const weft_spec *a)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    return weft__errorf(WEFT_EINVAL, "weft_%s: axis %d is out of range for %s",
+                        weft__op_name(n->op), axis, sstr(a, sa));
+}
+
+static int rank_fail(const weft__node *n, int rank)
+{
+    return weft__errorf(WEFT_EINVAL, "weft_%s: the result would have rank %d, above %d",
+                        weft__op_name(n->op), rank, WEFT_MAX_RANK);
+}
+
+/* a * b for dims, either of which may be unknown (the product of a known 0
+ * and anything is 0); false on overflow. */
+static bool dim_mul(int64_t a, int64_t b, int64_t *out)
+{
+    if (a == 0 || b == 0) {
+        *out = 0;
+        return true;
+    }
+    if (a == ANY || b == ANY) {
+        *out = ANY;
+        return true;
+    }
+    if (a > INT64_MAX / b)
+        return false;
+    *out = a * b;
+    return true;
+}
+
+/* Two dims that must be equal: their common value (unknown only when both
+ * are), or false when they are known and differ. */
+static bool dim_merge(int64_t a, int64_t b, int64_t *out)
+{
+    if (a != ANY && b != ANY && a != b)
+        return false;
+    *out = a != ANY ? a : b;
+    return true;
+}
+
+/* ---- Relabelling dims: expand_dims, squeeze ---------------------------- */
+
+static int infer_expand_dims(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    out->dtype = a->dtype;
+    if (a->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    int axis;
+    if (!norm_axis(n->attr.axis.axis, a->rank + 1, &axis))
+        return axis_fail(n, n->attr.axis.axis, a);
+    if (a->rank + 1 > WEFT_MAX_RANK)
+        return rank_fail(n, a->rank + 1);
+    out->rank = a->rank + 1;
+    for (int d = 0, s = 0; d < out->rank; d++)
+        out->dims[d] = d == axis ? 1 : a->dims[s++];
+    return 0;
+}
+
+static int infer_squeeze(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    out->dtype = a->dtype;
+    if (a->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    if (n->attr.axis.axis == WEFT_ALL_AXES) {
+        /* Which unknown dims are 1 is known only at run time, so the rank
+         * is too (as in TensorFlow). */
+        out->rank = 0;
+        for (int d = 0; d < a->rank; d++) {
+            if (a->dims[d] == ANY) {
+                out->rank = WEFT_RANK_ANY;
+                return 0;
+            }
+            if (a->dims[d] != 1)
+                out->dims[out->rank++] = a->dims[d];
+        }
+        return 0;
+    }
+    int axis;
+    if (!norm_axis(n->attr.axis.axis, a->rank, &axis))
+        return axis_fail(n, n->attr.axis.axis, a);
+    if (a->dims[axis] != 1 && a->dims[axis] != ANY)
+        return weft__errorf(WEFT_ESHAPE, "weft_squeeze: axis %d of %s is %lld, not 1",
+                            n->attr.axis.axis, sstr(a, sa), (long long)a->dims[axis]);
+    out->rank = a->rank - 1;
+    for (int d = 0, o = 0; d < a->rank; d++)
+        if (d != axis)
+            out->dims[o++] = a->dims[d];
+    return 0;
+}
+
+/* ---- Moving elements: transpose, slice, split, tile, broadcast_to ------ */
+
+/* Ops whose attributes hold one entry per input dim need that rank. */
+static int need_rank(const weft__node *n, const weft_spec *a, int rank)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    if (a->rank == WEFT_RANK_ANY)
+        return weft__errorf(WEFT_EINVAL, "weft_%s: the rank of %s is unknown while tracing",
+                            weft__op_name(n->op), sstr(a, sa));
+    if (a->rank != rank)
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: %d entries given for %s of rank %d",
+                            weft__op_name(n->op), rank, sstr(a, sa), a->rank);
+    return 0;
+}
+
+static int infer_transpose(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    out->dtype = a->dtype;
+    int rank = n->attr.transpose.rank;
+    if (rank == -1) {   /* reverse the dims */
+        out->rank = a->rank;
+        for (int d = 0; d < a->rank; d++)
+            out->dims[d] = a->dims[a->rank - 1 - d];
+        return 0;
+    }
+    int rc = need_rank(n, a, rank);
+    if (rc < 0)
+        return rc;
+    unsigned seen = 0;
+    for (int d = 0; d < rank; d++) {
+        int p = n->attr.transpose.perm[d];
+        if (p < 0 || p >= rank || (seen >> p & 1u))
+            return weft__errorf(WEFT_EINVAL, "weft_transpose: perm entry %d (%d) is not a "
+                                "permutation of 0..%d", d, p, rank - 1);
+        seen |= 1u << p;
+        out->dims[d] = a->dims[p];
+    }
+    out->rank = rank;
+    return 0;
+}
+
+void weft__slice_resolve(int64_t n, int64_t begin, int64_t end, int64_t step, int64_t *first,
+                         int64_t *count)
+{
+    /* Negative indices count from the end, then clamp into the range the
+     * step can walk: [0, n] going up, [-1, n - 1] going down (-1 is
+     * "before the first element").  n + INT64_MIN does not overflow. */
+    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+    int64_t b = begin < 0 ? begin + n : begin;
+    b = b < lo ? lo : b > hi ? hi : b;
+    int64_t e;
+    if (end == WEFT_END)
+        e = step > 0 ? n : -1;
+    else
+        e = end < 0 ? end + n : end;
+    e = e < lo ? lo : e > hi ? hi : e;
+    uint64_t span = step > 0 ? (e > b ? (uint64_t)(e - b) : 0) : (b > e ? (uint64_t)(b - e) : 0);
+    uint64_t mag = step > 0 ? (uint64_t)step : 0u - (uint64_t)step;
+    *first = b;
+    *count = (int64_t)(span / mag + (span % mag != 0));
+}
+
+static int infer_slice(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    int rc = need_rank(n, a, n->attr.slice.rank);
+    if (rc < 0)
+        return rc;
+    out->dtype = a->dtype;
+    out->rank = a->rank;
+    for (int d = 0; d < a->rank; d++) {
+        int64_t b = n->attr.slice.begin[d], e = n->attr.slice.end[d], s = n->attr.slice.step[d];
+        if (s == 0)
+            return weft__errorf(WEFT_EINVAL, "weft_slice: step %d is 0", d);
+        int64_t first;
+        out->dims[d] = ANY;
+        if (a->dims[d] != ANY)
+            weft__slice_resolve(a->dims[d], b, e, s, &first, &out->dims[d]);
+    }
+    return 0;
+}
+
+bool weft__split_resolve(const weft__node *n, const weft_spec *a, int64_t d, int64_t *first,
+                         int64_t *count)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    int parts = n->attr.split.parts, axis = n->attr.split.axis;
+    if (parts > 0) {
+        if (d % parts != 0) {
+            weft__errorf(WEFT_ESHAPE, "weft_split: axis %d of %s (%lld) does not split into %d "
+                         "equal parts", axis, sstr(a, sa), (long long)d, parts);
+            return false;
+        }
+        *count = d / parts;
+        *first = *count * n->attr.split.index;
+        return true;
+    }
+    int64_t lead = n->attr.split.lead, size = n->attr.split.size, trail = n->attr.split.trail;
+    /* The sum fits in int64: weft_split checked it. */
+    int64_t fixed = lead + trail + (size >= 0 ? size : 0);
+    bool has_rest = size < 0 || n->attr.split.rest != 0;
+    if (has_rest ? fixed > d : fixed != d) {
+        weft__errorf(WEFT_ESHAPE, "weft_split: the sizes add up to %lld%s, but axis %d of %s is "
+                     "%lld", (long long)fixed, has_rest ? " and the rest" : "", axis, sstr(a, sa),
+                     (long long)d);
+        return false;
+    }
+    int64_t rest = d - fixed;
+    *first = lead + (n->attr.split.rest < 0 ? rest : 0);
+    *count = size >= 0 ? size : rest;
+    return true;
+}
+
+static int infer_split(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    *out = *a;
+    if (a->rank == WEFT_RANK_ANY)
+        return 0;
+    int axis;
+    if (!norm_axis(n->attr.split.axis, a->rank, &axis))
+        return axis_fail(n, n->attr.split.axis, a);
+    int64_t d = a->dims[axis], first;
+    if (d != ANY) {
+        if (!weft__split_resolve(n, a, d, &first, &out->dims[axis]))
+            return WEFT_ESHAPE;
+    } else {
+        out->dims[axis] = n->attr.split.parts == 0 && n->attr.split.size >= 0
+                              ? n->attr.split.size : ANY;
+    }
+    return 0;
+}
+
+static int infer_tile(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    int rc = need_rank(n, a, n->attr.shape.rank);
+    if (rc < 0)
+        return rc;
+    *out = *a;
+    for (int d = 0; d < a->rank; d++) {
+        int64_t m = n->attr.shape.dims[d];
+        if (m < 0)
+            return weft__errorf(WEFT_EINVAL, "weft_tile: multiple %d is negative (%lld)", d,
+                                (long long)m);
+        if (!dim_mul(a->dims[d], m, &out->dims[d])) {
+            char sa[WEFT__SPEC_STR_MAX];
+            return weft__errorf(WEFT_EINVAL, "weft_tile: dim %d of %s times %lld overflows", d,
+                                sstr(a, sa), (long long)m);
+        }
+    }
+    return 0;
+}
+
+static int infer_broadcast_to(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    int rank = n->attr.shape.rank;
+    const int64_t *dims = n->attr.shape.dims;
+    if (rank < 0 || rank > WEFT_MAX_RANK)
+        return weft__errorf(WEFT_EINVAL, "weft_broadcast_to: rank %d is outside 0..%d", rank,
+                            WEFT_MAX_RANK);
+    if (a->rank == WEFT_RANK_ANY)
+        return weft__errorf(WEFT_EINVAL, "weft_broadcast_to: the rank of %s is unknown while "
+                            "tracing", sstr(a, sa));
+    if (a->rank > rank)
+        return weft__errorf(WEFT_ESHAPE, "weft_broadcast_to: %s has more dims than rank %d",
+                            sstr(a, sa), rank);
+    out->dtype = a->dtype;
+    out->rank = rank;
+    for (int d = 0; d < rank; d++) {
+        int j = d - (rank - a->rank);   /* a's dim aligned with d, from the right */
+        int64_t want = dims[d], have = j >= 0 ? a->dims[j] : 1;
+        if (want < -1)
+            return weft__errorf(WEFT_EINVAL, "weft_broadcast_to: dim %d is negative (%lld)", d,
+                                (long long)want);
+        if (want == -1) {
+            if (j < 0)
+                return weft__errorf(WEFT_EINVAL, "weft_broadcast_to: dim %d is -1 (keep) but "
+                                    "%s has no dim there", d, sstr(a, sa));
+            out->dims[d] = have;
+            continue;
+        }
+        if (have != 1 && have != ANY && have != want)
+            return weft__errorf(WEFT_ESHAPE, "weft_broadcast_to: %s does not broadcast to dim %d "
+                                "= %lld", sstr(a, sa), d, (long long)want);
+        out->dims[d] = want;
+    }
+    return 0;
+}
+
+/* ---- Several inputs: gather, concat, stack ----------------------------- */
+
+static int infer_gather(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *a = &in[0], *idx = &in[1];
+    char sa[WEFT__SPEC_STR_MAX];
+    if (idx->dtype != WEFT_I32 && idx->dtype != WEFT_I64)
+        return weft__errorf(WEFT_EDTYPE, "weft_gather: the indices are %s, not i32 or i64",
+                            sstr(idx, sa));
+    out->dtype = a->dtype;
+    if (a->rank == WEFT_RANK_ANY || idx->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    int axis;
+    if (!norm_axis(n->attr.axis.axis, a->rank, &axis))
+        return axis_fail(n, n->attr.axis.axis, a);
+    int rank = a->rank - 1 + idx->rank;
+    if (rank > WEFT_MAX_RANK)
+        return rank_fail(n, rank);
+    out->rank = rank;
+    int o = 0;
+    for (int d = 0; d < axis; d++)
+        out->dims[o++] = a->dims[d];
+    for (int d = 0; d < idx->rank; d++)
+        out->dims[o++] = idx->dims[d];
+    for (int d = axis + 1; d < a->rank; d++)
+        out->dims[o++] = a->dims[d];
+    return 0;
+}
+
+/* The common rank of in[0..k), or WEFT_RANK_ANY when none is known; first
+ * receives the first input of known rank. */
+static int common_rank(const weft__node *n, const weft_spec *in, uint32_t k, uint32_t *first)
+{
+    int rank = WEFT_RANK_ANY;
+    for (uint32_t i = 0; i < k; i++) {
+        if (in[i].rank == WEFT_RANK_ANY)
+            continue;
+        if (rank == WEFT_RANK_ANY) {
+            rank = in[i].rank;
+            *first = i;
+        } else if (in[i].rank != rank) {
+            char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+            weft__errorf(WEFT_ESHAPE, "weft_%s: input %u is %s and input %u is %s: the ranks "
+                         "differ", weft__op_name(n->op), (unsigned)*first, sstr(&in[*first], sa),
+                         (unsigned)i, sstr(&in[i], sb));
+            return -2;
+        }
+    }
+    return rank;
+}
+
+static int shape_mismatch(const weft__node *n, const weft_spec *in, uint32_t i, uint32_t j, int d)
+{
+    char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    return weft__errorf(WEFT_ESHAPE, "weft_%s: input %u is %s and input %u is %s: dim %d differs",
+                        weft__op_name(n->op), (unsigned)i, sstr(&in[i], sa), (unsigned)j,
+                        sstr(&in[j], sb), d);
+}
+
+static int infer_concat(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    uint32_t k = n->n_in, first = 0;
+    bool stack = n->op == WEFT__OP_STACK;
+    if (k == 0)
+        return weft__errorf(WEFT_EINVAL, "weft_%s: no inputs", weft__op_name(n->op));
+    for (uint32_t i = 1; i < k; i++)
+        if (in[i].dtype != in[0].dtype) {
+            char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+            return weft__errorf(WEFT_EDTYPE, "weft_%s: input 0 is %s and input %u is %s",
+                                weft__op_name(n->op), sstr(&in[0], sa), (unsigned)i,
+                                sstr(&in[i], sb));
+        }
+    int rank = common_rank(n, in, k, &first);
+    if (rank == -2)
+        return WEFT_ESHAPE;
+    out->dtype = in[0].dtype;
+    if (rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    int axis;
+    if (!norm_axis(n->attr.axis.axis, stack ? rank + 1 : rank, &axis))
+        return axis_fail(n, n->attr.axis.axis, &in[first]);
+    if (stack && rank + 1 > WEFT_MAX_RANK)
+        return rank_fail(n, rank + 1);
+    /* The dims every input shares (all of them for stack). */
+    int64_t dims[WEFT_MAX_RANK] = { 0 };
+    for (int d = 0; d < rank; d++) {
+        dims[d] = ANY;
+        if (!stack && d == axis)
+            continue;
+        for (uint32_t i = 0; i < k; i++)
+            if (in[i].rank != WEFT_RANK_ANY && !dim_merge(dims[d], in[i].dims[d], &dims[d]))
+                return shape_mismatch(n, in, first, i, d);
+    }
+    if (stack) {
+        out->rank = rank + 1;
+        for (int d = 0, s = 0; d < out->rank; d++)
+            out->dims[d] = d == axis ? (int64_t)k : dims[s++];
+        return 0;
+    }
+    int64_t total = 0;
+    for (uint32_t i = 0; i < k && total != ANY; i++) {
+        int64_t v = in[i].rank == WEFT_RANK_ANY ? ANY : in[i].dims[axis];
+        if (v == ANY)
+            total = ANY;
+        else if (total > INT64_MAX - v)
+            return weft__errorf(WEFT_EINVAL, "weft_concat: the result overflows along axis %d",
+                                n->attr.axis.axis);
+        else
+            total += v;
+    }
+    dims[axis] = total;
+    out->rank = rank;
+    memcpy(out->dims, dims, sizeof(int64_t) * (size_t)rank);
+    return 0;
+}
+
+/* ---- Shapes and indices: fill_like, shape, argmax/argmin, cumsum ------- */
+
+static int infer_arg_extreme(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    out->dtype = WEFT_I64;
+    int axis = n->attr.axis.axis;
+    if (axis == WEFT_ALL_AXES) {
+        out->rank = 0;
+        for (int d = 0; a->rank != WEFT_RANK_ANY && d < a->rank; d++)
+            if (a->dims[d] == 0)
+                return weft__errorf(WEFT_EINVAL, "weft_%s: %s is empty", weft__op_name(n->op),
+                                    sstr(a, sa));
+        return 0;
+    }
+    if (a->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    if (!norm_axis(axis, a->rank, &axis))
+        return axis_fail(n, n->attr.axis.axis, a);
+    if (a->dims[axis] == 0)
+        return weft__errorf(WEFT_EINVAL, "weft_%s: axis %d of %s is empty", weft__op_name(n->op),
+                            n->attr.axis.axis, sstr(a, sa));
+    out->rank = a->rank - 1;
+    for (int d = 0, o = 0; d < a->rank; d++)
+        if (d != axis)
+            out->dims[o++] = a->dims[d];
+    return 0;
+}
+
+static int infer_cumsum(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    *out = *a;
+    out->dtype = a->dtype == WEFT_BOOL ? WEFT_I64 : a->dtype;
+    int axis;
+    if (a->rank != WEFT_RANK_ANY && !norm_axis(n->attr.axis.axis, a->rank, &axis))
+        return axis_fail(n, n->attr.axis.axis, a);
+    return 0;
+}
+
+int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    uint32_t want = n->op == WEFT__OP_GATHER ? 2 : 1;
+    bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
+    if (variadic ? n->n_in == 0 : n->n_in != want)
+        return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
+                            weft__op_name(n->op), (unsigned)n->n_in, variadic ? "at least " : "",
+                            (unsigned)want);
+    switch (n->op) {
+    case WEFT__OP_EXPAND_DIMS:  return infer_expand_dims(n, &in[0], out);
+    case WEFT__OP_SQUEEZE:      return infer_squeeze(n, &in[0], out);
+    case WEFT__OP_TRANSPOSE:    return infer_transpose(n, &in[0], out);
+    case WEFT__OP_SLICE:        return infer_slice(n, &in[0], out);
+    case WEFT__OP_SPLIT:        return infer_split(n, &in[0], out);
+    case WEFT__OP_TILE:         return infer_tile(n, &in[0], out);
+    case WEFT__OP_BROADCAST_TO: return infer_broadcast_to(n, &in[0], out);
+    case WEFT__OP_GATHER:       return infer_gather(n, in, out);
+    case WEFT__OP_CONCAT:
+    case WEFT__OP_STACK:        return infer_concat(n, in, out);
+    case WEFT__OP_FILL_LIKE:
+        *out = in[0];
+        return 0;
+    case WEFT__OP_SHAPE_OF:
+        out->dtype = WEFT_I64;
+        out->rank = 1;
+        out->dims[0] = in[0].rank == WEFT_RANK_ANY ? ANY : in[0].rank;
+        return 0;
+    case WEFT__OP_ARGMAX:
+    case WEFT__OP_ARGMIN:       return infer_arg_extreme(n, &in[0], out);
+    case WEFT__OP_CUMSUM:       return infer_cumsum(n, &in[0], out);
+    default:
+        return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
+    }
+}

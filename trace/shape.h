@@ -1,0 +1,59 @@
+/* The shape ops as the rest of trace/ sees them: expand_dims and squeeze
+ * (SHAPE kind, computed like reshape), and the ARRAY kind (transpose,
+ * slice, split, gather, concat, stack, tile, broadcast_to, fill_like,
+ * shape, argmax, argmin, cumsum).  Inference lives in infer_shape.c, the
+ * kernels in kernel_shape.c and kernel_scan.c, what the compiler needs
+ * (attribute hashing, equality, printing, folding) in shape_attr.c.
+ * trace/ internal. */
+#ifndef WEFT_TRACE_SHAPE_H
+#define WEFT_TRACE_SHAPE_H
+
+#include <stdio.h>
+
+#include "trace/ir.h"
+#include "trace/tensor_impl.h"
+
+/* Whether op is one of the ops above (their attributes are handled here). */
+bool weft__is_shape_op(weft__op op);
+
+/* weft__infer_spec for the ops above (any input count: concat and stack
+ * take one or more).  The inputs were checked by the caller (dtype, rank,
+ * dims); unknown dims stay unknown where the result depends on them. */
+int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out);
+
+/* weft__kernel_eval_into for the ARRAY ops (same contract: out has the
+ * inferred shape; data-dependent failures, a gather index out of range,
+ * are reported here). */
+int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor *out);
+/* The argmax/argmin and cumsum kernels (kernel_scan.c). */
+int weft__eval_arg_extreme(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                           weft_tensor *out);
+int weft__eval_cumsum(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                      weft_tensor *out);
+
+/* Python's slice rule on a dim of n elements: the first index and the
+ * element count of [begin:end:step] (step != 0; end WEFT_END: through the
+ * last element in the step's direction). */
+void weft__slice_resolve(int64_t n, int64_t begin, int64_t end, int64_t step, int64_t *first,
+                         int64_t *count);
+/* The first index and length of split part n->attr.split on a dim of d
+ * elements; false (with weft_errmsg() naming a's spec) when the parts do
+ * not fit d. */
+bool weft__split_resolve(const weft__node *n, const weft_spec *a, int64_t d, int64_t *first,
+                         int64_t *count);
+
+/* For the compiler: a digest of n's attributes for CSE's hash, attribute
+ * equality, and the "<...>" the op listing prints after the op name. */
+uint64_t weft__shape_attr_digest(const weft__node *n);
+bool     weft__shape_attr_eq(const weft__node *a, const weft__node *b);
+void     weft__shape_attr_print(const weft__node *n, FILE *f);
+/* Whether n may write its result into the buffer of its input (fill_like
+ * reads only the input's shape). */
+bool     weft__shape_in_place_ok(const weft__node *n);
+/* Folding a node whose value follows from its inputs' specs alone (shape
+ * of a tensor of known shape): *out receives the constant, or NULL when
+ * n is not such a node.  Fails only for lack of memory. */
+int      weft__shape_fold_spec(const weft__graph *g, const weft__node *n, weft_tensor **out);
+
+#endif

@@ -1,0 +1,174 @@
+/* The shape ops' attributes as the compiler sees them: which ops they are,
+ * a digest and equality for CSE, the op listing, in-place writes and
+ * folding from specs alone. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/shape.h"
+
+bool weft__is_shape_op(weft__op op)
+{
+    return weft__op_kind_of(op) == WEFT__KIND_ARRAY || op == WEFT__OP_EXPAND_DIMS ||
+           op == WEFT__OP_SQUEEZE;
+}
+
+/* The attribute words of n that decide its result, in a fixed order:
+ * digest and equality both read them, so they can never disagree.
+ * Returns how many were written (at most SHAPE_ATTR_WORDS). */
+#define SHAPE_ATTR_WORDS (1 + 3 * WEFT_MAX_RANK)
+
+static int attr_words(const weft__node *n, int64_t *w)
+{
+    int k = 0;
+    switch (n->op) {
+    case WEFT__OP_TRANSPOSE:
+        w[k++] = n->attr.transpose.rank;
+        for (int d = 0; d < n->attr.transpose.rank && d < WEFT_MAX_RANK; d++)
+            w[k++] = n->attr.transpose.perm[d];
+        break;
+    case WEFT__OP_SLICE:
+        w[k++] = n->attr.slice.rank;
+        for (int d = 0; d < n->attr.slice.rank && d < WEFT_MAX_RANK; d++) {
+            w[k++] = n->attr.slice.begin[d];
+            w[k++] = n->attr.slice.end[d];
+            w[k++] = n->attr.slice.step[d];
+        }
+        break;
+    case WEFT__OP_SPLIT:
+        w[k++] = n->attr.split.axis;
+        w[k++] = n->attr.split.parts;
+        w[k++] = n->attr.split.index;
+        w[k++] = n->attr.split.rest;
+        w[k++] = n->attr.split.lead;
+        w[k++] = n->attr.split.size;
+        w[k++] = n->attr.split.trail;
+        break;
+    case WEFT__OP_TILE:
+    case WEFT__OP_BROADCAST_TO:
+        w[k++] = n->attr.shape.rank;
+        for (int d = 0; d < n->attr.shape.rank && d < WEFT_MAX_RANK; d++)
+            w[k++] = n->attr.shape.dims[d];
+        break;
+    case WEFT__OP_FILL_LIKE:
+        memcpy(&w[k++], &n->attr.fill.value, sizeof(double));   /* bit for bit: -0.0, NaN */
+        break;
+    case WEFT__OP_SHAPE_OF:
+        break;
+    default:   /* the ops with one axis */
+        w[k++] = n->attr.axis.axis;
+        break;
+    }
+    return k;
+}
+
+uint64_t weft__shape_attr_digest(const weft__node *n)
+{
+    int64_t w[SHAPE_ATTR_WORDS];
+    int k = attr_words(n, w);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < k; i++)
+        h = (h ^ (uint64_t)w[i]) * 0x100000001b3ull;
+    return h;
+}
+
+bool weft__shape_attr_eq(const weft__node *a, const weft__node *b)
+{
+    int64_t wa[SHAPE_ATTR_WORDS], wb[SHAPE_ATTR_WORDS];
+    int ka = attr_words(a, wa), kb = attr_words(b, wb);
+    return a->op == b->op && ka == kb && memcmp(wa, wb, sizeof(int64_t) * (size_t)ka) == 0;
+}
+
+static void print_list(FILE *f, const char *name, const int64_t *v, int n)
+{
+    fprintf(f, "%s[", name);
+    for (int d = 0; d < n; d++)
+        fprintf(f, "%s%" PRId64, d ? "," : "", v[d]);
+    fputc(']', f);
+}
+
+static void print_slice(const weft__node *n, FILE *f)
+{
+    fputc('<', f);
+    for (int d = 0; d < n->attr.slice.rank && d < WEFT_MAX_RANK; d++) {
+        int64_t e = n->attr.slice.end[d], s = n->attr.slice.step[d];
+        fprintf(f, "%s%" PRId64 ":", d ? "," : "", n->attr.slice.begin[d]);
+        if (e != WEFT_END)
+            fprintf(f, "%" PRId64, e);
+        if (s != 1)
+            fprintf(f, ":%" PRId64, s);
+    }
+    fputc('>', f);
+}
+
+void weft__shape_attr_print(const weft__node *n, FILE *f)
+{
+    switch (n->op) {
+    case WEFT__OP_TRANSPOSE: {
+        if (n->attr.transpose.rank < 0)
+            break;   /* reverse */
+        int64_t perm[WEFT_MAX_RANK];
+        for (int d = 0; d < n->attr.transpose.rank && d < WEFT_MAX_RANK; d++)
+            perm[d] = n->attr.transpose.perm[d];
+        fputc('<', f);
+        print_list(f, "perm=", perm, n->attr.transpose.rank);
+        fputc('>', f);
+        break;
+    }
+    case WEFT__OP_SLICE:
+        print_slice(n, f);
+        break;
+    case WEFT__OP_SPLIT:
+        if (n->attr.split.parts > 0)
+            fprintf(f, "<axis=%d,part=%d/%d>", n->attr.split.axis, n->attr.split.index,
+                    n->attr.split.parts);
+        else
+            fprintf(f, "<axis=%d,part=%d,size=%" PRId64 ">", n->attr.split.axis,
+                    n->attr.split.index, n->attr.split.size);
+        break;
+    case WEFT__OP_TILE:
+    case WEFT__OP_BROADCAST_TO:
+        fputc('<', f);
+        print_list(f, n->op == WEFT__OP_TILE ? "multiples=" : "dims=", n->attr.shape.dims,
+                   n->attr.shape.rank);
+        fputc('>', f);
+        break;
+    case WEFT__OP_FILL_LIKE:
+        fprintf(f, "<%g>", n->attr.fill.value);
+        break;
+    case WEFT__OP_SHAPE_OF:
+        break;
+    default:
+        if (n->attr.axis.axis != WEFT_ALL_AXES)
+            fprintf(f, "<axis=%d>", n->attr.axis.axis);
+        break;
+    }
+}
+
+bool weft__shape_in_place_ok(const weft__node *n)
+{
+    switch (n->op) {
+    case WEFT__OP_FILL_LIKE:
+        return true;   /* reads only the input's shape */
+    case WEFT__OP_CUMSUM:
+        return true;   /* reads each element before it writes that element */
+    default:
+        return false;
+    }
+}
+
+int weft__shape_fold_spec(const weft__graph *g, const weft__node *n, weft_tensor **out)
+{
+    *out = NULL;
+    if (n->op != WEFT__OP_SHAPE_OF || n->n_in != 1)
+        return 0;
+    const weft_spec *s = &g->nodes[n->in[0]].spec;
+    if (s->rank < 0)
+        return 0;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] < 0)
+            return 0;
+    int64_t rank = s->rank;
+    int rc = weft_tensor_create(WEFT_I64, 1, &rank, s->dims, out);
+    return rc == WEFT_ENOMEM ? rc : 0;
+}
