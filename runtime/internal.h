@@ -311,7 +311,8 @@ struct weft_runtime {
     size_t ring_cap, ring_head, ring_count;
 };
 
-/* sched.c */
+/* The scheduler (events.c, group.c, inject.c, steal.c, forkjoin.c; their
+ * shared inline helpers are in runtime/sched.h). */
 weft__worker *weft__current_worker(const weft_runtime *rt);
 void *weft__worker_main(void *arg);
 void weft__wake_all(weft_runtime *rt, weft__event *ev);
