@@ -19,9 +19,9 @@ void weft__event_wake(weft__event *ev, int n)
     syscall(SYS_futex, &ev->seq, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-void weft__deque_share_on_pop_owner(weft__deque *d)
+void weft__deque_share_on_pop_owner(weft__deque *d, weft_task_slot *head)
 {
-    int64_t n = weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
+    int64_t n = weft__deque_share_owner(d, head, (head - d->osplit + 1) / 2);
     if (n > 0 && d->wake_ev)
         weft__event_notify(d->wake_ev, n < INT_MAX ? (int)n : INT_MAX);
 }

@@ -84,37 +84,88 @@ bool weft__inside_call(const weft_runtime *rt)
     return false;
 }
 
+/* An outside thread's identity as a group's owner_: the address of a
+ * thread-local, unique among live threads. */
+static _Thread_local char tls_outside_token;
+
+static inline void *self_token(weft__worker *w)
+{
+    return w ? (void *)w : (void *)&tls_outside_token;
+}
+
+bool weft__group_owned_here(const weft_group *g)
+{
+    weft__worker *w = g->rt_ ? weft__current_worker_inline(g->rt_) : NULL;
+    return g->owner_ == self_token(w);
+}
+
 void weft_group_init(weft_group *g, weft_runtime *rt)
 {
     if (!g) {
         weft__errorf(WEFT_EINVAL, "weft_group_init: g is NULL");
         return;
     }
-    *g = (weft_group){ .rt_ = rt, .flags_ = WEFT__GROUP_MAGIC };
+    g->rt_ = rt;
+    g->pending_ = 0;
+    g->spawned_ = 0;
+    g->done_ = 0;
+    g->status_ = 0;
+    g->flags_ = WEFT__GROUP_MAGIC;
+    g->base_ = WEFT__GROUP_NO_BASE;
+    g->bits_ = 0;
     if (!rt) {
+        g->owner_ = NULL;
         weft__errorf(WEFT_EINVAL, "weft_group_init: rt is NULL");
         g->status_ = WEFT_EINVAL;
         return;
     }
-    g->owner_ = weft__current_worker_inline(rt);
+    weft__worker *w = weft__current_worker_inline(rt);
+    g->owner_ = self_token(w);
+    if (!w)
+        g->bits_ = WEFT__GROUP_OUTSIDE;
 }
 
 /* The caller may now run long work itself: all private tasks are shared. */
 __attribute__((noinline)) void weft__spawn_wake(weft__worker *w)
 {
-    weft__deque_share_owner(&w->dq, INT64_MAX);
+    weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX);
     weft__notify_work(w->rt);
     weft__notify_waiters(w->rt, 1);
 }
 
-/* The rest of a spawn after the push: share (slow path), then notify. */
-static __attribute__((noinline)) void spawn_share(weft__worker *w, int64_t t)
+/* The rest of a spawn for a thief that asked: share (slow path), notify. */
+static __attribute__((noinline)) void spawn_share(weft__worker *w, weft_task_slot *head)
 {
-    weft__deque_share_after_push_owner(&w->dq, t);
-    weft__spawn_notify(w);
+    weft__deque_share_after_push_owner(&w->dq, head);
+    weft__notify_work(w->rt);
+    weft__notify_waiters(w->rt, 1);
 }
 
-/* Validation failures, outside threads, and a full deque array. */
+/* Binds g to the calling thread if it has no children yet (whichever
+ * thread set it up, the spawning thread is the one that waits).  False if
+ * another thread's children are in it: its counts are that thread's alone
+ * (a child spawning into its parent's group is the usual case).  spawned_
+ * is read atomically here: its owner may be spawning at the same time. */
+static bool group_bind(weft_group *g, weft_runtime *rt, weft__worker *w)
+{
+    void *self = self_token(w);
+    if (g->owner_ == self)
+        return true;
+    if (__atomic_load_n(&g->spawned_, __ATOMIC_RELAXED) != 0)
+        return false;
+    g->owner_ = self;
+    g->bits_ = (g->bits_ & ~WEFT__GROUP_OUTSIDE) | (w ? 0 : WEFT__GROUP_OUTSIDE);
+    (void)rt;
+    return true;
+}
+
+/* One more child counted in g (the spawning thread only). */
+static inline void group_count_child(weft_group *g)
+{
+    __atomic_store_n(&g->spawned_, g->spawned_ + 1, __ATOMIC_RELAXED);
+}
+
+/* Validation failures, outside threads, inline mode and a full stack. */
 static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn, void *arg)
 {
     if (!g) {
@@ -138,34 +189,39 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
         return;
     }
     weft__worker *w = weft__current_worker(rt);
-    /* The spawning thread is the one that waits, whichever thread ran
-     * weft_group_init: a group with no children yet is bound to it here.
-     * Nobody else reads owner_ before it has children. */
-    if (g->owner_ != w && g->spawned_ == 0)
-        g->owner_ = w;
-    else if (WEFT__UNLIKELY(g->owner_ != w && g->owner_ != NULL)) {
-        /* Another worker's group, with children: its counts are that
-         * worker's alone (a child spawning into its parent's group is the
-         * usual case). */
+    if (!group_bind(g, rt, w)) {
         weft__errorf(WEFT_EINVAL, "weft_spawn: the group has children spawned by another "
                                   "thread; only that thread may spawn into it");
         weft__group_fail(g, WEFT_EINVAL);
         return;
     }
     weft__task t = { fn, arg, g };
-    g->spawned_++;
+    if (!w && g->spawned_ == 0 && !(g->bits_ & WEFT__GROUP_COUNTED)) {
+        /* The runtime may not go away while an outside thread's group has
+         * children it has not waited for (weft_runtime_destroy waits). */
+        __atomic_fetch_add(&rt->outside_active, 1, __ATOMIC_SEQ_CST);
+        g->bits_ |= WEFT__GROUP_COUNTED;
+    }
+    group_count_child(g);
     if (WEFT__UNLIKELY(weft__tls_inline)) {
         /* The spawner runs it now; g's count of its own children counts it. */
         weft__run_task(w, &t, WEFT__TASK_OWN, false);
         return;
     }
-    if (w && g->owner_ == w) {
-        if (weft__deque_push_owner(&w->dq, fn, arg, g)) {
-            weft__spawn_notify(w);
+    if (w) {
+        weft__deque *d = &w->dq;
+        weft_task_slot *h = weft__deque_head(d);
+        if (h == d->tw.end_) {
+            /* The stack is full: the child runs now. */
+            __atomic_store_n(&d->overflows, d->overflows + 1, __ATOMIC_RELAXED);
+            weft__run_task(w, &t, WEFT__TASK_OWN, false);
             return;
         }
-        /* The deque could not grow: run the child now. */
-        weft__run_task(w, &t, WEFT__TASK_OWN, false);
+        weft__slot_put_task(h, &t);
+        d->head = h + 1;
+        if (h < (weft_task_slot *)g->base_)
+            g->base_ = h;
+        weft__spawn_notify(w);
         return;
     }
     switch (weft__inject_push(rt, &t)) {
@@ -185,7 +241,8 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
 void weft__share_all(weft_runtime *rt)
 {
     weft__worker *w = weft__current_worker_inline(rt);
-    if (w && !w->dq.solo && weft__deque_share_owner(&w->dq, INT64_MAX) > 0) {
+    if (w && !w->dq.solo &&
+        weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX) > 0) {
         weft__event_notify(&rt->work_ev, INT_MAX);
         weft__notify_waiters(rt, INT_MAX);
     }
@@ -200,31 +257,64 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
         return;
     }
     weft__deque *d = &w->dq;
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
-    if (WEFT__UNLIKELY(!weft__deque_put_owner(d, t, fn, arg, g))) {
-        spawn_slow(g, fn, arg);   /* grows the array */
+    weft_task_slot *h = d->head;
+    /* A head that typed tasks moved, or a full stack: the slow path. */
+    if (WEFT__UNLIKELY(!weft__deque_head_is(h) || h == d->tw.end_)) {
+        spawn_slow(g, fn, arg);
         return;
     }
-    g->spawned_++;
+    weft__slot_put_task_fields(h, fn, arg, g);
+    d->head = h + 1;
+    group_count_child(g);
+    if (h < (weft_task_slot *)g->base_)
+        g->base_ = h;
     /* Tail calls only: the fast path saves no registers. */
-    if (WEFT__UNLIKELY(weft__deque_should_share_owner(d, t))) {
-        spawn_share(w, t);
+    if (WEFT__UNLIKELY(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED) && !d->solo)) {
+        spawn_share(w, h + 1);
         return;
     }
     weft__spawn_notify(w);
+}
+
+/* Every stolen slot from floor up has been taken (the owner saw the
+ * newest one stolen, so all below it were too): once each thief has
+ * copied its slot out, they are empty again and the stack goes back to
+ * floor.  Owner thread. */
+static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
+{
+    weft__deque *d = &w->dq;
+    weft_task_slot *h = weft__deque_head(d);
+    for (weft_task_slot *s = floor; s < h; s++) {
+        if (s->run_ != NULL)
+            weft__task_misuse("weft_group_wait: a task spawned with WEFT_SPAWN after the "
+                              "group's first child was not synced before the wait");
+        ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
+        while (__atomic_load_n(&s->state_, __ATOMIC_ACQUIRE) == WEFT_TASK_QUEUED_)
+            ck_backoff_eb(&bo);
+        weft_task_take_(s);
+    }
+    d->head = floor;
+    if (WEFT__TOP_POS(__atomic_load_n(&d->top, __ATOMIC_RELAXED)) > weft__deque_pos(d, floor))
+        weft__deque_reset_owner(d, floor);
 }
 
 static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
 {
     weft_runtime *rt = w->rt;
     weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
+    weft_task_slot *floor = g->base_;
+    if (floor == WEFT__GROUP_NO_BASE)
+        floor = weft__deque_head(&w->dq);   /* no child on this stack: pop nothing */
+    bool stolen = false;
     while (!weft__group_done(g)) {
-        if (weft__run_some_work(w, &s) || weft__spin_idle(rt, &s))
+        if (weft__run_some_work(w, &s, floor, &stolen) || weft__spin_idle(rt, &s))
             continue;
         weft__event_sleep(rt, &rt->done_ev, weft__group_done_cb, g, false, 0);
     }
     weft__flush_completions(w);
     weft__set_searching(rt, &s.searching, false);
+    if (stolen)
+        reset_to_floor(w, floor);
 }
 
 static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group *g)
@@ -296,12 +386,23 @@ static __attribute__((noinline)) int group_status(weft_group *g, int st)
                             "(NULL fn or group)");
 }
 
+/* An outside thread's group gives back its hold on the runtime: the last
+ * touch of rt in its wait (weft_runtime_destroy may free it right after). */
+static __attribute__((noinline)) void group_release(weft_group *g)
+{
+    g->bits_ &= ~WEFT__GROUP_COUNTED;
+    __atomic_fetch_sub(&g->rt_->outside_active, 1, __ATOMIC_SEQ_CST);
+}
+
 static inline int group_finish(weft_group *g)
 {
     g->spawned_ = 0;
     g->done_ = 0;
+    g->base_ = WEFT__GROUP_NO_BASE;
     __atomic_store_n(&g->pending_, 0, __ATOMIC_RELAXED);
     int st = __atomic_load_n(&g->status_, __ATOMIC_RELAXED);
+    if (WEFT__UNLIKELY(g->bits_ & WEFT__GROUP_COUNTED))
+        group_release(g);
     return WEFT__LIKELY(st == 0) ? 0 : group_status(g, st);
 }
 
@@ -331,20 +432,31 @@ int weft_group_wait(weft_group *g)
     weft__worker *w = weft__tls_worker;
     /* Fast path: the spawning worker pops its own children back.  Its
      * unfinished children that are still queued are the newest tasks of
-     * its deque, so while the bottom task is a private child of g it is
+     * its stack, so while the newest task is a private child of g it is
      * popped and run without reading pending_, the count other workers
      * bump (its line would move back and forth once per stolen child). */
     if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
+        weft__deque *d = &w->dq;
         while (g->spawned_ != g->done_) {
-            const weft__task *t = weft__deque_peek_private_owner(&w->dq);
-            if (WEFT__UNLIKELY(t == NULL || __atomic_load_n(&t->g, __ATOMIC_RELAXED) != g)) {
-                /* Stolen, shared or finished elsewhere: the general wait. */
+            weft_task_slot *h = d->head;
+            weft_task_slot *p = h - 1;
+            /* Not private (stolen, shared), not a weft_spawn child of g,
+             * or a head typed tasks moved: the general wait. */
+            if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_is(h) ||
+                               p->run_ != NULL || weft__slot_group(p) != g)) {
                 if (!weft__group_done(g))
                     wait_worker(w, g);
                 break;
             }
-            weft__task tmp;
-            weft__run_task(w, weft__deque_take_owner(&w->dq, &tmp), WEFT__TASK_OWN, false);
+            weft_task_fn fn = weft__slot_fn(p);
+            void *arg = weft__slot_arg(p);
+            d->head = p;
+            weft_task_take_(p);
+            if (WEFT__UNLIKELY(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED)) && p > d->osplit)
+                weft__deque_share_on_pop_owner(d, p);
+            fn(arg);
+            g->done_++;
+            WEFT__STAT_INC(w, tasks);
         }
         return group_finish(g);
     }

@@ -111,7 +111,7 @@ void weft__group_fail(weft_group *g, int code);
  * tasks, and are woken by any completion). */
 static inline weft__event *weft__group_event(weft_runtime *rt, const weft_group *g)
 {
-    return g->owner_ ? &rt->done_ev : &rt->outside_ev;
+    return (g->bits_ & WEFT__GROUP_OUTSIDE) ? &rt->outside_ev : &rt->done_ev;
 }
 
 /* n children finished on a thread other than their spawning worker.  g may
@@ -204,8 +204,12 @@ typedef struct weft__idle_state {
     ck_backoff_t bo;
 } weft__idle_state;
 
-/* Runs one task from w's own deque or a victim's; false if none was found. */
-bool weft__run_some_work(weft__worker *w, weft__idle_state *s);
+/* Runs one task: w's own newest one if it lies at or above floor (older
+ * ones belong to frames further out), else a victim's.  False if none was
+ * found.  *stolen (may be NULL) is set when w's own newest task above floor
+ * was found stolen. */
+bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor,
+                         bool *stolen);
 /* After a failed search: backs off, and says whether spin rounds are left
  * (false: time to sleep). */
 bool weft__spin_idle(weft_runtime *rt, weft__idle_state *s);

@@ -20,14 +20,16 @@ static inline uint64_t rng_next(weft__worker *w)
     return x;
 }
 
-/* One search round: the injection queue, then every other worker once,
- * starting at a random victim.  Returns false, or true with *more_left
- * telling whether the victim still has tasks to steal.  What it finds was
- * spawned by another thread (WEFT__TASK_REMOTE). */
-static bool find_work(weft__worker *w, weft__task *out, bool *more_left)
+/* One search round: the injection queue (a task copied to *t), then every
+ * other worker once, starting at a random victim (a slot, *slot, which is
+ * the caller's until it marks it done).  Returns false, or true with
+ * *more_left telling whether the victim still has tasks to steal.  What it
+ * finds was spawned by another thread (WEFT__TASK_REMOTE). */
+static bool find_work(weft__worker *w, weft__task *t, weft_task_slot **slot, bool *more_left)
 {
     weft_runtime *rt = w->rt;
-    if (weft__inject_pop(rt, out))
+    *slot = NULL;
+    if (weft__inject_pop(rt, t))
         return true;
     unsigned n = rt->nworkers;
     if (n < 2)
@@ -43,7 +45,7 @@ static bool find_work(weft__worker *w, weft__task *out, bool *more_left)
             continue;
         }
         WEFT__STAT_INC(w, steal_attempts);
-        if (weft__deque_steal(&victim->dq, out, &w->rec) == WEFT__STEAL_OK) {
+        if (weft__deque_steal(&victim->dq, slot) == WEFT__STEAL_OK) {
             WEFT__STAT_INC(w, steals);
             if (weft__profiling(rt))
                 weft__profile_instant(rt, "steal", "steal");
@@ -52,6 +54,51 @@ static bool find_work(weft__worker *w, weft__task *out, bool *more_left)
         }
     }
     return false;
+}
+
+/* Runs a stolen slot.  A weft_spawn child is copied out and the slot
+ * handed back at once; a typed task runs on this worker's stack, writes
+ * its result into the slot and marks it done, and its owner, which may be
+ * asleep in its WEFT_SYNC, is woken. */
+static void run_stolen(weft__worker *w, weft_task_slot *s)
+{
+    weft_task_steal_fn_ run = s->run_;
+    if (run == NULL) {
+        weft__task t = weft__slot_task(s);
+        weft_task_done_(s);
+        weft__run_task(w, &t, WEFT__TASK_REMOTE, true);
+        return;
+    }
+    weft__flush_completions(w);
+    run(&w->dq.tw, weft__deque_head(&w->dq), s);
+    weft__event_notify(&w->rt->done_ev, INT_MAX);
+    WEFT__STAT_INC(w, tasks);
+}
+
+/* Pops w's own newest task if it lies at or above floor and is not stolen
+ * (then *t holds it).  *stolen is set when it was stolen. */
+static bool pop_own(weft__worker *w, weft_task_slot *floor, weft__task *t, bool *stolen)
+{
+    weft__deque *d = &w->dq;
+    weft_task_slot *h = weft__deque_head(d);
+    if (h <= floor)
+        return false;
+    weft_task_slot *p = h - 1;
+    if (p < d->osplit && weft__deque_pop_shared_owner(d, p) == WEFT__POP_STOLEN) {
+        if (stolen)
+            *stolen = true;
+        return false;
+    }
+    if (p->run_ != NULL)
+        weft__task_misuse("weft_group_wait: a task spawned with WEFT_SPAWN after the "
+                          "group's first child was not synced before the wait");
+    *t = weft__slot_task(p);
+    d->head = p;
+    weft_task_take_(p);
+    /* A thief asked: share half of what stays private (not slot p). */
+    if (WEFT__UNLIKELY(p > d->osplit && __atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED)))
+        weft__deque_share_on_pop_owner(d, p);
+    return true;
 }
 
 static bool work_visible(void *arg)
@@ -66,10 +113,10 @@ static bool work_visible(void *arg)
     return false;
 }
 
-bool weft__hungry(const weft_runtime *rt, const weft__worker *w)
+bool weft__hungry(const weft_runtime *rt, weft__worker *w)
 {
     if (w)
-        return weft__deque_count_owner(&w->dq) <= 0;
+        return weft__deque_count_owner(&w->dq, weft__deque_head(&w->dq)) <= 0;
     return __atomic_load_n(&rt->inject_count, __ATOMIC_RELAXED) == 0;
 }
 
@@ -125,22 +172,22 @@ static inline void wake_answer(weft_runtime *rt)
  * wake as a spawn does (when other workers are idle). */
 static inline void pop_notify(weft__worker *w)
 {
-    if (w->dq.bottom > w->dq.osplit)
+    if (w->dq.head > w->dq.osplit)
         weft__spawn_notify(w);
 }
 
-bool weft__run_some_work(weft__worker *w, weft__idle_state *s)
+bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor,
+                         bool *stolen)
 {
     weft__task t;
+    weft_task_slot *slot = NULL;
     weft__task_origin origin = WEFT__TASK_OWN;
     bool more_left = false;
-    const weft__task *p = weft__deque_take_owner(&w->dq, &t);
-    if (!p) {
-        if (!find_work(w, &t, &more_left)) {
+    if (!pop_own(w, floor, &t, stolen)) {
+        if (!find_work(w, &t, &slot, &more_left)) {
             weft__flush_completions(w);
             return false;
         }
-        p = &t;
         origin = WEFT__TASK_REMOTE;
     }
     weft__set_searching(w->rt, &s->searching, false);
@@ -159,7 +206,10 @@ bool weft__run_some_work(weft__worker *w, weft__idle_state *s)
      * the sleeping workers. */
     if (more_left)
         weft__event_notify(&w->rt->work_ev, 1);
-    weft__run_task(w, p, origin, true);
+    if (slot)
+        run_stolen(w, slot);
+    else
+        weft__run_task(w, &t, origin, true);
     s->rounds = 0;
     s->bo = CK_BACKOFF_INITIALIZER;
     return true;
@@ -189,7 +239,7 @@ void *weft__worker_main(void *arg)
      * got here share their tasks for it. */
     weft__idle_state s = { 0, true, false, CK_BACKOFF_INITIALIZER };
     for (;;) {
-        if (weft__run_some_work(w, &s))
+        if (weft__run_some_work(w, &s, w->dq.base, NULL))
             continue;
         if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE))
             break;
@@ -204,7 +254,6 @@ void *weft__worker_main(void *arg)
          * before the announcement (notify_work reads both). */
         weft__set_searching(rt, &s.searching, true);
         spin_place_drop(rt, &s);
-        ck_epoch_poll(&w->rec);
         WEFT__STAT_INC(w, sleeps);
         /* A pending wake-up is answered before the announcement too: a
          * spawn that then sees none pending may wake this worker, and one

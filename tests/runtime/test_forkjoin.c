@@ -502,7 +502,7 @@ static void spawn_into_given_group(void *p)
     bind_job *j = p;
     for (int i = 0; i < 3; i++)
         weft_spawn(j->g, fib_task, &j->a[i]);
-    j->bound = j->g->owner_ == weft__current_worker(g_rt);
+    j->bound = weft__group_owned_here(j->g);
     j->rc = weft_group_wait(j->g);
 }
 
