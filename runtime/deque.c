@@ -23,7 +23,7 @@ int weft__deque_init(weft__deque *d, size_t nslots)
     d->map = map;
     d->map_size = size;
     d->base = (weft_task_slot *)map + 1;
-    d->base[-1].state_ = WEFT_TASK_DONE_;
+    d->base[-1].run_ = weft__generic_slot;   /* the sentinel: never empty */
     d->nslots = nslots;
     d->cells = d->base + nslots;
     d->head = d->base;
@@ -36,6 +36,12 @@ int weft__deque_init(weft__deque *d, size_t nslots)
     return 0;
 }
 
+void weft__generic_slot(weft_task_worker *w, weft_task_slot *head, weft_task_slot *self)
+{
+    (void)w, (void)head, (void)self;
+    weft__task_misuse("a weft_spawn child's slot was run as a typed task");
+}
+
 void weft__deque_fini(weft__deque *d)
 {
     if (d->map)
@@ -45,16 +51,16 @@ void weft__deque_fini(weft__deque *d)
 
 weft_task_slot *weft__deque_find_head_owner(weft__deque *d)
 {
-    /* The used slots are a prefix: gallop from the cached head towards
+    /* The used slots (with a run_) are a prefix: gallop from the cached head towards
      * the boundary, then bisect. */
     weft_task_slot *lo, *hi, *h = d->head;
     int64_t step = 1;
-    if (__atomic_load_n(&h->state_, __ATOMIC_RELAXED) != WEFT_TASK_EMPTY_) {
+    if (h->run_ != NULL) {
         /* The head is above h: lo is used, find an empty hi. */
         lo = h;
         for (;;) {
             hi = d->tw.end_ - lo > step ? lo + step : d->tw.end_;
-            if (hi == d->tw.end_ || __atomic_load_n(&hi->state_, __ATOMIC_RELAXED) == WEFT_TASK_EMPTY_)
+            if (hi == d->tw.end_ || hi->run_ == NULL)
                 break;
             lo = hi;
             step *= 2;
@@ -64,7 +70,7 @@ weft_task_slot *weft__deque_find_head_owner(weft__deque *d)
         hi = h;
         for (;;) {
             lo = hi - d->base > step ? hi - step : d->base - 1;
-            if (__atomic_load_n(&lo->state_, __ATOMIC_RELAXED) != WEFT_TASK_EMPTY_)
+            if (lo->run_ != NULL)
                 break;
             hi = lo;
             step *= 2;
@@ -73,7 +79,7 @@ weft_task_slot *weft__deque_find_head_owner(weft__deque *d)
     /* lo is used, hi is empty (or the end): the head is in (lo, hi]. */
     while (hi - lo > 1) {
         weft_task_slot *mid = lo + (hi - lo) / 2;
-        if (__atomic_load_n(&mid->state_, __ATOMIC_RELAXED) != WEFT_TASK_EMPTY_)
+        if (mid->run_ != NULL)
             lo = mid;
         else
             hi = mid;

@@ -285,13 +285,13 @@ static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
     weft__deque *d = &w->dq;
     weft_task_slot *h = weft__deque_head(d);
     for (weft_task_slot *s = floor; s < h; s++) {
-        if (s->run_ != NULL)
+        if (!weft__slot_is_generic(s))
             weft__task_misuse("weft_group_wait: a task spawned with WEFT_SPAWN after the "
                               "group's first child was not synced before the wait");
         ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
-        while (__atomic_load_n(&s->state_, __ATOMIC_ACQUIRE) == WEFT_TASK_QUEUED_)
+        while (__atomic_load_n(&s->state_, __ATOMIC_ACQUIRE) != WEFT_TASK_DONE_)
             ck_backoff_eb(&bo);
-        weft_task_take_(s);
+        weft__slot_release(s);
     }
     d->head = floor;
     if (WEFT__TOP_POS(__atomic_load_n(&d->top, __ATOMIC_RELAXED)) > weft__deque_pos(d, floor))
@@ -443,7 +443,7 @@ int weft_group_wait(weft_group *g)
             /* Not private (stolen, shared), not a weft_spawn child of g,
              * or a head typed tasks moved: the general wait. */
             if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_is(h) ||
-                               p->run_ != NULL || weft__slot_group(p) != g)) {
+                               !weft__slot_is_generic(p) || weft__slot_group(p) != g)) {
                 if (!weft__group_done(g))
                     wait_worker(w, g);
                 break;

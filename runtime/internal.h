@@ -119,8 +119,7 @@ weft_task_slot *weft__deque_find_head_owner(weft__deque *d);
  * the head without updating weft__deque.head).  Owner thread. */
 static inline bool weft__deque_head_is(const weft_task_slot *h)
 {
-    return __atomic_load_n(&h->state_, __ATOMIC_RELAXED) == WEFT_TASK_EMPTY_ &&
-           __atomic_load_n(&h[-1].state_, __ATOMIC_RELAXED) != WEFT_TASK_EMPTY_;
+    return h->run_ == NULL && h[-1].run_ != NULL;
 }
 
 /* The top of the stack, for a generic call.  Owner thread. */
@@ -167,6 +166,22 @@ static inline void weft__deque_request(weft__deque *d)
  * below head and wakes sleepers on d->wake_ev.  Owner thread. */
 void weft__deque_share_on_pop_owner(weft__deque *d, weft_task_slot *head);
 
+/* The run_ of a weft_spawn child's slot (never called: such a slot is run
+ * by the scheduler, which copies fn, arg and the group out of d_). */
+void weft__generic_slot(weft_task_worker *w, weft_task_slot *head, weft_task_slot *self);
+
+/* The owner empties a slot a thief has marked done, for reuse. */
+static inline void weft__slot_release(weft_task_slot *s)
+{
+    __atomic_store_n(&s->state_, 0, __ATOMIC_RELAXED);
+    s->run_ = NULL;
+}
+
+static inline bool weft__slot_is_generic(const weft_task_slot *s)
+{
+    return s->run_ == weft__generic_slot;
+}
+
 /* A weft_spawn child's fields, stored in its slot's d_ as a weft__task.
  * The stacks are mmap'd memory (no declared type), so the slot's bytes
  * take the type they are written with, and these fields are read with the
@@ -180,11 +195,11 @@ static inline void weft__slot_put_task_fields(weft_task_slot *s, weft_task_fn fn
                                               weft_group *g)
 {
     weft__task *t = weft__slot_fields(s);
-    s->run_ = NULL;
+    s->run_ = weft__generic_slot;
+    __atomic_store_n(&s->state_, 0, __ATOMIC_RELAXED);
     t->fn = fn;
     t->arg = arg;
     t->g = g;
-    __atomic_store_n(&s->state_, (uintptr_t)WEFT_TASK_QUEUED_, __ATOMIC_RELAXED);
 }
 
 static inline void weft__slot_put_task(weft_task_slot *s, const weft__task *t)

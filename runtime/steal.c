@@ -63,7 +63,7 @@ static bool find_work(weft__worker *w, weft__task *t, weft_task_slot **slot, boo
 static void run_stolen(weft__worker *w, weft_task_slot *s)
 {
     weft_task_steal_fn_ run = s->run_;
-    if (run == NULL) {
+    if (run == weft__generic_slot) {
         weft__task t = weft__slot_task(s);
         weft_task_done_(s);
         weft__run_task(w, &t, WEFT__TASK_REMOTE, true);
@@ -89,7 +89,7 @@ static bool pop_own(weft__worker *w, weft_task_slot *floor, weft__task *t, bool 
             *stolen = true;
         return false;
     }
-    if (p->run_ != NULL)
+    if (!weft__slot_is_generic(p))
         weft__task_misuse("weft_group_wait: a task spawned with WEFT_SPAWN after the "
                           "group's first child was not synced before the wait");
     *t = weft__slot_task(p);

@@ -69,7 +69,7 @@ int weft_task_sync_slow(weft_task_worker *tw, weft_task_slot *t)
     }
     wait_stolen(w, t);
     weft__deque_reset_owner(d, t);
-    weft_task_take_(t);
+    weft__slot_release(t);
     d->head = t;
     return WEFT_TASK_SYNC_RESULT_;
 }

@@ -89,17 +89,20 @@ typedef void (*weft_task_steal_fn_)(weft_task_worker *w, weft_task_slot *head,
 
 /* One entry of a task stack (64 bytes). */
 struct weft_task_slot {
-    weft_task_steal_fn_ run_;   /* NULL: a weft_spawn child (fn, arg, group) */
-    uintptr_t state_;           /* atomic: WEFT_TASK_EMPTY_, _QUEUED_ or _DONE_ */
+    weft_task_steal_fn_ run_;   /* NULL: an empty slot (the used part of a
+                                   stack is exactly its slots with a run_,
+                                   so that weft finds the top of a stack it
+                                   did not see move) */
+    uintptr_t state_;           /* atomic: WEFT_TASK_DONE_ once a thief is done */
     union {
         unsigned char bytes_[WEFT_TASK_ARG_BYTES];
         long double align_;
     } d_;                       /* the arguments, then the result */
 };
 
-/* A slot's state.  The used part of a stack is exactly its slots that are
- * not empty, so that weft finds the top of a stack it did not see move. */
-enum { WEFT_TASK_EMPTY_ = 0, WEFT_TASK_QUEUED_ = 1, WEFT_TASK_DONE_ = 2 };
+/* A slot's state: 0, or done (a thief wrote the result, or copied the
+ * task out, and will not touch the slot again). */
+enum { WEFT_TASK_DONE_ = 2 };
 /* What weft_task_sync_slow found: the child is the caller's to run, or
  * its result is in its slot (it was stolen, or run at once). */
 enum { WEFT_TASK_SYNC_HERE_ = 0, WEFT_TASK_SYNC_RESULT_ = 1 };
@@ -127,7 +130,6 @@ static inline void weft_task_push_(weft_task_worker *w, weft_task_slot *h,
                                    weft_task_steal_fn_ run)
 {
     h->run_ = run;
-    __atomic_store_n(&h->state_, (uintptr_t)WEFT_TASK_QUEUED_, __ATOMIC_RELAXED);
     if (WEFT_TASK_UNLIKELY_(__atomic_load_n(&w->hungry_, __ATOMIC_RELAXED)))
         weft_task_share_slow(w, h + 1);
 }
@@ -135,7 +137,7 @@ static inline void weft_task_push_(weft_task_worker *w, weft_task_slot *h,
 /* Takes the slot at t back for the owner's own run. */
 static inline void weft_task_take_(weft_task_slot *t)
 {
-    __atomic_store_n(&t->state_, (uintptr_t)WEFT_TASK_EMPTY_, __ATOMIC_RELAXED);
+    t->run_ = NULL;
 }
 
 /* A thief's run is over: the owner may read the result and reuse t. */
@@ -147,7 +149,7 @@ static inline void weft_task_done_(weft_task_slot *t)
 static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
 {
     s->run_ = run;
-    s->state_ = WEFT_TASK_QUEUED_;
+    s->state_ = 0;
 }
 
 /* Argument-list helpers.  A spawn passes its arguments and a trailing 0, so

@@ -77,7 +77,7 @@ static int pop(weft__deque *d, uintptr_t *v)
     weft__deque_reset_owner(d, p);
     memcpy(v, p->d_.bytes_ + sizeof(weft__task), sizeof *v);
     d->head = p;
-    weft_task_take_(p);
+    weft__slot_release(p);
     return POP_STOLEN;
 }
 
@@ -218,7 +218,7 @@ Test(deque, solo_never_shares_and_fills_up, .timeout = 120)
     deque_free(d);
 }
 
-/* Generic calls find the head from the slots' states when typed tasks
+/* Generic calls find the head from the slots' run_ when typed tasks
  * moved it behind the cache's back. */
 Test(deque, head_found_from_slot_states, .timeout = 120)
 {
@@ -228,17 +228,17 @@ Test(deque, head_found_from_slot_states, .timeout = 120)
     cr_assert_eq(weft__deque_head(d), d->base + 300);
     /* As typed spawns would: 400 more slots used, cache untouched. */
     for (int i = 300; i < 700; i++)
-        __atomic_store_n(&d->base[i].state_, (uintptr_t)WEFT_TASK_QUEUED_, __ATOMIC_RELAXED);
+        d->base[i].run_ = weft__generic_slot;
     cr_assert_eq(weft__deque_head(d), d->base + 700);
     /* As typed syncs would: down to 5. */
     for (int i = 5; i < 700; i++)
-        __atomic_store_n(&d->base[i].state_, (uintptr_t)WEFT_TASK_EMPTY_, __ATOMIC_RELAXED);
+        weft_task_take_(&d->base[i]);
     cr_assert_eq(weft__deque_head(d), d->base + 5);
     for (int i = 0; i < 5; i++)
-        __atomic_store_n(&d->base[i].state_, (uintptr_t)WEFT_TASK_EMPTY_, __ATOMIC_RELAXED);
+        weft_task_take_(&d->base[i]);
     cr_assert_eq(weft__deque_head(d), d->base);
     for (int i = 0; i < 1000; i++)
-        __atomic_store_n(&d->base[i].state_, (uintptr_t)WEFT_TASK_DONE_, __ATOMIC_RELAXED);
+        d->base[i].run_ = weft__generic_slot;
     cr_assert_eq(weft__deque_head(d), d->tw.end_);
     deque_free(d);
 }
