@@ -86,7 +86,7 @@ bool weft__inside_call(const weft_runtime *rt)
 
 /* An outside thread's identity as a group's owner_: the address of a
  * thread-local, unique among live threads. */
-static _Thread_local char tls_outside_token;
+static _Thread_local char tls_outside_token __attribute__((tls_model("initial-exec")));
 
 static inline void *self_token(weft__worker *w)
 {
@@ -259,7 +259,7 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     weft__deque *d = &w->dq;
     weft_task_slot *h = d->head;
     /* A head that typed tasks moved, or a full stack: the slow path. */
-    if (WEFT__UNLIKELY(!weft__deque_head_is(h) || h == d->tw.end_)) {
+    if (WEFT__UNLIKELY(!weft__deque_head_ok(d) || h == d->tw.end_)) {
         spawn_slow(g, fn, arg);
         return;
     }
@@ -442,7 +442,7 @@ int weft_group_wait(weft_group *g)
             weft_task_slot *p = h - 1;
             /* Not private (stolen, shared), not a weft_spawn child of g,
              * or a head typed tasks moved: the general wait. */
-            if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_is(h) ||
+            if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
                                !weft__slot_is_generic(p) || weft__slot_group(p) != g)) {
                 if (!weft__group_done(g))
                     wait_worker(w, g);

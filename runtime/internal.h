@@ -50,8 +50,9 @@ typedef struct weft__task {
  *                   sync there need no fence and no read-modify-write.
  * head is not shared: typed tasks pass it down as a hidden parameter, and
  * generic calls keep a copy (weft__deque.head) that they check against the
- * slots' states before use (weft__deque_head).  The owner shares (moves
- * split up) when a thief found the shared part empty and set tw.hungry_,
+ * slots before use (weft__deque_head: the used slots are those with a
+ * run_).  The owner shares (moves split up) when a thief found the shared
+ * part empty (or took its last task) and set tw.hungry_,
  * and takes the newest shared task back with the Chase-Lev pop (one
  * seq_cst fence) only when the private part is empty.  Thieves never read
  * head.  weft_spawn also shares everything while any worker is idle.
@@ -88,6 +89,7 @@ typedef struct weft__deque {
     /* No thread ever steals from this deque (a runtime of one worker):
      * weft_spawn never shares. */
     bool solo;
+    unsigned typed_frames;      /* typed tasks running on this stack's owner */
     uint64_t overflows;         /* children run at once (statistics; relaxed atomic) */
 } weft__deque;
 
@@ -110,25 +112,44 @@ static inline void weft__deque_set_osplit_owner(weft__deque *d, weft_task_slot *
         d->tw.split_ = s;
 }
 
-/* Finds the top of the stack from the slots' states (the used part is
- * exactly the slots that are not empty), starting near d->head, and stores
- * it there.  Owner thread. */
+/* Finds the top of the stack from the slots (the used part is exactly the
+ * slots with a run_), starting near d->head, and stores it there.  Owner
+ * thread. */
 weft_task_slot *weft__deque_find_head_owner(weft__deque *d);
 
-/* Whether h is the top of its stack: the slots agree (typed tasks move
- * the head without updating weft__deque.head).  Owner thread. */
-static inline bool weft__deque_head_is(const weft_task_slot *h)
+/* Whether the cached head d->head is the top of the stack: always while
+ * no typed task runs on this stack (d->typed_frames == 0: generic calls
+ * keep the cache exact, and a typed run that ends puts it back, see
+ * weft__deque_run_typed), else when the slots agree (typed tasks move the
+ * head without updating the cache).  Owner thread. */
+static inline bool weft__deque_head_ok(const weft__deque *d)
 {
-    return h->run_ == NULL && h[-1].run_ != NULL;
+    const weft_task_slot *h = d->head;
+    return WEFT__LIKELY(d->typed_frames == 0) || (h->run_ == NULL && h[-1].run_ != NULL);
 }
 
 /* The top of the stack, for a generic call.  Owner thread. */
 static inline weft_task_slot *weft__deque_head(weft__deque *d)
 {
-    weft_task_slot *h = d->head;
-    if (WEFT__LIKELY(weft__deque_head_is(h)))
-        return h;
+    if (WEFT__LIKELY(weft__deque_head_ok(d)))
+        return d->head;
     return weft__deque_find_head_owner(d);
+}
+
+/* Runs the typed task of slot s on this stack (a stolen one, or a
+ * WEFT_RUN root), counted in typed_frames.  The stack's top is where it
+ * was once the task returns (it synced all it spawned), unless it left
+ * weft_spawn children behind: the cache is checked against the slots.
+ * Owner thread. */
+static inline void weft__deque_run_typed(weft__deque *d, weft_task_slot *s)
+{
+    weft_task_slot *h = weft__deque_head(d);
+    d->typed_frames++;
+    s->run_(&d->tw, h, s);
+    d->head = h;
+    if (WEFT__UNLIKELY(h->run_ != NULL))
+        weft__deque_find_head_owner(d);
+    d->typed_frames--;
 }
 
 /* Moves up to n private tasks (the oldest of [osplit, head)) to the shared

@@ -70,7 +70,8 @@ static void run_stolen(weft__worker *w, weft_task_slot *s)
         return;
     }
     weft__flush_completions(w);
-    run(&w->dq.tw, weft__deque_head(&w->dq), s);
+    (void)run;
+    weft__deque_run_typed(&w->dq, s);
     weft__event_notify(&w->rt->done_ev, INT_MAX);
     WEFT__STAT_INC(w, tasks);
 }

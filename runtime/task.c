@@ -130,7 +130,7 @@ static weft__deque *outside_deque(void)
 /* Runs the root slot on the calling thread's stack. */
 static void run_here(weft__deque *d, weft_task_slot *root)
 {
-    root->run_(&d->tw, weft__deque_head(d), root);
+    weft__deque_run_typed(d, root);
 }
 
 static void root_task(void *arg)

@@ -226,6 +226,7 @@ Test(deque, head_found_from_slot_states, .timeout = 120)
     for (uintptr_t i = 0; i < 300; i++)
         cr_assert(push(d, i));
     cr_assert_eq(weft__deque_head(d), d->base + 300);
+    d->typed_frames = 1;   /* as while a typed task runs */
     /* As typed spawns would: 400 more slots used, cache untouched. */
     for (int i = 300; i < 700; i++)
         d->base[i].run_ = weft__generic_slot;
