@@ -50,7 +50,8 @@ WEFT_API int weft_runtime_destroy(weft_runtime **rt);
 WEFT_API unsigned weft_runtime_workers(const weft_runtime *rt);
 
 /* Fork-join.  A group lives wherever the caller puts it (often the stack);
- * its fields are private.  weft_group_init, weft_spawn and weft_group_wait
+ * its fields are private, and reserved_ leaves room for later ones without
+ * a change of size.  weft_group_init, weft_spawn and weft_group_wait
  * may be called from the runtime's workers and from any outside thread; the
  * thread that spawns into a group is the one that waits for it (the group
  * may have been set up on another thread).  A group must be waited for
@@ -73,8 +74,9 @@ typedef struct weft_group {
 
 WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);
 /* Queues fn(arg) as a child of g.  Never allocates on a worker (the task is
- * stored inline in the deque); an outside thread's task goes through the
- * runtime's injection queue.  If g was not set up by weft_group_init or
+ * stored inline in the worker's task stack, which typed tasks share, see
+ * <weft/task.h>; on a full stack the child runs at once); an outside
+ * thread's task goes through the runtime's injection queue.  If g was not set up by weft_group_init or
  * fn is NULL, the task is not run and the next weft_group_wait of g returns
  * WEFT_EINVAL.  So does a spawn into a worker's group that has children
  * from another thread (e.g. a child spawning into its parent's group).  If
