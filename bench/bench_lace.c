@@ -3,7 +3,7 @@
  * queens(12) (one spawn per legal placement), a binomial unbalanced tree
  * search, cilksort of 2^21 longs and a 512x512 recursive float matmul.
  * fib has its own program (bench_fib.c).  $BENCH_LACE_ONLY picks some of
- * "queens uts cilksort matmul". */
+ * "queens uts cilksort matmul"; $BENCH_WEFT_ONLY leaves OpenMP and TBB out. */
 #include "bench.h"
 #include "contenders.h"
 #include "lace.h"
@@ -373,6 +373,8 @@ static void measure(const workload *wl, work *w, int nw, const unsigned *workers
             bench_fail(wl->name, wl->result(w), want);
         weft_runtime_destroy(&rt);
         bench_settle(50);
+        if (getenv("BENCH_WEFT_ONLY"))   /* for callgrind and perf: weft alone */
+            continue;
         omp_begin(workers[k]);
         t.med[i_omp][k] = bench_time(reps, 1, wl->omp, w);
         if (wl->result(w) != want)
