@@ -30,7 +30,7 @@ int weft__deque_init(weft__deque *d, size_t nslots)
     d->osplit = d->base;
     d->tw.split_ = d->base;
     d->tw.end_ = d->base + nslots;
-    __atomic_store_n(&d->tw.hungry_, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->tw.limit_, d->tw.end_, __ATOMIC_RELAXED);
     __atomic_store_n(&d->split, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&d->top, 0, __ATOMIC_RELAXED);
     return 0;
@@ -95,7 +95,7 @@ int64_t weft__deque_share_owner(weft__deque *d, weft_task_slot *head, int64_t n)
         n = priv;
     /* Cleared before the new split is visible: a thief that then finds
      * the shared part empty again asks anew. */
-    __atomic_store_n(&d->tw.hungry_, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->tw.limit_, d->tw.end_, __ATOMIC_RELAXED);
     if (n <= 0)
         return 0;
     weft__deque_set_osplit_owner(d, d->osplit + n);

@@ -258,8 +258,9 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     }
     weft__deque *d = &w->dq;
     weft_task_slot *h = d->head;
+    weft_task_slot *lim = __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED);
     /* A head that typed tasks moved, or a full stack: the slow path. */
-    if (WEFT__UNLIKELY(!weft__deque_head_ok(d) || h == d->tw.end_)) {
+    if (WEFT__UNLIKELY(!weft__deque_head_ok(d) || (h >= lim && h == d->tw.end_))) {
         spawn_slow(g, fn, arg);
         return;
     }
@@ -268,8 +269,9 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     group_count_child(g);
     if (h < (weft_task_slot *)g->base_)
         g->base_ = h;
-    /* Tail calls only: the fast path saves no registers. */
-    if (WEFT__UNLIKELY(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED) && !d->solo)) {
+    /* A thief asked (limit_ lowered).  Tail calls only: the fast path
+     * saves no registers. */
+    if (WEFT__UNLIKELY(h >= lim)) {
         spawn_share(w, h + 1);
         return;
     }
@@ -452,7 +454,7 @@ int weft_group_wait(weft_group *g)
             void *arg = weft__slot_arg(p);
             d->head = p;
             weft_task_take_(p);
-            if (WEFT__UNLIKELY(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED)) && p > d->osplit)
+            if (WEFT__UNLIKELY(weft__deque_hungry(d)) && p > d->osplit)
                 weft__deque_share_on_pop_owner(d, p);
             fn(arg);
             g->done_++;

@@ -52,7 +52,7 @@ typedef struct weft__task {
  * generic calls keep a copy (weft__deque.head) that they check against the
  * slots before use (weft__deque_head: the used slots are those with a
  * run_).  The owner shares (moves split up) when a thief found the shared
- * part empty (or took its last task) and set tw.hungry_,
+ * part empty (or took its last task) and lowered tw.limit_,
  * and takes the newest shared task back with the Chase-Lev pop (one
  * seq_cst fence) only when the private part is empty.  Thieves never read
  * head.  weft_spawn also shares everything while any worker is idle.
@@ -70,7 +70,7 @@ typedef struct weft__task {
 
 typedef struct weft__deque {
     /* The macros' part: the owner's split_ and end_, then, on the next
-     * line, tw.hungry_ (written by thieves) and split. */
+     * line, tw.limit_ (lowered by thieves that ask for tasks) and split. */
     _Alignas(WEFT__LINE) weft_task_worker tw;
     int64_t split;                        /* written by the owner, read by thieves */
     _Alignas(WEFT__LINE) uint64_t top;    /* CAS by thieves and the owner */
@@ -153,7 +153,7 @@ static inline void weft__deque_run_typed(weft__deque *d, weft_task_slot *s)
 }
 
 /* Moves up to n private tasks (the oldest of [osplit, head)) to the shared
- * part and clears hungry_.  Returns how many were shared.  Owner thread. */
+ * part and clears the thieves' request.  Returns how many were shared.  Owner thread. */
 int64_t weft__deque_share_owner(weft__deque *d, weft_task_slot *head, int64_t n);
 /* The share after a push for a thief that asked: half of the private
  * part, at least one task.  Owner thread. */
@@ -179,8 +179,15 @@ int weft__deque_steal(weft__deque *d, weft_task_slot **out);
  * Any thread but the owner. */
 static inline void weft__deque_request(weft__deque *d)
 {
-    if (__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED) == 0)
-        __atomic_store_n(&d->tw.hungry_, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED) != d->base)
+        __atomic_store_n(&d->tw.limit_, d->base, __ATOMIC_RELAXED);
+}
+
+/* Whether a thief asked the owner to share (tw.limit_ lowered to the
+ * base).  Owner thread. */
+static inline bool weft__deque_hungry(const weft__deque *d)
+{
+    return __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED) != d->tw.end_;
 }
 
 /* In a generic pop, for a thief that asked: shares half of the private part

@@ -97,7 +97,7 @@ static bool pop_own(weft__worker *w, weft_task_slot *floor, weft__task *t, bool 
     d->head = p;
     weft_task_take_(p);
     /* A thief asked: share half of what stays private (not slot p). */
-    if (WEFT__UNLIKELY(p > d->osplit && __atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED)))
+    if (WEFT__UNLIKELY(p > d->osplit && weft__deque_hungry(d)))
         weft__deque_share_on_pop_owner(d, p);
     return true;
 }

@@ -113,8 +113,10 @@ struct weft_task_worker {
     weft_task_slot *end_;     /* one past the last slot: the overflow area */
     uintptr_t overflow_;      /* children run at once whose WEFT_SYNC is pending */
     char pad_[64 - 2 * sizeof(void *) - sizeof(uintptr_t)];
-    /* Set by thieves that found nothing to steal (atomic). */
-    int hungry_;
+    /* Where a spawn leaves its fast path (atomic): end_, or the stack's
+     * base once a thief found nothing to steal and asks the owner to
+     * share, so that one compare serves both checks. */
+    weft_task_slot *limit_;
 };
 
 /* Slow paths of the macros, in libweft.  Not for direct use. */
@@ -124,13 +126,9 @@ WEFT_API void weft_task_overflow_push(weft_task_worker *w, weft_task_slot *cell,
                                       const void *result, size_t size);
 WEFT_API int weft_task_run_root(weft_runtime *rt, weft_task_slot *root);
 
-/* Queues the slot at h (its arguments already written). */
-static inline void weft_task_push_(weft_task_worker *w, weft_task_slot *h,
-                                   weft_task_steal_fn_ run)
+static inline weft_task_slot *weft_task_limit_(weft_task_worker *w)
 {
-    h->run_ = run;
-    if (WEFT_TASK_UNLIKELY_(__atomic_load_n(&w->hungry_, __ATOMIC_RELAXED)))
-        weft_task_share_slow(w, h + 1);
+    return __atomic_load_n(&w->limit_, __ATOMIC_RELAXED);
 }
 
 /* Takes the slot at t back for the owner's own run. */
@@ -201,7 +199,8 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
  *   NAME_weft_args    the arguments as stored in a slot
  *   NAME_weft_call    the body (WEFT_CALL; defined by WEFT_TASK_IMPL_n)
  *   NAME_weft_steal   how a thief runs a queued NAME (WEFT_TASK_IMPL_n)
- *   NAME_weft_spawn   WEFT_SPAWN: queue, or run at once on a full stack
+ *   NAME_weft_spawn   WEFT_SPAWN: queue (and share for a thief that
+ *                     asked), or run at once on a full stack
  *   NAME_weft_sync    WEFT_SYNC: run here, or take the thief's result
  *   NAME_weft_run     WEFT_RUN from any thread */
 #define WEFT_TASK_DECL_(K, RTYPE, NAME, FIELDS, TYPES, PARAMS, ARGS, UNPACK, PACK)          \
@@ -215,8 +214,9 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
         weft_task_worker *w, weft_task_slot *h WEFT_TASK_UNPAREN_ PARAMS, int unused_)     \
     {                                                                                      \
         NAME##_weft_args a_;                                                               \
+        weft_task_slot *lim = weft_task_limit_(w);                                         \
         (void)unused_;                                                                     \
-        if (WEFT_TASK_UNLIKELY_(h >= w->end_)) {                                           \
+        if (WEFT_TASK_UNLIKELY_(h >= lim) && h >= w->end_) {                               \
             WEFT_TASK_RES_##K(RTYPE)                                                       \
             WEFT_TASK_SET_##K(NAME##_weft_call(w, h + 1 WEFT_TASK_UNPAREN_ ARGS));         \
             weft_task_overflow_push(w, h, WEFT_TASK_PTR_##K);                              \
@@ -224,7 +224,9 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
         }                                                                                  \
         WEFT_TASK_UNPAREN_ PACK                                                            \
         memcpy(h->d_.bytes_, &a_, sizeof a_);                                              \
-        weft_task_push_(w, h, NAME##_weft_steal);                                          \
+        h->run_ = NAME##_weft_steal;                                                       \
+        if (WEFT_TASK_UNLIKELY_(h >= lim))                                                 \
+            weft_task_share_slow(w, h + 1);                                                \
         return h + 1;                                                                      \
     }                                                                                      \
     static WEFT_TASK_NOINLINE_ WEFT_TASK_UNUSED_ RTYPE NAME##_weft_sync_slow(              \

@@ -48,7 +48,7 @@ static bool push(weft__deque *d, uintptr_t v)
     weft__task t = { nop, (void *)v, NULL };
     weft__slot_put_task(h, &t);
     d->head = h + 1;
-    if (__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED) && !d->solo)
+    if (weft__deque_hungry(d) && !d->solo)
         weft__deque_share_after_push_owner(d, d->head);
     return true;
 }
@@ -68,7 +68,7 @@ static int pop(weft__deque *d, uintptr_t *v)
         *v = slot_value(p);
         d->head = p;
         weft_task_take_(p);
-        if (p > d->osplit && __atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED))
+        if (p > d->osplit && weft__deque_hungry(d))
             weft__deque_share_on_pop_owner(d, p);
         return POP_HERE;
     }
@@ -109,7 +109,7 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
     cr_assert_eq(pop(d, &v), POP_EMPTY);
     cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
     /* The failed steal asked the owner to share. */
-    cr_assert_eq(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED), 1);
+    cr_assert(weft__deque_hungry(d));
 
     for (uintptr_t i = 1; i <= 5; i++)
         cr_assert(push(d, i));
@@ -117,7 +117,7 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
     /* The first push served the request: it shared one task (half of
      * the private part, at least one) and cleared it. */
     cr_assert_eq(weft__deque_size(d), 1);
-    cr_assert_eq(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED), 0);
+    cr_assert_not(weft__deque_hungry(d));
     cr_assert_eq(weft__deque_share_owner(d, d->head, INT64_MAX), 4);
     cr_assert_eq(weft__deque_size(d), 5);
     /* The owner pops LIFO, thieves take FIFO. */
@@ -166,12 +166,12 @@ Test(deque, hunger_moves_the_split, .timeout = 120)
         cr_assert(push(d, i));
     cr_assert_eq(weft__deque_size(d), 0);
     cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
-    cr_assert_eq(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED), 1);
+    cr_assert(weft__deque_hungry(d));
     /* A pop serves the request: 9 is taken, half of 1..8 (the oldest)
      * becomes stealable. */
     cr_assert_eq(pop(d, &v), POP_HERE);
     cr_assert_eq(v, 9);
-    cr_assert_eq(__atomic_load_n(&d->tw.hungry_, __ATOMIC_RELAXED), 0);
+    cr_assert_not(weft__deque_hungry(d));
     cr_assert_eq(weft__deque_size(d), 4);
     for (uintptr_t i = 1; i <= 4; i++) {
         cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
