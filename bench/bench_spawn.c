@@ -1,7 +1,9 @@
 /* Empty-task spawn + sync: the cost per task of (a) spawning n empty tasks
  * into one group from a worker and waiting, and (b) a binary tree of empty
  * tasks (each inner node spawns one child and runs the other inline), in ns
- * per spawned task, against TBB task_group and OpenMP tasks. */
+ * per spawned task, against TBB task_group and OpenMP tasks; each with
+ * weft's typed tasks (WEFT_SPAWN then WEFT_SYNC) and with weft_spawn into a
+ * group. */
 #include "bench.h"
 #include "contenders.h"
 
@@ -18,6 +20,44 @@ static int on_main;
 static void empty_task(void *p)
 {
     __asm__ volatile("" : : "r"(p) : "memory");
+}
+
+/* The typed versions: an empty task, spawned n times then synced n times;
+ * and the tree. */
+WEFT_VOID_TASK_1(empty_typed, int, unused)
+{
+    __asm__ volatile("" : : "r"(unused) : "memory");
+}
+
+WEFT_VOID_TASK_1(flat_typed, size_t, n)
+{
+    for (size_t i = 0; i < n; i++)
+        WEFT_SPAWN(empty_typed, 0);
+    for (size_t i = 0; i < n; i++)
+        WEFT_SYNC(empty_typed);
+}
+
+/* The same n tasks, 1000 queued at a time: the slots stay in the cache
+ * (1e6 queued at once fill 64 MB of task stack, and the rows above then
+ * measure memory traffic as much as spawns). */
+WEFT_VOID_TASK_1(flat_typed_batched, size_t, n)
+{
+    for (size_t b = 0; b < n; b += 1000) {
+        size_t k = n - b < 1000 ? n - b : 1000;
+        for (size_t i = 0; i < k; i++)
+            WEFT_SPAWN(empty_typed, 0);
+        for (size_t i = 0; i < k; i++)
+            WEFT_SYNC(empty_typed);
+    }
+}
+
+WEFT_TASK_1(uint64_t, tree_typed, int, depth)
+{
+    if (depth == 0)
+        return 1;
+    WEFT_SPAWN(tree_typed, depth - 1);
+    uint64_t b = WEFT_CALL(tree_typed, depth - 1);
+    return WEFT_SYNC(tree_typed) + b;
 }
 
 static void flat_root(void *p)
@@ -83,6 +123,22 @@ static void weft_tree(void *p)
     c->leaves = a.leaves;
 }
 
+static void typed_flat(void *p)
+{
+    WEFT_RUN(rt, flat_typed, ((run *)p)->n);
+}
+
+static void typed_flat_batched(void *p)
+{
+    WEFT_RUN(rt, flat_typed_batched, ((run *)p)->n);
+}
+
+static void typed_tree(void *p)
+{
+    run *c = p;
+    c->leaves = WEFT_RUN(rt, tree_typed, c->depth);
+}
+
 static void omp_flat(void *p)
 {
     omp_empty_flat(((run *)p)->n);
@@ -127,16 +183,23 @@ int main(int argc, char **argv)
                      "ns/task", 1e9 * per_flat, nw, workers);
     bench_table_init(&tree, "empty tasks: binary tree of depth 20 (2^20-1 spawns, spawn one + run one inline)",
                      "ns/task", 1e9 * per_tree, nw, workers);
-    int f_weft = bench_table_impl(&flat, "weft", 0, reps);
+    int f_typed = bench_table_impl(&flat, "weft typed tasks", 0, reps);
+    int f_batch = bench_table_impl(&flat, "weft typed, 1e3 at a time", 0, reps);
+    int f_weft = bench_table_impl(&flat, "weft_spawn + group", 0, reps);
     int f_omp = bench_table_impl(&flat, "openmp task", 1, reps);
     int f_tbb = bench_table_impl(&flat, "tbb task_group", 1, reps);
-    int t_weft = bench_table_impl(&tree, "weft", 0, reps);
+    int t_typed = bench_table_impl(&tree, "weft typed tasks", 0, reps);
+    int t_weft = bench_table_impl(&tree, "weft_spawn + group", 0, reps);
     int t_omp = bench_table_impl(&tree, "openmp task", 1, reps);
     int t_tbb = bench_table_impl(&tree, "tbb task_group", 1, reps);
 
     is_main = 1;
     for (int w = 0; w < nw; w++) {
         rt = bench_runtime(workers[w]);
+        flat.med[f_typed][w] = bench_time(reps, 1, typed_flat, &c);
+        flat.med[f_batch][w] = bench_time(reps, 1, typed_flat_batched, &c);
+        tree.med[t_typed][w] = bench_time(reps, 1, typed_tree, &c);
+        check_leaves("weft typed tree leaves", &c);
         flat.med[f_weft][w] = bench_time(reps, 1, weft_flat, &c);
         tree.med[t_weft][w] = bench_time(reps, 1, weft_tree, &c);
         check_leaves("weft tree leaves", &c);
@@ -169,6 +232,9 @@ int main(int argc, char **argv)
     }
     bench_table_print(&flat);
     bench_table_print(&tree);
+    printf("summary empty typed tasks %u worker(s): flat %.2f ns/task (1e3 at a time %.2f), "
+           "tree %.2f ns/task (target <= 2 ns)\n", workers[0], flat.med[f_typed][0] * 1e9 * per_flat,
+           flat.med[f_batch][0] * 1e9 * per_flat, tree.med[t_typed][0] * 1e9 * per_tree);
     if (weft_errors)
         bench_fail("weft_group_wait errors", (uint64_t)weft_errors, 0);
     printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);

@@ -57,6 +57,11 @@ void tbb_end(void)
     limit.reset();
 }
 
+void tbb_in_arena(void (*fn)(void *), void *ctx)
+{
+    arena->execute([&] { fn(ctx); });
+}
+
 int64_t tbb_fib(int n)
 {
     int64_t r = 0;

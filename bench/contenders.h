@@ -34,6 +34,7 @@ uint64_t tbb_tree(int depth);
 void tbb_map(uint64_t *out, size_t n, const uint8_t *cost);   /* auto_partitioner */
 void tbb_fused4(float *out, const float *x, size_t n);   /* omp simd inside */
 void tbb_sleep_each(size_t n, unsigned us);   /* n iterations that sleep us, grain 1 */
+void tbb_in_arena(void (*fn)(void *), void *ctx);   /* fn(ctx) in the arena */
 
 /* The fused elementwise chain of the trace benchmarks, element by element:
  * ((x * 2 + 1) * x) - 3.  One definition so that every version computes the

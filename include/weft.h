@@ -12,6 +12,7 @@
 #include "weft/common.h"
 #include "weft/version.h"
 #include "weft/runtime.h"
+#include "weft/task.h"
 #include "weft/tensor.h"
 #include "weft/ops.h"
 #include "weft/function.h"

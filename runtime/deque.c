@@ -1,128 +1,124 @@
-/* The split work-stealing deque: slow paths (growth, sharing, popping a
- * shared task, stealing) and set-up.  The owner's fast push and pop are
- * inline in runtime/internal.h, which describes the protocol. */
-#include <string.h>
+/* The task stack's deque: set-up, sharing, the owner's pop of a shared
+ * task, the reset after a stolen child, and stealing.  The owner's fast
+ * paths are inline in include/weft/task.h (typed tasks) and
+ * runtime/forkjoin.c (weft_spawn); runtime/internal.h describes the
+ * protocol. */
+#include <sys/mman.h>
 
 #include "runtime/internal.h"
 
-size_t weft__deque_array_size(unsigned log2_cap)
+int weft__deque_init(weft__deque *d, size_t nslots)
 {
-    return sizeof(weft__deque_array) + ((size_t)1 << log2_cap) * sizeof(weft__task);
+    memset(d, 0, sizeof *d);
+    /* A sentinel slot below the base (never empty), the slots, and as
+     * many overflow cells.  MAP_NORESERVE: untouched pages cost nothing. */
+    if (nslots == 0 || nslots > UINT32_MAX / 2 ||
+        nslots > (SIZE_MAX / sizeof(weft_task_slot) - 1) / 2)
+        return WEFT_ENOMEM;
+    size_t size = (1 + 2 * nslots) * sizeof(weft_task_slot);
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED)
+        return WEFT_ENOMEM;
+    d->map = map;
+    d->map_size = size;
+    d->base = (weft_task_slot *)map + 1;
+    d->base[-1].run_ = weft__generic_slot;   /* the sentinel: never empty */
+    d->nslots = nslots;
+    d->cells = d->base + nslots;
+    d->head = d->base;
+    d->osplit = d->base;
+    d->tw.split_ = d->base;
+    d->tw.end_ = d->base + nslots;
+    __atomic_store_n(&d->tw.limit_, d->tw.end_, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->split, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->top, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
-int weft__deque_init(weft__deque *d, ck_epoch_record_t *owner_rec,
-                     void *embedded, unsigned log2_cap)
+void weft__generic_slot(weft_task_worker *w, weft_task_slot *head, weft_task_slot *self)
 {
-    weft__deque_array *a = embedded;
-    if (!a) {
-        a = weft__aligned_alloc(weft__deque_array_size(log2_cap));
-        if (!a)
-            return WEFT_ENOMEM;
-    }
-    memset(a, 0, sizeof *a);
-    a->deque = d;
-    a->mask = ((int64_t)1 << log2_cap) - 1;
-    a->embedded = embedded != NULL;
-    __atomic_store_n(&d->top, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&d->split, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&d->hungry, 0, __ATOMIC_RELAXED);
-    d->bottom = 0;
-    d->osplit = 0;
-    __atomic_store_n(&d->array, a, __ATOMIC_RELEASE);
-    d->owner_rec = owner_rec;
-    d->wake_ev = NULL;
-    d->solo = false;
-#ifdef WEFT__TSAN
-    __atomic_store_n(&d->tsan_sync, 0, __ATOMIC_RELAXED);
-#endif
-    return 0;
+    (void)w, (void)head, (void)self;
+    weft__task_misuse("a weft_spawn child's slot was run as a typed task");
 }
 
 void weft__deque_fini(weft__deque *d)
 {
-    weft__deque_array *a = d->array;
-    if (a && !a->embedded)
-        weft__free(a);
-    d->array = NULL;
+    if (d->map)
+        munmap(d->map, d->map_size);
+    d->map = NULL;
 }
 
-static void array_free_cb(ck_epoch_entry_t *e)
+weft_task_slot *weft__deque_find_head_owner(weft__deque *d)
 {
-    weft__deque_array *a = (weft__deque_array *)((char *)e - offsetof(weft__deque_array, entry));
-#ifdef WEFT__TSAN
-    /* Pairs with the thieves' release increment inside their sections. */
-    (void)__atomic_load_n(&a->deque->tsan_sync, __ATOMIC_ACQUIRE);
-#endif
-    weft__free(a);
-}
-
-weft__deque_array *weft__deque_grow_owner(weft__deque *d, weft__deque_array *a,
-                                          int64_t t, int64_t b)
-{
-    int64_t cap = (a->mask + 1) * 2;
-    if (cap <= 0 || (uint64_t)cap > SIZE_MAX / 2 / sizeof(weft__task))
-        return NULL;
-    weft__deque_array *n = weft__aligned_alloc(sizeof *n + (size_t)cap * sizeof(weft__task));
-    if (!n)
-        return NULL;
-    memset(n, 0, sizeof *n);
-    n->deque = d;
-    n->mask = cap - 1;
-    n->embedded = false;
-    for (int64_t i = t; i < b; i++) {
-        weft__task *src = &a->slots[i & a->mask];
-        weft__task *dst = &n->slots[i & n->mask];
-        __atomic_store_n(&dst->fn, __atomic_load_n(&src->fn, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-        __atomic_store_n(&dst->arg, __atomic_load_n(&src->arg, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-        __atomic_store_n(&dst->g, __atomic_load_n(&src->g, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-    }
-    /* Release: a thief that sees the new array sees the copied slots.  A
-     * thief that sees a split moved after this point (acquire) also sees
-     * the new array, so it never reads a slot that exists only there from
-     * the old one (the known fix for pushing after a resize). */
-    __atomic_store_n(&d->array, n, __ATOMIC_RELEASE);
-    if (!a->embedded) {
-        if (d->owner_rec) {
-            ck_epoch_call(d->owner_rec, &a->entry, array_free_cb);
-            ck_epoch_poll(d->owner_rec);
+    /* The used slots (with a run_) are a prefix: gallop from the cached head towards
+     * the boundary, then bisect. */
+    weft_task_slot *lo, *hi, *h = d->head;
+    int64_t step = 1;
+    if (h->run_ != NULL) {
+        /* The head is above h: lo is used, find an empty hi. */
+        lo = h;
+        for (;;) {
+            hi = d->tw.end_ - lo > step ? lo + step : d->tw.end_;
+            if (hi == d->tw.end_ || hi->run_ == NULL)
+                break;
+            lo = hi;
+            step *= 2;
         }
-        /* Without an epoch record (never in the runtime) the old array
-         * is leaked rather than freed under a thief. */
+    } else {
+        /* The head is at or below h: hi is empty, find a used lo. */
+        hi = h;
+        for (;;) {
+            lo = hi - d->base > step ? hi - step : d->base - 1;
+            if (lo->run_ != NULL)
+                break;
+            hi = lo;
+            step *= 2;
+        }
     }
-    return n;
+    /* lo is used, hi is empty (or the end): the head is in (lo, hi]. */
+    while (hi - lo > 1) {
+        weft_task_slot *mid = lo + (hi - lo) / 2;
+        if (mid->run_ != NULL)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    d->head = hi;
+    return hi;
 }
 
-int64_t weft__deque_share_owner(weft__deque *d, int64_t n)
+int64_t weft__deque_share_owner(weft__deque *d, weft_task_slot *head, int64_t n)
 {
-    int64_t priv = d->bottom - d->osplit;
+    int64_t priv = head - d->osplit;
     if (n > priv)
         n = priv;
     /* Cleared before the new split is visible: a thief that then finds
      * the shared part empty again asks anew. */
-    __atomic_store_n(&d->hungry, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->tw.limit_, d->tw.end_, __ATOMIC_RELAXED);
     if (n <= 0)
         return 0;
-    d->osplit += n;
-    /* Release: the slots (and a grown array) are visible with the split,
-     * as with bottom in Chase-Lev's push. */
-    __atomic_store_n(&d->split, d->osplit, __ATOMIC_RELEASE);
+    weft__deque_set_osplit_owner(d, d->osplit + n);
+    /* Release: the slots are visible with the split, as with bottom in
+     * Chase-Lev's push. */
+    __atomic_store_n(&d->split, weft__deque_pos(d, d->osplit), __ATOMIC_RELEASE);
     return n;
 }
 
-void weft__deque_share_after_push_owner(weft__deque *d, int64_t t)
+void weft__deque_share_after_push_owner(weft__deque *d, weft_task_slot *head)
 {
-    if (t >= d->osplit)
-        weft__deque_share_owner(d, 1);
-    else
-        weft__deque_share_owner(d, (d->bottom - d->osplit + 1) / 2);
+    weft__deque_share_owner(d, head, (head - d->osplit + 1) / 2);
 }
 
-/* Lowers split to s - k and reads top after a full fence (Chase-Lev's
- * pop with split for bottom).  Returns top.  Owner thread. */
-static int64_t lower_split_owner(weft__deque *d, int64_t s)
+/* Lowers split to s and reads top after a full fence (Chase-Lev's pop with
+ * split for bottom).  Returns top.  Owner thread. */
+static uint64_t lower_split_owner(weft__deque *d, int64_t s)
 {
 #ifdef WEFT__TSAN
-    /* ThreadSanitizer rejects fences: the same order from seq_cst ops. */
+    /* ThreadSanitizer does not model fences, so under it the same order
+     * comes from seq_cst operations: a TSan build checks this variant,
+     * and the plain build's stress tests (tests/runtime/test_deque.c) run
+     * the fenced one. */
     (void)__atomic_exchange_n(&d->split, s, __ATOMIC_SEQ_CST);
     return __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
 #else
@@ -132,96 +128,97 @@ static int64_t lower_split_owner(weft__deque *d, int64_t s)
 #endif
 }
 
-/* Takes the newer half of the shared part back into the private part with
- * one fence, so that popping a burst of shared tasks does not pay a fence
- * (and a contended read of top) per task.  A thief that read the old split
- * can only claim index top: if top is below the new split the owner owns
- * [new split, old split) alone; otherwise split goes back up and nothing
- * moved.  Returns whether tasks were taken back.  Owner thread. */
+/* Takes the newer half of the shared part [t_seen, s) back into the
+ * private part with one fence, so that popping a burst of shared tasks
+ * does not pay a fence (and a contended read of top) per task.  A thief
+ * that read the old split can only claim index top: if top is below the
+ * new split the owner owns [new split, s) alone; otherwise split goes back
+ * up and nothing moved.  Returns whether tasks were taken back. */
 static bool take_back_half_owner(weft__deque *d, int64_t s, int64_t t_seen)
 {
     int64_t k = (s - t_seen) / 2;
     if (k < 1)
         return false;
-    int64_t t = lower_split_owner(d, s - k);
+    int64_t t = WEFT__TOP_POS(lower_split_owner(d, s - k));
     if (t >= s - k) {
-        /* Release, as the share that first published [s - k, s) was: a
-         * thief that reads this store must see those slots' writes (C11
-         * counts a same-thread store in the release sequence; newer models
-         * do not). */
+        /* Release, as the share that first published [s - k, s) was. */
         __atomic_store_n(&d->split, s, __ATOMIC_RELEASE);
         return false;
     }
-    d->osplit = s - k;
+    weft__deque_set_osplit_owner(d, d->base + (s - k));
     return true;
 }
 
-bool weft__deque_pop_shared_owner(weft__deque *d, weft__task *out)
+int weft__deque_pop_shared_owner(weft__deque *d, weft_task_slot *p)
 {
-    int64_t s = d->osplit;
-    /* top only grows: a stale value at or above split is exact enough to
-     * say "empty" without the fence. */
-    int64_t t_seen = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
+    /* p is the newest slot and not private, so the private part is empty:
+     * osplit == p + 1. */
+    int64_t s = weft__deque_pos(d, p) + 1;
+    /* top only grows between the owner's resets: a stale value above p is
+     * exact enough to say "stolen" without the fence. */
+    int64_t t_seen = WEFT__TOP_POS(__atomic_load_n(&d->top, __ATOMIC_RELAXED));
     if (t_seen >= s)
-        return false;
-    /* The taken-back tasks are private: the ordinary pop returns one. */
+        return WEFT__POP_STOLEN;
     if (take_back_half_owner(d, s, t_seen))
-        return weft__deque_pop_owner(d, out);
-    s--;
-    int64_t t = lower_split_owner(d, s);
-    if (t > s) {
-        /* Thieves took everything: top == split == bottom again. */
-        __atomic_store_n(&d->split, s + 1, __ATOMIC_RELAXED);
-        return false;
+        return WEFT__POP_HERE;
+    uint64_t top = lower_split_owner(d, s - 1);
+    int64_t t = WEFT__TOP_POS(top);
+    if (t < s - 1) {
+        weft__deque_set_osplit_owner(d, p);
+        return WEFT__POP_HERE;
     }
-    weft__deque_array *a = d->array;
-    weft__task *slot = &a->slots[s & a->mask];
-    out->fn = __atomic_load_n(&slot->fn, __ATOMIC_RELAXED);
-    out->arg = __atomic_load_n(&slot->arg, __ATOMIC_RELAXED);
-    out->g = __atomic_load_n(&slot->g, __ATOMIC_RELAXED);
-    if (t == s) {
-        /* The last shared task: race the thieves for it.  Either way index
-         * s is consumed and top == split == bottom == s + 1. */
-        bool won = __atomic_compare_exchange_n(&d->top, &t, t + 1, false,
-                                               __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-        __atomic_store_n(&d->split, s + 1, __ATOMIC_RELAXED);
-        return won;
+    if (t > s - 1)
+        return WEFT__POP_STOLEN;   /* split stays at p: thieves find nothing */
+    /* The last shared task: race the thieves for it.  The owner's CAS keeps
+     * top at p and bumps the tag, so that top == split == p afterwards. */
+    if (__atomic_compare_exchange_n(&d->top, &top, WEFT__TOP_NEXT_TAG(top, t), false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        weft__deque_set_osplit_owner(d, p);
+        return WEFT__POP_HERE;
     }
-    /* Index s is private now (thieves see split == s). */
-    d->osplit = s;
-    d->bottom = s;
-    return true;
+    return WEFT__POP_STOLEN;
 }
 
-int weft__deque_steal(weft__deque *d, weft__task *out, ck_epoch_record_t *rec)
+void weft__deque_reset_owner(weft__deque *d, weft_task_slot *p)
+{
+    int64_t pos = weft__deque_pos(d, p);
+    /* Everything from p up is consumed, so top >= split: thieves find
+     * nothing.  split goes down first, then top (release): a thief that
+     * reads the new top also reads the new split. */
+    __atomic_store_n(&d->split, pos, __ATOMIC_RELAXED);
+    uint64_t top = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->top, WEFT__TOP_NEXT_TAG(top, pos), __ATOMIC_RELEASE);
+    weft__deque_set_osplit_owner(d, p);
+}
+
+int weft__deque_steal(weft__deque *d, weft_task_slot **out)
 {
 #ifdef WEFT__TSAN
-    /* ThreadSanitizer rejects fences: the same order from seq_cst loads. */
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
+    /* See lower_split_owner: seq_cst loads instead of the fence. */
+    uint64_t top = __atomic_load_n(&d->top, __ATOMIC_SEQ_CST);
     int64_t s = __atomic_load_n(&d->split, __ATOMIC_SEQ_CST);
 #else
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    uint64_t top = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     int64_t s = __atomic_load_n(&d->split, __ATOMIC_ACQUIRE);
 #endif
+    int64_t t = WEFT__TOP_POS(top);
     if (t >= s) {
         weft__deque_request(d);
         return WEFT__STEAL_EMPTY;
     }
-    ck_epoch_begin(rec, NULL);
-    weft__deque_array *a = __atomic_load_n(&d->array, __ATOMIC_ACQUIRE);
-    weft__task *slot = &a->slots[t & a->mask];
-    weft__task x;
-    x.fn = __atomic_load_n(&slot->fn, __ATOMIC_RELAXED);
-    x.arg = __atomic_load_n(&slot->arg, __ATOMIC_RELAXED);
-    x.g = __atomic_load_n(&slot->g, __ATOMIC_RELAXED);
-#ifdef WEFT__TSAN
-    __atomic_fetch_add(&d->tsan_sync, 1, __ATOMIC_RELEASE);
-#endif
-    ck_epoch_end(rec, NULL);
-    if (!__atomic_compare_exchange_n(&d->top, &t, t + 1, false,
+    /* The slot is read only after the CAS: from then on it is the
+     * thief's, and the owner leaves it alone until the thief marks it
+     * done.  A CAS on a stale top fails: the tag changed, or the
+     * position did. */
+    if (!__atomic_compare_exchange_n(&d->top, &top, top + 1, false,
                                      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
         return WEFT__STEAL_ABORT;
-    *out = x;
+    /* It took the last shared task: ask for more now, so that the owner's
+     * next spawn shares (a task it spawns before running a long leaf
+     * would otherwise stay private until the leaf ends). */
+    if (t + 1 >= s)
+        weft__deque_request(d);
+    *out = d->base + t;
     return WEFT__STEAL_OK;
 }

@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
-#include <ck_epoch.h>
 #include <ck_md.h>
 
 #include "runtime/iface.h"
@@ -34,196 +34,228 @@ typedef struct weft__task {
 
 /* ------------------------------------------------------------------ deque */
 
-/* The circular array of a deque.  A grown-out array is freed only after a
- * ck_epoch grace period, because thieves may still be reading it. */
-typedef struct weft__deque_array {
-    ck_epoch_entry_t entry;
-    struct weft__deque *deque;   /* the owner (TSan synchronisation) */
-    int64_t mask;                /* capacity - 1; capacity a power of two */
-    bool embedded;               /* lives inside another block: never freed */
-    weft__task slots[];          /* every field accessed with __atomic */
-} weft__deque_array;
+/* A worker's task stack: a fixed array of slots (include/weft/task.h),
+ * reserved with mmap at start-up and committed by the kernel as spawns
+ * reach it; it never grows and never moves, so a slot stays where it is
+ * while a thief runs it and writes its result back.  Both kinds of task
+ * live in it: typed tasks (a steal function and their arguments) and
+ * weft_spawn children (run_ NULL, then fn, arg and group as a weft__task).
+ *
+ * It is a split deque (after Lace, van Dijk and van de Pol 2014) built on
+ * the Chase-Lev protocol with the C11 memory orders of Le et al. (PPoPP
+ * 2013).  Positions count slots from the base; top <= split <= head.
+ *   [top, split)    shared: thieves steal at top (CAS), as in Chase-Lev
+ *                   with split in the role of bottom;
+ *   [split, head)   private: only the owner touches it, so its spawn and
+ *                   sync there need no fence and no read-modify-write.
+ * head is not shared: typed tasks pass it down as a hidden parameter, and
+ * generic calls keep a copy (weft__deque.head) that they check against the
+ * slots before use (weft__deque_head: the used slots are those with a
+ * run_).  The owner shares (moves split up) when a thief found the shared
+ * part empty (or took its last task) and lowered tw.limit_,
+ * and takes the newest shared task back with the Chase-Lev pop (one
+ * seq_cst fence) only when the private part is empty.  Thieves never read
+ * head.  weft_spawn also shares everything while any worker is idle.
+ *
+ * A stolen slot stays in place: a typed one until its WEFT_SYNC has read
+ * the result (the thief marks it done), a weft_spawn child until the thief
+ * has copied it out (it marks it done at once).  When the owner comes back
+ * below top (it waited for a stolen child), everything above is consumed:
+ * it lowers split and then resets top to its head.  top carries a tag in
+ * its upper 32 bits, bumped by every reset and by the owner's own CAS, so
+ * that a thief's stale CAS cannot succeed after top came back to the same
+ * position (ABA). */
+#define WEFT__TOP_POS(t) ((int64_t)(uint32_t)(t))
+#define WEFT__TOP_NEXT_TAG(t, pos) ((((t) >> 32) + 1) << 32 | (uint64_t)(uint32_t)(pos))
 
-/* A split work-stealing deque (after Lace, van Dijk and van de Pol 2014)
- * built on the Chase-Lev protocol with the C11 memory orders of Lê et al.
- * (PPoPP 2013).  Indices only grow; top <= split <= bottom.
- *   [top, split)     shared: thieves steal at top (CAS), as in Chase-Lev
- *                    with split in the role of bottom;
- *   [split, bottom)  private: only the owner touches it, so its push and
- *                    pop there need no fence and no atomic read-modify-write.
- * The owner moves split up ("shares") when the shared part is empty at a
- * push, or when a thief found it empty and set `hungry`; it takes the last
- * shared task back with the Chase-Lev pop (one seq_cst fence) only when the
- * private part is empty.  Thieves never read bottom.  The scheduler also
- * shares everything at a spawn while any worker is idle (weft_spawn) and
- * before parallel_map's caller runs a runner itself.  The cost: a worker
- * that turns idle after a spawner's last push, while the spawner runs long
- * work, gets only the oldest task until the spawner's next push or pop. */
 typedef struct weft__deque {
-    _Alignas(WEFT__LINE) int64_t top;      /* CAS by thieves and owner */
-    /* Read by thieves; written by the owner only (split, array). */
-    _Alignas(WEFT__LINE) int64_t split;
-    weft__deque_array *array;
-    int hungry;                            /* set by thieves, cleared by the owner */
-    /* Owner-only part. */
-    _Alignas(WEFT__LINE) int64_t bottom;
-    int64_t osplit;                        /* the owner's copy of split */
-    ck_epoch_record_t *owner_rec;
+    /* The macros' part: the owner's split_ and end_, then, on the next
+     * line, tw.limit_ (lowered by thieves that ask for tasks) and split. */
+    _Alignas(WEFT__LINE) weft_task_worker tw;
+    int64_t split;                        /* written by the owner, read by thieves */
+    _Alignas(WEFT__LINE) uint64_t top;    /* CAS by thieves and the owner */
+    /* Owner only. */
+    _Alignas(WEFT__LINE) weft_task_slot *head;   /* as of the last generic call */
+    weft_task_slot *osplit;     /* the owner's split; tw.split_ is the same
+                                   unless children run at once wait for their
+                                   sync (tw.overflow_), when it is tw.end_ */
+    weft_task_slot *base;       /* position 0; base[-1] is a sentinel, never empty */
+    weft_task_slot *cells;      /* results of children run at once */
+    size_t nslots;
+    void *map;
+    size_t map_size;
     /* Woken when a pop shares tasks a thief asked for (NULL: none). */
     struct weft__event *wake_ev;
     /* No thread ever steals from this deque (a runtime of one worker):
-     * push never shares. */
+     * weft_spawn never shares. */
     bool solo;
-#ifdef WEFT__TSAN
-    /* ck_epoch lives in uninstrumented libck: thieves bump this (release)
-     * before leaving their section and the reclaimer reads it (acquire), so
-     * that ThreadSanitizer sees the grace period. */
-    uint64_t tsan_sync;
-#endif
+    unsigned typed_frames;      /* typed tasks running on this stack's owner */
+    uint64_t overflows;         /* children run at once (statistics; relaxed atomic) */
 } weft__deque;
 
-/* Size in bytes of an array of 2^log2_cap slots (to embed one). */
-size_t weft__deque_array_size(unsigned log2_cap);
-/* Initialises d.  owner_rec is the owner's registered epoch record (used to
- * defer freeing grown arrays).  embedded (may be NULL) is memory of
- * weft__deque_array_size(log2_cap) bytes used as the first array; with NULL
- * the first array is allocated.  Returns 0 or WEFT_ENOMEM.  Owner thread. */
-int weft__deque_init(weft__deque *d, ck_epoch_record_t *owner_rec,
-                     void *embedded, unsigned log2_cap);
-/* Frees the arrays.  Only once no thread uses d; epoch callbacks already
- * queued for d's old arrays must be dispatched by the caller
- * (ck_epoch_reclaim on owner_rec). */
+/* Reserves a stack of nslots slots (and as many overflow cells).  Returns 0
+ * or WEFT_ENOMEM.  Owner thread, before any other thread sees d. */
+int weft__deque_init(weft__deque *d, size_t nslots);
+/* Unmaps the stack.  Only once no thread uses d. */
 void weft__deque_fini(weft__deque *d);
-/* Grows the array (slow path of push).  NULL when out of memory. */
-weft__deque_array *weft__deque_grow_owner(weft__deque *d, weft__deque_array *a,
-                                          int64_t t, int64_t b);
-/* Moves up to n private tasks (the oldest) to the shared part and clears
- * `hungry`.  Returns how many were shared.  Owner thread. */
-int64_t weft__deque_share_owner(weft__deque *d, int64_t n);
-/* Slow path of pop: the private part is empty; takes the newest shared
- * task back (Chase-Lev pop on split).  Owner thread. */
-bool weft__deque_pop_shared_owner(weft__deque *d, weft__task *out);
+
+static inline int64_t weft__deque_pos(const weft__deque *d, const weft_task_slot *s)
+{
+    return s - d->base;
+}
+
+/* The owner's split moves to s. */
+static inline void weft__deque_set_osplit_owner(weft__deque *d, weft_task_slot *s)
+{
+    d->osplit = s;
+    if (WEFT__LIKELY(d->tw.overflow_ == 0))
+        d->tw.split_ = s;
+}
+
+/* Finds the top of the stack from the slots (the used part is exactly the
+ * slots with a run_), starting near d->head, and stores it there.  Owner
+ * thread. */
+weft_task_slot *weft__deque_find_head_owner(weft__deque *d);
+
+/* Whether the cached head d->head is the top of the stack: always while
+ * no typed task runs on this stack (d->typed_frames == 0: generic calls
+ * keep the cache exact, and a typed run that ends puts it back, see
+ * weft__deque_run_typed), else when the slots agree (typed tasks move the
+ * head without updating the cache).  Owner thread. */
+static inline bool weft__deque_head_ok(const weft__deque *d)
+{
+    const weft_task_slot *h = d->head;
+    return WEFT__LIKELY(d->typed_frames == 0) || (h->run_ == NULL && h[-1].run_ != NULL);
+}
+
+/* The top of the stack, for a generic call.  Owner thread. */
+static inline weft_task_slot *weft__deque_head(weft__deque *d)
+{
+    if (WEFT__LIKELY(weft__deque_head_ok(d)))
+        return d->head;
+    return weft__deque_find_head_owner(d);
+}
+
+/* Runs the typed task of slot s on this stack (a stolen one, or a
+ * WEFT_RUN root), counted in typed_frames.  The stack's top is where it
+ * was once the task returns (it synced all it spawned), unless it left
+ * weft_spawn children behind: the cache is checked against the slots.
+ * Owner thread. */
+static inline void weft__deque_run_typed(weft__deque *d, weft_task_slot *s)
+{
+    weft_task_slot *h = weft__deque_head(d);
+    d->typed_frames++;
+    s->run_(&d->tw, h, s);
+    d->head = h;
+    if (WEFT__UNLIKELY(h->run_ != NULL))
+        weft__deque_find_head_owner(d);
+    d->typed_frames--;
+}
+
+/* Moves up to n private tasks (the oldest of [osplit, head)) to the shared
+ * part and clears the thieves' request.  Returns how many were shared.  Owner thread. */
+int64_t weft__deque_share_owner(weft__deque *d, weft_task_slot *head, int64_t n);
+/* The share after a push for a thief that asked: half of the private
+ * part, at least one task.  Owner thread. */
+void weft__deque_share_after_push_owner(weft__deque *d, weft_task_slot *head);
+
+enum { WEFT__POP_HERE = 0, WEFT__POP_STOLEN = 1 };
+/* Takes p, the newest task (p == head - 1), back for the owner when it is
+ * shared (p < osplit): WEFT__POP_HERE (it is private now) or
+ * WEFT__POP_STOLEN (a thief has it, and every slot below).  Owner thread. */
+int weft__deque_pop_shared_owner(weft__deque *d, weft_task_slot *p);
+/* The owner is back at p below top, every slot at and above p consumed:
+ * lowers split and resets top to p.  Owner thread. */
+void weft__deque_reset_owner(weft__deque *d, weft_task_slot *p);
 
 enum { WEFT__STEAL_EMPTY = 0, WEFT__STEAL_OK = 1, WEFT__STEAL_ABORT = -1 };
-/* Takes the top task into *out.  rec is the calling thief's registered
- * epoch record.  Returns WEFT__STEAL_OK, _EMPTY (then the owner is asked to
- * share), or _ABORT (lost a race: retry later).  Any thread but the owner. */
-int weft__deque_steal(weft__deque *d, weft__task *out, ck_epoch_record_t *rec);
+/* Claims the top slot: *out then belongs to the caller until it marks it
+ * done.  Returns WEFT__STEAL_OK, _EMPTY (then the owner is asked to share),
+ * or _ABORT (lost a race: retry later).  Any thread but the owner. */
+int weft__deque_steal(weft__deque *d, weft_task_slot **out);
 
 /* Asks the owner to share private tasks (a thief found nothing).  Writes
  * only when the flag is clear, so idle thieves do not bounce the line.
  * Any thread but the owner. */
 static inline void weft__deque_request(weft__deque *d)
 {
-    if (__atomic_load_n(&d->hungry, __ATOMIC_RELAXED) == 0)
-        __atomic_store_n(&d->hungry, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED) != d->base)
+        __atomic_store_n(&d->tw.limit_, d->base, __ATOMIC_RELAXED);
 }
 
-/* In a pop, for a thief that asked: shares half of the private part and
- * wakes sleepers on d->wake_ev.  Owner thread. */
-void weft__deque_share_on_pop_owner(weft__deque *d);
-
-/* After a push: whether the owner should share (not solo, and the shared
- * part was empty at the push's read t of top, or a thief asked).  t may be
- * stale (low): then the share waits for the next push or request. */
-static inline bool weft__deque_should_share_owner(const weft__deque *d, int64_t t)
+/* Whether a thief asked the owner to share (tw.limit_ lowered to the
+ * base).  Owner thread. */
+static inline bool weft__deque_hungry(const weft__deque *d)
 {
-    return !d->solo && (t >= d->osplit || __atomic_load_n(&d->hungry, __ATOMIC_RELAXED));
-}
-/* The share after a push (slow path): the oldest task when the shared part
- * was empty (it keeps one for thieves while the owner pops the newest ones
- * without a fence), else half of the private part for a thief that asked.
- * Owner thread. */
-void weft__deque_share_after_push_owner(weft__deque *d, int64_t t);
-
-/* Writes a task at the bottom (private) if the array has room, by the
- * push's read t of top.  False when full (nothing written).  Owner thread. */
-static inline bool weft__deque_put_owner(weft__deque *d, int64_t t, weft_task_fn fn,
-                                         void *arg, weft_group *g)
-{
-    int64_t b = d->bottom;
-    weft__deque_array *a = d->array;
-    if (WEFT__UNLIKELY(b - t > a->mask))
-        return false;
-    weft__task *s = &a->slots[b & a->mask];
-    __atomic_store_n(&s->fn, fn, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->arg, arg, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->g, g, __ATOMIC_RELAXED);
-    d->bottom = b + 1;
-    return true;
+    return __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED) != d->tw.end_;
 }
 
-/* Pushes a task at the bottom, growing the array if needed, then shares
- * as weft__deque_should_share_owner says.  False when the array could not
- * grow (out of memory): the task is not queued.  Owner thread. */
-static inline bool weft__deque_push_owner(weft__deque *d, weft_task_fn fn, void *arg,
-                                          weft_group *g)
+/* In a generic pop, for a thief that asked: shares half of the private part
+ * below head and wakes sleepers on d->wake_ev.  Owner thread. */
+void weft__deque_share_on_pop_owner(weft__deque *d, weft_task_slot *head);
+
+/* The run_ of a weft_spawn child's slot (never called: such a slot is run
+ * by the scheduler, which copies fn, arg and the group out of d_). */
+void weft__generic_slot(weft_task_worker *w, weft_task_slot *head, weft_task_slot *self);
+
+/* The owner empties a slot a thief has marked done, for reuse. */
+static inline void weft__slot_release(weft_task_slot *s)
 {
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
-    if (WEFT__UNLIKELY(!weft__deque_put_owner(d, t, fn, arg, g))) {
-        if (!weft__deque_grow_owner(d, d->array, t, d->bottom))
-            return false;
-        weft__deque_put_owner(d, t, fn, arg, g);
-    }
-    if (WEFT__UNLIKELY(weft__deque_should_share_owner(d, t)))
-        weft__deque_share_after_push_owner(d, t);
-    return true;
+    __atomic_store_n(&s->state_, 0, __ATOMIC_RELAXED);
+    s->run_ = NULL;
 }
 
-/* Pops the bottom task.  Returns it, or NULL when empty.  A private task is
- * returned in place (read it before the owner's next push); one taken back
- * from the shared part is copied to *tmp.  Owner thread. */
-static inline const weft__task *weft__deque_take_owner(weft__deque *d, weft__task *tmp)
+static inline bool weft__slot_is_generic(const weft_task_slot *s)
 {
-    int64_t b = d->bottom;
-    if (WEFT__UNLIKELY(b <= d->osplit))
-        return weft__deque_pop_shared_owner(d, tmp) ? tmp : NULL;
-    b--;
-    d->bottom = b;
-    weft__deque_array *a = d->array;
-    /* A thief asked: share half of what stays private (not slot b). */
-    if (WEFT__UNLIKELY(b > d->osplit && __atomic_load_n(&d->hungry, __ATOMIC_RELAXED)))
-        weft__deque_share_on_pop_owner(d);
-    return &a->slots[b & a->mask];
+    return s->run_ == weft__generic_slot;
 }
 
-/* The bottom task if it is private (the next one a pop returns without a
- * fence), else NULL.  Owner thread. */
-static inline const weft__task *weft__deque_peek_private_owner(const weft__deque *d)
+/* A weft_spawn child's fields, stored in its slot's d_ as a weft__task.
+ * The stacks are mmap'd memory (no declared type), so the slot's bytes
+ * take the type they are written with, and these fields are read with the
+ * same type they were written with (after run_ said so). */
+static inline weft__task *weft__slot_fields(const weft_task_slot *s)
 {
-    int64_t b = d->bottom;
-    if (b <= d->osplit)
-        return NULL;
-    const weft__deque_array *a = d->array;
-    return &a->slots[(b - 1) & a->mask];
+    return (weft__task *)(void *)s->d_.bytes_;
 }
 
-/* Pops the bottom task into *out.  False when empty.  Owner thread. */
-static inline bool weft__deque_pop_owner(weft__deque *d, weft__task *out)
+static inline void weft__slot_put_task_fields(weft_task_slot *s, weft_task_fn fn, void *arg,
+                                              weft_group *g)
 {
-    const weft__task *s = weft__deque_take_owner(d, out);
-    if (!s)
-        return false;
-    if (s != out) {
-        out->fn = __atomic_load_n(&s->fn, __ATOMIC_RELAXED);
-        out->arg = __atomic_load_n(&s->arg, __ATOMIC_RELAXED);
-        out->g = __atomic_load_n(&s->g, __ATOMIC_RELAXED);
-    }
-    return true;
+    weft__task *t = weft__slot_fields(s);
+    s->run_ = weft__generic_slot;
+    __atomic_store_n(&s->state_, 0, __ATOMIC_RELAXED);
+    t->fn = fn;
+    t->arg = arg;
+    t->g = g;
 }
+
+static inline void weft__slot_put_task(weft_task_slot *s, const weft__task *t)
+{
+    weft__slot_put_task_fields(s, t->fn, t->arg, t->g);
+}
+
+static inline weft__task weft__slot_task(const weft_task_slot *s)
+{
+    return *weft__slot_fields(s);
+}
+
+static inline weft_task_fn weft__slot_fn(const weft_task_slot *s) { return weft__slot_fields(s)->fn; }
+static inline void *weft__slot_arg(const weft_task_slot *s) { return weft__slot_fields(s)->arg; }
+static inline weft_group *weft__slot_group(const weft_task_slot *s) { return weft__slot_fields(s)->g; }
 
 /* Tasks thieves can take, as a snapshot (may be stale).  Any thread. */
 static inline int64_t weft__deque_size(const weft__deque *d)
 {
     int64_t s = __atomic_load_n(&d->split, __ATOMIC_ACQUIRE);
-    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    int64_t t = WEFT__TOP_POS(__atomic_load_n(&d->top, __ATOMIC_ACQUIRE));
     return s - t;
 }
 
-/* All tasks queued, private ones included.  Owner thread. */
-static inline int64_t weft__deque_count_owner(const weft__deque *d)
+/* All tasks queued below head, private ones included.  Owner thread. */
+static inline int64_t weft__deque_count_owner(const weft__deque *d, const weft_task_slot *head)
 {
-    return d->bottom - __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    return weft__deque_pos(d, head) - WEFT__TOP_POS(__atomic_load_n(&d->top, __ATOMIC_ACQUIRE));
 }
 
 /* ----------------------------------------------------------------- worker */
@@ -235,10 +267,9 @@ static inline int64_t weft__deque_count_owner(const weft__deque *d)
 #define WEFT__STAT_INC(w, field) ((void)(w))
 #endif
 
-#define WEFT__DEQUE_LOG2_CAP 8
-
-/* One block per worker (Lace style): the deque's shared lines first, then
- * the owner-only part, then the first deque array. */
+/* One block per worker (Lace style): the deque's lines first (its first
+ * member, the macros' weft_task_worker, is where a task body's hidden
+ * worker points), then the scheduler's owner-only part. */
 typedef struct weft__worker {
     weft__deque dq;
     _Alignas(WEFT__LINE) weft_runtime *rt;
@@ -259,8 +290,13 @@ typedef struct weft__worker {
     int64_t defer_n;
     pthread_t thread;
     bool started;
-    _Alignas(WEFT__LINE) ck_epoch_record_t rec;
 } weft__worker;
+
+/* The worker of a task body's hidden parameter. */
+static inline weft__worker *weft__worker_of(weft_task_worker *tw)
+{
+    return (weft__worker *)(void *)tw;
+}
 
 /* An event count for sleeping threads: waiters announce themselves in
  * `sleepers`, wakers bump `seq` (a futex word) only when there are any. */
@@ -289,7 +325,7 @@ struct weft_runtime {
      * at once; a spawn wakes a sleeper only while none spins and no
      * wake-up is pending.  0: every idle worker spins (workers <= CPUs). */
     unsigned spin_cap;
-    ck_epoch_t epoch;
+    size_t task_stack;     /* slots per worker's task stack */
 
     weft__event work_ev;   /* idle workers: new tasks (wake one) */
     weft__event done_ev;   /* waiters on workers' groups: completions (wake all) */
@@ -311,7 +347,8 @@ struct weft_runtime {
     size_t ring_cap, ring_head, ring_count;
 };
 
-/* sched.c */
+/* The scheduler (events.c, group.c, inject.c, steal.c, forkjoin.c; their
+ * shared inline helpers are in runtime/sched.h). */
 weft__worker *weft__current_worker(const weft_runtime *rt);
 void *weft__worker_main(void *arg);
 void weft__wake_all(weft_runtime *rt, weft__event *ev);
@@ -322,12 +359,25 @@ void weft__outside_leave(weft_runtime *rt);
 bool weft__inside_call(const weft_runtime *rt);
 /* Whether the thread running a loop on rt should split its range now:
  * its deque is empty (thieves would find nothing). */
-bool weft__hungry(const weft_runtime *rt, const weft__worker *w);
+bool weft__hungry(const weft_runtime *rt, weft__worker *w);
 /* Makes every private task of the calling worker (if it is one of rt's)
  * stealable and wakes sleepers: for callers that spawned children and now
  * run long work themselves. */
 void weft__share_all(weft_runtime *rt);
+/* Whether the calling thread is g's spawning thread (tests). */
+bool weft__group_owned_here(const weft_group *g);
 
 #define WEFT__GROUP_MAGIC 0x77656674u   /* "weft": weft_group_init ran */
+/* weft_group.base_ of a group with no child on a worker's stack. */
+#define WEFT__GROUP_NO_BASE ((void *)UINTPTR_MAX)
+/* weft_group.bits_: owner_ is an outside thread's token; the group holds
+ * one of rt->outside_active (an outside thread's children not yet waited
+ * for keep weft_runtime_destroy waiting). */
+#define WEFT__GROUP_OUTSIDE 1u
+#define WEFT__GROUP_COUNTED 2u
+
+/* A misuse that leaves a worker's stack unusable (a typed task not synced
+ * where the rules say): prints what and aborts. */
+_Noreturn void weft__task_misuse(const char *what);
 
 #endif

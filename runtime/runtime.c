@@ -80,8 +80,6 @@ static void free_runtime(weft_runtime *rt)
             weft__worker *w = rt->workers[i];
             if (!w)
                 continue;
-            /* Every thread is gone: dispatch deferred frees of old arrays. */
-            ck_epoch_reclaim(&w->rec);
             weft__deque_fini(&w->dq);
             weft__free(w);
         }
@@ -119,6 +117,13 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
     if (c.workers > MAX_WORKERS)
         return weft__errorf(WEFT_EINVAL, "weft_runtime_create: %u workers is more than %u",
                             c.workers, MAX_WORKERS);
+    for (size_t i = 0; i < sizeof c.reserved / sizeof c.reserved[0]; i++)
+        if (c.reserved[i] != 0)
+            return weft__errorf(WEFT_EINVAL, "weft_runtime_create: cfg->reserved[%zu] is not "
+                                "zero (start from weft_config_default)", i);
+    if (c.task_stack > (1u << 30))
+        return weft__errorf(WEFT_EINVAL, "weft_runtime_create: a task stack of %u tasks is "
+                            "more than 2^30", c.task_stack);
     unsigned n = c.workers;
     if (n == 0) {
         int rc = default_workers(&n);
@@ -134,6 +139,7 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
     rt->nworkers = n;
     rt->inter_op = c.inter_op_threads ? c.inter_op_threads : n;
     rt->intra_op = c.intra_op_threads ? c.intra_op_threads : n;
+    rt->task_stack = c.task_stack ? c.task_stack : WEFT_TASK_STACK_DEFAULT;
     rt->membarrier_ok = membarrier_register();
     /* A waiting outside thread may spin only on a core no worker needs. */
     long cpus = online_cpus();
@@ -142,23 +148,24 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
      * many places as CPUs (as Go's scheduler bounds its spinning threads),
      * so that runnable workers keep most CPUs. */
     rt->spin_cap = cpus > 0 && (long)n > cpus ? (unsigned)(cpus > 1 ? cpus / 2 : 1) : 0;
-    ck_epoch_init(&rt->epoch);
     int rc = 0;
     rt->workers = weft__calloc(n, sizeof *rt->workers);
     if (!rt->workers)
         goto nomem;
-    size_t wsize = sizeof(weft__worker) + weft__deque_array_size(WEFT__DEQUE_LOG2_CAP);
     for (unsigned i = 0; i < n; i++) {
-        weft__worker *w = weft__aligned_alloc(wsize);
+        weft__worker *w = weft__aligned_alloc(sizeof *w);
         if (!w)
             goto nomem;
         memset(w, 0, sizeof *w);
         rt->workers[i] = w;
+        if (weft__deque_init(&w->dq, rt->task_stack) != 0) {
+            rc = weft__errorf(WEFT_ENOMEM, "weft_runtime_create: could not reserve a task "
+                              "stack of %zu tasks for worker %u", rt->task_stack, i);
+            goto error;
+        }
         w->rt = rt;
         w->index = i;
         w->rng = 0x9e3779b97f4a7c15ull * (i + 1) | 1;
-        ck_epoch_register(&rt->epoch, &w->rec, NULL);
-        weft__deque_init(&w->dq, &w->rec, (char *)w + sizeof *w, WEFT__DEQUE_LOG2_CAP);
         /* Only workers steal from deques: a lone worker has no thieves. */
         w->dq.solo = n == 1;
         w->dq.wake_ev = &rt->work_ev;
@@ -187,20 +194,18 @@ error:
     return rc;
 }
 
-void weft_runtime_destroy(weft_runtime **p)
+int weft_runtime_destroy(weft_runtime **p)
 {
     if (!p || !*p)
-        return;
+        return 0;
     weft_runtime *rt = *p;
-    if (weft__current_worker(rt)) {
-        weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a worker of the runtime");
-        return;
-    }
+    if (weft__current_worker(rt))
+        return weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a worker of the "
+                                         "runtime");
     if (weft__inside_call(rt)) {
         /* It would wait for the call it is part of. */
-        weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a callback of a call "
-                                  "on the runtime, which would wait for itself");
-        return;
+        return weft__errorf(WEFT_EINVAL, "weft_runtime_destroy: called from a callback of a "
+                                         "call on the runtime, which would wait for itself");
     }
     *p = NULL;
     /* Outside threads inside calls: drop their queued tasks (their waits
@@ -218,6 +223,7 @@ void weft_runtime_destroy(weft_runtime **p)
     stop_workers(rt);
     weft__profile_runtime_gone(rt);
     free_runtime(rt);
+    return 0;
 }
 
 unsigned weft_runtime_workers(const weft_runtime *rt)
@@ -253,6 +259,7 @@ void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats *out)
         out->steals += __atomic_load_n(&w->steals, __ATOMIC_RELAXED);
         out->steal_attempts += __atomic_load_n(&w->steal_attempts, __ATOMIC_RELAXED);
         out->sleeps += __atomic_load_n(&w->sleeps, __ATOMIC_RELAXED);
+        out->overflows += __atomic_load_n(&w->dq.overflows, __ATOMIC_RELAXED);
     }
     out->tasks += __atomic_load_n(&rt->outside_tasks, __ATOMIC_RELAXED);
 #endif

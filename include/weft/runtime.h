@@ -9,6 +9,12 @@
 extern "C" {
 #endif
 
+/* Start-up settings.  Fill with weft_config_default (or zero-initialise)
+ * and set the fields wanted.  The struct keeps its size across releases:
+ * new settings take their place in reserved[], so a program built against
+ * an older header passes zeros for them, meaning "the default".
+ * weft_runtime_create refuses a configuration whose reserved[] is not all
+ * zero (WEFT_EINVAL), so that no value is mistaken for a later setting. */
 typedef struct weft_config {
     unsigned workers;          /* 0: $WEFT_NUM_THREADS, else online CPUs
                                   (the variable, when set and not empty,
@@ -17,6 +23,10 @@ typedef struct weft_config {
                                   fail with WEFT_EINVAL) */
     unsigned inter_op_threads; /* ops of one op list run at once; 0: workers */
     unsigned intra_op_threads; /* chunks one op is split into;    0: workers */
+    unsigned task_stack;       /* spawns each worker's task stack holds (see
+                                  <weft/task.h>), 1..2^30; 0: 2^20
+                                  (WEFT_TASK_STACK_DEFAULT) */
+    uint64_t reserved[14];     /* must be zero */
 } weft_config;
 
 /* Fills cfg with the defaults (all zero: pick from the environment).  Any
@@ -26,16 +36,22 @@ WEFT_API void weft_config_default(weft_config *cfg);
 /* Starts a runtime with cfg (NULL: defaults).  On success *out owns the
  * runtime; the caller destroys it with weft_runtime_destroy.  Any thread. */
 WEFT_API int weft_runtime_create(const weft_config *cfg, weft_runtime **out);
-/* Waits for work in flight, joins the workers, frees everything and sets
- * *rt to NULL.  NULL and *rt == NULL are fine.  Not from a worker of *rt,
- * nor from a callback of a call on *rt: it then only sets weft_errmsg()
- * and leaves *rt as it was. */
-WEFT_API void weft_runtime_destroy(weft_runtime **rt);
+/* Waits for work in flight, joins the workers, frees everything, sets *rt
+ * to NULL and returns 0.  NULL and *rt == NULL are fine (0).  Work in
+ * flight includes the groups that outside threads spawned into and have
+ * not waited for yet: destroy drops their queued children (the waits
+ * return WEFT_ECANCELED) and returns once every such group was waited for.
+ * Called where it cannot run, from a worker of *rt or from a callback of a
+ * call on *rt (it would wait for itself), it returns WEFT_EINVAL, sets
+ * weft_errmsg() and leaves *rt as it was.  Other calls on *rt must not
+ * start once destroy has begun. */
+WEFT_API int weft_runtime_destroy(weft_runtime **rt);
 /* The number of worker threads (0 for NULL).  Any thread. */
 WEFT_API unsigned weft_runtime_workers(const weft_runtime *rt);
 
 /* Fork-join.  A group lives wherever the caller puts it (often the stack);
- * its fields are private.  weft_group_init, weft_spawn and weft_group_wait
+ * its fields are private, and reserved_ leaves room for later ones without
+ * a change of size.  weft_group_init, weft_spawn and weft_group_wait
  * may be called from the runtime's workers and from any outside thread; the
  * thread that spawns into a group is the one that waits for it (the group
  * may have been set up on another thread).  A group must be waited for
@@ -45,18 +61,22 @@ typedef void (*weft_task_fn)(void *arg);
 typedef struct weft_group {
     weft_runtime *rt_;       /* private */
     int64_t pending_;        /* private: children finished by other threads (atomic) */
-    int64_t spawned_;        /* private: children spawned (spawning thread only) */
+    int64_t spawned_;        /* private: children spawned (by the spawning thread) */
     int64_t done_;           /* private: children the spawning worker ran itself */
     int status_;             /* private: first error (atomic) */
-    unsigned flags_;         /* private */
-    void *owner_;            /* private: the spawning thread's worker, or NULL */
-    void *reserved_[1];      /* private */
+    unsigned flags_;         /* private: set-up mark */
+    void *owner_;            /* private: the spawning thread (a worker, or a token) */
+    void *base_;             /* private: the spawning worker's lowest child slot */
+    unsigned bits_;          /* private */
+    unsigned spare_;         /* private */
+    void *reserved_[4];      /* private: room for later fields, never read */
 } weft_group;
 
 WEFT_API void weft_group_init(weft_group *g, weft_runtime *rt);
 /* Queues fn(arg) as a child of g.  Never allocates on a worker (the task is
- * stored inline in the deque); an outside thread's task goes through the
- * runtime's injection queue.  If g was not set up by weft_group_init or
+ * stored inline in the worker's task stack, which typed tasks share, see
+ * <weft/task.h>; on a full stack the child runs at once); an outside
+ * thread's task goes through the runtime's injection queue.  If g was not set up by weft_group_init or
  * fn is NULL, the task is not run and the next weft_group_wait of g returns
  * WEFT_EINVAL.  So does a spawn into a worker's group that has children
  * from another thread (e.g. a child spawning into its parent's group).  If
@@ -87,6 +107,7 @@ WEFT_API int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_ite
  * built with -Dstats=false.  Any thread. */
 typedef struct weft_runtime_stats {
     uint64_t tasks, steals, steal_attempts, sleeps;
+    uint64_t overflows;   /* spawns run at once because a task stack was full */
 } weft_runtime_stats;
 WEFT_API void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats *out);
 

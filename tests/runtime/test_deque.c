@@ -1,5 +1,9 @@
-/* The split work-stealing deque on its own: sequences, sharing on request,
- * growth, and exactly-once delivery under concurrent thieves. */
+/* The task stack's deque on its own: sequences, sharing on request, the
+ * owner taking shared tasks back, the head found from the slots' states,
+ * and exactly-once delivery under concurrent thieves, with the owner at the
+ * stack's end and stolen slots that keep their place until the owner has
+ * read the thief's result.  The plain build runs the fenced protocol; under
+ * ThreadSanitizer the deque uses seq_cst operations instead (deque.c). */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -15,213 +19,247 @@
 
 static void nop(void *arg) { (void)arg; }
 
-typedef struct fixture {
-    ck_epoch_t epoch;
-    ck_epoch_record_t owner_rec;
-    ck_epoch_record_t thief;   /* for the sequential tests' own steals */
-    weft__deque dq;
-} fixture;
-
-static void fixture_init(fixture *f, unsigned log2_cap)
+/* The deque has cache-line aligned fields: allocate it aligned. */
+static weft__deque *deque_new(size_t nslots)
 {
-    ck_epoch_init(&f->epoch);
-    ck_epoch_register(&f->epoch, &f->owner_rec, NULL);
-    ck_epoch_register(&f->epoch, &f->thief, NULL);
-    cr_assert_eq(weft__deque_init(&f->dq, &f->owner_rec, NULL, log2_cap), 0);
+    weft__deque *d = weft__aligned_alloc(sizeof *d);
+    cr_assert_not_null(d);
+    cr_assert_eq(weft__deque_init(d, nslots), 0);
+    return d;
 }
 
-static void fixture_fini(fixture *f)
+static void deque_free(weft__deque *d)
 {
-    ck_epoch_reclaim(&f->owner_rec);
-    weft__deque_fini(&f->dq);
+    weft__deque_fini(d);
+    weft__free(d);
 }
 
-static void push(weft__deque *d, uintptr_t v)
+static uintptr_t slot_value(const weft_task_slot *s)
 {
-    cr_assert(weft__deque_push_owner(d, nop, (void *)v, NULL));
+    return (uintptr_t)weft__slot_task(s).arg;
+}
+
+/* The owner's push, as weft_spawn does it: false when the stack is full. */
+static bool push(weft__deque *d, uintptr_t v)
+{
+    weft_task_slot *h = d->head;
+    if (h == d->tw.end_)
+        return false;
+    weft__task t = { nop, (void *)v, NULL };
+    weft__slot_put_task(h, &t);
+    d->head = h + 1;
+    if (weft__deque_hungry(d) && !d->solo)
+        weft__deque_share_after_push_owner(d, d->head);
+    return true;
+}
+
+enum { POP_EMPTY, POP_HERE, POP_STOLEN };
+
+/* The owner's pop of its newest task, as a typed WEFT_SYNC does it: a
+ * stolen one is waited for (its thief marks it done) and *v is then the
+ * thief's result.  Returns POP_EMPTY, POP_HERE or POP_STOLEN. */
+static int pop(weft__deque *d, uintptr_t *v)
+{
+    weft_task_slot *h = d->head;
+    if (h == d->base)
+        return POP_EMPTY;
+    weft_task_slot *p = h - 1;
+    if (p >= d->osplit || weft__deque_pop_shared_owner(d, p) == WEFT__POP_HERE) {
+        *v = slot_value(p);
+        d->head = p;
+        weft_task_take_(p);
+        if (p > d->osplit && weft__deque_hungry(d))
+            weft__deque_share_on_pop_owner(d, p);
+        return POP_HERE;
+    }
+    while (__atomic_load_n(&p->state_, __ATOMIC_ACQUIRE) != WEFT_TASK_DONE_)
+        ;
+    weft__deque_reset_owner(d, p);
+    memcpy(v, p->d_.bytes_ + sizeof(weft__task), sizeof *v);
+    d->head = p;
+    weft__slot_release(p);
+    return POP_STOLEN;
+}
+
+/* A thief's steal: the value, then the result written back (v + 1000000)
+ * and the slot marked done. */
+static int steal(weft__deque *d, uintptr_t *v)
+{
+    weft_task_slot *s;
+    int r = weft__deque_steal(d, &s);
+    if (r == WEFT__STEAL_OK) {
+        *v = slot_value(s);
+        uintptr_t res = *v + 1000000;
+        memcpy(s->d_.bytes_ + sizeof(weft__task), &res, sizeof res);
+        weft_task_done_(s);
+    }
+    return r;
+}
+
+static int64_t count(weft__deque *d)
+{
+    return weft__deque_count_owner(d, d->head);
 }
 
 Test(deque, push_pop_steal_sequences, .timeout = 120)
 {
-    fixture f;
-    fixture_init(&f, 4);
-    weft__task t;
+    weft__deque *d = deque_new(16);
+    uintptr_t v;
 
-    cr_assert_not(weft__deque_pop_owner(&f.dq, &t), "empty pop");
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
+    cr_assert_eq(pop(d, &v), POP_EMPTY);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
     /* The failed steal asked the owner to share. */
-    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 1);
+    cr_assert(weft__deque_hungry(d));
 
     for (uintptr_t i = 1; i <= 5; i++)
-        push(&f.dq, i);
-    cr_assert_eq(weft__deque_count_owner(&f.dq), 5);
-    /* The first push found the shared part empty: it shared the oldest
-     * task (and cleared the request); the rest stays private. */
-    cr_assert_eq(weft__deque_size(&f.dq), 1);
-    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 0);
-    cr_assert_eq(weft__deque_share_owner(&f.dq, INT64_MAX), 4);
-    cr_assert_eq(weft__deque_size(&f.dq), 5);
+        cr_assert(push(d, i));
+    cr_assert_eq(count(d), 5);
+    /* The first push served the request: it shared one task (half of
+     * the private part, at least one) and cleared it. */
+    cr_assert_eq(weft__deque_size(d), 1);
+    cr_assert_not(weft__deque_hungry(d));
+    cr_assert_eq(weft__deque_share_owner(d, d->head, INT64_MAX), 4);
+    cr_assert_eq(weft__deque_size(d), 5);
     /* The owner pops LIFO, thieves take FIFO. */
-    cr_assert(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq((uintptr_t)t.arg, 5);
-    cr_assert_eq(t.fn, nop);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-    cr_assert_eq((uintptr_t)t.arg, 1);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-    cr_assert_eq((uintptr_t)t.arg, 2);
-    push(&f.dq, 6);
-    cr_assert(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq((uintptr_t)t.arg, 6);
-    cr_assert(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq((uintptr_t)t.arg, 4);
-    /* The last element: pop wins it, then both ends see empty. */
-    cr_assert(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq((uintptr_t)t.arg, 3);
-    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
-    cr_assert_eq(weft__deque_size(&f.dq), 0);
-    cr_assert_eq(weft__deque_count_owner(&f.dq), 0);
-    fixture_fini(&f);
+    cr_assert_eq(pop(d, &v), POP_HERE);
+    cr_assert_eq(v, 5);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
+    cr_assert_eq(v, 1);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
+    cr_assert_eq(v, 2);
+    cr_assert(push(d, 6));
+    cr_assert_eq(pop(d, &v), POP_HERE);
+    cr_assert_eq(v, 6);
+    cr_assert_eq(pop(d, &v), POP_HERE);
+    cr_assert_eq(v, 4);
+    /* The last shared element: the pop wins it with its CAS. */
+    cr_assert_eq(pop(d, &v), POP_HERE);
+    cr_assert_eq(v, 3);
+    /* Below are the stolen 2 and 1: the owner gets their results, and the
+     * stack is back at its base. */
+    cr_assert_eq(pop(d, &v), POP_STOLEN);
+    cr_assert_eq(v, 1000002);
+    cr_assert_eq(pop(d, &v), POP_STOLEN);
+    cr_assert_eq(v, 1000001);
+    cr_assert_eq(pop(d, &v), POP_EMPTY);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
+    cr_assert_eq(weft__deque_size(d), 0);
+    cr_assert_eq(count(d), 0);
+    /* After the reset the positions are reused. */
+    cr_assert(push(d, 7));
+    cr_assert_eq(d->head, d->base + 1);
+    cr_assert_eq(weft__deque_size(d), 1);   /* the pending request */
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
+    cr_assert_eq(v, 7);
+    cr_assert_eq(pop(d, &v), POP_STOLEN);
+    cr_assert_eq(v, 1000007);
+    deque_free(d);
 }
 
 /* Private tasks are out of thieves' reach until a failed steal asks; the
  * owner then shares half of them at its next push or pop. */
 Test(deque, hunger_moves_the_split, .timeout = 120)
 {
-    fixture f;
-    fixture_init(&f, 4);
-    weft__task t;
+    weft__deque *d = deque_new(16);
+    uintptr_t v;
     for (uintptr_t i = 1; i <= 9; i++)
-        push(&f.dq, i);
-    cr_assert_eq(weft__deque_size(&f.dq), 1);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-    cr_assert_eq((uintptr_t)t.arg, 1);
-    /* Tasks 2..9 are private. */
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
-    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 1);
-    /* A pop serves the request: 9 is taken, half of 2..8 (rounded up,
-     * the oldest) becomes stealable. */
-    cr_assert(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq((uintptr_t)t.arg, 9);
-    cr_assert_eq(__atomic_load_n(&f.dq.hungry, __ATOMIC_RELAXED), 0);
-    cr_assert_eq(weft__deque_size(&f.dq), 4);
-    for (uintptr_t i = 2; i <= 5; i++) {
-        cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-        cr_assert_eq((uintptr_t)t.arg, i);
+        cr_assert(push(d, i));
+    cr_assert_eq(weft__deque_size(d), 0);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
+    cr_assert(weft__deque_hungry(d));
+    /* A pop serves the request: 9 is taken, half of 1..8 (the oldest)
+     * becomes stealable. */
+    cr_assert_eq(pop(d, &v), POP_HERE);
+    cr_assert_eq(v, 9);
+    cr_assert_not(weft__deque_hungry(d));
+    cr_assert_eq(weft__deque_size(d), 4);
+    for (uintptr_t i = 1; i <= 4; i++) {
+        cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
+        cr_assert_eq(v, i);
     }
-    /* A push serves the next request: shared part empty again. */
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
-    push(&f.dq, 10);
-    /* 6, 7, 8, 10 were private; the shared part was empty, so the push
-     * shared the oldest one. */
-    cr_assert_eq(weft__deque_size(&f.dq), 1);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-    cr_assert_eq((uintptr_t)t.arg, 6);
-    /* With shared tasks left, a request shares half of the private ones. */
-    push(&f.dq, 11);
-    cr_assert_eq(weft__deque_size(&f.dq), 1);   /* 7 */
-    weft__deque_request(&f.dq);
-    push(&f.dq, 12);   /* private 8, 10, 11, 12: shares 8, 10 */
-    cr_assert_eq(weft__deque_size(&f.dq), 3);
+    /* A push serves the next request: half of 5..8, 10. */
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
+    cr_assert(push(d, 10));
+    cr_assert_eq(weft__deque_size(d), 3);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
+    cr_assert_eq(v, 5);
     /* The owner pops its private tasks, then takes shared ones back
-     * newest first (half of the shared part at a time). */
-    uintptr_t want[] = { 12, 11, 10, 8, 7 };
-    for (unsigned i = 0; i < 5; i++) {
-        cr_assert(weft__deque_pop_owner(&f.dq, &t));
-        cr_assert_eq((uintptr_t)t.arg, want[i]);
+     * newest first (half of the shared part at a time), then waits for
+     * the stolen ones. */
+    uintptr_t want[] = { 10, 8, 7, 6, 1000005, 1000004, 1000003, 1000002, 1000001 };
+    for (unsigned i = 0; i < 9; i++) {
+        cr_assert_neq(pop(d, &v), POP_EMPTY);
+        cr_assert_eq(v, want[i], "pop %u: %zu", i, (size_t)v);
     }
-    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
-    cr_assert_eq(weft__deque_count_owner(&f.dq), 0);
-    fixture_fini(&f);
+    cr_assert_eq(pop(d, &v), POP_EMPTY);
+    cr_assert_eq(steal(d, &v), WEFT__STEAL_EMPTY);
+    cr_assert_eq(count(d), 0);
+    deque_free(d);
 }
 
-/* A pop with no private task left takes the newer half of the shared part
- * back with one fence; thieves keep the older half. */
-Test(deque, pop_takes_half_of_the_shared_part_back, .timeout = 120)
+/* A deque without thieves (one worker) never shares, and still works up
+ * to its last slot. */
+Test(deque, solo_never_shares_and_fills_up, .timeout = 120)
 {
-    fixture f;
-    fixture_init(&f, 4);
-    weft__task t;
-    for (uintptr_t i = 1; i <= 8; i++)
-        push(&f.dq, i);
-    weft__deque_share_owner(&f.dq, INT64_MAX);
-    cr_assert_eq(weft__deque_size(&f.dq), 8);
-    cr_assert(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq((uintptr_t)t.arg, 8);
-    /* 5, 6, 7 are private again; 1..4 stay shared. */
-    cr_assert_eq(weft__deque_size(&f.dq), 4);
-    cr_assert_eq(weft__deque_count_owner(&f.dq), 7);
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-    cr_assert_eq((uintptr_t)t.arg, 1);
-    uintptr_t want[] = { 7, 6, 5, 4, 3, 2 };
-    for (unsigned i = 0; i < 6; i++) {
-        cr_assert(weft__deque_pop_owner(&f.dq, &t));
-        cr_assert_eq((uintptr_t)t.arg, want[i]);
-    }
-    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
-    fixture_fini(&f);
-}
-
-/* A deque without thieves (one worker) never shares, and still works. */
-Test(deque, solo_never_shares, .timeout = 120)
-{
-    fixture f;
-    fixture_init(&f, 2);
-    f.dq.solo = true;
-    weft__task t;
+    weft__deque *d = deque_new(100);
+    d->solo = true;
+    uintptr_t v;
     for (uintptr_t i = 0; i < 100; i++)
-        push(&f.dq, i);
-    cr_assert_eq(weft__deque_size(&f.dq), 0);
-    cr_assert_eq(weft__deque_count_owner(&f.dq), 100);
+        cr_assert(push(d, i));
+    cr_assert_not(push(d, 100), "the stack is full");
+    cr_assert_eq(d->head, d->tw.end_);
+    cr_assert_eq(weft__deque_size(d), 0);
+    cr_assert_eq(count(d), 100);
     for (uintptr_t i = 100; i-- > 0;) {
-        cr_assert(weft__deque_pop_owner(&f.dq, &t));
-        cr_assert_eq((uintptr_t)t.arg, i);
+        cr_assert_eq(pop(d, &v), POP_HERE);
+        cr_assert_eq(v, i);
     }
-    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    fixture_fini(&f);
+    cr_assert_eq(pop(d, &v), POP_EMPTY);
+    deque_free(d);
 }
 
-Test(deque, growth_keeps_order, .timeout = 120)
+/* Generic calls find the head from the slots' run_ when typed tasks
+ * moved it behind the cache's back. */
+Test(deque, head_found_from_slot_states, .timeout = 120)
 {
-    fixture f;
-    fixture_init(&f, 2); /* 4 slots: forces several growths */
-    weft__task t;
-    for (uintptr_t i = 0; i < 1000; i++)
-        push(&f.dq, i);
-    cr_assert_eq(weft__deque_count_owner(&f.dq), 1000);
-    cr_assert_eq(weft__deque_share_owner(&f.dq, 9), 9);
-    cr_assert_eq(weft__deque_size(&f.dq), 10);
-    for (uintptr_t i = 0; i < 10; i++) {
-        cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_OK);
-        cr_assert_eq((uintptr_t)t.arg, i);
-    }
-    cr_assert_eq(weft__deque_steal(&f.dq, &t, &f.thief), WEFT__STEAL_EMPTY);
-    for (uintptr_t i = 999; i >= 10; i--) {
-        cr_assert(weft__deque_pop_owner(&f.dq, &t));
-        cr_assert_eq((uintptr_t)t.arg, i);
-    }
-    cr_assert_not(weft__deque_pop_owner(&f.dq, &t));
-    fixture_fini(&f);
+    weft__deque *d = deque_new(1000);
+    for (uintptr_t i = 0; i < 300; i++)
+        cr_assert(push(d, i));
+    cr_assert_eq(weft__deque_head(d), d->base + 300);
+    d->typed_frames = 1;   /* as while a typed task runs */
+    /* As typed spawns would: 400 more slots used, cache untouched. */
+    for (int i = 300; i < 700; i++)
+        d->base[i].run_ = weft__generic_slot;
+    cr_assert_eq(weft__deque_head(d), d->base + 700);
+    /* As typed syncs would: down to 5. */
+    for (int i = 5; i < 700; i++)
+        weft_task_take_(&d->base[i]);
+    cr_assert_eq(weft__deque_head(d), d->base + 5);
+    for (int i = 0; i < 5; i++)
+        weft_task_take_(&d->base[i]);
+    cr_assert_eq(weft__deque_head(d), d->base);
+    for (int i = 0; i < 1000; i++)
+        d->base[i].run_ = weft__generic_slot;
+    cr_assert_eq(weft__deque_head(d), d->tw.end_);
+    deque_free(d);
 }
 
-/* Exactly-once delivery: the owner pushes n tasks (popping some back) while
- * thieves steal; every value must be taken exactly once. */
+/* Exactly-once delivery: the owner pushes n values (popping some back, and
+ * running a value itself when its stack is full) while thieves steal;
+ * every value must be taken exactly once, and every stolen one's result
+ * must reach the owner. */
 typedef struct race {
-    fixture f;
+    weft__deque *d;
     size_t n;
-    unsigned char *seen;   /* atomic counters, one per task */
-    int done;              /* atomic: the owner finished pushing and popping */
+    unsigned char *seen;   /* atomic counters, one per value */
+    int done;              /* atomic: the owner finished */
     uint64_t taken;        /* atomic */
-    int bad;               /* atomic: a value out of range was taken */
-    unsigned next_rec;     /* atomic */
-    ck_epoch_record_t recs[16];
+    int bad;               /* atomic: a value or result out of place */
+    uint64_t overflows;
 } race;
 
-static void take(race *r, const weft__task *t)
+static void take(race *r, uintptr_t v)
 {
-    uintptr_t v = (uintptr_t)t->arg;
     if (v >= r->n) {
         __atomic_store_n(&r->bad, 1, __ATOMIC_RELAXED);
         return;
@@ -233,75 +271,95 @@ static void take(race *r, const weft__task *t)
 static void *thief_main(void *arg)
 {
     race *r = arg;
-    ck_epoch_record_t *rec = &r->recs[__atomic_fetch_add(&r->next_rec, 1, __ATOMIC_RELAXED)];
-    ck_epoch_register(&r->f.epoch, rec, NULL);
-    weft__task t;
+    uintptr_t v;
     for (;;) {
-        int s = weft__deque_steal(&r->f.dq, &t, rec);
+        int s = steal(r->d, &v);
         if (s == WEFT__STEAL_OK)
-            take(r, &t);
+            take(r, v);
         else if (s == WEFT__STEAL_EMPTY && __atomic_load_n(&r->done, __ATOMIC_ACQUIRE))
             break;
     }
     return NULL;
 }
 
+/* The owner's pop: a value it ran itself is taken here; a stolen one was
+ * taken by its thief, which handed back v + 1000000. */
+static bool owner_pop(race *r)
+{
+    uintptr_t v;
+    switch (pop(r->d, &v)) {
+    case POP_HERE:
+        take(r, v);
+        return true;
+    case POP_STOLEN:
+        if (v < 1000000 || v - 1000000 >= r->n)
+            __atomic_store_n(&r->bad, 1, __ATOMIC_RELAXED);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* share_every > 0: after that many pushes the owner shares every private
  * task and pops back two thirds of them, so that its pops take shared
  * tasks back (half at a time) while thieves steal the same ones. */
-static void run_race(size_t n, unsigned thieves, unsigned log2_cap, size_t share_every)
+static void run_race(size_t n, unsigned thieves, size_t nslots, size_t share_every)
 {
-    /* The deque has cache-line aligned fields. */
-    race *r = weft__aligned_alloc(sizeof *r);
+    race *r = weft__calloc(1, sizeof *r);
     cr_assert_not_null(r);
-    memset(r, 0, sizeof *r);
+    r->d = deque_new(nslots);
     r->n = n;
     r->seen = weft__calloc(n, 1);
     cr_assert_not_null(r->seen);
-    fixture_init(&r->f, log2_cap);
     pthread_t th[16];
     for (unsigned i = 0; i < thieves; i++)
         cr_assert_eq(pthread_create(&th[i], NULL, thief_main, r), 0);
-    weft__task t;
     for (size_t i = 0; i < n; i++) {
-        push(&r->f.dq, i);
+        if (!push(r->d, i)) {
+            /* The stack is full: run it now, as a spawn does. */
+            take(r, i);
+            r->overflows++;
+        }
         /* Pop back now and then, so that pops race steals for the last
          * element too. */
-        if (i % 3 == 0 && weft__deque_pop_owner(&r->f.dq, &t))
-            take(r, &t);
+        if (i % 3 == 0)
+            owner_pop(r);
         if (share_every && i % share_every == share_every - 1) {
-            weft__deque_share_owner(&r->f.dq, INT64_MAX);
+            weft__deque_share_owner(r->d, r->d->head, INT64_MAX);
             for (size_t k = 0; k < share_every * 2 / 3; k++)
-                if (weft__deque_pop_owner(&r->f.dq, &t))
-                    take(r, &t);
+                owner_pop(r);
         }
     }
-    while (weft__deque_pop_owner(&r->f.dq, &t))
-        take(r, &t);
+    while (owner_pop(r))
+        ;
     __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
     for (unsigned i = 0; i < thieves; i++)
         pthread_join(th[i], NULL);
-    cr_assert_eq(r->bad, 0, "a stolen task had a value never pushed");
+    cr_assert_eq(r->bad, 0, "a value or result out of place");
     cr_assert_eq(__atomic_load_n(&r->taken, __ATOMIC_RELAXED), n);
     for (size_t i = 0; i < n; i++)
-        cr_assert_eq(r->seen[i], 1, "task %zu taken %d times", i, r->seen[i]);
-    fixture_fini(&r->f);
+        cr_assert_eq(r->seen[i], 1, "value %zu taken %d times", i, r->seen[i]);
+    cr_assert_eq(r->d->head, r->d->base);
+    if (nslots < 64)
+        cr_assert_gt(r->overflows, 0, "the owner never reached the stack's end");
+    deque_free(r->d);
     weft__free(r->seen);
     weft__free(r);
 }
 
-Test(deque, growth_under_concurrent_thieves, .timeout = 120)
+Test(deque, exactly_once_at_the_stacks_end, .timeout = 120)
 {
-    /* A 2-slot first array: the owner grows while thieves read. */
-    run_race(SANITIZED ? 20000 : 200000, 4, 1, 0);
+    /* 8 slots: the owner fills the stack again and again while thieves
+     * take its oldest slots and it waits for them at its pops. */
+    run_race(SANITIZED ? 20000 : 200000, 4, 8, 0);
 }
 
 Test(deque, exactly_once_many_tasks_8_thieves, .timeout = 120)
 {
-    run_race(SANITIZED ? 50000 : 1000000, 8, 8, 0);
+    run_race(SANITIZED ? 50000 : 1000000, 8, 1u << 16, 0);
 }
 
 Test(deque, exactly_once_when_the_owner_takes_shared_tasks_back, .timeout = 120)
 {
-    run_race(SANITIZED ? 50000 : 1000000, 8, 8, 64);
+    run_race(SANITIZED ? 50000 : 1000000, 8, 1u << 16, 64);
 }

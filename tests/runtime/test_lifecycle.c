@@ -97,50 +97,6 @@ Test(lifecycle, many_more_workers_than_cores, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int sum_range(size_t b, size_t e, void *ctx)
-{
-    uint64_t s = 0;
-    for (size_t i = b; i < e; i++)
-        s += i;
-    __atomic_fetch_add((uint64_t *)ctx, s, __ATOMIC_RELAXED);
-    return 0;
-}
-
-Test(lifecycle, idle_runtime_uses_little_cpu, .timeout = 60)
-{
-    weft_runtime *rt = test_runtime(4);
-    uint64_t s = 0;
-    cr_assert_eq(weft_parallel_for(rt, 1000000, 0, sum_range, &s), 0);
-    /* Let the workers finish spinning and fall asleep. */
-    sleep_us(200000);
-    double t0 = cpu_seconds();
-    sleep_us(1000000);
-    double used = cpu_seconds() - t0;
-    /* Under 2% of a core (20 ms over 1 s); sanitizers' own threads get
-     * more room. */
-    double limit = SANITIZED ? 0.05 : 0.02;
-    cr_assert_lt(used, limit, "an idle runtime used %.1f ms of CPU in 1 s", used * 1e3);
-    weft_runtime_destroy(&rt);
-}
-
-/* A burst of sleeping calls on many more workers than CPUs.  When it ends
- * the workers run out of work together: only spin_cap of them may spin
- * before sleeping, the others sleep at once.  When all of them spun, the
- * spin-down of 64 workers on 2 CPUs took ~30 ms of CPU per burst. */
-static int nap(size_t i, void *ctx)
-{
-    (void)i, (void)ctx;
-    sleep_us(1000);
-    return 0;
-}
-
 /* Online CPUs, at least 1 (the count weft_runtime_create sizes by). */
 static unsigned cpus_online(void)
 {
@@ -148,33 +104,6 @@ static unsigned cpus_online(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-Test(lifecycle, many_workers_spin_down_cheaply, .timeout = 60)
-{
-    unsigned cpus = cpus_online();
-    unsigned workers = cpus <= 8 ? 64 : cpus * 8;
-    weft_runtime *rt = test_runtime_of(workers);
-    cr_assert_eq(rt->spin_cap, cpus > 1 ? cpus / 2 : 1);
-    /* The least of three bursts: noise only adds. */
-    double least = 1e9;
-    for (int round = 0; round < 3; round++) {
-        cr_assert_eq(weft_parallel_map(rt, 4 * (size_t)workers, 0, nap, NULL), 0);
-        double t0 = cpu_seconds();
-        sleep_us(200000);
-        double used = cpu_seconds() - t0;
-        if (used < least)
-            least = used;
-        cr_log_info("burst %d: %.2f ms of CPU in the 200 ms after it", round, used * 1e3);
-        int32_t spinners = __atomic_load_n(&rt->work_ev.spinners, __ATOMIC_RELAXED);
-        cr_assert(spinners >= 0 && spinners <= (int32_t)rt->spin_cap, "%d spinners", spinners);
-    }
-    /* Measured on 2 CPUs: ~1-2 ms plain; 12-37 ms when every worker spun. */
-    double limit = (SANITIZED ? 0.010 : 0.006) + 0.002 * rt->spin_cap;
-    cr_assert_lt(least, limit, "%.1f ms of CPU in the 200 ms after a burst (limit %.1f)",
-                 least * 1e3, limit * 1e3);
-    weft_runtime_destroy(&rt);
-}
-
-/* With no more workers than CPUs, every idle worker may spin (no cap). */
 Test(lifecycle, spin_cap_only_when_oversubscribed, .timeout = 60)
 {
     weft_runtime *rt = test_runtime_of(cpus_online());
@@ -373,8 +302,8 @@ static int destroy_index(size_t i, void *ctx)
     (void)i;
     destroy_in_cb *d = ctx;
     weft_runtime *copy = d->rt;
-    weft_runtime_destroy(&copy);
-    if (copy == d->rt && strstr(weft_errmsg(), "weft_runtime_destroy"))
+    int rc = weft_runtime_destroy(&copy);
+    if (rc == WEFT_EINVAL && copy == d->rt && strstr(weft_errmsg(), "weft_runtime_destroy"))
         __atomic_fetch_add(&d->refused, 1, __ATOMIC_RELAXED);
     if (weft__current_worker(d->rt))
         __atomic_fetch_add(&d->on_worker, 1, __ATOMIC_RELAXED);
@@ -389,8 +318,79 @@ Test(lifecycle, destroy_from_a_callback_is_refused, .timeout = 60)
     cr_assert_eq(weft_parallel_map(d.rt, 64, 0, destroy_index, &d), 0, "%s", weft_errmsg());
     cr_assert_eq(d.refused, 65, "%d of 65 destroys refused", d.refused);
     /* After the calls, destroy works. */
-    weft_runtime_destroy(&d.rt);
+    cr_assert_eq(weft_runtime_destroy(&d.rt), 0);
     cr_assert_null(d.rt);
+    cr_assert_eq(weft_runtime_destroy(&d.rt), 0, "NULL is fine");
+    cr_assert_eq(weft_runtime_destroy(NULL), 0);
+}
+
+/* An outside thread's group holds the runtime from its first spawn to the
+ * end of its wait: a destroy that starts in between (the child is still
+ * running, the wait not yet called) returns only after that wait did.
+ * (The waiter once entered the runtime after destroy had checked for
+ * waiters, and used it after it was freed.) */
+typedef struct late_waiter {
+    weft_runtime *rt;
+    int spawned;       /* atomic */
+    int wait_rc;
+    int waited;        /* atomic: the wait returned */
+} late_waiter;
+
+static void long_child(void *p)
+{
+    (void)p;
+    sleep_us(20000);
+}
+
+static void *late_waiter_main(void *p)
+{
+    late_waiter *lw = p;
+    weft_group g;
+    weft_group_init(&g, lw->rt);
+    weft_spawn(&g, long_child, NULL);
+    __atomic_store_n(&lw->spawned, 1, __ATOMIC_RELEASE);
+    sleep_us(50000);   /* destroy starts meanwhile */
+    lw->wait_rc = weft_group_wait(&g);
+    __atomic_store_n(&lw->waited, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+Test(lifecycle, destroy_waits_for_outside_groups, .timeout = 60)
+{
+    for (int round = 0; round < 3; round++) {
+        late_waiter lw = { test_runtime(2), 0, -1, 0 };
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, late_waiter_main, &lw), 0);
+        while (!__atomic_load_n(&lw.spawned, __ATOMIC_ACQUIRE))
+            sleep_us(100);
+        cr_assert_eq(weft_runtime_destroy(&lw.rt), 0);
+        cr_assert(__atomic_load_n(&lw.waited, __ATOMIC_ACQUIRE),
+                  "round %d: destroy returned before the outside wait", round);
+        pthread_join(th, NULL);
+        /* The child either ran (0) or was dropped unstarted (canceled). */
+        cr_assert(lw.wait_rc == 0 || lw.wait_rc == WEFT_ECANCELED, "rc %d", lw.wait_rc);
+    }
+}
+
+/* weft_config's reserved space must be zero: a value there is refused,
+ * not read as some later setting. */
+Test(lifecycle, config_reserved_must_be_zero, .timeout = 60)
+{
+    weft_config cfg;
+    weft_config_default(&cfg);
+    cfg.workers = 1;
+    cfg.reserved[3] = 1;
+    weft_runtime *rt = (weft_runtime *)&cfg;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), WEFT_EINVAL);
+    cr_assert_null(rt);
+    cr_assert(strstr(weft_errmsg(), "reserved[3]"), "%s", weft_errmsg());
+    cfg.reserved[3] = 0;
+    cfg.task_stack = (1u << 30) + 1;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "task stack"), "%s", weft_errmsg());
+    cfg.task_stack = 1;
+    cr_assert_eq(weft_runtime_create(&cfg, &rt), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_runtime_destroy(&rt), 0);
 }
 
 Test(lifecycle, bad_input_returns_einval, .timeout = 60)

@@ -101,58 +101,6 @@ Test(parallel_for, nested_inside_parallel_for, .timeout = 60)
     weft_runtime_destroy(&nd.rt);
 }
 
-/* Unbalanced iterations: only the last few are slow (they sleep).  With
- * several workers, lazy splitting must hand them to more than one. */
-typedef struct skew {
-    size_t n;
-    uint64_t sum;          /* atomic */
-    unsigned long workers; /* atomic bitmask of workers that ran a slow one */
-    weft_runtime *rt;
-} skew;
-
-static int skew_range(size_t b, size_t e, void *ctx)
-{
-    skew *s = ctx;
-    for (size_t i = b; i < e; i++) {
-        if (i + 8 >= s->n) {
-            sleep_us(5000);
-            int w = weft__worker_index(s->rt);
-            unsigned long bit = w >= 0 ? 1ul << (w % 63) : 1ul << 63;
-            __atomic_fetch_or(&s->workers, bit, __ATOMIC_RELAXED);
-        }
-        __atomic_fetch_add(&s->sum, (uint64_t)i, __ATOMIC_RELAXED);
-    }
-    return 0;
-}
-
-Test(parallel_for, unbalanced_iterations_spread, .timeout = 60)
-{
-    weft_runtime *rt = test_runtime(4);
-    skew s = { 2000, 0, 0, rt };
-    cr_assert_eq(weft_parallel_for(rt, s.n, 1, skew_range, &s), 0);
-    cr_assert_eq(s.sum, (uint64_t)s.n * (s.n - 1) / 2);
-    if (weft_runtime_workers(rt) >= 2)
-        cr_assert_gt(__builtin_popcountl(s.workers), 1,
-                     "the slow tail ran on one thread only");
-    weft_runtime_destroy(&rt);
-}
-
-/* One worker and this (outside) thread: the worker's deque is solo, so
- * the two must still share the slow tail, not leave it to whichever got
- * the upper half. */
-Test(parallel_for, outside_caller_and_one_worker_share_the_slow_tail, .timeout = 60)
-{
-    weft_runtime *rt = test_runtime_of(1);
-    for (int round = 0; round < 3; round++) {
-        skew s = { 2000, 0, 0, rt };
-        cr_assert_eq(weft_parallel_for(rt, s.n, 0, skew_range, &s), 0);
-        cr_assert_eq(s.sum, (uint64_t)s.n * (s.n - 1) / 2);
-        cr_assert_eq(__builtin_popcountl(s.workers), 2,
-                     "round %d: the slow tail ran on one thread only", round);
-    }
-    weft_runtime_destroy(&rt);
-}
-
 /* The first failure is returned; ranges not yet started are skipped.
  * Ranges may legitimately run before the failing one (a worker can run a
  * stolen half while the caller has not yet reached iteration 0), so the
