@@ -136,7 +136,30 @@ BINARY_OP(lt, LT)
 BINARY_OP(le, LE)
 BINARY_OP(gt, GT)
 BINARY_OP(ge, GE)
-BINARY_OP(matmul, MATMUL)
+
+static weft_value *matmul(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
+                          unsigned flags)
+{
+    weft_value *in[2] = { a, b };
+    if (!enter(cx, fn, in, 2))
+        return NULL;
+    if (flags & ~(WEFT_TRANSPOSE_A | WEFT_TRANSPOSE_B))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown flags 0x%x", fn, flags);
+    weft_dtype dt = wider(dtype_of(a), dtype_of(b));
+    weft_dtype dts[2] = { dt, dt };
+    weft__node n = { .op = WEFT__OP_MATMUL, .attr.matmul.flags = flags };
+    return build(cx, &n, in, 2, dts);
+}
+
+weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags)
+{
+    return matmul(cx, "weft_matmul_ex", a, b, flags);
+}
+
+weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return matmul(cx, "weft_matmul", a, b, 0);
+}
 
 /* float_only: integer and bool inputs compute in f64. */
 static weft_value *unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, bool float_only)

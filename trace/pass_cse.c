@@ -63,6 +63,7 @@ static uint64_t node_hash(const weft__node *n)
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axis);
         break;
+    case WEFT__OP_MATMUL: h = mix(h, n->attr.matmul.flags); break;
     default: break;
     }
     return h;
@@ -87,6 +88,7 @@ static bool node_eq(const weft__node *a, const weft__node *b)
     case WEFT__OP_CAST:  return a->attr.cast.to == b->attr.cast.to;
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         return a->attr.reduce.axis == b->attr.reduce.axis;
+    case WEFT__OP_MATMUL: return a->attr.matmul.flags == b->attr.matmul.flags;
     case WEFT__OP_RESHAPE:
         if (a->attr.reshape.rank != b->attr.reshape.rank)
             return false;
