@@ -1,20 +1,44 @@
 /* Matrix products (weft__eval_matmul): NumPy's matmul over a batch of
- * matrices, a run of rows of one product at a time.  Each element is summed
- * in the same order however the rows are split, so the result is the same
- * bit for bit on any number of workers and when folded serially.  The rows
- * of all batches are split into weft__chunk_count chunks for the workers. */
+ * matrices.  f32 and f64 products of some size go to the BLAS (trace/blas.c
+ * keeps its own threads out of the way); integers, bool, small products and
+ * every product of a build without a BLAS run the loops below.
+ *
+ * Each product's result is cut into tiles by its shape alone (never by the
+ * worker count), and a tile is one BLAS call or one loop nest whose summing
+ * order does not depend on the other tiles: the result is the same bit for
+ * bit on any number of workers and when folded serially.  The tiles of all
+ * batches are then split into weft__chunk_count chunks for the workers. */
+#include <limits.h>
 #include <string.h>
 
 #include "runtime/iface.h"
+#include "trace/blas.h"
 #include "trace/kernels.h"
+
+#if WEFT_HAVE_BLAS
+#include <cblas.h>
+#endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
+/* A tile holds at most this many rows and columns of a result.  128 rows
+ * keep the BLAS's repacking of the other operand per tile below 1% of the
+ * work; 512 columns cut a wide product once or more. */
+#define MM_TILE_ROWS 128
+#define MM_TILE_COLS 512
+/* Products of fewer multiply-adds are one tile: the call costs more than
+ * the work another worker could take. */
+#define MM_SPLIT_WORK (1u << 20)
+/* Products of fewer multiply-adds skip the BLAS, whose per-call setup
+ * (argument checks, buffer pool) outweighs a small loop. */
+#define MM_BLAS_MIN_WORK 4096
+
 typedef struct mm_job {
     weft_dtype dt;
     bool ta, tb;           /* op(A) = A^T, op(B) = B^T (stored transposed) */
+    bool blas;
     const char *a, *b;
     char *c;
     size_t esize;
@@ -25,7 +49,7 @@ typedef struct mm_job {
      * in b (0 where that operand broadcasts). */
     int nb;
     int64_t bdims[WEFT_MAX_RANK], astep[WEFT_MAX_RANK], bstep[WEFT_MAX_RANK];
-    int64_t tiles_m, tiles_n;  /* units of one product: its rows */
+    int64_t tiles_m, tiles_n;
     uint64_t units;        /* batches x tiles_m x tiles_n */
     size_t chunks;
 } mm_job;
@@ -124,6 +148,55 @@ static void mm_bool(const mm_job *j, const mm_tile *t)
     }
 }
 
+/* ---- BLAS ------------------------------------------------------------ */
+
+#if WEFT_HAVE_BLAS
+/* One tile as one BLAS call: gemv when the result is a row or a column
+ * (gemm would pack a vector as a matrix), else gemm.  The vector operand
+ * is contiguous either way (a column [k,1] or a row [1,k], transposed or
+ * not).  The caller made sure that every dim and stride fits in an int. */
+#define MM_BLAS(NAME, T, GEMM, GEMV)                                                    \
+    static void NAME(const mm_job *j, const mm_tile *t)                                 \
+    {                                                                                   \
+        const T *A = (const T *)(const void *)t->a;                                     \
+        const T *B = (const T *)(const void *)t->b;                                     \
+        T *C = (T *)(void *)t->c;                                                       \
+        const int k = (int)j->k, lda = (int)j->lda, ldb = (int)j->ldb;                  \
+        const int rows = (int)(t->r1 - t->r0), cols = (int)(t->c1 - t->c0);             \
+        if (j->n == 1) {                                                                \
+            /* y = op(A)[r0:r1, :] x, x the column of B; y zeroed, beta 1:              \
+             * a reused buffer's old bits never reach the result. */                    \
+            T *y = C + t->r0;                                                           \
+            memset(y, 0, sizeof(T) * (size_t)rows);                                     \
+            if (j->ta)                                                                  \
+                GEMV(CblasRowMajor, CblasTrans, k, rows, 1, A + t->r0, lda, B, 1, 1,    \
+                     y, 1);                                                             \
+            else                                                                        \
+                GEMV(CblasRowMajor, CblasNoTrans, rows, k, 1, A + t->r0 * j->lda, lda,  \
+                     B, 1, 1, y, 1);                                                    \
+        } else if (j->m == 1) {                                                         \
+            /* y^T = x^T op(B)[:, c0:c1], x the row of A. */                            \
+            T *y = C + t->c0;                                                           \
+            memset(y, 0, sizeof(T) * (size_t)cols);                                     \
+            if (j->tb)                                                                  \
+                GEMV(CblasRowMajor, CblasNoTrans, cols, k, 1, B + t->c0 * j->ldb, ldb,  \
+                     A, 1, 1, y, 1);                                                    \
+            else                                                                        \
+                GEMV(CblasRowMajor, CblasTrans, k, cols, 1, B + t->c0, ldb, A, 1, 1,    \
+                     y, 1);                                                             \
+        } else {                                                                        \
+            const T *a0 = j->ta ? A + t->r0 : A + t->r0 * j->lda;                       \
+            const T *b0 = j->tb ? B + t->c0 * j->ldb : B + t->c0;                       \
+            GEMM(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,                      \
+                 j->tb ? CblasTrans : CblasNoTrans, rows, cols, k, 1, a0, lda, b0, ldb, \
+                 0, C + t->r0 * j->n + t->c0, (int)j->n);                               \
+        }                                                                               \
+    }
+
+MM_BLAS(mm_blas_f32, float, cblas_sgemm, cblas_sgemv)
+MM_BLAS(mm_blas_f64, double, cblas_dgemm, cblas_dgemv)
+#endif
+
 /* ---- Tiles and chunks ------------------------------------------------ */
 
 /* The operands and the result of batch number `batch`. */
@@ -153,8 +226,24 @@ static void mm_loop(const mm_job *j, const mm_tile *t)
     }
 }
 
-/* Units [u0, u1), which are rows, batch by batch: one call for a batch's
- * run of rows. */
+#if WEFT_HAVE_BLAS
+/* Tile number `tile` of a product: its row and column block. */
+static void mm_blas_tile(const mm_job *j, uint64_t tile, mm_tile *t)
+{
+    size_t ti = (size_t)(tile / (uint64_t)j->tiles_n), tj = (size_t)(tile % (uint64_t)j->tiles_n);
+    t->r0 = (int64_t)weft__chunk_begin((uint64_t)j->m, (size_t)j->tiles_m, ti);
+    t->r1 = (int64_t)weft__chunk_begin((uint64_t)j->m, (size_t)j->tiles_m, ti + 1);
+    t->c0 = (int64_t)weft__chunk_begin((uint64_t)j->n, (size_t)j->tiles_n, tj);
+    t->c1 = (int64_t)weft__chunk_begin((uint64_t)j->n, (size_t)j->tiles_n, tj + 1);
+    if (j->dt == WEFT_F32)
+        mm_blas_f32(j, t);
+    else
+        mm_blas_f64(j, t);
+}
+#endif
+
+/* Units [u0, u1), batch by batch: BLAS tiles one call each; the loops'
+ * units, which are rows, one call for a batch's run of rows. */
 static void mm_units(const mm_job *j, uint64_t u0, uint64_t u1)
 {
     uint64_t per = (uint64_t)(j->tiles_m * j->tiles_n);
@@ -162,6 +251,14 @@ static void mm_units(const mm_job *j, uint64_t u0, uint64_t u1)
         mm_tile t;
         uint64_t first = u0 % per, end = per - first < u1 - u0 ? per : first + (u1 - u0);
         mm_batch(j, u0 / per, &t);
+#if WEFT_HAVE_BLAS
+        if (j->blas) {
+            for (uint64_t tile = first; tile < end; tile++)
+                mm_blas_tile(j, tile, &t);
+            u0 += end - first;
+            continue;
+        }
+#endif
         t.r0 = (int64_t)first;
         t.r1 = (int64_t)end;
         t.c0 = 0;
@@ -175,6 +272,8 @@ static void mm_units(const mm_job *j, uint64_t u0, uint64_t u1)
 static int mm_chunk(size_t cb, size_t ce, void *ctx)
 {
     const mm_job *j = ctx;
+    if (j->blas)
+        weft__blas_thread_enter();
     mm_units(j, weft__chunk_begin(j->units, j->chunks, cb),
              weft__chunk_begin(j->units, j->chunks, ce));
     return 0;
@@ -216,6 +315,8 @@ static void mm_batches(mm_job *j, const weft_tensor *a, const weft_tensor *b,
     }
 }
 
+static bool fits_int(int64_t v) { return v <= INT_MAX; }
+
 static uint64_t sat_mul(uint64_t x, uint64_t y)
 {
     uint64_t r;
@@ -239,15 +340,23 @@ static uint64_t mm_setup(mm_job *j, const weft__node *n, const weft_tensor *a,
     j->nb = out->rank - (a->rank > 1) - (b->rank > 1);
     if (j->nb > 0)
         mm_batches(j, a, b, out);
-    return sat_mul(sat_mul((uint64_t)j->m, (uint64_t)j->n), (uint64_t)j->k);
+    uint64_t work = sat_mul(sat_mul((uint64_t)j->m, (uint64_t)j->n), (uint64_t)j->k);
+    j->blas = weft__blas_available() && (j->dt == WEFT_F32 || j->dt == WEFT_F64) &&
+              work >= MM_BLAS_MIN_WORK && fits_int(j->m) && fits_int(j->n) && fits_int(j->k) &&
+              fits_int(j->lda) && fits_int(j->ldb);
+    return work;
 }
 
-/* Units and chunks.  A loop computes each element alone, so its rows may
- * be cut anywhere. */
+/* Tiles and chunks.  A loop computes each element alone, so its rows may
+ * be cut anywhere; a BLAS call's tile is fixed by the shape. */
 static void mm_plan(mm_job *j, weft_runtime *rt, uint64_t work, uint64_t batches)
 {
-    j->tiles_m = j->m;
+    j->tiles_m = j->blas ? 1 : j->m;
     j->tiles_n = 1;
+    if (j->blas && work >= MM_SPLIT_WORK) {
+        j->tiles_m = (j->m + MM_TILE_ROWS - 1) / MM_TILE_ROWS;
+        j->tiles_n = (j->n + MM_TILE_COLS - 1) / MM_TILE_COLS;
+    }
     j->units = batches * (uint64_t)(j->tiles_m * j->tiles_n);
     j->chunks = weft__chunk_count(rt, sat_mul(work, batches));
     if (j->chunks > j->units)
@@ -265,7 +374,7 @@ int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *
         memset(j.c, 0, out->nbytes);   /* an empty sum */
         return 0;
     }
-    if (j.nb == 0 && work <= WEFT__KERNEL_SPLIT_MIN) {
+    if (!j.blas && j.nb == 0 && work <= WEFT__KERNEL_SPLIT_MIN) {
         /* One small product (the usual case in a chain of tiny ops): the
          * loop at once, without the walk over batches and chunks. */
         mm_tile t = {.a = j.a, .b = j.b, .c = j.c, .r0 = 0, .r1 = j.m, .c0 = 0, .c1 = j.n};
@@ -273,5 +382,10 @@ int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *
         return 0;
     }
     mm_plan(&j, rt, work, (uint64_t)out->numel / ((uint64_t)j.m * (uint64_t)j.n));
-    return weft__run_chunks(rt, j.chunks, mm_chunk, &j);
+    if (!j.blas)
+        return weft__run_chunks(rt, j.chunks, mm_chunk, &j);
+    weft__blas_hold();
+    int rc = weft__run_chunks(rt, j.chunks, mm_chunk, &j);
+    weft__blas_release();
+    return rc;
 }

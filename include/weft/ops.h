@@ -106,9 +106,17 @@ WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const i
  * logical or, over k, of the logical ands (NumPy's rule); a bool with a
  * number promotes as above.  Integers wrap around.  Errors: a scalar
  * operand or different inner dims (WEFT_ESHAPE), batch dims that do not
- * broadcast (WEFT_ESHAPE), unknown flag bits (WEFT_EINVAL).  The result
- * is the same bit for bit on any number of workers, eagerly, traced and
- * constant-folded.  weft_matmul(cx, a, b) is weft_matmul_ex(cx, a, b, 0). */
+ * broadcast (WEFT_ESHAPE), unknown flag bits (WEFT_EINVAL).
+ *
+ * Floats are computed by OpenBLAS when weft was built with it, on weft's
+ * workers only: while a weft product is in the BLAS, OpenBLAS's own thread
+ * count is held at 1 (a pthreads build's count is process-wide, so a BLAS
+ * call the program makes from another thread meanwhile runs on one thread;
+ * docs/GUIDE.md says more).  The result is cut into tiles by its shape
+ * alone, so it is the same bit for bit on any number of workers, eagerly,
+ * traced and constant-folded; it may differ in the last bits from a naive
+ * loop (the BLAS sums in its own order, with FMA).
+ * weft_matmul(cx, a, b) is weft_matmul_ex(cx, a, b, 0). */
 #define WEFT_TRANSPOSE_A 1u
 #define WEFT_TRANSPOSE_B 2u
 WEFT_API weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags);

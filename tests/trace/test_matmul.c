@@ -1,13 +1,19 @@
 /* weft_matmul and weft_matmul_ex: worked examples, NumPy's rules for
  * vectors, batches and transposes, every dtype against a naive reference,
  * traced against eager, constant folding, the buffer plan, results that do
- * not depend on the worker count, and bad inputs eagerly and traced. */
+ * not depend on the worker count, bad inputs eagerly and traced, and the
+ * hold on OpenBLAS's threads. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "test_util.h"
+#include "trace/blas.h"
 #include "trace/kernels.h"
+
+#if WEFT_HAVE_BLAS
+#include <cblas.h>
+#endif
 
 static weft_runtime *rt;
 static weft_ctx *cx;
@@ -417,7 +423,8 @@ Test(matmul, random_small_against_naive_all_dtypes)
         }
 }
 
-/* Medium products, vectors and batches. */
+/* Products of 4096 multiply-adds or more: f32 and f64 on the BLAS (one
+ * tile each; vectors by gemv), integers on the loops. */
 Test(matmul, random_medium_against_naive)
 {
     const weft_dtype dts[] = {WEFT_F32, WEFT_F64, WEFT_I64};
@@ -430,8 +437,11 @@ Test(matmul, random_medium_against_naive)
         }
 }
 
-/* Products large enough to be split over the workers, each transposed or
- * not, matrix-vector and vector-matrix products, a batch. */
+/* Sizes just past the tiling (the smallest that cut into several tiles,
+ * to stay fast under the sanitizers): gemm in 2 x 2 tiles, each
+ * transposed or not, matrix-vector and vector-matrix products in row or
+ * column blocks, a batch of BLAS products.  i32 takes the loops, split by
+ * rows. */
 Test(matmul, large_against_naive)
 {
     const weft_dtype dts[] = {WEFT_F32, WEFT_F64, WEFT_I32};
@@ -448,7 +458,8 @@ Test(matmul, large_against_naive)
                           .bdims = {2, 15, 25}, .flags = WEFT_TRANSPOSE_B};
         run_reference(&batch);
     }
-    /* Vector products of 2^20 elements. */
+    /* The vector products hold 2^20 elements to be cut: f32 only (f64 runs
+     * the same code, one macro). */
     ref_case mv = {.dt = WEFT_F32, .ra = 2, .rb = 1, .adims = {300, 3500}, .bdims = {3500}};
     run_reference(&mv);
     mv.flags = WEFT_TRANSPOSE_A;
@@ -485,8 +496,8 @@ static int body_const_product(weft_ctx *c, weft_value *const *args, weft_value *
     return weft_ctx_status(c);
 }
 
-/* 1, 2 and 4 workers and constant folding (serial, at compile time) give
- * the same bits. */
+/* Tiles follow the shape, not the worker count: 1, 2 and 4 workers and
+ * constant folding (serial, at compile time) give the same bits. */
 Test(matmul, same_bits_on_any_worker_count_and_folded)
 {
     int64_t m = 130, k = 300, n = 600;
@@ -739,7 +750,7 @@ Test(matmul, bad_inputs_traced)
 /* ---- Kernel details -------------------------------------------------- */
 
 /* The executor may hand a product a reused buffer: whatever bits it held
- * (NaN here) never reach the result. */
+ * (NaN here) never reach the result, on the gemm and the gemv paths. */
 Test(matmul, reused_buffer_garbage_ignored)
 {
     const int64_t shapes[][3] = {{64, 64, 64}, {200, 100, 1}, {1, 100, 200}, {1, 1, 1}};
@@ -763,4 +774,37 @@ Test(matmul, reused_buffer_garbage_ignored)
         for (size_t i = 0; i < 4; i++)
             weft_tensor_release(all[i]);
     }
+}
+
+/* While a product is in OpenBLAS, a threaded build computes on the calling
+ * thread alone; afterwards the program's count is back, unless the
+ * program changed it meanwhile. */
+Test(matmul, blas_threads_held_and_restored)
+{
+#if WEFT_HAVE_BLAS
+    if (openblas_get_parallel() != 1)
+        cr_skip_test("OpenBLAS is not its pthreads build here");
+    openblas_set_num_threads(2);
+    weft__blas_hold();
+    cr_assert_eq(openblas_get_num_threads(), 1);
+    weft__blas_hold();
+    weft__blas_release();
+    cr_assert_eq(openblas_get_num_threads(), 1, "nested holds keep it");
+    weft__blas_release();
+    cr_assert_eq(openblas_get_num_threads(), 2, "restored");
+    /* A count the program sets during a hold is left alone. */
+    weft__blas_hold();
+    openblas_set_num_threads(3);
+    weft__blas_release();
+    cr_assert_eq(openblas_get_num_threads(), 3);
+    /* And a real product. */
+    openblas_set_num_threads(2);
+    weft_tensor *a = random_tensor(WEFT_F32, 2, (int64_t[]){200, 200});
+    cr_assert_not_null(weft_matmul(cx, ev(a), ev(a)), "%s", weft_errmsg());
+    cr_assert_eq(openblas_get_num_threads(), 2);
+    weft_tensor_release(a);
+#else
+    cr_assert(!weft__blas_available());
+    cr_skip_test("built without a BLAS");
+#endif
 }
