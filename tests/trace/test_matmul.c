@@ -472,6 +472,18 @@ Test(matmul, large_against_naive)
     run_reference(&vm);
 }
 
+/* The compiled op list of f's first concrete function (free it). */
+static char *ops_text(weft_function *f)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_not_null(mem);
+    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+    fclose(mem);
+    return text;
+}
+
 /* ---- Same bits everywhere -------------------------------------------- */
 
 static weft_tensor *product_on(unsigned workers, weft_tensor *a, weft_tensor *b, unsigned flags)
@@ -522,11 +534,7 @@ Test(matmul, same_bits_on_any_worker_count_and_folded)
     cr_assert_eq(weft_function_call(f, NULL, 0, &out, 1), 0, "%s", weft_errmsg());
     cr_assert(memcmp(weft_tensor_data(out), weft_tensor_data(one), bytes) == 0,
               "the folded product differs");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
+    char *text = ops_text(f);
     cr_assert_null(strstr(text, "matmul"), "not folded:\n%s", text);
     free(text);
     weft_tensor_release(out);
@@ -552,20 +560,28 @@ static int body_product(weft_ctx *c, weft_value *const *args, weft_value **outs,
     return weft_ctx_status(c);
 }
 
-/* Calls body_product with flags under the signature sig (two specs) on a
- * and b, checks the spec it saw while tracing, then compares with eager
- * bit for bit. */
-static void traced_vs_eager(const char *sig_a, const char *sig_b, unsigned flags,
-                            const char *traced_spec, weft_tensor *a, weft_tensor *b)
+/* A function of body_product (tc says the flags) under the input
+ * signature sig_a, sig_b. */
+static weft_function *product_fn(const char *sig_a, const char *sig_b, traced_case *tc)
 {
     weft_spec sig[2];
     cr_assert_eq(weft_spec_parse(sig_a, &sig[0]), 0);
     cr_assert_eq(weft_spec_parse(sig_b, &sig[1]), 0);
-    traced_case tc = {.flags = flags};
-    weft_function_desc d = {.name = "product", .body = body_product, .user = &tc, .n_args = 2,
+    weft_function_desc d = {.name = "product", .body = body_product, .user = tc, .n_args = 2,
                             .n_outs = 1, .input_signature = sig};
     weft_function *f = NULL;
     cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+/* Calls body_product with flags under the signature sig_a, sig_b on a and
+ * b, checks the spec it saw while tracing, then compares with eager bit
+ * for bit. */
+static void traced_vs_eager(const char *sig_a, const char *sig_b, unsigned flags,
+                            const char *traced_spec, weft_tensor *a, weft_tensor *b)
+{
+    traced_case tc = {.flags = flags};
+    weft_function *f = product_fn(sig_a, sig_b, &tc);
     weft_arg args[2] = {weft_arg_tensor(a), weft_arg_tensor(b)};
     weft_tensor *got = NULL;
     cr_assert_eq(weft_function_call(f, args, 2, &got, 1), 0, "%s", weft_errmsg());
@@ -644,11 +660,7 @@ Test(matmul, traced_flags_kept_apart_and_never_in_place)
         weft_tensor_release(out[0]);
         weft_tensor_release(out[1]);
     }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
+    char *text = ops_text(f);
     cr_assert(strstr(text, "matmul<transpose_a>("), "got:\n%s", text);
     cr_assert(strstr(text, "matmul("), "got:\n%s", text);
     /* No product line reuses a buffer (the only dead one is their input). */
@@ -706,14 +718,8 @@ Test(matmul, bad_inputs_eager)
 static void traced_fails(const char *sig_a, const char *sig_b, unsigned flags, weft_tensor *a,
                          weft_tensor *b, int code, const char *needle)
 {
-    weft_spec sig[2];
-    cr_assert_eq(weft_spec_parse(sig_a, &sig[0]), 0);
-    cr_assert_eq(weft_spec_parse(sig_b, &sig[1]), 0);
     traced_case tc = {.flags = flags};
-    weft_function_desc d = {.name = "bad", .body = body_product, .user = &tc, .n_args = 2,
-                            .n_outs = 1, .input_signature = sig};
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_function *f = product_fn(sig_a, sig_b, &tc);
     weft_arg args[2] = {weft_arg_tensor(a), weft_arg_tensor(b)};
     weft_tensor *out = NULL;
     cr_assert_eq(weft_function_call(f, args, 2, &out, 1), code, "%s", weft_errmsg());
