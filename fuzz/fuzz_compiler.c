@@ -231,6 +231,26 @@ static int64_t numel_of(const weft_value *v)
     return n;
 }
 
+/* A matmul form from the operand byte: bits 0-1 the transpose flags, bits
+ * 2-3 the dtype (i64, i32, bool), bit 6 / bit 7 turn a / b from [r,c]
+ * into the batch [r,1,c] (so batches broadcast against matrices).  Vectors
+ * come from the 1-D arguments and reshapes. */
+static weft_value *fuzz_matmul(weft_ctx *cx, weft_value *a, weft_value *b, uint8_t arg)
+{
+    static const weft_dtype dts[] = { WEFT_I64, WEFT_I32, WEFT_BOOL, WEFT_I64 };
+    weft_dtype dt = dts[(arg >> 2) & 3];
+    weft_value *ab[2] = { weft_cast(cx, a, dt), weft_cast(cx, b, dt) };
+    for (int i = 0; i < 2; i++) {
+        weft_spec s;
+        if ((arg & (0x40u << i)) && weft_value_spec(ab[i], &s) == 0 && s.rank == 2) {
+            int64_t dims[3] = { s.dims[0], 1, s.dims[1] };
+            ab[i] = weft_reshape(cx, ab[i], 3, dims);
+        }
+    }
+    unsigned flags = (arg & 1 ? WEFT_TRANSPOSE_A : 0) | (arg & 2 ? WEFT_TRANSPOSE_B : 0);
+    return weft_matmul_ex(cx, ab[0], ab[1], flags);
+}
+
 /* The interpreter: the same on every run for the same code. */
 static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
@@ -300,7 +320,8 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
             break;
         }
         case 9:
-            r = weft_matmul(cx, weft_cast(cx, a, WEFT_I64), weft_cast(cx, b, WEFT_I64));
+            r = fuzz_matmul(cx, a, b, arg);
+            pc++;
             break;
         case 10: {
             int64_t n = arg % 6;

@@ -240,22 +240,51 @@ static int infer_reshape(const weft_spec *a, const weft__node *n, weft_spec *out
     return 0;
 }
 
+/* NumPy's matmul: a 1-D a is a row [1,k] and a 1-D b a column [k,1] (the
+ * added dim is dropped from the result), the dims before the last two are
+ * batch dims that broadcast, and a transpose flag swaps a matrix's last two
+ * dims first.  Unknown dims stay unknown; an unknown rank gives one. */
 static int infer_matmul(const weft__node *n, const weft_spec *a, const weft_spec *b, weft_spec *out)
 {
+    unsigned flags = n->attr.matmul.flags;
+    if (flags & ~(WEFT_TRANSPOSE_A | WEFT_TRANSPOSE_B))
+        return weft__errorf(WEFT_EINVAL, "weft_matmul: unknown flags 0x%x", flags);
     if (a->dtype != b->dtype)
         return err_pair(WEFT_EDTYPE, n, a, b, "have different dtypes");
-    if (a->dtype == WEFT_BOOL)
-        return err_pair(WEFT_EDTYPE, n, a, b, "are bool (cast them to a number type)");
-    if ((a->rank != WEFT_RANK_ANY && a->rank != 2) || (b->rank != WEFT_RANK_ANY && b->rank != 2))
-        return err_pair(WEFT_ESHAPE, n, a, b, "are not both 2-D");
-    int64_t ak = a->rank == 2 ? a->dims[1] : WEFT_DIM_ANY;
-    int64_t bk = b->rank == 2 ? b->dims[0] : WEFT_DIM_ANY;
-    if (ak != WEFT_DIM_ANY && bk != WEFT_DIM_ANY && ak != bk)
-        return err_pair(WEFT_ESHAPE, n, a, b, "have different inner dims");
+    if (a->rank == 0 || b->rank == 0)
+        return err_pair(WEFT_ESHAPE, n, a, b, "include a scalar (matmul needs 1-D or more)");
+    const weft_spec *vec = (flags & WEFT_TRANSPOSE_A) && a->rank == 1 ? a
+                         : (flags & WEFT_TRANSPOSE_B) && b->rank == 1 ? b : NULL;
+    if (vec) {
+        char sv[WEFT__SPEC_STR_MAX];
+        return weft__errorf(WEFT_ESHAPE, "weft_matmul: %s transposes a matrix, not the vector %s",
+                            vec == a ? "WEFT_TRANSPOSE_A" : "WEFT_TRANSPOSE_B",
+                            weft__spec_str(vec, sv, sizeof sv));
+    }
     out->dtype = a->dtype;
-    out->rank = 2;
-    out->dims[0] = a->rank == 2 ? a->dims[0] : WEFT_DIM_ANY;
-    out->dims[1] = b->rank == 2 ? b->dims[1] : WEFT_DIM_ANY;
+    if (a->rank == WEFT_RANK_ANY || b->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    bool ta = flags & WEFT_TRANSPOSE_A, tb = flags & WEFT_TRANSPOSE_B;
+    int ra = a->rank, rb = b->rank;
+    int64_t ak = ra == 1 ? a->dims[0] : a->dims[ta ? ra - 2 : ra - 1];
+    int64_t bk = rb == 1 ? b->dims[0] : b->dims[tb ? rb - 1 : rb - 2];
+    if (ak != WEFT_DIM_ANY && bk != WEFT_DIM_ANY && ak != bk)
+        return err_pair(WEFT_ESHAPE, n, a, b,
+                        ta && tb ? "have different inner dims (with both transposed)"
+                        : ta     ? "have different inner dims (with a transposed)"
+                        : tb     ? "have different inner dims (with b transposed)"
+                                 : "have different inner dims");
+    weft_spec batch[2] = { { .rank = ra > 2 ? ra - 2 : 0 }, { .rank = rb > 2 ? rb - 2 : 0 } };
+    memcpy(batch[0].dims, a->dims, sizeof(int64_t) * (size_t)batch[0].rank);
+    memcpy(batch[1].dims, b->dims, sizeof(int64_t) * (size_t)batch[1].rank);
+    if (broadcast(n, batch, 2, out) < 0)
+        return err_pair(WEFT_ESHAPE, n, a, b, "have batch dims that do not broadcast");
+    if (ra > 1)
+        out->dims[out->rank++] = a->dims[ta ? ra - 1 : ra - 2];
+    if (rb > 1)
+        out->dims[out->rank++] = b->dims[tb ? rb - 2 : rb - 1];
     return 0;
 }
 

@@ -134,6 +134,7 @@ typedef struct weft__node {
         struct { weft_dtype to; } cast;                  /* CAST */
         struct { int axis; } reduce;                     /* SUM, MEAN, REDUCE_MAX: axis or WEFT_ALL_AXES */
         struct { int rank; int64_t dims[WEFT_MAX_RANK]; } reshape; /* may hold one -1 */
+        struct { unsigned flags; } matmul;               /* MATMUL: WEFT_TRANSPOSE_A, _B */
         struct { weft_function *fn; void *concrete; unsigned parallel_iterations; } map;
         struct { weft_host_fn fn; void *user; unsigned flags; } host;
         struct { struct weft__fused *prog; } fused;      /* owned by the node */

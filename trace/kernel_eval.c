@@ -68,7 +68,7 @@ int weft__kernel_eval_into(weft_runtime *rt, const weft__node *n, weft_tensor *c
             memcpy(weft__tensor_mut(out), weft_tensor_data(in[0]), out->nbytes);
         return 0;
     case WEFT__KIND_MATMUL:
-        return weft__eval_matmul(rt, in[0], in[1], out);
+        return weft__eval_matmul(rt, n, in[0], in[1], out);
     case WEFT__KIND_ARRAY:
         return weft__eval_shape_op(rt, n, in, out);
     default:

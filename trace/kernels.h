@@ -72,7 +72,7 @@ int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *c
                            weft_tensor *out);
 int weft__eval_reduce(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
                       weft_tensor *out);
-int weft__eval_matmul(weft_runtime *rt, const weft_tensor *a, const weft_tensor *b,
-                      weft_tensor *out);
+int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                      const weft_tensor *b, weft_tensor *out);
 
 #endif

@@ -247,6 +247,30 @@ weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_valu
     return build(cx, fn, &n, in, 2, dts);
 }
 
+static weft_value *matmul(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
+                          unsigned flags)
+{
+    weft_value *in[2] = { a, b };
+    if (!enter(cx, fn, in, 2))
+        return NULL;
+    if (flags & ~(WEFT_TRANSPOSE_A | WEFT_TRANSPOSE_B))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown flags 0x%x", fn, flags);
+    weft_dtype dt = promote(a, b);
+    weft_dtype dts[2] = { dt, dt };
+    weft__node n = { .op = WEFT__OP_MATMUL, .attr.matmul.flags = flags };
+    return build(cx, fn, &n, in, 2, dts);
+}
+
+weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags)
+{
+    return matmul(cx, "weft_matmul_ex", a, b, flags);
+}
+
+weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return matmul(cx, "weft_matmul", a, b, 0);
+}
+
 weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a)
 {
     weft_value *in[1] = { a };
@@ -273,7 +297,6 @@ WEFT__DEFINE_BINARY(lt, LT)
 WEFT__DEFINE_BINARY(le, LE)
 WEFT__DEFINE_BINARY(gt, GT)
 WEFT__DEFINE_BINARY(ge, GE)
-WEFT__DEFINE_BINARY(matmul, MATMUL)
 WEFT__DEFINE_UNARY(neg, NEG)
 WEFT__DEFINE_UNARY(abs, ABS)
 WEFT__DEFINE_UNARY(sqrt, SQRT)

@@ -67,6 +67,7 @@ static uint64_t node_hash(const weft__node *n)
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axis);
         break;
+    case WEFT__OP_MATMUL: h = mix(h, n->attr.matmul.flags); break;
     default:
         if (weft__is_shape_op(n->op))
             h = mix(h, weft__shape_attr_digest(n));
@@ -95,6 +96,7 @@ static bool node_eq(const weft__node *a, const weft__node *b)
     case WEFT__OP_RESULT: return a->attr.result.index == b->attr.result.index;
     case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
         return a->attr.reduce.axis == b->attr.reduce.axis;
+    case WEFT__OP_MATMUL: return a->attr.matmul.flags == b->attr.matmul.flags;
     case WEFT__OP_RESHAPE:
         if (a->attr.reshape.rank != b->attr.reshape.rank)
             return false;

@@ -330,6 +330,12 @@ static void print_attrs(const weft__node *n, FILE *f)
         if (n->attr.reduce.axis >= 0)
             fprintf(f, "<axis=%d>", n->attr.reduce.axis);
         break;
+    case WEFT__OP_MATMUL:
+        if (n->attr.matmul.flags)
+            fprintf(f, "<%s%s%s>", n->attr.matmul.flags & WEFT_TRANSPOSE_A ? "transpose_a" : "",
+                    n->attr.matmul.flags == (WEFT_TRANSPOSE_A | WEFT_TRANSPOSE_B) ? "," : "",
+                    n->attr.matmul.flags & WEFT_TRANSPOSE_B ? "transpose_b" : "");
+        break;
     case WEFT__OP_RESHAPE:
         fputc('<', f);
         for (int d = 0; d < n->attr.reshape.rank && d < WEFT_MAX_RANK; d++)

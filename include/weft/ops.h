@@ -197,7 +197,32 @@ WEFT_API weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);
-/* 2-D matrix product [m,k] x [k,n] -> [m,n] (promotion as above). */
+/* Matrix products, as NumPy's matmul (promotion as above):
+ *   [m,k] x [k,n] -> [m,n];
+ *   a 1-D operand is a vector: [k] x [k,n] -> [n], [m,k] x [k] -> [m], and
+ *   [k] x [k] -> [] (a dot product);
+ *   dims before the last two are batch dims, broadcast like an elementwise
+ *   op's: [2,1,m,k] x [3,k,n] -> [2,3,m,n], and [k] x [4,k,n] -> [4,n].
+ * WEFT_TRANSPOSE_A / WEFT_TRANSPOSE_B use the transpose of the last two
+ * dims of a / b (a matrix, not a vector: for a 1-D operand the flag is
+ * WEFT_ESHAPE) without moving its elements.  bool x bool is bool: the
+ * logical or, over k, of the logical ands (NumPy's rule); a bool with a
+ * number promotes as above.  Integers wrap around.  Errors: a scalar
+ * operand or different inner dims (WEFT_ESHAPE), batch dims that do not
+ * broadcast (WEFT_ESHAPE), unknown flag bits (WEFT_EINVAL).
+ *
+ * Floats are computed by OpenBLAS when weft was built with it, on weft's
+ * workers only: while a weft product is in the BLAS, OpenBLAS's own thread
+ * count is held at 1 (a pthreads build's count is process-wide, so a BLAS
+ * call the program makes from another thread meanwhile runs on one thread;
+ * docs/GUIDE.md says more).  The result is cut into tiles by its shape
+ * alone, so it is the same bit for bit on any number of workers, eagerly,
+ * traced and constant-folded; it may differ in the last bits from a naive
+ * loop (the BLAS sums in its own order, with FMA).
+ * weft_matmul(cx, a, b) is weft_matmul_ex(cx, a, b, 0). */
+#define WEFT_TRANSPOSE_A 1u
+#define WEFT_TRANSPOSE_B 2u
+WEFT_API weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags);
 WEFT_API weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b);
 
 /* Weak scalar constants (see "Weak scalars" above): an i64[] / f64[]

@@ -1012,8 +1012,11 @@ static weft_value *op_matmul_mismatch(weft_ctx *cx)
 }
 static int c_op_matmul_mismatch(void) { return eager_op(op_matmul_mismatch); }
 
-static weft_value *op_matmul_rank1(weft_ctx *cx) { return weft_matmul(cx, ev(cx, fx.x3), ev(cx, fx.x3)); }
-static int c_op_matmul_rank1(void) { return eager_op(op_matmul_rank1); }
+static weft_value *op_matmul_scalar(weft_ctx *cx)
+{
+    return weft_matmul(cx, weft_const_f64(cx, 2.0), ev(cx, fx.x3));
+}
+static int c_op_matmul_scalar(void) { return eager_op(op_matmul_scalar); }
 
 static weft_value *op_matmul_overflow(weft_ctx *cx)
 {
@@ -1021,6 +1024,36 @@ static weft_value *op_matmul_overflow(weft_ctx *cx)
     return weft_matmul(cx, weft_fill(cx, WEFT_F32, 2, a, 1), weft_fill(cx, WEFT_F32, 2, b, 1));
 }
 static int c_op_matmul_overflow(void) { return eager_op(op_matmul_overflow); }
+
+static weft_value *op_matmul_ex_flags(weft_ctx *cx)
+{
+    int64_t d[2] = { 2, 2 };
+    weft_value *m = weft_fill(cx, WEFT_F32, 2, d, 1);
+    return weft_matmul_ex(cx, m, m, 4u);
+}
+static int c_op_matmul_ex_flags(void) { return eager_op(op_matmul_ex_flags); }
+
+static weft_value *op_matmul_ex_vector_t(weft_ctx *cx)
+{
+    int64_t d[2] = { 3, 2 };
+    return weft_matmul_ex(cx, ev(cx, fx.x3), weft_fill(cx, WEFT_F32, 2, d, 1), WEFT_TRANSPOSE_A);
+}
+static int c_op_matmul_ex_vector_t(void) { return eager_op(op_matmul_ex_vector_t); }
+
+static weft_value *op_matmul_ex_inner_t(weft_ctx *cx)
+{
+    int64_t a[2] = { 2, 3 };
+    weft_value *m = weft_fill(cx, WEFT_F32, 2, a, 1);
+    return weft_matmul_ex(cx, m, m, WEFT_TRANSPOSE_B | WEFT_TRANSPOSE_A);
+}
+static int c_op_matmul_ex_inner_t(void) { return eager_op(op_matmul_ex_inner_t); }
+
+static weft_value *op_matmul_ex_batch(weft_ctx *cx)
+{
+    int64_t a[3] = { 2, 2, 3 }, b[3] = { 3, 3, 2 };
+    return weft_matmul_ex(cx, weft_fill(cx, WEFT_F32, 3, a, 1), weft_fill(cx, WEFT_F32, 3, b, 1), 0);
+}
+static int c_op_matmul_ex_batch(void) { return eager_op(op_matmul_ex_batch); }
 
 static weft_value *op_fill_bad_dtype(weft_ctx *cx)
 {
@@ -1681,7 +1714,7 @@ static const err_case cases[] = {
     C("weft_reshape", "dims {-1, -1}", WEFT_EINVAL, c_op_reshape_two_infer),
     C("weft_reshape", "dims {2^40, 2^40, 0}", WEFT_ESHAPE, c_op_reshape_overflow),
     C("weft_matmul", "f32[2,3] x f32[2,3]", WEFT_ESHAPE, c_op_matmul_mismatch),
-    C("weft_matmul", "f32[3] x f32[3] (rank 1)", WEFT_ESHAPE, c_op_matmul_rank1),
+    C("weft_matmul", "f64[] x f32[3] (a scalar)", WEFT_ESHAPE, c_op_matmul_scalar),
     C("weft_matmul", "f32[2^40,0] x f32[0,2^40] (result numel overflows)", WEFT_EINVAL, c_op_matmul_overflow),
     C("weft_fill", "dtype 99", WEFT_EINVAL, c_op_fill_bad_dtype),
     C("weft_fill", "rank 9", WEFT_EINVAL, c_op_fill_rank9),
@@ -1754,6 +1787,13 @@ static const err_case cases[] = {
     /* Tensors */
     C("weft_tensor_print", "t is NULL", WEFT_EINVAL, c_tensor_print_null),
     C("weft_tensor_spec", "out is NULL", WEFT_EINVAL, c_tensor_spec_null_out),
+    C("weft_matmul_ex", "flags 0x4 (unknown)", WEFT_EINVAL, c_op_matmul_ex_flags),
+    CM("weft_matmul_ex", "WEFT_TRANSPOSE_A on the vector f32[3]", WEFT_ESHAPE, c_op_matmul_ex_vector_t,
+       "weft_matmul"),
+    CM("weft_matmul_ex", "f32[2,3] x f32[2,3], both transposed", WEFT_ESHAPE, c_op_matmul_ex_inner_t,
+       "weft_matmul"),
+    CM("weft_matmul_ex", "f32[2,2,3] x f32[3,3,2] (batch dims 2 and 3)", WEFT_ESHAPE, c_op_matmul_ex_batch,
+       "weft_matmul"),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
