@@ -42,6 +42,8 @@
     XX(SUM,        REDUCE,  1)             \
     XX(MEAN,       REDUCE,  1)             \
     XX(REDUCE_MAX, REDUCE,  1)             \
+    XX(REDUCE_MIN, REDUCE,  1)             \
+    XX(PROD,       REDUCE,  1)             \
     XX(RESHAPE,    SHAPE,   1)             \
     XX(MATMUL,     MATMUL,  2)             \
     XX(MAP,        MAP,     1)             \
@@ -74,6 +76,16 @@ bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, C
 
 struct weft__fused;  /* the compiler's fused elementwise program */
 
+/* The axes a reduction node removes: n_axes == 0 means every axis; else
+ * axes[0..n_axes) as the op was given them (negative ones count from the
+ * end), made non-negative and sorted when the input's rank is known.
+ * keepdims keeps the reduced axes as 1s. */
+struct weft__reduce_axes {
+    uint8_t n_axes;
+    int8_t  axes[WEFT_MAX_RANK];
+    bool    keepdims;
+};
+
 typedef struct weft__node {
     weft__op  op;
     unsigned  flags;
@@ -88,7 +100,7 @@ typedef struct weft__node {
         struct { double value; } fill;                   /* FILL: shape in spec */
         struct { int64_t start, limit, delta; } range;   /* RANGE */
         struct { weft_dtype to; } cast;                  /* CAST */
-        struct { int axis; } reduce;                     /* SUM, MEAN, REDUCE_MAX: axis or WEFT_ALL_AXES */
+        struct weft__reduce_axes reduce;                 /* REDUCE kind */
         struct { int rank; int64_t dims[WEFT_MAX_RANK]; } reshape; /* may hold one -1 */
         struct { weft_function *fn; void *concrete; unsigned parallel_iterations; } map;
         struct { weft_host_fn fn; void *user; unsigned flags; } host;
@@ -124,6 +136,15 @@ void     weft__graph_free(weft__graph *g);
  * callee interface, the fused program) and clears those fields; the input
  * array is left alone. */
 void weft__node_drop_attrs(weft__node *n);
+
+/* Sets a reduction node's axes to the single axis `axis` (or every axis
+ * for WEFT_ALL_AXES), without keepdims: the form of weft_sum & co. */
+void weft__reduce_set_axis(weft__node *n, int axis);
+/* The reduced axes of reduction node n on an input of spec a (known rank)
+ * as a bit mask (bit d: axis d), or WEFT_EINVAL with weft_errmsg() naming
+ * fn (NULL: "weft_<op>"), the axis that is out of range or given twice,
+ * and a. */
+int  weft__reduce_mask(const weft__node *n, const char *fn, const weft_spec *a, unsigned *mask);
 
 /* Frees a fused program (defined by the compiler, trace/pass_fuse.c). */
 void weft__fused_free(struct weft__fused *f);

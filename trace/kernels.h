@@ -13,12 +13,47 @@
 #include "trace/tensor_impl.h"
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
- * node into several chunks when given a runtime.  Float sums and means
- * combine per-chunk partials, so their rounding depends on the chunk
- * count: computed without a runtime (serially) they can differ in the last
- * bits from the same node computed on a runtime with several intra-op
- * threads. */
+ * node into several chunks when given a runtime.  No result depends on the
+ * cut: reductions combine fixed chunks of WEFT__REDUCE_CHUNK (below). */
 #define WEFT__KERNEL_SPLIT_MIN 32768
+
+/* Reductions (kernel_reduce.c).  Each output element combines its reduced
+ * elements in row-major order of the reduced axes, in chunks of this many
+ * consecutive elements: a chunk accumulates sequentially from the
+ * identity, and partials combine in chunk order.  Fused groups follow the
+ * same order, so every path gives the same bits on any worker count. */
+#define WEFT__REDUCE_CHUNK 1024
+
+/* An accumulator: u64 for integer sums and products (wrapping), i64 for
+ * integer max and min, double for floats. */
+typedef union weft__acc {
+    uint64_t u;
+    int64_t  i;
+    double   d;
+} weft__acc;
+
+/* acc[t] = op(acc[t], each element of row t in order), for `rows` rows of
+ * len contiguous elements. */
+typedef void (*weft__red_rows_fn)(const void *src, int64_t rows, int64_t len, weft__acc *acc);
+/* acc[c] = op(acc[c], src[r * stride + c]) for r < rows in order, c < cols. */
+typedef void (*weft__red_cols_fn)(const void *src, int64_t rows, int64_t stride, int64_t cols,
+                                  weft__acc *acc);
+/* into[i] = op(into[i], from[i]) for i < n. */
+typedef void (*weft__red_combine_fn)(weft__acc *into, const weft__acc *from, int64_t n);
+/* out[i] = the result of acc[i] (mean: divided by len) in the output dtype. */
+typedef void (*weft__red_fin_fn)(const weft__acc *acc, int64_t n, int64_t len, void *out);
+
+typedef struct weft__reducer {
+    weft__red_rows_fn    rows;
+    weft__red_cols_fn    cols;
+    weft__red_combine_fn combine;
+    weft__red_fin_fn     fin;
+    weft__acc            init;   /* the identity: each chunk starts from it */
+} weft__reducer;
+
+/* The loops of reduction op (SUM, MEAN, PROD, REDUCE_MAX, REDUCE_MIN) over
+ * input dtype dt; false for a pair the op does not take. */
+bool weft__reducer_of(weft__op op, weft_dtype dt, weft__reducer *r);
 
 /* Infers the output spec of n (n->op and n->attr; n->spec is ignored) from
  * its input specs in[0..n->n_in).  Unknown dims stay unknown; a conflict

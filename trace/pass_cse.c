@@ -60,12 +60,25 @@ static uint64_t node_hash(const weft__node *n)
                 (uint64_t)n->attr.range.delta);
         break;
     case WEFT__OP_CAST:  h = mix(h, (uint64_t)n->attr.cast.to); break;
-    case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
-        h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axis);
+    default:
+        if (weft__op_kind_of(n->op) == WEFT__KIND_REDUCE) {
+            h = mix(h, n->attr.reduce.keepdims);
+            for (unsigned k = 0; k < n->attr.reduce.n_axes && k < WEFT_MAX_RANK; k++)
+                h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axes[k]);
+        }
         break;
-    default: break;
     }
     return h;
+}
+
+static bool reduce_axes_eq(const struct weft__reduce_axes *a, const struct weft__reduce_axes *b)
+{
+    if (a->n_axes != b->n_axes || a->keepdims != b->keepdims || a->n_axes > WEFT_MAX_RANK)
+        return false;
+    for (unsigned k = 0; k < a->n_axes; k++)
+        if (a->axes[k] != b->axes[k])
+            return false;
+    return true;
 }
 
 static bool node_eq(const weft__node *a, const weft__node *b)
@@ -85,8 +98,6 @@ static bool node_eq(const weft__node *a, const weft__node *b)
                a->attr.range.limit == b->attr.range.limit &&
                a->attr.range.delta == b->attr.range.delta;
     case WEFT__OP_CAST:  return a->attr.cast.to == b->attr.cast.to;
-    case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
-        return a->attr.reduce.axis == b->attr.reduce.axis;
     case WEFT__OP_RESHAPE:
         if (a->attr.reshape.rank != b->attr.reshape.rank)
             return false;
@@ -95,6 +106,8 @@ static bool node_eq(const weft__node *a, const weft__node *b)
                 return false;
         return true;
     default:
+        if (weft__op_kind_of(a->op) == WEFT__KIND_REDUCE)
+            return reduce_axes_eq(&a->attr.reduce, &b->attr.reduce);
         return true;
     }
 }

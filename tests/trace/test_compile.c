@@ -241,7 +241,7 @@ static void build_shared_intermediate(weft__graph *g)
     uint32_t t2 = gb_un(g, WEFT__OP_EXP, t1);
     uint32_t t3 = gb_bin(g, WEFT__OP_SUB, t2, x);
     weft__node s = gb_node(WEFT__OP_SUM);
-    s.attr.reduce.axis = WEFT_ALL_AXES;
+    weft__reduce_set_axis(&s, WEFT_ALL_AXES);
     s.n_in = 1;
     cr_assert_eq(weft__infer_spec(&s, &g->nodes[t1].spec, &s.spec), 0);
     uint32_t sum = gb_push(g, &s, &t1, 1);
