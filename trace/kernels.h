@@ -91,6 +91,16 @@ void weft__ew_block(weft__op op, weft_dtype in_dt, weft_dtype out_dt,
                     const void *const *in, const unsigned char *step,
                     void *out, size_t len);
 
+/* The same over a tile of rows x cols, written contiguously to out:
+ *   out[r * cols + c] = op(in[k][r * row_stride[k] + c * col_step[k]] ...)
+ * with col_step[k] 1 (a run) or 0 (one value per row), row_stride[k] in
+ * elements (0: the same for every row).  So a [rows, cols] block, a
+ * scalar, a repeated row (row_stride 0, col_step 1) and a value per row
+ * (row_stride 1, col_step 0) are all one call. */
+void weft__ew_tile(weft__op op, weft_dtype in_dt, weft_dtype out_dt, const void *const *in,
+                   const int64_t *row_stride, const unsigned char *col_step, void *out,
+                   size_t rows, size_t cols);
+
 /* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
  * how many chunks `work` units are cut into on rt (1 when rt is NULL or
  * the work is small); chunk_begin: the first item of chunk c of n over
