@@ -10,8 +10,10 @@
  *   fused4     ((x * 2 + 1) * x) - 3 over f32[1e7]
  *
  * Every workload is a weft_function with an input_signature, called with
- * weft_function_call from a task on a worker (so exactly `workers` threads
- * compute; the C loop is one thread).  Two measurements, each a median
+ * weft_function_call from the program's main thread, as a user would: the
+ * caller runs the ops, and a kernel cuts its work into at most `workers`
+ * chunks (so with one worker exactly one thread computes; the C loop is
+ * one thread).  Two measurements, each a median
  * over repetitions of the ratio weft time / C time, the two timed back to
  * back in the same repetition:
  *   first call   a fresh function's first call: tracing, compiling and the
@@ -223,24 +225,15 @@ static weft_function *make_fn(const workload *w)
     return f;
 }
 
-/* One call of w->f into w->out (released first), from a task on a worker. */
-static void call_task(void *p)
+/* One call of w->f into w->out (released first, so that its buffer can
+ * serve the call, as in a loop that drops each result). */
+static void call(workload *w)
 {
-    workload *w = p;
     weft_tensor_release(w->out);
     w->out = NULL;
     int err = weft_function_call(w->f, w->args, w->n_args, &w->out, 1);
     if (err)
         bench_die("weft_function_call", err);
-}
-
-static void call_in_worker(workload *w)
-{
-    weft_group g;
-    weft_group_init(&g, rt);
-    weft_spawn(&g, call_task, w);
-    if (weft_group_wait(&g) != 0)
-        bench_die("weft_group_wait", WEFT_EINVAL);
 }
 
 static void check(workload *w, unsigned workers)
@@ -282,7 +275,7 @@ static void measure(workload *w, int reps, result *res)
         tc[r] = bench_now() - t0;
         w->f = make_fn(w);
         t0 = bench_now();
-        call_in_worker(w);
+        call(w);
         tw[r] = bench_now() - t0;
         weft_function_destroy(&w->f);
         ratio[r] = tw[r] / tc[r];
@@ -293,7 +286,7 @@ static void measure(workload *w, int reps, result *res)
     w->f = make_fn(w);
     double t0 = bench_now();
     do {
-        call_in_worker(w);
+        call(w);
         run_cloop(w);
     } while (bench_now() - t0 < BENCH_WARMUP_NS * 1e-9);
     for (int r = 0; r < reps; r++) {
@@ -301,7 +294,7 @@ static void measure(workload *w, int reps, result *res)
         run_cloop(w);
         tc[r] = bench_now() - t1;
         t1 = bench_now();
-        call_in_worker(w);
+        call(w);
         tw[r] = bench_now() - t1;
         ratio[r] = tw[r] / tc[r];
     }

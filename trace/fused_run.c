@@ -1,0 +1,231 @@
+/* The interpreter of fused groups (weft__fused_run): tiles of whole rows,
+ * each instruction over its kind's part of the tile in turn, results in
+ * scratch registers on the stack (trace/program.h describes the program
+ * and the order of its reductions). */
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+#include "trace/program.h"
+
+/* Bytes of outer-reduction partials kept at once (a round of chunks). */
+#define PARTIAL_BYTES ((size_t)1 << 20)
+
+typedef struct frun {
+    const struct weft__fused *f;
+    const weft__fused_launch *L;
+    int64_t R, W;
+    int64_t T;               /* rows per tile (1 when a row is cut into blocks) */
+    int64_t CB;              /* columns per tile */
+    size_t out_es;
+    weft__reducer red[WEFT__FUSED_MAX_INSTR];
+    bool outer;              /* the last instruction is an outer reduction */
+    /* Without an outer reduction: tasks over row tiles. */
+    uint64_t units;
+    size_t tasks;
+    /* With one: chunks [round_c0, ...) of WEFT__REDUCE_CHUNK rows, each into
+     * its row of W accumulators in partial. */
+    int64_t n_chunks, round_c0;
+    weft__acc *partial;
+} frun;
+
+typedef unsigned char fused_reg[WEFT__FUSED_TILE * 8];
+
+/* Offset, in elements, of a value of kind k at tile (r0, c0). */
+static int64_t kind_offset(uint8_t k, int64_t r0, int64_t c0, int64_t W)
+{
+    switch (k) {
+    case WEFT__FK_FULL: return r0 * W + c0;
+    case WEFT__FK_ROW:  return r0;
+    case WEFT__FK_COL:  return c0;
+    default:            return 0;
+    }
+}
+
+/* Runs every instruction over the tile rows [r0, r0 + nt) x columns
+ * [c0, c0 + nc); an outer reduction accumulates into col_acc[c0..]. */
+static void run_tile(const frun *x, fused_reg *regs, int64_t r0, int64_t nt, int64_t c0,
+                     int64_t nc, weft__acc *col_acc)
+{
+    const struct weft__fused *f = x->f;
+    const weft__fused_launch *L = x->L;
+    _Alignas(64) weft__acc acc[WEFT__FUSED_TILE];
+    for (uint32_t j = 0; j < f->n_instr; j++) {
+        const weft__finstr *in = &f->ins[j];
+        uint8_t K = in->kind;
+        const void *src[3];
+        uint8_t sk[3];
+        for (uint32_t k = 0; k < in->n_src; k++) {
+            uint16_t s = in->src[k];
+            if (s & WEFT__FSRC_INSTR) {
+                const weft__finstr *p = &f->ins[s & ~WEFT__FSRC_INSTR];
+                src[k] = regs[p->reg];
+                sk[k] = p->kind;
+            } else {
+                sk[k] = f->ext_kind[s];
+                src[k] = (const char *)L->ext[s] +
+                         kind_offset(sk[k], r0, c0, x->W) * (int64_t)weft_dtype_size(f->ext_dt[s]);
+            }
+        }
+        void *dst = regs[in->reg];
+        if (j + 1 == f->n_instr)
+            dst = (char *)L->out + kind_offset(K, r0, c0, x->W) * (int64_t)x->out_es;
+        if (in->red == WEFT__FRED_INNER) {
+            /* A FULL tile of whole rows (nc == W) into a value per row. */
+            const weft__reducer *rd = &x->red[j];
+            for (int64_t t = 0; t < nt; t++)
+                acc[t] = rd->init;
+            rd->rows(src[0], nt, nc, acc);
+            rd->fin(acc, nt, x->W, dst);
+            continue;
+        }
+        if (in->red == WEFT__FRED_OUTER) {
+            x->red[j].cols(src[0], nt, nc, nc, col_acc + c0);
+            continue;
+        }
+        int64_t rs[3];
+        unsigned char step[3];
+        size_t rows = 1, cols;
+        if (K == WEFT__FK_FULL) {
+            /* Operands by kind: a block, a value per row, a row repeated,
+             * a scalar. */
+            rows = (size_t)nt;
+            cols = (size_t)nc;
+            for (uint32_t k = 0; k < in->n_src; k++) {
+                rs[k] = sk[k] == WEFT__FK_FULL ? nc : sk[k] == WEFT__FK_ROW ? 1 : 0;
+                step[k] = (sk[k] & WEFT__FK_COL) != 0;
+            }
+        } else {
+            /* A ROW, COL or SCALAR result is one run; its operands are of
+             * its kind or scalars. */
+            cols = K == WEFT__FK_ROW ? (size_t)nt : K == WEFT__FK_COL ? (size_t)nc : 1;
+            for (uint32_t k = 0; k < in->n_src; k++) {
+                rs[k] = 0;
+                step[k] = sk[k] == K && K != WEFT__FK_SCALAR;
+            }
+        }
+        weft__ew_tile(in->op, in->in_dt, in->out_dt, src, rs, step, dst, rows, cols);
+    }
+}
+
+/* Every tile of rows [ra, rb). */
+static void run_rows(const frun *x, fused_reg *regs, int64_t ra, int64_t rb, weft__acc *col_acc)
+{
+    for (int64_t r0 = ra; r0 < rb; r0 += x->T) {
+        int64_t nt = rb - r0 < x->T ? rb - r0 : x->T;
+        for (int64_t c0 = 0; c0 < x->W; c0 += x->CB) {
+            int64_t nc = x->W - c0 < x->CB ? x->W - c0 : x->CB;
+            run_tile(x, regs, r0, nt, c0, nc, col_acc);
+        }
+    }
+}
+
+static int run_units(size_t tb, size_t te, void *ctx)
+{
+    const frun *x = ctx;
+    uint32_t n_regs = x->f->n_regs ? x->f->n_regs : 1;
+    _Alignas(64) fused_reg regs[n_regs];
+    for (size_t task = tb; task < te; task++) {
+        uint64_t b = weft__chunk_begin(x->units, x->tasks, task);
+        uint64_t e = weft__chunk_begin(x->units, x->tasks, task + 1);
+        int64_t rb = (int64_t)e * x->T;
+        run_rows(x, regs, (int64_t)b * x->T, rb < x->R ? rb : x->R, NULL);
+    }
+    return 0;
+}
+
+/* Chunks round_c0 + [kb, ke) of an outer reduction, each into its own
+ * partial from the identity. */
+static int run_chunks(size_t kb, size_t ke, void *ctx)
+{
+    const frun *x = ctx;
+    const weft__reducer *rd = &x->red[x->f->n_instr - 1];
+    uint32_t n_regs = x->f->n_regs ? x->f->n_regs : 1;
+    _Alignas(64) fused_reg regs[n_regs];
+    for (size_t k = kb; k < ke; k++) {
+        int64_t c = x->round_c0 + (int64_t)k;
+        weft__acc *part = x->partial + k * (size_t)x->W;
+        for (int64_t i = 0; i < x->W; i++)
+            part[i] = rd->init;
+        int64_t ra = c * WEFT__REDUCE_CHUNK;
+        int64_t rb = ra + WEFT__REDUCE_CHUNK < x->R ? ra + WEFT__REDUCE_CHUNK : x->R;
+        run_rows(x, regs, ra, rb, part);
+    }
+    return 0;
+}
+
+static int run_outer(weft_runtime *rt, frun *x, size_t threads)
+{
+    const weft__reducer *rd = &x->red[x->f->n_instr - 1];
+    size_t W = (size_t)x->W;
+    int64_t per_round = (int64_t)(PARTIAL_BYTES / (sizeof(weft__acc) * (W ? W : 1)));
+    if (per_round < 2 * (int64_t)threads)
+        per_round = 2 * (int64_t)threads;
+    if (per_round > x->n_chunks)
+        per_round = x->n_chunks;
+    /* Row 0 is the running total; a round fills rows 1.. */
+    weft__acc *buf = weft__malloc(sizeof(weft__acc) * W * (size_t)(per_round + 1));
+    if (!buf)
+        return weft__errorf(WEFT_ENOMEM, "weft fused op: out of memory for %lld partials",
+                            (long long)((int64_t)W * per_round));
+    weft__acc *total = buf;
+    x->partial = buf + W;
+    int rc = 0;
+    for (int64_t c0 = 0; c0 < x->n_chunks && rc == 0; c0 += per_round) {
+        int64_t n = x->n_chunks - c0 < per_round ? x->n_chunks - c0 : per_round;
+        x->round_c0 = c0;
+        if (threads > 1 && n > 1)
+            rc = weft_parallel_for(rt, (size_t)n, 1, run_chunks, x);
+        else
+            rc = run_chunks(0, (size_t)n, x);
+        for (int64_t k = 0; k < n && rc == 0; k++) {
+            if (c0 + k == 0)
+                memcpy(total, x->partial, sizeof(weft__acc) * W);
+            else
+                rd->combine(total, x->partial + (size_t)k * W, (int64_t)W);
+        }
+    }
+    if (rc == 0)
+        rd->fin(total, (int64_t)W, x->R, x->L->out);
+    weft__free(buf);
+    return rc;
+}
+
+int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__fused_launch *L)
+{
+    frun x;
+    memset(&x, 0, sizeof x);
+    x.f = f;
+    x.L = L;
+    x.R = L->rows;
+    x.W = L->cols;
+    if (x.R <= 0 || x.W <= 0)
+        return 0;
+    const weft__finstr *last = &f->ins[f->n_instr - 1];
+    x.out_es = weft_dtype_size(last->out_dt);
+    x.outer = last->red == WEFT__FRED_OUTER;
+    for (uint32_t j = 0; j < f->n_instr; j++)
+        if (f->ins[j].red != WEFT__FRED_NONE &&
+            !weft__reducer_of(f->ins[j].op, f->ins[j].in_dt, &x.red[j]))
+            return weft__errorf(WEFT_EDTYPE, "weft fused op: no %s of %s",
+                                weft__op_name(f->ins[j].op), weft_dtype_name(f->ins[j].in_dt));
+    if (x.W <= WEFT__FUSED_TILE) {
+        /* The largest power of two of rows that fits, so that tiles line
+         * up with the chunks of an outer reduction. */
+        x.T = 1;
+        while (x.T * 2 * x.W <= WEFT__FUSED_TILE)
+            x.T *= 2;
+        x.CB = x.W;
+    } else {
+        x.T = 1;
+        x.CB = WEFT__FUSED_TILE;
+    }
+    size_t threads = weft__chunk_count(rt, (uint64_t)x.R * (uint64_t)x.W);
+    if (x.outer) {
+        x.n_chunks = (x.R + WEFT__REDUCE_CHUNK - 1) / WEFT__REDUCE_CHUNK;
+        return run_outer(rt, &x, threads);
+    }
+    x.units = (uint64_t)((x.R + x.T - 1) / x.T);
+    x.tasks = threads < x.units ? threads : (size_t)x.units;
+    return weft__run_chunks(rt, x.tasks, run_units, &x);
+}
