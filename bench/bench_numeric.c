@@ -18,7 +18,9 @@
  * back in the same repetition:
  *   first call   a fresh function's first call: tracing, compiling and the
  *                first run;
- *   steady       a call of a function already traced, after a warm-up.
+ *   steady       a call of a function already traced, after a warm-up;
+ * and "build ms", the tracing and compiling part of a first call (the
+ * function's trace_ns + compile_ns).
  * Targets (docs/BENCHMARKS.md, "numeric suite"): steady <= 1.0x on one
  * worker and <= 0.6x on two; tier 0 (the interpreter, every call today)
  * <= 2x on one worker.  BENCH_NUMERIC_ONLY="normalize softmax" runs a
@@ -262,12 +264,13 @@ static void check(workload *w, unsigned workers)
 
 typedef struct result {
     double c, first, steady;              /* median seconds */
+    double build;                         /* median trace + compile seconds of a first call */
     double first_ratio, steady_ratio;     /* median of per-repetition ratios */
 } result;
 
 static void measure(workload *w, int reps, result *res)
 {
-    double tc[BENCH_MAX_REPS], tw[BENCH_MAX_REPS], ratio[BENCH_MAX_REPS];
+    double tc[BENCH_MAX_REPS], tw[BENCH_MAX_REPS], ratio[BENCH_MAX_REPS], tb[BENCH_MAX_REPS];
     /* First calls: a fresh function each time. */
     for (int r = 0; r < reps; r++) {
         double t0 = bench_now();
@@ -277,11 +280,15 @@ static void measure(workload *w, int reps, result *res)
         t0 = bench_now();
         call(w);
         tw[r] = bench_now() - t0;
+        weft_function_stats st;
+        weft_function_get_stats(w->f, &st);
+        tb[r] = (double)(st.trace_ns + st.compile_ns) * 1e-9;
         weft_function_destroy(&w->f);
         ratio[r] = tw[r] / tc[r];
     }
     res->first = bench_median(tw, reps);
     res->first_ratio = bench_median(ratio, reps);
+    res->build = bench_median(tb, reps);
     /* Steady state: one function, warmed up. */
     w->f = make_fn(w);
     double t0 = bench_now();
@@ -348,16 +355,16 @@ int main(int argc, char **argv)
         bench_settle(50);
     }
 
-    printf("\n%-10s %-44s %7s %9s %9s %8s %9s %8s\n", "workload", "", "workers", "C ms",
-           "first ms", "first/C", "steady ms", "steady/C");
+    printf("\n%-10s %-44s %7s %9s %9s %8s %9s %8s %9s\n", "workload", "", "workers", "C ms",
+           "first ms", "first/C", "steady ms", "steady/C", "build ms");
     for (size_t i = 0; i < N_WORK; i++) {
         if (!selected(workloads[i].name))
             continue;
         for (int k = 0; k < nw; k++) {
             const result *r = &res[i][k];
-            printf("%-10s %-44s %7u %9.3f %9.3f %7.2fx %9.3f %7.2fx\n", workloads[i].name,
+            printf("%-10s %-44s %7u %9.3f %9.3f %7.2fx %9.3f %7.2fx %9.3f\n", workloads[i].name,
                    k == 0 ? workloads[i].title : "", workers[k], r->c * 1e3, r->first * 1e3,
-                   r->first_ratio, r->steady * 1e3, r->steady_ratio);
+                   r->first_ratio, r->steady * 1e3, r->steady_ratio, r->build * 1e3);
         }
     }
     /* The targets, per workload: tier 0 (every call runs the interpreter

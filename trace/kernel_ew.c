@@ -156,11 +156,58 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     return true;
 }
 
+/* Rows of a binary tile, W columns each, the step pattern hoisted out of
+ * the row loop so that each pattern is one plain loop nest (gcc
+ * vectorizes the inner loop; a constant W unrolls it). */
+#define BIN_ROWS(TI, TO, EXPR, W)                                                     \
+    do {                                                                               \
+        const int64_t ra = rs[0], rb = rs[1];                                          \
+        if (step[0] && step[1]) {                                                      \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI *restrict pa = a + (int64_t)r * ra;                           \
+                const TI *restrict pb = b + (int64_t)r * rb;                           \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++) {                                     \
+                    TI x = pa[i], y = pb[i];                                           \
+                    po[i] = (TO)(EXPR);                                                \
+                }                                                                      \
+            }                                                                          \
+        } else if (step[0]) {                                                          \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI *restrict pa = a + (int64_t)r * ra;                           \
+                const TI y = b[(int64_t)r * rb];                                       \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++) {                                     \
+                    TI x = pa[i];                                                      \
+                    po[i] = (TO)(EXPR);                                                \
+                }                                                                      \
+            }                                                                          \
+        } else if (step[1]) {                                                          \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI x = a[(int64_t)r * ra];                                       \
+                const TI *restrict pb = b + (int64_t)r * rb;                           \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++) {                                     \
+                    TI y = pb[i];                                                      \
+                    po[i] = (TO)(EXPR);                                                \
+                }                                                                      \
+            }                                                                          \
+        } else {                                                                       \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI x = a[(int64_t)r * ra], y = b[(int64_t)r * rb];               \
+                const TO v = (TO)(EXPR);                                               \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++)                                       \
+                    po[i] = v;                                                         \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
 /* A binary loop: EXPR reads x and y.  NAME##_row is one row with each
  * operand a block (step 1) or a scalar (step 0); NAME runs it over the
  * tile, as one run when the tile is flat. */
 #define BIN_FN(NAME, TI, TO, EXPR)                                                     \
-    static inline void NAME##_row(const TI *restrict a, const TI *restrict b,          \
+    static inline __attribute__((always_inline)) void NAME##_row(const TI *restrict a, const TI *restrict b,          \
                                   TO *restrict o, size_t len, unsigned sa, unsigned sb) \
     {                                                                                  \
         if (sa && sb) {                                                                \
@@ -187,6 +234,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
                 o[i] = v;                                                              \
         }                                                                              \
     }                                                                                  \
+    WEFT__SIMD_CLONES                                                                  \
     static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
                      void *out_, size_t rows, size_t cols)                             \
     {                                                                                  \
@@ -196,13 +244,18 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
             NAME##_row(a, b, o, rows * cols, step[0], step[1]);                        \
             return;                                                                    \
         }                                                                              \
-        for (size_t r = 0; r < rows; r++)                                              \
-            NAME##_row(a + (int64_t)r * rs[0], b + (int64_t)r * rs[1], o + r * cols,   \
-                       cols, step[0], step[1]);                                        \
+        /* Short rows (a value per row of a few columns) with the width a  \
+         * constant, so that each row is a few vector operations. */      \
+        switch (cols) {                                                                \
+        case 4: BIN_ROWS(TI, TO, EXPR, 4); break;                                      \
+        case 8: BIN_ROWS(TI, TO, EXPR, 8); break;                                      \
+        case 16: BIN_ROWS(TI, TO, EXPR, 16); break;                                    \
+        default: BIN_ROWS(TI, TO, EXPR, cols); break;                                  \
+        }                                                                              \
     }
 
 #define UN_FN(NAME, TI, TO, EXPR)                                                      \
-    static inline void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,    \
+    static inline __attribute__((always_inline)) void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,    \
                                   unsigned sa)                                         \
     {                                                                                  \
         if (sa) {                                                                      \
@@ -217,6 +270,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
                 o[i] = v;                                                              \
         }                                                                              \
     }                                                                                  \
+    WEFT__SIMD_CLONES                                                                  \
     static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
                      void *out_, size_t rows, size_t cols)                             \
     {                                                                                  \
@@ -233,7 +287,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
 /* The all-blocks case selects with a bit mask, which gcc vectorizes
  * (a conditional on a byte-wide condition it does not). */
 #define WHERE_FN(NAME, T, UT)                                                          \
-    static inline void NAME##_row(const b8 *restrict c, const T *restrict a,           \
+    static inline __attribute__((always_inline)) void NAME##_row(const b8 *restrict c, const T *restrict a,           \
                                   const T *restrict b, T *restrict o, size_t len,      \
                                   const unsigned char *step)                           \
     {                                                                                  \
@@ -258,6 +312,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
                 o[i] = c[i] ? a[i * sa] : b[i * sb];                                   \
         }                                                                              \
     }                                                                                  \
+    WEFT__SIMD_CLONES                                                                  \
     static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
                      void *out_, size_t rows, size_t cols)                             \
     {                                                                                  \

@@ -47,6 +47,7 @@
 /* acc[t] = STEP over row t, for rows of len contiguous elements.  Four
  * rows at a time: four independent chains, each still in element order. */
 #define RED_ROWS(NAME, T, A, STEP)                                                     \
+    WEFT__SIMD_CLONES                                                                  \
     static void NAME(const void *src_, int64_t rows, int64_t len, weft__acc *acc_)     \
     {                                                                                  \
         const T *restrict src = src_;                                                  \
@@ -77,6 +78,7 @@
 
 /* acc[c] = STEP(acc[c], row r's element c), rows at stride apart. */
 #define RED_COLS(NAME, T, A, STEP)                                                     \
+    WEFT__SIMD_CLONES                                                                  \
     static void NAME(const void *src_, int64_t rows, int64_t stride, int64_t cols,     \
                      weft__acc *acc_)                                                  \
     {                                                                                  \

@@ -12,6 +12,17 @@
 #include "trace/ir.h"
 #include "trace/tensor_impl.h"
 
+/* The hot loops (elementwise tiles, reduction rows and columns) are built
+ * twice on x86-64, for AVX2 and for the baseline, and the loader picks
+ * one for the CPU it runs on.  No FMA: results are the same bits either
+ * way (every op rounds as IEEE says; reductions keep their order). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && \
+    !defined(WEFT_NO_SIMD_CLONES)
+#define WEFT__SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define WEFT__SIMD_CLONES
+#endif
+
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the
  * cut: reductions combine fixed chunks of WEFT__REDUCE_CHUNK (below). */
