@@ -271,7 +271,8 @@ static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_ten
             memcpy(dom, domain.dims, sizeof dom);
     }
     int64_t numel;
-    if (spec.rank < 0 || !weft__numel_checked(spec.rank, spec.dims, weft_dtype_size(spec.dtype), &numel))
+    if (spec.rank < 0 ||
+        !weft__numel_checked(spec.rank, spec.dims, weft_dtype_size(spec.dtype), &numel))
         return weft__errorf(WEFT_ESHAPE, "weft fused op: bad result shape");
     weft__fused_launch L;
     L.rows = 1;

@@ -139,6 +139,11 @@ CV_INT_SRC(i64, int64_t)
 CV_FLT_SRC(f32, float)
 CV_FLT_SRC(f64, double)
 
+/* The per-row helpers are inlined into their tile function even where it
+ * is built for AVX2 (see WEFT__SIMD_CLONES), which a plain inline does not
+ * promise. */
+#define ROW_FN static inline __attribute__((always_inline))
+
 /* A loop over a tile of rows x cols (see weft__ew_tile). */
 typedef void (*ew_fn)(const void *const *in, const int64_t *rs, const unsigned char *step,
                       void *out, size_t rows, size_t cols);
@@ -207,7 +212,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
  * operand a block (step 1) or a scalar (step 0); NAME runs it over the
  * tile, as one run when the tile is flat. */
 #define BIN_FN(NAME, TI, TO, EXPR)                                                     \
-    static inline __attribute__((always_inline)) void NAME##_row(const TI *restrict a, const TI *restrict b,          \
+    ROW_FN void NAME##_row(const TI *restrict a, const TI *restrict b,          \
                                   TO *restrict o, size_t len, unsigned sa, unsigned sb) \
     {                                                                                  \
         if (sa && sb) {                                                                \
@@ -255,7 +260,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     }
 
 #define UN_FN(NAME, TI, TO, EXPR)                                                      \
-    static inline __attribute__((always_inline)) void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,    \
+    ROW_FN void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,    \
                                   unsigned sa)                                         \
     {                                                                                  \
         if (sa) {                                                                      \
@@ -287,7 +292,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
 /* The all-blocks case selects with a bit mask, which gcc vectorizes
  * (a conditional on a byte-wide condition it does not). */
 #define WHERE_FN(NAME, T, UT)                                                          \
-    static inline __attribute__((always_inline)) void NAME##_row(const b8 *restrict c, const T *restrict a,           \
+    ROW_FN void NAME##_row(const b8 *restrict c, const T *restrict a,           \
                                   const T *restrict b, T *restrict o, size_t len,      \
                                   const unsigned char *step)                           \
     {                                                                                  \

@@ -290,7 +290,8 @@ weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a, const int
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: %zu axes, at most %d", n_axes,
                               WEFT_MAX_RANK);
     if (n_axes && !axes)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: NULL axes for %zu axes", n_axes);
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: axes is NULL but n_axes is %zu",
+                              n_axes);
     weft__node n = { .op = WEFT__OP_SUM };
     n.attr.reduce.keepdims = keepdims;
     n.attr.reduce.n_axes = (uint8_t)n_axes;

@@ -290,7 +290,7 @@ static int null_axes_body(weft_ctx *cx, weft_value *const *args, weft_value **ou
     /* n_axes without axes, then too many axes: the first error sticks. */
     weft_value *r = weft_reduce(cx, WEFT_R_SUM, args[0], NULL, 2, false);
     cr_assert_null(r);
-    cr_assert_str_eq(weft_errmsg(), "weft_reduce: NULL axes for 2 axes");
+    cr_assert_str_eq(weft_errmsg(), "weft_reduce: axes is NULL but n_axes is 2");
     int axes[9] = { 0 };
     cr_assert_null(weft_reduce(cx, WEFT_R_SUM, args[0], axes, 9, false));
     cr_assert_null(weft_reduce(cx, WEFT_R_SUM, NULL, NULL, 0, false));
@@ -309,8 +309,8 @@ Test(reduce, null_and_too_many_axes)
         cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
         weft_tensor *out = NULL;
         cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), WEFT_EINVAL);
-        cr_assert_str_eq(weft_errmsg() + strlen(weft_errmsg()) - strlen("weft_reduce: NULL axes for 2 axes"),
-                         "weft_reduce: NULL axes for 2 axes");
+        cr_assert_str_eq(weft_errmsg() + strlen(weft_errmsg()) - strlen("weft_reduce: axes is NULL but n_axes is 2"),
+                         "weft_reduce: axes is NULL but n_axes is 2");
         weft_function_destroy(&f);
     }
     weft_tensor_release(x);
