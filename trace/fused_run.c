@@ -11,6 +11,22 @@
 /* Bytes of outer-reduction partials kept at once (a round of chunks). */
 #define PARTIAL_BYTES ((size_t)1 << 20)
 
+/* An operand of an instruction, resolved for one launch. */
+typedef struct fsrc {
+    const char *base;        /* an external input's data, or NULL: register reg */
+    int64_t es;              /* its element size */
+    uint8_t kind, reg;
+} fsrc;
+
+/* An instruction resolved for one launch: its loop, operands, and their
+ * row strides and column steps in a tile of its result's kind. */
+typedef struct fstep {
+    weft__ew_fn fn;          /* elementwise: its loop (NULL: zeros) */
+    fsrc src[3];
+    int64_t rs[3];
+    unsigned char step[3];
+} fstep;
+
 typedef struct frun {
     const struct weft__fused *f;
     const weft__fused_launch *L;
@@ -19,6 +35,7 @@ typedef struct frun {
     int64_t CB;              /* columns per tile */
     size_t out_es;
     weft__reducer red[WEFT__FUSED_MAX_INSTR];
+    fstep steps[WEFT__FUSED_MAX_INSTR];
     bool outer;              /* the last instruction is an outer reduction */
     /* Without an outer reduction: tasks over row tiles. */
     uint64_t units;
@@ -30,6 +47,43 @@ typedef struct frun {
 } frun;
 
 typedef unsigned char fused_reg[WEFT__FUSED_TILE * 8];
+
+/* Resolves every instruction's loop and operands once per launch. */
+static void plan_steps(frun *x)
+{
+    const struct weft__fused *f = x->f;
+    for (uint32_t j = 0; j < f->n_instr; j++) {
+        const weft__finstr *in = &f->ins[j];
+        fstep *st = &x->steps[j];
+        st->fn = in->red == WEFT__FRED_NONE ? weft__ew_lookup(in->op, in->in_dt, in->out_dt) : NULL;
+        for (uint32_t k = 0; k < in->n_src; k++) {
+            uint16_t s = in->src[k];
+            fsrc *o = &st->src[k];
+            if (s & WEFT__FSRC_INSTR) {
+                const weft__finstr *p = &f->ins[s & ~WEFT__FSRC_INSTR];
+                o->base = NULL;
+                o->reg = p->reg;
+                o->kind = p->kind;
+                o->es = 0;
+            } else {
+                o->base = x->L->ext[s];
+                o->kind = f->ext_kind[s];
+                o->es = (int64_t)weft_dtype_size(f->ext_dt[s]);
+            }
+            if (in->kind == WEFT__FK_FULL) {
+                /* A block, a value per row, a row repeated, a scalar.  A
+                 * tile of several rows spans whole rows (CB == W). */
+                st->rs[k] = o->kind == WEFT__FK_FULL ? x->CB : o->kind == WEFT__FK_ROW ? 1 : 0;
+                st->step[k] = (o->kind & WEFT__FK_COL) != 0;
+            } else {
+                /* A ROW, COL or SCALAR result is one run; its operands are
+                 * of its kind or scalars. */
+                st->rs[k] = 0;
+                st->step[k] = o->kind == in->kind && in->kind != WEFT__FK_SCALAR;
+            }
+        }
+    }
+}
 
 /* Offset, in elements, of a value of kind k at tile (r0, c0). */
 static int64_t kind_offset(uint8_t k, int64_t r0, int64_t c0, int64_t W)
@@ -48,29 +102,21 @@ static void run_tile(const frun *x, fused_reg *regs, int64_t r0, int64_t nt, int
                      int64_t nc, weft__acc *col_acc)
 {
     const struct weft__fused *f = x->f;
-    const weft__fused_launch *L = x->L;
     _Alignas(64) weft__acc acc[WEFT__FUSED_TILE];
     for (uint32_t j = 0; j < f->n_instr; j++) {
         const weft__finstr *in = &f->ins[j];
-        uint8_t K = in->kind;
+        const fstep *st = &x->steps[j];
         const void *src[3];
-        uint8_t sk[3];
         for (uint32_t k = 0; k < in->n_src; k++) {
-            uint16_t s = in->src[k];
-            if (s & WEFT__FSRC_INSTR) {
-                const weft__finstr *p = &f->ins[s & ~WEFT__FSRC_INSTR];
-                src[k] = regs[p->reg];
-                sk[k] = p->kind;
-            } else {
-                sk[k] = f->ext_kind[s];
-                src[k] = (const char *)L->ext[s] +
-                         kind_offset(sk[k], r0, c0, x->W) * (int64_t)weft_dtype_size(f->ext_dt[s]);
-            }
+            const fsrc *o = &st->src[k];
+            src[k] = o->base ? o->base + kind_offset(o->kind, r0, c0, x->W) * o->es
+                             : (const void *)regs[o->reg];
         }
         void *dst = regs[in->reg];
         if (j + 1 == f->n_instr)
-            dst = (char *)L->out + kind_offset(K, r0, c0, x->W) * (int64_t)x->out_es;
-        if (in->red == WEFT__FRED_INNER) {
+            dst = (char *)x->L->out + kind_offset(in->kind, r0, c0, x->W) * (int64_t)x->out_es;
+        switch (in->red) {
+        case WEFT__FRED_INNER: {
             /* A FULL tile of whole rows (nc == W) into a value per row. */
             const weft__reducer *rd = &x->red[j];
             for (int64_t t = 0; t < nt; t++)
@@ -79,32 +125,25 @@ static void run_tile(const frun *x, fused_reg *regs, int64_t r0, int64_t nt, int
             rd->fin(acc, nt, x->W, dst);
             continue;
         }
-        if (in->red == WEFT__FRED_OUTER) {
+        case WEFT__FRED_OUTER:
             x->red[j].cols(src[0], nt, nc, nc, col_acc + c0);
             continue;
+        default:
+            break;
         }
-        int64_t rs[3];
-        unsigned char step[3];
-        size_t rows = 1, cols;
-        if (K == WEFT__FK_FULL) {
-            /* Operands by kind: a block, a value per row, a row repeated,
-             * a scalar. */
+        size_t rows = 1, cols = 1;
+        if (in->kind == WEFT__FK_FULL) {
             rows = (size_t)nt;
             cols = (size_t)nc;
-            for (uint32_t k = 0; k < in->n_src; k++) {
-                rs[k] = sk[k] == WEFT__FK_FULL ? nc : sk[k] == WEFT__FK_ROW ? 1 : 0;
-                step[k] = (sk[k] & WEFT__FK_COL) != 0;
-            }
-        } else {
-            /* A ROW, COL or SCALAR result is one run; its operands are of
-             * its kind or scalars. */
-            cols = K == WEFT__FK_ROW ? (size_t)nt : K == WEFT__FK_COL ? (size_t)nc : 1;
-            for (uint32_t k = 0; k < in->n_src; k++) {
-                rs[k] = 0;
-                step[k] = sk[k] == K && K != WEFT__FK_SCALAR;
-            }
+        } else if (in->kind == WEFT__FK_ROW) {
+            cols = (size_t)nt;
+        } else if (in->kind == WEFT__FK_COL) {
+            cols = (size_t)nc;
         }
-        weft__ew_tile(in->op, in->in_dt, in->out_dt, src, rs, step, dst, rows, cols);
+        if (st->fn)
+            st->fn(src, st->rs, st->step, dst, rows, cols);
+        else
+            memset(dst, 0, rows * cols * weft_dtype_size(in->out_dt));
     }
 }
 
@@ -220,6 +259,7 @@ int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__f
         x.T = 1;
         x.CB = WEFT__FUSED_TILE;
     }
+    plan_steps(&x);
     size_t threads = weft__chunk_count(rt, (uint64_t)x.R * (uint64_t)x.W);
     if (x.outer) {
         x.n_chunks = (x.R + WEFT__REDUCE_CHUNK - 1) / WEFT__REDUCE_CHUNK;

@@ -144,9 +144,7 @@ CV_FLT_SRC(f64, double)
  * promise. */
 #define ROW_FN static inline __attribute__((always_inline))
 
-/* A loop over a tile of rows x cols (see weft__ew_tile). */
-typedef void (*ew_fn)(const void *const *in, const int64_t *rs, const unsigned char *step,
-                      void *out, size_t rows, size_t cols);
+typedef weft__ew_fn ew_fn;
 
 /* Whether the tile is one contiguous run: every operand either a block
  * that continues from row to row or the same scalar on every row. */
@@ -393,7 +391,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
 static const ew_fn cast_table[5][5] = {CAST_ROW(b), CAST_ROW(i32), CAST_ROW(i64), CAST_ROW(f32),
                                        CAST_ROW(f64)};
 
-static ew_fn ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
+weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
 {
     if ((unsigned)in_dt > (unsigned)WEFT_F64 || (unsigned)out_dt > (unsigned)WEFT_F64)
         return NULL;
@@ -410,7 +408,7 @@ void weft__ew_tile(weft__op op, weft_dtype in_dt, weft_dtype out_dt, const void 
 {
     if (rows == 0 || cols == 0)
         return;
-    ew_fn fn = ew_lookup(op, in_dt, out_dt);
+    ew_fn fn = weft__ew_lookup(op, in_dt, out_dt);
     if (fn) {
         fn(in, row_stride, col_step, out, rows, cols);
         return;

@@ -112,6 +112,13 @@ void weft__ew_tile(weft__op op, weft_dtype in_dt, weft_dtype out_dt, const void 
                    const int64_t *row_stride, const unsigned char *col_step, void *out,
                    size_t rows, size_t cols);
 
+/* The loop weft__ew_tile runs for (op, in_dt, out_dt), for callers that
+ * run it over many tiles (rows, cols >= 1); NULL for a pair the contract
+ * rules out. */
+typedef void (*weft__ew_fn)(const void *const *in, const int64_t *row_stride,
+                            const unsigned char *col_step, void *out, size_t rows, size_t cols);
+weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt);
+
 /* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
  * how many chunks `work` units are cut into on rt (1 when rt is NULL or
  * the work is small); chunk_begin: the first item of chunk c of n over
