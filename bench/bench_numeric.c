@@ -24,7 +24,15 @@
  * Targets (docs/BENCHMARKS.md, "numeric suite"): steady <= 1.0x on one
  * worker and <= 0.6x on two; tier 0 (the interpreter, every call today)
  * <= 2x on one worker.  BENCH_NUMERIC_ONLY="normalize softmax" runs a
- * subset; BENCH_REPS sets the repetitions (default 11). */
+ * subset; BENCH_REPS sets the repetitions (default 11);
+ * BENCH_NUMERIC_SCALE=10 divides every workload's rows by 10 (matmul
+ * excepted), for instruction counts under callgrind, where the steady
+ * calls are the function steady_call and the C loops cloop_*:
+ *
+ *   BENCH_NUMERIC_SCALE=10 BENCH_REPS=3 valgrind --tool=callgrind \
+ *       --toggle-collect=steady_call --toggle-collect='cloop_*' \
+ *       build/bench/bench/bench_numeric 1
+ *   callgrind_annotate --inclusive=yes callgrind.out.<pid> */
 #include "bench.h"
 #include "numeric_cloop.h"
 
@@ -112,7 +120,8 @@ static int fused4_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
 typedef struct workload {
     const char *name, *title;
     weft_body_fn body;
-    const char *sig[2];
+    const char *sig[2];           /* filled in by setup from rows and cols */
+    char sig_buf[64];
     size_t n_args;
     int64_t rows, cols;           /* of the first argument (cols 0: 1-D) */
     weft_dtype dt;
@@ -129,22 +138,22 @@ typedef struct workload {
 
 static workload workloads[] = {
     { .name = "normalize", .title = "normalize rows of f32[1e6,8]", .body = normalize_body,
-      .sig = { "f32[1000000,8]" }, .n_args = 1, .rows = 1000000, .cols = 8, .dt = WEFT_F32,
+      .n_args = 1, .rows = 1000000, .cols = 8, .dt = WEFT_F32,
       .tol = 1e-4 },
     { .name = "chain", .title = "sqrt(abs(1.5x-2))*x + exp(-x*x), f32[4e6]", .body = chain_body,
-      .sig = { "f32[4000000]" }, .n_args = 1, .rows = 4000000, .cols = 0, .dt = WEFT_F32,
+      .n_args = 1, .rows = 4000000, .cols = 0, .dt = WEFT_F32,
       .tol = 1e-5 },
     { .name = "softmax", .title = "row softmax of f32[1e5,64]", .body = softmax_body,
-      .sig = { "f32[100000,64]" }, .n_args = 1, .rows = 100000, .cols = 64, .dt = WEFT_F32,
+      .n_args = 1, .rows = 100000, .cols = 64, .dt = WEFT_F32,
       .tol = 1e-5 },
     { .name = "colsum", .title = "column sums of f64[2e4,256]", .body = colsum_body,
-      .sig = { "f64[20000,256]" }, .n_args = 1, .rows = 20000, .cols = 256, .dt = WEFT_F64,
+      .n_args = 1, .rows = 20000, .cols = 256, .dt = WEFT_F64,
       .tol = 1e-12 },
     { .name = "matmul", .title = "matmul f32 256x256", .body = matmul_body,
-      .sig = { "f32[256,256]", "f32[256,256]" }, .n_args = 2, .rows = 256, .cols = 256,
+      .n_args = 2, .rows = 256, .cols = 256,
       .dt = WEFT_F32, .tol = 1e-4 },
     { .name = "fused4", .title = "((x*2+1)*x)-3, f32[1e7]", .body = fused4_body,
-      .sig = { "f32[10000000]" }, .n_args = 1, .rows = 10000000, .cols = 0, .dt = WEFT_F32,
+      .n_args = 1, .rows = 10000000, .cols = 0, .dt = WEFT_F32,
       .tol = 1e-6 },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
@@ -182,6 +191,14 @@ static void fill(void *p, weft_dtype dt, size_t n, unsigned seed)
 
 static void setup(workload *w)
 {
+    const char *dt = w->dt == WEFT_F32 ? "f32" : "f64";
+    if (w->cols)
+        snprintf(w->sig_buf, sizeof w->sig_buf, "%s[%lld,%lld]", dt, (long long)w->rows,
+                 (long long)w->cols);
+    else
+        snprintf(w->sig_buf, sizeof w->sig_buf, "%s[%lld]", dt, (long long)w->rows);
+    w->sig[0] = w->sig_buf;
+    w->sig[1] = w->sig_buf;
     size_t es = weft_dtype_size(w->dt);
     size_t n = (size_t)w->rows * (size_t)(w->cols ? w->cols : 1);
     for (size_t k = 0; k < w->n_args; k++) {
@@ -236,6 +253,12 @@ static void call(workload *w)
     int err = weft_function_call(w->f, w->args, w->n_args, &w->out, 1);
     if (err)
         bench_die("weft_function_call", err);
+}
+
+/* The timed steady-state call, apart for callgrind's --toggle-collect. */
+__attribute__((noinline)) static void steady_call(workload *w)
+{
+    call(w);
 }
 
 static void check(workload *w, unsigned workers)
@@ -301,7 +324,7 @@ static void measure(workload *w, int reps, result *res)
         run_cloop(w);
         tc[r] = bench_now() - t1;
         t1 = bench_now();
-        call(w);
+        steady_call(w);
         tw[r] = bench_now() - t1;
         ratio[r] = tw[r] / tc[r];
     }
@@ -329,6 +352,10 @@ int main(int argc, char **argv)
     int nw = bench_workers(argc, argv, workers);
     int reps = bench_reps(11);
     static result res[N_WORK][BENCH_MAX_WORKERS];
+    const char *scale = getenv("BENCH_NUMERIC_SCALE");
+    for (size_t i = 0; scale && atoi(scale) > 1 && i < N_WORK; i++)
+        if (strcmp(workloads[i].name, "matmul") != 0)
+            workloads[i].rows /= atoi(scale);
 
     printf("numeric suite: weft traced call / plain C loop at -O3 (1 thread), "
            "medians of per-repetition ratios, %d repetitions\n", reps);

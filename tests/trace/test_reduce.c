@@ -397,3 +397,51 @@ Test(reduce, fused_groups_with_unknown_dims)
     weft_function_destroy(&ft);
     weft_function_destroy(&fe);
 }
+
+/* ---- The compiler's passes ------------------------------------------- */
+
+static int passes_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_tensor *c = user;
+    const int one = 1, last = -1;
+    /* The same reduction spelled two ways merges (CSE); one of a constant
+     * folds into a constant. */
+    weft_value *a = weft_reduce(cx, WEFT_R_PROD, args[0], &one, 1, false);
+    weft_value *b = weft_reduce(cx, WEFT_R_PROD, args[0], &last, 1, false);
+    weft_value *k = weft_reduce(cx, WEFT_R_STD, weft_const_tensor(cx, c), NULL, 0, false);
+    outs[0] = weft_add(cx, weft_add(cx, a, b), k);
+    return weft_ctx_status(cx);
+}
+
+Test(reduce, merged_and_folded_by_the_compiler)
+{
+    weft_tensor *x = mk(WEFT_F64, 2, d23, (double[]){ 1, 2, 3, 4, 5, 6 });
+    weft_tensor *c = mk(WEFT_F64, 1, (int64_t[]){ 4 }, (double[]){ 1, 2, 3, 4 });
+    weft_arg a = weft_arg_tensor(x);
+    weft_function_desc d = { .name = "passes", .body = passes_body, .user = c, .n_args = 1,
+                             .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_tensor *y = NULL;
+    cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+    /* prod(x, 1) * 2 + std([1,2,3,4]) = [12, 240] + sqrt(1.25) */
+    const double *v = weft_tensor_data(y);
+    cr_assert_float_eq(v[0], 12.0 + sqrt(1.25), 1e-12);
+    cr_assert_float_eq(v[1], 240.0 + sqrt(1.25), 1e-12);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+    fclose(mem);
+    int prods = 0;
+    for (const char *p = strstr(text, "prod"); p; p = strstr(p + 1, "prod"))
+        prods++;
+    cr_expect_eq(prods, 1, "the two prods did not merge:\n%s", text);
+    cr_expect_null(strstr(text, "mean"), "std of a constant was not folded:\n%s", text);
+    cr_expect_null(strstr(text, "sqrt"), "std of a constant was not folded:\n%s", text);
+    free(text);
+    weft_tensor_release(y);
+    weft_function_destroy(&f);
+    weft_tensor_release(c);
+    weft_tensor_release(x);
+}
