@@ -61,10 +61,12 @@ static int kind_in(const weft_spec *dom, int *split, const weft_spec *s)
         all_one = all_one && one[q];
         all_match = all_match && match[q];
     }
-    if (all_one)
-        return WEFT__FK_SCALAR;
+    /* Domain-shaped first, so that in a domain of 1s (a chain of scalar
+     * ops) every value is FULL. */
     if (all_match)
         return WEFT__FK_FULL;
+    if (all_one)
+        return WEFT__FK_SCALAR;
     /* ROW: matching dims, then 1s; COL: 1s, then matching dims. */
     int row_s = n, col_s = 0;
     while (row_s > 0 && one[row_s - 1])
