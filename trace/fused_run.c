@@ -266,6 +266,10 @@ int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__f
         return run_outer(rt, &x, threads);
     }
     x.units = (uint64_t)((x.R + x.T - 1) / x.T);
-    x.tasks = threads < x.units ? threads : (size_t)x.units;
+    /* A few tasks per thread, so that a thread that falls behind (a busy
+     * CPU) leaves the rest of its share to the others. */
+    x.tasks = threads > 1 ? 4 * threads : 1;
+    if (x.tasks > x.units)
+        x.tasks = (size_t)x.units;
     return weft__run_chunks(rt, x.tasks, run_units, &x);
 }

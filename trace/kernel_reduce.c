@@ -515,6 +515,10 @@ int weft__eval_reduce(weft_runtime *rt, const weft__node *n, const weft_tensor *
     /* Few outputs but many chunks: the chunks go to the workers. */
     if (threads > 1 && (uint64_t)j.items < threads && (uint64_t)j.n_chunks >= 2 * threads)
         return run_chunk_mode(rt, &j, threads);
-    j.tasks = threads < (size_t)j.items ? threads : (size_t)j.items;
+    /* A few tasks per thread, so that a thread that falls behind leaves
+     * the rest of its share to the others. */
+    j.tasks = threads > 1 ? 4 * threads : 1;
+    if (j.tasks > (size_t)j.items)
+        j.tasks = (size_t)j.items;
     return weft__run_chunks(rt, j.tasks, j.inner == 1 ? red_rows_items : red_cols_items, &j);
 }
