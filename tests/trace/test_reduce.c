@@ -445,3 +445,53 @@ Test(reduce, merged_and_folded_by_the_compiler)
     weft_tensor_release(c);
     weft_tensor_release(x);
 }
+
+static int broadcast_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    const int last = -1;
+    weft_value *t = weft_mul(cx, weft_add(cx, args[0], args[1]), args[0]);
+    outs[0] = weft_sub(cx, t, weft_reduce(cx, WEFT_R_MAX, t, &last, 1, true));
+    return weft_ctx_status(cx);
+}
+
+/* Traced with two f64[?,?] inputs, the group takes y as a full operand;
+ * a call where y is a column [n,1] or a row [1,m] (broadcast after all)
+ * takes the op-by-op path, and every call equals eager mode. */
+Test(reduce, fused_group_meets_a_broadcast_at_run_time)
+{
+    weft_spec sig[2];
+    cr_assert_eq(weft_spec_parse("f64[?,?]", &sig[0]), 0);
+    sig[1] = sig[0];
+    weft_function_desc d = { .name = "bc", .body = broadcast_body, .n_args = 2, .n_outs = 1,
+                             .input_signature = sig };
+    weft_function *ft = NULL, *fe = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &ft), 0, "%s", weft_errmsg());
+    d.flags = WEFT_RUN_EAGERLY;
+    cr_assert_eq(weft_function_create(rt, &d, &fe), 0, "%s", weft_errmsg());
+    double xv[12], yv[12];
+    for (int i = 0; i < 12; i++) {
+        xv[i] = (double)(i % 5) - 2.0;
+        yv[i] = (double)(i % 3) * 0.5;
+    }
+    const int64_t ydims[3][2] = { { 3, 4 }, { 3, 1 }, { 1, 4 } };
+    weft_tensor *x = mk(WEFT_F64, 2, (int64_t[]){ 3, 4 }, xv);
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *y = mk(WEFT_F64, 2, ydims[k], yv);
+        weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };
+        weft_tensor *ot = NULL, *oe = NULL;
+        cr_assert_eq(weft_function_call(ft, a, 2, &ot, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_function_call(fe, a, 2, &oe, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_numel(ot), 12);
+        cr_assert(memcmp(weft_tensor_data(ot), weft_tensor_data(oe), 12 * sizeof(double)) == 0,
+                  "y of [%lld,%lld]: traced and eager differ", (long long)ydims[k][0],
+                  (long long)ydims[k][1]);
+        weft_tensor_release(ot);
+        weft_tensor_release(oe);
+        weft_tensor_release(y);
+    }
+    cr_assert_eq(weft_function_tracing_count(ft), 1);
+    weft_tensor_release(x);
+    weft_function_destroy(&ft);
+    weft_function_destroy(&fe);
+}
