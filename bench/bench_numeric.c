@@ -26,12 +26,13 @@
  * <= 2x on one worker.  BENCH_NUMERIC_ONLY="normalize softmax" runs a
  * subset; BENCH_REPS sets the repetitions (default 11);
  * BENCH_NUMERIC_SCALE=10 divides every workload's rows by 10 (matmul
- * excepted), for instruction counts under callgrind, where the steady
- * calls are the function steady_call and the C loops cloop_*:
+ * excepted), for instruction counts under callgrind, where the timed
+ * steady calls are the functions steady_call and steady_cloop, each run
+ * BENCH_REPS times (one workload at a time):
  *
- *   BENCH_NUMERIC_SCALE=10 BENCH_REPS=3 valgrind --tool=callgrind \
- *       --toggle-collect=steady_call --toggle-collect='cloop_*' \
- *       build/bench/bench/bench_numeric 1
+ *   BENCH_NUMERIC_ONLY=normalize BENCH_NUMERIC_SCALE=10 BENCH_REPS=3 \
+ *       valgrind --tool=callgrind --toggle-collect=steady_call \
+ *       --toggle-collect=steady_cloop build/bench/bench/bench_numeric 1
  *   callgrind_annotate --inclusive=yes callgrind.out.<pid> */
 #include "bench.h"
 #include "numeric_cloop.h"
@@ -255,10 +256,16 @@ static void call(workload *w)
         bench_die("weft_function_call", err);
 }
 
-/* The timed steady-state call, apart for callgrind's --toggle-collect. */
+/* The timed steady-state call and C loop, apart for callgrind's
+ * --toggle-collect (each runs exactly BENCH_REPS times). */
 __attribute__((noinline)) static void steady_call(workload *w)
 {
     call(w);
+}
+
+__attribute__((noinline)) static void steady_cloop(workload *w)
+{
+    run_cloop(w);
 }
 
 static void check(workload *w, unsigned workers)
@@ -321,7 +328,7 @@ static void measure(workload *w, int reps, result *res)
     } while (bench_now() - t0 < BENCH_WARMUP_NS * 1e-9);
     for (int r = 0; r < reps; r++) {
         double t1 = bench_now();
-        run_cloop(w);
+        steady_cloop(w);
         tc[r] = bench_now() - t1;
         t1 = bench_now();
         steady_call(w);
