@@ -112,14 +112,17 @@ static bool reduce_fusable(const weft__graph *g, const weft__node *n, unsigned *
     return weft__reduce_mask(n, NULL, in, mask) == 0;
 }
 
-/* Whether mask is exactly the axes [s, n) (inner) for some s > ... */
+/* The split s when mask is exactly the trailing axes [s, n) (an inner
+ * reduction), else -1. */
 static int suffix_split(unsigned mask, int n)
 {
     int s = n - __builtin_popcount(mask);
-    unsigned want = (n >= 32 ? ~0u : (1u << n) - 1u) & ~((1u << s) - 1u);
+    unsigned want = ((1u << n) - 1u) & ~((1u << s) - 1u);
     return mask == want && mask ? s : -1;
 }
 
+/* The split s when mask is exactly the leading axes [0, s) (an outer
+ * reduction; every axis counts), else -1. */
 static int prefix_split(unsigned mask)
 {
     int s = __builtin_popcount(mask);
@@ -182,8 +185,10 @@ static bool start_group(const fuse_state *st, uint32_t root, group *gr)
         if (gr->dom.rank < 0)
             return false;
         int sp = -1;
-        return join_kind(st, gr, root, &sp) == WEFT__FK_FULL &&
-               ((gr->split = sp), true);
+        if (join_kind(st, gr, root, &sp) != WEFT__FK_FULL)
+            return false;
+        gr->split = sp;
+        return true;
     }
     unsigned mask;
     if (!reduce_fusable(st->g, n, &mask))
