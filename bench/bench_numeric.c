@@ -49,16 +49,6 @@ static weft_runtime *rt;
 
 /* ---- The bodies, as a user writes them ---- */
 
-static weft_value *f32_scalar(weft_ctx *cx, float v)
-{
-    weft_tensor *t = NULL;
-    if (weft_tensor_create(WEFT_F32, 0, NULL, &v, &t) != 0)
-        return NULL;
-    weft_value *r = weft_const_tensor(cx, t);
-    weft_tensor_release(t);
-    return r;
-}
-
 static const int axis1[1] = { 1 };
 
 static int normalize_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
@@ -68,7 +58,7 @@ static int normalize_body(weft_ctx *cx, weft_value *const *args, weft_value **ou
     weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, x, axis1, 1, true);
     weft_value *d = weft_sub(cx, x, mean);
     weft_value *var = weft_reduce(cx, WEFT_R_MEAN, weft_mul(cx, d, d), axis1, 1, true);
-    outs[0] = weft_div(cx, d, weft_sqrt(cx, weft_add(cx, var, f32_scalar(cx, 1e-5f))));
+    outs[0] = weft_div(cx, d, weft_sqrt(cx, weft_add(cx, var, bench_f32_scalar(cx, 1e-5f))));
     return weft_ctx_status(cx);
 }
 
@@ -76,8 +66,9 @@ static int chain_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, 
 {
     (void)user;
     weft_value *x = args[0];
-    weft_value *a = weft_sqrt(cx, weft_abs(cx, weft_sub(cx, weft_mul(cx, x, f32_scalar(cx, 1.5f)),
-                                                        f32_scalar(cx, 2.0f))));
+    weft_value *lin = weft_sub(cx, weft_mul(cx, x, bench_f32_scalar(cx, 1.5f)),
+                               bench_f32_scalar(cx, 2.0f));
+    weft_value *a = weft_sqrt(cx, weft_abs(cx, lin));
     weft_value *b = weft_exp(cx, weft_neg(cx, weft_mul(cx, x, x)));
     outs[0] = weft_add(cx, weft_mul(cx, a, x), b);
     return weft_ctx_status(cx);
@@ -111,8 +102,9 @@ static int fused4_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
 {
     (void)user;
     weft_value *x = args[0];
-    weft_value *y = weft_add(cx, weft_mul(cx, x, f32_scalar(cx, 2.0f)), f32_scalar(cx, 1.0f));
-    outs[0] = weft_sub(cx, weft_mul(cx, y, x), f32_scalar(cx, 3.0f));
+    weft_value *y = weft_add(cx, weft_mul(cx, x, bench_f32_scalar(cx, 2.0f)),
+                             bench_f32_scalar(cx, 1.0f));
+    outs[0] = weft_sub(cx, weft_mul(cx, y, x), bench_f32_scalar(cx, 3.0f));
     return weft_ctx_status(cx);
 }
 

@@ -270,46 +270,48 @@ static void cols_chunk(const red_job *j, int64_t o, int64_t c0, int64_t nc, int6
     j->red.cols(p, chunk_len(j, c), j->inner, nc, acc);
 }
 
-/* Item mode, rows: each item is a batch of up to ROW_BATCH whole rows. */
-static int red_rows_items(size_t tb, size_t te, void *ctx)
+/* One item of the rows: a batch of up to ROW_BATCH whole rows, its chunks
+ * combined in order. */
+static void red_row_item(const red_job *j, uint64_t it, weft__acc *total, weft__acc *part)
 {
-    const red_job *j = ctx;
-    weft__acc total[ROW_BATCH], part[ROW_BATCH];
-    for (size_t task = tb; task < te; task++) {
-        uint64_t b = weft__chunk_begin((uint64_t)j->items, j->tasks, task);
-        uint64_t e = weft__chunk_begin((uint64_t)j->items, j->tasks, task + 1);
-        for (uint64_t it = b; it < e; it++) {
-            int64_t o0 = (int64_t)it * ROW_BATCH;
-            int64_t n = j->outer - o0 < ROW_BATCH ? j->outer - o0 : ROW_BATCH;
-            rows_chunk(j, o0, n, 0, total);
-            for (int64_t c = 1; c < j->n_chunks; c++) {
-                rows_chunk(j, o0, n, c, part);
-                j->red.combine(total, part, n);
-            }
-            j->red.fin(total, n, j->len, j->out + (size_t)o0 * j->out_esize);
-        }
+    int64_t o0 = (int64_t)it * ROW_BATCH;
+    int64_t n = j->outer - o0 < ROW_BATCH ? j->outer - o0 : ROW_BATCH;
+    rows_chunk(j, o0, n, 0, total);
+    for (int64_t c = 1; c < j->n_chunks; c++) {
+        rows_chunk(j, o0, n, c, part);
+        j->red.combine(total, part, n);
     }
-    return 0;
+    j->red.fin(total, n, j->len, j->out + (size_t)o0 * j->out_esize);
 }
 
-/* Item mode, columns: each item is one output row's block of columns. */
-static int red_cols_items(size_t tb, size_t te, void *ctx)
+/* One item of the columns: an output row's block of columns. */
+static void red_col_item(const red_job *j, uint64_t it, weft__acc *total, weft__acc *part)
+{
+    int64_t o = (int64_t)(it / (uint64_t)j->col_blocks);
+    int64_t c0 = (int64_t)(it % (uint64_t)j->col_blocks) * COL_BLOCK;
+    int64_t nc = j->inner - c0 < COL_BLOCK ? j->inner - c0 : COL_BLOCK;
+    cols_chunk(j, o, c0, nc, 0, total);
+    for (int64_t c = 1; c < j->n_chunks; c++) {
+        cols_chunk(j, o, c0, nc, c, part);
+        j->red.combine(total, part, nc);
+    }
+    j->red.fin(total, nc, j->len, j->out + (size_t)(o * j->inner + c0) * j->out_esize);
+}
+
+/* Item mode: each task owns a range of items, each item whole outputs. */
+static int red_items(size_t tb, size_t te, void *ctx)
 {
     const red_job *j = ctx;
-    weft__acc total[COL_BLOCK], part[COL_BLOCK];
+    weft__acc total[ROW_BATCH > COL_BLOCK ? ROW_BATCH : COL_BLOCK];
+    weft__acc part[ROW_BATCH > COL_BLOCK ? ROW_BATCH : COL_BLOCK];
     for (size_t task = tb; task < te; task++) {
         uint64_t b = weft__chunk_begin((uint64_t)j->items, j->tasks, task);
         uint64_t e = weft__chunk_begin((uint64_t)j->items, j->tasks, task + 1);
         for (uint64_t it = b; it < e; it++) {
-            int64_t o = (int64_t)(it / (uint64_t)j->col_blocks);
-            int64_t c0 = (int64_t)(it % (uint64_t)j->col_blocks) * COL_BLOCK;
-            int64_t nc = j->inner - c0 < COL_BLOCK ? j->inner - c0 : COL_BLOCK;
-            cols_chunk(j, o, c0, nc, 0, total);
-            for (int64_t c = 1; c < j->n_chunks; c++) {
-                cols_chunk(j, o, c0, nc, c, part);
-                j->red.combine(total, part, nc);
-            }
-            j->red.fin(total, nc, j->len, j->out + (size_t)(o * j->inner + c0) * j->out_esize);
+            if (j->inner == 1)
+                red_row_item(j, it, total, part);
+            else
+                red_col_item(j, it, total, part);
         }
     }
     return 0;
@@ -520,5 +522,5 @@ int weft__eval_reduce(weft_runtime *rt, const weft__node *n, const weft_tensor *
     j.tasks = threads > 1 ? 4 * threads : 1;
     if (j.tasks > (size_t)j.items)
         j.tasks = (size_t)j.items;
-    return weft__run_chunks(rt, j.tasks, j.inner == 1 ? red_rows_items : red_cols_items, &j);
+    return weft__run_chunks(rt, j.tasks, red_items, &j);
 }
