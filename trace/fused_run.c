@@ -8,9 +8,6 @@
 #include "trace/kernels.h"
 #include "trace/program.h"
 
-/* Bytes of outer-reduction partials kept at once (a round of chunks). */
-#define PARTIAL_BYTES ((size_t)1 << 20)
-
 /* An operand of an instruction, resolved for one launch. */
 typedef struct fsrc {
     const char *base;        /* an external input's data, or NULL: register reg */
@@ -37,13 +34,10 @@ typedef struct frun {
     weft__reducer red[WEFT__FUSED_MAX_INSTR];
     fstep steps[WEFT__FUSED_MAX_INSTR];
     bool outer;              /* the last instruction is an outer reduction */
-    /* Without an outer reduction: tasks over row tiles. */
+    /* Without an outer reduction: tasks over row tiles.  (With one, the
+     * chunks of WEFT__REDUCE_CHUNK rows are the tasks.) */
     uint64_t units;
     size_t tasks;
-    /* With one: chunks [round_c0, ...) of WEFT__REDUCE_CHUNK rows, each into
-     * its row of W accumulators in partial. */
-    int64_t n_chunks, round_c0;
-    weft__acc *partial;
 } frun;
 
 typedef unsigned char fused_reg[WEFT__FUSED_TILE * 8];
@@ -173,61 +167,18 @@ static int run_units(size_t tb, size_t te, void *ctx)
     return 0;
 }
 
-/* Chunks round_c0 + [kb, ke) of an outer reduction, each into its own
- * partial from the identity. */
-static int run_chunks(size_t kb, size_t ke, void *ctx)
+/* Chunk c of an outer reduction (WEFT__REDUCE_CHUNK rows) into part. */
+static void fused_chunk_partial(void *ctx, int64_t c, weft__acc *part)
 {
     const frun *x = ctx;
     const weft__reducer *rd = &x->red[x->f->n_instr - 1];
     uint32_t n_regs = x->f->n_regs ? x->f->n_regs : 1;
     _Alignas(64) fused_reg regs[n_regs];
-    for (size_t k = kb; k < ke; k++) {
-        int64_t c = x->round_c0 + (int64_t)k;
-        weft__acc *part = x->partial + k * (size_t)x->W;
-        for (int64_t i = 0; i < x->W; i++)
-            part[i] = rd->init;
-        int64_t ra = c * WEFT__REDUCE_CHUNK;
-        int64_t rb = ra + WEFT__REDUCE_CHUNK < x->R ? ra + WEFT__REDUCE_CHUNK : x->R;
-        run_rows(x, regs, ra, rb, part);
-    }
-    return 0;
-}
-
-static int run_outer(weft_runtime *rt, frun *x, size_t threads)
-{
-    const weft__reducer *rd = &x->red[x->f->n_instr - 1];
-    size_t W = (size_t)x->W;
-    int64_t per_round = (int64_t)(PARTIAL_BYTES / (sizeof(weft__acc) * (W ? W : 1)));
-    if (per_round < 2 * (int64_t)threads)
-        per_round = 2 * (int64_t)threads;
-    if (per_round > x->n_chunks)
-        per_round = x->n_chunks;
-    /* Row 0 is the running total; a round fills rows 1.. */
-    weft__acc *buf = weft__malloc(sizeof(weft__acc) * W * (size_t)(per_round + 1));
-    if (!buf)
-        return weft__errorf(WEFT_ENOMEM, "weft fused op: out of memory for %lld partials",
-                            (long long)((int64_t)W * per_round));
-    weft__acc *total = buf;
-    x->partial = buf + W;
-    int rc = 0;
-    for (int64_t c0 = 0; c0 < x->n_chunks && rc == 0; c0 += per_round) {
-        int64_t n = x->n_chunks - c0 < per_round ? x->n_chunks - c0 : per_round;
-        x->round_c0 = c0;
-        if (threads > 1 && n > 1)
-            rc = weft_parallel_for(rt, (size_t)n, 1, run_chunks, x);
-        else
-            rc = run_chunks(0, (size_t)n, x);
-        for (int64_t k = 0; k < n && rc == 0; k++) {
-            if (c0 + k == 0)
-                memcpy(total, x->partial, sizeof(weft__acc) * W);
-            else
-                rd->combine(total, x->partial + (size_t)k * W, (int64_t)W);
-        }
-    }
-    if (rc == 0)
-        rd->fin(total, (int64_t)W, x->R, x->L->out);
-    weft__free(buf);
-    return rc;
+    for (int64_t i = 0; i < x->W; i++)
+        part[i] = rd->init;
+    int64_t ra = c * WEFT__REDUCE_CHUNK;
+    int64_t rb = ra + WEFT__REDUCE_CHUNK < x->R ? ra + WEFT__REDUCE_CHUNK : x->R;
+    run_rows(x, regs, ra, rb, part);
 }
 
 int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__fused_launch *L)
@@ -262,8 +213,9 @@ int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__f
     plan_steps(&x);
     size_t threads = weft__chunk_count(rt, (uint64_t)x.R * (uint64_t)x.W);
     if (x.outer) {
-        x.n_chunks = (x.R + WEFT__REDUCE_CHUNK - 1) / WEFT__REDUCE_CHUNK;
-        return run_outer(rt, &x, threads);
+        int64_t n_chunks = (x.R + WEFT__REDUCE_CHUNK - 1) / WEFT__REDUCE_CHUNK;
+        return weft__reduce_chunks(rt, threads, &x.red[f->n_instr - 1], n_chunks, x.W, x.R,
+                                   fused_chunk_partial, &x, L->out);
     }
     x.units = (uint64_t)((x.R + x.T - 1) / x.T);
     /* A few tasks per thread, so that a thread that falls behind (a busy

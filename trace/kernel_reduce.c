@@ -28,7 +28,7 @@
 
 #define COL_BLOCK 512       /* reduction columns accumulated at once */
 #define ROW_BATCH 256       /* rows a row reduction finalizes at once */
-/* Bytes of chunk partials kept at once when chunks run in parallel. */
+/* Bytes of chunk partials kept at once (weft__reduce_chunks). */
 #define PARTIAL_BYTES ((size_t)1 << 20)
 
 /* ---- Accumulation loops ---------------------------------------------- */
@@ -223,9 +223,6 @@ typedef struct red_job {
     int64_t n_chunks;     /* ceil(len / WEFT__REDUCE_CHUNK) */
     size_t tasks;         /* item mode: tasks over the items */
     int64_t items;
-    /* chunk mode: chunks [c0, c0 + n) of this round into partial */
-    int64_t round_c0;
-    weft__acc *partial;   /* n x out_n */
     /* general mode: kept and reduced dims (outermost first) with the
      * input's strides in elements */
     int n_kept, n_red;
@@ -317,65 +314,73 @@ static int red_items(size_t tb, size_t te, void *ctx)
     return 0;
 }
 
-/* Chunk mode: chunk round_c0 + k of every output into partial row k. */
-static int red_chunks(size_t kb, size_t ke, void *ctx)
+/* Chunk mode: chunk c of every output into part[0..outer * inner). */
+static void red_chunk_partial(void *ctx, int64_t c, weft__acc *part)
 {
     const red_job *j = ctx;
-    int64_t out_n = j->outer * j->inner;
-    for (size_t k = kb; k < ke; k++) {
-        int64_t c = j->round_c0 + (int64_t)k;
-        weft__acc *part = j->partial + k * (size_t)out_n;
-        if (j->inner == 1) {
-            for (int64_t o0 = 0; o0 < j->outer; o0 += ROW_BATCH) {
-                int64_t n = j->outer - o0 < ROW_BATCH ? j->outer - o0 : ROW_BATCH;
-                rows_chunk(j, o0, n, c, part + o0);
-            }
-            continue;
+    if (j->inner == 1) {
+        for (int64_t o0 = 0; o0 < j->outer; o0 += ROW_BATCH) {
+            int64_t n = j->outer - o0 < ROW_BATCH ? j->outer - o0 : ROW_BATCH;
+            rows_chunk(j, o0, n, c, part + o0);
         }
-        for (int64_t o = 0; o < j->outer; o++)
-            for (int64_t c0 = 0; c0 < j->inner; c0 += COL_BLOCK) {
-                int64_t nc = j->inner - c0 < COL_BLOCK ? j->inner - c0 : COL_BLOCK;
-                cols_chunk(j, o, c0, nc, c, part + o * j->inner + c0);
-            }
+        return;
     }
+    for (int64_t o = 0; o < j->outer; o++)
+        for (int64_t c0 = 0; c0 < j->inner; c0 += COL_BLOCK) {
+            int64_t nc = j->inner - c0 < COL_BLOCK ? j->inner - c0 : COL_BLOCK;
+            cols_chunk(j, o, c0, nc, c, part + o * j->inner + c0);
+        }
+}
+
+typedef struct chunk_round {
+    weft__chunk_partial_fn chunk;
+    void *ctx;
+    int64_t c0, width;
+    weft__acc *rows;
+} chunk_round;
+
+static int chunk_round_run(size_t kb, size_t ke, void *arg)
+{
+    const chunk_round *cr = arg;
+    for (size_t k = kb; k < ke; k++)
+        cr->chunk(cr->ctx, cr->c0 + (int64_t)k, cr->rows + k * (size_t)cr->width);
     return 0;
 }
 
-/* Chunks in parallel, in rounds whose partials fit PARTIAL_BYTES, each
- * round's partials combined in chunk order into the first row. */
-static int run_chunk_mode(weft_runtime *rt, red_job *j, size_t threads)
+int weft__reduce_chunks(weft_runtime *rt, size_t threads, const weft__reducer *red,
+                        int64_t n_chunks, int64_t width, int64_t len,
+                        weft__chunk_partial_fn chunk, void *ctx, void *out)
 {
-    int64_t out_n = j->outer * j->inner;
-    int64_t per_round = (int64_t)(PARTIAL_BYTES / (sizeof(weft__acc) * (size_t)out_n));
+    size_t w = (size_t)(width ? width : 1);
+    int64_t per_round = (int64_t)(PARTIAL_BYTES / (sizeof(weft__acc) * w));
     if (per_round < 2 * (int64_t)threads)
         per_round = 2 * (int64_t)threads;
-    if (per_round > j->n_chunks)
-        per_round = j->n_chunks;
+    if (per_round > n_chunks)
+        per_round = n_chunks;
     /* Row 0 is the running total; a round fills rows 1.. */
-    j->partial = weft__malloc(sizeof(weft__acc) * (size_t)out_n * (size_t)(per_round + 1));
-    if (!j->partial)
+    weft__acc *buf = weft__malloc(sizeof(weft__acc) * w * (size_t)(per_round + 1));
+    if (!buf)
         return weft__errorf(WEFT_ENOMEM, "weft reduction: out of memory for %lld partials",
-                            (long long)(out_n * per_round));
-    weft__acc *total = j->partial;
-    weft__acc *rows = j->partial + out_n;
+                            (long long)(width * per_round));
+    chunk_round cr = { .chunk = chunk, .ctx = ctx, .width = width, .rows = buf + w };
     int rc = 0;
-    red_job rj = *j;
-    rj.partial = rows;
-    for (int64_t c0 = 0; c0 < j->n_chunks && rc == 0; c0 += per_round) {
-        int64_t n = j->n_chunks - c0 < per_round ? j->n_chunks - c0 : per_round;
-        rj.round_c0 = c0;
-        rc = weft_parallel_for(rt, (size_t)n, 1, red_chunks, &rj);
+    for (int64_t c0 = 0; c0 < n_chunks && rc == 0; c0 += per_round) {
+        int64_t n = n_chunks - c0 < per_round ? n_chunks - c0 : per_round;
+        cr.c0 = c0;
+        if (threads > 1 && n > 1)
+            rc = weft_parallel_for(rt, (size_t)n, 1, chunk_round_run, &cr);
+        else
+            rc = chunk_round_run(0, (size_t)n, &cr);
         for (int64_t k = 0; k < n && rc == 0; k++) {
             if (c0 + k == 0)
-                memcpy(total, rows, sizeof(weft__acc) * (size_t)out_n);
+                memcpy(buf, cr.rows, sizeof(weft__acc) * w);
             else
-                j->red.combine(total, rows + k * out_n, out_n);
+                red->combine(buf, cr.rows + (size_t)k * w, width);
         }
     }
     if (rc == 0)
-        j->red.fin(total, out_n, j->len, j->out);
-    weft__free(j->partial);
-    j->partial = NULL;
+        red->fin(buf, width, len, out);
+    weft__free(buf);
     return rc;
 }
 
@@ -516,7 +521,8 @@ int weft__eval_reduce(weft_runtime *rt, const weft__node *n, const weft_tensor *
     }
     /* Few outputs but many chunks: the chunks go to the workers. */
     if (threads > 1 && (uint64_t)j.items < threads && (uint64_t)j.n_chunks >= 2 * threads)
-        return run_chunk_mode(rt, &j, threads);
+        return weft__reduce_chunks(rt, threads, &j.red, j.n_chunks, j.outer * j.inner, j.len,
+                                   red_chunk_partial, &j, j.out);
     /* A few tasks per thread, so that a thread that falls behind leaves
      * the rest of its share to the others. */
     j.tasks = threads > 1 ? 4 * threads : 1;

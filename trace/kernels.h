@@ -66,6 +66,16 @@ typedef struct weft__reducer {
  * input dtype dt; false for a pair the op does not take. */
 bool weft__reducer_of(weft__op op, weft_dtype dt, weft__reducer *r);
 
+/* The chunks of a reduction of `width` outputs, combined in order:
+ * chunk(ctx, c, part) computes chunk c's partials part[0..width) from the
+ * identity; chunks run on rt's workers when threads > 1, in rounds whose
+ * partials fit a bounded buffer, and combine in chunk order; the total
+ * (over len elements) is finalized into out.  0 or WEFT_ENOMEM. */
+typedef void (*weft__chunk_partial_fn)(void *ctx, int64_t c, weft__acc *part);
+int weft__reduce_chunks(weft_runtime *rt, size_t threads, const weft__reducer *red,
+                        int64_t n_chunks, int64_t width, int64_t len,
+                        weft__chunk_partial_fn chunk, void *ctx, void *out);
+
 /* Infers the output spec of n (n->op and n->attr; n->spec is ignored) from
  * its input specs in[0..n->n_in).  Unknown dims stay unknown; a conflict
  * between known dims returns WEFT_ESHAPE / WEFT_EDTYPE with weft_errmsg()
