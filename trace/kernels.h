@@ -14,10 +14,19 @@
 
 /* The hot loops (elementwise tiles, reduction rows and columns) are built
  * twice on x86-64, for AVX2 and for the baseline, and the loader picks
- * one for the CPU it runs on.  No FMA: results are the same bits either
- * way (every op rounds as IEEE says; reductions keep their order). */
+ * one for the CPU it runs on (an ifunc).  No FMA: results are the same
+ * bits either way (every op rounds as IEEE says; reductions keep their
+ * order).  Not under ThreadSanitizer, whose instrumented ifunc resolvers
+ * would run before its runtime is set up. */
+#if defined(__SANITIZE_THREAD__)
+#define WEFT__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WEFT__TSAN 1
+#endif
+#endif
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && \
-    !defined(WEFT_NO_SIMD_CLONES)
+    !defined(WEFT__TSAN) && !defined(WEFT_NO_SIMD_CLONES)
 #define WEFT__SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define WEFT__SIMD_CLONES
