@@ -24,7 +24,7 @@
  * on loops whose trip count is unknown; these loops are the hot path of
  * eager ops and fused programs, so ask for the full vectorizer here. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "no-math-errno")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
 typedef uint8_t b8;
