@@ -12,7 +12,7 @@
  * After the reduced mask is applied, size-1 dims are dropped and adjacent
  * dims of the same kind merged.  Most reductions then read as
  * [outer, len, inner] with len reduced: rows (inner == 1), whose rows
- * accumulate four at a time so that independent chains overlap, and
+ * accumulate eight at a time so that independent chains overlap, and
  * columns (inner > 1), which accumulate whole rows into a block of
  * accumulators (vectorized across the columns).  Any other pattern (axes
  * 0 and 2 of a 3-D tensor, say) gathers each output's elements in order. */
@@ -44,8 +44,9 @@
 #define FMAX_STEP(a, x) (((x) != (x) || (x) > (a)) ? (x) : (a))
 #define FMIN_STEP(a, x) (((x) != (x) || (x) < (a)) ? (x) : (a))
 
-/* acc[t] = STEP over row t, for rows of len contiguous elements.  Four
- * rows at a time: four independent chains, each still in element order. */
+/* acc[t] = STEP over row t, for rows of len contiguous elements.  Eight
+ * rows at a time: eight independent chains (enough to keep two adders
+ * busy), each still in element order. */
 #define RED_ROWS(NAME, T, A, STEP)                                                     \
     WEFT__SIMD_CLONES                                                                  \
     static void NAME(const void *src_, int64_t rows, int64_t len, weft__acc *acc_)     \
@@ -53,19 +54,16 @@
         const T *restrict src = src_;                                                  \
         A *restrict acc = (A *)(void *)acc_;                                           \
         int64_t t = 0;                                                                 \
-        for (; t + 4 <= rows; t += 4) {                                                \
+        for (; t + 8 <= rows; t += 8) {                                                \
             const T *restrict p = src + t * len;                                       \
-            A a0 = acc[t], a1 = acc[t + 1], a2 = acc[t + 2], a3 = acc[t + 3];          \
-            for (int64_t j = 0; j < len; j++) {                                        \
-                a0 = STEP(a0, (A)p[j]);                                                \
-                a1 = STEP(a1, (A)p[len + j]);                                          \
-                a2 = STEP(a2, (A)p[2 * len + j]);                                      \
-                a3 = STEP(a3, (A)p[3 * len + j]);                                      \
-            }                                                                          \
-            acc[t] = a0;                                                               \
-            acc[t + 1] = a1;                                                           \
-            acc[t + 2] = a2;                                                           \
-            acc[t + 3] = a3;                                                           \
+            A a[8];                                                                    \
+            for (int u = 0; u < 8; u++)                                                \
+                a[u] = acc[t + u];                                                     \
+            for (int64_t j = 0; j < len; j++)                                          \
+                for (int u = 0; u < 8; u++)                                            \
+                    a[u] = STEP(a[u], (A)p[u * len + j]);                              \
+            for (int u = 0; u < 8; u++)                                                \
+                acc[t + u] = a[u];                                                     \
         }                                                                              \
         for (; t < rows; t++) {                                                        \
             const T *restrict p = src + t * len;                                       \
