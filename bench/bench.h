@@ -39,6 +39,10 @@ int bench_reps(int dflt);
 void bench_die(const char *what, int err);
 /* A runtime of `workers` workers (weft_config.workers), or bench_die. */
 struct weft_runtime *bench_runtime(unsigned workers);
+struct weft_ctx;
+struct weft_value;
+/* An f32[] constant v in a body (weft_const_f64 would be f64). */
+struct weft_value *bench_f32_scalar(struct weft_ctx *cx, float v);
 
 /* Results reach this so that no computation can be removed as dead. */
 extern volatile uint64_t bench_sink;

@@ -127,24 +127,14 @@ static void bench_seed(bench_table *t, int w, int i_traced, int i_eager, int rep
 
 /* ---- (b) a fused chain of 4 elementwise ops ---- */
 
-static weft_value *f32_const(weft_ctx *cx, float v)
-{
-    weft_tensor *t = NULL;
-    if (weft_tensor_create(WEFT_F32, 0, NULL, &v, &t) != 0)
-        return NULL;
-    weft_value *r = weft_const_tensor(cx, t);
-    weft_tensor_release(t);
-    return r;
-}
-
 static int fused_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     (void)user;
     weft_value *x = args[0];
-    weft_value *y = weft_mul(cx, x, f32_const(cx, 2.0f));
-    y = weft_add(cx, y, f32_const(cx, 1.0f));
+    weft_value *y = weft_mul(cx, x, bench_f32_scalar(cx, 2.0f));
+    y = weft_add(cx, y, bench_f32_scalar(cx, 1.0f));
     y = weft_mul(cx, y, x);
-    outs[0] = weft_sub(cx, y, f32_const(cx, 3.0f));
+    outs[0] = weft_sub(cx, y, bench_f32_scalar(cx, 3.0f));
     return weft_ctx_status(cx);
 }
 

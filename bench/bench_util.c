@@ -30,6 +30,16 @@ weft_runtime *bench_runtime(unsigned workers)
     return rt;
 }
 
+weft_value *bench_f32_scalar(weft_ctx *cx, float v)
+{
+    weft_tensor *t = NULL;
+    if (weft_tensor_create(WEFT_F32, 0, NULL, &v, &t) != 0)
+        return NULL;
+    weft_value *r = weft_const_tensor(cx, t);
+    weft_tensor_release(t);
+    return r;
+}
+
 double bench_now(void)
 {
     struct timespec ts;

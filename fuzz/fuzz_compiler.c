@@ -11,7 +11,9 @@
  * is the program, a byte per op (plus an operand byte for some) on a stack
  * of at most 8 values.  Besides ops, a program may call another function
  * (weft_call), branch (weft_cond) and loop (weft_while_loop): traced, those
- * become part of the compiled program, eagerly they run as C. */
+ * become part of the compiled program, eagerly they run as C.  Reductions
+ * (weft_reduce of every kind over random axes) compare bit for bit too:
+ * their order is fixed. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -300,6 +302,18 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         case 6: {
             /* Axis from the operand: in range or WEFT_ALL_AXES. */
             weft_spec s;
+            if (arg & 0x40) {
+                /* weft_reduce: the kind and keepdims from the operand, a
+                 * set of axes (maybe out of range or repeated) from the
+                 * next byte. */
+                uint8_t ax = pc + 1 < p->len ? p->code[pc + 1] : 0;
+                int axes[2] = { (int)(ax & 7) - 4, (int)((ax >> 3) & 7) - 4 };
+                size_t n_axes = (size_t)(ax >> 6) % 3;
+                r = weft_reduce(cx, (weft_reduction)(arg % 9), a, n_axes ? axes : NULL, n_axes,
+                                (arg & 0x20) != 0);
+                pc += 2;
+                break;
+            }
             if (weft_value_spec(a, &s) != 0 || s.rank <= 0 || (arg & 0x80))
                 r = (arg & 1) ? weft_reduce_max(cx, a, WEFT_ALL_AXES)
                               : weft_sum(cx, a, WEFT_ALL_AXES);

@@ -30,8 +30,6 @@
 /* Below this many argument elements a program runs serially: spawning
  * would cost more than the ops. */
 #define SERIAL_ELEMS 4096
-/* Fused loops below this many blocks run on the calling thread. */
-#define FUSED_SERIAL_BLOCKS 16
 /* Programs up to this size keep their run state on the stack. */
 #define STACK_NODES 32
 /* Ready ops a task keeps for itself before spawning regardless. */
@@ -112,55 +110,14 @@ static void instr_node(const weft__finstr *in, weft__node *nd)
     nd->spec.dtype = in->out_dt;
     if (in->op == WEFT__OP_CAST)
         nd->attr.cast.to = in->out_dt;
+    if (in->red != WEFT__FRED_NONE)
+        nd->attr.reduce = in->axes;
 }
 
-typedef struct fused_loop {
-    const struct weft__fused *f;
-    const unsigned char *ext[3 * WEFT__FUSED_MAX_INSTR];
-    unsigned char step[3 * WEFT__FUSED_MAX_INSTR];
-    unsigned char *out;
-    size_t numel;
-} fused_loop;
-
-static int fused_blocks(size_t b0, size_t b1, void *ctx)
-{
-    const fused_loop *L = ctx;
-    const struct weft__fused *f = L->f;
-    /* One block per register the group keeps live at once (usually 1-3,
-     * at most WEFT__FUSED_MAX_INSTR - 1): 8 KiB each, on the stack. */
-    uint32_t n_regs = f->n_regs ? f->n_regs : 1;
-    _Alignas(64) unsigned char scratch[n_regs][WEFT__FUSED_BLOCK * 8];
-    size_t out_es = weft_dtype_size(f->ins[f->n_instr - 1].out_dt);
-    for (size_t b = b0; b < b1; b++) {
-        size_t start = b * WEFT__FUSED_BLOCK;
-        size_t len = L->numel - start < WEFT__FUSED_BLOCK ? L->numel - start : WEFT__FUSED_BLOCK;
-        for (uint32_t j = 0; j < f->n_instr; j++) {
-            const weft__finstr *in = &f->ins[j];
-            const void *src[3];
-            unsigned char step[3];
-            for (uint32_t k = 0; k < in->n_src; k++) {
-                uint16_t s = in->src[k];
-                if (s & WEFT__FSRC_INSTR) {
-                    src[k] = scratch[f->ins[s & ~WEFT__FSRC_INSTR].reg];
-                    step[k] = 1;
-                    continue;
-                }
-                step[k] = L->step[s];
-                /* The element size of an external operand is the dtype
-                 * it is read as: the condition of where is bool. */
-                size_t es = (in->op == WEFT__OP_WHERE && k == 0) ? 1 : weft_dtype_size(in->in_dt);
-                src[k] = step[k] ? L->ext[s] + start * es : L->ext[s];
-            }
-            void *dst = j + 1 == f->n_instr ? (void *)(L->out + start * out_es)
-                                            : (void *)scratch[in->reg];
-            weft__ew_block(in->op, in->in_dt, in->out_dt, src, step, dst, len);
-        }
-    }
-    return 0;
-}
-
-/* The op-by-op fallback for runs where an operand turned out to need real
- * broadcasting (possible when dims were unknown at trace time). */
+/* The op-by-op fallback for runs whose shapes do not fit the group's
+ * tiles (possible when dims were unknown at trace time: an operand that
+ * needs general broadcasting, rows too wide for a reduction in a tile, an
+ * empty domain). */
 static int fused_fallback(run_state *r, const struct weft__fused *f, weft_tensor *const *ext,
                           weft_tensor **out)
 {
@@ -255,23 +212,55 @@ static int plan_buffer(run_state *r, uint32_t i, const weft_spec *s, int64_t num
     return slot_tensor_new(s, numel, cap, out);
 }
 
+/* Whether external input t has the shape of kind k in domain d (rank
+ * dims, rows before split). */
+static bool ext_fits(uint8_t k, const weft_tensor *t, const int64_t *d, int rank, int split)
+{
+    if (t->rank > rank)
+        return false;
+    for (int q = 0; q < rank; q++) {
+        int tq = q - (rank - t->rank);
+        int64_t have = tq >= 0 ? t->dims[tq] : 1;
+        bool varies = q < split ? (k & WEFT__FK_ROW) : (k & WEFT__FK_COL);
+        if (have != (varies ? d[q] : 1))
+            return false;
+    }
+    return true;
+}
+
+/* Runs a fused program over a launch: the one place a fused group's
+ * computation is chosen (the interpreter, for now). */
+static int fused_dispatch(run_state *r, const struct weft__fused *f, const weft__fused_launch *L)
+{
+    return weft__fused_run(r->rt, f, L);
+}
+
+/* A fused node: its result spec and domain (re-inferred instruction by
+ * instruction when shapes may differ from the compiled ones, so that a
+ * shape error reads as it would have at trace time), a check that every
+ * input has the shape its kind says, then the tiles; shapes that do not
+ * fit take the op-by-op path. */
 static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_tensor **out)
 {
     const weft__program *p = r->p;
     const weft__node *n = &p->g.nodes[i];
     const struct weft__fused *f = n->attr.fused.prog;
     weft_spec spec = n->spec;
-    bool blockwise = true;
-    if ((p->pflags[i] & WEFT__PN_DYNAMIC) || !r->exact) {
-        /* Infer instruction by instruction from the actual operands, so a
-         * shape error reads as it would have at trace time. */
-        weft_spec is[WEFT__FUSED_MAX_INSTR];
+    int64_t dom[WEFT_MAX_RANK];
+    memcpy(dom, f->dims, sizeof dom);
+    bool tiled = true, known = true;
+    for (int d = 0; d < f->rank; d++)
+        known = known && dom[d] >= 0;
+    if ((p->pflags[i] & WEFT__PN_DYNAMIC) || !r->exact || !known) {
+        weft_spec is[WEFT__FUSED_MAX_INSTR], domain = { .rank = WEFT_RANK_ANY };
+        bool have_domain = false;
         for (uint32_t j = 0; j < f->n_instr; j++) {
+            const weft__finstr *fi = &f->ins[j];
             weft__node nd;
             weft_spec ins[3];
-            instr_node(&f->ins[j], &nd);
+            instr_node(fi, &nd);
             for (uint32_t k = 0; k < nd.n_in; k++) {
-                uint16_t s = f->ins[j].src[k];
+                uint16_t s = fi->src[k];
                 if (s & WEFT__FSRC_INSTR)
                     ins[k] = is[s & ~WEFT__FSRC_INSTR];
                 else
@@ -280,46 +269,48 @@ static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_ten
             int rc = weft__infer_spec(&nd, ins, &is[j]);
             if (rc < 0)
                 return rc;
+            /* The domain is the shape of any FULL value: an elementwise
+             * one, or a reduction's input. */
+            if (!have_domain && (fi->red != WEFT__FRED_NONE || fi->kind == WEFT__FK_FULL)) {
+                domain = fi->red != WEFT__FRED_NONE ? ins[0] : is[j];
+                have_domain = true;
+            }
         }
         spec = is[f->n_instr - 1];
-        for (uint32_t j = 0; j + 1 < f->n_instr && blockwise; j++) {
-            blockwise = is[j].rank == spec.rank;
-            for (int d = 0; d < spec.rank && blockwise; d++)
-                blockwise = is[j].dims[d] == spec.dims[d];
-        }
+        tiled = have_domain && domain.rank == f->rank;
+        if (tiled)
+            memcpy(dom, domain.dims, sizeof dom);
     }
     int64_t numel;
-    if (!weft__numel_checked(spec.rank, spec.dims, weft_dtype_size(spec.dtype), &numel))
+    if (spec.rank < 0 ||
+        !weft__numel_checked(spec.rank, spec.dims, weft_dtype_size(spec.dtype), &numel))
         return weft__errorf(WEFT_ESHAPE, "weft fused op: bad result shape");
-    fused_loop L;
-    L.f = f;
-    L.numel = (size_t)numel;
-    for (uint32_t e = 0; e < f->n_ext && blockwise; e++) {
-        const weft_tensor *t = ext[e];
-        L.ext[e] = t->data;
-        if (same_shape(&spec, t))
-            L.step[e] = 1;
-        else if (t->numel == 1)
-            L.step[e] = 0;
+    weft__fused_launch L;
+    L.rows = 1;
+    L.cols = 1;
+    /* An inner reduction needs whole rows in a tile. */
+    bool full_rows = false;
+    for (uint32_t j = 0; j < f->n_instr; j++)
+        full_rows = full_rows || f->ins[j].red == WEFT__FRED_INNER;
+    for (int d = 0; d < f->rank && tiled; d++) {
+        if (d < f->split)
+            L.rows *= dom[d];
         else
-            blockwise = false;
+            L.cols *= dom[d];
     }
-    if (!blockwise)
+    tiled = tiled && L.rows > 0 && L.cols > 0 && (!full_rows || L.cols <= WEFT__FUSED_TILE);
+    for (uint32_t e = 0; e < f->n_ext && tiled; e++) {
+        tiled = ext_fits(f->ext_kind[e], ext[e], dom, f->rank, f->split);
+        L.ext[e] = ext[e]->data;
+    }
+    if (!tiled)
         return fused_fallback(r, f, ext, out);
-    if (spec.rank < 0)
-        return weft__errorf(WEFT_ESHAPE, "weft fused op: bad result shape");
     weft_tensor *t = NULL;
     int rc = plan_buffer(r, i, &spec, numel, &t);
     if (rc < 0)
         return rc;
     L.out = t->data;
-    size_t n_blocks = (L.numel + WEFT__FUSED_BLOCK - 1) / WEFT__FUSED_BLOCK;
-    unsigned intra = weft__intra_op_threads(r->rt);
-    if (n_blocks <= FUSED_SERIAL_BLOCKS || intra <= 1)
-        rc = fused_blocks(0, n_blocks, &L);
-    else
-        rc = weft_parallel_for(r->rt, n_blocks, (n_blocks + intra - 1) / intra, fused_blocks, &L);
-    if (rc < 0) {
+    if ((rc = fused_dispatch(r, f, &L)) < 0) {
         weft_tensor_release(t);
         return rc;
     }

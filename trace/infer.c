@@ -6,9 +6,9 @@
  * weft__kernel_eval reports it).  Dtype rules beyond kernels.h's invariant:
  * comparisons give bool; the elementwise ops take the dtypes of their class
  * (ew_rules.h: arithmetic refuses bool, the float functions take floats
- * only, the logical ops bool only); sum of bool gives i64 (a count), sum of
- * any other dtype keeps it (integers wrap); mean accepts floats only (ops.c
- * casts integers to f64 first); max keeps the dtype.  Leaves: ARG
+ * only, the logical ops bool only); sum and prod of bool give i64 (a
+ * count), of any other dtype keep it (integers wrap); mean accepts floats
+ * only (ops.c casts integers to f64 first); max and min keep the dtype.  Leaves: ARG
  * returns n->spec, FILL its shape and dtype from n->spec, RANGE its dtype
  * from n->spec.dtype (the node has no other place for them). */
 #include <string.h>
@@ -149,27 +149,26 @@ static int infer_reduce(const weft__node *n, const weft_spec *a, weft_spec *out)
         return weft__errorf(WEFT_EDTYPE, "weft_%s: %s is not a float tensor", name,
                             weft__spec_str(a, sa, sizeof sa));
     }
-    out->dtype = (n->op == WEFT__OP_SUM && a->dtype == WEFT_BOOL) ? WEFT_I64 : a->dtype;
-    int axis = n->attr.reduce.axis;
-    if (axis == WEFT_ALL_AXES) {
-        out->rank = 0;
-        return 0;
-    }
+    /* Sums and products of bool count in i64, as NumPy does. */
+    bool widen = (n->op == WEFT__OP_SUM || n->op == WEFT__OP_PROD) && a->dtype == WEFT_BOOL;
+    out->dtype = widen ? WEFT_I64 : a->dtype;
+    const struct weft__reduce_axes *r = &n->attr.reduce;
     if (a->rank == WEFT_RANK_ANY) {
-        out->rank = WEFT_RANK_ANY;
+        /* Every axis without keepdims is a scalar whatever the rank. */
+        out->rank = r->n_axes == 0 && !r->keepdims ? 0 : WEFT_RANK_ANY;
         return 0;
     }
-    if (axis < -a->rank || axis >= a->rank) {
-        char sa[WEFT__SPEC_STR_MAX];
-        return weft__errorf(WEFT_EINVAL, "weft_%s: axis %d is out of range for %s", name, axis,
-                            weft__spec_str(a, sa, sizeof sa));
+    unsigned mask;
+    int rc = weft__reduce_mask(n, NULL, a, &mask);
+    if (rc < 0)
+        return rc;
+    out->rank = 0;
+    for (int d = 0; d < a->rank; d++) {
+        if (!(mask & (1u << d)))
+            out->dims[out->rank++] = a->dims[d];
+        else if (r->keepdims)
+            out->dims[out->rank++] = 1;
     }
-    if (axis < 0)
-        axis += a->rank;
-    out->rank = a->rank - 1;
-    for (int d = 0, o = 0; d < a->rank; d++)
-        if (d != axis)
-            out->dims[o++] = a->dims[d];
     return 0;
 }
 

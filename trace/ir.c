@@ -1,9 +1,11 @@
 /* The op table lookups and the append-only node array. */
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/iface.h"
 #include "trace/iface.h"
 #include "trace/ir.h"
+#include "trace/tensor_impl.h"
 
 static const struct {
     const char   *name;
@@ -34,6 +36,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_LOGICAL_OR] = "logical_or",
     [WEFT__OP_CAST] = "cast", [WEFT__OP_WHERE] = "where", [WEFT__OP_SUM] = "sum",
     [WEFT__OP_MEAN] = "mean", [WEFT__OP_REDUCE_MAX] = "reduce_max",
+    [WEFT__OP_REDUCE_MIN] = "reduce_min", [WEFT__OP_PROD] = "prod",
     [WEFT__OP_RESHAPE] = "reshape", [WEFT__OP_MATMUL] = "matmul", [WEFT__OP_MAP] = "map",
     [WEFT__OP_EXPAND_DIMS] = "expand_dims", [WEFT__OP_SQUEEZE] = "squeeze",
     [WEFT__OP_TRANSPOSE] = "transpose", [WEFT__OP_SLICE] = "slice", [WEFT__OP_SPLIT] = "split",
@@ -67,6 +70,47 @@ bool weft__op_is_elementwise(weft__op op)
     default:
         return false;
     }
+}
+
+void weft__reduce_set_axis(weft__node *n, int axis)
+{
+    memset(&n->attr.reduce, 0, sizeof n->attr.reduce);
+    if (axis == WEFT_ALL_AXES)
+        return;
+    n->attr.reduce.n_axes = 1;
+    n->attr.reduce.axes[0] = (int8_t)axis;
+}
+
+int weft__reduce_mask(const weft__node *n, const char *fn, const weft_spec *a, unsigned *mask)
+{
+    const struct weft__reduce_axes *r = &n->attr.reduce;
+    int rank = a->rank;
+    char sa[WEFT__SPEC_STR_MAX], own[32];
+    if (!fn) {
+        snprintf(own, sizeof own, "weft_%s", weft__op_name(n->op));
+        fn = own;
+    }
+    *mask = 0;
+    if (r->n_axes == 0) {
+        *mask = rank > 0 ? (1u << rank) - 1u : 0u;
+        return 0;
+    }
+    if (r->n_axes > WEFT_MAX_RANK)
+        return weft__errorf(WEFT_EINVAL, "%s: %u axes, at most %d", fn, (unsigned)r->n_axes,
+                            WEFT_MAX_RANK);
+    for (unsigned k = 0; k < r->n_axes; k++) {
+        int d = r->axes[k];
+        if (d < -rank || d >= rank)
+            return weft__errorf(WEFT_EINVAL, "%s: axis %d is out of range for %s", fn, d,
+                                weft__spec_str(a, sa, sizeof sa));
+        if (d < 0)
+            d += rank;
+        if (*mask & (1u << d))
+            return weft__errorf(WEFT_EINVAL, "%s: axis %d is given twice for %s", fn,
+                                r->axes[k], weft__spec_str(a, sa, sizeof sa));
+        *mask |= 1u << d;
+    }
+    return 0;
 }
 
 int weft__graph_init(weft__graph *g, uint32_t n_args)

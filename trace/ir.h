@@ -64,6 +64,8 @@
     XX(SUM,        REDUCE,  1)             \
     XX(MEAN,       REDUCE,  1)             \
     XX(REDUCE_MAX, REDUCE,  1)             \
+    XX(REDUCE_MIN, REDUCE,  1)             \
+    XX(PROD,       REDUCE,  1)             \
     XX(RESHAPE,    SHAPE,   1)             \
     XX(EXPAND_DIMS, SHAPE,  1)             \
     XX(SQUEEZE,    SHAPE,   1)             \
@@ -118,6 +120,16 @@ bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, C
 struct weft__fused;  /* the compiler's fused elementwise program */
 struct weft__multi;  /* a CONTROL node's functions and result specs (trace/control.h) */
 
+/* The axes a reduction node removes: n_axes == 0 means every axis; else
+ * axes[0..n_axes) as the op was given them (negative ones count from the
+ * end), made non-negative and sorted when the input's rank is known.
+ * keepdims keeps the reduced axes as 1s. */
+struct weft__reduce_axes {
+    uint8_t n_axes;
+    int8_t  axes[WEFT_MAX_RANK];
+    bool    keepdims;
+};
+
 typedef struct weft__node {
     weft__op  op;
     unsigned  flags;
@@ -132,7 +144,7 @@ typedef struct weft__node {
         struct { double value; } fill;                   /* FILL: shape in spec */
         struct { int64_t start, limit, delta; } range;   /* RANGE */
         struct { weft_dtype to; } cast;                  /* CAST */
-        struct { int axis; } reduce;                     /* SUM, MEAN, REDUCE_MAX: axis or WEFT_ALL_AXES */
+        struct weft__reduce_axes reduce;                 /* REDUCE kind */
         struct { int rank; int64_t dims[WEFT_MAX_RANK]; } reshape; /* may hold one -1 */
         struct { unsigned flags; } matmul;               /* MATMUL: WEFT_TRANSPOSE_A, _B */
         struct { weft_function *fn; void *concrete; unsigned parallel_iterations; } map;
@@ -188,6 +200,14 @@ void weft__node_drop_attrs(weft__node *n);
 
 /* Frees a CONTROL node's attribute (trace/multi.c). */
 void weft__multi_free(struct weft__multi *m);
+/* Sets a reduction node's axes to the single axis `axis` (or every axis
+ * for WEFT_ALL_AXES), without keepdims: the form of weft_sum & co. */
+void weft__reduce_set_axis(weft__node *n, int axis);
+/* The reduced axes of reduction node n on an input of spec a (known rank)
+ * as a bit mask (bit d: axis d), or WEFT_EINVAL with weft_errmsg() naming
+ * fn (NULL: "weft_<op>"), the axis that is out of range or given twice,
+ * and a. */
+int  weft__reduce_mask(const weft__node *n, const char *fn, const weft_spec *a, unsigned *mask);
 
 /* Frees a fused program (defined by the compiler, trace/pass_fuse.c). */
 void weft__fused_free(struct weft__fused *f);

@@ -1,5 +1,5 @@
 /* Elementwise ops with NumPy broadcasting on whole tensors
- * (weft__eval_elementwise), over weft__ew_block. */
+ * (weft__eval_elementwise), over weft__ew_tile. */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -11,6 +11,11 @@
 
 /* ---- Elementwise with broadcasting ---------------------------------- */
 
+/* After coalescing, the output is [dims[0], ..., dims[rank-1]]; the last
+ * dim is the tile's columns (each input steps 1 or 0 along it), the one
+ * before it the tile's rows (each input at its own stride), so a
+ * broadcast row or column is one tile call, never a call per run.  Work
+ * is cut into ranges of rows (of columns when rank is 1). */
 typedef struct ew_job {
     weft__op op;
     weft_dtype in_dt, out_dt;
@@ -22,9 +27,63 @@ typedef struct ew_job {
     size_t esize[3];
     char *out;
     size_t out_esize;
-    uint64_t total;
+    uint64_t total;                    /* rows (all dims but the last), or columns */
     size_t chunks;
 } ew_job;
+
+/* Columns [pos, end) of a 1-D job as one single-row tile. */
+static void ew_run_cols(const ew_job *j, uint64_t pos, uint64_t end)
+{
+    const void *ptr[3];
+    int64_t rs[3] = {0, 0, 0};
+    unsigned char step[3];
+    for (uint32_t i = 0; i < j->k; i++) {
+        step[i] = j->strides[i][0] != 0;
+        ptr[i] = j->base[i] + (step[i] ? pos : 0) * j->esize[i];
+    }
+    weft__ew_tile(j->op, j->in_dt, j->out_dt, ptr, rs, step, j->out + pos * j->out_esize, 1,
+                  (size_t)(end - pos));
+}
+
+/* Rows [pos, end) of the flattened leading dims, a tile per stretch of
+ * rows that share their outer indices. */
+static void ew_run_rows(const ew_job *j, uint64_t pos, uint64_t end)
+{
+    int rd = j->rank - 2, cd = j->rank - 1;   /* the row and column dims */
+    int64_t idx[WEFT_MAX_RANK];
+    uint64_t rem = pos;
+    for (int d = rd; d >= 0; d--) {
+        idx[d] = (int64_t)(rem % (uint64_t)j->dims[d]);
+        rem /= (uint64_t)j->dims[d];
+    }
+    unsigned char step[3];
+    int64_t rs[3];
+    for (uint32_t i = 0; i < j->k; i++) {
+        step[i] = j->strides[i][cd] != 0;
+        rs[i] = j->strides[i][rd];
+    }
+    size_t cols = (size_t)j->dims[cd];
+    while (pos < end) {
+        const void *ptr[3];
+        for (uint32_t i = 0; i < j->k; i++) {
+            int64_t off = 0;
+            for (int d = 0; d <= rd; d++)
+                off += idx[d] * j->strides[i][d];
+            ptr[i] = j->base[i] + (size_t)off * j->esize[i];
+        }
+        uint64_t run = (uint64_t)(j->dims[rd] - idx[rd]);
+        if (run > end - pos)
+            run = end - pos;
+        weft__ew_tile(j->op, j->in_dt, j->out_dt, ptr, rs, step,
+                      j->out + pos * cols * j->out_esize, (size_t)run, cols);
+        pos += run;
+        idx[rd] += (int64_t)run;
+        for (int d = rd; d > 0 && idx[d] == j->dims[d]; d--) {
+            idx[d] = 0;
+            idx[d - 1]++;
+        }
+    }
+}
 
 static int ew_chunk(size_t cb, size_t ce, void *ctx)
 {
@@ -32,36 +91,10 @@ static int ew_chunk(size_t cb, size_t ce, void *ctx)
     for (size_t c = cb; c < ce; c++) {
         uint64_t pos = weft__chunk_begin(j->total, j->chunks, c);
         uint64_t end = weft__chunk_begin(j->total, j->chunks, c + 1);
-        int64_t idx[WEFT_MAX_RANK];
-        uint64_t rem = pos;
-        for (int d = j->rank - 1; d >= 0; d--) {
-            idx[d] = (int64_t)(rem % (uint64_t)j->dims[d]);
-            rem /= (uint64_t)j->dims[d];
-        }
-        int last = j->rank - 1;
-        unsigned char step[3];
-        for (uint32_t i = 0; i < j->k; i++)
-            step[i] = j->strides[i][last] != 0;
-        while (pos < end) {
-            const void *ptr[3];
-            for (uint32_t i = 0; i < j->k; i++) {
-                int64_t off = 0;
-                for (int d = 0; d <= last; d++)
-                    off += idx[d] * j->strides[i][d];
-                ptr[i] = j->base[i] + (size_t)off * j->esize[i];
-            }
-            uint64_t run = (uint64_t)(j->dims[last] - idx[last]);
-            if (run > end - pos)
-                run = end - pos;
-            weft__ew_block(j->op, j->in_dt, j->out_dt, ptr, step,
-                           j->out + pos * j->out_esize, (size_t)run);
-            pos += run;
-            idx[last] += (int64_t)run;
-            for (int d = last; d > 0 && idx[d] == j->dims[d]; d--) {
-                idx[d] = 0;
-                idx[d - 1]++;
-            }
-        }
+        if (j->rank == 1)
+            ew_run_cols(j, pos, end);
+        else
+            ew_run_rows(j, pos, end);
     }
     return 0;
 }
@@ -95,8 +128,7 @@ int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *c
     j.out_dt = out->dtype;
     j.out = weft__tensor_mut(out);
     j.out_esize = weft_dtype_size(out->dtype);
-    j.total = (uint64_t)out->numel;
-    if (j.total == 0)
+    if (out->numel == 0)
         return 0;
     /* Strides of each input against the output shape, then drop the
      * output's unit dims and merge dims that are contiguous in every
@@ -136,7 +168,10 @@ int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *c
         r = 1;
     }
     j.rank = r;
-    j.chunks = weft__chunk_count(rt, j.total);
+    j.total = (uint64_t)(r == 1 ? j.dims[0] : out->numel / j.dims[r - 1]);
+    j.chunks = weft__chunk_count(rt, (uint64_t)out->numel);
+    if (j.chunks > j.total)
+        j.chunks = (size_t)j.total;
     return weft__run_chunks(rt, j.chunks, ew_chunk, &j);
 }
 

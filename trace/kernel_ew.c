@@ -1,9 +1,11 @@
-/* Elementwise loops (weft__ew_block): one function per (op, dtype), each
- * with separate loops for the common step patterns (all blocks, one
- * broadcast scalar), written so that gcc vectorizes them: restrict
- * pointers, no calls per element except libm's.  Each op's meaning on one
- * element is the small static inline function named op_dtype below (add_i32,
- * tanh_f32, ...), so that another back end can mirror it exactly.
+/* Elementwise loops (weft__ew_tile, weft__ew_block): one function per
+ * (op, dtype) over a tile of rows x columns, each row with separate loops
+ * for the common step patterns (all blocks, one broadcast scalar), written
+ * so that gcc vectorizes them: restrict pointers, no calls per element
+ * except libm's.  A tile whose operands continue from row to row runs as
+ * one row.  Each op's meaning on one element is the small static inline
+ * function named op_dtype below (add_i32, tanh_f32, ...), so that another
+ * back end can mirror it exactly.
  *
  * Semantics (include/weft/ops.h): integer arithmetic wraps (computed in the
  * unsigned type); integer div, floordiv and mod are floor division and
@@ -188,28 +190,92 @@ CV_INT_SRC(i64, int64_t)
 CV_FLT_SRC(f32, float)
 CV_FLT_SRC(f64, double)
 
-typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *out, size_t len);
+/* The per-row helpers are inlined into their tile function even where it
+ * is built for AVX2 (see WEFT__SIMD_CLONES), which a plain inline does not
+ * promise. */
+#define ROW_FN static inline __attribute__((always_inline))
 
-/* A binary loop: EXPR reads x and y. */
-#define BIN_FN(NAME, TI, TO, EXPR)                                                     \
-    static void NAME(const void *const *in, const unsigned char *step, void *out_,     \
-                     size_t len)                                                       \
-    {                                                                                  \
-        const TI *restrict a = in[0];                                                  \
-        const TI *restrict b = in[1];                                                  \
-        TO *restrict o = out_;                                                         \
+typedef weft__ew_fn ew_fn;
+
+/* Whether the tile is one contiguous run: every operand either a block
+ * that continues from row to row or the same scalar on every row. */
+static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char *step,
+                             size_t rows, size_t cols)
+{
+    if (rows == 1)
+        return true;
+    for (uint32_t i = 0; i < k; i++)
+        if (step[i] ? rs[i] != (int64_t)cols : rs[i] != 0)
+            return false;
+    return true;
+}
+
+/* Rows of a binary tile, W columns each, the step pattern hoisted out of
+ * the row loop so that each pattern is one plain loop nest (gcc
+ * vectorizes the inner loop; a constant W unrolls it). */
+#define BIN_ROWS(TI, TO, EXPR, W)                                                     \
+    do {                                                                               \
+        const int64_t ra = rs[0], rb = rs[1];                                          \
         if (step[0] && step[1]) {                                                      \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI *restrict pa = a + (int64_t)r * ra;                           \
+                const TI *restrict pb = b + (int64_t)r * rb;                           \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++) {                                     \
+                    TI x = pa[i], y = pb[i];                                           \
+                    po[i] = (TO)(EXPR);                                                \
+                }                                                                      \
+            }                                                                          \
+        } else if (step[0]) {                                                          \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI *restrict pa = a + (int64_t)r * ra;                           \
+                const TI y = b[(int64_t)r * rb];                                       \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++) {                                     \
+                    TI x = pa[i];                                                      \
+                    po[i] = (TO)(EXPR);                                                \
+                }                                                                      \
+            }                                                                          \
+        } else if (step[1]) {                                                          \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI x = a[(int64_t)r * ra];                                       \
+                const TI *restrict pb = b + (int64_t)r * rb;                           \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++) {                                     \
+                    TI y = pb[i];                                                      \
+                    po[i] = (TO)(EXPR);                                                \
+                }                                                                      \
+            }                                                                          \
+        } else {                                                                       \
+            for (size_t r = 0; r < rows; r++) {                                        \
+                const TI x = a[(int64_t)r * ra], y = b[(int64_t)r * rb];               \
+                const TO v = (TO)(EXPR);                                               \
+                TO *restrict po = o + r * (W);                                         \
+                for (size_t i = 0; i < (W); i++)                                       \
+                    po[i] = v;                                                         \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
+/* A binary loop: EXPR reads x and y.  NAME##_row is one row with each
+ * operand a block (step 1) or a scalar (step 0); NAME runs it over the
+ * tile, as one run when the tile is flat. */
+#define BIN_FN(NAME, TI, TO, EXPR)                                                     \
+    ROW_FN void NAME##_row(const TI *restrict a, const TI *restrict b,          \
+                                  TO *restrict o, size_t len, unsigned sa, unsigned sb) \
+    {                                                                                  \
+        if (sa && sb) {                                                                \
             for (size_t i = 0; i < len; i++) {                                         \
                 TI x = a[i], y = b[i];                                                 \
                 o[i] = (TO)(EXPR);                                                     \
             }                                                                          \
-        } else if (step[0]) {                                                          \
+        } else if (sa) {                                                               \
             const TI y = b[0];                                                         \
             for (size_t i = 0; i < len; i++) {                                         \
                 TI x = a[i];                                                           \
                 o[i] = (TO)(EXPR);                                                     \
             }                                                                          \
-        } else if (step[1]) {                                                          \
+        } else if (sb) {                                                               \
             const TI x = a[0];                                                         \
             for (size_t i = 0; i < len; i++) {                                         \
                 TI y = b[i];                                                           \
@@ -221,15 +287,32 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
             for (size_t i = 0; i < len; i++)                                           \
                 o[i] = v;                                                              \
         }                                                                              \
+    }                                                                                  \
+    WEFT__SIMD_CLONES                                                                  \
+    static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
+                     void *out_, size_t rows, size_t cols)                             \
+    {                                                                                  \
+        const TI *a = in[0], *b = in[1];                                               \
+        TO *o = out_;                                                                  \
+        if (tile_flat(2, rs, step, rows, cols)) {                                      \
+            NAME##_row(a, b, o, rows * cols, step[0], step[1]);                        \
+            return;                                                                    \
+        }                                                                              \
+        /* Short rows (a value per row of a few columns) with the width a  \
+         * constant, so that each row is a few vector operations. */      \
+        switch (cols) {                                                                \
+        case 4: BIN_ROWS(TI, TO, EXPR, 4); break;                                      \
+        case 8: BIN_ROWS(TI, TO, EXPR, 8); break;                                      \
+        case 16: BIN_ROWS(TI, TO, EXPR, 16); break;                                    \
+        default: BIN_ROWS(TI, TO, EXPR, cols); break;                                  \
+        }                                                                              \
     }
 
 #define UN_FN(NAME, TI, TO, EXPR)                                                      \
-    static void NAME(const void *const *in, const unsigned char *step, void *out_,     \
-                     size_t len)                                                       \
+    ROW_FN void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,    \
+                                  unsigned sa)                                         \
     {                                                                                  \
-        const TI *restrict a = in[0];                                                  \
-        TO *restrict o = out_;                                                         \
-        if (step[0]) {                                                                 \
+        if (sa) {                                                                      \
             for (size_t i = 0; i < len; i++) {                                         \
                 TI x = a[i];                                                           \
                 o[i] = (TO)(EXPR);                                                     \
@@ -240,18 +323,28 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
             for (size_t i = 0; i < len; i++)                                           \
                 o[i] = v;                                                              \
         }                                                                              \
+    }                                                                                  \
+    WEFT__SIMD_CLONES                                                                  \
+    static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
+                     void *out_, size_t rows, size_t cols)                             \
+    {                                                                                  \
+        const TI *a = in[0];                                                           \
+        TO *o = out_;                                                                  \
+        if (tile_flat(1, rs, step, rows, cols)) {                                      \
+            NAME##_row(a, o, rows * cols, step[0]);                                    \
+            return;                                                                    \
+        }                                                                              \
+        for (size_t r = 0; r < rows; r++)                                              \
+            NAME##_row(a + (int64_t)r * rs[0], o + r * cols, cols, step[0]);           \
     }
 
 /* The all-blocks case selects with a bit mask, which gcc vectorizes
  * (a conditional on a byte-wide condition it does not). */
 #define WHERE_FN(NAME, T, UT)                                                          \
-    static void NAME(const void *const *in, const unsigned char *step, void *out_,     \
-                     size_t len)                                                       \
+    ROW_FN void NAME##_row(const b8 *restrict c, const T *restrict a,           \
+                                  const T *restrict b, T *restrict o, size_t len,      \
+                                  const unsigned char *step)                           \
     {                                                                                  \
-        const b8 *restrict c = in[0];                                                  \
-        const T *restrict a = in[1];                                                   \
-        const T *restrict b = in[2];                                                   \
-        T *restrict o = out_;                                                          \
         if (step[0] && step[1] && step[2]) {                                           \
             for (size_t i = 0; i < len; i++) {                                         \
                 UT m = (UT)-(UT)(c[i] != 0);                                           \
@@ -272,6 +365,21 @@ typedef void (*ew_fn)(const void *const *in, const unsigned char *step, void *ou
             for (size_t i = 0; i < len; i++)                                           \
                 o[i] = c[i] ? a[i * sa] : b[i * sb];                                   \
         }                                                                              \
+    }                                                                                  \
+    WEFT__SIMD_CLONES                                                                  \
+    static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
+                     void *out_, size_t rows, size_t cols)                             \
+    {                                                                                  \
+        const b8 *c = in[0];                                                           \
+        const T *a = in[1], *b = in[2];                                                \
+        T *o = out_;                                                                   \
+        if (tile_flat(3, rs, step, rows, cols)) {                                      \
+            NAME##_row(c, a, b, o, rows * cols, step);                                 \
+            return;                                                                    \
+        }                                                                              \
+        for (size_t r = 0; r < rows; r++)                                              \
+            NAME##_row(c + (int64_t)r * rs[0], a + (int64_t)r * rs[1],                 \
+                       b + (int64_t)r * rs[2], o + r * cols, cols, step);              \
     }
 
 /* The loops every dtype has: comparisons, min/max, where, casts. */
@@ -373,26 +481,39 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
 static const ew_fn cast_table[5][5] = {CAST_ROW(b), CAST_ROW(i32), CAST_ROW(i64), CAST_ROW(f32),
                                        CAST_ROW(f64)};
 
+weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
+{
+    if ((unsigned)in_dt > (unsigned)WEFT_F64 || (unsigned)out_dt > (unsigned)WEFT_F64)
+        return NULL;
+    if (op == WEFT__OP_CAST)
+        return cast_table[in_dt][out_dt];
+    if ((unsigned)op < (unsigned)WEFT__OP_COUNT)
+        return ew_table[op][in_dt];
+    return NULL;
+}
+
+void weft__ew_tile(weft__op op, weft_dtype in_dt, weft_dtype out_dt, const void *const *in,
+                   const int64_t *row_stride, const unsigned char *col_step, void *out,
+                   size_t rows, size_t cols)
+{
+    if (rows == 0 || cols == 0)
+        return;
+    ew_fn fn = weft__ew_lookup(op, in_dt, out_dt);
+    if (fn) {
+        fn(in, row_stride, col_step, out, rows, cols);
+        return;
+    }
+    /* An op/dtype pair the contract rules out (weft__infer_spec rejects it
+     * first): produce zeros rather than leave the tile uninitialised. */
+    size_t size = weft_dtype_size(out_dt);
+    if (size)
+        memset(out, 0, rows * cols * size);
+}
+
 void weft__ew_block(weft__op op, weft_dtype in_dt, weft_dtype out_dt,
                     const void *const *in, const unsigned char *step,
                     void *out, size_t len)
 {
-    if (len == 0)
-        return;
-    ew_fn fn = NULL;
-    if ((unsigned)in_dt <= (unsigned)WEFT_F64 && (unsigned)out_dt <= (unsigned)WEFT_F64) {
-        if (op == WEFT__OP_CAST)
-            fn = cast_table[in_dt][out_dt];
-        else if ((unsigned)op < (unsigned)WEFT__OP_COUNT)
-            fn = ew_table[op][in_dt];
-    }
-    if (fn) {
-        fn(in, step, out, len);
-        return;
-    }
-    /* An op/dtype pair the contract rules out (weft__infer_spec rejects it
-     * first): produce zeros rather than leave the block uninitialised. */
-    size_t size = weft_dtype_size(out_dt);
-    if (size)
-        memset(out, 0, len * size);
+    static const int64_t no_rows[3] = {0, 0, 0};
+    weft__ew_tile(op, in_dt, out_dt, in, no_rows, step, out, 1, len);
 }

@@ -13,13 +13,78 @@
 #include "trace/ir.h"
 #include "trace/tensor_impl.h"
 
+/* The hot loops (elementwise tiles, reduction rows and columns) are built
+ * twice on x86-64, for AVX2 and for the baseline, and the loader picks
+ * one for the CPU it runs on (an ifunc).  No FMA: results are the same
+ * bits either way (every op rounds as IEEE says; reductions keep their
+ * order).  Not under ThreadSanitizer, whose instrumented ifunc resolvers
+ * would run before its runtime is set up. */
+#if defined(__SANITIZE_THREAD__)
+#define WEFT__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WEFT__TSAN 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && \
+    !defined(WEFT__TSAN) && !defined(WEFT_NO_SIMD_CLONES)
+#define WEFT__SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define WEFT__SIMD_CLONES
+#endif
+
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
- * node into several chunks when given a runtime.  Float sums and means
- * combine per-chunk partials, so their rounding depends on the chunk
- * count: computed without a runtime (serially) they can differ in the last
- * bits from the same node computed on a runtime with several intra-op
- * threads. */
+ * node into several chunks when given a runtime.  No result depends on the
+ * cut: reductions combine fixed chunks of WEFT__REDUCE_CHUNK (below). */
 #define WEFT__KERNEL_SPLIT_MIN 32768
+
+/* Reductions (kernel_reduce.c).  Each output element combines its reduced
+ * elements in row-major order of the reduced axes, in chunks of this many
+ * consecutive elements: a chunk accumulates sequentially from the
+ * identity, and partials combine in chunk order.  Fused groups follow the
+ * same order, so every path gives the same bits on any worker count. */
+#define WEFT__REDUCE_CHUNK 1024
+
+/* An accumulator: u64 for integer sums and products (wrapping), i64 for
+ * integer max and min, double for floats. */
+typedef union weft__acc {
+    uint64_t u;
+    int64_t  i;
+    double   d;
+} weft__acc;
+
+/* acc[t] = op(acc[t], each element of row t in order), for `rows` rows of
+ * len contiguous elements. */
+typedef void (*weft__red_rows_fn)(const void *src, int64_t rows, int64_t len, weft__acc *acc);
+/* acc[c] = op(acc[c], src[r * stride + c]) for r < rows in order, c < cols. */
+typedef void (*weft__red_cols_fn)(const void *src, int64_t rows, int64_t stride, int64_t cols,
+                                  weft__acc *acc);
+/* into[i] = op(into[i], from[i]) for i < n. */
+typedef void (*weft__red_combine_fn)(weft__acc *into, const weft__acc *from, int64_t n);
+/* out[i] = the result of acc[i] (mean: divided by len) in the output dtype. */
+typedef void (*weft__red_fin_fn)(const weft__acc *acc, int64_t n, int64_t len, void *out);
+
+typedef struct weft__reducer {
+    weft__red_rows_fn    rows;
+    weft__red_cols_fn    cols;
+    weft__red_combine_fn combine;
+    weft__red_fin_fn     fin;
+    weft__acc            init;   /* the identity: each chunk starts from it */
+} weft__reducer;
+
+/* The loops of reduction op (SUM, MEAN, PROD, REDUCE_MAX, REDUCE_MIN) over
+ * input dtype dt; false for a pair the op does not take. */
+bool weft__reducer_of(weft__op op, weft_dtype dt, weft__reducer *r);
+
+/* The chunks of a reduction of `width` outputs, combined in order:
+ * chunk(ctx, c, part) computes chunk c's partials part[0..width) from the
+ * identity; chunks run on rt's workers when threads > 1, in rounds whose
+ * partials fit a bounded buffer, and combine in chunk order; the total
+ * (over len elements) is finalized into out.  0 or WEFT_ENOMEM. */
+typedef void (*weft__chunk_partial_fn)(void *ctx, int64_t c, weft__acc *part);
+int weft__reduce_chunks(weft_runtime *rt, size_t threads, const weft__reducer *red,
+                        int64_t n_chunks, int64_t width, int64_t len,
+                        weft__chunk_partial_fn chunk, void *ctx, void *out);
 
 /* Infers the output spec of n (n->op and n->attr; n->spec is ignored) from
  * its input specs in[0..n->n_in).  Unknown dims stay unknown; a conflict
@@ -57,6 +122,23 @@ int weft__kernel_eval_into(weft_runtime *rt, const weft__node *n, weft_tensor *c
 void weft__ew_block(weft__op op, weft_dtype in_dt, weft_dtype out_dt,
                     const void *const *in, const unsigned char *step,
                     void *out, size_t len);
+
+/* The same over a tile of rows x cols, written contiguously to out:
+ *   out[r * cols + c] = op(in[k][r * row_stride[k] + c * col_step[k]] ...)
+ * with col_step[k] 1 (a run) or 0 (one value per row), row_stride[k] in
+ * elements (0: the same for every row).  So a [rows, cols] block, a
+ * scalar, a repeated row (row_stride 0, col_step 1) and a value per row
+ * (row_stride 1, col_step 0) are all one call. */
+void weft__ew_tile(weft__op op, weft_dtype in_dt, weft_dtype out_dt, const void *const *in,
+                   const int64_t *row_stride, const unsigned char *col_step, void *out,
+                   size_t rows, size_t cols);
+
+/* The loop weft__ew_tile runs for (op, in_dt, out_dt), for callers that
+ * run it over many tiles (rows, cols >= 1); NULL for a pair the contract
+ * rules out. */
+typedef void (*weft__ew_fn)(const void *const *in, const int64_t *row_stride,
+                            const unsigned char *col_step, void *out, size_t rows, size_t cols);
+weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt);
 
 /* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
  * how many chunks `work` units are cut into on rt (1 when rt is NULL or

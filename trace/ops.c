@@ -328,34 +328,145 @@ weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value
     return build(cx, "weft_where", &n, in, 3, dts);
 }
 
-static weft_value *reduce(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
-                          bool float_only)
+/* Checks a reduction's axes against a's spec before anything is emitted,
+ * and brings them into the canonical form of struct weft__reduce_axes:
+ * non-negative and sorted when the rank is known, "every axis" as
+ * n_axes == 0. */
+static bool reduce_axes(weft_ctx *cx, const char *fn, weft_value *a, weft__node *n)
+{
+    struct weft__reduce_axes *r = &n->attr.reduce;
+    const weft_spec *s = weft__value_spec(a);
+    if (s->rank == WEFT_RANK_ANY) {
+        for (unsigned k = 0; k < r->n_axes; k++) {
+            if (r->axes[k] < -WEFT_MAX_RANK || r->axes[k] >= WEFT_MAX_RANK) {
+                weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range", fn, r->axes[k]);
+                return false;
+            }
+            for (unsigned j = 0; j < k; j++)
+                if (r->axes[j] == r->axes[k]) {
+                    weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is given twice", fn,
+                                   r->axes[k]);
+                    return false;
+                }
+        }
+        return true;
+    }
+    unsigned mask;
+    int rc = weft__reduce_mask(n, fn, s, &mask);
+    if (rc < 0) {
+        weft__ctx_fail_errmsg(cx, rc);
+        return false;
+    }
+    r->n_axes = 0;
+    if (mask == (s->rank > 0 ? (1u << s->rank) - 1u : 0u))
+        return true;
+    for (int d = 0; d < s->rank; d++)
+        if (mask & (1u << d))
+            r->axes[r->n_axes++] = (int8_t)d;
+    return true;
+}
+
+/* A reduction node of op over ax; float_only: integer and bool inputs
+ * compute in f64 (mean). */
+static weft_value *reduce(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
+                          const struct weft__reduce_axes *ax, bool float_only)
 {
     weft_value *in[1] = { a };
     if (!enter(cx, fn, in, 1))
         return NULL;
-    if (axis != WEFT_ALL_AXES && (axis < -WEFT_MAX_RANK || axis >= WEFT_MAX_RANK))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range", fn, axis);
+    weft__node n = { .op = op };
+    n.attr.reduce = *ax;
+    if (!reduce_axes(cx, fn, a, &n))
+        return NULL;
     weft_dtype dt = dtype_of(a);
     if (float_only && !is_float(dt))
         dt = WEFT_F64;
-    weft__node n = { .op = op, .attr.reduce.axis = axis };
     return build(cx, fn, &n, in, 1, &dt);
+}
+
+/* The one-axis form of weft_sum, weft_mean and weft_reduce_max. */
+static weft_value *reduce_one(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
+                              bool float_only)
+{
+    if (axis != WEFT_ALL_AXES && (axis < -WEFT_MAX_RANK || axis >= WEFT_MAX_RANK)) {
+        if (!enter(cx, fn, &a, 1))
+            return NULL;
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range", fn, axis);
+    }
+    weft__node n = { .op = op };
+    weft__reduce_set_axis(&n, axis);
+    return reduce(cx, op, fn, a, &n.attr.reduce, float_only);
 }
 
 weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis)
 {
-    return reduce(cx, WEFT__OP_SUM, "weft_sum", a, axis, false);
+    return reduce_one(cx, WEFT__OP_SUM, "weft_sum", a, axis, false);
 }
 
 weft_value *weft_mean(weft_ctx *cx, weft_value *a, int axis)
 {
-    return reduce(cx, WEFT__OP_MEAN, "weft_mean", a, axis, true);
+    return reduce_one(cx, WEFT__OP_MEAN, "weft_mean", a, axis, true);
 }
 
 weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis)
 {
-    return reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce_max", a, axis, false);
+    return reduce_one(cx, WEFT__OP_REDUCE_MAX, "weft_reduce_max", a, axis, false);
+}
+
+/* Variance as the mean of squared deviations from the mean (two passes,
+ * NumPy's ddof = 0), in f64 for integer and bool inputs. */
+static weft_value *variance(weft_ctx *cx, weft_value *a, const struct weft__reduce_axes *ax)
+{
+    if (!is_float(dtype_of(a)))
+        a = convert(cx, a, WEFT_F64);
+    struct weft__reduce_axes kept = *ax;
+    kept.keepdims = true;
+    weft_value *d = weft_sub(cx, a, reduce(cx, WEFT__OP_MEAN, "weft_reduce", a, &kept, true));
+    return reduce(cx, WEFT__OP_MEAN, "weft_reduce", weft_mul(cx, d, d), ax, true);
+}
+
+weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a, const int *axes,
+                        size_t n_axes, bool keepdims)
+{
+    if (!enter(cx, "weft_reduce", &a, 1))
+        return NULL;
+    if ((unsigned)r > (unsigned)WEFT_R_STD)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: unknown reduction %d", (int)r);
+    if (n_axes > WEFT_MAX_RANK)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: %zu axes, at most %d", n_axes,
+                              WEFT_MAX_RANK);
+    if (n_axes && !axes)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: axes is NULL but n_axes is %zu",
+                              n_axes);
+    weft__node n = { .op = WEFT__OP_SUM };
+    n.attr.reduce.keepdims = keepdims;
+    n.attr.reduce.n_axes = (uint8_t)n_axes;
+    for (size_t k = 0; k < n_axes; k++) {
+        if (axes[k] < -WEFT_MAX_RANK || axes[k] >= WEFT_MAX_RANK)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: axis %d is out of range",
+                                  axes[k]);
+        n.attr.reduce.axes[k] = (int8_t)axes[k];
+    }
+    /* Check (and canonicalise) the axes once, up front, so that a
+     * reduction built of several ops fails before emitting any. */
+    if (!reduce_axes(cx, "weft_reduce", a, &n))
+        return NULL;
+    const struct weft__reduce_axes *ax = &n.attr.reduce;
+    switch (r) {
+    case WEFT_R_SUM:  return reduce(cx, WEFT__OP_SUM, "weft_reduce", a, ax, false);
+    case WEFT_R_MEAN: return reduce(cx, WEFT__OP_MEAN, "weft_reduce", a, ax, true);
+    case WEFT_R_MAX:  return reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce", a, ax, false);
+    case WEFT_R_MIN:  return reduce(cx, WEFT__OP_REDUCE_MIN, "weft_reduce", a, ax, false);
+    case WEFT_R_PROD: return reduce(cx, WEFT__OP_PROD, "weft_reduce", a, ax, false);
+    /* any and all are the max and min of the values as bool. */
+    case WEFT_R_ANY:
+        return reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce", convert(cx, a, WEFT_BOOL), ax, false);
+    case WEFT_R_ALL:
+        return reduce(cx, WEFT__OP_REDUCE_MIN, "weft_reduce", convert(cx, a, WEFT_BOOL), ax, false);
+    case WEFT_R_VAR:  return variance(cx, a, ax);
+    case WEFT_R_STD:  return weft_sqrt(cx, variance(cx, a, ax));
+    }
+    return NULL;
 }
 
 weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims)

@@ -64,16 +64,28 @@ static uint64_t node_hash(const weft__node *n)
         break;
     case WEFT__OP_CAST:  h = mix(h, (uint64_t)n->attr.cast.to); break;
     case WEFT__OP_RESULT: h = mix(h, n->attr.result.index); break;
-    case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
-        h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axis);
-        break;
     case WEFT__OP_MATMUL: h = mix(h, n->attr.matmul.flags); break;
     default:
         if (weft__is_shape_op(n->op))
             h = mix(h, weft__shape_attr_digest(n));
+        if (weft__op_kind_of(n->op) == WEFT__KIND_REDUCE) {
+            h = mix(h, n->attr.reduce.keepdims);
+            for (unsigned k = 0; k < n->attr.reduce.n_axes && k < WEFT_MAX_RANK; k++)
+                h = mix(h, (uint64_t)(int64_t)n->attr.reduce.axes[k]);
+        }
         break;
     }
     return h;
+}
+
+static bool reduce_axes_eq(const struct weft__reduce_axes *a, const struct weft__reduce_axes *b)
+{
+    if (a->n_axes != b->n_axes || a->keepdims != b->keepdims || a->n_axes > WEFT_MAX_RANK)
+        return false;
+    for (unsigned k = 0; k < a->n_axes; k++)
+        if (a->axes[k] != b->axes[k])
+            return false;
+    return true;
 }
 
 static bool node_eq(const weft__node *a, const weft__node *b)
@@ -94,8 +106,6 @@ static bool node_eq(const weft__node *a, const weft__node *b)
                a->attr.range.delta == b->attr.range.delta;
     case WEFT__OP_CAST:  return a->attr.cast.to == b->attr.cast.to;
     case WEFT__OP_RESULT: return a->attr.result.index == b->attr.result.index;
-    case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
-        return a->attr.reduce.axis == b->attr.reduce.axis;
     case WEFT__OP_MATMUL: return a->attr.matmul.flags == b->attr.matmul.flags;
     case WEFT__OP_RESHAPE:
         if (a->attr.reshape.rank != b->attr.reshape.rank)
@@ -105,6 +115,8 @@ static bool node_eq(const weft__node *a, const weft__node *b)
                 return false;
         return true;
     default:
+        if (weft__op_kind_of(a->op) == WEFT__KIND_REDUCE)
+            return reduce_axes_eq(&a->attr.reduce, &b->attr.reduce);
         return weft__is_shape_op(a->op) ? weft__shape_attr_eq(a, b) : true;
     }
 }

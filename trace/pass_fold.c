@@ -58,16 +58,6 @@ static bool foldable(const weft__graph *g, const weft__node *n)
     int64_t numel;
     if (!result_numel(n, &numel) || numel > largest_in)
         return false;
-    /* Folding computes serially; a run splits a large float sum or mean
-     * over the intra-op threads and adds the partials, which rounds
-     * differently.  Such a node is left to the run, so that the traced
-     * result equals the eager one bit for bit. */
-    if ((n->op == WEFT__OP_SUM || n->op == WEFT__OP_MEAN) && n->n_in == 1) {
-        const weft_tensor *t = g->nodes[n->in[0]].attr.constant.value;
-        if (t && (t->dtype == WEFT_F32 || t->dtype == WEFT_F64) &&
-            t->numel > WEFT__KERNEL_SPLIT_MIN)
-            return false;
-    }
     return true;
 }
 

@@ -287,6 +287,17 @@ bool weft__program_has_side_effects(const weft__program *p)
     return false;
 }
 
+/* "<axis=1>", "<axes=0,2,keepdims>"; nothing for every axis. */
+static void print_reduce_axes(const struct weft__reduce_axes *r, FILE *f)
+{
+    if (r->n_axes == 0 && !r->keepdims)
+        return;
+    fputs(r->n_axes == 1 ? "<axis=" : r->n_axes ? "<axes=" : "<", f);
+    for (unsigned k = 0; k < r->n_axes && k < WEFT_MAX_RANK; k++)
+        fprintf(f, "%s%d", k ? "," : "", r->axes[k]);
+    fputs(r->keepdims ? (r->n_axes ? ",keepdims>" : "keepdims>") : ">", f);
+}
+
 static void print_attrs(const weft__node *n, FILE *f)
 {
     char v[WEFT__FMT_MAX];
@@ -326,10 +337,6 @@ static void print_attrs(const weft__node *n, FILE *f)
         fprintf(f, "<%s>", dn ? dn : "?");
         break;
     }
-    case WEFT__OP_SUM: case WEFT__OP_MEAN: case WEFT__OP_REDUCE_MAX:
-        if (n->attr.reduce.axis >= 0)
-            fprintf(f, "<axis=%d>", n->attr.reduce.axis);
-        break;
     case WEFT__OP_MATMUL:
         if (n->attr.matmul.flags)
             fprintf(f, "<%s%s%s>", n->attr.matmul.flags & WEFT_TRANSPOSE_A ? "transpose_a" : "",
@@ -357,6 +364,8 @@ static void print_attrs(const weft__node *n, FILE *f)
     default:
         if (weft__is_shape_op(n->op))
             weft__shape_attr_print(n, f);
+        if (weft__op_kind_of(n->op) == WEFT__KIND_REDUCE)
+            print_reduce_axes(&n->attr.reduce, f);
         break;
     }
 }

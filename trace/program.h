@@ -1,5 +1,5 @@
-/* The compiler's internal structures: the fused elementwise program held by
- * a FUSED node, the passes, and the compiled program the executor runs.
+/* The compiler's internal structures: the fused program held by a FUSED
+ * node, the passes, and the compiled program the executor runs.
  * trace/ internal (compile.c, pass_*.c, program.c, exec.c and their tests). */
 #ifndef WEFT_TRACE_PROGRAM_H
 #define WEFT_TRACE_PROGRAM_H
@@ -7,31 +7,116 @@
 #include "trace/iface.h"
 #include "trace/ir.h"
 
-/* A fused group holds at most this many instructions, so that its scratch
- * blocks fit on a worker's stack. */
+/* ---- Fused groups ----------------------------------------------------
+ *
+ * A FUSED node computes a connected group of elementwise ops and
+ * reductions in one pass over its inputs, with no intermediate tensors.
+ * struct weft__fused is a plain description (no pointers): the
+ * interpreter (fused_run.c) walks it, and a native code generator can emit
+ * one loop nest per group from exactly the same fields.
+ *
+ * Iteration space.  A group has a domain: the shape dims[0..rank) of its
+ * largest values, split at `split` into rows (dims [0, split), R of them)
+ * and columns (dims [split, rank), W per row; row-major, so row r is
+ * elements [r*W, (r+1)*W) of a domain-shaped tensor).  Every value of the
+ * group is one of four kinds, by what it varies along (the bits of
+ * weft__fkind, so the kind of an elementwise result is the OR of its
+ * operands' kinds):
+ *   FULL    R x W   domain-shaped
+ *   ROW     R x 1   dims [0, split) and 1s after (a row mean, keepdims)
+ *   COL     1 x W   1s and dims [split, rank) (a bias row broadcast down)
+ *   SCALAR  1 x 1
+ * Shapes broadcast as NumPy's (right-aligned), so e.g. an [R] value is not
+ * a ROW of [R, W]; such values do not join a group.
+ *
+ * Instructions, in order, each producing one value of kind `kind` from up
+ * to three operands: an external input (src < WEFT__FSRC_INSTR: index into
+ * the node's inputs, whose kinds and dtypes are ext_kind / ext_dt) or an
+ * earlier instruction (src = WEFT__FSRC_INSTR | index).
+ *   red == WEFT__FRED_NONE: an elementwise op (op of kind UNARY, BINARY,
+ *     TERNARY or CAST), generic by kind: operands broadcast by their kinds
+ *     (a ROW operand of a FULL op repeats along its row).
+ *   red == WEFT__FRED_INNER: a reduction (op of kind REDUCE) of a FULL
+ *     value over the columns into a ROW value, which later instructions
+ *     may read (normalize: x - mean(x)).  Needs W <= WEFT__FUSED_TILE.
+ *   red == WEFT__FRED_OUTER: a reduction of a FULL value over the rows
+ *     into a COL value; only ever the last instruction.
+ * in_dt is the dtype of the value operands (WHERE: inputs 1 and 2, its
+ * condition is bool; CAST and reductions: the source), out_dt the
+ * result's.  `axes` keeps a reduction's attributes, for the op-by-op path.
+ * The last instruction is the node's value, laid out by its kind: FULL
+ * [R, W], ROW [R], COL [W], SCALAR [1] (the node's spec says which dims).
+ *
+ * Execution.  Tiles of whole rows: rows [r0, r0 + T) x all W columns, T
+ * the largest power of two with T * W <= WEFT__FUSED_TILE (so tiles never
+ * straddle a chunk of WEFT__REDUCE_CHUNK rows); when W > WEFT__FUSED_TILE
+ * (no ROW values then) a tile is one row's block of WEFT__FUSED_TILE
+ * columns.  In a tile each instruction runs in order over its kind's part:
+ * a FULL value is T*W contiguous elements, a ROW value T, a COL value W (or
+ * the block), a SCALAR one; results live in scratch registers (`reg`, one
+ * block of WEFT__FUSED_TILE 8-byte elements each, n_regs in all), the last
+ * instruction writes the output.  Reductions follow kernel_reduce.c's
+ * order bit for bit: an inner reduction accumulates each row sequentially
+ * (W <= WEFT__REDUCE_CHUNK, one chunk); an outer reduction accumulates the
+ * rows of each chunk of WEFT__REDUCE_CHUNK rows sequentially into partials
+ * of W accumulators (weft__acc), combined in chunk order.  Tiles (and, for
+ * an outer reduction, chunks) are spread over the workers. */
+
+/* A fused group holds at most this many instructions. */
 #define WEFT__FUSED_MAX_INSTR 16
-/* Elements per block of a fused loop. */
-#define WEFT__FUSED_BLOCK 1024
+/* At most this many external inputs (each instruction reads up to 3). */
+#define WEFT__FUSED_MAX_EXT (3 * WEFT__FUSED_MAX_INSTR)
+/* Elements per tile, and so per scratch register. */
+#define WEFT__FUSED_TILE 1024
 /* An operand of a fused instruction: an external input index, or (with
  * this bit) the index of an earlier instruction. */
 #define WEFT__FSRC_INSTR 0x8000u
 
+typedef enum weft__fkind {
+    WEFT__FK_SCALAR = 0,
+    WEFT__FK_ROW    = 1,   /* varies along the rows */
+    WEFT__FK_COL    = 2,   /* varies along the columns */
+    WEFT__FK_FULL   = 3    /* both */
+} weft__fkind;
+
+enum { WEFT__FRED_NONE = 0, WEFT__FRED_INNER = 1, WEFT__FRED_OUTER = 2 };
+
 typedef struct weft__finstr {
     weft__op   op;
-    weft_dtype in_dt;      /* dtype of the value operands (CAST: the source) */
-    weft_dtype out_dt;     /* result dtype (CAST: the target) */
+    weft_dtype in_dt;      /* dtype of the value operands (CAST, reductions: the source) */
+    weft_dtype out_dt;     /* result dtype */
     uint8_t    n_src;
-    uint8_t    reg;        /* scratch block of the result (unused by the last) */
+    uint8_t    kind;       /* weft__fkind of the result */
+    uint8_t    red;        /* WEFT__FRED_* */
+    uint8_t    reg;        /* scratch register of the result (unused by the last) */
     uint16_t   src[3];
+    struct weft__reduce_axes axes;   /* reductions: the node's axes */
 } weft__finstr;
 
-/* The program of a FUSED node: instructions in order; the last one is the
- * node's value.  Immutable once built; owned by its node. */
+/* The program of a FUSED node.  Immutable once built; owned by its node. */
 struct weft__fused {
     uint32_t     n_instr, n_ext, n_regs;
+    int          rank, split;                 /* the domain's rank and row/column split */
+    int64_t      dims[WEFT_MAX_RANK];         /* the domain at compile time (may hold WEFT_DIM_ANY) */
+    uint8_t      ext_kind[WEFT__FUSED_MAX_EXT];  /* weft__fkind of each external input */
+    weft_dtype   ext_dt[WEFT__FUSED_MAX_EXT];
     weft__finstr ins[WEFT__FUSED_MAX_INSTR];
 };
 void weft__fused_free(struct weft__fused *f);
+
+/* One run of a fused program on concrete data: R rows of W columns,
+ * the external inputs' data in the kinds of f->ext_kind, the output's
+ * buffer (laid out by the last instruction's kind). */
+typedef struct weft__fused_launch {
+    int64_t     rows, cols;
+    const void *ext[WEFT__FUSED_MAX_EXT];
+    void       *out;
+} weft__fused_launch;
+
+/* Interprets f over L (fused_run.c), spreading tiles over rt's intra-op
+ * threads (rt NULL: serially).  0, or WEFT_ENOMEM for an outer reduction's
+ * partials. */
+int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__fused_launch *L);
 
 /* Passes.  Each rewrites g in place (node ids change; g->outs follows) and
  * returns 0 or a negative code (WEFT_ENOMEM) with g still valid. */

@@ -56,6 +56,8 @@
 #ifndef WEFT_OPS_H
 #define WEFT_OPS_H
 
+#include <stdbool.h>
+
 #include "tensor.h"
 
 #ifdef __cplusplus
@@ -190,10 +192,46 @@ WEFT_API weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, w
  * integer or bool computes in f64 (NumPy's rule; TensorFlow's reduce_mean
  * keeps the integer dtype and truncates).  Over an empty
  * axis: sum is 0, mean NaN, and reduce_max the dtype's lowest value (-inf,
- * INT32_MIN, INT64_MIN, false). */
+ * INT32_MIN, INT64_MIN, false).  The same as weft_reduce with one axis (or
+ * none) and keepdims false. */
 WEFT_API weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_mean(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis);
+
+/* Reductions over a set of axes.  axes[0..n_axes) may be negative (counted
+ * from the end); NULL or n_axes 0 reduces every axis; an axis out of range
+ * or given twice is WEFT_EINVAL.  keepdims keeps the reduced axes as 1s
+ * (so the result broadcasts against a), else they are removed.
+ *
+ *   reduction   result dtype                    over no elements
+ *   SUM         bool: i64; else a's (ints wrap)  0
+ *   PROD        bool: i64; else a's (ints wrap)  1
+ *   MEAN        float: a's; int, bool: f64       NaN
+ *   MAX, MIN    a's                              MAX: -inf, INT_MIN, false;
+ *                                                MIN: +inf, INT_MAX, true
+ *   ANY, ALL    bool (non-zero is true)          ANY: false; ALL: true
+ *   VAR, STD    float: a's; int, bool: f64       NaN
+ *
+ * MAX and MIN propagate NaN.  VAR is the mean of the squared deviations
+ * from the mean (NumPy's ddof = 0), computed in two passes; STD is its
+ * square root; both appear as those ops in weft_function_print_ops.
+ *
+ * Order of float reductions (SUM, PROD, MEAN, VAR, STD): each result
+ * element combines its reduced elements in row-major order of the reduced
+ * axes, in fixed chunks of 1024 consecutive elements; a chunk accumulates
+ * one element after the other, the chunks' partial results are combined in
+ * chunk order.  f32 inputs accumulate in f64 and round once at the end.
+ * The chunks do not depend on the worker count, so the result is the same
+ * bit for bit on any number of workers, eagerly, traced (fused or not) and
+ * when the compiler folds it into a constant.  It may differ in the last
+ * bits from a plain left-to-right loop (for over 1024 elements) and from
+ * NumPy's pairwise summation. */
+typedef enum weft_reduction {
+    WEFT_R_SUM, WEFT_R_MEAN, WEFT_R_MAX, WEFT_R_MIN, WEFT_R_PROD,
+    WEFT_R_ANY, WEFT_R_ALL, WEFT_R_VAR, WEFT_R_STD
+} weft_reduction;
+WEFT_API weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a,
+                                 const int *axes, size_t n_axes, bool keepdims);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);

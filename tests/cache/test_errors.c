@@ -977,6 +977,32 @@ static int c_op_sum_axis(void) { return eager_op(op_sum_axis); }
 static weft_value *op_mean_axis(weft_ctx *cx) { return weft_mean(cx, ev(cx, fx.x3), -2); }
 static int c_op_mean_axis(void) { return eager_op(op_mean_axis); }
 
+static weft_value *op_reduce_twice(weft_ctx *cx)
+{
+    const int axes[2] = { 0, -1 };
+    return weft_reduce(cx, WEFT_R_SUM, ev(cx, fx.x3), axes, 2, false);
+}
+static int c_op_reduce_twice(void) { return eager_op(op_reduce_twice); }
+
+static weft_value *op_reduce_range(weft_ctx *cx)
+{
+    const int axes[1] = { 1 };
+    return weft_reduce(cx, WEFT_R_VAR, ev(cx, fx.x3), axes, 1, true);
+}
+static int c_op_reduce_range(void) { return eager_op(op_reduce_range); }
+
+static weft_value *op_reduce_kind(weft_ctx *cx)
+{
+    return weft_reduce(cx, (weft_reduction)99, ev(cx, fx.x3), NULL, 0, false);
+}
+static int c_op_reduce_kind(void) { return eager_op(op_reduce_kind); }
+
+static weft_value *op_reduce_null_axes(weft_ctx *cx)
+{
+    return weft_reduce(cx, WEFT_R_MAX, ev(cx, fx.x3), NULL, 1, false);
+}
+static int c_op_reduce_null_axes(void) { return eager_op(op_reduce_null_axes); }
+
 static weft_value *op_reshape_rank9(weft_ctx *cx)
 {
     int64_t d[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 3 };
@@ -1794,6 +1820,10 @@ static const err_case cases[] = {
        "weft_matmul"),
     CM("weft_matmul_ex", "f32[2,2,3] x f32[3,3,2] (batch dims 2 and 3)", WEFT_ESHAPE, c_op_matmul_ex_batch,
        "weft_matmul"),
+    C("weft_reduce", "axes {0, -1} of f32[3]", WEFT_EINVAL, c_op_reduce_twice),
+    C("weft_reduce", "axis 1 of f32[3]", WEFT_EINVAL, c_op_reduce_range),
+    C("weft_reduce", "reduction (weft_reduction)99", WEFT_EINVAL, c_op_reduce_kind),
+    C("weft_reduce", "axes NULL, n_axes 1", WEFT_EINVAL, c_op_reduce_null_axes),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

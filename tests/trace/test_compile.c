@@ -241,7 +241,7 @@ static void build_shared_intermediate(weft__graph *g)
     uint32_t t2 = gb_un(g, WEFT__OP_EXP, t1);
     uint32_t t3 = gb_bin(g, WEFT__OP_SUB, t2, x);
     weft__node s = gb_node(WEFT__OP_SUM);
-    s.attr.reduce.axis = WEFT_ALL_AXES;
+    weft__reduce_set_axis(&s, WEFT_ALL_AXES);
     s.n_in = 1;
     cr_assert_eq(weft__infer_spec(&s, &g->nodes[t1].spec, &s.spec), 0);
     uint32_t sum = gb_push(g, &s, &t1, 1);
@@ -272,7 +272,7 @@ Test(compile, fuse_keeps_intermediate_read_outside)
 static void build_broadcast(weft__graph *g)
 {
     uint32_t x = gb_arg(g, 0, "f32[4,3]"), r = gb_arg(g, 1, "f32[3]");
-    uint32_t t1 = gb_bin(g, WEFT__OP_ADD, x, r);   /* real broadcasting: not fused */
+    uint32_t t1 = gb_bin(g, WEFT__OP_ADD, x, r);   /* r is a row repeated down x */
     uint32_t t2 = gb_un(g, WEFT__OP_ABS, t1);
     weft__node cn = gb_node(WEFT__OP_CAST);
     cn.attr.cast.to = WEFT_F64;
@@ -283,17 +283,23 @@ static void build_broadcast(weft__graph *g)
     gb_outs(g, &t4, 1);
 }
 
-Test(compile, fuse_skips_broadcast_and_fuses_cast)
+Test(compile, fuse_spans_broadcast_and_fuses_cast)
 {
     weft__graph g;
     weft__graph_init(&g, 2);
     build_broadcast(&g);
     cr_assert_eq(weft__pass_fuse(&g), 0);
-    cr_assert_eq(gb_count(&g, WEFT__OP_ADD), 1);
+    cr_assert_eq(gb_count(&g, WEFT__OP_ADD), 0);
     cr_assert_eq(gb_count(&g, WEFT__OP_FUSED), 1);
     const weft__node *f = &g.nodes[g.outs[0]];
     cr_assert_eq(f->op, WEFT__OP_FUSED);
-    cr_assert_eq(f->attr.fused.prog->n_instr, 3, "abs, cast, sqrt");
+    const struct weft__fused *fu = f->attr.fused.prog;
+    cr_assert_eq(fu->n_instr, 4, "add, abs, cast, sqrt");
+    /* Rows of 3 columns; r is a column row (COL), x the full domain. */
+    cr_assert_eq(fu->split, 1);
+    cr_assert_eq(fu->n_ext, 2);
+    cr_assert_eq(fu->ext_kind[0], WEFT__FK_FULL);
+    cr_assert_eq(fu->ext_kind[1], WEFT__FK_COL);
     cr_assert_eq(f->spec.dtype, WEFT_F64);
     weft__graph_free(&g);
     int64_t dx[2] = { 4, 3 }, dr = 3;

@@ -26,7 +26,7 @@ static void build_wide(weft__graph *g, const char *spec)
     uint32_t b = gb_un(g, WEFT__OP_NEG, gb_bin(g, WEFT__OP_SUB, x, y));
     uint32_t m = gb_bin(g, WEFT__OP_MATMUL, x, y);
     weft__node s = gb_node(WEFT__OP_SUM);
-    s.attr.reduce.axis = 1;
+    weft__reduce_set_axis(&s, 1);
     s.n_in = 1;
     cr_assert_eq(weft__infer_spec(&s, &g->nodes[a].spec, &s.spec), 0);
     uint32_t r = gb_push(g, &s, &a, 1);
@@ -363,7 +363,7 @@ Test(exec, map_node_in_program)
 static uint32_t px_reduce(weft__graph *g, weft__op op, uint32_t a, int axis)
 {
     weft__node n = gb_node(op);
-    n.attr.reduce.axis = axis;
+    weft__reduce_set_axis(&n, axis);
     n.n_in = 1;
     cr_assert_eq(weft__infer_spec(&n, &g->nodes[a].spec, &n.spec), 0, "%s", weft_errmsg());
     return gb_push(g, &n, &a, 1);

@@ -461,7 +461,7 @@ Test(kernels, ew_block_steps, .timeout = 30)
 static weft_tensor *reduce(weft_runtime *rt, weft__op op, weft_tensor *a, int axis)
 {
     weft__node n = node(op, 1);
-    n.attr.reduce.axis = axis;
+    weft__reduce_set_axis(&n, axis);
     return eval(rt, &n, &a);
 }
 
@@ -552,11 +552,11 @@ Test(kernels, reduce_dtypes_and_edges, .timeout = 30)
     weft_tensor *se = reduce(NULL, WEFT__OP_SUM, te, 1);
     check_dims(se, 1, (int64_t[]){0});
     weft__node n = node(WEFT__OP_MEAN, 1);
-    n.attr.reduce.axis = 0;
+    weft__reduce_set_axis(&n, 0);
     weft_tensor *out = NULL;
     cr_assert_eq(weft__kernel_eval(NULL, &n, &ti, &out), WEFT_EDTYPE);
     n.op = WEFT__OP_SUM;
-    n.attr.reduce.axis = 1;
+    weft__reduce_set_axis(&n, 1);
     cr_assert_eq(weft__kernel_eval(NULL, &n, &ti, &out), WEFT_EINVAL);
     cr_assert_str_eq(weft_errmsg(), "weft_sum: axis 1 is out of range for i32[2]");
     weft_tensor *all[] = {tb, s, m, ti, si, tf, mf, te, me, se};
@@ -725,7 +725,7 @@ Test(kernels, infer_broadcast_unknown_dims, .timeout = 30)
     cr_assert_eq(weft__infer_spec(&n, &in, &out), 0);
     cr_assert_str_eq(weft__spec_str(&out, buf, sizeof buf), "f32[6,2]");
     weft__node r = node(WEFT__OP_SUM, 1);
-    r.attr.reduce.axis = -2;
+    weft__reduce_set_axis(&r, -2);
     in = spec("bool[?,5,2]");
     cr_assert_eq(weft__infer_spec(&r, &in, &out), 0);
     cr_assert_str_eq(weft__spec_str(&out, buf, sizeof buf), "i64[?,2]");
@@ -858,7 +858,7 @@ Test(kernels, allocation_failures, .timeout = 30)
                 break;
             }
             weft__node nd = node(ops[k], 1);
-            nd.attr.reduce.axis = WEFT_ALL_AXES;
+            weft__reduce_set_axis(&nd, WEFT_ALL_AXES);
             weft_tensor *out = NULL;
             int rc = weft__kernel_eval(rt, &nd, &t, &out);
             bool hit = weft__fault_hit();

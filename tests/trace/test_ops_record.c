@@ -141,7 +141,8 @@ Test(ops_record, float_only_ops_compute_ints_in_f64, .timeout = 10)
     assert_spec(&node(&g, 3)->spec, "f64[?,3]");
     cr_assert_eq(node(&g, 4)->op, WEFT__OP_CAST);
     cr_assert_eq(node(&g, 5)->op, WEFT__OP_MEAN);
-    cr_assert_eq(node(&g, 5)->attr.reduce.axis, 1);
+    cr_assert_eq(node(&g, 5)->attr.reduce.n_axes, 1);
+    cr_assert_eq(node(&g, 5)->attr.reduce.axes[0], 1);
     assert_spec(&node(&g, 5)->spec, "f64[?]");
     cr_assert_eq(node(&g, 6)->op, WEFT__OP_SUM);
     cr_assert_eq(node(&g, 6)->in[0], 0, "sum keeps integers");
