@@ -90,7 +90,7 @@ done
 plain=build/ci-plain
 if [ -x "$plain/weft-soak" ]; then
     step "soak: $soak_seconds s, 8 outside threads" env WEFT_NUM_THREADS=2 "$plain/weft-soak" "$soak_seconds"
-    for ex in tour fib pmap map_fn tracing sleep_map; do
+    for ex in tour fib pmap map_fn tracing sleep_map batchnorm mistakes; do
         [ -x "$plain/examples/$ex" ] || continue
         step "valgrind: examples/$ex" env WEFT_NUM_THREADS=2 valgrind -q --error-exitcode=1 \
             --leak-check=full --errors-for-leak-kinds=definite,indirect "$plain/examples/$ex"
