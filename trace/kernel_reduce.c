@@ -30,6 +30,8 @@
 #define ROW_BATCH 256       /* rows a row reduction finalizes at once */
 /* Bytes of chunk partials kept at once (weft__reduce_chunks). */
 #define PARTIAL_BYTES ((size_t)1 << 20)
+/* Partials (accumulators) kept on the stack rather than allocated. */
+#define STACK_PARTIALS 256
 
 /* ---- Accumulation loops ---------------------------------------------- */
 
@@ -355,8 +357,12 @@ int weft__reduce_chunks(weft_runtime *rt, size_t threads, const weft__reducer *r
         per_round = 2 * (int64_t)threads;
     if (per_round > n_chunks)
         per_round = n_chunks;
-    /* Row 0 is the running total; a round fills rows 1.. */
-    weft__acc *buf = weft__malloc(sizeof(weft__acc) * w * (size_t)(per_round + 1));
+    /* Row 0 is the running total; a round fills rows 1..  Small partials
+     * (a scalar sum, a few columns) stay on the stack: a run of a small
+     * program then allocates nothing beyond its tensors. */
+    weft__acc stack_buf[STACK_PARTIALS];
+    size_t n_acc = w * (size_t)(per_round + 1);
+    weft__acc *buf = n_acc <= STACK_PARTIALS ? stack_buf : weft__malloc(sizeof *buf * n_acc);
     if (!buf)
         return weft__errorf(WEFT_ENOMEM, "weft reduction: out of memory for %lld partials",
                             (long long)(width * per_round));
@@ -378,7 +384,8 @@ int weft__reduce_chunks(weft_runtime *rt, size_t threads, const weft__reducer *r
     }
     if (rc == 0)
         red->fin(buf, width, len, out);
-    weft__free(buf);
+    if (buf != stack_buf)
+        weft__free(buf);
     return rc;
 }
 
