@@ -63,9 +63,12 @@ static weft_tensor *mk_from(weft_dtype dt, int rank, const int64_t *dims, const 
     return t;
 }
 
+/* Wraps t as a value of cx and drops the test's own reference: the context
+ * holds the tensor from here on and frees it at weft_eager_end. */
 static weft_value *ev(weft_tensor *t)
 {
     weft_value *v = weft_eager_value(cx, t);
+    weft_tensor_release(t);
     cr_assert_not_null(v, "%s", weft_errmsg());
     return v;
 }
