@@ -54,6 +54,9 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         return weft__errorf(WEFT_EINVAL, "%s: desc->body is NULL", who);
     if (d->flags & ~(WEFT_REDUCE_RETRACING | WEFT_RUN_EAGERLY))
         return weft__errorf(WEFT_EINVAL, "%s: unknown flags 0x%x", who, d->flags);
+    for (size_t i = 0; i < sizeof d->reserved / sizeof d->reserved[0]; i++)
+        if (d->reserved[i] != 0)
+            return weft__errorf(WEFT_EINVAL, "%s: desc->reserved[%zu] is not zero", who, i);
     if (d->n_args > 4096 || d->n_outs > 4096)
         return weft__errorf(WEFT_EINVAL, "%s: %zu args and %zu outputs are too many", who,
                             d->n_args, d->n_outs);
