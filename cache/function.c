@@ -246,7 +246,7 @@ static int run_entry(weft__entry *e, unsigned s, weft_tensor *const *tens, const
                      size_t n, weft_tensor **outs, size_t n_outs)
 {
     weft_function *f = e->fn;
-    weft__slot_add(e->sl, s, 1, 1);
+    weft__slot_add(&e->sl[s].calls, s, 1);
     if (f->eager)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n, outs, n_outs);
     return weft__program_run(e->prog, tens, n, outs, n_outs);
@@ -408,7 +408,7 @@ static bool call_hit(weft_function *f, const weft_arg *args, size_t n_args, weft
     weft__entry *e;
     if (slot >= WEFT__SLOTS || !(e = weft__cache_hit(f, fr->kp, tl, slot)))
         return false;
-    weft__slot_add(f->st, slot, 1, 1);
+    weft__slot_add(&f->st[slot].hits, slot, 1);
     *rc = run_entry(e, slot, fr->tens, args, n_args, outs, n_outs);
     weft__cache_hit_done(e, slot);
     return true;
@@ -451,7 +451,7 @@ static int call_miss(const char *who, weft_function *f, const weft_arg *args, si
     if (rc)
         goto out;
     if (hit)
-        weft__slot_add(f->st, slot, 1, 1);
+        weft__slot_add(&f->st[slot].hits, slot, 1);
     else
         atomic_fetch_add_explicit(&f->misses, 1, memory_order_relaxed);
     rc = run_entry(e, slot, fr->tens, args, n_args, outs, n_outs);
@@ -472,7 +472,7 @@ int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, we
 
     weft__cache_tls *tl = &weft__cache_tl;
     unsigned slot = weft__cache_slot_of(tl);
-    weft__slot_add(f->st, slot, 0, 1);
+    weft__slot_add(&f->st[slot].calls, slot, 1);
     if (f->eager && !f->input_signature)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n_args, outs, n_outs);
 

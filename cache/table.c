@@ -110,7 +110,7 @@ void weft__cache_unref(weft__entry *e)
      * mark and settles through e->remaining. */
     uint64_t held = 0;
     for (unsigned s = 0; s < WEFT__SLOTS; s++)
-        held += atomic_fetch_or_explicit(&e->sl[s].a, HOT_ZOMBIE, memory_order_acq_rel) & ~HOT_ZOMBIE;
+        held += atomic_fetch_or_explicit(&e->sl[s].hot, HOT_ZOMBIE, memory_order_acq_rel) & ~HOT_ZOMBIE;
     /* remaining wraps below zero when holders finish first; whoever brings
      * it to zero frees. */
     if (atomic_fetch_add_explicit(&e->remaining, held, memory_order_acq_rel) + held == 0)
@@ -119,7 +119,7 @@ void weft__cache_unref(weft__entry *e)
 
 void weft__cache_hit_done(weft__entry *e, unsigned s)
 {
-    uint64_t old = atomic_fetch_sub_explicit(&e->sl[s].a, 1, memory_order_acq_rel);
+    uint64_t old = atomic_fetch_sub_explicit(&e->sl[s].hot, 1, memory_order_acq_rel);
     if ((old & HOT_ZOMBIE) &&
         atomic_fetch_sub_explicit(&e->remaining, 1, memory_order_acq_rel) == 1)
         weft__cache_entry_free(e);
@@ -152,7 +152,7 @@ weft__entry *weft__cache_hit(weft_function *f, const weft__key *key, weft__cache
         /* Inside the section, so an unref that removed e marks the hot
          * counts only after this increment; until then this thread is the
          * count's only writer, so a plain increment does. */
-        atomic_uint_fast64_t *hot = &e->sl[s].a;
+        atomic_uint_fast64_t *hot = &e->sl[s].hot;
         atomic_store_explicit(hot, atomic_load_explicit(hot, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
@@ -324,8 +324,8 @@ static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t 
     atomic_init(&e->remaining, 0);
     atomic_init(&e->last_used, 0);
     for (unsigned s = 0; s <= WEFT__SLOTS; s++) {
-        atomic_init(&e->sl[s].a, 0);
-        atomic_init(&e->sl[s].b, 0);
+        atomic_init(&e->sl[s].hot, 0);
+        atomic_init(&e->sl[s].calls, 0);
     }
     atomic_store_explicit(&e->k.published, true, memory_order_release);
     return e;
@@ -560,7 +560,7 @@ static int acquire_insert_pending(const char *who, weft_function *f, const weft_
             f->have_retrace = true;
             /* The call count as the retrace window's clock. */
             if (from_call)
-                warn = weft__cache_note_trace(f, weft__slot_sum(f->st, 0), why.reason, &how);
+                warn = weft__cache_note_trace(f, weft__fn_calls(f), why.reason, &how);
             *traced_here = true;
         }
     }

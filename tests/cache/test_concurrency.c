@@ -364,10 +364,10 @@ Test(cache_mt, hits_write_only_their_own_slots)
     shared_state before = snapshot(s->f, e);
     uint64_t f_lines[WEFT__SLOTS + 1][2], e_lines[WEFT__SLOTS + 1][2];
     for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
-        f_lines[k][0] = atomic_load(&s->f->st[k].a);
-        f_lines[k][1] = atomic_load(&s->f->st[k].b);
-        e_lines[k][0] = atomic_load(&e->sl[k].a);
-        e_lines[k][1] = atomic_load(&e->sl[k].b);
+        f_lines[k][0] = atomic_load(&s->f->st[k].calls);
+        f_lines[k][1] = atomic_load(&s->f->st[k].hits);
+        e_lines[k][0] = atomic_load(&e->sl[k].hot);
+        e_lines[k][1] = atomic_load(&e->sl[k].calls);
     }
     enum { CALLS = 200 };
     atomic_int failures = 0;
@@ -392,10 +392,10 @@ Test(cache_mt, hits_write_only_their_own_slots)
                  (unsigned long long)after.clock);
     for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
         uint64_t add = (k == h[0].slot || k == h[1].slot) ? CALLS : 0;
-        cr_assert_eq(atomic_load(&s->f->st[k].a), f_lines[k][0] + add, "calls of slot %u", k);
-        cr_assert_eq(atomic_load(&s->f->st[k].b), f_lines[k][1] + add, "hits of slot %u", k);
-        cr_assert_eq(atomic_load(&e->sl[k].a), e_lines[k][0], "hot count of slot %u", k);
-        cr_assert_eq(atomic_load(&e->sl[k].b), e_lines[k][1] + add, "entry calls of slot %u", k);
+        cr_assert_eq(atomic_load(&s->f->st[k].calls), f_lines[k][0] + add, "calls of slot %u", k);
+        cr_assert_eq(atomic_load(&s->f->st[k].hits), f_lines[k][1] + add, "hits of slot %u", k);
+        cr_assert_eq(atomic_load(&e->sl[k].hot), e_lines[k][0], "hot count of slot %u", k);
+        cr_assert_eq(atomic_load(&e->sl[k].calls), e_lines[k][1] + add, "entry calls of slot %u", k);
     }
     weft_function_destroy(&s->f);
     free(s);
