@@ -44,10 +44,10 @@
 #include <stdbool.h>
 #include <ck_hs.h>
 
+#include "base/base.h"
 #include "runtime/iface.h"
 #include "trace/iface.h"
 
-#define WEFT__CACHE_LINE 64
 #define WEFT__DEFAULT_MAX_CACHED 64
 #define WEFT__RETRACE_WINDOW 10   /* calls looked back at for the warning */
 #define WEFT__RETRACE_LIMIT 5     /* traces among them that warn */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "base/sanitizer.h"
 #include "cache/internal.h"
 
 static weft_runtime *rt;
@@ -25,7 +26,7 @@ static void teardown(void)
 
 TestSuite(cache_mt, .init = setup, .fini = teardown, .timeout = 60);
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT__TSAN)
 #define ROUNDS 20
 #else
 #define ROUNDS 100
@@ -409,7 +410,7 @@ Test(cache_mt, hits_write_only_their_own_slots)
  * the orphan list: a pin in between made the evictor drop an orphan's
  * last reference, a use after free and a double free.) */
 #define PINNERS 4
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT__TSAN)
 #define PINS 300
 #else
 #define PINS 1500
