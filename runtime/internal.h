@@ -341,7 +341,7 @@ struct weft_runtime {
  * shared inline helpers are in runtime/sched.h). */
 weft__worker *weft__current_worker(const weft_runtime *rt);
 void *weft__worker_main(void *arg);
-void weft__wake_all(weft_runtime *rt, weft__event *ev);
+void weft__wake_all(weft__event *ev);
 void weft__outside_enter(weft_runtime *rt);
 void weft__outside_leave(weft_runtime *rt);
 /* Whether this outside thread is inside a call on rt (its callbacks run
