@@ -313,7 +313,11 @@ unsigned long weft__cache_refusals(void);
  * for the frequent-retracing warning, returning the number of calls its
  * last WEFT__RETRACE_LIMIT traces spanned when it is time to warn (once
  * per function), else 0; and the notes of those traces, oldest first.
- * The warning itself is logged outside f->mu (the sink may call weft). */
+ * The warning itself is logged outside f->mu (the sink may call weft).
+ * weft__cache_relax (WEFT_REDUCE_RETRACING) sets to WEFT_DIM_ANY the dims
+ * of t that differ from a cached signature of the same structure, and
+ * returns whether it changed any. */
+bool     weft__cache_relax(const weft_function *f, weft__targ *t, size_t n);
 void     weft__cache_explain_miss(weft_function *f, const weft__targ *targs, size_t n,
                                   weft_retrace *r, weft__why *why);
 uint64_t weft__cache_note_trace(weft_function *f, uint64_t tick, const char *reason,

@@ -262,40 +262,6 @@ static weft__entry *find_cover_locked(weft_function *f, const weft__targ *targs,
     return NULL;
 }
 
-/* REDUCE_RETRACING: targs with the dims that differ from a cached
- * signature of the same structure relaxed to WEFT_DIM_ANY.  Returns whether
- * anything was relaxed. */
-static bool relax(const weft_function *f, weft__targ *t, size_t n)
-{
-    for (const weft__entry *c = f->tail; c; c = c->prev) {
-        bool same = true, relaxed = false;
-        for (size_t i = 0; i < n && same; i++) {
-            const weft__targ *a = &t[i], *b = &c->targs[i];
-            if (a->kind != b->kind)
-                same = false;
-            else if (a->kind != WEFT_ARG_TENSOR)
-                same = weft__cache_targ_fits(b, a);
-            else
-                same = a->spec.dtype == b->spec.dtype && a->spec.rank == b->spec.rank &&
-                       a->spec.rank != WEFT_RANK_ANY;
-        }
-        if (!same)
-            continue;
-        for (size_t i = 0; i < n; i++) {
-            if (t[i].kind != WEFT_ARG_TENSOR)
-                continue;
-            for (int d = 0; d < t[i].spec.rank; d++)
-                if (t[i].spec.dims[d] != c->targs[i].spec.dims[d]) {
-                    t[i].spec.dims[d] = WEFT_DIM_ANY;
-                    relaxed = true;
-                }
-        }
-        if (relaxed)
-            return true;
-    }
-    return false;
-}
-
 static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t n)
 {
     weft__entry *e = weft__aligned_alloc(sizeof *e);
@@ -536,7 +502,7 @@ static int acquire_insert_pending(const char *who, weft_function *f, const weft_
         e = find_cover_locked(f, targs, n);
     if (!e) {
         weft__cache_explain_miss(f, targs, n, &why, &how);
-        bool relaxed = (f->flags & WEFT_REDUCE_RETRACING) && relax(f, t, n);
+        bool relaxed = (f->flags & WEFT_REDUCE_RETRACING) && weft__cache_relax(f, t, n);
         if (relaxed) {
             char sig[128];
             weft__cache_sig_str(t, n, sig, sizeof sig);
