@@ -120,8 +120,8 @@ static int64_t model_tls(int n)
     return a + b;
 }
 
-/* The same typed spawn on a deque of the kind issue 2 asks for (after
- * weft's own, runtime/internal.h): the array may grow, so a slot is found
+/* The same typed spawn on a growable deque (the kind weft's task stack
+ * replaced, see docs/PERFORMANCE.md): the array may grow, so a slot is found
  * by index through the array's pointer and mask, a full array is checked
  * against the owner's last read of top, a slot holds what a thief needs
  * (function, argument, completion), and the owner keeps bottom in memory

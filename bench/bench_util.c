@@ -196,10 +196,9 @@ double bench_time(int reps, int warmup, void (*fn)(void *ctx), void *ctx)
     if (reps > BENCH_MAX_REPS)
         reps = BENCH_MAX_REPS;
     /* Page faults, thread start, caches, and the kernel's placement of
-     * new threads: for the first tens of ms a fresh pool's thread may
-     * share a CPU with the caller while the other CPU idles (seen on this
-     * 2-CPU VM: a 0.06 ms loop measured at 0.12 ms in some processes), so
-     * short calls are repeated for at least BENCH_WARMUP_NS. */
+     * new threads: at first a fresh pool's thread may share a CPU with
+     * the caller while another CPU idles, which doubles a short loop's
+     * time, so short calls are repeated for at least BENCH_WARMUP_NS. */
     if (warmup) {
         double t0 = bench_now();
         do

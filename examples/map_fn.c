@@ -1,5 +1,5 @@
-/* The question's program, in C: tf.map_fn(fn, stuff, parallel_iterations=8)
- * over stuff = 1..n, eagerly and traced.
+/* tf.map_fn(fn, stuff, parallel_iterations=8) over stuff = 1..n, in C,
+ * eagerly and traced, where fn is this Python function:
  *
  *   def fn(i):
  *       for _ in range(100):
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
     int64_t sum = 0;
     double t0, t1;
     /* Eager mode honours parallel_iterations too: 1 runs one iteration at
-     * a time, which is what the question saw TensorFlow do for 8. */
+     * a time, for comparison with the parallel run. */
     unsigned eager_pis[2] = { (unsigned)pi, 1 };
     for (int k = 0; k < 2; k++) {
         t0 = now_ms();

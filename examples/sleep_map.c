@@ -1,5 +1,5 @@
-/* The answer's timing experiment, in C: ten host calls that each sleep
- * 100 ms, mapped with parallel_iterations 1 and 10, eagerly and traced.
+/* Ten host calls that each sleep 100 ms, mapped with parallel_iterations
+ * 1 and 10, eagerly and traced: the C version of this TensorFlow timing,
  *
  *   def op(x):
  *       time.sleep(0.1)

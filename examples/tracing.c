@@ -1,10 +1,10 @@
-/* The answer's transcript, in C: when does a weft function trace?
+/* When does a weft function trace?  A TensorFlow session, replayed in C.
  *
  * The body prints "Tracing" (a C side effect, so it happens at trace time
  * only, like Python's print in a tf.function) and doubles its argument
  * through a host call (a side effect that runs on every call, like
- * tf.py_function).  The program replays the TensorFlow session of the
- * answer and prints "Tracing" where TensorFlow printed it:
+ * tf.py_function).  The program replays this TensorFlow session and
+ * prints "Tracing" where TensorFlow printed it:
  *
  *   op_tf(1) without tf.function            Tracing on every call
  *   @tf.function op_tf(1), (2), (3), (3)    three traces: a new Python
@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <weft.h>
 
-/* op: 2 * x, run by the host on every call (the sleep of the answer is
- * left out here; examples/sleep_map times it). */
+/* op: 2 * x, run by the host on every call (the TensorFlow op also slept
+ * 100 ms; examples/sleep_map times that). */
 static int op(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
 {
     (void)n_in;

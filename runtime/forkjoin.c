@@ -7,17 +7,16 @@
 _Thread_local weft__worker *weft__tls_worker __attribute__((tls_model("initial-exec")));
 _Thread_local unsigned weft__tls_inline __attribute__((tls_model("initial-exec")));
 
-/* Back-off rounds of a waiting outside thread (~6k barrier iterations, a
- * couple of us).  It runs no tasks meanwhile: spinning for all of an idle
- * worker's rounds took a core from the workers (~10% of fib(32)'s samples on two cores). */
+/* Back-off rounds of a waiting outside thread (a few microseconds).  It
+ * runs no tasks meanwhile, and spinning for all of an idle worker's rounds
+ * would take a core from the workers. */
 #define OUTSIDE_SPIN_ROUNDS 4
 /* Then, for this long, it either yields the CPU in a loop (when the
  * runtime has fewer workers than CPUs: a short wait ends without a futex
- * round trip, which costs tens of us when the waker's CPU is idle), or
- * sleeps on its event.  With a worker per CPU a thread that calls
- * sched_yield stays runnable and kept taking a share of a computing
- * worker's core: a parallel map of ~0.1 ms of work started in a worker
- * took 3-6x longer.  Only after this long does it help with queued tasks:
+ * round trip, which is slow when the waker's CPU is idle), or sleeps on
+ * its event.  With a worker per CPU a thread that calls sched_yield stays
+ * runnable and takes a share of a computing worker's core, which slows
+ * short parallel work down several times.  Only after this long does it help with queued tasks:
  * a task left to a worker gets a deque for its children, while every spawn
  * of an outside thread goes through the injection queue's lock. */
 #define OUTSIDE_HELP_NS 500000u
@@ -364,7 +363,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
             continue;
         }
         /* Only its own children: another thread's queued task could take
-         * far longer than this wait (a 10 ms wait took 1 s that way). */
+         * far longer than the wait it would be helping. */
         if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
             __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
             weft__inject_take_back(rt, g, &t)) {

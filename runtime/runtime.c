@@ -44,7 +44,7 @@ static int default_workers(unsigned *out)
     return 0;
 }
 
-/* sysconf reads a file under /sys (~10 us): once per process. */
+/* sysconf reads a file under /sys, so it is asked once per process. */
 static long online_cpus(void)
 {
     static long cached;   /* atomic: 0 until known */

@@ -122,10 +122,10 @@ bool weft__hungry(const weft_runtime *rt, weft__worker *w)
 }
 
 /* The back-off of an idle worker: once the steps reach their ceiling it
- * also yields the CPU (a syscall of ~1 us when nothing else is runnable).
+ * also yields the CPU (a cheap syscall when nothing else is runnable).
  * A thread woken meanwhile, such as an outside thread whose loop just
- * ended, would otherwise wait for the spinning worker's time slice to end
- * (no core is free while every worker spins): 0.2-1 ms per call. */
+ * ended, would otherwise wait for the spinning worker's time slice to end,
+ * since no core is free while every worker spins. */
 static inline void idle_backoff(ck_backoff_t *bo)
 {
     ck_backoff_eb(bo);
@@ -134,9 +134,9 @@ static inline void idle_backoff(ck_backoff_t *bo)
 }
 
 /* Takes a spinning place for an idle worker in its loop, if it needs one
- * and one is free.  More spinners than CPUs would only take turns on them:
- * after a burst of sleeping calls, 64 workers on 2 CPUs used ~30 ms of CPU
- * spinning down.  Waiting workers (wait_worker) spin without a place:
+ * and one is free.  More spinners than CPUs would only take turns on them,
+ * and after a burst of sleeping calls every worker would burn CPU spinning
+ * down.  Waiting workers (wait_worker) spin without a place:
  * each remote completion would otherwise wake every sleeping waiter. */
 static inline bool spin_place_take(weft_runtime *rt, weft__idle_state *s)
 {

@@ -370,9 +370,10 @@ WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
  * the slice spec (while tracing elems of unknown rank, once for a slice of
  * unknown rank: the run decides the rank, as eager mode does; when fn has
  * an input signature such a slice may match, fn is traced for it, and
- * each slice is checked against it as it runs: WEFT_ESIGNATURE).  At most parallel_iterations iterations are in flight
- * (0: no bound); iterations are spread over the workers by work stealing, in
- * eager and in traced mode alike.  fn must outlive every function whose
+ * each slice is checked against it as it runs: WEFT_ESIGNATURE).  At most
+ * parallel_iterations iterations are in flight (0: no bound); iterations
+ * are spread over the workers by work stealing, in eager and in traced
+ * mode alike.  fn must outlive every function whose
  * body maps it.  An iteration's error cancels the rest and is returned with
  * the iteration index in weft_errmsg(). */
 WEFT_API weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,

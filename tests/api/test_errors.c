@@ -2037,9 +2037,9 @@ Test(errors, recursive_get_concrete_names_itself, .timeout = 60)
 /* The same recursion through parallel work: the body's weft_parallel_map
  * calls its own function (a new signature per index) from the loop.  The
  * iterations run on the tracing thread (it holds the trace lock), so each
- * nested call is reported as recursion.  (A worker that took an iteration
- * used to wait for the trace lock while the tracing thread waited for that
- * iteration: a hang.) */
+ * nested call is reported as recursion; a worker taking an iteration would
+ * wait for the trace lock while the tracing thread waited for that
+ * iteration. */
 typedef struct rec_loop {
     _Atomic int failed, ok;
 } rec_loop;

@@ -519,8 +519,8 @@ Test(forkjoin, group_set_up_outside_used_on_a_worker, .timeout = 60)
  * sleeps until its group's next completion.  Work its child starts later
  * must still wake it, since a waiter runs stolen work while it waits: the
  * child here first sleeps 50 ms (its parent's worker falls asleep), then
- * runs a loop of 8 blocking 20 ms pieces.  (The waiter once slept through
- * the whole loop: every piece ran on the child's worker.) */
+ * runs a loop of 8 blocking 20 ms pieces, some of which the waiter must
+ * run instead of sleeping through the whole loop. */
 typedef struct late_work {
     weft_runtime *rt;
     _Atomic int on_waiter;   /* pieces run by the parent's worker */

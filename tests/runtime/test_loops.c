@@ -107,9 +107,8 @@ Test(parallel_for, nested_inside_parallel_for, .timeout = 60)
  * test counts the callbacks that start after the failing callback raised
  * its flag.  Between that flag and the loop recording the status lies a
  * window the loop cannot close: the failing thread still has to return.
- * Under ThreadSanitizer that return path took long enough for 3 to 7 quick
- * callbacks of another thread (1 worker + this caller, 12 runs in 30), and
- * a preemption of the failing thread can stretch it to a time slice.  So a
+ * Under ThreadSanitizer that return path can last several quick callbacks
+ * of another thread, and a preemption of the failing thread can stretch it to a time slice.  So a
  * callback that starts after the flag sleeps 1 ms (the first 64 of them:
  * a broken cancellation still ends fast), which hands the CPU back to the
  * failing thread and lets a thread start at most one callback per ms of
@@ -345,9 +344,8 @@ Test(loops, huge_n_returns_the_callback_code, .timeout = 60)
 }
 
 /* A bound far above the worker count spawns no more runners than there are
- * threads to run them: with UINT_MAX it spawned one per index (up to four
- * billion), so a map whose first call fails took minutes instead of
- * returning at once. */
+ * threads to run them, so a map with a bound of UINT_MAX whose first call
+ * fails returns at once instead of spawning a runner per index. */
 Test(parallel_map, huge_bound_returns_at_once, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(2);

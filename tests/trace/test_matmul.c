@@ -63,13 +63,20 @@ static weft_tensor *mk_from(weft_dtype dt, int rank, const int64_t *dims, const 
     return t;
 }
 
-/* Wraps t as a value of cx and drops the test's own reference: the context
- * holds the tensor from here on and frees it at weft_eager_end. */
 static weft_value *ev(weft_tensor *t)
 {
     weft_value *v = weft_eager_value(cx, t);
-    weft_tensor_release(t);
     cr_assert_not_null(v, "%s", weft_errmsg());
+    return v;
+}
+
+/* Wraps a tensor the test made for one value only and drops the test's
+ * reference: the context holds it from here on and frees it at
+ * weft_eager_end. */
+static weft_value *ev_owned(weft_tensor *t)
+{
+    weft_value *v = ev(t);
+    weft_tensor_release(t);
     return v;
 }
 
@@ -120,10 +127,10 @@ Test(matmul, worked_example_all_number_dtypes)
     const weft_dtype dts[] = {WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64};
     for (size_t d = 0; d < 4; d++) {
         weft_dtype dt = dts[d];
-        weft_value *va = ev(mk_from(dt, 2, (int64_t[]){2, 3}, a));
-        weft_value *vat = ev(mk_from(dt, 2, (int64_t[]){3, 2}, at));
-        weft_value *vb = ev(mk_from(dt, 2, (int64_t[]){3, 2}, b));
-        weft_value *vbt = ev(mk_from(dt, 2, (int64_t[]){2, 3}, bt));
+        weft_value *va = ev_owned(mk_from(dt, 2, (int64_t[]){2, 3}, a));
+        weft_value *vat = ev_owned(mk_from(dt, 2, (int64_t[]){3, 2}, at));
+        weft_value *vb = ev_owned(mk_from(dt, 2, (int64_t[]){3, 2}, b));
+        weft_value *vbt = ev_owned(mk_from(dt, 2, (int64_t[]){2, 3}, bt));
         const int64_t out[2] = {2, 2};
         check_values(weft_matmul(cx, va, vb), dt, 2, out, want);
         check_values(weft_matmul_ex(cx, va, vb, 0), dt, 2, out, want);
@@ -139,24 +146,24 @@ Test(matmul, worked_example_all_number_dtypes)
 Test(matmul, vectors)
 {
     const double a[6] = {1, 2, 3, 4, 5, 6}, x3[3] = {1, 0, -1}, x2[2] = {1, -1}, y3[3] = {4, 5, 6};
-    weft_value *va = ev(mk_from(WEFT_F32, 2, (int64_t[]){2, 3}, a));
-    weft_value *v3 = ev(mk_from(WEFT_F32, 1, (int64_t[]){3}, x3));
-    weft_value *v2 = ev(mk_from(WEFT_F32, 1, (int64_t[]){2}, x2));
-    weft_value *w3 = ev(mk_from(WEFT_F32, 1, (int64_t[]){3}, y3));
+    weft_value *va = ev_owned(mk_from(WEFT_F32, 2, (int64_t[]){2, 3}, a));
+    weft_value *v3 = ev_owned(mk_from(WEFT_F32, 1, (int64_t[]){3}, x3));
+    weft_value *v2 = ev_owned(mk_from(WEFT_F32, 1, (int64_t[]){2}, x2));
+    weft_value *w3 = ev_owned(mk_from(WEFT_F32, 1, (int64_t[]){3}, y3));
     /* [2,3] x [3] -> [2]; [2] x [2,3] -> [3]; [3] x [3] -> [] (a dot). */
     check_values(weft_matmul(cx, va, v3), WEFT_F32, 1, (int64_t[]){2}, (double[]){-2, -2});
     check_values(weft_matmul(cx, v2, va), WEFT_F32, 1, (int64_t[]){3}, (double[]){-3, -3, -3});
     check_values(weft_matmul(cx, v3, w3), WEFT_F32, 0, NULL, (double[]){-2});
     /* Transposed matrices with vectors: [3,2]^T x [3] and [2] x [3,2]^T. */
     const double at[6] = {1, 4, 2, 5, 3, 6};
-    weft_value *vat = ev(mk_from(WEFT_F32, 2, (int64_t[]){3, 2}, at));
+    weft_value *vat = ev_owned(mk_from(WEFT_F32, 2, (int64_t[]){3, 2}, at));
     check_values(weft_matmul_ex(cx, vat, v3, WEFT_TRANSPOSE_A), WEFT_F32, 1, (int64_t[]){2},
                  (double[]){-2, -2});
     check_values(weft_matmul_ex(cx, v2, vat, WEFT_TRANSPOSE_B), WEFT_F32, 1, (int64_t[]){3},
                  (double[]){-3, -3, -3});
     /* i64 vector x i32 matrix promotes to i64. */
-    weft_value *i3 = ev(mk_from(WEFT_I64, 1, (int64_t[]){3}, x3));
-    weft_value *ia = ev(mk_from(WEFT_I32, 2, (int64_t[]){2, 3}, a));
+    weft_value *i3 = ev_owned(mk_from(WEFT_I64, 1, (int64_t[]){3}, x3));
+    weft_value *ia = ev_owned(mk_from(WEFT_I32, 2, (int64_t[]){2, 3}, a));
     check_values(weft_matmul(cx, ia, i3), WEFT_I64, 1, (int64_t[]){2}, (double[]){-2, -2});
 }
 
@@ -169,8 +176,8 @@ Test(matmul, batches_broadcast)
         a[i] = i + 1;
     for (int i = 0; i < 12; i++)
         b[i] = (i % 5) - 2;
-    weft_value *va = ev(mk_from(WEFT_F64, 4, (int64_t[]){2, 1, 2, 2}, a));
-    weft_value *vb = ev(mk_from(WEFT_I32, 3, (int64_t[]){3, 2, 2}, b));
+    weft_value *va = ev_owned(mk_from(WEFT_F64, 4, (int64_t[]){2, 1, 2, 2}, a));
+    weft_value *vb = ev_owned(mk_from(WEFT_I32, 3, (int64_t[]){3, 2, 2}, b));
     double want[24];
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++)
@@ -179,7 +186,7 @@ Test(matmul, batches_broadcast)
                     want[((i * 3 + j) * 2 + r) * 2 + c] =
                         a[i * 4 + r * 2] * b[j * 4 + c] + a[i * 4 + r * 2 + 1] * b[j * 4 + 2 + c];
     check_values(weft_matmul(cx, va, vb), WEFT_F64, 4, (int64_t[]){2, 3, 2, 2}, want);
-    weft_value *x = ev(mk_from(WEFT_I32, 1, (int64_t[]){2}, (double[]){1, -1}));
+    weft_value *x = ev_owned(mk_from(WEFT_I32, 1, (int64_t[]){2}, (double[]){1, -1}));
     double want_v[6];
     for (int j = 0; j < 3; j++)
         for (int c = 0; c < 2; c++)
@@ -187,11 +194,11 @@ Test(matmul, batches_broadcast)
     check_values(weft_matmul(cx, x, vb), WEFT_I32, 2, (int64_t[]){3, 2}, want_v);
     /* Zero-size batch and inner dims: [0,2,3] x [3,2] is [0,2,2]; an empty
      * sum ([2,0] x [0,3]) is zeros. */
-    weft_value *e = ev(mk(WEFT_F32, 3, (int64_t[]){0, 2, 3}, NULL));
-    weft_value *m32 = ev(mk(WEFT_F32, 2, (int64_t[]){3, 2}, NULL));
+    weft_value *e = ev_owned(mk(WEFT_F32, 3, (int64_t[]){0, 2, 3}, NULL));
+    weft_value *m32 = ev_owned(mk(WEFT_F32, 2, (int64_t[]){3, 2}, NULL));
     check_values(weft_matmul(cx, e, m32), WEFT_F32, 3, (int64_t[]){0, 2, 2}, NULL);
-    weft_value *k0a = ev(mk(WEFT_I64, 2, (int64_t[]){2, 0}, NULL));
-    weft_value *k0b = ev(mk(WEFT_I64, 2, (int64_t[]){0, 3}, NULL));
+    weft_value *k0a = ev_owned(mk(WEFT_I64, 2, (int64_t[]){2, 0}, NULL));
+    weft_value *k0b = ev_owned(mk(WEFT_I64, 2, (int64_t[]){0, 3}, NULL));
     check_values(weft_matmul(cx, k0a, k0b), WEFT_I64, 2, (int64_t[]){2, 3},
                  (double[]){0, 0, 0, 0, 0, 0});
 }
@@ -201,19 +208,19 @@ Test(matmul, batches_broadcast)
 Test(matmul, bool_is_or_of_ands)
 {
     const double a[4] = {1, 0, 0, 0}, b[4] = {0, 1, 1, 1}, c[6] = {1, 1, 0, 0, 0, 1};
-    weft_value *va = ev(mk_from(WEFT_BOOL, 2, (int64_t[]){2, 2}, a));
-    weft_value *vb = ev(mk_from(WEFT_BOOL, 2, (int64_t[]){2, 2}, b));
+    weft_value *va = ev_owned(mk_from(WEFT_BOOL, 2, (int64_t[]){2, 2}, a));
+    weft_value *vb = ev_owned(mk_from(WEFT_BOOL, 2, (int64_t[]){2, 2}, b));
     check_values(weft_matmul(cx, va, vb), WEFT_BOOL, 2, (int64_t[]){2, 2}, (double[]){0, 1, 0, 0});
     check_values(weft_matmul_ex(cx, va, vb, WEFT_TRANSPOSE_B), WEFT_BOOL, 2, (int64_t[]){2, 2},
                  (double[]){0, 1, 0, 0});
     check_values(weft_matmul_ex(cx, vb, va, WEFT_TRANSPOSE_A), WEFT_BOOL, 2, (int64_t[]){2, 2},
                  (double[]){0, 0, 1, 0});
     /* [2,3] bools times itself transposed: rows that share a true column. */
-    weft_value *vc = ev(mk_from(WEFT_BOOL, 2, (int64_t[]){2, 3}, c));
+    weft_value *vc = ev_owned(mk_from(WEFT_BOOL, 2, (int64_t[]){2, 3}, c));
     check_values(weft_matmul_ex(cx, vc, vc, WEFT_TRANSPOSE_B), WEFT_BOOL, 2, (int64_t[]){2, 2},
                  (double[]){1, 0, 0, 1});
     /* bool x i32 computes in i32: counts instead of any. */
-    weft_value *ones = ev(mk_from(WEFT_I32, 2, (int64_t[]){3, 1}, (double[]){1, 1, 1}));
+    weft_value *ones = ev_owned(mk_from(WEFT_I32, 2, (int64_t[]){3, 1}, (double[]){1, 1, 1}));
     check_values(weft_matmul(cx, vc, ones), WEFT_I32, 2, (int64_t[]){2, 1}, (double[]){2, 1});
 }
 
