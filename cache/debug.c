@@ -32,8 +32,8 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
         weft__errorf(WEFT_EINVAL, "weft_function_get_stats: f is NULL");
         return;
     }
-    out->calls = weft__slot_sum(f->st, 0);
-    out->hits = weft__slot_sum(f->st, 1);
+    out->calls = weft__fn_calls(f);
+    out->hits = weft__fn_hits(f);
     out->misses = atomic_load_explicit(&f->misses, memory_order_relaxed);
     out->traces = atomic_load_explicit(&f->traces, memory_order_relaxed);
     out->evictions = atomic_load_explicit(&f->evictions, memory_order_relaxed);
@@ -83,7 +83,7 @@ int weft_function_print_signatures(const weft_function *cf, FILE *out)
         weft__cache_sig_str(e->targs, e->n_args, sig, sizeof sig);
         fprintf(out, "%zu: %s%s calls=%llu ops=%zu->%zu\n", index++, sig,
                 atomic_load_explicit(&e->pinned, memory_order_relaxed) ? " pinned" : "",
-                (unsigned long long)weft__slot_sum(e->sl, 1),
+                (unsigned long long)weft__entry_calls(e),
                 e->info.ops_traced, e->info.ops_compiled);
     }
     pthread_mutex_unlock(&f->mu);

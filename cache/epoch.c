@@ -6,9 +6,10 @@
  * periods are annotated as release and acquire on one address. */
 #include <ck_epoch.h>
 
+#include "base/sanitizer.h"
 #include "cache/internal.h"
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT__TSAN)
 #include <sanitizer/tsan_interface.h>
 #define TSAN_RELEASE(p) __tsan_release(p)
 #define TSAN_ACQUIRE(p) __tsan_acquire(p)

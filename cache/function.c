@@ -54,6 +54,9 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         return weft__errorf(WEFT_EINVAL, "%s: desc->body is NULL", who);
     if (d->flags & ~(WEFT_REDUCE_RETRACING | WEFT_RUN_EAGERLY))
         return weft__errorf(WEFT_EINVAL, "%s: unknown flags 0x%x", who, d->flags);
+    for (size_t i = 0; i < sizeof d->reserved / sizeof d->reserved[0]; i++)
+        if (d->reserved[i] != 0)
+            return weft__errorf(WEFT_EINVAL, "%s: desc->reserved[%zu] is not zero", who, i);
     if (d->n_args > 4096 || d->n_outs > 4096)
         return weft__errorf(WEFT_EINVAL, "%s: %zu args and %zu outputs are too many", who,
                             d->n_args, d->n_outs);
@@ -243,10 +246,27 @@ static int run_entry(weft__entry *e, unsigned s, weft_tensor *const *tens, const
                      size_t n, weft_tensor **outs, size_t n_outs)
 {
     weft_function *f = e->fn;
-    weft__slot_add(e->sl, s, 1, 1);
+    weft__slot_add(&e->sl[s].calls, s, 1);
     if (f->eager)
         return weft__eager_call(f->rt, f->name, f->body, f->user, args, n, outs, n_outs);
     return weft__program_run(e->prog, tens, n, outs, n_outs);
+}
+
+/* Runs f's body eagerly on the tensors of a call converted under its input
+ * signature (the body sees them as tensor arguments, as a trace would). */
+static int eager_on_tensors(const char *who, weft_function *f, weft_tensor *const *tens,
+                            size_t n_args, weft_tensor **outs, size_t n_outs)
+{
+    weft_arg stack_a[STACK_ARGS];
+    weft_arg *a = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *a) : stack_a;
+    if (!a)
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+    for (size_t i = 0; i < n_args; i++)
+        a[i] = weft_arg_tensor(tens[i]);
+    int rc = weft__eager_call(f->rt, f->name, f->body, f->user, a, n_args, outs, n_outs);
+    if (a != stack_a)
+        weft__free(a);
+    return rc;
 }
 
 /* Runs e on tensor arguments for the calling thread (an eager function's
@@ -269,10 +289,23 @@ static int run_entry_tensors(const char *who, weft__entry *e, weft_tensor *const
     return rc;
 }
 
-int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, weft_tensor **outs,
-                       size_t n_outs)
+/* The state of one weft_function_call between its steps: the arguments as
+ * tensors, the key they are looked up by, and what the call allocated for
+ * them (released by call_frame_free). */
+typedef struct call_frame {
+    weft_tensor  *stack_tens[STACK_ARGS];
+    uint8_t       stack_key[WEFT__KEY_BOUND(STACK_ARGS)];
+    weft_tensor **tens;        /* each argument's tensor (NULL: a scalar, no signature) */
+    size_t        n_converted; /* tens[i] created here, for i < n_converted with a static arg */
+    uint8_t      *key_bytes;   /* the encoded arguments, when not keyed by the signature */
+    weft__key     key;
+    const weft__key *kp;       /* &key, or the function's signature key */
+} call_frame;
+
+/* Checks the arguments of a call, before anything is counted. */
+static int call_validate(const char *who, weft_function *f, const weft_arg *args, size_t n_args,
+                         weft_tensor **outs, size_t n_outs)
 {
-    static const char *who = "weft_function_call";
     if (!f)
         return weft__errorf(WEFT_EINVAL, "%s: f is NULL", who);
     if (!args && n_args)
@@ -291,122 +324,176 @@ int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, we
         if (args[i].kind == WEFT_ARG_TENSOR && !args[i].u.tensor)
             return weft__errorf(WEFT_EINVAL, "%s(%s): arg %zu: tensor is NULL", who, f->name, i);
     }
+    return 0;
+}
 
-    weft__cache_tls *tl = &weft__cache_tl;
-    unsigned slot = weft__cache_slot_of(tl);
-    weft__slot_add(f->st, slot, 0, 1);
-    if (f->eager && !f->input_signature)
-        return weft__eager_call(f->rt, f->name, f->body, f->user, args, n_args, outs, n_outs);
+/* Prepares fr for n_args arguments. */
+static int call_frame_init(const char *who, const weft_function *f, size_t n_args,
+                           call_frame *fr)
+{
+    fr->tens = fr->stack_tens;
+    fr->n_converted = 0;
+    fr->key_bytes = fr->stack_key;
+    fr->kp = &fr->key;
+    if (n_args > STACK_ARGS && !(fr->tens = weft__calloc(n_args, sizeof *fr->tens))) {
+        fr->tens = fr->stack_tens;
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+    }
+    return 0;
+}
 
-    weft__targ stack_t[STACK_ARGS];
-    weft_tensor *stack_tens[STACK_ARGS];
-    uint8_t stack_key[WEFT__KEY_BOUND(STACK_ARGS)];
-    weft__targ *targs = stack_t;
-    weft_tensor **tens = stack_tens;
-    uint8_t *bytes = stack_key;
-    weft__entry *e = NULL;
-    size_t n_converted = 0;  /* tens[i] created here, for i < n_converted with a static arg */
-    if (n_args > STACK_ARGS) {
-        tens = weft__calloc(n_args, sizeof *tens);
-        if (!tens) {
-            rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-            goto out;
-        }
-    }
-    weft__key key;
-    const weft__key *kp = &key;
-    if (f->input_signature) {
-        for (size_t i = 0; i < n_args; i++, n_converted = i) {
-            tens[i] = NULL;
-            if (args[i].kind == WEFT_ARG_TENSOR) {
-                rc = check_tensor(who, f, i, &f->input_signature[i], args[i].u.tensor);
-                tens[i] = args[i].u.tensor;
-            } else {
-                rc = scalar_tensor(f, i, &args[i], &f->input_signature[i], &tens[i]);
-            }
-            if (rc)
-                goto out;
-        }
-        n_converted = n_args;
-        if (f->eager) {
-            /* The body sees the converted tensors, as a trace would. */
-            weft_arg stack_a[STACK_ARGS];
-            weft_arg *ea = n_args > STACK_ARGS ? weft__calloc(n_args, sizeof *ea) : stack_a;
-            if (!ea) {
-                rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-                goto out;
-            }
-            for (size_t i = 0; i < n_args; i++)
-                ea[i] = weft_arg_tensor(tens[i]);
-            rc = weft__eager_call(f->rt, f->name, f->body, f->user, ea, n_args, outs, n_outs);
-            if (ea != stack_a)
-                weft__free(ea);
-            goto out;
-        }
-        kp = &f->sig_key;  /* keyed by the declared specs */
-    } else {
-        for (size_t i = 0; i < n_args; i++)
-            tens[i] = args[i].kind == WEFT_ARG_TENSOR ? args[i].u.tensor : NULL;
-        size_t bound = weft__cache_key_bound(n_args);
-        if (bound > sizeof stack_key && !(bytes = weft__malloc(bound))) {
-            rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-            goto out;
-        }
-        key.len = weft__cache_encode_args(args, n_args, bytes);
-        key.bytes = bytes;
-        key.hash = weft__cache_hash(bytes, key.len);
-        atomic_init(&key.published, true);
-    }
+/* Releases the tensors converted for the call and what fr allocated. */
+static void call_frame_free(const weft_function *f, const weft_arg *args, call_frame *fr)
+{
+    if (f->input_signature)
+        for (size_t i = 0; i < fr->n_converted; i++)
+            if (args[i].kind != WEFT_ARG_TENSOR)
+                weft_tensor_release(fr->tens[i]);
+    if (fr->key_bytes != fr->stack_key)
+        weft__free(fr->key_bytes);
+    if (fr->tens != fr->stack_tens)
+        weft__free(fr->tens);
+}
 
-    /* The hit path writes only this thread's slot lines. */
-    if (slot < WEFT__SLOTS && (e = weft__cache_hit(f, kp, tl, slot))) {
-        weft__slot_add(f->st, slot, 1, 1);
-        rc = run_entry(e, slot, tens, args, n_args, outs, n_outs);
-        weft__cache_hit_done(e, slot);
-        goto out;
+/* Under an input signature: checks each tensor argument against it and
+ * converts each scalar to a tensor of its spec. */
+static int call_convert(const char *who, weft_function *f, const weft_arg *args, size_t n_args,
+                        call_frame *fr)
+{
+    for (size_t i = 0; i < n_args; i++) {
+        int rc;
+        fr->tens[i] = NULL;
+        if (args[i].kind == WEFT_ARG_TENSOR) {
+            rc = check_tensor(who, f, i, &f->input_signature[i], args[i].u.tensor);
+            fr->tens[i] = args[i].u.tensor;
+        } else {
+            rc = scalar_tensor(f, i, &args[i], &f->input_signature[i], &fr->tens[i]);
+        }
+        if (rc)
+            return rc;
+        fr->n_converted = i + 1;
     }
+    fr->kp = &f->sig_key;  /* keyed by the declared specs */
+    return 0;
+}
 
-    /* Absent, pending, covered, or no slot: the signature as trace args. */
-    if (n_args > STACK_ARGS && !(targs = weft__calloc(n_args, sizeof *targs))) {
-        rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-        goto out;
+/* Without an input signature: the key is the arguments' encoding (their
+ * specs, and the values of scalars). */
+static int call_encode_key(const char *who, const weft_function *f, const weft_arg *args,
+                           size_t n_args, call_frame *fr)
+{
+    for (size_t i = 0; i < n_args; i++)
+        fr->tens[i] = args[i].kind == WEFT_ARG_TENSOR ? args[i].u.tensor : NULL;
+    size_t bound = weft__cache_key_bound(n_args);
+    if (bound > sizeof fr->stack_key && !(fr->key_bytes = weft__malloc(bound))) {
+        fr->key_bytes = fr->stack_key;
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
     }
+    fr->key.len = weft__cache_encode_args(args, n_args, fr->key_bytes);
+    fr->key.bytes = fr->key_bytes;
+    fr->key.hash = weft__cache_hash(fr->key_bytes, fr->key.len);
+    atomic_init(&fr->key.published, true);
+    fr->kp = &fr->key;
+    return 0;
+}
+
+/* The hit path: finds the compiled entry without a lock and runs it,
+ * writing only this thread's slot lines.  Returns false (having done
+ * nothing) when the entry is absent, pending or covered, or the thread has
+ * no slot. */
+static bool call_hit(weft_function *f, const weft_arg *args, size_t n_args, weft_tensor **outs,
+                     size_t n_outs, weft__cache_tls *tl, unsigned slot, const call_frame *fr,
+                     int *rc)
+{
+    weft__entry *e;
+    if (slot >= WEFT__SLOTS || !(e = weft__cache_hit(f, fr->kp, tl, slot)))
+        return false;
+    weft__slot_add(&f->st[slot].hits, slot, 1);
+    *rc = run_entry(e, slot, fr->tens, args, n_args, outs, n_outs);
+    weft__cache_hit_done(e, slot);
+    return true;
+}
+
+/* The trace arguments of a miss: the declared signature, or the
+ * arguments' specs and scalar values. */
+static void call_trace_args(const weft_function *f, const weft_arg *args, size_t n_args,
+                            weft__targ *targs)
+{
     if (f->input_signature) {
         memcpy(targs, f->sig_targs, n_args * sizeof *targs);
-    } else {
-        for (size_t i = 0; i < n_args; i++) {
-            memset(&targs[i], 0, sizeof targs[i]);
-            targs[i].kind = args[i].kind;
-            if (args[i].kind == WEFT_ARG_TENSOR)
-                spec_of(args[i].u.tensor, &targs[i].spec);
-            else if (args[i].kind == WEFT_ARG_I64)
-                targs[i].i64 = args[i].u.i64;
-            else
-                targs[i].f64 = args[i].u.f64;
-        }
+        return;
     }
+    for (size_t i = 0; i < n_args; i++) {
+        memset(&targs[i], 0, sizeof targs[i]);
+        targs[i].kind = args[i].kind;
+        if (args[i].kind == WEFT_ARG_TENSOR)
+            spec_of(args[i].u.tensor, &targs[i].spec);
+        else if (args[i].kind == WEFT_ARG_I64)
+            targs[i].i64 = args[i].u.i64;
+        else
+            targs[i].f64 = args[i].u.f64;
+    }
+}
+
+/* The miss path (absent, pending, covered, or no slot): finds or traces
+ * the entry under the cache's lock, then runs it. */
+static int call_miss(const char *who, weft_function *f, const weft_arg *args, size_t n_args,
+                     weft_tensor **outs, size_t n_outs, unsigned slot, const call_frame *fr)
+{
+    weft__targ stack_t[STACK_ARGS];
+    weft__targ *targs = stack_t;
+    if (n_args > STACK_ARGS && !(targs = weft__calloc(n_args, sizeof *targs)))
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+    call_trace_args(f, args, n_args, targs);
+    weft__entry *e = NULL;
     bool hit = false;
-    rc = weft__cache_acquire(who, f, targs, kp, true, &e, &hit);
+    int rc = weft__cache_acquire(who, f, targs, fr->kp, true, &e, &hit);
     if (rc)
         goto out;
     if (hit)
-        weft__slot_add(f->st, slot, 1, 1);
+        weft__slot_add(&f->st[slot].hits, slot, 1);
     else
         atomic_fetch_add_explicit(&f->misses, 1, memory_order_relaxed);
-    rc = run_entry(e, slot, tens, args, n_args, outs, n_outs);
+    rc = run_entry(e, slot, fr->tens, args, n_args, outs, n_outs);
     weft__cache_unref(e);
-
 out:
-    if (f->input_signature)
-        for (size_t i = 0; i < n_converted; i++)
-            if (args[i].kind != WEFT_ARG_TENSOR)
-                weft_tensor_release(tens[i]);
-    if (bytes != stack_key)
-        weft__free(bytes);
     if (targs != stack_t)
         weft__free(targs);
-    if (tens != stack_tens)
-        weft__free(tens);
+    return rc;
+}
+
+int weft_function_call(weft_function *f, const weft_arg *args, size_t n_args, weft_tensor **outs,
+                       size_t n_outs)
+{
+    static const char *who = "weft_function_call";
+    int rc = call_validate(who, f, args, n_args, outs, n_outs);
+    if (rc)
+        return rc;
+
+    weft__cache_tls *tl = &weft__cache_tl;
+    unsigned slot = weft__cache_slot_of(tl);
+    weft__slot_add(&f->st[slot].calls, slot, 1);
+    if (f->eager && !f->input_signature)
+        return weft__eager_call(f->rt, f->name, f->body, f->user, args, n_args, outs, n_outs);
+
+    call_frame fr;
+    if ((rc = call_frame_init(who, f, n_args, &fr)))
+        goto out;
+    if (f->input_signature) {
+        if ((rc = call_convert(who, f, args, n_args, &fr)))
+            goto out;
+        if (f->eager) {
+            /* The body sees the converted tensors, as a trace would. */
+            rc = eager_on_tensors(who, f, fr.tens, n_args, outs, n_outs);
+            goto out;
+        }
+    } else if ((rc = call_encode_key(who, f, args, n_args, &fr))) {
+        goto out;
+    }
+    if (!call_hit(f, args, n_args, outs, n_outs, tl, slot, &fr, &rc))
+        rc = call_miss(who, f, args, n_args, outs, n_outs, slot, &fr);
+out:
+    call_frame_free(f, args, &fr);
     return rc;
 }
 

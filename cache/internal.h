@@ -44,23 +44,28 @@
 #include <stdbool.h>
 #include <ck_hs.h>
 
+#include "base/base.h"
 #include "runtime/iface.h"
 #include "trace/iface.h"
 
-#define WEFT__CACHE_LINE 64
 #define WEFT__DEFAULT_MAX_CACHED 64
 #define WEFT__RETRACE_WINDOW 10   /* calls looked back at for the warning */
 #define WEFT__RETRACE_LIMIT 5     /* traces among them that warn */
 
 #define WEFT__SLOTS 16             /* threads with their own counters at once */
 
-/* One cache line of per-slot counters, written by the slot's owner only
- * (the last one, index WEFT__SLOTS, is shared by threads without a slot and
- * updated with atomic read-modify-writes). */
-typedef struct weft__slot_line {
-    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t a;  /* entry: hot; function: calls */
-    atomic_uint_fast64_t b;                             /* entry: calls; function: hits */
-} weft__slot_line;
+/* A function's and an entry's per-slot counters, one cache line per slot,
+ * written by the slot's owner only (the last line, index WEFT__SLOTS, is
+ * shared by threads without a slot and updated with atomic
+ * read-modify-writes). */
+typedef struct weft__fn_line {
+    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t calls;  /* valid weft_function_call calls */
+    atomic_uint_fast64_t hits;                              /* calls that found a compiled entry */
+} weft__fn_line;
+typedef struct weft__entry_line {
+    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t hot;    /* hit references held (see table.c) */
+    atomic_uint_fast64_t calls;                             /* runs of the entry */
+} weft__entry_line;
 
 enum { ENTRY_PENDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
 
@@ -107,8 +112,7 @@ struct weft_concrete {
      * relink a victim (back into the list, or onto f->orphans through
      * next) before that walk. */
     struct weft_concrete *dropped_next;
-    /* a: hot references, b: calls; one line per slot. */
-    weft__slot_line sl[WEFT__SLOTS + 1];
+    weft__entry_line sl[WEFT__SLOTS + 1];
 };
 typedef struct weft_concrete weft__entry;
 
@@ -169,8 +173,7 @@ struct weft_function {
     weft__trace_note trace_notes[WEFT__RETRACE_LIMIT];
     uint64_t n_trace_ticks;
     bool warned;
-    /* a: calls, b: hits; one line per slot. */
-    weft__slot_line st[WEFT__SLOTS + 1];
+    weft__fn_line st[WEFT__SLOTS + 1];
 };
 
 /* key.c: signatures. */
@@ -227,22 +230,36 @@ static inline unsigned weft__cache_slot(void)
 {
     return weft__cache_slot_of(&weft__cache_tl);
 }
-/* Adds v to counter of slot s: a plain store for an owned slot, an atomic
- * add on the shared line. */
-static inline void weft__slot_add(weft__slot_line *l, unsigned s, int which, uint64_t v)
+/* Adds v to c, a counter of slot s's line: a plain store for an owned
+ * slot, an atomic add on the shared line. */
+static inline void weft__slot_add(atomic_uint_fast64_t *c, unsigned s, uint64_t v)
 {
-    atomic_uint_fast64_t *c = which ? &l[s].b : &l[s].a;
     if (s < WEFT__SLOTS)
         atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
                               memory_order_relaxed);
     else
         atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
-static inline uint64_t weft__slot_sum(const weft__slot_line *l, int which)
+/* A counter summed over every slot's line. */
+static inline uint64_t weft__fn_calls(const weft_function *f)
 {
     uint64_t n = 0;
     for (unsigned s = 0; s <= WEFT__SLOTS; s++)
-        n += atomic_load_explicit(which ? &l[s].b : &l[s].a, memory_order_relaxed);
+        n += atomic_load_explicit(&f->st[s].calls, memory_order_relaxed);
+    return n;
+}
+static inline uint64_t weft__fn_hits(const weft_function *f)
+{
+    uint64_t n = 0;
+    for (unsigned s = 0; s <= WEFT__SLOTS; s++)
+        n += atomic_load_explicit(&f->st[s].hits, memory_order_relaxed);
+    return n;
+}
+static inline uint64_t weft__entry_calls(const weft__entry *e)
+{
+    uint64_t n = 0;
+    for (unsigned s = 0; s <= WEFT__SLOTS; s++)
+        n += atomic_load_explicit(&e->sl[s].calls, memory_order_relaxed);
     return n;
 }
 
@@ -296,7 +313,11 @@ unsigned long weft__cache_refusals(void);
  * for the frequent-retracing warning, returning the number of calls its
  * last WEFT__RETRACE_LIMIT traces spanned when it is time to warn (once
  * per function), else 0; and the notes of those traces, oldest first.
- * The warning itself is logged outside f->mu (the sink may call weft). */
+ * The warning itself is logged outside f->mu (the sink may call weft).
+ * weft__cache_relax (WEFT_REDUCE_RETRACING) sets to WEFT_DIM_ANY the dims
+ * of t that differ from a cached signature of the same structure, and
+ * returns whether it changed any. */
+bool     weft__cache_relax(const weft_function *f, weft__targ *t, size_t n);
 void     weft__cache_explain_miss(weft_function *f, const weft__targ *targs, size_t n,
                                   weft_retrace *r, weft__why *why);
 uint64_t weft__cache_note_trace(weft_function *f, uint64_t tick, const char *reason,

@@ -1,9 +1,10 @@
-/* Why a call traced, and the frequent-retracing warning: the retrace
- * reason against the closest cached signature (weft_function_last_retrace,
- * WEFT_LOG=retrace lines), naming how each differing argument differs, and
- * the warning logged when a function keeps tracing, whose advice follows
- * from those differences.  Called by table.c under f->mu, except the
- * warning itself. */
+/* Why a call traced, how a retrace is relaxed, and the frequent-retracing
+ * warning: the retrace reason against the closest cached signature
+ * (weft_function_last_retrace, WEFT_LOG=retrace lines), naming how each
+ * differing argument differs; the relaxed signature of
+ * WEFT_REDUCE_RETRACING; and the warning logged when a function keeps
+ * tracing, whose advice follows from those differences.  Called by table.c
+ * under f->mu, except the warning itself. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
@@ -116,6 +117,40 @@ void weft__cache_explain_miss(weft_function *f, const weft__targ *targs, size_t 
         r->arg = -1;
         r->dim = -1;
     }
+}
+
+/* REDUCE_RETRACING: targs with the dims that differ from a cached
+ * signature of the same structure relaxed to WEFT_DIM_ANY.  Returns whether
+ * anything was relaxed. */
+bool weft__cache_relax(const weft_function *f, weft__targ *t, size_t n)
+{
+    for (const weft__entry *c = f->tail; c; c = c->prev) {
+        bool same = true, relaxed = false;
+        for (size_t i = 0; i < n && same; i++) {
+            const weft__targ *a = &t[i], *b = &c->targs[i];
+            if (a->kind != b->kind)
+                same = false;
+            else if (a->kind != WEFT_ARG_TENSOR)
+                same = weft__cache_targ_fits(b, a);
+            else
+                same = a->spec.dtype == b->spec.dtype && a->spec.rank == b->spec.rank &&
+                       a->spec.rank != WEFT_RANK_ANY;
+        }
+        if (!same)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            if (t[i].kind != WEFT_ARG_TENSOR)
+                continue;
+            for (int d = 0; d < t[i].spec.rank; d++)
+                if (t[i].spec.dims[d] != c->targs[i].spec.dims[d]) {
+                    t[i].spec.dims[d] = WEFT_DIM_ANY;
+                    relaxed = true;
+                }
+        }
+        if (relaxed)
+            return true;
+    }
+    return false;
 }
 
 /* Records a trace for the frequent-retracing warning; returns the number

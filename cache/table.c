@@ -110,7 +110,7 @@ void weft__cache_unref(weft__entry *e)
      * mark and settles through e->remaining. */
     uint64_t held = 0;
     for (unsigned s = 0; s < WEFT__SLOTS; s++)
-        held += atomic_fetch_or_explicit(&e->sl[s].a, HOT_ZOMBIE, memory_order_acq_rel) & ~HOT_ZOMBIE;
+        held += atomic_fetch_or_explicit(&e->sl[s].hot, HOT_ZOMBIE, memory_order_acq_rel) & ~HOT_ZOMBIE;
     /* remaining wraps below zero when holders finish first; whoever brings
      * it to zero frees. */
     if (atomic_fetch_add_explicit(&e->remaining, held, memory_order_acq_rel) + held == 0)
@@ -119,7 +119,7 @@ void weft__cache_unref(weft__entry *e)
 
 void weft__cache_hit_done(weft__entry *e, unsigned s)
 {
-    uint64_t old = atomic_fetch_sub_explicit(&e->sl[s].a, 1, memory_order_acq_rel);
+    uint64_t old = atomic_fetch_sub_explicit(&e->sl[s].hot, 1, memory_order_acq_rel);
     if ((old & HOT_ZOMBIE) &&
         atomic_fetch_sub_explicit(&e->remaining, 1, memory_order_acq_rel) == 1)
         weft__cache_entry_free(e);
@@ -152,7 +152,7 @@ weft__entry *weft__cache_hit(weft_function *f, const weft__key *key, weft__cache
         /* Inside the section, so an unref that removed e marks the hot
          * counts only after this increment; until then this thread is the
          * count's only writer, so a plain increment does. */
-        atomic_uint_fast64_t *hot = &e->sl[s].a;
+        atomic_uint_fast64_t *hot = &e->sl[s].hot;
         atomic_store_explicit(hot, atomic_load_explicit(hot, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
@@ -262,40 +262,6 @@ static weft__entry *find_cover_locked(weft_function *f, const weft__targ *targs,
     return NULL;
 }
 
-/* REDUCE_RETRACING: targs with the dims that differ from a cached
- * signature of the same structure relaxed to WEFT_DIM_ANY.  Returns whether
- * anything was relaxed. */
-static bool relax(const weft_function *f, weft__targ *t, size_t n)
-{
-    for (const weft__entry *c = f->tail; c; c = c->prev) {
-        bool same = true, relaxed = false;
-        for (size_t i = 0; i < n && same; i++) {
-            const weft__targ *a = &t[i], *b = &c->targs[i];
-            if (a->kind != b->kind)
-                same = false;
-            else if (a->kind != WEFT_ARG_TENSOR)
-                same = weft__cache_targ_fits(b, a);
-            else
-                same = a->spec.dtype == b->spec.dtype && a->spec.rank == b->spec.rank &&
-                       a->spec.rank != WEFT_RANK_ANY;
-        }
-        if (!same)
-            continue;
-        for (size_t i = 0; i < n; i++) {
-            if (t[i].kind != WEFT_ARG_TENSOR)
-                continue;
-            for (int d = 0; d < t[i].spec.rank; d++)
-                if (t[i].spec.dims[d] != c->targs[i].spec.dims[d]) {
-                    t[i].spec.dims[d] = WEFT_DIM_ANY;
-                    relaxed = true;
-                }
-        }
-        if (relaxed)
-            return true;
-    }
-    return false;
-}
-
 static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t n)
 {
     weft__entry *e = weft__aligned_alloc(sizeof *e);
@@ -324,8 +290,8 @@ static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t 
     atomic_init(&e->remaining, 0);
     atomic_init(&e->last_used, 0);
     for (unsigned s = 0; s <= WEFT__SLOTS; s++) {
-        atomic_init(&e->sl[s].a, 0);
-        atomic_init(&e->sl[s].b, 0);
+        atomic_init(&e->sl[s].hot, 0);
+        atomic_init(&e->sl[s].calls, 0);
     }
     atomic_store_explicit(&e->k.published, true, memory_order_release);
     return e;
@@ -487,24 +453,110 @@ static int settle(const char *who, weft_function *f, weft__entry *e)
     return weft__errorf(e->err, "%s", e->errmsg);
 }
 
-int weft__cache_acquire(const char *who, weft_function *f, const weft__targ *targs,
-                        const weft__key *key, bool from_call, weft__entry **out, bool *hit)
+/* The lock-free lookup: the entry for key, or one whose relaxed signature
+ * covers targs, with a reference taken; *out is NULL when neither is there
+ * (or the one found is being evicted right now, as good as absent). */
+static int acquire_lookup(const char *who, weft_function *f, const weft__targ *targs,
+                          const weft__key *key, weft__entry **out)
 {
-    size_t n = f->n_args;
-    weft__entry *e;
     weft__epoch_rec *rec;
-again:
-    e = NULL;
+    *out = NULL;
     int rc = weft__cache_epoch_enter(&rec);
     if (rc)
         return weft__errorf(rc, "%s(%s): out of memory for an epoch record", who, f->name);
-    e = ck_hs_get(&f->hs, key->hash, key);
+    weft__entry *e = ck_hs_get(&f->hs, key->hash, key);
     if (e && !weft__cache_ref(e))
-        e = NULL;  /* being evicted right now: as good as absent */
+        e = NULL;
     if (!e && atomic_load_explicit(&f->n_any, memory_order_relaxed))
-        e = find_cover_spmc(f, targs, n);
+        e = find_cover_spmc(f, targs, f->n_args);
     weft__cache_epoch_exit(rec);
+    *out = e;
+    return 0;
+}
 
+/* A miss: looks again under the writer lock and, if the signature is still
+ * absent, inserts a PENDING entry that this thread traces (*traced_here)
+ * and others wait on; the retrace is recorded, logged and warned about.
+ * *out holds a reference to the entry found or inserted. */
+static int acquire_insert_pending(const char *who, weft_function *f, const weft__targ *targs,
+                                  const weft__key *key, bool from_call, weft__entry **out,
+                                  bool *traced_here)
+{
+    size_t n = f->n_args;
+    int rc = 0;
+    *traced_here = false;
+    weft__targ stack_t[8];
+    weft__targ *t = n <= 8 ? stack_t : weft__malloc(n * sizeof *t);
+    if (!t)
+        return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
+    if (n)
+        memcpy(t, targs, n * sizeof *t);
+    uint64_t warn = 0;  /* calls spanned by the traces warned about */
+    weft_retrace why;
+    weft__why how;
+    pthread_mutex_lock(&f->mu);
+    weft__entry *e = ck_hs_get(&f->hs, key->hash, key);
+    if (e && !weft__cache_ref(e))
+        e = NULL;
+    if (!e)
+        e = find_cover_locked(f, targs, n);
+    if (!e) {
+        weft__cache_explain_miss(f, targs, n, &why, &how);
+        bool relaxed = (f->flags & WEFT_REDUCE_RETRACING) && weft__cache_relax(f, t, n);
+        if (relaxed) {
+            char sig[128];
+            weft__cache_sig_str(t, n, sig, sizeof sig);
+            size_t len = strlen(why.reason);
+            snprintf(why.reason + len, sizeof why.reason - len, "; traced relaxed as %s", sig);
+        }
+        e = entry_new(f, t, n);
+        if (!e) {
+            rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory for a cache entry", who, f->name);
+        } else if (!ck_hs_put(&f->hs, e->k.hash, &e->k)) {
+            /* Only a relaxed key can already be present; the cover
+             * search above would have found it, so this is memory. */
+            weft__cache_entry_free(e);
+            e = NULL;
+            rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory growing the cache", who, f->name);
+        } else {
+            bump(e);
+            table_add_linked(f, e);
+            weft__cache_entry_claim(e, true);
+            f->last_retrace = why;
+            f->have_retrace = true;
+            /* The call count as the retrace window's clock. */
+            if (from_call)
+                warn = weft__cache_note_trace(f, weft__fn_calls(f), why.reason, &how);
+            *traced_here = true;
+        }
+    }
+    weft__trace_note notes[WEFT__RETRACE_LIMIT];
+    if (warn)
+        weft__cache_recent_traces(f, notes);
+    pthread_mutex_unlock(&f->mu);
+    if (t != stack_t)
+        weft__free(t);
+    *out = e;
+    if (!e)
+        return rc;
+    if (*traced_here && f->log_retrace) {
+        char sig[160];
+        weft__cache_sig_str(e->targs, n, sig, sizeof sig);
+        weft__cache_log(WEFT_LOG_INFO, "weft: tracing '%s' for %s: %s", f->name, sig, why.reason);
+    }
+    if (warn)
+        weft__cache_warn_retracing(f, warn, notes);
+    return 0;
+}
+
+int weft__cache_acquire(const char *who, weft_function *f, const weft__targ *targs,
+                        const weft__key *key, bool from_call, weft__entry **out, bool *hit)
+{
+    weft__entry *e;
+    int rc;
+again:
+    if ((rc = acquire_lookup(who, f, targs, key, &e)))
+        return rc;
     if (e && atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_READY) {
         weft__cache_touch(e);
         *hit = true;
@@ -523,70 +575,8 @@ again:
     }
 
     bool traced_here = false;
-    if (!e) {
-        /* A miss: look again under the writer lock, then insert a PENDING
-         * entry that this thread traces and others wait on. */
-        weft__targ stack_t[8];
-        weft__targ *t = n <= 8 ? stack_t : weft__malloc(n * sizeof *t);
-        if (!t)
-            return weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory", who, f->name);
-        if (n)
-            memcpy(t, targs, n * sizeof *t);
-        uint64_t warn = 0;  /* calls spanned by the traces warned about */
-        weft_retrace why;
-        weft__why how;
-        pthread_mutex_lock(&f->mu);
-        e = ck_hs_get(&f->hs, key->hash, key);
-        if (e && !weft__cache_ref(e))
-            e = NULL;
-        if (!e)
-            e = find_cover_locked(f, targs, n);
-        if (!e) {
-            weft__cache_explain_miss(f, targs, n, &why, &how);
-            bool relaxed = (f->flags & WEFT_REDUCE_RETRACING) && relax(f, t, n);
-            if (relaxed) {
-                char sig[128];
-                weft__cache_sig_str(t, n, sig, sizeof sig);
-                size_t len = strlen(why.reason);
-                snprintf(why.reason + len, sizeof why.reason - len, "; traced relaxed as %s", sig);
-            }
-            e = entry_new(f, t, n);
-            if (!e) {
-                rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory for a cache entry", who, f->name);
-            } else if (!ck_hs_put(&f->hs, e->k.hash, &e->k)) {
-                /* Only a relaxed key can already be present; the cover
-                 * search above would have found it, so this is memory. */
-                weft__cache_entry_free(e);
-                e = NULL;
-                rc = weft__errorf(WEFT_ENOMEM, "%s(%s): out of memory growing the cache", who, f->name);
-            } else {
-                bump(e);
-                table_add_linked(f, e);
-                weft__cache_entry_claim(e, true);
-                f->last_retrace = why;
-                f->have_retrace = true;
-                /* The call count as the retrace window's clock. */
-                if (from_call)
-                    warn = weft__cache_note_trace(f, weft__slot_sum(f->st, 0), why.reason, &how);
-                traced_here = true;
-            }
-        }
-        weft__trace_note notes[WEFT__RETRACE_LIMIT];
-        if (warn)
-            weft__cache_recent_traces(f, notes);
-        pthread_mutex_unlock(&f->mu);
-        if (t != stack_t)
-            weft__free(t);
-        if (!e)
-            return rc;
-        if (traced_here && f->log_retrace) {
-            char sig[160];
-            weft__cache_sig_str(e->targs, n, sig, sizeof sig);
-            weft__cache_log(WEFT_LOG_INFO, "weft: tracing '%s' for %s: %s", f->name, sig, why.reason);
-        }
-        if (warn)
-            weft__cache_warn_retracing(f, warn, notes);
-    }
+    if (!e && (rc = acquire_insert_pending(who, f, targs, key, from_call, &e, &traced_here)))
+        return rc;
     if (traced_here) {
         rc = trace_entry(who, f, e);
     } else {

@@ -26,9 +26,8 @@ void weft__deque_share_on_pop_owner(weft__deque *d, weft_task_slot *head)
         weft__event_notify(d->wake_ev, n < INT_MAX ? (int)n : INT_MAX);
 }
 
-void weft__wake_all(weft_runtime *rt, weft__event *ev)
+void weft__wake_all(weft__event *ev)
 {
-    (void)rt;
     weft__event_wake(ev, INT_MAX);
 }
 

@@ -1,41 +1,14 @@
 /* The interface runtime/ declares for the other modules (trace/, cache/).
  * They include this file and <weft.h>, never runtime/internal.h.
- * Nothing here is exported from the shared library. */
+ * Nothing here is exported from the shared library.  It includes
+ * base/base.h (errors, allocation, the clock), which every module uses. */
 #ifndef WEFT_RUNTIME_IFACE_H
 #define WEFT_RUNTIME_IFACE_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <weft.h>
 
-/* Errors.  Records a thread-local message (see weft_errmsg) and returns
- * code, so that callers can write `return weft__errorf(WEFT_EINVAL, ...)`. */
-int weft__errorf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The size of the message buffer (a copy of weft_errmsg() fits in it). */
-#define WEFT__ERRMSG_SIZE 512
-int weft__verrorf(int code, const char *fmt, va_list ap);
-/* Empties the calling thread's message, so that a callee that fails without
- * saying why is not blamed with an older, unrelated sentence. */
-void weft__errclear(void);
-
-/* Allocation.  Every allocation of weft goes through these, so that a
- * -Dfault_injection build can fail the Nth one.  weft__aligned_alloc
- * returns 64-byte aligned memory freed with weft__free. */
-void *weft__malloc(size_t n);
-void *weft__calloc(size_t count, size_t size);
-void *weft__realloc(void *p, size_t n);
-void *weft__aligned_alloc(size_t n);
-char *weft__strdup(const char *s);
-void  weft__free(void *p);
-/* Fault injection (a no-op returning false unless built with it): the
- * allocation counted n from now fails (n = 1: the next one); n <= 0 turns
- * failing off.  weft__fault_hit says whether an allocation was failed since
- * the last weft__fault_fail_after. */
-bool weft__fault_fail_after(long n);
-bool weft__fault_hit(void);
-
-/* Monotonic time in nanoseconds. */
-uint64_t weft__now_ns(void);
+#include "base/base.h"
 
 /* The configured parallelism of rt (each at least 1). */
 unsigned weft__inter_op_threads(const weft_runtime *rt);

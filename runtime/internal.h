@@ -8,19 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <ck_md.h>
-
+#include "base/sanitizer.h"
 #include "runtime/iface.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define WEFT__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WEFT__TSAN 1
-#endif
-#endif
-
-#define WEFT__LINE CK_MD_CACHELINE
 #define WEFT__LIKELY(x) __builtin_expect(!!(x), 1)
 #define WEFT__UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -71,11 +61,11 @@ typedef struct weft__task {
 typedef struct weft__deque {
     /* The macros' part: the owner's split_ and end_, then, on the next
      * line, tw.limit_ (lowered by thieves that ask for tasks) and split. */
-    _Alignas(WEFT__LINE) weft_task_worker tw;
+    _Alignas(WEFT__CACHE_LINE) weft_task_worker tw;
     int64_t split;                        /* written by the owner, read by thieves */
-    _Alignas(WEFT__LINE) uint64_t top;    /* CAS by thieves and the owner */
+    _Alignas(WEFT__CACHE_LINE) uint64_t top;    /* CAS by thieves and the owner */
     /* Owner only. */
-    _Alignas(WEFT__LINE) weft_task_slot *head;   /* as of the last generic call */
+    _Alignas(WEFT__CACHE_LINE) weft_task_slot *head;   /* as of the last generic call */
     weft_task_slot *osplit;     /* the owner's split; tw.split_ is the same
                                    unless children run at once wait for their
                                    sync (tw.overflow_), when it is tw.end_ */
@@ -272,7 +262,7 @@ static inline int64_t weft__deque_count_owner(const weft__deque *d, const weft_t
  * worker points), then the scheduler's owner-only part. */
 typedef struct weft__worker {
     weft__deque dq;
-    _Alignas(WEFT__LINE) weft_runtime *rt;
+    _Alignas(WEFT__CACHE_LINE) weft_runtime *rt;
     /* weft__inline_enter depth of this worker's thread (owner only): on
      * the line weft_spawn reads anyway, cheaper there than a thread-local. */
     unsigned inline_depth;
@@ -301,8 +291,8 @@ static inline weft__worker *weft__worker_of(weft_task_worker *tw)
 /* An event count for sleeping threads: waiters announce themselves in
  * `sleepers`, wakers bump `seq` (a futex word) only when there are any. */
 typedef struct weft__event {
-    _Alignas(WEFT__LINE) uint32_t seq;
-    _Alignas(WEFT__LINE) int32_t sleepers;
+    _Alignas(WEFT__CACHE_LINE) uint32_t seq;
+    _Alignas(WEFT__CACHE_LINE) int32_t sleepers;
     /* work_ev only: idle workers, looking for work or asleep (atomic).
      * A spawn reads it; wakers read sleepers on the same line. */
     int32_t searching;
@@ -335,13 +325,13 @@ struct weft_runtime {
      * the workers' own groups. */
     weft__event outside_ev;
 
-    _Alignas(WEFT__LINE) int stopping;   /* atomic: weft_runtime_destroy began */
+    _Alignas(WEFT__CACHE_LINE) int stopping;   /* atomic: weft_runtime_destroy began */
     int outside_active;                  /* atomic: outside threads inside calls */
     uint64_t outside_tasks;              /* atomic: tasks run by outside threads */
     unsigned started;                    /* atomic: workers that reached their loop */
 
     /* Injection queue of outside threads: a ring of inline tasks. */
-    _Alignas(WEFT__LINE) int64_t inject_count;   /* atomic snapshot of count */
+    _Alignas(WEFT__CACHE_LINE) int64_t inject_count;   /* atomic snapshot of count */
     pthread_mutex_t inject_lock;
     weft__task *ring;
     size_t ring_cap, ring_head, ring_count;
@@ -351,7 +341,7 @@ struct weft_runtime {
  * shared inline helpers are in runtime/sched.h). */
 weft__worker *weft__current_worker(const weft_runtime *rt);
 void *weft__worker_main(void *arg);
-void weft__wake_all(weft_runtime *rt, weft__event *ev);
+void weft__wake_all(weft__event *ev);
 void weft__outside_enter(weft_runtime *rt);
 void weft__outside_leave(weft_runtime *rt);
 /* Whether this outside thread is inside a call on rt (its callbacks run

@@ -25,7 +25,6 @@
 #define NAME_MAX_LEN   48
 #define DETAIL_MAX_LEN 80
 #define TLS_CACHE      4           /* lanes remembered per thread */
-#define CACHELINE      64
 
 typedef struct event {
     uint64_t t0, t1;               /* t1 == UINT64_MAX: an instant */
@@ -61,19 +60,19 @@ typedef struct profile {
 
 typedef struct stripe {
     _Atomic long users;
-    char pad[CACHELINE - sizeof(long)];
+    char pad[WEFT__CACHE_LINE - sizeof(long)];
 } stripe;
 
 typedef struct slot {
     _Atomic(const weft_runtime *) rt;   /* the profiled runtime, or NULL */
     _Atomic(profile *) prof;
-    char pad[CACHELINE - 2 * sizeof(void *)];
+    char pad[WEFT__CACHE_LINE - 2 * sizeof(void *)];
     stripe users[USER_STRIPES];
 } slot;
 
-static _Alignas(CACHELINE) slot slots[MAX_PROFILES];
+static _Alignas(WEFT__CACHE_LINE) slot slots[MAX_PROFILES];
 /* Checked first by weft__profiling, so that not profiling costs one load. */
-static _Alignas(CACHELINE) _Atomic int active_profiles;
+static _Alignas(WEFT__CACHE_LINE) _Atomic int active_profiles;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t next_id = 1;
 static _Atomic uint64_t next_thread_id = 1;

@@ -94,9 +94,9 @@ static void free_runtime(weft_runtime *rt)
 static void stop_workers(weft_runtime *rt)
 {
     __atomic_store_n(&rt->stopping, 1, __ATOMIC_SEQ_CST);
-    weft__wake_all(rt, &rt->work_ev);
-    weft__wake_all(rt, &rt->done_ev);
-    weft__wake_all(rt, &rt->outside_ev);
+    weft__wake_all(&rt->work_ev);
+    weft__wake_all(&rt->done_ev);
+    weft__wake_all(&rt->outside_ev);
     for (unsigned i = 0; i < rt->nworkers; i++) {
         weft__worker *w = rt->workers[i];
         if (w && w->started) {
@@ -214,10 +214,10 @@ int weft_runtime_destroy(weft_runtime **p)
     __atomic_store_n(&rt->stopping, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&rt->inject_lock);
     weft__inject_cancel_all(rt);
-    weft__wake_all(rt, &rt->work_ev);
+    weft__wake_all(&rt->work_ev);
     while (__atomic_load_n(&rt->outside_active, __ATOMIC_SEQ_CST) > 0) {
-        weft__wake_all(rt, &rt->done_ev);
-        weft__wake_all(rt, &rt->outside_ev);
+        weft__wake_all(&rt->done_ev);
+        weft__wake_all(&rt->outside_ev);
         sched_yield();
     }
     stop_workers(rt);

@@ -2,7 +2,7 @@
 # Keeps docs/GUIDE.md honest.
 #
 #   scripts/guide-snippets.sh check [BUILDDIR]
-#       Builds and runs tests/cache/test_guide.c, which checks that every C
+#       Builds and runs tests/api/test_guide.c, which checks that every C
 #       block of the guide appears verbatim in the test and runs it.
 #   scripts/guide-snippets.sh timelines [BUILDDIR]
 #       Regenerates docs/timeline-pi1.svg and docs/timeline-pi10.svg: runs
@@ -25,8 +25,8 @@ fi
 
 case "$cmd" in
 check)
-    ninja -C "$build" tests/test_cache_guide >/dev/null
-    "$build/tests/test_cache_guide" --ascii
+    ninja -C "$build" tests/test_api_guide >/dev/null
+    "$build/tests/test_api_guide" --ascii
     ;;
 timelines)
     ninja -C "$build" examples/sleep_map tools/weft-timeline-svg >/dev/null

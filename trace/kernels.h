@@ -10,6 +10,7 @@
 #ifndef WEFT_TRACE_KERNELS_H
 #define WEFT_TRACE_KERNELS_H
 
+#include "base/sanitizer.h"
 #include "trace/ir.h"
 #include "trace/tensor_impl.h"
 
@@ -19,13 +20,6 @@
  * bits either way (every op rounds as IEEE says; reductions keep their
  * order).  Not under ThreadSanitizer, whose instrumented ifunc resolvers
  * would run before its runtime is set up. */
-#if defined(__SANITIZE_THREAD__)
-#define WEFT__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WEFT__TSAN 1
-#endif
-#endif
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && \
     !defined(WEFT__TSAN) && !defined(WEFT_NO_SIMD_CLONES)
 #define WEFT__SIMD_CLONES __attribute__((target_clones("avx2", "default")))

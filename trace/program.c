@@ -76,38 +76,23 @@ static int index_results(weft__program *p)
     return 0;
 }
 
-int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
-                             weft__program **out)
+/* The edges of the schedule: each node's dependency count, the successor
+ * lists, the roots, how many distinct nodes read each value, and the flags
+ * that follow from the graph alone (output, borrowed, dynamic). */
+static int program_edges(weft__program *p)
 {
     int rc = WEFT_ENOMEM;
-    uint32_t *dep = NULL, *level = NULL, *per_level = NULL, *fill = NULL;
-    weft__program *p = weft__calloc(1, sizeof *p);
-    if (!p) {
-        weft__graph_free(g);
-        return weft__errorf(WEFT_ENOMEM, "weft compile: out of memory");
-    }
-    p->rt = rt;
-    p->g = *g;
-    weft__graph_init(g, p->g.n_args);
-    p->name = weft__strdup(name ? name : "fn");
     uint32_t n = p->g.n_nodes;
     size_t max_in = 1;
     for (uint32_t i = 0; i < n; i++)
         if (p->g.nodes[i].n_in + 1 > max_in)
             max_in = p->g.nodes[i].n_in + 1;
-    p->pflags = weft__calloc((size_t)n + 1, 1);
-    p->donor = weft__malloc(((size_t)n + 1) * sizeof *p->donor);
-    p->n_deps = weft__calloc((size_t)n + 1, sizeof *p->n_deps);
-    p->n_uses = weft__calloc((size_t)n + 1, sizeof *p->n_uses);
-    p->succ_off = weft__calloc((size_t)n + 2, sizeof *p->succ_off);
-    p->roots = weft__malloc(((size_t)n + 1) * sizeof *p->roots);
-    dep = weft__malloc(max_in * sizeof *dep);
-    level = weft__calloc((size_t)n + 1, sizeof *level);
-    per_level = weft__calloc((size_t)n + 2, sizeof *per_level);
-    fill = weft__malloc(((size_t)n + 1) * sizeof *fill);
-    if (!p->name || !p->pflags || !p->donor || !p->n_deps || !p->n_uses || !p->succ_off ||
-        !p->roots || !dep || !level || !per_level || !fill)
-        goto error;
+    uint32_t *dep = weft__malloc(max_in * sizeof *dep);
+    uint32_t *level = weft__calloc((size_t)n + 1, sizeof *level);
+    uint32_t *per_level = weft__calloc((size_t)n + 2, sizeof *per_level);
+    uint32_t *cursor = NULL;   /* where each node's next successor goes */
+    if (!dep || !level || !per_level)
+        goto out;
 
     for (uint32_t k = 0; k < p->g.n_outs; k++)
         p->pflags[p->g.outs[k]] |= WEFT__PN_OUTPUT;
@@ -153,36 +138,60 @@ int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
     for (uint32_t i = 0; i < n; i++)
         p->succ_off[i + 1] += p->succ_off[i];
     p->succ = weft__malloc((edges + 1) * sizeof *p->succ);
-    if (!p->succ)
-        goto error;
-    memcpy(fill, p->succ_off, (size_t)n * sizeof *fill);
+    cursor = weft__malloc(((size_t)n + 1) * sizeof *cursor);
+    if (!p->succ || !cursor)
+        goto out;
+    memcpy(cursor, p->succ_off, (size_t)n * sizeof *cursor);
     for (uint32_t i = 0; i < n; i++) {
         if (is_borrowed(&p->g.nodes[i]))
             continue;
         uint32_t nd_n = deps_of(&p->g, i, dep);
         for (uint32_t j = 0; j < nd_n; j++)
-            p->succ[fill[dep[j]]++] = i;
+            p->succ[cursor[dep[j]]++] = i;
     }
-    if ((rc = weft__plan_buffers(&p->g, p->pflags, p->donor)) < 0)
-        goto error;
-    p->slot_bytes = weft__calloc((size_t)n + 1, sizeof *p->slot_bytes);
-    p->numel = weft__malloc(((size_t)n + 1) * sizeof *p->numel);
-    if (!p->slot_bytes || !p->numel) {
-        rc = WEFT_ENOMEM;
-        goto error;
-    }
-    /* fill[] now maps a donor to its receiver.  A slot's first node
-     * allocates the most that any node along the slot needs. */
-    for (uint32_t i = 0; i < n; i++)
-        fill[i] = WEFT__NO_NODE;
-    for (uint32_t i = 0; i < n; i++) {
-        if (p->donor[i] != WEFT__NO_NODE) {
+    rc = 0;
+out:
+    weft__free(dep);
+    weft__free(level);
+    weft__free(per_level);
+    weft__free(cursor);
+    return rc;
+}
+
+/* The buffer plan: the node whose buffer each node takes over (its donor),
+ * and the flags that follow from it. */
+static int program_plan(weft__program *p)
+{
+    int rc = weft__plan_buffers(&p->g, p->pflags, p->donor);
+    if (rc < 0)
+        return rc;
+    for (uint32_t i = 0; i < p->g.n_nodes; i++) {
+        if (p->donor[i] != WEFT__NO_NODE)
             p->pflags[p->donor[i]] |= WEFT__PN_DONOR;
-            fill[p->donor[i]] = i;
-        }
         if (weft__plan_is_planned(p->g.nodes[i].op))
             p->pflags[i] |= WEFT__PN_PLANNED;
     }
+    return 0;
+}
+
+/* The slots of the plan: each node's element count (-1 when unknown until
+ * it runs) and the bytes its slot needs.  A slot's first node allocates the
+ * most that any node along the slot needs. */
+static int program_slots(weft__program *p)
+{
+    uint32_t n = p->g.n_nodes;
+    uint32_t *receiver = weft__malloc(((size_t)n + 1) * sizeof *receiver); /* a donor's taker */
+    p->slot_bytes = weft__calloc((size_t)n + 1, sizeof *p->slot_bytes);
+    p->numel = weft__malloc(((size_t)n + 1) * sizeof *p->numel);
+    if (!receiver || !p->slot_bytes || !p->numel) {
+        weft__free(receiver);
+        return WEFT_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        receiver[i] = WEFT__NO_NODE;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->donor[i] != WEFT__NO_NODE)
+            receiver[p->donor[i]] = i;
     for (uint32_t i = n; i-- > 0;) {
         const weft_spec *s = &p->g.nodes[i].spec;
         int64_t own = 0;
@@ -195,30 +204,50 @@ int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
         if (own < 0)
             own = 0;
         uint64_t sb = (uint64_t)own * weft_dtype_size(s->dtype);
-        if (fill[i] != WEFT__NO_NODE && p->slot_bytes[fill[i]] > sb)
-            sb = p->slot_bytes[fill[i]];
+        if (receiver[i] != WEFT__NO_NODE && p->slot_bytes[receiver[i]] > sb)
+            sb = p->slot_bytes[receiver[i]];
         p->slot_bytes[i] = sb;
         if (p->donor[i] == WEFT__NO_NODE)
             p->n_slots++;
         else
             p->n_reuses++;
     }
-    if ((rc = index_results(p)) < 0)
+    weft__free(receiver);
+    return 0;
+}
+
+int weft__program_from_graph(weft_runtime *rt, const char *name, weft__graph *g,
+                             weft__program **out)
+{
+    int rc = WEFT_ENOMEM;
+    weft__program *p = weft__calloc(1, sizeof *p);
+    if (!p) {
+        weft__graph_free(g);
+        return weft__errorf(WEFT_ENOMEM, "weft compile: out of memory");
+    }
+    p->rt = rt;
+    p->g = *g;
+    weft__graph_init(g, p->g.n_args);
+    p->name = weft__strdup(name ? name : "fn");
+    uint32_t n = p->g.n_nodes;
+    p->pflags = weft__calloc((size_t)n + 1, 1);
+    p->donor = weft__malloc(((size_t)n + 1) * sizeof *p->donor);
+    p->n_deps = weft__calloc((size_t)n + 1, sizeof *p->n_deps);
+    p->n_uses = weft__calloc((size_t)n + 1, sizeof *p->n_uses);
+    p->succ_off = weft__calloc((size_t)n + 2, sizeof *p->succ_off);
+    p->roots = weft__malloc(((size_t)n + 1) * sizeof *p->roots);
+    if (!p->name || !p->pflags || !p->donor || !p->n_deps || !p->n_uses || !p->succ_off ||
+        !p->roots)
+        goto error;
+    if ((rc = program_edges(p)) < 0 || (rc = program_plan(p)) < 0 ||
+        (rc = program_slots(p)) < 0 || (rc = index_results(p)) < 0)
         goto error;
     p->ops_compiled = count_ops(&p->g);
-    weft__free(dep);
-    weft__free(level);
-    weft__free(per_level);
-    weft__free(fill);
     *out = p;
     return 0;
 error:
     if (rc == WEFT_ENOMEM)
         weft__errorf(WEFT_ENOMEM, "weft compile: out of memory");
-    weft__free(dep);
-    weft__free(level);
-    weft__free(per_level);
-    weft__free(fill);
     weft__program_free(p);
     return rc;
 }

@@ -102,7 +102,6 @@ struct weft__fused {
     weft_dtype   ext_dt[WEFT__FUSED_MAX_EXT];
     weft__finstr ins[WEFT__FUSED_MAX_INSTR];
 };
-void weft__fused_free(struct weft__fused *f);
 
 /* One run of a fused program on concrete data: R rows of W columns,
  * the external inputs' data in the kinds of f->ext_kind, the output's

@@ -100,6 +100,8 @@ typedef struct weft_dist_stats {
     uint64_t claims;     /* fetch-and-adds on the counter (chunks + the last, empty ones) */
     uint64_t claim_ns;   /* time spent in them */
     uint64_t calls;      /* weft_dist_call calls that ran f */
+    uint64_t reserved[8];/* zero, written by weft: room for later counters,
+                            so the struct keeps its size across releases */
 } weft_dist_stats;
 WEFT_API void weft_dist_get_stats(const weft_dist *d, weft_dist_stats *out);
 

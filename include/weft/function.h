@@ -15,22 +15,33 @@ extern "C" {
  * time only (or on every call with WEFT_RUN_EAGERLY). */
 typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user);
 
-#define WEFT_REDUCE_RETRACING 1u  /* relax differing dims to WEFT_DIM_ANY */
-#define WEFT_RUN_EAGERLY      2u  /* never trace: run the body on every call;
-                                     also set for every function created
-                                     while $WEFT_RUN_EAGERLY is 1, true, yes
-                                     or on (any case); 0, false, no, off or
-                                     empty leave it off, and any other value
-                                     fails weft_function_create with
-                                     WEFT_EINVAL */
+/* Flags of weft_function_desc.flags, which holds an OR of them (an
+ * unsigned, since an OR of enum constants is an int). */
+typedef enum weft_function_flags {
+    WEFT_REDUCE_RETRACING = 1u,  /* relax differing dims to WEFT_DIM_ANY */
+    WEFT_RUN_EAGERLY      = 2u   /* never trace: run the body on every call;
+                                    also set for every function created
+                                    while $WEFT_RUN_EAGERLY is 1, true, yes
+                                    or on (any case); 0, false, no, off or
+                                    empty leave it off, and any other value
+                                    fails weft_function_create with
+                                    WEFT_EINVAL */
+} weft_function_flags;
 
+/* What weft_function_create needs.  Zero-initialise it (designated
+ * initializers do) and set the fields wanted.  The struct keeps its size
+ * across releases: new settings take their place in reserved[], so a
+ * program built against an older header passes zeros for them, meaning "the
+ * default".  weft_function_create refuses a desc whose reserved[] is not all
+ * zero (WEFT_EINVAL), so that no value is mistaken for a later setting.
+ * Read only during weft_function_create; the caller keeps ownership. */
 typedef struct weft_function_desc {
     const char       *name;            /* copied; NULL: "fn" */
     weft_body_fn      body;
     void             *user;            /* passed to body; borrowed */
     size_t            n_args, n_outs;
     const weft_spec  *input_signature; /* NULL, or n_args specs (copied) */
-    unsigned          flags;           /* WEFT_REDUCE_RETRACING, WEFT_RUN_EAGERLY */
+    unsigned          flags;           /* an OR of weft_function_flags */
     size_t            max_cached;      /* 0: default (64); LRU eviction beyond it.
                                           Concrete functions from
                                           weft_function_get_concrete count in
@@ -41,6 +52,7 @@ typedef struct weft_function_desc {
                                           (never the one just traced), so
                                           cached exceeds max_cached only when
                                           the pinned ones alone fill it. */
+    uint64_t          reserved[8];     /* must be zero */
 } weft_function_desc;
 
 /* Creates a function running on rt (which must outlive it).  *out is owned
@@ -74,10 +86,13 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * call run eagerly, rejected by the input signature, or whose trace
  * failed is neither, so hits + misses <= calls.  traces counts traces of
  * any cause (calls, get_concrete, map), evictions the entries the
- * max_cached bound dropped, cached the entries cached now. */
+ * max_cached bound dropped, cached the entries cached now.  New counters
+ * take their place in reserved[], which weft_function_get_stats fills with
+ * zeros until then, so the struct keeps its size across releases. */
 typedef struct weft_function_stats {
     uint64_t calls, hits, misses, traces, evictions, cached;
     uint64_t trace_ns, compile_ns;
+    uint64_t reserved[8];   /* zero, written by weft */
 } weft_function_stats;
 WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_stats *out);
 WEFT_API uint64_t weft_function_tracing_count(const weft_function *f);
@@ -101,10 +116,13 @@ typedef struct weft_retrace {
 } weft_retrace;
 WEFT_API int weft_function_last_retrace(const weft_function *f, weft_retrace *out);
 
-/* Log levels passed to a weft_log_fn. */
-#define WEFT_LOG_DEBUG 0
-#define WEFT_LOG_INFO  1
-#define WEFT_LOG_WARN  2
+/* Log levels passed to a weft_log_fn (as an int, so that sinks written
+ * for an int level keep their type). */
+typedef enum weft_log_level {
+    WEFT_LOG_DEBUG = 0,
+    WEFT_LOG_INFO  = 1,
+    WEFT_LOG_WARN  = 2
+} weft_log_level;
 typedef void (*weft_log_fn)(int level, const char *msg, void *user);
 /* Where frequent-retracing warnings (and, with WEFT_LOG=retrace in the
  * environment when the function was created, a line per retrace) go.

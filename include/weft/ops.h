@@ -257,9 +257,13 @@ WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const i
  * alone, so it is the same bit for bit on any number of workers, eagerly,
  * traced and constant-folded; it may differ in the last bits from a naive
  * loop (the BLAS sums in its own order, with FMA).
- * weft_matmul(cx, a, b) is weft_matmul_ex(cx, a, b, 0). */
-#define WEFT_TRANSPOSE_A 1u
-#define WEFT_TRANSPOSE_B 2u
+ * flags holds an OR of weft_matmul_flags (an unsigned, since an OR of enum
+ * constants is an int).  weft_matmul(cx, a, b) is weft_matmul_ex(cx, a, b,
+ * 0). */
+typedef enum weft_matmul_flags {
+    WEFT_TRANSPOSE_A = 1u,
+    WEFT_TRANSPOSE_B = 2u
+} weft_matmul_flags;
 WEFT_API weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags);
 WEFT_API weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b);
 
@@ -386,8 +390,9 @@ WEFT_API weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems
  * the body makes after it: eager mode stops at the failing op.
  * WEFT_HOST_SERIAL: calls of this fn never overlap, and the weft work such
  * a call starts (loops, spawns, function calls) runs on its own thread, one
- * piece at a time.  fn may run on any worker thread. */
-#define WEFT_HOST_SERIAL 1u
+ * piece at a time.  flags holds an OR of weft_host_flags.  fn may run on
+ * any worker thread. */
+typedef enum weft_host_flags { WEFT_HOST_SERIAL = 1u } weft_host_flags;
 typedef int (*weft_host_fn)(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user);
 WEFT_API weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
                                     weft_value *const *in, size_t n_in,

@@ -108,6 +108,8 @@ WEFT_API int weft_parallel_map(weft_runtime *rt, size_t n, unsigned parallel_ite
 typedef struct weft_runtime_stats {
     uint64_t tasks, steals, steal_attempts, sleeps;
     uint64_t overflows;   /* spawns run at once because a task stack was full */
+    uint64_t reserved[8]; /* zero, written by weft: room for later counters,
+                             so the struct keeps its size across releases */
 } weft_runtime_stats;
 WEFT_API void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats *out);
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "base/sanitizer.h"
 #include "cache/internal.h"
 
 static weft_runtime *rt;
@@ -25,7 +26,7 @@ static void teardown(void)
 
 TestSuite(cache_mt, .init = setup, .fini = teardown, .timeout = 60);
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT__TSAN)
 #define ROUNDS 20
 #else
 #define ROUNDS 100
@@ -364,10 +365,10 @@ Test(cache_mt, hits_write_only_their_own_slots)
     shared_state before = snapshot(s->f, e);
     uint64_t f_lines[WEFT__SLOTS + 1][2], e_lines[WEFT__SLOTS + 1][2];
     for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
-        f_lines[k][0] = atomic_load(&s->f->st[k].a);
-        f_lines[k][1] = atomic_load(&s->f->st[k].b);
-        e_lines[k][0] = atomic_load(&e->sl[k].a);
-        e_lines[k][1] = atomic_load(&e->sl[k].b);
+        f_lines[k][0] = atomic_load(&s->f->st[k].calls);
+        f_lines[k][1] = atomic_load(&s->f->st[k].hits);
+        e_lines[k][0] = atomic_load(&e->sl[k].hot);
+        e_lines[k][1] = atomic_load(&e->sl[k].calls);
     }
     enum { CALLS = 200 };
     atomic_int failures = 0;
@@ -392,10 +393,10 @@ Test(cache_mt, hits_write_only_their_own_slots)
                  (unsigned long long)after.clock);
     for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
         uint64_t add = (k == h[0].slot || k == h[1].slot) ? CALLS : 0;
-        cr_assert_eq(atomic_load(&s->f->st[k].a), f_lines[k][0] + add, "calls of slot %u", k);
-        cr_assert_eq(atomic_load(&s->f->st[k].b), f_lines[k][1] + add, "hits of slot %u", k);
-        cr_assert_eq(atomic_load(&e->sl[k].a), e_lines[k][0], "hot count of slot %u", k);
-        cr_assert_eq(atomic_load(&e->sl[k].b), e_lines[k][1] + add, "entry calls of slot %u", k);
+        cr_assert_eq(atomic_load(&s->f->st[k].calls), f_lines[k][0] + add, "calls of slot %u", k);
+        cr_assert_eq(atomic_load(&s->f->st[k].hits), f_lines[k][1] + add, "hits of slot %u", k);
+        cr_assert_eq(atomic_load(&e->sl[k].hot), e_lines[k][0], "hot count of slot %u", k);
+        cr_assert_eq(atomic_load(&e->sl[k].calls), e_lines[k][1] + add, "entry calls of slot %u", k);
     }
     weft_function_destroy(&s->f);
     free(s);
@@ -409,7 +410,7 @@ Test(cache_mt, hits_write_only_their_own_slots)
  * the orphan list: a pin in between made the evictor drop an orphan's
  * last reference, a use after free and a double free.) */
 #define PINNERS 4
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT__TSAN)
 #define PINS 300
 #else
 #define PINS 1500

@@ -1,5 +1,5 @@
 /* The "Scale-out over MPI" section of docs/GUIDE.md, compiled and run on
- * every rank (by test_dist.c).  As in tests/cache/test_guide.c, every
+ * every rank (by test_dist.c).  As in tests/api/test_guide.c, every
  * ```c block of the section appears here verbatim after a line
  * "/" "* snippet: NAME *" "/" (test_guide.c's guide.snippets_are_verbatim
  * checks this file too), and each snippet runs in a case that asserts

@@ -2,11 +2,8 @@
  * that tests can fail the Nth allocation and check the WEFT_ENOMEM paths. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "runtime/iface.h"
-
-#define WEFT__ALIGN 64
+#include "base/base.h"
 
 #ifdef WEFT_FAULT_INJECTION
 /* Counts down to the failing allocation; 0 means off.  Process-wide and
@@ -67,10 +64,10 @@ void *weft__aligned_alloc(size_t n)
     if (should_fail())
         return NULL;
     /* aligned_alloc wants a multiple of the alignment. */
-    size_t rounded = (n + WEFT__ALIGN - 1) & ~(size_t)(WEFT__ALIGN - 1);
+    size_t rounded = (n + WEFT__CACHE_LINE - 1) & ~(size_t)(WEFT__CACHE_LINE - 1);
     if (rounded < n)
         return NULL;
-    return aligned_alloc(WEFT__ALIGN, rounded ? rounded : WEFT__ALIGN);
+    return aligned_alloc(WEFT__CACHE_LINE, rounded ? rounded : WEFT__CACHE_LINE);
 }
 
 char *weft__strdup(const char *s)
@@ -85,11 +82,4 @@ char *weft__strdup(const char *s)
 void weft__free(void *p)
 {
     free(p);
-}
-
-uint64_t weft__now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

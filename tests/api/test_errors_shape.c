@@ -1,5 +1,5 @@
 /* The shape ops' table of docs/ERRORS.md ("Shape ops"), walked in the same
- * order, like tests/cache/test_errors.c walks the main table: each case
+ * order, like tests/api/test_errors.c walks the main table: each case
  * feeds one op one kind of bad input and returns the code it got; the
  * walker checks the code, that weft_errmsg() names the op, and that good
  * calls still work afterwards.

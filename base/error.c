@@ -1,8 +1,9 @@
 /* Error codes and the thread-local error message (libuv's X-macro table). */
 #include <stdio.h>
 #include <string.h>
+#include <weft.h>
 
-#include "runtime/iface.h"
+#include "base/base.h"
 
 static _Thread_local char errmsg_buf[WEFT__ERRMSG_SIZE];
 

@@ -42,7 +42,7 @@ TestSuite(guide, .init = setup, .fini = teardown, .timeout = 30);
  * the build directory above the test executable.  $WEFT_SRC_ROOT wins. */
 static char *read_source_file(const char *rel)
 {
-    static const char self[] = "tests/cache/test_guide.c";
+    static const char self[] = "tests/api/test_guide.c";
     const char *file = __FILE__;
     size_t flen = strlen(file), slen = strlen(self);
     cr_assert(flen >= slen && strcmp(file + flen - slen, self) == 0, "__FILE__ is %s", file);
@@ -60,7 +60,7 @@ static char *read_source_file(const char *rel)
         ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (k > 0) {
             exe[k] = '\0';
-            /* <build>/tests/test_cache_guide -> <build>/ */
+            /* <build>/tests/test_api_guide -> <build>/ */
             for (int up = 0; up < 2; up++) {
                 char *slash = strrchr(exe, '/');
                 if (slash)
@@ -113,7 +113,7 @@ static char *guide_output(const char *name)
 Test(guide, snippets_are_verbatim)
 {
     char *guide = read_source_file("docs/GUIDE.md");
-    char *self = read_source_file("tests/cache/test_guide.c");
+    char *self = read_source_file("tests/api/test_guide.c");
     /* The MPI section's snippets run under mpirun, with weft-dist's tests. */
     char *dist = read_source_file("tests/dist/guide_cases.c");
     int snippets = 0, c_blocks = 0;

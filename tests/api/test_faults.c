@@ -15,14 +15,11 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "base/sanitizer.h"
 #include "runtime/iface.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(WEFT__ASAN) || defined(WEFT__TSAN)
 #define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
 #endif
 
 /* LeakSanitizer cannot be relied on here: tests/support/lsan.supp
@@ -30,7 +27,7 @@
  * test's), and a leak report in a criterion child does not fail the test.
  * Under ASan the sweeps therefore compare the allocator's live bytes before
  * and after instead. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(WEFT__ASAN)
 /* From <sanitizer/allocator_interface.h>, which not every toolchain ships. */
 size_t __sanitizer_get_current_allocated_bytes(void);
 static size_t live_bytes(void)
