@@ -21,6 +21,12 @@ cc=${CC:-cc}
 # shellcheck disable=SC2046
 $cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour" examples/tour.c $(pkg-config --cflags --libs weft)
 LD_LIBRARY_PATH="$libdir" "$stage/tour" >/dev/null
+# The public headers use nothing of ck, so its flags (-D__x86_64__) stay
+# out of the users' builds.
+if pkg-config --cflags weft | grep -q -- '-D'; then
+    echo "check-install: pkg-config --cflags weft defines macros: $(pkg-config --cflags weft)" >&2
+    exit 1
+fi
 # weft.pc requires only what libweft links: each package of
 # Requires.private is a library libweft.so needs (xxhash, used header-only,
 # is not one, and requiring it failed `pkg-config weft` without its .pc).
