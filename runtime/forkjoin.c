@@ -325,6 +325,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
     weft__event *ev = weft__group_event(rt, g);
     bool fenced = ev == &rt->outside_ev;
     bool (*done)(void *) = fenced ? weft__group_done_sc_cb : weft__group_done_cb;
+    bool take_back = !(g->bits_ & WEFT__GROUP_WORKERS_ONLY);
     unsigned idle = 0;
     ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
     weft__task t;
@@ -344,8 +345,9 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
          * will start this thread's newest queued child soon, so it runs
          * that child itself rather than sleep (a parallel_for called
          * from here would otherwise leave its last split half queued
-         * behind the workers' own work). */
-        if (__atomic_load_n(&rt->work_ev.searching, __ATOMIC_RELAXED) == 0 &&
+         * behind the workers' own work).  Not in a group for workers only
+         * (WEFT__GROUP_WORKERS_ONLY). */
+        if (take_back && __atomic_load_n(&rt->work_ev.searching, __ATOMIC_RELAXED) == 0 &&
             weft__inject_take_back(rt, g, &t)) {
             weft__run_task(NULL, &t, WEFT__TASK_REMOTE, false);
             continue;
@@ -365,7 +367,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
         }
         /* Only its own children: another thread's queued task could take
          * far longer than this wait (a 10 ms wait took 1 s that way). */
-        if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
+        if (take_back && __atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
             __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
             weft__inject_take_back(rt, g, &t)) {
             weft__run_task(NULL, &t, WEFT__TASK_REMOTE, false);

@@ -375,6 +375,10 @@ bool weft__group_owned_here(const weft_group *g);
  * for keep weft_runtime_destroy waiting). */
 #define WEFT__GROUP_OUTSIDE 1u
 #define WEFT__GROUP_COUNTED 2u
+/* weft_group.bits_: the group's children run on workers only, never on
+ * the outside thread that waits for them (a WEFT_RUN root: on an outside
+ * thread's stack nobody could steal its typed children). */
+#define WEFT__GROUP_WORKERS_ONLY 4u
 
 /* A misuse that leaves a worker's stack unusable (a typed task not synced
  * where the rules say): prints what and aborts. */

@@ -154,6 +154,10 @@ int weft_task_run_root(weft_runtime *rt, weft_task_slot *root)
     }
     weft_group g;
     weft_group_init(&g, rt);
+    /* A worker must run the root: an outside thread's stack is solo, so a
+     * root taken back by this thread while every worker was busy ran its
+     * whole tree here, one task after the other. */
+    g.bits_ |= WEFT__GROUP_WORKERS_ONLY;
     weft_spawn(&g, root_task, root);
     int rc = weft_group_wait(&g);
     if (rc)
