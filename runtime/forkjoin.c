@@ -278,10 +278,10 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     weft__spawn_notify(w);
 }
 
-/* Every stolen slot from floor up has been taken (the owner saw the
- * newest one stolen, so all below it were too): once each thief has
- * copied its slot out, they are empty again and the stack goes back to
- * floor.  Owner thread. */
+/* The group is done and every slot left from floor up is one of its
+ * children that a thief took (the owner popped the others): once each
+ * thief has copied its slot out, they are empty again and the stack goes
+ * back to floor.  Owner thread. */
 static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
 {
     weft__deque *d = &w->dq;
@@ -307,15 +307,18 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
     weft_task_slot *floor = g->base_;
     if (floor == WEFT__GROUP_NO_BASE)
         floor = weft__deque_head(&w->dq);   /* no child on this stack: pop nothing */
-    bool stolen = false;
     while (!weft__group_done(g)) {
-        if (weft__run_some_work(w, &s, floor, &stolen) || weft__spin_idle(rt, &s))
+        if (weft__run_some_work(w, &s, floor) || weft__spin_idle(rt, &s))
             continue;
         weft__event_sleep(rt, &rt->done_ev, weft__group_done_cb, g, false, 0);
     }
     weft__flush_completions(w);
     weft__set_searching(rt, &s.searching, false);
-    if (stolen)
+    /* Stolen children leave their slots behind, whether or not this wait
+     * saw one of them: a group already done when the wait began left them
+     * on the stack, above the typed tasks' head (their WEFT_SYNC then
+     * misread the stack, and a later pop ran such a slot a second time). */
+    if (weft__deque_head(&w->dq) > floor)
         reset_to_floor(w, floor);
 }
 
@@ -421,13 +424,11 @@ static __attribute__((noinline)) int wait_slow(weft_group *g)
     if (!rt)
         return weft__errorf(WEFT_EINVAL,
                             "weft_group_wait: the group has no runtime (weft_group_init got NULL)");
-    if (!weft__group_done(g)) {
-        weft__worker *w = weft__tls_worker;
-        if (w != NULL && g->owner_ == w)
-            wait_worker(w, g);
-        else
-            wait_outside(rt, g);
-    }
+    weft__worker *w = weft__tls_worker;
+    if (w != NULL && g->owner_ == w)
+        wait_worker(w, g);
+    else if (!weft__group_done(g))
+        wait_outside(rt, g);
     return group_finish(g);
 }
 
@@ -448,8 +449,7 @@ int weft_group_wait(weft_group *g)
              * or a head typed tasks moved: the general wait. */
             if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
                                !weft__slot_is_generic(p) || weft__slot_group(p) != g)) {
-                if (!weft__group_done(g))
-                    wait_worker(w, g);
+                wait_worker(w, g);
                 break;
             }
             weft_task_fn fn = weft__slot_fn(p);

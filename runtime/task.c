@@ -36,7 +36,7 @@ static void wait_stolen(weft__worker *w, weft_task_slot *t)
     weft_runtime *rt = w->rt;
     weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
     while (!slot_done(t)) {
-        if (weft__run_some_work(w, &s, t + 1, NULL) || weft__spin_idle(rt, &s))
+        if (weft__run_some_work(w, &s, t + 1) || weft__spin_idle(rt, &s))
             continue;
         weft__event_sleep(rt, &rt->done_ev, slot_done, t, false, 0);
     }

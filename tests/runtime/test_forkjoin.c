@@ -1,6 +1,9 @@
 /* Fork-join groups: results of recursive task trees, nesting, outside
  * threads, group reuse. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -804,4 +807,59 @@ Test(forkjoin, outside_parents_group_is_refused_to_children, .timeout = 60)
     cr_assert_eq(weft_group_wait(&g), 0);
     cr_assert_eq(op.ran, 1);
     weft_runtime_destroy(&rt);
+}
+
+/* A wait that begins after thieves ran every child gives their slots back:
+ * the worker's stack is where it was before the spawns.  The parent shares
+ * its children and does not pop them until the other worker has run all
+ * four, so the group is done before its wait starts. */
+typedef struct all_stolen {
+    weft_runtime *rt;
+    atomic_int ran;
+    bool on_worker;
+    ptrdiff_t left;   /* slots still in use after the wait */
+} all_stolen;
+
+static void stolen_leaf(void *p)
+{
+    atomic_fetch_add(&((all_stolen *)p)->ran, 1);
+}
+
+static void spawn_and_let_thieves_run(all_stolen *a)
+{
+    weft__worker *w = weft__current_worker(a->rt);
+    a->on_worker = w != NULL;
+    if (!w)
+        return;
+    weft_task_slot *before = weft__deque_head(&w->dq);
+    weft_group g;
+    weft_group_init(&g, a->rt);
+    for (int i = 0; i < 4; i++)
+        weft_spawn(&g, stolen_leaf, a);
+    weft__share_all(a->rt);
+    while (atomic_load(&a->ran) < 4)
+        sched_yield();
+    (void)weft_group_wait(&g);
+    a->left = weft__deque_head(&w->dq) - before;
+}
+
+/* A typed root always runs on a worker (a generic child of an outside
+ * thread's group may run on that thread). */
+WEFT_VOID_TASK_1(stolen_root, all_stolen *, a)
+{
+    spawn_and_let_thieves_run(a);
+}
+
+Test(forkjoin, wait_after_every_child_was_stolen_frees_their_slots, .timeout = 60)
+{
+    all_stolen a = { .rt = test_runtime_of(2) };
+    atomic_init(&a.ran, 0);
+    for (int round = 0; round < 20; round++) {
+        atomic_store(&a.ran, 0);
+        WEFT_RUN(a.rt, stolen_root, &a);
+        cr_assert(a.on_worker);
+        cr_assert_eq(atomic_load(&a.ran), 4);
+        cr_assert_eq(a.left, 0, "round %d: %td slots left in use", round, a.left);
+    }
+    weft_runtime_destroy(&a.rt);
 }

@@ -347,6 +347,22 @@ Test(tasks, bodies_call_loops_and_groups, .timeout = 60)
     weft_runtime_destroy(&mixed_rt);
 }
 
+Test(tasks, bodies_call_loops_and_groups_often, .timeout = 60)
+{
+    for (unsigned workers = 2; workers <= 8; workers *= 2) {
+        mixed_rt = test_runtime_of(workers);
+        for (int round = 0; round < 40; round++) {
+            mixed m;
+            atomic_init(&m.sum, 0);
+            cr_assert_eq(WEFT_RUN(mixed_rt, with_loops, &m, 6), 64, "%u workers, round %d",
+                         workers, round);
+            cr_assert_eq(atomic_load(&m.sum), 64 * (10 + 4950), "%u workers, round %d",
+                         workers, round);
+        }
+        weft_runtime_destroy(&mixed_rt);
+    }
+}
+
 /* WEFT_RUN from a worker (inside a generic task and a loop body) runs the
  * task there; from several outside threads at once it queues each. */
 typedef struct run_in {
