@@ -64,7 +64,12 @@ typedef struct weft__task {
  * it lowers split and then resets top to its head.  top carries a tag in
  * its upper 32 bits, bumped by every reset and by the owner's own CAS, so
  * that a thief's stale CAS cannot succeed after top came back to the same
- * position (ABA). */
+ * position (ABA).
+ *
+ * ThreadSanitizer does not model fences: under it the owner's and the
+ * thieves' fences become seq_cst operations (deque.c), so a TSan build
+ * checks that variant; the stress tests of tests/runtime/test_deque.c run
+ * the fenced protocol on the plain build. */
 #define WEFT__TOP_POS(t) ((int64_t)(uint32_t)(t))
 #define WEFT__TOP_NEXT_TAG(t, pos) ((((t) >> 32) + 1) << 32 | (uint64_t)(uint32_t)(pos))
 
