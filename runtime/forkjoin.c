@@ -278,10 +278,10 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     weft__spawn_notify(w);
 }
 
-/* The group is done and every slot left from floor up is one of its
- * children that a thief took (the owner popped the others): once each
- * thief has copied its slot out, they are empty again and the stack goes
- * back to floor.  Owner thread. */
+/* The group is done and every slot left from floor up holds a task that a
+ * thief took (the owner ran the others): once each thief has copied its
+ * slot out, they are empty again and the stack goes back to floor.  Owner
+ * thread. */
 static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
 {
     weft__deque *d = &w->dq;
@@ -312,6 +312,10 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
             continue;
         weft__event_sleep(rt, &rt->done_ev, weft__group_done_cb, g, false, 0);
     }
+    /* Children of other groups queued above g's first child (groups waited
+     * for out of order) run now, so that only stolen slots are left above
+     * floor. */
+    weft__run_own_tasks(w, floor);
     weft__flush_completions(w);
     weft__set_searching(rt, &s.searching, false);
     /* Stolen children leave their slots behind, whether or not this wait

@@ -208,6 +208,9 @@ typedef struct weft__idle_state {
  * ones belong to frames further out), else a victim's.  False if none was
  * found. */
 bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor);
+/* Runs w's own queued tasks at or above floor, newest first, until none is
+ * left there or the newest one was stolen. */
+void weft__run_own_tasks(weft__worker *w, weft_task_slot *floor);
 /* After a failed search: backs off, and says whether spin rounds are left
  * (false: time to sleep). */
 bool weft__spin_idle(weft_runtime *rt, weft__idle_state *s);

@@ -174,6 +174,15 @@ static inline void pop_notify(weft__worker *w)
         weft__spawn_notify(w);
 }
 
+void weft__run_own_tasks(weft__worker *w, weft_task_slot *floor)
+{
+    weft__task t;
+    while (pop_own(w, floor, &t)) {
+        pop_notify(w);
+        weft__run_task(w, &t, WEFT__TASK_OWN, true);
+    }
+}
+
 bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor)
 {
     weft__task t;
