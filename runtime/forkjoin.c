@@ -277,10 +277,10 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     weft__spawn_notify(w);
 }
 
-/* Every stolen slot from floor up has been taken (the owner saw the
- * newest one stolen, so all below it were too): once each thief has
- * copied its slot out, they are empty again and the stack goes back to
- * floor.  Owner thread. */
+/* The group is done and every slot left from floor up holds a task that a
+ * thief took (the owner ran the others): once each thief has copied its
+ * slot out, they are empty again and the stack goes back to floor.  Owner
+ * thread. */
 static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
 {
     weft__deque *d = &w->dq;
@@ -306,15 +306,22 @@ static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g
     weft_task_slot *floor = g->base_;
     if (floor == WEFT__GROUP_NO_BASE)
         floor = weft__deque_head(&w->dq);   /* no child on this stack: pop nothing */
-    bool stolen = false;
     while (!weft__group_done(g)) {
-        if (weft__run_some_work(w, &s, floor, &stolen) || weft__spin_idle(rt, &s))
+        if (weft__run_some_work(w, &s, floor) || weft__spin_idle(rt, &s))
             continue;
         weft__event_sleep(rt, &rt->done_ev, weft__group_done_cb, g, false, 0);
     }
+    /* Children of other groups queued above g's first child (groups waited
+     * for out of order) run now, so that only stolen slots are left above
+     * floor. */
+    weft__run_own_tasks(w, floor);
     weft__flush_completions(w);
     weft__set_searching(rt, &s.searching, false);
-    if (stolen)
+    /* Stolen children leave their slots behind, whether or not this wait
+     * saw one of them: a group already done when the wait began left them
+     * on the stack, above the typed tasks' head (their WEFT_SYNC then
+     * misread the stack, and a later pop ran such a slot a second time). */
+    if (weft__deque_head(&w->dq) > floor)
         reset_to_floor(w, floor);
 }
 
@@ -324,6 +331,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
     weft__event *ev = weft__group_event(rt, g);
     bool fenced = ev == &rt->outside_ev;
     bool (*done)(void *) = fenced ? weft__group_done_sc_cb : weft__group_done_cb;
+    bool take_back = !(g->bits_ & WEFT__GROUP_WORKERS_ONLY);
     unsigned idle = 0;
     ck_backoff_t bo = CK_BACKOFF_INITIALIZER;
     weft__task t;
@@ -343,8 +351,9 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
          * will start this thread's newest queued child soon, so it runs
          * that child itself rather than sleep (a parallel_for called
          * from here would otherwise leave its last split half queued
-         * behind the workers' own work). */
-        if (__atomic_load_n(&rt->work_ev.searching, __ATOMIC_RELAXED) == 0 &&
+         * behind the workers' own work).  Not in a group for workers only
+         * (WEFT__GROUP_WORKERS_ONLY). */
+        if (take_back && __atomic_load_n(&rt->work_ev.searching, __ATOMIC_RELAXED) == 0 &&
             weft__inject_take_back(rt, g, &t)) {
             weft__run_task(NULL, &t, WEFT__TASK_REMOTE, false);
             continue;
@@ -364,7 +373,7 @@ static __attribute__((noinline)) void wait_outside(weft_runtime *rt, weft_group 
         }
         /* Only its own children: another thread's queued task could take
          * far longer than the wait it would be helping. */
-        if (__atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
+        if (take_back && __atomic_load_n(&rt->work_ev.sleepers, __ATOMIC_RELAXED) == 0 &&
             __atomic_load_n(&rt->started, __ATOMIC_RELAXED) == rt->nworkers &&
             weft__inject_take_back(rt, g, &t)) {
             weft__run_task(NULL, &t, WEFT__TASK_REMOTE, false);
@@ -418,13 +427,11 @@ static __attribute__((noinline)) int wait_slow(weft_group *g)
     if (!rt)
         return weft__errorf(WEFT_EINVAL,
                             "weft_group_wait: the group has no runtime (weft_group_init got NULL)");
-    if (!weft__group_done(g)) {
-        weft__worker *w = weft__tls_worker;
-        if (w != NULL && g->owner_ == w)
-            wait_worker(w, g);
-        else
-            wait_outside(rt, g);
-    }
+    weft__worker *w = weft__tls_worker;
+    if (w != NULL && g->owner_ == w)
+        wait_worker(w, g);
+    else if (!weft__group_done(g))
+        wait_outside(rt, g);
     return group_finish(g);
 }
 
@@ -445,8 +452,7 @@ int weft_group_wait(weft_group *g)
              * or a head typed tasks moved: the general wait. */
             if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
                                !weft__slot_is_generic(p) || weft__slot_group(p) != g)) {
-                if (!weft__group_done(g))
-                    wait_worker(w, g);
+                wait_worker(w, g);
                 break;
             }
             weft_task_fn fn = weft__slot_fn(p);

@@ -54,7 +54,12 @@ typedef struct weft__task {
  * it lowers split and then resets top to its head.  top carries a tag in
  * its upper 32 bits, bumped by every reset and by the owner's own CAS, so
  * that a thief's stale CAS cannot succeed after top came back to the same
- * position (ABA). */
+ * position (ABA).
+ *
+ * ThreadSanitizer does not model fences: under it the owner's and the
+ * thieves' fences become seq_cst operations (deque.c), so a TSan build
+ * checks that variant; the stress tests of tests/runtime/test_deque.c run
+ * the fenced protocol on the plain build. */
 #define WEFT__TOP_POS(t) ((int64_t)(uint32_t)(t))
 #define WEFT__TOP_NEXT_TAG(t, pos) ((((t) >> 32) + 1) << 32 | (uint64_t)(uint32_t)(pos))
 
@@ -365,6 +370,10 @@ bool weft__group_owned_here(const weft_group *g);
  * for keep weft_runtime_destroy waiting). */
 #define WEFT__GROUP_OUTSIDE 1u
 #define WEFT__GROUP_COUNTED 2u
+/* weft_group.bits_: the group's children run on workers only, never on
+ * the outside thread that waits for them (a WEFT_RUN root: on an outside
+ * thread's stack nobody could steal its typed children). */
+#define WEFT__GROUP_WORKERS_ONLY 4u
 
 /* A misuse that leaves a worker's stack unusable (a typed task not synced
  * where the rules say): prints what and aborts. */

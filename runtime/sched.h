@@ -206,10 +206,11 @@ typedef struct weft__idle_state {
 
 /* Runs one task: w's own newest one if it lies at or above floor (older
  * ones belong to frames further out), else a victim's.  False if none was
- * found.  *stolen (may be NULL) is set when w's own newest task above floor
- * was found stolen. */
-bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor,
-                         bool *stolen);
+ * found. */
+bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor);
+/* Runs w's own queued tasks at or above floor, newest first, until none is
+ * left there or the newest one was stolen. */
+void weft__run_own_tasks(weft__worker *w, weft_task_slot *floor);
 /* After a failed search: backs off, and says whether spin rounds are left
  * (false: time to sleep). */
 bool weft__spin_idle(weft_runtime *rt, weft__idle_state *s);

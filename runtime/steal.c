@@ -77,19 +77,16 @@ static void run_stolen(weft__worker *w, weft_task_slot *s)
 }
 
 /* Pops w's own newest task if it lies at or above floor and is not stolen
- * (then *t holds it).  *stolen is set when it was stolen. */
-static bool pop_own(weft__worker *w, weft_task_slot *floor, weft__task *t, bool *stolen)
+ * (then *t holds it). */
+static bool pop_own(weft__worker *w, weft_task_slot *floor, weft__task *t)
 {
     weft__deque *d = &w->dq;
     weft_task_slot *h = weft__deque_head(d);
     if (h <= floor)
         return false;
     weft_task_slot *p = h - 1;
-    if (p < d->osplit && weft__deque_pop_shared_owner(d, p) == WEFT__POP_STOLEN) {
-        if (stolen)
-            *stolen = true;
+    if (p < d->osplit && weft__deque_pop_shared_owner(d, p) == WEFT__POP_STOLEN)
         return false;
-    }
     if (!weft__slot_is_generic(p))
         weft__task_misuse("weft_group_wait: a task spawned with WEFT_SPAWN after the "
                           "group's first child was not synced before the wait");
@@ -177,14 +174,22 @@ static inline void pop_notify(weft__worker *w)
         weft__spawn_notify(w);
 }
 
-bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor,
-                         bool *stolen)
+void weft__run_own_tasks(weft__worker *w, weft_task_slot *floor)
+{
+    weft__task t;
+    while (pop_own(w, floor, &t)) {
+        pop_notify(w);
+        weft__run_task(w, &t, WEFT__TASK_OWN, true);
+    }
+}
+
+bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *floor)
 {
     weft__task t;
     weft_task_slot *slot = NULL;
     weft__task_origin origin = WEFT__TASK_OWN;
     bool more_left = false;
-    if (!pop_own(w, floor, &t, stolen)) {
+    if (!pop_own(w, floor, &t)) {
         if (!find_work(w, &t, &slot, &more_left)) {
             weft__flush_completions(w);
             return false;
@@ -240,7 +245,7 @@ void *weft__worker_main(void *arg)
      * got here share their tasks for it. */
     weft__idle_state s = { 0, true, false, CK_BACKOFF_INITIALIZER };
     for (;;) {
-        if (weft__run_some_work(w, &s, w->dq.base, NULL))
+        if (weft__run_some_work(w, &s, w->dq.base))
             continue;
         if (__atomic_load_n(&rt->stopping, __ATOMIC_ACQUIRE))
             break;

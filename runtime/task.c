@@ -36,7 +36,7 @@ static void wait_stolen(weft__worker *w, weft_task_slot *t)
     weft_runtime *rt = w->rt;
     weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
     while (!slot_done(t)) {
-        if (weft__run_some_work(w, &s, t + 1, NULL) || weft__spin_idle(rt, &s))
+        if (weft__run_some_work(w, &s, t + 1) || weft__spin_idle(rt, &s))
             continue;
         weft__event_sleep(rt, &rt->done_ev, slot_done, t, false, 0);
     }
@@ -154,6 +154,10 @@ int weft_task_run_root(weft_runtime *rt, weft_task_slot *root)
     }
     weft_group g;
     weft_group_init(&g, rt);
+    /* A worker must run the root: an outside thread's stack is solo, so a
+     * root taken back by this thread while every worker was busy ran its
+     * whole tree here, one task after the other. */
+    g.bits_ |= WEFT__GROUP_WORKERS_ONLY;
     weft_spawn(&g, root_task, root);
     int rc = weft_group_wait(&g);
     if (rc)

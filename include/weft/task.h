@@ -37,7 +37,8 @@
  *   that meets a typed child) it aborts with a message; other breaks
  *   corrupt the stack.
  * - WEFT_RUN(rt, NAME, args...) runs a task on rt and waits for it, from
- *   any thread (a worker of rt runs it itself).  On a NULL runtime or one
+ *   any thread (a worker of rt runs it itself; for an outside thread one
+ *   of rt's workers runs it, so that its children can be stolen).  On a NULL runtime or one
  *   being destroyed it runs nothing, returns a zero RTYPE and sets
  *   weft_errmsg().
  * - A worker's task stack holds weft_config.task_stack spawns (default

@@ -1,6 +1,9 @@
 /* Fork-join groups: results of recursive task trees, nesting, outside
  * threads, group reuse. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -804,4 +807,132 @@ Test(forkjoin, outside_parents_group_is_refused_to_children, .timeout = 60)
     cr_assert_eq(weft_group_wait(&g), 0);
     cr_assert_eq(op.ran, 1);
     weft_runtime_destroy(&rt);
+}
+
+/* A wait that begins after thieves ran every child gives their slots back:
+ * the worker's stack is where it was before the spawns.  The parent shares
+ * its children and does not pop them until the other worker has run all
+ * four, so the group is done before its wait starts. */
+typedef struct all_stolen {
+    weft_runtime *rt;
+    atomic_int ran;
+    bool on_worker;
+    ptrdiff_t left;   /* slots still in use after the wait */
+} all_stolen;
+
+static void stolen_leaf(void *p)
+{
+    atomic_fetch_add(&((all_stolen *)p)->ran, 1);
+}
+
+static void spawn_and_let_thieves_run(all_stolen *a)
+{
+    weft__worker *w = weft__current_worker(a->rt);
+    a->on_worker = w != NULL;
+    if (!w)
+        return;
+    weft_task_slot *before = weft__deque_head(&w->dq);
+    weft_group g;
+    weft_group_init(&g, a->rt);
+    for (int i = 0; i < 4; i++)
+        weft_spawn(&g, stolen_leaf, a);
+    weft__share_all(a->rt);
+    while (atomic_load(&a->ran) < 4)
+        sched_yield();
+    (void)weft_group_wait(&g);
+    a->left = weft__deque_head(&w->dq) - before;
+}
+
+/* A typed root always runs on a worker (a generic child of an outside
+ * thread's group may run on that thread). */
+WEFT_VOID_TASK_1(stolen_root, all_stolen *, a)
+{
+    spawn_and_let_thieves_run(a);
+}
+
+Test(forkjoin, wait_after_every_child_was_stolen_frees_their_slots, .timeout = 60)
+{
+    all_stolen a = { .rt = test_runtime_of(2) };
+    atomic_init(&a.ran, 0);
+    for (int round = 0; round < 20; round++) {
+        atomic_store(&a.ran, 0);
+        WEFT_RUN(a.rt, stolen_root, &a);
+        cr_assert(a.on_worker);
+        cr_assert_eq(atomic_load(&a.ran), 4);
+        cr_assert_eq(a.left, 0, "round %d: %td slots left in use", round, a.left);
+    }
+    weft_runtime_destroy(&a.rt);
+}
+
+/* Two groups waited for out of order: the first one's child was stolen
+ * and finished before its wait, the second one's child is still queued
+ * above it (the only other worker is held by a third group's child).  The
+ * first wait must neither spin on the queued child's slot nor leave the
+ * stolen slots behind; every child runs once. */
+typedef struct two_groups {
+    weft_runtime *rt;
+    atomic_int ran_a, ran_b, hold_started, release;
+    bool on_worker;
+    int rc1, rc2, rc3;
+    ptrdiff_t left;
+} two_groups;
+
+static void child_a(void *p) { atomic_fetch_add(&((two_groups *)p)->ran_a, 1); }
+static void child_b(void *p) { atomic_fetch_add(&((two_groups *)p)->ran_b, 1); }
+
+static void child_hold(void *p)
+{
+    two_groups *t = p;
+    atomic_store(&t->hold_started, 1);
+    while (!atomic_load(&t->release))
+        sched_yield();
+}
+
+WEFT_VOID_TASK_1(out_of_order_root, two_groups *, t)
+{
+    weft__worker *w = weft__current_worker(t->rt);
+    t->on_worker = w != NULL;
+    if (!w)
+        return;
+    weft_task_slot *before = weft__deque_head(&w->dq);
+    weft_group g1, g2, g3;
+    weft_group_init(&g1, t->rt);
+    weft_group_init(&g2, t->rt);
+    weft_group_init(&g3, t->rt);
+    weft_spawn(&g1, child_a, t);
+    weft__share_all(t->rt);
+    /* Until the thief has reported the child's end to g1 (it may defer
+     * that until it finds no more work). */
+    while (__atomic_load_n(&g1.pending_, __ATOMIC_ACQUIRE) < 1)
+        sched_yield();
+    weft_spawn(&g3, child_hold, t);
+    weft__share_all(t->rt);
+    while (!atomic_load(&t->hold_started))
+        sched_yield();
+    weft_spawn(&g2, child_b, t);
+    t->rc1 = weft_group_wait(&g1);
+    atomic_store(&t->release, 1);
+    t->rc3 = weft_group_wait(&g3);
+    t->rc2 = weft_group_wait(&g2);
+    t->left = weft__deque_head(&w->dq) - before;
+}
+
+Test(forkjoin, groups_waited_out_of_order_after_a_steal, .timeout = 60)
+{
+    two_groups t = { .rt = test_runtime_of(2) };
+    for (int round = 0; round < 20; round++) {
+        atomic_init(&t.ran_a, 0);
+        atomic_init(&t.ran_b, 0);
+        atomic_init(&t.hold_started, 0);
+        atomic_init(&t.release, 0);
+        WEFT_RUN(t.rt, out_of_order_root, &t);
+        cr_assert(t.on_worker);
+        cr_assert_eq(t.rc1, 0);
+        cr_assert_eq(t.rc2, 0);
+        cr_assert_eq(t.rc3, 0);
+        cr_assert_eq(atomic_load(&t.ran_a), 1, "round %d", round);
+        cr_assert_eq(atomic_load(&t.ran_b), 1, "round %d", round);
+        cr_assert_eq(t.left, 0, "round %d: %td slots left in use", round, t.left);
+    }
+    weft_runtime_destroy(&t.rt);
 }

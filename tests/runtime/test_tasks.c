@@ -3,10 +3,12 @@
  * tasks, stolen children, a full task stack, generic calls inside task
  * bodies, and runs from outside threads and from workers. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/internal.h"
 #include "test_util.h"
@@ -174,6 +176,10 @@ WEFT_TASK_1(long, where, int, x)
 
 WEFT_TASK_1(long, owner_of_stolen, int, x)
 {
+    /* On an outside thread nobody could steal the child: the loop below
+     * would never end. */
+    if (weft__worker_index(steal_rt) < 0)
+        return -1;
     WEFT_SPAWN(where, x);
     while (atomic_load(&child_worker) < 0) {
         WEFT_SPAWN(zero);
@@ -186,13 +192,61 @@ WEFT_TASK_1(long, owner_of_stolen, int, x)
 Test(tasks, stolen_child_returns_its_result, .timeout = 60)
 {
     steal_rt = test_runtime_of(2);
-    for (int round = 0; round < 20; round++) {
+    /* Many rounds: each is a fresh WEFT_RUN from this outside thread, whose
+     * root must reach a worker however busy the workers were a moment
+     * before. */
+    for (int round = 0; round < 200; round++) {
         atomic_store(&child_worker, -1);
         long r = WEFT_RUN(steal_rt, owner_of_stolen, round);
+        cr_assert_neq(r, -1, "round %d: the root ran on the outside thread", round);
         cr_assert_eq(r / 1000, round * 3, "round %d", round);
         cr_assert_neq(r % 1000, atomic_load(&child_worker), "round %d: not stolen", round);
     }
     weft_runtime_destroy(&steal_rt);
+}
+
+/* A WEFT_RUN from an outside thread while every worker is busy: the root
+ * waits for a worker instead of running on the caller, whose stack nobody
+ * steals from.  The blockers hold both workers until the root has run, or
+ * for 200 ms at most (then a worker is free to take it). */
+static atomic_int blockers_started;
+static atomic_int root_ran_on;
+static weft_runtime *busy_rt;
+
+static void blocker(void *p)
+{
+    (void)p;
+    atomic_fetch_add(&blockers_started, 1);
+    for (int i = 0; i < 2000 && atomic_load(&root_ran_on) == -2; i++) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+WEFT_TASK_0(int, note_worker)
+{
+    int at = weft__worker_index(busy_rt);
+    atomic_store(&root_ran_on, at);
+    return at;
+}
+
+Test(tasks, root_from_outside_waits_for_a_busy_worker, .timeout = 60)
+{
+    busy_rt = test_runtime_of(2);
+    for (int round = 0; round < 3; round++) {
+        atomic_store(&blockers_started, 0);
+        atomic_store(&root_ran_on, -2);
+        weft_group g;
+        weft_group_init(&g, busy_rt);
+        weft_spawn(&g, blocker, NULL);
+        weft_spawn(&g, blocker, NULL);
+        while (atomic_load(&blockers_started) < 2)
+            sched_yield();
+        int at = WEFT_RUN(busy_rt, note_worker);
+        cr_assert_eq(weft_group_wait(&g), 0);
+        cr_assert_geq(at, 0, "round %d: the root ran on the outside thread", round);
+    }
+    weft_runtime_destroy(&busy_rt);
 }
 
 /* A full stack runs children at once and keeps their results for their
@@ -291,6 +345,22 @@ Test(tasks, bodies_call_loops_and_groups, .timeout = 60)
     cr_assert_eq(WEFT_RUN(mixed_rt, with_loops, &m, 6), 64);
     cr_assert_eq(atomic_load(&m.sum), 64 * (10 + 4950));
     weft_runtime_destroy(&mixed_rt);
+}
+
+Test(tasks, bodies_call_loops_and_groups_often, .timeout = 60)
+{
+    for (unsigned workers = 2; workers <= 8; workers *= 2) {
+        mixed_rt = test_runtime_of(workers);
+        for (int round = 0; round < 40; round++) {
+            mixed m;
+            atomic_init(&m.sum, 0);
+            cr_assert_eq(WEFT_RUN(mixed_rt, with_loops, &m, 6), 64, "%u workers, round %d",
+                         workers, round);
+            cr_assert_eq(atomic_load(&m.sum), 64 * (10 + 4950), "%u workers, round %d",
+                         workers, round);
+        }
+        weft_runtime_destroy(&mixed_rt);
+    }
 }
 
 /* WEFT_RUN from a worker (inside a generic task and a loop body) runs the
