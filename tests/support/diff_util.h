@@ -23,10 +23,25 @@ static inline uint64_t diff_next(uint64_t *s)
 
 static inline bool diff_is_float(weft_dtype dt) { return dt == WEFT_F32 || dt == WEFT_F64; }
 
+/* A value at the edge of dt's range (as a double for the floats, as an
+ * int64_t for the integers): NaN, infinities, -0, a denormal, huge
+ * magnitudes, the integer limits. */
+static inline void diff_special(weft_dtype dt, uint64_t *s, double *fv, int64_t *iv)
+{
+    static const double fs[] = { NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0, 5e-324, -1e-310,
+                                 1e30, -1e30, 1.5, -2.5, 16777217.0, 1e300 };
+    static const int64_t is32[] = { INT32_MIN, INT32_MAX, INT32_MIN + 1, -1, 0, 1, 65536 };
+    static const int64_t is64[] = { INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, -1, 0, 1LL << 32 };
+    *fv = fs[diff_next(s) % (sizeof fs / sizeof fs[0])];
+    *iv = dt == WEFT_I32 ? is32[diff_next(s) % (sizeof is32 / sizeof is32[0])]
+                         : is64[diff_next(s) % (sizeof is64 / sizeof is64[0])];
+}
+
 /* A tensor of small values: integers in [-4, 4], floats in [-2, 2] with
- * three decimals, bools from the integers' signs. */
-static inline weft_tensor *diff_random_tensor(weft_dtype dt, int rank, const int64_t *dims,
-                                              uint64_t *s)
+ * three decimals, bools from the integers' signs; with `edges`, about one
+ * element in eight is a value of diff_special instead. */
+static inline weft_tensor *diff_random_tensor_ex(weft_dtype dt, int rank, const int64_t *dims,
+                                                 uint64_t *s, bool edges)
 {
     int64_t numel = 1;
     for (int d = 0; d < rank; d++)
@@ -37,11 +52,17 @@ static inline weft_tensor *diff_random_tensor(weft_dtype dt, int rank, const int
     for (int64_t i = 0; i < numel; i++) {
         int64_t iv = (int64_t)(diff_next(s) % 9) - 4;
         double fv = (double)(diff_next(s) % 4001) / 1000.0 - 2.0;
+        if (edges && diff_next(s) % 8 == 0)
+            diff_special(dt, s, &fv, &iv);
         switch (dt) {
         case WEFT_BOOL: buf[i] = (unsigned char)(iv > 0); break;
         case WEFT_I32:  ((int32_t *)(void *)buf)[i] = (int32_t)iv; break;
         case WEFT_I64:  ((int64_t *)(void *)buf)[i] = iv; break;
-        case WEFT_F32:  ((float *)(void *)buf)[i] = (float)fv; break;
+        case WEFT_F32:
+            /* Past the f32 range is inf (a C conversion of it would be
+             * undefined). */
+            ((float *)(void *)buf)[i] = fabs(fv) > 3.4e38 ? (float)copysign(INFINITY, fv) : (float)fv;
+            break;
         case WEFT_F64:  ((double *)(void *)buf)[i] = fv; break;
         }
     }
@@ -49,6 +70,12 @@ static inline weft_tensor *diff_random_tensor(weft_dtype dt, int rank, const int
     cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
     free(buf);
     return t;
+}
+
+static inline weft_tensor *diff_random_tensor(weft_dtype dt, int rank, const int64_t *dims,
+                                              uint64_t *s)
+{
+    return diff_random_tensor_ex(dt, rank, dims, s, false);
 }
 
 /* Whether a and b have one dtype, shape and bits (any NaN equals any

@@ -549,9 +549,12 @@ static void check_seed(uint64_t seed)
     weft_dtype dt = diff_next(&s) % 3 ? dts[3 + diff_next(&s) % 2] : dts[diff_next(&s) % 5];
     weft_dtype dt2 = diff_next(&s) % 4 ? dt : dts[diff_next(&s) % 5];
     int64_t full[2] = { A, B }, row[2] = { A, 1 }, col[1] = { B };
+    /* Every fourth seed's inputs hold NaN, infinities, -0, denormals and
+     * the integer limits too. */
+    bool edges = seed % 4 == 1;
     weft_tensor *in[4] = {
-        diff_random_tensor(dt, 2, full, &s), diff_random_tensor(dt2, 2, row, &s),
-        diff_random_tensor(dt, 1, col, &s), diff_random_tensor(dt2, 0, NULL, &s),
+        diff_random_tensor_ex(dt, 2, full, &s, edges), diff_random_tensor_ex(dt2, 2, row, &s, edges),
+        diff_random_tensor_ex(dt, 1, col, &s, edges), diff_random_tensor_ex(dt2, 0, NULL, &s, edges),
     };
     weft_arg args[4];
     for (int k = 0; k < 4; k++)
@@ -569,8 +572,9 @@ static void check_seed(uint64_t seed)
     }
     weft_function_desc d = { .name = "random_ops", .body = random_body, .n_args = 4, .n_outs = 3 };
     char label[120];
-    snprintf(label, sizeof label, "seed %llu, [%lld,%lld] %s/%s", (unsigned long long)seed,
-             (long long)A, (long long)B, weft_dtype_name(dt), weft_dtype_name(dt2));
+    snprintf(label, sizeof label, "seed %llu, [%lld,%lld] %s/%s%s", (unsigned long long)seed,
+             (long long)A, (long long)B, weft_dtype_name(dt), weft_dtype_name(dt2),
+             edges ? ", edge values" : "");
     diff_check(rts, rt_workers, N_RT, &d, users, args, label);
     for (int k = 0; k < N_RT; k++)
         weft_function_destroy(&progs[k].mapped);
