@@ -14,10 +14,11 @@
  * arithmetic is cast first, a gather's indices are taken modulo the dim),
  * and results stay below CAP elements.  DIFF_VERBOSE=1 prints each seed,
  * DIFF_OPS=1 the compiled op lists. */
+#include "base/sanitizer.h"
 #include "diff_util.h"
 #include "test_util.h"
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(WEFT__TSAN) || defined(WEFT__ASAN)
 #define SANITIZED 1
 #else
 #define SANITIZED 0

@@ -14,12 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/sanitizer.h"
 #include "test_util.h"
 
 /* The sanitized builds (CI runs each three times) use smaller sizes, still
  * above the 32,768 elements where kernels split work and with reduced
  * axes longer than one chunk. */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(WEFT__TSAN) || defined(WEFT__ASAN)
 #define SIZE(plain, sanitized) (sanitized)
 #else
 #define SIZE(plain, sanitized) (plain)
