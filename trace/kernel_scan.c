@@ -47,7 +47,10 @@ static void layout_of(const weft_tensor *a, int axis, size_t chunks, axis_layout
         for (int d = axis + 1; d < a->rank; d++)
             l->inner *= a->dims[d];
     }
-    int64_t per_outer = l->outer >= (int64_t)chunks ? 1 : ((int64_t)chunks + l->outer - 1) / l->outer;
+    /* A zero dim before axis leaves no items (the callers return before
+     * reading any), but must not divide by zero here. */
+    int64_t per_outer = l->outer >= (int64_t)chunks || l->outer == 0
+                            ? 1 : ((int64_t)chunks + l->outer - 1) / l->outer;
     l->width = (l->inner + per_outer - 1) / per_outer;
     l->width = l->width < COL_BLOCK_MIN ? COL_BLOCK_MIN : l->width > COL_BLOCK ? COL_BLOCK : l->width;
     l->col_blocks = (l->inner + l->width - 1) / l->width;

@@ -763,6 +763,25 @@ Test(ops_shape, cumsum_along_each_axis)
     weft_tensor_release(x);
 }
 
+/* A zero dim before the axis: empty results, not a division by zero in
+ * the kernels' layout. */
+Test(ops_shape, cumsum_and_argmax_after_an_empty_dim)
+{
+    weft_tensor *x = iota(WEFT_F32, 3, DIMS(2, 0, 3));
+    static const int ax2 = 2, ax0 = 0;
+    op_case c = { op_cumsum, &ax2, 0 };
+    expect1(&c, &x, 1, WEFT_F32, 3, DIMS(2, 0, 3), NULL);
+    c.p = &ax0;
+    expect1(&c, &x, 1, WEFT_F32, 3, DIMS(2, 0, 3), NULL);
+    arg_p p = { 2, false };
+    op_case a = { op_arg, &p, 0 };
+    expect1(&a, &x, 1, WEFT_I64, 2, DIMS(2, 0), NULL);
+    p.min = true;
+    p.axis = -1;
+    expect1(&a, &x, 1, WEFT_I64, 2, DIMS(2, 0), NULL);
+    weft_tensor_release(x);
+}
+
 /* ---- Eager contexts, sticky errors and NULLs --------------------------- */
 
 Test(ops_shape, null_and_foreign_inputs)
