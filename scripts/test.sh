@@ -12,7 +12,7 @@
 #     examples/dist_map.c through `pkg-config weft-dist`, run on 2 ranks;
 #  5. a build of bench/ with -Werror (the benchmarks are not run), and one
 #     of everything else with clang and -Werror (not run);
-#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 60).
+#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 40).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
 # for each step of 2-6.
 set -uo pipefail
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 1
 scripts/setup.sh || exit 1
 
 soak_seconds=${WEFT_SOAK_SECONDS:-60}
-fuzz_seconds=${WEFT_FUZZ_SECONDS:-60}
+fuzz_seconds=${WEFT_FUZZ_SECONDS:-40}
 configs=(
     "plain:"
     "tsan:-Db_sanitize=thread"
@@ -33,13 +33,13 @@ status=0
 
 # step NAME CMD...: runs CMD, counts it, shows its output's tail on failure.
 step() {
-    local name=$1 log
+    local name=$1 log start=$SECONDS
     shift
     log=$(mktemp)
     echo "== $name"
     if "$@" >"$log" 2>&1; then
         passed=$((passed + 1))
-        tail -1 "$log"
+        echo "$(tail -1 "$log") ($((SECONDS - start)) s)"
     else
         failed=$((failed + 1))
         status=1
@@ -66,12 +66,13 @@ for cfg in "${configs[@]}"; do
     fi
     for w in "${workers[@]}"; do
         echo "== $name: WEFT_NUM_THREADS=$w"
+        t0=$SECONDS
         if ! WEFT_NUM_THREADS=$w meson test -C "$dir" --print-errorlogs --num-processes 1 >"$dir/test-$w.log" 2>&1; then
             status=1
             grep -E "FAIL|TIMEOUT|ERROR" "$dir/test-$w.log" | head -20
             tail -60 "$dir/meson-logs/testlog.txt"
         fi
-        grep -E "^(Ok|Fail|Timeout):" "$dir/test-$w.log" | tr '\n' ' '; echo
+        grep -E "^(Ok|Fail|Timeout):" "$dir/test-$w.log" | tr '\n' ' '; echo "($((SECONDS - t0)) s)"
         # Criterion runs each test in a child process whose sanitizer report
         # does not always reach the exit status: any report fails the run.
         if grep -qE "ERROR: (Leak|Address)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$dir/meson-logs/testlog.txt"; then
@@ -150,5 +151,5 @@ fi
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
     failed=1   # a build, timeout or sanitizer failure outside criterion's count
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed ($SECONDS s in all)"
 exit "$status"
