@@ -23,6 +23,14 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
                                      empty leave it off, and any other value
                                      fails weft_function_create with
                                      WEFT_EINVAL */
+#define WEFT_FUNCTION_NO_JIT  4u  /* never compile this function's fused
+                                     groups to native code: they run on
+                                     the interpreter only; also set for
+                                     every function created while $WEFT_JIT
+                                     is 0, false, no or off (any case; 1,
+                                     true, yes, on or empty leave the tier
+                                     on, and any other value fails
+                                     weft_function_create with WEFT_EINVAL) */
 
 typedef struct weft_function_desc {
     const char       *name;            /* copied; NULL: "fn" */
@@ -30,7 +38,8 @@ typedef struct weft_function_desc {
     void             *user;            /* passed to body; borrowed */
     size_t            n_args, n_outs;
     const weft_spec  *input_signature; /* NULL, or n_args specs (copied) */
-    unsigned          flags;           /* WEFT_REDUCE_RETRACING, WEFT_RUN_EAGERLY */
+    unsigned          flags;           /* WEFT_REDUCE_RETRACING, WEFT_RUN_EAGERLY,
+                                          WEFT_FUNCTION_NO_JIT */
     size_t            max_cached;      /* 0: default (64); LRU eviction beyond it.
                                           Concrete functions from
                                           weft_function_get_concrete count in
@@ -74,10 +83,24 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * call run eagerly, rejected by the input signature, or whose trace
  * failed is neither, so hits + misses <= calls.  traces counts traces of
  * any cause (calls, get_concrete, map), evictions the entries the
- * max_cached bound dropped, cached the entries cached now. */
+ * max_cached bound dropped, cached the entries cached now.  trace_ns and
+ * compile_ns are the time spent tracing bodies and in weft's compiler
+ * passes.
+ *
+ * The native tier (a build with LLVM, see WEFT_FUNCTION_NO_JIT): after a
+ * concrete function's first call, its large fused groups are compiled to
+ * machine code on a background thread while calls keep running on the
+ * interpreter; no call waits for the compiler, and results are the same
+ * bits either way.  native_groups counts the groups of cached concrete
+ * functions running native code now (weft_function_print_ops marks them
+ * "native"); native_failed the groups whose compile failed (they stay on
+ * the interpreter, and a line goes to the weft_set_log sink);
+ * native_compile_ns the compile thread's time on this function's concrete
+ * functions, evicted ones included. */
 typedef struct weft_function_stats {
     uint64_t calls, hits, misses, traces, evictions, cached;
     uint64_t trace_ns, compile_ns;
+    uint64_t native_groups, native_failed, native_compile_ns;
 } weft_function_stats;
 WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_stats *out);
 WEFT_API uint64_t weft_function_tracing_count(const weft_function *f);
