@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <ck_pr.h>
-
 #include "runtime/iface.h"
 #include "trace/iface.h"
 #include "trace/jit.h"
@@ -39,9 +37,9 @@ typedef struct jit_group {
 
 struct weft__jit_unit {
     jit_job compile_job, release_job;  /* queued at most once each */
-    int dead;                          /* the program is freed (ck_pr) */
+    int dead;                          /* the program is freed (atomic) */
     void *code;                        /* the compile thread's only */
-    uint64_t compile_ns, native, failed;  /* ck_pr: written by the compile thread */
+    uint64_t compile_ns, native, failed;  /* atomic: written by the compile thread */
     char name[NAME_MAX_LEN];
     uint32_t n;
     jit_group g[];
@@ -91,9 +89,10 @@ void weft__jit_set_log(void (*fn)(const char *msg))
 
 static bool take_failure(void)
 {
-    unsigned n = ck_pr_load_uint(&fail_next);
+    unsigned n = __atomic_load_n(&fail_next, __ATOMIC_RELAXED);
     while (n > 0) {
-        if (ck_pr_cas_uint_value(&fail_next, n, n - 1, &n))
+        if (__atomic_compare_exchange_n(&fail_next, &n, n - 1, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
             return true;
     }
     return false;
@@ -103,7 +102,7 @@ static bool take_failure(void)
  * the groups on the interpreter, counted and logged. */
 static void compile_unit(struct weft__jit_unit *u)
 {
-    if (ck_pr_load_int(&u->dead))
+    if (__atomic_load_n(&u->dead, __ATOMIC_RELAXED))
         return;
     char err[WEFT__ERRMSG_SIZE];
     err[0] = '\0';
@@ -136,20 +135,20 @@ static void compile_unit(struct weft__jit_unit *u)
         rc = weft__jit_engine_compile(engine, fs, u->n, addr, &u->code, err, sizeof err);
     }
     if (rc == 0) {
-        ck_pr_inc_64(&live_code);
+        __atomic_add_fetch(&live_code, 1, __ATOMIC_RELAXED);
         for (uint32_t k = 0; k < u->n; k++) {
             if (!addr[k])
                 continue;
-            ck_pr_fence_release();
-            ck_pr_store_64(&u->g[k].addr, addr[k]);
-            ck_pr_inc_64(&u->native);
+            /* Release: a run that sees the address sees the code. */
+            __atomic_store_n(&u->g[k].addr, addr[k], __ATOMIC_RELEASE);
+            __atomic_add_fetch(&u->native, 1, __ATOMIC_RELAXED);
         }
     }
     weft__free(fs);
     weft__free(addr);
-    ck_pr_add_64(&u->compile_ns, weft__now_ns() - t0);
+    __atomic_add_fetch(&u->compile_ns, weft__now_ns() - t0, __ATOMIC_RELAXED);
     if (rc < 0) {
-        ck_pr_add_64(&u->failed, u->n);
+        __atomic_add_fetch(&u->failed, u->n, __ATOMIC_RELAXED);
         log_line("weft: native code for %s failed (%s); its groups stay on the interpreter",
                  u->name, err);
     }
@@ -159,7 +158,7 @@ static void release_unit(struct weft__jit_unit *u)
 {
     if (u->code) {
         weft__jit_engine_free_code(engine, u->code);
-        ck_pr_dec_64(&live_code);
+        __atomic_sub_fetch(&live_code, 1, __ATOMIC_RELAXED);
     }
     unit_free(u);
 }
@@ -184,7 +183,7 @@ static void *compile_main(void *arg)
         } else {
             if (!stopping)
                 compile_unit(j->unit);
-            ck_pr_dec_64(&pending);
+            __atomic_sub_fetch(&pending, 1, __ATOMIC_RELEASE);
         }
         pthread_mutex_lock(&q_mu);
     }
@@ -238,7 +237,7 @@ void weft__jit_unit_release(struct weft__jit_unit *u)
 {
     if (!u)
         return;
-    ck_pr_store_int(&u->dead, 1);
+    __atomic_store_n(&u->dead, 1, __ATOMIC_RELAXED);
     u->release_job.unit = u;
     u->release_job.release = true;
     if (!enqueue(&u->release_job)) {
@@ -251,7 +250,7 @@ void weft__jit_unit_release(struct weft__jit_unit *u)
 /* Whether fused node n is worth compiling. */
 static bool worth(const struct weft__fused *f)
 {
-    uint64_t want = ck_pr_load_64(&min_elems);
+    uint64_t want = __atomic_load_n(&min_elems, __ATOMIC_RELAXED);
     uint64_t elems = 1;
     for (int d = 0; d < f->rank; d++) {
         if (f->dims[d] < 0)
@@ -264,8 +263,10 @@ static bool worth(const struct weft__fused *f)
 void weft__jit_note_run(const weft__program *cp)
 {
     weft__program *p = (weft__program *)(uintptr_t)cp;
-    if (p->jit_off || !weft__jit_enabled() || ck_pr_load_int(&p->jit_queued) ||
-        !ck_pr_cas_int(&p->jit_queued, 0, 1))
+    int zero = 0;
+    if (p->jit_off || !weft__jit_enabled() || __atomic_load_n(&p->jit_queued, __ATOMIC_RELAXED) ||
+        !__atomic_compare_exchange_n(&p->jit_queued, &zero, 1, false, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED))
         return;
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->g.n_nodes; i++) {
@@ -290,25 +291,22 @@ void weft__jit_note_run(const weft__program *cp)
         }
     }
     u->compile_job.unit = u;
-    ck_pr_fence_release();
-    ck_pr_store_ptr(&p->jit, u);
+    __atomic_store_n(&p->jit, u, __ATOMIC_RELEASE);
     /* Without a thread the unit stays unqueued, freed with the program. */
-    ck_pr_inc_64(&pending);
+    __atomic_add_fetch(&pending, 1, __ATOMIC_RELAXED);
     if (!enqueue(&u->compile_job))
-        ck_pr_dec_64(&pending);
+        __atomic_sub_fetch(&pending, 1, __ATOMIC_RELAXED);
 }
 
 weft__native_fn weft__jit_native(const weft__program *p, uint32_t node)
 {
-    struct weft__jit_unit *u = ck_pr_load_ptr(&p->jit);
-    ck_pr_fence_acquire();
+    struct weft__jit_unit *u = __atomic_load_n(&p->jit, __ATOMIC_ACQUIRE);
     if (!u)
         return NULL;
     for (uint32_t k = 0; k < u->n; k++) {
         if (u->g[k].node != node)
             continue;
-        uint64_t a = ck_pr_load_64(&u->g[k].addr);
-        ck_pr_fence_acquire();
+        uint64_t a = __atomic_load_n(&u->g[k].addr, __ATOMIC_ACQUIRE);
         return a ? (weft__native_fn)(uintptr_t)a : NULL;
     }
     return NULL;
@@ -323,33 +321,32 @@ void weft__program_set_jit(weft__program *p, bool on)
 void weft__program_jit_stats(const weft__program *p, weft__jit_stats *out)
 {
     memset(out, 0, sizeof *out);
-    struct weft__jit_unit *u = p ? ck_pr_load_ptr(&p->jit) : NULL;
-    ck_pr_fence_acquire();
+    struct weft__jit_unit *u = p ? __atomic_load_n(&p->jit, __ATOMIC_ACQUIRE) : NULL;
     if (!u)
         return;
-    out->native_groups = ck_pr_load_64(&u->native);
-    out->failed_groups = ck_pr_load_64(&u->failed);
-    out->compile_ns = ck_pr_load_64(&u->compile_ns);
+    out->native_groups = __atomic_load_n(&u->native, __ATOMIC_RELAXED);
+    out->failed_groups = __atomic_load_n(&u->failed, __ATOMIC_RELAXED);
+    out->compile_ns = __atomic_load_n(&u->compile_ns, __ATOMIC_RELAXED);
 }
 
 int64_t weft__jit_set_min_elems(int64_t n)
 {
-    return (int64_t)ck_pr_fas_64(&min_elems, n < 1 ? 1 : (uint64_t)n);
+    return (int64_t)__atomic_exchange_n(&min_elems, n < 1 ? 1 : (uint64_t)n, __ATOMIC_RELAXED);
 }
 
 void weft__jit_fail_next(unsigned n)
 {
-    ck_pr_store_uint(&fail_next, n);
+    __atomic_store_n(&fail_next, n, __ATOMIC_RELAXED);
 }
 
 uint64_t weft__jit_pending(void)
 {
-    return ck_pr_load_64(&pending);
+    return __atomic_load_n(&pending, __ATOMIC_ACQUIRE);
 }
 
 uint64_t weft__jit_live_code(void)
 {
-    return ck_pr_load_64(&live_code);
+    return __atomic_load_n(&live_code, __ATOMIC_RELAXED);
 }
 
 bool weft__jit_enabled(void)

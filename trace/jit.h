@@ -5,7 +5,8 @@
  * A program's first run hands its large fused groups (weft__jit_note_run)
  * to one process-wide compile thread.  Runs keep interpreting a group
  * until its native function is published (a release store of its address,
- * read with an acquire load by weft__jit_native), so no run ever waits for
+ * read with an acquire load by weft__jit_native, in the __atomic dialect of
+ * trace/exec.c, which ThreadSanitizer sees), so no run ever waits for
  * the compiler.  A program's native code is freed with the program
  * (weft__jit_unit_release), on the compile thread, after any compile of
  * it still queued or in flight. */

@@ -187,8 +187,8 @@ struct weft__program {
     bool          has_host;
     size_t        ops_traced, ops_compiled;
     /* The native tier (trace/jit.h).  jit_off is set before the program
-     * is shared; jit_queued and jit, the only fields a run changes, go
-     * through ck_pr. */
+     * is shared; jit_queued and jit, the only fields a run changes, are
+     * atomic (jit: a release store, acquire loads). */
     bool          jit_off;
     int           jit_queued;
     struct weft__jit_unit *jit;
