@@ -235,7 +235,15 @@ static bool ext_fits(uint8_t k, const weft_tensor *t, const int64_t *d, int rank
 static int fused_dispatch(run_state *r, uint32_t i, const struct weft__fused *f,
                           const weft__fused_launch *L)
 {
-    return weft__fused_run_native(r->rt, f, L, weft__jit_native(r->p, i));
+    weft__native_fn native = weft__jit_native(r->p, i);
+    /* Native code takes the columns known at trace time as constants; a
+     * launch of other columns (never expected) stays on the interpreter. */
+    int64_t cols = 1;
+    for (int q = f->split; q < f->rank && cols > 0; q++)
+        cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
+    if (cols > 0 && cols != L->cols)
+        native = NULL;
+    return weft__fused_run_native(r->rt, f, L, native);
 }
 
 /* A fused node: its result spec and domain (re-inferred instruction by

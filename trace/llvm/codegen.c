@@ -603,6 +603,14 @@ bool weft__codegen_group(LLVMModuleRef m, const struct weft__fused *f, const cha
     g.r0 = LLVMGetParam(g.fn, 2);
     g.r1 = LLVMGetParam(g.fn, 3);
     g.W = LLVMGetParam(g.fn, 4);
+    /* Columns known at trace time are a constant: short rows unroll, a
+     * single column's loop disappears.  (A launch of this group always has
+     * them: the executor checks its inputs against the known dims.) */
+    int64_t cols = 1;
+    for (int q = f->split; q < f->rank && cols > 0; q++)
+        cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
+    if (cols > 0)
+        g.W = ci(g.i64, cols);
     g.b = LLVMCreateBuilderInContext(g.c);
     LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(g.c, g.fn, "entry"));
     for (uint32_t e = 0; e < f->n_ext; e++) {
