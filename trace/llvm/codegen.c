@@ -78,23 +78,35 @@ static bool ew_supported(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
     return true;
 }
 
+static void (*libm_of(weft__op op, weft_dtype dt))(void);
+
 bool weft__jit_codegen_supports(const struct weft__fused *f)
 {
     if (!f || f->n_instr == 0 || f->n_instr > WEFT__FUSED_MAX_INSTR)
         return false;
+    bool inner = false, full_libm = false;
     for (uint32_t j = 0; j < f->n_instr; j++) {
         const weft__finstr *in = &f->ins[j];
         if (in->red == WEFT__FRED_NONE) {
             if (!ew_supported(in->op, in->in_dt, in->out_dt))
                 return false;
+            full_libm = full_libm || (in->kind == WEFT__FK_FULL && is_flt(in->in_dt) &&
+                                      libm_of(in->op, in->in_dt));
             continue;
         }
+        inner = inner || in->red == WEFT__FRED_INNER;
         weft__reducer r;
         if (!weft__reducer_of(in->op, in->in_dt, &r))
             return false;
         if (in->red == WEFT__FRED_OUTER && j + 1 != f->n_instr)
             return false;
     }
+    /* A FULL value is computed again in each column loop that reads it:
+     * cheap for arithmetic, but a softmax's exp would run twice per
+     * element, slower than the interpreter, which keeps it in a tile.  Such
+     * groups stay on the interpreter. */
+    if (inner && full_libm)
+        return false;
     const weft__finstr *last = &f->ins[f->n_instr - 1];
     return last->red != WEFT__FRED_NONE || last->kind == WEFT__FK_FULL;
 }
