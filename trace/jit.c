@@ -6,18 +6,19 @@
  * one thread.  Jobs are the units of programs: a compile job, queued at a
  * program's first run, and a release job, queued when the program is
  * freed; the queue is FIFO, so a unit's release always comes after its
- * compile.  The thread starts with the first job and stops in the
- * library's destructor, freeing the JIT and every unit still queued, so
- * that a leak checker at exit sees nothing of LLVM. */
+ * compile.  The thread starts with the first job and stops in an exit
+ * handler, freeing every unit still queued; the JIT stays reachable from
+ * a static pointer (not a leak) for the process to drop. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/iface.h"
 #include "trace/iface.h"
 #include "trace/jit.h"
 
-#define DEFAULT_MIN_ELEMS 16384
+#define DEFAULT_MIN_ELEMS 262144
 #define NAME_MAX_LEN 64
 
 typedef struct jit_job {
@@ -154,18 +155,23 @@ static void compile_unit(struct weft__jit_unit *u)
     }
 }
 
-static void release_unit(struct weft__jit_unit *u)
+static void release_unit(struct weft__jit_unit *u, bool exiting)
 {
-    if (u->code) {
+    /* At exit LLVM's own static objects may be gone already: its code and
+     * its JIT stay, reachable from `engine`, for the process to drop. */
+    if (u->code && !exiting) {
         weft__jit_engine_free_code(engine, u->code);
         __atomic_sub_fetch(&live_code, 1, __ATOMIC_RELAXED);
     }
     unit_free(u);
 }
 
+static void jit_shutdown(void);
+
 static void *compile_main(void *arg)
 {
     (void)arg;
+    bool exit_again = false;
     pthread_mutex_lock(&q_mu);
     for (;;) {
         while (!q_head && !q_stop)
@@ -179,19 +185,45 @@ static void *compile_main(void *arg)
         bool stopping = q_stop;
         pthread_mutex_unlock(&q_mu);
         if (j->release) {
-            release_unit(j->unit);
+            release_unit(j->unit, stopping);
         } else {
             if (!stopping)
                 compile_unit(j->unit);
+            /* Again once LLVM has been used: the static objects it made
+             * on its first use are destroyed by exit handlers too, before
+             * the handlers registered earlier, so the thread must be
+             * stopped before them. */
+            if (!exit_again) {
+                exit_again = true;
+                atexit(jit_shutdown);
+            }
             __atomic_sub_fetch(&pending, 1, __ATOMIC_RELEASE);
         }
         pthread_mutex_lock(&q_mu);
     }
     pthread_mutex_unlock(&q_mu);
-    if (engine)
-        weft__jit_engine_destroy(engine);
-    engine = NULL;
     return NULL;
+}
+
+/* Stops the thread at exit: queued releases free their units, queued
+ * compiles are dropped.  The JIT itself is left to the process: by the
+ * time an exit handler runs, LLVM may have destroyed the static objects
+ * that tearing it down would use. */
+static void jit_shutdown(void)
+{
+    pthread_mutex_lock(&q_mu);
+    bool started = q_started && !q_stop;
+    if (pthread_equal(pthread_self(), q_thread) && started) {
+        /* exit() on the compile thread itself (a log sink's): no join. */
+        q_stop = true;
+        pthread_mutex_unlock(&q_mu);
+        return;
+    }
+    q_stop = true;
+    pthread_cond_signal(&q_cv);
+    pthread_mutex_unlock(&q_mu);
+    if (started)
+        pthread_join(q_thread, NULL);
 }
 
 /* Queues j, starting the thread on the first job.  False when there is no
@@ -204,6 +236,18 @@ static bool enqueue(jit_job *j)
     if (!q_started && !q_dead) {
         q_started = pthread_create(&q_thread, NULL, compile_main, NULL) == 0;
         q_dead = !q_started;
+        /* An exit handler rather than a destructor: handlers run in the
+         * reverse order of their registration, and the library's
+         * destructors after all of them, when LLVM's static objects
+         * (registered when it was loaded) are gone. */
+        if (q_started)
+            atexit(jit_shutdown);
+        /* An exit handler rather than a destructor: handlers run in the
+         * reverse order of their registration, and the library's
+         * destructors after all of them, by which time LLVM's own static
+         * objects (registered when it was loaded) are gone. */
+        if (q_started)
+            atexit(jit_shutdown);
     }
     if (q_dead || q_stop) {
         ok = false;
@@ -218,19 +262,6 @@ static bool enqueue(jit_job *j)
     }
     pthread_mutex_unlock(&q_mu);
     return ok;
-}
-
-/* Stops the thread at exit: queued releases run, queued compiles are
- * dropped, then the JIT is freed. */
-__attribute__((destructor)) static void jit_shutdown(void)
-{
-    pthread_mutex_lock(&q_mu);
-    bool started = q_started && !q_stop;
-    q_stop = true;
-    pthread_cond_signal(&q_cv);
-    pthread_mutex_unlock(&q_mu);
-    if (started)
-        pthread_join(q_thread, NULL);
 }
 
 void weft__jit_unit_release(struct weft__jit_unit *u)

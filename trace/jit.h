@@ -64,7 +64,7 @@ void weft__jit_engine_free_code(weft__jit_engine *e, void *code);
 /* ---- Knobs for tests ---------------------------------------------------- */
 
 /* Groups of at least this many domain elements (or with an unknown dim)
- * are compiled; the default is 16384.  Tests set 1 to compile small
+ * are compiled; the default is 262144.  Tests set 1 to compile small
  * groups.  Returns the previous value. */
 int64_t weft__jit_set_min_elems(int64_t n);
 /* The next n compiles fail as if LLVM had refused them. */
