@@ -284,8 +284,10 @@ static bool worth(const struct weft__fused *f)
     uint64_t want = __atomic_load_n(&min_elems, __ATOMIC_RELAXED);
     uint64_t elems = 1;
     for (int d = 0; d < f->rank; d++) {
+        /* An unknown dim counts as large only when tests ask for every
+         * group (want 1). */
         if (f->dims[d] < 0)
-            return true;
+            return want <= 1;
         elems *= (uint64_t)f->dims[d];
     }
     return elems >= want;
