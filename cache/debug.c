@@ -40,6 +40,22 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
     out->cached = atomic_load_explicit(&f->cached, memory_order_relaxed);
     out->trace_ns = atomic_load_explicit(&f->trace_ns, memory_order_relaxed);
     out->compile_ns = atomic_load_explicit(&f->compile_ns, memory_order_relaxed);
+    out->native_compile_ns = atomic_load_explicit(&f->native_ns_gone, memory_order_relaxed);
+    /* The native tier's counts live with the programs; the lock keeps
+     * entries from being freed while they are read. */
+    weft_function *mf = (weft_function *)(uintptr_t)f;
+    pthread_mutex_lock(&mf->mu);
+    for (weft__entry *e = f->head ? f->head : f->orphans; e;
+         e = e->in_table && !e->next ? f->orphans : e->next) {
+        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+            continue;
+        weft__jit_stats js;
+        weft__program_jit_stats(e->prog, &js);
+        out->native_groups += js.native_groups;
+        out->native_failed += js.failed_groups;
+        out->native_compile_ns += js.compile_ns;
+    }
+    pthread_mutex_unlock(&mf->mu);
 }
 
 uint64_t weft_function_tracing_count(const weft_function *f)

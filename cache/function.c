@@ -38,6 +38,12 @@ static void spec_of(const weft_tensor *t, weft_spec *s)
         s->dims[d] = dims[d];
 }
 
+/* The native tier's failures go to the weft_set_log sink. */
+static void jit_log(const char *msg)
+{
+    weft__cache_log(WEFT_LOG_WARN, "%s", msg);
+}
+
 int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_function **out)
 {
     static const char *who = "weft_function_create";
@@ -52,7 +58,7 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         return weft__errorf(WEFT_EINVAL, "%s: desc is NULL", who);
     if (!d->body)
         return weft__errorf(WEFT_EINVAL, "%s: desc->body is NULL", who);
-    if (d->flags & ~(WEFT_REDUCE_RETRACING | WEFT_RUN_EAGERLY))
+    if (d->flags & ~(WEFT_REDUCE_RETRACING | WEFT_RUN_EAGERLY | WEFT_FUNCTION_NO_JIT))
         return weft__errorf(WEFT_EINVAL, "%s: unknown flags 0x%x", who, d->flags);
     for (size_t i = 0; i < sizeof d->reserved / sizeof d->reserved[0]; i++)
         if (d->reserved[i] != 0)
@@ -64,11 +70,16 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         for (size_t i = 0; i < d->n_args; i++)
             if ((rc = weft__cache_check_spec(who, i, &d->input_signature[i])))
                 return rc;
-    bool env_eager;
+    bool env_eager, env_jit;
     unsigned log_topics;
     if ((rc = weft__env_switch(who, "WEFT_RUN_EAGERLY", &env_eager)) ||
+        (rc = weft__env_switch(who, "WEFT_JIT", &env_jit)) ||
         (rc = weft__env_log(who, &log_topics)))
         return rc;
+    /* WEFT_JIT is on when unset or empty, unlike the other switches. */
+    const char *jit_env = getenv("WEFT_JIT");
+    bool jit_off = (d->flags & WEFT_FUNCTION_NO_JIT) || (jit_env && *jit_env && !env_jit);
+    weft__jit_set_log(jit_log);
 
     f = weft__aligned_alloc(sizeof *f);
     if (!f)
@@ -82,6 +93,7 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
     f->n_outs = d->n_outs;
     f->flags = d->flags;
     f->eager = (d->flags & WEFT_RUN_EAGERLY) || env_eager;
+    f->no_jit = jit_off;
     f->log_retrace = (log_topics & WEFT__LOG_RETRACE) != 0;
     f->max_cached = d->max_cached ? d->max_cached : WEFT__DEFAULT_MAX_CACHED;
     pthread_mutex_init(&f->mu, NULL);

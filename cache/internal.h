@@ -147,6 +147,7 @@ struct weft_function {
     uint8_t *sig_bytes;
     unsigned flags;
     bool eager;
+    bool no_jit;                  /* WEFT_FUNCTION_NO_JIT or WEFT_JIT=0 */
     bool log_retrace;
     size_t max_cached;
 
@@ -155,6 +156,7 @@ struct weft_function {
     _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t clock;
     _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t misses, traces, evictions, cached;
     atomic_uint_fast64_t trace_ns, compile_ns;
+    atomic_uint_fast64_t native_ns_gone;  /* native compile time of freed entries */
     atomic_uint n_any;            /* entries with unknown dims in the table */
 
     _Alignas(WEFT__CACHE_LINE) ck_hs_t hs;

@@ -56,8 +56,14 @@ void weft__cache_entry_free(weft__entry *e)
 {
     if (!e)
         return;
-    if (e->prog)
+    if (e->prog) {
+        /* Its native compile time stays in the function's stats. */
+        weft__jit_stats js;
+        weft__program_jit_stats(e->prog, &js);
+        if (e->fn)
+            atomic_fetch_add_explicit(&e->fn->native_ns_gone, js.compile_ns, memory_order_relaxed);
         weft__program_free(e->prog);
+    }
     weft__free((void *)e->k.bytes);
     weft__free(e->targs);
     weft__free(e);
@@ -397,6 +403,7 @@ static int trace_entry(const char *who, weft_function *f, weft__entry *e)
     weft__entry *victims = NULL;
     pthread_mutex_lock(&f->mu);
     if (rc == 0) {
+        weft__program_set_jit(prog, !f->no_jit);
         e->prog = prog;
         e->info = info;
         atomic_fetch_add_explicit(&f->trace_ns, info.trace_ns, memory_order_relaxed);

@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(gcc g++ meson ninja-build pkg-config libck-dev libxxhash-dev
       libcriterion-dev libtbb-dev valgrind clang libclang-rt-14-dev python3
-      libopenmpi-dev openmpi-bin libopenblas-dev)
+      libopenmpi-dev openmpi-bin libopenblas-dev llvm-15-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,6 +22,7 @@
 
 #include "runtime/iface.h"
 #include "trace/control.h"
+#include "trace/jit.h"
 #include "trace/kernels.h"
 #include "trace/program.h"
 #include "trace/sidefx.h"
@@ -228,11 +229,21 @@ static bool ext_fits(uint8_t k, const weft_tensor *t, const int64_t *d, int rank
     return true;
 }
 
-/* Runs a fused program over a launch: the one place a fused group's
- * computation is chosen (the interpreter, for now). */
-static int fused_dispatch(run_state *r, const struct weft__fused *f, const weft__fused_launch *L)
+/* Runs fused node i over a launch: the one place a fused group's
+ * computation is chosen: its native loop once the compile thread has
+ * published one (trace/jit.h), else the interpreter. */
+static int fused_dispatch(run_state *r, uint32_t i, const struct weft__fused *f,
+                          const weft__fused_launch *L)
 {
-    return weft__fused_run(r->rt, f, L);
+    weft__native_fn native = weft__jit_native(r->p, i);
+    /* Native code takes the columns known at trace time as constants; a
+     * launch of other columns (never expected) stays on the interpreter. */
+    int64_t cols = 1;
+    for (int q = f->split; q < f->rank && cols > 0; q++)
+        cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
+    if (cols > 0 && cols != L->cols)
+        native = NULL;
+    return weft__fused_run_native(r->rt, f, L, native);
 }
 
 /* A fused node: its result spec and domain (re-inferred instruction by
@@ -310,7 +321,7 @@ static int run_fused(run_state *r, uint32_t i, weft_tensor *const *ext, weft_ten
     if (rc < 0)
         return rc;
     L.out = t->data;
-    if ((rc = fused_dispatch(r, f, &L)) < 0) {
+    if ((rc = fused_dispatch(r, i, f, &L)) < 0) {
         weft_tensor_release(t);
         return rc;
     }
@@ -623,5 +634,9 @@ done:
     if (r.multi != multi_s)
         weft__free(r.multi);
     weft__free(heap);
+    /* After the run, so that the first call's own time is not the
+     * queueing's. */
+    if (rc == 0)
+        weft__jit_note_run(p);
     return rc;
 }

@@ -34,6 +34,7 @@ typedef struct frun {
     weft__reducer red[WEFT__FUSED_MAX_INSTR];
     fstep steps[WEFT__FUSED_MAX_INSTR];
     bool outer;              /* the last instruction is an outer reduction */
+    weft__native_fn native;  /* the group's native loop (trace/jit.h), or NULL */
     /* Without an outer reduction: tasks over row tiles.  (With one, the
      * chunks of WEFT__REDUCE_CHUNK rows are the tasks.) */
     uint64_t units;
@@ -162,7 +163,10 @@ static int run_units(size_t tb, size_t te, void *ctx)
         uint64_t b = weft__chunk_begin(x->units, x->tasks, task);
         uint64_t e = weft__chunk_begin(x->units, x->tasks, task + 1);
         int64_t rb = (int64_t)e * x->T;
-        run_rows(x, regs, (int64_t)b * x->T, rb < x->R ? rb : x->R, NULL);
+        if (x->native)
+            x->native(x->L->ext, x->L->out, (int64_t)b * x->T, rb < x->R ? rb : x->R, x->W);
+        else
+            run_rows(x, regs, (int64_t)b * x->T, rb < x->R ? rb : x->R, NULL);
     }
     return 0;
 }
@@ -178,14 +182,24 @@ static void fused_chunk_partial(void *ctx, int64_t c, weft__acc *part)
         part[i] = rd->init;
     int64_t ra = c * WEFT__REDUCE_CHUNK;
     int64_t rb = ra + WEFT__REDUCE_CHUNK < x->R ? ra + WEFT__REDUCE_CHUNK : x->R;
-    run_rows(x, regs, ra, rb, part);
+    if (x->native)
+        x->native(x->L->ext, part, ra, rb, x->W);
+    else
+        run_rows(x, regs, ra, rb, part);
 }
 
 int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__fused_launch *L)
 {
+    return weft__fused_run_native(rt, f, L, NULL);
+}
+
+int weft__fused_run_native(weft_runtime *rt, const struct weft__fused *f,
+                           const weft__fused_launch *L, weft__native_fn native)
+{
     frun x;
     memset(&x, 0, sizeof x);
     x.f = f;
+    x.native = native;
     x.L = L;
     x.R = L->rows;
     x.W = L->cols;

@@ -50,6 +50,18 @@ bool weft__program_has_side_effects(const weft__program *p);
 int weft__program_print(const weft__program *p, FILE *out);
 void weft__program_free(weft__program *p);
 
+/* The native tier of p (trace/jit.h): on unless turned off here, which
+ * the owner does before p is shared.  Stats: its groups running native
+ * code now, those whose compile failed, and the time the compile thread
+ * spent on p.  The log sink gets a line per failed compile (on the compile
+ * thread); NULL: stderr. */
+typedef struct weft__jit_stats {
+    uint64_t native_groups, failed_groups, compile_ns;
+} weft__jit_stats;
+void weft__program_set_jit(weft__program *p, bool on);
+void weft__program_jit_stats(const weft__program *p, weft__jit_stats *out);
+void weft__jit_set_log(void (*fn)(const char *msg));
+
 /* Whether a and b may describe the same tensor: the same dtype, and every
  * rank and dim equal where both are known.  trace/multi.c. */
 bool weft__spec_compatible(const weft_spec *a, const weft_spec *b);

@@ -6,6 +6,7 @@
 
 #include "runtime/iface.h"
 #include "trace/control.h"
+#include "trace/jit.h"
 #include "trace/program.h"
 #include "trace/shape.h"
 #include "trace/tensor_impl.h"
@@ -327,7 +328,8 @@ static void print_reduce_axes(const struct weft__reduce_axes *r, FILE *f)
     fputs(r->keepdims ? (r->n_axes ? ",keepdims>" : "keepdims>") : ">", f);
 }
 
-static void print_attrs(const weft__node *n, FILE *f)
+/* native: the node is a fused group running native code. */
+static void print_attrs(const weft__node *n, bool native, FILE *f)
 {
     char v[WEFT__FMT_MAX];
     switch (n->op) {
@@ -384,6 +386,8 @@ static void print_attrs(const weft__node *n, FILE *f)
         for (uint32_t j = 0; fu && j < fu->n_instr; j++)
             fprintf(f, "%s%s", j ? "," : "", weft__op_name(fu->ins[j].op));
         fputc(']', f);
+        if (native)
+            fputs(" native", f);
         break;
     }
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
@@ -407,7 +411,7 @@ int weft__program_print(const weft__program *p, FILE *f)
         const weft__node *n = &p->g.nodes[i];
         char sb[WEFT__SPEC_STR_MAX];
         fprintf(f, "%%%" PRIu32 " = %s", i, weft__op_name(n->op));
-        print_attrs(n, f);
+        print_attrs(n, weft__jit_native(p, i) != NULL, f);
         if (n->n_in) {
             fputc('(', f);
             for (uint32_t k = 0; k < n->n_in; k++)
@@ -437,6 +441,7 @@ void weft__program_free(weft__program *p)
 {
     if (!p)
         return;
+    weft__jit_unit_release(p->jit);
     weft__graph_free(&p->g);
     weft__free(p->name);
     weft__free(p->pflags);

@@ -116,6 +116,12 @@ typedef struct weft__fused_launch {
  * threads (rt NULL: serially).  0, or WEFT_ENOMEM for an outer reduction's
  * partials. */
 int weft__fused_run(weft_runtime *rt, const struct weft__fused *f, const weft__fused_launch *L);
+/* The same with the group's native function (trace/jit.h) in place of the
+ * interpreter's tile loop; NULL: weft__fused_run. */
+typedef void (*weft__native_fn)(const void *const *ext, void *out, int64_t r0, int64_t r1,
+                                int64_t W);
+int weft__fused_run_native(weft_runtime *rt, const struct weft__fused *f,
+                           const weft__fused_launch *L, weft__native_fn native);
 
 /* Passes.  Each rewrites g in place (node ids change; g->outs follows) and
  * returns 0 or a negative code (WEFT_ENOMEM) with g still valid. */
@@ -179,6 +185,12 @@ struct weft__program {
     bool          chain;      /* no two ops can ever run at once */
     bool          has_host;
     size_t        ops_traced, ops_compiled;
+    /* The native tier (trace/jit.h).  jit_off is set before the program
+     * is shared; jit_queued and jit, the only fields a run changes, are
+     * atomic (jit: a release store, acquire loads). */
+    bool          jit_off;
+    int           jit_queued;
+    struct weft__jit_unit *jit;
 };
 
 /* Builds a program from a compiled graph (taken over, also on failure). */

@@ -19,13 +19,21 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * unsigned, since an OR of enum constants is an int). */
 typedef enum weft_function_flags {
     WEFT_REDUCE_RETRACING = 1u,  /* relax differing dims to WEFT_DIM_ANY */
-    WEFT_RUN_EAGERLY      = 2u   /* never trace: run the body on every call;
+    WEFT_RUN_EAGERLY      = 2u,  /* never trace: run the body on every call;
                                     also set for every function created
                                     while $WEFT_RUN_EAGERLY is 1, true, yes
                                     or on (any case); 0, false, no, off or
                                     empty leave it off, and any other value
                                     fails weft_function_create with
                                     WEFT_EINVAL */
+    WEFT_FUNCTION_NO_JIT  = 4u   /* never compile this function's fused
+                                    groups to native code: they run on
+                                    the interpreter only; also set for
+                                    every function created while $WEFT_JIT
+                                    is 0, false, no or off (any case; 1,
+                                    true, yes, on or empty leave the tier
+                                    on, and any other value fails
+                                    weft_function_create with WEFT_EINVAL) */
 } weft_function_flags;
 
 /* What weft_function_create needs.  Zero-initialise it (designated
@@ -86,12 +94,28 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * call run eagerly, rejected by the input signature, or whose trace
  * failed is neither, so hits + misses <= calls.  traces counts traces of
  * any cause (calls, get_concrete, map), evictions the entries the
- * max_cached bound dropped, cached the entries cached now.  New counters
- * take their place in reserved[], which weft_function_get_stats fills with
- * zeros until then, so the struct keeps its size across releases. */
+ * max_cached bound dropped, cached the entries cached now.  trace_ns and
+ * compile_ns are the time spent tracing bodies and in weft's compiler
+ * passes.
+ *
+ * The native tier (a build with LLVM, see WEFT_FUNCTION_NO_JIT): after a
+ * concrete function's first call, its large fused groups are compiled to
+ * machine code on a background thread while calls keep running on the
+ * interpreter; no call waits for the compiler, and results are the same
+ * bits either way.  native_groups counts the groups of cached concrete
+ * functions running native code now (weft_function_print_ops marks them
+ * "native"); native_failed the groups whose compile failed (they stay on
+ * the interpreter, and a line goes to the weft_set_log sink);
+ * native_compile_ns the compile thread's time on this function's concrete
+ * functions, evicted ones included.
+ *
+ * New counters take their place in reserved[], which weft_function_get_stats
+ * fills with zeros until then, so the struct keeps its size across
+ * releases. */
 typedef struct weft_function_stats {
     uint64_t calls, hits, misses, traces, evictions, cached;
     uint64_t trace_ns, compile_ns;
+    uint64_t native_groups, native_failed, native_compile_ns;
     uint64_t reserved[8];   /* zero, written by weft */
 } weft_function_stats;
 WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_stats *out);

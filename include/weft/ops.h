@@ -222,8 +222,9 @@ WEFT_API weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis);
  * one element after the other, the chunks' partial results are combined in
  * chunk order.  f32 inputs accumulate in f64 and round once at the end.
  * The chunks do not depend on the worker count, so the result is the same
- * bit for bit on any number of workers, eagerly, traced (fused or not) and
- * when the compiler folds it into a constant.  It may differ in the last
+ * bit for bit on any number of workers, eagerly, traced (fused or not, on
+ * the interpreter or as native code, which keeps this order) and when the
+ * compiler folds it into a constant.  It may differ in the last
  * bits from a plain left-to-right loop (for over 1024 elements) and from
  * NumPy's pairwise summation. */
 typedef enum weft_reduction {

@@ -1,0 +1,634 @@
+/* The native tier (trace/jit.h): fused groups compiled with LLVM must
+ * give the interpreter's and eager mode's bits.  A differential test of
+ * random op graphs (the graphs of test_differential.c, with more unary
+ * ops) runs each seed eagerly, on the interpreter (WEFT_FUNCTION_NO_JIT)
+ * and on native code (every group compiled: the size threshold is set to
+ * one element), on 1, 2 and 4 workers.  Other tests: directed ops on
+ * special values, a failed compile falls back, eviction frees native
+ * code, and the off switches.  Tests wait for the compile thread by
+ * polling with a bound, never by timing. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <weft.h>
+
+#include "test_util.h"
+#include "trace/jit.h"
+
+#define N_RT 3
+static const unsigned rt_workers[N_RT] = { 1, 2, 4 };
+static weft_runtime *rts[N_RT];
+static int64_t old_min;
+
+static void setup(void)
+{
+    for (int k = 0; k < N_RT; k++)
+        rts[k] = test_runtime_of(rt_workers[k]);
+    old_min = weft__jit_set_min_elems(1);
+}
+
+static void teardown(void)
+{
+    weft__jit_set_min_elems(old_min);
+    for (int k = 0; k < N_RT; k++)
+        weft_runtime_destroy(&rts[k]);
+}
+
+TestSuite(jit, .init = setup, .fini = teardown, .timeout = 600);
+
+/* Waits until the compile thread has no compile queued or running: at
+ * most two minutes (a loaded machine under valgrind), polling. */
+static void wait_compiles(void)
+{
+    struct timespec ms = { 0, 1000000 };
+    for (int i = 0; i < 120000 && weft__jit_pending() > 0; i++)
+        nanosleep(&ms, NULL);
+    cr_assert_eq(weft__jit_pending(), 0, "the compile thread did not finish in two minutes");
+}
+
+/* Waits until pred() holds (at most two minutes). */
+static bool wait_for(bool (*pred)(void))
+{
+    struct timespec ms = { 0, 1000000 };
+    for (int i = 0; i < 120000 && !pred(); i++)
+        nanosleep(&ms, NULL);
+    return pred();
+}
+
+static uint64_t next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* ---- The random program ---------------------------------------------
+ * Values live in a pool whose shapes all broadcast against [A, B]:
+ * [A, B], [A, 1], [1, B], [B], [] and [1, 1].  The body draws its ops from
+ * the seed, so every run of one seed builds the same graph. */
+
+#define POOL 12
+#define N_OPS 10
+
+typedef struct prog {
+    uint64_t seed;
+} prog;
+
+static bool is_float(weft_dtype dt) { return dt == WEFT_F32 || dt == WEFT_F64; }
+
+/* A reduction of v over random axes whose result stays in the pool's
+ * shapes: keepdims, or every axis, or axis 0 of a 2-D value. */
+static weft_value *random_reduce(weft_ctx *cx, weft_value *v, uint64_t *s)
+{
+    weft_spec sp;
+    if (weft_value_spec(v, &sp) != 0)
+        return NULL;
+    weft_reduction r = (weft_reduction)(next(s) % 9);
+    int axes[2], n_axes = 0;
+    bool keep = next(s) % 2;
+    unsigned pick = (unsigned)next(s) % 4;
+    if (sp.rank == 2) {
+        if (pick == 0 || pick == 3)
+            axes[n_axes++] = pick == 3 ? -2 : 0;
+        if (pick == 1 || pick == 3)
+            axes[n_axes++] = pick == 3 ? -1 : 1;
+        /* [A] would not broadcast against [A, B]. */
+        if (!keep && n_axes == 1 && axes[0] == 1)
+            keep = true;
+    } else if (sp.rank == 1 && pick == 1) {
+        axes[n_axes++] = 0;
+    }
+    return weft_reduce(cx, r, v, pick == 2 ? NULL : axes, pick == 2 ? 0 : (size_t)n_axes, keep);
+}
+
+static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const prog *p = user;
+    uint64_t s = p->seed;
+    weft_value *pool[POOL];
+    int n = 4;
+    for (int k = 0; k < 4; k++)
+        pool[k] = args[k];
+    typedef weft_value *(*binop)(weft_ctx *, weft_value *, weft_value *);
+    static const binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
+                                  weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
+                                  weft_floordiv, weft_ge, weft_ne, weft_truediv };
+    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+    for (int op = 0; op < N_OPS; op++) {
+        weft_value *a = pool[next(&s) % (uint64_t)n], *b = pool[next(&s) % (uint64_t)n];
+        weft_value *r = NULL;
+        weft_spec sa;
+        weft_value_spec(a, &sa);
+        switch (next(&s) % 8) {
+        case 0: case 1:
+            r = bins[next(&s) % (sizeof bins / sizeof bins[0])](cx, a, b);
+            break;
+        case 2: {
+            typedef weft_value *(*unop)(weft_ctx *, weft_value *);
+            /* The float functions of ints compute in f64; keep them on
+             * floats to stay in the same dtypes. */
+            static const unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
+                                           weft_floor };
+            static const unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid,
+                                           weft_sin, weft_cos, weft_round, weft_ceil, weft_rsqrt,
+                                           weft_log1p, weft_expm1 };
+            if (sa.dtype == WEFT_BOOL)
+                r = weft_logical_not(cx, a);
+            else if (is_float(sa.dtype) && next(&s) % 2)
+                r = flt_un[next(&s) % (sizeof flt_un / sizeof flt_un[0])](cx, a);
+            else
+                r = any_un[next(&s) % (sizeof any_un / sizeof any_un[0])](cx, a);
+            break;
+        }
+        case 3:
+            r = weft_cast(cx, a, dts[next(&s) % 5]);
+            break;
+        case 4: case 5:
+            r = random_reduce(cx, a, &s);
+            break;
+        case 6:
+            r = weft_where(cx, weft_lt(cx, a, b), a, b);
+            break;
+        default: {
+            /* A row-local pattern, as in normalize and softmax: a reduction
+             * with keepdims read back by the elementwise ops of its rows. */
+            int last = -1;
+            if (sa.rank == 0) {
+                r = weft_mul(cx, weft_add(cx, a, b), a);
+                break;
+            }
+            weft_value *m = weft_reduce(cx, (weft_reduction)(next(&s) % 9), a, &last, 1, true);
+            weft_value *d = weft_sub(cx, a, m);
+            r = weft_mul(cx, d, weft_reduce(cx, WEFT_R_SUM, d, &last, 1, true));
+            break;
+        }
+        }
+        if (!r)
+            return weft_ctx_status(cx);
+        if (n < POOL)
+            pool[n++] = r;
+        else
+            pool[4 + next(&s) % (POOL - 4)] = r;
+    }
+    outs[0] = pool[n - 1];
+    outs[1] = pool[n - 2];
+    return weft_ctx_status(cx);
+}
+
+/* ---- Inputs ---------------------------------------------------------- */
+
+static weft_tensor *random_tensor(weft_dtype dt, int rank, const int64_t *dims, uint64_t *s)
+{
+    int64_t numel = 1;
+    for (int d = 0; d < rank; d++)
+        numel *= dims[d];
+    size_t es = weft_dtype_size(dt);
+    unsigned char *buf = malloc((size_t)(numel ? numel : 1) * es);
+    for (int64_t i = 0; i < numel; i++) {
+        int64_t iv = (int64_t)(next(s) % 9) - 4;
+        double fv = (double)(next(s) % 4001) / 1000.0 - 2.0;
+        switch (dt) {
+        case WEFT_BOOL: buf[i] = (unsigned char)(iv > 0); break;
+        case WEFT_I32:  ((int32_t *)buf)[i] = (int32_t)iv; break;
+        case WEFT_I64:  ((int64_t *)buf)[i] = iv; break;
+        case WEFT_F32:  ((float *)buf)[i] = (float)fv; break;
+        case WEFT_F64:  ((double *)buf)[i] = fv; break;
+        }
+    }
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
+    free(buf);
+    return t;
+}
+
+/* ---- Comparison ------------------------------------------------------ */
+
+static bool same_bits(const weft_tensor *a, const weft_tensor *b, char *why, size_t len)
+{
+    if (weft_tensor_dtype(a) != weft_tensor_dtype(b) || weft_tensor_rank(a) != weft_tensor_rank(b)) {
+        snprintf(why, len, "dtype or rank differ");
+        return false;
+    }
+    for (int d = 0; d < weft_tensor_rank(a); d++)
+        if (weft_tensor_dims(a)[d] != weft_tensor_dims(b)[d]) {
+            snprintf(why, len, "dim %d differs", d);
+            return false;
+        }
+    weft_dtype dt = weft_tensor_dtype(a);
+    size_t es = weft_dtype_size(dt);
+    const unsigned char *pa = weft_tensor_data(a), *pb = weft_tensor_data(b);
+    for (int64_t i = 0; i < weft_tensor_numel(a); i++) {
+        if (memcmp(pa + i * es, pb + i * es, es) == 0)
+            continue;
+        double x = dt == WEFT_F32 ? ((const float *)pa)[i] : dt == WEFT_F64 ? ((const double *)pa)[i] : 0;
+        double y = dt == WEFT_F32 ? ((const float *)pb)[i] : dt == WEFT_F64 ? ((const double *)pb)[i] : 0;
+        if (is_float(dt) && isnan(x) && isnan(y))
+            continue;
+        snprintf(why, len, "element %lld differs (%.17g vs %.17g)", (long long)i, x, y);
+        return false;
+    }
+    return true;
+}
+
+typedef struct outcome {
+    int rc;
+    weft_tensor *out[2];
+    uint64_t native;
+} outcome;
+
+/* Tiers of run_one. */
+enum { EAGER, TIER0, TIER1 };
+
+/* Runs p on rt: eagerly, twice on the interpreter (the second call is a
+ * cache hit), or once on the interpreter and, after its groups compiled,
+ * again (native where the back end took the group). */
+static void run_one(weft_runtime *rt, prog *p, int tier, const weft_arg *args, outcome *o)
+{
+    unsigned flags = tier == EAGER ? WEFT_RUN_EAGERLY : tier == TIER0 ? WEFT_FUNCTION_NO_JIT : 0;
+    weft_function_desc d = { .name = "random", .body = random_body, .user = p, .n_args = 4,
+                             .n_outs = 2, .flags = flags };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    for (int c = 0; c < (tier == EAGER ? 1 : 2); c++) {
+        if (c == 1 && tier == TIER1)
+            wait_compiles();
+        for (int k = 0; k < 2; k++)
+            weft_tensor_release(o->out[k]);
+        memset(o->out, 0, sizeof o->out);
+        o->rc = weft_function_call(f, args, 4, o->out, 2);
+    }
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    o->native = st.native_groups;
+    if (tier == TIER0)
+        cr_assert_eq(st.native_groups, 0, "WEFT_FUNCTION_NO_JIT ran native code");
+    cr_assert_eq(st.native_failed, 0, "a compile failed");
+    if (getenv("DIFF_OPS") && tier == TIER1)
+        weft_function_print_ops(f, 0, stderr);
+    weft_function_destroy(&f);
+}
+
+/* Returns how many groups ran native code on the first runtime. */
+static uint64_t check_seed(uint64_t seed)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 7;
+    static const int64_t sizes[] = { 1, 3, 7, 64, 300, 1500 };
+    int64_t A, B;
+    do {
+        A = sizes[next(&s) % 6];
+        B = sizes[next(&s) % 6];
+    } while (A * B > 70000);
+    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+    weft_dtype dt = next(&s) % 3 ? dts[3 + next(&s) % 2] : dts[next(&s) % 5];
+    weft_dtype dt2 = next(&s) % 4 ? dt : dts[next(&s) % 5];
+    int64_t full[2] = { A, B }, row[2] = { A, 1 }, col[1] = { B };
+    weft_tensor *in[4] = {
+        random_tensor(dt, 2, full, &s), random_tensor(dt2, 2, row, &s),
+        random_tensor(dt, 1, col, &s), random_tensor(dt2, 0, NULL, &s),
+    };
+    weft_arg args[4];
+    for (int k = 0; k < 4; k++)
+        args[k] = weft_arg_tensor(in[k]);
+    prog p = { .seed = next(&s) };
+
+    outcome ref = { 0 };
+    run_one(rts[0], &p, EAGER, args, &ref);
+    uint64_t native = 0;
+    for (int k = 0; k < N_RT; k++)
+        for (int tier = TIER0; tier <= TIER1; tier++) {
+            outcome o = { 0 };
+            run_one(rts[k], &p, tier, args, &o);
+            if (k == 0 && tier == TIER1)
+                native = o.native;
+            cr_assert_eq(o.rc, ref.rc, "seed %llu, [%lld,%lld], %u workers, tier %d: rc %d vs %d (%s)",
+                         (unsigned long long)seed, (long long)A, (long long)B, rt_workers[k],
+                         tier - 1, o.rc, ref.rc, weft_errmsg());
+            for (int q = 0; q < 2 && o.rc == 0; q++) {
+                char why[160];
+                cr_assert(same_bits(o.out[q], ref.out[q], why, sizeof why),
+                          "seed %llu, [%lld,%lld] %s/%s, %u workers, tier %d, output %d: %s",
+                          (unsigned long long)seed, (long long)A, (long long)B,
+                          weft_dtype_name(dt), weft_dtype_name(dt2), rt_workers[k], tier - 1, q, why);
+            }
+            for (int q = 0; q < 2; q++)
+                weft_tensor_release(o.out[q]);
+        }
+    for (int q = 0; q < 2; q++)
+        weft_tensor_release(ref.out[q]);
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(in[k]);
+    return native;
+}
+
+#define SEEDS_PER_TEST 20
+
+/* Most seeds must have run native code, or the comparison tested
+ * nothing. */
+static void check_seeds(uint64_t from)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    uint64_t with_native = 0;
+    for (uint64_t seed = from; seed < from + SEEDS_PER_TEST; seed++)
+        with_native += check_seed(seed) > 0;
+    cr_assert_geq(with_native, SEEDS_PER_TEST / 2, "only %llu of %d seeds ran native code",
+                  (unsigned long long)with_native, SEEDS_PER_TEST);
+}
+
+Test(jit, random_graphs_0) { check_seeds(0); }
+Test(jit, random_graphs_1) { check_seeds(SEEDS_PER_TEST); }
+
+/* ---- Directed ops on special values -------------------------------------- */
+
+typedef weft_value *(*binop_fn)(weft_ctx *, weft_value *, weft_value *);
+typedef weft_value *(*unop_fn)(weft_ctx *, weft_value *);
+static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_pow,
+                                   weft_minimum, weft_maximum, weft_eq, weft_ne, weft_lt,
+                                   weft_le, weft_gt, weft_ge, weft_floordiv, weft_truediv,
+                                   weft_logical_and, weft_logical_or };
+static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
+                                 weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
+                                 weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
+                                 weft_log1p, weft_expm1, weft_logical_not };
+#define N_BINS (sizeof d_bins / sizeof d_bins[0])
+#define N_UNS (sizeof d_uns / sizeof d_uns[0])
+
+typedef struct dcase {
+    int kind;          /* 0: binary, 1: unary, 2: cast */
+    unsigned idx;
+    weft_dtype to;
+} dcase;
+
+/* op(x, y), then a where that keeps its bits, so that the group has
+ * several instructions. */
+static int directed_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const dcase *c = user;
+    weft_value *x = args[0], *y = args[1];
+    weft_value *r = c->kind == 0 ? d_bins[c->idx](cx, x, y)
+                  : c->kind == 1 ? d_uns[c->idx](cx, x) : weft_cast(cx, x, c->to);
+    outs[0] = weft_where(cx, weft_eq(cx, x, y), r, r);
+    return weft_ctx_status(cx);
+}
+
+#define D_N 48
+
+static weft_tensor *special_tensor(weft_dtype dt, bool flip)
+{
+    static const double fv[] = { 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, 7.0, -7.0,
+                                 1e30, -1e30, INFINITY, -INFINITY, NAN, 3e9, -3e9, 1e19, -1e19,
+                                 2147483647.5, -2147483648.5, 0.1, -3.0, 1e-40, 100.0, -100.25 };
+    static const int64_t iv[] = { 0, 1, -1, 2, -2, 3, -3, 7, -7, 100, -100, INT32_MAX, INT32_MIN,
+                                  INT64_MAX, INT64_MIN, 5, 31, -31, 64, 2 };
+    unsigned char buf[D_N * 8];
+    size_t nf = sizeof fv / sizeof fv[0], ni = sizeof iv / sizeof iv[0];
+    for (int i = 0; i < D_N; i++) {
+        int k = flip ? (i * 7 + 3) : i;
+        switch (dt) {
+        case WEFT_BOOL: buf[i] = (unsigned char)((k / 2) % 2); break;
+        case WEFT_I32: ((int32_t *)(void *)buf)[i] = (int32_t)iv[(size_t)k % ni]; break;
+        case WEFT_I64: ((int64_t *)(void *)buf)[i] = iv[(size_t)k % ni]; break;
+        case WEFT_F32: ((float *)(void *)buf)[i] = (float)fv[(size_t)k % nf]; break;
+        case WEFT_F64: ((double *)(void *)buf)[i] = fv[(size_t)k % nf]; break;
+        }
+    }
+    int64_t dims[1] = { D_N };
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(dt, 1, dims, buf, &t), 0, "%s", weft_errmsg());
+    return t;
+}
+
+/* Runs case c on x, y: eagerly (rc and result into *ref when ref_rc is
+ * NULL... ) */
+static int run_case(weft_runtime *rt, dcase *c, unsigned flags, weft_tensor *x, weft_tensor *y,
+                    weft_tensor **out, uint64_t *native)
+{
+    weft_function_desc d = { .name = "directed", .body = directed_body, .user = c, .n_args = 2,
+                             .n_outs = 1, .flags = flags };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_arg args[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };
+    int rc = weft_function_call(f, args, 2, out, 1);
+    if (rc == 0 && !(flags & WEFT_RUN_EAGERLY)) {
+        weft_tensor_release(*out);
+        *out = NULL;
+        wait_compiles();
+        rc = weft_function_call(f, args, 2, out, 1);
+    }
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    *native = st.native_groups;
+    weft_function_destroy(&f);
+    return rc;
+}
+
+Test(jit, directed_ops_on_special_values)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+    uint64_t native_cases = 0, cases = 0;
+    for (int di = 0; di < 5; di++) {
+        weft_dtype dt = dts[di];
+        weft_tensor *x = special_tensor(dt, false), *y = special_tensor(dt, true);
+        for (int kind = 0; kind < 3; kind++) {
+            unsigned n = kind == 0 ? N_BINS : kind == 1 ? N_UNS : 5;
+            for (unsigned idx = 0; idx < n; idx++) {
+                dcase c = { kind, idx, dts[idx % 5] };
+                weft_tensor *ref = NULL, *got = NULL;
+                uint64_t nat = 0;
+                int rc0 = run_case(rts[0], &c, WEFT_RUN_EAGERLY, x, y, &ref, &nat);
+                if (rc0 != 0)
+                    continue;   /* an op the dtype does not take */
+                for (int k = 0; k < N_RT; k += 2) {
+                    int rc1 = run_case(rts[k], &c, 0, x, y, &got, &nat);
+                    cr_assert_eq(rc1, 0, "%s: kind %d op %u: %s", weft_dtype_name(dt), kind, idx,
+                                 weft_errmsg());
+                    char why[160];
+                    cr_assert(same_bits(got, ref, why, sizeof why), "%s: kind %d op %u, %u workers: %s",
+                              weft_dtype_name(dt), kind, idx, rt_workers[k], why);
+                    weft_tensor_release(got);
+                    got = NULL;
+                    native_cases += k == 0 && nat > 0;
+                }
+                cases++;
+                weft_tensor_release(ref);
+            }
+        }
+        weft_tensor_release(x);
+        weft_tensor_release(y);
+    }
+    /* Every case but float floordiv and integer pow compiles. */
+    cr_assert_geq(native_cases + 8, cases, "%llu of %llu cases ran native code",
+                  (unsigned long long)native_cases, (unsigned long long)cases);
+}
+
+/* ---- Fallback, eviction, off switches ------------------------------------- */
+
+/* The chain of docs/BENCHMARKS.md: sqrt(abs(1.5x - 2)) * x + exp(-x*x). */
+static int chain_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *x = args[0];
+    weft_value *a = weft_sqrt(cx, weft_abs(cx, weft_sub(cx, weft_mul(cx, weft_const_f64(cx, 1.5), x),
+                                                          weft_const_f64(cx, 2.0))));
+    outs[0] = weft_add(cx, weft_mul(cx, a, x), weft_exp(cx, weft_neg(cx, weft_mul(cx, x, x))));
+    return weft_ctx_status(cx);
+}
+
+static weft_function *chain_fn(weft_runtime *rt, unsigned flags, size_t max_cached)
+{
+    weft_function_desc d = { .name = "chain", .body = chain_body, .n_args = 1, .n_outs = 1,
+                             .flags = flags, .max_cached = max_cached };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+static weft_tensor *ramp(int64_t n)
+{
+    float *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (float)i / (float)n * 4.0f - 2.0f;
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, v, &t), 0, "%s", weft_errmsg());
+    free(v);
+    return t;
+}
+
+static weft_tensor *call1(weft_function *f, weft_tensor *x)
+{
+    weft_arg a = weft_arg_tensor(x);
+    weft_tensor *out = NULL;
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+    return out;
+}
+
+static bool ops_say_native(weft_function *f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    cr_assert_eq(weft_function_print_ops(f, 0, m), 0, "%s", weft_errmsg());
+    fclose(m);
+    bool yes = strstr(buf, " native") != NULL;
+    free(buf);
+    return yes;
+}
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static int n_logged;
+static char logged[512];
+
+static void sink(int level, const char *msg, void *user)
+{
+    (void)user;
+    pthread_mutex_lock(&log_mu);
+    if (level == WEFT_LOG_WARN && strstr(msg, "native code")) {
+        n_logged++;
+        snprintf(logged, sizeof logged, "%s", msg);
+    }
+    pthread_mutex_unlock(&log_mu);
+}
+
+Test(jit, failed_compile_falls_back)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    weft_set_log(sink, NULL);
+    weft__jit_fail_next(1);
+    weft_function *f = chain_fn(rts[1], 0, 0);
+    weft_tensor *x = ramp(1000);
+    weft_tensor *first = call1(f, x);
+    wait_compiles();
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.native_groups, 0);
+    cr_assert_geq(st.native_failed, 1);
+    cr_assert_gt(st.native_compile_ns, 0);
+    cr_assert(!ops_say_native(f));
+    weft_tensor *again = call1(f, x);
+    char why[160];
+    cr_assert(same_bits(again, first, why, sizeof why), "%s", why);
+    pthread_mutex_lock(&log_mu);
+    cr_assert_eq(n_logged, 1, "%d log lines", n_logged);
+    cr_assert(strstr(logged, "chain") && strstr(logged, "injected"), "%s", logged);
+    pthread_mutex_unlock(&log_mu);
+    weft_set_log(NULL, NULL);
+    weft_tensor_release(first);
+    weft_tensor_release(again);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+}
+
+static bool no_live_code(void)
+{
+    return weft__jit_live_code() == 0;
+}
+
+Test(jit, eviction_frees_native_code)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    cr_assert_eq(weft__jit_live_code(), 0);
+    weft_function *f = chain_fn(rts[1], 0, 1);
+    weft_tensor *x = ramp(1000), *y = ramp(1001);
+    weft_tensor *a = call1(f, x);
+    wait_compiles();
+    cr_assert_eq(weft__jit_live_code(), 1);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.native_groups, 1);
+    cr_assert(ops_say_native(f));
+    weft_tensor *a2 = call1(f, x);
+    char why[160];
+    cr_assert(same_bits(a2, a, why, sizeof why), "%s", why);
+    /* A second signature evicts the first (max_cached 1): its code goes
+     * before the new one's compile, which is queued after it. */
+    weft_tensor *b = call1(f, y);
+    wait_compiles();
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.evictions, 1);
+    cr_assert_eq(weft__jit_live_code(), 1);
+    cr_assert_eq(st.native_groups, 1);
+    weft_function_destroy(&f);
+    cr_assert(wait_for(no_live_code), "%llu programs still hold native code",
+              (unsigned long long)weft__jit_live_code());
+    weft_tensor_release(a);
+    weft_tensor_release(a2);
+    weft_tensor_release(b);
+    weft_tensor_release(x);
+    weft_tensor_release(y);
+}
+
+Test(jit, off_switches_keep_the_interpreter)
+{
+    weft_tensor *x = ramp(1000);
+    for (int way = 0; way < 2; way++) {
+        if (way == 1)
+            cr_assert_eq(setenv("WEFT_JIT", "0", 1), 0);
+        weft_function *f = chain_fn(rts[0], way == 0 ? WEFT_FUNCTION_NO_JIT : 0, 0);
+        weft_tensor *a = call1(f, x);
+        wait_compiles();
+        weft_tensor *b = call1(f, x);
+        weft_function_stats st;
+        weft_function_get_stats(f, &st);
+        cr_assert_eq(st.native_groups, 0, "way %d", way);
+        cr_assert_eq(st.native_compile_ns, 0, "way %d", way);
+        cr_assert(!ops_say_native(f));
+        weft_tensor_release(a);
+        weft_tensor_release(b);
+        weft_function_destroy(&f);
+    }
+    /* A value that is no switch word is refused, as WEFT_RUN_EAGERLY's. */
+    cr_assert_eq(setenv("WEFT_JIT", "maybe", 1), 0);
+    weft_function_desc d = { .name = "chain", .body = chain_body, .n_args = 1, .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[0], &d, &f), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "WEFT_JIT"), "%s", weft_errmsg());
+    cr_assert_eq(unsetenv("WEFT_JIT"), 0);
+    weft_tensor_release(x);
+}

@@ -1,0 +1,644 @@
+/* A fused group as one LLVM function (weft__native_fn): one loop nest
+ * with every instruction inside, values in registers.
+ *
+ *   for r in [r0, r1):                      (rows)
+ *     the ROW inputs of row r
+ *     for each inner reduction, in order:   a loop over the row's columns
+ *       computing what it reads, accumulating in column order
+ *     for c in [0, W):                      the last instruction
+ *       out[r*W + c] = ...  or  acc[c] = step(acc[c], ...)
+ *
+ * A group without ROW or COL values or reductions is one flat loop over
+ * [r0*W, r1*W).  SCALAR values are computed once, ROW values once a row;
+ * a FULL value read by two loops is computed again in each (the same
+ * operations on the same inputs: the same bits).
+ *
+ * Each op mirrors its scalar function in trace/kernel_ew.c (op_dtype) and
+ * each reduction step its macro in trace/kernel_reduce.c, so results are
+ * the interpreter's bit for bit: no fast-math flags (no reassociation, no
+ * contraction into FMA), integer arithmetic wrapping, the same selects for
+ * NaN, and the math functions are called at the addresses of the libm
+ * functions the interpreter calls (not by name, so LLVM cannot swap them
+ * for its own versions).  Inner reductions accumulate each row in column
+ * order from the identity, exactly as the interpreter's row loops; an
+ * outer reduction accumulates rows in order into the chunk's partials,
+ * which the interpreter combines. */
+#include <math.h>
+#include <string.h>
+
+#include "trace/jit.h"
+#include "trace/kernels.h"
+#include "trace/llvm/codegen.h"
+
+typedef struct cg {
+    LLVMContextRef c;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    const struct weft__fused *f;
+    LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr;
+    LLVMValueRef out, W, r0, r1;
+    LLVMValueRef ext[WEFT__FUSED_MAX_EXT];        /* base pointers */
+    LLVMValueRef ext_val[WEFT__FUSED_MAX_EXT];    /* SCALAR and ROW inputs, loaded */
+    LLVMValueRef ext_elem[WEFT__FUSED_MAX_EXT];   /* FULL and COL inputs, this loop body */
+    LLVMValueRef val[WEFT__FUSED_MAX_INSTR];      /* SCALAR and ROW instructions */
+    LLVMValueRef elem[WEFT__FUSED_MAX_INSTR];     /* FULL and COL instructions, this loop body */
+    LLVMValueRef r, col, idx;                     /* the row, column, element index */
+    bool nested;
+} cg;
+
+static LLVMTypeRef ty(const cg *g, weft_dtype dt)
+{
+    switch (dt) {
+    case WEFT_BOOL: return g->i8;
+    case WEFT_I32:  return g->i32;
+    case WEFT_I64:  return g->i64;
+    case WEFT_F32:  return g->f32;
+    default:        return g->f64;
+    }
+}
+
+static bool is_flt(weft_dtype dt)
+{
+    return dt == WEFT_F32 || dt == WEFT_F64;
+}
+
+/* ---- What is supported --------------------------------------------------- */
+
+static bool ew_supported(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
+{
+    if (!weft__ew_lookup(op, in_dt, out_dt))
+        return false;
+    /* Python's float // (a chain of corrections) and integer pow (a loop
+     * per element) stay on the interpreter. */
+    if (op == WEFT__OP_FLOORDIV && is_flt(in_dt))
+        return false;
+    if (op == WEFT__OP_POW && !is_flt(in_dt))
+        return false;
+    return true;
+}
+
+static void (*libm_of(weft__op op, weft_dtype dt))(void);
+
+bool weft__jit_codegen_supports(const struct weft__fused *f)
+{
+    if (!f || f->n_instr == 0 || f->n_instr > WEFT__FUSED_MAX_INSTR)
+        return false;
+    bool inner = false, full_libm = false;
+    for (uint32_t j = 0; j < f->n_instr; j++) {
+        const weft__finstr *in = &f->ins[j];
+        if (in->red == WEFT__FRED_NONE) {
+            if (!ew_supported(in->op, in->in_dt, in->out_dt))
+                return false;
+            full_libm = full_libm || (in->kind == WEFT__FK_FULL && is_flt(in->in_dt) &&
+                                      libm_of(in->op, in->in_dt));
+            continue;
+        }
+        inner = inner || in->red == WEFT__FRED_INNER;
+        weft__reducer r;
+        if (!weft__reducer_of(in->op, in->in_dt, &r))
+            return false;
+        if (in->red == WEFT__FRED_OUTER && j + 1 != f->n_instr)
+            return false;
+    }
+    /* A FULL value is computed again in each column loop that reads it:
+     * cheap for arithmetic, but a softmax's exp would run twice per
+     * element, slower than the interpreter, which keeps it in a tile.  Such
+     * groups stay on the interpreter. */
+    if (inner && full_libm)
+        return false;
+    const weft__finstr *last = &f->ins[f->n_instr - 1];
+    return last->red != WEFT__FRED_NONE || last->kind == WEFT__FK_FULL;
+}
+
+/* ---- Small builders ------------------------------------------------------ */
+
+static LLVMValueRef ci(LLVMTypeRef t, long long v)
+{
+    return LLVMConstInt(t, (unsigned long long)v, 1);
+}
+
+static LLVMValueRef zext8(cg *g, LLVMValueRef bit)
+{
+    return LLVMBuildZExt(g->b, bit, g->i8, "");
+}
+
+/* A call of the libm function at fp (one or two arguments of type t),
+ * marked as touching no memory so that it may be hoisted like an op. */
+static LLVMValueRef call_libm(cg *g, void (*fp)(void), LLVMTypeRef t, LLVMValueRef a,
+                              LLVMValueRef b)
+{
+    LLVMTypeRef params[2] = { t, t };
+    LLVMValueRef args[2] = { a, b };
+    unsigned n = b ? 2 : 1;
+    LLVMTypeRef fty = LLVMFunctionType(t, params, n, 0);
+    LLVMValueRef callee = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)fp, 0),
+                                            g->ptr);
+    LLVMValueRef call = LLVMBuildCall2(g->b, fty, callee, args, n, "");
+    static const char *const attrs[] = { "readnone", "nounwind", "willreturn" };
+    for (size_t k = 0; k < sizeof attrs / sizeof attrs[0]; k++) {
+        unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                                 LLVMCreateEnumAttribute(g->c, kind, 0));
+    }
+    return call;
+}
+
+/* The libm function of op for float type dt (the interpreter's). */
+static void (*libm_of(weft__op op, weft_dtype dt))(void)
+{
+    bool s = dt == WEFT_F32;
+#define PICK(F) (s ? (void (*)(void))F##f : (void (*)(void))F)
+    switch (op) {
+    case WEFT__OP_EXP: case WEFT__OP_SIGMOID: return PICK(exp);
+    case WEFT__OP_LOG:   return PICK(log);
+    case WEFT__OP_TANH:  return PICK(tanh);
+    case WEFT__OP_SIN:   return PICK(sin);
+    case WEFT__OP_COS:   return PICK(cos);
+    case WEFT__OP_LOG1P: return PICK(log1p);
+    case WEFT__OP_EXPM1: return PICK(expm1);
+    case WEFT__OP_POW:   return PICK(pow);
+    case WEFT__OP_MOD:   return PICK(fmod);
+    default:             return NULL;
+    }
+#undef PICK
+}
+
+static LLVMValueRef intrinsic1(cg *g, const char *name, LLVMValueRef a)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMTypeRef t = LLVMTypeOf(a);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, &t, 1);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(g->c, id, &t, 1);
+    return LLVMBuildCall2(g->b, fty, fn, &a, 1, "");
+}
+
+/* ---- Elementwise ops (trace/kernel_ew.c's op_dtype functions) ----------- */
+
+/* Float to integer: truncate, saturate, NaN to 0 (sat_i32, sat_i64). */
+static LLVMValueRef flt_to_int(cg *g, LLVMValueRef x, weft_dtype from, weft_dtype to)
+{
+    LLVMBuilderRef b = g->b;
+    LLVMValueRef d = from == WEFT_F32 ? LLVMBuildFPExt(b, x, g->f64, "") : x;
+    LLVMTypeRef T = ty(g, to);
+    bool w = to == WEFT_I64;
+    double hi = w ? 9223372036854775808.0 : 2147483648.0;
+    LLVMValueRef v = LLVMBuildFPToSI(b, d, T, "");
+    LLVMValueRef mx = w ? ci(T, INT64_MAX) : ci(T, INT32_MAX);
+    LLVMValueRef mn = w ? ci(T, INT64_MIN) : ci(T, INT32_MIN);
+    v = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, d, LLVMConstReal(g->f64, -hi), ""), mn, v, "");
+    v = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, d, LLVMConstReal(g->f64, hi), ""), mx, v, "");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, d, d, ""), ci(T, 0), v, "");
+}
+
+static LLVMValueRef emit_cast(cg *g, weft_dtype from, weft_dtype to, LLVMValueRef x)
+{
+    LLVMBuilderRef b = g->b;
+    if (from == to)
+        return x;
+    LLVMTypeRef T = ty(g, to);
+    if (to == WEFT_BOOL)
+        return zext8(g, is_flt(from) ? LLVMBuildFCmp(b, LLVMRealUNE, x, LLVMConstReal(ty(g, from), 0), "")
+                                     : LLVMBuildICmp(b, LLVMIntNE, x, ci(ty(g, from), 0), ""));
+    if (from == WEFT_BOOL)
+        return is_flt(to) ? LLVMBuildUIToFP(b, x, T, "") : LLVMBuildZExt(b, x, T, "");
+    if (!is_flt(from))
+        return is_flt(to) ? LLVMBuildSIToFP(b, x, T, "")
+               : to == WEFT_I64 ? LLVMBuildSExt(b, x, T, "") : LLVMBuildTrunc(b, x, T, "");
+    if (is_flt(to))
+        return to == WEFT_F64 ? LLVMBuildFPExt(b, x, T, "") : LLVMBuildFPTrunc(b, x, T, "");
+    return flt_to_int(g, x, from, to);
+}
+
+/* Floor division and modulo of integers, 0 for a zero divisor (div_S,
+ * mod_S). */
+static LLVMValueRef int_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
+{
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef T = LLVMTypeOf(a);
+    LLVMValueRef zero = ci(T, 0);
+    LLVMValueRef isz = LLVMBuildICmp(b, LLVMIntEQ, y, zero, "");
+    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, y, ci(T, -1), "");
+    LLVMValueRef odd = LLVMBuildOr(b, isz, ism1, "");
+    LLVMValueRef safe = LLVMBuildSelect(b, odd, ci(T, 1), y, "");
+    LLVMValueRef rm = LLVMBuildSRem(b, a, safe, "");
+    LLVMValueRef yneg = LLVMBuildICmp(b, LLVMIntSLT, y, zero, "");
+    LLVMValueRef rnz = LLVMBuildICmp(b, LLVMIntNE, rm, zero, "");
+    if (mod) {
+        LLVMValueRef rneg = LLVMBuildICmp(b, LLVMIntSLT, rm, zero, "");
+        LLVMValueRef adj = LLVMBuildAnd(b, rnz, LLVMBuildXor(b, rneg, yneg, ""), "");
+        LLVMValueRef r2 = LLVMBuildSelect(b, adj, LLVMBuildAdd(b, rm, y, ""), rm, "");
+        return LLVMBuildSelect(b, odd, zero, r2, "");
+    }
+    LLVMValueRef q = LLVMBuildSDiv(b, a, safe, "");
+    LLVMValueRef aneg = LLVMBuildICmp(b, LLVMIntSLT, a, zero, "");
+    LLVMValueRef adj = LLVMBuildAnd(b, rnz, LLVMBuildXor(b, aneg, yneg, ""), "");
+    LLVMValueRef q2 = LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, T, ""), "");
+    LLVMValueRef neg = LLVMBuildSub(b, zero, a, "");
+    return LLVMBuildSelect(b, isz, zero, LLVMBuildSelect(b, ism1, neg, q2, ""), "");
+}
+
+/* Python's float % (mod_S). */
+static LLVMValueRef flt_mod(cg *g, weft_dtype dt, LLVMValueRef a, LLVMValueRef y)
+{
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef T = ty(g, dt);
+    LLVMValueRef zero = LLVMConstReal(T, 0.0);
+    LLVMValueRef r = call_libm(g, libm_of(WEFT__OP_MOD, dt), T, a, y);
+    LLVMValueRef yneg = LLVMBuildFCmp(b, LLVMRealOLT, y, zero, "");
+    LLVMValueRef adj = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealUNE, r, zero, ""),
+                                    LLVMBuildXor(b, LLVMBuildFCmp(b, LLVMRealOLT, r, zero, ""), yneg, ""), "");
+    LLVMValueRef r2 = LLVMBuildSelect(b, adj, LLVMBuildFAdd(b, r, y, ""), r, "");
+    LLVMValueRef z = LLVMBuildSelect(b, yneg, LLVMConstReal(T, -0.0), zero, "");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, r2, zero, ""), z, r2, "");
+}
+
+static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
+{
+    LLVMBuilderRef b = g->b;
+    weft_dtype dt = in->in_dt;
+    LLVMTypeRef T = ty(g, dt);
+    bool fl = is_flt(dt);
+    LLVMValueRef a = v[0], y = v[1];
+    LLVMValueRef zero = fl ? LLVMConstReal(T, 0.0) : ci(T, 0);
+    LLVMValueRef one = fl ? LLVMConstReal(T, 1.0) : ci(T, 1);
+    static const LLVMIntPredicate ip[6] = { LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE,
+                                            LLVMIntSGT, LLVMIntSGE };
+    static const LLVMIntPredicate up[6] = { LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE,
+                                            LLVMIntUGT, LLVMIntUGE };
+    static const LLVMRealPredicate fp[6] = { LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT, LLVMRealOLE,
+                                             LLVMRealOGT, LLVMRealOGE };
+    switch (in->op) {
+    case WEFT__OP_ADD: return fl ? LLVMBuildFAdd(b, a, y, "") : LLVMBuildAdd(b, a, y, "");
+    case WEFT__OP_SUB: return fl ? LLVMBuildFSub(b, a, y, "") : LLVMBuildSub(b, a, y, "");
+    case WEFT__OP_MUL: return fl ? LLVMBuildFMul(b, a, y, "") : LLVMBuildMul(b, a, y, "");
+    case WEFT__OP_TRUEDIV: return LLVMBuildFDiv(b, a, y, "");
+    case WEFT__OP_DIV: case WEFT__OP_FLOORDIV:
+        return fl ? LLVMBuildFDiv(b, a, y, "") : int_divmod(g, false, a, y);
+    case WEFT__OP_MOD: return fl ? flt_mod(g, dt, a, y) : int_divmod(g, true, a, y);
+    case WEFT__OP_POW: return call_libm(g, libm_of(in->op, dt), T, a, y);
+    case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
+        bool mx = in->op == WEFT__OP_MAXIMUM;
+        if (dt == WEFT_BOOL) {
+            LLVMValueRef p = LLVMBuildICmp(b, LLVMIntNE, a, zero, "");
+            LLVMValueRef q = LLVMBuildICmp(b, LLVMIntNE, y, zero, "");
+            return zext8(g, mx ? LLVMBuildOr(b, p, q, "") : LLVMBuildAnd(b, p, q, ""));
+        }
+        if (!fl)
+            return LLVMBuildSelect(b, LLVMBuildICmp(b, mx ? LLVMIntSGT : LLVMIntSLT, a, y, ""), a, y, "");
+        LLVMValueRef take = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealUNO, a, a, ""),
+                                        LLVMBuildFCmp(b, mx ? LLVMRealOGT : LLVMRealOLT, a, y, ""), "");
+        return LLVMBuildSelect(b, take, a, y, "");
+    }
+    case WEFT__OP_EQ: case WEFT__OP_NE: case WEFT__OP_LT: case WEFT__OP_LE: case WEFT__OP_GT:
+    case WEFT__OP_GE: {
+        int k = (int)in->op - (int)WEFT__OP_EQ;
+        if (fl)
+            return zext8(g, LLVMBuildFCmp(b, fp[k], a, y, ""));
+        return zext8(g, LLVMBuildICmp(b, dt == WEFT_BOOL ? up[k] : ip[k], a, y, ""));
+    }
+    case WEFT__OP_LOGICAL_AND: case WEFT__OP_LOGICAL_OR: {
+        LLVMValueRef p = LLVMBuildICmp(b, LLVMIntNE, a, zero, "");
+        LLVMValueRef q = LLVMBuildICmp(b, LLVMIntNE, y, zero, "");
+        return zext8(g, in->op == WEFT__OP_LOGICAL_OR ? LLVMBuildOr(b, p, q, "") : LLVMBuildAnd(b, p, q, ""));
+    }
+    case WEFT__OP_LOGICAL_NOT: return zext8(g, LLVMBuildICmp(b, LLVMIntEQ, a, zero, ""));
+    case WEFT__OP_NEG: return fl ? LLVMBuildFNeg(b, a, "") : LLVMBuildSub(b, zero, a, "");
+    case WEFT__OP_ABS:
+        if (fl)
+            return intrinsic1(g, "llvm.fabs", a);
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, a, zero, ""), LLVMBuildSub(b, zero, a, ""), a, "");
+    case WEFT__OP_SQRT: return intrinsic1(g, "llvm.sqrt", a);
+    case WEFT__OP_RSQRT: return LLVMBuildFDiv(b, one, intrinsic1(g, "llvm.sqrt", a), "");
+    case WEFT__OP_EXP: case WEFT__OP_LOG: case WEFT__OP_TANH: case WEFT__OP_SIN: case WEFT__OP_COS:
+    case WEFT__OP_LOG1P: case WEFT__OP_EXPM1:
+        return call_libm(g, libm_of(in->op, dt), T, a, NULL);
+    case WEFT__OP_SIGMOID: {
+        LLVMValueRef e = call_libm(g, libm_of(in->op, dt), T, LLVMBuildFNeg(b, a, ""), NULL);
+        return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, e, ""), "");
+    }
+    case WEFT__OP_RELU:
+        if (fl)
+            return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUGT, a, zero, ""), a, zero, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, a, zero, ""), a, zero, "");
+    case WEFT__OP_FLOOR: return fl ? intrinsic1(g, "llvm.floor", a) : a;
+    case WEFT__OP_CEIL:  return fl ? intrinsic1(g, "llvm.ceil", a) : a;
+    case WEFT__OP_ROUND: return fl ? intrinsic1(g, "llvm.roundeven", a) : a;
+    case WEFT__OP_SQUARE: return fl ? LLVMBuildFMul(b, a, a, "") : LLVMBuildMul(b, a, a, "");
+    case WEFT__OP_SIGN: {
+        if (!fl) {
+            LLVMValueRef p = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSGT, a, zero, ""), T, "");
+            LLVMValueRef q = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSLT, a, zero, ""), T, "");
+            return LLVMBuildSub(b, p, q, "");
+        }
+        LLVMValueRef s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, a, zero, ""), zero, a, "");
+        s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a, zero, ""), LLVMConstReal(T, -1.0), s, "");
+        return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a, zero, ""), one, s, "");
+    }
+    case WEFT__OP_WHERE:
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, v[0], ci(g->i8, 0), ""), v[1], v[2], "");
+    case WEFT__OP_CAST: return emit_cast(g, dt, in->out_dt, a);
+    default: return NULL;
+    }
+}
+
+/* ---- Reductions (trace/kernel_reduce.c's steps) ------------------------- */
+
+static LLVMTypeRef acc_ty(const cg *g, weft_dtype dt)
+{
+    return is_flt(dt) ? g->f64 : g->i64;
+}
+
+/* The identity (weft__reducer_of's init). */
+static LLVMValueRef red_init(cg *g, weft__op op, weft_dtype dt)
+{
+    weft__reducer r;
+    weft__reducer_of(op, dt, &r);
+    return is_flt(dt) ? LLVMConstReal(g->f64, r.init.d) : ci(g->i64, r.init.i);
+}
+
+/* acc (op) x, x converted to the accumulator's type first. */
+static LLVMValueRef red_step(cg *g, weft__op op, weft_dtype dt, LLVMValueRef acc, LLVMValueRef x)
+{
+    LLVMBuilderRef b = g->b;
+    if (dt == WEFT_F32)
+        x = LLVMBuildFPExt(b, x, g->f64, "");
+    else if (dt == WEFT_I32)
+        x = LLVMBuildSExt(b, x, g->i64, "");
+    else if (dt == WEFT_BOOL)
+        x = LLVMBuildZExt(b, x, g->i64, "");
+    bool fl = is_flt(dt);
+    switch (op) {
+    case WEFT__OP_SUM: case WEFT__OP_MEAN:
+        return fl ? LLVMBuildFAdd(b, acc, x, "") : LLVMBuildAdd(b, acc, x, "");
+    case WEFT__OP_PROD:
+        return fl ? LLVMBuildFMul(b, acc, x, "") : LLVMBuildMul(b, acc, x, "");
+    default: {
+        bool mx = op == WEFT__OP_REDUCE_MAX;
+        LLVMValueRef take;
+        if (fl)
+            take = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""),
+                               LLVMBuildFCmp(b, mx ? LLVMRealOGT : LLVMRealOLT, x, acc, ""), "");
+        else
+            take = LLVMBuildICmp(b, mx ? LLVMIntSGT : LLVMIntSLT, x, acc, "");
+        return LLVMBuildSelect(b, take, x, acc, "");
+    }
+    }
+}
+
+/* The result of an accumulator in the output dtype (the fin functions). */
+static LLVMValueRef red_fin(cg *g, const weft__finstr *in, LLVMValueRef acc)
+{
+    LLVMBuilderRef b = g->b;
+    if (is_flt(in->in_dt)) {
+        if (in->op == WEFT__OP_MEAN)
+            acc = LLVMBuildFDiv(b, acc, LLVMBuildSIToFP(b, g->W, g->f64, ""), "");
+        return in->out_dt == WEFT_F32 ? LLVMBuildFPTrunc(b, acc, g->f32, "") : acc;
+    }
+    return in->out_dt == WEFT_I64 ? acc : LLVMBuildTrunc(b, acc, ty(g, in->out_dt), "");
+}
+
+/* ---- Loops ---------------------------------------------------------------- */
+
+typedef struct loop {
+    LLVMBasicBlockRef head, exit;
+    LLVMValueRef iv, acc;
+} loop;
+
+/* Opens `for (iv = start; iv < end; iv++)`, with an accumulator phi when
+ * acc_init is given; the builder is left in the body. */
+static void loop_open(cg *g, loop *l, LLVMValueRef start, LLVMValueRef end, LLVMValueRef acc_init)
+{
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
+    l->head = LLVMAppendBasicBlockInContext(g->c, g->fn, "head");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->c, g->fn, "body");
+    l->exit = LLVMAppendBasicBlockInContext(g->c, g->fn, "exit");
+    LLVMBuildBr(g->b, l->head);
+    LLVMPositionBuilderAtEnd(g->b, l->head);
+    l->iv = LLVMBuildPhi(g->b, g->i64, "");
+    LLVMAddIncoming(l->iv, &start, &pre, 1);
+    l->acc = NULL;
+    if (acc_init) {
+        l->acc = LLVMBuildPhi(g->b, LLVMTypeOf(acc_init), "");
+        LLVMAddIncoming(l->acc, &acc_init, &pre, 1);
+    }
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, l->iv, end, ""), body, l->exit);
+    LLVMPositionBuilderAtEnd(g->b, body);
+}
+
+/* Closes l (acc_next: the accumulator after this iteration); the builder
+ * is left after the loop. */
+static void loop_close(cg *g, loop *l, LLVMValueRef acc_next)
+{
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+    LLVMValueRef next = LLVMBuildNSWAdd(g->b, l->iv, ci(g->i64, 1), "");
+    LLVMBuildBr(g->b, l->head);
+    LLVMAddIncoming(l->iv, &next, &latch, 1);
+    if (l->acc)
+        LLVMAddIncoming(l->acc, &acc_next, &latch, 1);
+    LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+/* ---- Values --------------------------------------------------------------- */
+
+static LLVMValueRef load_at(cg *g, weft_dtype dt, LLVMValueRef base, LLVMValueRef idx)
+{
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, ty(g, dt), base, &idx, 1, "");
+    return LLVMBuildLoad2(g->b, ty(g, dt), p, "");
+}
+
+static LLVMValueRef value_of(cg *g, uint16_t s);
+
+/* Instruction j (elementwise) from its operands' values. */
+static LLVMValueRef emit_instr(cg *g, uint32_t j)
+{
+    const weft__finstr *in = &g->f->ins[j];
+    LLVMValueRef v[3] = { NULL, NULL, NULL };
+    for (uint32_t k = 0; k < in->n_src; k++)
+        v[k] = value_of(g, in->src[k]);
+    return emit_ew(g, in, v);
+}
+
+/* Operand s at the current element: SCALAR and ROW values are computed
+ * already; FULL and COL ones once per loop body. */
+static LLVMValueRef value_of(cg *g, uint16_t s)
+{
+    const struct weft__fused *f = g->f;
+    if (!(s & WEFT__FSRC_INSTR)) {
+        uint8_t k = f->ext_kind[s];
+        if (k == WEFT__FK_SCALAR || k == WEFT__FK_ROW)
+            return g->ext_val[s];
+        if (!g->ext_elem[s])
+            g->ext_elem[s] = load_at(g, f->ext_dt[s], g->ext[s], k == WEFT__FK_FULL ? g->idx : g->col);
+        return g->ext_elem[s];
+    }
+    uint32_t j = s & ~WEFT__FSRC_INSTR;
+    const weft__finstr *in = &f->ins[j];
+    if (in->red != WEFT__FRED_NONE || in->kind == WEFT__FK_SCALAR || in->kind == WEFT__FK_ROW)
+        return g->val[j];
+    if (!g->elem[j])
+        g->elem[j] = emit_instr(g, j);
+    return g->elem[j];
+}
+
+/* Starts a loop body over the columns of row r: per-element values are
+ * new there. */
+static void body_reset(cg *g)
+{
+    memset(g->elem, 0, sizeof g->elem);
+    memset(g->ext_elem, 0, sizeof g->ext_elem);
+}
+
+/* Computes the ROW instructions before `upto` not computed yet (their
+ * operands are ROW and SCALAR values, done by now). */
+static void row_values(cg *g, uint32_t upto, bool *done)
+{
+    for (uint32_t j = 0; j < upto; j++) {
+        const weft__finstr *in = &g->f->ins[j];
+        if (done[j] || in->red != WEFT__FRED_NONE || in->kind != WEFT__FK_ROW)
+            continue;
+        g->val[j] = emit_instr(g, j);
+        done[j] = true;
+    }
+}
+
+/* The column loop of the current row for instruction j: an inner
+ * reduction into g->val[j], the value of the last one stored, or an outer
+ * reduction's step. */
+static void column_loop(cg *g, uint32_t j)
+{
+    const struct weft__fused *f = g->f;
+    const weft__finstr *in = &f->ins[j];
+    LLVMValueRef init = in->red == WEFT__FRED_INNER ? red_init(g, in->op, in->in_dt) : NULL;
+    loop l;
+    LLVMValueRef start = g->nested ? ci(g->i64, 0) : LLVMBuildNSWMul(g->b, g->r0, g->W, "");
+    LLVMValueRef end = g->nested ? g->W : LLVMBuildNSWMul(g->b, g->r1, g->W, "");
+    LLVMValueRef rowbase = g->nested ? LLVMBuildNSWMul(g->b, g->r, g->W, "") : NULL;
+    loop_open(g, &l, start, end, init);
+    body_reset(g);
+    g->col = l.iv;
+    g->idx = g->nested ? LLVMBuildNSWAdd(g->b, rowbase, l.iv, "") : l.iv;
+    LLVMValueRef next = NULL;
+    if (in->red == WEFT__FRED_INNER) {
+        next = red_step(g, in->op, in->in_dt, l.acc, value_of(g, in->src[0]));
+    } else if (in->red == WEFT__FRED_OUTER) {
+        LLVMTypeRef A = acc_ty(g, in->in_dt);
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, A, g->out, &g->col, 1, "");
+        LLVMValueRef a = LLVMBuildLoad2(g->b, A, p, "");
+        LLVMBuildStore(g->b, red_step(g, in->op, in->in_dt, a, value_of(g, in->src[0])), p);
+    } else {
+        LLVMValueRef v = emit_instr(g, j);
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, ty(g, in->out_dt), g->out, &g->idx, 1, "");
+        LLVMBuildStore(g->b, v, p);
+    }
+    loop_close(g, &l, next);
+    if (in->red == WEFT__FRED_INNER)
+        g->val[j] = red_fin(g, in, l.acc);
+}
+
+static void build_body(cg *g)
+{
+    const struct weft__fused *f = g->f;
+    bool done[WEFT__FUSED_MAX_INSTR] = { false };
+    /* SCALAR inputs and instructions, once. */
+    for (uint32_t e = 0; e < f->n_ext; e++)
+        if (f->ext_kind[e] == WEFT__FK_SCALAR)
+            g->ext_val[e] = load_at(g, f->ext_dt[e], g->ext[e], ci(g->i64, 0));
+    for (uint32_t j = 0; j < f->n_instr; j++) {
+        if (f->ins[j].red == WEFT__FRED_NONE && f->ins[j].kind == WEFT__FK_SCALAR) {
+            g->val[j] = emit_instr(g, j);
+            done[j] = true;
+        }
+    }
+    uint32_t last = f->n_instr - 1;
+    if (!g->nested) {
+        column_loop(g, last);
+        return;
+    }
+    loop rows;
+    loop_open(g, &rows, g->r0, g->r1, NULL);
+    g->r = rows.iv;
+    for (uint32_t e = 0; e < f->n_ext; e++)
+        if (f->ext_kind[e] == WEFT__FK_ROW)
+            g->ext_val[e] = load_at(g, f->ext_dt[e], g->ext[e], g->r);
+    bool row_done[WEFT__FUSED_MAX_INSTR];
+    memcpy(row_done, done, sizeof row_done);
+    for (uint32_t j = 0; j < last; j++) {
+        if (f->ins[j].red != WEFT__FRED_INNER)
+            continue;
+        row_values(g, j, row_done);
+        column_loop(g, j);
+        row_done[j] = true;
+    }
+    row_values(g, last, row_done);
+    const weft__finstr *in = &f->ins[last];
+    if (in->red == WEFT__FRED_INNER) {
+        /* The group's value is one per row. */
+        column_loop(g, last);
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, ty(g, in->out_dt), g->out, &g->r, 1, "");
+        LLVMBuildStore(g->b, g->val[last], p);
+    } else {
+        column_loop(g, last);
+    }
+    loop_close(g, &rows, NULL);
+}
+
+bool weft__codegen_group(LLVMModuleRef m, const struct weft__fused *f, const char *name)
+{
+    if (!weft__jit_codegen_supports(f))
+        return false;
+    cg g;
+    memset(&g, 0, sizeof g);
+    g.m = m;
+    g.c = LLVMGetModuleContext(m);
+    g.f = f;
+    g.i1 = LLVMInt1TypeInContext(g.c);
+    g.i8 = LLVMInt8TypeInContext(g.c);
+    g.i32 = LLVMInt32TypeInContext(g.c);
+    g.i64 = LLVMInt64TypeInContext(g.c);
+    g.f32 = LLVMFloatTypeInContext(g.c);
+    g.f64 = LLVMDoubleTypeInContext(g.c);
+    g.ptr = LLVMPointerTypeInContext(g.c, 0);
+    LLVMTypeRef params[5] = { g.ptr, g.ptr, g.i64, g.i64, g.i64 };
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g.c), params, 5, 0);
+    g.fn = LLVMAddFunction(m, name, fty);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(g.fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g.c, nounwind, 0));
+    const weft__finstr *last = &f->ins[f->n_instr - 1];
+    if (last->red == WEFT__FRED_OUTER) {
+        /* The partials are the caller's own buffer, never an input. */
+        unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+        LLVMAddAttributeAtIndex(g.fn, 2, LLVMCreateEnumAttribute(g.c, noalias, 0));
+    }
+    LLVMValueRef ext_arr = LLVMGetParam(g.fn, 0);
+    g.out = LLVMGetParam(g.fn, 1);
+    g.r0 = LLVMGetParam(g.fn, 2);
+    g.r1 = LLVMGetParam(g.fn, 3);
+    g.W = LLVMGetParam(g.fn, 4);
+    /* Columns known at trace time are a constant: short rows unroll, a
+     * single column's loop disappears.  (A launch of this group always has
+     * them: the executor checks its inputs against the known dims.) */
+    int64_t cols = 1;
+    for (int q = f->split; q < f->rank && cols > 0; q++)
+        cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
+    if (cols > 0)
+        g.W = ci(g.i64, cols);
+    g.b = LLVMCreateBuilderInContext(g.c);
+    LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(g.c, g.fn, "entry"));
+    for (uint32_t e = 0; e < f->n_ext; e++) {
+        LLVMValueRef idx = ci(g.i64, e);
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(g.b, g.ptr, ext_arr, &idx, 1, "");
+        g.ext[e] = LLVMBuildLoad2(g.b, g.ptr, p, "");
+    }
+    /* Flat when nothing varies by row or column alone. */
+    g.nested = false;
+    for (uint32_t e = 0; e < f->n_ext; e++)
+        g.nested = g.nested || f->ext_kind[e] == WEFT__FK_ROW || f->ext_kind[e] == WEFT__FK_COL;
+    for (uint32_t j = 0; j < f->n_instr; j++)
+        g.nested = g.nested || f->ins[j].red != WEFT__FRED_NONE ||
+                   f->ins[j].kind == WEFT__FK_ROW || f->ins[j].kind == WEFT__FK_COL;
+    build_body(&g);
+    LLVMBuildRetVoid(g.b);
+    LLVMDisposeBuilder(g.b);
+    return true;
+}
