@@ -51,6 +51,10 @@ static pthread_cond_t q_cv = PTHREAD_COND_INITIALIZER;
 static jit_job *q_head, *q_tail;
 static bool q_started, q_stop, q_dead;   /* under q_mu */
 static pthread_t q_thread;
+/* The unit being compiled now, NULL between compiles (under q_mu); q_idle
+ * is signalled when a compile ends, for weft__jit_unit_release. */
+static struct weft__jit_unit *q_compiling;
+static pthread_cond_t q_idle = PTHREAD_COND_INITIALIZER;
 static void (*q_log)(const char *msg);   /* under q_mu */
 
 /* Knobs and counters, any thread. */
@@ -183,12 +187,19 @@ static void *compile_main(void *arg)
         if (!q_head)
             q_tail = NULL;
         bool stopping = q_stop;
+        if (!j->release && !stopping)
+            q_compiling = j->unit;
         pthread_mutex_unlock(&q_mu);
         if (j->release) {
             release_unit(j->unit, stopping);
         } else {
-            if (!stopping)
+            if (!stopping) {
                 compile_unit(j->unit);
+                pthread_mutex_lock(&q_mu);
+                q_compiling = NULL;
+                pthread_cond_broadcast(&q_idle);
+                pthread_mutex_unlock(&q_mu);
+            }
             /* Again once LLVM has been used: the static objects it made
              * on its first use are destroyed by exit handlers too, before
              * the handlers registered earlier, so the thread must be
@@ -242,12 +253,6 @@ static bool enqueue(jit_job *j)
          * (registered when it was loaded) are gone. */
         if (q_started)
             atexit(jit_shutdown);
-        /* An exit handler rather than a destructor: handlers run in the
-         * reverse order of their registration, and the library's
-         * destructors after all of them, by which time LLVM's own static
-         * objects (registered when it was loaded) are gone. */
-        if (q_started)
-            atexit(jit_shutdown);
     }
     if (q_dead || q_stop) {
         ok = false;
@@ -269,6 +274,15 @@ void weft__jit_unit_release(struct weft__jit_unit *u)
     if (!u)
         return;
     __atomic_store_n(&u->dead, 1, __ATOMIC_RELAXED);
+    /* A compile of u that has not started is skipped (u is dead); one that
+     * runs now is waited for, so that once its program is freed no LLVM
+     * work is done on its behalf, and a process that destroys its
+     * functions before it exits never exits in the middle of a compile
+     * (LLVM's static objects go with the exit handlers). */
+    pthread_mutex_lock(&q_mu);
+    while (q_compiling == u && !pthread_equal(pthread_self(), q_thread))
+        pthread_cond_wait(&q_idle, &q_mu);
+    pthread_mutex_unlock(&q_mu);
     u->release_job.unit = u;
     u->release_job.release = true;
     if (!enqueue(&u->release_job)) {

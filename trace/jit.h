@@ -39,8 +39,11 @@ void weft__jit_note_run(const weft__program *p);
 /* The native function of node `node` of p, or NULL while it has none.
  * Any thread; an acquire load. */
 weft__native_fn weft__jit_native(const weft__program *p, uint32_t node);
-/* Frees unit's native code and the unit itself, after any compile of it
- * that is queued or running.  NULL is fine. */
+/* Frees unit's native code and the unit itself.  A compile of it that is
+ * queued is dropped; one that is running is waited for (the only wait on
+ * the compiler, on the path that frees a program: an eviction or a
+ * function's destroy), so that a process that destroys its functions
+ * before exit never exits in the middle of a compile.  NULL is fine. */
 void weft__jit_unit_release(struct weft__jit_unit *unit);
 
 /* Whether the back end can generate group f at all (every op and dtype of
