@@ -8,25 +8,9 @@
  * DIFF_OPS=1 the compiled op lists.  test_differential_ops.c does the
  * same for the math and shape ops, matmul, map and host calls. */
 #include "diff_util.h"
-#include "test_util.h"
+#include "worker_runtimes.h"
 
-#define N_RT 3
-static const unsigned rt_workers[N_RT] = { 1, 2, 4 };
-static weft_runtime *rts[N_RT];
-
-static void setup(void)
-{
-    for (int k = 0; k < N_RT; k++)
-        rts[k] = test_runtime_of(rt_workers[k]);
-}
-
-static void teardown(void)
-{
-    for (int k = 0; k < N_RT; k++)
-        weft_runtime_destroy(&rts[k]);
-}
-
-TestSuite(differential, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(differential, .init = worker_runtimes_create, .fini = worker_runtimes_destroy, .timeout = 120);
 
 /* ---- The random program ---------------------------------------------
  * Values live in a pool whose shapes all broadcast against [A, B]:

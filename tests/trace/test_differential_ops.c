@@ -16,7 +16,7 @@
  * DIFF_OPS=1 the compiled op lists. */
 #include "base/sanitizer.h"
 #include "diff_util.h"
-#include "test_util.h"
+#include "worker_runtimes.h"
 
 #if defined(WEFT__TSAN) || defined(WEFT__ASAN)
 #define SANITIZED 1
@@ -24,23 +24,7 @@
 #define SANITIZED 0
 #endif
 
-#define N_RT 3
-static const unsigned rt_workers[N_RT] = { 1, 2, 4 };
-static weft_runtime *rts[N_RT];
-
-static void setup(void)
-{
-    for (int k = 0; k < N_RT; k++)
-        rts[k] = test_runtime_of(rt_workers[k]);
-}
-
-static void teardown(void)
-{
-    for (int k = 0; k < N_RT; k++)
-        weft_runtime_destroy(&rts[k]);
-}
-
-TestSuite(differential_ops, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(differential_ops, .init = worker_runtimes_create, .fini = worker_runtimes_destroy, .timeout = 120);
 
 #define POOL 16
 #define N_OPS 12

@@ -16,26 +16,22 @@
 #include <time.h>
 #include <weft.h>
 
-#include "test_util.h"
+#include "diff_util.h"
+#include "worker_runtimes.h"
 #include "trace/jit.h"
 
-#define N_RT 3
-static const unsigned rt_workers[N_RT] = { 1, 2, 4 };
-static weft_runtime *rts[N_RT];
 static int64_t old_min;
 
 static void setup(void)
 {
-    for (int k = 0; k < N_RT; k++)
-        rts[k] = test_runtime_of(rt_workers[k]);
+    worker_runtimes_create();
     old_min = weft__jit_set_min_elems(1);
 }
 
 static void teardown(void)
 {
     weft__jit_set_min_elems(old_min);
-    for (int k = 0; k < N_RT; k++)
-        weft_runtime_destroy(&rts[k]);
+    worker_runtimes_destroy();
 }
 
 TestSuite(jit, .init = setup, .fini = teardown, .timeout = 600);
@@ -59,12 +55,6 @@ static bool wait_for(bool (*pred)(void))
     return pred();
 }
 
-static uint64_t next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 33;
-}
-
 /* ---- The random program ---------------------------------------------
  * Values live in a pool whose shapes all broadcast against [A, B]:
  * [A, B], [A, 1], [1, B], [B], [] and [1, 1].  The body draws its ops from
@@ -77,7 +67,6 @@ typedef struct prog {
     uint64_t seed;
 } prog;
 
-static bool is_float(weft_dtype dt) { return dt == WEFT_F32 || dt == WEFT_F64; }
 
 /* A reduction of v over random axes whose result stays in the pool's
  * shapes: keepdims, or every axis, or axis 0 of a 2-D value. */
@@ -86,10 +75,10 @@ static weft_value *random_reduce(weft_ctx *cx, weft_value *v, uint64_t *s)
     weft_spec sp;
     if (weft_value_spec(v, &sp) != 0)
         return NULL;
-    weft_reduction r = (weft_reduction)(next(s) % 9);
+    weft_reduction r = (weft_reduction)(diff_next(s) % 9);
     int axes[2], n_axes = 0;
-    bool keep = next(s) % 2;
-    unsigned pick = (unsigned)next(s) % 4;
+    bool keep = diff_next(s) % 2;
+    unsigned pick = (unsigned)diff_next(s) % 4;
     if (sp.rank == 2) {
         if (pick == 0 || pick == 3)
             axes[n_axes++] = pick == 3 ? -2 : 0;
@@ -118,13 +107,13 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
                                   weft_floordiv, weft_ge, weft_ne, weft_truediv };
     static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
     for (int op = 0; op < N_OPS; op++) {
-        weft_value *a = pool[next(&s) % (uint64_t)n], *b = pool[next(&s) % (uint64_t)n];
+        weft_value *a = pool[diff_next(&s) % (uint64_t)n], *b = pool[diff_next(&s) % (uint64_t)n];
         weft_value *r = NULL;
         weft_spec sa;
         weft_value_spec(a, &sa);
-        switch (next(&s) % 8) {
+        switch (diff_next(&s) % 8) {
         case 0: case 1:
-            r = bins[next(&s) % (sizeof bins / sizeof bins[0])](cx, a, b);
+            r = bins[diff_next(&s) % (sizeof bins / sizeof bins[0])](cx, a, b);
             break;
         case 2: {
             typedef weft_value *(*unop)(weft_ctx *, weft_value *);
@@ -137,14 +126,14 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
                                            weft_log1p, weft_expm1 };
             if (sa.dtype == WEFT_BOOL)
                 r = weft_logical_not(cx, a);
-            else if (is_float(sa.dtype) && next(&s) % 2)
-                r = flt_un[next(&s) % (sizeof flt_un / sizeof flt_un[0])](cx, a);
+            else if (diff_is_float(sa.dtype) && diff_next(&s) % 2)
+                r = flt_un[diff_next(&s) % (sizeof flt_un / sizeof flt_un[0])](cx, a);
             else
-                r = any_un[next(&s) % (sizeof any_un / sizeof any_un[0])](cx, a);
+                r = any_un[diff_next(&s) % (sizeof any_un / sizeof any_un[0])](cx, a);
             break;
         }
         case 3:
-            r = weft_cast(cx, a, dts[next(&s) % 5]);
+            r = weft_cast(cx, a, dts[diff_next(&s) % 5]);
             break;
         case 4: case 5:
             r = random_reduce(cx, a, &s);
@@ -160,7 +149,7 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
                 r = weft_mul(cx, weft_add(cx, a, b), a);
                 break;
             }
-            weft_value *m = weft_reduce(cx, (weft_reduction)(next(&s) % 9), a, &last, 1, true);
+            weft_value *m = weft_reduce(cx, (weft_reduction)(diff_next(&s) % 9), a, &last, 1, true);
             weft_value *d = weft_sub(cx, a, m);
             r = weft_mul(cx, d, weft_reduce(cx, WEFT_R_SUM, d, &last, 1, true));
             break;
@@ -171,7 +160,7 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
         if (n < POOL)
             pool[n++] = r;
         else
-            pool[4 + next(&s) % (POOL - 4)] = r;
+            pool[4 + diff_next(&s) % (POOL - 4)] = r;
     }
     outs[0] = pool[n - 1];
     outs[1] = pool[n - 2];
@@ -180,58 +169,9 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
 
 /* ---- Inputs ---------------------------------------------------------- */
 
-static weft_tensor *random_tensor(weft_dtype dt, int rank, const int64_t *dims, uint64_t *s)
-{
-    int64_t numel = 1;
-    for (int d = 0; d < rank; d++)
-        numel *= dims[d];
-    size_t es = weft_dtype_size(dt);
-    unsigned char *buf = malloc((size_t)(numel ? numel : 1) * es);
-    for (int64_t i = 0; i < numel; i++) {
-        int64_t iv = (int64_t)(next(s) % 9) - 4;
-        double fv = (double)(next(s) % 4001) / 1000.0 - 2.0;
-        switch (dt) {
-        case WEFT_BOOL: buf[i] = (unsigned char)(iv > 0); break;
-        case WEFT_I32:  ((int32_t *)buf)[i] = (int32_t)iv; break;
-        case WEFT_I64:  ((int64_t *)buf)[i] = iv; break;
-        case WEFT_F32:  ((float *)buf)[i] = (float)fv; break;
-        case WEFT_F64:  ((double *)buf)[i] = fv; break;
-        }
-    }
-    weft_tensor *t = NULL;
-    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
-    free(buf);
-    return t;
-}
 
 /* ---- Comparison ------------------------------------------------------ */
 
-static bool same_bits(const weft_tensor *a, const weft_tensor *b, char *why, size_t len)
-{
-    if (weft_tensor_dtype(a) != weft_tensor_dtype(b) || weft_tensor_rank(a) != weft_tensor_rank(b)) {
-        snprintf(why, len, "dtype or rank differ");
-        return false;
-    }
-    for (int d = 0; d < weft_tensor_rank(a); d++)
-        if (weft_tensor_dims(a)[d] != weft_tensor_dims(b)[d]) {
-            snprintf(why, len, "dim %d differs", d);
-            return false;
-        }
-    weft_dtype dt = weft_tensor_dtype(a);
-    size_t es = weft_dtype_size(dt);
-    const unsigned char *pa = weft_tensor_data(a), *pb = weft_tensor_data(b);
-    for (int64_t i = 0; i < weft_tensor_numel(a); i++) {
-        if (memcmp(pa + i * es, pb + i * es, es) == 0)
-            continue;
-        double x = dt == WEFT_F32 ? ((const float *)pa)[i] : dt == WEFT_F64 ? ((const double *)pa)[i] : 0;
-        double y = dt == WEFT_F32 ? ((const float *)pb)[i] : dt == WEFT_F64 ? ((const double *)pb)[i] : 0;
-        if (is_float(dt) && isnan(x) && isnan(y))
-            continue;
-        snprintf(why, len, "element %lld differs (%.17g vs %.17g)", (long long)i, x, y);
-        return false;
-    }
-    return true;
-}
 
 typedef struct outcome {
     int rc;
@@ -278,21 +218,21 @@ static uint64_t check_seed(uint64_t seed)
     static const int64_t sizes[] = { 1, 3, 7, 64, 300, 1500 };
     int64_t A, B;
     do {
-        A = sizes[next(&s) % 6];
-        B = sizes[next(&s) % 6];
+        A = sizes[diff_next(&s) % 6];
+        B = sizes[diff_next(&s) % 6];
     } while (A * B > 70000);
     static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
-    weft_dtype dt = next(&s) % 3 ? dts[3 + next(&s) % 2] : dts[next(&s) % 5];
-    weft_dtype dt2 = next(&s) % 4 ? dt : dts[next(&s) % 5];
+    weft_dtype dt = diff_next(&s) % 3 ? dts[3 + diff_next(&s) % 2] : dts[diff_next(&s) % 5];
+    weft_dtype dt2 = diff_next(&s) % 4 ? dt : dts[diff_next(&s) % 5];
     int64_t full[2] = { A, B }, row[2] = { A, 1 }, col[1] = { B };
     weft_tensor *in[4] = {
-        random_tensor(dt, 2, full, &s), random_tensor(dt2, 2, row, &s),
-        random_tensor(dt, 1, col, &s), random_tensor(dt2, 0, NULL, &s),
+        diff_random_tensor_ex(dt, 2, full, &s, false), diff_random_tensor_ex(dt2, 2, row, &s, false),
+        diff_random_tensor_ex(dt, 1, col, &s, false), diff_random_tensor_ex(dt2, 0, NULL, &s, false),
     };
     weft_arg args[4];
     for (int k = 0; k < 4; k++)
         args[k] = weft_arg_tensor(in[k]);
-    prog p = { .seed = next(&s) };
+    prog p = { .seed = diff_next(&s) };
 
     outcome ref = { 0 };
     run_one(rts[0], &p, EAGER, args, &ref);
@@ -308,7 +248,7 @@ static uint64_t check_seed(uint64_t seed)
                          tier - 1, o.rc, ref.rc, weft_errmsg());
             for (int q = 0; q < 2 && o.rc == 0; q++) {
                 char why[160];
-                cr_assert(same_bits(o.out[q], ref.out[q], why, sizeof why),
+                cr_assert(diff_same_bits(o.out[q], ref.out[q], why, sizeof why),
                           "seed %llu, [%lld,%lld] %s/%s, %u workers, tier %d, output %d: %s",
                           (unsigned long long)seed, (long long)A, (long long)B,
                           weft_dtype_name(dt), weft_dtype_name(dt2), rt_workers[k], tier - 1, q, why);
@@ -448,7 +388,7 @@ Test(jit, directed_ops_on_special_values)
                     cr_assert_eq(rc1, 0, "%s: kind %d op %u: %s", weft_dtype_name(dt), kind, idx,
                                  weft_errmsg());
                     char why[160];
-                    cr_assert(same_bits(got, ref, why, sizeof why), "%s: kind %d op %u, %u workers: %s",
+                    cr_assert(diff_same_bits(got, ref, why, sizeof why), "%s: kind %d op %u, %u workers: %s",
                               weft_dtype_name(dt), kind, idx, rt_workers[k], why);
                     weft_tensor_release(got);
                     got = NULL;
@@ -552,7 +492,7 @@ Test(jit, failed_compile_falls_back)
     cr_assert(!ops_say_native(f));
     weft_tensor *again = call1(f, x);
     char why[160];
-    cr_assert(same_bits(again, first, why, sizeof why), "%s", why);
+    cr_assert(diff_same_bits(again, first, why, sizeof why), "%s", why);
     pthread_mutex_lock(&log_mu);
     cr_assert_eq(n_logged, 1, "%d log lines", n_logged);
     cr_assert(strstr(logged, "chain") && strstr(logged, "injected"), "%s", logged);
@@ -585,7 +525,7 @@ Test(jit, eviction_frees_native_code)
     cr_assert(ops_say_native(f));
     weft_tensor *a2 = call1(f, x);
     char why[160];
-    cr_assert(same_bits(a2, a, why, sizeof why), "%s", why);
+    cr_assert(diff_same_bits(a2, a, why, sizeof why), "%s", why);
     /* A second signature evicts the first (max_cached 1): its code goes
      * before the new one's compile, which is queued after it. */
     weft_tensor *b = call1(f, y);

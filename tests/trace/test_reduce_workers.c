@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/sanitizer.h"
-#include "test_util.h"
+#include "worker_runtimes.h"
 
 /* The sanitized builds (CI runs each three times) use smaller sizes, still
  * above the 32,768 elements where kernels split work and with reduced
@@ -26,23 +26,7 @@
 #define SIZE(plain, sanitized) (plain)
 #endif
 
-#define N_RT 3
-static const unsigned rt_workers[N_RT] = { 1, 2, 4 };
-static weft_runtime *rts[N_RT];
-
-static void setup(void)
-{
-    for (int k = 0; k < N_RT; k++)
-        rts[k] = test_runtime_of(rt_workers[k]);
-}
-
-static void teardown(void)
-{
-    for (int k = 0; k < N_RT; k++)
-        weft_runtime_destroy(&rts[k]);
-}
-
-TestSuite(reduce_workers, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(reduce_workers, .init = worker_runtimes_create, .fini = worker_runtimes_destroy, .timeout = 240);
 
 /* The reduction order of include/weft/ops.h. */
 #define CHUNK 1024
