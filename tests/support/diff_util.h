@@ -177,4 +177,30 @@ static inline void diff_check(weft_runtime *const *rts, const unsigned *workers,
     diff_release(&ref);
 }
 
+/* A reduction of v over random axes whose result stays in the shapes that
+ * broadcast against [A, B] ([A, B], [A, 1], [1, B], [B], [], [1, 1]):
+ * keepdims, or every axis, or axis 0 of a 2-D value. */
+static inline weft_value *diff_random_reduce(weft_ctx *cx, weft_value *v, uint64_t *s)
+{
+    weft_spec sp;
+    if (weft_value_spec(v, &sp) != 0)
+        return NULL;
+    weft_reduction r = (weft_reduction)(diff_next(s) % 9);
+    int axes[2], n_axes = 0;
+    bool keep = diff_next(s) % 2;
+    unsigned pick = (unsigned)diff_next(s) % 4;
+    if (sp.rank == 2) {
+        if (pick == 0 || pick == 3)
+            axes[n_axes++] = pick == 3 ? -2 : 0;
+        if (pick == 1 || pick == 3)
+            axes[n_axes++] = pick == 3 ? -1 : 1;
+        /* [A] would not broadcast against [A, B]. */
+        if (!keep && n_axes == 1 && axes[0] == 1)
+            keep = true;
+    } else if (sp.rank == 1 && pick == 1) {
+        axes[n_axes++] = 0;
+    }
+    return weft_reduce(cx, r, v, pick == 2 ? NULL : axes, pick == 2 ? 0 : (size_t)n_axes, keep);
+}
+
 #endif

@@ -68,31 +68,6 @@ typedef struct prog {
 } prog;
 
 
-/* A reduction of v over random axes whose result stays in the pool's
- * shapes: keepdims, or every axis, or axis 0 of a 2-D value. */
-static weft_value *random_reduce(weft_ctx *cx, weft_value *v, uint64_t *s)
-{
-    weft_spec sp;
-    if (weft_value_spec(v, &sp) != 0)
-        return NULL;
-    weft_reduction r = (weft_reduction)(diff_next(s) % 9);
-    int axes[2], n_axes = 0;
-    bool keep = diff_next(s) % 2;
-    unsigned pick = (unsigned)diff_next(s) % 4;
-    if (sp.rank == 2) {
-        if (pick == 0 || pick == 3)
-            axes[n_axes++] = pick == 3 ? -2 : 0;
-        if (pick == 1 || pick == 3)
-            axes[n_axes++] = pick == 3 ? -1 : 1;
-        /* [A] would not broadcast against [A, B]. */
-        if (!keep && n_axes == 1 && axes[0] == 1)
-            keep = true;
-    } else if (sp.rank == 1 && pick == 1) {
-        axes[n_axes++] = 0;
-    }
-    return weft_reduce(cx, r, v, pick == 2 ? NULL : axes, pick == 2 ? 0 : (size_t)n_axes, keep);
-}
-
 static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     const prog *p = user;
@@ -136,7 +111,7 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
             r = weft_cast(cx, a, dts[diff_next(&s) % 5]);
             break;
         case 4: case 5:
-            r = random_reduce(cx, a, &s);
+            r = diff_random_reduce(cx, a, &s);
             break;
         case 6:
             r = weft_where(cx, weft_lt(cx, a, b), a, b);
