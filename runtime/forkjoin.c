@@ -30,14 +30,14 @@ void weft__inline_enter(void)
 {
     weft__tls_inline++;
     if (weft__tls_worker)
-        weft__tls_worker->inline_depth++;
+        weft__tls_worker->dq.inline_depth++;
 }
 
 void weft__inline_leave(void)
 {
     weft__tls_inline--;
     if (weft__tls_worker)
-        weft__tls_worker->inline_depth--;
+        weft__tls_worker->dq.inline_depth--;
 }
 
 bool weft__inline_now(void)
@@ -98,12 +98,9 @@ bool weft__group_owned_here(const weft_group *g)
     return g->owner_ == self_token(w);
 }
 
-void weft_group_init(weft_group *g, weft_runtime *rt)
+/* The fields weft_group_init sets for any runtime, valid or not. */
+static inline void group_reset(weft_group *g, weft_runtime *rt)
 {
-    if (!g) {
-        weft__errorf(WEFT_EINVAL, "weft_group_init: g is NULL");
-        return;
-    }
     g->rt_ = rt;
     g->pending_ = 0;
     g->spawned_ = 0;
@@ -111,17 +108,32 @@ void weft_group_init(weft_group *g, weft_runtime *rt)
     g->status_ = 0;
     g->flags_ = WEFT__GROUP_MAGIC;
     g->base_ = WEFT__GROUP_NO_BASE;
-    g->bits_ = 0;
-    if (!rt) {
-        g->owner_ = NULL;
-        weft__errorf(WEFT_EINVAL, "weft_group_init: rt is NULL");
-        g->status_ = WEFT_EINVAL;
+}
+
+/* weft_group_init with a NULL group or runtime. */
+static __attribute__((noinline)) void group_init_invalid(weft_group *g)
+{
+    if (!g) {
+        weft__errorf(WEFT_EINVAL, "weft_group_init: g is NULL");
         return;
     }
+    group_reset(g, NULL);
+    g->bits_ = 0;
+    g->owner_ = NULL;
+    weft__errorf(WEFT_EINVAL, "weft_group_init: rt is NULL");
+    g->status_ = WEFT_EINVAL;
+}
+
+void weft_group_init(weft_group *g, weft_runtime *rt)
+{
+    if (WEFT__UNLIKELY(g == NULL || rt == NULL)) {
+        group_init_invalid(g);
+        return;
+    }
+    group_reset(g, rt);
     weft__worker *w = weft__current_worker_inline(rt);
     g->owner_ = self_token(w);
-    if (!w)
-        g->bits_ = WEFT__GROUP_OUTSIDE;
+    g->bits_ = w ? 0 : WEFT__GROUP_OUTSIDE;
 }
 
 /* The caller may now run long work itself: all private tasks are shared. */
@@ -247,19 +259,16 @@ void weft__share_all(weft_runtime *rt)
     }
 }
 
-void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
+/* weft_spawn on the caller's worker past its one-compare checks: typed
+ * tasks or inline mode on this thread, or a head at the spawn limit (a
+ * full stack, or a thief asked for tasks). */
+static __attribute__((noinline)) void spawn_unusual(weft__worker *w, weft_group *g,
+                                                    weft_task_fn fn, void *arg)
 {
-    weft__worker *w = weft__tls_worker;
-    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL ||
-                       w->inline_depth)) {
-        spawn_slow(g, fn, arg);
-        return;
-    }
     weft__deque *d = &w->dq;
     weft_task_slot *h = d->head;
-    weft_task_slot *lim = __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED);
-    /* A head that typed tasks moved, or a full stack: the slow path. */
-    if (WEFT__UNLIKELY(!weft__deque_head_ok(d) || (h >= lim && h == d->tw.end_))) {
+    /* A head that typed tasks moved, inline mode, or a full stack. */
+    if (d->inline_depth || !weft__deque_head_ok(d) || h == d->tw.end_) {
         spawn_slow(g, fn, arg);
         return;
     }
@@ -268,12 +277,33 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
     group_count_child(g);
     if (h < (weft_task_slot *)g->base_)
         g->base_ = h;
-    /* A thief asked (limit_ lowered).  Tail calls only: the fast path
-     * saves no registers. */
-    if (WEFT__UNLIKELY(h >= lim)) {
-        spawn_share(w, h + 1);
+    if (h >= __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED)) {
+        spawn_share(w, h + 1);   /* a thief asked (limit_ lowered) */
         return;
     }
+    weft__spawn_notify(w);
+}
+
+void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
+{
+    weft__worker *w = weft__tls_worker;
+    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL)) {
+        spawn_slow(g, fn, arg);
+        return;
+    }
+    weft__deque *d = &w->dq;
+    weft_task_slot *h = d->head;
+    /* Typed tasks, inline mode, a full stack or a thief's request (limit_
+     * lowered): one compare each, the rest off the fast path. */
+    if (WEFT__UNLIKELY(d->frames_any != 0 || h >= __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED))) {
+        spawn_unusual(w, g, fn, arg);
+        return;
+    }
+    weft__slot_put_task_fields(h, fn, arg, g);
+    d->head = h + 1;
+    group_count_child(g);
+    if (h < (weft_task_slot *)g->base_)
+        g->base_ = h;
     weft__spawn_notify(w);
 }
 
@@ -455,13 +485,13 @@ int weft_group_wait(weft_group *g)
                 wait_worker(w, g);
                 break;
             }
-            weft_task_fn fn = weft__slot_fn(p);
-            void *arg = weft__slot_arg(p);
             d->head = p;
             weft_task_take_(p);
+            /* Before fn and arg are read: nothing then lives across this
+             * call but w and g. */
             if (WEFT__UNLIKELY(weft__deque_hungry(d)) && p > d->osplit)
                 weft__deque_share_on_pop_owner(d, p);
-            fn(arg);
+            weft__slot_fn(p)(weft__slot_arg(p));
             g->done_++;
             WEFT__STAT_INC(w, tasks);
         }

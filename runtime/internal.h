@@ -84,7 +84,17 @@ typedef struct weft__deque {
     /* No thread ever steals from this deque (a runtime of one worker):
      * weft_spawn never shares. */
     bool solo;
-    unsigned typed_frames;      /* typed tasks running on this stack's owner */
+    /* Why a generic call may not take its fast path (owner only): typed
+     * tasks running on this stack's owner (the cached head may be stale),
+     * and the weft__inline_enter depth of the owner's thread (spawns run at
+     * once).  One word, so that weft_spawn tests both with one compare. */
+    union {
+        struct {
+            unsigned typed_frames;
+            unsigned inline_depth;
+        };
+        uint64_t frames_any;
+    };
     uint64_t overflows;         /* children run at once (statistics; relaxed atomic) */
 } weft__deque;
 
@@ -268,9 +278,6 @@ static inline int64_t weft__deque_count_owner(const weft__deque *d, const weft_t
 typedef struct weft__worker {
     weft__deque dq;
     _Alignas(WEFT__CACHE_LINE) weft_runtime *rt;
-    /* weft__inline_enter depth of this worker's thread (owner only): on
-     * the line weft_spawn reads anyway, cheaper there than a thread-local. */
-    unsigned inline_depth;
     unsigned index;
     uint64_t rng;
     /* Statistics: written by the owner only (relaxed atomic stores), read
