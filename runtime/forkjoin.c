@@ -465,6 +465,47 @@ static __attribute__((noinline)) int wait_slow(weft_group *g)
     return group_finish(g);
 }
 
+/* Takes the newest task of w's stack for the caller to run if it is a
+ * private weft_spawn child of g, else returns NULL: the child is stolen or
+ * shared, a child of another group is newer, typed tasks moved the head,
+ * or a thief asked for tasks (the general wait's pop shares them).  Owner
+ * thread. */
+static inline weft_task_slot *pop_own_child(weft__worker *w, weft_group *g)
+{
+    weft__deque *d = &w->dq;
+    weft_task_slot *p = d->head - 1;
+    if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
+                       !weft__slot_is_generic(p) || weft__slot_group(p) != g ||
+                       weft__deque_hungry(d)))
+        return NULL;
+    d->head = p;
+    weft_task_take_(p);
+    WEFT__STAT_INC(w, tasks);
+    return p;
+}
+
+/* Runs p, popped by pop_own_child (only g lives across the call). */
+static inline void run_own_child(weft_group *g, weft_task_slot *p)
+{
+    weft__slot_fn(p)(weft__slot_arg(p));
+    g->done_++;
+}
+
+/* The wait of g's spawning worker: its private children of g, newest
+ * first, then the general wait for the rest. */
+static __attribute__((noinline)) void wait_own(weft_group *g)
+{
+    weft__worker *w = weft__tls_worker;
+    while (g->spawned_ != g->done_) {
+        weft_task_slot *p = pop_own_child(w, g);
+        if (!p) {
+            wait_worker(w, g);
+            return;
+        }
+        run_own_child(g, p);
+    }
+}
+
 int weft_group_wait(weft_group *g)
 {
     weft__worker *w = weft__tls_worker;
@@ -472,28 +513,18 @@ int weft_group_wait(weft_group *g)
      * unfinished children that are still queued are the newest tasks of
      * its stack, so while the newest task is a private child of g it is
      * popped and run without reading pending_, the count other workers
-     * bump (its line would move back and forth once per stolen child). */
+     * bump (its line would move back and forth once per stolen child).
+     * The first child inline, any others in wait_own. */
     if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
-        weft__deque *d = &w->dq;
-        while (g->spawned_ != g->done_) {
-            weft_task_slot *h = d->head;
-            weft_task_slot *p = h - 1;
-            /* Not private (stolen, shared), not a weft_spawn child of g,
-             * or a head typed tasks moved: the general wait. */
-            if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
-                               !weft__slot_is_generic(p) || weft__slot_group(p) != g)) {
+        if (g->spawned_ != g->done_) {
+            weft_task_slot *p = pop_own_child(w, g);
+            if (WEFT__UNLIKELY(p == NULL)) {
                 wait_worker(w, g);
-                break;
+                return group_finish(g);
             }
-            d->head = p;
-            weft_task_take_(p);
-            /* Before fn and arg are read: nothing then lives across this
-             * call but w and g. */
-            if (WEFT__UNLIKELY(weft__deque_hungry(d)) && p > d->osplit)
-                weft__deque_share_on_pop_owner(d, p);
-            weft__slot_fn(p)(weft__slot_arg(p));
-            g->done_++;
-            WEFT__STAT_INC(w, tasks);
+            run_own_child(g, p);
+            if (WEFT__UNLIKELY(g->spawned_ != g->done_))
+                wait_own(g);
         }
         return group_finish(g);
     }

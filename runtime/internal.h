@@ -228,8 +228,9 @@ static inline void weft__slot_put_task_fields(weft_task_slot *s, weft_task_fn fn
                                               weft_group *g)
 {
     weft__task *t = weft__slot_fields(s);
+    /* state_ is 0 already in every empty slot (the map starts zeroed and
+     * weft__slot_release clears a stolen one), as typed spawns rely on. */
     s->run_ = weft__generic_slot;
-    __atomic_store_n(&s->state_, 0, __ATOMIC_RELAXED);
     t->fn = fn;
     t->arg = arg;
     t->g = g;
