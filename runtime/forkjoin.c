@@ -465,26 +465,28 @@ static __attribute__((noinline)) int wait_slow(weft_group *g)
     return group_finish(g);
 }
 
-/* Takes the newest task of w's stack for the caller to run if it is a
- * private weft_spawn child of g, else returns NULL: the child is stolen or
- * shared, a child of another group is newer, typed tasks moved the head,
- * or a thief asked for tasks (the general wait's pop shares them).  Owner
- * thread. */
-static inline weft_task_slot *pop_own_child(weft__worker *w, weft_group *g)
+/* The newest task of w's stack if it is a private weft_spawn child of g,
+ * else NULL: the child is stolen or shared, a child of another group is
+ * newer, or typed tasks moved the head.  Owner thread. */
+static inline weft_task_slot *newest_own_child(weft__worker *w, const weft_group *g)
 {
     weft__deque *d = &w->dq;
     weft_task_slot *p = d->head - 1;
     if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
-                       !weft__slot_is_generic(p) || weft__slot_group(p) != g ||
-                       weft__deque_hungry(d)))
+                       !weft__slot_is_generic(p) || weft__slot_group(p) != g))
         return NULL;
-    d->head = p;
-    weft_task_take_(p);
-    WEFT__STAT_INC(w, tasks);
     return p;
 }
 
-/* Runs p, popped by pop_own_child (only g lives across the call). */
+/* Takes p, found by newest_own_child, for the caller to run. */
+static inline void take_own_child(weft__worker *w, weft_task_slot *p)
+{
+    w->dq.head = p;
+    weft_task_take_(p);
+    WEFT__STAT_INC(w, tasks);
+}
+
+/* Runs p, taken by take_own_child (only g lives across the call). */
 static inline void run_own_child(weft_group *g, weft_task_slot *p)
 {
     weft__slot_fn(p)(weft__slot_arg(p));
@@ -492,16 +494,21 @@ static inline void run_own_child(weft_group *g, weft_task_slot *p)
 }
 
 /* The wait of g's spawning worker: its private children of g, newest
- * first, then the general wait for the rest. */
+ * first, sharing half of the others for a thief that asked, then the
+ * general wait for the rest. */
 static __attribute__((noinline)) void wait_own(weft_group *g)
 {
     weft__worker *w = weft__tls_worker;
+    weft__deque *d = &w->dq;
     while (g->spawned_ != g->done_) {
-        weft_task_slot *p = pop_own_child(w, g);
+        weft_task_slot *p = newest_own_child(w, g);
         if (!p) {
             wait_worker(w, g);
             return;
         }
+        take_own_child(w, p);
+        if (WEFT__UNLIKELY(weft__deque_hungry(d)) && p > d->osplit)
+            weft__deque_share_on_pop_owner(d, p);
         run_own_child(g, p);
     }
 }
@@ -514,14 +521,16 @@ int weft_group_wait(weft_group *g)
      * its stack, so while the newest task is a private child of g it is
      * popped and run without reading pending_, the count other workers
      * bump (its line would move back and forth once per stolen child).
-     * The first child inline, any others in wait_own. */
+     * The first child here, unless a thief asked for tasks; the others,
+     * and a pop that shares, in wait_own. */
     if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
         if (g->spawned_ != g->done_) {
-            weft_task_slot *p = pop_own_child(w, g);
-            if (WEFT__UNLIKELY(p == NULL)) {
-                wait_worker(w, g);
+            weft_task_slot *p = newest_own_child(w, g);
+            if (WEFT__UNLIKELY(p == NULL || weft__deque_hungry(&w->dq))) {
+                wait_own(g);
                 return group_finish(g);
             }
+            take_own_child(w, p);
             run_own_child(g, p);
             if (WEFT__UNLIKELY(g->spawned_ != g->done_))
                 wait_own(g);
