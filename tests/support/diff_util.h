@@ -203,4 +203,15 @@ static inline weft_value *diff_random_reduce(weft_ctx *cx, weft_value *v, uint64
     return weft_reduce(cx, r, v, pick == 2 ? NULL : axes, pick == 2 ? 0 : (size_t)n_axes, keep);
 }
 
+/* Adds v to a pool of random values that holds at most cap (the first
+ * four, the arguments, stay): appended while there is room, else in place
+ * of a random earlier result. */
+static inline void diff_pool_add(weft_value **pool, int *n, int cap, weft_value *v, uint64_t *s)
+{
+    if (*n < cap)
+        pool[(*n)++] = v;
+    else
+        pool[4 + diff_next(s) % (uint64_t)(cap - 4)] = v;
+}
+
 #endif
