@@ -459,8 +459,11 @@ int main(int argc, char **argv)
     printf("weft-soak: %s: %.1f s, %d threads, %d workers, %llu calls (%llu maps, %llu failing host "
            "calls, %llu retracing warnings), RSS %ld kB after warm-up, %ld kB at the end (%+.1f%%)\n",
            status ? "FAILED" : "ok", elapsed, THREADS, (int)weft_runtime_workers(rt),
-           (unsigned long long)n_calls, (unsigned long long)n_maps,
-           (unsigned long long)n_host_fail, (unsigned long long)n_warnings, rss_warm * page_kb, rss_end * page_kb, growth * 100);
+           (unsigned long long)__atomic_load_n(&n_calls, __ATOMIC_SEQ_CST),
+           (unsigned long long)__atomic_load_n(&n_maps, __ATOMIC_SEQ_CST),
+           (unsigned long long)__atomic_load_n(&n_host_fail, __ATOMIC_SEQ_CST),
+           (unsigned long long)__atomic_load_n(&n_warnings, __ATOMIC_SEQ_CST), rss_warm * page_kb,
+           rss_end * page_kb, growth * 100);
     weft_function_destroy(&f_poly);
     weft_function_destroy(&f_map);
     weft_function_destroy(&f_host);

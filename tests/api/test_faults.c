@@ -679,7 +679,8 @@ static int rt_check(void *p)
     rt_st *s = p;
     long sum = 0;  /* (atomic) */
     int rc = weft_parallel_map(s->r, 100, 0, rt_idx, &sum);
-    return rc == 0 && sum == 4950 && weft_runtime_workers(s->r) == 3 ? 0 : 1;
+    return rc == 0 && __atomic_load_n(&sum, __ATOMIC_SEQ_CST) == 4950 &&
+           weft_runtime_workers(s->r) == 3 ? 0 : 1;
 }
 
 static void rt_undo(void *p)
@@ -736,7 +737,7 @@ Test(faults, pthread_create_fails)
         rt_undo(&s);
         long sum = 0;  /* (atomic) */
         cr_assert_eq(weft_parallel_map(rt, 10, 0, rt_idx, &sum), 0);
-        cr_assert_eq(sum, 45);
+        cr_assert_eq(__atomic_load_n(&sum, __ATOMIC_SEQ_CST), 45);
     }
 }
 #endif
@@ -758,11 +759,12 @@ Test(faults, pthread_create_fails)
 #define FAIL_AFTER 1000
 
 typedef struct cancel_st {
-    long started;  /* (atomic) */
-    int failed;  /* (atomic) */
-    long after;   /* iterations started once failed was set (atomic) */
-    long widest;  /* the largest range handed to the callback (atomic) */
-    int slow_calls;   /* callbacks slowed by started_after_failure (atomic) */
+    /* All atomic. */
+    long started;
+    int failed;
+    long after;       /* iterations started once failed was set */
+    long widest;      /* the largest range handed to the callback */
+    int slow_calls;   /* callbacks slowed by started_after_failure */
 } cancel_st;
 
 /* Counts n iterations started after the failure, which then take 1 ms

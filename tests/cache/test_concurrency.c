@@ -36,13 +36,13 @@ TestSuite(cache_mt, .init = setup, .fini = teardown, .timeout = 60);
 typedef struct shared {
     weft_function *f;
     pthread_barrier_t start;
-    int traces;       /* bumped by the body (atomic) */
-    int body_inside;  /* bodies running right now (atomic) */
-    int overlap;      /* set if two bodies of f ever ran at once (atomic) */
+    int traces;              /* bumped by the body (atomic) */
+    int body_inside;         /* bodies running right now (atomic) */
+    int overlap;             /* set if two bodies of f ever ran at once (atomic) */
     int n_sigs;
     long sleep_ms;           /* per trace */
     int rounds;
-    int failures;  /* (atomic) */
+    int failures;            /* (atomic) */
 } shared;
 
 /* out = x * 2 + n (n = numel), slow enough at trace time that the other

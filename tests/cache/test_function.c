@@ -28,7 +28,7 @@ TestSuite(cache, .init = setup, .fini = teardown, .timeout = 30);
 /* ---- bodies ---- */
 
 typedef struct counter {
-    int traces;  /* bumped by the body: at trace time only (atomic) */
+    int traces;         /* bumped by the body: at trace time only (atomic) */
     int fail_next;      /* the body fails while this is positive */
 } counter;
 

@@ -544,9 +544,9 @@ Test(host, null_context_sets_errmsg, .timeout = 30)
  * waiting below it for the half) or failed as a re-entry. */
 typedef struct nested {
     weft_runtime *rt;
-    int foreign;   /* loop pieces that ran on another thread (atomic) */
-    long covered;  /* iterations the loops covered (atomic) */
-    int child_late;  /* (atomic) */
+    int foreign;      /* loop pieces that ran on another thread (atomic) */
+    long covered;     /* iterations the loops covered (atomic) */
+    int child_late;   /* (atomic) */
     pthread_t self;
 } nested;
 
