@@ -21,7 +21,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,30 +40,30 @@
 
 static weft_runtime *rt;
 static weft_function *f_poly, *f_map, *f_host, *f_eager, *f_row;
-static atomic_bool stop;
-static atomic_int failed;
+static bool stop;  /* (atomic) */
+static int failed;  /* (atomic) */
 static char fail_msg[512];
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Signatures seen per function (a flag per signature index). */
-static atomic_bool seen_poly[MAX_LEN + 1][MAX_K];
-static atomic_bool seen_map[MAX_ROWS + 1][MAX_COLS + 1][MAX_PAR + 1];
-static atomic_bool seen_host[MAX_LEN + 1];
-static atomic_ullong n_calls, n_host_fail, n_maps;
+static bool seen_poly[MAX_LEN + 1][MAX_K];  /* (atomic) */
+static bool seen_map[MAX_ROWS + 1][MAX_COLS + 1][MAX_PAR + 1];  /* (atomic) */
+static bool seen_host[MAX_LEN + 1];  /* (atomic) */
+static unsigned long long n_calls, n_host_fail, n_maps;  /* (atomic) */
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
 {
     pthread_mutex_lock(&fail_lock);
-    if (!atomic_load(&failed)) {
+    if (!__atomic_load_n(&failed, __ATOMIC_SEQ_CST)) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
         va_end(ap);
-        atomic_store(&failed, 1);
+        __atomic_store_n(&failed, 1, __ATOMIC_SEQ_CST);
     }
     pthread_mutex_unlock(&fail_lock);
-    atomic_store(&stop, true);
+    __atomic_store_n(&stop, true, __ATOMIC_SEQ_CST);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -84,13 +83,13 @@ static int64_t pick(uint64_t *rng, int64_t max)
                    : (int64_t)((r >> 2) % (uint64_t)max);
 }
 
-static atomic_ullong n_warnings;
+static unsigned long long n_warnings;  /* (atomic) */
 
 static void on_log(int level, const char *msg, void *u)
 {
     (void)msg; (void)u;
     if (level >= WEFT_LOG_WARN)
-        atomic_fetch_add(&n_warnings, 1);
+        __atomic_fetch_add(&n_warnings, 1, __ATOMIC_SEQ_CST);
 }
 
 static double now_s(void)
@@ -210,7 +209,7 @@ static void call_poly(uint64_t *rng)
     weft_arg a[2] = { weft_arg_tensor(t), weft_arg_i64(k) };
     weft_tensor *out = NULL;
     int rc = weft_function_call(f_poly, a, 2, &out, 1);
-    atomic_store(&seen_poly[len][k], true);
+    __atomic_store_n(&seen_poly[len][k], true, __ATOMIC_SEQ_CST);
     if (rc) {
         fail("poly(len %" PRId64 ", k %" PRId64 "): %s", len, k, weft_errmsg());
     } else {
@@ -242,8 +241,8 @@ static void call_map(uint64_t *rng)
     weft_arg a[2] = { weft_arg_tensor(t), weft_arg_i64(p) };
     weft_tensor *out = NULL;
     int rc = weft_function_call(f_map, a, 2, &out, 1);
-    atomic_store(&seen_map[dims[0]][dims[1]][p], true);
-    atomic_fetch_add(&n_maps, 1);
+    __atomic_store_n(&seen_map[dims[0]][dims[1]][p], true, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&n_maps, 1, __ATOMIC_SEQ_CST);
     if (rc) {
         fail("map([%" PRId64 ",%" PRId64 "], p %" PRId64 "): %s", dims[0], dims[1], p, weft_errmsg());
     } else if (weft_tensor_numel(out) != dims[0]) {
@@ -281,9 +280,9 @@ static void call_host(uint64_t *rng)
     weft_arg a = weft_arg_tensor(t);
     weft_tensor *out = NULL;
     int rc = weft_function_call(f_host, &a, 1, &out, 1);
-    atomic_store(&seen_host[len], true);
+    __atomic_store_n(&seen_host[len], true, __ATOMIC_SEQ_CST);
     if (want_fail) {
-        atomic_fetch_add(&n_host_fail, 1);
+        __atomic_fetch_add(&n_host_fail, 1, __ATOMIC_SEQ_CST);
         if (rc != WEFT_EHOST || out != NULL)
             fail("host: a failing callback gave %s, want WEFT_EHOST", weft_err_name(rc));
     } else if (rc) {
@@ -330,14 +329,14 @@ static void call_eager(uint64_t *rng)
 static void *worker(void *arg)
 {
     uint64_t rng = 0x9e3779b97f4a7c15ull * ((uintptr_t)arg + 1);
-    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
         switch (rng_next(&rng) % 4) {
         case 0: call_poly(&rng); break;
         case 1: call_map(&rng); break;
         case 2: call_host(&rng); break;
         default: call_eager(&rng); break;
         }
-        atomic_fetch_add_explicit(&n_calls, 1, memory_order_relaxed);
+        __atomic_fetch_add(&n_calls, 1, __ATOMIC_RELAXED);
     }
     return NULL;
 }
@@ -355,11 +354,11 @@ static weft_function *make(const char *name, weft_body_fn body, size_t n_args, u
     return f;
 }
 
-static int count(const atomic_bool *flags, size_t n)
+static int count(const bool *flags, size_t n)
 {
     int c = 0;
     for (size_t i = 0; i < n; i++)
-        c += atomic_load(&flags[i]);
+        c += __atomic_load_n(&flags[i], __ATOMIC_SEQ_CST);
     return c;
 }
 
@@ -406,7 +405,7 @@ int main(int argc, char **argv)
     /* Warm-up: a sixth of the run, at most 10 s. */
     double warm = seconds / 6 < 10 ? seconds / 6 : 10;
     long rss_warm = 0;
-    while (!atomic_load(&stop)) {
+    while (!__atomic_load_n(&stop, __ATOMIC_SEQ_CST)) {
         double t = now_s() - t0;
         if (rss_warm == 0 && t >= warm)
             rss_warm = rss_pages();
@@ -414,20 +413,20 @@ int main(int argc, char **argv)
             break;
         usleep(20000);
     }
-    atomic_store(&stop, true);
+    __atomic_store_n(&stop, true, __ATOMIC_SEQ_CST);
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     long rss_end = rss_pages();
     double elapsed = now_s() - t0;
 
     int status = 0;
-    if (atomic_load(&failed)) {
+    if (__atomic_load_n(&failed, __ATOMIC_SEQ_CST)) {
         fprintf(stderr, "weft-soak: FAILED: %s\n", fail_msg);
         status = 1;
     }
     bool ok = true;
-    ok &= check_traces("poly", f_poly, count(&seen_poly[0][0], sizeof seen_poly / sizeof(atomic_bool)));
-    ok &= check_traces("map", f_map, count(&seen_map[0][0][0], sizeof seen_map / sizeof(atomic_bool)));
+    ok &= check_traces("poly", f_poly, count(&seen_poly[0][0], sizeof seen_poly / sizeof(bool)));
+    ok &= check_traces("map", f_map, count(&seen_map[0][0][0], sizeof seen_map / sizeof(bool)));
     ok &= check_traces("host", f_host, count(seen_host, MAX_LEN + 1));
     /* row is traced for one slice spec per column count seen. */
     int cols = 0;
@@ -435,7 +434,7 @@ int main(int argc, char **argv)
         bool any = false;
         for (int r = 0; r <= MAX_ROWS; r++)
             for (int q = 0; q <= MAX_PAR; q++)
-                any |= atomic_load(&seen_map[r][c][q]);
+                any |= __atomic_load_n(&seen_map[r][c][q], __ATOMIC_SEQ_CST);
         cols += any;
     }
     ok &= check_traces("row", f_row, cols);
@@ -460,8 +459,11 @@ int main(int argc, char **argv)
     printf("weft-soak: %s: %.1f s, %d threads, %d workers, %llu calls (%llu maps, %llu failing host "
            "calls, %llu retracing warnings), RSS %ld kB after warm-up, %ld kB at the end (%+.1f%%)\n",
            status ? "FAILED" : "ok", elapsed, THREADS, (int)weft_runtime_workers(rt),
-           (unsigned long long)n_calls, (unsigned long long)n_maps,
-           (unsigned long long)n_host_fail, (unsigned long long)n_warnings, rss_warm * page_kb, rss_end * page_kb, growth * 100);
+           (unsigned long long)__atomic_load_n(&n_calls, __ATOMIC_SEQ_CST),
+           (unsigned long long)__atomic_load_n(&n_maps, __ATOMIC_SEQ_CST),
+           (unsigned long long)__atomic_load_n(&n_host_fail, __ATOMIC_SEQ_CST),
+           (unsigned long long)__atomic_load_n(&n_warnings, __ATOMIC_SEQ_CST), rss_warm * page_kb,
+           rss_end * page_kb, growth * 100);
     weft_function_destroy(&f_poly);
     weft_function_destroy(&f_map);
     weft_function_destroy(&f_host);

@@ -34,20 +34,20 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
     }
     out->calls = weft__fn_calls(f);
     out->hits = weft__fn_hits(f);
-    out->misses = atomic_load_explicit(&f->misses, memory_order_relaxed);
-    out->traces = atomic_load_explicit(&f->traces, memory_order_relaxed);
-    out->evictions = atomic_load_explicit(&f->evictions, memory_order_relaxed);
-    out->cached = atomic_load_explicit(&f->cached, memory_order_relaxed);
-    out->trace_ns = atomic_load_explicit(&f->trace_ns, memory_order_relaxed);
-    out->compile_ns = atomic_load_explicit(&f->compile_ns, memory_order_relaxed);
-    out->native_compile_ns = atomic_load_explicit(&f->native_ns_gone, memory_order_relaxed);
+    out->misses = __atomic_load_n(&f->misses, __ATOMIC_RELAXED);
+    out->traces = __atomic_load_n(&f->traces, __ATOMIC_RELAXED);
+    out->evictions = __atomic_load_n(&f->evictions, __ATOMIC_RELAXED);
+    out->cached = __atomic_load_n(&f->cached, __ATOMIC_RELAXED);
+    out->trace_ns = __atomic_load_n(&f->trace_ns, __ATOMIC_RELAXED);
+    out->compile_ns = __atomic_load_n(&f->compile_ns, __ATOMIC_RELAXED);
+    out->native_compile_ns = __atomic_load_n(&f->native_ns_gone, __ATOMIC_RELAXED);
     /* The native tier's counts live with the programs; the lock keeps
      * entries from being freed while they are read. */
     weft_function *mf = (weft_function *)(uintptr_t)f;
     pthread_mutex_lock(&mf->mu);
     for (weft__entry *e = f->head ? f->head : f->orphans; e;
          e = e->in_table && !e->next ? f->orphans : e->next) {
-        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+        if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != ENTRY_READY)
             continue;
         weft__jit_stats js;
         weft__program_jit_stats(e->prog, &js);
@@ -60,7 +60,7 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
 
 uint64_t weft_function_tracing_count(const weft_function *f)
 {
-    return f ? atomic_load_explicit(&f->traces, memory_order_relaxed) : 0;
+    return f ? __atomic_load_n(&f->traces, __ATOMIC_RELAXED) : 0;
 }
 
 /* The concrete functions the debug API lists, in its order: the table's,
@@ -93,12 +93,12 @@ int weft_function_print_signatures(const weft_function *cf, FILE *out)
     pthread_mutex_lock(&f->mu);
     size_t index = 0;
     for (weft__entry *e = listed_first(f); e; e = listed_next(f, e)) {
-        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+        if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != ENTRY_READY)
             continue;
         char sig[512];
         weft__cache_sig_str(e->targs, e->n_args, sig, sizeof sig);
         fprintf(out, "%zu: %s%s calls=%llu ops=%zu->%zu\n", index++, sig,
-                atomic_load_explicit(&e->pinned, memory_order_relaxed) ? " pinned" : "",
+                __atomic_load_n(&e->pinned, __ATOMIC_RELAXED) ? " pinned" : "",
                 (unsigned long long)weft__entry_calls(e),
                 e->info.ops_traced, e->info.ops_compiled);
     }
@@ -117,7 +117,7 @@ int weft_function_print_ops(const weft_function *cf, size_t index, FILE *out)
     size_t i = 0;
     weft__entry *found = NULL;
     for (weft__entry *e = listed_first(f); e && !found; e = listed_next(f, e)) {
-        if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+        if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != ENTRY_READY)
             continue;
         if (i++ == index)
             found = e;

@@ -84,7 +84,7 @@ void weft__cache_epoch_synchronize(void)
 
 /* ---- slots ---- */
 
-static atomic_uint slots_taken;  /* bit s: slot s has an owner */
+static unsigned slots_taken;  /* bit s: slot s has an owner (atomic) */
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 static pthread_key_t slot_key;
 
@@ -94,7 +94,7 @@ static void slot_gone(void *p)
     weft__cache_tl.slot = 0;
     /* Release: the next owner's plain read-modify-writes of the slot's
      * counters come after this thread's. */
-    atomic_fetch_and_explicit(&slots_taken, ~(1u << s), memory_order_release);
+    __atomic_fetch_and(&slots_taken, ~(1u << s), __ATOMIC_RELEASE);
 }
 
 static void slot_init_once(void)
@@ -104,16 +104,16 @@ static void slot_init_once(void)
 
 unsigned weft__cache_slot_slow(void)
 {
-    unsigned taken = atomic_load_explicit(&slots_taken, memory_order_relaxed);
+    unsigned taken = __atomic_load_n(&slots_taken, __ATOMIC_RELAXED);
     const unsigned all = (1u << WEFT__SLOTS) - 1;
     pthread_once(&slot_once, slot_init_once);
     while (taken != all) {
         unsigned s = (unsigned)__builtin_ctz(~taken);
-        if (atomic_compare_exchange_weak_explicit(&slots_taken, &taken, taken | (1u << s),
-                                                  memory_order_acquire, memory_order_relaxed)) {
+        if (__atomic_compare_exchange_n(&slots_taken, &taken, taken | (1u << s), true,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
             if (pthread_setspecific(slot_key, (void *)(uintptr_t)(s + 1)) != 0) {
                 /* Without the destructor the slot would leak: give it back. */
-                atomic_fetch_and_explicit(&slots_taken, ~(1u << s), memory_order_release);
+                __atomic_fetch_and(&slots_taken, ~(1u << s), __ATOMIC_RELEASE);
                 return WEFT__SLOTS;
             }
             weft__cache_tl.slot = s + 1;

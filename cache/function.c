@@ -123,7 +123,7 @@ int weft_function_create(weft_runtime *rt, const weft_function_desc *d, weft_fun
         f->sig_key.len = weft__cache_encode(f->sig_targs, d->n_args, f->sig_bytes);
         f->sig_key.bytes = f->sig_bytes;
         f->sig_key.hash = weft__cache_hash(f->sig_bytes, f->sig_key.len);
-        atomic_init(&f->sig_key.published, true);
+        f->sig_key.published = true;
     }
     *out = f;
     return 0;
@@ -404,7 +404,7 @@ static int call_encode_key(const char *who, const weft_function *f, const weft_a
     fr->key.len = weft__cache_encode_args(args, n_args, fr->key_bytes);
     fr->key.bytes = fr->key_bytes;
     fr->key.hash = weft__cache_hash(fr->key_bytes, fr->key.len);
-    atomic_init(&fr->key.published, true);
+    fr->key.published = true;
     fr->kp = &fr->key;
     return 0;
 }
@@ -465,7 +465,7 @@ static int call_miss(const char *who, weft_function *f, const weft_arg *args, si
     if (hit)
         weft__slot_add(&f->st[slot].hits, slot, 1);
     else
-        atomic_fetch_add_explicit(&f->misses, 1, memory_order_relaxed);
+        __atomic_fetch_add(&f->misses, 1, __ATOMIC_RELAXED);
     rc = run_entry(e, slot, fr->tens, args, n_args, outs, n_outs);
     weft__cache_unref(e);
 out:
@@ -556,7 +556,7 @@ static int acquire_specs(const char *who, weft_function *f, const weft_spec *spe
         key.bytes = bytes;
         key.hash = weft__cache_hash(bytes, key.len);
     }
-    atomic_init(&key.published, true);
+    key.published = true;
     bool hit;
     rc = weft__cache_acquire(who, f, targs, &key, false, out, &hit);
 out:

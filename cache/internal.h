@@ -40,7 +40,6 @@
 #define WEFT_CACHE_INTERNAL_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <ck_hs.h>
 
@@ -59,12 +58,12 @@
  * shared by threads without a slot and updated with atomic
  * read-modify-writes). */
 typedef struct weft__fn_line {
-    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t calls;  /* valid weft_function_call calls */
-    atomic_uint_fast64_t hits;                              /* calls that found a compiled entry */
+    _Alignas(WEFT__CACHE_LINE) uint64_t calls;  /* valid weft_function_call calls (atomic) */
+    uint64_t hits;                              /* calls that found a compiled entry (atomic) */
 } weft__fn_line;
 typedef struct weft__entry_line {
-    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t hot;    /* hit references held (see table.c) */
-    atomic_uint_fast64_t calls;                             /* runs of the entry */
+    _Alignas(WEFT__CACHE_LINE) uint64_t hot;    /* hit references held, see table.c (atomic) */
+    uint64_t calls;                             /* runs of the entry (atomic) */
 } weft__entry_line;
 
 enum { ENTRY_PENDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
@@ -76,7 +75,7 @@ enum { ENTRY_PENDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
  * that readers (who find entries through uninstrumented ck_hs code) see the
  * key bytes. */
 typedef struct weft__key {
-    atomic_bool published;
+    bool published;               /* (atomic) */
     uint64_t hash;
     size_t len;
     const uint8_t *bytes;
@@ -84,11 +83,11 @@ typedef struct weft__key {
 
 struct weft_concrete {
     weft__key k;                  /* must come first: the table's object */
-    atomic_uint_fast64_t last_used;  /* f->clock when last made most recent (LRU) */
+    uint64_t last_used;           /* f->clock when last made most recent, LRU (atomic) */
     /* Written by misses, pins and map callees, read by hits. */
-    _Alignas(WEFT__CACHE_LINE) atomic_uint refs;
-    atomic_int state;             /* ENTRY_*; READY publishes prog and info */
-    atomic_uint_fast64_t remaining;  /* hot holders left after the last shared unref */
+    _Alignas(WEFT__CACHE_LINE) unsigned refs;   /* (atomic) */
+    int state;                    /* ENTRY_*; READY publishes prog and info (atomic) */
+    uint64_t remaining;           /* hot holders left after the last shared unref (atomic) */
     /* Immutable once published (the key), or written before state. */
     _Alignas(WEFT__CACHE_LINE) weft_function *fn;
     size_t n_args;
@@ -104,7 +103,7 @@ struct weft_concrete {
     /* While PENDING: the thread tracing it (waits.c, under its mutex). */
     struct weft__tracer *tracer;
     /* Owned by fn->mu. */
-    atomic_bool pinned;           /* handed out by get_concrete: never evicted */
+    bool pinned;                  /* handed out by get_concrete: never evicted (atomic) */
     bool in_table;
     struct weft_concrete *prev, *next;   /* the table's list, or f->orphans */
     /* The chain of entries that one thread took out of the table and
@@ -153,11 +152,12 @@ struct weft_function {
 
     /* The LRU clock: read by every hit, advanced when the most recently
      * used entry changes. */
-    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t clock;
-    _Alignas(WEFT__CACHE_LINE) atomic_uint_fast64_t misses, traces, evictions, cached;
-    atomic_uint_fast64_t trace_ns, compile_ns;
-    atomic_uint_fast64_t native_ns_gone;  /* native compile time of freed entries */
-    atomic_uint n_any;            /* entries with unknown dims in the table */
+    _Alignas(WEFT__CACHE_LINE) uint64_t clock;                   /* (atomic) */
+    /* Statistics (atomic). */
+    _Alignas(WEFT__CACHE_LINE) uint64_t misses, traces, evictions, cached;
+    uint64_t trace_ns, compile_ns;
+    uint64_t native_ns_gone;      /* native compile time of freed entries */
+    unsigned n_any;               /* entries with unknown dims in the table (atomic) */
 
     _Alignas(WEFT__CACHE_LINE) ck_hs_t hs;
     pthread_mutex_t mu;           /* writers of hs, the list, retrace state */
@@ -234,34 +234,33 @@ static inline unsigned weft__cache_slot(void)
 }
 /* Adds v to c, a counter of slot s's line: a plain store for an owned
  * slot, an atomic add on the shared line. */
-static inline void weft__slot_add(atomic_uint_fast64_t *c, unsigned s, uint64_t v)
+static inline void weft__slot_add(uint64_t *c, unsigned s, uint64_t v)
 {
     if (s < WEFT__SLOTS)
-        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-                              memory_order_relaxed);
+        __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
     else
-        atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+        __atomic_fetch_add(c, v, __ATOMIC_RELAXED);
 }
 /* A counter summed over every slot's line. */
 static inline uint64_t weft__fn_calls(const weft_function *f)
 {
     uint64_t n = 0;
     for (unsigned s = 0; s <= WEFT__SLOTS; s++)
-        n += atomic_load_explicit(&f->st[s].calls, memory_order_relaxed);
+        n += __atomic_load_n(&f->st[s].calls, __ATOMIC_RELAXED);
     return n;
 }
 static inline uint64_t weft__fn_hits(const weft_function *f)
 {
     uint64_t n = 0;
     for (unsigned s = 0; s <= WEFT__SLOTS; s++)
-        n += atomic_load_explicit(&f->st[s].hits, memory_order_relaxed);
+        n += __atomic_load_n(&f->st[s].hits, __ATOMIC_RELAXED);
     return n;
 }
 static inline uint64_t weft__entry_calls(const weft__entry *e)
 {
     uint64_t n = 0;
     for (unsigned s = 0; s <= WEFT__SLOTS; s++)
-        n += atomic_load_explicit(&e->sl[s].calls, memory_order_relaxed);
+        n += __atomic_load_n(&e->sl[s].calls, __ATOMIC_RELAXED);
     return n;
 }
 

@@ -11,16 +11,16 @@
 #include "cache/internal.h"
 
 /* 0: off.  Tests force every hash equal to exercise the encoding compare. */
-static atomic_uint_fast64_t forced_hash;
+static uint64_t forced_hash;  /* (atomic) */
 
 void weft__cache_force_hash(uint64_t h)
 {
-    atomic_store_explicit(&forced_hash, h, memory_order_relaxed);
+    __atomic_store_n(&forced_hash, h, __ATOMIC_RELAXED);
 }
 
 uint64_t weft__cache_hash(const uint8_t *key, size_t len)
 {
-    uint64_t forced = atomic_load_explicit(&forced_hash, memory_order_relaxed);
+    uint64_t forced = __atomic_load_n(&forced_hash, __ATOMIC_RELAXED);
     if (forced)
         return forced;
     return XXH3_64bits(key, len);

@@ -15,8 +15,8 @@ static unsigned long hs_hash(const void *obj, unsigned long seed)
 static bool hs_compare(const void *a, const void *b)
 {
     const weft__key *x = a, *y = b;
-    if (!atomic_load_explicit(&x->published, memory_order_acquire) ||
-        !atomic_load_explicit(&y->published, memory_order_acquire))
+    if (!__atomic_load_n(&x->published, __ATOMIC_ACQUIRE) ||
+        !__atomic_load_n(&y->published, __ATOMIC_ACQUIRE))
         return false;
     return x->len == y->len && memcmp(x->bytes, y->bytes, x->len) == 0;
 }
@@ -61,7 +61,7 @@ void weft__cache_entry_free(weft__entry *e)
         weft__jit_stats js;
         weft__program_jit_stats(e->prog, &js);
         if (e->fn)
-            atomic_fetch_add_explicit(&e->fn->native_ns_gone, js.compile_ns, memory_order_relaxed);
+            __atomic_fetch_add(&e->fn->native_ns_gone, js.compile_ns, __ATOMIC_RELAXED);
         weft__program_free(e->prog);
     }
     weft__free((void *)e->k.bytes);
@@ -92,10 +92,10 @@ void weft__cache_table_destroy(weft_function *f)
 
 bool weft__cache_ref(weft__entry *e)
 {
-    unsigned r = atomic_load_explicit(&e->refs, memory_order_relaxed);
+    unsigned r = __atomic_load_n(&e->refs, __ATOMIC_RELAXED);
     while (r != 0)
-        if (atomic_compare_exchange_weak_explicit(&e->refs, &r, r + 1, memory_order_acquire,
-                                                  memory_order_relaxed))
+        if (__atomic_compare_exchange_n(&e->refs, &r, r + 1, true, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
             return true;
     return false;
 }
@@ -104,7 +104,7 @@ bool weft__cache_ref(weft__entry *e)
 
 void weft__cache_unref(weft__entry *e)
 {
-    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
+    if (__atomic_fetch_sub(&e->refs, 1, __ATOMIC_ACQ_REL) != 1)
         return;
     /* Out of the table already; readers that found it before its removal
      * may still compare its key, or be about to raise a hot count, until
@@ -116,34 +116,33 @@ void weft__cache_unref(weft__entry *e)
      * mark and settles through e->remaining. */
     uint64_t held = 0;
     for (unsigned s = 0; s < WEFT__SLOTS; s++)
-        held += atomic_fetch_or_explicit(&e->sl[s].hot, HOT_ZOMBIE, memory_order_acq_rel) & ~HOT_ZOMBIE;
+        held += __atomic_fetch_or(&e->sl[s].hot, HOT_ZOMBIE, __ATOMIC_ACQ_REL) & ~HOT_ZOMBIE;
     /* remaining wraps below zero when holders finish first; whoever brings
      * it to zero frees. */
-    if (atomic_fetch_add_explicit(&e->remaining, held, memory_order_acq_rel) + held == 0)
+    if (__atomic_fetch_add(&e->remaining, held, __ATOMIC_ACQ_REL) + held == 0)
         weft__cache_entry_free(e);
 }
 
 void weft__cache_hit_done(weft__entry *e, unsigned s)
 {
-    uint64_t old = atomic_fetch_sub_explicit(&e->sl[s].hot, 1, memory_order_acq_rel);
+    uint64_t old = __atomic_fetch_sub(&e->sl[s].hot, 1, __ATOMIC_ACQ_REL);
     if ((old & HOT_ZOMBIE) &&
-        atomic_fetch_sub_explicit(&e->remaining, 1, memory_order_acq_rel) == 1)
+        __atomic_fetch_sub(&e->remaining, 1, __ATOMIC_ACQ_REL) == 1)
         weft__cache_entry_free(e);
 }
 
 static void bump(weft__entry *e)
 {
-    atomic_store_explicit(&e->last_used,
-                          atomic_fetch_add_explicit(&e->fn->clock, 1, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    __atomic_store_n(&e->last_used, __atomic_fetch_add(&e->fn->clock, 1, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
 }
 
 void weft__cache_touch(weft__entry *e)
 {
     /* Read before write: the most recently used entry stays so without a
      * shared write. */
-    if (atomic_load_explicit(&e->last_used, memory_order_relaxed) !=
-        atomic_load_explicit(&e->fn->clock, memory_order_relaxed))
+    if (__atomic_load_n(&e->last_used, __ATOMIC_RELAXED) !=
+        __atomic_load_n(&e->fn->clock, __ATOMIC_RELAXED))
         bump(e);
 }
 
@@ -158,14 +157,13 @@ weft__entry *weft__cache_hit(weft_function *f, const weft__key *key, weft__cache
         /* Inside the section, so an unref that removed e marks the hot
          * counts only after this increment; until then this thread is the
          * count's only writer, so a plain increment does. */
-        atomic_uint_fast64_t *hot = &e->sl[s].hot;
-        atomic_store_explicit(hot, atomic_load_explicit(hot, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        uint64_t *hot = &e->sl[s].hot;
+        __atomic_store_n(hot, __atomic_load_n(hot, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     }
     weft__cache_epoch_exit(rec);
     if (!e)
         return NULL;
-    if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY) {
+    if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != ENTRY_READY) {
         weft__cache_hit_done(e, s);
         return NULL;
     }
@@ -206,9 +204,9 @@ static void table_add_linked(weft_function *f, weft__entry *e)
 {
     e->in_table = true;
     list_append(f, e);
-    atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
+    __atomic_fetch_add(&f->cached, 1, __ATOMIC_RELAXED);
     if (e->has_any)
-        atomic_fetch_add_explicit(&f->n_any, 1, memory_order_relaxed);
+        __atomic_fetch_add(&f->n_any, 1, __ATOMIC_RELAXED);
 }
 
 static void table_remove(weft_function *f, weft__entry *e)
@@ -216,9 +214,9 @@ static void table_remove(weft_function *f, weft__entry *e)
     (void)ck_hs_remove(&f->hs, e->k.hash, &e->k);
     list_unlink(f, e);
     e->in_table = false;
-    atomic_fetch_sub_explicit(&f->cached, 1, memory_order_relaxed);
+    __atomic_fetch_sub(&f->cached, 1, __ATOMIC_RELAXED);
     if (e->has_any)
-        atomic_fetch_sub_explicit(&f->n_any, 1, memory_order_relaxed);
+        __atomic_fetch_sub(&f->n_any, 1, __ATOMIC_RELAXED);
 }
 
 static bool targs_have_any(const weft__targ *t, size_t n)
@@ -252,7 +250,7 @@ static weft__entry *find_cover_spmc(weft_function *f, const weft__targ *targs, s
     void *obj;
     while (ck_hs_next_spmc(&f->hs, &it, &obj)) {
         weft__entry *e = obj;
-        if (!atomic_load_explicit(&e->k.published, memory_order_acquire) || !e->has_any)
+        if (!__atomic_load_n(&e->k.published, __ATOMIC_ACQUIRE) || !e->has_any)
             continue;
         if (entry_fits(e, targs, n) && weft__cache_ref(e))
             return e;
@@ -290,16 +288,16 @@ static weft__entry *entry_new(weft_function *f, const weft__targ *targs, size_t 
     e->k.bytes = bytes;
     e->k.hash = weft__cache_hash(bytes, e->k.len);
     e->has_any = targs_have_any(targs, n);
-    atomic_init(&e->refs, 2);  /* the table's and the tracer's */
-    atomic_init(&e->state, ENTRY_PENDING);
-    atomic_init(&e->pinned, false);
-    atomic_init(&e->remaining, 0);
-    atomic_init(&e->last_used, 0);
+    e->refs = 2;  /* the table's and the tracer's */
+    e->state = ENTRY_PENDING;
+    e->pinned = false;
+    e->remaining = 0;
+    e->last_used = 0;
     for (unsigned s = 0; s <= WEFT__SLOTS; s++) {
-        atomic_init(&e->sl[s].hot, 0);
-        atomic_init(&e->sl[s].calls, 0);
+        e->sl[s].hot = 0;
+        e->sl[s].calls = 0;
     }
-    atomic_store_explicit(&e->k.published, true, memory_order_release);
+    __atomic_store_n(&e->k.published, true, __ATOMIC_RELEASE);
     return e;
 }
 
@@ -313,7 +311,7 @@ static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
     weft__entry *victims = NULL;
     size_t ready = 0;
     for (const weft__entry *e = f->head; e; e = e->next)
-        if (atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_READY)
+        if (__atomic_load_n(&e->state, __ATOMIC_RELAXED) == ENTRY_READY)
             ready++;
     /* Pinned entries kept off the table count toward the bound as well. */
     for (const weft__entry *e = f->orphans; e; e = e->next)
@@ -322,10 +320,10 @@ static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
         weft__entry *v = NULL;
         uint64_t v_tick = 0;
         for (weft__entry *e = f->head; e; e = e->next) {
-            if (e == keep || atomic_load_explicit(&e->pinned, memory_order_relaxed) ||
-                atomic_load_explicit(&e->state, memory_order_relaxed) != ENTRY_READY)
+            if (e == keep || __atomic_load_n(&e->pinned, __ATOMIC_RELAXED) ||
+                __atomic_load_n(&e->state, __ATOMIC_RELAXED) != ENTRY_READY)
                 continue;
-            uint64_t t = atomic_load_explicit(&e->last_used, memory_order_relaxed);
+            uint64_t t = __atomic_load_n(&e->last_used, __ATOMIC_RELAXED);
             if (!v || t < v_tick) {
                 v = e;
                 v_tick = t;
@@ -334,7 +332,7 @@ static weft__entry *evict_locked(weft_function *f, const weft__entry *keep)
         if (!v)
             break;
         table_remove(f, v);
-        atomic_fetch_add_explicit(&f->evictions, 1, memory_order_relaxed);
+        __atomic_fetch_add(&f->evictions, 1, __ATOMIC_RELAXED);
         v->dropped_next = victims;
         victims = v;
     }
@@ -391,7 +389,7 @@ static int trace_entry(const char *who, weft_function *f, weft__entry *e)
                                  f->n_outs, &prog, &info);
         weft__inline_leave();
         weft__cache_trace_unlock(f);
-        atomic_fetch_add_explicit(&f->traces, 1, memory_order_relaxed);
+        __atomic_fetch_add(&f->traces, 1, __ATOMIC_RELAXED);
     } else {
         rc = weft__errorf(WEFT_EINVAL, "%s(%s): another thread is tracing '%s' "
                           "and waits for a trace by this thread; functions whose bodies call "
@@ -406,15 +404,15 @@ static int trace_entry(const char *who, weft_function *f, weft__entry *e)
         weft__program_set_jit(prog, !f->no_jit);
         e->prog = prog;
         e->info = info;
-        atomic_fetch_add_explicit(&f->trace_ns, info.trace_ns, memory_order_relaxed);
-        atomic_fetch_add_explicit(&f->compile_ns, info.compile_ns, memory_order_relaxed);
-        atomic_store_explicit(&e->state, ENTRY_READY, memory_order_release);
+        __atomic_fetch_add(&f->trace_ns, info.trace_ns, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&f->compile_ns, info.compile_ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&e->state, ENTRY_READY, __ATOMIC_RELEASE);
         victims = evict_locked(f, e);
     } else {
         e->err = rc;
         snprintf(e->errmsg, sizeof e->errmsg, "%s", weft_errmsg());
         e->abandoned = weft__cache_refusals() != refused;
-        atomic_store_explicit(&e->state, ENTRY_FAILED, memory_order_release);
+        __atomic_store_n(&e->state, ENTRY_FAILED, __ATOMIC_RELEASE);
         table_remove(f, e);
         e->dropped_next = NULL;
         victims = e;  /* drop the table's reference */
@@ -434,7 +432,7 @@ static int trace_entry(const char *who, weft_function *f, weft__entry *e)
  * the same message). */
 static int settle(const char *who, weft_function *f, weft__entry *e)
 {
-    int st = atomic_load_explicit(&e->state, memory_order_acquire);
+    int st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
     if (st == ENTRY_PENDING) {
         bool mine;
         if (!weft__cache_wait_begin(e, &mine)) {
@@ -448,7 +446,7 @@ static int settle(const char *who, weft_function *f, weft__entry *e)
                                 "traced on two threads at once", who, f->name);
         }
         pthread_mutex_lock(&f->mu);
-        while ((st = atomic_load_explicit(&e->state, memory_order_acquire)) == ENTRY_PENDING)
+        while ((st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE)) == ENTRY_PENDING)
             pthread_cond_wait(&f->cv, &f->mu);
         pthread_mutex_unlock(&f->mu);
         weft__cache_wait_end();
@@ -474,7 +472,7 @@ static int acquire_lookup(const char *who, weft_function *f, const weft__targ *t
     weft__entry *e = ck_hs_get(&f->hs, key->hash, key);
     if (e && !weft__cache_ref(e))
         e = NULL;
-    if (!e && atomic_load_explicit(&f->n_any, memory_order_relaxed))
+    if (!e && __atomic_load_n(&f->n_any, __ATOMIC_RELAXED))
         e = find_cover_spmc(f, targs, f->n_args);
     weft__cache_epoch_exit(rec);
     *out = e;
@@ -564,7 +562,7 @@ int weft__cache_acquire(const char *who, weft_function *f, const weft__targ *tar
 again:
     if ((rc = acquire_lookup(who, f, targs, key, &e)))
         return rc;
-    if (e && atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_READY) {
+    if (e && __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == ENTRY_READY) {
         weft__cache_touch(e);
         *hit = true;
         *out = e;
@@ -609,8 +607,8 @@ again:
 static const weft__entry *newest_unpinned(const weft_function *f)
 {
     for (const weft__entry *e = f->tail; e; e = e->prev)
-        if (!atomic_load_explicit(&e->pinned, memory_order_relaxed) &&
-            atomic_load_explicit(&e->state, memory_order_relaxed) == ENTRY_READY)
+        if (!__atomic_load_n(&e->pinned, __ATOMIC_RELAXED) &&
+            __atomic_load_n(&e->state, __ATOMIC_RELAXED) == ENTRY_READY)
             return e;
     return NULL;
 }
@@ -619,17 +617,17 @@ void weft__cache_pin(weft__entry *e)
 {
     weft_function *f = e->fn;
     pthread_mutex_lock(&f->mu);
-    bool was = atomic_exchange_explicit(&e->pinned, true, memory_order_relaxed);
+    bool was = __atomic_exchange_n(&e->pinned, true, __ATOMIC_RELAXED);
     if (!e->in_table && !was) {
         /* Evicted between the lookup and now.  A pinned entry is never
          * evicted, so the eviction is undone: our reference becomes the
          * table's, or, when its signature has been traced again meanwhile,
          * the orphan list's (listed by the debug API after the table). */
-        atomic_fetch_sub_explicit(&f->evictions, 1, memory_order_relaxed);
+        __atomic_fetch_sub(&f->evictions, 1, __ATOMIC_RELAXED);
         if (ck_hs_put(&f->hs, e->k.hash, &e->k)) {
             table_add_linked(f, e);
         } else {
-            atomic_fetch_add_explicit(&f->cached, 1, memory_order_relaxed);
+            __atomic_fetch_add(&f->cached, 1, __ATOMIC_RELAXED);
             e->next = f->orphans;
             f->orphans = e;
         }

@@ -292,7 +292,7 @@ int weft_dist_call(weft_dist *d, weft_function *f, const weft_arg *args, size_t 
 
     uint64_t t1 = weft__dist_now_ns();
     rc = compute(&c, f);
-    atomic_fetch_add_explicit(&d->calls, 1, memory_order_relaxed);
+    __atomic_fetch_add(&d->calls, 1, __ATOMIC_RELAXED);
     weft__dist_span(d, "compute", t1);
 
     uint64_t t2 = weft__dist_now_ns();

@@ -124,11 +124,11 @@ void weft_dist_get_stats(const weft_dist *d, weft_dist_stats *out)
     /* The counters are only read here: casting const away for the loads
      * changes nothing. */
     weft_dist *m = (weft_dist *)d;
-    out->maps = atomic_load_explicit(&m->maps, memory_order_relaxed);
-    out->chunks = atomic_load_explicit(&m->chunks, memory_order_relaxed);
-    out->claims = atomic_load_explicit(&m->claims, memory_order_relaxed);
-    out->claim_ns = atomic_load_explicit(&m->claim_ns, memory_order_relaxed);
-    out->calls = atomic_load_explicit(&m->calls, memory_order_relaxed);
+    out->maps = __atomic_load_n(&m->maps, __ATOMIC_RELAXED);
+    out->chunks = __atomic_load_n(&m->chunks, __ATOMIC_RELAXED);
+    out->claims = __atomic_load_n(&m->claims, __ATOMIC_RELAXED);
+    out->claim_ns = __atomic_load_n(&m->claim_ns, __ATOMIC_RELAXED);
+    out->calls = __atomic_load_n(&m->calls, __ATOMIC_RELAXED);
 }
 
 int weft__dist_agree(weft_dist *d, const char *entry, int rc)

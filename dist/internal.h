@@ -4,7 +4,6 @@
 #ifndef WEFT_DIST_INTERNAL_H
 #define WEFT_DIST_INTERNAL_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,8 +20,8 @@ struct weft_dist {
     int rank, size;
     char *profile_path;        /* this rank's file while a profile records */
     int64_t *map_gather;       /* 3 words per rank: what a map's start gathers */
-    /* Statistics (relaxed atomics: the runtime's workers update them). */
-    _Atomic uint64_t maps, chunks, claims, claim_ns, calls;
+    /* Statistics (atomic, relaxed: the runtime's workers update them). */
+    uint64_t maps, chunks, claims, claim_ns, calls;
 };
 
 /* What each rank tells every other after running f: its code, then the

@@ -22,7 +22,7 @@ typedef struct dmap {
     weft_index_fn fn;
     void *ctx;
     weft__dist_sched sched;
-    _Atomic int failed;        /* a runner of this rank failed */
+    int failed;                /* a runner of this rank failed (atomic) */
     /* Set by the one runner (of all ranks) that stopped the counter first. */
     bool first;
     int first_code;
@@ -41,7 +41,8 @@ static uint64_t counter_add(weft_dist *d, uint64_t add)
 static void fail(dmap *m, int rc, uint64_t i)
 {
     int none = 0;
-    if (!atomic_compare_exchange_strong(&m->failed, &none, 1))
+    if (!__atomic_compare_exchange_n(&m->failed, &none, 1, false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST))
         return;   /* this rank already stopped the counter */
     if (counter_add(m->d, STOP) < STOP) {
         m->first = true;
@@ -59,19 +60,19 @@ static int runner(size_t r, void *arg)
     weft_dist *d = m->d;
     weft__dist_cursor cur;
     weft__dist_cursor_init(&cur, &m->sched);
-    while (!atomic_load_explicit(&m->failed, memory_order_relaxed)) {
+    while (!__atomic_load_n(&m->failed, __ATOMIC_RELAXED)) {
         uint64_t t0 = weft__dist_now_ns();
         uint64_t j = counter_add(d, 1);
         uint64_t t1 = weft__dist_now_ns();
-        atomic_fetch_add_explicit(&d->claims, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&d->claim_ns, t1 - t0, memory_order_relaxed);
+        __atomic_fetch_add(&d->claims, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&d->claim_ns, t1 - t0, __ATOMIC_RELAXED);
         if (j >= m->sched.total)
             return 0;
-        atomic_fetch_add_explicit(&d->chunks, 1, memory_order_relaxed);
+        __atomic_fetch_add(&d->chunks, 1, __ATOMIC_RELAXED);
         uint64_t begin, end;
         weft__dist_sched_chunk(&m->sched, &cur, j, &begin, &end);
         for (uint64_t i = begin; i < end; i++) {
-            if (i > begin && atomic_load_explicit(&m->failed, memory_order_relaxed))
+            if (i > begin && __atomic_load_n(&m->failed, __ATOMIC_RELAXED))
                 break;
             int rc = m->fn((size_t)i, m->ctx);
             if (rc) {
@@ -155,7 +156,7 @@ int weft_dist_parallel_map(weft_dist *d, size_t n, unsigned parallel_iterations,
     int rc = start(&m, n, mine, &runners);
     if (rc)
         return rc;
-    atomic_fetch_add_explicit(&d->maps, 1, memory_order_relaxed);
+    __atomic_fetch_add(&d->maps, 1, __ATOMIC_RELAXED);
     weft__dist_sched_init(&m.sched, n, runners);
     if (m.sched.total) {
         /* The runners never fail (fn's failures travel through the

@@ -24,7 +24,6 @@
  *   PATH-traced-pi1.json and PATH-traced-pi10.json (Chrome trace-event
  *   JSON: open it in Perfetto, or render it with tools/weft-timeline-svg). */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep under -std=c11 */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +45,7 @@ static double now_ms(void)
 static int op(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
 {
     (void)n_in;
-    atomic_fetch_add((atomic_long *)user, 1);
+    __atomic_fetch_add((long *)user, 1, __ATOMIC_SEQ_CST);
     struct timespec ts = { 0, SLEEP_MS * 1000L * 1000L };
     while (nanosleep(&ts, &ts) != 0)
         ;
@@ -111,7 +110,7 @@ static void profile_path(const char *base, const char *mode, unsigned pi, char *
 
 /* Warms up (the traced mode traces here, so the timing shows execution
  * only), then times one run, profiled if asked.  Checks the result. */
-static int timed(setup *s, int traced, unsigned pi, atomic_long *calls, double *ms)
+static int timed(setup *s, int traced, unsigned pi, long *calls, double *ms)
 {
     const char *mode = traced ? "traced" : "eager";
     weft_tensor *y = NULL;
@@ -126,11 +125,11 @@ static int timed(setup *s, int traced, unsigned pi, atomic_long *calls, double *
         if ((rc = weft_profile_begin(s->rt, path)))
             goto error;
     }
-    long calls0 = atomic_load(calls);
+    long calls0 = __atomic_load_n(calls, __ATOMIC_SEQ_CST);
     double t0 = now_ms();
     rc = run_once(s, traced, pi, &y);
     *ms = now_ms() - t0;
-    long ran = atomic_load(calls) - calls0;
+    long ran = __atomic_load_n(calls, __ATOMIC_SEQ_CST) - calls0;
     if (s->profile) {
         int rc2 = weft_profile_end(s->rt);
         if (rc == 0 && rc2 == 0)
@@ -172,7 +171,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int status = 1, rc;
-    atomic_long calls = 0;
+    long calls = 0;  /* (atomic) */
     weft_config cfg;
     weft_config_default(&cfg);
     cfg.workers = 10;  /* a blocked callback holds a thread: give ten */
@@ -209,7 +208,7 @@ int main(int argc, char **argv)
     printf("%-22s %10.0f ms %10.0f ms\n", "weft traced my_map", ms[1][0], ms[1][1]);
     printf("%-22s %10.0f ms %10.0f ms\n", "TensorFlow 2.3 (seed)", 1020.0, 1030.0);
     printf("\nhost calls: %ld (every execution runs op: 4 configurations x 2 runs x %d)\n",
-           atomic_load(&calls), N_ELEMS);
+           __atomic_load_n(&calls, __ATOMIC_SEQ_CST), N_ELEMS);
     printf("traces: op_tf %llu (its input signature), my_map %llu (one per static pi)\n",
            (unsigned long long)weft_function_tracing_count(s.op_tf),
            (unsigned long long)weft_function_tracing_count(s.my_map));

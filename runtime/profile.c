@@ -11,7 +11,6 @@
  * cleared pointer or the ender sees the recorder's count (Dekker). */
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,28 +54,29 @@ typedef struct profile {
     lane *lanes;
     int n_outside;
     /* Events of threads whose lane could not be allocated; any thread adds. */
-    _Atomic uint64_t dropped_no_lane;
+    uint64_t dropped_no_lane;      /* (atomic) */
 } profile;
 
 typedef struct stripe {
-    _Atomic long users;
+    long users;                    /* (atomic) */
     char pad[WEFT__CACHE_LINE - sizeof(long)];
 } stripe;
 
 typedef struct slot {
-    _Atomic(const weft_runtime *) rt;   /* the profiled runtime, or NULL */
-    _Atomic(profile *) prof;
+    const weft_runtime *rt;        /* the profiled runtime, or NULL (atomic) */
+    profile *prof;                 /* (atomic) */
     char pad[WEFT__CACHE_LINE - 2 * sizeof(void *)];
     stripe users[USER_STRIPES];
 } slot;
 
 static _Alignas(WEFT__CACHE_LINE) slot slots[MAX_PROFILES];
 /* Checked first by weft__profiling, so that not profiling costs one load. */
-static _Alignas(WEFT__CACHE_LINE) _Atomic int active_profiles;
+static _Alignas(WEFT__CACHE_LINE) int active_profiles;   /* (atomic) */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t next_id = 1;
-static _Atomic uint64_t next_thread_id = 1;
-static _Atomic unsigned next_stripe;
+/* Counters handing out ids and stripes (atomic). */
+static uint64_t next_id = 1;
+static uint64_t next_thread_id = 1;
+static unsigned next_stripe;
 
 typedef struct tls_entry { uint64_t id; lane *lane; } tls_entry;
 static _Thread_local tls_entry tls_lanes[TLS_CACHE];
@@ -88,14 +88,14 @@ static _Thread_local uint64_t tls_thread_id;
 static slot *find_slot(const weft_runtime *rt)
 {
     for (size_t i = 0; i < MAX_PROFILES; i++)
-        if (atomic_load_explicit(&slots[i].rt, memory_order_relaxed) == rt)
+        if (__atomic_load_n(&slots[i].rt, __ATOMIC_RELAXED) == rt)
             return &slots[i];
     return NULL;
 }
 
 bool weft__profiling(const weft_runtime *rt)
 {
-    if (atomic_load_explicit(&active_profiles, memory_order_relaxed) == 0)
+    if (__atomic_load_n(&active_profiles, __ATOMIC_RELAXED) == 0)
         return false;
     return rt && find_slot(rt) != NULL;
 }
@@ -147,7 +147,7 @@ static lane *my_lane(profile *p, weft_runtime *rt)
         if (tls_lanes[i].id == p->id)
             return tls_lanes[i].lane;
     if (tls_thread_id == 0)
-        tls_thread_id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
+        tls_thread_id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
     /* A thread that records into more than TLS_CACHE profiles has its
      * lane pushed out of the cache: look it up rather than add another. */
     pthread_mutex_lock(&p->lanes_lock);
@@ -168,21 +168,21 @@ static lane *my_lane(profile *p, weft_runtime *rt)
 static void record(weft_runtime *rt, const char *cat, const char *name,
                    uint64_t t0, uint64_t t1, const char *detail)
 {
-    if (atomic_load_explicit(&active_profiles, memory_order_relaxed) == 0 || !rt)
+    if (__atomic_load_n(&active_profiles, __ATOMIC_RELAXED) == 0 || !rt)
         return;
     slot *s = find_slot(rt);
     if (!s)
         return;
     if (tls_stripe < 0)
-        tls_stripe = (int)(atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed)
+        tls_stripe = (int)(__atomic_fetch_add(&next_stripe, 1, __ATOMIC_RELAXED)
                            % USER_STRIPES);
-    _Atomic long *users = &s->users[tls_stripe].users;
-    atomic_fetch_add(users, 1);                       /* seq_cst: see the top */
-    profile *p = atomic_load(&s->prof);
+    long *users = &s->users[tls_stripe].users;
+    __atomic_fetch_add(users, 1, __ATOMIC_SEQ_CST);   /* seq_cst: see the top */
+    profile *p = __atomic_load_n(&s->prof, __ATOMIC_SEQ_CST);
     if (p && p->rt == rt) {
         lane *l = my_lane(p, rt);
         if (!l) {
-            atomic_fetch_add_explicit(&p->dropped_no_lane, 1, memory_order_relaxed);
+            __atomic_fetch_add(&p->dropped_no_lane, 1, __ATOMIC_RELAXED);
         } else {
             size_t c = l->n / CHUNK_EVENTS;
             if (c < MAX_CHUNKS && !l->chunks[c])
@@ -200,7 +200,7 @@ static void record(weft_runtime *rt, const char *cat, const char *name,
             }
         }
     }
-    atomic_fetch_sub_explicit(users, 1, memory_order_release);
+    __atomic_fetch_sub(users, 1, __ATOMIC_RELEASE);
 }
 
 void weft__profile_span(weft_runtime *rt, const char *cat, const char *name,
@@ -275,12 +275,12 @@ int weft_profile_begin(weft_runtime *rt, const char *path)
         rc = weft__errorf(WEFT_EIO, "weft_profile_begin: cannot open '%s' for writing", path);
         goto error;
     }
-    p->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+    p->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
     p->rt = rt;
     p->t_begin = weft__now_ns();
-    atomic_store(&free_slot->prof, p);
-    atomic_store(&free_slot->rt, rt);
-    atomic_fetch_add(&active_profiles, 1);
+    __atomic_store_n(&free_slot->prof, p, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&free_slot->rt, rt, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&active_profiles, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&table_lock);
     return 0;
 error:
@@ -296,12 +296,12 @@ static profile *detach_locked(const weft_runtime *rt)
     slot *s = find_slot(rt);
     if (!s)
         return NULL;
-    profile *p = atomic_exchange(&s->prof, NULL);     /* seq_cst: see the top */
+    profile *p = __atomic_exchange_n(&s->prof, NULL, __ATOMIC_SEQ_CST);   /* seq_cst: see the top */
     for (size_t i = 0; i < USER_STRIPES; i++)
-        while (atomic_load(&s->users[i].users) != 0)
+        while (__atomic_load_n(&s->users[i].users, __ATOMIC_SEQ_CST) != 0)
             sched_yield();
-    atomic_store(&s->rt, NULL);
-    atomic_fetch_sub(&active_profiles, 1);
+    __atomic_store_n(&s->rt, NULL, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&active_profiles, 1, __ATOMIC_SEQ_CST);
     return p;
 }
 
@@ -357,7 +357,7 @@ static void write_us(FILE *f, uint64_t ns)
 static int write_profile(profile *p)
 {
     FILE *f = p->file;
-    uint64_t dropped = atomic_load_explicit(&p->dropped_no_lane, memory_order_relaxed);
+    uint64_t dropped = __atomic_load_n(&p->dropped_no_lane, __ATOMIC_RELAXED);
     bool first = true;
     fputs("{\"traceEvents\":[\n", f);
     fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
@@ -426,7 +426,7 @@ int weft_profile_end(weft_runtime *rt)
  * sets weft_errmsg (weft_runtime_destroy returns nothing). */
 void weft__profile_runtime_gone(weft_runtime *rt)
 {
-    if (!rt || atomic_load_explicit(&active_profiles, memory_order_relaxed) == 0)
+    if (!rt || __atomic_load_n(&active_profiles, __ATOMIC_RELAXED) == 0)
         return;
     pthread_mutex_lock(&table_lock);
     profile *p = detach_locked(rt);

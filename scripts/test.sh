@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and checks everything:
+#  0. the lint step (seconds): library code speaks one atomics dialect
+#     (scripts/check-atomics.sh);
 #  1. the criterion suite three times: a plain debug build, under
 #     ThreadSanitizer, and under AddressSanitizer + UndefinedBehaviorSanitizer;
 #     the plain one with 1, 2 and 4 workers ($WEFT_NUM_THREADS), under
@@ -16,7 +18,7 @@
 #     of everything else with clang and -Werror (not run);
 #  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 40).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
-# for each step of 2-6.
+# for each step of 0 and 2-6.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 scripts/setup.sh || exit 1
@@ -54,6 +56,9 @@ step() {
     fi
     rm -f "$log"
 }
+
+# Cheap checks first, so that a violation shows before the builds.
+step "lint: one atomics dialect in library code" scripts/check-atomics.sh
 
 for cfg in "${configs[@]}"; do
     name=${cfg%%:*}

@@ -5,7 +5,6 @@
  * weft_host_call_ex is the same with any number of outputs: a CONTROL
  * node (trace/control.h) whose results are read by RESULT nodes. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,9 +22,9 @@
 #define SERIAL_SLOTS 512
 
 typedef struct serial_entry {
-    _Atomic(uintptr_t) key;
+    uintptr_t key;                 /* (atomic) */
     pthread_mutex_t mu;
-    _Atomic(uintptr_t) owner;
+    uintptr_t owner;               /* (atomic) */
 } serial_entry;
 
 static serial_entry serial_table[SERIAL_SLOTS];
@@ -42,7 +41,7 @@ static serial_entry *serial_find(uintptr_t key)
     size_t start = serial_hash(key);
     for (size_t probe = 0; probe < SERIAL_SLOTS; probe++) {
         serial_entry *e = &serial_table[(start + probe) % SERIAL_SLOTS];
-        uintptr_t k = atomic_load_explicit(&e->key, memory_order_acquire);
+        uintptr_t k = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
         if (k == key)
             return e;
         if (k == 0)
@@ -52,13 +51,13 @@ static serial_entry *serial_find(uintptr_t key)
     serial_entry *found = NULL;
     for (size_t probe = 0; probe < SERIAL_SLOTS && !found; probe++) {
         serial_entry *e = &serial_table[(start + probe) % SERIAL_SLOTS];
-        uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
+        uintptr_t k = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
         if (k == key) {
             found = e;
         } else if (k == 0) {
             pthread_mutex_init(&e->mu, NULL);
-            atomic_store_explicit(&e->owner, 0, memory_order_relaxed);
-            atomic_store_explicit(&e->key, key, memory_order_release);
+            __atomic_store_n(&e->owner, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
             found = e;
         }
     }
@@ -99,11 +98,11 @@ static int host_invoke(weft_runtime *rt, const char *who, uintptr_t key, unsigne
         if (!serial)
             return weft__errorf(WEFT_EAGAIN, "%s: more than %d distinct "
                                 "WEFT_HOST_SERIAL callbacks", who, SERIAL_SLOTS);
-        if (atomic_load_explicit(&serial->owner, memory_order_relaxed) == self_id())
+        if (__atomic_load_n(&serial->owner, __ATOMIC_RELAXED) == self_id())
             return weft__errorf(WEFT_EHOST, "%s: a WEFT_HOST_SERIAL callback "
                                 "was re-entered on the thread running it", who);
         pthread_mutex_lock(&serial->mu);
-        atomic_store_explicit(&serial->owner, self_id(), memory_order_relaxed);
+        __atomic_store_n(&serial->owner, self_id(), __ATOMIC_RELAXED);
     }
     bool profiling = weft__profiling(rt);
     uint64_t t0 = profiling ? weft__now_ns() : 0;
@@ -117,7 +116,7 @@ static int host_invoke(weft_runtime *rt, const char *who, uintptr_t key, unsigne
         weft__inline_leave();
     uint64_t t1 = profiling ? weft__now_ns() : 0;
     if (serial) {
-        atomic_store_explicit(&serial->owner, 0, memory_order_relaxed);
+        __atomic_store_n(&serial->owner, 0, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&serial->mu);
     }
     if (profiling)

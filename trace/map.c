@@ -7,7 +7,6 @@
  * (passed whole to every iteration) and several outputs; both share the
  * runner. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -58,7 +57,7 @@ typedef struct map_run {
     bool profiling;
 
     pthread_mutex_t lock;          /* allocating outs, recording the error */
-    atomic_bool ready;             /* outs allocated (published with release) */
+    bool ready;                    /* outs allocated (atomic, published with release) */
 
     bool failed;                   /* under lock: the first error below */
     int err;
@@ -209,13 +208,13 @@ static int alloc_from_results(map_run *m, weft_tensor *const *res, char *inner)
 static int place_results(map_run *m, size_t i, weft_tensor *const *res)
 {
     char a[WEFT__SPEC_STR_MAX], b[WEFT__SPEC_STR_MAX], inner[MAP_MSG_MAX];
-    if (!atomic_load_explicit(&m->ready, memory_order_acquire)) {
+    if (!__atomic_load_n(&m->ready, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&m->lock);
         int rc = 0;
-        if (!atomic_load_explicit(&m->ready, memory_order_relaxed)) {
+        if (!__atomic_load_n(&m->ready, __ATOMIC_RELAXED)) {
             rc = alloc_from_results(m, res, inner);
             if (rc == 0)
-                atomic_store_explicit(&m->ready, true, memory_order_release);
+                __atomic_store_n(&m->ready, true, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&m->lock);
         if (rc)
@@ -342,7 +341,7 @@ static int alloc_upfront(map_run *m)
         for (size_t k = 0; k < j->n_outs && rc == 0; k++)
             rc = alloc_out(m, k, &items[k]);
         if (rc == 0)
-            atomic_store_explicit(&m->ready, true, memory_order_relaxed);
+            __atomic_store_n(&m->ready, true, __ATOMIC_RELAXED);
     }
     if (items != stack_i)
         weft__free(items);
@@ -365,7 +364,7 @@ static int map_job_run(weft_runtime *rt, const map_job *j, weft_tensor **outs)
     if (m.outs)
         memset(m.outs, 0, (j->n_outs <= STACK_VALUES ? STACK_VALUES : j->n_outs) * sizeof *m.outs);
     pthread_mutex_init(&m.lock, NULL);
-    atomic_init(&m.ready, false);
+    m.ready = false;
     if (!m.ins || !m.outs) {
         rc = weft__errorf(WEFT_ENOMEM, "%s: out of memory", j->who);
         goto done;

@@ -8,7 +8,6 @@
  * table rows with the messages it observed, which is how docs/ERRORS.md was
  * produced. */
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2041,7 +2040,7 @@ Test(errors, recursive_get_concrete_names_itself, .timeout = 60)
  * wait for the trace lock while the tracing thread waited for that
  * iteration. */
 typedef struct rec_loop {
-    _Atomic int failed, ok;
+    int failed, ok;  /* (atomic) */
 } rec_loop;
 
 static weft_function *g_rec_loop;
@@ -2057,7 +2056,7 @@ static int rec_index(size_t i, void *ctx)
         rc = weft_function_call(g_rec_loop, &a, 1, &o, 1);
     weft_tensor_release(o);
     weft_tensor_release(x);
-    atomic_fetch_add(rc == WEFT_EINVAL ? &r->failed : &r->ok, 1);
+    __atomic_fetch_add(rc == WEFT_EINVAL ? &r->failed : &r->ok, 1, __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -2076,8 +2075,10 @@ Test(errors, recursive_trace_from_parallel_work, .timeout = 60)
     rec_loop r = { 0 };
     g_rec_loop = make_fn(body_recursive_loop, &r, 1, 1, NULL, 0, "recloop");
     cr_expect_eq(call_on_x3(g_rec_loop), 0, "%s", weft_errmsg());
-    cr_expect_eq(atomic_load(&r.failed), 16, "%d of 16 nested calls failed, %d ran",
-                 atomic_load(&r.failed), atomic_load(&r.ok));
+    cr_expect_eq(__atomic_load_n(&r.failed, __ATOMIC_SEQ_CST), 16,
+                 "%d of 16 nested calls failed, %d ran",
+                 __atomic_load_n(&r.failed, __ATOMIC_SEQ_CST),
+                 __atomic_load_n(&r.ok, __ATOMIC_SEQ_CST));
     weft_function_destroy(&g_rec_loop);
     cr_assert(good_calls()[0] == '\0', "%s", good_calls());
 }

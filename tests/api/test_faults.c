@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -671,16 +670,17 @@ static int rt_run(void *p)
 
 static int rt_idx(size_t i, void *ctx)
 {
-    atomic_fetch_add((atomic_long *)ctx, (long)i);
+    __atomic_fetch_add((long *)ctx, (long)i, __ATOMIC_SEQ_CST);
     return 0;
 }
 
 static int rt_check(void *p)
 {
     rt_st *s = p;
-    atomic_long sum = 0;
+    long sum = 0;  /* (atomic) */
     int rc = weft_parallel_map(s->r, 100, 0, rt_idx, &sum);
-    return rc == 0 && sum == 4950 && weft_runtime_workers(s->r) == 3 ? 0 : 1;
+    return rc == 0 && __atomic_load_n(&sum, __ATOMIC_SEQ_CST) == 4950 &&
+           weft_runtime_workers(s->r) == 3 ? 0 : 1;
 }
 
 static void rt_undo(void *p)
@@ -735,9 +735,9 @@ Test(faults, pthread_create_fails)
         cr_assert_eq(rt_run(&s), 0, "%s", weft_errmsg());
         cr_assert_eq(rt_check(&s), 0);
         rt_undo(&s);
-        atomic_long sum = 0;
+        long sum = 0;  /* (atomic) */
         cr_assert_eq(weft_parallel_map(rt, 10, 0, rt_idx, &sum), 0);
-        cr_assert_eq(sum, 45);
+        cr_assert_eq(__atomic_load_n(&sum, __ATOMIC_SEQ_CST), 45);
     }
 }
 #endif
@@ -759,11 +759,12 @@ Test(faults, pthread_create_fails)
 #define FAIL_AFTER 1000
 
 typedef struct cancel_st {
-    atomic_long started;
-    atomic_int failed;
-    atomic_long after;   /* iterations started once failed was set */
-    atomic_long widest;  /* the largest range handed to the callback */
-    atomic_int slow_calls;   /* callbacks slowed by started_after_failure */
+    /* All atomic. */
+    long started;
+    int failed;
+    long after;       /* iterations started once failed was set */
+    long widest;      /* the largest range handed to the callback */
+    int slow_calls;   /* callbacks slowed by started_after_failure */
 } cancel_st;
 
 /* Counts n iterations started after the failure, which then take 1 ms
@@ -771,8 +772,8 @@ typedef struct cancel_st {
  * that does not stop fails on the count rather than on the timeout). */
 static void started_after_failure(cancel_st *c, long n)
 {
-    atomic_fetch_add(&c->after, n);
-    if (atomic_fetch_add(&c->slow_calls, 1) < 64)
+    __atomic_fetch_add(&c->after, n, __ATOMIC_SEQ_CST);
+    if (__atomic_fetch_add(&c->slow_calls, 1, __ATOMIC_SEQ_CST) < 64)
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 }
 
@@ -780,10 +781,10 @@ static int cancel_index(size_t i, void *ctx)
 {
     (void)i;
     cancel_st *c = ctx;
-    if (atomic_load(&c->failed))
+    if (__atomic_load_n(&c->failed, __ATOMIC_SEQ_CST))
         started_after_failure(c, 1);
-    if (atomic_fetch_add(&c->started, 1) == FAIL_AFTER) {
-        atomic_store(&c->failed, 1);
+    if (__atomic_fetch_add(&c->started, 1, __ATOMIC_SEQ_CST) == FAIL_AFTER) {
+        __atomic_store_n(&c->failed, 1, __ATOMIC_SEQ_CST);
         return WEFT_ECANCELED;
     }
     return 0;
@@ -793,14 +794,15 @@ static int cancel_range(size_t b, size_t e, void *ctx)
 {
     cancel_st *c = ctx;
     long width = (long)(e - b);
-    long w = atomic_load(&c->widest);
-    while (width > w && !atomic_compare_exchange_weak(&c->widest, &w, width))
+    long w = __atomic_load_n(&c->widest, __ATOMIC_SEQ_CST);
+    while (width > w && !__atomic_compare_exchange_n(&c->widest, &w, width, true, __ATOMIC_SEQ_CST,
+                                                     __ATOMIC_SEQ_CST))
         ;
-    if (atomic_load(&c->failed))
+    if (__atomic_load_n(&c->failed, __ATOMIC_SEQ_CST))
         started_after_failure(c, (long)(e - b));
-    long before = atomic_fetch_add(&c->started, (long)(e - b));
+    long before = __atomic_fetch_add(&c->started, (long)(e - b), __ATOMIC_SEQ_CST);
     if (before <= FAIL_AFTER && FAIL_AFTER < before + (long)(e - b)) {
-        atomic_store(&c->failed, 1);
+        __atomic_store_n(&c->failed, 1, __ATOMIC_SEQ_CST);
         return WEFT_EHOST;
     }
     return 0;
@@ -819,12 +821,12 @@ Test(faults, cancel_parallel_map, .timeout = 120)
         cancel_st c = { 0 };
         int rc = weft_parallel_map(r, CANCEL_N, bounds[k], cancel_index, &c);
         cr_assert_eq(rc, WEFT_ECANCELED, "parallel_iterations %u: %s", bounds[k], weft_err_name(rc));
-        cr_assert_lt(atomic_load(&c.after), CANCEL_N / 100,
+        cr_assert_lt(__atomic_load_n(&c.after, __ATOMIC_SEQ_CST), CANCEL_N / 100,
                      "parallel_iterations %u: %ld iterations started after the failure",
-                     bounds[k], atomic_load(&c.after));
-        cr_assert_lt(atomic_load(&c.started), CANCEL_N / 100 + FAIL_AFTER);
+                     bounds[k], __atomic_load_n(&c.after, __ATOMIC_SEQ_CST));
+        cr_assert_lt(__atomic_load_n(&c.started, __ATOMIC_SEQ_CST), CANCEL_N / 100 + FAIL_AFTER);
         cr_log_info("parallel_map bound %u: %ld started after the failure", bounds[k],
-                    atomic_load(&c.after));
+                    __atomic_load_n(&c.after, __ATOMIC_SEQ_CST));
     }
     weft_runtime_destroy(&r);
 }
@@ -837,15 +839,18 @@ Test(faults, cancel_parallel_for, .timeout = 120)
         cancel_st c = { 0 };
         int rc = weft_parallel_for(r, CANCEL_N, grains[k], cancel_range, &c);
         cr_assert_eq(rc, WEFT_EHOST, "grain %zu: %s", grains[k], weft_err_name(rc));
-        long in_flight = (long)(weft_runtime_workers(r) + 1) * atomic_load(&c.widest);
+        long in_flight = (long)(weft_runtime_workers(r) + 1) *
+                         __atomic_load_n(&c.widest, __ATOMIC_SEQ_CST);
         long bound = in_flight > (long)CANCEL_N / 100 ? in_flight : (long)CANCEL_N / 100;
-        cr_assert_lt(atomic_load(&c.after), bound,
+        cr_assert_lt(__atomic_load_n(&c.after, __ATOMIC_SEQ_CST), bound,
                      "grain %zu: %ld iterations started after the failure (bound %ld)", grains[k],
-                     atomic_load(&c.after), bound);
-        cr_assert_lt(atomic_load(&c.widest), (long)CANCEL_N / 4, "grain %zu: ranges too coarse to cancel",
+                     __atomic_load_n(&c.after, __ATOMIC_SEQ_CST), bound);
+        cr_assert_lt(__atomic_load_n(&c.widest, __ATOMIC_SEQ_CST), (long)CANCEL_N / 4,
+                     "grain %zu: ranges too coarse to cancel",
                      grains[k]);
         cr_log_info("parallel_for grain %zu: %ld started after the failure, %ld in all", grains[k],
-                    atomic_load(&c.after), atomic_load(&c.started));
+                    __atomic_load_n(&c.after, __ATOMIC_SEQ_CST),
+                    __atomic_load_n(&c.started, __ATOMIC_SEQ_CST));
     }
     weft_runtime_destroy(&r);
 }

@@ -2,7 +2,6 @@
  * once when many threads see it first together, and eviction never frees a
  * concrete function another thread is running. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +36,13 @@ TestSuite(cache_mt, .init = setup, .fini = teardown, .timeout = 60);
 typedef struct shared {
     weft_function *f;
     pthread_barrier_t start;
-    atomic_int traces;       /* bumped by the body */
-    atomic_int body_inside;  /* bodies running right now */
-    atomic_int overlap;      /* set if two bodies of f ever ran at once */
+    int traces;              /* bumped by the body (atomic) */
+    int body_inside;         /* bodies running right now (atomic) */
+    int overlap;             /* set if two bodies of f ever ran at once (atomic) */
     int n_sigs;
     long sleep_ms;           /* per trace */
     int rounds;
-    atomic_int failures;
+    int failures;            /* (atomic) */
 } shared;
 
 /* out = x * 2 + n (n = numel), slow enough at trace time that the other
@@ -51,9 +50,9 @@ typedef struct shared {
 static int body_slow(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     shared *s = user;
-    if (atomic_fetch_add(&s->body_inside, 1) != 0)
-        atomic_store(&s->overlap, 1);
-    atomic_fetch_add(&s->traces, 1);
+    if (__atomic_fetch_add(&s->body_inside, 1, __ATOMIC_SEQ_CST) != 0)
+        __atomic_store_n(&s->overlap, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&s->traces, 1, __ATOMIC_SEQ_CST);
     struct timespec ts = { 0, s->sleep_ms * 1000 * 1000 };
     if (s->sleep_ms)
         nanosleep(&ts, NULL);
@@ -61,7 +60,7 @@ static int body_slow(weft_ctx *cx, weft_value *const *args, weft_value **outs, v
     weft_value_spec(args[0], &sp);
     outs[0] = weft_add(cx, weft_mul(cx, args[0], weft_const_f64(cx, 2.0)),
                        weft_const_f64(cx, (double)sp.dims[0]));
-    atomic_fetch_sub(&s->body_inside, 1);
+    __atomic_fetch_sub(&s->body_inside, 1, __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -91,13 +90,13 @@ static int check_call(shared *s, int64_t n)
 static void *worker(void *arg)
 {
     shared *s = arg;
-    static atomic_int next_id;
-    int id = atomic_fetch_add(&next_id, 1);
+    static int next_id;  /* (atomic) */
+    int id = __atomic_fetch_add(&next_id, 1, __ATOMIC_SEQ_CST);
     pthread_barrier_wait(&s->start);
     for (int r = 0; r < s->rounds; r++) {
         int64_t n = 1 + (id + r) % s->n_sigs;
         if (check_call(s, n))
-            atomic_fetch_add(&s->failures, 1);
+            __atomic_fetch_add(&s->failures, 1, __ATOMIC_SEQ_CST);
     }
     return NULL;
 }
@@ -130,10 +129,11 @@ Test(cache_mt, eight_threads_four_signatures_trace_four_times)
     s->rounds = ROUNDS;
     s->f = make(s, 0);
     run_threads(s);
-    cr_assert_eq(atomic_load(&s->failures), 0);
-    cr_assert_eq(atomic_load(&s->traces), 4);
+    cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0);
+    cr_assert_eq(__atomic_load_n(&s->traces, __ATOMIC_SEQ_CST), 4);
     cr_assert_eq(weft_function_tracing_count(s->f), 4);
-    cr_assert_eq(atomic_load(&s->overlap), 0, "two traces of one function overlapped");
+    cr_assert_eq(__atomic_load_n(&s->overlap, __ATOMIC_SEQ_CST), 0,
+                 "two traces of one function overlapped");
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_eq(st.calls, (uint64_t)THREADS * ROUNDS);
@@ -151,14 +151,14 @@ Test(cache_mt, eviction_under_concurrent_calls)
     s->rounds = ROUNDS;
     s->f = make(s, 2);
     run_threads(s);
-    cr_assert_eq(atomic_load(&s->failures), 0);
+    cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0);
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_leq(st.cached, 2);
     cr_assert_gt(st.evictions, 0);
-    cr_assert_eq(st.traces, (uint64_t)atomic_load(&s->traces));
+    cr_assert_eq(st.traces, (uint64_t)__atomic_load_n(&s->traces, __ATOMIC_SEQ_CST));
     cr_assert_eq(st.traces, st.cached + st.evictions);
-    cr_assert_eq(atomic_load(&s->overlap), 0);
+    cr_assert_eq(__atomic_load_n(&s->overlap, __ATOMIC_SEQ_CST), 0);
     weft_function_destroy(&s->f);
     free(s);
 }
@@ -173,7 +173,7 @@ Test(cache_mt, eviction_with_colliding_hashes)
     s->rounds = ROUNDS;
     s->f = make(s, 3);
     run_threads(s);
-    cr_assert_eq(atomic_load(&s->failures), 0);
+    cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0);
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_leq(st.cached, 3);
@@ -191,12 +191,12 @@ static int body_fail(weft_ctx *cx, weft_value *const *args, weft_value **outs, v
     (void)args;
     (void)outs;
     shared *s = user;
-    if (atomic_fetch_add(&s->body_inside, 1) != 0)
-        atomic_store(&s->overlap, 1);
-    atomic_fetch_add(&s->traces, 1);
+    if (__atomic_fetch_add(&s->body_inside, 1, __ATOMIC_SEQ_CST) != 0)
+        __atomic_store_n(&s->overlap, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&s->traces, 1, __ATOMIC_SEQ_CST);
     struct timespec ts = { 0, 10 * 1000 * 1000 };
     nanosleep(&ts, NULL);
-    atomic_fetch_sub(&s->body_inside, 1);
+    __atomic_fetch_sub(&s->body_inside, 1, __ATOMIC_SEQ_CST);
     return WEFT_EHOST;
 }
 
@@ -213,7 +213,7 @@ static void *fail_worker(void *arg)
         int rc = weft_function_call(s->f, &a, 1, &out, 1);
         /* Waiters get the tracer's error and message. */
         if (rc != WEFT_EHOST || out || weft_errmsg()[0] == '\0')
-            atomic_fetch_add(&s->failures, 1);
+            __atomic_fetch_add(&s->failures, 1, __ATOMIC_SEQ_CST);
         weft_tensor_release(x);
     }
     return NULL;
@@ -232,12 +232,12 @@ Test(cache_mt, failed_traces_reach_every_waiter_and_are_not_cached)
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&s->start);
-    cr_assert_eq(atomic_load(&s->failures), 0);
-    cr_assert_eq(atomic_load(&s->overlap), 0);
+    cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0);
+    cr_assert_eq(__atomic_load_n(&s->overlap, __ATOMIC_SEQ_CST), 0);
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_eq(st.cached, 0);
-    cr_assert_eq(st.traces, (uint64_t)atomic_load(&s->traces));
+    cr_assert_eq(st.traces, (uint64_t)__atomic_load_n(&s->traces, __ATOMIC_SEQ_CST));
     cr_assert_geq(st.traces, 3, "each round after a failure traces again");
     weft_function_destroy(&s->f);
     free(s);
@@ -280,7 +280,7 @@ Test(cache_mt, more_threads_than_slots_count_every_call)
     s->f = make(s, 0);
     for (int group = 1; group <= 2; group++) {
         run_many(s);
-        cr_assert_eq(atomic_load(&s->failures), 0);
+        cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0);
         weft_function_stats st;
         weft_function_get_stats(s->f, &st);
         uint64_t calls = (uint64_t)group * MANY * (uint64_t)s->rounds;
@@ -300,7 +300,7 @@ Test(cache_mt, more_threads_than_slots_with_eviction)
     s->rounds = ROUNDS / 4;
     s->f = make(s, 2);
     run_many(s);
-    cr_assert_eq(atomic_load(&s->failures), 0);
+    cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0);
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_eq(st.calls, (uint64_t)MANY * (uint64_t)s->rounds);
@@ -319,7 +319,7 @@ typedef struct hitter {
     shared *s;
     int calls;
     unsigned slot;
-    atomic_int *failures;
+    int *failures;  /* (atomic) */
 } hitter;
 
 static void *hit_worker(void *arg)
@@ -328,7 +328,7 @@ static void *hit_worker(void *arg)
     pthread_barrier_wait(&h->s->start);
     for (int k = 0; k < h->calls; k++)
         if (check_call(h->s, 3))
-            atomic_fetch_add(h->failures, 1);
+            __atomic_fetch_add(h->failures, 1, __ATOMIC_SEQ_CST);
     h->slot = weft__cache_slot();
     /* Both alive until both are done: neither takes a slot the other gave
      * back. */
@@ -343,9 +343,13 @@ typedef struct shared_state {
 static shared_state snapshot(const weft_function *f, weft__entry *e)
 {
     shared_state st = {  /* all uint64_t: no padding for memcmp */
-        atomic_load(&e->refs), atomic_load(&e->last_used), atomic_load(&f->clock),
-        atomic_load(&f->misses), atomic_load(&f->traces), atomic_load(&f->cached),
-        atomic_load(&e->remaining) };
+        __atomic_load_n(&e->refs, __ATOMIC_SEQ_CST),
+        __atomic_load_n(&e->last_used, __ATOMIC_SEQ_CST),
+        __atomic_load_n(&f->clock, __ATOMIC_SEQ_CST),
+        __atomic_load_n(&f->misses, __ATOMIC_SEQ_CST),
+        __atomic_load_n(&f->traces, __ATOMIC_SEQ_CST),
+        __atomic_load_n(&f->cached, __ATOMIC_SEQ_CST),
+        __atomic_load_n(&e->remaining, __ATOMIC_SEQ_CST) };
     return st;
 }
 
@@ -365,13 +369,13 @@ Test(cache_mt, hits_write_only_their_own_slots)
     shared_state before = snapshot(s->f, e);
     uint64_t f_lines[WEFT__SLOTS + 1][2], e_lines[WEFT__SLOTS + 1][2];
     for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
-        f_lines[k][0] = atomic_load(&s->f->st[k].calls);
-        f_lines[k][1] = atomic_load(&s->f->st[k].hits);
-        e_lines[k][0] = atomic_load(&e->sl[k].hot);
-        e_lines[k][1] = atomic_load(&e->sl[k].calls);
+        f_lines[k][0] = __atomic_load_n(&s->f->st[k].calls, __ATOMIC_SEQ_CST);
+        f_lines[k][1] = __atomic_load_n(&s->f->st[k].hits, __ATOMIC_SEQ_CST);
+        e_lines[k][0] = __atomic_load_n(&e->sl[k].hot, __ATOMIC_SEQ_CST);
+        e_lines[k][1] = __atomic_load_n(&e->sl[k].calls, __ATOMIC_SEQ_CST);
     }
     enum { CALLS = 200 };
-    atomic_int failures = 0;
+    int failures = 0;  /* (atomic) */
     hitter h[2] = { { s, CALLS, 0, &failures }, { s, CALLS, 0, &failures } };
     pthread_t th[2];
     pthread_barrier_init(&s->start, NULL, 2);
@@ -380,7 +384,7 @@ Test(cache_mt, hits_write_only_their_own_slots)
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&s->start);
-    cr_assert_eq(atomic_load(&failures), 0);
+    cr_assert_eq(__atomic_load_n(&failures, __ATOMIC_SEQ_CST), 0);
     cr_assert(h[0].slot < WEFT__SLOTS && h[1].slot < WEFT__SLOTS && h[0].slot != h[1].slot,
               "slots %u and %u", h[0].slot, h[1].slot);
 
@@ -393,10 +397,14 @@ Test(cache_mt, hits_write_only_their_own_slots)
                  (unsigned long long)after.clock);
     for (unsigned k = 0; k <= WEFT__SLOTS; k++) {
         uint64_t add = (k == h[0].slot || k == h[1].slot) ? CALLS : 0;
-        cr_assert_eq(atomic_load(&s->f->st[k].calls), f_lines[k][0] + add, "calls of slot %u", k);
-        cr_assert_eq(atomic_load(&s->f->st[k].hits), f_lines[k][1] + add, "hits of slot %u", k);
-        cr_assert_eq(atomic_load(&e->sl[k].hot), e_lines[k][0], "hot count of slot %u", k);
-        cr_assert_eq(atomic_load(&e->sl[k].calls), e_lines[k][1] + add, "entry calls of slot %u", k);
+        cr_assert_eq(__atomic_load_n(&s->f->st[k].calls, __ATOMIC_SEQ_CST), f_lines[k][0] + add,
+                     "calls of slot %u", k);
+        cr_assert_eq(__atomic_load_n(&s->f->st[k].hits, __ATOMIC_SEQ_CST), f_lines[k][1] + add,
+                     "hits of slot %u", k);
+        cr_assert_eq(__atomic_load_n(&e->sl[k].hot, __ATOMIC_SEQ_CST), e_lines[k][0],
+                     "hot count of slot %u", k);
+        cr_assert_eq(__atomic_load_n(&e->sl[k].calls, __ATOMIC_SEQ_CST), e_lines[k][1] + add,
+                     "entry calls of slot %u", k);
     }
     weft_function_destroy(&s->f);
     free(s);
@@ -431,7 +439,7 @@ static void *pin_worker(void *arg)
         weft_spec spec = { .dtype = WEFT_F64, .rank = 1 };
         spec.dims[0] = p->n[k] = 1 + p->id + PINNERS * k;   /* distinct everywhere */
         if (weft_function_get_concrete(p->s->f, &spec, 1, &p->c[k]) != 0)
-            atomic_fetch_add(&p->s->failures, 1);
+            __atomic_fetch_add(&p->s->failures, 1, __ATOMIC_SEQ_CST);
     }
     return NULL;
 }
@@ -474,7 +482,7 @@ Test(cache_mt, concrete_functions_survive_concurrent_eviction)
     for (int i = 0; i < PINNERS; i++)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&s->start);
-    cr_assert_eq(atomic_load(&s->failures), 0, "get_concrete failed");
+    cr_assert_eq(__atomic_load_n(&s->failures, __ATOMIC_SEQ_CST), 0, "get_concrete failed");
     weft_function_stats st;
     weft_function_get_stats(s->f, &st);
     cr_assert_eq(st.traces, (uint64_t)PINNERS * PINS, "each signature traced once");
@@ -658,8 +666,8 @@ static void pend_wait(int what, uint64_t at_least)
  * meanwhile); 200 fails once 100's eviction pass has run. */
 static int body_pend(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
-    atomic_int *traces = user;
-    atomic_fetch_add(traces, 1);
+    int *traces = user;  /* (atomic) */
+    __atomic_fetch_add(traces, 1, __ATOMIC_SEQ_CST);
     int64_t n = 0;
     int rc = weft_value_static_i64(args[0], &n);
     if (rc)
@@ -690,7 +698,7 @@ static void *pend_thread(void *p)
 
 Test(cache_mt, a_pending_trace_does_not_evict_for_itself_early, .timeout = 60)
 {
-    atomic_int traces = 0;
+    int traces = 0;  /* (atomic) */
     weft_function_desc d = { .name = "pend", .body = body_pend, .user = &traces, .n_args = 1,
                              .n_outs = 1, .max_cached = 2 };
     cr_assert_eq(weft_function_create(rt, &d, &pend_f), 0, "%s", weft_errmsg());
@@ -710,8 +718,8 @@ Test(cache_mt, a_pending_trace_does_not_evict_for_itself_early, .timeout = 60)
     cr_assert_eq(s.evictions, 1, "only 1 made room for 100 (evictions %llu)",
                  (unsigned long long)s.evictions);
     cr_assert_eq(s.cached, 2, "2 and 100 stay cached (cached %llu)", (unsigned long long)s.cached);
-    int before = atomic_load(&traces);
+    int before = __atomic_load_n(&traces, __ATOMIC_SEQ_CST);
     cr_assert_eq(pend_call(2), 0, "%s", weft_errmsg());
-    cr_assert_eq(atomic_load(&traces), before, "2 was kept: no trace");
+    cr_assert_eq(__atomic_load_n(&traces, __ATOMIC_SEQ_CST), before, "2 was kept: no trace");
     weft_function_destroy(&pend_f);
 }

@@ -3,7 +3,6 @@
  * functions, eager mode, the log sink, the debug API and input validation. */
 #include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,7 @@ TestSuite(cache, .init = setup, .fini = teardown, .timeout = 30);
 /* ---- bodies ---- */
 
 typedef struct counter {
-    atomic_int traces;  /* bumped by the body: at trace time only */
+    int traces;         /* bumped by the body: at trace time only (atomic) */
     int fail_next;      /* the body fails while this is positive */
 } counter;
 
@@ -37,7 +36,7 @@ typedef struct counter {
 static int body_static(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     counter *c = user;
-    atomic_fetch_add(&c->traces, 1);
+    __atomic_fetch_add(&c->traces, 1, __ATOMIC_SEQ_CST);
     int64_t n;
     int rc = weft_value_static_i64(args[0], &n);
     if (rc)
@@ -50,7 +49,7 @@ static int body_static(weft_ctx *cx, weft_value *const *args, weft_value **outs,
 static int body_square(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     counter *c = user;
-    atomic_fetch_add(&c->traces, 1);
+    __atomic_fetch_add(&c->traces, 1, __ATOMIC_SEQ_CST);
     if (c->fail_next > 0) {
         c->fail_next--;
         return WEFT_EBODY;
@@ -64,7 +63,7 @@ static int body_square(weft_ctx *cx, weft_value *const *args, weft_value **outs,
 static int body_double(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     counter *c = user;
-    atomic_fetch_add(&c->traces, 1);
+    __atomic_fetch_add(&c->traces, 1, __ATOMIC_SEQ_CST);
     outs[0] = weft_add(cx, args[0], args[0]);
     return 0;
 }
@@ -143,7 +142,7 @@ Test(cache, static_scalars_trace_per_value)
     cr_assert_eq(call_static(f, 2), 20);
     cr_assert_eq(call_static(f, 3), 30);
     cr_assert_eq(call_static(f, 3), 30);
-    cr_assert_eq(atomic_load(&c.traces), 3);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3);
     cr_assert_eq(weft_function_tracing_count(f), 3);
     weft_function_stats st;
     weft_function_get_stats(f, &st);
@@ -176,7 +175,7 @@ Test(cache, input_signature_converts_static_scalars)
         cr_assert_eq(elem(out, 0), 2.0 * (double)n);
         weft_tensor_release(out);
     }
-    cr_assert_eq(atomic_load(&c.traces), 1);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1);
     cr_assert_eq(weft_function_tracing_count(f), 1);
     /* 2^40 is no i32. */
     weft_arg big = weft_arg_i64((int64_t)1 << 40);
@@ -192,7 +191,8 @@ Test(cache, side_effects_at_trace_time_only)
     weft_function *f = make(body_square, &c, 1, NULL, 0, 0);
     for (int i = 0; i < 5; i++)
         call_square(f, 3);
-    cr_assert_eq(atomic_load(&c.traces), 1, "the body ran %d times", atomic_load(&c.traces));
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1, "the body ran %d times",
+                 __atomic_load_n(&c.traces, __ATOMIC_SEQ_CST));
     weft_function_stats st;
     weft_function_get_stats(f, &st);
     cr_assert_eq(st.calls, 5);
@@ -216,7 +216,7 @@ Test(cache, shapes_retrace_and_explain)
     call_square(f, 4);
     call_square(f, 4);
     call_square(f, 3);
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
     cr_assert_eq(weft_function_tracing_count(f), 2);
     cr_assert_eq(weft_function_last_retrace(f, &r), 0);
     cr_assert_eq(r.arg, 0);
@@ -234,7 +234,7 @@ Test(cache, reduce_retracing_relaxes_dims)
     call_square(f, 5);
     call_square(f, 9);
     call_square(f, 3);
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
     cr_assert_eq(weft_function_tracing_count(f), 2);
     weft_retrace r;
     weft_function_last_retrace(f, &r);
@@ -281,7 +281,7 @@ Test(cache, signature_mismatch_names_the_argument)
         weft_tensor_release(out);
         weft_tensor_release(x);
     }
-    cr_assert_eq(atomic_load(&c.traces), 1);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1);
     weft_function_destroy(&f);
 }
 
@@ -293,14 +293,14 @@ Test(cache, forced_hash_collision_keeps_signatures_apart)
     for (int round = 0; round < 3; round++)
         for (int64_t n = 1; n <= 5; n++)
             cr_assert_eq(call_static(f, n), 10.0 * (double)n, "round %d n %lld", round, (long long)n);
-    cr_assert_eq(atomic_load(&c.traces), 5);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 5);
     /* Tensors collide with the scalars too. */
     counter c2 = { 0 };
     weft_function *g = make(body_square, &c2, 1, NULL, 0, 0);
     for (int round = 0; round < 2; round++)
         for (int64_t n = 1; n <= 4; n++)
             call_square(g, n);
-    cr_assert_eq(atomic_load(&c2.traces), 4);
+    cr_assert_eq(__atomic_load_n(&c2.traces, __ATOMIC_SEQ_CST), 4);
     weft_function_destroy(&g);
     weft_function_destroy(&f);
     weft__cache_force_hash(0);
@@ -315,7 +315,7 @@ Test(cache, get_concrete_then_concrete_call)
     weft_concrete *k = NULL;
     cr_assert_eq(weft_function_get_concrete(f, &spec, 1, &k), 0, "%s", weft_errmsg());
     cr_assert_not_null(k);
-    cr_assert_eq(atomic_load(&c.traces), 1);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1);
     for (int64_t n = 1; n <= 4; n++) {
         weft_tensor *x = vec_f32(n, 2.0f), *out = NULL;
         cr_assert_eq(weft_concrete_call(k, &x, 1, &out, 1), 0, "%s", weft_errmsg());
@@ -324,7 +324,7 @@ Test(cache, get_concrete_then_concrete_call)
         weft_tensor_release(out);
         weft_tensor_release(x);
     }
-    cr_assert_eq(atomic_load(&c.traces), 1);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1);
     /* The same specs again: the same concrete function, no trace. */
     weft_concrete *k2 = NULL;
     cr_assert_eq(weft_function_get_concrete(f, &spec, 1, &k2), 0);
@@ -332,12 +332,12 @@ Test(cache, get_concrete_then_concrete_call)
     /* Calls of the function find the relaxed entry; with max_cached 1 a new
      * signature would evict, but the pinned entry stays. */
     call_square(f, 6);
-    cr_assert_eq(atomic_load(&c.traces), 1);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1);
     weft_spec other;
     cr_assert_eq(weft_spec_parse("f64[2]", &other), 0);
     weft_concrete *k3 = NULL;
     cr_assert_eq(weft_function_get_concrete(f, &other, 1, &k3), 0, "%s", weft_errmsg());
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
     weft_tensor *x = vec_f32(3, 0.0f), *out = NULL;
     cr_assert_eq(weft_concrete_call(k, &x, 1, &out, 1), 0, "%s", weft_errmsg());
     weft_tensor_release(out);
@@ -355,7 +355,7 @@ Test(cache, run_eagerly_runs_the_body_every_call)
     weft_function *f = make(body_square, &c, 1, NULL, WEFT_RUN_EAGERLY, 0);
     for (int i = 0; i < 4; i++)
         call_square(f, 3);
-    cr_assert_eq(atomic_load(&c.traces), 4);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 4);
     cr_assert_eq(weft_function_tracing_count(f), 0);
     weft_function_destroy(&f);
 }
@@ -368,7 +368,7 @@ Test(cache, run_eagerly_from_the_environment)
     unsetenv("WEFT_RUN_EAGERLY");
     cr_assert_eq(call_static(f, 2), 20);
     cr_assert_eq(call_static(f, 2), 20);
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
     cr_assert_eq(weft_function_tracing_count(f), 0);
     weft_function_destroy(&f);
 }
@@ -442,7 +442,7 @@ Test(cache, get_concrete_traces_do_not_warn)
         weft_concrete *k = NULL;
         cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0, "%s", weft_errmsg());
     }
-    cr_assert_eq(atomic_load(&c.traces), 8);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 8);
     cr_assert_eq(seen.warns, 0, "warned after 0 calls: %s", seen.last);
     weft_function_destroy(&f);
     weft_set_log(NULL, NULL);
@@ -483,7 +483,7 @@ Test(cache, a_sink_may_remove_itself)
  * may then be freed.  The sink here blocks in its first call until
  * released; a replacement made meanwhile must wait for it. */
 typedef struct blocking_sink {
-    atomic_int entered, release, replaced;
+    int entered, release, replaced;  /* (atomic) */
     weft_function *f;
 } blocking_sink;
 
@@ -492,8 +492,8 @@ static void blocking_cb(int level, const char *msg, void *user)
     (void)level;
     (void)msg;
     blocking_sink *b = user;
-    if (atomic_fetch_add(&b->entered, 1) == 0)
-        while (!atomic_load(&b->release))
+    if (__atomic_fetch_add(&b->entered, 1, __ATOMIC_SEQ_CST) == 0)
+        while (!__atomic_load_n(&b->release, __ATOMIC_SEQ_CST))
             usleep(1000);
 }
 
@@ -509,7 +509,7 @@ static void *replace_sink(void *p)
 {
     blocking_sink *b = p;
     weft_set_log(NULL, NULL);
-    atomic_store(&b->replaced, 1);
+    __atomic_store_n(&b->replaced, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
 
@@ -521,16 +521,17 @@ Test(cache, set_log_waits_for_the_running_sink)
     weft_set_log(blocking_cb, &b);
     pthread_t caller, replacer;
     cr_assert_eq(pthread_create(&caller, NULL, retrace_five, &b), 0);
-    while (!atomic_load(&b.entered))
+    while (!__atomic_load_n(&b.entered, __ATOMIC_SEQ_CST))
         usleep(1000);
     cr_assert_eq(pthread_create(&replacer, NULL, replace_sink, &b), 0);
     usleep(50000);
-    cr_assert_eq(atomic_load(&b.replaced), 0, "weft_set_log returned while the old sink ran");
-    atomic_store(&b.release, 1);
+    cr_assert_eq(__atomic_load_n(&b.replaced, __ATOMIC_SEQ_CST), 0,
+                 "weft_set_log returned while the old sink ran");
+    __atomic_store_n(&b.release, 1, __ATOMIC_SEQ_CST);
     pthread_join(replacer, NULL);
     pthread_join(caller, NULL);
-    cr_assert_eq(atomic_load(&b.replaced), 1);
-    cr_assert_eq(atomic_load(&b.entered), 1);
+    cr_assert_eq(__atomic_load_n(&b.replaced, __ATOMIC_SEQ_CST), 1);
+    cr_assert_eq(__atomic_load_n(&b.entered, __ATOMIC_SEQ_CST), 1);
     weft_function_destroy(&b.f);
 }
 
@@ -544,7 +545,7 @@ Test(cache, retracing_spread_out_does_not_warn)
     for (int64_t n = 1; n <= 8; n++)
         for (int k = 0; k < 3; k++)
             call_static(f, n);
-    cr_assert_eq(atomic_load(&c.traces), 8);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 8);
     cr_assert_eq(seen.warns, 0);
     weft_function_destroy(&f);
     weft_set_log(NULL, NULL);
@@ -579,7 +580,7 @@ Test(cache, a_failed_trace_is_not_cached)
     cr_assert_eq(st.cached, 0);
     call_square(f, 3);
     call_square(f, 3);
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
     weft_tensor_release(x);
     weft_function_destroy(&f);
 }
@@ -624,9 +625,9 @@ Test(cache, lru_eviction)
     cr_assert_eq(st.evictions, 1);
     cr_assert_eq(st.cached, 2);
     call_square(f, 1);
-    cr_assert_eq(atomic_load(&c.traces), 3);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3);
     call_square(f, 2);   /* traces again */
-    cr_assert_eq(atomic_load(&c.traces), 4);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 4);
     weft_function_destroy(&f);
 }
 
@@ -756,7 +757,7 @@ Test(cache, a_concrete_function_evicted_before_its_pin_stays_listed)
     cr_assert(strstr(buf, ": (a0: f32[4]) pinned calls=0"), "%s", buf);
     free(buf);
     call_square(f, 4);   /* found again: no trace */
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
 
     /* Evicted, then traced again by a call, then pinned: two concrete
      * functions of one signature, both listed. */
@@ -765,7 +766,7 @@ Test(cache, a_concrete_function_evicted_before_its_pin_stays_listed)
     call_square(f, 8);   /* evicts f32[5] */
     call_square(f, 5);   /* traces it again, evicts f32[8] */
     weft__cache_pin(k2);
-    cr_assert_eq(atomic_load(&c.traces), 5);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 5);
     weft_function_get_stats(f, &st);
     cr_assert_eq(st.cached, 3);
     cr_assert_eq(st.evictions, 2);
@@ -851,7 +852,7 @@ Test(cache, a_pin_that_undoes_an_eviction_keeps_max_cached, .timeout = 30)
     cr_assert(!strstr(buf, "f32[5]"), "%s", buf);
     free(buf);
     call_square(f, 6);   /* still cached */
-    cr_assert_eq(atomic_load(&c.traces), 3);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3);
     weft_function_destroy(&f);
 
     /* The same through f->orphans: the signature is traced again before
@@ -888,13 +889,13 @@ Test(cache, a_pin_that_undoes_an_eviction_keeps_max_cached, .timeout = 30)
 
 typedef struct outer {
     weft_function *inner;
-    atomic_int traces;
+    int traces;  /* (atomic) */
 } outer;
 
 static int body_map(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     outer *o = user;
-    atomic_fetch_add(&o->traces, 1);
+    __atomic_fetch_add(&o->traces, 1, __ATOMIC_SEQ_CST);
     outs[0] = weft_map(cx, o->inner, args[0], 0);
     return 0;
 }
@@ -930,9 +931,10 @@ Test(cache, map_calls_a_cached_function)
         weft_tensor_release(out);
         out = NULL;
     }
-    cr_assert_eq(atomic_load(&o.traces), 1);
-    cr_assert_eq(atomic_load(&c.traces), 1, "the mapped function traced %d times",
-                 atomic_load(&c.traces));
+    cr_assert_eq(__atomic_load_n(&o.traces, __ATOMIC_SEQ_CST), 1);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 1,
+                 "the mapped function traced %d times",
+                 __atomic_load_n(&c.traces, __ATOMIC_SEQ_CST));
     weft_tensor_release(x);
     weft_function_destroy(&g);
     weft_function_destroy(&inner);
@@ -963,10 +965,10 @@ Test(cache, map_iterations_keep_their_callee_recently_used)
     cr_assert_eq(st.evictions, 1);
     cr_assert_eq(st.cached, 2);
     call_square(inner, 3);   /* the map's signature: still cached */
-    cr_assert_eq(atomic_load(&c.traces), 3, "f32[3] was evicted: %d traces",
-                 atomic_load(&c.traces));
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3, "f32[3] was evicted: %d traces",
+                 __atomic_load_n(&c.traces, __ATOMIC_SEQ_CST));
     call_square(inner, 5);   /* traces again */
-    cr_assert_eq(atomic_load(&c.traces), 4);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 4);
     weft_retrace why;
     cr_assert_eq(weft_function_last_retrace(inner, &why), 0);
     cr_assert(strstr(why.reason, "shape f32[5]"), "%s", why.reason);
@@ -1034,7 +1036,7 @@ Test(cache, many_arguments)
     weft_tensor *out = NULL;
     cr_assert_eq(weft_function_call(f, args, N, &out, 1), 0, "%s", weft_errmsg());
     weft_tensor_release(out);
-    cr_assert_eq(atomic_load(&c.traces), 2);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 2);
     weft_retrace r;
     weft_function_last_retrace(f, &r);
     cr_assert_eq(r.arg, N - 1);
@@ -1101,15 +1103,15 @@ Test(cache, lru_order_with_repeated_hits)
     call_square(f, 1);
     call_square(f, 3);   /* evicts 2 */
     call_square(f, 1);
-    cr_assert_eq(atomic_load(&c.traces), 3);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3);
     call_square(f, 3);
     call_square(f, 3);
     call_square(f, 2);   /* traces again, evicts 1 */
-    cr_assert_eq(atomic_load(&c.traces), 4);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 4);
     call_square(f, 3);
-    cr_assert_eq(atomic_load(&c.traces), 4);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 4);
     call_square(f, 1);
-    cr_assert_eq(atomic_load(&c.traces), 5);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 5);
     weft_function_stats st;
     weft_function_get_stats(f, &st);
     cr_assert_eq(st.calls, 13);
@@ -1124,21 +1126,21 @@ Test(cache, lru_order_with_repeated_hits)
  * which must stay alive until that run ends. */
 typedef struct self_call {
     weft_function *f;
-    atomic_int runs, inner_rc;
+    int runs, inner_rc;  /* (atomic) */
 } self_call;
 
 static int host_self(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
 {
     self_call *s = user;
     (void)n_in;
-    if (atomic_fetch_add(&s->runs, 1) == 1) {  /* in the second run: a hit */
+    if (__atomic_fetch_add(&s->runs, 1, __ATOMIC_SEQ_CST) == 1) {  /* in the second run: a hit */
         int64_t n = 5;
         weft_tensor *x = NULL, *y = NULL;
         int rc = weft_tensor_create(WEFT_F64, 1, &n, NULL, &x);
         weft_arg a = weft_arg_tensor(x);
         if (rc == 0)
             rc = weft_function_call(s->f, &a, 1, &y, 1);
-        atomic_store(&s->inner_rc, rc);
+        __atomic_store_n(&s->inner_rc, rc, __ATOMIC_SEQ_CST);
         weft_tensor_release(y);
         weft_tensor_release(x);
     }
@@ -1176,7 +1178,7 @@ Test(cache, eviction_of_the_running_entry_from_inside_its_run)
         weft_tensor_release(out);
         out = NULL;
     }
-    cr_assert_eq(atomic_load(&s.inner_rc), 0);
+    cr_assert_eq(__atomic_load_n(&s.inner_rc, __ATOMIC_SEQ_CST), 0);
     weft_function_stats st;
     weft_function_get_stats(s.f, &st);
     cr_assert_eq(st.evictions, 1, "f64[3] evicted by f64[5] while running");
@@ -1210,7 +1212,7 @@ Test(cache, successful_calls_keep_the_last_error_message)
     weft_concrete *k = NULL;
     cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0);
     cr_assert_str_eq(weft_errmsg(), want, "after get_concrete");
-    cr_assert_eq(atomic_load(&c.traces), 3);
+    cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3);
     weft_function_destroy(&g);
     weft_function_destroy(&f);
 }
@@ -1221,7 +1223,7 @@ static int count_host(weft_tensor *const *in, size_t n_in, weft_tensor **out, vo
 {
     (void)in;
     (void)n_in;
-    atomic_fetch_add(&((counter *)user)->traces, 1);
+    __atomic_fetch_add(&((counter *)user)->traces, 1, __ATOMIC_SEQ_CST);
     return weft_tensor_create(WEFT_F64, 0, NULL, &(double){ 0 }, out);
 }
 
@@ -1248,14 +1250,15 @@ Test(cache, functions_without_outputs)
         for (int k = 0; k < 3; k++)
             cr_assert_eq(weft_function_call(f, &a, 1, NULL, 0), 0, "eager %d: %s", eager,
                          weft_errmsg());
-        cr_assert_eq(atomic_load(&c.traces), 3, "eager %d: the host call ran %d times", eager,
-                     atomic_load(&c.traces));
+        cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 3,
+                     "eager %d: the host call ran %d times", eager,
+                     __atomic_load_n(&c.traces, __ATOMIC_SEQ_CST));
         weft_spec s = { .dtype = WEFT_F32, .rank = 1, .dims = { 2 } };
         weft_concrete *k = NULL;
         cr_assert_eq(weft_function_get_concrete(f, &s, 1, &k), 0, "%s", weft_errmsg());
         cr_assert_eq(weft_concrete_call(k, &x, 1, NULL, 0), 0, "eager %d: %s", eager,
                      weft_errmsg());
-        cr_assert_eq(atomic_load(&c.traces), 4);
+        cr_assert_eq(__atomic_load_n(&c.traces, __ATOMIC_SEQ_CST), 4);
         weft_tensor_release(x);
         weft_function_destroy(&f);
     }

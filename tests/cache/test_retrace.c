@@ -1,7 +1,6 @@
 /* Retrace reasons and the frequent-retracing warning as a user reads them
  * (every differing argument, shortest floats, advice that follows from the
  * reasons), and the environment knobs WEFT_RUN_EAGERLY and WEFT_LOG. */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +25,13 @@ static void teardown(void)
 
 TestSuite(retrace, .init = setup, .fini = teardown, .timeout = 30);
 
-static atomic_int body_runs;
+static int body_runs;  /* (atomic) */
 
 /* out = x * s, for a tensor x and a scalar s (static or not). */
 static int body_scale(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
 {
     (void)u;
-    atomic_fetch_add(&body_runs, 1);
+    __atomic_fetch_add(&body_runs, 1, __ATOMIC_SEQ_CST);
     o[0] = weft_mul(cx, a[0], a[1]);
     return 0;
 }
@@ -147,11 +146,12 @@ Test(retrace, run_eagerly_spellings)
         for (int side = 0; side < 2; side++) {
             setenv("WEFT_RUN_EAGERLY", side ? on[k] : off[k], 1);
             weft_function *f = make(0);
-            atomic_store(&body_runs, 0);
+            __atomic_store_n(&body_runs, 0, __ATOMIC_SEQ_CST);
             call(f, 2, weft_arg_f64(1));
             call(f, 2, weft_arg_f64(1));
             /* Eager: the body runs on every call; traced: once. */
-            cr_expect_eq(atomic_load(&body_runs), side ? 2 : 1, "WEFT_RUN_EAGERLY=%s",
+            cr_expect_eq(__atomic_load_n(&body_runs, __ATOMIC_SEQ_CST), side ? 2 : 1,
+                         "WEFT_RUN_EAGERLY=%s",
                          side ? on[k] : off[k]);
             weft_function_destroy(&f);
         }

@@ -4,7 +4,6 @@
  * less than a static split would give it, the per-rank
  * parallel_iterations bound, errors on one rank or at one index reported
  * alike on every rank, and maps in a row. */
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "dist_util.h"
@@ -46,7 +45,7 @@ static void create_checks(void)
 /* ---- each index once, results as a serial loop's ---- */
 
 typedef struct marks {
-    _Atomic int *hits;
+    int *hits;  /* (atomic) */
     double *out;
     long ran;              /* atomic: calls on this rank */
     unsigned spin;         /* cost units per index (0: none) */
@@ -64,7 +63,7 @@ static double value(size_t i, unsigned spin)
 static int mark(size_t i, void *ctx)
 {
     marks *m = ctx;
-    atomic_fetch_add(&m->hits[i], 1);
+    __atomic_fetch_add(&m->hits[i], 1, __ATOMIC_SEQ_CST);
     m->out[i] = value(i, m->spin);
     __atomic_fetch_add(&m->ran, 1, __ATOMIC_RELAXED);
     return 0;
@@ -82,7 +81,7 @@ static long map_and_check(size_t n, unsigned pi, unsigned spin)
     int *hits = malloc((n + 1) * sizeof(int));
     cr_assert_not_null(hits);
     for (size_t i = 0; i < n; i++)
-        hits[i] = atomic_load(&m.hits[i]);
+        hits[i] = __atomic_load_n(&m.hits[i], __ATOMIC_SEQ_CST);
     MPI_Allreduce(MPI_IN_PLACE, hits, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, m.out, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     for (size_t i = 0; i < n; i++) {
@@ -148,19 +147,20 @@ static void slow_rank_takes_less(void)
 /* ---- the per-rank bound ---- */
 
 typedef struct flight {
-    _Atomic int now, peak;
+    int now, peak;  /* (atomic) */
 } flight;
 
 static int in_flight(size_t i, void *ctx)
 {
     (void)i;
     flight *f = ctx;
-    int now = atomic_fetch_add(&f->now, 1) + 1;
-    for (int peak = atomic_load(&f->peak); now > peak;)
-        if (atomic_compare_exchange_weak(&f->peak, &peak, now))
+    int now = __atomic_fetch_add(&f->now, 1, __ATOMIC_SEQ_CST) + 1;
+    for (int peak = __atomic_load_n(&f->peak, __ATOMIC_SEQ_CST); now > peak;)
+        if (__atomic_compare_exchange_n(&f->peak, &peak, now, true, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
             break;
     sleep_us(200);
-    atomic_fetch_sub(&f->now, 1);
+    __atomic_fetch_sub(&f->now, 1, __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -173,9 +173,10 @@ static void bound_per_rank(void)
         int rc = weft_dist_parallel_map(d, 40 * (size_t)world_size, bounds[k], in_flight, &f);
         cr_assert_eq(rc, 0, "%s", weft_errmsg());
         unsigned bound = bounds[k] && bounds[k] < workers ? bounds[k] : workers;
-        cr_assert_leq(atomic_load(&f.peak), (int)bound, "parallel_iterations %u, %u workers",
+        cr_assert_leq(__atomic_load_n(&f.peak, __ATOMIC_SEQ_CST), (int)bound,
+                      "parallel_iterations %u, %u workers",
                       bounds[k], workers);
-        cr_assert_geq(atomic_load(&f.peak), 1);
+        cr_assert_geq(__atomic_load_n(&f.peak, __ATOMIC_SEQ_CST), 1);
     }
 }
 

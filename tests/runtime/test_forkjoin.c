@@ -4,7 +4,6 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -526,7 +525,7 @@ Test(forkjoin, group_set_up_outside_used_on_a_worker, .timeout = 60)
  * run instead of sleeping through the whole loop. */
 typedef struct late_work {
     weft_runtime *rt;
-    _Atomic int on_waiter;   /* pieces run by the parent's worker */
+    int on_waiter;   /* pieces run by the parent's worker (atomic) */
     int parent_worker;
 } late_work;
 
@@ -535,7 +534,7 @@ static int late_piece(size_t b, size_t e, void *p)
     late_work *lw = p;
     for (size_t i = b; i < e; i++) {
         if (weft__worker_index(lw->rt) == lw->parent_worker)
-            atomic_fetch_add(&lw->on_waiter, 1);
+            __atomic_fetch_add(&lw->on_waiter, 1, __ATOMIC_SEQ_CST);
         usleep(20000);
     }
     return 0;
@@ -570,8 +569,8 @@ Test(forkjoin, sleeping_waiter_wakes_for_new_work, .timeout = 60)
         weft_spawn(&g, late_parent, &lw);
         cr_assert_eq(weft_group_wait(&g), 0);
         cr_log_info("round %d: %d of 8 pieces on the waiting worker", round,
-                    atomic_load(&lw.on_waiter));
-        helped += atomic_load(&lw.on_waiter) > 0;
+                    __atomic_load_n(&lw.on_waiter, __ATOMIC_SEQ_CST));
+        helped += __atomic_load_n(&lw.on_waiter, __ATOMIC_SEQ_CST) > 0;
     }
     cr_assert_gt(helped, 0, "the waiting worker never helped with its child's loop");
     weft_runtime_destroy(&rt);
@@ -623,18 +622,19 @@ Test(forkjoin, bad_groups_return_einval, .timeout = 60)
 typedef struct waited_children {
     weft_runtime *rt;
     int n;
-    _Atomic int in, peak;
+    int in, peak;  /* (atomic) */
 } waited_children;
 
 static void blocking_child(void *p)
 {
     waited_children *wc = p;
-    int now = atomic_fetch_add(&wc->in, 1) + 1;
-    int pk = atomic_load(&wc->peak);
-    while (now > pk && !atomic_compare_exchange_weak(&wc->peak, &pk, now)) {
+    int now = __atomic_fetch_add(&wc->in, 1, __ATOMIC_SEQ_CST) + 1;
+    int pk = __atomic_load_n(&wc->peak, __ATOMIC_SEQ_CST);
+    while (now > pk && !__atomic_compare_exchange_n(&wc->peak, &pk, now, true, __ATOMIC_SEQ_CST,
+                                                    __ATOMIC_SEQ_CST)) {
     }
     usleep(200000);   /* long enough for a loaded CI machine's wake-ups */
-    atomic_fetch_sub(&wc->in, 1);
+    __atomic_fetch_sub(&wc->in, 1, __ATOMIC_SEQ_CST);
 }
 
 static void spawn_children_then_wait(void *p)
@@ -659,9 +659,9 @@ Test(forkjoin, waiter_leaves_children_to_idle_workers, .timeout = 60)
             weft_group_init(&g, rt);
             weft_spawn(&g, spawn_children_then_wait, &wc);
             cr_assert_eq(weft_group_wait(&g), 0);
-            cr_assert_eq(atomic_load(&wc.peak), wc.n,
+            cr_assert_eq(__atomic_load_n(&wc.peak, __ATOMIC_SEQ_CST), wc.n,
                          "%u workers, round %d: only %d of %d children ran at once",
-                         counts[c], round, atomic_load(&wc.peak), wc.n);
+                         counts[c], round, __atomic_load_n(&wc.peak, __ATOMIC_SEQ_CST), wc.n);
         }
         weft_runtime_destroy(&rt);
     }
@@ -674,7 +674,7 @@ Test(forkjoin, waiter_leaves_children_to_idle_workers, .timeout = 60)
  * one of those (its wait then lasted as long as that task); it may only
  * take back its own children. */
 static pthread_t g_waiter;
-static _Atomic int g_foreign_on_waiter;
+static int g_foreign_on_waiter;  /* (atomic) */
 
 static void short_child(void *p)
 {
@@ -686,7 +686,7 @@ static void long_foreign(void *p)
 {
     (void)p;
     if (pthread_equal(pthread_self(), g_waiter))
-        atomic_fetch_add(&g_foreign_on_waiter, 1);
+        __atomic_fetch_add(&g_foreign_on_waiter, 1, __ATOMIC_SEQ_CST);
     usleep(300000);
 }
 
@@ -714,7 +714,7 @@ Test(forkjoin, outside_waiter_runs_no_foreign_task, .timeout = 60)
     usleep(2000);
     cr_assert_eq(weft_group_wait(&g), 0);
     pthread_join(th, NULL);
-    cr_assert_eq(atomic_load(&g_foreign_on_waiter), 0,
+    cr_assert_eq(__atomic_load_n(&g_foreign_on_waiter, __ATOMIC_SEQ_CST), 0,
                  "the waiter ran another thread's queued task");
     weft_runtime_destroy(&rt);
 }
@@ -726,21 +726,21 @@ Test(forkjoin, outside_waiter_runs_no_foreign_task, .timeout = 60)
  * the group's wait, instead of racing on them. */
 typedef struct foreign_spawn {
     weft_runtime *rt;
-    weft_group *_Atomic g;
-    _Atomic int release, ran;
+    weft_group *g;  /* (atomic) */
+    int release, ran;  /* (atomic) */
     int wait_rc;
 } foreign_spawn;
 
 static void held_child(void *p)
 {
     foreign_spawn *fs = p;
-    while (!atomic_load(&fs->release))
+    while (!__atomic_load_n(&fs->release, __ATOMIC_SEQ_CST))
         usleep(100);
 }
 
 static void counted(void *p)
 {
-    atomic_fetch_add(&((foreign_spawn *)p)->ran, 1);
+    __atomic_fetch_add(&((foreign_spawn *)p)->ran, 1, __ATOMIC_SEQ_CST);
 }
 
 static void owner_task(void *p)
@@ -749,7 +749,7 @@ static void owner_task(void *p)
     weft_group g;
     weft_group_init(&g, fs->rt);
     weft_spawn(&g, held_child, fs);
-    atomic_store(&fs->g, &g);
+    __atomic_store_n(&fs->g, &g, __ATOMIC_SEQ_CST);
     fs->wait_rc = weft_group_wait(&g);
 }
 
@@ -760,14 +760,14 @@ Test(forkjoin, spawn_into_another_threads_group_is_refused, .timeout = 60)
     weft_group_init(&h, fs.rt);
     weft_spawn(&h, owner_task, &fs);
     weft_group *g;
-    while (!(g = atomic_load(&fs.g)))
+    while (!(g = __atomic_load_n(&fs.g, __ATOMIC_SEQ_CST)))
         usleep(100);
     weft_spawn(g, counted, &fs);
     cr_assert(strstr(weft_errmsg(), "another thread"), "%s", weft_errmsg());
-    atomic_store(&fs.release, 1);
+    __atomic_store_n(&fs.release, 1, __ATOMIC_SEQ_CST);
     cr_assert_eq(weft_group_wait(&h), 0);
     cr_assert_eq(fs.wait_rc, WEFT_EINVAL);
-    cr_assert_eq(atomic_load(&fs.ran), 0);
+    cr_assert_eq(__atomic_load_n(&fs.ran, __ATOMIC_SEQ_CST), 0);
     weft_runtime_destroy(&fs.rt);
 }
 
@@ -815,14 +815,14 @@ Test(forkjoin, outside_parents_group_is_refused_to_children, .timeout = 60)
  * four, so the group is done before its wait starts. */
 typedef struct all_stolen {
     weft_runtime *rt;
-    atomic_int ran;
+    int ran;  /* (atomic) */
     bool on_worker;
     ptrdiff_t left;   /* slots still in use after the wait */
 } all_stolen;
 
 static void stolen_leaf(void *p)
 {
-    atomic_fetch_add(&((all_stolen *)p)->ran, 1);
+    __atomic_fetch_add(&((all_stolen *)p)->ran, 1, __ATOMIC_SEQ_CST);
 }
 
 static void spawn_and_let_thieves_run(all_stolen *a)
@@ -837,7 +837,7 @@ static void spawn_and_let_thieves_run(all_stolen *a)
     for (int i = 0; i < 4; i++)
         weft_spawn(&g, stolen_leaf, a);
     weft__share_all(a->rt);
-    while (atomic_load(&a->ran) < 4)
+    while (__atomic_load_n(&a->ran, __ATOMIC_SEQ_CST) < 4)
         sched_yield();
     (void)weft_group_wait(&g);
     a->left = weft__deque_head(&w->dq) - before;
@@ -853,12 +853,12 @@ WEFT_VOID_TASK_1(stolen_root, all_stolen *, a)
 Test(forkjoin, wait_after_every_child_was_stolen_frees_their_slots, .timeout = 60)
 {
     all_stolen a = { .rt = test_runtime_of(2) };
-    atomic_init(&a.ran, 0);
+    a.ran = 0;
     for (int round = 0; round < 20; round++) {
-        atomic_store(&a.ran, 0);
+        __atomic_store_n(&a.ran, 0, __ATOMIC_SEQ_CST);
         WEFT_RUN(a.rt, stolen_root, &a);
         cr_assert(a.on_worker);
-        cr_assert_eq(atomic_load(&a.ran), 4);
+        cr_assert_eq(__atomic_load_n(&a.ran, __ATOMIC_SEQ_CST), 4);
         cr_assert_eq(a.left, 0, "round %d: %td slots left in use", round, a.left);
     }
     weft_runtime_destroy(&a.rt);
@@ -871,20 +871,20 @@ Test(forkjoin, wait_after_every_child_was_stolen_frees_their_slots, .timeout = 6
  * stolen slots behind; every child runs once. */
 typedef struct two_groups {
     weft_runtime *rt;
-    atomic_int ran_a, ran_b, hold_started, release;
+    int ran_a, ran_b, hold_started, release;  /* (atomic) */
     bool on_worker;
     int rc1, rc2, rc3;
     ptrdiff_t left;
 } two_groups;
 
-static void child_a(void *p) { atomic_fetch_add(&((two_groups *)p)->ran_a, 1); }
-static void child_b(void *p) { atomic_fetch_add(&((two_groups *)p)->ran_b, 1); }
+static void child_a(void *p) { __atomic_fetch_add(&((two_groups *)p)->ran_a, 1, __ATOMIC_SEQ_CST); }
+static void child_b(void *p) { __atomic_fetch_add(&((two_groups *)p)->ran_b, 1, __ATOMIC_SEQ_CST); }
 
 static void child_hold(void *p)
 {
     two_groups *t = p;
-    atomic_store(&t->hold_started, 1);
-    while (!atomic_load(&t->release))
+    __atomic_store_n(&t->hold_started, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&t->release, __ATOMIC_SEQ_CST))
         sched_yield();
 }
 
@@ -907,11 +907,11 @@ WEFT_VOID_TASK_1(out_of_order_root, two_groups *, t)
         sched_yield();
     weft_spawn(&g3, child_hold, t);
     weft__share_all(t->rt);
-    while (!atomic_load(&t->hold_started))
+    while (!__atomic_load_n(&t->hold_started, __ATOMIC_SEQ_CST))
         sched_yield();
     weft_spawn(&g2, child_b, t);
     t->rc1 = weft_group_wait(&g1);
-    atomic_store(&t->release, 1);
+    __atomic_store_n(&t->release, 1, __ATOMIC_SEQ_CST);
     t->rc3 = weft_group_wait(&g3);
     t->rc2 = weft_group_wait(&g2);
     t->left = weft__deque_head(&w->dq) - before;
@@ -921,17 +921,17 @@ Test(forkjoin, groups_waited_out_of_order_after_a_steal, .timeout = 60)
 {
     two_groups t = { .rt = test_runtime_of(2) };
     for (int round = 0; round < 20; round++) {
-        atomic_init(&t.ran_a, 0);
-        atomic_init(&t.ran_b, 0);
-        atomic_init(&t.hold_started, 0);
-        atomic_init(&t.release, 0);
+        t.ran_a = 0;
+        t.ran_b = 0;
+        t.hold_started = 0;
+        t.release = 0;
         WEFT_RUN(t.rt, out_of_order_root, &t);
         cr_assert(t.on_worker);
         cr_assert_eq(t.rc1, 0);
         cr_assert_eq(t.rc2, 0);
         cr_assert_eq(t.rc3, 0);
-        cr_assert_eq(atomic_load(&t.ran_a), 1, "round %d", round);
-        cr_assert_eq(atomic_load(&t.ran_b), 1, "round %d", round);
+        cr_assert_eq(__atomic_load_n(&t.ran_a, __ATOMIC_SEQ_CST), 1, "round %d", round);
+        cr_assert_eq(__atomic_load_n(&t.ran_b, __ATOMIC_SEQ_CST), 1, "round %d", round);
         cr_assert_eq(t.left, 0, "round %d: %td slots left in use", round, t.left);
     }
     weft_runtime_destroy(&t.rt);

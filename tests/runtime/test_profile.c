@@ -4,7 +4,6 @@
  * sleeping host calls whose spans never nest deeper than
  * parallel_iterations. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -321,18 +320,19 @@ Test(profile, per_runtime, .timeout = 60)
 
 /* Spans recorded inside a bounded parallel map, from workers and (maybe) the
  * calling thread. */
-typedef struct rec { weft_runtime *rt; _Atomic int in_flight, peak; } rec;
+typedef struct rec { weft_runtime *rt; int in_flight, peak; /* (atomic) */ } rec;
 
 static int rec_iter(size_t i, void *ctx)
 {
     rec *r = ctx;
     uint64_t t0 = weft__now_ns();
-    int now = atomic_fetch_add(&r->in_flight, 1) + 1;
-    int peak = atomic_load(&r->peak);
-    while (now > peak && !atomic_compare_exchange_weak(&r->peak, &peak, now))
+    int now = __atomic_fetch_add(&r->in_flight, 1, __ATOMIC_SEQ_CST) + 1;
+    int peak = __atomic_load_n(&r->peak, __ATOMIC_SEQ_CST);
+    while (now > peak && !__atomic_compare_exchange_n(&r->peak, &peak, now, true, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_SEQ_CST))
         ;
     sleep_us(300);
-    atomic_fetch_sub(&r->in_flight, 1);
+    __atomic_fetch_sub(&r->in_flight, 1, __ATOMIC_SEQ_CST);
     char detail[32];
     snprintf(detail, sizeof detail, "iteration %zu", i);
     weft__profile_span(r->rt, "map", "map", t0, weft__now_ns(), detail);
@@ -576,15 +576,15 @@ Test(profile, events_dropped_without_memory_are_counted, .timeout = 60)
 
 /* Recorders keep recording while the main thread begins and ends profiles:
  * end must not free a lane under a recorder (ASan/TSan watch this). */
-typedef struct storm { weft_runtime *rt; _Atomic int stop; _Atomic long recorded; } storm;
+typedef struct storm { weft_runtime *rt; int stop; long recorded; /* (atomic) */ } storm;
 
 static int storm_range(size_t b, size_t e, void *ctx)
 {
     storm *s = ctx;
     for (size_t i = b; i < e; i++) {
-        while (!atomic_load(&s->stop)) {
+        while (!__atomic_load_n(&s->stop, __ATOMIC_SEQ_CST)) {
             weft__profile_span(s->rt, "op", "storm", weft__now_ns(), weft__now_ns(), "x");
-            atomic_fetch_add_explicit(&s->recorded, 1, memory_order_relaxed);
+            __atomic_fetch_add(&s->recorded, 1, __ATOMIC_RELAXED);
         }
     }
     return 0;
@@ -609,9 +609,9 @@ Test(profile, end_while_recording, .timeout = 60)
         sleep_us(1000);
         cr_assert_eq(weft_profile_end(rt), 0, "%s", weft_errmsg());
     }
-    atomic_store(&s.stop, 1);
+    __atomic_store_n(&s.stop, 1, __ATOMIC_SEQ_CST);
     pthread_join(th, NULL);
-    cr_assert_gt(atomic_load(&s.recorded), 0);
+    cr_assert_gt(__atomic_load_n(&s.recorded, __ATOMIC_SEQ_CST), 0);
     size_t n;
     ev *e = parse_profile(path, &n);
     free(e);

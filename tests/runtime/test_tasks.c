@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -116,12 +115,12 @@ Test(tasks, every_arity_passes_its_arguments, .timeout = 60)
 }
 
 /* Void tasks: a tree that counts its leaves into an atomic counter. */
-static atomic_long leaves;
+static long leaves;  /* (atomic) */
 
 WEFT_VOID_TASK_1(tree, int, depth)
 {
     if (depth == 0) {
-        atomic_fetch_add(&leaves, 1);
+        __atomic_fetch_add(&leaves, 1, __ATOMIC_SEQ_CST);
         return;
     }
     WEFT_SPAWN(tree, depth - 1);
@@ -133,9 +132,9 @@ WEFT_VOID_TASK_1(tree, int, depth)
 Test(tasks, void_tasks_run_once_each, .timeout = 60)
 {
     weft_runtime *rt = test_runtime(4);
-    atomic_store(&leaves, 0);
+    __atomic_store_n(&leaves, 0, __ATOMIC_SEQ_CST);
     WEFT_RUN(rt, tree, 14);
-    cr_assert_eq(atomic_load(&leaves), 1 << 14);
+    cr_assert_eq(__atomic_load_n(&leaves, __ATOMIC_SEQ_CST), 1 << 14);
     weft_runtime_destroy(&rt);
 }
 
@@ -165,12 +164,12 @@ Test(tasks, wide_trees_add_up, .timeout = 60)
 /* A child that a thief took: it runs on the other worker, and its result
  * comes back through its slot.  The owner keeps spawning and syncing small
  * tasks (each spawn serves a thief's request) until the child has run. */
-static atomic_int child_worker = -1;
+static int child_worker = -1;  /* (atomic) */
 static weft_runtime *steal_rt;
 
 WEFT_TASK_1(long, where, int, x)
 {
-    atomic_store(&child_worker, weft__worker_index(steal_rt));
+    __atomic_store_n(&child_worker, weft__worker_index(steal_rt), __ATOMIC_SEQ_CST);
     return x * 3;
 }
 
@@ -181,7 +180,7 @@ WEFT_TASK_1(long, owner_of_stolen, int, x)
     if (weft__worker_index(steal_rt) < 0)
         return -1;
     WEFT_SPAWN(where, x);
-    while (atomic_load(&child_worker) < 0) {
+    while (__atomic_load_n(&child_worker, __ATOMIC_SEQ_CST) < 0) {
         WEFT_SPAWN(zero);
         (void)WEFT_SYNC(zero);
     }
@@ -196,11 +195,12 @@ Test(tasks, stolen_child_returns_its_result, .timeout = 60)
      * root must reach a worker however busy the workers were a moment
      * before. */
     for (int round = 0; round < 200; round++) {
-        atomic_store(&child_worker, -1);
+        __atomic_store_n(&child_worker, -1, __ATOMIC_SEQ_CST);
         long r = WEFT_RUN(steal_rt, owner_of_stolen, round);
         cr_assert_neq(r, -1, "round %d: the root ran on the outside thread", round);
         cr_assert_eq(r / 1000, round * 3, "round %d", round);
-        cr_assert_neq(r % 1000, atomic_load(&child_worker), "round %d: not stolen", round);
+        cr_assert_neq(r % 1000, __atomic_load_n(&child_worker, __ATOMIC_SEQ_CST),
+                      "round %d: not stolen", round);
     }
     weft_runtime_destroy(&steal_rt);
 }
@@ -209,15 +209,15 @@ Test(tasks, stolen_child_returns_its_result, .timeout = 60)
  * waits for a worker instead of running on the caller, whose stack nobody
  * steals from.  The blockers hold both workers until the root has run, or
  * for 200 ms at most (then a worker is free to take it). */
-static atomic_int blockers_started;
-static atomic_int root_ran_on;
+static int blockers_started;  /* (atomic) */
+static int root_ran_on;  /* (atomic) */
 static weft_runtime *busy_rt;
 
 static void blocker(void *p)
 {
     (void)p;
-    atomic_fetch_add(&blockers_started, 1);
-    for (int i = 0; i < 2000 && atomic_load(&root_ran_on) == -2; i++) {
+    __atomic_fetch_add(&blockers_started, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < 2000 && __atomic_load_n(&root_ran_on, __ATOMIC_SEQ_CST) == -2; i++) {
         struct timespec ts = { 0, 100000 };
         nanosleep(&ts, NULL);
     }
@@ -226,7 +226,7 @@ static void blocker(void *p)
 WEFT_TASK_0(int, note_worker)
 {
     int at = weft__worker_index(busy_rt);
-    atomic_store(&root_ran_on, at);
+    __atomic_store_n(&root_ran_on, at, __ATOMIC_SEQ_CST);
     return at;
 }
 
@@ -234,13 +234,13 @@ Test(tasks, root_from_outside_waits_for_a_busy_worker, .timeout = 60)
 {
     busy_rt = test_runtime_of(2);
     for (int round = 0; round < 3; round++) {
-        atomic_store(&blockers_started, 0);
-        atomic_store(&root_ran_on, -2);
+        __atomic_store_n(&blockers_started, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&root_ran_on, -2, __ATOMIC_SEQ_CST);
         weft_group g;
         weft_group_init(&g, busy_rt);
         weft_spawn(&g, blocker, NULL);
         weft_spawn(&g, blocker, NULL);
-        while (atomic_load(&blockers_started) < 2)
+        while (__atomic_load_n(&blockers_started, __ATOMIC_SEQ_CST) < 2)
             sched_yield();
         int at = WEFT_RUN(busy_rt, note_worker);
         cr_assert_eq(weft_group_wait(&g), 0);
@@ -302,20 +302,20 @@ Test(tasks, stack_and_overflow_full_aborts, .timeout = 60, .signal = SIGABRT)
 /* A task body may use the rest of weft: a parallel_for and a group of
  * generic children between its own spawn and sync. */
 typedef struct mixed {
-    atomic_long sum;
+    long sum;  /* (atomic) */
 } mixed;
 
 static int add_range(size_t b, size_t e, void *p)
 {
     mixed *m = p;
     for (size_t i = b; i < e; i++)
-        atomic_fetch_add(&m->sum, (long)i);
+        __atomic_fetch_add(&m->sum, (long)i, __ATOMIC_SEQ_CST);
     return 0;
 }
 
 static void add_one(void *p)
 {
-    atomic_fetch_add(&((mixed *)p)->sum, 1);
+    __atomic_fetch_add(&((mixed *)p)->sum, 1, __ATOMIC_SEQ_CST);
 }
 
 static weft_runtime *mixed_rt;
@@ -341,9 +341,9 @@ Test(tasks, bodies_call_loops_and_groups, .timeout = 60)
 {
     mixed_rt = test_runtime(2);
     mixed m;
-    atomic_init(&m.sum, 0);
+    m.sum = 0;
     cr_assert_eq(WEFT_RUN(mixed_rt, with_loops, &m, 6), 64);
-    cr_assert_eq(atomic_load(&m.sum), 64 * (10 + 4950));
+    cr_assert_eq(__atomic_load_n(&m.sum, __ATOMIC_SEQ_CST), 64 * (10 + 4950));
     weft_runtime_destroy(&mixed_rt);
 }
 
@@ -353,10 +353,11 @@ Test(tasks, bodies_call_loops_and_groups_often, .timeout = 60)
         mixed_rt = test_runtime_of(workers);
         for (int round = 0; round < 40; round++) {
             mixed m;
-            atomic_init(&m.sum, 0);
+            m.sum = 0;
             cr_assert_eq(WEFT_RUN(mixed_rt, with_loops, &m, 6), 64, "%u workers, round %d",
                          workers, round);
-            cr_assert_eq(atomic_load(&m.sum), 64 * (10 + 4950), "%u workers, round %d",
+            cr_assert_eq(__atomic_load_n(&m.sum, __ATOMIC_SEQ_CST), 64 * (10 + 4950),
+                         "%u workers, round %d",
                          workers, round);
         }
         weft_runtime_destroy(&mixed_rt);

@@ -1,8 +1,9 @@
-/* Helpers of the differential tests (tests/trace/test_differential*.c):
- * a seeded generator, random input tensors, a bit-for-bit comparison that
- * takes any NaN for any NaN, and the harness that runs one random body
- * eagerly and traced on runtimes of several worker counts and compares
- * every result with the eager one-worker result. */
+/* Helpers of the differential tests (tests/trace/test_differential*.c,
+ * tests/trace/test_jit.c): a seeded generator, random input tensors, a
+ * bit-for-bit comparison that takes any NaN for any NaN, the harness that
+ * runs one random body eagerly and traced on runtimes of several worker
+ * counts and compares every result with the eager one-worker result, and
+ * a random body over op tables that the caller chooses. */
 #ifndef WEFT_DIFF_UTIL_H
 #define WEFT_DIFF_UTIL_H
 
@@ -201,6 +202,116 @@ static inline weft_value *diff_random_reduce(weft_ctx *cx, weft_value *v, uint64
         axes[n_axes++] = 0;
     }
     return weft_reduce(cx, r, v, pick == 2 ? NULL : axes, pick == 2 ? 0 : (size_t)n_axes, keep);
+}
+
+/* Adds v to a pool of random values that holds at most cap (the first
+ * four, the arguments, stay): appended while there is room, else in place
+ * of a random earlier result. */
+static inline void diff_pool_add(weft_value **pool, int *n, int cap, weft_value *v, uint64_t *s)
+{
+    if (*n < cap)
+        pool[(*n)++] = v;
+    else
+        pool[4 + diff_next(s) % (uint64_t)(cap - 4)] = v;
+}
+
+/* ---- The random program ---------------------------------------------
+ * Values live in a pool whose shapes all broadcast against [A, B]:
+ * [A, B], [A, 1], [1, B], [B], [] and [1, 1].  The body draws its ops from
+ * the seed, so every run of one seed builds the same graph; the op tables
+ * say which elementwise ops it draws from. */
+
+#define DIFF_POOL 12
+#define DIFF_N_OPS 10
+
+#define DIFF_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef weft_value *(*diff_binop)(weft_ctx *, weft_value *, weft_value *);
+typedef weft_value *(*diff_unop)(weft_ctx *, weft_value *);
+
+typedef struct diff_ops {
+    const diff_binop *bin;          /* binary ops, any dtypes */
+    size_t n_bin;
+    const diff_unop *any_un;        /* unary ops of any dtype but bool */
+    size_t n_any_un;
+    /* Unary ops of floats only: the float functions of ints compute in
+     * f64, and the graph is to stay in its dtypes. */
+    const diff_unop *flt_un;
+    size_t n_flt_un;
+    diff_unop bool_un;              /* the unary op of bools; NULL: any_un */
+} diff_ops;
+
+/* The user pointer of diff_random_body. */
+typedef struct diff_prog {
+    uint64_t seed;
+    const diff_ops *ops;
+} diff_prog;
+
+/* One unary op of a's dtype, drawn from ops. */
+static inline weft_value *diff_random_unary(weft_ctx *cx, const diff_ops *ops, weft_value *a,
+                                            const weft_spec *sa, uint64_t *s)
+{
+    if (sa->dtype == WEFT_BOOL && ops->bool_un)
+        return ops->bool_un(cx, a);
+    if (diff_is_float(sa->dtype) && diff_next(s) % 2)
+        return ops->flt_un[diff_next(s) % ops->n_flt_un](cx, a);
+    return ops->any_un[diff_next(s) % ops->n_any_un](cx, a);
+}
+
+/* A random graph of DIFF_N_OPS ops over 4 arguments ([A, B], [A, 1], [B],
+ * []) with 2 outputs; user is a diff_prog. */
+static inline int diff_random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
+                                   void *user)
+{
+    const diff_prog *p = user;
+    uint64_t s = p->seed;
+    weft_value *pool[DIFF_POOL];
+    int n = 4;
+    for (int k = 0; k < 4; k++)
+        pool[k] = args[k];
+    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+    for (int op = 0; op < DIFF_N_OPS; op++) {
+        weft_value *a = pool[diff_next(&s) % (uint64_t)n], *b = pool[diff_next(&s) % (uint64_t)n];
+        weft_value *r = NULL;
+        weft_spec sa;
+        weft_value_spec(a, &sa);
+        switch (diff_next(&s) % 8) {
+        case 0: case 1:
+            r = p->ops->bin[diff_next(&s) % p->ops->n_bin](cx, a, b);
+            break;
+        case 2:
+            r = diff_random_unary(cx, p->ops, a, &sa, &s);
+            break;
+        case 3:
+            r = weft_cast(cx, a, dts[diff_next(&s) % 5]);
+            break;
+        case 4: case 5:
+            r = diff_random_reduce(cx, a, &s);
+            break;
+        case 6:
+            r = weft_where(cx, weft_lt(cx, a, b), a, b);
+            break;
+        default: {
+            /* A row-local pattern, as in normalize and softmax: a reduction
+             * with keepdims read back by the elementwise ops of its rows. */
+            int last = -1;
+            if (sa.rank == 0) {
+                r = weft_mul(cx, weft_add(cx, a, b), a);
+                break;
+            }
+            weft_value *m = weft_reduce(cx, (weft_reduction)(diff_next(&s) % 9), a, &last, 1, true);
+            weft_value *d = weft_sub(cx, a, m);
+            r = weft_mul(cx, d, weft_reduce(cx, WEFT_R_SUM, d, &last, 1, true));
+            break;
+        }
+        }
+        if (!r)
+            return weft_ctx_status(cx);
+        diff_pool_add(pool, &n, DIFF_POOL, r, &s);
+    }
+    outs[0] = pool[n - 1];
+    outs[1] = pool[n - 2];
+    return weft_ctx_status(cx);
 }
 
 #endif

@@ -12,83 +12,14 @@
 
 TestSuite(differential, .init = worker_runtimes_create, .fini = worker_runtimes_destroy, .timeout = 120);
 
-/* ---- The random program ---------------------------------------------
- * Values live in a pool whose shapes all broadcast against [A, B]:
- * [A, B], [A, 1], [1, B], [B], [] and [1, 1].  The body draws its ops from
- * the seed, so every run of one seed builds the same graph. */
-
-#define POOL 12
-#define N_OPS 10
-
-typedef struct prog {
-    uint64_t seed;
-} prog;
-
-static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
-{
-    const prog *p = user;
-    uint64_t s = p->seed;
-    weft_value *pool[POOL];
-    int n = 4;
-    for (int k = 0; k < 4; k++)
-        pool[k] = args[k];
-    typedef weft_value *(*binop)(weft_ctx *, weft_value *, weft_value *);
-    static const binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
-                                  weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow };
-    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
-    for (int op = 0; op < N_OPS; op++) {
-        weft_value *a = pool[diff_next(&s) % (uint64_t)n], *b = pool[diff_next(&s) % (uint64_t)n];
-        weft_value *r = NULL;
-        weft_spec sa;
-        weft_value_spec(a, &sa);
-        switch (diff_next(&s) % 8) {
-        case 0: case 1:
-            r = bins[diff_next(&s) % (sizeof bins / sizeof bins[0])](cx, a, b);
-            break;
-        case 2: {
-            unsigned u = (unsigned)diff_next(&s) % 5;
-            /* sqrt, exp and log of ints compute in f64; keep them on floats
-             * to stay in the same dtypes. */
-            if (u >= 2 && !diff_is_float(sa.dtype))
-                u = 0;
-            r = u == 0 ? weft_neg(cx, a) : u == 1 ? weft_abs(cx, a)
-              : u == 2 ? weft_sqrt(cx, a) : u == 3 ? weft_exp(cx, a) : weft_log(cx, a);
-            break;
-        }
-        case 3:
-            r = weft_cast(cx, a, dts[diff_next(&s) % 5]);
-            break;
-        case 4: case 5:
-            r = diff_random_reduce(cx, a, &s);
-            break;
-        case 6:
-            r = weft_where(cx, weft_lt(cx, a, b), a, b);
-            break;
-        default: {
-            /* A row-local pattern, as in normalize and softmax: a reduction
-             * with keepdims read back by the elementwise ops of its rows. */
-            int last = -1;
-            if (sa.rank == 0) {
-                r = weft_mul(cx, weft_add(cx, a, b), a);
-                break;
-            }
-            weft_value *m = weft_reduce(cx, (weft_reduction)(diff_next(&s) % 9), a, &last, 1, true);
-            weft_value *d = weft_sub(cx, a, m);
-            r = weft_mul(cx, d, weft_reduce(cx, WEFT_R_SUM, d, &last, 1, true));
-            break;
-        }
-        }
-        if (!r)
-            return weft_ctx_status(cx);
-        if (n < POOL)
-            pool[n++] = r;
-        else
-            pool[4 + diff_next(&s) % (POOL - 4)] = r;
-    }
-    outs[0] = pool[n - 1];
-    outs[1] = pool[n - 2];
-    return weft_ctx_status(cx);
-}
+/* The random program (diff_random_body) draws from these ops. */
+static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
+                                   weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow };
+static const diff_unop any_un[] = { weft_neg, weft_abs };
+static const diff_unop flt_un[] = { weft_sqrt, weft_exp, weft_log };
+static const diff_ops ops = { .bin = bins, .n_bin = DIFF_LEN(bins),
+                              .any_un = any_un, .n_any_un = DIFF_LEN(any_un),
+                              .flt_un = flt_un, .n_flt_un = DIFF_LEN(flt_un) };
 
 static void check_seed(uint64_t seed)
 {
@@ -111,8 +42,9 @@ static void check_seed(uint64_t seed)
     weft_arg args[4];
     for (int k = 0; k < 4; k++)
         args[k] = weft_arg_tensor(in[k]);
-    prog p = { .seed = diff_next(&s) };
-    weft_function_desc d = { .name = "random", .body = random_body, .n_args = 4, .n_outs = 2 };
+    diff_prog p = { .seed = diff_next(&s), .ops = &ops };
+    weft_function_desc d = { .name = "random", .body = diff_random_body, .n_args = 4,
+                             .n_outs = 2 };
     void *users[N_RT] = { &p, &p, &p };
     char label[120];
     snprintf(label, sizeof label, "seed %llu, [%lld,%lld] %s/%s", (unsigned long long)seed,

@@ -482,14 +482,6 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
     }
 }
 
-static void pool_add(weft_value **pool, int *n, weft_value *v, uint64_t *s)
-{
-    if (*n < POOL)
-        pool[(*n)++] = v;
-    else
-        pool[4 + diff_next(s) % (POOL - 4)] = v;
-}
-
 static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     const prog *p = user;
@@ -510,9 +502,9 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
         }
         if (!r)
             return weft_ctx_status(cx);
-        pool_add(pool, &n, r, &s);
+        diff_pool_add(pool, &n, POOL, r, &s);
         if (extra)
-            pool_add(pool, &n, extra, &s);
+            diff_pool_add(pool, &n, POOL, extra, &s);
     }
     outs[0] = pool[n - 1];
     outs[1] = pool[n - 2];

@@ -2,7 +2,6 @@
  * program order, never removed as dead code, outputs checked, failures
  * reported, WEFT_HOST_SERIAL honoured. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -32,8 +31,8 @@ static weft_spec spec_of(const char *text)
 /* ---- Callbacks. ---- */
 
 typedef struct counter {
-    _Atomic int calls;
-    _Atomic int in_flight, peak;
+    int calls;  /* (atomic) */
+    int in_flight, peak;  /* (atomic) */
     long sleep_us;
     pthread_mutex_t lock;
     int log[64];
@@ -52,7 +51,7 @@ static int count_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void
     (void)in;
     (void)n_in;
     counter *c = user;
-    int n = atomic_fetch_add(&c->calls, 1) + 1;
+    int n = __atomic_fetch_add(&c->calls, 1, __ATOMIC_SEQ_CST) + 1;
     *out = scalar_f64(n);
     return 0;
 }
@@ -61,13 +60,14 @@ static int count_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void
 static int overlap_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *user)
 {
     counter *c = user;
-    int now = atomic_fetch_add(&c->in_flight, 1) + 1;
-    int peak = atomic_load(&c->peak);
-    while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now))
+    int now = __atomic_fetch_add(&c->in_flight, 1, __ATOMIC_SEQ_CST) + 1;
+    int peak = __atomic_load_n(&c->peak, __ATOMIC_SEQ_CST);
+    while (now > peak && !__atomic_compare_exchange_n(&c->peak, &peak, now, true, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_SEQ_CST))
         ;
     sleep_us(c->sleep_us);
-    atomic_fetch_sub(&c->in_flight, 1);
-    atomic_fetch_add(&c->calls, 1);
+    __atomic_fetch_sub(&c->in_flight, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&c->calls, 1, __ATOMIC_SEQ_CST);
     *out = n_in ? weft_tensor_retain(in[0]) : scalar_f64(0);
     return 0;
 }
@@ -152,7 +152,8 @@ Test(host, eager_runs_at_once_with_inputs, .timeout = 30)
     for (int i = 1; i <= 3; i++) {
         v = weft_host_call(cx, count_cb, &c, NULL, 0, &s, 0);
         cr_assert_not_null(v);
-        cr_assert_eq(atomic_load(&c.calls), i, "eager host calls run at once");
+        cr_assert_eq(__atomic_load_n(&c.calls, __ATOMIC_SEQ_CST), i,
+                     "eager host calls run at once");
         cr_assert_eq(*(const double *)weft_tensor_data(weft_value_tensor(v)), (double)i);
     }
     cr_assert_eq(weft_ctx_status(cx), 0);
@@ -189,7 +190,7 @@ Test(host, validation, .timeout = 30)
         cr_assert(strstr(weft_errmsg(), "weft_host_call") != NULL, "case %zu: %s", k, weft_errmsg());
         weft_eager_end(&cx);
     }
-    cr_assert_eq(atomic_load(&c.calls), 0, "a rejected host call never runs");
+    cr_assert_eq(__atomic_load_n(&c.calls, __ATOMIC_SEQ_CST), 0, "a rejected host call never runs");
     weft_host_call(NULL, count_cb, &c, NULL, 0, &good, 0);   /* NULL context: no crash */
     weft_runtime_destroy(&rt);
 }
@@ -317,7 +318,8 @@ Test(host, traced_runs_every_call, .timeout = 30)
     for (int i = 1; i <= 5; i++) {
         double r = 0;
         cr_assert_eq(call1(f, 100.0, &r), 0, "%s", weft_errmsg());
-        cr_assert_eq(atomic_load(&c.calls), i, "the host call ran on call %d", i);
+        cr_assert_eq(__atomic_load_n(&c.calls, __ATOMIC_SEQ_CST), i,
+                     "the host call ran on call %d", i);
         cr_assert_eq(r, 100.0 + i, "the host output flows on: %g", r);
     }
     cr_assert_eq(weft_function_tracing_count(f), 1);
@@ -336,7 +338,8 @@ Test(host, never_dead_code, .timeout = 30)
         double r = 0;
         cr_assert_eq(call1(f, 3.0, &r), 0, "%s", weft_errmsg());
         cr_assert_eq(r, 9.0);
-        cr_assert_eq(atomic_load(&c.calls), i, "an unused host call still runs");
+        cr_assert_eq(__atomic_load_n(&c.calls, __ATOMIC_SEQ_CST), i,
+                     "an unused host call still runs");
     }
     weft_function_destroy(&f);
     weft_runtime_destroy(&rt);
@@ -393,7 +396,7 @@ Test(host, traced_output_checks, .timeout = 30)
 typedef struct serial_run {
     weft_runtime *rt;
     weft__node node;
-    _Atomic int errors;
+    int errors;  /* (atomic) */
 } serial_run;
 
 static int serial_iter(size_t i, void *ctx)
@@ -403,7 +406,7 @@ static int serial_iter(size_t i, void *ctx)
     weft_tensor *in = scalar_f64(1), *out = NULL;
     int rc = weft__host_run(s->rt, &s->node, &in, &out);
     if (rc)
-        atomic_fetch_add(&s->errors, 1);
+        __atomic_fetch_add(&s->errors, 1, __ATOMIC_SEQ_CST);
     weft_tensor_release(out);
     weft_tensor_release(in);
     return rc;
@@ -422,7 +425,7 @@ static int run_host_map(weft_runtime *rt, weft_host_fn fn, void *user, unsigned 
     s.node.attr.host.user = user;
     s.node.attr.host.flags = flags;
     int rc = weft_parallel_map(rt, n, 0, serial_iter, &s);
-    cr_assert_eq(atomic_load(&s.errors), 0, "%s", weft_errmsg());
+    cr_assert_eq(__atomic_load_n(&s.errors, __ATOMIC_SEQ_CST), 0, "%s", weft_errmsg());
     return rc;
 }
 
@@ -439,15 +442,17 @@ Test(host, serial_never_overlaps, .timeout = 30)
     counter_init(&par);
     par.sleep_us = 2000;
     cr_assert_eq(run_overlap(rt, 0, &par, 24), 0, "%s", weft_errmsg());
-    cr_assert_eq(atomic_load(&par.calls), 24);
-    cr_assert_gt(atomic_load(&par.peak), 1, "plain host calls overlap on 4 workers");
+    cr_assert_eq(__atomic_load_n(&par.calls, __ATOMIC_SEQ_CST), 24);
+    cr_assert_gt(__atomic_load_n(&par.peak, __ATOMIC_SEQ_CST), 1,
+                 "plain host calls overlap on 4 workers");
 
     counter ser;
     counter_init(&ser);
     ser.sleep_us = 500;
     cr_assert_eq(run_overlap(rt, WEFT_HOST_SERIAL, &ser, 24), 0, "%s", weft_errmsg());
-    cr_assert_eq(atomic_load(&ser.calls), 24);
-    cr_assert_eq(atomic_load(&ser.peak), 1, "WEFT_HOST_SERIAL calls never overlap");
+    cr_assert_eq(__atomic_load_n(&ser.calls, __ATOMIC_SEQ_CST), 24);
+    cr_assert_eq(__atomic_load_n(&ser.peak, __ATOMIC_SEQ_CST), 1,
+                 "WEFT_HOST_SERIAL calls never overlap");
     weft_runtime_destroy(&rt);
 }
 
@@ -487,9 +492,11 @@ Test(host, serial_is_per_callback, .timeout = 30)
     s.a.attr.host.user = s.b.attr.host.user = &shared;
     s.a.attr.host.flags = s.b.attr.host.flags = WEFT_HOST_SERIAL;
     cr_assert_eq(weft_parallel_map(rt, 16, 0, two_iter, &s), 0, "%s", weft_errmsg());
-    cr_assert_eq(atomic_load(&shared.calls), 16);
-    cr_assert_leq(atomic_load(&shared.peak), 2, "one call of each serial fn at most");
-    cr_assert_eq(atomic_load(&shared.peak), 2, "two different serial fns may overlap");
+    cr_assert_eq(__atomic_load_n(&shared.calls, __ATOMIC_SEQ_CST), 16);
+    cr_assert_leq(__atomic_load_n(&shared.peak, __ATOMIC_SEQ_CST), 2,
+                  "one call of each serial fn at most");
+    cr_assert_eq(__atomic_load_n(&shared.peak, __ATOMIC_SEQ_CST), 2,
+                 "two different serial fns may overlap");
     weft_runtime_destroy(&rt);
 }
 
@@ -510,7 +517,8 @@ Test(host, sticky_error_without_inputs, .timeout = 30)
     cr_assert_eq(weft_ctx_status(cx), WEFT_ESHAPE);
     cr_assert_null(weft_host_call(cx, count_cb, &c, NULL, 0, &s, 0), "no inputs");
     cr_assert_null(weft_host_call(cx, count_cb, &c, &a, 1, &s, 0), "one input");
-    cr_assert_eq(atomic_load(&c.calls), 0, "the callback ran %d times", atomic_load(&c.calls));
+    cr_assert_eq(__atomic_load_n(&c.calls, __ATOMIC_SEQ_CST), 0, "the callback ran %d times",
+                 __atomic_load_n(&c.calls, __ATOMIC_SEQ_CST));
     cr_assert_eq(weft_ctx_status(cx), WEFT_ESHAPE, "the first error stays");
     weft_eager_end(&cx);
     weft_runtime_destroy(&rt);
@@ -525,7 +533,7 @@ Test(host, null_context_sets_errmsg, .timeout = 30)
     cr_assert_neq(weft_spec_parse(NULL, &s), 0);   /* leaves another message */
     cr_assert_null(weft_host_call(NULL, count_cb, &c, NULL, 0, &s, 0));
     cr_assert(strstr(weft_errmsg(), "weft_host_call: NULL context") != NULL, "%s", weft_errmsg());
-    cr_assert_eq(atomic_load(&c.calls), 0);
+    cr_assert_eq(__atomic_load_n(&c.calls, __ATOMIC_SEQ_CST), 0);
 }
 
 /* ---- Work a serial callback starts runs on its own thread. ---- */
@@ -536,9 +544,9 @@ Test(host, null_context_sets_errmsg, .timeout = 30)
  * waiting below it for the half) or failed as a re-entry. */
 typedef struct nested {
     weft_runtime *rt;
-    _Atomic int foreign;   /* loop pieces that ran on another thread */
-    _Atomic long covered;  /* iterations the loops covered */
-    _Atomic int child_late;
+    int foreign;      /* loop pieces that ran on another thread (atomic) */
+    long covered;     /* iterations the loops covered (atomic) */
+    int child_late;   /* (atomic) */
     pthread_t self;
 } nested;
 
@@ -551,12 +559,12 @@ static int nested_range(size_t b, size_t e, void *ctx)
 {
     nested_call *c = ctx;
     if (!pthread_equal(pthread_self(), c->self))
-        atomic_fetch_add(&c->n->foreign, 1);
+        __atomic_fetch_add(&c->n->foreign, 1, __ATOMIC_SEQ_CST);
     volatile double s = 0;   /* some work per iteration, kept by volatile */
     for (size_t i = b; i < e; i++)
         s = s + (double)i * 0.5;
     (void)s;
-    atomic_fetch_add(&c->n->covered, (long)(e - b));
+    __atomic_fetch_add(&c->n->covered, (long)(e - b), __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -583,7 +591,7 @@ static int nested_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, voi
     weft_group_init(&g, n->rt);
     weft_spawn(&g, nested_child, &ran);
     if (!ran)
-        atomic_fetch_add(&n->child_late, 1);
+        __atomic_fetch_add(&n->child_late, 1, __ATOMIC_SEQ_CST);
     if (rc == 0)
         rc = weft_group_wait(&g);
     else
@@ -601,9 +609,10 @@ Test(host, serial_callback_work_runs_on_its_thread, .timeout = 30)
     for (int rep = 0; rep < 10; rep++)
         cr_assert_eq(run_host_map(rt, nested_cb, &n, WEFT_HOST_SERIAL, 32), 0, "rep %d: %s", rep,
                      weft_errmsg());
-    cr_assert_eq(atomic_load(&n.foreign), 0, "%d loop pieces ran on another thread",
-                 atomic_load(&n.foreign));
-    cr_assert_eq(atomic_load(&n.covered), 10L * 32 * (20000 + 64));
-    cr_assert_eq(atomic_load(&n.child_late), 0, "a spawned child was queued");
+    cr_assert_eq(__atomic_load_n(&n.foreign, __ATOMIC_SEQ_CST), 0,
+                 "%d loop pieces ran on another thread",
+                 __atomic_load_n(&n.foreign, __ATOMIC_SEQ_CST));
+    cr_assert_eq(__atomic_load_n(&n.covered, __ATOMIC_SEQ_CST), 10L * 32 * (20000 + 64));
+    cr_assert_eq(__atomic_load_n(&n.child_late, __ATOMIC_SEQ_CST), 0, "a spawned child was queued");
     weft_runtime_destroy(&rt);
 }

@@ -55,98 +55,22 @@ static bool wait_for(bool (*pred)(void))
     return pred();
 }
 
-/* ---- The random program ---------------------------------------------
- * Values live in a pool whose shapes all broadcast against [A, B]:
- * [A, B], [A, 1], [1, B], [B], [] and [1, 1].  The body draws its ops from
- * the seed, so every run of one seed builds the same graph. */
-
-#define POOL 12
-#define N_OPS 10
-
-typedef struct prog {
-    uint64_t seed;
-} prog;
-
-
-static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
-{
-    const prog *p = user;
-    uint64_t s = p->seed;
-    weft_value *pool[POOL];
-    int n = 4;
-    for (int k = 0; k < 4; k++)
-        pool[k] = args[k];
-    typedef weft_value *(*binop)(weft_ctx *, weft_value *, weft_value *);
-    static const binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
-                                  weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
-                                  weft_floordiv, weft_ge, weft_ne, weft_truediv };
-    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
-    for (int op = 0; op < N_OPS; op++) {
-        weft_value *a = pool[diff_next(&s) % (uint64_t)n], *b = pool[diff_next(&s) % (uint64_t)n];
-        weft_value *r = NULL;
-        weft_spec sa;
-        weft_value_spec(a, &sa);
-        switch (diff_next(&s) % 8) {
-        case 0: case 1:
-            r = bins[diff_next(&s) % (sizeof bins / sizeof bins[0])](cx, a, b);
-            break;
-        case 2: {
-            typedef weft_value *(*unop)(weft_ctx *, weft_value *);
-            /* The float functions of ints compute in f64; keep them on
-             * floats to stay in the same dtypes. */
-            static const unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
-                                           weft_floor };
-            static const unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid,
-                                           weft_sin, weft_cos, weft_round, weft_ceil, weft_rsqrt,
-                                           weft_log1p, weft_expm1 };
-            if (sa.dtype == WEFT_BOOL)
-                r = weft_logical_not(cx, a);
-            else if (diff_is_float(sa.dtype) && diff_next(&s) % 2)
-                r = flt_un[diff_next(&s) % (sizeof flt_un / sizeof flt_un[0])](cx, a);
-            else
-                r = any_un[diff_next(&s) % (sizeof any_un / sizeof any_un[0])](cx, a);
-            break;
-        }
-        case 3:
-            r = weft_cast(cx, a, dts[diff_next(&s) % 5]);
-            break;
-        case 4: case 5:
-            r = diff_random_reduce(cx, a, &s);
-            break;
-        case 6:
-            r = weft_where(cx, weft_lt(cx, a, b), a, b);
-            break;
-        default: {
-            /* A row-local pattern, as in normalize and softmax: a reduction
-             * with keepdims read back by the elementwise ops of its rows. */
-            int last = -1;
-            if (sa.rank == 0) {
-                r = weft_mul(cx, weft_add(cx, a, b), a);
-                break;
-            }
-            weft_value *m = weft_reduce(cx, (weft_reduction)(diff_next(&s) % 9), a, &last, 1, true);
-            weft_value *d = weft_sub(cx, a, m);
-            r = weft_mul(cx, d, weft_reduce(cx, WEFT_R_SUM, d, &last, 1, true));
-            break;
-        }
-        }
-        if (!r)
-            return weft_ctx_status(cx);
-        if (n < POOL)
-            pool[n++] = r;
-        else
-            pool[4 + diff_next(&s) % (POOL - 4)] = r;
-    }
-    outs[0] = pool[n - 1];
-    outs[1] = pool[n - 2];
-    return weft_ctx_status(cx);
-}
-
-/* ---- Inputs ---------------------------------------------------------- */
-
+/* The random program (diff_random_body) draws from these ops: those of
+ * test_differential.c and more. */
+static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
+                                   weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
+                                   weft_floordiv, weft_ge, weft_ne, weft_truediv };
+static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
+                                    weft_floor };
+static const diff_unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid,
+                                    weft_sin, weft_cos, weft_round, weft_ceil, weft_rsqrt,
+                                    weft_log1p, weft_expm1 };
+static const diff_ops ops = { .bin = bins, .n_bin = DIFF_LEN(bins),
+                              .any_un = any_un, .n_any_un = DIFF_LEN(any_un),
+                              .flt_un = flt_un, .n_flt_un = DIFF_LEN(flt_un),
+                              .bool_un = weft_logical_not };
 
 /* ---- Comparison ------------------------------------------------------ */
-
 
 typedef struct outcome {
     int rc;
@@ -160,10 +84,10 @@ enum { EAGER, TIER0, TIER1 };
 /* Runs p on rt: eagerly, twice on the interpreter (the second call is a
  * cache hit), or once on the interpreter and, after its groups compiled,
  * again (native where the back end took the group). */
-static void run_one(weft_runtime *rt, prog *p, int tier, const weft_arg *args, outcome *o)
+static void run_one(weft_runtime *rt, diff_prog *p, int tier, const weft_arg *args, outcome *o)
 {
     unsigned flags = tier == EAGER ? WEFT_RUN_EAGERLY : tier == TIER0 ? WEFT_FUNCTION_NO_JIT : 0;
-    weft_function_desc d = { .name = "random", .body = random_body, .user = p, .n_args = 4,
+    weft_function_desc d = { .name = "random", .body = diff_random_body, .user = p, .n_args = 4,
                              .n_outs = 2, .flags = flags };
     weft_function *f = NULL;
     cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
@@ -207,7 +131,7 @@ static uint64_t check_seed(uint64_t seed)
     weft_arg args[4];
     for (int k = 0; k < 4; k++)
         args[k] = weft_arg_tensor(in[k]);
-    prog p = { .seed = diff_next(&s) };
+    diff_prog p = { .seed = diff_next(&s), .ops = &ops };
 
     outcome ref = { 0 };
     run_one(rts[0], &p, EAGER, args, &ref);

@@ -1,7 +1,6 @@
 /* weft_map (map_fn): results against a reference, one trace for many
  * iterations, the parallel_iterations bound, errors naming the iteration,
  * maps inside maps, in eager and traced mode. */
-#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -189,7 +188,7 @@ Test(map, validation, .timeout = 60)
 /* ---- The parallel_iterations bound, seen from host calls. ---- */
 
 typedef struct flight {
-    _Atomic int in_flight, peak, calls;
+    int in_flight, peak, calls;  /* (atomic) */
     long sleep_us;
     int fail_at;          /* the slice value that fails, or -1 */
 } flight;
@@ -199,13 +198,14 @@ static int flight_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, voi
     (void)n_in;
     flight *f = user;
     double v = *(const double *)weft_tensor_data(in[0]);
-    int now = atomic_fetch_add(&f->in_flight, 1) + 1;
-    int peak = atomic_load(&f->peak);
-    while (now > peak && !atomic_compare_exchange_weak(&f->peak, &peak, now))
+    int now = __atomic_fetch_add(&f->in_flight, 1, __ATOMIC_SEQ_CST) + 1;
+    int peak = __atomic_load_n(&f->peak, __ATOMIC_SEQ_CST);
+    while (now > peak && !__atomic_compare_exchange_n(&f->peak, &peak, now, true, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_SEQ_CST))
         ;
     sleep_us(f->sleep_us);
-    atomic_fetch_sub(&f->in_flight, 1);
-    atomic_fetch_add(&f->calls, 1);
+    __atomic_fetch_sub(&f->in_flight, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&f->calls, 1, __ATOMIC_SEQ_CST);
     if (f->fail_at >= 0 && v == (double)f->fail_at)
         return -3;
     *out = weft_tensor_retain(in[0]);
@@ -251,9 +251,10 @@ Test(map, parallel_iterations_bound_eager, .timeout = 60)
     weft_value *v = weft_map(cx, fn, weft_eager_value(cx, x), 3);
     cr_assert_not_null(v, "%s", weft_errmsg());
     check_doubled(weft_value_tensor(v), 24);
-    cr_assert_eq(atomic_load(&fl.calls), 24);
-    cr_assert_eq(atomic_load(&fl.peak), 3, "peak %d, want exactly parallel_iterations",
-                 atomic_load(&fl.peak));
+    cr_assert_eq(__atomic_load_n(&fl.calls, __ATOMIC_SEQ_CST), 24);
+    cr_assert_eq(__atomic_load_n(&fl.peak, __ATOMIC_SEQ_CST), 3,
+                 "peak %d, want exactly parallel_iterations",
+                 __atomic_load_n(&fl.peak, __ATOMIC_SEQ_CST));
     weft_eager_end(&cx);
     weft_tensor_release(x);
     weft_function_destroy(&fn);
@@ -273,9 +274,11 @@ Test(map, parallel_iterations_bound_traced, .timeout = 60)
         check_doubled(r, 24);
         weft_tensor_release(r);
     }
-    cr_assert_eq(atomic_load(&fl.calls), 48, "host calls run on every execution");
-    cr_assert_eq(atomic_load(&fl.peak), 3, "peak %d, want exactly parallel_iterations",
-                 atomic_load(&fl.peak));
+    cr_assert_eq(__atomic_load_n(&fl.calls, __ATOMIC_SEQ_CST), 48,
+                 "host calls run on every execution");
+    cr_assert_eq(__atomic_load_n(&fl.peak, __ATOMIC_SEQ_CST), 3,
+                 "peak %d, want exactly parallel_iterations",
+                 __atomic_load_n(&fl.peak, __ATOMIC_SEQ_CST));
     cr_assert_eq(weft_function_tracing_count(inner), 1);
     weft_tensor_release(x);
     weft_function_destroy(&f);
@@ -451,7 +454,7 @@ Test(map, allocation_failures, .timeout = 60)
 /* Host calls append their tag here in the order they run; the slot comes
  * from an atomic counter, so concurrent iterations never share one. */
 typedef struct tag_log {
-    _Atomic int next;
+    int next;  /* (atomic) */
     char tags[256];
 } tag_log;
 
@@ -461,7 +464,7 @@ static int tag_cb(weft_tensor *const *in, size_t n_in, weft_tensor **out, void *
 {
     tagger *t = user;
     sleep_us(t->sleep_us);
-    int at = atomic_fetch_add(&t->log->next, 1);
+    int at = __atomic_fetch_add(&t->log->next, 1, __ATOMIC_SEQ_CST);
     if (at < (int)sizeof t->log->tags)
         t->log->tags[at] = t->tag;
     if (n_in)
@@ -517,25 +520,28 @@ Test(map, host_calls_inside_never_dead_code, .timeout = 60)
     cr_assert_eq(body_unused_map(cx, &ev, &eo, &u), 0);
     cr_assert_eq(weft_ctx_status(cx), 0, "%s", weft_errmsg());
     weft_eager_end(&cx);
-    cr_assert_eq(atomic_load(&log.next), 6, "eager: 2 host calls and 4 in the map");
+    cr_assert_eq(__atomic_load_n(&log.next, __ATOMIC_SEQ_CST), 6,
+                 "eager: 2 host calls and 4 in the map");
 
-    atomic_store(&log.next, 0);
+    __atomic_store_n(&log.next, 0, __ATOMIC_SEQ_CST);
     for (int k = 0; k < 3; k++) {
         cr_assert_eq(call1(f, x, &r), 0, "%s", weft_errmsg());
         weft_tensor_release(r);
     }
-    cr_assert_eq(atomic_load(&log.next), 18, "traced: %d host calls in 3 calls, want 18",
-                 atomic_load(&log.next));
+    cr_assert_eq(__atomic_load_n(&log.next, __ATOMIC_SEQ_CST), 18,
+                 "traced: %d host calls in 3 calls, want 18",
+                 __atomic_load_n(&log.next, __ATOMIC_SEQ_CST));
     weft_tensor_release(x);
 
     x = grid(3, 4);
-    atomic_store(&log.next, 0);
+    __atomic_store_n(&log.next, 0, __ATOMIC_SEQ_CST);
     for (int k = 0; k < 3; k++) {
         cr_assert_eq(call1(f2, x, &r), 0, "%s", weft_errmsg());
         weft_tensor_release(r);
     }
-    cr_assert_eq(atomic_load(&log.next), 42, "nested: %d host calls in 3 calls, want 42",
-                 atomic_load(&log.next));
+    cr_assert_eq(__atomic_load_n(&log.next, __ATOMIC_SEQ_CST), 42,
+                 "nested: %d host calls in 3 calls, want 42",
+                 __atomic_load_n(&log.next, __ATOMIC_SEQ_CST));
     weft_tensor_release(x);
     weft_function_destroy(&f2);
     weft_function_destroy(&f);
@@ -560,7 +566,7 @@ Test(map, host_calls_inside_keep_program_order, .timeout = 60)
         cr_assert_eq(call1(f, x, &r), 0, "%s", weft_errmsg());
         weft_tensor_release(r);
     }
-    cr_assert_eq(atomic_load(&log.next), 6 * calls);
+    cr_assert_eq(__atomic_load_n(&log.next, __ATOMIC_SEQ_CST), 6 * calls);
     for (int i = 0; i < 6 * calls; i++) {
         char want = i % 6 == 0 ? 'a' : i % 6 == 5 ? 'c' : 'm';
         cr_assert_eq(log.tags[i], want, "tags %.*s: host calls ran out of program order",

@@ -52,7 +52,7 @@ static weft_tensor *mk(weft_dtype dt, int rank, const int64_t *dims, const doubl
 static weft_tensor *iota(weft_dtype dt, int rank, const int64_t *dims)
 {
     int64_t n = numel_of(rank, dims);
-    double *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    double *v = calloc((size_t)(n ? n : 1), sizeof *v);
     cr_assert_not_null(v);
     for (int64_t i = 0; i < n; i++)
         v[i] = (double)i;
@@ -840,7 +840,7 @@ Test(ops_shape, null_and_foreign_inputs)
 /* The result of a case on x, in every mode, against want (numel doubles). */
 static double *ref_alloc(int64_t n)
 {
-    double *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    double *v = calloc((size_t)(n ? n : 1), sizeof *v);
     cr_assert_not_null(v);
     return v;
 }
