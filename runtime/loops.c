@@ -114,17 +114,23 @@ static void pfor_run(pfor *pf, size_t b, size_t e)
         set_status(&pf->status, rc);
 }
 
-/* An outside thread's loop on a runtime of one worker.  That worker's deque
- * is solo (outside threads do not steal from deques), so after binary
- * splitting handed it a half the caller could never take work back: on a
- * loop whose cost rises with the index the caller idled while the worker
- * ran the expensive half.  Here the caller and one runner on the worker
- * claim blocks from a shared counter instead, guided: a quarter of what
- * is left at a time, at least `least` iterations (a multiple of grain). */
+/* An outside thread's loop where it competes with the workers for CPUs:
+ * a runtime of one worker, or one with a worker per CPU.  Outside threads
+ * do not steal from deques, so after binary splitting handed the workers
+ * halves the caller could never take work back: on a loop whose cost rises
+ * with the index the caller idled while a worker ran the expensive half,
+ * and with a worker per CPU the caller is a thread more than there are
+ * CPUs, so that where the kernel put the threads decided the time (with
+ * both workers on one CPU, that CPU ran three quarters of the loop while
+ * the caller's ran its quarter and idled).  Here the caller and a runner
+ * per worker claim blocks from a shared counter instead, guided: a share
+ * of what is left at a time (left / divisor), at least `least` iterations
+ * (a multiple of grain), so that whichever threads get a CPU do the work. */
 typedef struct pfor_claims {
     pfor *pf;
     size_t n;
     size_t least;
+    size_t divisor;
     size_t next;   /* atomic: the first iteration not yet claimed */
 } pfor_claims;
 
@@ -136,7 +142,7 @@ static void pfor_claim_runner(void *arg)
         if (should_stop(pf->rt, &pf->status))
             return;
         size_t b, e;
-        if (!claim_block(&cl->next, cl->n, 4, pf->grain, cl->least, SIZE_MAX, &b, &e))
+        if (!claim_block(&cl->next, cl->n, cl->divisor, pf->grain, cl->least, SIZE_MAX, &b, &e))
             return;
         size_t start = b;
         while (b < e) {
@@ -158,10 +164,21 @@ static void pfor_claim(pfor *pf, size_t n)
     /* Blocks of at least 1/256 of the loop: the last one costs at most
      * that much imbalance, and claims stay few. */
     size_t least = pf->grain > 1 ? pf->grain : n / 256;
-    pfor_claims cl = { pf, n, least ? least : 1, 0 };
+    if (least == 0)
+        least = 1;
+    /* A runner per worker, but no more than there are blocks beyond the
+     * caller's first: a loop of two chunks wakes one worker, not all. */
+    size_t blocks = n / least + (n % least != 0);
+    size_t runners = pf->rt->nworkers;
+    if (runners > blocks - 1)
+        runners = blocks - 1;
+    /* Twice as many shares as claimers: the first claims leave enough for
+     * the late ones, and the last claims are small. */
+    pfor_claims cl = { pf, n, least, 2 * (runners + 1), 0 };
     weft_group g;
     weft_group_init(&g, pf->rt);
-    weft_spawn(&g, pfor_claim_runner, &cl);
+    for (size_t r = 0; r < runners; r++)
+        weft_spawn(&g, pfor_claim_runner, &cl);
     pfor_claim_runner(&cl);
     int rc = weft_group_wait(&g);
     if (rc)
@@ -204,7 +221,8 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
         weft__outside_enter(rt);
     if (WEFT__UNLIKELY(weft__inline_now()))
         pfor_inline(&pf, n, grain);
-    else if (outside && rt->nworkers == 1 && n > pf.chunk && pf.grain <= n)
+    else if (outside && (rt->nworkers == 1 || !rt->spare_core) && n > pf.chunk &&
+             pf.grain <= n)
         pfor_claim(&pf, n);
     else
         pfor_run(&pf, 0, n);

@@ -2,6 +2,7 @@
  * the in-flight bound and cancellation. */
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -152,6 +153,53 @@ Test(parallel_for, error_cancels_the_rest, .timeout = 60)
                   (unsigned long long)f.after, (unsigned long long)bound);
     failing f2 = { n - 1, 0, 0 };
     cr_assert_eq(weft_parallel_for(rt, n, 0, fail_range, &f2), 42);
+    weft_runtime_destroy(&rt);
+}
+
+/* An outside caller on a runtime with a worker per CPU competes with the
+ * workers for CPUs, so where the kernel puts the threads must not decide
+ * who runs what: a worker that got iterations and then lost its CPU must
+ * not keep the caller idle.  Here each worker's first callback blocks
+ * until the caller has run more than half of the loop (or 10 s passed):
+ * the caller can get there only by taking iterations beyond its first
+ * share, which binary splitting from the caller never gave it (it kept
+ * at most the lower half and handed the rest to the workers). */
+typedef struct caller_share {
+    size_t n;
+    uint64_t by_caller;   /* atomic */
+    uint64_t released;    /* atomic: 0 while workers wait */
+} caller_share;
+
+static _Thread_local bool tl_is_caller;
+static _Thread_local bool tl_blocked_once;
+
+static int share_range(size_t b, size_t e, void *ctx)
+{
+    caller_share *cs = ctx;
+    if (tl_is_caller) {
+        uint64_t got = __atomic_add_fetch(&cs->by_caller, e - b, __ATOMIC_RELAXED);
+        if (got > cs->n / 2)
+            __atomic_store_n(&cs->released, 1, __ATOMIC_RELEASE);
+        return 0;
+    }
+    if (!tl_blocked_once) {
+        tl_blocked_once = true;
+        for (int ms = 0; ms < 10000 && !__atomic_load_n(&cs->released, __ATOMIC_ACQUIRE); ms++)
+            sleep_us(1000);
+    }
+    return 0;
+}
+
+Test(parallel_for, outside_caller_takes_what_a_stalled_worker_left, .timeout = 60)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    weft_runtime *rt = test_runtime_of(cpus > 1 ? (unsigned)cpus : 1);
+    caller_share cs = { 1024, 0, 0 };
+    tl_is_caller = true;
+    cr_assert_eq(weft_parallel_for(rt, cs.n, 1, share_range, &cs), 0);
+    tl_is_caller = false;
+    cr_assert_gt(cs.by_caller, cs.n / 2, "the caller ran %llu of %zu iterations",
+                 (unsigned long long)cs.by_caller, cs.n);
     weft_runtime_destroy(&rt);
 }
 
