@@ -26,6 +26,11 @@
  * and "build ms", the tracing and compiling part of a first call (the
  * function's trace_ns + compile_ns), "jit ms", the background compile of
  * its native code (native_compile_ns), and "native", its native groups.
+ * Last, the peer: "omp ms" and "omp/C", the same C loops with their outer
+ * loop shared among as many OpenMP threads as weft has workers
+ * (numeric_omp.c), against the one-thread C loop, timed back to back like
+ * the others: what plain code reaches on that many threads at all (a
+ * memory-bound workload cannot go below what the memory allows).
  * Targets (docs/BENCHMARKS.md, "numeric suite"): steady <= 1.0x on one
  * worker and <= 0.6x on two; tier 0 <= 2x on one worker; a compile
  * < 30 ms.  BENCH_NUMERIC_ONLY="normalize softmax" runs a
@@ -156,6 +161,24 @@ static workload workloads[] = {
       .tol = 1e-6 },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
+
+/* The peer: the C loop on the threads of the last omp_numeric_threads. */
+static void run_omp(const workload *w)
+{
+    size_t r = (size_t)w->rows, c = (size_t)w->cols;
+    if (strcmp(w->name, "normalize") == 0)
+        omp_normalize(w->c_out, w->in[0], r, c, 1e-5f);
+    else if (strcmp(w->name, "chain") == 0)
+        omp_chain(w->c_out, w->in[0], r);
+    else if (strcmp(w->name, "softmax") == 0)
+        omp_softmax(w->c_out, w->in[0], r, c);
+    else if (strcmp(w->name, "colsum") == 0)
+        omp_colsum(w->c_out, w->in[0], r, c);
+    else if (strcmp(w->name, "matmul") == 0)
+        omp_matmul(w->c_out, w->in[0], w->in[1], r);
+    else
+        omp_fused4_numeric(w->c_out, w->in[0], r);
+}
 
 static void run_cloop(const workload *w)
 {
@@ -296,7 +319,8 @@ typedef struct result {
     double build;                         /* median trace + compile seconds of a first call */
     double jit;                           /* background compile seconds */
     uint64_t native;                      /* groups running native code */
-    double first_ratio, tier0_ratio, steady_ratio;  /* median of per-repetition ratios */
+    double omp;                           /* the OpenMP peer, median seconds */
+    double first_ratio, tier0_ratio, steady_ratio, omp_ratio;  /* medians of per-repetition ratios */
 } result;
 
 /* Waits (at most 5 s) until the compile thread has been through w->f's
@@ -340,6 +364,32 @@ static void steady(workload *w, int reps, double *t, double *ratio)
     *ratio = bench_median(rr, reps);
 }
 
+/* Median time and ratio to the C loop of the OpenMP peer, after a
+ * warm-up (which starts its threads).  Its threads spin a while after
+ * each parallel region; the pause at the end lets them sleep before the
+ * next measurement. */
+static void omp_peer(workload *w, int reps, result *res)
+{
+    double tc[BENCH_MAX_REPS], to[BENCH_MAX_REPS], rr[BENCH_MAX_REPS];
+    double t0 = bench_now();
+    do {
+        run_omp(w);
+        run_cloop(w);
+    } while (bench_now() - t0 < BENCH_WARMUP_NS * 1e-9);
+    for (int r = 0; r < reps; r++) {
+        double t1 = bench_now();
+        run_cloop(w);
+        tc[r] = bench_now() - t1;
+        t1 = bench_now();
+        run_omp(w);
+        to[r] = bench_now() - t1;
+        rr[r] = to[r] / tc[r];
+    }
+    res->omp = bench_median(to, reps);
+    res->omp_ratio = bench_median(rr, reps);
+    bench_settle(50);
+}
+
 static void measure(workload *w, int reps, result *res)
 {
     double tc[BENCH_MAX_REPS], tw[BENCH_MAX_REPS], ratio[BENCH_MAX_REPS], tb[BENCH_MAX_REPS];
@@ -380,6 +430,7 @@ static void measure(workload *w, int reps, result *res)
     call(w);
     wait_native(w, res);
     steady(w, reps, &res->steady, &res->steady_ratio);
+    omp_peer(w, reps, res);
 }
 
 static bool selected(const char *name)
@@ -410,6 +461,7 @@ int main(int argc, char **argv)
            "medians of per-repetition ratios, %d repetitions\n", reps);
     for (int k = 0; k < nw; k++) {
         rt = bench_runtime(workers[k]);
+        omp_numeric_threads(workers[k]);
         for (size_t i = 0; i < N_WORK; i++) {
             workload *w = &workloads[i];
             if (!selected(w->name))
@@ -431,18 +483,19 @@ int main(int argc, char **argv)
         bench_settle(50);
     }
 
-    printf("\n%-10s %-44s %7s %9s %9s %8s %9s %8s %9s %8s %9s %8s %6s\n", "workload", "",
-           "workers", "C ms", "first ms", "first/C", "tier0 ms", "tier0/C", "steady ms",
-           "steady/C", "build ms", "jit ms", "native");
+    printf("\n%-10s %-44s %7s %9s %9s %8s %9s %8s %9s %8s %9s %8s %6s %9s %8s\n", "workload",
+           "", "workers", "C ms", "first ms", "first/C", "tier0 ms", "tier0/C", "steady ms",
+           "steady/C", "build ms", "jit ms", "native", "omp ms", "omp/C");
     for (size_t i = 0; i < N_WORK; i++) {
         if (!selected(workloads[i].name))
             continue;
         for (int k = 0; k < nw; k++) {
             const result *r = &res[i][k];
             printf("%-10s %-44s %7u %9.3f %9.3f %7.2fx %9.3f %7.2fx %9.3f %7.2fx %9.3f %8.1f %6" PRIu64
-                   "\n", workloads[i].name, k == 0 ? workloads[i].title : "", workers[k],
-                   r->c * 1e3, r->first * 1e3, r->first_ratio, r->tier0 * 1e3, r->tier0_ratio,
-                   r->steady * 1e3, r->steady_ratio, r->build * 1e3, r->jit * 1e3, r->native);
+                   " %9.3f %7.2fx\n", workloads[i].name, k == 0 ? workloads[i].title : "",
+                   workers[k], r->c * 1e3, r->first * 1e3, r->first_ratio, r->tier0 * 1e3,
+                   r->tier0_ratio, r->steady * 1e3, r->steady_ratio, r->build * 1e3, r->jit * 1e3,
+                   r->native, r->omp * 1e3, r->omp_ratio);
         }
     }
     /* The targets, per workload: tier 0 (every call runs the interpreter

@@ -20,4 +20,15 @@ void cloop_matmul(float *c, const float *a, const float *b, size_t n);
 /* y = ((x * 2 + 1) * x) - 3. */
 void cloop_fused4_numeric(float *y, const float *x, size_t n);
 
+/* The same loops with their outer loop shared among OpenMP threads
+ * (numeric_omp.c, built with -fopenmp), as many as the last
+ * omp_numeric_threads said; colsum shares out its columns instead. */
+void omp_numeric_threads(unsigned threads);
+void omp_normalize(float *y, const float *x, size_t rows, size_t w, float eps);
+void omp_chain(float *y, const float *x, size_t n);
+void omp_softmax(float *y, const float *x, size_t rows, size_t w);
+void omp_colsum(double *y, const double *x, size_t rows, size_t cols);
+void omp_matmul(float *c, const float *a, const float *b, size_t n);
+void omp_fused4_numeric(float *y, const float *x, size_t n);
+
 #endif

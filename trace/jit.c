@@ -19,6 +19,7 @@
 #include "trace/jit.h"
 
 #define DEFAULT_MIN_ELEMS 262144
+#define DEFAULT_NT_MIN_BYTES (32 * 1024 * 1024)
 #define NAME_MAX_LEN 64
 
 typedef struct jit_job {
@@ -59,6 +60,8 @@ static void (*q_log)(const char *msg);   /* under q_mu */
 
 /* Knobs and counters, any thread. */
 static uint64_t min_elems = DEFAULT_MIN_ELEMS;
+static int64_t nt_min_bytes = DEFAULT_NT_MIN_BYTES;
+static uint64_t nt_groups;
 static unsigned fail_next;
 static uint64_t live_code;
 static uint64_t pending;   /* compile jobs queued or running */
@@ -379,6 +382,26 @@ void weft__program_jit_stats(const weft__program *p, weft__jit_stats *out)
 int64_t weft__jit_set_min_elems(int64_t n)
 {
     return (int64_t)__atomic_exchange_n(&min_elems, n < 1 ? 1 : (uint64_t)n, __ATOMIC_RELAXED);
+}
+
+int64_t weft__jit_set_nt_min_bytes(int64_t n)
+{
+    return __atomic_exchange_n(&nt_min_bytes, n < 1 ? 1 : n, __ATOMIC_RELAXED);
+}
+
+int64_t weft__jit_nt_min_bytes(void)
+{
+    return __atomic_load_n(&nt_min_bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t weft__jit_nt_groups(void)
+{
+    return __atomic_load_n(&nt_groups, __ATOMIC_RELAXED);
+}
+
+void weft__jit_count_nt_group(void)
+{
+    __atomic_fetch_add(&nt_groups, 1, __ATOMIC_RELAXED);
 }
 
 void weft__jit_fail_next(unsigned n)

@@ -70,6 +70,22 @@ void weft__jit_engine_free_code(weft__jit_engine *e, void *code);
  * are compiled; the default is 262144.  Tests set 1 to compile small
  * groups.  Returns the previous value. */
 int64_t weft__jit_set_min_elems(int64_t n);
+/* Flat groups whose whole output (known at compile time) is at least
+ * this many bytes write it with non-temporal stores: an output that large
+ * cannot still be in the cache when the call returns, so reading each
+ * line in before overwriting it (what a plain store does) only costs
+ * memory bandwidth.  The default is 32 MiB, the last-level cache a core's
+ * stores land in on common servers (an EPYC CCD's L3, a Xeon socket's);
+ * sysconf's figure cannot stand in for it, as it may sum every slice of
+ * the host (a VM's L3 reads as hundreds of MiB).  Tests lower it.  The
+ * value is read when a group is compiled; returns the previous value. */
+int64_t weft__jit_set_nt_min_bytes(int64_t n);
+int64_t weft__jit_nt_min_bytes(void);
+/* Groups generated so far (process-wide) whose output the native code
+ * writes with non-temporal stores, counted by the code generator on the
+ * compile thread; any thread may read it. */
+uint64_t weft__jit_nt_groups(void);
+void weft__jit_count_nt_group(void);
 /* The next n compiles fail as if LLVM had refused them. */
 void weft__jit_fail_next(unsigned n);
 /* Compiles queued or running now (tests wait for 0, bounded). */

@@ -3,8 +3,11 @@
  * random op graphs (the graphs of test_differential.c, with more unary
  * ops) runs each seed eagerly, on the interpreter (WEFT_FUNCTION_NO_JIT)
  * and on native code (every group compiled: the size threshold is set to
- * one element), on 1, 2 and 4 workers.  Other tests: directed ops on
- * special values, a failed compile falls back, eviction frees native
+ * one element), on 1, 2 and 4 workers, once more with every flat
+ * group's output written with non-temporal stores (the size threshold
+ * of that path set to one byte).  Other tests: directed ops on special
+ * values, the non-temporal path on every dtype and on sizes around its
+ * 64-byte lines, a failed compile falls back, eviction frees native
  * code, and the off switches.  Tests wait for the compile thread by
  * polling with a bound, never by timing. */
 #include <criterion/criterion.h>
@@ -179,6 +182,15 @@ static void check_seeds(uint64_t from)
 
 Test(jit, random_graphs_0) { check_seeds(0); }
 Test(jit, random_graphs_1) { check_seeds(SEEDS_PER_TEST); }
+
+Test(jit, random_graphs_nontemporal)
+{
+    uint64_t made = weft__jit_nt_groups();
+    int64_t old = weft__jit_set_nt_min_bytes(1);
+    check_seeds(0);
+    weft__jit_set_nt_min_bytes(old);
+    cr_assert_gt(weft__jit_nt_groups(), made, "no group took the non-temporal path");
+}
 
 /* ---- Directed ops on special values -------------------------------------- */
 
@@ -401,6 +413,65 @@ Test(jit, failed_compile_falls_back)
     weft_tensor_release(again);
     weft_tensor_release(x);
     weft_function_destroy(&f);
+}
+
+/* ---- The non-temporal path ------------------------------------------------ */
+
+/* cast(((x * 2 + 1) * x) - 3, dt): one flat group writing dtype dt. */
+static int nt_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const weft_dtype *dt = user;
+    weft_value *x = args[0];
+    weft_value *y = weft_add(cx, weft_mul(cx, x, weft_const_f64(cx, 2.0)), weft_const_f64(cx, 1.0));
+    outs[0] = weft_cast(cx, weft_sub(cx, weft_mul(cx, y, x), weft_const_f64(cx, 3.0)), *dt);
+    return weft_ctx_status(cx);
+}
+
+/* The output of every dtype (64-byte lines of 64 down to 8 elements), of
+ * sizes under a line, around one, and of many with a partial last one,
+ * split among 1, 2 and 4 workers, written through the non-temporal path:
+ * the interpreter's bits. */
+Test(jit, nontemporal_stores_give_the_interpreters_bits)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    static const weft_dtype dts[] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+    static const int64_t sizes[] = { 1, 15, 16, 17, 65, 4099, 100003 };
+    int64_t old = weft__jit_set_nt_min_bytes(1);
+    uint64_t made = weft__jit_nt_groups();
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            weft_tensor *x = ramp(sizes[z]);
+            for (int k = 0; k < N_RT; k++) {
+                weft_tensor *got[2];
+                for (int tier = 0; tier < 2; tier++) {
+                    weft_function_desc fd = { .name = "nt", .body = nt_body, .user = (void *)&dts[d],
+                                              .n_args = 1, .n_outs = 1,
+                                              .flags = tier == 0 ? WEFT_FUNCTION_NO_JIT : 0 };
+                    weft_function *f = NULL;
+                    cr_assert_eq(weft_function_create(rts[k], &fd, &f), 0, "%s", weft_errmsg());
+                    weft_tensor *first = call1(f, x);
+                    weft_tensor_release(first);
+                    wait_compiles();
+                    got[tier] = call1(f, x);
+                    weft_function_stats st;
+                    weft_function_get_stats(f, &st);
+                    cr_assert_eq(st.native_groups, tier == 0 ? 0 : 1, "%s[%lld]",
+                                 weft_dtype_name(dts[d]), (long long)sizes[z]);
+                    weft_function_destroy(&f);
+                }
+                char why[160];
+                cr_assert(diff_same_bits(got[1], got[0], why, sizeof why), "%s[%lld], %u workers: %s",
+                          weft_dtype_name(dts[d]), (long long)sizes[z], rt_workers[k], why);
+                weft_tensor_release(got[0]);
+                weft_tensor_release(got[1]);
+            }
+            weft_tensor_release(x);
+        }
+    weft__jit_set_nt_min_bytes(old);
+    cr_assert_eq(weft__jit_nt_groups() - made, (uint64_t)N_RT * 35,
+                 "%llu groups took the non-temporal path",
+                 (unsigned long long)(weft__jit_nt_groups() - made));
 }
 
 static bool no_live_code(void)

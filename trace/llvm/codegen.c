@@ -22,7 +22,12 @@
  * for its own versions).  Inner reductions accumulate each row in column
  * order from the identity, exactly as the interpreter's row loops; an
  * outer reduction accumulates rows in order into the chunk's partials,
- * which the interpreter combines. */
+ * which the interpreter combines.
+ *
+ * A flat group whose output is large (trace/jit.h,
+ * weft__jit_set_nt_min_bytes) writes its whole 64-byte lines with
+ * non-temporal vector stores and ends with a fence (flat_nt_loop): only
+ * the stores change, not the values. */
 #include <math.h>
 #include <string.h>
 
@@ -45,6 +50,7 @@ typedef struct cg {
     LLVMValueRef elem[WEFT__FUSED_MAX_INSTR];     /* FULL and COL instructions, this loop body */
     LLVMValueRef r, col, idx;                     /* the row, column, element index */
     bool nested;
+    bool nt;                                      /* flat, output written non-temporally */
 } cg;
 
 static LLVMTypeRef ty(const cg *g, weft_dtype dt)
@@ -505,10 +511,16 @@ static void row_values(cg *g, uint32_t upto, bool *done)
 /* The column loop of the current row for instruction j: an inner
  * reduction into g->val[j], the value of the last one stored, or an outer
  * reduction's step. */
+static void flat_nt_loop(cg *g, uint32_t j);
+
 static void column_loop(cg *g, uint32_t j)
 {
     const struct weft__fused *f = g->f;
     const weft__finstr *in = &f->ins[j];
+    if (g->nt && in->red == WEFT__FRED_NONE) {
+        flat_nt_loop(g, j);
+        return;
+    }
     LLVMValueRef init = in->red == WEFT__FRED_INNER ? red_init(g, in->op, in->in_dt) : NULL;
     loop l;
     LLVMValueRef start = g->nested ? ci(g->i64, 0) : LLVMBuildNSWMul(g->b, g->r0, g->W, "");
@@ -534,6 +546,120 @@ static void column_loop(cg *g, uint32_t j)
     loop_close(g, &l, next);
     if (in->red == WEFT__FRED_INNER)
         g->val[j] = red_fin(g, in, l.acc);
+}
+
+/* ---- A large flat output, written with non-temporal stores ------------- */
+
+/* Whether f's value is FULL and, by the dims known at compile time, at
+ * least weft__jit_nt_min_bytes() (trace/jit.h says why). */
+static bool large_output(const struct weft__fused *f)
+{
+    const weft__finstr *last = &f->ins[f->n_instr - 1];
+    if (last->red != WEFT__FRED_NONE || last->kind != WEFT__FK_FULL)
+        return false;
+    int64_t bytes = (int64_t)weft_dtype_size(last->out_dt);
+    for (int q = 0; q < f->rank; q++) {
+        if (f->dims[q] < 0)
+            return false;
+        if (f->dims[q] > 0 && bytes > INT64_MAX / f->dims[q])
+            return true;
+        bytes *= f->dims[q];
+    }
+    return bytes >= weft__jit_nt_min_bytes();
+}
+
+static void set_nontemporal(cg *g, LLVMValueRef store)
+{
+    LLVMMetadataRef one = LLVMValueAsMetadata(ci(g->i32, 1));
+    unsigned kind = LLVMGetMDKindIDInContext(g->c, "nontemporal", 11);
+    LLVMSetMetadata(store, kind, LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+}
+
+/* The whole 64-byte lines of the output from element a on, n_lines of
+ * them (a's address is a multiple of 64): each line's values computed one
+ * by one into a line buffer, which the optimizer keeps in registers and
+ * vectorizes, then written with one aligned non-temporal vector store.
+ * (The loop vectorizer refuses a loop whose element store is
+ * non-temporal, so the vector store is made here.) */
+static void nt_lines(cg *g, uint32_t j, LLVMValueRef a, LLVMValueRef n_lines)
+{
+    const weft__finstr *in = &g->f->ins[j];
+    LLVMTypeRef T = ty(g, in->out_dt);
+    unsigned vl = 64 / (unsigned)weft_dtype_size(in->out_dt);
+    LLVMTypeRef V = LLVMVectorType(T, vl);
+    /* In the entry block, where SROA turns it into registers. */
+    LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->c);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first)
+        LLVMPositionBuilderBefore(eb, first);
+    else
+        LLVMPositionBuilderAtEnd(eb, entry);
+    LLVMValueRef buf = LLVMBuildAlloca(eb, V, "line");
+    LLVMSetAlignment(buf, 64);
+    LLVMDisposeBuilder(eb);
+    loop lines, k;
+    loop_open(g, &lines, ci(g->i64, 0), n_lines, NULL);
+    LLVMValueRef base = LLVMBuildNSWAdd(g->b, a, LLVMBuildNSWMul(g->b, lines.iv, ci(g->i64, vl), ""), "");
+    loop_open(g, &k, ci(g->i64, 0), ci(g->i64, vl), NULL);
+    body_reset(g);
+    g->idx = g->col = LLVMBuildNSWAdd(g->b, base, k.iv, "");
+    LLVMValueRef v = emit_instr(g, j);
+    LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, T, buf, &k.iv, 1, ""));
+    loop_close(g, &k, NULL);
+    LLVMValueRef line = LLVMBuildLoad2(g->b, V, buf, "");
+    LLVMSetAlignment(line, 64);
+    LLVMValueRef st = LLVMBuildStore(g->b, line, LLVMBuildInBoundsGEP2(g->b, T, g->out, &base, 1, ""));
+    LLVMSetAlignment(st, 64);
+    set_nontemporal(g, st);
+    loop_close(g, &lines, NULL);
+}
+
+/* The flat loop over [r0*W, r1*W) of the group's value j: the elements
+ * before the first 64-byte boundary of the output and after the last
+ * whole line with plain stores (one scalar loop), the lines between with
+ * non-temporal ones (nt_lines), then a fence: non-temporal stores are
+ * weakly ordered, and the worker's join must publish them to the caller.
+ * An output not even aligned to its element size (never one of weft's
+ * buffers) is all edge. */
+static void flat_nt_loop(cg *g, uint32_t j)
+{
+    LLVMBuilderRef b = g->b;
+    const weft__finstr *in = &g->f->ins[j];
+    LLVMTypeRef T = ty(g, in->out_dt);
+    long long es = (long long)weft_dtype_size(in->out_dt);
+    long long vl = 64 / es, es_log = 0, vl_log = 0;
+    while ((1ll << es_log) < es)
+        es_log++;
+    while ((1ll << vl_log) < vl)
+        vl_log++;
+    LLVMValueRef start = LLVMBuildNSWMul(b, g->r0, g->W, "");
+    LLVMValueRef end = LLVMBuildNSWMul(b, g->r1, g->W, "");
+    LLVMValueRef n = LLVMBuildNSWSub(b, end, start, "");
+    LLVMValueRef addr = LLVMBuildPtrToInt(b, LLVMBuildInBoundsGEP2(b, T, g->out, &start, 1, ""),
+                                          g->i64, "");
+    LLVMValueRef lead = LLVMBuildLShr(b, LLVMBuildAnd(b, LLVMBuildNeg(b, addr, ""), ci(g->i64, 63), ""),
+                                      ci(g->i64, es_log), "");
+    LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, addr, ci(g->i64, es - 1), ""),
+                                     ci(g->i64, 0), "");
+    lead = LLVMBuildSelect(b, odd, n, lead, "");
+    lead = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, lead, n, ""), lead, n, "");
+    LLVMValueRef mid = LLVMBuildNSWAdd(b, start, lead, "");
+    LLVMValueRef n_lines = LLVMBuildLShr(b, LLVMBuildNSWSub(b, end, mid, ""), ci(g->i64, vl_log), "");
+    LLVMValueRef lend = LLVMBuildNSWAdd(b, mid, LLVMBuildNSWMul(b, n_lines, ci(g->i64, vl), ""), "");
+    /* The edges: k < lead is element start + k, the rest lend + k - lead. */
+    LLVMValueRef n_edge = LLVMBuildNSWAdd(b, lead, LLVMBuildNSWSub(b, end, lend, ""), "");
+    loop l;
+    loop_open(g, &l, ci(g->i64, 0), n_edge, NULL);
+    body_reset(g);
+    LLVMValueRef in_lead = LLVMBuildICmp(g->b, LLVMIntSLT, l.iv, lead, "");
+    LLVMValueRef tail = LLVMBuildNSWAdd(g->b, lend, LLVMBuildNSWSub(g->b, l.iv, lead, ""), "");
+    g->idx = g->col = LLVMBuildSelect(g->b, in_lead, LLVMBuildNSWAdd(g->b, start, l.iv, ""), tail, "");
+    LLVMValueRef v = emit_instr(g, j);
+    LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, T, g->out, &g->idx, 1, ""));
+    loop_close(g, &l, NULL);
+    nt_lines(g, j, mid, n_lines);
+    LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
 }
 
 static void build_body(cg *g)
@@ -637,6 +763,9 @@ bool weft__codegen_group(LLVMModuleRef m, const struct weft__fused *f, const cha
     for (uint32_t j = 0; j < f->n_instr; j++)
         g.nested = g.nested || f->ins[j].red != WEFT__FRED_NONE ||
                    f->ins[j].kind == WEFT__FK_ROW || f->ins[j].kind == WEFT__FK_COL;
+    g.nt = !g.nested && large_output(f);
+    if (g.nt)
+        weft__jit_count_nt_group();
     build_body(&g);
     LLVMBuildRetVoid(g.b);
     LLVMDisposeBuilder(g.b);

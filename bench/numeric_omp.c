@@ -1,0 +1,93 @@
+/* The numeric suite's C loops (numeric_cloop.c) with their outer loop
+ * shared among OpenMP threads (see numeric_cloop.h), at -O3: what the
+ * same plain code reaches on the suite's thread count, so that a
+ * memory-bound workload's ceiling shows next to weft's figure. */
+#include "numeric_cloop.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+void omp_numeric_threads(unsigned threads)
+{
+    omp_set_num_threads((int)threads);
+}
+
+void omp_normalize(float *y, const float *x, size_t rows, size_t w, float eps)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * w;
+        float *yr = y + r * w;
+        float s = 0;
+        for (size_t j = 0; j < w; j++)
+            s += xr[j];
+        float mean = s / (float)w;
+        float v = 0;
+        for (size_t j = 0; j < w; j++)
+            v += (xr[j] - mean) * (xr[j] - mean);
+        float inv = sqrtf(v / (float)w + eps);
+        for (size_t j = 0; j < w; j++)
+            yr[j] = (xr[j] - mean) / inv;
+    }
+}
+
+void omp_chain(float *y, const float *x, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        y[i] = sqrtf(fabsf(1.5f * x[i] - 2.0f)) * x[i] + expf(-x[i] * x[i]);
+}
+
+void omp_softmax(float *y, const float *x, size_t rows, size_t w)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * w;
+        float *yr = y + r * w;
+        float m = -INFINITY;
+        for (size_t j = 0; j < w; j++)
+            m = xr[j] > m ? xr[j] : m;
+        float s = 0;
+        for (size_t j = 0; j < w; j++) {
+            yr[j] = expf(xr[j] - m);
+            s += yr[j];
+        }
+        for (size_t j = 0; j < w; j++)
+            yr[j] /= s;
+    }
+}
+
+void omp_colsum(double *y, const double *x, size_t rows, size_t cols)
+{
+    /* The columns are shared out (each thread sums its block of columns
+     * over every row, in row order): the serial loop's sums, bit for bit. */
+    memset(y, 0, cols * sizeof *y);
+#pragma omp parallel
+    {
+        size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        size_t c0 = cols * t / nt, c1 = cols * (t + 1) / nt;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = c0; c < c1; c++)
+                y[c] += x[r * cols + c];
+    }
+}
+
+void omp_matmul(float *c, const float *a, const float *b, size_t n)
+{
+    memset(c, 0, n * n * sizeof *c);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < n; k++) {
+            float aik = a[i * n + k];
+            for (size_t j = 0; j < n; j++)
+                c[i * n + j] += aik * b[k * n + j];
+        }
+}
+
+void omp_fused4_numeric(float *y, const float *x, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        y[i] = ((x[i] * 2.0f + 1.0f) * x[i]) - 3.0f;
+}
