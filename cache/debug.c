@@ -41,6 +41,7 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
     out->trace_ns = atomic_load_explicit(&f->trace_ns, memory_order_relaxed);
     out->compile_ns = atomic_load_explicit(&f->compile_ns, memory_order_relaxed);
     out->native_compile_ns = atomic_load_explicit(&f->native_ns_gone, memory_order_relaxed);
+    out->native_start_ns = weft__jit_start_ns();
     /* The native tier's counts live with the programs; the lock keeps
      * entries from being freed while they are read. */
     weft_function *mf = (weft_function *)(uintptr_t)f;
