@@ -25,7 +25,9 @@
  *                or in a build without LLVM);
  * and "build ms", the tracing and compiling part of a first call (the
  * function's trace_ns + compile_ns), "jit ms", the background compile of
- * its native code (native_compile_ns), and "native", its native groups.
+ * its native code (native_compile_ns), and "native", its native groups;
+ * the compiler's one-time start in the process (native_start_ns) is
+ * printed apart, under the table.
  * Last, the peer: "omp ms" and "omp/C", the same C loops with their outer
  * loop shared among as many OpenMP threads as weft has workers
  * (numeric_omp.c), against the one-thread C loop, timed back to back like
@@ -326,6 +328,9 @@ typedef struct result {
 /* Waits (at most 5 s) until the compile thread has been through w->f's
  * groups: its compile time shows in the stats once a compile is done.  A
  * function with no group to compile never shows any. */
+/* The compiler's one-time start in this process (in no function's jit ms). */
+static double jit_start;
+
 static void wait_native(workload *w, result *res)
 {
     weft_function_stats st;
@@ -340,6 +345,7 @@ static void wait_native(workload *w, result *res)
     }
     res->jit = (double)st.native_compile_ns * 1e-9;
     res->native = st.native_groups;
+    jit_start = (double)st.native_start_ns * 1e-9;
 }
 
 /* Median time and ratio to C of steady calls of w->f, after a warm-up. */
@@ -519,6 +525,8 @@ int main(int argc, char **argv)
                        r->steady_ratio, r->steady_ratio <= 0.6 ? "met" : "missed");
         }
     }
+    printf("jit start %.1f ms (once per process, before the first compile; in no "
+           "function's jit ms)\n", jit_start * 1e3);
     printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);
     return bench_exit_status();
 }

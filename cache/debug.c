@@ -41,6 +41,7 @@ void weft_function_get_stats(const weft_function *f, weft_function_stats *out)
     out->trace_ns = __atomic_load_n(&f->trace_ns, __ATOMIC_RELAXED);
     out->compile_ns = __atomic_load_n(&f->compile_ns, __ATOMIC_RELAXED);
     out->native_compile_ns = __atomic_load_n(&f->native_ns_gone, __ATOMIC_RELAXED);
+    out->native_start_ns = weft__jit_start_ns();
     /* The native tier's counts live with the programs; the lock keeps
      * entries from being freed while they are read. */
     weft_function *mf = (weft_function *)(uintptr_t)f;

@@ -61,6 +61,10 @@ typedef struct weft__jit_stats {
 void weft__program_set_jit(weft__program *p, bool on);
 void weft__program_jit_stats(const weft__program *p, weft__jit_stats *out);
 void weft__jit_set_log(void (*fn)(const char *msg));
+/* The time the compile thread spent starting the native tier's engine
+ * (once per process, before its first compile; no unit's compile_ns
+ * counts it), 0 until then.  Any thread. */
+uint64_t weft__jit_start_ns(void);
 
 /* Whether a and b may describe the same tensor: the same dtype, and every
  * rank and dim equal where both are known.  trace/multi.c. */

@@ -107,7 +107,10 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * "native"); native_failed the groups whose compile failed (they stay on
  * the interpreter, and a line goes to the weft_set_log sink);
  * native_compile_ns the compile thread's time on this function's concrete
- * functions, evicted ones included.
+ * functions, evicted ones included.  native_start_ns is the process's, not
+ * the function's: the compile thread's one-time start of the compiler
+ * (before its first compile, in no function's native_compile_ns), 0 until
+ * then.
  *
  * New counters take their place in reserved[], which weft_function_get_stats
  * fills with zeros until then, so the struct keeps its size across
@@ -116,7 +119,8 @@ typedef struct weft_function_stats {
     uint64_t calls, hits, misses, traces, evictions, cached;
     uint64_t trace_ns, compile_ns;
     uint64_t native_groups, native_failed, native_compile_ns;
-    uint64_t reserved[8];   /* zero, written by weft */
+    uint64_t native_start_ns;
+    uint64_t reserved[7];   /* zero, written by weft */
 } weft_function_stats;
 WEFT_API void     weft_function_get_stats(const weft_function *f, weft_function_stats *out);
 WEFT_API uint64_t weft_function_tracing_count(const weft_function *f);

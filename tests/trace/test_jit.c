@@ -474,6 +474,37 @@ Test(jit, nontemporal_stores_give_the_interpreters_bits)
                  (unsigned long long)(weft__jit_nt_groups() - made));
 }
 
+/* The compiler's start belongs to the process, not to the function that
+ * happened to be compiled first: every function reports the same start,
+ * and a later compile leaves it as it was. */
+Test(jit, start_is_counted_apart)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    weft_function *f = chain_fn(rts[1], 0, 0);
+    weft_function *g = chain_fn(rts[1], 0, 0);
+    weft_tensor *x = ramp(1000);
+    weft_function_stats sf, sg;
+    weft_tensor *a = call1(f, x);
+    wait_compiles();
+    weft_function_get_stats(f, &sf);
+    cr_assert_eq(sf.native_groups, 1);
+    cr_assert_gt(sf.native_start_ns, 0);
+    cr_assert_eq(sf.native_start_ns, weft__jit_start_ns());
+    cr_assert_gt(sf.native_compile_ns, 0);
+    weft_tensor *b = call1(g, x);
+    wait_compiles();
+    weft_function_get_stats(g, &sg);
+    cr_assert_eq(sg.native_groups, 1);
+    cr_assert_eq(sg.native_start_ns, sf.native_start_ns);
+    cr_assert_gt(sg.native_compile_ns, 0);
+    weft_tensor_release(a);
+    weft_tensor_release(b);
+    weft_tensor_release(x);
+    weft_function_destroy(&f);
+    weft_function_destroy(&g);
+}
+
 static bool no_live_code(void)
 {
     return weft__jit_live_code() == 0;
