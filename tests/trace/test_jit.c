@@ -587,3 +587,56 @@ Test(jit, exit_mid_compile)
     }
     cr_assert_geq(mid, 1, "no child exited with its compile queued or running");
 }
+
+/* Row softmax: its exp feeds the sum's column loop and the division's,
+ * so the native code keeps it in a scratch row; the bits must be the
+ * interpreter's, on rows of 64 columns and of 1000 (past a tile). */
+static int softmax_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    const int axis1[1] = { 1 };
+    weft_value *x = args[0];
+    weft_value *m = weft_reduce(cx, WEFT_R_MAX, x, axis1, 1, true);
+    weft_value *e = weft_exp(cx, weft_sub(cx, x, m));
+    outs[0] = weft_div(cx, e, weft_reduce(cx, WEFT_R_SUM, e, axis1, 1, true));
+    return weft_ctx_status(cx);
+}
+
+Test(jit, softmax_runs_native_with_the_interpreters_bits)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    static const int64_t widths[] = { 64, 1000 };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        int64_t dims[2] = { 37, widths[w] }, n = dims[0] * dims[1];
+        float *v = malloc((size_t)n * sizeof *v);
+        for (int64_t i = 0; i < n; i++)
+            v[i] = (float)((i * 7919) % 1000) / 100.0f - 5.0f;
+        weft_tensor *x = NULL;
+        cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, v, &x), 0, "%s", weft_errmsg());
+        free(v);
+        weft_tensor *out[2] = { NULL, NULL };
+        for (int tier = 0; tier < 2; tier++) {
+            weft_function_desc d = { .name = "softmax", .body = softmax_body, .n_args = 1,
+                                     .n_outs = 1, .flags = tier == 0 ? WEFT_FUNCTION_NO_JIT : 0 };
+            weft_function *f = NULL;
+            cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+            weft_tensor *first = call1(f, x);
+            wait_compiles();
+            out[tier] = call1(f, x);
+            weft_function_stats st;
+            weft_function_get_stats(f, &st);
+            cr_assert_eq(st.native_groups, (uint64_t)tier, "width %lld, tier %d",
+                         (long long)widths[w], tier);
+            cr_assert_eq(st.native_failed, 0);
+            weft_tensor_release(first);
+            weft_function_destroy(&f);
+        }
+        char why[160];
+        cr_assert(diff_same_bits(out[1], out[0], why, sizeof why), "width %lld: %s",
+                  (long long)widths[w], why);
+        weft_tensor_release(out[0]);
+        weft_tensor_release(out[1]);
+        weft_tensor_release(x);
+    }
+}
