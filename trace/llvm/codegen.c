@@ -11,10 +11,7 @@
  * A group without ROW or COL values or reductions is one flat loop over
  * [r0*W, r1*W).  SCALAR values are computed once, ROW values once a row;
  * a FULL value read by two loops is computed again in each (the same
- * operations on the same inputs: the same bits), except one that calls
- * libm (a softmax's exp): the first loop that computes it stores the
- * row's values in a scratch row on the stack, and later loops load them
- * (W known at trace time, the scratch rows within SCRATCH_MAX bytes).
+ * operations on the same inputs: the same bits).
  *
  * Each op mirrors its scalar function in trace/kernel_ew.c (op_dtype) and
  * each reduction step its macro in trace/kernel_reduce.c, so results are
@@ -48,8 +45,6 @@ typedef struct cg {
     LLVMValueRef elem[WEFT__FUSED_MAX_INSTR];     /* FULL and COL instructions, this loop body */
     LLVMValueRef r, col, idx;                     /* the row, column, element index */
     bool nested;
-    LLVMValueRef scratch[WEFT__FUSED_MAX_INSTR];  /* FULL values kept for the row, or NULL */
-    bool scratched[WEFT__FUSED_MAX_INSTR];        /* scratch[j] holds this row's values */
 } cg;
 
 static LLVMTypeRef ty(const cg *g, weft_dtype dt)
@@ -85,79 +80,21 @@ static bool ew_supported(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
 
 static void (*libm_of(weft__op op, weft_dtype dt))(void);
 
-/* The scratch rows together stay within this many bytes of stack. */
-#define SCRATCH_MAX 32768
-
-/* The columns of f's rows when known at trace time, else -1. */
-static int64_t known_cols(const struct weft__fused *f)
-{
-    int64_t cols = 1;
-    for (int q = f->split; q < f->rank && cols > 0; q++)
-        cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
-    return cols;
-}
-
-/* Marks in reached[] the FULL and COL instructions that the column loop
- * evaluating operand s computes (value_of's recursion). */
-static void reach(const struct weft__fused *f, uint16_t s, bool *reached)
-{
-    if (!(s & WEFT__FSRC_INSTR))
-        return;
-    uint32_t j = s & ~WEFT__FSRC_INSTR;
-    const weft__finstr *in = &f->ins[j];
-    if (reached[j] || in->red != WEFT__FRED_NONE || in->kind == WEFT__FK_SCALAR ||
-        in->kind == WEFT__FK_ROW)
-        return;
-    reached[j] = true;
-    for (uint32_t k = 0; k < in->n_src; k++)
-        reach(f, in->src[k], reached);
-}
-
-/* Sets want[j] for the FULL instructions that call libm and that two or
- * more of a row's column loops (one per inner reduction, one for the last
- * instruction) compute.  False when some are wanted but do not fit (W
- * unknown, or the rows over SCRATCH_MAX bytes). */
-static bool plan_scratch(const struct weft__fused *f, bool *want)
-{
-    uint8_t loops[WEFT__FUSED_MAX_INSTR] = { 0 };
-    uint32_t last = f->n_instr - 1;
-    for (uint32_t j = 0; j <= last; j++) {
-        const weft__finstr *in = &f->ins[j];
-        if (j < last && in->red != WEFT__FRED_INNER)
-            continue;
-        bool reached[WEFT__FUSED_MAX_INSTR] = { false };
-        if (in->red != WEFT__FRED_NONE)
-            reach(f, in->src[0], reached);
-        else
-            reach(f, (uint16_t)(WEFT__FSRC_INSTR | j), reached);
-        for (uint32_t k = 0; k <= last; k++)
-            loops[k] += reached[k];
-    }
-    int64_t bytes = 0;
-    for (uint32_t j = 0; j <= last; j++) {
-        const weft__finstr *in = &f->ins[j];
-        want[j] = loops[j] >= 2 && in->kind == WEFT__FK_FULL && is_flt(in->in_dt) &&
-                  libm_of(in->op, in->in_dt);
-        if (want[j])
-            bytes += (int64_t)weft_dtype_size(in->out_dt);
-    }
-    if (bytes == 0)
-        return true;
-    int64_t cols = known_cols(f);
-    return cols > 0 && cols <= SCRATCH_MAX / bytes;
-}
-
 bool weft__jit_codegen_supports(const struct weft__fused *f)
 {
     if (!f || f->n_instr == 0 || f->n_instr > WEFT__FUSED_MAX_INSTR)
         return false;
+    bool inner = false, full_libm = false;
     for (uint32_t j = 0; j < f->n_instr; j++) {
         const weft__finstr *in = &f->ins[j];
         if (in->red == WEFT__FRED_NONE) {
             if (!ew_supported(in->op, in->in_dt, in->out_dt))
                 return false;
+            full_libm = full_libm || (in->kind == WEFT__FK_FULL && is_flt(in->in_dt) &&
+                                      libm_of(in->op, in->in_dt));
             continue;
         }
+        inner = inner || in->red == WEFT__FRED_INNER;
         weft__reducer r;
         if (!weft__reducer_of(in->op, in->in_dt, &r))
             return false;
@@ -167,10 +104,8 @@ bool weft__jit_codegen_supports(const struct weft__fused *f)
     /* A FULL value is computed again in each column loop that reads it:
      * cheap for arithmetic, but a softmax's exp would run twice per
      * element, slower than the interpreter, which keeps it in a tile.  Such
-     * a value is kept in a scratch row; a group whose rows do not fit
-     * there stays on the interpreter. */
-    bool want[WEFT__FUSED_MAX_INSTR];
-    if (!plan_scratch(f, want))
+     * groups stay on the interpreter. */
+    if (inner && full_libm)
         return false;
     const weft__finstr *last = &f->ins[f->n_instr - 1];
     return last->red != WEFT__FRED_NONE || last->kind == WEFT__FK_FULL;
@@ -541,16 +476,8 @@ static LLVMValueRef value_of(cg *g, uint16_t s)
     const weft__finstr *in = &f->ins[j];
     if (in->red != WEFT__FRED_NONE || in->kind == WEFT__FK_SCALAR || in->kind == WEFT__FK_ROW)
         return g->val[j];
-    if (!g->elem[j] && g->scratch[j] && g->scratched[j]) {
-        g->elem[j] = load_at(g, in->out_dt, g->scratch[j], g->col);
-    } else if (!g->elem[j]) {
+    if (!g->elem[j])
         g->elem[j] = emit_instr(g, j);
-        if (g->scratch[j]) {
-            LLVMValueRef p =
-                LLVMBuildInBoundsGEP2(g->b, ty(g, in->out_dt), g->scratch[j], &g->col, 1, "");
-            LLVMBuildStore(g->b, g->elem[j], p);
-        }
-    }
     return g->elem[j];
 }
 
@@ -605,9 +532,6 @@ static void column_loop(cg *g, uint32_t j)
         LLVMBuildStore(g->b, v, p);
     }
     loop_close(g, &l, next);
-    /* What this loop stored in scratch rows, later loops of the row load. */
-    for (uint32_t k = 0; k < f->n_instr; k++)
-        g->scratched[k] = g->scratched[k] || (g->scratch[k] && g->elem[k]);
     if (in->red == WEFT__FRED_INNER)
         g->val[j] = red_fin(g, in, l.acc);
 }
@@ -694,7 +618,9 @@ bool weft__codegen_group(LLVMModuleRef m, const struct weft__fused *f, const cha
     /* Columns known at trace time are a constant: short rows unroll, a
      * single column's loop disappears.  (A launch of this group always has
      * them: the executor checks its inputs against the known dims.) */
-    int64_t cols = known_cols(f);
+    int64_t cols = 1;
+    for (int q = f->split; q < f->rank && cols > 0; q++)
+        cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
     if (cols > 0)
         g.W = ci(g.i64, cols);
     g.b = LLVMCreateBuilderInContext(g.c);
@@ -711,12 +637,6 @@ bool weft__codegen_group(LLVMModuleRef m, const struct weft__fused *f, const cha
     for (uint32_t j = 0; j < f->n_instr; j++)
         g.nested = g.nested || f->ins[j].red != WEFT__FRED_NONE ||
                    f->ins[j].kind == WEFT__FK_ROW || f->ins[j].kind == WEFT__FK_COL;
-    /* Scratch rows, in the entry block so that they are one stack frame's. */
-    bool want[WEFT__FUSED_MAX_INSTR];
-    plan_scratch(f, want);
-    for (uint32_t j = 0; j < f->n_instr; j++)
-        if (want[j])
-            g.scratch[j] = LLVMBuildArrayAlloca(g.b, ty(&g, f->ins[j].out_dt), g.W, "");
     build_body(&g);
     LLVMBuildRetVoid(g.b);
     LLVMDisposeBuilder(g.b);
