@@ -10,7 +10,8 @@
 #     weft-dist's tests among them run under mpirun on 1, 2 and 4 ranks
 #     (tests/dist/mpirun.sh, each job bounded by a timeout);
 #  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 60);
-#  3. valgrind memcheck of every example;
+#  3. valgrind memcheck of every example, and of the native tier's
+#     eviction test (the one run of native code under valgrind);
 #  4. an install into a staging directory, with examples/tour.c built
 #     through `pkg-config weft` (shared and static) and run, and
 #     examples/dist_map.c through `pkg-config weft-dist`, run on 2 ranks;
@@ -107,6 +108,18 @@ if [ -x "$plain/weft-soak" ]; then
         step "valgrind: examples/$ex" env WEFT_NUM_THREADS=2 valgrind -q --error-exitcode=1 \
             --leak-check=full --errors-for-leak-kinds=definite,indirect "$plain/examples/$ex"
     done
+    # The examples' groups are below the native tier's size threshold, so
+    # this is where native code runs under valgrind: the test compiles one
+    # small group (its threshold is one element), runs it, evicts it and
+    # checks that its code is freed.  --trace-children: criterion runs the
+    # test in a process it starts; --smc-check: the code is generated in
+    # anonymous memory, and an address may hold new code after an eviction.
+    if [ -x "$plain/tests/test_trace_jit" ]; then
+        step "valgrind: trace/jit eviction_frees_native_code" env WEFT_NUM_THREADS=2 valgrind -q \
+            --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+            --show-leak-kinds=definite,indirect --trace-children=yes --smc-check=all-non-file \
+            "$plain/tests/test_trace_jit" --filter 'jit/eviction_frees_native_code' -j1
+    fi
 fi
 if [ -f "$plain/build.ninja" ]; then
     step "install: examples/tour.c through pkg-config weft" scripts/check-install.sh "$plain"

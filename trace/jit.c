@@ -8,7 +8,17 @@
  * freed; the queue is FIFO, so a unit's release always comes after its
  * compile.  The thread starts with the first job and stops in an exit
  * handler, freeing every unit still queued; the JIT stays reachable from
- * a static pointer (not a leak) for the process to drop. */
+ * a static pointer (not a leak) for the process to drop.
+ *
+ * Exit.  LLVM registers exit functions of its own (the destructors of
+ * static objects) the first time a compile reaches them, and exit runs
+ * exit functions in the reverse order of their registration: one that
+ * LLVM registered after the thread's handler would run before it, while
+ * a compile may still use its object.  So LLVM is first used (the JIT
+ * made and one small group compiled, which makes every static object a
+ * compile reaches) synchronously, on the thread that queues the first
+ * compile, before the handler is registered; at exit the handler runs
+ * before all of LLVM's and waits for the compile in flight, if any. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,11 +75,12 @@ static uint64_t nt_groups;
 static unsigned fail_next;
 static uint64_t live_code;
 static uint64_t pending;   /* compile jobs queued or running */
-static uint64_t start_ns;  /* the engine's start, written once by the compile thread */
+static uint64_t start_ns;  /* engine_start's time, written once (atomic) */
 
-/* The compile thread's own state. */
+/* The JIT: made by engine_start (under q_mu, before the thread starts),
+ * then the compile thread's alone.  engine_err says why there is none. */
 static weft__jit_engine *engine;
-static bool engine_failed;
+static char engine_err[WEFT__ERRMSG_SIZE];
 
 static void unit_free(struct weft__jit_unit *u)
 {
@@ -116,16 +127,9 @@ static void compile_unit(struct weft__jit_unit *u)
     char err[WEFT__ERRMSG_SIZE];
     err[0] = '\0';
     int rc = 0;
-    if (!engine && !engine_failed) {
-        /* The engine's start is the process's, not this unit's: counted
-         * apart, so that a unit's time is its own compile. */
-        uint64_t t_start = weft__now_ns();
-        rc = weft__jit_engine_create(&engine, err, sizeof err);
-        engine_failed = rc < 0;
-        __atomic_store_n(&start_ns, weft__now_ns() - t_start, __ATOMIC_RELAXED);
-    } else if (engine_failed) {
+    if (!engine) {
         rc = WEFT_EINVAL;
-        snprintf(err, sizeof err, "the JIT could not be created");
+        snprintf(err, sizeof err, "the JIT could not be created: %.400s", engine_err);
     }
     uint64_t t0 = weft__now_ns();
     const struct weft__fused **fs = NULL;
@@ -183,7 +187,6 @@ static void jit_shutdown(void);
 static void *compile_main(void *arg)
 {
     (void)arg;
-    bool exit_again = false;
     pthread_mutex_lock(&q_mu);
     for (;;) {
         while (!q_head && !q_stop)
@@ -207,14 +210,6 @@ static void *compile_main(void *arg)
                 q_compiling = NULL;
                 pthread_cond_broadcast(&q_idle);
                 pthread_mutex_unlock(&q_mu);
-            }
-            /* Again once LLVM has been used: the static objects it made
-             * on its first use are destroyed by exit handlers too, before
-             * the handlers registered earlier, so the thread must be
-             * stopped before them. */
-            if (!exit_again) {
-                exit_again = true;
-                atexit(jit_shutdown);
             }
             __atomic_sub_fetch(&pending, 1, __ATOMIC_RELEASE);
         }
@@ -245,6 +240,66 @@ static void jit_shutdown(void)
         pthread_join(q_thread, NULL);
 }
 
+/* The group of engine_start's compile: the chain sqrt(|x * y - y|) * x +
+ * exp(-(x * x)) over x f32[64, 64] and a scalar y, a loop that vectorizes
+ * around a libm call with constants and values live across it, so that
+ * the compile goes through every stage a group's does. */
+static void warm_up_group(struct weft__fused *f)
+{
+    enum { X = 0, Y = 1, I = WEFT__FSRC_INSTR };
+    static const struct { weft__op op; uint16_t a, b; } chain[] = {
+        { WEFT__OP_MUL, X, Y },         { WEFT__OP_SUB, I | 0, Y }, { WEFT__OP_ABS, I | 1, 0 },
+        { WEFT__OP_SQRT, I | 2, 0 },    { WEFT__OP_MUL, I | 3, X }, { WEFT__OP_MUL, X, X },
+        { WEFT__OP_NEG, I | 5, 0 },     { WEFT__OP_EXP, I | 6, 0 }, { WEFT__OP_ADD, I | 4, I | 7 },
+    };
+    memset(f, 0, sizeof *f);
+    f->n_ext = 2;
+    f->rank = 2;
+    f->split = 1;
+    f->dims[0] = 64;
+    f->dims[1] = 64;
+    f->ext_kind[X] = WEFT__FK_FULL;
+    f->ext_kind[Y] = WEFT__FK_SCALAR;
+    f->ext_dt[X] = f->ext_dt[Y] = WEFT_F32;
+    f->n_instr = sizeof chain / sizeof chain[0];
+    for (uint32_t k = 0; k < f->n_instr; k++) {
+        bool unary = chain[k].op == WEFT__OP_ABS || chain[k].op == WEFT__OP_SQRT ||
+                     chain[k].op == WEFT__OP_NEG || chain[k].op == WEFT__OP_EXP;
+        f->ins[k] = (weft__finstr){ .op = chain[k].op, .in_dt = WEFT_F32, .out_dt = WEFT_F32,
+                                    .n_src = unary ? 1 : 2, .kind = WEFT__FK_FULL, .reg = (uint8_t)k,
+                                    .src = { chain[k].a, chain[k].b } };
+    }
+    f->n_regs = f->n_instr;
+}
+
+/* LLVM's first use (see the top of this file): makes the JIT and compiles
+ * a small group with it, on the calling thread, so that the exit
+ * functions LLVM registers on a first use are registered before
+ * jit_shutdown.  A failure leaves engine NULL and says why in engine_err
+ * (every compile then fails with it, logged).  Under q_mu. */
+static void engine_start(void)
+{
+    char err[WEFT__ERRMSG_SIZE] = "";
+    static struct weft__fused warm;
+    warm_up_group(&warm);
+    const struct weft__fused *fs[1] = { &warm };
+    uint64_t addr[1];
+    void *code = NULL;
+    /* The start is the process's, not the first unit's: counted apart, so
+     * that a unit's time is its own compile. */
+    uint64_t t0 = weft__now_ns();
+    int rc = weft__jit_engine_create(&engine, err, sizeof err);
+    if (rc == 0)
+        rc = weft__jit_engine_compile(engine, fs, 1, addr, &code, err, sizeof err);
+    weft__jit_engine_free_code(engine, code);
+    __atomic_store_n(&start_ns, weft__now_ns() - t0, __ATOMIC_RELAXED);
+    if (rc < 0) {
+        weft__jit_engine_destroy(engine);
+        engine = NULL;
+        snprintf(engine_err, sizeof engine_err, "%s", err);
+    }
+}
+
 /* Queues j, starting the thread on the first job.  False when there is no
  * thread (it could not start, or the process is exiting): the caller
  * handles j itself. */
@@ -253,12 +308,13 @@ static bool enqueue(jit_job *j)
     bool ok = true;
     pthread_mutex_lock(&q_mu);
     if (!q_started && !q_dead) {
+        engine_start();
         q_started = pthread_create(&q_thread, NULL, compile_main, NULL) == 0;
         q_dead = !q_started;
         /* An exit handler rather than a destructor: handlers run in the
          * reverse order of their registration, and the library's
-         * destructors after all of them, when LLVM's static objects
-         * (registered when it was loaded) are gone. */
+         * destructors after all of them, when LLVM's static objects are
+         * gone.  Registered after engine_start, so before any of LLVM's. */
         if (q_started)
             atexit(jit_shutdown);
     }

@@ -34,16 +34,17 @@ struct weft__jit_unit;
 
 /* Called after each successful run of p: on the first, queues p's groups
  * that are worth compiling (none when the tier is off for p or for the
- * process).  Never waits for the compiler. */
+ * process).  Never waits for a compile; the process's first queued
+ * compile makes the JIT on the calling thread first (trace/jit.c, Exit). */
 void weft__jit_note_run(const weft__program *p);
 /* The native function of node `node` of p, or NULL while it has none.
  * Any thread; an acquire load. */
 weft__native_fn weft__jit_native(const weft__program *p, uint32_t node);
 /* Frees unit's native code and the unit itself.  A compile of it that is
- * queued is dropped; one that is running is waited for (the only wait on
- * the compiler, on the path that frees a program: an eviction or a
- * function's destroy), so that a process that destroys its functions
- * before exit never exits in the middle of a compile.  NULL is fine. */
+ * queued is dropped; one that is running is waited for (on the path that
+ * frees a program: an eviction or a function's destroy), so that no LLVM
+ * work is done for a freed program.  NULL is fine.  (A process that
+ * exits without freeing its programs is safe too: see trace/jit.c.) */
 void weft__jit_unit_release(struct weft__jit_unit *unit);
 
 /* Whether the back end can generate group f at all (every op and dtype of

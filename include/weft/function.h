@@ -101,8 +101,12 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * The native tier (a build with LLVM, see WEFT_FUNCTION_NO_JIT): after a
  * concrete function's first call, its large fused groups are compiled to
  * machine code on a background thread while calls keep running on the
- * interpreter; no call waits for the compiler, and results are the same
- * bits either way.  native_groups counts the groups of cached concrete
+ * interpreter; no call waits for a compile, and results are the same
+ * bits either way.  (The first call in a process that queues a compile
+ * sets LLVM up on its own thread first, once per process.)  A process
+ * may exit (return from main, call exit) without destroying its
+ * functions or runtime while a compile runs: the exit waits for that
+ * compile to end, and drops the queued ones.  native_groups counts the groups of cached concrete
  * functions running native code now (weft_function_print_ops marks them
  * "native"); native_failed the groups whose compile failed (they stay on
  * the interpreter, and a line goes to the weft_set_log sink);

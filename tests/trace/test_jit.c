@@ -8,7 +8,8 @@
  * of that path set to one byte).  Other tests: directed ops on special
  * values, the non-temporal path on every dtype and on sizes around its
  * 64-byte lines, a failed compile falls back, eviction frees native
- * code, and the off switches.  Tests wait for the compile thread by
+ * code, the off switches, and a process that exits in the middle of a
+ * compile without destroying anything exits cleanly.  Tests wait for the compile thread by
  * polling with a bound, never by timing. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <weft.h>
 
@@ -572,4 +574,42 @@ Test(jit, off_switches_keep_the_interpreter)
     cr_assert(strstr(weft_errmsg(), "WEFT_JIT"), "%s", weft_errmsg());
     cr_assert_eq(unsetenv("WEFT_JIT"), 0);
     weft_tensor_release(x);
+}
+
+/* Runs tests/trace/jit_exit_child.c with arg; returns the number it
+ * printed and asserts that it exited with status 0. */
+static unsigned long long run_exit_child(const char *arg)
+{
+    const char *path = getenv("WEFT_JIT_EXIT_CHILD");
+    cr_assert_not_null(path, "WEFT_JIT_EXIT_CHILD is not set (run through meson test)");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s", path, arg);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    unsigned long long v = 0;
+    int got = fscanf(p, "%llu", &v);
+    int status = pclose(p);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child with %s ended with status 0x%x", arg, (unsigned)status);
+    cr_assert_eq(got, 1, "the child with %s printed no number", arg);
+    return v;
+}
+
+/* LLVM's exit functions (its static objects' destructors) must not run
+ * while a compile uses them: exits spread over the time a compile takes,
+ * each with the compile queued or running, all end with status 0. */
+Test(jit, exit_mid_compile)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    unsigned long long compile_ns = run_exit_child("wait");
+    cr_assert_gt(compile_ns, 0);
+    enum { RUNS = 24 };
+    unsigned mid = 0;
+    for (int i = 0; i < RUNS; i++) {
+        char arg[32];
+        snprintf(arg, sizeof arg, "%llu", compile_ns * (unsigned long long)i / RUNS / 1000);
+        mid += run_exit_child(arg) > 0;
+    }
+    cr_assert_geq(mid, 1, "no child exited with its compile queued or running");
 }

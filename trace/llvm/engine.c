@@ -71,74 +71,6 @@ static LLVMTargetMachineRef host_machine(const char *triple, char *err, size_t n
 
 static int optimize(weft__jit_engine *e, LLVMModuleRef m, char *err, size_t n);
 
-/* A row loop like the groups' (an in-order reduction over each row, then
- * an elementwise pass over it), so that the passes and the back end run
- * the same paths a first group would. */
-static const char warm_up_ir[] =
-    "define void @weft_warm_up(ptr %x, ptr %y, i64 %n) {\n"
-    "entry:\n  br label %head\n"
-    "head:\n  %r = phi i64 [ 0, %entry ], [ %r1, %tail ]\n"
-    "  %more = icmp slt i64 %r, %n\n  br i1 %more, label %row, label %done\n"
-    "row:\n  %base = mul nsw i64 %r, 4\n  br label %sum\n"
-    "sum:\n  %c = phi i64 [ 0, %row ], [ %c1, %sum ]\n"
-    "  %acc = phi double [ 0.0, %row ], [ %acc1, %sum ]\n"
-    "  %i = add nsw i64 %base, %c\n  %p = getelementptr inbounds float, ptr %x, i64 %i\n"
-    "  %v = load float, ptr %p\n  %w = fpext float %v to double\n"
-    "  %acc1 = fadd double %acc, %w\n  %c1 = add nsw i64 %c, 1\n"
-    "  %cm = icmp slt i64 %c1, 4\n  br i1 %cm, label %sum, label %mean\n"
-    "mean:\n  %md = fdiv double %acc1, 4.0\n  %m = fptrunc double %md to float\n"
-    "  br label %each\n"
-    "each:\n  %k = phi i64 [ 0, %mean ], [ %k1, %each ]\n"
-    "  %j = add nsw i64 %base, %k\n  %q = getelementptr inbounds float, ptr %x, i64 %j\n"
-    "  %u = load float, ptr %q\n  %d = fsub float %u, %m\n"
-    "  %s = call float @llvm.sqrt.f32(float %d)\n"
-    "  %o = getelementptr inbounds float, ptr %y, i64 %j\n  store float %s, ptr %o\n"
-    "  %k1 = add nsw i64 %k, 1\n  %km = icmp slt i64 %k1, 4\n"
-    "  br i1 %km, label %each, label %tail\n"
-    "tail:\n  %r1 = add nsw i64 %r, 1\n  br label %head\n"
-    "done:\n  ret void\n}\n"
-    "declare float @llvm.sqrt.f32(float)\n";
-
-/* Compiles warm_up_ir to machine code and frees it again. */
-static int warm_up(weft__jit_engine *e, char *err, size_t n)
-{
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-        warm_up_ir, sizeof warm_up_ir - 1, "weft_warm_up");
-    LLVMModuleRef m = NULL;
-    char *msg = NULL;
-    /* The parser takes the buffer, whatever it returns. */
-    if (LLVMParseIRInContext(ctx, buf, &m, &msg)) {
-        snprintf(err, n, "LLVM refused the warm-up module: %.200s", msg ? msg : "");
-        LLVMDisposeMessage(msg);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        return WEFT_EINVAL;
-    }
-    LLVMSetTarget(m, e->triple);
-    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(e->tm);
-    LLVMSetModuleDataLayout(m, dl);
-    LLVMDisposeTargetData(dl);
-    int rc = optimize(e, m, err, n);
-    if (rc < 0) {
-        LLVMDisposeModule(m);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        return rc;
-    }
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(e->jit);
-    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
-    LLVMErrorRef le = LLVMOrcLLJITAddLLVMIRModuleWithRT(e->jit, rt, tsm);
-    LLVMOrcExecutorAddress a = 0;
-    if (!le)
-        le = LLVMOrcLLJITLookup(e->jit, &a, "weft_warm_up");
-    if (le)
-        rc = take_error(le, "LLJIT warm-up", err, n);
-    weft__jit_engine_free_code(e, rt);
-    return rc;
-}
-
 int weft__jit_engine_create(weft__jit_engine **out, char *err, size_t n)
 {
     *out = NULL;
@@ -183,9 +115,6 @@ int weft__jit_engine_create(weft__jit_engine **out, char *err, size_t n)
         goto fail;
     }
     LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(e->jit), gen);
-    rc = warm_up(e, err, n);
-    if (rc < 0)
-        goto fail;
     *out = e;
     return 0;
 fail:
