@@ -106,15 +106,16 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * sets LLVM up on its own thread first, once per process.)  A process
  * may exit (return from main, call exit) without destroying its
  * functions or runtime while a compile runs: the exit waits for that
- * compile to end, and drops the queued ones.  native_groups counts the groups of cached concrete
- * functions running native code now (weft_function_print_ops marks them
- * "native"); native_failed the groups whose compile failed (they stay on
- * the interpreter, and a line goes to the weft_set_log sink);
+ * compile to end, and drops the queued ones.  native_groups counts the
+ * groups of cached concrete functions running native code now
+ * (weft_function_print_ops marks them "native"); native_failed the groups
+ * whose compile failed (they stay on the interpreter, and a line goes to
+ * the weft_set_log sink);
  * native_compile_ns the compile thread's time on this function's concrete
  * functions, evicted ones included.  native_start_ns is the process's, not
- * the function's: the compile thread's one-time start of the compiler
- * (before its first compile, in no function's native_compile_ns), 0 until
- * then.
+ * the function's: the one-time start of the compiler on the thread of the
+ * first call that queued a compile (in no function's native_compile_ns),
+ * 0 until then.
  *
  * New counters take their place in reserved[], which weft_function_get_stats
  * fills with zeros until then, so the struct keeps its size across
