@@ -164,39 +164,47 @@ static workload workloads[] = {
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
-/* The peer: the C loop on the threads of the last omp_numeric_threads. */
-static void run_omp(const workload *w)
+/* The plain C loops of one implementation: serial, or OpenMP's. */
+typedef struct c_impl {
+    void (*normalize)(float *, const float *, size_t, size_t, float);
+    void (*chain)(float *, const float *, size_t);
+    void (*softmax)(float *, const float *, size_t, size_t);
+    void (*colsum)(double *, const double *, size_t, size_t);
+    void (*matmul)(float *, const float *, const float *, size_t);
+    void (*fused4)(float *, const float *, size_t);
+} c_impl;
+
+static const c_impl serial_c = { cloop_normalize, cloop_chain, cloop_softmax, cloop_colsum,
+                                 cloop_matmul, cloop_fused4_numeric };
+/* The peer: on the threads of the last omp_numeric_threads. */
+static const c_impl omp_c = { omp_normalize, omp_chain, omp_softmax, omp_colsum, omp_matmul,
+                              omp_fused4_numeric };
+
+static void run_c(const c_impl *im, const workload *w)
 {
     size_t r = (size_t)w->rows, c = (size_t)w->cols;
     if (strcmp(w->name, "normalize") == 0)
-        omp_normalize(w->c_out, w->in[0], r, c, 1e-5f);
+        im->normalize(w->c_out, w->in[0], r, c, 1e-5f);
     else if (strcmp(w->name, "chain") == 0)
-        omp_chain(w->c_out, w->in[0], r);
+        im->chain(w->c_out, w->in[0], r);
     else if (strcmp(w->name, "softmax") == 0)
-        omp_softmax(w->c_out, w->in[0], r, c);
+        im->softmax(w->c_out, w->in[0], r, c);
     else if (strcmp(w->name, "colsum") == 0)
-        omp_colsum(w->c_out, w->in[0], r, c);
+        im->colsum(w->c_out, w->in[0], r, c);
     else if (strcmp(w->name, "matmul") == 0)
-        omp_matmul(w->c_out, w->in[0], w->in[1], r);
+        im->matmul(w->c_out, w->in[0], w->in[1], r);
     else
-        omp_fused4_numeric(w->c_out, w->in[0], r);
+        im->fused4(w->c_out, w->in[0], r);
+}
+
+static void run_omp(const workload *w)
+{
+    run_c(&omp_c, w);
 }
 
 static void run_cloop(const workload *w)
 {
-    size_t r = (size_t)w->rows, c = (size_t)w->cols;
-    if (strcmp(w->name, "normalize") == 0)
-        cloop_normalize(w->c_out, w->in[0], r, c, 1e-5f);
-    else if (strcmp(w->name, "chain") == 0)
-        cloop_chain(w->c_out, w->in[0], r);
-    else if (strcmp(w->name, "softmax") == 0)
-        cloop_softmax(w->c_out, w->in[0], r, c);
-    else if (strcmp(w->name, "colsum") == 0)
-        cloop_colsum(w->c_out, w->in[0], r, c);
-    else if (strcmp(w->name, "matmul") == 0)
-        cloop_matmul(w->c_out, w->in[0], w->in[1], r);
-    else
-        cloop_fused4_numeric(w->c_out, w->in[0], r);
+    run_c(&serial_c, w);
 }
 
 /* Deterministic inputs in [-2, 2), varied along both dims. */
