@@ -2,20 +2,15 @@
  * pass manager at O3 with a target machine that knows the host's features
  * (LLVMGetHostCPUName may say "generic" for a CPU newer than LLVM; the
  * features string is what turns on AVX2 and AVX-512), and a resource
- * tracker per compiled program, whose removal frees its code.  Only the
- * compile thread (trace/jit.c) calls these.
- *
- * Creating the engine also compiles a small loop nest and frees it: the
- * first compile in a process pays for what LLVM does once (reading its
- * code in from the library, filling its tables), and that belongs to the
- * engine's start, counted apart, not to the first function compiled. */
+ * tracker per compiled program, whose removal frees its code.  One thread
+ * at a time calls these: the thread that starts the JIT (trace/jit.c's
+ * engine_start, under its queue's lock), then the compile thread. */
 #include <stdio.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
-#include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
@@ -68,8 +63,6 @@ static LLVMTargetMachineRef host_machine(const char *triple, char *err, size_t n
         snprintf(err, n, "LLVM made no target machine for %s", triple);
     return tm;
 }
-
-static int optimize(weft__jit_engine *e, LLVMModuleRef m, char *err, size_t n);
 
 int weft__jit_engine_create(weft__jit_engine **out, char *err, size_t n)
 {
