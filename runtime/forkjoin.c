@@ -259,6 +259,20 @@ void weft__share_all(weft_runtime *rt)
     }
 }
 
+/* Puts g's child (fn, arg) in the free slot h at the head of d and counts
+ * it.  Owner thread. */
+static inline __attribute__((always_inline)) void spawn_push_owner(weft__deque *d,
+                                                                   weft_task_slot *h,
+                                                                   weft_group *g,
+                                                                   weft_task_fn fn, void *arg)
+{
+    weft__slot_put_task_fields(h, fn, arg, g);
+    d->head = h + 1;
+    group_count_child(g);
+    if (h < (weft_task_slot *)g->base_)
+        g->base_ = h;
+}
+
 /* weft_spawn on the caller's worker past its one-compare checks: typed
  * tasks or inline mode on this thread, or a head at the spawn limit (a
  * full stack, or a thief asked for tasks). */
@@ -272,11 +286,7 @@ static __attribute__((noinline)) void spawn_unusual(weft__worker *w, weft_group 
         spawn_slow(g, fn, arg);
         return;
     }
-    weft__slot_put_task_fields(h, fn, arg, g);
-    d->head = h + 1;
-    group_count_child(g);
-    if (h < (weft_task_slot *)g->base_)
-        g->base_ = h;
+    spawn_push_owner(d, h, g, fn, arg);
     if (h >= __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED)) {
         spawn_share(w, h + 1);   /* a thief asked (limit_ lowered) */
         return;
@@ -299,11 +309,7 @@ void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
         spawn_unusual(w, g, fn, arg);
         return;
     }
-    weft__slot_put_task_fields(h, fn, arg, g);
-    d->head = h + 1;
-    group_count_child(g);
-    if (h < (weft_task_slot *)g->base_)
-        g->base_ = h;
+    spawn_push_owner(d, h, g, fn, arg);
     weft__spawn_notify(w);
 }
 
