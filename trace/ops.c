@@ -309,6 +309,8 @@ weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to)
         return NULL;
     if (weft_dtype_size(to) == 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_cast: unknown dtype %d", (int)to);
+    if (dtype_of(a) == to)
+        return weft__value_strong(cx, a);   /* a cast's result is strong, even to a's dtype */
     return convert(cx, a, to);
 }
 
@@ -511,6 +513,14 @@ static weft_value *const_scalar(weft_ctx *cx, weft_dtype dt, const void *v, bool
     if (c && weak)
         weft__value_set_weak(c);
     return c;
+}
+
+weft_value *weft__value_strong(weft_ctx *cx, weft_value *v)
+{
+    if (!weft__value_is_weak(v))
+        return v;
+    const weft_tensor *k = weft__value_konst(v);
+    return const_scalar(cx, k->dtype, k->data, false);
 }
 
 weft_value *weft_const_i64(weft_ctx *cx, int64_t v)

@@ -7,6 +7,7 @@
 
 #include "runtime/iface.h"
 #include "trace/control.h"
+#include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
 #define STACK_VALUES 16
@@ -138,6 +139,28 @@ done:
     return rc;
 }
 
+/* The chosen branch of an eager cond whose predicate is a computed tensor.
+ * Traced, such a cond runs branches traced for the specs of args, which
+ * carry no weakness; so here too a weak scalar argument enters as an
+ * ordinary one, and both modes give the same dtypes. */
+static int eager_branch(weft_ctx *cx, weft_function *fn, weft_value *const *args, size_t n_args,
+                        weft_value **outs, size_t n_outs)
+{
+    weft_value *stack_v[STACK_VALUES];
+    weft_value **strong = n_args > STACK_VALUES ? weft__malloc(n_args * sizeof *strong) : stack_v;
+    if (!strong)
+        return weft__ctx_failf(cx, WEFT_ENOMEM, "weft_cond: out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n_args && rc == 0; i++)
+        if (!(strong[i] = weft__value_strong(cx, args[i])))
+            rc = weft_ctx_status(cx);
+    if (rc == 0)
+        rc = weft__call_inline(cx, "weft_cond", fn, strong, n_args, outs, n_outs);
+    if (strong != stack_v)
+        weft__free(strong);
+    return rc;
+}
+
 int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_function *else_fn,
               weft_value *const *args, size_t n_args, weft_value **outs, size_t n_outs)
 {
@@ -173,7 +196,10 @@ int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_funct
         weft__ctx_fail_errmsg(cx, t);
         return weft_ctx_status(cx);
     }
-    return weft__call_inline(cx, who, t ? then_fn : else_fn, args, n_args, outs, n_outs);
+    weft_function *chosen = t ? then_fn : else_fn;
+    if (konst)
+        return weft__call_inline(cx, who, chosen, args, n_args, outs, n_outs);
+    return eager_branch(cx, chosen, args, n_args, outs, n_outs);
 }
 
 int weft__cond_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,

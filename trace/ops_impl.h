@@ -13,6 +13,10 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                             weft_value *b);
 
+/* v itself, or for a weak scalar an ordinary (strong) constant of the same
+ * dtype and value: what a function traced for v's spec would see. */
+weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);
+
 /* Defines the public weft_NAME as the op OP of the table. */
 #define WEFT__DEFINE_UNARY(name, OP)                                         \
     weft_value *weft_##name(weft_ctx *cx, weft_value *a)                     \

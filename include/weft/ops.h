@@ -433,7 +433,10 @@ WEFT_API int weft_call(weft_ctx *cx, weft_function *g, weft_value *const *args, 
  * naming the output and both specs; a dim known in one and unknown in the
  * other becomes unknown), and the run calls only the chosen one: the other
  * one's host calls do not run.  Both take n_args arguments and return
- * n_outs outputs. */
+ * n_outs outputs.  With such a computed pred, a weak scalar among args
+ * (weft_const_i64, a static scalar) enters the branch as an ordinary i64
+ * or f64 scalar, eagerly too, since a spec carries no weakness: both modes
+ * give the same dtypes. */
 WEFT_API int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn,
                        weft_function *else_fn, weft_value *const *args, size_t n_args,
                        weft_value **outs, size_t n_outs);

@@ -329,6 +329,48 @@ Test(control, cond_values_eager_and_traced)
     }
 }
 
+/* f(p, n) = minimum(cond(p, double, negate, 2), n) with n an i32 tensor
+ * and 2 a weak scalar.  The predicate is computed, so the traced cond runs
+ * branches traced for an i64[] (no weakness): its result is a strong i64
+ * and the minimum is i64.  Eagerly the branch must see the same strong
+ * i64, or the minimum would take n's i32. */
+static int body_cond_weak_arg(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    branches *b = u;
+    weft_value *two = weft_const_i64(cx, 2), *r = NULL;
+    if (weft_cond(cx, a[0], b->then_fn, b->else_fn, &two, 1, &r, 1) < 0)
+        return weft_ctx_status(cx);
+    o[0] = weft_minimum(cx, r, a[1]);
+    return weft_ctx_status(cx);
+}
+
+Test(control, cond_on_a_computed_predicate_makes_weak_arguments_strong)
+{
+    for (int m = 0; m < 2; m++) {
+        branches b = { fn_new("double", body_double, NULL, 1, 1, NULL, 0),
+                       fn_new("negate", body_negate, NULL, 1, 1, NULL, 0) };
+        weft_function *f = fn_new("pick_weak", body_cond_weak_arg, &b, 2, 1, NULL, modes[m]);
+        int32_t nv = 3;
+        weft_tensor *n = NULL, *p[2] = { boolean(true), boolean(false) };
+        cr_assert_eq(weft_tensor_create(WEFT_I32, 0, NULL, &nv, &n), 0);
+        for (int call = 0; call < 2; call++) {
+            weft_arg args[2] = { weft_arg_tensor(p[call]), weft_arg_tensor(n) };
+            weft_tensor *y = NULL;
+            cr_assert_eq(weft_function_call(f, args, 2, &y, 1), 0, "%s", weft_errmsg());
+            cr_expect_eq(weft_tensor_dtype(y), WEFT_I64, "mode %d call %d: dtype %d", m, call,
+                         (int)weft_tensor_dtype(y));
+            cr_expect_eq(*(const int64_t *)weft_tensor_data(y), call == 0 ? 3 : -2);
+            weft_tensor_release(y);
+        }
+        weft_tensor_release(n);
+        weft_tensor_release(p[0]);
+        weft_tensor_release(p[1]);
+        weft_function_destroy(&f);
+        weft_function_destroy(&b.then_fn);
+        weft_function_destroy(&b.else_fn);
+    }
+}
+
 /* A static predicate (weft_arg_i64) picks the branch at trace time. */
 static int body_cond_static(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
 {

@@ -27,7 +27,7 @@ typedef void (*check_fn)(weft_tensor *const *outs, const char *mode);
 static void both_modes(weft_body_fn body, const weft_arg *args, size_t n_args, size_t n_outs,
                        check_fn check)
 {
-    enum { MAX_OUTS = 12 };
+    enum { MAX_OUTS = 13 };
     cr_assert(n_outs <= MAX_OUTS);
     for (int mode = 0; mode < 2; mode++) {
         weft_function_desc d = { .name = "rules", .body = body, .n_args = n_args,
@@ -94,14 +94,17 @@ static int body_weak(weft_ctx *cx, weft_value *const *args, weft_value **outs, v
     outs[10] = weft_add(cx, d, weft_const_i64(cx, 1));             /* f64 */
     /* weft_const is strong: f32 * a f64 constant is f64. */
     outs[11] = weft_mul(cx, x, weft_const(cx, WEFT_F64, 2.0));
+    /* A cast is strong, even to the weak scalar's own dtype: i32 + it is i64. */
+    outs[12] = weft_add(cx, n, weft_cast(cx, weft_const_i64(cx, 1), WEFT_I64));
     return weft_ctx_status(cx);
 }
 
 static void check_weak(weft_tensor *const *o, const char *mode)
 {
-    static const weft_dtype want[12] = { WEFT_F32, WEFT_I32, WEFT_F64, WEFT_I64, WEFT_F32, WEFT_F32,
-                                         WEFT_F64, WEFT_BOOL, WEFT_F32, WEFT_I32, WEFT_F64, WEFT_F64 };
-    for (int k = 0; k < 12; k++) {
+    static const weft_dtype want[13] = { WEFT_F32, WEFT_I32, WEFT_F64, WEFT_I64, WEFT_F32,
+                                         WEFT_F32, WEFT_F64, WEFT_BOOL, WEFT_F32, WEFT_I32,
+                                         WEFT_F64, WEFT_F64, WEFT_I64 };
+    for (int k = 0; k < 13; k++) {
         char what[16];
         snprintf(what, sizeof what, "out %d", k);
         dtype_is(o[k], want[k], what, mode);
@@ -127,6 +130,8 @@ static void check_weak(weft_tensor *const *o, const char *mode)
     cr_assert_eq(mn[0], 5);
     cr_assert_eq(mn[2], -7);
     cr_assert_eq(x2d[0], (double)0.1f * 2.0);
+    cr_assert_eq(((const int64_t *)weft_tensor_data(o[12]))[1], (int64_t)INT32_MAX + 1,
+                 "%s: i32 + a cast i64 adds in i64", mode);
 }
 
 Test(dtype_rules, weak_constants_take_the_tensors_dtype)
@@ -140,7 +145,7 @@ Test(dtype_rules, weak_constants_take_the_tensors_dtype)
     weft_arg args[4];
     for (int i = 0; i < 4; i++)
         args[i] = weft_arg_tensor(t[i]);
-    both_modes(body_weak, args, 4, 12, check_weak);
+    both_modes(body_weak, args, 4, 13, check_weak);
     for (int i = 0; i < 4; i++)
         weft_tensor_release(t[i]);
 }
