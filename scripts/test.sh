@@ -9,7 +9,7 @@
 #     with 2; all with -Werror, each suite run two tests at a time;
 #     weft-dist's tests among them run under mpirun on 1, 2 and 4 ranks
 #     (tests/dist/mpirun.sh, each job bounded by a timeout);
-#  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 60);
+#  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 45);
 #  3. valgrind memcheck of every example, and of the native tier's
 #     eviction test (the one run of native code under valgrind);
 #  4. an install into a staging directory, with examples/tour.c built
@@ -17,15 +17,16 @@
 #     examples/dist_map.c through `pkg-config weft-dist`, run on 2 ranks;
 #  5. a build of bench/ with -Werror (the benchmarks are not run), and one
 #     of everything else with clang and -Werror (not run);
-#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 40).
+#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 30),
+#     starting from the inputs of fuzz/seeds/<target>/ (past findings).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
 # for each step of 0 and 2-6.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 scripts/setup.sh || exit 1
 
-soak_seconds=${WEFT_SOAK_SECONDS:-60}
-fuzz_seconds=${WEFT_FUZZ_SECONDS:-40}
+soak_seconds=${WEFT_SOAK_SECONDS:-45}
+fuzz_seconds=${WEFT_FUZZ_SECONDS:-30}
 configs=(
     "plain:"
     "tsan:-Db_sanitize=thread"
@@ -159,9 +160,12 @@ if command -v clang >/dev/null 2>&1; then
         for t in "$fz"/fuzz/fuzz_*; do
             if [ ! -x "$t" ] || [ ! -f "$t" ]; then continue; fi
             corpus="$fz/corpus-$(basename "$t")"
+            seeds="fuzz/seeds/$(basename "$t")"
             mkdir -p "$corpus"
+            # New inputs go to the first directory; the seeds are only read.
+            # shellcheck disable=SC2046
             step "fuzz: $(basename "$t") for $fuzz_seconds s" "$t" -max_total_time="$fuzz_seconds" \
-                -print_final_stats=0 "$corpus"
+                -print_final_stats=0 "$corpus" $([ -d "$seeds" ] && echo "$seeds")
         done
     else
         tail -40 "$fz/ninja.log"
