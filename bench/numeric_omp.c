@@ -4,9 +4,10 @@
  * memory-bound workload's ceiling shows next to weft's figure. */
 #include "numeric_cloop.h"
 
-#include <math.h>
 #include <omp.h>
 #include <string.h>
+
+#include "numeric_rows.h"
 
 void omp_numeric_threads(unsigned threads)
 {
@@ -16,46 +17,22 @@ void omp_numeric_threads(unsigned threads)
 void omp_normalize(float *y, const float *x, size_t rows, size_t w, float eps)
 {
 #pragma omp parallel for schedule(static)
-    for (size_t r = 0; r < rows; r++) {
-        const float *xr = x + r * w;
-        float *yr = y + r * w;
-        float s = 0;
-        for (size_t j = 0; j < w; j++)
-            s += xr[j];
-        float mean = s / (float)w;
-        float v = 0;
-        for (size_t j = 0; j < w; j++)
-            v += (xr[j] - mean) * (xr[j] - mean);
-        float inv = sqrtf(v / (float)w + eps);
-        for (size_t j = 0; j < w; j++)
-            yr[j] = (xr[j] - mean) / inv;
-    }
+    for (size_t r = 0; r < rows; r++)
+        normalize_row(y + r * w, x + r * w, w, eps);
 }
 
 void omp_chain(float *y, const float *x, size_t n)
 {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
-        y[i] = sqrtf(fabsf(1.5f * x[i] - 2.0f)) * x[i] + expf(-x[i] * x[i]);
+        y[i] = chain_elem(x[i]);
 }
 
 void omp_softmax(float *y, const float *x, size_t rows, size_t w)
 {
 #pragma omp parallel for schedule(static)
-    for (size_t r = 0; r < rows; r++) {
-        const float *xr = x + r * w;
-        float *yr = y + r * w;
-        float m = -INFINITY;
-        for (size_t j = 0; j < w; j++)
-            m = xr[j] > m ? xr[j] : m;
-        float s = 0;
-        for (size_t j = 0; j < w; j++) {
-            yr[j] = expf(xr[j] - m);
-            s += yr[j];
-        }
-        for (size_t j = 0; j < w; j++)
-            yr[j] /= s;
-    }
+    for (size_t r = 0; r < rows; r++)
+        softmax_row(y + r * w, x + r * w, w);
 }
 
 void omp_colsum(double *y, const double *x, size_t rows, size_t cols)
@@ -78,16 +55,12 @@ void omp_matmul(float *c, const float *a, const float *b, size_t n)
     memset(c, 0, n * n * sizeof *c);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < n; k++) {
-            float aik = a[i * n + k];
-            for (size_t j = 0; j < n; j++)
-                c[i * n + j] += aik * b[k * n + j];
-        }
+        matmul_row(c, a, b, n, i);
 }
 
 void omp_fused4_numeric(float *y, const float *x, size_t n)
 {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
-        y[i] = ((x[i] * 2.0f + 1.0f) * x[i]) - 3.0f;
+        y[i] = fused4_elem(x[i]);
 }
