@@ -69,11 +69,17 @@ extern "C" {
 #define WEFT_TASK_UNLIKELY_(x) __builtin_expect(!!(x), 0)
 #define WEFT_TASK_UNUSED_ __attribute__((unused))
 #define WEFT_TASK_NOINLINE_ __attribute__((noinline))
+#define WEFT_TASK_COLD_ __attribute__((noinline, cold))
+#define WEFT_TASK_MAY_ALIAS_ __attribute__((may_alias))
+#define WEFT_TASK_DIRECT_(T) (__alignof__(T) <= __alignof__(long double))
 #else
 #define WEFT_TASK_LIKELY_(x) (x)
 #define WEFT_TASK_UNLIKELY_(x) (x)
 #define WEFT_TASK_UNUSED_
 #define WEFT_TASK_NOINLINE_
+#define WEFT_TASK_COLD_
+#define WEFT_TASK_MAY_ALIAS_
+#define WEFT_TASK_DIRECT_(T) 0
 #endif
 
 /* Everything below with a trailing underscore is private to weft: the
@@ -198,36 +204,75 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
  * parameter types, PARAMS the parameters, ARGS the arguments, UNPACK the
  * arguments read back from a struct a_, PACK the stores into a_.
  *   NAME_weft_args    the arguments as stored in a slot
+ *   NAME_weft_put     stores the arguments into a slot
+ *   NAME_weft_get     reads them back
  *   NAME_weft_call    the body (WEFT_CALL; defined by WEFT_TASK_IMPL_n)
  *   NAME_weft_steal   how a thief runs a queued NAME (WEFT_TASK_IMPL_n)
- *   NAME_weft_spawn   WEFT_SPAWN: queue (and share for a thief that
- *                     asked), or run at once on a full stack
+ *   NAME_weft_spawn   WEFT_SPAWN: queue the child
+ *   NAME_weft_spawn_edge  WEFT_SPAWN at the spawn limit: queue and share
+ *                     for a thief that asked, or run at once on a full stack
  *   NAME_weft_sync    WEFT_SYNC: run here, or take the thief's result
- *   NAME_weft_run     WEFT_RUN from any thread */
+ *   NAME_weft_run     WEFT_RUN from any thread
+ * The arguments move between a slot and registers as NAME_weft_args
+ * (may_alias, as the bytes they live in), one load or store each: a
+ * memcpy of the whole struct would make the compiler pack neighbouring
+ * small arguments into one register first and unpack them after.  Only
+ * arguments aligned beyond the slot's bytes take the memcpy.  The spawn
+ * limit's rare paths (NAME_weft_spawn_edge) are out of line and cold, so
+ * that a body inlines only the compare and the stores; the edge returns
+ * nothing, so that the compiler still knows the new head is h + 1. */
 #define WEFT_TASK_DECL_(K, RTYPE, NAME, FIELDS, TYPES, PARAMS, ARGS, UNPACK, PACK)          \
-    typedef struct NAME##_weft_args { WEFT_TASK_UNPAREN_ FIELDS } NAME##_weft_args;      \
+    typedef struct NAME##_weft_args {                                                      \
+        WEFT_TASK_UNPAREN_ FIELDS                                                          \
+    } WEFT_TASK_MAY_ALIAS_ NAME##_weft_args;                                               \
     typedef char NAME##_weft_args_fits[sizeof(NAME##_weft_args) <= WEFT_TASK_ARG_BYTES    \
                                            ? 1 : -1];                                      \
     WEFT_TASK_FITS_##K(RTYPE, NAME)                                                        \
     void NAME##_weft_steal(weft_task_worker *, weft_task_slot *, weft_task_slot *);        \
     RTYPE NAME##_weft_call(weft_task_worker *, weft_task_slot * WEFT_TASK_UNPAREN_ TYPES); \
-    static inline WEFT_TASK_UNUSED_ weft_task_slot *NAME##_weft_spawn(                     \
-        weft_task_worker *w, weft_task_slot *h WEFT_TASK_UNPAREN_ PARAMS, int unused_)     \
+    static inline WEFT_TASK_UNUSED_ void NAME##_weft_put(                                  \
+        weft_task_slot *h WEFT_TASK_UNPAREN_ PARAMS)                                       \
     {                                                                                      \
         NAME##_weft_args a_;                                                               \
-        weft_task_slot *lim = weft_task_limit_(w);                                         \
-        (void)unused_;                                                                     \
-        if (WEFT_TASK_UNLIKELY_(h >= lim) && h >= w->end_) {                               \
+        WEFT_TASK_UNPAREN_ PACK                                                            \
+        if (WEFT_TASK_DIRECT_(NAME##_weft_args))                                           \
+            *(NAME##_weft_args *)(void *)h->d_.bytes_ = a_;                                \
+        else                                                                               \
+            memcpy(h->d_.bytes_, &a_, sizeof a_);                                          \
+    }                                                                                      \
+    static inline WEFT_TASK_UNUSED_ NAME##_weft_args NAME##_weft_get(                      \
+        const weft_task_slot *t)                                                           \
+    {                                                                                      \
+        NAME##_weft_args a_;                                                               \
+        if (WEFT_TASK_DIRECT_(NAME##_weft_args))                                           \
+            a_ = *(const NAME##_weft_args *)(const void *)t->d_.bytes_;                    \
+        else                                                                               \
+            memcpy(&a_, t->d_.bytes_, sizeof a_);                                          \
+        return a_;                                                                         \
+    }                                                                                      \
+    static WEFT_TASK_COLD_ WEFT_TASK_UNUSED_ void NAME##_weft_spawn_edge(                  \
+        weft_task_worker *w, weft_task_slot *h WEFT_TASK_UNPAREN_ PARAMS)                  \
+    {                                                                                      \
+        if (h >= w->end_) {                                                                \
             WEFT_TASK_RES_##K(RTYPE)                                                       \
             WEFT_TASK_SET_##K(NAME##_weft_call(w, h + 1 WEFT_TASK_UNPAREN_ ARGS));         \
             weft_task_overflow_push(w, h, WEFT_TASK_PTR_##K);                              \
+            return;                                                                        \
+        }                                                                                  \
+        NAME##_weft_put(h WEFT_TASK_UNPAREN_ ARGS);                                        \
+        h->run_ = NAME##_weft_steal;                                                       \
+        weft_task_share_slow(w, h + 1);                                                    \
+    }                                                                                      \
+    static inline WEFT_TASK_UNUSED_ weft_task_slot *NAME##_weft_spawn(                     \
+        weft_task_worker *w, weft_task_slot *h WEFT_TASK_UNPAREN_ PARAMS, int unused_)     \
+    {                                                                                      \
+        (void)unused_;                                                                     \
+        if (WEFT_TASK_UNLIKELY_(h >= weft_task_limit_(w))) {                               \
+            NAME##_weft_spawn_edge(w, h WEFT_TASK_UNPAREN_ ARGS);                          \
             return h + 1;                                                                  \
         }                                                                                  \
-        WEFT_TASK_UNPAREN_ PACK                                                            \
-        memcpy(h->d_.bytes_, &a_, sizeof a_);                                              \
+        NAME##_weft_put(h WEFT_TASK_UNPAREN_ ARGS);                                        \
         h->run_ = NAME##_weft_steal;                                                       \
-        if (WEFT_TASK_UNLIKELY_(h >= lim))                                                 \
-            weft_task_share_slow(w, h + 1);                                                \
         return h + 1;                                                                      \
     }                                                                                      \
     static WEFT_TASK_NOINLINE_ WEFT_TASK_UNUSED_ RTYPE NAME##_weft_sync_slow(              \
@@ -235,8 +280,8 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
     {                                                                                      \
         WEFT_TASK_RES_##K(RTYPE)                                                           \
         if (weft_task_sync_slow(w, t) == WEFT_TASK_SYNC_HERE_) {                           \
-            NAME##_weft_args a_;                                                           \
-            memcpy(&a_, t->d_.bytes_, sizeof a_);                                          \
+            NAME##_weft_args a_ = NAME##_weft_get(t);                                      \
+            (void)a_;                                                                      \
             WEFT_TASK_SET_##K(NAME##_weft_call(w, t WEFT_TASK_UNPAREN_ UNPACK));           \
             WEFT_TASK_RET_##K;                                                             \
         }                                                                                  \
@@ -248,8 +293,8 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
     {                                                                                      \
         WEFT_TASK_RES_##K(RTYPE)                                                           \
         if (WEFT_TASK_LIKELY_(t >= w->split_)) {                                           \
-            NAME##_weft_args a_;                                                           \
-            memcpy(&a_, t->d_.bytes_, sizeof a_);                                          \
+            NAME##_weft_args a_ = NAME##_weft_get(t);                                      \
+            (void)a_;                                                                      \
             weft_task_take_(t);                                                            \
             WEFT_TASK_SET_##K(NAME##_weft_call(w, t WEFT_TASK_UNPAREN_ UNPACK));           \
             WEFT_TASK_RET_##K;                                                             \
@@ -270,11 +315,9 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
     {                                                                                      \
         WEFT_TASK_RES_##K(RTYPE)                                                           \
         weft_task_slot s_;                                                                 \
-        NAME##_weft_args a_;                                                               \
         (void)unused_;                                                                     \
         memset(&s_, 0, sizeof s_);                                                         \
-        WEFT_TASK_UNPAREN_ PACK                                                            \
-        memcpy(s_.d_.bytes_, &a_, sizeof a_);                                              \
+        NAME##_weft_put(&s_ WEFT_TASK_UNPAREN_ ARGS);                                      \
         weft_task_root_(&s_, NAME##_weft_steal);                                           \
         if (weft_task_run_root(rt, &s_) != 0)                                              \
             memset(s_.d_.bytes_, 0, sizeof s_.d_.bytes_);                                  \
@@ -289,8 +332,8 @@ static inline void weft_task_root_(weft_task_slot *s, weft_task_steal_fn_ run)
     void NAME##_weft_steal(weft_task_worker *w, weft_task_slot *h, weft_task_slot *t)      \
     {                                                                                      \
         WEFT_TASK_RES_##K(RTYPE)                                                           \
-        NAME##_weft_args a_;                                                               \
-        memcpy(&a_, t->d_.bytes_, sizeof a_);                                              \
+        NAME##_weft_args a_ = NAME##_weft_get(t);                                          \
+        (void)a_;                                                                          \
         WEFT_TASK_SET_##K(NAME##_weft_call(w, h WEFT_TASK_UNPAREN_ UNPACK));               \
         WEFT_TASK_PUT_##K(t->d_.bytes_);                                                   \
         weft_task_done_(t);                                                                \

@@ -114,6 +114,42 @@ Test(tasks, every_arity_passes_its_arguments, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* An argument aligned beyond a slot's bytes (32 against 16) goes into and
+ * out of its slot with memcpy instead of as a struct; the sums show an
+ * argument copied wrong, whether the child ran here or was stolen. */
+typedef struct over_aligned {
+    _Alignas(32) long depth;
+    long x, y;
+} over_aligned;
+
+static long over_aligned_serial(over_aligned a)
+{
+    if (a.depth == 0)
+        return a.x + 1000 * a.y;
+    over_aligned l = { a.depth - 1, a.x + 1, a.y }, r = { a.depth - 1, a.x, a.y + 1 };
+    return over_aligned_serial(l) + over_aligned_serial(r);
+}
+
+WEFT_TASK_1(long, over_aligned_sum, over_aligned, a)
+{
+    if (a.depth == 0)
+        return a.x + 1000 * a.y;
+    over_aligned l = { a.depth - 1, a.x + 1, a.y }, r = { a.depth - 1, a.x, a.y + 1 };
+    WEFT_SPAWN(over_aligned_sum, l);
+    long s = WEFT_CALL(over_aligned_sum, r);
+    return WEFT_SYNC(over_aligned_sum) + s;
+}
+
+Test(tasks, over_aligned_arguments_pass_intact, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime(2);
+    over_aligned root = { 12, 3, 5 };
+    long want = over_aligned_serial(root);
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(WEFT_RUN(rt, over_aligned_sum, root), want, "round %d", i);
+    weft_runtime_destroy(&rt);
+}
+
 /* Void tasks: a tree that counts its leaves into an atomic counter. */
 static long leaves;  /* (atomic) */
 
