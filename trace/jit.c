@@ -72,6 +72,7 @@ static void (*q_log)(const char *msg);   /* under q_mu */
 static uint64_t min_elems = DEFAULT_MIN_ELEMS;
 static int64_t nt_min_bytes = DEFAULT_NT_MIN_BYTES;
 static uint64_t nt_groups;
+static uint64_t block_groups;
 static unsigned fail_next;
 static uint64_t live_code;
 static uint64_t pending;   /* compile jobs queued or running */
@@ -463,6 +464,16 @@ uint64_t weft__jit_nt_groups(void)
 void weft__jit_count_nt_group(void)
 {
     __atomic_fetch_add(&nt_groups, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t weft__jit_block_groups(void)
+{
+    return __atomic_load_n(&block_groups, __ATOMIC_RELAXED);
+}
+
+void weft__jit_count_block_group(void)
+{
+    __atomic_fetch_add(&block_groups, 1, __ATOMIC_RELAXED);
 }
 
 void weft__jit_fail_next(unsigned n)

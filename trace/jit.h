@@ -87,6 +87,11 @@ int64_t weft__jit_nt_min_bytes(void);
  * compile thread; any thread may read it. */
 uint64_t weft__jit_nt_groups(void);
 void weft__jit_count_nt_group(void);
+/* Groups generated so far (process-wide) whose rows the native code
+ * computes in blocks (trace/llvm/codegen.c, build_blocks), counted like
+ * the above. */
+uint64_t weft__jit_block_groups(void);
+void weft__jit_count_block_group(void);
 /* The next n compiles fail as if LLVM had refused them. */
 void weft__jit_fail_next(unsigned n);
 /* Compiles queued or running now (tests wait for 0, bounded). */

@@ -7,7 +7,8 @@
  * group's output written with non-temporal stores (the size threshold
  * of that path set to one byte).  Other tests: directed ops on special
  * values, the non-temporal path on every dtype and on sizes around its
- * 64-byte lines, a failed compile falls back, eviction frees native
+ * 64-byte lines, rows computed in blocks of rows on every dtype and on
+ * heights around a block, a failed compile falls back, eviction frees native
  * code, the off switches, and a process that exits in the middle of a
  * compile without destroying anything exits cleanly.  Tests wait for the compile thread by
  * polling with a bound, never by timing. */
@@ -482,6 +483,79 @@ Test(jit, nontemporal_stores_give_the_interpreters_bits)
     cr_assert_eq(weft__jit_nt_groups() - made, (uint64_t)N_RT * 35,
                  "%llu groups took the non-temporal path",
                  (unsigned long long)(weft__jit_nt_groups() - made));
+}
+
+/* Rows normalized (two inner reductions, a FULL value) or reduced to a
+ * value per row (the last instruction an inner reduction), in dtype
+ * *user: rows of a power of two columns up to 16 take the code
+ * generator's blocks of 8 rows. */
+static int rows_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const weft_dtype *dt = user;
+    static const int axis1[1] = { 1 };
+    weft_value *x = weft_cast(cx, args[0], *dt);
+    if (*dt == WEFT_F32 || *dt == WEFT_F64) {
+        weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, x, axis1, 1, true);
+        weft_value *d = weft_sub(cx, x, mean);
+        weft_value *var = weft_reduce(cx, WEFT_R_MEAN, weft_mul(cx, d, d), axis1, 1, true);
+        outs[0] = weft_div(cx, d, weft_sqrt(cx, weft_add(cx, var, weft_const_f64(cx, 1e-5))));
+    } else {
+        weft_value *m = weft_reduce(cx, WEFT_R_MAX, x, axis1, 1, true);
+        outs[0] = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, weft_sub(cx, x, m), x), axis1, 1, false);
+    }
+    return weft_ctx_status(cx);
+}
+
+/* Rows computed in blocks, with and without rows left over, split among
+ * 1, 2 and 4 workers: the interpreter's bits, and the blocks were taken. */
+Test(jit, row_blocks_give_the_interpreters_bits)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    static const weft_dtype dts[] = { WEFT_F32, WEFT_F64, WEFT_I32, WEFT_I64 };
+    static const int64_t widths[] = { 2, 8, 16 };
+    static const int64_t heights[] = { 1, 7, 8, 9, 61, 1003 };
+    uint64_t made = weft__jit_block_groups();
+    unsigned runs = 0;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+            for (size_t h = 0; h < sizeof heights / sizeof heights[0]; h++) {
+                int64_t dims[2] = { heights[h], widths[w] }, n = dims[0] * dims[1];
+                float *v = malloc((size_t)n * sizeof *v);
+                for (int64_t i = 0; i < n; i++)
+                    v[i] = (float)((i * 37) % 23 - 11) * 0.37f + (float)(i % 5);
+                weft_tensor *x = NULL;
+                cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, v, &x), 0, "%s", weft_errmsg());
+                free(v);
+                for (int k = 0; k < N_RT; k++) {
+                    weft_tensor *got[2];
+                    for (int tier = 0; tier < 2; tier++) {
+                        weft_function_desc fd = { .name = "rows", .body = rows_body, .user = (void *)&dts[d],
+                                                  .n_args = 1, .n_outs = 1,
+                                                  .flags = tier == 0 ? WEFT_FUNCTION_NO_JIT : 0 };
+                        weft_function *f = NULL;
+                        cr_assert_eq(weft_function_create(rts[k], &fd, &f), 0, "%s", weft_errmsg());
+                        weft_tensor_release(call1(f, x));
+                        wait_compiles();
+                        got[tier] = call1(f, x);
+                        weft_function_stats st;
+                        weft_function_get_stats(f, &st);
+                        cr_assert_eq(st.native_groups > 0, tier == 1, "%s[%lld,%lld]", weft_dtype_name(dts[d]),
+                                     (long long)dims[0], (long long)dims[1]);
+                        weft_function_destroy(&f);
+                    }
+                    char why[160];
+                    cr_assert(diff_same_bits(got[1], got[0], why, sizeof why), "%s[%lld,%lld], %u workers: %s",
+                              weft_dtype_name(dts[d]), (long long)dims[0], (long long)dims[1], rt_workers[k],
+                              why);
+                    weft_tensor_release(got[0]);
+                    weft_tensor_release(got[1]);
+                    runs++;
+                }
+                weft_tensor_release(x);
+            }
+    cr_assert_geq(weft__jit_block_groups() - made, runs, "%llu of %u compiles took the blocks",
+                  (unsigned long long)(weft__jit_block_groups() - made), runs);
 }
 
 /* The compiler's start belongs to the process, not to the function that

@@ -31,9 +31,16 @@
 #include <math.h>
 #include <string.h>
 
+#include <llvm-c/DebugInfo.h>
+
 #include "trace/jit.h"
 #include "trace/kernels.h"
 #include "trace/llvm/codegen.h"
+
+/* A block is BLOCK_ROWS rows; rows up to BLOCK_MAX_COLS long (a power of
+ * two) are computed in blocks. */
+#define BLOCK_ROWS 8
+#define BLOCK_MAX_COLS 16
 
 typedef struct cg {
     LLVMContextRef c;
@@ -51,6 +58,16 @@ typedef struct cg {
     LLVMValueRef r, col, idx;                     /* the row, column, element index */
     bool nested;
     bool nt;                                      /* flat, output written non-temporally */
+    /* Blocks of rows (build_blocks): the lanes of the values being built
+     * (0: scalars), whether a lane is a row (at column c) or a column (of
+     * row k), the constant row length and the block's first row. */
+    unsigned vl;
+    bool lane_rows;
+    unsigned bc, bk;
+    int64_t wc;
+    LLVMValueRef blk;
+    LLVMValueRef colv[WEFT__FUSED_MAX_EXT][BLOCK_MAX_COLS];   /* FULL inputs, a vector per column */
+    bool plain_loops;                             /* loops closed now are not vectorized nor unrolled */
 } cg;
 
 static LLVMTypeRef ty(const cg *g, weft_dtype dt)
@@ -124,9 +141,49 @@ static LLVMValueRef ci(LLVMTypeRef t, long long v)
     return LLVMConstInt(t, (unsigned long long)v, 1);
 }
 
+/* The type of values of scalar type t being built now: t, or a vector of
+ * g->vl of them in a block. */
+static LLVMTypeRef vt(const cg *g, LLVMTypeRef t)
+{
+    return g->vl ? LLVMVectorType(t, g->vl) : t;
+}
+
+static LLVMTypeRef elem_ty(LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+}
+
+/* The scalar s in every lane of the values being built now. */
+static LLVMValueRef splat(cg *g, LLVMValueRef s)
+{
+    if (!g->vl)
+        return s;
+    if (LLVMIsConstant(s)) {
+        LLVMValueRef v[BLOCK_MAX_COLS];
+        for (unsigned q = 0; q < g->vl; q++)
+            v[q] = s;
+        return LLVMConstVector(v, g->vl);
+    }
+    LLVMTypeRef V = LLVMVectorType(LLVMTypeOf(s), g->vl);
+    LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetPoison(V), s, ci(g->i32, 0), "");
+    return LLVMBuildShuffleVector(g->b, one, LLVMGetPoison(V),
+                                  LLVMConstNull(LLVMVectorType(g->i32, g->vl)), "");
+}
+
+/* Constants of scalar type t, splat in a block. */
+static LLVMValueRef kint(cg *g, LLVMTypeRef t, long long v)
+{
+    return splat(g, ci(t, v));
+}
+
+static LLVMValueRef kflt(cg *g, LLVMTypeRef t, double v)
+{
+    return splat(g, LLVMConstReal(t, v));
+}
+
 static LLVMValueRef zext8(cg *g, LLVMValueRef bit)
 {
-    return LLVMBuildZExt(g->b, bit, g->i8, "");
+    return LLVMBuildZExt(g->b, bit, vt(g, g->i8), "");
 }
 
 /* A call of the libm function at fp (one or two arguments of type t),
@@ -185,16 +242,16 @@ static LLVMValueRef intrinsic1(cg *g, const char *name, LLVMValueRef a)
 static LLVMValueRef flt_to_int(cg *g, LLVMValueRef x, weft_dtype from, weft_dtype to)
 {
     LLVMBuilderRef b = g->b;
-    LLVMValueRef d = from == WEFT_F32 ? LLVMBuildFPExt(b, x, g->f64, "") : x;
+    LLVMValueRef d = from == WEFT_F32 ? LLVMBuildFPExt(b, x, vt(g, g->f64), "") : x;
     LLVMTypeRef T = ty(g, to);
     bool w = to == WEFT_I64;
     double hi = w ? 9223372036854775808.0 : 2147483648.0;
-    LLVMValueRef v = LLVMBuildFPToSI(b, d, T, "");
-    LLVMValueRef mx = w ? ci(T, INT64_MAX) : ci(T, INT32_MAX);
-    LLVMValueRef mn = w ? ci(T, INT64_MIN) : ci(T, INT32_MIN);
-    v = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, d, LLVMConstReal(g->f64, -hi), ""), mn, v, "");
-    v = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, d, LLVMConstReal(g->f64, hi), ""), mx, v, "");
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, d, d, ""), ci(T, 0), v, "");
+    LLVMValueRef v = LLVMBuildFPToSI(b, d, vt(g, T), "");
+    LLVMValueRef mx = w ? kint(g, T, INT64_MAX) : kint(g, T, INT32_MAX);
+    LLVMValueRef mn = w ? kint(g, T, INT64_MIN) : kint(g, T, INT32_MIN);
+    v = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, d, kflt(g, g->f64, -hi), ""), mn, v, "");
+    v = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, d, kflt(g, g->f64, hi), ""), mx, v, "");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, d, d, ""), kint(g, T, 0), v, "");
 }
 
 static LLVMValueRef emit_cast(cg *g, weft_dtype from, weft_dtype to, LLVMValueRef x)
@@ -202,10 +259,10 @@ static LLVMValueRef emit_cast(cg *g, weft_dtype from, weft_dtype to, LLVMValueRe
     LLVMBuilderRef b = g->b;
     if (from == to)
         return x;
-    LLVMTypeRef T = ty(g, to);
+    LLVMTypeRef T = vt(g, ty(g, to));
     if (to == WEFT_BOOL)
-        return zext8(g, is_flt(from) ? LLVMBuildFCmp(b, LLVMRealUNE, x, LLVMConstReal(ty(g, from), 0), "")
-                                     : LLVMBuildICmp(b, LLVMIntNE, x, ci(ty(g, from), 0), ""));
+        return zext8(g, is_flt(from) ? LLVMBuildFCmp(b, LLVMRealUNE, x, kflt(g, ty(g, from), 0), "")
+                                     : LLVMBuildICmp(b, LLVMIntNE, x, kint(g, ty(g, from), 0), ""));
     if (from == WEFT_BOOL)
         return is_flt(to) ? LLVMBuildUIToFP(b, x, T, "") : LLVMBuildZExt(b, x, T, "");
     if (!is_flt(from))
@@ -221,12 +278,12 @@ static LLVMValueRef emit_cast(cg *g, weft_dtype from, weft_dtype to, LLVMValueRe
 static LLVMValueRef int_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
 {
     LLVMBuilderRef b = g->b;
-    LLVMTypeRef T = LLVMTypeOf(a);
-    LLVMValueRef zero = ci(T, 0);
+    LLVMTypeRef T = elem_ty(LLVMTypeOf(a));
+    LLVMValueRef zero = kint(g, T, 0);
     LLVMValueRef isz = LLVMBuildICmp(b, LLVMIntEQ, y, zero, "");
-    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, y, ci(T, -1), "");
+    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, y, kint(g, T, -1), "");
     LLVMValueRef odd = LLVMBuildOr(b, isz, ism1, "");
-    LLVMValueRef safe = LLVMBuildSelect(b, odd, ci(T, 1), y, "");
+    LLVMValueRef safe = LLVMBuildSelect(b, odd, kint(g, T, 1), y, "");
     LLVMValueRef rm = LLVMBuildSRem(b, a, safe, "");
     LLVMValueRef yneg = LLVMBuildICmp(b, LLVMIntSLT, y, zero, "");
     LLVMValueRef rnz = LLVMBuildICmp(b, LLVMIntNE, rm, zero, "");
@@ -239,7 +296,7 @@ static LLVMValueRef int_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
     LLVMValueRef q = LLVMBuildSDiv(b, a, safe, "");
     LLVMValueRef aneg = LLVMBuildICmp(b, LLVMIntSLT, a, zero, "");
     LLVMValueRef adj = LLVMBuildAnd(b, rnz, LLVMBuildXor(b, aneg, yneg, ""), "");
-    LLVMValueRef q2 = LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, T, ""), "");
+    LLVMValueRef q2 = LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, vt(g, T), ""), "");
     LLVMValueRef neg = LLVMBuildSub(b, zero, a, "");
     return LLVMBuildSelect(b, isz, zero, LLVMBuildSelect(b, ism1, neg, q2, ""), "");
 }
@@ -266,8 +323,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     LLVMTypeRef T = ty(g, dt);
     bool fl = is_flt(dt);
     LLVMValueRef a = v[0], y = v[1];
-    LLVMValueRef zero = fl ? LLVMConstReal(T, 0.0) : ci(T, 0);
-    LLVMValueRef one = fl ? LLVMConstReal(T, 1.0) : ci(T, 1);
+    LLVMValueRef zero = fl ? kflt(g, T, 0.0) : kint(g, T, 0);
+    LLVMValueRef one = fl ? kflt(g, T, 1.0) : kint(g, T, 1);
     static const LLVMIntPredicate ip[6] = { LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE,
                                             LLVMIntSGT, LLVMIntSGE };
     static const LLVMIntPredicate up[6] = { LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE,
@@ -333,16 +390,16 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_SQUARE: return fl ? LLVMBuildFMul(b, a, a, "") : LLVMBuildMul(b, a, a, "");
     case WEFT__OP_SIGN: {
         if (!fl) {
-            LLVMValueRef p = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSGT, a, zero, ""), T, "");
-            LLVMValueRef q = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSLT, a, zero, ""), T, "");
+            LLVMValueRef p = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSGT, a, zero, ""), vt(g, T), "");
+            LLVMValueRef q = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSLT, a, zero, ""), vt(g, T), "");
             return LLVMBuildSub(b, p, q, "");
         }
         LLVMValueRef s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, a, zero, ""), zero, a, "");
-        s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a, zero, ""), LLVMConstReal(T, -1.0), s, "");
+        s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a, zero, ""), kflt(g, T, -1.0), s, "");
         return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a, zero, ""), one, s, "");
     }
     case WEFT__OP_WHERE:
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, v[0], ci(g->i8, 0), ""), v[1], v[2], "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, v[0], kint(g, g->i8, 0), ""), v[1], v[2], "");
     case WEFT__OP_CAST: return emit_cast(g, dt, in->out_dt, a);
     default: return NULL;
     }
@@ -360,7 +417,7 @@ static LLVMValueRef red_init(cg *g, weft__op op, weft_dtype dt)
 {
     weft__reducer r;
     weft__reducer_of(op, dt, &r);
-    return is_flt(dt) ? LLVMConstReal(g->f64, r.init.d) : ci(g->i64, r.init.i);
+    return is_flt(dt) ? kflt(g, g->f64, r.init.d) : kint(g, g->i64, r.init.i);
 }
 
 /* acc (op) x, x converted to the accumulator's type first. */
@@ -368,11 +425,11 @@ static LLVMValueRef red_step(cg *g, weft__op op, weft_dtype dt, LLVMValueRef acc
 {
     LLVMBuilderRef b = g->b;
     if (dt == WEFT_F32)
-        x = LLVMBuildFPExt(b, x, g->f64, "");
+        x = LLVMBuildFPExt(b, x, vt(g, g->f64), "");
     else if (dt == WEFT_I32)
-        x = LLVMBuildSExt(b, x, g->i64, "");
+        x = LLVMBuildSExt(b, x, vt(g, g->i64), "");
     else if (dt == WEFT_BOOL)
-        x = LLVMBuildZExt(b, x, g->i64, "");
+        x = LLVMBuildZExt(b, x, vt(g, g->i64), "");
     bool fl = is_flt(dt);
     switch (op) {
     case WEFT__OP_SUM: case WEFT__OP_MEAN:
@@ -398,10 +455,10 @@ static LLVMValueRef red_fin(cg *g, const weft__finstr *in, LLVMValueRef acc)
     LLVMBuilderRef b = g->b;
     if (is_flt(in->in_dt)) {
         if (in->op == WEFT__OP_MEAN)
-            acc = LLVMBuildFDiv(b, acc, LLVMBuildSIToFP(b, g->W, g->f64, ""), "");
-        return in->out_dt == WEFT_F32 ? LLVMBuildFPTrunc(b, acc, g->f32, "") : acc;
+            acc = LLVMBuildFDiv(b, acc, splat(g, LLVMBuildSIToFP(b, g->W, g->f64, "")), "");
+        return in->out_dt == WEFT_F32 ? LLVMBuildFPTrunc(b, acc, vt(g, g->f32), "") : acc;
     }
-    return in->out_dt == WEFT_I64 ? acc : LLVMBuildTrunc(b, acc, ty(g, in->out_dt), "");
+    return in->out_dt == WEFT_I64 ? acc : LLVMBuildTrunc(b, acc, vt(g, ty(g, in->out_dt)), "");
 }
 
 /* ---- Loops ---------------------------------------------------------------- */
@@ -432,13 +489,32 @@ static void loop_open(cg *g, loop *l, LLVMValueRef start, LLVMValueRef end, LLVM
     LLVMPositionBuilderAtEnd(g->b, body);
 }
 
+/* Marks the loop whose latch branch is br as one for neither the loop
+ * vectorizer nor the unroller (a loop ID is a distinct node naming
+ * itself first). */
+static void mark_plain(cg *g, LLVMValueRef br)
+{
+    static const char vec[] = "llvm.loop.vectorize.enable", unr[] = "llvm.loop.unroll.disable";
+    LLVMMetadataRef off[2] = { LLVMMDStringInContext2(g->c, vec, sizeof vec - 1),
+                               LLVMValueAsMetadata(LLVMConstInt(g->i1, 0, 0)) };
+    LLVMMetadataRef no_unroll = LLVMMDStringInContext2(g->c, unr, sizeof unr - 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(g->c, NULL, 0);
+    LLVMMetadataRef ops[3] = { self, LLVMMDNodeInContext2(g->c, off, 2),
+                               LLVMMDNodeInContext2(g->c, &no_unroll, 1) };
+    LLVMMetadataRef id = LLVMMDNodeInContext2(g->c, ops, 3);
+    LLVMMetadataReplaceAllUsesWith(self, id);
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "llvm.loop", 9), LLVMMetadataAsValue(g->c, id));
+}
+
 /* Closes l (acc_next: the accumulator after this iteration); the builder
  * is left after the loop. */
 static void loop_close(cg *g, loop *l, LLVMValueRef acc_next)
 {
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
     LLVMValueRef next = LLVMBuildNSWAdd(g->b, l->iv, ci(g->i64, 1), "");
-    LLVMBuildBr(g->b, l->head);
+    LLVMValueRef br = LLVMBuildBr(g->b, l->head);
+    if (g->plain_loops)
+        mark_plain(g, br);
     LLVMAddIncoming(l->iv, &next, &latch, 1);
     if (l->acc)
         LLVMAddIncoming(l->acc, &acc_next, &latch, 1);
@@ -454,6 +530,118 @@ static LLVMValueRef load_at(cg *g, weft_dtype dt, LLVMValueRef base, LLVMValueRe
 }
 
 static LLVMValueRef value_of(cg *g, uint16_t s);
+static LLVMValueRef emit_instr(cg *g, uint32_t j);
+
+/* ---- Blocks of rows ------------------------------------------------------- */
+
+/* A vector of n elements of dtype dt from base[idx] on (aligned as one
+ * element), and its store. */
+static LLVMValueRef load_vec(cg *g, weft_dtype dt, unsigned n, LLVMValueRef base, LLVMValueRef idx)
+{
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, ty(g, dt), base, &idx, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(g->b, LLVMVectorType(ty(g, dt), n), p, "");
+    LLVMSetAlignment(v, (unsigned)weft_dtype_size(dt));
+    return v;
+}
+
+static void store_vec(cg *g, weft_dtype dt, LLVMValueRef v, LLVMValueRef base, LLVMValueRef idx)
+{
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, ty(g, dt), base, &idx, 1, "");
+    LLVMSetAlignment(LLVMBuildStore(g->b, v, p), (unsigned)weft_dtype_size(dt));
+}
+
+/* Lane k of the vector v in every lane of the values being built. */
+static LLVMValueRef lane_splat(cg *g, LLVMValueRef v, unsigned k)
+{
+    LLVMValueRef m[BLOCK_MAX_COLS];
+    for (unsigned q = 0; q < g->vl; q++)
+        m[q] = ci(g->i32, k);
+    return LLVMBuildShuffleVector(g->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, g->vl), "");
+}
+
+/* The block's rows of FULL input e as one vector per column
+ * (g->colv[e]): the block's elements, loaded as vectors of BLOCK_ROWS,
+ * are split into the even and odd elements of each stream, log2(row
+ * length) times, with shuffles of two vectors.  Each round's vectors are
+ * frozen (a no-op on values that are not poison, as loads of the caller's
+ * tensors are not): code generation would otherwise fold the rounds
+ * together and spend more time than the rest of the function takes. */
+static void split_columns(cg *g, uint32_t e)
+{
+    weft_dtype dt = g->f->ext_dt[e];
+    unsigned W = (unsigned)g->wc, V = BLOCK_ROWS;
+    LLVMValueRef cur[BLOCK_MAX_COLS], nxt[BLOCK_MAX_COLS], even[BLOCK_ROWS], odd[BLOCK_ROWS];
+    unsigned off[BLOCK_MAX_COLS] = { 0 }, noff[BLOCK_MAX_COLS];
+    LLVMValueRef first = LLVMBuildNSWMul(g->b, g->blk, g->W, "");
+    for (unsigned q = 0; q < W; q++)
+        cur[q] = load_vec(g, dt, V, g->ext[e], LLVMBuildNSWAdd(g->b, first, ci(g->i64, q * V), ""));
+    for (unsigned q = 0; q < V; q++) {
+        even[q] = ci(g->i32, 2 * q);
+        odd[q] = ci(g->i32, 2 * q + 1);
+    }
+    LLVMValueRef em = LLVMConstVector(even, V), om = LLVMConstVector(odd, V);
+    /* ns streams of n vectors each; stream i holds the elements off[i],
+     * off[i] + st, ... of the block, in order. */
+    for (unsigned ns = 1, n = W, st = 1; n > 1; ns *= 2, n /= 2, st *= 2) {
+        for (unsigned i = 0; i < ns; i++) {
+            for (unsigned p = 0; p < n / 2; p++) {
+                LLVMValueRef a = cur[i * n + 2 * p], b = cur[i * n + 2 * p + 1];
+                nxt[2 * i * (n / 2) + p] = LLVMBuildFreeze(g->b, LLVMBuildShuffleVector(g->b, a, b, em, ""), "");
+                nxt[(2 * i + 1) * (n / 2) + p] = LLVMBuildFreeze(g->b, LLVMBuildShuffleVector(g->b, a, b, om, ""), "");
+            }
+            noff[2 * i] = off[i];
+            noff[2 * i + 1] = off[i] + st;
+        }
+        memcpy(cur, nxt, sizeof cur);
+        memcpy(off, noff, sizeof off);
+    }
+    for (unsigned q = 0; q < W; q++)
+        g->colv[e][off[q]] = cur[q];
+}
+
+/* FULL or COL input e in a block: column c of the block's rows (a lane a
+ * row), or row k's columns. */
+static LLVMValueRef block_input(cg *g, uint32_t e)
+{
+    const struct weft__fused *f = g->f;
+    weft_dtype dt = f->ext_dt[e];
+    if (f->ext_kind[e] == WEFT__FK_COL)
+        return g->lane_rows ? splat(g, load_at(g, dt, g->ext[e], ci(g->i64, g->bc)))
+                            : load_vec(g, dt, g->vl, g->ext[e], ci(g->i64, 0));
+    if (!g->lane_rows) {
+        LLVMValueRef row = LLVMBuildNSWAdd(g->b, g->blk, ci(g->i64, g->bk), "");
+        return load_vec(g, dt, g->vl, g->ext[e], LLVMBuildNSWMul(g->b, row, g->W, ""));
+    }
+    if (!g->colv[e][0])
+        split_columns(g, e);
+    return g->colv[e][g->bc];
+}
+
+/* Operand s in a block (value_of's counterpart): SCALAR values in every
+ * lane, ROW values as computed (a lane a row) or row k's in every lane. */
+static LLVMValueRef block_value_of(cg *g, uint16_t s)
+{
+    const struct weft__fused *f = g->f;
+    if (!(s & WEFT__FSRC_INSTR)) {
+        uint8_t k = f->ext_kind[s];
+        if (k == WEFT__FK_SCALAR)
+            return splat(g, g->ext_val[s]);
+        if (k == WEFT__FK_ROW)
+            return g->lane_rows ? g->ext_val[s] : lane_splat(g, g->ext_val[s], g->bk);
+        if (!g->ext_elem[s])
+            g->ext_elem[s] = block_input(g, s);
+        return g->ext_elem[s];
+    }
+    uint32_t j = s & ~WEFT__FSRC_INSTR;
+    const weft__finstr *in = &f->ins[j];
+    if (in->red == WEFT__FRED_NONE && in->kind == WEFT__FK_SCALAR)
+        return splat(g, g->val[j]);
+    if (in->red != WEFT__FRED_NONE || in->kind == WEFT__FK_ROW)
+        return g->lane_rows ? g->val[j] : lane_splat(g, g->val[j], g->bk);
+    if (!g->elem[j])
+        g->elem[j] = emit_instr(g, j);
+    return g->elem[j];
+}
 
 /* Instruction j (elementwise) from its operands' values. */
 static LLVMValueRef emit_instr(cg *g, uint32_t j)
@@ -469,6 +657,8 @@ static LLVMValueRef emit_instr(cg *g, uint32_t j)
  * already; FULL and COL ones once per loop body. */
 static LLVMValueRef value_of(cg *g, uint16_t s)
 {
+    if (g->vl)
+        return block_value_of(g, s);
     const struct weft__fused *f = g->f;
     if (!(s & WEFT__FSRC_INSTR)) {
         uint8_t k = f->ext_kind[s];
@@ -662,6 +852,88 @@ static void flat_nt_loop(cg *g, uint32_t j)
     LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
 }
 
+/* Inner reduction j of a block's rows, a lane a row: each lane
+ * accumulates its row in column order from the identity, as the loop over
+ * the row's columns does. */
+static void block_reduce(cg *g, uint32_t j)
+{
+    const weft__finstr *in = &g->f->ins[j];
+    LLVMValueRef acc = red_init(g, in->op, in->in_dt);
+    for (g->bc = 0; g->bc < (unsigned)g->wc; g->bc++) {
+        body_reset(g);
+        acc = red_step(g, in->op, in->in_dt, acc, value_of(g, in->src[0]));
+    }
+    g->val[j] = red_fin(g, in, acc);
+}
+
+/* The rows [r0, r0 + 8 * floor((r1 - r0) / 8)) in blocks of BLOCK_ROWS
+ * (block_eligible): ROW values and inner reductions a lane a row, the
+ * columns of FULL inputs split out of the block's vectors
+ * (split_columns); a FULL value stored row by row, each row one vector.
+ * The loop vectorizer would make the same loop from the row loop, with
+ * shuffles of whole blocks that cost several times more to compile.
+ * Returns the first row left. */
+static LLVMValueRef build_blocks(cg *g, const bool *done)
+{
+    const struct weft__fused *f = g->f;
+    LLVMValueRef n_blocks = LLVMBuildSDiv(g->b, LLVMBuildNSWSub(g->b, g->r1, g->r0, ""),
+                                          ci(g->i64, BLOCK_ROWS), "");
+    loop blocks;
+    loop_open(g, &blocks, ci(g->i64, 0), n_blocks, NULL);
+    g->blk = LLVMBuildNSWAdd(g->b, g->r0, LLVMBuildNSWMul(g->b, blocks.iv, ci(g->i64, BLOCK_ROWS), ""), "");
+    g->vl = BLOCK_ROWS;
+    g->lane_rows = true;
+    memset(g->colv, 0, sizeof g->colv);
+    for (uint32_t e = 0; e < f->n_ext; e++)
+        if (f->ext_kind[e] == WEFT__FK_ROW)
+            g->ext_val[e] = load_vec(g, f->ext_dt[e], BLOCK_ROWS, g->ext[e], g->blk);
+    bool row_done[WEFT__FUSED_MAX_INSTR];
+    memcpy(row_done, done, sizeof row_done);
+    uint32_t last = f->n_instr - 1;
+    for (uint32_t j = 0; j < last; j++) {
+        if (f->ins[j].red != WEFT__FRED_INNER)
+            continue;
+        row_values(g, j, row_done);
+        block_reduce(g, j);
+        row_done[j] = true;
+    }
+    row_values(g, last, row_done);
+    const weft__finstr *in = &f->ins[last];
+    if (in->red == WEFT__FRED_INNER) {
+        block_reduce(g, last);
+        store_vec(g, in->out_dt, g->val[last], g->out, g->blk);
+    } else {
+        g->lane_rows = false;
+        g->vl = (unsigned)g->wc;
+        for (g->bk = 0; g->bk < BLOCK_ROWS; g->bk++) {
+            body_reset(g);
+            LLVMValueRef row = LLVMBuildNSWAdd(g->b, g->blk, ci(g->i64, g->bk), "");
+            store_vec(g, in->out_dt, emit_instr(g, last), g->out, LLVMBuildNSWMul(g->b, row, g->W, ""));
+        }
+    }
+    g->vl = 0;
+    loop_close(g, &blocks, NULL);
+    weft__jit_count_block_group();
+    return LLVMBuildNSWAdd(g->b, g->r0, LLVMBuildNSWMul(g->b, n_blocks, ci(g->i64, BLOCK_ROWS), ""), "");
+}
+
+/* Whether f's rows go in blocks (build_blocks): rows of a power of two
+ * columns up to BLOCK_MAX_COLS, known at compile time, no outer reduction
+ * and no libm call (which has no vector form). */
+static bool block_eligible(const struct weft__fused *f, int64_t cols)
+{
+    if (cols < 2 || cols > BLOCK_MAX_COLS || (cols & (cols - 1)) != 0)
+        return false;
+    for (uint32_t j = 0; j < f->n_instr; j++) {
+        const weft__finstr *in = &f->ins[j];
+        if (in->red == WEFT__FRED_OUTER)
+            return false;
+        if (in->red == WEFT__FRED_NONE && is_flt(in->in_dt) && libm_of(in->op, in->in_dt))
+            return false;
+    }
+    return true;
+}
+
 static void build_body(cg *g)
 {
     const struct weft__fused *f = g->f;
@@ -681,8 +953,15 @@ static void build_body(cg *g)
         column_loop(g, last);
         return;
     }
+    LLVMValueRef first = g->r0;
+    if (g->wc > 0) {
+        /* What blocks leave, fewer than BLOCK_ROWS rows, as plain loops:
+         * vectorizing them would cost the compile time blocks save. */
+        first = build_blocks(g, done);
+        g->plain_loops = true;
+    }
     loop rows;
-    loop_open(g, &rows, g->r0, g->r1, NULL);
+    loop_open(g, &rows, first, g->r1, NULL);
     g->r = rows.iv;
     for (uint32_t e = 0; e < f->n_ext; e++)
         if (f->ext_kind[e] == WEFT__FK_ROW)
@@ -749,6 +1028,7 @@ bool weft__codegen_group(LLVMModuleRef m, const struct weft__fused *f, const cha
         cols = f->dims[q] >= 0 ? cols * f->dims[q] : -1;
     if (cols > 0)
         g.W = ci(g.i64, cols);
+    g.wc = cols > 0 && block_eligible(f, cols) ? cols : 0;
     g.b = LLVMCreateBuilderInContext(g.c);
     LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(g.c, g.fn, "entry"));
     for (uint32_t e = 0; e < f->n_ext; e++) {
