@@ -14,8 +14,10 @@
  * first worker began a chunk (the workers' wake-up), when the caller ended
  * its last chunk, when the last chunk ended, and when the call returned
  * (the caller's wait for the workers), with the caller's CPU time in the
- * call, the chunks each thread ran, and how often the workers went to
- * sleep since the previous call (runtime stats).
+ * call, the chunks each thread ran, how often the workers went to sleep
+ * since the previous call (runtime stats), and the median chunk's time
+ * over its share of the C loop (above 1: chunks run slower side by side,
+ * as memory-bound ones do when two CPUs share the memory bandwidth).
  *
  *   probe_split colsum|chain WORKERS REPS [timeline] */
 #define _GNU_SOURCE
@@ -119,7 +121,9 @@ static double thread_cpu(void)
 
 /* One timed call (after the C loop, as bench_numeric runs them), printed
  * as a timeline in microseconds from the call's start. */
-static void timeline_rep(int r, double *wake, double *wait, double *sleeps_out)
+static double timeline_ratio;   /* the last timeline_rep's weft / C */
+
+static void timeline_rep(int r, double *wake, double *wait, double *sleeps_out, double *slow)
 {
     weft_runtime_stats s0, s1;
     weft_runtime_get_stats(rt, &s0);
@@ -143,14 +147,20 @@ static void timeline_rep(int r, double *wake, double *wait, double *sleeps_out)
         if (recs[k].t1 > last_end)
             last_end = recs[k].t1;
     }
+    timeline_ratio = tw / tc;
+    double durs[MAX_CHUNKS];
+    for (size_t k = 0; k < n_chunks; k++)
+        durs[k] = recs[k].t1 - recs[k].t0;
+    slow[r] = bench_median(durs, (int)n_chunks) / (tc / (double)n_chunks);
     wake[r] = first_worker < 0 ? tw * 1e6 : (first_worker - t) * 1e6;
     wait[r] = (t + tw - last_end) * 1e6;
     sleeps_out[r] = (double)(s1.sleeps - s0.sleeps);
     printf("rep %2d C %.0f us weft %.0f us ratio %.2f | first worker chunk %+.0f caller done %+.0f "
-           "last chunk %+.0f return %+.0f | caller cpu %.0f us | sleeps in C loop %llu |",
+           "last chunk %+.0f return %+.0f | caller cpu %.0f us | sleeps in C loop %llu | "
+           "chunk/C-share %.2f |",
            r, tc * 1e6, tw * 1e6, tw / tc, first_worker < 0 ? -1.0 : (first_worker - t) * 1e6,
            caller_end > 0 ? (caller_end - t) * 1e6 : -1.0, (last_end - t) * 1e6, tw * 1e6,
-           cpu * 1e6, (unsigned long long)(s1.sleeps - s0.sleeps));
+           cpu * 1e6, (unsigned long long)(s1.sleeps - s0.sleeps), slow[r]);
     for (int i = 0; i < n_tids && i < MAX_THREADS; i++)
         printf(" t%d:%d", i, count[i]);
     printf("\n");
@@ -195,13 +205,17 @@ int main(int argc, char **argv)
         weft_parallel_for(rt, n_chunks, 1, run_range, NULL);
     }
     if (argc == 5) {
-        static double wake[1024], wait[1024], sleeps[1024];
+        static double wake[1024], wait[1024], sleeps[1024], slow[1024], ratio[1024];
         int n = reps < 1024 ? reps : 1024;
-        for (int r = 0; r < n; r++)
-            timeline_rep(r, wake, wait, sleeps);
-        printf("medians: first worker chunk %.0f us after the call's start, return %.0f us after "
-               "the last chunk; workers' sleeps per C loop %.0f\n",
-               bench_median(wake, n), bench_median(wait, n), bench_median(sleeps, n));
+        for (int r = 0; r < n; r++) {
+            timeline_rep(r, wake, wait, sleeps, slow);
+            ratio[r] = timeline_ratio;
+        }
+        printf("medians: ratio %.2f; first worker chunk %.0f us after the call's start, return "
+               "%.0f us after the last chunk; workers' sleeps per C loop %.0f; a chunk's time "
+               "over its share of the C loop %.2f\n",
+               bench_median(ratio, n), bench_median(wake, n), bench_median(wait, n),
+               bench_median(sleeps, n), bench_median(slow, n));
         goto out;
     }
     weft_runtime_stats st0, st1;
