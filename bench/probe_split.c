@@ -1,7 +1,8 @@
 /* A probe of how a kernel's parallel_for spreads over the threads: the
  * numeric suite's colsum (20 chunks of 1024 rows of f64[2e4,256], as
- * weft__reduce_chunks cuts it) or chain (2 chunks of f32[4e6], as
- * weft__chunk_count cuts it for 2 workers) run with weft_parallel_for from
+ * weft__reduce_chunks cuts it) or chain (f32[4e6] in 4 chunks per worker,
+ * as fused groups and elementwise kernels cut it; chain1: one chunk per
+ * worker, weft__chunk_count's cut alone) run with weft_parallel_for from
  * the main thread, each repetition right after the same work as a C loop,
  * as bench_numeric times them.  For every repetition it prints the time
  * ratio, which thread ran how many chunks on which CPU, and each thread's
@@ -19,7 +20,7 @@
  * over its share of the C loop (above 1: chunks run slower side by side,
  * as memory-bound ones do when two CPUs share the memory bandwidth).
  *
- *   probe_split colsum|chain WORKERS REPS [timeline] */
+ *   probe_split colsum|chain|chain1 WORKERS REPS [timeline] */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -182,13 +183,18 @@ static void cloop(void)
 int main(int argc, char **argv)
 {
     if (argc != 4 && !(argc == 5 && strcmp(argv[4], "timeline") == 0)) {
-        fprintf(stderr, "usage: probe_split colsum|chain WORKERS REPS [timeline]\n");
+        fprintf(stderr, "usage: probe_split colsum|chain|chain1 WORKERS REPS [timeline]\n");
         return 2;
     }
     is_colsum = strcmp(argv[1], "colsum") == 0;
     unsigned workers = (unsigned)atoi(argv[2]);
     int reps = atoi(argv[3]);
-    n_chunks = is_colsum ? (ROWS + 1023) / 1024 : workers;
+    n_chunks = is_colsum ? (ROWS + 1023) / 1024
+               : strcmp(argv[1], "chain1") == 0 ? workers : 4 * (size_t)workers;
+    if (n_chunks > MAX_CHUNKS) {
+        fprintf(stderr, "probe_split: at most %d chunks\n", MAX_CHUNKS);
+        return 2;
+    }
     xd = malloc(sizeof *xd * ROWS * COLS);
     part = malloc(sizeof *part * MAX_CHUNKS * COLS);
     yd = malloc(sizeof *yd * COLS);
