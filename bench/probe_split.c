@@ -1,7 +1,8 @@
 /* A probe of how a kernel's parallel_for spreads over the threads: the
  * numeric suite's colsum (20 chunks of 1024 rows of f64[2e4,256], as
- * weft__reduce_chunks cuts it) or chain (2 chunks of f32[4e6], as
- * weft__chunk_count cuts it for 2 workers) run with weft_parallel_for from
+ * weft__reduce_chunks cuts it) or chain (f32[4e6] in 4 chunks per worker,
+ * as fused groups and elementwise kernels cut it; chain1: one chunk per
+ * worker, weft__chunk_count's cut alone) run with weft_parallel_for from
  * the main thread, each repetition right after the same work as a C loop,
  * as bench_numeric times them.  For every repetition it prints the time
  * ratio, which thread ran how many chunks on which CPU, and each thread's
@@ -9,7 +10,17 @@
  * slow repetition can be told apart from a fast one by counts a loaded
  * machine cannot fake (where threads ran, who ran what).
  *
- *   probe_split colsum|chain WORKERS REPS */
+ * With a fourth argument `timeline`, each repetition prints instead
+ * where the call's time went, measured from the call's start: when the
+ * first worker began a chunk (the workers' wake-up), when the caller ended
+ * its last chunk, when the last chunk ended, and when the call returned
+ * (the caller's wait for the workers), with the caller's CPU time in the
+ * call, the chunks each thread ran, how often the workers went to sleep
+ * since the previous call (runtime stats), and the median chunk's time
+ * over its share of the C loop (above 1: chunks run slower side by side,
+ * as memory-bound ones do when two CPUs share the memory bandwidth).
+ *
+ *   probe_split colsum|chain|chain1 WORKERS REPS [timeline] */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -20,6 +31,7 @@
 #include <math.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <weft.h>
 
@@ -80,6 +92,7 @@ static void chain_chunk(size_t k)
 }
 
 static bool is_colsum;
+static void cloop(void);
 
 static int run_range(size_t b, size_t e, void *ctx)
 {
@@ -100,6 +113,60 @@ static int run_range(size_t b, size_t e, void *ctx)
     return 0;
 }
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One timed call (after the C loop, as bench_numeric runs them), printed
+ * as a timeline in microseconds from the call's start. */
+static double timeline_ratio;   /* the last timeline_rep's weft / C */
+
+static void timeline_rep(int r, double *wake, double *wait, double *sleeps_out, double *slow)
+{
+    weft_runtime_stats s0, s1;
+    weft_runtime_get_stats(rt, &s0);
+    double t = bench_now();
+    cloop();
+    double tc = bench_now() - t;
+    weft_runtime_get_stats(rt, &s1);
+    double cpu0 = thread_cpu();
+    t = bench_now();
+    weft_parallel_for(rt, n_chunks, 1, run_range, NULL);
+    double tw = bench_now() - t;
+    double cpu = thread_cpu() - cpu0;
+    double first_worker = -1, caller_end = 0, last_end = 0;
+    int count[MAX_THREADS] = { 0 };
+    for (size_t k = 0; k < n_chunks; k++) {
+        count[recs[k].thread]++;
+        if (recs[k].thread != 0 && (first_worker < 0 || recs[k].t0 < first_worker))
+            first_worker = recs[k].t0;
+        if (recs[k].thread == 0 && recs[k].t1 > caller_end)
+            caller_end = recs[k].t1;
+        if (recs[k].t1 > last_end)
+            last_end = recs[k].t1;
+    }
+    timeline_ratio = tw / tc;
+    double durs[MAX_CHUNKS];
+    for (size_t k = 0; k < n_chunks; k++)
+        durs[k] = recs[k].t1 - recs[k].t0;
+    slow[r] = bench_median(durs, (int)n_chunks) / (tc / (double)n_chunks);
+    wake[r] = first_worker < 0 ? tw * 1e6 : (first_worker - t) * 1e6;
+    wait[r] = (t + tw - last_end) * 1e6;
+    sleeps_out[r] = (double)(s1.sleeps - s0.sleeps);
+    printf("rep %2d C %.0f us weft %.0f us ratio %.2f | first worker chunk %+.0f caller done %+.0f "
+           "last chunk %+.0f return %+.0f | caller cpu %.0f us | sleeps in C loop %llu | "
+           "chunk/C-share %.2f |",
+           r, tc * 1e6, tw * 1e6, tw / tc, first_worker < 0 ? -1.0 : (first_worker - t) * 1e6,
+           caller_end > 0 ? (caller_end - t) * 1e6 : -1.0, (last_end - t) * 1e6, tw * 1e6,
+           cpu * 1e6, (unsigned long long)(s1.sleeps - s0.sleeps), slow[r]);
+    for (int i = 0; i < n_tids && i < MAX_THREADS; i++)
+        printf(" t%d:%d", i, count[i]);
+    printf("\n");
+}
+
 static void cloop(void)
 {
     if (is_colsum) {
@@ -115,14 +182,19 @@ static void cloop(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: probe_split colsum|chain WORKERS REPS\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "timeline") == 0)) {
+        fprintf(stderr, "usage: probe_split colsum|chain|chain1 WORKERS REPS [timeline]\n");
         return 2;
     }
     is_colsum = strcmp(argv[1], "colsum") == 0;
     unsigned workers = (unsigned)atoi(argv[2]);
     int reps = atoi(argv[3]);
-    n_chunks = is_colsum ? (ROWS + 1023) / 1024 : workers;
+    n_chunks = is_colsum ? (ROWS + 1023) / 1024
+               : strcmp(argv[1], "chain1") == 0 ? workers : 4 * (size_t)workers;
+    if (n_chunks > MAX_CHUNKS) {
+        fprintf(stderr, "probe_split: at most %d chunks\n", MAX_CHUNKS);
+        return 2;
+    }
     xd = malloc(sizeof *xd * ROWS * COLS);
     part = malloc(sizeof *part * MAX_CHUNKS * COLS);
     yd = malloc(sizeof *yd * COLS);
@@ -137,6 +209,20 @@ int main(int argc, char **argv)
     for (int w = 0; w < 50; w++) {
         cloop();
         weft_parallel_for(rt, n_chunks, 1, run_range, NULL);
+    }
+    if (argc == 5) {
+        static double wake[1024], wait[1024], sleeps[1024], slow[1024], ratio[1024];
+        int n = reps < 1024 ? reps : 1024;
+        for (int r = 0; r < n; r++) {
+            timeline_rep(r, wake, wait, sleeps, slow);
+            ratio[r] = timeline_ratio;
+        }
+        printf("medians: ratio %.2f; first worker chunk %.0f us after the call's start, return "
+               "%.0f us after the last chunk; workers' sleeps per C loop %.0f; a chunk's time "
+               "over its share of the C loop %.2f\n",
+               bench_median(ratio, n), bench_median(wake, n), bench_median(wait, n),
+               bench_median(sleeps, n), bench_median(slow, n));
+        goto out;
     }
     weft_runtime_stats st0, st1;
     weft_runtime_get_stats(rt, &st0);
@@ -190,6 +276,7 @@ int main(int argc, char **argv)
            bench_median(ratios, reps), (unsigned long long)(st1.tasks - st0.tasks),
            (unsigned long long)(st1.steals - st0.steals),
            (unsigned long long)(st1.sleeps - st0.sleeps));
+out:
     weft_runtime_destroy(&rt);
     free(xd);
     free(part);

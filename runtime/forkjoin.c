@@ -338,7 +338,7 @@ static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
 static __attribute__((noinline)) void wait_worker(weft__worker *w, weft_group *g)
 {
     weft_runtime *rt = w->rt;
-    weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
+    weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER, 0, 0 };
     weft_task_slot *floor = g->base_;
     if (floor == WEFT__GROUP_NO_BASE)
         floor = weft__deque_head(&w->dq);   /* no child on this stack: pop nothing */

@@ -1,6 +1,6 @@
 /* Parallel loops on top of fork-join: weft_parallel_for (lazy binary
  * splitting) and weft_parallel_map (bounded runners). */
-#include "runtime/internal.h"
+#include "runtime/sched.h"
 
 /* The first failure wins; later iterations see it and are skipped. */
 static void set_status(int *status, int rc)
@@ -159,6 +159,19 @@ static void pfor_claim_runner(void *arg)
     }
 }
 
+/* Once the caller's claims find nothing left, a runner that no worker has
+ * started would claim nothing either: the caller takes it back from the
+ * injection queue and ends it itself.  Otherwise the wait would last until
+ * a worker woke up (a futex round trip when it slept) or got a CPU (on a
+ * busy machine, a time slice of another process) only to end the runner;
+ * runners already started are waited for as before. */
+static void pfor_claim_take_back(weft_runtime *rt, weft_group *g)
+{
+    weft__task t;
+    while (weft__inject_take_back(rt, g, &t))
+        weft__run_task(NULL, &t, WEFT__TASK_REMOTE, false);
+}
+
 static void pfor_claim(pfor *pf, size_t n)
 {
     /* Blocks of at least 1/256 of the loop: the last one costs at most
@@ -180,6 +193,7 @@ static void pfor_claim(pfor *pf, size_t n)
     for (size_t r = 0; r < runners; r++)
         weft_spawn(&g, pfor_claim_runner, &cl);
     pfor_claim_runner(&cl);
+    pfor_claim_take_back(pf->rt, &g);
     int rc = weft_group_wait(&g);
     if (rc)
         set_status(&pf->status, rc);

@@ -202,6 +202,9 @@ typedef struct weft__idle_state {
     bool searching;
     bool spinner;
     ck_backoff_t bo;
+    /* The least time to spin after the last task before sleeping (0: the
+     * rounds alone bound the spin), and when the spin began. */
+    uint64_t hold_ns, since_ns;
 } weft__idle_state;
 
 /* Runs one task: w's own newest one if it lies at or above floor (older
@@ -211,8 +214,8 @@ bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *f
 /* Runs w's own queued tasks at or above floor, newest first, until none is
  * left there or the newest one was stolen. */
 void weft__run_own_tasks(weft__worker *w, weft_task_slot *floor);
-/* After a failed search: backs off, and says whether spin rounds are left
- * (false: time to sleep). */
+/* After a failed search: backs off, and says whether spin rounds (or,
+ * with s->hold_ns, spin time) are left (false: time to sleep). */
 bool weft__spin_idle(weft_runtime *rt, weft__idle_state *s);
 
 /* -------------------------------------------------------------- fork-join */

@@ -8,6 +8,13 @@
  * microseconds of spinning, each round ending in a sched_yield once the
  * back-off reaches its ceiling. */
 #define SPIN_ROUNDS 200
+/* An idle worker in its loop spins at least this long after its last task
+ * before sleeping.  A program that alternates serial code with parallel
+ * calls a millisecond or two apart (a kernel per statement) then finds the
+ * workers awake at the next call instead of paying each worker's futex
+ * wake-up there; an idle runtime still sleeps after it, within the idle
+ * target (docs/BENCHMARKS.md, "Runtime: idle and start-up"). */
+#define IDLE_HOLD_NS 2000000u
 
 static inline uint64_t rng_next(weft__worker *w)
 {
@@ -226,7 +233,10 @@ bool weft__run_some_work(weft__worker *w, weft__idle_state *s, weft_task_slot *f
  * not touch the shared count. */
 bool weft__spin_idle(weft_runtime *rt, weft__idle_state *s)
 {
-    if (s->rounds >= SPIN_ROUNDS)
+    if (s->hold_ns && s->rounds == 0)
+        s->since_ns = weft__now_ns();
+    if (s->rounds >= SPIN_ROUNDS &&
+        (!s->hold_ns || weft__now_ns() - s->since_ns >= s->hold_ns))
         return false;
     if (s->rounds > 0)
         weft__set_searching(rt, &s->searching, true);
@@ -243,7 +253,7 @@ void *weft__worker_main(void *arg)
     __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
     /* Counted idle from weft_runtime_create on: spawns before this thread
      * got here share their tasks for it. */
-    weft__idle_state s = { 0, true, false, CK_BACKOFF_INITIALIZER };
+    weft__idle_state s = { 0, true, false, CK_BACKOFF_INITIALIZER, IDLE_HOLD_NS, 0 };
     for (;;) {
         if (weft__run_some_work(w, &s, w->dq.base))
             continue;

@@ -34,7 +34,7 @@ static bool slot_done(void *p)
 static void wait_stolen(weft__worker *w, weft_task_slot *t)
 {
     weft_runtime *rt = w->rt;
-    weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER };
+    weft__idle_state s = { 0, false, false, CK_BACKOFF_INITIALIZER, 0, 0 };
     while (!slot_done(t)) {
         if (weft__run_some_work(w, &s, t + 1) || weft__spin_idle(rt, &s))
             continue;

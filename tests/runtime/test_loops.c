@@ -203,6 +203,61 @@ Test(parallel_for, outside_caller_takes_what_a_stalled_worker_left, .timeout = 6
     weft_runtime_destroy(&rt);
 }
 
+/* Once an outside caller has claimed every block itself, the runners it
+ * spawned for the workers have nothing left to claim: the loop must return
+ * without waiting for a worker to start them.  Here both workers are held
+ * in tasks until the loop returns (or 10 s pass), and the runtime is made
+ * to look as if they were idle and asleep, so that the caller's general
+ * wait would neither take its queued tasks back (it does so only while no
+ * worker looks for work or sleeps) nor end before the workers came back. */
+typedef struct hold {
+    uint64_t started;    /* atomic: holding tasks running */
+    uint64_t released;   /* atomic: 1 once the loop returned */
+    uint64_t timed_out;  /* atomic: a holder gave up waiting */
+} hold;
+
+static void hold_worker(void *arg)
+{
+    hold *h = arg;
+    __atomic_add_fetch(&h->started, 1, __ATOMIC_ACQ_REL);
+    int ms = 0;
+    while (ms < 10000 && !__atomic_load_n(&h->released, __ATOMIC_ACQUIRE)) {
+        sleep_us(1000);
+        ms++;
+    }
+    if (ms == 10000)
+        __atomic_store_n(&h->timed_out, 1, __ATOMIC_RELEASE);
+}
+
+Test(parallel_for, outside_caller_ends_runners_no_worker_started, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime_of(2);
+    /* The caller claims with the workers whatever the machine's CPUs. */
+    rt->spare_core = false;
+    hold h = { 0, 0, 0 };
+    weft_group held;
+    weft_group_init(&held, rt);
+    for (int i = 0; i < 2; i++)
+        weft_spawn(&held, hold_worker, &h);
+    while (__atomic_load_n(&h.started, __ATOMIC_ACQUIRE) < 2)
+        sleep_us(100);
+    __atomic_add_fetch(&rt->work_ev.searching, 2, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&rt->work_ev.sleepers, 2, __ATOMIC_SEQ_CST);
+    weft_runtime_stats st0, st1;
+    weft_runtime_get_stats(rt, &st0);
+    check_cover(rt, 64, 1);
+    weft_runtime_get_stats(rt, &st1);
+    __atomic_store_n(&h.released, 1, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(&rt->work_ev.sleepers, 2, __ATOMIC_SEQ_CST);
+    __atomic_sub_fetch(&rt->work_ev.searching, 2, __ATOMIC_SEQ_CST);
+    cr_assert_eq(weft_group_wait(&held), 0);
+    cr_assert_eq(h.timed_out, 0, "the loop waited for the held workers");
+    /* Its two runners ran on the caller, as outside tasks. */
+    cr_assert_eq(st1.tasks - st0.tasks, 2, "tasks run during the loop: %llu",
+                 (unsigned long long)(st1.tasks - st0.tasks));
+    weft_runtime_destroy(&rt);
+}
+
 /* --------------------------------------------------------- parallel_map */
 
 typedef struct mapcount {
