@@ -255,9 +255,8 @@ weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], doub
     const char *fn = "weft_pad";
     if (!enter(cx, fn, a) || !known_rank(cx, fn, a) || !pads_valid(cx, fn, a, pads))
         return NULL;
-    /* A strong copy of the reference, so that a pad of nothing is a value
-     * of its own like any op's result, and a weak scalar does not stay
-     * weak. */
+    /* A weak scalar padded by nothing becomes strong, as any op's result
+     * is: the pad's dtype does not bend to what it meets next. */
     weft_value *t = weft__value_strong(cx, a);
     for (int d = 0; d < spec_of(a)->rank && t; d++)
         t = pad_axis(cx, t, d, pads[d][0], pads[d][1], value);

@@ -417,7 +417,7 @@ WEFT_API weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis);
  * work: the padding's shape is then taken from a when the function runs.
  * pads NULL, a negative pad (TensorFlow's CONSTANT mode refuses them too;
  * use weft_slice to crop) or one above INT32_MAX is WEFT_EINVAL.  All-zero
- * pads give a copy of a's reference (a weak scalar becomes strong). */
+ * pads give a itself (a weak scalar as a strong one, as weft_cast). */
 WEFT_API weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2],
                               double value);
 /* Activations, elementwise.  leaky_relu: x for x > 0, else alpha * x

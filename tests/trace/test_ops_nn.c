@@ -255,6 +255,22 @@ Test(ops_nn, softmax_refuses_integers_and_bad_axes)
             "weft_softmax: axis -3 is out of range");
 }
 
+/* An axis needs the rank: traced for any rank, softmax is refused (an
+ * eager call knows the rank and runs). */
+Test(ops_nn, softmax_needs_the_rank_while_tracing)
+{
+    nn_case c = { .op = SOFTMAX, .sig = "f32[*]" };
+    weft_function *f = make(&c, 0);
+    weft_tensor *in = f32_23(), *out = NULL;
+    weft_arg arg = weft_arg_tensor(in);
+    cr_assert_eq(weft_function_call(f, &arg, 1, &out, 1), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_softmax: the rank of a is unknown while tracing"), "%s",
+              weft_errmsg());
+    cr_assert_null(out);
+    weft_function_destroy(&f);
+    weft_tensor_release(in);
+}
+
 /* ---- logsumexp -------------------------------------------------------------- */
 
 Test(ops_nn, logsumexp_axes_and_keepdims)
@@ -277,6 +293,8 @@ Test(ops_nn, logsumexp_axes_and_keepdims)
           WEFT_F32, 2, (int64_t[]){ 1, 1 }, &all, "all axes keepdims");
     check(run(&(nn_case){ .op = LOGSUMEXP, .axis = 1, .sig = "f32[?,?]" }, in), WEFT_F32, 1,
           (int64_t[]){ 2 }, rows, "axis 1 of f32[?,?]");
+    check(run(&(nn_case){ .op = LOGSUMEXP, .axis = WEFT_ALL_AXES, .sig = "f32[*]" }, in), WEFT_F32,
+          0, NULL, &all, "all axes of f32[*]");
     weft_tensor_release(in);
 }
 
@@ -323,6 +341,8 @@ Test(ops_nn, one_hot_rows_and_out_of_range)
     want2[0 * 4 + 3] = want2[1 * 4 + 0] = want2[3 * 4 + 1] = 1;  /* 4 is past depth 4 */
     check(run(&(nn_case){ .op = ONE_HOT, .depth = 4, .dtype = WEFT_I64, .sig = "i64[?,2]" }, in2),
           WEFT_I64, 3, (int64_t[]){ 2, 2, 4 }, want2, "one_hot of i64[2,2]");
+    check(run(&(nn_case){ .op = ONE_HOT, .depth = 4, .dtype = WEFT_I64, .sig = "i64[*]" }, in2),
+          WEFT_I64, 3, (int64_t[]){ 2, 2, 4 }, want2, "one_hot of i64[*]");
     weft_tensor_release(in2);
 }
 
