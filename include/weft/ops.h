@@ -366,6 +366,71 @@ WEFT_API weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis);
  * a single long axis is not split over threads. */
 WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
 
+/* ---- Neural-network ops ----
+ *
+ * Compositions of the ops above (no kernels of their own), so they run
+ * eagerly and traced alike, fuse with their neighbours, and take dims
+ * unknown while tracing.  Errors name the op ("weft_softmax: ..."): the
+ * inputs are checked before anything is computed.  An axis may be negative
+ * (counted from the end) and must be in range for a's rank, which must be
+ * known (WEFT_EINVAL otherwise, also while tracing a rank unknown then).
+ * softmax, log_softmax, logsumexp and the activations take f32 and f64
+ * only and keep the dtype; anything else is WEFT_EDTYPE (cast first).
+ * Like any op's, their results are values of cx. */
+
+/* tf.nn.softmax and tf.nn.log_softmax along axis: exp(x - m) / sum(exp(x
+ * - m)) and (x - m) - log(sum(exp(x - m))), where m is the maximum along
+ * the axis, so large inputs do not overflow (softmax of [1000, 1001] is
+ * [0.27, 0.73]).  A slice of all -inf, or one holding +inf or NaN, gives
+ * NaN, as in TensorFlow.  TensorFlow's integer refusal is kept
+ * (WEFT_EDTYPE). */
+WEFT_API weft_value *weft_softmax(weft_ctx *cx, weft_value *a, int axis);
+WEFT_API weft_value *weft_log_softmax(weft_ctx *cx, weft_value *a, int axis);
+/* tf.math.reduce_logsumexp over one axis or WEFT_ALL_AXES: log(sum(exp(x
+ * - m))) + m, with m the maximum, replaced by 0 where it is not finite:
+ * an axis of all -inf gives -inf (not NaN), one holding +inf gives +inf,
+ * NaN gives NaN, and an empty axis gives -inf, as in TensorFlow.
+ * keepdims keeps the reduced axes as 1s. */
+WEFT_API weft_value *weft_logsumexp(weft_ctx *cx, weft_value *a, int axis, bool keepdims);
+/* tf.one_hot(indices, depth, dtype=dtype) with on 1, off 0 and the new
+ * axis last: indices (i32 or i64, any shape, rank unknown while tracing
+ * included) of shape [...] give [..., depth] of dtype (any; bool gives
+ * true / false), 1 where the last index equals indices.  An index outside
+ * 0..depth-1, negative ones included, gives a row of zeros, as in
+ * TensorFlow (never an error: weft_gather counts negative indices from
+ * the end instead).  Other dtypes of indices are WEFT_EDTYPE; a negative
+ * depth or an unknown dtype WEFT_EINVAL. */
+WEFT_API weft_value *weft_one_hot(weft_ctx *cx, weft_value *indices, int64_t depth,
+                                  weft_dtype dtype);
+/* tf.reverse over one axis: a[..., ::-1, ...] there (weft_slice with a
+ * step of -1).  Any dtype. */
+WEFT_API weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis);
+/* tf.pad in CONSTANT mode: pads holds rank(a) rows, pads[d][0] elements
+ * of value before a along dim d and pads[d][1] after it (borrowed for the
+ * call), as tf.pad's paddings [[before, after], ...]:
+ *
+ *     const int64_t pads[2][2] = { { 1, 1 }, { 0, 2 } };
+ *     weft_value *p = weft_pad(cx, x, pads, 0.0);   // [m, n] -> [m+2, n+2]
+ *
+ * value is converted to a's dtype like weft_cast (TensorFlow wants
+ * constant_values of a's dtype).  Any dtype.  Dims unknown while tracing
+ * work: the padding's shape is then taken from a when the function runs.
+ * pads NULL, a negative pad (TensorFlow's CONSTANT mode refuses them too;
+ * use weft_slice to crop) or one above INT32_MAX is WEFT_EINVAL.  All-zero
+ * pads give a itself (a weak scalar as a strong one, as weft_cast). */
+WEFT_API weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2],
+                              double value);
+/* Activations, elementwise.  leaky_relu: x for x > 0, else alpha * x
+ * (tf.nn.leaky_relu; TensorFlow casts integers to f32 there, weft asks for
+ * a weft_cast).  elu: x for x > 0, else expm1(x) (tf.nn.elu).  gelu: the
+ * tanh approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+ * which is tf.nn.gelu(x, approximate=True); TensorFlow's default
+ * (approximate=False) uses erf, which weft has no op for, and differs from
+ * it by less than 5e-4.  NaN stays NaN. */
+WEFT_API weft_value *weft_leaky_relu(weft_ctx *cx, weft_value *a, double alpha);
+WEFT_API weft_value *weft_elu(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_gelu(weft_ctx *cx, weft_value *a);
+
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
  * the slice spec (while tracing elems of unknown rank, once for a slice of

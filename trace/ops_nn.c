@@ -1,0 +1,308 @@
+/* The neural-network ops of include/weft/ops.h: softmax, log_softmax,
+ * logsumexp, one_hot, reverse, pad and the activations leaky_relu, elu and
+ * gelu.  Each is a composition of the other ops, so eager mode, tracing,
+ * fusion, the native tier and unknown dims come with them and no kernel is
+ * new.  Each checks its inputs first: the inner ops it then calls cannot
+ * fail on them (short of memory), so an error names the public op.  The
+ * elementwise steps go through weft__op_unary / weft__op_binary with the
+ * public name for the same reason. */
+#include <math.h>
+#include <stdint.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+/* ---- Checks ------------------------------------------------------------ */
+
+/* A context, no sticky error, a valid input. */
+static bool enter(weft_ctx *cx, const char *fn, weft_value *a)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return false;
+    }
+    return weft__ctx_check_inputs(cx, fn, &a, 1);
+}
+
+static const weft_spec *spec_of(const weft_value *v)
+{
+    return weft__value_spec(v);
+}
+
+static bool is_float(weft_dtype dt)
+{
+    return dt == WEFT_F32 || dt == WEFT_F64;
+}
+
+/* These ops are defined on floats only, as in TensorFlow: an integer
+ * softmax would be a cast the caller did not ask for. */
+static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a)
+{
+    if (is_float(spec_of(a)->dtype))
+        return true;
+    char s[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a is %s, not f32 or f64 (weft_cast it first)", fn,
+                   weft__spec_str(spec_of(a), s, sizeof s));
+    return false;
+}
+
+/* Ops with one entry per dim, or an axis to check, need a's rank now. */
+static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a)
+{
+    if (spec_of(a)->rank != WEFT_RANK_ANY)
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the rank of a is unknown while tracing", fn);
+    return false;
+}
+
+/* axis checked against a's rank and made non-negative in *out, so that
+ * the reductions and slices called next cannot refuse it. */
+static bool norm_axis(weft_ctx *cx, const char *fn, const weft_value *a, int axis, int *out)
+{
+    if (!known_rank(cx, fn, a))
+        return false;
+    int rank = spec_of(a)->rank;
+    if (axis < -rank || axis >= rank) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range for rank %d", fn, axis, rank);
+        return false;
+    }
+    *out = axis < 0 ? axis + rank : axis;
+    return true;
+}
+
+/* The entry checks of the float ops over one axis. */
+static bool float_axis(weft_ctx *cx, const char *fn, weft_value *a, int axis, int *out)
+{
+    return enter(cx, fn, a) && need_float(cx, fn, a) && norm_axis(cx, fn, a, axis, out);
+}
+
+/* ---- Softmax and logsumexp --------------------------------------------- */
+
+static weft_value *max_keep(weft_ctx *cx, weft_value *a, const int *axis, size_t n_axes)
+{
+    return weft_reduce(cx, WEFT_R_MAX, a, axis, n_axes, true);
+}
+
+static weft_value *sum_keep(weft_ctx *cx, weft_value *a, const int *axis, size_t n_axes)
+{
+    return weft_reduce(cx, WEFT_R_SUM, a, axis, n_axes, true);
+}
+
+/* a minus its maximum over axis: the largest exponent becomes 0, so exp
+ * cannot overflow and at least one term of the sum is 1. */
+static weft_value *shifted(weft_ctx *cx, const char *fn, weft_value *a, int axis)
+{
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, a, max_keep(cx, a, &axis, 1));
+}
+
+weft_value *weft_softmax(weft_ctx *cx, weft_value *a, int axis)
+{
+    const char *fn = "weft_softmax";
+    if (!float_axis(cx, fn, a, axis, &axis))
+        return NULL;
+    weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, shifted(cx, fn, a, axis));
+    return weft__op_binary(cx, WEFT__OP_DIV, fn, e, sum_keep(cx, e, &axis, 1));
+}
+
+/* log(softmax) as s - log(sum(exp(s))) on the shifted s, which stays
+ * finite where softmax itself rounds to 0. */
+weft_value *weft_log_softmax(weft_ctx *cx, weft_value *a, int axis)
+{
+    const char *fn = "weft_log_softmax";
+    if (!float_axis(cx, fn, a, axis, &axis))
+        return NULL;
+    weft_value *s = shifted(cx, fn, a, axis);
+    weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, s);
+    weft_value *lse = weft__op_unary(cx, WEFT__OP_LOG, fn, sum_keep(cx, e, &axis, 1));
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, s, lse);
+}
+
+/* The maximum over the axes, replaced by 0 where it is not finite (as
+ * TensorFlow's reduce_logsumexp does): an axis of all -inf then sums
+ * exp(-inf - 0) = 0 and gives log(0) + 0 = -inf rather than -inf - -inf,
+ * which is NaN; +inf and NaN go through exp unchanged. */
+static weft_value *finite_max(weft_ctx *cx, const char *fn, weft_value *a, const int *axis,
+                              size_t n_axes)
+{
+    weft_value *m = max_keep(cx, a, axis, n_axes);
+    weft_value *mag = weft__op_unary(cx, WEFT__OP_ABS, fn, m);
+    weft_value *finite = weft__op_binary(cx, WEFT__OP_LT, fn, mag, weft_const_f64(cx, INFINITY));
+    return weft_where(cx, finite, m, weft_const_f64(cx, 0.0));
+}
+
+weft_value *weft_logsumexp(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
+{
+    const char *fn = "weft_logsumexp";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    bool all = axis == WEFT_ALL_AXES;
+    if (!all && !norm_axis(cx, fn, a, axis, &axis))
+        return NULL;
+    size_t n_axes = all ? 0 : 1;
+    weft_value *m = finite_max(cx, fn, a, &axis, n_axes);
+    weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, a, m));
+    weft_value *lse = weft__op_unary(cx, WEFT__OP_LOG, fn,
+                                     weft_reduce(cx, WEFT_R_SUM, e, &axis, n_axes, keepdims));
+    /* m kept the reduced axes as 1s; squeezing them gives the result's
+     * shape (every axis of m is 1 when all are reduced). */
+    if (!keepdims && m)
+        m = weft_squeeze(cx, m, all ? WEFT_ALL_AXES : axis);
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, lse, m);
+}
+
+/* ---- one_hot, reverse, pad --------------------------------------------- */
+
+weft_value *weft_one_hot(weft_ctx *cx, weft_value *indices, int64_t depth, weft_dtype dtype)
+{
+    const char *fn = "weft_one_hot";
+    if (!enter(cx, fn, indices))
+        return NULL;
+    weft_dtype it = spec_of(indices)->dtype;
+    if (it != WEFT_I32 && it != WEFT_I64) {
+        char s[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: indices are %s, not i32 or i64", fn,
+                              weft__spec_str(spec_of(indices), s, sizeof s));
+    }
+    if (depth < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: depth %lld is negative", fn, (long long)depth);
+    if (weft_dtype_size(dtype) == 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown dtype %d", fn, (int)dtype);
+    /* Each index compared with 0..depth-1 along a new last axis: an index
+     * outside that range matches nothing, which is TensorFlow's all-off
+     * row, with no check that could fail at run time. */
+    weft_value *cols = weft_range(cx, WEFT_I64, 0, depth, 1);
+    weft_value *rows = weft_expand_dims(cx, indices, -1);
+    weft_value *hit = weft__op_binary(cx, WEFT__OP_EQ, fn, rows, cols);
+    return weft_cast(cx, hit, dtype);
+}
+
+weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis)
+{
+    const char *fn = "weft_reverse";
+    if (!enter(cx, fn, a) || !norm_axis(cx, fn, a, axis, &axis))
+        return NULL;
+    int64_t step[WEFT_MAX_RANK];
+    for (int d = 0; d < spec_of(a)->rank; d++)
+        step[d] = d == axis ? -1 : 1;
+    return weft_slice(cx, a, NULL, NULL, step);
+}
+
+/* pads holds rank rows of non-negative counts, and no padded known dim
+ * overflows: after this, the fills and concats of weft_pad cannot fail. */
+static bool pads_valid(weft_ctx *cx, const char *fn, const weft_value *a, const int64_t (*pads)[2])
+{
+    if (!pads) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: pads is NULL", fn);
+        return false;
+    }
+    const weft_spec *s = spec_of(a);
+    for (int d = 0; d < s->rank; d++) {
+        int64_t lo = pads[d][0], hi = pads[d][1];
+        if (lo < 0 || hi < 0) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: the pads of dim %d (%lld, %lld) are negative",
+                           fn, d, (long long)lo, (long long)hi);
+            return false;
+        }
+        int64_t dim = s->dims[d] == WEFT_DIM_ANY ? 0 : s->dims[d];
+        if (lo > INT32_MAX || hi > INT32_MAX || dim > INT64_MAX - lo - hi) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: the pads of dim %d (%lld, %lld) are too large", fn,
+                           d, (long long)lo, (long long)hi);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A block of t's shape but n along axis, filled with value.  When t's
+ * other dims are known now it is a plain fill; else its shape is taken
+ * from t when the function runs: t reduced over axis with keepdims (1
+ * there, even for an empty axis), filled, then tiled n times along
+ * axis. */
+static weft_value *pad_block(weft_ctx *cx, weft_value *t, int axis, int64_t n, double value)
+{
+    const weft_spec *s = spec_of(t);
+    int64_t dims[WEFT_MAX_RANK], times[WEFT_MAX_RANK];
+    bool known = true;
+    for (int d = 0; d < s->rank; d++) {
+        dims[d] = d == axis ? n : s->dims[d];
+        times[d] = d == axis ? n : 1;
+        known = known && dims[d] != WEFT_DIM_ANY;
+    }
+    if (known)
+        return weft_fill(cx, s->dtype, s->rank, dims, value);
+    weft_value *one = weft_reduce(cx, WEFT_R_MAX, t, &axis, 1, true);
+    return weft_tile(cx, weft_fill_like(cx, one, value), times);
+}
+
+/* t with lo blocks of value before it and hi after it along axis. */
+static weft_value *pad_axis(weft_ctx *cx, weft_value *t, int axis, int64_t lo, int64_t hi,
+                            double value)
+{
+    weft_value *parts[3];
+    size_t n = 0;
+    if (lo > 0)
+        parts[n++] = pad_block(cx, t, axis, lo, value);
+    parts[n++] = t;
+    if (hi > 0)
+        parts[n++] = pad_block(cx, t, axis, hi, value);
+    return n == 1 ? t : weft_concat(cx, parts, n, axis);
+}
+
+weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], double value)
+{
+    const char *fn = "weft_pad";
+    if (!enter(cx, fn, a) || !known_rank(cx, fn, a) || !pads_valid(cx, fn, a, pads))
+        return NULL;
+    /* A weak scalar padded by nothing becomes strong, as any op's result
+     * is: the pad's dtype does not bend to what it meets next. */
+    weft_value *t = weft__value_strong(cx, a);
+    for (int d = 0; d < spec_of(a)->rank && t; d++)
+        t = pad_axis(cx, t, d, pads[d][0], pads[d][1], value);
+    return t;
+}
+
+/* ---- Activations -------------------------------------------------------- */
+
+/* v times the constant c, in v's dtype (a weak constant). */
+static weft_value *scale(weft_ctx *cx, const char *fn, weft_value *v, double c)
+{
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, v, weft_const_f64(cx, c));
+}
+
+/* x where x > 0, else alpha * x; NaN takes the else branch and stays NaN. */
+weft_value *weft_leaky_relu(weft_ctx *cx, weft_value *a, double alpha)
+{
+    const char *fn = "weft_leaky_relu";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
+    return weft_where(cx, pos, a, scale(cx, fn, a, alpha));
+}
+
+/* x where x > 0, else exp(x) - 1, through expm1, which keeps the digits
+ * of small negative x that exp(x) - 1 would cancel. */
+weft_value *weft_elu(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_elu";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
+    return weft_where(cx, pos, a, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a));
+}
+
+/* TensorFlow's gelu(approximate=True): 0.5 x (1 + tanh(sqrt(2/pi) (x +
+ * 0.044715 x^3))).  The exact form needs erf, which weft has no op for. */
+weft_value *weft_gelu(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_gelu";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *cube = weft__op_binary(cx, WEFT__OP_MUL, fn,
+                                       weft__op_unary(cx, WEFT__OP_SQUARE, fn, a), a);
+    weft_value *inner = weft__op_binary(cx, WEFT__OP_ADD, fn, a, scale(cx, fn, cube, 0.044715));
+    weft_value *t = weft__op_unary(cx, WEFT__OP_TANH, fn, scale(cx, fn, inner, 0.7978845608028654));
+    weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, t, weft_const_f64(cx, 1.0));
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus);
+}
