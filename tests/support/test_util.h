@@ -3,6 +3,7 @@
 #define WEFT_TEST_UTIL_H
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <weft.h>
 
@@ -49,6 +50,20 @@ static inline char *test_read_file(const char *path)
     buf[len] = '\0';
     fclose(f);
     return buf;
+}
+
+/* Element i of t as a double, whatever t's dtype (NaN for an unknown one). */
+static inline double test_element(const weft_tensor *t, int64_t i)
+{
+    const void *p = weft_tensor_data(t);
+    switch (weft_tensor_dtype(t)) {
+    case WEFT_BOOL: return ((const uint8_t *)p)[i];
+    case WEFT_I32:  return ((const int32_t *)p)[i];
+    case WEFT_I64:  return (double)((const int64_t *)p)[i];
+    case WEFT_F32:  return ((const float *)p)[i];
+    case WEFT_F64:  return ((const double *)p)[i];
+    }
+    return NAN;
 }
 
 #endif

@@ -80,19 +80,6 @@ static weft_value *ev_owned(weft_tensor *t)
     return v;
 }
 
-static double elem(const weft_tensor *t, int64_t i)
-{
-    const void *p = weft_tensor_data(t);
-    switch (weft_tensor_dtype(t)) {
-    case WEFT_BOOL: return ((const uint8_t *)p)[i];
-    case WEFT_I32:  return ((const int32_t *)p)[i];
-    case WEFT_I64:  return (double)((const int64_t *)p)[i];
-    case WEFT_F32:  return ((const float *)p)[i];
-    case WEFT_F64:  return ((const double *)p)[i];
-    }
-    return NAN;
-}
-
 static void check_shape(const weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims)
 {
     cr_assert_not_null(t, "op failed: %s", weft_errmsg());
@@ -111,8 +98,8 @@ static void check_values(weft_value *v, weft_dtype dt, int rank, const int64_t *
     weft_tensor *t = weft_value_tensor(v);
     check_shape(t, dt, rank, dims);
     for (int64_t i = 0; i < weft_tensor_numel(t); i++)
-        cr_assert_eq(elem(t, i), want[i], "element %lld: %g, want %g", (long long)i, elem(t, i),
-                     want[i]);
+        cr_assert_eq(test_element(t, i), want[i], "element %lld: %g, want %g", (long long)i,
+                     test_element(t, i), want[i]);
 }
 
 /* ---- Worked examples ------------------------------------------------- */
@@ -282,9 +269,9 @@ static void compare_reference(const ref_case *rc, const weft_tensor *a, const we
     uint64_t *ia = malloc(sizeof(uint64_t) * (size_t)(na + 1));
     uint64_t *ib = malloc(sizeof(uint64_t) * (size_t)(nbe + 1));
     for (int64_t i = 0; i < na; i++)
-        is_float ? (void)(fa[i] = elem(a, i)) : (void)(ia[i] = u64_of(a, i));
+        is_float ? (void)(fa[i] = test_element(a, i)) : (void)(ia[i] = u64_of(a, i));
     for (int64_t i = 0; i < nbe; i++)
-        is_float ? (void)(fb[i] = elem(b, i)) : (void)(ib[i] = u64_of(b, i));
+        is_float ? (void)(fb[i] = test_element(b, i)) : (void)(ib[i] = u64_of(b, i));
     for (int64_t bi = 0; bi < batches; bi++) {
         int64_t aoff = 0, boff = 0, rest = bi, astride = a_mat, bstride = b_mat;
         for (int d = nb - 1; d >= 0; d--) {
@@ -320,7 +307,7 @@ static void compare_reference(const ref_case *rc, const weft_tensor *a, const we
                         isum += ia[a0 + p * as] * ib[b0 + p * bs];
                 }
                 int64_t o = (bi * m + i) * n + j;
-                double g = elem(got, o);
+                double g = test_element(got, o);
                 if (is_float) {
                     double tol = 2.0 * (double)(k + 2) * eps * fabs_sum;
                     cr_assert(fabs(g - fsum) <= tol, "batch %lld [%lld,%lld]: %.17g, want %.17g",
@@ -664,8 +651,8 @@ Test(matmul, traced_flags_kept_apart_and_never_in_place)
                         t += 4 * v[bi * 9 + q * 3 + i] * v[bi * 9 + q * 3 + j];
                         p += 4 * v[bi * 9 + i * 3 + q] * v[bi * 9 + q * 3 + j];
                     }
-                    cr_assert_eq(elem(out[0], bi * 9 + i * 3 + j), t);
-                    cr_assert_eq(elem(out[1], bi * 9 + i * 3 + j), p);
+                    cr_assert_eq(test_element(out[0], bi * 9 + i * 3 + j), t);
+                    cr_assert_eq(test_element(out[1], bi * 9 + i * 3 + j), p);
                 }
         weft_tensor_release(out[0]);
         weft_tensor_release(out[1]);

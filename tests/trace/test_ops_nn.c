@@ -121,19 +121,6 @@ static void refused(const nn_case *c, weft_tensor *in, int code, const char *wha
     weft_tensor_release(in);
 }
 
-static double element(const weft_tensor *t, int64_t i)
-{
-    const void *p = weft_tensor_data(t);
-    switch (weft_tensor_dtype(t)) {
-    case WEFT_BOOL: return ((const uint8_t *)p)[i];
-    case WEFT_I32: return ((const int32_t *)p)[i];
-    case WEFT_I64: return (double)((const int64_t *)p)[i];
-    case WEFT_F32: return ((const float *)p)[i];
-    case WEFT_F64: return ((const double *)p)[i];
-    }
-    return NAN;
-}
-
 /* t has dtype dt, shape dims[0..rank) and the values want (within the
  * dtype's tolerance); releases t. */
 static void check(weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims,
@@ -147,7 +134,7 @@ static void check(weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims,
                      (long long)weft_tensor_dims(t)[d]);
     double tol = dt == WEFT_F32 ? TOL_F32 : dt == WEFT_F64 ? TOL_F64 : 0;
     for (int64_t i = 0; i < weft_tensor_numel(t); i++) {
-        double got = element(t, i), w = want[i];
+        double got = test_element(t, i), w = want[i];
         if (isinf(w) || tol == 0)
             cr_assert(got == w, "%s[%lld] = %.17g, expected %.17g", what, (long long)i, got, w);
         else

@@ -61,19 +61,6 @@ static weft_tensor *iota(weft_dtype dt, int rank, const int64_t *dims)
     return t;
 }
 
-static double elem(const weft_tensor *t, int64_t i)
-{
-    const void *p = weft_tensor_data(t);
-    switch (weft_tensor_dtype(t)) {
-    case WEFT_BOOL: return ((const uint8_t *)p)[i];
-    case WEFT_I32: return ((const int32_t *)p)[i];
-    case WEFT_I64: return (double)((const int64_t *)p)[i];
-    case WEFT_F32: return ((const float *)p)[i];
-    case WEFT_F64: return ((const double *)p)[i];
-    }
-    return NAN;
-}
-
 static void expect_tensor(const weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims,
                           const double *want, const char *what)
 {
@@ -86,7 +73,7 @@ static void expect_tensor(const weft_tensor *t, weft_dtype dt, int rank, const i
         cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "%s: dim %d is %lld, expected %lld", what,
                      d, (long long)weft_tensor_dims(t)[d], (long long)dims[d]);
     for (int64_t i = 0; i < numel_of(rank, dims); i++) {
-        double g = elem(t, i);
+        double g = test_element(t, i);
         cr_assert(g == want[i] || (isnan(g) && isnan(want[i])),
                   "%s: element %lld is %g, expected %g", what, (long long)i, g, want[i]);
     }

@@ -76,19 +76,6 @@ static void check_shape(const weft_tensor *t, weft_dtype dt, int rank, const int
         cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "dim %d", d);
 }
 
-/* The result as doubles, whatever its dtype. */
-static double at(const weft_tensor *t, int64_t i)
-{
-    const void *p = weft_tensor_data(t);
-    switch (weft_tensor_dtype(t)) {
-    case WEFT_BOOL: return ((const uint8_t *)p)[i];
-    case WEFT_I32:  return ((const int32_t *)p)[i];
-    case WEFT_I64:  return (double)((const int64_t *)p)[i];
-    case WEFT_F32:  return ((const float *)p)[i];
-    default:        return ((const double *)p)[i];
-    }
-}
-
 static void expect(const red_case *c, weft_tensor *x, weft_dtype dt, int rank, const int64_t *dims,
                    const double *want, int n)
 {
@@ -96,7 +83,7 @@ static void expect(const red_case *c, weft_tensor *x, weft_dtype dt, int rank, c
     check_shape(r, dt, rank, dims);
     cr_assert_eq(weft_tensor_numel(r), n);
     for (int i = 0; i < n; i++) {
-        double g = at(r, i);
+        double g = test_element(r, i);
         cr_assert(g == want[i] || (isnan(g) && isnan(want[i])) ||
                   fabs(g - want[i]) <= 1e-12 * fabs(want[i]),
                   "reduction %d, element %d: %.17g, expected %.17g", (int)c->r, i, g, want[i]);
