@@ -1,8 +1,9 @@
 /* A probe of how a kernel's parallel_for spreads over the threads: the
  * numeric suite's colsum (20 chunks of 1024 rows of f64[2e4,256], as
- * weft__reduce_chunks cuts it) or chain (f32[4e6] in 4 chunks per worker,
+ * weft__reduce_chunks cuts it), chain (f32[4e6] in 16 chunks per worker,
  * as fused groups and elementwise kernels cut it; chain1: one chunk per
- * worker, weft__chunk_count's cut alone) run with weft_parallel_for from
+ * worker, weft__chunk_count's cut alone) or fused4 (((x*2+1)*x)-3 over
+ * f32[1e7], 16 chunks per worker, plain stores) run with weft_parallel_for from
  * the main thread, each repetition right after the same work as a C loop,
  * as bench_numeric times them.  For every repetition it prints the time
  * ratio, which thread ran how many chunks on which CPU, and each thread's
@@ -20,7 +21,7 @@
  * over its share of the C loop (above 1: chunks run slower side by side,
  * as memory-bound ones do when two CPUs share the memory bandwidth).
  *
- *   probe_split colsum|chain|chain1 WORKERS REPS [timeline] */
+ *   probe_split colsum|chain|chain1|fused4 WORKERS REPS [timeline] */
 #define _GNU_SOURCE
 #include "bench.h"
 
@@ -38,7 +39,8 @@
 #define ROWS 20000
 #define COLS 256
 #define CHAIN_N 4000000
-#define MAX_CHUNKS 32
+#define FUSED4_N 10000000
+#define MAX_CHUNKS 256
 #define MAX_THREADS 8
 
 typedef struct rec {
@@ -91,7 +93,18 @@ static void chain_chunk(size_t k)
         yf[i] = sqrtf(fabsf(1.5f * xf[i] - 2.0f)) * xf[i] + expf(-xf[i] * xf[i]);
 }
 
-static bool is_colsum;
+static void fused4_range(size_t b, size_t e)
+{
+    for (size_t i = b; i < e; i++)
+        yf[i] = (xf[i] * 2.0f + 1.0f) * xf[i] - 3.0f;
+}
+
+static void fused4_chunk(size_t k)
+{
+    fused4_range(FUSED4_N / n_chunks * k, k + 1 == n_chunks ? FUSED4_N : FUSED4_N / n_chunks * (k + 1));
+}
+
+static bool is_colsum, is_fused4;
 static void cloop(void);
 
 static int run_range(size_t b, size_t e, void *ctx)
@@ -104,6 +117,8 @@ static int run_range(size_t b, size_t e, void *ctx)
         recs[k].t0 = bench_now();
         if (is_colsum)
             colsum_chunk(k);
+        else if (is_fused4)
+            fused4_chunk(k);
         else
             chain_chunk(k);
         recs[k].t1 = bench_now();
@@ -174,6 +189,8 @@ static void cloop(void)
         for (size_t r = 0; r < ROWS; r++)
             for (size_t c = 0; c < COLS; c++)
                 yd[c] += xd[r * COLS + c];
+    } else if (is_fused4) {
+        fused4_range(0, FUSED4_N);
     } else {
         for (size_t i = 0; i < CHAIN_N; i++)
             yf[i] = sqrtf(fabsf(1.5f * xf[i] - 2.0f)) * xf[i] + expf(-xf[i] * xf[i]);
@@ -183,14 +200,15 @@ static void cloop(void)
 int main(int argc, char **argv)
 {
     if (argc != 4 && !(argc == 5 && strcmp(argv[4], "timeline") == 0)) {
-        fprintf(stderr, "usage: probe_split colsum|chain|chain1 WORKERS REPS [timeline]\n");
+        fprintf(stderr, "usage: probe_split colsum|chain|chain1|fused4 WORKERS REPS [timeline]\n");
         return 2;
     }
     is_colsum = strcmp(argv[1], "colsum") == 0;
+    is_fused4 = strcmp(argv[1], "fused4") == 0;
     unsigned workers = (unsigned)atoi(argv[2]);
     int reps = atoi(argv[3]);
     n_chunks = is_colsum ? (ROWS + 1023) / 1024
-               : strcmp(argv[1], "chain1") == 0 ? workers : 4 * (size_t)workers;
+               : strcmp(argv[1], "chain1") == 0 ? workers : 16 * (size_t)workers;
     if (n_chunks > MAX_CHUNKS) {
         fprintf(stderr, "probe_split: at most %d chunks\n", MAX_CHUNKS);
         return 2;
@@ -198,11 +216,11 @@ int main(int argc, char **argv)
     xd = malloc(sizeof *xd * ROWS * COLS);
     part = malloc(sizeof *part * MAX_CHUNKS * COLS);
     yd = malloc(sizeof *yd * COLS);
-    xf = malloc(sizeof *xf * CHAIN_N);
-    yf = malloc(sizeof *yf * CHAIN_N);
+    xf = malloc(sizeof *xf * FUSED4_N);
+    yf = malloc(sizeof *yf * FUSED4_N);
     for (size_t i = 0; i < (size_t)ROWS * COLS; i++)
         xd[i] = (double)(i % 97) * 0.25;
-    for (size_t i = 0; i < CHAIN_N; i++)
+    for (size_t i = 0; i < FUSED4_N; i++)
         xf[i] = (float)(i % 101) * 0.02f - 1.0f;
     rt = bench_runtime(workers);
     thread_slot();   /* the main thread is thread 0 */

@@ -232,10 +232,6 @@ int weft__fused_run_native(weft_runtime *rt, const struct weft__fused *f,
                                    fused_chunk_partial, &x, L->out);
     }
     x.units = (uint64_t)((x.R + x.T - 1) / x.T);
-    /* A few tasks per thread, so that a thread that falls behind (a busy
-     * CPU) leaves the rest of its share to the others. */
-    x.tasks = threads > 1 ? 4 * threads : 1;
-    if (x.tasks > x.units)
-        x.tasks = (size_t)x.units;
+    x.tasks = weft__task_count(threads, x.units);
     return weft__run_chunks(rt, x.tasks, run_units, &x);
 }

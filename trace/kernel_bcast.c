@@ -169,14 +169,9 @@ int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *c
     }
     j.rank = r;
     j.total = (uint64_t)(r == 1 ? j.dims[0] : out->numel / j.dims[r - 1]);
-    /* A few chunks per thread, as fused groups take (trace/fused_run.c):
-     * with one per thread, a thread that starts late (a worker waking up,
-     * or without a CPU) leaves the others idle at the end.  An elementwise
-     * result does not depend on where the work is cut. */
+    /* An elementwise result does not depend on where the work is cut. */
     size_t threads = weft__chunk_count(rt, (uint64_t)out->numel);
-    j.chunks = threads > 1 ? 4 * threads : 1;
-    if (j.chunks > j.total)
-        j.chunks = (size_t)j.total;
+    j.chunks = weft__task_count(threads, j.total);
     return weft__run_chunks(rt, j.chunks, ew_chunk, &j);
 }
 

@@ -7,6 +7,11 @@
 #include "trace/kernels.h"
 
 #define CHUNK_MIN 16384     /* the least work one chunk should get */
+/* Tasks per thread: with a few, a thread that falls behind (a busy CPU, a
+ * late wake-up) leaves the rest of its share to the others; with many,
+ * the last claims of weft_parallel_for are small, so the threads end
+ * close together and the caller rarely sleeps waiting for the last one. */
+#define TASKS_PER_THREAD 16
 
 size_t weft__chunk_count(weft_runtime *rt, uint64_t work)
 {
@@ -16,6 +21,14 @@ size_t weft__chunk_count(weft_runtime *rt, uint64_t work)
     uint64_t threads = weft__intra_op_threads(rt);
     uint64_t c = by_work < threads ? by_work : threads;
     return c < 1 ? 1 : (size_t)c;
+}
+
+size_t weft__task_count(size_t threads, uint64_t items)
+{
+    if (threads <= 1 || items <= 1)
+        return 1;
+    uint64_t t = (uint64_t)threads * TASKS_PER_THREAD;
+    return (size_t)(t < items ? t : items);
 }
 
 uint64_t weft__chunk_begin(uint64_t total, size_t n, size_t c)

@@ -528,10 +528,7 @@ int weft__eval_reduce(weft_runtime *rt, const weft__node *n, const weft_tensor *
     if (threads > 1 && (uint64_t)j.items < threads && (uint64_t)j.n_chunks >= 2 * threads)
         return weft__reduce_chunks(rt, threads, &j.red, j.n_chunks, j.outer * j.inner, j.len,
                                    red_chunk_partial, &j, j.out);
-    /* A few tasks per thread, so that a thread that falls behind leaves
-     * the rest of its share to the others. */
-    j.tasks = threads > 1 ? 4 * threads : 1;
-    if (j.tasks > (size_t)j.items)
-        j.tasks = (size_t)j.items;
+    /* Each item is reduced by one task, so the cut does not change it. */
+    j.tasks = weft__task_count(threads, (uint64_t)j.items);
     return weft__run_chunks(rt, j.tasks, red_items, &j);
 }

@@ -136,10 +136,13 @@ weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt);
 
 /* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
  * how many chunks `work` units are cut into on rt (1 when rt is NULL or
- * the work is small); chunk_begin: the first item of chunk c of n over
- * total items; run_chunks: fn over chunk indices [0, n), in parallel when
- * n > 1. */
+ * the work is small); task_count: how many tasks a kernel whose result
+ * does not depend on the cut makes of `items` items for that many threads
+ * (several per thread, at most one per item); chunk_begin: the first item
+ * of chunk c of n over total items; run_chunks: fn over chunk indices
+ * [0, n), in parallel when n > 1. */
 size_t   weft__chunk_count(weft_runtime *rt, uint64_t work);
+size_t   weft__task_count(size_t threads, uint64_t items);
 uint64_t weft__chunk_begin(uint64_t total, size_t n, size_t c);
 int      weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx);
 
