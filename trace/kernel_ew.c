@@ -152,6 +152,13 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
 FLT_MATH(f32, float, f)
 FLT_MATH(f64, double, )
 
+/* The element functions the native tier calls rather than inlines
+ * (trace/kernels.h): the same bodies, so the same bits. */
+float weft__floordiv_f32(float a, float b) { return floordiv_f32(a, b); }
+double weft__floordiv_f64(double a, double b) { return floordiv_f64(a, b); }
+int32_t weft__pow_i32(int32_t a, int32_t b) { return pow_i32(a, b); }
+int64_t weft__pow_i64(int64_t a, int64_t b) { return pow_i64(a, b); }
+
 /* Bool: minimum is and, maximum is or; the logical ops read non-zero as
  * true. */
 static inline b8 min_b(b8 a, b8 b) { return (b8)((a != 0) & (b != 0)); }

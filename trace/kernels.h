@@ -134,6 +134,13 @@ typedef void (*weft__ew_fn)(const void *const *in, const int64_t *row_stride,
                             const unsigned char *col_step, void *out, size_t rows, size_t cols);
 weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt);
 
+/* Python's float // and integer pow on one element, as the loops compute
+ * them: branchy bodies the native tier calls instead of generating. */
+float   weft__floordiv_f32(float a, float b);
+double  weft__floordiv_f64(double a, double b);
+int32_t weft__pow_i32(int32_t a, int32_t b);
+int64_t weft__pow_i64(int64_t a, int64_t b);
+
 /* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
  * how many chunks `work` units are cut into on rt (1 when rt is NULL or
  * the work is small); task_count: how many tasks a kernel whose result

@@ -88,20 +88,13 @@ static bool is_flt(weft_dtype dt)
 
 /* ---- What is supported --------------------------------------------------- */
 
+/* Every elementwise op the interpreter has a loop for. */
 static bool ew_supported(weft__op op, weft_dtype in_dt, weft_dtype out_dt)
 {
-    if (!weft__ew_lookup(op, in_dt, out_dt))
-        return false;
-    /* Python's float // (a chain of corrections) and integer pow (a loop
-     * per element) stay on the interpreter. */
-    if (op == WEFT__OP_FLOORDIV && is_flt(in_dt))
-        return false;
-    if (op == WEFT__OP_POW && !is_flt(in_dt))
-        return false;
-    return true;
+    return weft__ew_lookup(op, in_dt, out_dt) != NULL;
 }
 
-static void (*libm_of(weft__op op, weft_dtype dt))(void);
+static void (*call_of(weft__op op, weft_dtype dt))(void);
 
 bool weft__jit_codegen_supports(const struct weft__fused *f)
 {
@@ -113,8 +106,7 @@ bool weft__jit_codegen_supports(const struct weft__fused *f)
         if (in->red == WEFT__FRED_NONE) {
             if (!ew_supported(in->op, in->in_dt, in->out_dt))
                 return false;
-            full_libm = full_libm || (in->kind == WEFT__FK_FULL && is_flt(in->in_dt) &&
-                                      libm_of(in->op, in->in_dt));
+            full_libm = full_libm || (in->kind == WEFT__FK_FULL && call_of(in->op, in->in_dt));
             continue;
         }
         inner = inner || in->red == WEFT__FRED_INNER;
@@ -227,6 +219,22 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
 #undef PICK
 }
 
+/* The function an element of op on dt calls (one or two arguments of dt's
+ * type, pure): libm's, or for Python's float // and integer pow, whose
+ * bodies are branchy, the interpreter's own (trace/kernels.h); NULL for an
+ * op computed inline. */
+static void (*call_of(weft__op op, weft_dtype dt))(void)
+{
+    if (op == WEFT__OP_POW && (dt == WEFT_I32 || dt == WEFT_I64))
+        return dt == WEFT_I32 ? (void (*)(void))weft__pow_i32 : (void (*)(void))weft__pow_i64;
+    if (!is_flt(dt))
+        return NULL;
+    if (op == WEFT__OP_FLOORDIV)
+        return dt == WEFT_F32 ? (void (*)(void))weft__floordiv_f32
+                              : (void (*)(void))weft__floordiv_f64;
+    return libm_of(op, dt);
+}
+
 static LLVMValueRef intrinsic1(cg *g, const char *name, LLVMValueRef a)
 {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
@@ -336,10 +344,11 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_SUB: return fl ? LLVMBuildFSub(b, a, y, "") : LLVMBuildSub(b, a, y, "");
     case WEFT__OP_MUL: return fl ? LLVMBuildFMul(b, a, y, "") : LLVMBuildMul(b, a, y, "");
     case WEFT__OP_TRUEDIV: return LLVMBuildFDiv(b, a, y, "");
-    case WEFT__OP_DIV: case WEFT__OP_FLOORDIV:
-        return fl ? LLVMBuildFDiv(b, a, y, "") : int_divmod(g, false, a, y);
+    case WEFT__OP_DIV: return fl ? LLVMBuildFDiv(b, a, y, "") : int_divmod(g, false, a, y);
+    case WEFT__OP_FLOORDIV:
+        return fl ? call_libm(g, call_of(in->op, dt), T, a, y) : int_divmod(g, false, a, y);
     case WEFT__OP_MOD: return fl ? flt_mod(g, dt, a, y) : int_divmod(g, true, a, y);
-    case WEFT__OP_POW: return call_libm(g, libm_of(in->op, dt), T, a, y);
+    case WEFT__OP_POW: return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
         if (dt == WEFT_BOOL) {
@@ -928,7 +937,7 @@ static bool block_eligible(const struct weft__fused *f, int64_t cols)
         const weft__finstr *in = &f->ins[j];
         if (in->red == WEFT__FRED_OUTER)
             return false;
-        if (in->red == WEFT__FRED_NONE && is_flt(in->in_dt) && libm_of(in->op, in->in_dt))
+        if (in->red == WEFT__FRED_NONE && call_of(in->op, in->in_dt))
             return false;
     }
     return true;
