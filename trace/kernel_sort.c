@@ -151,8 +151,18 @@ static void copy_strided(const char *src, int64_t sstride, char *dst, int64_t ds
         memmove(dst, src, (size_t)n * esize);
         return;
     }
-    for (int64_t i = 0; i < n; i++)
-        memcpy(dst + (size_t)(i * dstride) * esize, src + (size_t)(i * sstride) * esize, esize);
+#define COPY_STRIDED(T)                                                                     \
+    for (int64_t i = 0; i < n; i++)                                                         \
+        memcpy(dst + (size_t)(i * dstride) * sizeof(T),                                     \
+               src + (size_t)(i * sstride) * sizeof(T), sizeof(T))
+    /* A constant size per dtype, so that each copy is one load and store. */
+    if (esize == 1)
+        COPY_STRIDED(uint8_t);
+    else if (esize == 4)
+        COPY_STRIDED(uint32_t);
+    else
+        COPY_STRIDED(uint64_t);
+#undef COPY_STRIDED
 }
 
 static void iota(int64_t *ix, int64_t n)

@@ -375,10 +375,12 @@ WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
  * in NumPy); for floats -inf < ... < -0.0 == 0.0 < ... < +inf < NaN, every
  * NaN equal to every other (NumPy's rule: NaNs last in ascending order).
  * Descending order is that relation reversed, so NaNs come first there,
- * as in jnp.sort(descending=True) and torch.sort.  Every sort is stable
- * in both directions: equal keys (-0.0 and 0.0, two NaNs) keep their
- * index order.  While tracing, an axis is checked as soon as the rank is
- * known, else when the function runs. */
+ * as in jnp.sort(descending=True) and torch.sort.  (TensorFlow builds
+ * tf.sort on top_k, whose comparisons give NaN no defined place; weft
+ * follows NumPy instead.)  Every sort is stable in both directions: equal
+ * keys (-0.0 and 0.0, two NaNs) keep their index order.  While tracing,
+ * an axis is checked as soon as the rank is known, else when the function
+ * runs. */
 
 /* tf.sort: a sorted along axis (in -rank..rank-1; negative ones count
  * from the end; a scalar has no axis), of a's dtype and shape.
@@ -387,8 +389,9 @@ WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
 WEFT_API weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool descending);
 /* tf.argsort(stable=True): the i64 indices along axis that sort a there,
  * of a's shape: weft_gather of each row by its indices gives weft_sort's
- * row.  Ties keep index order in both directions (tf.argsort's default,
- * stable=False, makes no promise there; this is a valid answer to it). */
+ * row.  Ties keep index order in both directions, as tf.argsort's
+ * stable=True promises (its default makes no promise, so this answers it
+ * too). */
 WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending);
 /* tf.math.top_k: the k largest elements along the last axis, in
  * descending order, and their i64 indices: outs[0] (a's dtype) and

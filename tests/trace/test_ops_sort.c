@@ -671,3 +671,45 @@ Test(ops_sort, compiler_merges_folds_and_never_fuses)
     free(text);
     weft_tensor_release(x);
 }
+
+static int body_in_place(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const sort_case *c = user;
+    /* x + 0 is a fresh buffer of x's values, which the sort may take. */
+    weft_value *y = weft_add(cx, args[0], weft_const_i64(cx, 0));
+    outs[0] = weft_sort(cx, y, c->axis, c->desc);
+    return weft_ctx_status(cx);
+}
+
+/* sort may write into its input's buffer: along the last axis it sorts
+ * each row where it lies, along another it gathers a row, sorts it and
+ * writes it back. */
+Test(ops_sort, sort_writes_in_place)
+{
+    weft_tensor *x = random_tensor(WEFT_I64, 2, DIMS(30, 40), 9);
+    for (int axis = -1; axis <= 0; axis++) {
+        sort_case c = { OP_SORT, axis, axis == 0, 0, false };
+        weft_function_desc d = { .name = "in_place", .body = body_in_place, .user = &c,
+                                 .n_args = 1, .n_outs = 1 };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+        weft_arg a = weft_arg_tensor(x);
+        weft_tensor *out = NULL;
+        cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+        check_ref(&c, x, &out, axis ? "in place, last axis" : "in place, axis 0");
+        weft_tensor_release(out);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        cr_assert_not_null(mem);
+        cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+        fclose(mem);
+        const char *line = strstr(text, "= sort<");
+        cr_assert_not_null(line, "%s", text);
+        const char *eol = strchr(line, '\n'), *re = strstr(line, "reuses");
+        cr_assert(re && (!eol || re < eol), "the sort does not reuse its input:\n%s", text);
+        free(text);
+        weft_function_destroy(&f);
+    }
+    weft_tensor_release(x);
+}
