@@ -205,6 +205,16 @@ static weft_value *shape_op(weft_ctx *cx, unsigned which, uint8_t arg, weft_valu
     case 21:
         return (arg & 1) ? weft_argmin(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis)
                          : weft_argmax(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis);
+    case 23: {
+        /* k may pass the last dim: both modes refuse it at the op. */
+        bool desc = (arg & 4) != 0;
+        if ((arg & 3) < 2)
+            return (arg & 1) ? weft_argsort(cx, a, axis, desc) : weft_sort(cx, a, axis, desc);
+        weft_value *tk[2];
+        if (weft_top_k(cx, a, (int64_t)(arg >> 4) % 5, desc, tk) != 0)
+            return NULL;
+        return tk[(arg >> 3) & 1];
+    }
     default: {
         if (arg & 1)
             return weft_cumsum(cx, a, (arg & 2) ? WEFT_ALL_AXES : axis);
@@ -366,7 +376,7 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
             r = weft_clip(cx, a, b, st[(sp - 3 + STACK) % STACK]);
             break;
         case 15: case 16: case 17: case 18: case 19: case 20:
-        case 21: case 22: case 23: case 24: case 25:
+        case 21: case 22: case 23: case 24: case 25: case 26:
             r = shape_op(cx, op % 30 - 3, arg, a, b);
             pc++;
             break;

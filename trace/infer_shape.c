@@ -472,9 +472,53 @@ static int infer_cumsum(const weft__node *n, const weft_spec *a, weft_spec *out)
     return 0;
 }
 
+/* ---- Sorting: sort, argsort, top_k ------------------------------------ */
+
+static int infer_sort(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    *out = *a;
+    if (n->op == WEFT__OP_ARGSORT)
+        out->dtype = WEFT_I64;
+    int axis;
+    if (a->rank != WEFT_RANK_ANY && !norm_axis(n->attr.sort.axis, a->rank, &axis))
+        return axis_fail(n, n->attr.sort.axis, a);
+    return 0;
+}
+
+/* top_k's indices: a's shape with the last dim k.  A last dim unknown
+ * while tracing is checked against k when the function runs. */
+static int infer_top_k(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    char sa[WEFT__SPEC_STR_MAX];
+    int64_t k = n->attr.sort.k;
+    *out = *a;
+    out->dtype = WEFT_I64;
+    if (k < 0)
+        return weft__errorf(WEFT_EINVAL, "weft_top_k: k (%lld) is negative", (long long)k);
+    if (a->rank == WEFT_RANK_ANY)
+        return 0;
+    if (a->rank == 0)
+        return weft__errorf(WEFT_EINVAL, "weft_top_k: %s is a scalar; it needs a last axis",
+                            sstr(a, sa));
+    int64_t last = a->dims[a->rank - 1];
+    if (last != ANY && k > last)
+        return weft__errorf(WEFT_EINVAL, "weft_top_k: k (%lld) is larger than the last dim of %s",
+                            (long long)k, sstr(a, sa));
+    out->dims[a->rank - 1] = k;
+    return 0;
+}
+
+/* top_k's values: of a's dtype, in the indices' shape. */
+static int infer_top_k_values(const weft_spec *in, weft_spec *out)
+{
+    *out = in[1];
+    out->dtype = in[0].dtype;
+    return 0;
+}
+
 int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
-    uint32_t want = n->op == WEFT__OP_GATHER ? 2 : 1;
+    uint32_t want = n->op == WEFT__OP_GATHER || n->op == WEFT__OP_TOP_K_VALUES ? 2 : 1;
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
@@ -502,6 +546,10 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ARGMAX:
     case WEFT__OP_ARGMIN:       return infer_arg_extreme(n, &in[0], out);
     case WEFT__OP_CUMSUM:       return infer_cumsum(n, &in[0], out);
+    case WEFT__OP_SORT:
+    case WEFT__OP_ARGSORT:      return infer_sort(n, &in[0], out);
+    case WEFT__OP_TOP_K:        return infer_top_k(n, &in[0], out);
+    case WEFT__OP_TOP_K_VALUES: return infer_top_k_values(in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

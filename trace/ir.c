@@ -47,6 +47,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
     [WEFT__OP_COND] = "cond", [WEFT__OP_WHILE] = "while_loop", [WEFT__OP_MAP_EX] = "map_ex",
     [WEFT__OP_HOST_EX] = "host_call_ex", [WEFT__OP_RESULT] = "result",
+    [WEFT__OP_SORT] = "sort", [WEFT__OP_ARGSORT] = "argsort", [WEFT__OP_TOP_K] = "top_k",
+    [WEFT__OP_TOP_K_VALUES] = "top_k_values",
 };
 
 const char *weft__op_name(weft__op op)

@@ -16,7 +16,9 @@
  * ARRAY (ops that move or index elements: trace/infer_shape.c and
  * trace/kernel_shape.c), MATMUL, MAP, HOST, CONTROL (several results:
  * cond, while, map_ex, host_call_ex; see trace/control.h), RESULT (one
- * result of a CONTROL node), FUSED (made by the compiler). */
+ * result of a CONTROL node), FUSED (made by the compiler).  TOP_K gives
+ * weft_top_k's indices; TOP_K_VALUES(a, indices) picks a's elements at
+ * them along the last axis (its values). */
 #define WEFT__OP_TABLE(XX)                 \
     XX(ARG,        LEAF,    0)             \
     XX(CONST,      LEAF,    0)             \
@@ -90,7 +92,11 @@
     XX(MAP_EX,     CONTROL, -1)            \
     XX(HOST_EX,    CONTROL, -1)            \
     XX(RESULT,     RESULT,  1)             \
-    XX(FUSED,      FUSED,  -1)
+    XX(FUSED,      FUSED,  -1)             \
+    XX(SORT,       ARRAY,   1)             \
+    XX(ARGSORT,    ARRAY,   1)             \
+    XX(TOP_K,      ARRAY,   1)             \
+    XX(TOP_K_VALUES, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -166,6 +172,9 @@ typedef struct weft__node {
         struct { int axis, parts, index, rest; int64_t lead, size, trail; } split;
         struct { int rank; int64_t dims[WEFT_MAX_RANK]; } shape;  /* TILE multiples,
                                        BROADCAST_TO dims (-1: the input's dim) */
+        /* SORT, ARGSORT: axis (may be negative) and direction; TOP_K: k
+         * along the last axis (axis unused). */
+        struct { int axis; bool descending; int64_t k; } sort;
     } attr;
 } weft__node;
 

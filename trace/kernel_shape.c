@@ -509,6 +509,13 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_arg_extreme(rt, n, in[0], out);
     case WEFT__OP_CUMSUM:
         return weft__eval_cumsum(rt, n, in[0], out);
+    case WEFT__OP_SORT:
+    case WEFT__OP_ARGSORT:
+        return weft__eval_sort(rt, n, in[0], out);
+    case WEFT__OP_TOP_K:
+        return weft__eval_top_k(rt, n, in[0], out);
+    case WEFT__OP_TOP_K_VALUES:
+        return weft__eval_top_k_values(rt, in[0], in[1], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }

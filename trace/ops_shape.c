@@ -1,9 +1,10 @@
 /* The shape ops of include/weft/ops.h: transpose, slice, split, gather,
  * concat, stack, expand_dims, squeeze, tile, broadcast_to, the fill-likes,
- * shape, argmax, argmin and cumsum.  Each validates what only the call can
- * check (NULL arrays, counts), puts its arguments in the node's attributes
- * and leaves the rest to inference (trace/infer_shape.c), which checks the
- * node again on concrete shapes at run time. */
+ * shape, argmax, argmin, cumsum, sort, argsort and top_k.  Each validates
+ * what only the call can check (NULL arrays, counts), puts its arguments
+ * in the node's attributes and leaves the rest to inference
+ * (trace/infer_shape.c), which checks the node again on concrete shapes at
+ * run time. */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -366,4 +367,50 @@ weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis)
     }
     weft__node n = { .op = WEFT__OP_CUMSUM, .attr.axis.axis = axis };
     return finish(cx, &n, &a, 1);
+}
+
+/* ---- Sorting ----------------------------------------------------------- */
+
+static weft_value *sort_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
+                           bool descending)
+{
+    if (!enter(cx, fn, &a, 1))
+        return NULL;
+    weft__node n = { .op = op, .attr.sort.axis = axis, .attr.sort.descending = descending };
+    return finish(cx, &n, &a, 1);
+}
+
+weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool descending)
+{
+    return sort_op(cx, WEFT__OP_SORT, "weft_sort", a, axis, descending);
+}
+
+weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending)
+{
+    return sort_op(cx, WEFT__OP_ARGSORT, "weft_argsort", a, axis, descending);
+}
+
+int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value **outs)
+{
+    (void)sorted;   /* the result is always sorted, which sorted=false allows too */
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!enter(cx, "weft_top_k", &a, 1))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "weft_top_k: outs is NULL");
+        return weft_ctx_status(cx);
+    }
+    weft__node n = { .op = WEFT__OP_TOP_K, .attr.sort.k = k };
+    weft_value *idx = finish(cx, &n, &a, 1);
+    if (!idx)
+        return weft_ctx_status(cx);
+    weft_value *in[2] = { a, idx };
+    weft__node v = { .op = WEFT__OP_TOP_K_VALUES };
+    weft_value *vals = finish(cx, &v, in, 2);
+    if (!vals)
+        return weft_ctx_status(cx);
+    outs[0] = vals;
+    outs[1] = idx;
+    return 0;
 }

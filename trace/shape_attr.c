@@ -54,6 +54,15 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.fill.value, sizeof(double));   /* bit for bit: -0.0, NaN */
         break;
     case WEFT__OP_SHAPE_OF:
+    case WEFT__OP_TOP_K_VALUES:   /* k is the indices' shape */
+        break;
+    case WEFT__OP_SORT:
+    case WEFT__OP_ARGSORT:
+        w[k++] = n->attr.sort.axis;
+        w[k++] = n->attr.sort.descending;
+        break;
+    case WEFT__OP_TOP_K:
+        w[k++] = n->attr.sort.k;
         break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
@@ -137,6 +146,14 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<%g>", n->attr.fill.value);
         break;
     case WEFT__OP_SHAPE_OF:
+    case WEFT__OP_TOP_K_VALUES:
+        break;
+    case WEFT__OP_SORT:
+    case WEFT__OP_ARGSORT:
+        fprintf(f, "<axis=%d%s>", n->attr.sort.axis, n->attr.sort.descending ? ",descending" : "");
+        break;
+    case WEFT__OP_TOP_K:
+        fprintf(f, "<k=%" PRId64 ">", n->attr.sort.k);
         break;
     default:
         if (n->attr.axis.axis != WEFT_ALL_AXES)
@@ -152,6 +169,8 @@ bool weft__shape_in_place_ok(const weft__node *n)
         return true;   /* reads only the input's shape */
     case WEFT__OP_CUMSUM:
         return true;   /* reads each element before it writes that element */
+    case WEFT__OP_SORT:
+        return true;   /* reads a whole row before it writes that row */
     default:
         return false;
     }

@@ -366,6 +366,46 @@ WEFT_API weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis);
  * a single long axis is not split over threads. */
 WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
 
+/* ---- Sorting ----
+ *
+ * Real ops with kernels of their own (never fused), eager and traced
+ * alike; rows along the axis are sorted independently, spread over the
+ * intra-op threads, with results that never depend on the thread count.
+ * Any dtype.  The order is a total one: bool sorts false before true (as
+ * in NumPy); for floats -inf < ... < -0.0 == 0.0 < ... < +inf < NaN, every
+ * NaN equal to every other (NumPy's rule: NaNs last in ascending order).
+ * Descending order is that relation reversed, so NaNs come first there,
+ * as in jnp.sort(descending=True) and torch.sort.  (TensorFlow builds
+ * tf.sort on top_k, whose comparisons give NaN no defined place; weft
+ * follows NumPy instead.)  Every sort is stable in both directions: equal
+ * keys (-0.0 and 0.0, two NaNs) keep their index order.  While tracing,
+ * an axis is checked as soon as the rank is known, else when the function
+ * runs. */
+
+/* tf.sort: a sorted along axis (in -rank..rank-1; negative ones count
+ * from the end; a scalar has no axis), of a's dtype and shape.
+ * descending false is TensorFlow's 'ASCENDING'.  An axis out of range is
+ * WEFT_EINVAL. */
+WEFT_API weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool descending);
+/* tf.argsort(stable=True): the i64 indices along axis that sort a there,
+ * of a's shape: weft_gather of each row by its indices gives weft_sort's
+ * row.  Ties keep index order in both directions, as tf.argsort's
+ * stable=True promises (its default makes no promise, so this answers it
+ * too). */
+WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending);
+/* tf.math.top_k: the k largest elements along the last axis, in
+ * descending order, and their i64 indices: outs[0] (a's dtype) and
+ * outs[1] (i64), both a's shape with the last dim k.  Ties give the lower
+ * index first (as TensorFlow); NaN counts as the largest (weft_sort's
+ * descending order, whose first k elements these are).  sorted is
+ * accepted for TensorFlow's signature; the result is sorted either way
+ * (which sorted=false allows).  k must be in 0..n for a last dim of n: a
+ * negative k, a scalar a, or k > n is WEFT_EINVAL; while tracing a last
+ * dim unknown then, k > n fails the call when the function runs.  Returns
+ * 0, or the context's error code with outs[0] and outs[1] NULL (outs NULL
+ * is WEFT_EINVAL). */
+WEFT_API int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value **outs);
+
 /* ---- Neural-network ops ----
  *
  * Compositions of the ops above (no kernels of their own), so they run

@@ -305,6 +305,41 @@ static weft_value *tr_fill_unknown(weft_ctx *cx, weft_value *x)
 }
 static int c_fill_unknown(void) { return traced_op(tr_fill_unknown, "f32[?,3]", m23); }
 
+static weft_value *op_sort_axis(weft_ctx *cx) { return weft_sort(cx, ev(cx, m23), 2, false); }
+static int c_sort_axis(void) { return eager_op(op_sort_axis); }
+
+static weft_value *op_argsort_axis(weft_ctx *cx) { return weft_argsort(cx, ev(cx, m23), -3, true); }
+static int c_argsort_axis(void) { return eager_op(op_argsort_axis); }
+
+/* weft_top_k on a (NULL: f32[2,3]) with k; the code, 1 when it returned
+ * another code than the context's or left an output set. */
+static int top_k_case(weft_value *(*a)(weft_ctx *), int64_t k, bool null_outs)
+{
+    weft_ctx *cx = NULL;
+    int rc = weft_eager_begin(rt, &cx);
+    if (rc != 0)
+        return rc;
+    weft_value *outs[2] = { NULL, NULL };
+    rc = weft_top_k(cx, a ? a(cx) : ev(cx, m23), k, true, null_outs ? NULL : outs);
+    if (rc != weft_ctx_status(cx) || outs[0] || outs[1])
+        rc = 1;
+    weft_eager_end(&cx);
+    return rc;
+}
+static weft_value *scalar_f32(weft_ctx *cx) { return weft_const(cx, WEFT_F32, 1.0); }
+static int c_top_k_null_outs(void) { return top_k_case(NULL, 1, true); }
+static int c_top_k_negative(void) { return top_k_case(NULL, -1, false); }
+static int c_top_k_large(void) { return top_k_case(NULL, 4, false); }
+static int c_top_k_scalar(void) { return top_k_case(scalar_f32, 1, false); }
+
+static weft_value *tr_top_k(weft_ctx *cx, weft_value *x)
+{
+    weft_value *outs[2] = { NULL, NULL };
+    weft_top_k(cx, x, 4, true, outs);
+    return outs[0];
+}
+static int c_top_k_runtime(void) { return traced_op(tr_top_k, "f32[2,?]", m23); }
+
 /* ---- The table. --------------------------------------------------------- */
 
 typedef struct err_case {
@@ -363,6 +398,14 @@ static const err_case cases[] = {
     C("weft_cumsum", "axis 1 of f32[10]", WEFT_EINVAL, c_cumsum_axis),
     C("weft_fill", "a dim WEFT_DIM_ANY read from a spec while tracing", WEFT_EINVAL,
       c_fill_unknown),
+    C("weft_sort", "axis 2 of f32[2,3]", WEFT_EINVAL, c_sort_axis),
+    C("weft_argsort", "axis -3 of f32[2,3]", WEFT_EINVAL, c_argsort_axis),
+    C("weft_top_k", "outs is NULL", WEFT_EINVAL, c_top_k_null_outs),
+    C("weft_top_k", "k = -1", WEFT_EINVAL, c_top_k_negative),
+    C("weft_top_k", "k = 4 for f32[2,3]", WEFT_EINVAL, c_top_k_large),
+    C("weft_top_k", "a scalar (f32[])", WEFT_EINVAL, c_top_k_scalar),
+    C("weft_top_k", "k = 4 for f32[2,?], called with f32[2,3] (fails when it runs)", WEFT_EINVAL,
+      c_top_k_runtime),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

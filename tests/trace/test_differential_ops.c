@@ -1,11 +1,12 @@
 /* The differential test of the second wave of ops: random graphs of the
  * math ops (tanh ... expm1, clip, logical ops, truediv, floordiv), the
  * shape ops (transpose, slice, gather, concat, stack, split, expand_dims,
- * squeeze, tile, broadcast_to, cumsum, argmax/argmin), weft_reduce over
- * several axes with keepdims, weft_matmul_ex with its flags, weft_map_ex
- * with a capture and weft_host_call_ex, run eagerly and traced on runtimes
- * of 1, 2 and 4 workers (tests/support/diff_util.h).  Every result must
- * equal the eager one-worker result bit for bit, NaN as NaN.
+ * squeeze, tile, broadcast_to, cumsum, argmax/argmin, sort, argsort, top_k),
+ * weft_reduce over several axes with keepdims, weft_matmul_ex with its
+ * flags, weft_map_ex with a capture and weft_host_call_ex, run eagerly and
+ * traced on runtimes of 1, 2 and 4 workers (tests/support/diff_util.h).
+ * Every result must equal the eager one-worker result bit for bit, NaN as
+ * NaN.
  *
  * Values of any shape share a pool; an op draws its operands and
  * attributes from the seed and from the operands' specs, which are known
@@ -307,6 +308,29 @@ static weft_value *arg_extreme(weft_ctx *cx, weft_value *a, const weft_spec *sa,
     return diff_next(s) % 2 ? weft_argmax(cx, a, axis) : weft_argmin(cx, a, axis);
 }
 
+/* sort or argsort along any axis, or top_k (both results: the indices as
+ * the extra value) with k up to the last dim. */
+static weft_value *sort_op(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint64_t *s,
+                           weft_value **extra)
+{
+    if (sa->rank == 0)
+        return NULL;
+    int axis = (int)(diff_next(s) % (uint64_t)(2 * sa->rank)) - sa->rank;
+    bool desc = diff_next(s) % 2;
+    switch (diff_next(s) % 3) {
+    case 0: return weft_sort(cx, a, axis, desc);
+    case 1: return weft_argsort(cx, a, axis, desc);
+    default: {
+        weft_value *tk[2];
+        int64_t k = (int64_t)(diff_next(s) % (uint64_t)(sa->dims[sa->rank - 1] + 1));
+        if (weft_top_k(cx, a, k, true, tk) != 0)
+            return NULL;
+        *extra = tk[1];
+        return tk[0];
+    }
+    }
+}
+
 static weft_value *reduce(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint64_t *s)
 {
     int axes[WEFT_MAX_RANK], n_axes = 0;
@@ -457,7 +481,7 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
 {
     weft_spec sa = spec_of(a);
     bool r1 = sa.rank >= 1;
-    switch (diff_next(s) % 20) {
+    switch (diff_next(s) % 21) {
     case 0: case 1: return unary(cx, a, &sa, s);
     case 2: case 3: return binary(cx, a, partner(pool, n, &sa, s), &sa, s);
     case 4: return logical(cx, a, partner(pool, n, &sa, s), &sa, s);
@@ -476,6 +500,7 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
     case 16: return arg_extreme(cx, a, &sa, s);
     case 17: return reduce(cx, a, &sa, s);
     case 18: return matmul(cx, a, &sa, pool, n, s);
+    case 19: return sort_op(cx, a, &sa, s, extra);
     default:
         return diff_next(s) % 2 ? map(cx, p, a, &sa, pool, n, s, extra)
                                 : host(cx, a, &sa, pool, n, s, extra);

@@ -1,0 +1,381 @@
+/* Kernels that order elements along an axis: sort, argsort, top_k.
+ *
+ * Every row (the elements along the axis at one position of the other
+ * dims) is sorted on its own by a stable merge sort (insertion-sorted runs,
+ * then bottom-up merges), so equal keys keep their index order in both
+ * directions and the result never depends on how rows are cut into chunks
+ * over the threads.  Order is a total one: for floats every NaN follows
+ * +inf in ascending order (NaNs compare equal among themselves), and -0.0
+ * equals 0.0; descending order is the same relation reversed.  A row along
+ * the last axis is sorted where it lies (sort: in the output itself); one
+ * along another axis is gathered into scratch and written back.  Scratch is
+ * allocated before the chunks start, one slice per chunk, so that no worker
+ * can fail. */
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+#include "trace/shape.h"
+
+#define RUN 32         /* elements sorted by insertion before merging */
+#define TOP_K_SMALL 16 /* k up to which top_k keeps a sorted buffer of k */
+
+/* "x goes before y", strictly: equal keys are never reordered. */
+#define I_ASC(x, y) ((x) < (y))
+#define I_DESC(x, y) ((y) < (x))
+#define F_ASC(x, y) ((x) < (y) || ((y) != (y) && (x) == (x)))
+#define F_DESC(x, y) F_ASC(y, x)
+
+/* Sorts v[0..n) by BEFORE, carrying ix[0..n) along when ix is not NULL;
+ * tmp and tix (when ix is) hold n elements of scratch. */
+typedef void (*sort_fn)(void *v, int64_t *ix, void *tmp, int64_t *tix, int64_t n);
+/* The k (1 <= k <= n) first of v[0..n) in descending order into bv and bi
+ * (values and indices), ties in index order. */
+typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *bi);
+
+#define SORT_FNS(NAME, T, BEFORE)                                                           \
+    static void NAME##_insert(T *v, int64_t *ix, int64_t n)                                 \
+    {                                                                                       \
+        for (int64_t i = 1; i < n; i++) {                                                   \
+            T x = v[i];                                                                     \
+            int64_t xi = ix ? ix[i] : 0, j = i;                                             \
+            for (; j > 0 && BEFORE(x, v[j - 1]); j--) {                                     \
+                v[j] = v[j - 1];                                                            \
+                if (ix)                                                                     \
+                    ix[j] = ix[j - 1];                                                      \
+            }                                                                               \
+            v[j] = x;                                                                       \
+            if (ix)                                                                         \
+                ix[j] = xi;                                                                 \
+        }                                                                                   \
+    }                                                                                       \
+    static void NAME##_merge(const T *s, const int64_t *is, T *d, int64_t *id, int64_t lo,  \
+                             int64_t mid, int64_t hi)                                       \
+    {                                                                                       \
+        int64_t i = lo, j = mid, o = lo;                                                    \
+        if (mid < hi && BEFORE(s[mid], s[mid - 1])) {                                       \
+            while (i < mid && j < hi) {                                                     \
+                int64_t from = BEFORE(s[j], s[i]) ? j++ : i++;                              \
+                d[o] = s[from];                                                             \
+                if (is)                                                                     \
+                    id[o] = is[from];                                                       \
+                o++;                                                                        \
+            }                                                                               \
+        }                                                                                   \
+        /* The rest of either run (all of both when already in order). */                  \
+        memcpy(d + o, s + i, sizeof(T) * (size_t)(mid - i));                                \
+        memcpy(d + o + (mid - i), s + j, sizeof(T) * (size_t)(hi - j));                     \
+        if (is) {                                                                           \
+            memcpy(id + o, is + i, sizeof(int64_t) * (size_t)(mid - i));                    \
+            memcpy(id + o + (mid - i), is + j, sizeof(int64_t) * (size_t)(hi - j));         \
+        }                                                                                   \
+    }                                                                                       \
+    static void NAME(void *v_, int64_t *ix, void *tmp_, int64_t *tix, int64_t n)            \
+    {                                                                                       \
+        T *v = v_, *src = v, *dst = tmp_;                                                   \
+        int64_t *isrc = ix, *idst = tix;                                                    \
+        for (int64_t lo = 0; lo < n; lo += RUN)                                             \
+            NAME##_insert(v + lo, ix ? ix + lo : NULL, n - lo < RUN ? n - lo : RUN);        \
+        for (int64_t w = RUN; w < n; w *= 2) {                                              \
+            for (int64_t lo = 0; lo < n; lo += 2 * w) {                                     \
+                int64_t mid = n - lo > w ? lo + w : n;                                      \
+                int64_t hi = n - mid > w ? mid + w : n;                                     \
+                NAME##_merge(src, isrc, dst, idst, lo, mid, hi);                            \
+            }                                                                               \
+            T *t = src;                                                                     \
+            src = dst;                                                                      \
+            dst = t;                                                                        \
+            int64_t *it = isrc;                                                             \
+            isrc = idst;                                                                    \
+            idst = it;                                                                      \
+        }                                                                                   \
+        if (src != v) {                                                                     \
+            memcpy(v, src, sizeof(T) * (size_t)n);                                          \
+            if (ix)                                                                         \
+                memcpy(ix, isrc, sizeof(int64_t) * (size_t)n);                              \
+        }                                                                                   \
+    }
+
+/* top_k for small k: a buffer of the best k so far, in order; an element
+ * enters only when it goes strictly before the last one kept, so an equal
+ * later element never displaces an earlier one. */
+#define TOP_FN(NAME, T, BEFORE)                                                             \
+    static void NAME(const void *v_, int64_t n, int64_t k, void *bv_, int64_t *bi)          \
+    {                                                                                       \
+        const T *v = v_;                                                                    \
+        T *bv = bv_;                                                                        \
+        int64_t m = 0;                                                                      \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            T x = v[i];                                                                     \
+            if (m == k && !BEFORE(x, bv[m - 1]))                                            \
+                continue;                                                                   \
+            int64_t j = m < k ? m++ : m - 1;                                                \
+            for (; j > 0 && BEFORE(x, bv[j - 1]); j--) {                                    \
+                bv[j] = bv[j - 1];                                                          \
+                bi[j] = bi[j - 1];                                                          \
+            }                                                                               \
+            bv[j] = x;                                                                      \
+            bi[j] = i;                                                                      \
+        }                                                                                   \
+    }
+
+SORT_FNS(asc_b, uint8_t, I_ASC)
+SORT_FNS(asc_i32, int32_t, I_ASC)
+SORT_FNS(asc_i64, int64_t, I_ASC)
+SORT_FNS(asc_f32, float, F_ASC)
+SORT_FNS(asc_f64, double, F_ASC)
+SORT_FNS(desc_b, uint8_t, I_DESC)
+SORT_FNS(desc_i32, int32_t, I_DESC)
+SORT_FNS(desc_i64, int64_t, I_DESC)
+SORT_FNS(desc_f32, float, F_DESC)
+SORT_FNS(desc_f64, double, F_DESC)
+TOP_FN(top_b, uint8_t, I_DESC)
+TOP_FN(top_i32, int32_t, I_DESC)
+TOP_FN(top_i64, int64_t, I_DESC)
+TOP_FN(top_f32, float, F_DESC)
+TOP_FN(top_f64, double, F_DESC)
+
+/* By direction (descending 1) and dtype, in weft_dtype order. */
+static const sort_fn sorts[2][5] = {
+    { asc_b, asc_i32, asc_i64, asc_f32, asc_f64 },
+    { desc_b, desc_i32, desc_i64, desc_f32, desc_f64 },
+};
+static const top_fn tops[5] = { top_b, top_i32, top_i64, top_f32, top_f64 };
+
+/* n elements of esize bytes from src (every sstride-th) to dst (every
+ * dstride-th). */
+static void copy_strided(const char *src, int64_t sstride, char *dst, int64_t dstride, int64_t n,
+                         size_t esize)
+{
+    if (sstride == 1 && dstride == 1) {
+        memmove(dst, src, (size_t)n * esize);
+        return;
+    }
+#define COPY_STRIDED(T)                                                                     \
+    for (int64_t i = 0; i < n; i++)                                                         \
+        memcpy(dst + (size_t)(i * dstride) * sizeof(T),                                     \
+               src + (size_t)(i * sstride) * sizeof(T), sizeof(T))
+    /* A constant size per dtype, so that each copy is one load and store. */
+    if (esize == 1)
+        COPY_STRIDED(uint8_t);
+    else if (esize == 4)
+        COPY_STRIDED(uint32_t);
+    else
+        COPY_STRIDED(uint64_t);
+#undef COPY_STRIDED
+}
+
+static void iota(int64_t *ix, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        ix[i] = i;
+}
+
+/* ---- sort and argsort -------------------------------------------------- */
+
+typedef struct sort_job {
+    sort_fn sort;
+    bool argsort;
+    const char *src;
+    char *dst;
+    size_t esize;
+    int64_t len, inner, rows;   /* rows: the outer dims times inner */
+    char *scratch;              /* per chunk: ix, tix (len i64 each), keys, tmp */
+    size_t scratch_per_chunk;
+    size_t chunks;
+} sort_job;
+
+/* Row r: len elements from element (r / inner) * len * inner + r % inner,
+ * inner apart. */
+static void sort_row(const sort_job *j, int64_t r, char *scratch)
+{
+    int64_t len = j->len, inner = j->inner;
+    int64_t at = (r / inner) * len * inner + r % inner;
+    int64_t *ix = (int64_t *)(void *)scratch, *tix = ix + len;
+    char *keys = (char *)(tix + len), *tmp = keys + (size_t)len * j->esize;
+    const char *src = j->src + (size_t)at * j->esize;
+    if (!j->argsort && inner == 1) {   /* sorted in the output itself */
+        char *row = j->dst + (size_t)at * j->esize;
+        if (row != src)
+            memcpy(row, src, (size_t)len * j->esize);
+        j->sort(row, NULL, tmp, NULL, len);
+        return;
+    }
+    copy_strided(src, inner, keys, 1, len, j->esize);
+    if (!j->argsort) {
+        j->sort(keys, NULL, tmp, NULL, len);
+        copy_strided(keys, 1, j->dst + (size_t)at * j->esize, inner, len, j->esize);
+        return;
+    }
+    iota(ix, len);
+    j->sort(keys, ix, tmp, tix, len);
+    copy_strided((const char *)ix, 1, j->dst + (size_t)at * sizeof(int64_t), inner, len,
+                 sizeof(int64_t));
+}
+
+static int sort_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const sort_job *j = ctx;
+    for (size_t c = cb; c < ce; c++) {
+        char *scratch = j->scratch + c * j->scratch_per_chunk;
+        uint64_t b = weft__chunk_begin((uint64_t)j->rows, j->chunks, c);
+        uint64_t e = weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1);
+        for (uint64_t r = b; r < e; r++)
+            sort_row(j, (int64_t)r, scratch);
+    }
+    return 0;
+}
+
+/* Scratch of len elements of esize plus two of i64, per chunk, rounded up
+ * to 8 bytes so that every chunk's i64 arrays are aligned. */
+static int alloc_scratch(const weft__node *n, int64_t len, size_t esize, size_t chunks,
+                         char **scratch, size_t *per_chunk)
+{
+    *per_chunk = ((size_t)len * (2 * esize + 2 * sizeof(int64_t)) + 7) & ~(size_t)7;
+    *scratch = weft__malloc(*per_chunk * chunks);
+    if (!*scratch)
+        return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for %lld elements of scratch",
+                            weft__op_name(n->op), (long long)len);
+    return 0;
+}
+
+int weft__eval_sort(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                    weft_tensor *out)
+{
+    sort_job j;
+    memset(&j, 0, sizeof j);
+    int axis = n->attr.sort.axis < 0 ? n->attr.sort.axis + a->rank : n->attr.sort.axis;
+    j.len = a->dims[axis];
+    j.inner = 1;
+    for (int d = axis + 1; d < a->rank; d++)
+        j.inner *= a->dims[d];
+    if (a->numel == 0)
+        return 0;
+    j.rows = a->numel / j.len;
+    j.sort = sorts[n->attr.sort.descending ? 1 : 0][a->dtype];
+    j.argsort = n->op == WEFT__OP_ARGSORT;
+    j.src = weft_tensor_data(a);
+    j.dst = weft__tensor_mut(out);
+    j.esize = weft_dtype_size(a->dtype);
+    j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
+    if (j.chunks > (uint64_t)j.rows)
+        j.chunks = (size_t)j.rows;
+    int rc = alloc_scratch(n, j.len, j.esize, j.chunks, &j.scratch, &j.scratch_per_chunk);
+    if (rc == 0)
+        rc = weft__run_chunks(rt, j.chunks, sort_chunk, &j);
+    weft__free(j.scratch);
+    return rc;
+}
+
+/* ---- top_k ------------------------------------------------------------- */
+
+typedef struct top_job {
+    sort_fn sort;      /* descending, for k above TOP_K_SMALL */
+    top_fn top;
+    const char *src;
+    int64_t *dst;
+    size_t esize;
+    int64_t len, k, rows;
+    char *scratch;
+    size_t scratch_per_chunk;
+    size_t chunks;
+} top_job;
+
+static void top_row(const top_job *j, int64_t r, char *scratch)
+{
+    int64_t len = j->len, k = j->k;
+    const char *src = j->src + (size_t)(r * len) * j->esize;
+    int64_t *out = j->dst + r * k;
+    int64_t *ix = (int64_t *)(void *)scratch, *tix = ix + len;
+    char *keys = (char *)(tix + len), *tmp = keys + (size_t)len * j->esize;
+    if (k <= TOP_K_SMALL) {
+        j->top(src, len, k, keys, out);
+        return;
+    }
+    memcpy(keys, src, (size_t)len * j->esize);
+    iota(ix, len);
+    j->sort(keys, ix, tmp, tix, len);
+    memcpy(out, ix, sizeof(int64_t) * (size_t)k);
+}
+
+static int top_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const top_job *j = ctx;
+    for (size_t c = cb; c < ce; c++) {
+        char *scratch = j->scratch + c * j->scratch_per_chunk;
+        uint64_t b = weft__chunk_begin((uint64_t)j->rows, j->chunks, c);
+        uint64_t e = weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1);
+        for (uint64_t r = b; r < e; r++)
+            top_row(j, (int64_t)r, scratch);
+    }
+    return 0;
+}
+
+int weft__eval_top_k(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                     weft_tensor *out)
+{
+    top_job j;
+    memset(&j, 0, sizeof j);
+    j.len = a->dims[a->rank - 1];
+    j.k = n->attr.sort.k;
+    if (out->numel == 0)
+        return 0;   /* k == 0 or no rows */
+    j.rows = out->numel / j.k;
+    j.sort = sorts[1][a->dtype];
+    j.top = tops[a->dtype];
+    j.src = weft_tensor_data(a);
+    j.dst = weft__tensor_mut(out);
+    j.esize = weft_dtype_size(a->dtype);
+    j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
+    if (j.chunks > (uint64_t)j.rows)
+        j.chunks = (size_t)j.rows;
+    int rc = alloc_scratch(n, j.len, j.esize, j.chunks, &j.scratch, &j.scratch_per_chunk);
+    if (rc == 0)
+        rc = weft__run_chunks(rt, j.chunks, top_chunk, &j);
+    weft__free(j.scratch);
+    return rc;
+}
+
+/* ---- top_k's values ---------------------------------------------------- */
+
+typedef struct pick_job {
+    const char *src;
+    const int64_t *idx;
+    char *dst;
+    size_t esize;
+    int64_t len, k, total;
+    size_t chunks;
+} pick_job;
+
+static int pick_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const pick_job *j = ctx;
+    for (size_t c = cb; c < ce; c++) {
+        uint64_t b = weft__chunk_begin((uint64_t)j->total, j->chunks, c);
+        uint64_t e = weft__chunk_begin((uint64_t)j->total, j->chunks, c + 1);
+        for (uint64_t i = b; i < e; i++) {
+            int64_t row = (int64_t)i / j->k;
+            size_t from = (size_t)(row * j->len + j->idx[i]);
+            memcpy(j->dst + i * j->esize, j->src + from * j->esize, j->esize);
+        }
+    }
+    return 0;
+}
+
+int weft__eval_top_k_values(weft_runtime *rt, const weft_tensor *a, const weft_tensor *idx,
+                            weft_tensor *out)
+{
+    pick_job j;
+    memset(&j, 0, sizeof j);
+    if (out->numel == 0)
+        return 0;
+    j.src = weft_tensor_data(a);
+    j.idx = weft_tensor_data(idx);
+    j.dst = weft__tensor_mut(out);
+    j.esize = weft_dtype_size(a->dtype);
+    j.len = a->dims[a->rank - 1];
+    j.k = idx->dims[idx->rank - 1];
+    j.total = out->numel;
+    j.chunks = weft__chunk_count(rt, (uint64_t)j.total);
+    return weft__run_chunks(rt, j.chunks, pick_chunk, &j);
+}
