@@ -47,6 +47,11 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
     [WEFT__OP_COND] = "cond", [WEFT__OP_WHILE] = "while_loop", [WEFT__OP_MAP_EX] = "map_ex",
     [WEFT__OP_HOST_EX] = "host_call_ex", [WEFT__OP_RESULT] = "result",
+    [WEFT__OP_ERF] = "erf", [WEFT__OP_ERFC] = "erfc", [WEFT__OP_TAN] = "tan",
+    [WEFT__OP_ASIN] = "asin", [WEFT__OP_ACOS] = "acos", [WEFT__OP_ATAN] = "atan",
+    [WEFT__OP_SINH] = "sinh", [WEFT__OP_COSH] = "cosh", [WEFT__OP_ATAN2] = "atan2",
+    [WEFT__OP_IS_NAN] = "is_nan", [WEFT__OP_IS_INF] = "is_inf",
+    [WEFT__OP_IS_FINITE] = "is_finite",
 };
 
 const char *weft__op_name(weft__op op)

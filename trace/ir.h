@@ -16,7 +16,8 @@
  * ARRAY (ops that move or index elements: trace/infer_shape.c and
  * trace/kernel_shape.c), MATMUL, MAP, HOST, CONTROL (several results:
  * cond, while, map_ex, host_call_ex; see trace/control.h), RESULT (one
- * result of a CONTROL node), FUSED (made by the compiler). */
+ * result of a CONTROL node), FUSED (made by the compiler).  Ops added
+ * later go after FUSED, whatever their kind. */
 #define WEFT__OP_TABLE(XX)                 \
     XX(ARG,        LEAF,    0)             \
     XX(CONST,      LEAF,    0)             \
@@ -90,7 +91,19 @@
     XX(MAP_EX,     CONTROL, -1)            \
     XX(HOST_EX,    CONTROL, -1)            \
     XX(RESULT,     RESULT,  1)             \
-    XX(FUSED,      FUSED,  -1)
+    XX(FUSED,      FUSED,  -1)             \
+    XX(ERF,        UNARY,   1)             \
+    XX(ERFC,       UNARY,   1)             \
+    XX(TAN,        UNARY,   1)             \
+    XX(ASIN,       UNARY,   1)             \
+    XX(ACOS,       UNARY,   1)             \
+    XX(ATAN,       UNARY,   1)             \
+    XX(SINH,       UNARY,   1)             \
+    XX(COSH,       UNARY,   1)             \
+    XX(ATAN2,      BINARY,  2)             \
+    XX(IS_NAN,     UNARY,   1)             \
+    XX(IS_INF,     UNARY,   1)             \
+    XX(IS_FINITE,  UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
