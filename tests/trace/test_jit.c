@@ -61,16 +61,49 @@ static bool wait_for(bool (*pred)(void))
     return pred();
 }
 
+/* The neural-network ops with an axis or a parameter, as unary ops: over
+ * the last axis (a scalar takes exp instead: it has no axis). */
+static bool has_axis(weft_value *a)
+{
+    weft_spec sp;
+    return weft_value_spec(a, &sp) == 0 && sp.rank > 0;
+}
+
+static weft_value *softmax_last(weft_ctx *cx, weft_value *a)
+{
+    return has_axis(a) ? weft_softmax(cx, a, -1) : weft_exp(cx, a);
+}
+
+static weft_value *log_softmax_last(weft_ctx *cx, weft_value *a)
+{
+    return has_axis(a) ? weft_log_softmax(cx, a, -1) : weft_exp(cx, a);
+}
+
+static weft_value *logsumexp_last(weft_ctx *cx, weft_value *a)
+{
+    return has_axis(a) ? weft_logsumexp(cx, a, -1, true) : weft_exp(cx, a);
+}
+
+static weft_value *leaky_relu_02(weft_ctx *cx, weft_value *a)
+{
+    return weft_leaky_relu(cx, a, 0.2);
+}
+
 /* The random program (diff_random_body) draws from these ops: those of
  * test_differential.c and more. */
 static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
                                    weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
-                                   weft_floordiv, weft_ge, weft_ne, weft_truediv };
+                                   weft_floordiv, weft_ge, weft_ne, weft_truediv, weft_atan2 };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
-                                    weft_floor };
+                                    weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
+                                    weft_relu6 };
 static const diff_unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid,
                                     weft_sin, weft_cos, weft_round, weft_ceil, weft_rsqrt,
-                                    weft_log1p, weft_expm1 };
+                                    weft_log1p, weft_expm1, weft_erf, weft_erfc, weft_tan,
+                                    weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh,
+                                    weft_softplus, weft_silu, weft_log_sigmoid, weft_gelu_exact,
+                                    weft_gelu, weft_elu, leaky_relu_02, softmax_last,
+                                    log_softmax_last, logsumexp_last };
 static const diff_ops ops = { .bin = bins, .n_bin = DIFF_LEN(bins),
                               .any_un = any_un, .n_any_un = DIFF_LEN(any_un),
                               .flt_un = flt_un, .n_flt_un = DIFF_LEN(flt_un),
@@ -202,11 +235,16 @@ typedef weft_value *(*unop_fn)(weft_ctx *, weft_value *);
 static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_pow,
                                    weft_minimum, weft_maximum, weft_eq, weft_ne, weft_lt,
                                    weft_le, weft_gt, weft_ge, weft_floordiv, weft_truediv,
-                                   weft_logical_and, weft_logical_or };
+                                   weft_logical_and, weft_logical_or, weft_atan2 };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
-                                 weft_log1p, weft_expm1, weft_logical_not };
+                                 weft_log1p, weft_expm1, weft_logical_not, weft_erf, weft_erfc,
+                                 weft_tan, weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh,
+                                 weft_is_nan, weft_is_inf, weft_is_finite, weft_softplus,
+                                 weft_silu, weft_log_sigmoid, weft_relu6, weft_gelu_exact,
+                                 weft_gelu, weft_elu, leaky_relu_02, softmax_last,
+                                 log_softmax_last, logsumexp_last };
 #define N_BINS (sizeof d_bins / sizeof d_bins[0])
 #define N_UNS (sizeof d_uns / sizeof d_uns[0])
 
