@@ -467,7 +467,8 @@ WEFT_API weft_value *weft_gelu(weft_ctx *cx, weft_value *a);
  * (approximate=False), in TensorFlow's order of operations.  These take f32
  * and f64 only.  relu6: min(max(x, 0), 6) (tf.nn.relu6); like relu it
  * takes integers too and keeps their dtype; bool is WEFT_EDTYPE.  NaN
- * stays NaN in all of them; -0.0 gives 0.0 in relu6. */
+ * stays NaN in all of them; -0.0 gives 0.0 in relu6; silu(-inf) and
+ * gelu_exact(-inf) are NaN (-inf times 0), as in TensorFlow. */
 WEFT_API weft_value *weft_softplus(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_silu(weft_ctx *cx, weft_value *a);
