@@ -83,9 +83,9 @@ typedef uint8_t b8;
     static inline T sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                   \
     static inline T floor_##S(T a) { return a; }                                       \
     static inline T ceil_##S(T a) { return a; }                                        \
-    static inline T round_##S(T a) { return a; }                                      \
-    static inline b8 is_nan_##S(T a) { (void)a; return 0; }                           \
-    static inline b8 is_inf_##S(T a) { (void)a; return 0; }                           \
+    static inline T round_##S(T a) { return a; }                                       \
+    static inline b8 is_nan_##S(T a) { (void)a; return 0; }                            \
+    static inline b8 is_inf_##S(T a) { (void)a; return 0; }                            \
     static inline b8 is_finite_##S(T a) { (void)a; return 1; }
 
 INT_OPS(i32, int32_t, uint32_t)

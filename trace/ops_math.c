@@ -1,6 +1,7 @@
 /* The math ops beyond arithmetic: the float functions, rounding, the
- * tests is_nan / is_inf / is_finite, the logical ops, floor and true division, and clip.  Their dtype rules live
- * in ew_rules.c, their per-element meaning in kernel_ew.c. */
+ * tests is_nan / is_inf / is_finite, the logical ops, floor and true
+ * division, and clip.  Their dtype rules live in ew_rules.c, their
+ * per-element meaning in kernel_ew.c. */
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
