@@ -47,7 +47,7 @@
  * number is promoted as above (bool + i32 is i32).  The float functions
  * (sqrt exp log tanh sigmoid sin cos rsqrt log1p expm1 erf erfc tan asin
  * acos atan sinh cosh, truediv, atan2) compute integers and bool in f64,
- * as NumPy does.
+ * as NumPy does; the tests is_nan, is_inf and is_finite refuse bool.
  *
  * Integers: arithmetic wraps around (abs(INT32_MIN) is INT32_MIN); div,
  * floordiv and mod are floor division and floor modulo (Python's // and %),
