@@ -129,12 +129,14 @@ typedef weft_value *(*unop)(weft_ctx *, weft_value *);
 static const binop binops[] = {
     weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_minimum, weft_maximum,
     weft_eq, weft_ne, weft_lt, weft_le, weft_gt, weft_ge, weft_pow,
-    weft_floordiv, weft_truediv, weft_logical_and, weft_logical_or,
+    weft_floordiv, weft_truediv, weft_logical_and, weft_logical_or, weft_atan2,
 };
 static const unop unops[] = {
     weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid, weft_relu,
     weft_sin, weft_cos, weft_floor, weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
-    weft_log1p, weft_expm1, weft_logical_not,
+    weft_log1p, weft_expm1, weft_logical_not, weft_erf, weft_erfc, weft_tan, weft_asin,
+    weft_acos, weft_atan, weft_sinh, weft_cosh, weft_is_nan, weft_is_inf, weft_is_finite,
+    weft_softplus, weft_silu, weft_relu6, weft_log_sigmoid, weft_gelu_exact,
 };
 
 #define N_BIN (sizeof binops / sizeof *binops)

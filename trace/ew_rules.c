@@ -18,7 +18,12 @@ weft__ew_class weft__ew_class_of(weft__op op)
     case WEFT__OP_SQRT: case WEFT__OP_EXP: case WEFT__OP_LOG: case WEFT__OP_TANH:
     case WEFT__OP_SIGMOID: case WEFT__OP_SIN: case WEFT__OP_COS: case WEFT__OP_RSQRT:
     case WEFT__OP_LOG1P: case WEFT__OP_EXPM1: case WEFT__OP_TRUEDIV:
+    case WEFT__OP_ERF: case WEFT__OP_ERFC: case WEFT__OP_TAN: case WEFT__OP_ASIN:
+    case WEFT__OP_ACOS: case WEFT__OP_ATAN: case WEFT__OP_SINH: case WEFT__OP_COSH:
+    case WEFT__OP_ATAN2:
         return WEFT__EW_FLOAT;
+    case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
+        return WEFT__EW_TEST;
     case WEFT__OP_LOGICAL_NOT: case WEFT__OP_LOGICAL_AND: case WEFT__OP_LOGICAL_OR:
         return WEFT__EW_LOGICAL;
     default:
@@ -31,7 +36,7 @@ int weft__ew_check(const weft__node *n, const weft_spec *in)
     weft_dtype dt = in[0].dtype;
     const char *why = NULL;
     switch (weft__ew_class_of(n->op)) {
-    case WEFT__EW_NUMERIC:
+    case WEFT__EW_NUMERIC: case WEFT__EW_TEST:
         if (dt == WEFT_BOOL)
             why = n->n_in == 1 ? "is bool (cast it to a number type)"
                                : "are bool (cast them to a number type)";

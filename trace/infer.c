@@ -4,9 +4,10 @@
  * against 1 stays unknown, against a known n != 1 becomes n (if the unknown
  * dim turns out to be something else, the concrete re-inference in
  * weft__kernel_eval reports it).  Dtype rules beyond kernels.h's invariant:
- * comparisons give bool; the elementwise ops take the dtypes of their class
- * (ew_rules.h: arithmetic refuses bool, the float functions take floats
- * only, the logical ops bool only); sum and prod of bool give i64 (a
+ * comparisons and the tests (is_nan, is_inf, is_finite) give bool; the
+ * elementwise ops take the dtypes of their class (ew_rules.h: arithmetic
+ * refuses bool, the float functions take floats only, the logical ops
+ * bool only); sum and prod of bool give i64 (a
  * count), of any other dtype keep it (integers wrap); mean accepts floats
  * only (ops.c casts integers to f64 first); max and min keep the dtype.  Leaves: ARG
  * returns n->spec, FILL its shape and dtype from n->spec, RANGE its dtype
@@ -346,6 +347,8 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         if ((rc = weft__ew_check(n, in)) < 0)
             break;
         r = in[0];
+        if (weft__ew_class_of(n->op) == WEFT__EW_TEST)
+            r.dtype = WEFT_BOOL;
         break;
     case WEFT__KIND_CAST:
         if (!dtype_ok(n->attr.cast.to)) {

@@ -49,6 +49,11 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_HOST_EX] = "host_call_ex", [WEFT__OP_RESULT] = "result",
     [WEFT__OP_SORT] = "sort", [WEFT__OP_ARGSORT] = "argsort", [WEFT__OP_TOP_K] = "top_k",
     [WEFT__OP_TOP_K_VALUES] = "top_k_values",
+    [WEFT__OP_ERF] = "erf", [WEFT__OP_ERFC] = "erfc", [WEFT__OP_TAN] = "tan",
+    [WEFT__OP_ASIN] = "asin", [WEFT__OP_ACOS] = "acos", [WEFT__OP_ATAN] = "atan",
+    [WEFT__OP_SINH] = "sinh", [WEFT__OP_COSH] = "cosh", [WEFT__OP_ATAN2] = "atan2",
+    [WEFT__OP_IS_NAN] = "is_nan", [WEFT__OP_IS_INF] = "is_inf",
+    [WEFT__OP_IS_FINITE] = "is_finite",
 };
 
 const char *weft__op_name(weft__op op)

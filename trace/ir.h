@@ -16,9 +16,10 @@
  * ARRAY (ops that move or index elements: trace/infer_shape.c and
  * trace/kernel_shape.c), MATMUL, MAP, HOST, CONTROL (several results:
  * cond, while, map_ex, host_call_ex; see trace/control.h), RESULT (one
- * result of a CONTROL node), FUSED (made by the compiler).  TOP_K gives
- * weft_top_k's indices; TOP_K_VALUES(a, indices) picks a's elements at
- * them along the last axis (its values). */
+ * result of a CONTROL node), FUSED (made by the compiler).  Ops added
+ * later go after FUSED, whatever their kind.  TOP_K gives weft_top_k's
+ * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
+ * last axis (its values). */
 #define WEFT__OP_TABLE(XX)                 \
     XX(ARG,        LEAF,    0)             \
     XX(CONST,      LEAF,    0)             \
@@ -96,7 +97,19 @@
     XX(SORT,       ARRAY,   1)             \
     XX(ARGSORT,    ARRAY,   1)             \
     XX(TOP_K,      ARRAY,   1)             \
-    XX(TOP_K_VALUES, ARRAY, 2)
+    XX(TOP_K_VALUES, ARRAY, 2)           \
+    XX(ERF,        UNARY,   1)             \
+    XX(ERFC,       UNARY,   1)             \
+    XX(TAN,        UNARY,   1)             \
+    XX(ASIN,       UNARY,   1)             \
+    XX(ACOS,       UNARY,   1)             \
+    XX(ATAN,       UNARY,   1)             \
+    XX(SINH,       UNARY,   1)             \
+    XX(COSH,       UNARY,   1)             \
+    XX(ATAN2,      BINARY,  2)             \
+    XX(IS_NAN,     UNARY,   1)             \
+    XX(IS_INF,     UNARY,   1)             \
+    XX(IS_FINITE,  UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -13,7 +13,8 @@
  * exponent is 1/(a^-b) truncated (so 0 except for a = 1 or -1); float
  * min/max propagate NaN; float mod and floordiv are Python's % and //
  * (NumPy's divmod; a zero divisor gives a / b); relu and sign keep NaN;
- * round is half to even.  Bool takes only comparisons, min/max (and, or),
+ * round is half to even; is_nan, is_inf and is_finite give bool (on integers
+ * false, false, true).  Bool takes only comparisons, min/max (and, or),
  * where, casts and the logical ops (which read any non-zero byte as true).
  * Float to integer casts truncate, saturate, and map NaN to 0; integer to
  * integer casts wrap; anything non-zero casts to true.
@@ -82,7 +83,10 @@ typedef uint8_t b8;
     static inline T sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                   \
     static inline T floor_##S(T a) { return a; }                                       \
     static inline T ceil_##S(T a) { return a; }                                        \
-    static inline T round_##S(T a) { return a; }
+    static inline T round_##S(T a) { return a; }                                       \
+    static inline b8 is_nan_##S(T a) { (void)a; return 0; }                            \
+    static inline b8 is_inf_##S(T a) { (void)a; return 0; }                            \
+    static inline b8 is_finite_##S(T a) { (void)a; return 1; }
 
 INT_OPS(i32, int32_t, uint32_t)
 INT_OPS(i64, int64_t, uint64_t)
@@ -131,6 +135,18 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     }                                                                                  \
     static inline T log1p_##S(T a) { return log1p##M(a); }                             \
     static inline T expm1_##S(T a) { return expm1##M(a); }                             \
+    static inline T erf_##S(T a) { return erf##M(a); }                                 \
+    static inline T erfc_##S(T a) { return erfc##M(a); }                               \
+    static inline T tan_##S(T a) { return tan##M(a); }                                 \
+    static inline T asin_##S(T a) { return asin##M(a); }                               \
+    static inline T acos_##S(T a) { return acos##M(a); }                               \
+    static inline T atan_##S(T a) { return atan##M(a); }                               \
+    static inline T sinh_##S(T a) { return sinh##M(a); }                               \
+    static inline T cosh_##S(T a) { return cosh##M(a); }                               \
+    static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
+    static inline b8 is_nan_##S(T a) { return a != a; }                                \
+    static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
+    static inline b8 is_finite_##S(T a) { return fabs##M(a) < (T)INFINITY; }           \
     /* Python's //: floor((a - a % b) / b), corrected where the division   */         \
     /* rounded across an integer (NumPy's npy_divmod). */                              \
     static inline T floordiv_##S(T a, T b)                                             \
@@ -436,7 +452,22 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(cos_##S##_loop, T, T, cos_##S(x))                                            \
     UN_FN(rsqrt_##S##_loop, T, T, rsqrt_##S(x))                                        \
     UN_FN(log1p_##S##_loop, T, T, log1p_##S(x))                                        \
-    UN_FN(expm1_##S##_loop, T, T, expm1_##S(x))
+    UN_FN(expm1_##S##_loop, T, T, expm1_##S(x))                                        \
+    UN_FN(erf_##S##_loop, T, T, erf_##S(x))                                            \
+    UN_FN(erfc_##S##_loop, T, T, erfc_##S(x))                                          \
+    UN_FN(tan_##S##_loop, T, T, tan_##S(x))                                            \
+    UN_FN(asin_##S##_loop, T, T, asin_##S(x))                                          \
+    UN_FN(acos_##S##_loop, T, T, acos_##S(x))                                          \
+    UN_FN(atan_##S##_loop, T, T, atan_##S(x))                                          \
+    UN_FN(sinh_##S##_loop, T, T, sinh_##S(x))                                          \
+    UN_FN(cosh_##S##_loop, T, T, cosh_##S(x))                                          \
+    BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))
+
+/* The tests of a number (bool results; integers are never NaN nor inf). */
+#define TEST_ROW(S, T)                                                                 \
+    UN_FN(is_nan_##S##_loop, T, b8, is_nan_##S(x))                                     \
+    UN_FN(is_inf_##S##_loop, T, b8, is_inf_##S(x))                                     \
+    UN_FN(is_finite_##S##_loop, T, b8, is_finite_##S(x))
 
 ANY_ROW(b, b8, uint8_t)
 ANY_ROW(i32, int32_t, uint32_t)
@@ -449,6 +480,10 @@ NUM_ROW(f32, float)
 NUM_ROW(f64, double)
 FLT_ROW(f32, float)
 FLT_ROW(f64, double)
+TEST_ROW(i32, int32_t)
+TEST_ROW(i64, int64_t)
+TEST_ROW(f32, float)
+TEST_ROW(f64, double)
 UN_FN(logical_not_b_loop, b8, b8, logical_not_b(x))
 BIN_FN(logical_and_b_loop, b8, b8, logical_and_b(x, y))
 BIN_FN(logical_or_b_loop, b8, b8, logical_or_b(x, y))
@@ -481,6 +516,13 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_LOG1P] = FROW(log1p), [WEFT__OP_EXPM1] = FROW(expm1),
     [WEFT__OP_LOGICAL_NOT] = BROW(logical_not),
     [WEFT__OP_WHERE] = ROW5(where),
+    [WEFT__OP_ERF] = FROW(erf),     [WEFT__OP_ERFC] = FROW(erfc),
+    [WEFT__OP_TAN] = FROW(tan),     [WEFT__OP_ASIN] = FROW(asin),
+    [WEFT__OP_ACOS] = FROW(acos),   [WEFT__OP_ATAN] = FROW(atan),
+    [WEFT__OP_SINH] = FROW(sinh),   [WEFT__OP_COSH] = FROW(cosh),
+    [WEFT__OP_ATAN2] = FROW(atan2),
+    [WEFT__OP_IS_NAN] = NROW(is_nan), [WEFT__OP_IS_INF] = NROW(is_inf),
+    [WEFT__OP_IS_FINITE] = NROW(is_finite),
 };
 
 #define CAST_ROW(S) \

@@ -1,6 +1,7 @@
 /* The math ops beyond arithmetic: the float functions, rounding, the
- * logical ops, floor and true division, and clip.  Their dtype rules live
- * in ew_rules.c, their per-element meaning in kernel_ew.c. */
+ * tests is_nan / is_inf / is_finite, the logical ops, floor and true
+ * division, and clip.  Their dtype rules live in ew_rules.c, their
+ * per-element meaning in kernel_ew.c. */
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
@@ -19,11 +20,23 @@ WEFT__DEFINE_UNARY(sign, SIGN)
 WEFT__DEFINE_UNARY(log1p, LOG1P)
 WEFT__DEFINE_UNARY(expm1, EXPM1)
 WEFT__DEFINE_UNARY(logical_not, LOGICAL_NOT)
+WEFT__DEFINE_UNARY(erf, ERF)
+WEFT__DEFINE_UNARY(erfc, ERFC)
+WEFT__DEFINE_UNARY(tan, TAN)
+WEFT__DEFINE_UNARY(asin, ASIN)
+WEFT__DEFINE_UNARY(acos, ACOS)
+WEFT__DEFINE_UNARY(atan, ATAN)
+WEFT__DEFINE_UNARY(sinh, SINH)
+WEFT__DEFINE_UNARY(cosh, COSH)
+WEFT__DEFINE_UNARY(is_nan, IS_NAN)
+WEFT__DEFINE_UNARY(is_inf, IS_INF)
+WEFT__DEFINE_UNARY(is_finite, IS_FINITE)
 
 WEFT__DEFINE_BINARY(logical_and, LOGICAL_AND)
 WEFT__DEFINE_BINARY(logical_or, LOGICAL_OR)
 WEFT__DEFINE_BINARY(floordiv, FLOORDIV)
 WEFT__DEFINE_BINARY(truediv, TRUEDIV)
+WEFT__DEFINE_BINARY(atan2, ATAN2)
 
 /* NumPy's clip: minimum(maximum(a, lo), hi), so lo > hi gives hi and a NaN
  * anywhere gives NaN.  Two nodes rather than one op of its own: they fuse

@@ -1,11 +1,12 @@
 /* The neural-network ops of include/weft/ops.h: softmax, log_softmax,
- * logsumexp, one_hot, reverse, pad and the activations leaky_relu, elu and
- * gelu.  Each is a composition of the other ops, so eager mode, tracing,
- * fusion, the native tier and unknown dims come with them and no kernel is
- * new.  Each checks its inputs first: the inner ops it then calls cannot
- * fail on them (short of memory), so an error names the public op.  The
- * elementwise steps go through weft__op_unary / weft__op_binary with the
- * public name for the same reason. */
+ * logsumexp, one_hot, reverse, pad and the activations leaky_relu, elu,
+ * gelu, softplus, log_sigmoid, silu, relu6 and gelu_exact.  Each is a
+ * composition of the other ops, so eager mode, tracing, fusion, the
+ * native tier and unknown dims come with them and no kernel is new.  Each
+ * checks its inputs first: the inner ops it then calls cannot fail on them
+ * (short of memory), so an error names the public op.  The elementwise
+ * steps go through weft__op_unary / weft__op_binary with the public name
+ * for the same reason. */
 #include <math.h>
 #include <stdint.h>
 
@@ -293,7 +294,7 @@ weft_value *weft_elu(weft_ctx *cx, weft_value *a)
 }
 
 /* TensorFlow's gelu(approximate=True): 0.5 x (1 + tanh(sqrt(2/pi) (x +
- * 0.044715 x^3))).  The exact form needs erf, which weft has no op for. */
+ * 0.044715 x^3))).  The exact form is weft_gelu_exact. */
 weft_value *weft_gelu(weft_ctx *cx, weft_value *a)
 {
     const char *fn = "weft_gelu";
@@ -304,5 +305,72 @@ weft_value *weft_gelu(weft_ctx *cx, weft_value *a)
     weft_value *inner = weft__op_binary(cx, WEFT__OP_ADD, fn, a, scale(cx, fn, cube, 0.044715));
     weft_value *t = weft__op_unary(cx, WEFT__OP_TANH, fn, scale(cx, fn, inner, 0.7978845608028654));
     weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, t, weft_const_f64(cx, 1.0));
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus);
+}
+
+/* log1p(exp(-|x|)): the part of softplus and log_sigmoid that stays in
+ * [0, log 2], so that exp never overflows. */
+static weft_value *log1p_exp_neg_abs(weft_ctx *cx, const char *fn, weft_value *a)
+{
+    weft_value *na = weft__op_unary(cx, WEFT__OP_NEG, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, a));
+    return weft__op_unary(cx, WEFT__OP_LOG1P, fn, weft__op_unary(cx, WEFT__OP_EXP, fn, na));
+}
+
+/* log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow for large
+ * x, no loss to 0 for very negative x. */
+weft_value *weft_softplus(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_softplus";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, a, weft_const_f64(cx, 0.0));
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a));
+}
+
+/* log(sigmoid(x)) = -softplus(-x), as min(x, 0) - log1p(exp(-|x|)). */
+weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_log_sigmoid";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *neg = weft__op_binary(cx, WEFT__OP_MINIMUM, fn, a, weft_const_f64(cx, 0.0));
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, neg, log1p_exp_neg_abs(cx, fn, a));
+}
+
+/* x * sigmoid(x), TensorFlow's order. */
+weft_value *weft_silu(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_silu";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, a, weft__op_unary(cx, WEFT__OP_SIGMOID, fn, a));
+}
+
+/* min(relu(x), 6); integers stay integers, as with relu (and
+ * tf.nn.relu6). */
+weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_relu6";
+    if (!enter(cx, fn, a))
+        return NULL;
+    if (spec_of(a)->dtype == WEFT_BOOL) {
+        char s[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a is %s, not a number (weft_cast it first)",
+                              fn, weft__spec_str(spec_of(a), s, sizeof s));
+    }
+    weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, a);
+    return weft__op_binary(cx, WEFT__OP_MINIMUM, fn, r, weft_const_i64(cx, 6));
+}
+
+/* TensorFlow's gelu(approximate=False): x * 0.5 * (1 + erf(x / sqrt(2))),
+ * in its order of operations. */
+weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_gelu_exact";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *z = weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, weft_const_f64(cx, 1.4142135623730951));
+    weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_const_f64(cx, 1.0),
+                                           weft__op_unary(cx, WEFT__OP_ERF, fn, z));
     return weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus);
 }

@@ -45,8 +45,9 @@
  * + True is 2) and NumPy (True + True is True) disagree on it, TensorFlow
  * refuses it, and weft_cast states the intent.  A bool operand meeting a
  * number is promoted as above (bool + i32 is i32).  The float functions
- * (sqrt exp log tanh sigmoid sin cos rsqrt log1p expm1, truediv) compute
- * integers and bool in f64, as NumPy does.
+ * (sqrt exp log tanh sigmoid sin cos rsqrt log1p expm1 erf erfc tan asin
+ * acos atan sinh cosh, truediv, atan2) compute integers and bool in f64,
+ * as NumPy does; the tests is_nan, is_inf and is_finite refuse bool.
  *
  * Integers: arithmetic wraps around (abs(INT32_MIN) is INT32_MIN); div,
  * floordiv and mod are floor division and floor modulo (Python's // and %),
@@ -169,6 +170,33 @@ WEFT_API weft_value *weft_logical_not(weft_ctx *cx, weft_value *a);
  * three broadcast and promote like two binary ops (weak bounds take a's
  * dtype); a failure names the maximum or minimum step. */
 WEFT_API weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft_value *hi);
+
+/* More float functions (f32 stays f32, integers and bool compute in f64),
+ * each the C libm function of that name, so results are libm's on every
+ * tier: erf (tf.math.erf), erfc (1 - erf(x), exact for large x), tan,
+ * asin and acos (NaN outside [-1, 1]), atan, sinh and cosh (+-inf past
+ * about 710 for f64, 89 for f32).  atan2(y, x) is the angle of the point
+ * (x, y) in [-pi, pi] (tf.math.atan2, y first), with C's signed zeros
+ * (atan2(+-0, -0) is +-pi); it broadcasts and promotes like the binary ops
+ * above, weak scalars included. */
+WEFT_API weft_value *weft_erf(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_erfc(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_tan(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_asin(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_acos(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_atan(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_sinh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_cosh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
+
+/* Tests of each element, with a bool result of a's shape: is_nan (NaN of
+ * any sign or payload), is_inf (+inf or -inf), is_finite (neither).
+ * Integers are never NaN nor infinite: false, false and true (TensorFlow
+ * refuses integers here).  Bool is WEFT_EDTYPE, as for arithmetic.  On a
+ * weak scalar the result is an ordinary bool scalar, as a comparison's. */
+WEFT_API weft_value *weft_is_nan(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_is_inf(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_is_finite(weft_ctx *cx, weft_value *a);
 
 /* Conversion, as NumPy's astype and TensorFlow's cast except where noted.
  * Float to integer truncates toward zero and saturates: 1e10 -> INT32_MAX,
@@ -465,11 +493,27 @@ WEFT_API weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)
  * a weft_cast).  elu: x for x > 0, else expm1(x) (tf.nn.elu).  gelu: the
  * tanh approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
  * which is tf.nn.gelu(x, approximate=True); TensorFlow's default
- * (approximate=False) uses erf, which weft has no op for, and differs from
- * it by less than 5e-4.  NaN stays NaN. */
+ * (approximate=False), with erf, is weft_gelu_exact (the two differ by
+ * less than 5e-4).  NaN stays NaN. */
 WEFT_API weft_value *weft_leaky_relu(weft_ctx *cx, weft_value *a, double alpha);
 WEFT_API weft_value *weft_elu(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_gelu(weft_ctx *cx, weft_value *a);
+/* More activations.  softplus: log(1 + exp(x)) (tf.math.softplus),
+ * computed as max(x, 0) + log1p(exp(-|x|)) so that large x gives x, not
+ * inf, and negative x keeps the digits of exp(x).  log_sigmoid:
+ * log(sigmoid(x)) (tf.math.log_sigmoid), as min(x, 0) - log1p(exp(-|x|)).
+ * silu: x * sigmoid(x) (tf.nn.silu, tf.nn.swish).  gelu_exact:
+ * x * 0.5 * (1 + erf(x / sqrt(2))), tf.nn.gelu's default
+ * (approximate=False), in TensorFlow's order of operations.  These take f32
+ * and f64 only.  relu6: min(max(x, 0), 6) (tf.nn.relu6); like relu it
+ * takes integers too and keeps their dtype; bool is WEFT_EDTYPE.  NaN
+ * stays NaN in all of them; -0.0 gives 0.0 in relu6; silu(-inf) and
+ * gelu_exact(-inf) are NaN (-inf times 0), as in TensorFlow. */
+WEFT_API weft_value *weft_softplus(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_silu(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_relu6(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a);
 
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for

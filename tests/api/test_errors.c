@@ -1606,6 +1606,26 @@ typedef struct err_case {
 #define C(entry, bad, code, fn) { entry, bad, code, fn, NULL }
 #define CM(entry, bad, code, fn, m) { entry, bad, code, fn, m }
 
+/* The tests is_nan ... refuse bool like arithmetic; the float activations
+ * refuse integers; relu6 refuses bool. */
+static weft_value *op_is_nan_bool(weft_ctx *cx)
+{
+    return weft_is_nan(cx, bool3(cx));
+}
+static int c_op_is_nan_bool(void) { return eager_op(op_is_nan_bool); }
+
+static weft_value *op_softplus_i32(weft_ctx *cx)
+{
+    return weft_softplus(cx, ev(cx, fx.i3));
+}
+static int c_op_softplus_i32(void) { return eager_op(op_softplus_i32); }
+
+static weft_value *op_relu6_bool(weft_ctx *cx)
+{
+    return weft_relu6(cx, bool3(cx));
+}
+static int c_op_relu6_bool(void) { return eager_op(op_relu6_bool); }
+
 static const err_case cases[] = {
     /* Runtime */
     C("weft_runtime_create", "out is NULL", WEFT_EINVAL, c_rt_create_null_out),
@@ -1823,6 +1843,9 @@ static const err_case cases[] = {
     C("weft_reduce", "axis 1 of f32[3]", WEFT_EINVAL, c_op_reduce_range),
     C("weft_reduce", "reduction (weft_reduction)99", WEFT_EINVAL, c_op_reduce_kind),
     C("weft_reduce", "axes NULL, n_axes 1", WEFT_EINVAL, c_op_reduce_null_axes),
+    C("weft_is_nan", "bool[3] (also is_inf, is_finite)", WEFT_EDTYPE, c_op_is_nan_bool),
+    C("weft_softplus", "i32[3] (also log_sigmoid, silu, gelu_exact)", WEFT_EDTYPE, c_op_softplus_i32),
+    C("weft_relu6", "bool[3]", WEFT_EDTYPE, c_op_relu6_bool),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

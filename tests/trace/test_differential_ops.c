@@ -1,5 +1,7 @@
 /* The differential test of the second wave of ops: random graphs of the
- * math ops (tanh ... expm1, clip, logical ops, truediv, floordiv), the
+ * math ops (tanh ... expm1, erf ... cosh, atan2, is_nan, is_inf,
+ * is_finite, clip, logical ops, truediv, floordiv), the neural-network ops
+ * (softmax, log_softmax, logsumexp and the activations), the
  * shape ops (transpose, slice, gather, concat, stack, split, expand_dims,
  * squeeze, tile, broadcast_to, cumsum, argmax/argmin, sort, argsort, top_k),
  * weft_reduce over several axes with keepdims, weft_matmul_ex with its
@@ -119,13 +121,16 @@ static weft_value *numeric(weft_ctx *cx, weft_value *a, const weft_spec *sa)
 static weft_value *unary(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint64_t *s)
 {
     typedef weft_value *(*unop)(weft_ctx *, weft_value *);
-    /* The first eight keep the dtype and refuse bool. */
+    /* The first eleven refuse bool (the tests is_nan, is_inf, is_finite
+     * give bool, the others keep the dtype). */
     static const unop ops[] = { weft_relu, weft_floor, weft_ceil, weft_round, weft_square,
-                                weft_sign, weft_neg, weft_abs, weft_tanh, weft_sigmoid,
+                                weft_sign, weft_neg, weft_abs, weft_is_nan, weft_is_inf,
+                                weft_is_finite, weft_tanh, weft_sigmoid,
                                 weft_sin, weft_cos, weft_rsqrt, weft_log1p, weft_expm1,
-                                weft_sqrt, weft_exp, weft_log };
+                                weft_sqrt, weft_exp, weft_log, weft_erf, weft_erfc, weft_tan,
+                                weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
-    return ops[k](cx, k < 8 ? numeric(cx, a, sa) : a);
+    return ops[k](cx, k < 11 ? numeric(cx, a, sa) : a);
 }
 
 static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft_spec *sa,
@@ -135,7 +140,7 @@ static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft
     /* The first eight refuse two bools. */
     static const binop ops[] = { weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_pow,
                                  weft_truediv, weft_floordiv, weft_minimum, weft_maximum,
-                                 weft_lt, weft_ge, weft_eq, weft_ne };
+                                 weft_lt, weft_ge, weft_eq, weft_ne, weft_atan2 };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
     return ops[k](cx, k < 8 ? numeric(cx, a, sa) : a, b);
 }
@@ -197,6 +202,29 @@ static weft_value *slice(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint6
     }
     bool plain = diff_next(s) % 5 == 0;
     return weft_slice(cx, a, plain ? NULL : begin, plain ? NULL : end, plain ? NULL : step);
+}
+
+/* A neural-network op of ops_nn.c on a (cast to a float first for those
+ * that take floats only). */
+static weft_value *nn(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint64_t *s)
+{
+    bool flt = sa->dtype == WEFT_F32 || sa->dtype == WEFT_F64;
+    weft_value *x = flt ? a : weft_cast(cx, a, diff_next(s) % 2 ? WEFT_F32 : WEFT_F64);
+    int axis = sa->rank ? (int)(diff_next(s) % (uint64_t)(2 * sa->rank)) - sa->rank : 0;
+    switch (diff_next(s) % 11) {
+    case 0: return sa->rank ? weft_softmax(cx, x, axis) : weft_elu(cx, x);
+    case 1: return sa->rank ? weft_log_softmax(cx, x, axis) : weft_gelu(cx, x);
+    case 2: return weft_logsumexp(cx, x, sa->rank && diff_next(s) % 3 ? axis : WEFT_ALL_AXES,
+                                  diff_next(s) % 2);
+    case 3: return weft_leaky_relu(cx, x, diff_next(s) % 2 ? 0.2 : -1.5);
+    case 4: return weft_elu(cx, x);
+    case 5: return weft_gelu(cx, x);
+    case 6: return weft_softplus(cx, x);
+    case 7: return weft_silu(cx, x);
+    case 8: return weft_log_sigmoid(cx, x);
+    case 9: return weft_gelu_exact(cx, x);
+    default: return weft_relu6(cx, numeric(cx, a, sa));
+    }
 }
 
 /* Indices from the data: b cast to i64, modulo the dim (and minus it, for
@@ -481,7 +509,7 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
 {
     weft_spec sa = spec_of(a);
     bool r1 = sa.rank >= 1;
-    switch (diff_next(s) % 21) {
+    switch (diff_next(s) % 22) {
     case 0: case 1: return unary(cx, a, &sa, s);
     case 2: case 3: return binary(cx, a, partner(pool, n, &sa, s), &sa, s);
     case 4: return logical(cx, a, partner(pool, n, &sa, s), &sa, s);
@@ -501,6 +529,7 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
     case 17: return reduce(cx, a, &sa, s);
     case 18: return matmul(cx, a, &sa, pool, n, s);
     case 19: return sort_op(cx, a, &sa, s, extra);
+    case 20: return nn(cx, a, &sa, s);
     default:
         return diff_next(s) % 2 ? map(cx, p, a, &sa, pool, n, s, extra)
                                 : host(cx, a, &sa, pool, n, s, extra);

@@ -8,7 +8,8 @@
  * of that path set to one byte).  Other tests: directed ops on special
  * values, the non-temporal path on every dtype and on sizes around its
  * 64-byte lines, rows computed in blocks of rows on every dtype and on
- * heights around a block, a failed compile falls back, eviction frees native
+ * heights around a block (is_nan, is_inf and is_finite there too), a
+ * failed compile falls back, eviction frees native
  * code, the off switches, and a process that exits in the middle of a
  * compile without destroying anything exits cleanly.  Tests wait for the compile thread by
  * polling with a bound, never by timing. */
@@ -61,16 +62,49 @@ static bool wait_for(bool (*pred)(void))
     return pred();
 }
 
+/* The neural-network ops with an axis or a parameter, as unary ops: over
+ * the last axis (a scalar takes exp instead: it has no axis). */
+static bool has_axis(weft_value *a)
+{
+    weft_spec sp;
+    return weft_value_spec(a, &sp) == 0 && sp.rank > 0;
+}
+
+static weft_value *softmax_last(weft_ctx *cx, weft_value *a)
+{
+    return has_axis(a) ? weft_softmax(cx, a, -1) : weft_exp(cx, a);
+}
+
+static weft_value *log_softmax_last(weft_ctx *cx, weft_value *a)
+{
+    return has_axis(a) ? weft_log_softmax(cx, a, -1) : weft_exp(cx, a);
+}
+
+static weft_value *logsumexp_last(weft_ctx *cx, weft_value *a)
+{
+    return has_axis(a) ? weft_logsumexp(cx, a, -1, true) : weft_exp(cx, a);
+}
+
+static weft_value *leaky_relu_02(weft_ctx *cx, weft_value *a)
+{
+    return weft_leaky_relu(cx, a, 0.2);
+}
+
 /* The random program (diff_random_body) draws from these ops: those of
  * test_differential.c and more. */
 static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
                                    weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
-                                   weft_floordiv, weft_ge, weft_ne, weft_truediv };
+                                   weft_floordiv, weft_ge, weft_ne, weft_truediv, weft_atan2 };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
-                                    weft_floor };
+                                    weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
+                                    weft_relu6 };
 static const diff_unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, weft_sigmoid,
                                     weft_sin, weft_cos, weft_round, weft_ceil, weft_rsqrt,
-                                    weft_log1p, weft_expm1 };
+                                    weft_log1p, weft_expm1, weft_erf, weft_erfc, weft_tan,
+                                    weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh,
+                                    weft_softplus, weft_silu, weft_log_sigmoid, weft_gelu_exact,
+                                    weft_gelu, weft_elu, leaky_relu_02, softmax_last,
+                                    log_softmax_last, logsumexp_last };
 static const diff_ops ops = { .bin = bins, .n_bin = DIFF_LEN(bins),
                               .any_un = any_un, .n_any_un = DIFF_LEN(any_un),
                               .flt_un = flt_un, .n_flt_un = DIFF_LEN(flt_un),
@@ -202,11 +236,16 @@ typedef weft_value *(*unop_fn)(weft_ctx *, weft_value *);
 static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_pow,
                                    weft_minimum, weft_maximum, weft_eq, weft_ne, weft_lt,
                                    weft_le, weft_gt, weft_ge, weft_floordiv, weft_truediv,
-                                   weft_logical_and, weft_logical_or };
+                                   weft_logical_and, weft_logical_or, weft_atan2 };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
-                                 weft_log1p, weft_expm1, weft_logical_not };
+                                 weft_log1p, weft_expm1, weft_logical_not, weft_erf, weft_erfc,
+                                 weft_tan, weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh,
+                                 weft_is_nan, weft_is_inf, weft_is_finite, weft_softplus,
+                                 weft_silu, weft_log_sigmoid, weft_relu6, weft_gelu_exact,
+                                 weft_gelu, weft_elu, leaky_relu_02, softmax_last,
+                                 log_softmax_last, logsumexp_last };
 #define N_BINS (sizeof d_bins / sizeof d_bins[0])
 #define N_UNS (sizeof d_uns / sizeof d_uns[0])
 
@@ -554,6 +593,70 @@ Test(jit, row_blocks_give_the_interpreters_bits)
                     runs++;
                 }
                 weft_tensor_release(x);
+            }
+    cr_assert_geq(weft__jit_block_groups() - made, runs, "%llu of %u compiles took the blocks",
+                  (unsigned long long)(weft__jit_block_groups() - made), runs);
+}
+
+/* is_nan, is_inf and is_finite in blocks of rows (no libm call, so the
+ * blocks take them): x's rows shifted by their maximum, the tests of the
+ * difference and of x counted per row. */
+static int tests_rows_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const weft_dtype *dt = user;
+    static const int axis1[1] = { 1 };
+    weft_value *x = weft_cast(cx, args[0], *dt);
+    weft_value *d = weft_sub(cx, x, weft_reduce(cx, WEFT_R_MAX, x, axis1, 1, true));
+    weft_value *n = weft_cast(cx, weft_is_nan(cx, d), WEFT_I32);
+    weft_value *i = weft_mul(cx, weft_cast(cx, weft_is_inf(cx, x), WEFT_I32), weft_const_i64(cx, 8));
+    weft_value *f = weft_mul(cx, weft_cast(cx, weft_is_finite(cx, d), WEFT_I32), weft_const_i64(cx, 64));
+    outs[0] = weft_reduce(cx, WEFT_R_SUM, weft_add(cx, weft_add(cx, n, i), f), axis1, 1, false);
+    return weft_ctx_status(cx);
+}
+
+Test(jit, tests_in_row_blocks_give_the_interpreters_bits)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    static const weft_dtype dts[] = { WEFT_F32, WEFT_F64, WEFT_I32, WEFT_I64 };
+    static const int64_t widths[] = { 2, 8, 16 };
+    static const int64_t heights[] = { 7, 9, 61 };
+    uint64_t made = weft__jit_block_groups();
+    unsigned runs = 0;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+            for (size_t h = 0; h < sizeof heights / sizeof heights[0]; h++) {
+                int64_t dims[2] = { heights[h], widths[w] }, n = dims[0] * dims[1];
+                float *v = malloc((size_t)n * sizeof *v);
+                for (int64_t i = 0; i < n; i++)
+                    v[i] = i % 7 == 3 ? NAN : i % 11 == 5 ? INFINITY : i % 13 == 6 ? -INFINITY
+                           : (float)((i * 37) % 23 - 11) * 0.37f;
+                weft_tensor *x = NULL;
+                cr_assert_eq(weft_tensor_create(WEFT_F32, 2, dims, v, &x), 0, "%s", weft_errmsg());
+                free(v);
+                weft_tensor *got[2];
+                for (int tier = 0; tier < 2; tier++) {
+                    weft_function_desc fd = { .name = "tests_rows", .body = tests_rows_body,
+                                              .user = (void *)&dts[d], .n_args = 1, .n_outs = 1,
+                                              .flags = tier == 0 ? WEFT_FUNCTION_NO_JIT : 0 };
+                    weft_function *f = NULL;
+                    cr_assert_eq(weft_function_create(rts[1], &fd, &f), 0, "%s", weft_errmsg());
+                    weft_tensor_release(call1(f, x));
+                    wait_compiles();
+                    got[tier] = call1(f, x);
+                    weft_function_stats st;
+                    weft_function_get_stats(f, &st);
+                    cr_assert_eq(st.native_groups > 0, tier == 1, "%s[%lld,%lld]", weft_dtype_name(dts[d]),
+                                 (long long)dims[0], (long long)dims[1]);
+                    weft_function_destroy(&f);
+                }
+                char why[160];
+                cr_assert(diff_same_bits(got[1], got[0], why, sizeof why), "%s[%lld,%lld]: %s",
+                          weft_dtype_name(dts[d]), (long long)dims[0], (long long)dims[1], why);
+                weft_tensor_release(got[0]);
+                weft_tensor_release(got[1]);
+                weft_tensor_release(x);
+                runs++;
             }
     cr_assert_geq(weft__jit_block_groups() - made, runs, "%llu of %u compiles took the blocks",
                   (unsigned long long)(weft__jit_block_groups() - made), runs);

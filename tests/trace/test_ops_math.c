@@ -1,8 +1,9 @@
-/* The math ops (tanh ... clip, floordiv, truediv, the logical ops) through
- * the public API: each against worked examples, run eagerly
+/* The math ops (tanh ... clip, floordiv, truediv, the logical ops, erf ...
+ * cosh, atan2, is_nan, is_inf, is_finite) through the public API: each against worked examples, run eagerly
  * (WEFT_RUN_EAGERLY), traced and from the cache, the three bit for bit
  * equal; their dtype rules and bad inputs in both modes; and what the
  * compiler does with them (folding, CSE, fusion). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -401,12 +402,15 @@ static int body_null_inputs(weft_ctx *cx, weft_value *const *args, weft_value **
     (void)user;
     un_fn ops[] = { weft_tanh, weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                     weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign, weft_log1p,
-                    weft_expm1, weft_logical_not };
+                    weft_expm1, weft_logical_not, weft_erf, weft_erfc, weft_tan, weft_asin,
+                    weft_acos, weft_atan, weft_sinh, weft_cosh, weft_is_nan, weft_is_inf,
+                    weft_is_finite };
     for (size_t i = 0; i < N(ops); i++)
         if (ops[i](cx, NULL) != NULL)
             return -1;
     if (weft_clip(cx, NULL, NULL, NULL) || weft_truediv(cx, NULL, NULL) ||
-        weft_floordiv(cx, NULL, NULL) || weft_logical_or(cx, NULL, NULL))
+        weft_floordiv(cx, NULL, NULL) || weft_logical_or(cx, NULL, NULL) ||
+        weft_atan2(cx, NULL, NULL))
         return -1;
     outs[0] = id_value(cx, args[0]);
     return weft_ctx_status(cx);
@@ -419,6 +423,10 @@ Test(ops_math, null_inputs_and_contexts)
     cr_assert_null(weft_clip(NULL, NULL, NULL, NULL));
     cr_assert(strstr(weft_errmsg(), "weft_clip: NULL context"), "%s", weft_errmsg());
     cr_assert_null(weft_logical_and(NULL, NULL, NULL));
+    cr_assert_null(weft_atan2(NULL, NULL, NULL));
+    cr_assert(strstr(weft_errmsg(), "weft_atan2: NULL context"), "%s", weft_errmsg());
+    cr_assert_null(weft_is_nan(NULL, NULL));
+    cr_assert(strstr(weft_errmsg(), "weft_is_nan: NULL context"), "%s", weft_errmsg());
     weft_ctx *cx = NULL;
     cr_assert_eq(weft_eager_begin(rt, &cx), 0);
     cr_assert_null(weft_tanh(cx, NULL));
@@ -547,4 +555,361 @@ Test(ops_math, large_inputs_split_over_workers)
     weft_function_destroy(&f);
     weft_function_destroy(&fe);
     weft_tensor_release(x);
+}
+
+/* ---- erf, erfc, tan, asin, acos, atan, sinh, cosh, atan2 ---- */
+
+/* x hidden from the compiler, so that a reference libm call is made at
+ * run time: gcc folds calls on constants with its own correctly rounded
+ * arithmetic, which differs from libm's in the last bit at times. */
+static double opq(double x)
+{
+    volatile double v = x;
+    return v;
+}
+
+static float opqf(float x)
+{
+    volatile float v = x;
+    return v;
+}
+
+/* Bit for bit the same, any NaN matching any NaN. */
+static bool same_f64(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static bool same_f32(float a, float b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Special values and ordinary ones for the libm functions: signed zeros,
+ * the f64 and f32 denormals, domain edges, overflows, infinities, NaN. */
+static const double lib_x[] = { 0, -0.0, 4.9406564584124654e-324, -2.2250738585072014e-308,
+                                1.401298464324817e-45, 0.5, -0.75, 1, -1, 1.0000001, 3, 26.5,
+                                -30, 100, 800, INFINITY, -INFINITY, NAN };
+#define N_LIB (sizeof lib_x / sizeof lib_x[0])
+
+typedef struct libm_case {
+    un_fn op;
+    double (*f64)(double);
+    float (*f32)(float);
+    const char *name;
+} libm_case;
+
+static const libm_case libm_cases[] = {
+    { weft_erf, erf, erff, "erf" },       { weft_erfc, erfc, erfcf, "erfc" },
+    { weft_tan, tan, tanf, "tan" },       { weft_asin, asin, asinf, "asin" },
+    { weft_acos, acos, acosf, "acos" },   { weft_atan, atan, atanf, "atan" },
+    { weft_sinh, sinh, sinhf, "sinh" },   { weft_cosh, cosh, coshf, "cosh" },
+};
+
+/* Each function gives libm's result bit for bit, f32 through the f32
+ * function (erff ...), eagerly, traced and cached (run checks the three
+ * agree). */
+Test(ops_math, new_float_functions_are_libms)
+{
+    float xf[N_LIB];
+    for (size_t i = 0; i < N_LIB; i++)
+        xf[i] = (float)lib_x[i];
+    weft_tensor *t64 = tensor(WEFT_F64, N_LIB, lib_x), *t32 = tensor(WEFT_F32, N_LIB, xf);
+    for (size_t k = 0; k < N(libm_cases); k++) {
+        const libm_case *lc = &libm_cases[k];
+        op_case c = { .un = lc->op };
+        weft_tensor *o64 = run(&c, &t64), *o32 = run(&c, &t32);
+        cr_assert_eq(weft_tensor_dtype(o64), WEFT_F64, "%s f64", lc->name);
+        cr_assert_eq(weft_tensor_dtype(o32), WEFT_F32, "%s f32", lc->name);
+        const double *g64 = weft_tensor_data(o64);
+        const float *g32 = weft_tensor_data(o32);
+        for (size_t i = 0; i < N_LIB; i++) {
+            cr_assert(same_f64(g64[i], lc->f64(opq(lib_x[i]))), "%s(%.17g) = %.17g, libm %.17g",
+                      lc->name, lib_x[i], g64[i], lc->f64(opq(lib_x[i])));
+            cr_assert(same_f32(g32[i], lc->f32(opqf(xf[i]))), "%sf(%.9g) = %.9g, libm %.9g", lc->name,
+                      (double)xf[i], (double)g32[i], (double)lc->f32(opqf(xf[i])));
+        }
+        weft_tensor_release(o64);
+        weft_tensor_release(o32);
+    }
+    weft_tensor_release(t64);
+    weft_tensor_release(t32);
+}
+
+/* Worked values: libm is right about them, and the ops are what their
+ * names say. */
+Test(ops_math, new_float_functions_worked_values)
+{
+    const double pi = 3.14159265358979323846;
+    {
+        const double x[] = {0, -0.0, 1, -1, 6, INFINITY, -INFINITY, NAN};
+        const double w[] = {0, -0.0, 0.84270079294971487, -0.84270079294971487, 1, 1, -1, NAN};
+        unary_float(weft_erf, x, w, N(x), "erf");
+        /* erfc keeps the digits 1 - erf loses: erf(6) rounds to 1. */
+        const double wc[] = {1, 1, 0.15729920705028513, 1.8427007929497148, 2.1519736712498916e-17,
+                             0, 2, NAN};
+        unary_float(weft_erfc, x, wc, N(x), "erfc");
+    }
+    {
+        const double x[] = {0, -0.0, pi / 4, 1, -1, 2, INFINITY, NAN};
+        const double wt[] = {0, -0.0, 0.99999999999999989, 1.5574077246549023, -1.5574077246549023,
+                             -2.1850398632615189, NAN, NAN};
+        unary_float(weft_tan, x, wt, N(x), "tan");
+        /* Outside [-1, 1] asin and acos are NaN. */
+        const double ws[] = {0, -0.0, 0.90333911076651284, pi / 2, -pi / 2, NAN, NAN, NAN};
+        unary_float(weft_asin, x, ws, N(x), "asin");
+        const double wc[] = {pi / 2, pi / 2, 0.66745721602838377, 0, pi, NAN, NAN, NAN};
+        unary_float(weft_acos, x, wc, N(x), "acos");
+        const double wa[] = {0, -0.0, 0.66577375002835389, pi / 4, -pi / 4, 1.1071487177940904,
+                             pi / 2, NAN};
+        unary_float(weft_atan, x, wa, N(x), "atan");
+    }
+    {
+        const double x[] = {0, -0.0, 1, -1, 1000, -1000, NAN};
+        const double ws[] = {0, -0.0, 1.1752011936438014, -1.1752011936438014, INFINITY, -INFINITY, NAN};
+        unary_float(weft_sinh, x, ws, N(x), "sinh");
+        const double wc[] = {1, 1, 1.5430806348152437, 1.5430806348152437, INFINITY, INFINITY, NAN};
+        unary_float(weft_cosh, x, wc, N(x), "cosh");
+    }
+}
+
+/* atan2 of pairs (y[i], x[i]): quadrants, signed zeros, infinities, NaN,
+ * bit for bit libm's in f64 and f32. */
+Test(ops_math, atan2_pairs_are_libms)
+{
+    const double y[] = {1, 1, -1, -1, 0, -0.0, 0, -0.0, 1, INFINITY, -INFINITY, INFINITY,
+                        5e-324, NAN, 1, 3};
+    const double x[] = {1, -1, 1, -1, -0.0, -0.0, 0, 0, 0, 1, -INFINITY, INFINITY, -1, 1, NAN, 4};
+    float yf[N(y)], xf[N(y)];
+    for (size_t i = 0; i < N(y); i++) {
+        yf[i] = (float)y[i];
+        xf[i] = (float)x[i];
+    }
+    weft_tensor *in64[2] = { tensor(WEFT_F64, N(y), y), tensor(WEFT_F64, N(y), x) };
+    weft_tensor *in32[2] = { tensor(WEFT_F32, N(y), yf), tensor(WEFT_F32, N(y), xf) };
+    op_case c = { .bin = weft_atan2 };
+    weft_tensor *o64 = run(&c, in64), *o32 = run(&c, in32);
+    cr_assert_eq(weft_tensor_dtype(o64), WEFT_F64);
+    cr_assert_eq(weft_tensor_dtype(o32), WEFT_F32);
+    const double *g64 = weft_tensor_data(o64);
+    const float *g32 = weft_tensor_data(o32);
+    for (size_t i = 0; i < N(y); i++) {
+        cr_assert(same_f64(g64[i], atan2(opq(y[i]), opq(x[i]))), "atan2(%g, %g) = %.17g", y[i], x[i], g64[i]);
+        cr_assert(same_f32(g32[i], atan2f(opqf(yf[i]), opqf(xf[i]))), "atan2f(%g, %g) = %.9g", (double)yf[i],
+                  (double)xf[i], (double)g32[i]);
+    }
+    /* y first: the angle of (x, y) = (-1, 1) is 3 pi / 4; +-0 against -0
+     * is +-pi. */
+    const double pi = 3.14159265358979323846;
+    cr_assert_eq(g64[1], 3 * pi / 4);
+    cr_assert_eq(g64[4], pi);
+    cr_assert_eq(g64[5], -pi);
+    cr_assert(g64[6] == 0 && !signbit(g64[6]) && g64[7] == 0 && signbit(g64[7]));
+    cr_assert_eq(g64[15], atan(opq(0.75)));
+    weft_tensor_release(o64);
+    weft_tensor_release(o32);
+    for (int i = 0; i < 2; i++) {
+        weft_tensor_release(in64[i]);
+        weft_tensor_release(in32[i]);
+    }
+}
+
+/* atan2 broadcasts like any binary op, and promotes: integers in f64, i32
+ * with f32 is f32. */
+Test(ops_math, atan2_broadcasts_and_promotes)
+{
+    const float yf[] = {1, -2, 0.5f, 0};
+    const float one[] = {-1};
+    weft_tensor *in[2] = { tensor(WEFT_F32, 4, yf), tensor(WEFT_F32, 1, one) };
+    double w[4];
+    for (int i = 0; i < 4; i++)
+        w[i] = atan2f(opqf(yf[i]), opqf(-1.0f));
+    check(run(&(op_case){ .bin = weft_atan2 }, in), WEFT_F32, w, 4, 0, "atan2 f32[4] by f32[1]");
+    weft_tensor *swapped[2] = { in[1], in[0] };
+    for (int i = 0; i < 4; i++)
+        w[i] = atan2f(opqf(-1.0f), opqf(yf[i]));
+    check(run(&(op_case){ .bin = weft_atan2 }, swapped), WEFT_F32, w, 4, 0, "atan2 f32[1] by f32[4]");
+    const int32_t yi[] = {1, -1, 0, 7};
+    weft_tensor *ti = tensor(WEFT_I32, 4, yi);
+    weft_tensor *ii[2] = { ti, ti };
+    for (int i = 0; i < 4; i++)
+        w[i] = atan2(opq(yi[i]), opq(yi[i]));
+    check(run(&(op_case){ .bin = weft_atan2 }, ii), WEFT_F64, w, 4, 0, "atan2 i32 i32 is f64");
+    weft_tensor *fi[2] = { in[0], ti };
+    for (int i = 0; i < 4; i++)
+        w[i] = atan2f(opqf(yf[i]), opqf((float)yi[i]));
+    check(run(&(op_case){ .bin = weft_atan2 }, fi), WEFT_F32, w, 4, 0, "atan2 f32 i32 is f32");
+    weft_tensor_release(ti);
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+}
+
+/* The new float functions compute integers and bool in f64. */
+Test(ops_math, new_float_functions_of_integers_are_f64)
+{
+    const int64_t xl[] = {0, 1, -2};
+    const uint8_t xb[] = {0, 1, 1};
+    weft_tensor *tl = tensor(WEFT_I64, 3, xl), *tb = tensor(WEFT_BOOL, 3, xb);
+    for (size_t k = 0; k < N(libm_cases); k++) {
+        const libm_case *lc = &libm_cases[k];
+        double wl[3], wb[3];
+        for (int i = 0; i < 3; i++) {
+            wl[i] = lc->f64(opq((double)xl[i]));
+            wb[i] = lc->f64(opq(xb[i]));
+        }
+        check(run(&(op_case){ .un = lc->op }, &tl), WEFT_F64, wl, 3, 0, lc->name);
+        check(run(&(op_case){ .un = lc->op }, &tb), WEFT_F64, wb, 3, 0, lc->name);
+    }
+    weft_tensor_release(tl);
+    weft_tensor_release(tb);
+}
+
+/* Weak scalars take a float tensor's dtype and stay weak among
+ * themselves; against an integer tensor the op computes in f64. */
+static int body_weak_new(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_atan2(cx, args[0], weft_const_f64(cx, -1.0));      /* f32 */
+    outs[1] = weft_atan2(cx, weft_const_i64(cx, 2), args[0]);         /* f32 */
+    outs[2] = weft_atan2(cx, args[1], weft_const_f64(cx, 2.0));       /* i32 with a weak float: f64 */
+    /* erf(weak 0.5) is weak: times the f32 tensor it stays f32. */
+    outs[3] = weft_mul(cx, args[0], weft_erf(cx, weft_const_f64(cx, 0.5)));
+    /* The tests of a weak scalar give an ordinary bool. */
+    outs[4] = weft_is_inf(cx, weft_const_f64(cx, -INFINITY));
+    return weft_ctx_status(cx);
+}
+
+Test(ops_math, new_ops_with_weak_scalars)
+{
+    const float xf[] = {1, -0.5f};
+    const int32_t xi[] = {3, -4};
+    weft_tensor *tf = tensor(WEFT_F32, 2, xf), *ti = tensor(WEFT_I32, 2, xi);
+    weft_arg args[2] = { weft_arg_tensor(tf), weft_arg_tensor(ti) };
+    for (int mode = 0; mode < 2; mode++) {
+        weft_function_desc d = { .name = "weaknew", .body = body_weak_new, .n_args = 2,
+                                 .n_outs = 5, .flags = mode ? 0 : WEFT_RUN_EAGERLY };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0);
+        weft_tensor *o[5] = { NULL };
+        cr_assert_eq(weft_function_call(f, args, 2, o, 5), 0, "%s", weft_errmsg());
+        const double w0[] = {atan2f(opqf(1), opqf(-1)), atan2f(opqf(-0.5f), opqf(-1))};
+        const double w1[] = {atan2f(opqf(2), opqf(1)), atan2f(opqf(2), opqf(-0.5f))};
+        const double w2[] = {atan2(opq(3), opq(2)), atan2(opq(-4), opq(2))};
+        const float e = (float)erf(opq(0.5));
+        const double w3[] = {1 * e, -0.5f * e};
+        const double w4[] = {1};
+        check(o[0], WEFT_F32, w0, 2, 0, "atan2(f32, weak f64)");
+        check(o[1], WEFT_F32, w1, 2, 0, "atan2(weak i64, f32)");
+        check(o[2], WEFT_F64, w2, 2, 0, "atan2(i32, weak f64)");
+        check(o[3], WEFT_F32, w3, 2, 0, "f32 * erf(weak)");
+        cr_assert_eq(weft_tensor_rank(o[4]), 0);
+        check(o[4], WEFT_BOOL, w4, 1, 0, "is_inf(weak -inf)");
+        weft_function_destroy(&f);
+    }
+    weft_tensor_release(tf);
+    weft_tensor_release(ti);
+}
+
+/* ---- is_nan, is_inf, is_finite ---- */
+
+Test(ops_math, tests_of_floats)
+{
+    const double x[] = {0, -0.0, 1.5, -3, 4.9406564584124654e-324, DBL_MAX, INFINITY, -INFINITY,
+                        NAN, -NAN};
+    const double wn[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+    const double wi[] = {0, 0, 0, 0, 0, 0, 1, 1, 0, 0};
+    const double wf[] = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+    float xf[N(x)];
+    for (size_t i = 0; i < N(x); i++)
+        xf[i] = (float)x[i];
+    xf[4] = FLT_TRUE_MIN;  /* a denormal of f32 */
+    xf[5] = FLT_MAX;
+    weft_tensor *t[2] = { tensor(WEFT_F64, N(x), x), tensor(WEFT_F32, N(x), xf) };
+    for (int k = 0; k < 2; k++) {
+        check(run(&(op_case){ .un = weft_is_nan }, &t[k]), WEFT_BOOL, wn, N(x), 0, "is_nan");
+        check(run(&(op_case){ .un = weft_is_inf }, &t[k]), WEFT_BOOL, wi, N(x), 0, "is_inf");
+        check(run(&(op_case){ .un = weft_is_finite }, &t[k]), WEFT_BOOL, wf, N(x), 0, "is_finite");
+        weft_tensor_release(t[k]);
+    }
+}
+
+/* Integers are never NaN nor infinite; bool is refused. */
+Test(ops_math, tests_of_integers_and_bool)
+{
+    const int32_t xi[] = {INT32_MIN, -1, 0, INT32_MAX};
+    const int64_t xl[] = {INT64_MIN, 0, INT64_MAX, 5};
+    weft_tensor *t[2] = { tensor(WEFT_I32, 4, xi), tensor(WEFT_I64, 4, xl) };
+    const double no[] = {0, 0, 0, 0}, yes[] = {1, 1, 1, 1};
+    for (int k = 0; k < 2; k++) {
+        check(run(&(op_case){ .un = weft_is_nan }, &t[k]), WEFT_BOOL, no, 4, 0, "is_nan int");
+        check(run(&(op_case){ .un = weft_is_inf }, &t[k]), WEFT_BOOL, no, 4, 0, "is_inf int");
+        check(run(&(op_case){ .un = weft_is_finite }, &t[k]), WEFT_BOOL, yes, 4, 0, "is_finite int");
+        weft_tensor_release(t[k]);
+    }
+    const uint8_t b[] = {0, 1, 1};
+    weft_tensor *tb = tensor(WEFT_BOOL, 3, b);
+    refused(&(op_case){ .un = weft_is_nan }, &tb, WEFT_EDTYPE, "weft_is_nan: bool[3] is bool");
+    refused(&(op_case){ .un = weft_is_inf }, &tb, WEFT_EDTYPE, "weft_is_inf: bool[3] is bool");
+    refused(&(op_case){ .un = weft_is_finite }, &tb, WEFT_EDTYPE, "weft_is_finite: bool[3] is bool");
+    weft_tensor_release(tb);
+}
+
+Test(ops_math, new_ops_bad_shapes)
+{
+    const float f[] = {1, 2, 3}, f4[] = {1, 2, 3, 4};
+    weft_tensor *ff[2] = { tensor(WEFT_F32, 3, f), tensor(WEFT_F32, 4, f4) };
+    refused(&(op_case){ .bin = weft_atan2 }, ff, WEFT_ESHAPE,
+            "weft_atan2: f32[3] and f32[4] do not broadcast");
+    weft_tensor_release(ff[0]);
+    weft_tensor_release(ff[1]);
+}
+
+/* is_nan of a constant tensor folds; the two erf(x) merge; erf, atan2,
+ * is_finite, where and the add fuse into one loop. */
+static int body_new_chain(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_value *x = args[0];
+    weft_value *c = weft_const_tensor(cx, user);
+    weft_value *t = weft_atan2(cx, weft_erf(cx, x), weft_sinh(cx, weft_erf(cx, x)));
+    weft_value *kept = weft_where(cx, weft_is_finite(cx, t), t, weft_const_f64(cx, 0.0));
+    outs[0] = weft_add(cx, kept, weft_cast(cx, weft_is_nan(cx, c), WEFT_F32));
+    return weft_ctx_status(cx);
+}
+
+Test(ops_math, compiler_folds_merges_and_fuses_new_ops)
+{
+    const float cv[] = {NAN, 0, 5};
+    weft_tensor *c = tensor(WEFT_F32, 3, cv);
+    const float xv[] = {-1, 0.5f, 2};
+    weft_tensor *x = tensor(WEFT_F32, 3, xv), *out = NULL, *oe = NULL;
+    weft_arg a = weft_arg_tensor(x);
+    weft_function_desc d = { .name = "newchain", .body = body_new_chain, .user = c, .n_args = 1,
+                             .n_outs = 1 };
+    weft_function *f = NULL, *fe = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0);
+    d.flags = WEFT_RUN_EAGERLY;
+    cr_assert_eq(weft_function_create(rt, &d, &fe), 0);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_function_call(fe, &a, 1, &oe, 1), 0, "%s", weft_errmsg());
+    cr_assert_eq(weft_tensor_dtype(out), WEFT_F32);
+    cr_assert(memcmp(weft_tensor_data(out), weft_tensor_data(oe), 3 * sizeof(float)) == 0);
+    const float *o = weft_tensor_data(out);
+    for (int i = 0; i < 3; i++) {
+        float e = erff(opqf(xv[i])), t = atan2f(e, sinhf(e));
+        float want = (isfinite(t) ? t : 0.0f) + (isnan(cv[i]) ? 1.0f : 0.0f);
+        cr_assert_eq(o[i], want, "out[%d] = %g, want %g", i, (double)o[i], (double)want);
+    }
+    char *text = ops_listing(f);
+    cr_assert_eq(count(text, "is_nan"), 0, "is_nan of a constant folds:\n%s", text);
+    cr_assert_eq(count(text, "fused"), 1, "one fused loop:\n%s", text);
+    cr_assert_eq(count(text, "erf"), 1, "the two erf merged into one:\n%s", text);
+    cr_assert_eq(count(text, "atan2"), 1, "%s", text);
+    cr_assert_eq(count(text, "is_finite"), 1, "%s", text);
+    free(text);
+    weft_tensor_release(out);
+    weft_tensor_release(oe);
+    weft_function_destroy(&f);
+    weft_function_destroy(&fe);
+    weft_tensor_release(x);
+    weft_tensor_release(c);
 }

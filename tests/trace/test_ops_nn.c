@@ -1,5 +1,6 @@
 /* The neural-network ops (softmax, log_softmax, logsumexp, one_hot,
- * reverse, pad, leaky_relu, elu, gelu) through the public API: values
+ * reverse, pad, leaky_relu, elu, gelu, softplus, log_sigmoid, silu, relu6,
+ * gelu_exact) through the public API: values
  * against references computed here in double precision, run eagerly
  * (WEFT_RUN_EAGERLY), traced and from the cache (the three bit for bit
  * equal), with input signatures holding unknown dims; the stability cases
@@ -24,7 +25,8 @@ TestSuite(ops_nn, .init = setup, .fini = teardown, .timeout = 30);
 #define TOL_F64 1e-13
 
 typedef enum nn_op {
-    SOFTMAX, LOG_SOFTMAX, LOGSUMEXP, ONE_HOT, REVERSE, PAD, LEAKY_RELU, ELU, GELU
+    SOFTMAX, LOG_SOFTMAX, LOGSUMEXP, ONE_HOT, REVERSE, PAD, LEAKY_RELU, ELU, GELU,
+    SOFTPLUS, LOG_SIGMOID, SILU, RELU6, GELU_EXACT
 } nn_op;
 
 /* One op with its arguments; sig, when set, is the function's input
@@ -54,6 +56,11 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case LEAKY_RELU: outs[0] = weft_leaky_relu(cx, a, c->value); break;
     case ELU: outs[0] = weft_elu(cx, a); break;
     case GELU: outs[0] = weft_gelu(cx, a); break;
+    case SOFTPLUS: outs[0] = weft_softplus(cx, a); break;
+    case LOG_SIGMOID: outs[0] = weft_log_sigmoid(cx, a); break;
+    case SILU: outs[0] = weft_silu(cx, a); break;
+    case RELU6: outs[0] = weft_relu6(cx, a); break;
+    case GELU_EXACT: outs[0] = weft_gelu_exact(cx, a); break;
     }
     return weft_ctx_status(cx);
 }
@@ -474,4 +481,203 @@ Test(ops_nn, activations_refuse_integers)
     const uint8_t b[2] = { 0, 1 };
     refused(&(nn_case){ .op = GELU }, tensor(WEFT_BOOL, 1, (int64_t[]){ 2 }, b), WEFT_EDTYPE,
             "weft_gelu: a is bool[2]");
+}
+
+/* ---- softplus, log_sigmoid, silu, relu6, gelu_exact ---------------------- */
+
+/* The mathematical definitions, in double precision. */
+static double ref_act2(nn_op op, double x)
+{
+    switch (op) {
+    case SOFTPLUS: return log1p(exp(x));
+    case LOG_SIGMOID: return -log1p(exp(-x));
+    case SILU: return x / (1 + exp(-x));
+    case RELU6: return fmin(fmax(x, 0), 6);
+    default: return 0.5 * x * (1 + erf(x / sqrt(2)));
+    }
+}
+
+static const nn_op act2_ops[5] = { SOFTPLUS, LOG_SIGMOID, SILU, RELU6, GELU_EXACT };
+
+Test(ops_nn, more_activations_against_reference)
+{
+    float xf[8];
+    for (int i = 0; i < 8; i++)
+        xf[i] = (float)act_x[i];
+    weft_tensor *f32 = tensor(WEFT_F32, 1, (int64_t[]){ 8 }, xf);
+    weft_tensor *f64 = tensor(WEFT_F64, 1, (int64_t[]){ 8 }, act_x);
+    for (int k = 0; k < 5; k++) {
+        double want[8];
+        for (int i = 0; i < 8; i++)
+            want[i] = ref_act2(act2_ops[k], act_x[i]);
+        nn_case c = { .op = act2_ops[k], .sig = "f32[?]" };
+        check(run(&c, f32), WEFT_F32, 1, (int64_t[]){ 8 }, want, "activation f32");
+        c.sig = NULL;
+        check(run(&c, f64), WEFT_F64, 1, (int64_t[]){ 8 }, want, "activation f64");
+    }
+    weft_tensor_release(f32);
+    weft_tensor_release(f64);
+}
+
+/* The f64 results are the documented formulas computed step by step in C
+ * with libm, bit for bit.  x goes through a volatile so that the libm
+ * calls are made at run time (gcc folds calls on constants with its own
+ * rounding). */
+static double formula(nn_op op, double x_)
+{
+    volatile double v = x_;
+    double x = v;
+    double mx = (x != x || x > 0) ? x : 0, mn = (x != x || x < 0) ? x : 0;
+    double tail = log1p(exp(-fabs(x)));
+    switch (op) {
+    case SOFTPLUS: return mx + tail;
+    case LOG_SIGMOID: return mn - tail;
+    case SILU: return x * (1 / (1 + exp(-x)));
+    case RELU6: {
+        double r = (x > 0 || x != x) ? x : 0;
+        return (r != r || r < 6) ? r : 6;
+    }
+    default: return x * 0.5 * (1 + erf(x / 1.4142135623730951));
+    }
+}
+
+static bool same_bits(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+Test(ops_nn, more_activations_are_the_formulas_bit_for_bit)
+{
+    const double x[] = { 0, -0.0, 4.9406564584124654e-324, -1e-300, 1e-8, -0.3, 1.5, -5, 6, 7,
+                         -30, 40, -800, 1000, INFINITY, -INFINITY, NAN };
+    enum { NX = sizeof x / sizeof x[0] };
+    weft_tensor *in = tensor(WEFT_F64, 1, (int64_t[]){ NX }, x);
+    for (int k = 0; k < 5; k++) {
+        weft_tensor *t = run(&(nn_case){ .op = act2_ops[k] }, in);
+        const double *g = weft_tensor_data(t);
+        for (int i = 0; i < NX; i++)
+            cr_assert(same_bits(g[i], formula(act2_ops[k], x[i])), "op %d at %.17g: %.17g, want %.17g",
+                      (int)act2_ops[k], x[i], g[i], formula(act2_ops[k], x[i]));
+        weft_tensor_release(t);
+    }
+    weft_tensor_release(in);
+}
+
+/* The edges, f32 and f64: stable where the naive formulas overflow, NaN
+ * kept, and TensorFlow's NaN for silu(-inf) and gelu_exact(-inf) (-inf
+ * times 0). */
+Test(ops_nn, more_activations_at_special_values)
+{
+    const double x[] = { 1000, -1000, INFINITY, -INFINITY, NAN, -0.0 };
+    const double ln2 = 0.69314718055994531;
+    const double want[5][6] = {
+        { 1000, 0, INFINITY, 0, NAN, ln2 },             /* softplus */
+        { 0, -1000, 0, -INFINITY, NAN, -ln2 },          /* log_sigmoid */
+        { 1000, -0.0, INFINITY, NAN, NAN, -0.0 },        /* silu */
+        { 6, 0, 6, 0, NAN, 0 },                          /* relu6 */
+        { 1000, -0.0, INFINITY, NAN, NAN, -0.0 },        /* gelu_exact */
+    };
+    float xf[6];
+    for (int i = 0; i < 6; i++)
+        xf[i] = (float)x[i];
+    weft_tensor *ins[2] = { tensor(WEFT_F64, 1, (int64_t[]){ 6 }, x),
+                            tensor(WEFT_F32, 1, (int64_t[]){ 6 }, xf) };
+    for (int k = 0; k < 5; k++) {
+        for (int m = 0; m < 2; m++) {
+            weft_tensor *t = run(&(nn_case){ .op = act2_ops[k] }, ins[m]);
+            double tol = m ? TOL_F32 : TOL_F64;
+            for (int i = 0; i < 6; i++) {
+                double g = test_element(t, i), w = want[k][i];
+                if (isnan(w))
+                    cr_assert(isnan(g), "op %d at %g: %g, want NaN", (int)act2_ops[k], x[i], g);
+                else if (w == 0 || isinf(w))
+                    cr_assert(g == w && !!signbit(g) == !!signbit(w), "op %d at %g: %g, want %g",
+                              (int)act2_ops[k], x[i], g, w);
+                else
+                    cr_assert(fabs(g - w) <= tol * fmax(1, fabs(w)), "op %d at %g: %.17g, want %.17g",
+                              (int)act2_ops[k], x[i], g, w);
+            }
+            weft_tensor_release(t);
+        }
+    }
+    weft_tensor_release(ins[0]);
+    weft_tensor_release(ins[1]);
+}
+
+/* exact gelu and the tanh form differ in the fourth digit at 1.0. */
+Test(ops_nn, gelu_exact_is_the_erf_form)
+{
+    const double x = 1.0;
+    weft_tensor *in = tensor(WEFT_F64, 0, NULL, &x);
+    double erf_form = 0.5 * (1 + erf(1 / sqrt(2)));
+    cr_assert(fabs(ref_act(GELU, 1.0, 0) - erf_form) > 1e-4);
+    check(run(&(nn_case){ .op = GELU_EXACT }, in), WEFT_F64, 0, NULL, &erf_form, "gelu_exact(1)");
+    weft_tensor_release(in);
+}
+
+/* relu6 keeps integers integer, like relu; the others take floats only;
+ * bool is refused by all. */
+Test(ops_nn, more_activations_dtypes)
+{
+    const int32_t v[5] = { INT32_MIN, -1, 0, 5, 9 };
+    const double w[5] = { 0, 0, 0, 5, 6 };
+    weft_tensor *ti = tensor(WEFT_I32, 1, (int64_t[]){ 5 }, v);
+    check(run(&(nn_case){ .op = RELU6 }, ti), WEFT_I32, 1, (int64_t[]){ 5 }, w, "relu6 i32");
+    const int64_t vl[2] = { INT64_MAX, -7 };
+    const double wl[2] = { 6, 0 };
+    weft_tensor *tl = tensor(WEFT_I64, 1, (int64_t[]){ 2 }, vl);
+    check(run(&(nn_case){ .op = RELU6 }, tl), WEFT_I64, 1, (int64_t[]){ 2 }, wl, "relu6 i64");
+    weft_tensor_release(tl);
+    const char *const names[5] = { "weft_softplus: a is i32[5]", "weft_log_sigmoid: a is i32[5]",
+                                   "weft_silu: a is i32[5]", NULL, "weft_gelu_exact: a is i32[5]" };
+    for (int k = 0; k < 5; k++) {
+        if (!names[k])
+            continue;
+        weft_tensor_retain(ti);
+        refused(&(nn_case){ .op = act2_ops[k] }, ti, WEFT_EDTYPE, names[k]);
+    }
+    weft_tensor_release(ti);
+    const uint8_t b[2] = { 0, 1 };
+    refused(&(nn_case){ .op = RELU6 }, tensor(WEFT_BOOL, 1, (int64_t[]){ 2 }, b), WEFT_EDTYPE,
+            "weft_relu6: a is bool[2]");
+    refused(&(nn_case){ .op = SOFTPLUS }, tensor(WEFT_BOOL, 1, (int64_t[]){ 2 }, b), WEFT_EDTYPE,
+            "weft_softplus: a is bool[2]");
+}
+
+/* On weak scalars the activations give weak scalars (so f32 * relu6(7.5)
+ * stays f32); relu6 of a weak integer is an integer. */
+static int body_weak_act(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_mul(cx, args[0], weft_relu6(cx, weft_const_f64(cx, 7.5)));
+    outs[1] = weft_add(cx, args[0], weft_softplus(cx, weft_const_f64(cx, 0.0)));
+    outs[2] = weft_relu6(cx, weft_const_i64(cx, -3));
+    outs[3] = weft_gelu_exact(cx, weft_mul(cx, args[0], weft_const_f64(cx, 2.0)));
+    return weft_ctx_status(cx);
+}
+
+Test(ops_nn, more_activations_of_weak_scalars)
+{
+    const float xf[2] = { 1, -0.5f };
+    weft_tensor *t = tensor(WEFT_F32, 1, (int64_t[]){ 2 }, xf);
+    weft_arg arg = weft_arg_tensor(t);
+    for (int mode = 0; mode < 2; mode++) {
+        weft_function_desc d = { .name = "weakact", .body = body_weak_act, .n_args = 1,
+                                 .n_outs = 4, .flags = mode ? 0 : WEFT_RUN_EAGERLY };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0);
+        weft_tensor *o[4] = { NULL };
+        cr_assert_eq(weft_function_call(f, &arg, 1, o, 4), 0, "%s", weft_errmsg());
+        const double w0[2] = { 6, -3 }, w1[2] = { 1.6931471805599453, 0.1931471805599453 };
+        const double w2 = 0;
+        double w3[2];
+        for (int i = 0; i < 2; i++)
+            w3[i] = ref_act2(GELU_EXACT, 2 * xf[i]);
+        check(o[0], WEFT_F32, 1, (int64_t[]){ 2 }, w0, "f32 * relu6(weak 7.5)");
+        check(o[1], WEFT_F32, 1, (int64_t[]){ 2 }, w1, "f32 + softplus(weak 0)");
+        check(o[2], WEFT_I64, 0, NULL, &w2, "relu6(weak -3)");
+        check(o[3], WEFT_F32, 1, (int64_t[]){ 2 }, w3, "gelu_exact(f32 * weak 2)");
+        weft_function_destroy(&f);
+    }
+    weft_tensor_release(t);
 }

@@ -214,6 +214,15 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_EXPM1: return PICK(expm1);
     case WEFT__OP_POW:   return PICK(pow);
     case WEFT__OP_MOD:   return PICK(fmod);
+    case WEFT__OP_ERF:   return PICK(erf);
+    case WEFT__OP_ERFC:  return PICK(erfc);
+    case WEFT__OP_TAN:   return PICK(tan);
+    case WEFT__OP_ASIN:  return PICK(asin);
+    case WEFT__OP_ACOS:  return PICK(acos);
+    case WEFT__OP_ATAN:  return PICK(atan);
+    case WEFT__OP_SINH:  return PICK(sinh);
+    case WEFT__OP_COSH:  return PICK(cosh);
+    case WEFT__OP_ATAN2: return PICK(atan2);
     default:             return NULL;
     }
 #undef PICK
@@ -324,6 +333,20 @@ static LLVMValueRef flt_mod(cg *g, weft_dtype dt, LLVMValueRef a, LLVMValueRef y
     return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, r2, zero, ""), z, r2, "");
 }
 
+/* is_nan, is_inf, is_finite (is_nan_S ...): integers are never NaN nor
+ * inf. */
+static LLVMValueRef emit_test(cg *g, weft__op op, bool fl, LLVMValueRef a)
+{
+    LLVMBuilderRef b = g->b;
+    if (!fl)
+        return kint(g, g->i8, op == WEFT__OP_IS_FINITE);
+    if (op == WEFT__OP_IS_NAN)
+        return zext8(g, LLVMBuildFCmp(b, LLVMRealUNO, a, a, ""));
+    LLVMValueRef inf = kflt(g, elem_ty(LLVMTypeOf(a)), INFINITY);
+    LLVMValueRef m = intrinsic1(g, "llvm.fabs", a);
+    return zext8(g, LLVMBuildFCmp(b, op == WEFT__OP_IS_INF ? LLVMRealOEQ : LLVMRealOLT, m, inf, ""));
+}
+
 static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
 {
     LLVMBuilderRef b = g->b;
@@ -348,7 +371,7 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_FLOORDIV:
         return fl ? call_libm(g, call_of(in->op, dt), T, a, y) : int_divmod(g, false, a, y);
     case WEFT__OP_MOD: return fl ? flt_mod(g, dt, a, y) : int_divmod(g, true, a, y);
-    case WEFT__OP_POW: return call_libm(g, call_of(in->op, dt), T, a, y);
+    case WEFT__OP_POW: case WEFT__OP_ATAN2: return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
         if (dt == WEFT_BOOL) {
@@ -383,8 +406,12 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_SQRT: return intrinsic1(g, "llvm.sqrt", a);
     case WEFT__OP_RSQRT: return LLVMBuildFDiv(b, one, intrinsic1(g, "llvm.sqrt", a), "");
     case WEFT__OP_EXP: case WEFT__OP_LOG: case WEFT__OP_TANH: case WEFT__OP_SIN: case WEFT__OP_COS:
-    case WEFT__OP_LOG1P: case WEFT__OP_EXPM1:
+    case WEFT__OP_LOG1P: case WEFT__OP_EXPM1: case WEFT__OP_ERF: case WEFT__OP_ERFC:
+    case WEFT__OP_TAN: case WEFT__OP_ASIN: case WEFT__OP_ACOS: case WEFT__OP_ATAN:
+    case WEFT__OP_SINH: case WEFT__OP_COSH:
         return call_libm(g, libm_of(in->op, dt), T, a, NULL);
+    case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
+        return emit_test(g, in->op, fl, a);
     case WEFT__OP_SIGMOID: {
         LLVMValueRef e = call_libm(g, libm_of(in->op, dt), T, LLVMBuildFNeg(b, a, ""), NULL);
         return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, e, ""), "");
