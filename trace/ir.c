@@ -47,6 +47,10 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
     [WEFT__OP_COND] = "cond", [WEFT__OP_WHILE] = "while_loop", [WEFT__OP_MAP_EX] = "map_ex",
     [WEFT__OP_HOST_EX] = "host_call_ex", [WEFT__OP_RESULT] = "result",
+    [WEFT__OP_UNSORTED_SEGMENT] = "unsorted_segment", [WEFT__OP_GATHER_ND] = "gather_nd",
+    [WEFT__OP_SCATTER_ND_UPDATE] = "scatter_nd_update",
+    [WEFT__OP_SCATTER_ND_ADD] = "scatter_nd_add", [WEFT__OP_ROLL] = "roll",
+    [WEFT__OP_REPEAT] = "repeat",
 };
 
 const char *weft__op_name(weft__op op)

@@ -90,7 +90,13 @@
     XX(MAP_EX,     CONTROL, -1)            \
     XX(HOST_EX,    CONTROL, -1)            \
     XX(RESULT,     RESULT,  1)             \
-    XX(FUSED,      FUSED,  -1)
+    XX(FUSED,      FUSED,  -1)             \
+    XX(UNSORTED_SEGMENT, ARRAY, 2)         \
+    XX(GATHER_ND,  ARRAY,   2)             \
+    XX(SCATTER_ND_UPDATE, ARRAY, 3)        \
+    XX(SCATTER_ND_ADD, ARRAY, 3)           \
+    XX(ROLL,       ARRAY,   1)             \
+    XX(REPEAT,     ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -166,6 +172,10 @@ typedef struct weft__node {
         struct { int axis, parts, index, rest; int64_t lead, size, trail; } split;
         struct { int rank; int64_t dims[WEFT_MAX_RANK]; } shape;  /* TILE multiples,
                                        BROADCAST_TO dims (-1: the input's dim) */
+        /* The indexing ops (trace/ops_index.c): UNSORTED_SEGMENT's
+         * weft_reduction in kind and num_segments in count; ROLL's shift
+         * and REPEAT's repeats in count, along axis (may be negative). */
+        struct { int axis, kind; int64_t count; } index;
     } attr;
 } weft__node;
 

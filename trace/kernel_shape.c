@@ -509,6 +509,13 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_arg_extreme(rt, n, in[0], out);
     case WEFT__OP_CUMSUM:
         return weft__eval_cumsum(rt, n, in[0], out);
+    case WEFT__OP_UNSORTED_SEGMENT:
+    case WEFT__OP_GATHER_ND:
+    case WEFT__OP_SCATTER_ND_UPDATE:
+    case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_ROLL:
+    case WEFT__OP_REPEAT:
+        return weft__eval_index_op(rt, n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }
