@@ -1,7 +1,8 @@
 /* Kernels of the ARRAY ops that move elements (weft__eval_shape_op):
  * strided views (transpose, slice, split, tile, broadcast_to), concat and
  * stack, gather, and the shape-only ops fill_like and shape.  argmax,
- * argmin and cumsum live in kernel_scan.c.
+ * argmin and cumsum live in kernel_scan.c, the indexing ops (segments,
+ * gather_nd, scatter_nd, roll, repeat) in kernel_index.c.
  *
  * Every kernel here writes each output element exactly once, in chunks
  * of the output cut by weft__chunk_count, so its result never depends on
