@@ -229,6 +229,66 @@ static weft_value *shape_op(weft_ctx *cx, unsigned which, uint8_t arg, weft_valu
     }
 }
 
+/* In-range index tuples of length 1 into a's dim 0 from b (cast, modulo
+ * the dim, minus it when neg: negative indices); NULL for a of rank 0 or
+ * an empty dim 0.  Kept in range for the reason weft_gather's are. */
+static weft_value *tuples_of(weft_ctx *cx, weft_value *a, weft_value *b, bool neg)
+{
+    weft_spec sa;
+    if (weft_value_spec(a, &sa) != 0 || sa.rank <= 0 || sa.dims[0] == 0)
+        return NULL;
+    weft_value *dim = weft_const_i64(cx, sa.dims[0]);
+    weft_value *idx = weft_mod(cx, weft_cast(cx, b, WEFT_I64), dim);
+    if (neg)
+        idx = weft_sub(cx, idx, dim);
+    return weft_expand_dims(cx, idx, -1);
+}
+
+/* The indexing ops, their attributes drawn from the operand byte: segment
+ * ids from a's own values below num_segments (-1 drops), tuples from b,
+ * scatter updates gathered from a itself. */
+static weft_value *index_op(weft_ctx *cx, uint8_t arg, weft_value *a, weft_value *b)
+{
+    int rank = rank_of(a);
+    int axis = rank ? (int)(arg >> 4) % rank - ((arg & 8) ? rank : 0) : 0;
+    weft_spec sa;
+    if (weft_value_spec(a, &sa) != 0)
+        return NULL;
+    if (sa.dtype == WEFT_BOOL && arg % 6 != 2)
+        a = weft_cast(cx, a, WEFT_I32);
+    if (rank == 0) {
+        int64_t flat = -1;
+        a = weft_reshape(cx, a, 1, &flat);
+    }
+    switch (arg % 6) {
+    case 0: {
+        static const weft_reduction rs[] = { WEFT_R_SUM, WEFT_R_MEAN, WEFT_R_MAX, WEFT_R_MIN,
+                                             WEFT_R_PROD };
+        int64_t segs = (arg >> 3) % 5;
+        weft_value *ids = weft_mod(cx, weft_cast(cx, a, (arg & 4) ? WEFT_I64 : WEFT_I32),
+                                   weft_const_i64(cx, segs + 1));
+        ids = weft_sub(cx, ids, weft_const_i64(cx, 1));
+        return weft_unsorted_segment(cx, rs[(arg >> 3) % 5], a, ids, segs);
+    }
+    case 1: {
+        weft_value *idx = tuples_of(cx, a, b, arg & 0x40);
+        return idx ? weft_gather_nd(cx, a, idx) : weft_transpose(cx, a, NULL);
+    }
+    case 2: case 3: {
+        weft_value *idx = tuples_of(cx, a, b, arg & 0x40);
+        if (!idx)
+            return weft_transpose(cx, a, NULL);
+        weft_value *upd = weft_gather_nd(cx, a, tuples_of(cx, a, weft_add(cx, b, b), false));
+        return arg % 6 == 2 ? weft_scatter_nd_update(cx, a, idx, upd)
+                            : weft_scatter_nd_add(cx, a, idx, upd);
+    }
+    case 4:
+        return weft_roll(cx, a, (int8_t)arg, axis);
+    default:
+        return weft_repeat(cx, a, (arg >> 3) % 3, axis);
+    }
+}
+
 /* Elements of v counting a dim of 0 as 1 (an empty tensor can grow its
  * other dims, then lose the 0 in a reduction); saturating.  Dims are known
  * here: no input_signature. */
@@ -380,6 +440,10 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         case 15: case 16: case 17: case 18: case 19: case 20:
         case 21: case 22: case 23: case 24: case 25: case 26:
             r = shape_op(cx, op % 30 - 3, arg, a, b);
+            pc++;
+            break;
+        case 27:
+            r = index_op(cx, arg, a, b);
             pc++;
             break;
         default:

@@ -516,9 +516,173 @@ static int infer_top_k_values(const weft_spec *in, weft_spec *out)
     return 0;
 }
 
+/* ---- Indexing: unsorted_segment, gather_nd, scatter_nd, roll, repeat --- */
+
+static int index_dtype_ok(const weft__node *n, const char *what, const weft_spec *idx)
+{
+    if (idx->dtype == WEFT_I32 || idx->dtype == WEFT_I64)
+        return 0;
+    char sa[WEFT__SPEC_STR_MAX];
+    return weft__errorf(WEFT_EDTYPE, "weft_%s: %s are %s, not i32 or i64", weft__op_name(n->op),
+                        what, sstr(idx, sa));
+}
+
+static int infer_unsorted_segment(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *a = &in[0], *ids = &in[1];
+    char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    int rc = index_dtype_ok(n, "the segment ids", ids);
+    if (rc < 0)
+        return rc;
+    int kind = n->attr.index.kind;
+    if (kind != WEFT_R_SUM && kind != WEFT_R_MEAN && kind != WEFT_R_MAX && kind != WEFT_R_MIN &&
+        kind != WEFT_R_PROD)
+        return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: reduction %d is not SUM, MEAN, "
+                            "MAX, MIN or PROD", kind);
+    bool is_f = a->dtype == WEFT_F32 || a->dtype == WEFT_F64;
+    if (a->dtype == WEFT_BOOL || (kind == WEFT_R_MEAN && !is_f))
+        return weft__errorf(WEFT_EDTYPE, "weft_unsorted_segment: data %s is not %s", sstr(a, sa),
+                            kind == WEFT_R_MEAN ? "f32 or f64" : "a number");
+    if (n->attr.index.count < 0)
+        return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: num_segments %lld is negative",
+                            (long long)n->attr.index.count);
+    out->dtype = a->dtype;
+    if (ids->rank == 0)
+        return weft__errorf(WEFT_ESHAPE, "weft_unsorted_segment: the segment ids %s are a scalar, "
+                            "not one id per leading element of data", sstr(ids, sa));
+    if (a->rank == WEFT_RANK_ANY || ids->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    if (ids->rank > a->rank)
+        return weft__errorf(WEFT_ESHAPE, "weft_unsorted_segment: the segment ids %s have more dims "
+                            "than data %s", sstr(ids, sa), sstr(a, sb));
+    for (int d = 0; d < ids->rank; d++) {
+        int64_t m;
+        if (!dim_merge(a->dims[d], ids->dims[d], &m))
+            return weft__errorf(WEFT_ESHAPE, "weft_unsorted_segment: the segment ids %s are not a "
+                                "prefix of the shape of data %s (dim %d)", sstr(ids, sa),
+                                sstr(a, sb), d);
+    }
+    out->rank = 1 + a->rank - ids->rank;
+    out->dims[0] = n->attr.index.count;
+    for (int d = ids->rank; d < a->rank; d++)
+        out->dims[1 + d - ids->rank] = a->dims[d];
+    return 0;
+}
+
+/* The tuple length k of index tuples idx ([..., k]): -1 when unknown now;
+ * an error for a scalar or a k above rank (when both are known). */
+static int tuple_len(const weft__node *n, const weft_spec *a, const weft_spec *idx, int *k)
+{
+    char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    *k = -1;
+    if (idx->rank == 0)
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: the indices %s are a scalar, not index tuples "
+                            "along a last dim", weft__op_name(n->op), sstr(idx, sa));
+    if (idx->rank == WEFT_RANK_ANY || idx->dims[idx->rank - 1] == ANY)
+        return 0;
+    int64_t len = idx->dims[idx->rank - 1];
+    if (a->rank != WEFT_RANK_ANY && len > a->rank)
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: index tuples of %lld entries (indices %s) for "
+                            "%s of rank %d", weft__op_name(n->op), (long long)len, sstr(idx, sa),
+                            sstr(a, sb), a->rank);
+    if (len > WEFT_MAX_RANK)
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: index tuples of %lld entries (indices %s), "
+                            "above rank %d", weft__op_name(n->op), (long long)len, sstr(idx, sa),
+                            WEFT_MAX_RANK);
+    *k = (int)len;
+    return 0;
+}
+
+static int infer_gather_nd(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *a = &in[0], *idx = &in[1];
+    int k, rc = index_dtype_ok(n, "the indices", idx);
+    if (rc < 0 || (rc = tuple_len(n, a, idx, &k)) < 0)
+        return rc;
+    out->dtype = a->dtype;
+    if (k < 0 || a->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    int rank = idx->rank - 1 + a->rank - k;
+    if (rank > WEFT_MAX_RANK)
+        return rank_fail(n, rank);
+    out->rank = rank;
+    int o = 0;
+    for (int d = 0; d < idx->rank - 1; d++)
+        out->dims[o++] = idx->dims[d];
+    for (int d = k; d < a->rank; d++)
+        out->dims[o++] = a->dims[d];
+    return 0;
+}
+
+static int infer_scatter_nd(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *a = &in[0], *idx = &in[1], *u = &in[2];
+    char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    int k, rc = index_dtype_ok(n, "the indices", idx);
+    if (rc < 0 || (rc = tuple_len(n, a, idx, &k)) < 0)
+        return rc;
+    if (u->dtype != a->dtype)
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: the updates %s are not of the dtype of the "
+                            "tensor %s", weft__op_name(n->op), sstr(u, sa), sstr(a, sb));
+    if (n->op == WEFT__OP_SCATTER_ND_ADD && a->dtype == WEFT_BOOL)
+        return weft__errorf(WEFT_EDTYPE, "weft_scatter_nd_add: the tensor %s is bool (cast it "
+                            "first)", sstr(a, sa));
+    *out = *a;
+    if (k < 0 || a->rank == WEFT_RANK_ANY || u->rank == WEFT_RANK_ANY)
+        return 0;
+    /* The updates are indices' dims but the last, then a's after k. */
+    int want = idx->rank - 1 + a->rank - k;
+    bool ok = u->rank == want;
+    for (int d = 0; ok && d < want; d++) {
+        int64_t m, e = d < idx->rank - 1 ? idx->dims[d] : a->dims[k + d - (idx->rank - 1)];
+        ok = dim_merge(e, u->dims[d], &m);
+    }
+    if (!ok)
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: the updates %s do not have the shape of the "
+                            "indices' dims but the last, then those of the tensor %s after the "
+                            "first %d", weft__op_name(n->op), sstr(u, sa), sstr(a, sb), k);
+    return 0;
+}
+
+static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    *out = *a;
+    int64_t c = n->attr.index.count;
+    if (n->op == WEFT__OP_REPEAT && c < 0)
+        return weft__errorf(WEFT_EINVAL, "weft_repeat: repeats %lld is negative", (long long)c);
+    if (a->rank == WEFT_RANK_ANY)
+        return 0;
+    int axis;
+    if (!norm_axis(n->attr.index.axis, a->rank, &axis))
+        return axis_fail(n, n->attr.index.axis, a);
+    if (n->op == WEFT__OP_REPEAT && !dim_mul(a->dims[axis], c, &out->dims[axis])) {
+        char sa[WEFT__SPEC_STR_MAX];
+        return weft__errorf(WEFT_EINVAL, "weft_repeat: axis %d of %s times %lld overflows",
+                            n->attr.index.axis, sstr(a, sa), (long long)c);
+    }
+    return 0;
+}
+
+static uint32_t shape_op_arity(weft__op op)
+{
+    switch (op) {
+    case WEFT__OP_GATHER: case WEFT__OP_TOP_K_VALUES: case WEFT__OP_UNSORTED_SEGMENT:
+    case WEFT__OP_GATHER_ND:
+        return 2;
+    case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
+        return 3;
+    default:
+        return 1;
+    }
+}
+
 int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
-    uint32_t want = n->op == WEFT__OP_GATHER || n->op == WEFT__OP_TOP_K_VALUES ? 2 : 1;
+    uint32_t want = shape_op_arity(n->op);
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
@@ -550,6 +714,12 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ARGSORT:      return infer_sort(n, &in[0], out);
     case WEFT__OP_TOP_K:        return infer_top_k(n, &in[0], out);
     case WEFT__OP_TOP_K_VALUES: return infer_top_k_values(in, out);
+    case WEFT__OP_UNSORTED_SEGMENT: return infer_unsorted_segment(n, in, out);
+    case WEFT__OP_GATHER_ND:    return infer_gather_nd(n, in, out);
+    case WEFT__OP_SCATTER_ND_UPDATE:
+    case WEFT__OP_SCATTER_ND_ADD: return infer_scatter_nd(n, in, out);
+    case WEFT__OP_ROLL:
+    case WEFT__OP_REPEAT:       return infer_roll_repeat(n, &in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

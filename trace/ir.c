@@ -54,6 +54,10 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_SINH] = "sinh", [WEFT__OP_COSH] = "cosh", [WEFT__OP_ATAN2] = "atan2",
     [WEFT__OP_IS_NAN] = "is_nan", [WEFT__OP_IS_INF] = "is_inf",
     [WEFT__OP_IS_FINITE] = "is_finite",
+    [WEFT__OP_UNSORTED_SEGMENT] = "unsorted_segment", [WEFT__OP_GATHER_ND] = "gather_nd",
+    [WEFT__OP_SCATTER_ND_UPDATE] = "scatter_nd_update",
+    [WEFT__OP_SCATTER_ND_ADD] = "scatter_nd_add", [WEFT__OP_ROLL] = "roll",
+    [WEFT__OP_REPEAT] = "repeat",
 };
 
 const char *weft__op_name(weft__op op)

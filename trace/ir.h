@@ -109,7 +109,13 @@
     XX(ATAN2,      BINARY,  2)             \
     XX(IS_NAN,     UNARY,   1)             \
     XX(IS_INF,     UNARY,   1)             \
-    XX(IS_FINITE,  UNARY,   1)
+    XX(IS_FINITE,  UNARY,   1) \
+    XX(UNSORTED_SEGMENT, ARRAY, 2)         \
+    XX(GATHER_ND,  ARRAY,   2)             \
+    XX(SCATTER_ND_UPDATE, ARRAY, 3)        \
+    XX(SCATTER_ND_ADD, ARRAY, 3)           \
+    XX(ROLL,       ARRAY,   1)             \
+    XX(REPEAT,     ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -188,6 +194,10 @@ typedef struct weft__node {
         /* SORT, ARGSORT: axis (may be negative) and direction; TOP_K: k
          * along the last axis (axis unused). */
         struct { int axis; bool descending; int64_t k; } sort;
+        /* The indexing ops (trace/ops_index.c): UNSORTED_SEGMENT's
+         * weft_reduction in kind and num_segments in count; ROLL's shift
+         * and REPEAT's repeats in count, along axis (may be negative). */
+        struct { int axis, kind; int64_t count; } index;
     } attr;
 } weft__node;
 

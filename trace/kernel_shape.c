@@ -1,7 +1,8 @@
 /* Kernels of the ARRAY ops that move elements (weft__eval_shape_op):
  * strided views (transpose, slice, split, tile, broadcast_to), concat and
  * stack, gather, and the shape-only ops fill_like and shape.  argmax,
- * argmin and cumsum live in kernel_scan.c.
+ * argmin and cumsum live in kernel_scan.c, the indexing ops (segments,
+ * gather_nd, scatter_nd, roll, repeat) in kernel_index.c.
  *
  * Every kernel here writes each output element exactly once, in chunks
  * of the output cut by weft__chunk_count, so its result never depends on
@@ -516,6 +517,13 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_top_k(rt, n, in[0], out);
     case WEFT__OP_TOP_K_VALUES:
         return weft__eval_top_k_values(rt, in[0], in[1], out);
+    case WEFT__OP_UNSORTED_SEGMENT:
+    case WEFT__OP_GATHER_ND:
+    case WEFT__OP_SCATTER_ND_UPDATE:
+    case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_ROLL:
+    case WEFT__OP_REPEAT:
+        return weft__eval_index_op(rt, n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }

@@ -1,7 +1,9 @@
 /* The shape ops as the rest of trace/ sees them: expand_dims and squeeze
  * (SHAPE kind, computed like reshape), and the ARRAY kind (transpose,
  * slice, split, gather, concat, stack, tile, broadcast_to, fill_like,
- * shape, argmax, argmin, cumsum, sort, argsort, top_k).  Inference lives in infer_shape.c, the
+ * shape, argmax, argmin, cumsum, sort, argsort, top_k, and the indexing ops
+ * unsorted_segment, gather_nd, scatter_nd_update, scatter_nd_add, roll,
+ * repeat).  Inference lives in infer_shape.c, the
  * kernels in kernel_shape.c and kernel_scan.c, what the compiler needs
  * (attribute hashing, equality, printing, folding) in shape_attr.c.
  * trace/ internal. */
@@ -39,6 +41,11 @@ int weft__eval_top_k(weft_runtime *rt, const weft__node *n, const weft_tensor *a
                      weft_tensor *out);
 int weft__eval_top_k_values(weft_runtime *rt, const weft_tensor *a, const weft_tensor *idx,
                             weft_tensor *out);
+
+/* The indexing ops: unsorted_segment, gather_nd, scatter_nd_update,
+ * scatter_nd_add, roll and repeat (kernel_index.c). */
+int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

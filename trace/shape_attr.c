@@ -64,6 +64,12 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_TOP_K:
         w[k++] = n->attr.sort.k;
         break;
+    case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
+    case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
+        w[k++] = n->attr.index.axis;
+        w[k++] = n->attr.index.kind;
+        w[k++] = n->attr.index.count;
+        break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
         break;
@@ -146,7 +152,8 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<%g>", n->attr.fill.value);
         break;
     case WEFT__OP_SHAPE_OF:
-    case WEFT__OP_TOP_K_VALUES:
+    case WEFT__OP_TOP_K_VALUES: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
+    case WEFT__OP_SCATTER_ND_ADD:
         break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:
@@ -154,6 +161,17 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_TOP_K:
         fprintf(f, "<k=%" PRId64 ">", n->attr.sort.k);
+        break;
+    case WEFT__OP_UNSORTED_SEGMENT: {
+        static const char *const names[] = { "sum", "mean", "max", "min", "prod" };
+        int kind = n->attr.index.kind;
+        fprintf(f, "<%s,num_segments=%" PRId64 ">",
+                kind >= 0 && kind < 5 ? names[kind] : "?", n->attr.index.count);
+        break;
+    }
+    case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
+        fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,
+                n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count);
         break;
     default:
         if (n->attr.axis.axis != WEFT_ALL_AXES)

@@ -629,6 +629,79 @@ WEFT_API int weft_host_call_ex(weft_ctx *cx, weft_host_fn_ex fn, void *user,
                                const weft_spec *out_specs, size_t n_out, weft_value **outs,
                                unsigned flags);
 
+/* ---- Segments, index tuples, roll and repeat ----
+ *
+ * Ops of their own (each a node while tracing; the compiler folds them on
+ * constants and merges equal ones, and never fuses them).  Errors name the
+ * op.  Index inputs are i32 or i64 (WEFT_EDTYPE otherwise).  While tracing,
+ * dims unknown then are fine where the result's shape does not need them
+ * (it stays unknown there); the checks on them, and on index values, run
+ * when the function runs, failing the call with the message they give
+ * eagerly.  Results are the same bit for bit on any worker count, eagerly
+ * and traced: where several elements meet in one result element, they are
+ * combined in index order, one after the other (chunks own whole result
+ * elements; nothing races). */
+
+/* tf.math.unsorted_segment_sum / _mean / _max / _min / _prod: r is
+ * WEFT_R_SUM, MEAN, MAX, MIN or PROD (others WEFT_EINVAL).  segment_ids
+ * has rank k >= 1 and the shape of data's first k dims (like TensorFlow;
+ * WEFT_ESHAPE otherwise); the result is [num_segments] followed by data's
+ * dims after the first k, and result row s combines the rows of data (the
+ * elements after the first k dims) whose id is s, in row-major order of
+ * segment_ids.  num_segments is static and >= 0.  A negative id drops its
+ * row (as in TensorFlow); an id >= num_segments is WEFT_EINVAL naming it
+ * and its position (TensorFlow's CPU kernel refuses it too), when the
+ * function runs for traced ids.
+ *
+ * Dtypes: data i32, i64, f32 or f64 (bool is WEFT_EDTYPE); the result has
+ * data's dtype, except MEAN of an integer, which computes in f64 and gives
+ * f64 (as weft_reduce; TensorFlow's mean takes floats only).  Integers
+ * wrap; f32 sums, products and means accumulate in f64 and round once;
+ * MAX and MIN propagate NaN.  A segment with no rows gives TensorFlow's
+ * value: 0 for SUM and MEAN, 1 for PROD, the dtype's lowest finite value
+ * for MAX (-FLT_MAX, -DBL_MAX, INT32_MIN, INT64_MIN) and its highest for
+ * MIN (unlike weft_reduce_max of nothing, which is -inf).  Each result
+ * element starts from the identity and takes its rows in index order,
+ * so a float sum is the plain left-to-right sum in f64. */
+WEFT_API weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
+                                           weft_value *segment_ids, int64_t num_segments);
+
+/* tf.gather_nd with batch_dims 0: indices has shape [..., k] with k <=
+ * rank(params) (WEFT_ESHAPE otherwise; a scalar is WEFT_ESHAPE too), each
+ * last-dim row an index tuple into params's first k dims; the result is
+ * indices' dims but the last, then params's dims after the first k (k = 0
+ * picks params whole).  A negative entry counts from the end of its dim,
+ * as in weft_gather (TensorFlow refuses it); an entry out of range is
+ * WEFT_EINVAL naming it and its tuple.  While tracing, an unknown k gives
+ * a result of unknown rank.  Any dtype. */
+WEFT_API weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices);
+
+/* tf.tensor_scatter_nd_update / tf.tensor_scatter_nd_add: a copy of tensor
+ * (inputs are never changed) in which the slice each index tuple of
+ * indices ([..., k], as weft_gather_nd) names is replaced by (update) or
+ * added to (add) the matching slice of updates, whose shape is indices'
+ * dims but the last, then tensor's dims after the first k (WEFT_ESHAPE
+ * otherwise).  Tuples apply in row-major order of indices: with duplicate
+ * tuples, update keeps the last one's values and add sums them all in
+ * that order (floats in their own dtype, one addition after the other;
+ * integers wrap).  Negative entries and entries out of range as in
+ * weft_gather_nd.  updates must have tensor's dtype (WEFT_EDTYPE), except
+ * a weak scalar, which takes it; update takes any dtype, add no bool. */
+WEFT_API weft_value *weft_scatter_nd_update(weft_ctx *cx, weft_value *tensor,
+                                            weft_value *indices, weft_value *updates);
+WEFT_API weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                         weft_value *updates);
+
+/* tf.roll over one axis: element i along axis moves to (i + shift) mod
+ * the dim (shift any int64, negative rolls back; a shift of a multiple of
+ * the dim, or an empty dim, changes nothing).  np.repeat / tf.repeat with
+ * one repeat count: each element along axis repeated `repeats` times in
+ * place ([a, b] -> [a, a, b, b]); repeats >= 0 (WEFT_EINVAL otherwise).
+ * Both keep a's dtype (any) and take a rank unknown while tracing; an axis
+ * out of range is WEFT_EINVAL. */
+WEFT_API weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis);
+WEFT_API weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis);
+
 #ifdef __cplusplus
 }
 #endif

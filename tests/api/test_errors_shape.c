@@ -339,6 +339,102 @@ static weft_value *tr_top_k(weft_ctx *cx, weft_value *x)
     return outs[0];
 }
 static int c_top_k_runtime(void) { return traced_op(tr_top_k, "f32[2,?]", m23); }
+/* ---- The indexing ops. -------------------------------------------------- */
+
+static weft_value *op_segment_range(weft_ctx *cx)
+{
+    return weft_unsorted_segment(cx, WEFT_R_SUM, ev(cx, fidx), ev(cx, iidx), 2);
+}
+static int c_segment_range(void) { return eager_op(op_segment_range); }
+
+static weft_value *op_segment_float(weft_ctx *cx)
+{
+    return weft_unsorted_segment(cx, WEFT_R_SUM, ev(cx, fidx), ev(cx, fidx), 2);
+}
+static int c_segment_float(void) { return eager_op(op_segment_float); }
+
+static weft_value *op_segment_prefix(weft_ctx *cx)
+{
+    return weft_unsorted_segment(cx, WEFT_R_MAX, ev(cx, v10), ev(cx, iidx), 2);
+}
+static int c_segment_prefix(void) { return eager_op(op_segment_prefix); }
+
+static weft_value *op_segment_kind(weft_ctx *cx)
+{
+    return weft_unsorted_segment(cx, WEFT_R_ANY, ev(cx, fidx), ev(cx, iidx), 4);
+}
+static int c_segment_kind(void) { return eager_op(op_segment_kind); }
+
+static weft_value *op_segment_count(weft_ctx *cx)
+{
+    return weft_unsorted_segment(cx, WEFT_R_SUM, ev(cx, fidx), ev(cx, iidx), -1);
+}
+static int c_segment_count(void) { return eager_op(op_segment_count); }
+
+/* The ids are the argument, the data their cast. */
+static weft_value *tr_segment_runtime(weft_ctx *cx, weft_value *ids)
+{
+    return weft_unsorted_segment(cx, WEFT_R_SUM, weft_cast(cx, ids, WEFT_F32), ids, 2);
+}
+static int c_segment_runtime(void) { return traced_op(tr_segment_runtime, "i64[?]", iidx); }
+
+static weft_value *op_gather_nd_float(weft_ctx *cx)
+{
+    return weft_gather_nd(cx, ev(cx, m31), ev(cx, fidx));
+}
+static int c_gather_nd_float(void) { return eager_op(op_gather_nd_float); }
+
+static weft_value *op_gather_nd_range(weft_ctx *cx)
+{
+    return weft_gather_nd(cx, ev(cx, m31), ev(cx, iidx));
+}
+static int c_gather_nd_range(void) { return eager_op(op_gather_nd_range); }
+
+static weft_value *op_gather_nd_long(weft_ctx *cx)
+{
+    weft_value *idx = weft_fill(cx, WEFT_I64, 1, (int64_t[]){ 3 }, 0.0);
+    return weft_gather_nd(cx, ev(cx, m23), idx);
+}
+static int c_gather_nd_long(void) { return eager_op(op_gather_nd_long); }
+
+static weft_value *tr_gather_nd_runtime(weft_ctx *cx, weft_value *idx)
+{
+    return weft_gather_nd(cx, weft_const_tensor(cx, m31), idx);
+}
+static int c_gather_nd_runtime(void) { return traced_op(tr_gather_nd_runtime, "i64[?]", iidx); }
+
+static weft_value *op_scatter_dtype(weft_ctx *cx)
+{
+    weft_value *u = weft_fill(cx, WEFT_F64, 1, (int64_t[]){ 1 }, 1.0);
+    return weft_scatter_nd_update(cx, ev(cx, m31), ev(cx, iidx), u);
+}
+static int c_scatter_dtype(void) { return eager_op(op_scatter_dtype); }
+
+static weft_value *op_scatter_bool(weft_ctx *cx)
+{
+    weft_value *t = weft_fill(cx, WEFT_BOOL, 2, (int64_t[]){ 3, 1 }, 1.0);
+    weft_value *u = weft_fill(cx, WEFT_BOOL, 1, (int64_t[]){ 1 }, 1.0);
+    return weft_scatter_nd_add(cx, t, ev(cx, iidx), u);
+}
+static int c_scatter_bool(void) { return eager_op(op_scatter_bool); }
+
+static weft_value *op_scatter_shape(weft_ctx *cx)
+{
+    return weft_scatter_nd_add(cx, ev(cx, m31), ev(cx, iidx), ev(cx, v10));
+}
+static int c_scatter_shape(void) { return eager_op(op_scatter_shape); }
+
+static weft_value *op_scatter_range(weft_ctx *cx)
+{
+    return weft_scatter_nd_update(cx, ev(cx, m31), ev(cx, iidx), ev(cx, fidx));
+}
+static int c_scatter_range(void) { return eager_op(op_scatter_range); }
+
+static weft_value *op_roll_axis(weft_ctx *cx) { return weft_roll(cx, ev(cx, m23), 1, 2); }
+static int c_roll_axis(void) { return eager_op(op_roll_axis); }
+
+static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
+static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
 /* ---- The table. --------------------------------------------------------- */
 
@@ -406,6 +502,25 @@ static const err_case cases[] = {
     C("weft_top_k", "a scalar (f32[])", WEFT_EINVAL, c_top_k_scalar),
     C("weft_top_k", "k = 4 for f32[2,?], called with f32[2,3] (fails when it runs)", WEFT_EINVAL,
       c_top_k_runtime),
+    C("weft_unsorted_segment", "id 3 with num_segments 2", WEFT_EINVAL, c_segment_range),
+    C("weft_unsorted_segment", "f32 segment ids", WEFT_EDTYPE, c_segment_float),
+    C("weft_unsorted_segment", "ids i64[1] for data f32[10]", WEFT_ESHAPE, c_segment_prefix),
+    C("weft_unsorted_segment", "reduction WEFT_R_ANY", WEFT_EINVAL, c_segment_kind),
+    C("weft_unsorted_segment", "num_segments -1", WEFT_EINVAL, c_segment_count),
+    C("weft_unsorted_segment", "traced ids i64[?] holding 3, num_segments 2 (fails when it runs)",
+      WEFT_EINVAL, c_segment_runtime),
+    C("weft_gather_nd", "f32 indices", WEFT_EDTYPE, c_gather_nd_float),
+    C("weft_gather_nd", "index tuple {3} for f32[3,1]", WEFT_EINVAL, c_gather_nd_range),
+    C("weft_gather_nd", "index tuples of 3 entries for f32[2,3]", WEFT_ESHAPE, c_gather_nd_long),
+    C("weft_gather_nd", "traced indices i64[?] holding {3} for f32[3,1] (fails when it runs)",
+      WEFT_EINVAL, c_gather_nd_runtime),
+    C("weft_scatter_nd_update", "f64 updates for f32[3,1]", WEFT_EDTYPE, c_scatter_dtype),
+    C("weft_scatter_nd_add", "a bool tensor", WEFT_EDTYPE, c_scatter_bool),
+    C("weft_scatter_nd_add", "updates f32[10] where f32[1] is wanted", WEFT_ESHAPE,
+      c_scatter_shape),
+    C("weft_scatter_nd_update", "index tuple {3} for f32[3,1]", WEFT_EINVAL, c_scatter_range),
+    C("weft_roll", "axis 2 of f32[2,3]", WEFT_EINVAL, c_roll_axis),
+    C("weft_repeat", "repeats -1", WEFT_EINVAL, c_repeat_negative),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -3,7 +3,8 @@
  * is_finite, clip, logical ops, truediv, floordiv), the neural-network ops
  * (softmax, log_softmax, logsumexp and the activations), the
  * shape ops (transpose, slice, gather, concat, stack, split, expand_dims,
- * squeeze, tile, broadcast_to, cumsum, argmax/argmin, sort, argsort, top_k),
+ * squeeze, tile, broadcast_to, cumsum, argmax/argmin, sort, argsort, top_k,
+ * unsorted_segment, gather_nd, scatter_nd_update/add, roll, repeat),
  * weft_reduce over several axes with keepdims, weft_matmul_ex with its
  * flags, weft_map_ex with a capture and weft_host_call_ex, run eagerly and
  * traced on runtimes of 1, 2 and 4 workers (tests/support/diff_util.h).
@@ -502,6 +503,98 @@ static weft_value *host(weft_ctx *cx, weft_value *a, const weft_spec *sa, weft_v
     return outs[0];
 }
 
+/* Ids in [-1, segs) from a's own values: a cast to i64 (over its first
+ * dim only, through reduce_max, or over every dim), modulo segs + 1,
+ * minus 1; -1 drops a row. */
+static weft_value *segment(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint64_t *s)
+{
+    static const int64_t seg_counts[] = { 0, 1, 3, 17, 200 };
+    static const weft_reduction rs[] = { WEFT_R_SUM, WEFT_R_MEAN, WEFT_R_MAX, WEFT_R_MIN,
+                                         WEFT_R_PROD };
+    int64_t segs = seg_counts[diff_next(s) % 5];
+    bool whole = sa->rank == 1 || diff_next(s) % 2;
+    int64_t inner = whole ? 1 : numel_of(sa) / (sa->dims[0] ? sa->dims[0] : 1);
+    if (sa->dims[0] == 0 || segs * inner > CAP)
+        return NULL;
+    weft_value *key = a;
+    if (!whole) {
+        int axes[MAX_RANK];
+        for (int d = 1; d < sa->rank; d++)
+            axes[d - 1] = d;
+        key = weft_reduce(cx, WEFT_R_MAX, a, axes, (size_t)sa->rank - 1, false);
+    }
+    weft_value *ids = weft_mod(cx, weft_cast(cx, key, diff_next(s) % 2 ? WEFT_I64 : WEFT_I32),
+                               weft_const_i64(cx, segs + 1));
+    ids = weft_sub(cx, ids, weft_const_i64(cx, 1));
+    return weft_unsorted_segment(cx, rs[diff_next(s) % 5], numeric(cx, a, sa), ids, segs);
+}
+
+/* Index tuples into a's first k (1 or 2) dims from a pool value b (cast,
+ * modulo each dim, and now and then minus it: negative indices); NULL
+ * when the result or the updates would be too large.  *rows receives the
+ * number of elements one tuple picks. */
+static weft_value *tuples(weft_ctx *cx, const weft_spec *sa, weft_value *b, uint64_t *s,
+                          int64_t *rows)
+{
+    weft_spec sb = spec_of(b);
+    int k = sa->rank >= 2 && diff_next(s) % 2 ? 2 : 1;
+    int64_t pick = numel_of(sa);
+    for (int d = 0; d < k; d++) {
+        if (sa->dims[d] == 0)
+            return NULL;
+        pick /= sa->dims[d];
+    }
+    if (numel_of(&sb) * pick > CAP || sb.rank + 1 + sa->rank - k > MAX_RANK + 1)
+        return NULL;
+    weft_value *bi = weft_cast(cx, b, diff_next(s) % 2 ? WEFT_I64 : WEFT_I32), *cols[2];
+    for (int d = 0; d < k; d++) {
+        cols[d] = weft_mod(cx, d ? weft_add(cx, bi, weft_const_i64(cx, 1)) : bi,
+                           weft_const_i64(cx, sa->dims[d]));
+        if (diff_next(s) % 3 == 0)
+            cols[d] = weft_sub(cx, cols[d], weft_const_i64(cx, sa->dims[d]));
+    }
+    *rows = pick;
+    return weft_stack(cx, cols, (size_t)k, sb.rank);
+}
+
+static weft_value *gather_nd(weft_ctx *cx, weft_value *a, const weft_spec *sa,
+                             weft_value *const *pool, int n, uint64_t *s)
+{
+    int64_t rows;
+    weft_value *idx = tuples(cx, sa, pool[diff_next(s) % (uint64_t)n], s, &rows);
+    return idx ? weft_gather_nd(cx, a, idx) : NULL;
+}
+
+/* Updates gathered from a itself by other tuples, so they have a's dtype
+ * and the shape the tuples want; duplicates are likely. */
+static weft_value *scatter_nd(weft_ctx *cx, weft_value *a, const weft_spec *sa,
+                              weft_value *const *pool, int n, uint64_t *s)
+{
+    bool add = diff_next(s) % 2;
+    if (add)
+        a = numeric(cx, a, sa);
+    weft_value *b = pool[diff_next(s) % (uint64_t)n];
+    int64_t rows;
+    weft_value *idx = tuples(cx, sa, b, s, &rows);
+    if (!idx)
+        return NULL;
+    weft_value *upd = weft_gather_nd(cx, weft_neg(cx, numeric(cx, a, sa)), idx);
+    if (sa->dtype == WEFT_BOOL && !add)
+        upd = weft_logical_not(cx, weft_gather_nd(cx, a, idx));
+    return add ? weft_scatter_nd_add(cx, a, idx, upd) : weft_scatter_nd_update(cx, a, idx, upd);
+}
+
+static weft_value *roll_repeat(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint64_t *s)
+{
+    int axis = (int)(diff_next(s) % (uint64_t)sa->rank);
+    if (diff_next(s) % 2) {
+        int64_t m = sa->dims[axis], shift = (int64_t)(diff_next(s) % (uint64_t)(4 * m + 1)) - 2 * m;
+        return weft_roll(cx, a, shift, axis - (diff_next(s) % 2 ? sa->rank : 0));
+    }
+    int64_t reps = (int64_t)(diff_next(s) % 4);
+    return numel_of(sa) * reps > CAP ? NULL : weft_repeat(cx, a, reps, axis);
+}
+
 /* One op on a (and pool values); NULL when the drawn op does not fit a,
  * or on an error (the caller tells them apart by the context's status). */
 static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_value *const *pool,
@@ -509,7 +602,7 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
 {
     weft_spec sa = spec_of(a);
     bool r1 = sa.rank >= 1;
-    switch (diff_next(s) % 22) {
+    switch (diff_next(s) % 25) {
     case 0: case 1: return unary(cx, a, &sa, s);
     case 2: case 3: return binary(cx, a, partner(pool, n, &sa, s), &sa, s);
     case 4: return logical(cx, a, partner(pool, n, &sa, s), &sa, s);
@@ -530,6 +623,10 @@ static weft_value *random_op(weft_ctx *cx, const prog *p, weft_value *a, weft_va
     case 18: return matmul(cx, a, &sa, pool, n, s);
     case 19: return sort_op(cx, a, &sa, s, extra);
     case 20: return nn(cx, a, &sa, s);
+    case 21: return r1 ? segment(cx, a, &sa, s) : NULL;
+    case 22: return r1 ? (diff_next(s) % 2 ? gather_nd(cx, a, &sa, pool, n, s)
+                                           : scatter_nd(cx, a, &sa, pool, n, s)) : NULL;
+    case 23: return r1 ? roll_repeat(cx, a, &sa, s) : NULL;
     default:
         return diff_next(s) % 2 ? map(cx, p, a, &sa, pool, n, s, extra)
                                 : host(cx, a, &sa, pool, n, s, extra);

@@ -1,0 +1,774 @@
+/* The indexing ops (unsorted_segment, gather_nd, scatter_nd_update,
+ * scatter_nd_add, roll, repeat) through the public API: values against
+ * plain reference loops written here, for every dtype each op takes, run
+ * eagerly (WEFT_RUN_EAGERLY) and traced twice (the second call from the
+ * cache), the three bit for bit equal; with input signatures holding
+ * unknown dims; empty segments, dropped ids, duplicate index tuples; sizes
+ * above the kernels' split threshold on 1, 2 and 4 workers (the same bits
+ * on each, and the reference's: every sum here is the reference's own
+ * left-to-right order); the compiler folding and merging them; and bad
+ * inputs, whose messages name the op, in both modes. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker_runtimes.h"
+
+static void setup(void) { worker_runtimes_create(); }
+static void teardown(void) { worker_runtimes_destroy(); }
+
+TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
+
+#define MAX_ARGS 3
+
+typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT } ix_op;
+
+/* One op with its static arguments; sig[k], when set, is argument k's
+ * input signature (weft_spec_parse text; all or none). */
+typedef struct ix_case {
+    ix_op op;
+    weft_reduction r;
+    int64_t count;     /* num_segments, shift or repeats */
+    int axis;
+    bool weak_update;  /* scatter: updates is weft_const_f64(value) */
+    double value;
+    const char *sig[MAX_ARGS];
+} ix_case;
+
+static int n_args_of(const ix_case *c)
+{
+    switch (c->op) {
+    case SEGMENT: case GATHER_ND: return 2;
+    case SCATTER_UPDATE: case SCATTER_ADD: return c->weak_update ? 2 : 3;
+    default: return 1;
+    }
+}
+
+static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const ix_case *c = user;
+    weft_value *u = c->weak_update ? weft_const_f64(cx, c->value) : args[n_args_of(c) - 1];
+    switch (c->op) {
+    case SEGMENT: outs[0] = weft_unsorted_segment(cx, c->r, args[0], args[1], c->count); break;
+    case GATHER_ND: outs[0] = weft_gather_nd(cx, args[0], args[1]); break;
+    case SCATTER_UPDATE: outs[0] = weft_scatter_nd_update(cx, args[0], args[1], u); break;
+    case SCATTER_ADD: outs[0] = weft_scatter_nd_add(cx, args[0], args[1], u); break;
+    case ROLL: outs[0] = weft_roll(cx, args[0], c->count, c->axis); break;
+    case REPEAT: outs[0] = weft_repeat(cx, args[0], c->count, c->axis); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+static weft_function *make(weft_runtime *rt, const ix_case *c, unsigned flags)
+{
+    weft_spec sig[MAX_ARGS];
+    int n = n_args_of(c);
+    for (int k = 0; c->sig[0] && k < n; k++)
+        cr_assert_eq(weft_spec_parse(c->sig[k], &sig[k]), 0, "%s", weft_errmsg());
+    weft_function_desc d = { .name = "ix", .body = body_op, .user = (void *)c, .n_args = (size_t)n,
+                             .n_outs = 1, .flags = flags,
+                             .input_signature = c->sig[0] ? sig : NULL };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+/* A tensor of dtype dt holding vals converted like a C cast. */
+static weft_tensor *tensor(weft_dtype dt, int rank, const int64_t *dims, const double *vals)
+{
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= dims[d];
+    char *buf = malloc((size_t)(n ? n : 1) * 8);
+    cr_assert_not_null(buf);
+    for (int64_t i = 0; i < n; i++) {
+        switch (dt) {
+        case WEFT_BOOL: ((uint8_t *)buf)[i] = vals[i] != 0; break;
+        case WEFT_I32: ((int32_t *)buf)[i] = (int32_t)vals[i]; break;
+        case WEFT_I64: ((int64_t *)buf)[i] = (int64_t)vals[i]; break;
+        case WEFT_F32: ((float *)buf)[i] = (float)vals[i]; break;
+        case WEFT_F64: ((double *)buf)[i] = vals[i]; break;
+        }
+    }
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
+    free(buf);
+    return t;
+}
+
+static bool same_bits(const weft_tensor *a, const weft_tensor *b)
+{
+    if (weft_tensor_dtype(a) != weft_tensor_dtype(b) || weft_tensor_rank(a) != weft_tensor_rank(b))
+        return false;
+    for (int d = 0; d < weft_tensor_rank(a); d++)
+        if (weft_tensor_dims(a)[d] != weft_tensor_dims(b)[d])
+            return false;
+    size_t bytes = (size_t)weft_tensor_numel(a) * weft_dtype_size(weft_tensor_dtype(a));
+    return memcmp(weft_tensor_data(a), weft_tensor_data(b), bytes) == 0;
+}
+
+/* Runs c on in[] on rt eagerly, then traced twice; the traced results must
+ * equal the eager one bit for bit.  Returns the eager result. */
+static weft_tensor *run_on(weft_runtime *rt, const ix_case *c, weft_tensor *const *in)
+{
+    int n = n_args_of(c);
+    weft_arg args[MAX_ARGS];
+    for (int k = 0; k < n; k++)
+        args[k] = weft_arg_tensor(in[k]);
+    weft_function *fe = make(rt, c, WEFT_RUN_EAGERLY), *ft = make(rt, c, 0);
+    weft_tensor *e = NULL;
+    cr_assert_eq(weft_function_call(fe, args, (size_t)n, &e, 1), 0, "eager: %s", weft_errmsg());
+    for (int call = 0; call < 2; call++) {
+        weft_tensor *t = NULL;
+        cr_assert_eq(weft_function_call(ft, args, (size_t)n, &t, 1), 0, "traced: %s",
+                     weft_errmsg());
+        cr_assert(same_bits(t, e), "call %d: traced and eager differ", call);
+        weft_tensor_release(t);
+    }
+    cr_assert_eq(weft_function_tracing_count(ft), 1);
+    weft_function_destroy(&fe);
+    weft_function_destroy(&ft);
+    return e;
+}
+
+static weft_tensor *run(const ix_case *c, weft_tensor *const *in)
+{
+    return run_on(rts[1], c, in);
+}
+
+/* Runs c in both modes and expects code with `what` in the message. */
+static void refused(const ix_case *c, weft_tensor *const *in, int code, const char *what)
+{
+    int n = n_args_of(c);
+    weft_arg args[MAX_ARGS];
+    for (int k = 0; k < n; k++)
+        args[k] = weft_arg_tensor(in[k]);
+    for (int mode = 0; mode < 2; mode++) {
+        weft_function *f = make(rts[1], c, mode ? 0 : WEFT_RUN_EAGERLY);
+        weft_tensor *out = NULL;
+        cr_assert_eq(weft_function_call(f, args, (size_t)n, &out, 1), code, "%s mode: %s",
+                     mode ? "traced" : "eager", weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), what), "%s mode: \"%s\" lacks \"%s\"",
+                  mode ? "traced" : "eager", weft_errmsg(), what);
+        cr_assert_null(out);
+        weft_function_destroy(&f);
+    }
+}
+
+static void release_all(weft_tensor **t, int n)
+{
+    for (int k = 0; k < n; k++)
+        weft_tensor_release(t[k]);
+}
+
+/* t has dtype dt, shape dims[0..rank) and exactly the values want;
+ * releases t. */
+static void check(weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims,
+                  const double *want, const char *what)
+{
+    cr_assert_eq(weft_tensor_dtype(t), dt, "%s: dtype %s", what,
+                 weft_dtype_name(weft_tensor_dtype(t)));
+    cr_assert_eq(weft_tensor_rank(t), rank, "%s: rank %d", what, weft_tensor_rank(t));
+    for (int d = 0; d < rank; d++)
+        cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "%s: dim %d is %lld", what, d,
+                     (long long)weft_tensor_dims(t)[d]);
+    for (int64_t i = 0; i < weft_tensor_numel(t); i++) {
+        double got = test_element(t, i), w = want[i];
+        cr_assert(got == w || (isnan(got) && isnan(w)), "%s[%lld] = %.17g, expected %.17g", what,
+                  (long long)i, got, w);
+    }
+    weft_tensor_release(t);
+}
+
+static const weft_dtype num_dtypes[4] = { WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+static const weft_dtype all_dtypes[5] = { WEFT_BOOL, WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+
+/* ---- unsorted_segment: the reference ------------------------------------ */
+
+/* The value of an empty segment and the combination step, in double (every
+ * value in these tests is exact in each dtype, sums and products too). */
+static double ref_empty(weft_reduction r, weft_dtype dt)
+{
+    switch (r) {
+    case WEFT_R_PROD: return 1;
+    case WEFT_R_MAX:
+        return dt == WEFT_F32 ? -FLT_MAX : dt == WEFT_F64 ? -DBL_MAX : dt == WEFT_I32
+                   ? INT32_MIN : (double)INT64_MIN;
+    case WEFT_R_MIN:
+        return dt == WEFT_F32 ? FLT_MAX : dt == WEFT_F64 ? DBL_MAX : dt == WEFT_I32
+                   ? INT32_MAX : (double)INT64_MAX;
+    default: return 0;
+    }
+}
+
+/* out[s * inner + c] over rows (inner elements each) of x with ids. */
+static void ref_segment(weft_reduction r, weft_dtype dt, const double *x, const double *ids,
+                        int64_t rows, int64_t inner, int64_t segs, double *out)
+{
+    for (int64_t s = 0; s < segs; s++) {
+        for (int64_t c = 0; c < inner; c++) {
+            double acc = r == WEFT_R_PROD ? 1 : r == WEFT_R_MAX ? -INFINITY
+                         : r == WEFT_R_MIN ? INFINITY : 0;
+            int64_t n = 0;
+            for (int64_t i = 0; i < rows; i++) {
+                if ((int64_t)ids[i] != s)
+                    continue;
+                double v = x[i * inner + c];
+                n++;
+                switch (r) {
+                case WEFT_R_PROD: acc *= v; break;
+                case WEFT_R_MAX: acc = v > acc ? v : acc; break;
+                case WEFT_R_MIN: acc = v < acc ? v : acc; break;
+                default: acc += v; break;
+                }
+            }
+            out[s * inner + c] = n == 0 ? ref_empty(r, dt) : r == WEFT_R_MEAN ? acc / (double)n : acc;
+        }
+    }
+}
+
+static const weft_reduction seg_reductions[5] = { WEFT_R_SUM, WEFT_R_MEAN, WEFT_R_MAX,
+                                                  WEFT_R_MIN, WEFT_R_PROD };
+
+/* ---- unsorted_segment ---------------------------------------------------- */
+
+/* data [6, 3]; ids with a dropped -1, segments 1 and 3 empty. */
+static const double seg_x[18] = { 1, -2, 3, 4, 5, -6, 7, 8, 9, -1, 2, 0.5,
+                                  3, -3, 1, 2, 2, -4 };
+static const double seg_ids[6] = { 2, 0, -1, 2, 4, 0 };
+
+Test(ops_index, segment_every_reduction_dtype_and_id_dtype)
+{
+    for (int ri = 0; ri < 5; ri++) {
+        for (int di = 0; di < 4; di++) {
+            for (int ii = 0; ii < 2; ii++) {
+                weft_reduction r = seg_reductions[ri];
+                weft_dtype dt = num_dtypes[di];
+                double x[18], want[15];
+                for (int i = 0; i < 18; i++)   /* 0.5 only where floats hold it */
+                    x[i] = dt == WEFT_I32 || dt == WEFT_I64 ? trunc(seg_x[i]) : seg_x[i];
+                weft_dtype rdt = r == WEFT_R_MEAN && (dt == WEFT_I32 || dt == WEFT_I64) ? WEFT_F64 : dt;
+                ref_segment(r, rdt, x, seg_ids, 6, 3, 5, want);
+                if (rdt == WEFT_F32)
+                    for (int i = 0; i < 15; i++)
+                        want[i] = (float)want[i];
+                weft_tensor *in[2] = { tensor(dt, 2, (int64_t[]){ 6, 3 }, x),
+                                       tensor(ii ? WEFT_I64 : WEFT_I32, 1, (int64_t[]){ 6 }, seg_ids) };
+                ix_case c = { .op = SEGMENT, .r = r, .count = 5 };
+                char what[64];
+                snprintf(what, sizeof what, "segment r%d %s ids %s", (int)r, weft_dtype_name(dt),
+                         ii ? "i64" : "i32");
+                check(run(&c, in), rdt, 2, (int64_t[]){ 5, 3 }, want, what);
+                release_all(in, 2);
+            }
+        }
+    }
+}
+
+/* ids of rank 2 over data's first two dims; the result is [segs, 2]. */
+Test(ops_index, segment_ids_over_two_leading_dims)
+{
+    double x[12], ids[6] = { 1, 0, 1, -5, 2, 1 }, want[8];
+    for (int i = 0; i < 12; i++)
+        x[i] = i + 1;
+    ref_segment(WEFT_R_SUM, WEFT_F64, x, ids, 6, 2, 4, want);
+    weft_tensor *in[2] = { tensor(WEFT_F64, 3, (int64_t[]){ 2, 3, 2 }, x),
+                           tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, ids) };
+    ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 4 };
+    check(run(&c, in), WEFT_F64, 2, (int64_t[]){ 4, 2 }, want, "rank-2 ids");
+    release_all(in, 2);
+}
+
+/* NaN wins max and min; an empty data or num_segments 0 works. */
+Test(ops_index, segment_nan_and_empty_inputs)
+{
+    double x[4] = { 1, NAN, 3, -2 }, ids[4] = { 0, 0, 1, 1 };
+    weft_tensor *in[2] = { tensor(WEFT_F32, 1, (int64_t[]){ 4 }, x),
+                           tensor(WEFT_I64, 1, (int64_t[]){ 4 }, ids) };
+    ix_case c = { .op = SEGMENT, .r = WEFT_R_MAX, .count = 3 };
+    check(run(&c, in), WEFT_F32, 1, (int64_t[]){ 3 }, (double[]){ NAN, 3, -FLT_MAX }, "max nan");
+    c.r = WEFT_R_MIN;
+    check(run(&c, in), WEFT_F32, 1, (int64_t[]){ 3 }, (double[]){ NAN, -2, FLT_MAX }, "min nan");
+    release_all(in, 2);
+
+    weft_tensor *e[2] = { tensor(WEFT_I32, 2, (int64_t[]){ 0, 2 }, x),
+                          tensor(WEFT_I32, 1, (int64_t[]){ 0 }, ids) };
+    c = (ix_case){ .op = SEGMENT, .r = WEFT_R_PROD, .count = 2 };
+    check(run(&c, e), WEFT_I32, 2, (int64_t[]){ 2, 2 }, (double[]){ 1, 1, 1, 1 }, "empty data");
+    c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = 0 };
+    check(run(&c, e), WEFT_I32, 2, (int64_t[]){ 0, 2 }, NULL, "no segments");
+    release_all(e, 2);
+}
+
+/* Integers wrap, like weft_sum. */
+Test(ops_index, segment_integer_sums_wrap)
+{
+    double x[2] = { INT32_MAX, 1 }, ids[2] = { 0, 0 };
+    weft_tensor *in[2] = { tensor(WEFT_I32, 1, (int64_t[]){ 2 }, x),
+                           tensor(WEFT_I32, 1, (int64_t[]){ 2 }, ids) };
+    ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 1 };
+    check(run(&c, in), WEFT_I32, 1, (int64_t[]){ 1 }, (double[]){ INT32_MIN }, "wrap");
+    release_all(in, 2);
+}
+
+Test(ops_index, segment_unknown_dims_traced)
+{
+    double want[15];
+    ref_segment(WEFT_R_SUM, WEFT_F32, seg_x, seg_ids, 6, 3, 5, want);
+    for (int i = 0; i < 15; i++)
+        want[i] = (float)want[i];
+    const char *sigs[3][2] = { { "f32[?,3]", "i32[?]" }, { "f32[?,?]", "i32[*]" },
+                               { "f32[*]", "i32[6]" } };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *in[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 6, 3 }, seg_x),
+                               tensor(WEFT_I32, 1, (int64_t[]){ 6 }, seg_ids) };
+        ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 5,
+                      .sig = { sigs[k][0], sigs[k][1] } };
+        check(run(&c, in), WEFT_F32, 2, (int64_t[]){ 5, 3 }, want, sigs[k][0]);
+        release_all(in, 2);
+    }
+}
+
+Test(ops_index, segment_errors)
+{
+    double x[6] = { 1, 2, 3, 4, 5, 6 }, ids[3] = { 0, 5, 1 }, ok_ids[3] = { 0, 1, 0 };
+    weft_tensor *in[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x),
+                           tensor(WEFT_I32, 1, (int64_t[]){ 3 }, ids) };
+    ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 3 };
+    refused(&c, in, WEFT_EINVAL, "weft_unsorted_segment: segment id 5 (at 1) is not below "
+            "num_segments 3");
+    c.sig[0] = "f32[?,2]";
+    c.sig[1] = "i32[?]";
+    refused(&c, in, WEFT_EINVAL, "segment id 5");
+    release_all(in, 2);
+
+    weft_tensor *b[2] = { tensor(WEFT_BOOL, 2, (int64_t[]){ 3, 2 }, x),
+                          tensor(WEFT_I32, 1, (int64_t[]){ 3 }, ok_ids) };
+    c = (ix_case){ .op = SEGMENT, .r = WEFT_R_MAX, .count = 3 };
+    refused(&c, b, WEFT_EDTYPE, "weft_unsorted_segment: data bool[3,2] is not a number");
+    weft_tensor_release(b[0]);
+    b[0] = tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x);
+    c.r = WEFT_R_ANY;
+    refused(&c, b, WEFT_EINVAL, "reduction 5 is not SUM");
+    c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = -1 };
+    refused(&c, b, WEFT_EINVAL, "num_segments -1 is negative");
+    release_all(b, 2);
+
+    weft_tensor *s[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x),
+                          tensor(WEFT_I32, 1, (int64_t[]){ 2 }, ok_ids) };
+    c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = 2 };
+    refused(&c, s, WEFT_ESHAPE, "are not a prefix of the shape of data f32[3,2]");
+    weft_tensor_release(s[1]);
+    s[1] = tensor(WEFT_F32, 1, (int64_t[]){ 3 }, ok_ids);
+    refused(&c, s, WEFT_EDTYPE, "the segment ids are f32[3], not i32 or i64");
+    weft_tensor_release(s[1]);
+    s[1] = tensor(WEFT_I64, 0, NULL, ok_ids);
+    refused(&c, s, WEFT_ESHAPE, "are a scalar");
+    release_all(s, 2);
+}
+
+/* Large enough to split: f32 over rows (inner 1, ids in [-1, 97)) and f64
+ * over columns (inner 300); the same bits on 1, 2 and 4 workers as the
+ * reference's in-order double sum. */
+Test(ops_index, segment_large_same_on_every_worker_count)
+{
+    const int64_t rows[2] = { 70000, 200 }, inner[2] = { 1, 300 }, segs = 97;
+    for (int k = 0; k < 2; k++) {
+        int64_t n = rows[k] * inner[k];
+        double *x = malloc(sizeof *x * (size_t)n), *ids = malloc(sizeof *ids * (size_t)rows[k]);
+        double *want = malloc(sizeof *want * (size_t)(segs * inner[k]));
+        uint64_t s = 12345;
+        for (int64_t i = 0; i < n; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = (double)(float)((double)(s >> 40) / 16777216.0 - 0.5);
+        }
+        for (int64_t i = 0; i < rows[k]; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            ids[i] = (double)((s >> 33) % (uint64_t)(segs + 1)) - 1;
+        }
+        weft_dtype dt = k == 0 ? WEFT_F32 : WEFT_F64;
+        for (int ri = 0; ri < 5; ri++) {
+            weft_reduction r = seg_reductions[ri];
+            if (r == WEFT_R_PROD)
+                continue;   /* products of thousands of values underflow to 0 */
+            ref_segment(r, dt, x, ids, rows[k], inner[k], segs, want);
+            if (dt == WEFT_F32)
+                for (int64_t i = 0; i < segs * inner[k]; i++)
+                    want[i] = (float)want[i];
+            weft_tensor *in[2] = { tensor(dt, 2, (int64_t[]){ rows[k], inner[k] }, x),
+                                   tensor(WEFT_I64, 1, &rows[k], ids) };
+            ix_case c = { .op = SEGMENT, .r = r, .count = segs };
+            for (int w = 0; w < N_RT; w++) {
+                char what[64];
+                snprintf(what, sizeof what, "%u workers, r%d, inner %lld", rt_workers[w], (int)r,
+                         (long long)inner[k]);
+                check(run_on(rts[w], &c, in), dt, 2, (int64_t[]){ segs, inner[k] }, want, what);
+            }
+            release_all(in, 2);
+        }
+        free(x);
+        free(ids);
+        free(want);
+    }
+}
+
+/* ---- gather_nd ----------------------------------------------------------- */
+
+/* params [3, 4] = 0..11; tuples of 2 (one negative), of 1, of 0. */
+Test(ops_index, gather_nd_every_dtype_and_tuple_length)
+{
+    double p[12];
+    for (int i = 0; i < 12; i++)
+        p[i] = i;
+    const double idx2[6] = { 1, 2, 0, -1, 2, 0 }, idx1[2] = { 2, 0 };
+    for (int di = 0; di < 5; di++) {
+        weft_dtype dt = all_dtypes[di];
+        double want2[3] = { 6, 3, 8 }, want1[8] = { 8, 9, 10, 11, 0, 1, 2, 3 };
+        for (int i = 0; dt == WEFT_BOOL && i < 8; i++) {
+            want1[i] = want1[i] != 0;
+            if (i < 3)
+                want2[i] = want2[i] != 0;
+        }
+        double want0[24];
+        for (int i = 0; i < 24; i++)
+            want0[i] = dt == WEFT_BOOL ? p[i % 12] != 0 : p[i % 12];
+        weft_tensor *a = tensor(dt, 2, (int64_t[]){ 3, 4 }, p);
+        weft_tensor *in2[2] = { a, tensor(WEFT_I32, 2, (int64_t[]){ 3, 2 }, idx2) };
+        weft_tensor *in1[2] = { a, tensor(WEFT_I64, 2, (int64_t[]){ 2, 1 }, idx1) };
+        weft_tensor *in0[2] = { a, tensor(WEFT_I64, 2, (int64_t[]){ 2, 0 }, idx1) };
+        ix_case c = { .op = GATHER_ND };
+        check(run(&c, in2), dt, 1, (int64_t[]){ 3 }, want2, "tuples of 2");
+        check(run(&c, in1), dt, 2, (int64_t[]){ 2, 4 }, want1, "tuples of 1");
+        check(run(&c, in0), dt, 3, (int64_t[]){ 2, 3, 4 }, want0, "tuples of 0");
+        weft_tensor_release(in2[1]);
+        weft_tensor_release(in1[1]);
+        weft_tensor_release(in0[1]);
+        weft_tensor_release(a);
+    }
+}
+
+Test(ops_index, gather_nd_unknown_dims_traced)
+{
+    double p[12], idx[4] = { 2, 3, 0, 1 };
+    for (int i = 0; i < 12; i++)
+        p[i] = i * 0.5;
+    const char *sigs[3][2] = { { "f64[?,4]", "i32[?,2]" }, { "f64[*]", "i32[2,?]" },
+                               { "f64[?,?]", "i32[*]" } };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *in[2] = { tensor(WEFT_F64, 2, (int64_t[]){ 3, 4 }, p),
+                               tensor(WEFT_I32, 2, (int64_t[]){ 2, 2 }, idx) };
+        ix_case c = { .op = GATHER_ND, .sig = { sigs[k][0], sigs[k][1] } };
+        check(run(&c, in), WEFT_F64, 1, (int64_t[]){ 2 }, (double[]){ 5.5, 0.5 }, sigs[k][1]);
+        release_all(in, 2);
+    }
+}
+
+Test(ops_index, gather_nd_errors)
+{
+    double p[6] = { 0 }, bad[4] = { 0, 1, 1, 3 };
+    weft_tensor *in[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 2, 3 }, p),
+                           tensor(WEFT_I64, 2, (int64_t[]){ 2, 2 }, bad) };
+    ix_case c = { .op = GATHER_ND };
+    refused(&c, in, WEFT_EINVAL, "weft_gather_nd: index 3 (entry 1 of index tuple 1) is out of "
+            "range for dim 1 of f32[2,3]");
+    c.sig[0] = "f32[?,?]";
+    c.sig[1] = "i64[?,2]";
+    refused(&c, in, WEFT_EINVAL, "index 3 (entry 1 of index tuple 1)");
+    weft_tensor_release(in[1]);
+    in[1] = tensor(WEFT_I64, 2, (int64_t[]){ 1, 3 }, bad);
+    c = (ix_case){ .op = GATHER_ND };
+    refused(&c, in, WEFT_ESHAPE, "index tuples of 3 entries");
+    weft_tensor_release(in[1]);
+    in[1] = tensor(WEFT_F64, 2, (int64_t[]){ 2, 2 }, bad);
+    refused(&c, in, WEFT_EDTYPE, "weft_gather_nd: the indices are f64[2,2], not i32 or i64");
+    weft_tensor_release(in[1]);
+    in[1] = tensor(WEFT_I32, 0, NULL, bad);
+    refused(&c, in, WEFT_ESHAPE, "are a scalar");
+    release_all(in, 2);
+}
+
+/* ---- scatter_nd ---------------------------------------------------------- */
+
+/* tensor [3, 2]; rows 2, 0, 2 (-1), so row 2 twice: update keeps the last,
+ * add sums both in order. */
+Test(ops_index, scatter_nd_every_dtype_with_duplicates)
+{
+    const double t[6] = { 1, 2, 3, 4, 5, 6 }, idx[3] = { 2, 0, -1 },
+                 u[6] = { 10, 20, 30, 40, 50, 60 };
+    for (int di = 0; di < 5; di++) {
+        weft_dtype dt = all_dtypes[di];
+        weft_tensor *in[3] = { tensor(dt, 2, (int64_t[]){ 3, 2 }, t),
+                               tensor(WEFT_I32, 2, (int64_t[]){ 3, 1 }, idx),
+                               tensor(dt, 2, (int64_t[]){ 3, 2 }, u) };
+        double want_u[6] = { 30, 40, 3, 4, 50, 60 }, want_a[6] = { 31, 42, 3, 4, 65, 86 };
+        for (int i = 0; dt == WEFT_BOOL && i < 6; i++)
+            want_u[i] = 1;
+        ix_case c = { .op = SCATTER_UPDATE };
+        check(run(&c, in), dt, 2, (int64_t[]){ 3, 2 }, want_u, "update");
+        if (dt != WEFT_BOOL) {
+            c.op = SCATTER_ADD;
+            check(run(&c, in), dt, 2, (int64_t[]){ 3, 2 }, want_a, "add");
+        }
+        /* the inputs are left as they were */
+        cr_assert_eq(test_element(in[0], 4), dt == WEFT_BOOL ? 1 : 5);
+        release_all(in, 3);
+    }
+}
+
+/* A whole index tuple picks an element; a weak scalar update takes the
+ * tensor's dtype; unknown dims traced. */
+Test(ops_index, scatter_nd_elements_weak_and_unknown_dims)
+{
+    const double t[6] = { 1, 2, 3, 4, 5, 6 }, idx[2] = { 1, 2 };
+    weft_tensor *in[2] = { tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, t),
+                           tensor(WEFT_I64, 1, (int64_t[]){ 2 }, idx) };
+    ix_case c = { .op = SCATTER_ADD, .weak_update = true, .value = 7 };
+    check(run(&c, in), WEFT_I32, 2, (int64_t[]){ 2, 3 }, (double[]){ 1, 2, 3, 4, 5, 13 }, "weak");
+    c.sig[0] = "i32[?,?]";
+    c.sig[1] = "i64[?]";
+    c.op = SCATTER_UPDATE;
+    check(run(&c, in), WEFT_I32, 2, (int64_t[]){ 2, 3 }, (double[]){ 1, 2, 3, 4, 5, 7 }, "traced");
+    release_all(in, 2);
+
+    const double idx2[2] = { 0, 1 }, u[4] = { -1, -2, -3, -4 };
+    weft_tensor *in3[3] = { tensor(WEFT_F32, 2, (int64_t[]){ 2, 3 }, t),
+                            tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, idx2),
+                            tensor(WEFT_F32, 2, (int64_t[]){ 2, 2 }, u) };
+    c = (ix_case){ .op = SCATTER_UPDATE };
+    refused(&c, in3, WEFT_ESHAPE, "weft_scatter_nd_update: the updates f32[2,2] do not have the "
+            "shape");
+    c.sig[0] = "f32[*]";
+    c.sig[1] = "i32[?,?]";
+    c.sig[2] = "f32[?,?]";
+    refused(&c, in3, WEFT_ESHAPE, "the updates f32[2,2]");
+    release_all(in3, 3);
+}
+
+Test(ops_index, scatter_nd_errors)
+{
+    const double t[4] = { 0 }, idx[2] = { 1, 2 };
+    weft_tensor *in[3] = { tensor(WEFT_F64, 1, (int64_t[]){ 2 }, t),
+                           tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, idx),
+                           tensor(WEFT_F64, 1, (int64_t[]){ 2 }, t) };
+    ix_case c = { .op = SCATTER_ADD };
+    refused(&c, in, WEFT_EINVAL, "weft_scatter_nd_add: index 2 (entry 0 of index tuple 1) is out "
+            "of range for dim 0 of f64[2]");
+    c.sig[0] = "f64[?]";
+    c.sig[1] = "i32[?,1]";
+    c.sig[2] = "f64[?]";
+    refused(&c, in, WEFT_EINVAL, "index 2 (entry 0 of index tuple 1)");
+    weft_tensor_release(in[2]);
+    in[2] = tensor(WEFT_F32, 1, (int64_t[]){ 2 }, t);
+    c = (ix_case){ .op = SCATTER_UPDATE };
+    refused(&c, in, WEFT_EDTYPE, "the updates f32[2] are not of the dtype of the tensor f64[2]");
+    release_all(in, 3);
+    weft_tensor *b[3] = { tensor(WEFT_BOOL, 1, (int64_t[]){ 2 }, t),
+                          tensor(WEFT_I32, 2, (int64_t[]){ 1, 1 }, idx),
+                          tensor(WEFT_BOOL, 1, (int64_t[]){ 1 }, t) };
+    c.op = SCATTER_ADD;
+    refused(&c, b, WEFT_EDTYPE, "weft_scatter_nd_add: the tensor bool[2] is bool");
+    release_all(b, 3);
+}
+
+/* Sums of duplicate elements (inner 1: chunks own rows) and of duplicate
+ * rows (inner 256: chunks own columns), in index order on any worker
+ * count: the reference adds in f32 in the same order. */
+Test(ops_index, scatter_nd_add_large_same_on_every_worker_count)
+{
+    const int64_t rows[2] = { 50000, 160 }, inner[2] = { 1, 256 }, n_idx[2] = { 60000, 400 };
+    for (int k = 0; k < 2; k++) {
+        int64_t n = rows[k] * inner[k], nu = n_idx[k] * inner[k];
+        double *t = malloc(sizeof *t * (size_t)n), *u = malloc(sizeof *u * (size_t)nu);
+        double *idx = malloc(sizeof *idx * (size_t)n_idx[k]);
+        float *ref = malloc(sizeof *ref * (size_t)n);
+        uint64_t s = 777;
+        for (int64_t i = 0; i < n; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            t[i] = (double)(float)((double)(s >> 40) / 16777216.0);
+            ref[i] = (float)t[i];
+        }
+        for (int64_t i = 0; i < nu; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            u[i] = (double)(float)((double)(s >> 40) / 16777216.0 - 0.5);
+        }
+        for (int64_t i = 0; i < n_idx[k]; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            idx[i] = (double)((s >> 33) % (uint64_t)rows[k]);
+            for (int64_t c = 0; c < inner[k]; c++)
+                ref[(int64_t)idx[i] * inner[k] + c] += (float)u[i * inner[k] + c];
+        }
+        double *want = malloc(sizeof *want * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            want[i] = ref[i];
+        weft_tensor *in[3] = { tensor(WEFT_F32, 2, (int64_t[]){ rows[k], inner[k] }, t),
+                               tensor(WEFT_I64, 2, (int64_t[]){ n_idx[k], 1 }, idx),
+                               tensor(WEFT_F32, 2, (int64_t[]){ n_idx[k], inner[k] }, u) };
+        ix_case c = { .op = SCATTER_ADD };
+        for (int w = 0; w < N_RT; w++) {
+            char what[64];
+            snprintf(what, sizeof what, "%u workers, inner %lld", rt_workers[w],
+                     (long long)inner[k]);
+            check(run_on(rts[w], &c, in), WEFT_F32, 2, (int64_t[]){ rows[k], inner[k] }, want,
+                  what);
+        }
+        release_all(in, 3);
+        free(t);
+        free(u);
+        free(idx);
+        free(ref);
+        free(want);
+    }
+}
+
+/* ---- roll and repeat ----------------------------------------------------- */
+
+/* [2, 5]: roll along each axis by several shifts, against (i - shift) mod n. */
+Test(ops_index, roll_every_dtype_and_shift)
+{
+    double x[10];
+    for (int i = 0; i < 10; i++)
+        x[i] = i + 1;
+    const int64_t shifts[6] = { 0, 1, -1, 7, -13, INT64_MIN };
+    for (int di = 0; di < 5; di++) {
+        weft_dtype dt = all_dtypes[di];
+        weft_tensor *in = tensor(dt, 2, (int64_t[]){ 2, 5 }, x);
+        for (int si = 0; si < 6; si++) {
+            for (int axis = -1; axis < 2; axis++) {
+                int ax = axis < 0 ? 1 : axis, m = ax ? 5 : 2;
+                double want[10];
+                for (int r = 0; r < 2; r++)
+                    for (int col = 0; col < 5; col++) {
+                        int i = ax ? col : r;
+                        int64_t src = ((int64_t)i - shifts[si] % m) % m;
+                        src = src < 0 ? src + m : src;
+                        int sr = ax ? r : (int)src, sc = ax ? (int)src : col;
+                        want[r * 5 + col] = dt == WEFT_BOOL ? 1 : x[sr * 5 + sc];
+                    }
+                ix_case c = { .op = ROLL, .count = shifts[si], .axis = axis };
+                char what[64];
+                snprintf(what, sizeof what, "roll %s by %lld on %d", weft_dtype_name(dt),
+                         (long long)shifts[si], axis);
+                check(run(&c, &in), dt, 2, (int64_t[]){ 2, 5 }, want, what);
+            }
+        }
+        weft_tensor_release(in);
+    }
+}
+
+Test(ops_index, repeat_every_dtype_and_axis)
+{
+    double x[6] = { 1, 2, 3, 4, 5, 6 };
+    for (int di = 0; di < 5; di++) {
+        weft_dtype dt = all_dtypes[di];
+        weft_tensor *in = tensor(dt, 2, (int64_t[]){ 2, 3 }, x);
+        double w0[12] = { 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6 };
+        double w1[12] = { 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6 };
+        for (int i = 0; dt == WEFT_BOOL && i < 12; i++)
+            w0[i] = w1[i] = 1;
+        ix_case c = { .op = REPEAT, .count = 2, .axis = 0 };
+        check(run(&c, &in), dt, 2, (int64_t[]){ 4, 3 }, w0, "repeat axis 0");
+        c.axis = -1;
+        check(run(&c, &in), dt, 2, (int64_t[]){ 2, 6 }, w1, "repeat axis -1");
+        c.count = 0;
+        check(run(&c, &in), dt, 2, (int64_t[]){ 2, 0 }, NULL, "repeat 0 times");
+        weft_tensor_release(in);
+    }
+}
+
+Test(ops_index, roll_repeat_unknown_dims_and_errors)
+{
+    double x[6] = { 1, 2, 3, 4, 5, 6 };
+    weft_tensor *in = tensor(WEFT_I64, 2, (int64_t[]){ 2, 3 }, x);
+    ix_case c = { .op = ROLL, .count = 1, .axis = 1, .sig = { "i64[*]" } };
+    check(run(&c, &in), WEFT_I64, 2, (int64_t[]){ 2, 3 }, (double[]){ 3, 1, 2, 6, 4, 5 }, "roll");
+    c = (ix_case){ .op = REPEAT, .count = 3, .axis = 0, .sig = { "i64[?,3]" } };
+    double want[18];
+    for (int i = 0; i < 18; i++)
+        want[i] = x[(i / 9) * 3 + i % 3];
+    check(run(&c, &in), WEFT_I64, 2, (int64_t[]){ 6, 3 }, want, "repeat");
+    c = (ix_case){ .op = REPEAT, .count = -1 };
+    refused(&c, &in, WEFT_EINVAL, "weft_repeat: repeats -1 is negative");
+    c = (ix_case){ .op = ROLL, .count = 1, .axis = 2 };
+    refused(&c, &in, WEFT_EINVAL, "weft_roll: axis 2 is out of range for i64[2,3]");
+    c.sig[0] = "i64[*]";
+    refused(&c, &in, WEFT_EINVAL, "weft_roll: axis 2 is out of range for i64[2,3]");
+    weft_tensor_release(in);
+}
+
+/* Large rolls and repeats split over workers give the same bits. */
+Test(ops_index, roll_repeat_large_same_on_every_worker_count)
+{
+    int64_t n = 90001;
+    double *x = malloc(sizeof *x * (size_t)n), *wr = malloc(sizeof *wr * (size_t)n);
+    double *wp = malloc(sizeof *wp * (size_t)(2 * n));
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (double)i;
+    for (int64_t i = 0; i < n; i++) {
+        wr[(i + 12345) % n] = x[i];
+        wp[2 * i] = wp[2 * i + 1] = x[i];
+    }
+    weft_tensor *in = tensor(WEFT_I32, 1, &n, x);
+    for (int w = 0; w < N_RT; w++) {
+        ix_case c = { .op = ROLL, .count = 12345 };
+        check(run_on(rts[w], &c, &in), WEFT_I32, 1, &n, wr, "roll");
+        c = (ix_case){ .op = REPEAT, .count = 2 };
+        check(run_on(rts[w], &c, &in), WEFT_I32, 1, (int64_t[]){ 2 * n }, wp, "repeat");
+    }
+    weft_tensor_release(in);
+    free(x);
+    free(wr);
+    free(wp);
+}
+
+/* ---- The compiler ------------------------------------------------------- */
+
+/* Two equal segment sums merge into one node; a different num_segments
+ * does not; the gather_nd of two constants folds into a constant. */
+static int body_compiler(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *ids = weft_range(cx, WEFT_I32, 0, 4, 1);
+    weft_value *a = weft_unsorted_segment(cx, WEFT_R_SUM, args[0], ids, 4);
+    weft_value *b = weft_unsorted_segment(cx, WEFT_R_SUM, args[0], ids, 4);
+    weft_value *c = weft_unsorted_segment(cx, WEFT_R_SUM, args[0], ids, 5);
+    weft_value *idx = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 2, 1), 2, (int64_t[]){ 2, 1 });
+    weft_value *g = weft_gather_nd(cx, weft_range(cx, WEFT_F32, 10, 14, 1), idx);
+    weft_value *s = weft_add(cx, weft_sum(cx, weft_add(cx, a, b), WEFT_ALL_AXES),
+                             weft_sum(cx, c, WEFT_ALL_AXES));
+    outs[0] = weft_add(cx, s, weft_sum(cx, g, WEFT_ALL_AXES));
+    return weft_ctx_status(cx);
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+Test(ops_index, compiler_merges_and_folds)
+{
+    weft_function_desc d = { .name = "ops", .body = body_compiler, .n_args = 1, .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    double x[4] = { 1, 2, 3, 4 };
+    weft_tensor *in = tensor(WEFT_F32, 1, (int64_t[]){ 4 }, x), *out = NULL;
+    weft_arg a = weft_arg_tensor(in);
+    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+    /* 2 * 10 + 10 + (10 + 11) */
+    check(out, WEFT_F32, 0, NULL, (double[]){ 51 }, "result");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_not_null(mem);
+    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+    fclose(mem);
+    cr_assert_eq(count_of(text, "unsorted_segment<sum,num_segments=4>"), 1, "%s", text);
+    cr_assert_eq(count_of(text, "unsorted_segment<sum,num_segments=5>"), 1, "%s", text);
+    cr_assert_eq(count_of(text, "gather_nd"), 0, "%s", text);
+    free(text);
+    weft_tensor_release(in);
+    weft_function_destroy(&f);
+}

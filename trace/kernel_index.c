@@ -1,0 +1,494 @@
+/* Kernels of the indexing ops (weft__eval_index_op): unsorted_segment,
+ * gather_nd, scatter_nd_update / scatter_nd_add, roll and repeat.
+ *
+ * Each sees its tensors as rows of `inner` elements.  Indices are checked
+ * and turned into row numbers first, serially and in index order, so that
+ * an error names the first bad index whatever the chunking.  The ops that
+ * combine several rows into one (segments, scatters) never race: a chunk
+ * owns a range of output rows or a range of columns, and walks every
+ * input row in index order, so each output element sees its inputs in
+ * that one order on any worker count. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+#include "trace/shape.h"
+
+/* Columns per chunk below which chunks own output rows instead. */
+#define COLS_PER_CHUNK_MIN 64
+
+static const char *op_fn(const weft__node *n, char *buf, size_t size)
+{
+    snprintf(buf, size, "weft_%s", weft__op_name(n->op));
+    return buf;
+}
+
+static int64_t idx_at(const weft_tensor *idx, int64_t i)
+{
+    return idx->dtype == WEFT_I64 ? ((const int64_t *)weft_tensor_data(idx))[i]
+                                  : ((const int32_t *)weft_tensor_data(idx))[i];
+}
+
+static int oom(const weft__node *n)
+{
+    return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
+}
+
+/* ---- Index tuples to rows ---------------------------------------------- */
+
+/* rows[i] = the row of a (row-major over its first k dims) that index
+ * tuple i of idx (shape [..., k]) names; a negative entry counts from the
+ * end of its dim.  An entry out of range is WEFT_EINVAL naming the tuple. */
+static int tuple_rows(const weft__node *n, const weft_tensor *a, const weft_tensor *idx,
+                      int64_t n_tuples, int k, int64_t *rows)
+{
+    for (int64_t i = 0; i < n_tuples; i++) {
+        int64_t r = 0;
+        for (int d = 0; d < k; d++) {
+            int64_t v = idx_at(idx, i * k + d), dim = a->dims[d];
+            int64_t w = v < 0 ? v + dim : v;
+            if (w < 0 || w >= dim) {
+                char fn[48], sa[WEFT__SPEC_STR_MAX];
+                weft_spec s;
+                weft__tensor_spec(a, &s);
+                return weft__errorf(WEFT_EINVAL, "%s: index %lld (entry %d of index tuple %lld) "
+                                    "is out of range for dim %d of %s",
+                                    op_fn(n, fn, sizeof fn), (long long)v, d, (long long)i, d,
+                                    weft__spec_str(&s, sa, sizeof sa));
+            }
+            r = r * dim + w;
+        }
+        rows[i] = r;
+    }
+    return 0;
+}
+
+/* The elements of a after its first k dims: one row. */
+static int64_t inner_after(const weft_tensor *a, int k)
+{
+    int64_t inner = 1;
+    for (int d = k; d < a->rank; d++)
+        inner *= a->dims[d];
+    return inner;
+}
+
+/* ---- Row copies: gather_nd, roll, repeat ------------------------------- */
+
+/* Output row r (of `rows`, inner elements each) is source row src_row(r);
+ * with n NULL, row r itself (a plain copy). */
+typedef struct copy_job {
+    const weft__node *n;
+    const int64_t *table;     /* gather_nd: the source row of each output row */
+    int64_t m_in, m_out;      /* roll, repeat: the axis before and after */
+    const char *src;
+    char *dst;
+    size_t bytes;             /* of one row */
+    uint64_t rows;
+    size_t chunks;
+} copy_job;
+
+static int64_t src_row(const copy_job *j, uint64_t r)
+{
+    if (j->table)
+        return j->table[r];
+    int64_t o = (int64_t)(r / (uint64_t)j->m_out), i = (int64_t)(r % (uint64_t)j->m_out);
+    if (j->n->op == WEFT__OP_REPEAT)
+        return o * j->m_in + i / j->n->attr.index.count;
+    /* roll: output i holds input i - shift (mod m), shift reduced first so
+     * that no subtraction overflows. */
+    int64_t s = j->n->attr.index.count % j->m_in;
+    int64_t k = i - s;
+    k = k < 0 ? k + j->m_in : k >= j->m_in ? k - j->m_in : k;
+    return o * j->m_in + k;
+}
+
+static int copy_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const copy_job *j = ctx;
+    for (size_t c = cb; c < ce; c++) {
+        uint64_t r0 = weft__chunk_begin(j->rows, j->chunks, c);
+        uint64_t r1 = weft__chunk_begin(j->rows, j->chunks, c + 1);
+        if (!j->n) {
+            memcpy(j->dst + r0 * j->bytes, j->src + r0 * j->bytes, (r1 - r0) * j->bytes);
+            continue;
+        }
+        for (uint64_t r = r0; r < r1; r++)
+            memcpy(j->dst + r * j->bytes, j->src + (size_t)src_row(j, r) * j->bytes, j->bytes);
+    }
+    return 0;
+}
+
+static int run_copy(weft_runtime *rt, copy_job *j, const weft_tensor *out)
+{
+    if (out->numel == 0)
+        return 0;
+    j->chunks = weft__chunk_count(rt, (uint64_t)out->numel);
+    if (j->chunks > j->rows)
+        j->chunks = (size_t)j->rows;
+    return weft__run_chunks(rt, j->chunks, copy_chunk, j);
+}
+
+/* Index tuples in idx (shape [..., k]): the product of its dims but the last. */
+static int64_t tuple_count(const weft_tensor *idx)
+{
+    int64_t n = 1;
+    for (int d = 0; d < idx->rank - 1; d++)
+        n *= idx->dims[d];
+    return n;
+}
+
+static int eval_gather_nd(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                          const weft_tensor *idx, weft_tensor *out)
+{
+    int k = (int)idx->dims[idx->rank - 1];
+    int64_t n_tuples = tuple_count(idx);
+    int64_t *rows = weft__malloc(sizeof *rows * (size_t)(n_tuples ? n_tuples : 1));
+    if (!rows)
+        return oom(n);
+    int rc = tuple_rows(n, a, idx, n_tuples, k, rows);
+    int64_t inner = inner_after(a, k);
+    if (rc == 0 && inner > 0) {
+        copy_job j = { .n = n, .table = rows, .src = weft_tensor_data(a),
+                       .dst = weft__tensor_mut(out),
+                       .bytes = (size_t)inner * weft_dtype_size(a->dtype),
+                       .rows = (uint64_t)n_tuples };
+        rc = run_copy(rt, &j, out);
+    }
+    weft__free(rows);
+    return rc;
+}
+
+/* roll and repeat: [outer, m, inner] around the axis. */
+static int eval_axis_copy(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
+                          weft_tensor *out)
+{
+    if (out->numel == 0)
+        return 0;
+    int axis = n->attr.index.axis < 0 ? n->attr.index.axis + a->rank : n->attr.index.axis;
+    int64_t inner = inner_after(a, axis + 1);
+    copy_job j = { .n = n, .m_in = a->dims[axis], .m_out = out->dims[axis],
+                   .src = weft_tensor_data(a), .dst = weft__tensor_mut(out),
+                   .bytes = (size_t)inner * weft_dtype_size(a->dtype),
+                   .rows = (uint64_t)(out->numel / inner) };
+    return run_copy(rt, &j, out);
+}
+
+/* ---- Combining rows: unsorted_segment, scatter_nd ---------------------- */
+
+/* acc[c] = op(acc[c], src[c]) for c < len, src in the input dtype. */
+typedef void (*comb_fn)(weft__acc *acc, const void *src, int64_t len);
+
+#define COMB(NAME, T, STEP)                                                 \
+    static void NAME(weft__acc *acc, const void *src_, int64_t len)         \
+    {                                                                       \
+        const T *src = src_;                                                \
+        for (int64_t c = 0; c < len; c++) {                                 \
+            T x = src[c];                                                   \
+            STEP;                                                           \
+        }                                                                   \
+    }
+
+/* Integers sum and multiply in uint64_t (wrapping); floats in double.
+ * max / min keep a NaN once seen. */
+COMB(sum_i32, int32_t, acc[c].u += (uint64_t)(int64_t)x)
+COMB(sum_i64, int64_t, acc[c].u += (uint64_t)x)
+COMB(sum_f32, float, acc[c].d += (double)x)
+COMB(sum_f64, double, acc[c].d += x)
+COMB(prod_i32, int32_t, acc[c].u *= (uint64_t)(int64_t)x)
+COMB(prod_i64, int64_t, acc[c].u *= (uint64_t)x)
+COMB(prod_f32, float, acc[c].d *= (double)x)
+COMB(prod_f64, double, acc[c].d *= x)
+COMB(max_i32, int32_t, if (x > acc[c].i) acc[c].i = x)
+COMB(max_i64, int64_t, if (x > acc[c].i) acc[c].i = x)
+COMB(max_f32, float, if (x > acc[c].d || x != x) acc[c].d = x)
+COMB(max_f64, double, if (x > acc[c].d || x != x) acc[c].d = x)
+COMB(min_i32, int32_t, if (x < acc[c].i) acc[c].i = x)
+COMB(min_i64, int64_t, if (x < acc[c].i) acc[c].i = x)
+COMB(min_f32, float, if (x < acc[c].d || x != x) acc[c].d = x)
+COMB(min_f64, double, if (x < acc[c].d || x != x) acc[c].d = x)
+
+/* Indexed [reduction][dtype - WEFT_I32]; bool has no segment op. */
+static const comb_fn combs[5][4] = {
+    [WEFT_R_SUM] = { sum_i32, sum_i64, sum_f32, sum_f64 },
+    [WEFT_R_MEAN] = { sum_i32, sum_i64, sum_f32, sum_f64 },
+    [WEFT_R_MAX] = { max_i32, max_i64, max_f32, max_f64 },
+    [WEFT_R_MIN] = { min_i32, min_i64, min_f32, min_f64 },
+    [WEFT_R_PROD] = { prod_i32, prod_i64, prod_f32, prod_f64 },
+};
+
+/* Each chunk owns output rows [r0, r1) and columns [c0, c1) of a region
+ * it starts, fills from every input row in index order, and finishes. */
+typedef struct comb_job {
+    const weft__node *n;
+    weft_dtype dt;
+    const char *src;          /* input rows: data or updates */
+    const int64_t *target;    /* the output row of each input row; < 0: none */
+    int64_t n_in_rows, n_out_rows, inner;
+    size_t esize;
+    const int64_t *count;     /* unsorted_segment: input rows per segment */
+    weft__acc *acc;           /* unsorted_segment: n_out_rows x inner */
+    char *dst;
+    bool by_cols;
+    size_t chunks;
+} comb_job;
+
+static void region_of(const comb_job *j, size_t c, int64_t *r0, int64_t *r1, int64_t *c0,
+                      int64_t *c1)
+{
+    *r0 = 0;
+    *r1 = j->n_out_rows;
+    *c0 = 0;
+    *c1 = j->inner;
+    if (j->by_cols) {
+        *c0 = (int64_t)weft__chunk_begin((uint64_t)j->inner, j->chunks, c);
+        *c1 = (int64_t)weft__chunk_begin((uint64_t)j->inner, j->chunks, c + 1);
+    } else {
+        *r0 = (int64_t)weft__chunk_begin((uint64_t)j->n_out_rows, j->chunks, c);
+        *r1 = (int64_t)weft__chunk_begin((uint64_t)j->n_out_rows, j->chunks, c + 1);
+    }
+}
+
+static weft__acc seg_identity(int kind, weft_dtype dt)
+{
+    bool f = dt == WEFT_F32 || dt == WEFT_F64;
+    weft__acc a = { .u = 0 };
+    switch (kind) {
+    case WEFT_R_PROD:
+        if (f) a.d = 1.0; else a.u = 1;
+        break;
+    case WEFT_R_MAX:
+        if (f) a.d = -(double)INFINITY; else a.i = INT64_MIN;
+        break;
+    case WEFT_R_MIN:
+        if (f) a.d = (double)INFINITY; else a.i = INT64_MAX;
+        break;
+    default:
+        break;
+    }
+    return a;
+}
+
+/* TensorFlow's value for a segment with no rows: 0 (sum, mean), 1
+ * (prod), the dtype's lowest finite value (max) or highest (min); in an
+ * accumulator as seg_store reads it (i for integers, d for floats). */
+static weft__acc seg_empty(int kind, weft_dtype dt)
+{
+    bool f32 = dt == WEFT_F32, i32 = dt == WEFT_I32, f = f32 || dt == WEFT_F64;
+    weft__acc a = { .u = 0 };
+    switch (kind) {
+    case WEFT_R_PROD:
+        if (f) a.d = 1.0; else a.i = 1;
+        break;
+    case WEFT_R_MAX:
+        if (f) a.d = f32 ? -FLT_MAX : -DBL_MAX; else a.i = i32 ? INT32_MIN : INT64_MIN;
+        break;
+    case WEFT_R_MIN:
+        if (f) a.d = f32 ? FLT_MAX : DBL_MAX; else a.i = i32 ? INT32_MAX : INT64_MAX;
+        break;
+    default:
+        break;
+    }
+    return a;
+}
+
+/* Stores segment row r's columns [c0, c1) from the accumulators: integer
+ * max / min from i, sums and products from u (wrapped to the dtype),
+ * floats from d. */
+static void seg_store(const comb_job *j, int64_t r, int64_t c0, int64_t c1)
+{
+    int kind = j->n->attr.index.kind;
+    int64_t cnt = j->count[r];
+    bool by_i = kind == WEFT_R_MAX || kind == WEFT_R_MIN || cnt == 0;
+    weft__acc e = seg_empty(kind, j->dt);
+    const weft__acc *acc = j->acc + r * j->inner;
+    char *o = j->dst + (size_t)(r * j->inner) * j->esize;
+    for (int64_t c = c0; c < c1; c++) {
+        weft__acc a = cnt == 0 ? e : acc[c];
+        switch (j->dt) {
+        case WEFT_I32:
+            ((int32_t *)(void *)o)[c] = by_i ? (int32_t)a.i : (int32_t)(uint32_t)a.u;
+            break;
+        case WEFT_I64:
+            ((int64_t *)(void *)o)[c] = by_i ? a.i : (int64_t)a.u;
+            break;
+        default: {
+            double v = cnt > 0 && kind == WEFT_R_MEAN ? a.d / (double)cnt : a.d;
+            if (j->dt == WEFT_F32)
+                ((float *)(void *)o)[c] = (float)v;
+            else
+                ((double *)(void *)o)[c] = v;
+            break;
+        }
+        }
+    }
+}
+
+static int seg_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const comb_job *j = ctx;
+    comb_fn step = combs[j->n->attr.index.kind][j->dt - WEFT_I32];
+    weft__acc id = seg_identity(j->n->attr.index.kind, j->dt);
+    for (size_t c = cb; c < ce; c++) {
+        int64_t r0, r1, c0, c1;
+        region_of(j, c, &r0, &r1, &c0, &c1);
+        for (int64_t r = r0; r < r1; r++)
+            for (int64_t k = c0; k < c1; k++)
+                j->acc[r * j->inner + k] = id;
+        for (int64_t i = 0; i < j->n_in_rows; i++) {
+            int64_t t = j->target[i];
+            if (t >= r0 && t < r1)
+                step(j->acc + t * j->inner + c0, j->src + (size_t)(i * j->inner + c0) * j->esize,
+                     c1 - c0);
+        }
+        for (int64_t r = r0; r < r1; r++)
+            seg_store(j, r, c0, c1);
+    }
+    return 0;
+}
+
+/* Chunks for n_out_rows x inner outputs fed by `work` input elements:
+ * over columns when each chunk gets enough of them, else over rows. */
+static int run_comb(weft_runtime *rt, comb_job *j, uint64_t work, weft_range_fn fn)
+{
+    j->chunks = weft__chunk_count(rt, work > (uint64_t)(j->n_out_rows * j->inner)
+                                          ? work : (uint64_t)(j->n_out_rows * j->inner));
+    j->by_cols = j->inner >= (int64_t)j->chunks * COLS_PER_CHUNK_MIN;
+    uint64_t units = (uint64_t)(j->by_cols ? j->inner : j->n_out_rows);
+    if (j->chunks > units)
+        j->chunks = (size_t)units;
+    return weft__run_chunks(rt, j->chunks, fn, j);
+}
+
+/* The segment of each row of data (ids flattened); negative ids drop
+ * their row; an id at or above num_segments is WEFT_EINVAL.  count[s]
+ * receives the rows of segment s. */
+static int seg_targets(const weft__node *n, const weft_tensor *ids, int64_t *target,
+                       int64_t *count)
+{
+    int64_t segs = n->attr.index.count;
+    for (int64_t i = 0; i < ids->numel; i++) {
+        int64_t s = idx_at(ids, i);
+        if (s >= segs)
+            return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: segment id %lld (at %lld) "
+                                "is not below num_segments %lld", (long long)s, (long long)i,
+                                (long long)segs);
+        target[i] = s < 0 ? -1 : s;
+        if (s >= 0)
+            count[s]++;
+    }
+    return 0;
+}
+
+static int eval_unsorted_segment(weft_runtime *rt, const weft__node *n, const weft_tensor *data,
+                                 const weft_tensor *ids, weft_tensor *out)
+{
+    int64_t segs = n->attr.index.count, inner = inner_after(data, ids->rank);
+    int64_t *target = weft__malloc(sizeof *target * (size_t)(ids->numel ? ids->numel : 1));
+    int64_t *count = weft__calloc((size_t)(segs ? segs : 1), sizeof *count);
+    weft__acc *acc = weft__malloc(sizeof *acc * (size_t)(out->numel ? out->numel : 1));
+    int rc = !target || !count || !acc ? oom(n) : seg_targets(n, ids, target, count);
+    if (rc == 0 && out->numel > 0) {
+        comb_job j = { .n = n, .dt = data->dtype, .src = weft_tensor_data(data), .target = target,
+                       .n_in_rows = ids->numel, .n_out_rows = segs, .inner = inner,
+                       .esize = weft_dtype_size(data->dtype), .count = count, .acc = acc,
+                       .dst = weft__tensor_mut(out) };
+        rc = run_comb(rt, &j, (uint64_t)data->numel, seg_chunk);
+    }
+    weft__free(target);
+    weft__free(count);
+    weft__free(acc);
+    return rc;
+}
+
+/* ---- scatter_nd -------------------------------------------------------- */
+
+/* o[c] += u[c] for c < len in T (integers wrap through unsigned U). */
+#define ADD_ROW(NAME, T, U)                                                     \
+    static void NAME(void *o_, const void *u_, int64_t len)                     \
+    {                                                                           \
+        T *o = o_;                                                              \
+        const T *u = u_;                                                        \
+        for (int64_t c = 0; c < len; c++)                                       \
+            o[c] = (T)((U)o[c] + (U)u[c]);                                      \
+    }
+ADD_ROW(add_i32, int32_t, uint32_t)
+ADD_ROW(add_i64, int64_t, uint64_t)
+ADD_ROW(add_f32, float, float)
+ADD_ROW(add_f64, double, double)
+
+typedef void (*add_row_fn)(void *o, const void *u, int64_t len);
+static const add_row_fn add_rows[4] = { add_i32, add_i64, add_f32, add_f64 };
+
+static int scatter_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const comb_job *j = ctx;
+    bool add = j->n->op == WEFT__OP_SCATTER_ND_ADD;
+    add_row_fn addf = add ? add_rows[j->dt - WEFT_I32] : NULL;
+    for (size_t c = cb; c < ce; c++) {
+        int64_t r0, r1, c0, c1;
+        region_of(j, c, &r0, &r1, &c0, &c1);
+        for (int64_t i = 0; i < j->n_in_rows; i++) {
+            int64_t t = j->target[i];
+            if (t < r0 || t >= r1)
+                continue;
+            char *o = j->dst + (size_t)(t * j->inner + c0) * j->esize;
+            const char *u = j->src + (size_t)(i * j->inner + c0) * j->esize;
+            if (add)
+                addf(o, u, c1 - c0);
+            else
+                memcpy(o, u, (size_t)(c1 - c0) * j->esize);
+        }
+    }
+    return 0;
+}
+
+static int eval_scatter_nd(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                           weft_tensor *out)
+{
+    const weft_tensor *a = in[0], *idx = in[1], *upd = in[2];
+    int k = (int)idx->dims[idx->rank - 1];
+    int64_t n_tuples = tuple_count(idx);
+    int64_t *rows = weft__malloc(sizeof *rows * (size_t)(n_tuples ? n_tuples : 1));
+    if (!rows)
+        return oom(n);
+    int rc = tuple_rows(n, a, idx, n_tuples, k, rows);
+    if (rc == 0 && out->numel > 0) {
+        /* A copy of a (rows of one element), then the updates over it in
+         * index order. */
+        copy_job cj = { .n = NULL, .src = weft_tensor_data(a),
+                        .dst = weft__tensor_mut(out), .bytes = weft_dtype_size(a->dtype),
+                        .rows = (uint64_t)a->numel };
+        rc = run_copy(rt, &cj, out);
+        int64_t inner = inner_after(a, k);
+        comb_job j = { .n = n, .dt = a->dtype, .src = weft_tensor_data(upd), .target = rows,
+                       .n_in_rows = n_tuples, .n_out_rows = a->numel / (inner ? inner : 1),
+                       .inner = inner, .esize = weft_dtype_size(a->dtype),
+                       .dst = weft__tensor_mut(out) };
+        if (rc == 0 && inner > 0 && n_tuples > 0)
+            rc = run_comb(rt, &j, (uint64_t)upd->numel, scatter_chunk);
+    }
+    weft__free(rows);
+    return rc;
+}
+
+int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor *out)
+{
+    switch (n->op) {
+    case WEFT__OP_UNSORTED_SEGMENT:
+        return eval_unsorted_segment(rt, n, in[0], in[1], out);
+    case WEFT__OP_GATHER_ND:
+        return eval_gather_nd(rt, n, in[0], in[1], out);
+    case WEFT__OP_SCATTER_ND_UPDATE:
+    case WEFT__OP_SCATTER_ND_ADD:
+        return eval_scatter_nd(rt, n, in, out);
+    case WEFT__OP_ROLL:
+    case WEFT__OP_REPEAT:
+        return eval_axis_copy(rt, n, in[0], out);
+    default:
+        return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
+    }
+}

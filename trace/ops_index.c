@@ -1,0 +1,110 @@
+/* The indexing ops of include/weft/ops.h: unsorted_segment, gather_nd,
+ * scatter_nd_update, scatter_nd_add, roll and repeat.  Each is a node of
+ * its own (kernel_index.c); the entry points check what only the call can
+ * check and leave shapes and dtypes to inference (infer_shape.c), which
+ * checks the node again on concrete inputs when dims were unknown. */
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/kernels.h"
+#include "trace/shape.h"
+
+/* A context, no sticky error, valid inputs. */
+static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return false;
+    }
+    return weft__ctx_check_inputs(cx, fn, in, n_in);
+}
+
+/* Infers n on the specs of in[0..n_in), input `cast_at` (or none: -1)
+ * taken as dtype `to`; then casts that input and records or computes n.
+ * Inferring first leaves no stray cast behind a refused call. */
+static weft_value *finish(weft_ctx *cx, weft__node *n, weft_value **in, uint32_t n_in,
+                          int cast_at, weft_dtype to)
+{
+    weft_spec specs[3];
+    for (uint32_t i = 0; i < n_in; i++)
+        specs[i] = *weft__value_spec(in[i]);
+    if (cast_at >= 0)
+        specs[cast_at].dtype = to;
+    n->n_in = n_in;
+    n->in = n->inline_in;
+    int rc = weft__infer_spec(n, specs, &n->spec);
+    if (rc < 0)
+        return weft__ctx_fail_errmsg(cx, rc);
+    if (cast_at >= 0 && !(in[cast_at] = weft_cast(cx, in[cast_at], to)))
+        return NULL;
+    return weft__ops_emit(cx, n, in, n_in);
+}
+
+static bool is_int(weft_dtype dt)
+{
+    return dt == WEFT_I32 || dt == WEFT_I64;
+}
+
+weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
+                                  weft_value *segment_ids, int64_t num_segments)
+{
+    weft_value *in[2] = { data, segment_ids };
+    if (!enter(cx, "weft_unsorted_segment", in, 2))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_UNSORTED_SEGMENT, .attr.index.kind = (int)r,
+                     .attr.index.count = num_segments };
+    /* An integer mean computes in f64, as weft_reduce's does. */
+    bool widen = r == WEFT_R_MEAN && is_int(weft__value_spec(data)->dtype);
+    return finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64);
+}
+
+weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices)
+{
+    weft_value *in[2] = { params, indices };
+    if (!enter(cx, "weft_gather_nd", in, 2))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_GATHER_ND };
+    return finish(cx, &n, in, 2, -1, WEFT_F64);
+}
+
+static weft_value *scatter_nd(weft_ctx *cx, weft__op op, const char *fn, weft_value *tensor,
+                              weft_value *indices, weft_value *updates)
+{
+    weft_value *in[3] = { tensor, indices, updates };
+    if (!enter(cx, fn, in, 3))
+        return NULL;
+    weft__node n = { .op = op };
+    /* Weak scalar updates take the tensor's dtype, as in arithmetic. */
+    weft_dtype dt = weft__value_spec(tensor)->dtype;
+    bool cast = weft__value_is_weak(updates) && weft__value_spec(updates)->dtype != dt;
+    return finish(cx, &n, in, 3, cast ? 2 : -1, dt);
+}
+
+weft_value *weft_scatter_nd_update(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                   weft_value *updates)
+{
+    return scatter_nd(cx, WEFT__OP_SCATTER_ND_UPDATE, "weft_scatter_nd_update", tensor, indices,
+                      updates);
+}
+
+weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                weft_value *updates)
+{
+    return scatter_nd(cx, WEFT__OP_SCATTER_ND_ADD, "weft_scatter_nd_add", tensor, indices,
+                      updates);
+}
+
+weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis)
+{
+    if (!enter(cx, "weft_roll", &a, 1))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_ROLL, .attr.index.axis = axis, .attr.index.count = shift };
+    return finish(cx, &n, &a, 1, -1, WEFT_F64);
+}
+
+weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)
+{
+    if (!enter(cx, "weft_repeat", &a, 1))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_REPEAT, .attr.index.axis = axis, .attr.index.count = repeats };
+    return finish(cx, &n, &a, 1, -1, WEFT_F64);
+}
