@@ -16,6 +16,7 @@
 #include "runtime/iface.h"
 #include "trace/kernels.h"
 #include "trace/shape.h"
+#include "trace/tensor_impl.h"
 
 /* Columns per chunk below which chunks own output rows instead. */
 #define COLS_PER_CHUNK_MIN 64
@@ -35,6 +36,27 @@ static int64_t idx_at(const weft_tensor *idx, int64_t i)
 static int oom(const weft__node *n)
 {
     return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
+}
+
+/* Scratch from the tensor buffers' cache (trace/tensor_impl.h): a
+ * multi-megabyte block freshly mapped at each call pays a page fault per
+ * 4 KiB, which costs more than the kernel's own pass over it. */
+typedef struct scratch {
+    void  *p;
+    size_t cap;
+} scratch;
+
+static void *scratch_get(scratch *s, size_t bytes)
+{
+    s->p = weft__tensor_buf_alloc(bytes ? bytes : 1, &s->cap);
+    return s->p;
+}
+
+static void scratch_put(scratch *s)
+{
+    if (s->p)
+        weft__tensor_buf_free(s->p, s->cap);
+    s->p = NULL;
 }
 
 /* ---- Index tuples to rows ---------------------------------------------- */
@@ -145,7 +167,8 @@ static int eval_gather_nd(weft_runtime *rt, const weft__node *n, const weft_tens
 {
     int k = (int)idx->dims[idx->rank - 1];
     int64_t n_tuples = tuple_count(idx);
-    int64_t *rows = weft__malloc(sizeof *rows * (size_t)(n_tuples ? n_tuples : 1));
+    scratch rs;
+    int64_t *rows = scratch_get(&rs, sizeof *rows * (size_t)n_tuples);
     if (!rows)
         return oom(n);
     int rc = tuple_rows(n, a, idx, n_tuples, k, rows);
@@ -157,7 +180,7 @@ static int eval_gather_nd(weft_runtime *rt, const weft__node *n, const weft_tens
                        .rows = (uint64_t)n_tuples };
         rc = run_copy(rt, &j, out);
     }
-    weft__free(rows);
+    scratch_put(&rs);
     return rc;
 }
 
@@ -178,17 +201,43 @@ static int eval_axis_copy(weft_runtime *rt, const weft__node *n, const weft_tens
 
 /* ---- Combining rows: unsorted_segment, scatter_nd ---------------------- */
 
-/* acc[c] = op(acc[c], src[c]) for c < len, src in the input dtype. */
-typedef void (*comb_fn)(weft__acc *acc, const void *src, int64_t len);
+/* Each chunk owns output rows [r0, r1) and columns [c0, c1) of a region
+ * it starts, fills from every input row in index order, and finishes. */
+typedef struct comb_job {
+    const weft__node *n;
+    weft_dtype dt;
+    const char *src;          /* input rows: data or updates */
+    const int64_t *target;    /* the output row of each input row; < 0: none */
+    int64_t n_in_rows, n_out_rows, inner;
+    size_t esize;
+    const int64_t *count;     /* unsorted_segment: input rows per segment */
+    weft__acc *acc;           /* unsorted_segment: n_out_rows x inner */
+    char *dst;
+    bool by_cols;
+    size_t chunks;
+} comb_job;
 
-#define COMB(NAME, T, STEP)                                                 \
-    static void NAME(weft__acc *acc, const void *src_, int64_t len)         \
-    {                                                                       \
-        const T *src = src_;                                                \
-        for (int64_t c = 0; c < len; c++) {                                 \
-            T x = src[c];                                                   \
-            STEP;                                                           \
-        }                                                                   \
+/* Combines every input row whose target is in [r0, r1), in index order,
+ * into the accumulators' columns [c0, c1): acc[c] = op(acc[c], x) with x
+ * of the input dtype.  One loop per op and dtype, so that the row's
+ * columns are a loop the compiler can vectorize. */
+typedef void (*comb_fn)(const comb_job *j, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+
+#define COMB(NAME, T, STEP)                                                             \
+    static void NAME(const comb_job *j, int64_t r0, int64_t r1, int64_t c0, int64_t c1) \
+    {                                                                                   \
+        const T *src = (const T *)(const void *)j->src;                                 \
+        for (int64_t i = 0; i < j->n_in_rows; i++) {                                    \
+            int64_t t = j->target[i];                                                   \
+            if (t < r0 || t >= r1)                                                      \
+                continue;                                                               \
+            weft__acc *restrict acc = j->acc + t * j->inner;                            \
+            const T *restrict row = src + i * j->inner;                                 \
+            for (int64_t c = c0; c < c1; c++) {                                         \
+                T x = row[c];                                                           \
+                STEP;                                                                   \
+            }                                                                           \
+        }                                                                               \
     }
 
 /* Integers sum and multiply in uint64_t (wrapping); floats in double.
@@ -219,21 +268,6 @@ static const comb_fn combs[5][4] = {
     [WEFT_R_PROD] = { prod_i32, prod_i64, prod_f32, prod_f64 },
 };
 
-/* Each chunk owns output rows [r0, r1) and columns [c0, c1) of a region
- * it starts, fills from every input row in index order, and finishes. */
-typedef struct comb_job {
-    const weft__node *n;
-    weft_dtype dt;
-    const char *src;          /* input rows: data or updates */
-    const int64_t *target;    /* the output row of each input row; < 0: none */
-    int64_t n_in_rows, n_out_rows, inner;
-    size_t esize;
-    const int64_t *count;     /* unsorted_segment: input rows per segment */
-    weft__acc *acc;           /* unsorted_segment: n_out_rows x inner */
-    char *dst;
-    bool by_cols;
-    size_t chunks;
-} comb_job;
 
 static void region_of(const comb_job *j, size_t c, int64_t *r0, int64_t *r1, int64_t *c0,
                       int64_t *c1)
@@ -337,12 +371,7 @@ static int seg_chunk(size_t cb, size_t ce, void *ctx)
         for (int64_t r = r0; r < r1; r++)
             for (int64_t k = c0; k < c1; k++)
                 j->acc[r * j->inner + k] = id;
-        for (int64_t i = 0; i < j->n_in_rows; i++) {
-            int64_t t = j->target[i];
-            if (t >= r0 && t < r1)
-                step(j->acc + t * j->inner + c0, j->src + (size_t)(i * j->inner + c0) * j->esize,
-                     c1 - c0);
-        }
+        step(j, r0, r1, c0, c1);
         for (int64_t r = r0; r < r1; r++)
             seg_store(j, r, c0, c1);
     }
@@ -386,9 +415,10 @@ static int eval_unsorted_segment(weft_runtime *rt, const weft__node *n, const we
                                  const weft_tensor *ids, weft_tensor *out)
 {
     int64_t segs = n->attr.index.count, inner = inner_after(data, ids->rank);
-    int64_t *target = weft__malloc(sizeof *target * (size_t)(ids->numel ? ids->numel : 1));
+    scratch ts, as;
+    int64_t *target = scratch_get(&ts, sizeof *target * (size_t)ids->numel);
     int64_t *count = weft__calloc((size_t)(segs ? segs : 1), sizeof *count);
-    weft__acc *acc = weft__malloc(sizeof *acc * (size_t)(out->numel ? out->numel : 1));
+    weft__acc *acc = scratch_get(&as, sizeof *acc * (size_t)out->numel);
     int rc = !target || !count || !acc ? oom(n) : seg_targets(n, ids, target, count);
     if (rc == 0 && out->numel > 0) {
         comb_job j = { .n = n, .dt = data->dtype, .src = weft_tensor_data(data), .target = target,
@@ -397,9 +427,9 @@ static int eval_unsorted_segment(weft_runtime *rt, const weft__node *n, const we
                        .dst = weft__tensor_mut(out) };
         rc = run_comb(rt, &j, (uint64_t)data->numel, seg_chunk);
     }
-    weft__free(target);
+    scratch_put(&ts);
     weft__free(count);
-    weft__free(acc);
+    scratch_put(&as);
     return rc;
 }
 
@@ -451,7 +481,8 @@ static int eval_scatter_nd(weft_runtime *rt, const weft__node *n, weft_tensor *c
     const weft_tensor *a = in[0], *idx = in[1], *upd = in[2];
     int k = (int)idx->dims[idx->rank - 1];
     int64_t n_tuples = tuple_count(idx);
-    int64_t *rows = weft__malloc(sizeof *rows * (size_t)(n_tuples ? n_tuples : 1));
+    scratch rs;
+    int64_t *rows = scratch_get(&rs, sizeof *rows * (size_t)n_tuples);
     if (!rows)
         return oom(n);
     int rc = tuple_rows(n, a, idx, n_tuples, k, rows);
@@ -470,7 +501,7 @@ static int eval_scatter_nd(weft_runtime *rt, const weft__node *n, weft_tensor *c
         if (rc == 0 && inner > 0 && n_tuples > 0)
             rc = run_comb(rt, &j, (uint64_t)upd->numel, scatter_chunk);
     }
-    weft__free(rows);
+    scratch_put(&rs);
     return rc;
 }
 
