@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+#include <stdbool.h>
+
 #define BENCH_MAX_WORKERS 32
 #define BENCH_MAX_IMPLS   12
 #define BENCH_MAX_REPS    101
@@ -34,6 +36,10 @@ int bench_workers(int argc, char **argv, unsigned *out);
 /* The repetition count: $BENCH_REPS if set, else dflt (capped at
  * BENCH_MAX_REPS). */
 int bench_reps(int dflt);
+/* Whether workload `name` is to run: true when the environment variable
+ * `var` is unset or empty, or lists name as a word (separated by spaces
+ * or commas). */
+bool bench_selected(const char *var, const char *name);
 
 /* Prints "what: ERR_NAME (weft_errmsg())" and exits with status 2. */
 void bench_die(const char *what, int err);

@@ -457,19 +457,6 @@ static void measure(const workload *w, int reps, unsigned workers, result *res)
     weft_function_destroy(&f);
 }
 
-static bool selected(const char *name)
-{
-    const char *only = getenv("BENCH_INDEX_ONLY");
-    if (!only || !*only)
-        return true;
-    size_t len = strlen(name);
-    for (const char *p = strstr(only, name); p; p = strstr(p + 1, name))
-        if ((p == only || p[-1] == ' ' || p[-1] == ',') &&
-            (p[len] == 0 || p[len] == ' ' || p[len] == ','))
-            return true;
-    return false;
-}
-
 int main(int argc, char **argv)
 {
     unsigned workers[BENCH_MAX_WORKERS];
@@ -482,7 +469,7 @@ int main(int argc, char **argv)
            "(weft/C: median of per-repetition ratios, below 1 is weft faster)\n", reps);
     for (size_t i = 0; i < N_WORK; i++) {
         workload *w = &workloads[i];
-        if (!selected(w->name))
+        if (!bench_selected("BENCH_INDEX_ONLY", w->name))
             continue;
         ran[i] = true;
         w->setup(w);

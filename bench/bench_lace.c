@@ -347,12 +347,6 @@ static const workload workloads[] = {
       m_serial, m_weft, m_omp, m_tbb, matmul_result },
 };
 
-static int wanted(const char *name)
-{
-    const char *only = getenv("BENCH_LACE_ONLY");
-    return !only || strstr(only, name) != NULL;
-}
-
 static void measure(const workload *wl, work *w, int nw, const unsigned *workers, int reps)
 {
     char title[200];
@@ -419,7 +413,7 @@ int main(int argc, char **argv)
         w.mb[i] = (float)((i * 104729) % 1000) / 1000.0f;
     }
     for (size_t k = 0; k < sizeof workloads / sizeof workloads[0]; k++)
-        if (wanted(workloads[k].name))
+        if (bench_selected("BENCH_LACE_ONLY", workloads[k].name))
             measure(&workloads[k], &w, nw, workers, reps);
     printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);
     free(w.input), free(w.data), free(w.tmp), free(w.ma), free(w.mb), free(w.mc);

@@ -447,19 +447,6 @@ static void measure(workload *w, int reps, result *res)
     omp_peer(w, reps, res);
 }
 
-static bool selected(const char *name)
-{
-    const char *only = getenv("BENCH_NUMERIC_ONLY");
-    if (!only || !*only)
-        return true;
-    size_t len = strlen(name);
-    for (const char *p = strstr(only, name); p; p = strstr(p + 1, name))
-        if ((p == only || p[-1] == ' ' || p[-1] == ',') &&
-            (p[len] == 0 || p[len] == ' ' || p[len] == ','))
-            return true;
-    return false;
-}
-
 int main(int argc, char **argv)
 {
     unsigned workers[BENCH_MAX_WORKERS];
@@ -478,7 +465,7 @@ int main(int argc, char **argv)
         omp_numeric_threads(workers[k]);
         for (size_t i = 0; i < N_WORK; i++) {
             workload *w = &workloads[i];
-            if (!selected(w->name))
+            if (!bench_selected("BENCH_NUMERIC_ONLY", w->name))
                 continue;
             setup(w);
             measure(w, reps, &res[i][k]);
@@ -501,7 +488,7 @@ int main(int argc, char **argv)
            "", "workers", "C ms", "first ms", "first/C", "tier0 ms", "tier0/C", "steady ms",
            "steady/C", "build ms", "jit ms", "native", "omp ms", "omp/C");
     for (size_t i = 0; i < N_WORK; i++) {
-        if (!selected(workloads[i].name))
+        if (!bench_selected("BENCH_NUMERIC_ONLY", workloads[i].name))
             continue;
         for (int k = 0; k < nw; k++) {
             const result *r = &res[i][k];
@@ -516,7 +503,7 @@ int main(int argc, char **argv)
      * today) within 2x on one worker; steady <= 1.0x on one worker and
      * <= 0.6x on two. */
     for (size_t i = 0; i < N_WORK; i++) {
-        if (!selected(workloads[i].name))
+        if (!bench_selected("BENCH_NUMERIC_ONLY", workloads[i].name))
             continue;
         for (int k = 0; k < nw; k++) {
             const result *r = &res[i][k];

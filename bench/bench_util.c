@@ -40,6 +40,19 @@ weft_value *bench_f32_scalar(weft_ctx *cx, float v)
     return r;
 }
 
+bool bench_selected(const char *var, const char *name)
+{
+    const char *only = getenv(var);
+    if (!only || !*only)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = strstr(only, name); p; p = strstr(p + 1, name))
+        if ((p == only || p[-1] == ' ' || p[-1] == ',') &&
+            (p[len] == 0 || p[len] == ' ' || p[len] == ','))
+            return true;
+    return false;
+}
+
 double bench_now(void)
 {
     struct timespec ts;
