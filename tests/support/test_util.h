@@ -4,7 +4,9 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <weft.h>
 
 /* A runtime with $WEFT_NUM_THREADS workers (the CI loops over 1, 2, 4), or
@@ -64,6 +66,28 @@ static inline double test_element(const weft_tensor *t, int64_t i)
     case WEFT_F64:  return ((const double *)p)[i];
     }
     return NAN;
+}
+
+/* f's compiled op list as weft_function_print_ops writes it (caller
+ * frees); the test fails when it cannot be written. */
+static inline char *test_ops_text(weft_function *f)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_not_null(mem);
+    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
+    fclose(mem);
+    return text;
+}
+
+/* How many times `what` stands in text (overlapping places counted). */
+static inline int test_count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
 }
 
 #endif

@@ -740,14 +740,6 @@ static int body_compiler(weft_ctx *cx, weft_value *const *args, weft_value **out
     return weft_ctx_status(cx);
 }
 
-static int count_of(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p++)
-        n++;
-    return n;
-}
-
 Test(ops_index, compiler_merges_and_folds)
 {
     weft_function_desc d = { .name = "ops", .body = body_compiler, .n_args = 1, .n_outs = 1 };
@@ -759,15 +751,10 @@ Test(ops_index, compiler_merges_and_folds)
     cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
     /* 2 * 10 + 10 + (10 + 11) */
     check(out, WEFT_F32, 0, NULL, (double[]){ 51 }, "result");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_not_null(mem);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
-    cr_assert_eq(count_of(text, "unsorted_segment<sum,num_segments=4>"), 1, "%s", text);
-    cr_assert_eq(count_of(text, "unsorted_segment<sum,num_segments=5>"), 1, "%s", text);
-    cr_assert_eq(count_of(text, "gather_nd"), 0, "%s", text);
+    char *text = test_ops_text(f);
+    cr_assert_eq(test_count(text, "unsorted_segment<sum,num_segments=4>"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "unsorted_segment<sum,num_segments=5>"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "gather_nd"), 0, "%s", text);
     free(text);
     weft_tensor_release(in);
     weft_function_destroy(&f);

@@ -447,25 +447,6 @@ Test(ops_math, null_inputs_and_contexts)
 
 /* ---- The compiler: folding, CSE and fusion of the new ops. ---- */
 
-static char *ops_listing(weft_function *f)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_not_null(mem);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
-    return text;
-}
-
-static int count(const char *text, const char *word)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, word)) != NULL; p += strlen(word))
-        n++;
-    return n;
-}
-
 /* relu(tanh(x) * 2) + tanh(x) + sign(c) with c a constant tensor:
  * sign(c) folds, the two tanh merge, and the elementwise chain fuses. */
 static int body_chain(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
@@ -500,11 +481,11 @@ Test(ops_math, compiler_folds_merges_and_fuses)
         float s = cv[i] > 0 ? 1.0f : cv[i] < 0 ? -1.0f : 0.0f;
         cr_assert_eq(o[i], r + t + s, "out[%d] = %g", i, (double)o[i]);
     }
-    char *text = ops_listing(f);
-    cr_assert_eq(count(text, "sign"), 0, "sign of a constant folds:\n%s", text);
-    cr_assert_eq(count(text, "fused"), 1, "one fused loop:\n%s", text);
-    cr_assert_eq(count(text, "tanh"), 1, "the two tanh merged into one:\n%s", text);
-    cr_assert_eq(count(text, "cast"), 0, "no conversion of the weak constant:\n%s", text);
+    char *text = test_ops_text(f);
+    cr_assert_eq(test_count(text, "sign"), 0, "sign of a constant folds:\n%s", text);
+    cr_assert_eq(test_count(text, "fused"), 1, "one fused loop:\n%s", text);
+    cr_assert_eq(test_count(text, "tanh"), 1, "the two tanh merged into one:\n%s", text);
+    cr_assert_eq(test_count(text, "cast"), 0, "no conversion of the weak constant:\n%s", text);
     free(text);
     weft_tensor_release(out);
     weft_tensor_release(oe);
@@ -899,12 +880,12 @@ Test(ops_math, compiler_folds_merges_and_fuses_new_ops)
         float want = (isfinite(t) ? t : 0.0f) + (isnan(cv[i]) ? 1.0f : 0.0f);
         cr_assert_eq(o[i], want, "out[%d] = %g, want %g", i, (double)o[i], (double)want);
     }
-    char *text = ops_listing(f);
-    cr_assert_eq(count(text, "is_nan"), 0, "is_nan of a constant folds:\n%s", text);
-    cr_assert_eq(count(text, "fused"), 1, "one fused loop:\n%s", text);
-    cr_assert_eq(count(text, "erf"), 1, "the two erf merged into one:\n%s", text);
-    cr_assert_eq(count(text, "atan2"), 1, "%s", text);
-    cr_assert_eq(count(text, "is_finite"), 1, "%s", text);
+    char *text = test_ops_text(f);
+    cr_assert_eq(test_count(text, "is_nan"), 0, "is_nan of a constant folds:\n%s", text);
+    cr_assert_eq(test_count(text, "fused"), 1, "one fused loop:\n%s", text);
+    cr_assert_eq(test_count(text, "erf"), 1, "the two erf merged into one:\n%s", text);
+    cr_assert_eq(test_count(text, "atan2"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "is_finite"), 1, "%s", text);
     free(text);
     weft_tensor_release(out);
     weft_tensor_release(oe);

@@ -616,22 +616,9 @@ static char *ops_of(weft_body_fn body, weft_tensor *x, size_t n_outs, const weft
     weft_tensor *outs[2] = { NULL, NULL };
     cr_assert_eq(weft_function_call(f, &a, 1, outs, n_outs), 0, "%s", weft_errmsg());
     release_outs(outs, n_outs);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_not_null(mem);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
+    char *text = test_ops_text(f);
     weft_function_destroy(&f);
     return text;
-}
-
-static int count_of(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p++)
-        n++;
-    return n;
 }
 
 static int body_compiler(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
@@ -659,15 +646,15 @@ Test(ops_sort, compiler_merges_folds_and_never_fuses)
     cr_assert_eq(weft_spec_parse("f32[?,?]", &sig), 0);
     weft_tensor *x = random_tensor(WEFT_F32, 2, DIMS(3, 4), 2);
     char *text = ops_of(body_compiler, x, 2, &sig);
-    cr_assert_eq(count_of(text, "= sort<axis=1,descending>(%"), 1, "equal sorts stay:\n%s", text);
-    cr_assert_eq(count_of(text, "= sort<axis=1>(%"), 1, "%s", text);
-    cr_assert_eq(count_of(text, "= sort<axis=0>"), 0, "the sort of a constant stayed:\n%s", text);
-    cr_assert_eq(count_of(text, "= top_k<k=2>(%"), 1, "%s", text);
-    cr_assert_eq(count_of(text, "= top_k_values(%"), 1, "%s", text);
-    cr_assert_eq(count_of(text, "= argsort<axis=-1>(%"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "= sort<axis=1,descending>(%"), 1, "equal sorts stay:\n%s", text);
+    cr_assert_eq(test_count(text, "= sort<axis=1>(%"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "= sort<axis=0>"), 0, "the sort of a constant stayed:\n%s", text);
+    cr_assert_eq(test_count(text, "= top_k<k=2>(%"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "= top_k_values(%"), 1, "%s", text);
+    cr_assert_eq(test_count(text, "= argsort<axis=-1>(%"), 1, "%s", text);
     /* Never inside a fused group: the op names a fused group lists. */
-    cr_assert_eq(count_of(text, ",sort"), 0, "%s", text);
-    cr_assert_eq(count_of(text, "[sort"), 0, "%s", text);
+    cr_assert_eq(test_count(text, ",sort"), 0, "%s", text);
+    cr_assert_eq(test_count(text, "[sort"), 0, "%s", text);
     free(text);
     weft_tensor_release(x);
 }
@@ -698,12 +685,7 @@ Test(ops_sort, sort_writes_in_place)
         cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
         check_ref(&c, x, &out, axis ? "in place, last axis" : "in place, axis 0");
         weft_tensor_release(out);
-        char *text = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&text, &len);
-        cr_assert_not_null(mem);
-        cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-        fclose(mem);
+        char *text = test_ops_text(f);
         const char *line = strstr(text, "= sort<");
         cr_assert_not_null(line, "%s", text);
         const char *eol = strchr(line, '\n'), *re = strstr(line, "reuses");
