@@ -24,9 +24,11 @@ int weft__deque_init(weft__deque *d, size_t nslots)
     d->map_size = size;
     d->base = (weft_task_slot *)map + 1;
     d->base[-1].run_ = weft__generic_slot;   /* the sentinel: never empty */
+    d->tw.generic_ = weft__generic_slot;
+    d->tw.idle_ = &weft__nobody_idle;
     d->nslots = nslots;
     d->cells = d->base + nslots;
-    d->head = d->base;
+    d->tw.head_ = d->base;
     d->osplit = d->base;
     d->tw.split_ = d->base;
     d->tw.end_ = d->base + nslots;
@@ -35,6 +37,8 @@ int weft__deque_init(weft__deque *d, size_t nslots)
     __atomic_store_n(&d->top, 0, __ATOMIC_RELAXED);
     return 0;
 }
+
+const int32_t weft__nobody_idle = 0;
 
 void weft__generic_slot(weft_task_worker *w, weft_task_slot *head, weft_task_slot *self)
 {
@@ -53,7 +57,7 @@ weft_task_slot *weft__deque_find_head_owner(weft__deque *d)
 {
     /* The used slots (with a run_) are a prefix: gallop from the cached head towards
      * the boundary, then bisect. */
-    weft_task_slot *lo, *hi, *h = d->head;
+    weft_task_slot *lo, *hi, *h = d->tw.head_;
     int64_t step = 1;
     if (h->run_ != NULL) {
         /* The head is above h: lo is used, find an empty hi. */
@@ -84,7 +88,7 @@ weft_task_slot *weft__deque_find_head_owner(weft__deque *d)
         else
             hi = mid;
     }
-    d->head = hi;
+    d->tw.head_ = hi;
     return hi;
 }
 

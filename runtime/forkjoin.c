@@ -4,7 +4,7 @@
 
 #include "runtime/sched.h"
 
-_Thread_local weft__worker *weft__tls_worker __attribute__((tls_model("initial-exec")));
+__thread weft_task_worker *weft_task_self_ __attribute__((tls_model("initial-exec")));
 _Thread_local unsigned weft__tls_inline __attribute__((tls_model("initial-exec")));
 
 /* Back-off rounds of a waiting outside thread (a few microseconds).  It
@@ -30,14 +30,14 @@ void weft__inline_enter(void)
 {
     weft__tls_inline++;
     if (weft__tls_worker)
-        weft__tls_worker->dq.inline_depth++;
+        weft__tls_worker->dq.tw.busy_ += WEFT__BUSY_INLINE;
 }
 
 void weft__inline_leave(void)
 {
     weft__tls_inline--;
     if (weft__tls_worker)
-        weft__tls_worker->dq.inline_depth--;
+        weft__tls_worker->dq.tw.busy_ -= WEFT__BUSY_INLINE;
 }
 
 bool weft__inline_now(void)
@@ -124,7 +124,9 @@ static __attribute__((noinline)) void group_init_invalid(weft_group *g)
     g->status_ = WEFT_EINVAL;
 }
 
-void weft_group_init(weft_group *g, weft_runtime *rt)
+/* weft_group_init past its inline fast path: bad arguments, an outside
+ * thread, or a worker of another runtime. */
+void weft_group_init_slow_(weft_group *g, weft_runtime *rt)
 {
     if (WEFT__UNLIKELY(g == NULL || rt == NULL)) {
         group_init_invalid(g);
@@ -136,12 +138,25 @@ void weft_group_init(weft_group *g, weft_runtime *rt)
     g->bits_ = w ? 0 : WEFT__GROUP_OUTSIDE;
 }
 
+/* The public functions are their inline fast paths (<weft/runtime.h>),
+ * for callers that take the address or define WEFT_NO_INLINE_GROUPS.  The
+ * names are in parentheses: the header defines macros of the same names. */
+void (weft_group_init)(weft_group *g, weft_runtime *rt)
+{
+    weft_group_init_inline_(g, rt);
+}
+
 /* The caller may now run long work itself: all private tasks are shared. */
 __attribute__((noinline)) void weft__spawn_wake(weft__worker *w)
 {
     weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX);
     weft__notify_work(w->rt);
     weft__notify_waiters(w->rt, 1);
+}
+
+void weft_spawn_wake_(weft_task_worker *tw)
+{
+    weft__spawn_wake(weft__worker_of(tw));
 }
 
 /* The rest of a spawn for a thief that asked: share (slow path), notify. */
@@ -229,7 +244,7 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
             return;
         }
         weft__slot_put_task(h, &t);
-        d->head = h + 1;
+        d->tw.head_ = h + 1;
         if (h < (weft_task_slot *)g->base_)
             g->base_ = h;
         weft__spawn_notify(w);
@@ -267,7 +282,7 @@ static inline __attribute__((always_inline)) void spawn_push_owner(weft__deque *
                                                                    weft_task_fn fn, void *arg)
 {
     weft__slot_put_task_fields(h, fn, arg, g);
-    d->head = h + 1;
+    d->tw.head_ = h + 1;
     group_count_child(g);
     if (h < (weft_task_slot *)g->base_)
         g->base_ = h;
@@ -280,9 +295,9 @@ static __attribute__((noinline)) void spawn_unusual(weft__worker *w, weft_group 
                                                     weft_task_fn fn, void *arg)
 {
     weft__deque *d = &w->dq;
-    weft_task_slot *h = d->head;
+    weft_task_slot *h = d->tw.head_;
     /* A head that typed tasks moved, inline mode, or a full stack. */
-    if (d->inline_depth || !weft__deque_head_ok(d) || h == d->tw.end_) {
+    if (weft__inline_depth(d) || !weft__deque_head_ok(d) || h == d->tw.end_) {
         spawn_slow(g, fn, arg);
         return;
     }
@@ -294,23 +309,19 @@ static __attribute__((noinline)) void spawn_unusual(weft__worker *w, weft_group 
     weft__spawn_notify(w);
 }
 
-void weft_spawn(weft_group *g, weft_task_fn fn, void *arg)
+/* weft_spawn past its inline fast path. */
+void weft_spawn_slow_(weft_group *g, weft_task_fn fn, void *arg)
 {
     weft__worker *w = weft__tls_worker;
-    if (WEFT__UNLIKELY(w == NULL || g == NULL || g->owner_ != w || fn == NULL)) {
+    if (w == NULL || g == NULL || g->owner_ != w || fn == NULL)
         spawn_slow(g, fn, arg);
-        return;
-    }
-    weft__deque *d = &w->dq;
-    weft_task_slot *h = d->head;
-    /* Typed tasks, inline mode, a full stack or a thief's request (limit_
-     * lowered): one compare each, the rest off the fast path. */
-    if (WEFT__UNLIKELY(d->frames_any != 0 || h >= __atomic_load_n(&d->tw.limit_, __ATOMIC_RELAXED))) {
+    else
         spawn_unusual(w, g, fn, arg);
-        return;
-    }
-    spawn_push_owner(d, h, g, fn, arg);
-    weft__spawn_notify(w);
+}
+
+void (weft_spawn)(weft_group *g, weft_task_fn fn, void *arg)
+{
+    weft_spawn_inline_(g, fn, arg);
 }
 
 /* The group is done and every slot left from floor up holds a task that a
@@ -330,7 +341,7 @@ static void reset_to_floor(weft__worker *w, weft_task_slot *floor)
             ck_backoff_eb(&bo);
         weft__slot_release(s);
     }
-    d->head = floor;
+    d->tw.head_ = floor;
     if (WEFT__TOP_POS(__atomic_load_n(&d->top, __ATOMIC_RELAXED)) > weft__deque_pos(d, floor))
         weft__deque_reset_owner(d, floor);
 }
@@ -440,16 +451,28 @@ static __attribute__((noinline)) void group_release(weft_group *g)
     __atomic_fetch_sub(&g->rt_->outside_active, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The end of a wait once every child has finished: the status, and an
+ * outside thread's hold on the runtime.  The counts were reset. */
+static int group_finish_status(weft_group *g)
+{
+    int st = __atomic_load_n(&g->status_, __ATOMIC_RELAXED);
+    if (WEFT__UNLIKELY(g->bits_ & WEFT__GROUP_COUNTED))
+        group_release(g);
+    return WEFT__LIKELY(st == 0) ? 0 : group_status(g, st);
+}
+
+int weft_group_finish_(weft_group *g)
+{
+    return group_finish_status(g);
+}
+
 static inline int group_finish(weft_group *g)
 {
     g->spawned_ = 0;
     g->done_ = 0;
     g->base_ = WEFT__GROUP_NO_BASE;
     __atomic_store_n(&g->pending_, 0, __ATOMIC_RELAXED);
-    int st = __atomic_load_n(&g->status_, __ATOMIC_RELAXED);
-    if (WEFT__UNLIKELY(g->bits_ & WEFT__GROUP_COUNTED))
-        group_release(g);
-    return WEFT__LIKELY(st == 0) ? 0 : group_status(g, st);
+    return group_finish_status(g);
 }
 
 static __attribute__((noinline)) int wait_slow(weft_group *g)
@@ -477,7 +500,7 @@ static __attribute__((noinline)) int wait_slow(weft_group *g)
 static inline weft_task_slot *newest_own_child(weft__worker *w, const weft_group *g)
 {
     weft__deque *d = &w->dq;
-    weft_task_slot *p = d->head - 1;
+    weft_task_slot *p = d->tw.head_ - 1;
     if (WEFT__UNLIKELY(p < d->tw.split_ || !weft__deque_head_ok(d) ||
                        !weft__slot_is_generic(p) || weft__slot_group(p) != g))
         return NULL;
@@ -487,7 +510,7 @@ static inline weft_task_slot *newest_own_child(weft__worker *w, const weft_group
 /* Takes p, found by newest_own_child, for the caller to run. */
 static inline void take_own_child(weft__worker *w, weft_task_slot *p)
 {
-    w->dq.head = p;
+    w->dq.tw.head_ = p;
     weft_task_take_(p);
     WEFT__STAT_INC(w, tasks);
 }
@@ -519,29 +542,21 @@ static __attribute__((noinline)) void wait_own(weft_group *g)
     }
 }
 
-int weft_group_wait(weft_group *g)
+/* The inline wait's way out: g's children that it could not pop. */
+int weft_group_wait_own_(weft_group *g)
 {
-    weft__worker *w = weft__tls_worker;
-    /* Fast path: the spawning worker pops its own children back.  Its
-     * unfinished children that are still queued are the newest tasks of
-     * its stack, so while the newest task is a private child of g it is
-     * popped and run without reading pending_, the count other workers
-     * bump (its line would move back and forth once per stolen child).
-     * The first child here, unless a thief asked for tasks; the others,
-     * and a pop that shares, in wait_own. */
-    if (WEFT__LIKELY(w != NULL && g != NULL && g->owner_ == w)) {
-        if (g->spawned_ != g->done_) {
-            weft_task_slot *p = newest_own_child(w, g);
-            if (WEFT__UNLIKELY(p == NULL || weft__deque_hungry(&w->dq))) {
-                wait_own(g);
-                return group_finish(g);
-            }
-            take_own_child(w, p);
-            run_own_child(g, p);
-            if (WEFT__UNLIKELY(g->spawned_ != g->done_))
-                wait_own(g);
-        }
-        return group_finish(g);
-    }
+    wait_own(g);
+    return group_finish(g);
+}
+
+/* weft_group_wait past its inline fast path: not g's spawning worker, or
+ * not a valid group. */
+int weft_group_wait_slow_(weft_group *g)
+{
     return wait_slow(g);
+}
+
+int (weft_group_wait)(weft_group *g)
+{
+    return weft_group_wait_inline_(g);
 }

@@ -16,11 +16,7 @@
 
 /* A task is stored inline wherever it waits (deque slot, injection ring):
  * spawning never allocates. */
-typedef struct weft__task {
-    weft_task_fn fn;
-    void *arg;
-    weft_group *g;
-} weft__task;
+typedef weft_spawned_ weft__task;
 
 /* ------------------------------------------------------------------ deque */
 
@@ -39,7 +35,7 @@ typedef struct weft__task {
  *   [split, head)   private: only the owner touches it, so its spawn and
  *                   sync there need no fence and no read-modify-write.
  * head is not shared: typed tasks pass it down as a hidden parameter, and
- * generic calls keep a copy (weft__deque.head) that they check against the
+ * generic calls keep a copy (tw.head_) that they check against the
  * slots before use (weft__deque_head: the used slots are those with a
  * run_).  The owner shares (moves split up) when a thief found the shared
  * part empty (or took its last task) and lowered tw.limit_,
@@ -64,14 +60,14 @@ typedef struct weft__task {
 #define WEFT__TOP_NEXT_TAG(t, pos) ((((t) >> 32) + 1) << 32 | (uint64_t)(uint32_t)(pos))
 
 typedef struct weft__deque {
-    /* The macros' part: the owner's split_ and end_, then, on the next
-     * line, tw.limit_ (lowered by thieves that ask for tasks) and split. */
+    /* The public part (<weft/task.h>): the owner's lines (split_, end_,
+     * the generic calls' head_, busy_ and so on), then a line with
+     * tw.limit_ (lowered by thieves that ask for tasks) and split. */
     _Alignas(WEFT__CACHE_LINE) weft_task_worker tw;
     int64_t split;                        /* written by the owner, read by thieves */
     _Alignas(WEFT__CACHE_LINE) uint64_t top;    /* CAS by thieves and the owner */
-    /* Owner only. */
-    _Alignas(WEFT__CACHE_LINE) weft_task_slot *head;   /* as of the last generic call */
-    weft_task_slot *osplit;     /* the owner's split; tw.split_ is the same
+    /* Owner only (the cached head of generic calls is tw.head_). */
+    _Alignas(WEFT__CACHE_LINE) weft_task_slot *osplit;     /* the owner's split; tw.split_ is the same
                                    unless children run at once wait for their
                                    sync (tw.overflow_), when it is tw.end_ */
     weft_task_slot *base;       /* position 0; base[-1] is a sentinel, never empty */
@@ -84,17 +80,6 @@ typedef struct weft__deque {
     /* No thread ever steals from this deque (a runtime of one worker):
      * weft_spawn never shares. */
     bool solo;
-    /* Why a generic call may not take its fast path (owner only): typed
-     * tasks running on this stack's owner (the cached head may be stale),
-     * and the weft__inline_enter depth of the owner's thread (spawns run at
-     * once).  One word, so that weft_spawn tests both with one compare. */
-    union {
-        struct {
-            unsigned typed_frames;
-            unsigned inline_depth;
-        };
-        uint64_t frames_any;
-    };
     uint64_t overflows;         /* children run at once (statistics; relaxed atomic) */
 } weft__deque;
 
@@ -103,6 +88,23 @@ typedef struct weft__deque {
 int weft__deque_init(weft__deque *d, size_t nslots);
 /* Unmaps the stack.  Only once no thread uses d. */
 void weft__deque_fini(weft__deque *d);
+
+/* tw.busy_: typed tasks running on the stack's owner count in its low 32
+ * bits (the cached head may be stale), the owner thread's inline-mode depth
+ * in its high ones (spawns run at once), so that the generic fast paths
+ * test both with one compare. */
+#define WEFT__BUSY_TYPED 1ull
+#define WEFT__BUSY_INLINE (1ull << 32)
+
+static inline uint32_t weft__typed_frames(const weft__deque *d)
+{
+    return (uint32_t)d->tw.busy_;
+}
+
+static inline uint32_t weft__inline_depth(const weft__deque *d)
+{
+    return (uint32_t)(d->tw.busy_ >> 32);
+}
 
 static inline int64_t weft__deque_pos(const weft__deque *d, const weft_task_slot *s)
 {
@@ -118,43 +120,43 @@ static inline void weft__deque_set_osplit_owner(weft__deque *d, weft_task_slot *
 }
 
 /* Finds the top of the stack from the slots (the used part is exactly the
- * slots with a run_), starting near d->head, and stores it there.  Owner
+ * slots with a run_), starting near d->tw.head_, and stores it there.  Owner
  * thread. */
 weft_task_slot *weft__deque_find_head_owner(weft__deque *d);
 
-/* Whether the cached head d->head is the top of the stack: always while
- * no typed task runs on this stack (d->typed_frames == 0: generic calls
+/* Whether the cached head d->tw.head_ is the top of the stack: always while
+ * no typed task runs on this stack (weft__typed_frames(d) == 0: generic calls
  * keep the cache exact, and a typed run that ends puts it back, see
  * weft__deque_run_typed), else when the slots agree (typed tasks move the
  * head without updating the cache).  Owner thread. */
 static inline bool weft__deque_head_ok(const weft__deque *d)
 {
-    const weft_task_slot *h = d->head;
-    return WEFT__LIKELY(d->typed_frames == 0) || (h->run_ == NULL && h[-1].run_ != NULL);
+    const weft_task_slot *h = d->tw.head_;
+    return WEFT__LIKELY(weft__typed_frames(d) == 0) || (h->run_ == NULL && h[-1].run_ != NULL);
 }
 
 /* The top of the stack, for a generic call.  Owner thread. */
 static inline weft_task_slot *weft__deque_head(weft__deque *d)
 {
     if (WEFT__LIKELY(weft__deque_head_ok(d)))
-        return d->head;
+        return d->tw.head_;
     return weft__deque_find_head_owner(d);
 }
 
 /* Runs the typed task of slot s on this stack (a stolen one, or a
- * WEFT_RUN root), counted in typed_frames.  The stack's top is where it
+ * WEFT_RUN root), counted in tw.busy_.  The stack's top is where it
  * was once the task returns (it synced all it spawned), unless it left
  * weft_spawn children behind: the cache is checked against the slots.
  * Owner thread. */
 static inline void weft__deque_run_typed(weft__deque *d, weft_task_slot *s)
 {
     weft_task_slot *h = weft__deque_head(d);
-    d->typed_frames++;
+    d->tw.busy_ += WEFT__BUSY_TYPED;
     s->run_(&d->tw, h, s);
-    d->head = h;
+    d->tw.head_ = h;
     if (WEFT__UNLIKELY(h->run_ != NULL))
         weft__deque_find_head_owner(d);
-    d->typed_frames--;
+    d->tw.busy_ -= WEFT__BUSY_TYPED;
 }
 
 /* Moves up to n private tasks (the oldest of [osplit, head)) to the shared
@@ -198,6 +200,9 @@ static inline bool weft__deque_hungry(const weft__deque *d)
 /* In a generic pop, for a thief that asked: shares half of the private part
  * below head and wakes sleepers on d->wake_ev.  Owner thread. */
 void weft__deque_share_on_pop_owner(weft__deque *d, weft_task_slot *head);
+
+/* What tw.idle_ points to where no other worker exists: always zero. */
+extern const int32_t weft__nobody_idle;
 
 /* The run_ of a weft_spawn child's slot (never called: such a slot is run
  * by the scheduler, which copies fn, arg and the group out of d_). */
@@ -370,9 +375,9 @@ void weft__share_all(weft_runtime *rt);
 /* Whether the calling thread is g's spawning thread (tests). */
 bool weft__group_owned_here(const weft_group *g);
 
-#define WEFT__GROUP_MAGIC 0x77656674u   /* "weft": weft_group_init ran */
+#define WEFT__GROUP_MAGIC WEFT_GROUP_MAGIC_   /* "weft": weft_group_init ran */
 /* weft_group.base_ of a group with no child on a worker's stack. */
-#define WEFT__GROUP_NO_BASE ((void *)UINTPTR_MAX)
+#define WEFT__GROUP_NO_BASE WEFT_GROUP_NO_BASE_
 /* weft_group.bits_: owner_ is an outside thread's token; the group holds
  * one of rt->outside_active (an outside thread's children not yet waited
  * for keep weft_runtime_destroy waiting). */

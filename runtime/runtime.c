@@ -168,6 +168,9 @@ int weft_runtime_create(const weft_config *cfg, weft_runtime **out)
         w->rng = 0x9e3779b97f4a7c15ull * (i + 1) | 1;
         /* Only workers steal from deques: a lone worker has no thieves. */
         w->dq.solo = n == 1;
+        w->dq.tw.rt_ = rt;
+        if (!w->dq.solo)
+            w->dq.tw.idle_ = &rt->work_ev.searching;
         w->dq.wake_ev = &rt->work_ev;
     }
     /* Every worker starts idle (weft__worker_main's `searching`). */
@@ -255,7 +258,8 @@ void weft_runtime_get_stats(const weft_runtime *rt, weft_runtime_stats *out)
 #ifdef WEFT_STATS
     for (unsigned i = 0; i < rt->nworkers; i++) {
         const weft__worker *w = rt->workers[i];
-        out->tasks += __atomic_load_n(&w->tasks, __ATOMIC_RELAXED);
+        out->tasks += __atomic_load_n(&w->tasks, __ATOMIC_RELAXED) +
+                      __atomic_load_n(&w->dq.tw.ran_, __ATOMIC_RELAXED);
         out->steals += __atomic_load_n(&w->steals, __ATOMIC_RELAXED);
         out->steal_attempts += __atomic_load_n(&w->steal_attempts, __ATOMIC_RELAXED);
         out->sleeps += __atomic_load_n(&w->sleeps, __ATOMIC_RELAXED);

@@ -19,7 +19,9 @@
 /* The worker running on this thread, NULL on outside threads.  The
  * initial-exec model makes it one %fs-relative load, even in libweft.so
  * (no __tls_get_addr call on the spawn path). */
-extern _Thread_local weft__worker *weft__tls_worker __attribute__((tls_model("initial-exec")));
+/* The calling thread's worker (weft_task_self_ of <weft/task.h>, which the
+ * inline fast paths read), or NULL. */
+#define weft__tls_worker weft__worker_of(weft_task_self_)
 /* The depth of weft__inline_enter on this thread (0: work is queued). */
 extern _Thread_local unsigned weft__tls_inline __attribute__((tls_model("initial-exec")));
 
@@ -226,12 +228,12 @@ void weft__spawn_wake(weft__worker *w);
 
 /* After a push: share and wake if other workers are idle (one relaxed
  * load; every worker sleeping on work_ev counts as idle).  A lone worker
- * has nobody to wake (outside threads never sleep on work_ev). */
+ * has nobody to wake (outside threads never sleep on work_ev): its
+ * tw.idle_ points to weft__nobody_idle. */
 static inline void weft__spawn_notify(weft__worker *w)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (WEFT__UNLIKELY(!w->dq.solo &&
-                       __atomic_load_n(&w->rt->work_ev.searching, __ATOMIC_RELAXED) > 0))
+    if (WEFT__UNLIKELY(__atomic_load_n(w->dq.tw.idle_, __ATOMIC_RELAXED) > 0))
         weft__spawn_wake(w);
 }
 

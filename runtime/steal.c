@@ -98,7 +98,7 @@ static bool pop_own(weft__worker *w, weft_task_slot *floor, weft__task *t)
         weft__task_misuse("weft_group_wait: a task spawned with WEFT_SPAWN after the "
                           "group's first child was not synced before the wait");
     *t = weft__slot_task(p);
-    d->head = p;
+    d->tw.head_ = p;
     weft_task_take_(p);
     /* A thief asked: share half of what stays private (not slot p). */
     if (WEFT__UNLIKELY(p > d->osplit && weft__deque_hungry(d)))
@@ -177,7 +177,7 @@ static inline void wake_answer(weft_runtime *rt)
  * wake as a spawn does (when other workers are idle). */
 static inline void pop_notify(weft__worker *w)
 {
-    if (w->dq.head > w->dq.osplit)
+    if (w->dq.tw.head_ > w->dq.osplit)
         weft__spawn_notify(w);
 }
 
@@ -249,7 +249,7 @@ void *weft__worker_main(void *arg)
 {
     weft__worker *w = arg;
     weft_runtime *rt = w->rt;
-    weft__tls_worker = w;
+    weft_task_self_ = &w->dq.tw;
     __atomic_fetch_add(&rt->started, 1, __ATOMIC_RELAXED);
     /* Counted idle from weft_runtime_create on: spawns before this thread
      * got here share their tasks for it. */
@@ -282,7 +282,7 @@ void *weft__worker_main(void *arg)
     weft__flush_completions(w);
     weft__set_searching(rt, &s.searching, false);
     spin_place_drop(rt, &s);
-    weft__tls_worker = NULL;
+    weft_task_self_ = NULL;
     return NULL;
 }
 

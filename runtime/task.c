@@ -64,13 +64,13 @@ int weft_task_sync_slow(weft_task_worker *tw, weft_task_slot *t)
     weft__worker *w = weft__worker_of(tw);
     if (weft__deque_pop_shared_owner(d, t) == WEFT__POP_HERE) {
         weft_task_take_(t);
-        d->head = t;
+        d->tw.head_ = t;
         return WEFT_TASK_SYNC_HERE_;
     }
     wait_stolen(w, t);
     weft__deque_reset_owner(d, t);
     weft__slot_release(t);
-    d->head = t;
+    d->tw.head_ = t;
     return WEFT_TASK_SYNC_RESULT_;
 }
 

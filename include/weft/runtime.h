@@ -4,6 +4,7 @@
 #define WEFT_RUNTIME_H
 
 #include "common.h"
+#include "task.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,6 +89,126 @@ WEFT_API void weft_spawn(weft_group *g, weft_task_fn fn, void *arg);
  * Returns 0, WEFT_EINVAL (bad group or spawn), or WEFT_ECANCELED when the
  * runtime is being destroyed and children were dropped. */
 WEFT_API int weft_group_wait(weft_group *g);
+
+/* The three calls above have inline fast paths (below), taken on a worker
+ * of the group's runtime when nothing unusual is going on; everything
+ * else goes to the functions.  Their behaviour is the functions'.  The
+ * fast paths read the layouts of <weft/task.h>, so a program built
+ * against one release of weft runs with that release only (as with typed
+ * tasks).  Define WEFT_NO_INLINE_GROUPS before including weft to call the
+ * functions always; (weft_spawn)(g, fn, arg) calls one directly. */
+
+/* Everything with a trailing underscore is private to weft. */
+#define WEFT_GROUP_MAGIC_ 0x77656674u            /* "weft": weft_group_init ran */
+#define WEFT_GROUP_NO_BASE_ ((void *)UINTPTR_MAX) /* no child on a worker's stack */
+
+/* A weft_spawn child as its slot's d_ holds it. */
+typedef struct weft_spawned_ {
+    weft_task_fn fn;
+    void *arg;
+    weft_group *g;
+} weft_spawned_;
+
+/* Slow paths of the fast paths, in libweft.  Not for direct use. */
+WEFT_API void weft_group_init_slow_(weft_group *g, weft_runtime *rt);
+WEFT_API void weft_spawn_slow_(weft_group *g, weft_task_fn fn, void *arg);
+WEFT_API void weft_spawn_wake_(weft_task_worker *w);
+WEFT_API int weft_group_wait_slow_(weft_group *g);
+WEFT_API int weft_group_wait_own_(weft_group *g);
+WEFT_API int weft_group_finish_(weft_group *g);
+
+#if defined(__GNUC__) || defined(__clang__)
+
+static inline weft_spawned_ *weft_spawned_of_(weft_task_slot *s)
+{
+    return (weft_spawned_ *)(void *)s->d_.bytes_;
+}
+
+static inline void weft_group_init_inline_(weft_group *g, weft_runtime *rt)
+{
+    weft_task_worker *w = weft_task_self_;
+    if (WEFT_TASK_UNLIKELY_(g == NULL || rt == NULL || w == NULL || w->rt_ != rt)) {
+        weft_group_init_slow_(g, rt);
+        return;
+    }
+    g->rt_ = rt;
+    g->pending_ = 0;
+    g->spawned_ = 0;
+    g->done_ = 0;
+    g->status_ = 0;
+    g->flags_ = WEFT_GROUP_MAGIC_;
+    g->owner_ = w;
+    g->base_ = WEFT_GROUP_NO_BASE_;
+    g->bits_ = 0;
+}
+
+static inline void weft_spawn_inline_(weft_group *g, weft_task_fn fn, void *arg)
+{
+    weft_task_worker *w = weft_task_self_;
+    weft_task_slot *h;
+    /* On g's spawning worker, no typed task or inline mode on its stack,
+     * and the head below the spawn limit (not full, no thief asking). */
+    if (WEFT_TASK_UNLIKELY_(w == NULL || g == NULL || fn == NULL || g->owner_ != (void *)w ||
+                            w->busy_ != 0 || (h = w->head_) >= weft_task_limit_(w))) {
+        weft_spawn_slow_(g, fn, arg);
+        return;
+    }
+    /* state_ is 0 in every empty slot. */
+    weft_spawned_ *t = weft_spawned_of_(h);
+    h->run_ = w->generic_;
+    t->fn = fn;
+    t->arg = arg;
+    t->g = g;
+    w->head_ = h + 1;
+    /* Other threads read spawned_ (a spawn into a group of another thread
+     * is refused while it has children). */
+    __atomic_store_n(&g->spawned_, g->spawned_ + 1, __ATOMIC_RELAXED);
+    if ((void *)h < g->base_)
+        g->base_ = h;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (WEFT_TASK_UNLIKELY_(__atomic_load_n(w->idle_, __ATOMIC_RELAXED) > 0))
+        weft_spawn_wake_(w);
+}
+
+static inline int weft_group_wait_inline_(weft_group *g)
+{
+    weft_task_worker *w = weft_task_self_;
+    if (WEFT_TASK_UNLIKELY_(w == NULL || g == NULL || g->owner_ != (void *)w))
+        return weft_group_wait_slow_(g);
+    /* g's children still queued are the newest tasks of the stack: while
+     * the newest one is a private child of g (and no thief asks for
+     * tasks), it is taken back and run here. */
+    while (g->spawned_ != g->done_) {
+        weft_task_slot *p = w->head_ - 1;
+        if (WEFT_TASK_UNLIKELY_(p < w->split_ || w->busy_ != 0 || p->run_ != w->generic_ ||
+                                weft_spawned_of_(p)->g != g ||
+                                weft_task_limit_(w) != w->end_))
+            return weft_group_wait_own_(g);
+        w->head_ = p;
+        weft_task_take_(p);
+        __atomic_store_n(&w->ran_, w->ran_ + 1, __ATOMIC_RELAXED);
+        weft_spawned_ *t = weft_spawned_of_(p);
+        t->fn(t->arg);
+        g->done_++;
+    }
+    /* Every child ran here, so no other thread counted one in pending_,
+     * and the group is a worker's, so it holds no count of the runtime
+     * (weft_group.bits_): only a failed spawn's status is left. */
+    g->spawned_ = 0;
+    g->done_ = 0;
+    g->base_ = WEFT_GROUP_NO_BASE_;
+    if (WEFT_TASK_UNLIKELY_(__atomic_load_n(&g->status_, __ATOMIC_RELAXED) != 0))
+        return weft_group_finish_(g);
+    return 0;
+}
+
+#ifndef WEFT_NO_INLINE_GROUPS
+#define weft_group_init(g, rt) weft_group_init_inline_((g), (rt))
+#define weft_spawn(g, fn, arg) weft_spawn_inline_((g), (fn), (arg))
+#define weft_group_wait(g) weft_group_wait_inline_((g))
+#endif
+
+#endif
 
 /* Loops.  The first non-zero return of a callback cancels the iterations not
  * yet started and is what the loop returns.  Callable from workers (nested)

@@ -113,18 +113,40 @@ enum { WEFT_TASK_DONE_ = 2 };
  * its result is in its slot (it was stolen, or run at once). */
 enum { WEFT_TASK_SYNC_HERE_ = 0, WEFT_TASK_SYNC_RESULT_ = 1 };
 
-/* The part of a worker that the macros read: its first two cache lines. */
+/* The part of a worker that the macros and the inline fast paths of
+ * weft_group_init, weft_spawn and weft_group_wait (<weft/runtime.h>) read:
+ * its first three cache lines. */
 struct weft_task_worker {
     /* Owner only. */
     weft_task_slot *split_;   /* slots at or above it are private (not stealable) */
     weft_task_slot *end_;     /* one past the last slot: the overflow area */
     uintptr_t overflow_;      /* children run at once whose WEFT_SYNC is pending */
-    char pad_[64 - 2 * sizeof(void *) - sizeof(uintptr_t)];
+    /* The generic calls' copy of the stack's top (typed tasks pass theirs
+     * down instead and do not update this one). */
+    weft_task_slot *head_;
+    /* Non-zero while the generic fast paths may not be taken: typed tasks
+     * run on this stack (low 32 bits: head_ may be stale) or the thread
+     * runs spawns at once (high 32 bits: inline mode). */
+    uint64_t busy_;
+    /* Workers looking for work or asleep (atomic; a constant zero when no
+     * other worker exists): a spawn then shares its task and wakes one. */
+    const int32_t *idle_;
+    weft_runtime *rt_;        /* the worker's runtime */
+    weft_task_steal_fn_ generic_;   /* the run_ of a weft_spawn child's slot */
+    uint64_t ran_;            /* statistics: weft_spawn children run by the
+                                 inline wait (relaxed atomic) */
+    char pad_[128 - 6 * sizeof(void *) - sizeof(uintptr_t) - 2 * sizeof(uint64_t)];
     /* Where a spawn leaves its fast path (atomic): end_, or the stack's
      * base once a thief found nothing to steal and asks the owner to
      * share, so that one compare serves both checks. */
     weft_task_slot *limit_;
 };
+
+#if defined(__GNUC__) || defined(__clang__)
+/* The calling thread's worker, NULL on other threads (set by weft). */
+WEFT_API extern __thread weft_task_worker *weft_task_self_
+    __attribute__((tls_model("initial-exec")));
+#endif
 
 /* Slow paths of the macros, in libweft.  Not for direct use. */
 WEFT_API void weft_task_share_slow(weft_task_worker *w, weft_task_slot *head);

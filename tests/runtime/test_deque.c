@@ -42,14 +42,14 @@ static uintptr_t slot_value(const weft_task_slot *s)
 /* The owner's push, as weft_spawn does it: false when the stack is full. */
 static bool push(weft__deque *d, uintptr_t v)
 {
-    weft_task_slot *h = d->head;
+    weft_task_slot *h = d->tw.head_;
     if (h == d->tw.end_)
         return false;
     weft__task t = { nop, (void *)v, NULL };
     weft__slot_put_task(h, &t);
-    d->head = h + 1;
+    d->tw.head_ = h + 1;
     if (weft__deque_hungry(d) && !d->solo)
-        weft__deque_share_after_push_owner(d, d->head);
+        weft__deque_share_after_push_owner(d, d->tw.head_);
     return true;
 }
 
@@ -60,13 +60,13 @@ enum { POP_EMPTY, POP_HERE, POP_STOLEN };
  * thief's result.  Returns POP_EMPTY, POP_HERE or POP_STOLEN. */
 static int pop(weft__deque *d, uintptr_t *v)
 {
-    weft_task_slot *h = d->head;
+    weft_task_slot *h = d->tw.head_;
     if (h == d->base)
         return POP_EMPTY;
     weft_task_slot *p = h - 1;
     if (p >= d->osplit || weft__deque_pop_shared_owner(d, p) == WEFT__POP_HERE) {
         *v = slot_value(p);
-        d->head = p;
+        d->tw.head_ = p;
         weft_task_take_(p);
         if (p > d->osplit && weft__deque_hungry(d))
             weft__deque_share_on_pop_owner(d, p);
@@ -76,7 +76,7 @@ static int pop(weft__deque *d, uintptr_t *v)
         ;
     weft__deque_reset_owner(d, p);
     memcpy(v, p->d_.bytes_ + sizeof(weft__task), sizeof *v);
-    d->head = p;
+    d->tw.head_ = p;
     weft__slot_release(p);
     return POP_STOLEN;
 }
@@ -98,7 +98,7 @@ static int steal(weft__deque *d, uintptr_t *v)
 
 static int64_t count(weft__deque *d)
 {
-    return weft__deque_count_owner(d, d->head);
+    return weft__deque_count_owner(d, d->tw.head_);
 }
 
 Test(deque, push_pop_steal_sequences, .timeout = 120)
@@ -118,7 +118,7 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
      * the private part, at least one) and cleared it. */
     cr_assert_eq(weft__deque_size(d), 1);
     cr_assert_not(weft__deque_hungry(d));
-    cr_assert_eq(weft__deque_share_owner(d, d->head, INT64_MAX), 4);
+    cr_assert_eq(weft__deque_share_owner(d, d->tw.head_, INT64_MAX), 4);
     cr_assert_eq(weft__deque_size(d), 5);
     /* The owner pops LIFO, thieves take FIFO. */
     cr_assert_eq(pop(d, &v), POP_HERE);
@@ -147,7 +147,7 @@ Test(deque, push_pop_steal_sequences, .timeout = 120)
     cr_assert_eq(count(d), 0);
     /* After the reset the positions are reused. */
     cr_assert(push(d, 7));
-    cr_assert_eq(d->head, d->base + 1);
+    cr_assert_eq(d->tw.head_, d->base + 1);
     cr_assert_eq(weft__deque_size(d), 1);   /* the pending request */
     cr_assert_eq(steal(d, &v), WEFT__STEAL_OK);
     cr_assert_eq(v, 7);
@@ -207,7 +207,7 @@ Test(deque, solo_never_shares_and_fills_up, .timeout = 120)
     for (uintptr_t i = 0; i < 100; i++)
         cr_assert(push(d, i));
     cr_assert_not(push(d, 100), "the stack is full");
-    cr_assert_eq(d->head, d->tw.end_);
+    cr_assert_eq(d->tw.head_, d->tw.end_);
     cr_assert_eq(weft__deque_size(d), 0);
     cr_assert_eq(count(d), 100);
     for (uintptr_t i = 100; i-- > 0;) {
@@ -226,7 +226,7 @@ Test(deque, head_found_from_slot_states, .timeout = 120)
     for (uintptr_t i = 0; i < 300; i++)
         cr_assert(push(d, i));
     cr_assert_eq(weft__deque_head(d), d->base + 300);
-    d->typed_frames = 1;   /* as while a typed task runs */
+    d->tw.busy_ = WEFT__BUSY_TYPED;   /* as while a typed task runs */
     /* As typed spawns would: 400 more slots used, cache untouched. */
     for (int i = 300; i < 700; i++)
         d->base[i].run_ = weft__generic_slot;
@@ -325,7 +325,7 @@ static void run_race(size_t n, unsigned thieves, size_t nslots, size_t share_eve
         if (i % 3 == 0)
             owner_pop(r);
         if (share_every && i % share_every == share_every - 1) {
-            weft__deque_share_owner(r->d, r->d->head, INT64_MAX);
+            weft__deque_share_owner(r->d, r->d->tw.head_, INT64_MAX);
             for (size_t k = 0; k < share_every * 2 / 3; k++)
                 owner_pop(r);
         }
@@ -339,7 +339,7 @@ static void run_race(size_t n, unsigned thieves, size_t nslots, size_t share_eve
     cr_assert_eq(__atomic_load_n(&r->taken, __ATOMIC_RELAXED), n);
     for (size_t i = 0; i < n; i++)
         cr_assert_eq(r->seen[i], 1, "value %zu taken %d times", i, r->seen[i]);
-    cr_assert_eq(r->d->head, r->d->base);
+    cr_assert_eq(r->d->tw.head_, r->d->base);
     if (nslots < 64)
         cr_assert_gt(r->overflows, 0, "the owner never reached the stack's end");
     deque_free(r->d);

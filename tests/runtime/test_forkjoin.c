@@ -61,6 +61,95 @@ Test(forkjoin, fib_matches_serial, .timeout = 60)
     cr_assert_null(g_rt);
 }
 
+/* The same tree through the functions (their addresses, and the names in
+ * parentheses, which the header's macros leave alone) at odd n and
+ * through the inline fast paths at even n: both kinds meet on one stack,
+ * a group set up by one kind and waited for by the other. */
+static void (*const spawn_call)(weft_group *, weft_task_fn, void *) = weft_spawn;
+static int (*const wait_call)(weft_group *) = weft_group_wait;
+
+static void fib_mixed_task(void *p)
+{
+    fib_arg *a = p;
+    if (a->n < 2) {
+        a->result = a->n;
+        return;
+    }
+    fib_arg x = { a->n - 1, 0 }, y = { a->n - 2, 0 };
+    weft_group g;
+    int rc;
+    if (a->n % 2) {
+        (weft_group_init)(&g, g_rt);
+        spawn_call(&g, fib_mixed_task, &x);
+        fib_mixed_task(&y);
+        rc = wait_call(&g);
+    } else {
+        weft_group_init(&g, g_rt);
+        weft_spawn(&g, fib_mixed_task, &x);
+        fib_mixed_task(&y);
+        rc = a->n % 4 ? weft_group_wait(&g) : (weft_group_wait)(&g);
+    }
+    a->result = rc ? -1000000 : x.result + y.result;
+}
+
+Test(forkjoin, functions_and_inline_paths_mix, .timeout = 60)
+{
+    g_rt = test_runtime(4);
+#if defined(__SANITIZE_THREAD__)
+    int n = 16;
+#else
+    int n = 21;
+#endif
+    fib_arg a = { n, 0 };
+    weft_group g;
+    weft_group_init(&g, g_rt);
+    spawn_call(&g, fib_mixed_task, &a);
+    cr_assert_eq(wait_call(&g), 0);
+    cr_assert_eq(a.result, fib_serial(n));
+    weft_runtime_destroy(&g_rt);
+}
+
+/* A worker of one runtime that sets up a group of another is an outside
+ * thread to it: the inline set-up leaves it to the function, and the
+ * children run on the other runtime's workers (or on the waiter). */
+typedef struct cross_arg {
+    weft_runtime *other;
+    int ran;
+    int rc;
+    bool outside;
+} cross_arg;
+
+static void count_child(void *p)
+{
+    __atomic_fetch_add((int *)p, 1, __ATOMIC_RELAXED);
+}
+
+static void cross_task(void *p)
+{
+    cross_arg *c = p;
+    weft_group g;
+    weft_group_init(&g, c->other);
+    c->outside = (g.bits_ & WEFT__GROUP_OUTSIDE) != 0 && g.owner_ != (void *)weft_task_self_;
+    for (int i = 0; i < 8; i++)
+        weft_spawn(&g, count_child, &c->ran);
+    c->rc = weft_group_wait(&g);
+}
+
+Test(forkjoin, group_of_another_runtime_from_a_worker, .timeout = 60)
+{
+    weft_runtime *a = test_runtime(2), *b = test_runtime(2);
+    cross_arg c = { b, 0, -1, false };
+    weft_group g;
+    weft_group_init(&g, a);
+    weft_spawn(&g, cross_task, &c);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    cr_assert(c.outside, "the group on the other runtime was set up as a worker's");
+    cr_assert_eq(c.rc, 0);
+    cr_assert_eq(c.ran, 8);
+    weft_runtime_destroy(&b);
+    weft_runtime_destroy(&a);
+}
+
 /* ------------------------------------------------------- random task tree */
 
 /* A tree whose shape comes from a hash of the node id: 0-5 children. */
