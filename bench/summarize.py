@@ -79,19 +79,36 @@ def targets(paths):
         t = tables(f)
         for n in (30, 35):
             tb = find(t, f'fib({n})')
-            put(f'fib({n}) 1 worker / serial -O2', tb[('weft', 1)] / tb[('serial', 1)])
-            put(f'fib({n}) speedup 2 vs 1 workers', tb[('weft', 1)] / tb[('weft', 2)])
-            put(f'fib({n}) model head passed / serial -O2', tb[('model: head passed', 1)] / tb[('serial', 1)])
-            put(f'fib({n}) model head in TLS / serial -O2', tb[('model: head in TLS', 1)] / tb[('serial', 1)])
-            put(f'fib({n}) serial 2 calls/node / serial -O2', tb[('serial, 2 calls/node', 1)] / tb[('serial', 1)])
+            if not tb:   # a run of a subset (BENCH_ONLY)
+                continue
+            for impl, label in (('weft typed tasks', 'typed'), ('weft_spawn + group', 'weft_spawn')):
+                put(f'fib({n}) {label}, 1 worker / serial -O2', tb[(impl, 1)] / tb[('serial', 1)])
+                if (impl, 2) in tb:
+                    put(f'fib({n}) {label}, speedup 2 vs 1 workers', tb[(impl, 1)] / tb[(impl, 2)])
+            for impl in ('model: head passed', 'model: head in TLS', 'serial, 2 calls/node'):
+                put(f'fib({n}) {impl} / serial -O2', tb[(impl, 1)] / tb[('serial', 1)])
         for kind, pre in (('flat', 'empty tasks: 1e6'), ('tree', 'empty tasks: binary')):
             tb = find(t, pre)
-            for w in (1, 2):
-                put(f'empty tasks {kind}, {w} worker(s), ns/task', tb[('weft', w)])
+            if not tb:
+                continue
+            for impl in ('weft typed tasks', 'weft_spawn + group'):
+                for w in (1, 2):
+                    if (impl, w) in tb:
+                        put(f'empty tasks {kind}, {impl}, {w} worker(s), ns/task', tb[(impl, w)])
+        for name in ('queens', 'uts', 'cilksort', 'matmul:'):
+            tb = find(t, name)
+            if not tb or ('weft typed tasks', 1) not in tb:
+                continue
+            label = name.rstrip(':')
+            put(f'{label} 1 worker / serial -O2', tb[('weft typed tasks', 1)] / tb[('serial', 1)])
+            if ('weft typed tasks', 2) in tb:
+                put(f'{label} speedup 2 vs 1 workers', tb[('weft typed tasks', 1)] / tb[('weft typed tasks', 2)])
         for pre, label in (('balanced map, n = 1000,', 'balanced 1e3'), ('balanced map, n = 1000000,', 'balanced 1e6'),
                            ('balanced map, n = 10000000,', 'balanced 1e7'), ('unbalanced map, n = 1e5, cost of i = (100', 'unbalanced linear'),
                            ('unbalanced map, n = 1e5, cost of i = random', 'unbalanced random')):
             tb = find(t, pre)
+            if not tb:
+                continue
             best2 = min(v for (nm, th), v in tb.items() if th == 2 and not nm.startswith('weft') and nm != 'serial')
             for nm in ('weft for, in worker', 'weft map, in worker',
                        'weft for, outside->worker', 'weft map, outside->worker'):
