@@ -98,18 +98,6 @@ bool weft__group_owned_here(const weft_group *g)
     return g->owner_ == self_token(w);
 }
 
-/* The fields weft_group_init sets for any runtime, valid or not. */
-static inline void group_reset(weft_group *g, weft_runtime *rt)
-{
-    g->rt_ = rt;
-    g->pending_ = 0;
-    g->spawned_ = 0;
-    g->done_ = 0;
-    g->status_ = 0;
-    g->flags_ = WEFT__GROUP_MAGIC;
-    g->base_ = WEFT__GROUP_NO_BASE;
-}
-
 /* weft_group_init with a NULL group or runtime. */
 static __attribute__((noinline)) void group_init_invalid(weft_group *g)
 {
@@ -117,7 +105,7 @@ static __attribute__((noinline)) void group_init_invalid(weft_group *g)
         weft__errorf(WEFT_EINVAL, "weft_group_init: g is NULL");
         return;
     }
-    group_reset(g, NULL);
+    weft_group_reset_(g, NULL);
     g->bits_ = 0;
     g->owner_ = NULL;
     weft__errorf(WEFT_EINVAL, "weft_group_init: rt is NULL");
@@ -132,7 +120,7 @@ void weft_group_init_slow_(weft_group *g, weft_runtime *rt)
         group_init_invalid(g);
         return;
     }
-    group_reset(g, rt);
+    weft_group_reset_(g, rt);
     weft__worker *w = weft__current_worker_inline(rt);
     g->owner_ = self_token(w);
     g->bits_ = w ? 0 : WEFT__GROUP_OUTSIDE;

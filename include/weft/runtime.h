@@ -124,6 +124,18 @@ static inline weft_spawned_ *weft_spawned_of_(weft_task_slot *s)
     return (weft_spawned_ *)(void *)s->d_.bytes_;
 }
 
+/* The fields weft_group_init sets for any runtime and thread. */
+static inline void weft_group_reset_(weft_group *g, weft_runtime *rt)
+{
+    g->rt_ = rt;
+    g->pending_ = 0;
+    g->spawned_ = 0;
+    g->done_ = 0;
+    g->status_ = 0;
+    g->flags_ = WEFT_GROUP_MAGIC_;
+    g->base_ = WEFT_GROUP_NO_BASE_;
+}
+
 static inline void weft_group_init_inline_(weft_group *g, weft_runtime *rt)
 {
     weft_task_worker *w = weft_task_self_;
@@ -131,14 +143,8 @@ static inline void weft_group_init_inline_(weft_group *g, weft_runtime *rt)
         weft_group_init_slow_(g, rt);
         return;
     }
-    g->rt_ = rt;
-    g->pending_ = 0;
-    g->spawned_ = 0;
-    g->done_ = 0;
-    g->status_ = 0;
-    g->flags_ = WEFT_GROUP_MAGIC_;
+    weft_group_reset_(g, rt);
     g->owner_ = w;
-    g->base_ = WEFT_GROUP_NO_BASE_;
     g->bits_ = 0;
 }
 
