@@ -2,12 +2,15 @@
  * gather_nd, scatter_nd_update / scatter_nd_add, roll and repeat.
  *
  * Each sees its tensors as rows of `inner` elements.  Indices are checked
- * and turned into row numbers first, serially and in index order, so that
- * an error names the first bad index whatever the chunking.  The ops that
- * combine several rows into one (segments, scatters) never race: a chunk
- * owns a range of output rows or a range of columns, and walks every
- * input row in index order, so each output element sees its inputs in
- * that one order on any worker count. */
+ * and turned into row numbers first, in index order, so that an error
+ * names the first bad index whatever the chunking.  The ops that combine
+ * several rows into one (segments, scatters) never race: a chunk owns a
+ * range of output rows or a range of columns, and walks every input row in
+ * index order, so each output element sees its inputs in that one order on
+ * any worker count.  A segment reduction into few accumulators splits the
+ * input rows instead (parts of a size set by the row count alone, merged
+ * in row order): the same bits on any worker count, in another order than
+ * one pass. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -217,21 +220,29 @@ typedef struct comb_job {
     size_t chunks;
 } comb_job;
 
-/* Combines every input row whose target is in [r0, r1), in index order,
- * into the accumulators' columns [c0, c1): acc[c] = op(acc[c], x) with x
- * of the input dtype.  One loop per op and dtype, so that the row's
- * columns are a loop the compiler can vectorize. */
-typedef void (*comb_fn)(const comb_job *j, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+/* The input rows and the accumulators one call of a comb_fn covers. */
+typedef struct comb_span {
+    int64_t i0, i1;           /* input rows, in index order */
+    int64_t r0, r1, c0, c1;   /* output rows and columns */
+    weft__acc *acc;           /* the accumulators of output row 0 */
+} comb_span;
+
+/* Combines every input row of [i0, i1) whose target is in [r0, r1), in
+ * index order, into the accumulators' columns [c0, c1): acc[c] =
+ * op(acc[c], x) with x of the input dtype.  One loop per op and dtype, so
+ * that the row's columns are a loop the compiler can vectorize. */
+typedef void (*comb_fn)(const comb_job *j, const comb_span *sp);
 
 #define COMB(NAME, T, STEP)                                                             \
-    static void NAME(const comb_job *j, int64_t r0, int64_t r1, int64_t c0, int64_t c1) \
+    static void NAME(const comb_job *j, const comb_span *sp)                            \
     {                                                                                   \
         const T *src = (const T *)(const void *)j->src;                                 \
-        for (int64_t i = 0; i < j->n_in_rows; i++) {                                    \
+        int64_t r0 = sp->r0, r1 = sp->r1, c0 = sp->c0, c1 = sp->c1;                     \
+        for (int64_t i = sp->i0; i < sp->i1; i++) {                                     \
             int64_t t = j->target[i];                                                   \
             if (t < r0 || t >= r1)                                                      \
                 continue;                                                               \
-            weft__acc *restrict acc = j->acc + t * j->inner;                            \
+            weft__acc *restrict acc = sp->acc + t * j->inner;                           \
             const T *restrict row = src + i * j->inner;                                 \
             for (int64_t c = c0; c < c1; c++) {                                         \
                 T x = row[c];                                                           \
@@ -371,7 +382,8 @@ static int seg_chunk(size_t cb, size_t ce, void *ctx)
         for (int64_t r = r0; r < r1; r++)
             for (int64_t k = c0; k < c1; k++)
                 j->acc[r * j->inner + k] = id;
-        step(j, r0, r1, c0, c1);
+        comb_span sp = { 0, j->n_in_rows, r0, r1, c0, c1, j->acc };
+        step(j, &sp);
         for (int64_t r = r0; r < r1; r++)
             seg_store(j, r, c0, c1);
     }
@@ -379,8 +391,9 @@ static int seg_chunk(size_t cb, size_t ce, void *ctx)
 }
 
 /* Chunks for n_out_rows x inner outputs fed by `work` input elements:
- * over columns when each chunk gets enough of them, else over rows. */
-static int run_comb(weft_runtime *rt, comb_job *j, uint64_t work, weft_range_fn fn)
+ * over columns when each chunk gets enough of them, else over rows; fn
+ * gets ctx (j itself, or a job that points to it). */
+static int run_comb(weft_runtime *rt, comb_job *j, uint64_t work, weft_range_fn fn, void *ctx)
 {
     j->chunks = weft__chunk_count(rt, work > (uint64_t)(j->n_out_rows * j->inner)
                                           ? work : (uint64_t)(j->n_out_rows * j->inner));
@@ -388,44 +401,201 @@ static int run_comb(weft_runtime *rt, comb_job *j, uint64_t work, weft_range_fn 
     uint64_t units = (uint64_t)(j->by_cols ? j->inner : j->n_out_rows);
     if (j->chunks > units)
         j->chunks = (size_t)units;
-    return weft__run_chunks(rt, j->chunks, fn, j);
+    return weft__run_chunks(rt, j->chunks, fn, ctx);
 }
 
-/* The segment of each row of data (ids flattened); negative ids drop
- * their row; an id at or above num_segments is WEFT_EINVAL.  count[s]
- * receives the rows of segment s. */
-static int seg_targets(const weft__node *n, const weft_tensor *ids, int64_t *target,
-                       int64_t *count)
+/* Turns ids [i0, i1) (flattened) into the segment of each row of data,
+ * -1 for a negative id (its row is dropped), and counts each segment's
+ * rows in count.  Returns the index of the first id at or above segs
+ * (and stops there), or -1. */
+#define SEG_TARGETS(T)                                                   \
+    do {                                                                 \
+        const T *id = weft_tensor_data(ids);                             \
+        for (int64_t i = i0; i < i1; i++) {                              \
+            int64_t s = id[i];                                           \
+            if (s >= segs)                                               \
+                return i;                                                \
+            target[i] = s < 0 ? -1 : s;                                  \
+            if (s >= 0)                                                  \
+                count[s]++;                                              \
+        }                                                                \
+    } while (0)
+
+static int64_t seg_targets(const weft_tensor *ids, int64_t segs, int64_t i0, int64_t i1,
+                           int64_t *target, int64_t *count)
 {
-    int64_t segs = n->attr.index.count;
-    for (int64_t i = 0; i < ids->numel; i++) {
-        int64_t s = idx_at(ids, i);
-        if (s >= segs)
-            return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: segment id %lld (at %lld) "
-                                "is not below num_segments %lld", (long long)s, (long long)i,
-                                (long long)segs);
-        target[i] = s < 0 ? -1 : s;
-        if (s >= 0)
-            count[s]++;
+    if (ids->dtype == WEFT_I64)
+        SEG_TARGETS(int64_t);
+    else
+        SEG_TARGETS(int32_t);
+    return -1;
+}
+
+static int seg_bad_id(const weft__node *n, const weft_tensor *ids, int64_t i)
+{
+    return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: segment id %lld (at %lld) is not "
+                        "below num_segments %lld", (long long)idx_at(ids, i), (long long)i,
+                        (long long)n->attr.index.count);
+}
+
+/* Where the segments' accumulators are small next to the data, chunks own
+ * input rows instead of output rows: each turns its ids into targets and
+ * combines its rows, in index order, into accumulators of its own (a
+ * part), and the parts are then merged in row order.  So no chunk reads
+ * ids of rows it does not combine.  The rows of each part depend on the
+ * row count only, never on the worker count, so the results have the
+ * same bits on any number of workers. */
+#define SEG_PART_ROWS_MIN 4096
+#define SEG_PARTS_MAX 32
+
+typedef struct part_job {
+    comb_job *j;
+    const weft_tensor *ids;
+    int64_t *target;    /* j->target, written by the parts */
+    size_t parts;
+    weft__acc *acc;     /* parts x n_out_rows x inner */
+    int64_t *count;     /* parts x n_out_rows */
+    int64_t *bad;       /* each part's first id >= num_segments, or -1 */
+} part_job;
+
+static size_t seg_part_count(int64_t rows)
+{
+    int64_t p = rows / SEG_PART_ROWS_MIN;
+    return p < 1 ? 1 : p > SEG_PARTS_MAX ? SEG_PARTS_MAX : (size_t)p;
+}
+
+static int part_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const part_job *pj = ctx;
+    comb_job *j = pj->j;
+    int kind = j->n->attr.index.kind;
+    comb_fn step = combs[kind][j->dt - WEFT_I32];
+    weft__acc id = seg_identity(kind, j->dt);
+    int64_t segs = j->n_out_rows, block = segs * j->inner;
+    for (size_t p = cb; p < ce; p++) {
+        int64_t i0 = (int64_t)weft__chunk_begin((uint64_t)j->n_in_rows, pj->parts, p);
+        int64_t i1 = (int64_t)weft__chunk_begin((uint64_t)j->n_in_rows, pj->parts, p + 1);
+        weft__acc *acc = pj->acc + (int64_t)p * block;
+        int64_t *count = pj->count + (int64_t)p * segs;
+        memset(count, 0, sizeof *count * (size_t)segs);
+        for (int64_t k = 0; k < block; k++)
+            acc[k] = id;
+        pj->bad[p] = seg_targets(pj->ids, segs, i0, i1, pj->target, count);
+        if (pj->bad[p] < 0) {
+            comb_span sp = { i0, i1, 0, segs, 0, j->inner, acc };
+            step(j, &sp);
+        }
     }
     return 0;
+}
+
+/* a[k] = op(a[k], b[k]) for k < len: the accumulators of two parts, with
+ * the steps of the COMB table (max / min keep a NaN once seen). */
+static void acc_merge(int kind, bool flt, weft__acc *restrict a, const weft__acc *restrict b,
+                      int64_t len)
+{
+    for (int64_t k = 0; k < len; k++) {
+        switch (kind) {
+        case WEFT_R_PROD:
+            if (flt) a[k].d *= b[k].d; else a[k].u *= b[k].u;
+            break;
+        case WEFT_R_MAX:
+            if (flt ? b[k].d > a[k].d || b[k].d != b[k].d : b[k].i > a[k].i)
+                a[k] = b[k];
+            break;
+        case WEFT_R_MIN:
+            if (flt ? b[k].d < a[k].d || b[k].d != b[k].d : b[k].i < a[k].i)
+                a[k] = b[k];
+            break;
+        default:
+            if (flt) a[k].d += b[k].d; else a[k].u += b[k].u;
+            break;
+        }
+    }
+}
+
+/* Merges every part into the first one's accumulators (j->acc), part by
+ * part in row order, over the chunk's region, and stores it. */
+static int merge_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const part_job *pj = ctx;
+    const comb_job *j = pj->j;
+    int kind = j->n->attr.index.kind;
+    bool flt = j->dt == WEFT_F32 || j->dt == WEFT_F64;
+    int64_t block = j->n_out_rows * j->inner;
+    for (size_t c = cb; c < ce; c++) {
+        int64_t r0, r1, c0, c1;
+        region_of(j, c, &r0, &r1, &c0, &c1);
+        for (int64_t r = r0; r < r1; r++) {
+            for (size_t p = 1; p < pj->parts; p++)
+                acc_merge(kind, flt, j->acc + r * j->inner + c0,
+                          j->acc + (int64_t)p * block + r * j->inner + c0, c1 - c0);
+            seg_store(j, r, c0, c1);
+        }
+    }
+    return 0;
+}
+
+static int seg_by_input_rows(weft_runtime *rt, comb_job *j, const weft_tensor *ids,
+                             int64_t *target, size_t parts)
+{
+    int64_t segs = j->n_out_rows;
+    scratch cs;
+    int64_t *bad = weft__calloc(parts, sizeof *bad);
+    int64_t *count = scratch_get(&cs, sizeof *count * parts * (size_t)(segs ? segs : 1));
+    if (!bad || !count) {
+        weft__free(bad);
+        scratch_put(&cs);
+        return oom(j->n);
+    }
+    part_job pj = { j, ids, target, parts, j->acc, count, bad };
+    int rc = weft__run_chunks(rt, parts, part_chunk, &pj);
+    for (size_t p = 0; rc == 0 && p < parts; p++)
+        if (bad[p] >= 0)
+            rc = seg_bad_id(j->n, ids, bad[p]);
+    if (rc == 0) {
+        /* The counts are few (segments x parts): summed here, serially. */
+        for (size_t p = 1; p < parts; p++)
+            for (int64_t s = 0; s < segs; s++)
+                count[s] += count[(int64_t)p * segs + s];
+        j->count = count;
+        rc = run_comb(rt, j, (uint64_t)(parts * (size_t)(segs * j->inner)), merge_chunk, &pj);
+    }
+    weft__free(bad);
+    scratch_put(&cs);
+    return rc;
 }
 
 static int eval_unsorted_segment(weft_runtime *rt, const weft__node *n, const weft_tensor *data,
                                  const weft_tensor *ids, weft_tensor *out)
 {
     int64_t segs = n->attr.index.count, inner = inner_after(data, ids->rank);
+    size_t parts = seg_part_count(ids->numel);
+    /* Parts pay off while their accumulators (set up and merged) are at
+     * most a quarter of the data. */
+    bool by_input = parts > 1 && out->numel > 0 &&
+                    (uint64_t)parts * (uint64_t)out->numel <= (uint64_t)data->numel / 4;
+    size_t acc_count = (size_t)out->numel * (by_input ? parts : 1);
     scratch ts, as;
     int64_t *target = scratch_get(&ts, sizeof *target * (size_t)ids->numel);
-    int64_t *count = weft__calloc((size_t)(segs ? segs : 1), sizeof *count);
-    weft__acc *acc = scratch_get(&as, sizeof *acc * (size_t)out->numel);
-    int rc = !target || !count || !acc ? oom(n) : seg_targets(n, ids, target, count);
-    if (rc == 0 && out->numel > 0) {
-        comb_job j = { .n = n, .dt = data->dtype, .src = weft_tensor_data(data), .target = target,
-                       .n_in_rows = ids->numel, .n_out_rows = segs, .inner = inner,
-                       .esize = weft_dtype_size(data->dtype), .count = count, .acc = acc,
-                       .dst = weft__tensor_mut(out) };
-        rc = run_comb(rt, &j, (uint64_t)data->numel, seg_chunk);
+    weft__acc *acc = scratch_get(&as, sizeof *acc * acc_count);
+    comb_job j = { .n = n, .dt = data->dtype, .src = weft_tensor_data(data), .target = target,
+                   .n_in_rows = ids->numel, .n_out_rows = segs, .inner = inner,
+                   .esize = weft_dtype_size(data->dtype), .acc = acc,
+                   .dst = weft__tensor_mut(out) };
+    int rc = 0;
+    int64_t *count = NULL;
+    if (!target || !acc) {
+        rc = oom(n);
+    } else if (by_input) {
+        rc = seg_by_input_rows(rt, &j, ids, target, parts);
+    } else {
+        count = weft__calloc((size_t)(segs ? segs : 1), sizeof *count);
+        int64_t bad = count ? seg_targets(ids, segs, 0, ids->numel, target, count) : -1;
+        rc = !count ? oom(n) : bad >= 0 ? seg_bad_id(n, ids, bad) : 0;
+        j.count = count;
+        if (rc == 0 && out->numel > 0)
+            rc = run_comb(rt, &j, (uint64_t)data->numel, seg_chunk, &j);
     }
     scratch_put(&ts);
     weft__free(count);
@@ -499,7 +669,7 @@ static int eval_scatter_nd(weft_runtime *rt, const weft__node *n, weft_tensor *c
                        .inner = inner, .esize = weft_dtype_size(a->dtype),
                        .dst = weft__tensor_mut(out) };
         if (rc == 0 && inner > 0 && n_tuples > 0)
-            rc = run_comb(rt, &j, (uint64_t)upd->numel, scatter_chunk);
+            rc = run_comb(rt, &j, (uint64_t)upd->numel, scatter_chunk, &j);
     }
     scratch_put(&rs);
     return rc;

@@ -368,6 +368,64 @@ Test(ops_index, segment_errors)
     release_all(s, 2);
 }
 
+/* Enough rows that parts of the rows combine on their own (4096 rows and
+ * more each) and merge afterwards: the first bad id is the one reported
+ * whichever part meets it; a NaN in the first part stays in max and min
+ * past larger and smaller values in later parts; integer sums wrap across
+ * parts as within one. */
+Test(ops_index, segment_parts_merge_like_one_pass)
+{
+    enum { ROWS = 40000 };
+    double *x = malloc(sizeof *x * ROWS), *ids = malloc(sizeof *ids * ROWS);
+    for (int64_t i = 0; i < ROWS; i++) {
+        x[i] = (double)(i % 7);
+        ids[i] = (double)(i % 3);
+    }
+    ids[30001] = 3;
+    ids[35000] = 5;
+    weft_tensor *in[2] = { tensor(WEFT_F32, 1, (int64_t[]){ ROWS }, x),
+                           tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, ids) };
+    ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 3 };
+    refused(&c, in, WEFT_EINVAL, "weft_unsorted_segment: segment id 3 (at 30001) is not below "
+            "num_segments 3");
+    release_all(in, 2);
+
+    ids[30001] = 0;
+    ids[35000] = 0;
+    x[1] = NAN;        /* segment 1, first part */
+    x[39997] = 1e30;   /* segment 1, last part */
+    x[39994] = -1e30;
+    in[0] = tensor(WEFT_F32, 1, (int64_t[]){ ROWS }, x);
+    in[1] = tensor(WEFT_I64, 1, (int64_t[]){ ROWS }, ids);
+    for (int w = 0; w < N_RT; w++) {
+        c.r = WEFT_R_MAX;
+        weft_tensor *t = run_on(rts[w], &c, in);
+        cr_assert(isnan(((const float *)weft_tensor_data(t))[1]), "%u workers: max", rt_workers[w]);
+        cr_assert_eq(((const float *)weft_tensor_data(t))[0], 6.0f);
+        weft_tensor_release(t);
+        c.r = WEFT_R_MIN;
+        t = run_on(rts[w], &c, in);
+        cr_assert(isnan(((const float *)weft_tensor_data(t))[1]), "%u workers: min", rt_workers[w]);
+        weft_tensor_release(t);
+    }
+    release_all(in, 2);
+
+    for (int64_t i = 0; i < ROWS; i++) {
+        x[i] = INT32_MAX;
+        ids[i] = 0;
+    }
+    in[0] = tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, x);
+    in[1] = tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, ids);
+    c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = 1 };
+    /* 40000 * (2^31 - 1) mod 2^32, as int32: -40000. */
+    for (int w = 0; w < N_RT; w++)
+        check(run_on(rts[w], &c, in), WEFT_I32, 1, (int64_t[]){ 1 }, (double[]){ -40000 },
+              "wrap across parts");
+    release_all(in, 2);
+    free(x);
+    free(ids);
+}
+
 /* Large enough to split: f32 over rows (inner 1, ids in [-1, 97)) and f64
  * over columns (inner 300); the same bits on 1, 2 and 4 workers as the
  * reference's in-order double sum. */
