@@ -101,6 +101,28 @@ weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis)
     return finish(cx, &n, &a, 1, -1, WEFT_F64);
 }
 
+weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts, const int *axes,
+                           size_t n)
+{
+    const char *fn = "weft_roll_axes";
+    if (!enter(cx, fn, &a, 1))
+        return NULL;
+    if (n == 0 || !shifts || !axes)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn,
+                              n == 0 ? "no axis to roll (n is 0)" : "shifts or axes is NULL");
+    const weft_spec *s = weft__value_spec(a);
+    for (size_t i = 0; s->rank != WEFT_RANK_ANY && i < n; i++) {
+        if (axes[i] < -s->rank || axes[i] >= s->rank) {
+            char str[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d (entry %zu) is out of range for %s",
+                                  fn, axes[i], i, weft__spec_str(s, str, sizeof str));
+        }
+    }
+    for (size_t i = 0; a && i < n; i++)
+        a = weft_roll(cx, a, shifts[i], axes[i]);
+    return a;
+}
+
 weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)
 {
     if (!enter(cx, "weft_repeat", &a, 1))

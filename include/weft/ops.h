@@ -700,6 +700,13 @@ WEFT_API weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_
  * Both keep a's dtype (any) and take a rank unknown while tracing; an axis
  * out of range is WEFT_EINVAL. */
 WEFT_API weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis);
+/* tf.roll with lists: a rolled by shifts[i] along axes[i] for i < n, in
+ * turn (an axis named twice rolls by the sum).  n must be at least 1;
+ * the arrays are read during the call only.  With a's rank unknown while
+ * tracing, an axis out of range fails when the function runs (naming
+ * weft_roll). */
+WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts,
+                                    const int *axes, size_t n);
 WEFT_API weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis);
 
 #ifdef __cplusplus

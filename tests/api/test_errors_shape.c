@@ -433,6 +433,12 @@ static int c_scatter_range(void) { return eager_op(op_scatter_range); }
 static weft_value *op_roll_axis(weft_ctx *cx) { return weft_roll(cx, ev(cx, m23), 1, 2); }
 static int c_roll_axis(void) { return eager_op(op_roll_axis); }
 
+static weft_value *op_roll_axes_entry(weft_ctx *cx)
+{
+    return weft_roll_axes(cx, ev(cx, m23), (int64_t[]){ 1, 1 }, (int[]){ 0, 2 }, 2);
+}
+static int c_roll_axes_entry(void) { return eager_op(op_roll_axes_entry); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -521,6 +527,7 @@ static const err_case cases[] = {
     C("weft_scatter_nd_update", "index tuple {3} for f32[3,1]", WEFT_EINVAL, c_scatter_range),
     C("weft_roll", "axis 2 of f32[2,3]", WEFT_EINVAL, c_roll_axis),
     C("weft_repeat", "repeats -1", WEFT_EINVAL, c_repeat_negative),
+    C("weft_roll_axes", "axes {0, 2} of f32[2,3]", WEFT_EINVAL, c_roll_axes_entry),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -22,7 +22,7 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 
 #define MAX_ARGS 3
 
-typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT } ix_op;
+typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -34,6 +34,9 @@ typedef struct ix_case {
     bool weak_update;  /* scatter: updates is weft_const_f64(value) */
     double value;
     const char *sig[MAX_ARGS];
+    const int64_t *shifts;   /* roll_axes */
+    const int *axes;
+    size_t n_axes;
 } ix_case;
 
 static int n_args_of(const ix_case *c)
@@ -56,6 +59,9 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case SCATTER_ADD: outs[0] = weft_scatter_nd_add(cx, args[0], args[1], u); break;
     case ROLL: outs[0] = weft_roll(cx, args[0], c->count, c->axis); break;
     case REPEAT: outs[0] = weft_repeat(cx, args[0], c->count, c->axis); break;
+    case ROLL_AXES:
+        outs[0] = weft_roll_axes(cx, args[0], c->shifts, c->axes, c->n_axes);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -751,6 +757,42 @@ Test(ops_index, roll_repeat_unknown_dims_and_errors)
     refused(&c, &in, WEFT_EINVAL, "weft_roll: axis 2 is out of range for i64[2,3]");
     c.sig[0] = "i64[*]";
     refused(&c, &in, WEFT_EINVAL, "weft_roll: axis 2 is out of range for i64[2,3]");
+    weft_tensor_release(in);
+}
+
+/* [2, 5] rolled on both axes at once, an axis named twice (the shifts
+ * add), and the checks: no axis, NULL arrays, an axis out of range named
+ * by its entry. */
+Test(ops_index, roll_axes_like_tf_roll_with_lists)
+{
+    double x[10];
+    for (int i = 0; i < 10; i++)
+        x[i] = i;
+    weft_tensor *in = tensor(WEFT_F32, 2, (int64_t[]){ 2, 5 }, x);
+    /* out[r][c] = x[(r - 1) mod 2][(c + 2) mod 5]. */
+    double want[10];
+    for (int r = 0; r < 2; r++)
+        for (int col = 0; col < 5; col++)
+            want[r * 5 + col] = x[((r + 1) % 2) * 5 + (col + 2) % 5];
+    ix_case c = { .op = ROLL_AXES, .shifts = (int64_t[]){ 1, -2 }, .axes = (int[]){ 0, -1 },
+                  .n_axes = 2 };
+    check(run(&c, &in), WEFT_F32, 2, (int64_t[]){ 2, 5 }, want, "two axes");
+    c.sig[0] = "f32[?,?]";
+    check(run(&c, &in), WEFT_F32, 2, (int64_t[]){ 2, 5 }, want, "two axes, unknown dims");
+    c = (ix_case){ .op = ROLL_AXES, .shifts = (int64_t[]){ 2, 3 }, .axes = (int[]){ 1, 1 },
+                   .n_axes = 2 };
+    check(run(&c, &in), WEFT_F32, 2, (int64_t[]){ 2, 5 }, x, "one axis twice: 5, a full turn");
+    c.n_axes = 0;
+    refused(&c, &in, WEFT_EINVAL, "weft_roll_axes: no axis to roll (n is 0)");
+    c = (ix_case){ .op = ROLL_AXES, .shifts = NULL, .axes = (int[]){ 1 }, .n_axes = 1 };
+    refused(&c, &in, WEFT_EINVAL, "weft_roll_axes: shifts or axes is NULL");
+    c = (ix_case){ .op = ROLL_AXES, .shifts = (int64_t[]){ 1, 1 }, .axes = (int[]){ 0, 2 },
+                   .n_axes = 2 };
+    refused(&c, &in, WEFT_EINVAL, "weft_roll_axes: axis 2 (entry 1) is out of range for f32[2,5]");
+    /* Traced with the rank unknown, weft_roll's own check fails the call
+     * (eagerly the rank is known, and the message the one above). */
+    c.sig[0] = "f32[*]";
+    refused(&c, &in, WEFT_EINVAL, "is out of range for f32[2,5]");
     weft_tensor_release(in);
 }
 
