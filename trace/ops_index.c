@@ -130,3 +130,81 @@ weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)
     weft__node n = { .op = WEFT__OP_REPEAT, .attr.index.axis = axis, .attr.index.count = repeats };
     return finish(cx, &n, &a, 1, -1, WEFT_F64);
 }
+
+/* The i64 index of each output element along the axis: i, counts[i]
+ * times, for i < n; *total gets their number. */
+static weft_tensor *repeat_index(weft_ctx *cx, const char *fn, const int64_t *counts, size_t n,
+                                 int64_t *total)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (counts[i] < 0) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: counts[%zu] is %lld, negative", fn, i,
+                           (long long)counts[i]);
+            return NULL;
+        }
+        if (__builtin_add_overflow(sum, counts[i], &sum) || sum > INT64_MAX / 8) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: the counts add up to more than %lld", fn,
+                           (long long)(INT64_MAX / 8));
+            return NULL;
+        }
+    }
+    int64_t *idx = weft__malloc(sizeof *idx * (size_t)(sum ? sum : 1));
+    if (!idx) {
+        weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+        return NULL;
+    }
+    int64_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int64_t c = 0; c < counts[i]; c++)
+            idx[k++] = (int64_t)i;
+    weft_tensor *t = NULL;
+    int rc = weft_tensor_create(WEFT_I64, 1, &sum, idx, &t);
+    if (rc != 0)
+        weft__ctx_fail_errmsg(cx, rc);
+    weft__free(idx);
+    *total = sum;
+    return t;
+}
+
+weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *counts, size_t n,
+                               int axis)
+{
+    const char *fn = "weft_repeat_counts";
+    if (!enter(cx, fn, &a, 1))
+        return NULL;
+    if (n == 0 || !counts)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn,
+                              n == 0 ? "no counts (n is 0)" : "counts is NULL");
+    if (n == 1) {
+        if (counts[0] < 0)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: counts[0] is %lld, negative", fn,
+                                  (long long)counts[0]);
+        return weft_repeat(cx, a, counts[0], axis);
+    }
+    const weft_spec *s = weft__value_spec(a);
+    char str[WEFT__SPEC_STR_MAX];
+    if (s->rank == WEFT_RANK_ANY)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the rank of %s is unknown while tracing; "
+                              "counts holds an entry per element of the axis", fn,
+                              weft__spec_str(s, str, sizeof str));
+    if (axis < -s->rank || axis >= s->rank)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range for %s", fn, axis,
+                              weft__spec_str(s, str, sizeof str));
+    int ax = axis < 0 ? axis + s->rank : axis;
+    if (s->dims[ax] == WEFT_DIM_ANY)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d of %s is unknown while tracing; "
+                              "counts holds an entry per element of it", fn, axis,
+                              weft__spec_str(s, str, sizeof str));
+    if (s->dims[ax] != (int64_t)n)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu counts for axis %d of %s (%lld elements)",
+                              fn, n, axis, weft__spec_str(s, str, sizeof str),
+                              (long long)s->dims[ax]);
+    int64_t total = 0;
+    weft_tensor *t = repeat_index(cx, fn, counts, n, &total);
+    if (!t)
+        return NULL;
+    weft_value *idx = weft_const_tensor(cx, t);
+    weft_tensor_release(t);
+    return idx ? weft_gather(cx, a, idx, ax) : NULL;
+}

@@ -700,6 +700,7 @@ WEFT_API weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_
  * Both keep a's dtype (any) and take a rank unknown while tracing; an axis
  * out of range is WEFT_EINVAL. */
 WEFT_API weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis);
+WEFT_API weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis);
 /* tf.roll with lists: a rolled by shifts[i] along axes[i] for i < n, in
  * turn (an axis named twice rolls by the sum).  n must be at least 1;
  * the arrays are read during the call only.  With a's rank unknown while
@@ -707,7 +708,12 @@ WEFT_API weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int a
  * weft_roll). */
 WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts,
                                     const int *axes, size_t n);
-WEFT_API weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis);
+/* tf.repeat with a count per element: element i along axis repeated
+ * counts[i] times in place (n == 1: every element counts[0] times).  The
+ * counts are read during the call and must be >= 0; n must be the axis's
+ * dim (1 also fits any dim), which must be known while tracing. */
+WEFT_API weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *counts,
+                                        size_t n, int axis);
 
 #ifdef __cplusplus
 }

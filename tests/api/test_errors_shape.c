@@ -439,6 +439,12 @@ static weft_value *op_roll_axes_entry(weft_ctx *cx)
 }
 static int c_roll_axes_entry(void) { return eager_op(op_roll_axes_entry); }
 
+static weft_value *op_repeat_counts_n(weft_ctx *cx)
+{
+    return weft_repeat_counts(cx, ev(cx, m23), (int64_t[]){ 1, 2 }, 2, 1);
+}
+static int c_repeat_counts_n(void) { return eager_op(op_repeat_counts_n); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -528,6 +534,7 @@ static const err_case cases[] = {
     C("weft_roll", "axis 2 of f32[2,3]", WEFT_EINVAL, c_roll_axis),
     C("weft_repeat", "repeats -1", WEFT_EINVAL, c_repeat_negative),
     C("weft_roll_axes", "axes {0, 2} of f32[2,3]", WEFT_EINVAL, c_roll_axes_entry),
+    C("weft_repeat_counts", "2 counts for axis 1 of f32[2,3]", WEFT_EINVAL, c_repeat_counts_n),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -22,7 +22,8 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 
 #define MAX_ARGS 3
 
-typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES } ix_op;
+typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
+                     REPEAT_COUNTS } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -34,9 +35,9 @@ typedef struct ix_case {
     bool weak_update;  /* scatter: updates is weft_const_f64(value) */
     double value;
     const char *sig[MAX_ARGS];
-    const int64_t *shifts;   /* roll_axes */
+    const int64_t *shifts;   /* roll_axes; repeat_counts: the counts */
     const int *axes;
-    size_t n_axes;
+    size_t n_axes;           /* entries of shifts (and axes) */
 } ix_case;
 
 static int n_args_of(const ix_case *c)
@@ -61,6 +62,9 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case REPEAT: outs[0] = weft_repeat(cx, args[0], c->count, c->axis); break;
     case ROLL_AXES:
         outs[0] = weft_roll_axes(cx, args[0], c->shifts, c->axes, c->n_axes);
+        break;
+    case REPEAT_COUNTS:
+        outs[0] = weft_repeat_counts(cx, args[0], c->shifts, c->n_axes, c->axis);
         break;
     }
     return weft_ctx_status(cx);
@@ -793,6 +797,54 @@ Test(ops_index, roll_axes_like_tf_roll_with_lists)
      * (eagerly the rank is known, and the message the one above). */
     c.sig[0] = "f32[*]";
     refused(&c, &in, WEFT_EINVAL, "is out of range for f32[2,5]");
+    weft_tensor_release(in);
+}
+
+/* [2, 3] with a count per element on either axis, one count for every
+ * element, all counts 0, known dims under unknown ones, and the checks. */
+Test(ops_index, repeat_counts_like_tf_repeat_with_a_list)
+{
+    double x[6] = { 1, 2, 3, 4, 5, 6 };
+    weft_tensor *in = tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, x);
+    ix_case c = { .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 1, 0, 2 }, .n_axes = 3,
+                  .axis = -1 };
+    double w1[6] = { 1, 3, 3, 4, 6, 6 };
+    check(run(&c, &in), WEFT_I32, 2, (int64_t[]){ 2, 3 }, w1, "axis -1");
+    c.sig[0] = "i32[?,3]";
+    check(run(&c, &in), WEFT_I32, 2, (int64_t[]){ 2, 3 }, w1, "axis -1, dim 0 unknown");
+    c = (ix_case){ .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 2, 1 }, .n_axes = 2, .axis = 0 };
+    double w0[9] = { 1, 2, 3, 1, 2, 3, 4, 5, 6 };
+    check(run(&c, &in), WEFT_I32, 2, (int64_t[]){ 3, 3 }, w0, "axis 0");
+    c = (ix_case){ .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 2 }, .n_axes = 1, .axis = 1,
+                   .sig = { "i32[*]" } };
+    double w2[12] = { 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6 };
+    check(run(&c, &in), WEFT_I32, 2, (int64_t[]){ 2, 6 }, w2, "one count for all");
+    c = (ix_case){ .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 0, 0 }, .n_axes = 2, .axis = 0 };
+    check(run(&c, &in), WEFT_I32, 2, (int64_t[]){ 0, 3 }, NULL, "all counts 0");
+
+    c = (ix_case){ .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 1, -1, 1 }, .n_axes = 3, .axis = 1 };
+    refused(&c, &in, WEFT_EINVAL, "weft_repeat_counts: counts[1] is -1, negative");
+    c.n_axes = 2;
+    c.shifts = (int64_t[]){ 1, 1 };
+    refused(&c, &in, WEFT_EINVAL, "weft_repeat_counts: 2 counts for axis 1 of i32[2,3] (3 elements)");
+    c.n_axes = 0;
+    refused(&c, &in, WEFT_EINVAL, "weft_repeat_counts: no counts (n is 0)");
+    c = (ix_case){ .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 1, 1, 1 }, .n_axes = 3, .axis = 2 };
+    refused(&c, &in, WEFT_EINVAL, "weft_repeat_counts: axis 2 is out of range for i32[2,3]");
+    /* Traced only: eagerly every dim is known. */
+    c.axis = 1;
+    const char *sigs[2] = { "i32[2,?]", "i32[*]" };
+    const char *msgs[2] = { "weft_repeat_counts: axis 1 of i32[2,?] is unknown while tracing",
+                            "weft_repeat_counts: the rank of i32[*] is unknown while tracing" };
+    for (int k = 0; k < 2; k++) {
+        c.sig[0] = sigs[k];
+        weft_function *f = make(rts[1], &c, 0);
+        weft_arg arg = weft_arg_tensor(in);
+        weft_tensor *out = NULL;
+        cr_assert_eq(weft_function_call(f, &arg, 1, &out, 1), WEFT_EINVAL, "%s", sigs[k]);
+        cr_assert(strstr(weft_errmsg(), msgs[k]), "\"%s\" lacks \"%s\"", weft_errmsg(), msgs[k]);
+        weft_function_destroy(&f);
+    }
     weft_tensor_release(in);
 }
 
