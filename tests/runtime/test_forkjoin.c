@@ -23,20 +23,49 @@ static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_seria
 
 static weft_runtime *g_rt;
 
-static void fib_task(void *p)
+/* How a fib node forks and joins: through the header's inline fast paths,
+ * or through the functions (their addresses, and the names in
+ * parentheses, which the header's macros leave alone). */
+typedef enum fork_way { INLINE_PATHS, FUNCTIONS, INLINE_WAIT_CALLED } fork_way;
+
+static void (*const spawn_call)(weft_group *, weft_task_fn, void *) = weft_spawn;
+static int (*const wait_call)(weft_group *) = weft_group_wait;
+
+static void fib_node(fib_arg *a, weft_task_fn self, fork_way way)
 {
-    fib_arg *a = p;
     if (a->n < 2) {
         a->result = a->n;
         return;
     }
     fib_arg x = { a->n - 1, 0 }, y = { a->n - 2, 0 };
     weft_group g;
-    weft_group_init(&g, g_rt);
-    weft_spawn(&g, fib_task, &x);
-    fib_task(&y);
-    int rc = weft_group_wait(&g);
+    int rc;
+    if (way == FUNCTIONS) {
+        (weft_group_init)(&g, g_rt);
+        spawn_call(&g, self, &x);
+        self(&y);
+        rc = wait_call(&g);
+    } else {
+        weft_group_init(&g, g_rt);
+        weft_spawn(&g, self, &x);
+        self(&y);
+        rc = way == INLINE_PATHS ? weft_group_wait(&g) : (weft_group_wait)(&g);
+    }
     a->result = rc ? -1000000 : x.result + y.result;
+}
+
+static void fib_task(void *p)
+{
+    fib_node(p, fib_task, INLINE_PATHS);
+}
+
+/* Both kinds meet on one stack, a group set up by one kind and waited for
+ * by the other: the functions at odd n, the inline paths at even n (the
+ * wait called at multiples of 4). */
+static void fib_mixed_task(void *p)
+{
+    int n = ((fib_arg *)p)->n;
+    fib_node(p, fib_mixed_task, n % 2 ? FUNCTIONS : n % 4 ? INLINE_PATHS : INLINE_WAIT_CALLED);
 }
 
 Test(forkjoin, fib_matches_serial, .timeout = 60)
@@ -59,37 +88,6 @@ Test(forkjoin, fib_matches_serial, .timeout = 60)
     cr_assert_eq(b.result, fib_serial(n));
     weft_runtime_destroy(&g_rt);
     cr_assert_null(g_rt);
-}
-
-/* The same tree through the functions (their addresses, and the names in
- * parentheses, which the header's macros leave alone) at odd n and
- * through the inline fast paths at even n: both kinds meet on one stack,
- * a group set up by one kind and waited for by the other. */
-static void (*const spawn_call)(weft_group *, weft_task_fn, void *) = weft_spawn;
-static int (*const wait_call)(weft_group *) = weft_group_wait;
-
-static void fib_mixed_task(void *p)
-{
-    fib_arg *a = p;
-    if (a->n < 2) {
-        a->result = a->n;
-        return;
-    }
-    fib_arg x = { a->n - 1, 0 }, y = { a->n - 2, 0 };
-    weft_group g;
-    int rc;
-    if (a->n % 2) {
-        (weft_group_init)(&g, g_rt);
-        spawn_call(&g, fib_mixed_task, &x);
-        fib_mixed_task(&y);
-        rc = wait_call(&g);
-    } else {
-        weft_group_init(&g, g_rt);
-        weft_spawn(&g, fib_mixed_task, &x);
-        fib_mixed_task(&y);
-        rc = a->n % 4 ? weft_group_wait(&g) : (weft_group_wait)(&g);
-    }
-    a->result = rc ? -1000000 : x.result + y.result;
 }
 
 Test(forkjoin, functions_and_inline_paths_mix, .timeout = 60)
