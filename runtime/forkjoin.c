@@ -441,17 +441,12 @@ static __attribute__((noinline)) void group_release(weft_group *g)
 
 /* The end of a wait once every child has finished: the status, and an
  * outside thread's hold on the runtime.  The counts were reset. */
-static int group_finish_status(weft_group *g)
+int weft_group_finish_(weft_group *g)
 {
     int st = __atomic_load_n(&g->status_, __ATOMIC_RELAXED);
     if (WEFT__UNLIKELY(g->bits_ & WEFT__GROUP_COUNTED))
         group_release(g);
     return WEFT__LIKELY(st == 0) ? 0 : group_status(g, st);
-}
-
-int weft_group_finish_(weft_group *g)
-{
-    return group_finish_status(g);
 }
 
 static inline int group_finish(weft_group *g)
@@ -460,7 +455,7 @@ static inline int group_finish(weft_group *g)
     g->done_ = 0;
     g->base_ = WEFT__GROUP_NO_BASE;
     __atomic_store_n(&g->pending_, 0, __ATOMIC_RELAXED);
-    return group_finish_status(g);
+    return weft_group_finish_(g);
 }
 
 static __attribute__((noinline)) int wait_slow(weft_group *g)

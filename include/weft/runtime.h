@@ -183,7 +183,9 @@ static inline int weft_group_wait_inline_(weft_group *g)
         return weft_group_wait_slow_(g);
     /* g's children still queued are the newest tasks of the stack: while
      * the newest one is a private child of g (and no thief asks for
-     * tasks), it is taken back and run here. */
+     * tasks), it is taken back and run here, without reading pending_,
+     * the count that thieves bump (its line would move back and forth
+     * once per stolen child). */
     while (g->spawned_ != g->done_) {
         weft_task_slot *p = w->head_ - 1;
         if (WEFT_TASK_UNLIKELY_(p < w->split_ || w->busy_ != 0 || p->run_ != w->generic_ ||
