@@ -132,9 +132,8 @@ weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)
 }
 
 /* The i64 index of each output element along the axis: i, counts[i]
- * times, for i < n; *total gets their number. */
-static weft_tensor *repeat_index(weft_ctx *cx, const char *fn, const int64_t *counts, size_t n,
-                                 int64_t *total)
+ * times, for i < n. */
+static weft_tensor *repeat_index(weft_ctx *cx, const char *fn, const int64_t *counts, size_t n)
 {
     int64_t sum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -163,7 +162,6 @@ static weft_tensor *repeat_index(weft_ctx *cx, const char *fn, const int64_t *co
     if (rc != 0)
         weft__ctx_fail_errmsg(cx, rc);
     weft__free(idx);
-    *total = sum;
     return t;
 }
 
@@ -200,8 +198,7 @@ weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *count
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu counts for axis %d of %s (%lld elements)",
                               fn, n, axis, weft__spec_str(s, str, sizeof str),
                               (long long)s->dims[ax]);
-    int64_t total = 0;
-    weft_tensor *t = repeat_index(cx, fn, counts, n, &total);
+    weft_tensor *t = repeat_index(cx, fn, counts, n);
     if (!t)
         return NULL;
     weft_value *idx = weft_const_tensor(cx, t);
