@@ -54,6 +54,38 @@ static inline char *test_read_file(const char *path)
     return buf;
 }
 
+/* The elements of a shape: the product of dims[0..rank). */
+static inline int64_t test_numel(int rank, const int64_t *dims)
+{
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= dims[d];
+    return n;
+}
+
+/* A tensor of dtype dt and shape dims holding v converted like a C cast
+ * (bool: v[i] != 0); the test fails when it cannot be made. */
+static inline weft_tensor *test_tensor(weft_dtype dt, int rank, const int64_t *dims,
+                                       const double *v)
+{
+    int64_t n = test_numel(rank, dims);
+    unsigned char *buf = calloc((size_t)(n ? n : 1), 8);
+    cr_assert_not_null(buf);
+    for (int64_t i = 0; i < n; i++) {
+        switch (dt) {
+        case WEFT_BOOL: buf[i] = v[i] != 0; break;
+        case WEFT_I32: ((int32_t *)(void *)buf)[i] = (int32_t)v[i]; break;
+        case WEFT_I64: ((int64_t *)(void *)buf)[i] = (int64_t)v[i]; break;
+        case WEFT_F32: ((float *)(void *)buf)[i] = (float)v[i]; break;
+        case WEFT_F64: ((double *)(void *)buf)[i] = v[i]; break;
+        }
+    }
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
+    free(buf);
+    return t;
+}
+
 /* Element i of t as a double, whatever t's dtype (NaN for an unknown one). */
 static inline double test_element(const weft_tensor *t, int64_t i)
 {

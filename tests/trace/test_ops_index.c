@@ -84,29 +84,6 @@ static weft_function *make(weft_runtime *rt, const ix_case *c, unsigned flags)
     return f;
 }
 
-/* A tensor of dtype dt holding vals converted like a C cast. */
-static weft_tensor *tensor(weft_dtype dt, int rank, const int64_t *dims, const double *vals)
-{
-    int64_t n = 1;
-    for (int d = 0; d < rank; d++)
-        n *= dims[d];
-    char *buf = malloc((size_t)(n ? n : 1) * 8);
-    cr_assert_not_null(buf);
-    for (int64_t i = 0; i < n; i++) {
-        switch (dt) {
-        case WEFT_BOOL: ((uint8_t *)buf)[i] = vals[i] != 0; break;
-        case WEFT_I32: ((int32_t *)buf)[i] = (int32_t)vals[i]; break;
-        case WEFT_I64: ((int64_t *)buf)[i] = (int64_t)vals[i]; break;
-        case WEFT_F32: ((float *)buf)[i] = (float)vals[i]; break;
-        case WEFT_F64: ((double *)buf)[i] = vals[i]; break;
-        }
-    }
-    weft_tensor *t = NULL;
-    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
-    free(buf);
-    return t;
-}
-
 static bool same_bits(const weft_tensor *a, const weft_tensor *b)
 {
     if (weft_tensor_dtype(a) != weft_tensor_dtype(b) || weft_tensor_rank(a) != weft_tensor_rank(b))
@@ -263,8 +240,9 @@ Test(ops_index, segment_every_reduction_dtype_and_id_dtype)
                 if (rdt == WEFT_F32)
                     for (int i = 0; i < 15; i++)
                         want[i] = (float)want[i];
-                weft_tensor *in[2] = { tensor(dt, 2, (int64_t[]){ 6, 3 }, x),
-                                       tensor(ii ? WEFT_I64 : WEFT_I32, 1, (int64_t[]){ 6 }, seg_ids) };
+                weft_dtype idt = ii ? WEFT_I64 : WEFT_I32;
+                weft_tensor *in[2] = { test_tensor(dt, 2, (int64_t[]){ 6, 3 }, x),
+                                       test_tensor(idt, 1, (int64_t[]){ 6 }, seg_ids) };
                 ix_case c = { .op = SEGMENT, .r = r, .count = 5 };
                 char what[64];
                 snprintf(what, sizeof what, "segment r%d %s ids %s", (int)r, weft_dtype_name(dt),
@@ -283,8 +261,8 @@ Test(ops_index, segment_ids_over_two_leading_dims)
     for (int i = 0; i < 12; i++)
         x[i] = i + 1;
     ref_segment(WEFT_R_SUM, WEFT_F64, x, ids, 6, 2, 4, want);
-    weft_tensor *in[2] = { tensor(WEFT_F64, 3, (int64_t[]){ 2, 3, 2 }, x),
-                           tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, ids) };
+    weft_tensor *in[2] = { test_tensor(WEFT_F64, 3, (int64_t[]){ 2, 3, 2 }, x),
+                           test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, ids) };
     ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 4 };
     check(run(&c, in), WEFT_F64, 2, (int64_t[]){ 4, 2 }, want, "rank-2 ids");
     release_all(in, 2);
@@ -294,16 +272,16 @@ Test(ops_index, segment_ids_over_two_leading_dims)
 Test(ops_index, segment_nan_and_empty_inputs)
 {
     double x[4] = { 1, NAN, 3, -2 }, ids[4] = { 0, 0, 1, 1 };
-    weft_tensor *in[2] = { tensor(WEFT_F32, 1, (int64_t[]){ 4 }, x),
-                           tensor(WEFT_I64, 1, (int64_t[]){ 4 }, ids) };
+    weft_tensor *in[2] = { test_tensor(WEFT_F32, 1, (int64_t[]){ 4 }, x),
+                           test_tensor(WEFT_I64, 1, (int64_t[]){ 4 }, ids) };
     ix_case c = { .op = SEGMENT, .r = WEFT_R_MAX, .count = 3 };
     check(run(&c, in), WEFT_F32, 1, (int64_t[]){ 3 }, (double[]){ NAN, 3, -FLT_MAX }, "max nan");
     c.r = WEFT_R_MIN;
     check(run(&c, in), WEFT_F32, 1, (int64_t[]){ 3 }, (double[]){ NAN, -2, FLT_MAX }, "min nan");
     release_all(in, 2);
 
-    weft_tensor *e[2] = { tensor(WEFT_I32, 2, (int64_t[]){ 0, 2 }, x),
-                          tensor(WEFT_I32, 1, (int64_t[]){ 0 }, ids) };
+    weft_tensor *e[2] = { test_tensor(WEFT_I32, 2, (int64_t[]){ 0, 2 }, x),
+                          test_tensor(WEFT_I32, 1, (int64_t[]){ 0 }, ids) };
     c = (ix_case){ .op = SEGMENT, .r = WEFT_R_PROD, .count = 2 };
     check(run(&c, e), WEFT_I32, 2, (int64_t[]){ 2, 2 }, (double[]){ 1, 1, 1, 1 }, "empty data");
     c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = 0 };
@@ -315,8 +293,8 @@ Test(ops_index, segment_nan_and_empty_inputs)
 Test(ops_index, segment_integer_sums_wrap)
 {
     double x[2] = { INT32_MAX, 1 }, ids[2] = { 0, 0 };
-    weft_tensor *in[2] = { tensor(WEFT_I32, 1, (int64_t[]){ 2 }, x),
-                           tensor(WEFT_I32, 1, (int64_t[]){ 2 }, ids) };
+    weft_tensor *in[2] = { test_tensor(WEFT_I32, 1, (int64_t[]){ 2 }, x),
+                           test_tensor(WEFT_I32, 1, (int64_t[]){ 2 }, ids) };
     ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 1 };
     check(run(&c, in), WEFT_I32, 1, (int64_t[]){ 1 }, (double[]){ INT32_MIN }, "wrap");
     release_all(in, 2);
@@ -331,8 +309,8 @@ Test(ops_index, segment_unknown_dims_traced)
     const char *sigs[3][2] = { { "f32[?,3]", "i32[?]" }, { "f32[?,?]", "i32[*]" },
                                { "f32[*]", "i32[6]" } };
     for (int k = 0; k < 3; k++) {
-        weft_tensor *in[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 6, 3 }, seg_x),
-                               tensor(WEFT_I32, 1, (int64_t[]){ 6 }, seg_ids) };
+        weft_tensor *in[2] = { test_tensor(WEFT_F32, 2, (int64_t[]){ 6, 3 }, seg_x),
+                               test_tensor(WEFT_I32, 1, (int64_t[]){ 6 }, seg_ids) };
         ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 5,
                       .sig = { sigs[k][0], sigs[k][1] } };
         check(run(&c, in), WEFT_F32, 2, (int64_t[]){ 5, 3 }, want, sigs[k][0]);
@@ -343,8 +321,8 @@ Test(ops_index, segment_unknown_dims_traced)
 Test(ops_index, segment_errors)
 {
     double x[6] = { 1, 2, 3, 4, 5, 6 }, ids[3] = { 0, 5, 1 }, ok_ids[3] = { 0, 1, 0 };
-    weft_tensor *in[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x),
-                           tensor(WEFT_I32, 1, (int64_t[]){ 3 }, ids) };
+    weft_tensor *in[2] = { test_tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x),
+                           test_tensor(WEFT_I32, 1, (int64_t[]){ 3 }, ids) };
     ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 3 };
     refused(&c, in, WEFT_EINVAL, "weft_unsorted_segment: segment id 5 (at 1) is not below "
             "num_segments 3");
@@ -353,27 +331,27 @@ Test(ops_index, segment_errors)
     refused(&c, in, WEFT_EINVAL, "segment id 5");
     release_all(in, 2);
 
-    weft_tensor *b[2] = { tensor(WEFT_BOOL, 2, (int64_t[]){ 3, 2 }, x),
-                          tensor(WEFT_I32, 1, (int64_t[]){ 3 }, ok_ids) };
+    weft_tensor *b[2] = { test_tensor(WEFT_BOOL, 2, (int64_t[]){ 3, 2 }, x),
+                          test_tensor(WEFT_I32, 1, (int64_t[]){ 3 }, ok_ids) };
     c = (ix_case){ .op = SEGMENT, .r = WEFT_R_MAX, .count = 3 };
     refused(&c, b, WEFT_EDTYPE, "weft_unsorted_segment: data bool[3,2] is not a number");
     weft_tensor_release(b[0]);
-    b[0] = tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x);
+    b[0] = test_tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x);
     c.r = WEFT_R_ANY;
     refused(&c, b, WEFT_EINVAL, "reduction 5 is not SUM");
     c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = -1 };
     refused(&c, b, WEFT_EINVAL, "num_segments -1 is negative");
     release_all(b, 2);
 
-    weft_tensor *s[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x),
-                          tensor(WEFT_I32, 1, (int64_t[]){ 2 }, ok_ids) };
+    weft_tensor *s[2] = { test_tensor(WEFT_F32, 2, (int64_t[]){ 3, 2 }, x),
+                          test_tensor(WEFT_I32, 1, (int64_t[]){ 2 }, ok_ids) };
     c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = 2 };
     refused(&c, s, WEFT_ESHAPE, "are not a prefix of the shape of data f32[3,2]");
     weft_tensor_release(s[1]);
-    s[1] = tensor(WEFT_F32, 1, (int64_t[]){ 3 }, ok_ids);
+    s[1] = test_tensor(WEFT_F32, 1, (int64_t[]){ 3 }, ok_ids);
     refused(&c, s, WEFT_EDTYPE, "the segment ids are f32[3], not i32 or i64");
     weft_tensor_release(s[1]);
-    s[1] = tensor(WEFT_I64, 0, NULL, ok_ids);
+    s[1] = test_tensor(WEFT_I64, 0, NULL, ok_ids);
     refused(&c, s, WEFT_ESHAPE, "are a scalar");
     release_all(s, 2);
 }
@@ -393,8 +371,8 @@ Test(ops_index, segment_parts_merge_like_one_pass)
     }
     ids[30001] = 3;
     ids[35000] = 5;
-    weft_tensor *in[2] = { tensor(WEFT_F32, 1, (int64_t[]){ ROWS }, x),
-                           tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, ids) };
+    weft_tensor *in[2] = { test_tensor(WEFT_F32, 1, (int64_t[]){ ROWS }, x),
+                           test_tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, ids) };
     ix_case c = { .op = SEGMENT, .r = WEFT_R_SUM, .count = 3 };
     refused(&c, in, WEFT_EINVAL, "weft_unsorted_segment: segment id 3 (at 30001) is not below "
             "num_segments 3");
@@ -405,8 +383,8 @@ Test(ops_index, segment_parts_merge_like_one_pass)
     x[1] = NAN;        /* segment 1, first part */
     x[39997] = 1e30;   /* segment 1, last part */
     x[39994] = -1e30;
-    in[0] = tensor(WEFT_F32, 1, (int64_t[]){ ROWS }, x);
-    in[1] = tensor(WEFT_I64, 1, (int64_t[]){ ROWS }, ids);
+    in[0] = test_tensor(WEFT_F32, 1, (int64_t[]){ ROWS }, x);
+    in[1] = test_tensor(WEFT_I64, 1, (int64_t[]){ ROWS }, ids);
     for (int w = 0; w < N_RT; w++) {
         c.r = WEFT_R_MAX;
         weft_tensor *t = run_on(rts[w], &c, in);
@@ -424,8 +402,8 @@ Test(ops_index, segment_parts_merge_like_one_pass)
         x[i] = INT32_MAX;
         ids[i] = 0;
     }
-    in[0] = tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, x);
-    in[1] = tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, ids);
+    in[0] = test_tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, x);
+    in[1] = test_tensor(WEFT_I32, 1, (int64_t[]){ ROWS }, ids);
     c = (ix_case){ .op = SEGMENT, .r = WEFT_R_SUM, .count = 1 };
     /* 40000 * (2^31 - 1) mod 2^32, as int32: -40000. */
     for (int w = 0; w < N_RT; w++)
@@ -464,8 +442,8 @@ Test(ops_index, segment_large_same_on_every_worker_count)
             if (dt == WEFT_F32)
                 for (int64_t i = 0; i < segs * inner[k]; i++)
                     want[i] = (float)want[i];
-            weft_tensor *in[2] = { tensor(dt, 2, (int64_t[]){ rows[k], inner[k] }, x),
-                                   tensor(WEFT_I64, 1, &rows[k], ids) };
+            weft_tensor *in[2] = { test_tensor(dt, 2, (int64_t[]){ rows[k], inner[k] }, x),
+                                   test_tensor(WEFT_I64, 1, &rows[k], ids) };
             ix_case c = { .op = SEGMENT, .r = r, .count = segs };
             for (int w = 0; w < N_RT; w++) {
                 char what[64];
@@ -501,10 +479,10 @@ Test(ops_index, gather_nd_every_dtype_and_tuple_length)
         double want0[24];
         for (int i = 0; i < 24; i++)
             want0[i] = dt == WEFT_BOOL ? p[i % 12] != 0 : p[i % 12];
-        weft_tensor *a = tensor(dt, 2, (int64_t[]){ 3, 4 }, p);
-        weft_tensor *in2[2] = { a, tensor(WEFT_I32, 2, (int64_t[]){ 3, 2 }, idx2) };
-        weft_tensor *in1[2] = { a, tensor(WEFT_I64, 2, (int64_t[]){ 2, 1 }, idx1) };
-        weft_tensor *in0[2] = { a, tensor(WEFT_I64, 2, (int64_t[]){ 2, 0 }, idx1) };
+        weft_tensor *a = test_tensor(dt, 2, (int64_t[]){ 3, 4 }, p);
+        weft_tensor *in2[2] = { a, test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 2 }, idx2) };
+        weft_tensor *in1[2] = { a, test_tensor(WEFT_I64, 2, (int64_t[]){ 2, 1 }, idx1) };
+        weft_tensor *in0[2] = { a, test_tensor(WEFT_I64, 2, (int64_t[]){ 2, 0 }, idx1) };
         ix_case c = { .op = GATHER_ND };
         check(run(&c, in2), dt, 1, (int64_t[]){ 3 }, want2, "tuples of 2");
         check(run(&c, in1), dt, 2, (int64_t[]){ 2, 4 }, want1, "tuples of 1");
@@ -524,8 +502,8 @@ Test(ops_index, gather_nd_unknown_dims_traced)
     const char *sigs[3][2] = { { "f64[?,4]", "i32[?,2]" }, { "f64[*]", "i32[2,?]" },
                                { "f64[?,?]", "i32[*]" } };
     for (int k = 0; k < 3; k++) {
-        weft_tensor *in[2] = { tensor(WEFT_F64, 2, (int64_t[]){ 3, 4 }, p),
-                               tensor(WEFT_I32, 2, (int64_t[]){ 2, 2 }, idx) };
+        weft_tensor *in[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 4 }, p),
+                               test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 2 }, idx) };
         ix_case c = { .op = GATHER_ND, .sig = { sigs[k][0], sigs[k][1] } };
         check(run(&c, in), WEFT_F64, 1, (int64_t[]){ 2 }, (double[]){ 5.5, 0.5 }, sigs[k][1]);
         release_all(in, 2);
@@ -535,8 +513,8 @@ Test(ops_index, gather_nd_unknown_dims_traced)
 Test(ops_index, gather_nd_errors)
 {
     double p[6] = { 0 }, bad[4] = { 0, 1, 1, 3 };
-    weft_tensor *in[2] = { tensor(WEFT_F32, 2, (int64_t[]){ 2, 3 }, p),
-                           tensor(WEFT_I64, 2, (int64_t[]){ 2, 2 }, bad) };
+    weft_tensor *in[2] = { test_tensor(WEFT_F32, 2, (int64_t[]){ 2, 3 }, p),
+                           test_tensor(WEFT_I64, 2, (int64_t[]){ 2, 2 }, bad) };
     ix_case c = { .op = GATHER_ND };
     refused(&c, in, WEFT_EINVAL, "weft_gather_nd: index 3 (entry 1 of index tuple 1) is out of "
             "range for dim 1 of f32[2,3]");
@@ -544,14 +522,14 @@ Test(ops_index, gather_nd_errors)
     c.sig[1] = "i64[?,2]";
     refused(&c, in, WEFT_EINVAL, "index 3 (entry 1 of index tuple 1)");
     weft_tensor_release(in[1]);
-    in[1] = tensor(WEFT_I64, 2, (int64_t[]){ 1, 3 }, bad);
+    in[1] = test_tensor(WEFT_I64, 2, (int64_t[]){ 1, 3 }, bad);
     c = (ix_case){ .op = GATHER_ND };
     refused(&c, in, WEFT_ESHAPE, "index tuples of 3 entries");
     weft_tensor_release(in[1]);
-    in[1] = tensor(WEFT_F64, 2, (int64_t[]){ 2, 2 }, bad);
+    in[1] = test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 2 }, bad);
     refused(&c, in, WEFT_EDTYPE, "weft_gather_nd: the indices are f64[2,2], not i32 or i64");
     weft_tensor_release(in[1]);
-    in[1] = tensor(WEFT_I32, 0, NULL, bad);
+    in[1] = test_tensor(WEFT_I32, 0, NULL, bad);
     refused(&c, in, WEFT_ESHAPE, "are a scalar");
     release_all(in, 2);
 }
@@ -566,9 +544,9 @@ Test(ops_index, scatter_nd_every_dtype_with_duplicates)
                  u[6] = { 10, 20, 30, 40, 50, 60 };
     for (int di = 0; di < 5; di++) {
         weft_dtype dt = all_dtypes[di];
-        weft_tensor *in[3] = { tensor(dt, 2, (int64_t[]){ 3, 2 }, t),
-                               tensor(WEFT_I32, 2, (int64_t[]){ 3, 1 }, idx),
-                               tensor(dt, 2, (int64_t[]){ 3, 2 }, u) };
+        weft_tensor *in[3] = { test_tensor(dt, 2, (int64_t[]){ 3, 2 }, t),
+                               test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 1 }, idx),
+                               test_tensor(dt, 2, (int64_t[]){ 3, 2 }, u) };
         double want_u[6] = { 30, 40, 3, 4, 50, 60 }, want_a[6] = { 31, 42, 3, 4, 65, 86 };
         for (int i = 0; dt == WEFT_BOOL && i < 6; i++)
             want_u[i] = 1;
@@ -589,8 +567,8 @@ Test(ops_index, scatter_nd_every_dtype_with_duplicates)
 Test(ops_index, scatter_nd_elements_weak_and_unknown_dims)
 {
     const double t[6] = { 1, 2, 3, 4, 5, 6 }, idx[2] = { 1, 2 };
-    weft_tensor *in[2] = { tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, t),
-                           tensor(WEFT_I64, 1, (int64_t[]){ 2 }, idx) };
+    weft_tensor *in[2] = { test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, t),
+                           test_tensor(WEFT_I64, 1, (int64_t[]){ 2 }, idx) };
     ix_case c = { .op = SCATTER_ADD, .weak_update = true, .value = 7 };
     check(run(&c, in), WEFT_I32, 2, (int64_t[]){ 2, 3 }, (double[]){ 1, 2, 3, 4, 5, 13 }, "weak");
     c.sig[0] = "i32[?,?]";
@@ -600,9 +578,9 @@ Test(ops_index, scatter_nd_elements_weak_and_unknown_dims)
     release_all(in, 2);
 
     const double idx2[2] = { 0, 1 }, u[4] = { -1, -2, -3, -4 };
-    weft_tensor *in3[3] = { tensor(WEFT_F32, 2, (int64_t[]){ 2, 3 }, t),
-                            tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, idx2),
-                            tensor(WEFT_F32, 2, (int64_t[]){ 2, 2 }, u) };
+    weft_tensor *in3[3] = { test_tensor(WEFT_F32, 2, (int64_t[]){ 2, 3 }, t),
+                            test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, idx2),
+                            test_tensor(WEFT_F32, 2, (int64_t[]){ 2, 2 }, u) };
     c = (ix_case){ .op = SCATTER_UPDATE };
     refused(&c, in3, WEFT_ESHAPE, "weft_scatter_nd_update: the updates f32[2,2] do not have the "
             "shape");
@@ -616,9 +594,9 @@ Test(ops_index, scatter_nd_elements_weak_and_unknown_dims)
 Test(ops_index, scatter_nd_errors)
 {
     const double t[4] = { 0 }, idx[2] = { 1, 2 };
-    weft_tensor *in[3] = { tensor(WEFT_F64, 1, (int64_t[]){ 2 }, t),
-                           tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, idx),
-                           tensor(WEFT_F64, 1, (int64_t[]){ 2 }, t) };
+    weft_tensor *in[3] = { test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, t),
+                           test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, idx),
+                           test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, t) };
     ix_case c = { .op = SCATTER_ADD };
     refused(&c, in, WEFT_EINVAL, "weft_scatter_nd_add: index 2 (entry 0 of index tuple 1) is out "
             "of range for dim 0 of f64[2]");
@@ -627,13 +605,13 @@ Test(ops_index, scatter_nd_errors)
     c.sig[2] = "f64[?]";
     refused(&c, in, WEFT_EINVAL, "index 2 (entry 0 of index tuple 1)");
     weft_tensor_release(in[2]);
-    in[2] = tensor(WEFT_F32, 1, (int64_t[]){ 2 }, t);
+    in[2] = test_tensor(WEFT_F32, 1, (int64_t[]){ 2 }, t);
     c = (ix_case){ .op = SCATTER_UPDATE };
     refused(&c, in, WEFT_EDTYPE, "the updates f32[2] are not of the dtype of the tensor f64[2]");
     release_all(in, 3);
-    weft_tensor *b[3] = { tensor(WEFT_BOOL, 1, (int64_t[]){ 2 }, t),
-                          tensor(WEFT_I32, 2, (int64_t[]){ 1, 1 }, idx),
-                          tensor(WEFT_BOOL, 1, (int64_t[]){ 1 }, t) };
+    weft_tensor *b[3] = { test_tensor(WEFT_BOOL, 1, (int64_t[]){ 2 }, t),
+                          test_tensor(WEFT_I32, 2, (int64_t[]){ 1, 1 }, idx),
+                          test_tensor(WEFT_BOOL, 1, (int64_t[]){ 1 }, t) };
     c.op = SCATTER_ADD;
     refused(&c, b, WEFT_EDTYPE, "weft_scatter_nd_add: the tensor bool[2] is bool");
     release_all(b, 3);
@@ -669,9 +647,9 @@ Test(ops_index, scatter_nd_add_large_same_on_every_worker_count)
         double *want = malloc(sizeof *want * (size_t)n);
         for (int64_t i = 0; i < n; i++)
             want[i] = ref[i];
-        weft_tensor *in[3] = { tensor(WEFT_F32, 2, (int64_t[]){ rows[k], inner[k] }, t),
-                               tensor(WEFT_I64, 2, (int64_t[]){ n_idx[k], 1 }, idx),
-                               tensor(WEFT_F32, 2, (int64_t[]){ n_idx[k], inner[k] }, u) };
+        weft_tensor *in[3] = { test_tensor(WEFT_F32, 2, (int64_t[]){ rows[k], inner[k] }, t),
+                               test_tensor(WEFT_I64, 2, (int64_t[]){ n_idx[k], 1 }, idx),
+                               test_tensor(WEFT_F32, 2, (int64_t[]){ n_idx[k], inner[k] }, u) };
         ix_case c = { .op = SCATTER_ADD };
         for (int w = 0; w < N_RT; w++) {
             char what[64];
@@ -700,7 +678,7 @@ Test(ops_index, roll_every_dtype_and_shift)
     const int64_t shifts[6] = { 0, 1, -1, 7, -13, INT64_MIN };
     for (int di = 0; di < 5; di++) {
         weft_dtype dt = all_dtypes[di];
-        weft_tensor *in = tensor(dt, 2, (int64_t[]){ 2, 5 }, x);
+        weft_tensor *in = test_tensor(dt, 2, (int64_t[]){ 2, 5 }, x);
         for (int si = 0; si < 6; si++) {
             for (int axis = -1; axis < 2; axis++) {
                 int ax = axis < 0 ? 1 : axis, m = ax ? 5 : 2;
@@ -729,7 +707,7 @@ Test(ops_index, repeat_every_dtype_and_axis)
     double x[6] = { 1, 2, 3, 4, 5, 6 };
     for (int di = 0; di < 5; di++) {
         weft_dtype dt = all_dtypes[di];
-        weft_tensor *in = tensor(dt, 2, (int64_t[]){ 2, 3 }, x);
+        weft_tensor *in = test_tensor(dt, 2, (int64_t[]){ 2, 3 }, x);
         double w0[12] = { 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6 };
         double w1[12] = { 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6 };
         for (int i = 0; dt == WEFT_BOOL && i < 12; i++)
@@ -747,7 +725,7 @@ Test(ops_index, repeat_every_dtype_and_axis)
 Test(ops_index, roll_repeat_unknown_dims_and_errors)
 {
     double x[6] = { 1, 2, 3, 4, 5, 6 };
-    weft_tensor *in = tensor(WEFT_I64, 2, (int64_t[]){ 2, 3 }, x);
+    weft_tensor *in = test_tensor(WEFT_I64, 2, (int64_t[]){ 2, 3 }, x);
     ix_case c = { .op = ROLL, .count = 1, .axis = 1, .sig = { "i64[*]" } };
     check(run(&c, &in), WEFT_I64, 2, (int64_t[]){ 2, 3 }, (double[]){ 3, 1, 2, 6, 4, 5 }, "roll");
     c = (ix_case){ .op = REPEAT, .count = 3, .axis = 0, .sig = { "i64[?,3]" } };
@@ -772,7 +750,7 @@ Test(ops_index, roll_axes_like_tf_roll_with_lists)
     double x[10];
     for (int i = 0; i < 10; i++)
         x[i] = i;
-    weft_tensor *in = tensor(WEFT_F32, 2, (int64_t[]){ 2, 5 }, x);
+    weft_tensor *in = test_tensor(WEFT_F32, 2, (int64_t[]){ 2, 5 }, x);
     /* out[r][c] = x[(r - 1) mod 2][(c + 2) mod 5]. */
     double want[10];
     for (int r = 0; r < 2; r++)
@@ -805,7 +783,7 @@ Test(ops_index, roll_axes_like_tf_roll_with_lists)
 Test(ops_index, repeat_counts_like_tf_repeat_with_a_list)
 {
     double x[6] = { 1, 2, 3, 4, 5, 6 };
-    weft_tensor *in = tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, x);
+    weft_tensor *in = test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 3 }, x);
     ix_case c = { .op = REPEAT_COUNTS, .shifts = (int64_t[]){ 1, 0, 2 }, .n_axes = 3,
                   .axis = -1 };
     double w1[6] = { 1, 3, 3, 4, 6, 6 };
@@ -860,7 +838,7 @@ Test(ops_index, roll_repeat_large_same_on_every_worker_count)
         wr[(i + 12345) % n] = x[i];
         wp[2 * i] = wp[2 * i + 1] = x[i];
     }
-    weft_tensor *in = tensor(WEFT_I32, 1, &n, x);
+    weft_tensor *in = test_tensor(WEFT_I32, 1, &n, x);
     for (int w = 0; w < N_RT; w++) {
         ix_case c = { .op = ROLL, .count = 12345 };
         check(run_on(rts[w], &c, &in), WEFT_I32, 1, &n, wr, "roll");
@@ -898,7 +876,7 @@ Test(ops_index, compiler_merges_and_folds)
     weft_function *f = NULL;
     cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
     double x[4] = { 1, 2, 3, 4 };
-    weft_tensor *in = tensor(WEFT_F32, 1, (int64_t[]){ 4 }, x), *out = NULL;
+    weft_tensor *in = test_tensor(WEFT_F32, 1, (int64_t[]){ 4 }, x), *out = NULL;
     weft_arg a = weft_arg_tensor(in);
     cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
     /* 2 * 10 + 10 + (10 + 11) */

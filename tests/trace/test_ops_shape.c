@@ -20,43 +20,15 @@ TestSuite(ops_shape, .init = setup, .fini = teardown, .timeout = 30);
 
 /* ---- Tensors from and to doubles. -------------------------------------- */
 
-static int64_t numel_of(int rank, const int64_t *dims)
-{
-    int64_t n = 1;
-    for (int d = 0; d < rank; d++)
-        n *= dims[d];
-    return n;
-}
-
-static weft_tensor *mk(weft_dtype dt, int rank, const int64_t *dims, const double *v)
-{
-    int64_t n = numel_of(rank, dims);
-    unsigned char *buf = calloc((size_t)(n ? n : 1), 8);
-    cr_assert_not_null(buf);
-    for (int64_t i = 0; i < n; i++) {
-        switch (dt) {
-        case WEFT_BOOL: buf[i] = v[i] != 0; break;
-        case WEFT_I32: ((int32_t *)(void *)buf)[i] = (int32_t)v[i]; break;
-        case WEFT_I64: ((int64_t *)(void *)buf)[i] = (int64_t)v[i]; break;
-        case WEFT_F32: ((float *)(void *)buf)[i] = (float)v[i]; break;
-        case WEFT_F64: ((double *)(void *)buf)[i] = v[i]; break;
-        }
-    }
-    weft_tensor *t = NULL;
-    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
-    free(buf);
-    return t;
-}
-
 /* 0, 1, 2, ... of the given shape. */
 static weft_tensor *iota(weft_dtype dt, int rank, const int64_t *dims)
 {
-    int64_t n = numel_of(rank, dims);
+    int64_t n = test_numel(rank, dims);
     double *v = calloc((size_t)(n ? n : 1), sizeof *v);
     cr_assert_not_null(v);
     for (int64_t i = 0; i < n; i++)
         v[i] = (double)i;
-    weft_tensor *t = mk(dt, rank, dims, v);
+    weft_tensor *t = test_tensor(dt, rank, dims, v);
     free(v);
     return t;
 }
@@ -72,7 +44,7 @@ static void expect_tensor(const weft_tensor *t, weft_dtype dt, int rank, const i
     for (int d = 0; d < rank; d++)
         cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "%s: dim %d is %lld, expected %lld", what,
                      d, (long long)weft_tensor_dims(t)[d], (long long)dims[d]);
-    for (int64_t i = 0; i < numel_of(rank, dims); i++) {
+    for (int64_t i = 0; i < test_numel(rank, dims); i++) {
         double g = test_element(t, i);
         cr_assert(g == want[i] || (isnan(g) && isnan(want[i])),
                   "%s: element %lld is %g, expected %g", what, (long long)i, g, want[i]);
@@ -212,7 +184,7 @@ static weft_value *op_transpose(weft_ctx *cx, weft_value *const *args, const voi
 
 Test(ops_shape, transpose_reverses_or_permutes)
 {
-    weft_tensor *x = mk(WEFT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
+    weft_tensor *x = test_tensor(WEFT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
     op_case rev = { op_transpose, NULL, 0 };
     expect1(&rev, &x, 1, WEFT_F32, 2, DIMS(3, 2), VALS(1, 4, 2, 5, 3, 6));
     weft_tensor_release(x);
@@ -374,20 +346,20 @@ static weft_value *op_gather(weft_ctx *cx, weft_value *const *args, const void *
 Test(ops_shape, gather_rows_and_columns)
 {
     weft_tensor *in[2] = {
-        mk(WEFT_F32, 2, DIMS(3, 2), VALS(1, 2, 3, 4, 5, 6)),
-        mk(WEFT_I32, 1, DIMS(3), VALS(2, 0, -1)),
+        test_tensor(WEFT_F32, 2, DIMS(3, 2), VALS(1, 2, 3, 4, 5, 6)),
+        test_tensor(WEFT_I32, 1, DIMS(3), VALS(2, 0, -1)),
     };
     static const int axis0 = 0, axis1 = 1;
     op_case c = { op_gather, &axis0, 0 };
     expect1(&c, in, 2, WEFT_F32, 2, DIMS(3, 2), VALS(5, 6, 1, 2, 5, 6));
     weft_tensor_release(in[1]);
     /* 2-D indices along axis 1: shape [3] + [1,2] + []. */
-    in[1] = mk(WEFT_I64, 2, DIMS(1, 2), VALS(1, 0));
+    in[1] = test_tensor(WEFT_I64, 2, DIMS(1, 2), VALS(1, 0));
     c.p = &axis1;
     expect1(&c, in, 2, WEFT_F32, 3, DIMS(3, 1, 2), VALS(2, 1, 4, 3, 6, 5));
     weft_tensor_release(in[1]);
     /* A scalar index removes the axis. */
-    in[1] = mk(WEFT_I64, 0, NULL, VALS(1));
+    in[1] = test_tensor(WEFT_I64, 0, NULL, VALS(1));
     c.p = &axis0;
     expect1(&c, in, 2, WEFT_F32, 1, DIMS(2), VALS(3, 4));
     release_all(in, 2);
@@ -396,8 +368,8 @@ Test(ops_shape, gather_rows_and_columns)
 Test(ops_shape, gather_bad_indices)
 {
     weft_tensor *in[2] = {
-        mk(WEFT_F32, 2, DIMS(3, 2), VALS(1, 2, 3, 4, 5, 6)),
-        mk(WEFT_I32, 1, DIMS(3), VALS(0, 3, 1)),
+        test_tensor(WEFT_F32, 2, DIMS(3, 2), VALS(1, 2, 3, 4, 5, 6)),
+        test_tensor(WEFT_I32, 1, DIMS(3), VALS(0, 3, 1)),
     };
     static const int axis0 = 0, axis2 = 2;
     op_case c = { op_gather, &axis0, 0 };
@@ -406,7 +378,7 @@ Test(ops_shape, gather_bad_indices)
     c.p = &axis2;
     expect_fail(&c, in, 2, WEFT_EINVAL, "weft_gather: axis 2 is out of range");
     weft_tensor_release(in[1]);
-    in[1] = mk(WEFT_F32, 1, DIMS(1), VALS(0));
+    in[1] = test_tensor(WEFT_F32, 1, DIMS(1), VALS(0));
     c.p = &axis0;
     expect_fail(&c, in, 2, WEFT_EDTYPE, "weft_gather: the indices are f32");
     release_all(in, 2);
@@ -430,14 +402,14 @@ static weft_value *op_join_n(weft_ctx *cx, weft_value *const *args, const void *
 Test(ops_shape, concat_promotes_and_joins)
 {
     weft_tensor *in[2] = {
-        mk(WEFT_I32, 2, DIMS(2, 2), VALS(1, 2, 3, 4)),
-        mk(WEFT_F32, 2, DIMS(1, 2), VALS(0.5, 6)),
+        test_tensor(WEFT_I32, 2, DIMS(2, 2), VALS(1, 2, 3, 4)),
+        test_tensor(WEFT_F32, 2, DIMS(1, 2), VALS(0.5, 6)),
     };
     join_n p = { 2, 0, false };
     op_case c = { op_join_n, &p, 0 };
     expect1(&c, in, 2, WEFT_F32, 2, DIMS(3, 2), VALS(1, 2, 3, 4, 0.5, 6));
     weft_tensor_release(in[1]);
-    in[1] = mk(WEFT_I32, 2, DIMS(2, 1), VALS(7, 8));
+    in[1] = test_tensor(WEFT_I32, 2, DIMS(2, 1), VALS(7, 8));
     p.axis = -1;
     expect1(&c, in, 2, WEFT_I32, 2, DIMS(2, 3), VALS(1, 2, 7, 3, 4, 8));
     release_all(in, 2);
@@ -448,7 +420,7 @@ Test(ops_shape, concat_of_many_inputs)
     /* Five inputs: more than a node holds inline. */
     weft_tensor *in[5];
     for (int i = 0; i < 5; i++)
-        in[i] = mk(WEFT_I64, 2, DIMS(2, 1), VALS(i, 10 + i));
+        in[i] = test_tensor(WEFT_I64, 2, DIMS(2, 1), VALS(i, 10 + i));
     join_n p = { 5, 1, false };
     op_case c = { op_join_n, &p, 0 };
     expect1(&c, in, 5, WEFT_I64, 2, DIMS(2, 5), VALS(0, 1, 2, 3, 4, 10, 11, 12, 13, 14));
@@ -461,9 +433,9 @@ Test(ops_shape, concat_of_many_inputs)
 Test(ops_shape, stack_on_any_axis)
 {
     weft_tensor *in[3] = {
-        mk(WEFT_F64, 1, DIMS(2), VALS(1, 2)),
-        mk(WEFT_F64, 1, DIMS(2), VALS(3, 4)),
-        mk(WEFT_BOOL, 1, DIMS(2), VALS(1, 0)),
+        test_tensor(WEFT_F64, 1, DIMS(2), VALS(1, 2)),
+        test_tensor(WEFT_F64, 1, DIMS(2), VALS(3, 4)),
+        test_tensor(WEFT_BOOL, 1, DIMS(2), VALS(1, 0)),
     };
     join_n p = { 3, 0, true };
     op_case c = { op_join_n, &p, 0 };
@@ -476,8 +448,8 @@ Test(ops_shape, stack_on_any_axis)
 Test(ops_shape, concat_and_stack_bad_shapes)
 {
     weft_tensor *in[2] = {
-        mk(WEFT_I32, 2, DIMS(2, 2), VALS(1, 2, 3, 4)),
-        mk(WEFT_I32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6)),
+        test_tensor(WEFT_I32, 2, DIMS(2, 2), VALS(1, 2, 3, 4)),
+        test_tensor(WEFT_I32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6)),
     };
     join_n p = { 2, 0, false };
     op_case c = { op_join_n, &p, 0 };
@@ -486,7 +458,7 @@ Test(ops_shape, concat_and_stack_bad_shapes)
     p.stack = true;
     expect_fail(&c, in, 2, WEFT_ESHAPE, "weft_stack: input 0 is i32[2,2] and input 1 is i32[2,3]");
     weft_tensor_release(in[1]);
-    in[1] = mk(WEFT_I32, 1, DIMS(2), VALS(1, 2));
+    in[1] = test_tensor(WEFT_I32, 1, DIMS(2), VALS(1, 2));
     p.stack = false;
     expect_fail(&c, in, 2, WEFT_ESHAPE, "the ranks differ");
     p.axis = 3;
@@ -509,7 +481,7 @@ static weft_value *op_squeeze(weft_ctx *cx, weft_value *const *args, const void 
 
 Test(ops_shape, expand_dims_and_squeeze)
 {
-    weft_tensor *x = mk(WEFT_I32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
+    weft_tensor *x = test_tensor(WEFT_I32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
     static const int ax[] = { 0, 1, 2, -1, -3 };
     const int64_t shapes[][3] = { { 1, 2, 3 }, { 2, 1, 3 }, { 2, 3, 1 }, { 2, 3, 1 }, { 1, 2, 3 } };
     for (int i = 0; i < 5; i++) {
@@ -517,7 +489,7 @@ Test(ops_shape, expand_dims_and_squeeze)
         expect1(&c, &x, 1, WEFT_I32, 3, shapes[i], VALS(1, 2, 3, 4, 5, 6));
     }
     weft_tensor_release(x);
-    x = mk(WEFT_F32, 4, DIMS(1, 3, 1, 1), VALS(7, 8, 9));
+    x = test_tensor(WEFT_F32, 4, DIMS(1, 3, 1, 1), VALS(7, 8, 9));
     static const int all = WEFT_ALL_AXES, two = 2, first = -4;
     op_case c = { op_squeeze, &all, 0 };
     expect1(&c, &x, 1, WEFT_F32, 1, DIMS(3), VALS(7, 8, 9));
@@ -565,7 +537,7 @@ static weft_value *op_bcast(weft_ctx *cx, weft_value *const *args, const void *p
 
 Test(ops_shape, tile_repeats_every_dim)
 {
-    weft_tensor *x = mk(WEFT_I64, 2, DIMS(2, 2), VALS(1, 2, 3, 4));
+    weft_tensor *x = test_tensor(WEFT_I64, 2, DIMS(2, 2), VALS(1, 2, 3, 4));
     op_case c = { op_tile, DIMS(2, 3), 0 };
     expect1(&c, &x, 1, WEFT_I64, 2, DIMS(4, 6),
             VALS(1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4));
@@ -578,7 +550,7 @@ Test(ops_shape, tile_repeats_every_dim)
 
 Test(ops_shape, broadcast_to_follows_numpy)
 {
-    weft_tensor *x = mk(WEFT_F32, 2, DIMS(3, 1), VALS(1, 2, 3));
+    weft_tensor *x = test_tensor(WEFT_F32, 2, DIMS(3, 1), VALS(1, 2, 3));
     bcast_p p = { 3, DIMS(2, 3, 2) };
     op_case c = { op_bcast, &p, 0 };
     expect1(&c, &x, 1, WEFT_F32, 3, DIMS(2, 3, 2), VALS(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3));
@@ -634,7 +606,7 @@ Test(ops_shape, shape_is_known_at_run_time)
     op_case c = { op_shape, NULL, 0 };
     expect1(&c, &x, 1, WEFT_I64, 1, DIMS(3), VALS(2, 0, 5));
     weft_tensor_release(x);
-    x = mk(WEFT_F32, 0, NULL, VALS(1));
+    x = test_tensor(WEFT_F32, 0, NULL, VALS(1));
     expect1(&c, &x, 1, WEFT_I64, 1, DIMS(0), VALS(0));
     weft_tensor_release(x);
 }
@@ -682,7 +654,7 @@ static weft_value *op_arg(weft_ctx *cx, weft_value *const *args, const void *p)
 
 Test(ops_shape, argmax_argmin_first_index)
 {
-    weft_tensor *x = mk(WEFT_I32, 2, DIMS(2, 3), VALS(1, 5, 5, 7, -1, 7));
+    weft_tensor *x = test_tensor(WEFT_I32, 2, DIMS(2, 3), VALS(1, 5, 5, 7, -1, 7));
     arg_p p = { 1, false };
     op_case c = { op_arg, &p, 0 };
     expect1(&c, &x, 1, WEFT_I64, 1, DIMS(2), VALS(1, 0));
@@ -696,13 +668,13 @@ Test(ops_shape, argmax_argmin_first_index)
     expect1(&c, &x, 1, WEFT_I64, 0, NULL, VALS(3));
     weft_tensor_release(x);
     /* NaN counts as the extreme, the first one wins. */
-    x = mk(WEFT_F64, 1, DIMS(5), VALS(1, NAN, 9, NAN, -3));
+    x = test_tensor(WEFT_F64, 1, DIMS(5), VALS(1, NAN, 9, NAN, -3));
     p.axis = 0;
     expect1(&c, &x, 1, WEFT_I64, 0, NULL, VALS(1));
     p.min = true;
     expect1(&c, &x, 1, WEFT_I64, 0, NULL, VALS(1));
     weft_tensor_release(x);
-    x = mk(WEFT_BOOL, 1, DIMS(4), VALS(0, 0, 1, 1));
+    x = test_tensor(WEFT_BOOL, 1, DIMS(4), VALS(0, 0, 1, 1));
     p.min = false;
     expect1(&c, &x, 1, WEFT_I64, 0, NULL, VALS(2));
     weft_tensor_release(x);
@@ -729,7 +701,7 @@ static weft_value *op_cumsum(weft_ctx *cx, weft_value *const *args, const void *
 
 Test(ops_shape, cumsum_along_each_axis)
 {
-    weft_tensor *x = mk(WEFT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
+    weft_tensor *x = test_tensor(WEFT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 4, 5, 6));
     static const int ax0 = 0, ax1 = -1, all = WEFT_ALL_AXES, bad = 2;
     op_case c = { op_cumsum, &ax0, 0 };
     expect1(&c, &x, 1, WEFT_F32, 2, DIMS(2, 3), VALS(1, 2, 3, 5, 7, 9));
@@ -741,11 +713,11 @@ Test(ops_shape, cumsum_along_each_axis)
     expect_fail(&c, &x, 1, WEFT_EINVAL, "weft_cumsum: axis 2 is out of range for f32[");
     weft_tensor_release(x);
     /* bool counts as i64; i32 wraps. */
-    x = mk(WEFT_BOOL, 1, DIMS(4), VALS(1, 0, 1, 1));
+    x = test_tensor(WEFT_BOOL, 1, DIMS(4), VALS(1, 0, 1, 1));
     c.p = &ax0;
     expect1(&c, &x, 1, WEFT_I64, 1, DIMS(4), VALS(1, 1, 2, 3));
     weft_tensor_release(x);
-    x = mk(WEFT_I32, 1, DIMS(2), VALS(2147483647, 1));
+    x = test_tensor(WEFT_I32, 1, DIMS(2), VALS(2147483647, 1));
     expect1(&c, &x, 1, WEFT_I32, 1, DIMS(2), VALS(2147483647, -2147483648.0));
     weft_tensor_release(x);
 }
@@ -931,7 +903,7 @@ Test(ops_shape, large_concat_gather_split)
     double idx[700];
     for (int i = 0; i < 700; i++)
         idx[i] = (i * 37) % 1000 - (i % 3 == 0 ? 1000 : 0);
-    in[1] = mk(WEFT_I64, 1, DIMS(700), idx);
+    in[1] = test_tensor(WEFT_I64, 1, DIMS(700), idx);
     want = ref_alloc(700 * 64);
     for (int i = 0; i < 700; i++)
         for (int j = 0; j < 64; j++)
@@ -977,7 +949,7 @@ Test(ops_shape, large_argmax_and_cumsum)
     v[2 * 31111] = 5000;
     v[2 * 45000] = 5000;
     v[2 * 40000 + 1] = NAN;
-    weft_tensor *x = mk(WEFT_F64, 2, DIMS(rows, 2), v);
+    weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(rows, 2), v);
     arg_p p = { 0, false };
     op_case c = { op_arg, &p, 0 };
     expect1(&c, &x, 1, WEFT_I64, 1, DIMS(2), VALS(31111, 40000));
@@ -994,7 +966,7 @@ Test(ops_shape, large_argmax_and_cumsum)
     for (int r = 0; r < 40; r++)
         for (int col = 0; col < 3000; col++)
             v[r * 3000 + col] = (double)((r * 7 + col * 13) % 41);
-    x = mk(WEFT_F32, 2, DIMS(40, 3000), v);
+    x = test_tensor(WEFT_F32, 2, DIMS(40, 3000), v);
     double *first = ref_alloc(3000), *sums = ref_alloc(40 * 3000);
     for (int col = 0; col < 3000; col++) {
         int best = 0;
@@ -1149,7 +1121,7 @@ static int body_fold_many(weft_ctx *cx, weft_value *const *args, weft_value **ou
 
 Test(ops_shape, folding_takes_any_input_count)
 {
-    weft_tensor *x = mk(WEFT_I64, 0, NULL, VALS(1));
+    weft_tensor *x = test_tensor(WEFT_I64, 0, NULL, VALS(1));
     char *text = ops_of(body_fold_many, x, 1, NULL);
     cr_assert_eq(test_count(text, "concat"), 0, "the concat of constants stayed:\n%s", text);
     cr_assert_eq(test_count(text, "range"), 0, "%s", text);

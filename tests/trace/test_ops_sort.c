@@ -84,14 +84,6 @@ static int call_mode(weft_runtime *r, const sort_case *c, int m, weft_tensor *x,
 
 /* ---- Inputs ------------------------------------------------------------ */
 
-static int64_t numel_of(int rank, const int64_t *dims)
-{
-    int64_t n = 1;
-    for (int d = 0; d < rank; d++)
-        n *= dims[d];
-    return n;
-}
-
 static uint64_t rng_next(uint64_t *s)
 {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -123,32 +115,12 @@ static void fill_value(weft_dtype dt, void *p, int64_t i, uint64_t *s)
 
 static weft_tensor *random_tensor(weft_dtype dt, int rank, const int64_t *dims, uint64_t seed)
 {
-    int64_t n = numel_of(rank, dims);
+    int64_t n = test_numel(rank, dims);
     void *buf = calloc((size_t)(n ? n : 1), 8);
     cr_assert_not_null(buf);
     uint64_t s = seed;
     for (int64_t i = 0; i < n; i++)
         fill_value(dt, buf, i, &s);
-    weft_tensor *t = NULL;
-    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
-    free(buf);
-    return t;
-}
-
-static weft_tensor *from_doubles(weft_dtype dt, int rank, const int64_t *dims, const double *v)
-{
-    int64_t n = numel_of(rank, dims);
-    unsigned char *buf = calloc((size_t)(n ? n : 1), 8);
-    cr_assert_not_null(buf);
-    for (int64_t i = 0; i < n; i++) {
-        switch (dt) {
-        case WEFT_BOOL: buf[i] = v[i] != 0; break;
-        case WEFT_I32: ((int32_t *)(void *)buf)[i] = (int32_t)v[i]; break;
-        case WEFT_I64: ((int64_t *)(void *)buf)[i] = (int64_t)v[i]; break;
-        case WEFT_F32: ((float *)(void *)buf)[i] = (float)v[i]; break;
-        case WEFT_F64: ((double *)(void *)buf)[i] = v[i]; break;
-        }
-    }
     weft_tensor *t = NULL;
     cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
     free(buf);
@@ -339,7 +311,7 @@ Test(ops_sort, worked_example_with_nan_inf_and_signed_zero)
     const double v[] = { 3, NAN, -INFINITY, 1, -0.0, 0.0, INFINITY };
     const int64_t asc[] = { 2, 4, 5, 3, 0, 6, 1 }, desc[] = { 1, 6, 0, 3, 4, 5, 2 };
     for (int dt = WEFT_F32; dt <= WEFT_F64; dt++) {
-        weft_tensor *x = from_doubles(dt, 1, DIMS(7), v);
+        weft_tensor *x = test_tensor(dt, 1, DIMS(7), v);
         for (int m = 0; m < N_MODES; m++)
             for (int dir = 0; dir < 2; dir++) {
                 const int64_t *want = dir ? desc : asc;
@@ -366,7 +338,7 @@ Test(ops_sort, worked_example_with_nan_inf_and_signed_zero)
 Test(ops_sort, worked_example_of_a_matrix_along_each_axis)
 {
     /* [[3, 1, 2], [0, 5, 1]] */
-    weft_tensor *x = from_doubles(WEFT_I32, 2, DIMS(2, 3), (const double[]){ 3, 1, 2, 0, 5, 1 });
+    weft_tensor *x = test_tensor(WEFT_I32, 2, DIMS(2, 3), (const double[]){ 3, 1, 2, 0, 5, 1 });
     const struct { int op, axis; bool desc; int64_t want[6]; } cases[] = {
         { OP_SORT, 1, false, { 1, 2, 3, 0, 1, 5 } },
         { OP_SORT, -1, true, { 3, 2, 1, 5, 1, 0 } },
@@ -421,7 +393,7 @@ Test(ops_sort, stable_with_many_duplicates)
     for (int64_t i = 0; i < n; i++)
         v[i] = (double)(rng_next(&s) % 3);
     for (int dt = 0; dt < 5; dt++) {
-        weft_tensor *x = from_doubles(dt, 1, DIMS(n), v);
+        weft_tensor *x = test_tensor(dt, 1, DIMS(n), v);
         for (int dir = 0; dir < 2; dir++) {
             sort_case c = { OP_ARGSORT, 0, dir, 0, false };
             weft_tensor *out = NULL;
@@ -513,7 +485,7 @@ Test(ops_sort, large_inputs_on_one_two_and_four_workers)
 
 Test(ops_sort, top_k_ties_take_the_lower_index)
 {
-    weft_tensor *x = from_doubles(WEFT_F32, 1, DIMS(6), (const double[]){ 1, 3, 3, NAN, 2, 3 });
+    weft_tensor *x = test_tensor(WEFT_F32, 1, DIMS(6), (const double[]){ 1, 3, 3, NAN, 2, 3 });
     const struct { int64_t k; int64_t idx[6]; double v[6]; } cases[] = {
         { 0, { 0 }, { 0 } },
         { 1, { 3 }, { NAN } },
