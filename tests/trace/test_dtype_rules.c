@@ -187,11 +187,7 @@ Test(dtype_rules, weak_constants_record_no_cast)
     cr_assert_eq(weft_spec_parse("f32[?]", &s), 0);
     weft_concrete *c = NULL;
     cr_assert_eq(weft_function_get_concrete(f, &s, 1, &c), 0, "%s", weft_errmsg());
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    cr_assert_eq(weft_function_print_ops(f, 0, m), 0, "%s", weft_errmsg());
-    fclose(m);
+    char *text = test_ops_text(f);
     cr_assert(strstr(text, "const 0.5 : f32[]"), "%s", text);
     cr_assert_null(strstr(text, "cast"), "%s", text);
     cr_assert(strstr(text, ": f32[?]\nreturn"), "%s", text);

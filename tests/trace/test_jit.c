@@ -403,11 +403,7 @@ static weft_tensor *call1(weft_function *f, weft_tensor *x)
 
 static bool ops_say_native(weft_function *f)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    cr_assert_eq(weft_function_print_ops(f, 0, m), 0, "%s", weft_errmsg());
-    fclose(m);
+    char *buf = test_ops_text(f);
     bool yes = strstr(buf, " native") != NULL;
     free(buf);
     return yes;

@@ -469,18 +469,6 @@ Test(matmul, large_against_naive)
     run_reference(&vm);
 }
 
-/* The compiled op list of f's first concrete function (free it). */
-static char *ops_text(weft_function *f)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_not_null(mem);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
-    return text;
-}
-
 /* ---- Same bits everywhere -------------------------------------------- */
 
 static weft_tensor *product_on(unsigned workers, weft_tensor *a, weft_tensor *b, unsigned flags)
@@ -531,7 +519,7 @@ Test(matmul, same_bits_on_any_worker_count_and_folded)
     cr_assert_eq(weft_function_call(f, NULL, 0, &out, 1), 0, "%s", weft_errmsg());
     cr_assert(memcmp(weft_tensor_data(out), weft_tensor_data(one), bytes) == 0,
               "the folded product differs");
-    char *text = ops_text(f);
+    char *text = test_ops_text(f);
     cr_assert_null(strstr(text, "matmul"), "not folded:\n%s", text);
     free(text);
     weft_tensor_release(out);
@@ -657,7 +645,7 @@ Test(matmul, traced_flags_kept_apart_and_never_in_place)
         weft_tensor_release(out[0]);
         weft_tensor_release(out[1]);
     }
-    char *text = ops_text(f);
+    char *text = test_ops_text(f);
     cr_assert(strstr(text, "matmul<transpose_a>("), "got:\n%s", text);
     cr_assert(strstr(text, "matmul("), "got:\n%s", text);
     /* No product line reuses a buffer (the only dead one is their input). */

@@ -376,11 +376,7 @@ Test(reduce, fused_groups_with_unknown_dims)
         free(v);
     }
     cr_assert_eq(weft_function_tracing_count(ft), 1);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_eq(weft_function_print_ops(ft, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
+    char *text = test_ops_text(ft);
     cr_expect(strstr(text, "fused[mean,sub,mul,mean,add,sqrt,div]"), "not one group:\n%s", text);
     free(text);
     weft_function_destroy(&ft);
@@ -417,15 +413,8 @@ Test(reduce, merged_and_folded_by_the_compiler)
     const double *v = weft_tensor_data(y);
     cr_assert_float_eq(v[0], 12.0 + sqrt(1.25), 1e-12);
     cr_assert_float_eq(v[1], 240.0 + sqrt(1.25), 1e-12);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
-    int prods = 0;
-    for (const char *p = strstr(text, "prod"); p; p = strstr(p + 1, "prod"))
-        prods++;
-    cr_expect_eq(prods, 1, "the two prods did not merge:\n%s", text);
+    char *text = test_ops_text(f);
+    cr_expect_eq(test_count(text, "prod"), 1, "the two prods did not merge:\n%s", text);
     cr_expect_null(strstr(text, "mean"), "std of a constant was not folded:\n%s", text);
     cr_expect_null(strstr(text, "sqrt"), "std of a constant was not folded:\n%s", text);
     free(text);

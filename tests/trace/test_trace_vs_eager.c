@@ -132,12 +132,7 @@ Test(trace_vs_eager, folding_leaves_a_growing_broadcast_to_the_run)
     cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
     weft_tensor *y = NULL;
     cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cr_assert_not_null(mem);
-    cr_assert_eq(weft_function_print_ops(f, 0, mem), 0, "%s", weft_errmsg());
-    fclose(mem);
+    char *text = test_ops_text(f);
     cr_expect_null(strstr(text, "const : f64[2048,2048]"), "the broadcast was folded:\n%s", text);
     free(text);
     weft_tensor_release(y);
