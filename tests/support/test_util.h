@@ -86,6 +86,18 @@ static inline weft_tensor *test_tensor(weft_dtype dt, int rank, const int64_t *d
     return t;
 }
 
+/* t has dtype dt and shape dims[0..rank); `what` names the case. */
+static inline void test_assert_shape(const weft_tensor *t, weft_dtype dt, int rank,
+                                     const int64_t *dims, const char *what)
+{
+    cr_assert_eq(weft_tensor_dtype(t), dt, "%s: dtype %s", what,
+                 weft_dtype_name(weft_tensor_dtype(t)));
+    cr_assert_eq(weft_tensor_rank(t), rank, "%s: rank %d", what, weft_tensor_rank(t));
+    for (int d = 0; d < rank; d++)
+        cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "%s: dim %d is %lld", what, d,
+                     (long long)weft_tensor_dims(t)[d]);
+}
+
 /* Element i of t as a double, whatever t's dtype (NaN for an unknown one). */
 static inline double test_element(const weft_tensor *t, int64_t i)
 {

@@ -154,12 +154,7 @@ static void release_all(weft_tensor **t, int n)
 static void check(weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims,
                   const double *want, const char *what)
 {
-    cr_assert_eq(weft_tensor_dtype(t), dt, "%s: dtype %s", what,
-                 weft_dtype_name(weft_tensor_dtype(t)));
-    cr_assert_eq(weft_tensor_rank(t), rank, "%s: rank %d", what, weft_tensor_rank(t));
-    for (int d = 0; d < rank; d++)
-        cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "%s: dim %d is %lld", what, d,
-                     (long long)weft_tensor_dims(t)[d]);
+    test_assert_shape(t, dt, rank, dims, what);
     for (int64_t i = 0; i < weft_tensor_numel(t); i++) {
         double got = test_element(t, i), w = want[i];
         cr_assert(got == w || (isnan(got) && isnan(w)), "%s[%lld] = %.17g, expected %.17g", what,

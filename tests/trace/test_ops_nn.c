@@ -133,12 +133,7 @@ static void refused(const nn_case *c, weft_tensor *in, int code, const char *wha
 static void check(weft_tensor *t, weft_dtype dt, int rank, const int64_t *dims,
                   const double *want, const char *what)
 {
-    cr_assert_eq(weft_tensor_dtype(t), dt, "%s: dtype %s", what,
-                 weft_dtype_name(weft_tensor_dtype(t)));
-    cr_assert_eq(weft_tensor_rank(t), rank, "%s: rank %d", what, weft_tensor_rank(t));
-    for (int d = 0; d < rank; d++)
-        cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "%s: dim %d is %lld", what, d,
-                     (long long)weft_tensor_dims(t)[d]);
+    test_assert_shape(t, dt, rank, dims, what);
     double tol = dt == WEFT_F32 ? TOL_F32 : dt == WEFT_F64 ? TOL_F64 : 0;
     for (int64_t i = 0; i < weft_tensor_numel(t); i++) {
         double got = test_element(t, i), w = want[i];
