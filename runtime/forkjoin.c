@@ -262,6 +262,14 @@ void weft__share_all(weft_runtime *rt)
     }
 }
 
+void weft__share_asked_owner(weft__worker *w)
+{
+    if (weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX) > 0) {
+        weft__event_notify(&w->rt->work_ev, 1);
+        weft__notify_waiters(w->rt, 1);
+    }
+}
+
 /* Puts g's child (fn, arg) in the free slot h at the head of d and counts
  * it.  Owner thread. */
 static inline __attribute__((always_inline)) void spawn_push_owner(weft__deque *d,

@@ -372,6 +372,11 @@ bool weft__hungry(const weft_runtime *rt, weft__worker *w);
  * stealable and wakes sleepers: for callers that spawned children and now
  * run long work themselves. */
 void weft__share_all(weft_runtime *rt);
+/* Shares the private tasks of w, the calling thread's worker, with the
+ * thief that asked for them (weft__deque_hungry): for loops that run long
+ * callbacks between spawns, whose tasks a thief would otherwise wait for
+ * until the next spawn. */
+void weft__share_asked_owner(weft__worker *w);
 /* Whether the calling thread is g's spawning thread (tests). */
 bool weft__group_owned_here(const weft_group *g);
 

@@ -60,6 +60,11 @@ typedef struct pfor {
     void *ctx;
     size_t grain;   /* split points are multiples of grain from 0 */
     size_t chunk;   /* iterations per callback between split checks */
+    /* The smallest range that is split, and the smallest callback of an
+     * adaptive loop's tail: chunk for a fixed grain; for grain 0 a
+     * sixteenth of it, so that a worker left idle near the end waits at
+     * most a fraction of the rest for its share. */
+    size_t least;
     int status;     /* atomic */
 } pfor;
 
@@ -91,8 +96,13 @@ static void pfor_run(pfor *pf, size_t b, size_t e)
     while (b < e) {
         if (should_stop(rt, &pf->status))
             break;
+        /* A half pushed while the other workers were busy is private: a
+         * thief that went idle since then has asked for it, and only this
+         * loop can hand it over before the range ends. */
+        if (w && WEFT__UNLIKELY(weft__deque_hungry(&w->dq)))
+            weft__share_asked_owner(w);
         size_t left = e - b;
-        if (left > pf->chunk && nh < 64 && (rt->nworkers > 1 || !w) && weft__hungry(rt, w)) {
+        if (left > pf->least && nh < 64 && (rt->nworkers > 1 || !w) && weft__hungry(rt, w)) {
             size_t units = left / pf->grain + (left % pf->grain != 0);
             size_t mid = b + (units / 2) * pf->grain;
             if (mid > b && mid < e) {
@@ -103,7 +113,15 @@ static void pfor_run(pfor *pf, size_t b, size_t e)
                 continue;
             }
         }
-        size_t c = left < pf->chunk ? left : pf->chunk;
+        /* Callbacks of a quarter of what is left, down to least: on a loop
+         * whose cost rises with the index the last chunks of a range were
+         * its costliest, and a thief that went idle waited for the owner
+         * to finish one before it could take half of the rest. */
+        size_t c = left / 4 > pf->least ? left / 4 : pf->least;
+        if (c > pf->chunk)
+            c = pf->chunk;
+        if (c > left)
+            c = left;
         int rc = pf->fn(b, b + c, pf->ctx);
         if (rc)
             set_status(&pf->status, rc);
@@ -223,12 +241,14 @@ int weft_parallel_for(weft_runtime *rt, size_t n, size_t grain, weft_range_fn fn
     if (grain) {
         pf.grain = grain;
         pf.chunk = grain;
+        pf.least = grain;
     } else {
         /* Adaptive: about 16 chunks per worker between split checks, so
          * that uneven iterations can still be rebalanced. */
         size_t per = n / ((size_t)rt->nworkers * 16);
         pf.grain = 1;
         pf.chunk = per ? per : 1;
+        pf.least = pf.chunk / 16 ? pf.chunk / 16 : 1;
     }
     bool outside = weft__current_worker(rt) == NULL;
     if (outside)

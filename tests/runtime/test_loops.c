@@ -258,6 +258,86 @@ Test(parallel_for, outside_caller_ends_runners_no_worker_started, .timeout = 60)
     weft_runtime_destroy(&rt);
 }
 
+/* A loop on a worker pushes the upper half of its range while the other
+ * worker is busy, so the half stays private; when that worker then goes
+ * idle and asks for tasks, the loop must hand the half over between its
+ * callbacks (it spawns nothing more while the half is queued).  Here the
+ * loop's callbacks wait (100 ms each at most) until an iteration has run
+ * on another thread: without the hand-over the other worker got its first
+ * iteration only after the loop's thread had run its whole lower half. */
+#define HALF_N 256
+
+typedef struct private_half {
+    weft_runtime *rt;
+    pthread_t loop_thread;
+    uint64_t blocker_started;   /* atomic */
+    uint64_t released;          /* atomic: the blocking task may end */
+    uint64_t loop_calls;        /* atomic: callbacks run on the loop's thread */
+    uint64_t calls_before_other;   /* atomic: loop_calls when another thread
+                                      started an iteration (UINT64_MAX: none) */
+    unsigned char hits[HALF_N];    /* atomic */
+} private_half;
+
+static void busy_until_released(void *arg)
+{
+    private_half *ph = arg;
+    __atomic_store_n(&ph->blocker_started, 1, __ATOMIC_RELEASE);
+    for (int ms = 0; ms < 10000 && !__atomic_load_n(&ph->released, __ATOMIC_ACQUIRE); ms++)
+        sleep_us(1000);
+}
+
+static int half_range(size_t b, size_t e, void *ctx)
+{
+    private_half *ph = ctx;
+    for (size_t i = b; i < e; i++)
+        __atomic_fetch_add(&ph->hits[i], 1, __ATOMIC_RELAXED);
+    if (!pthread_equal(pthread_self(), ph->loop_thread)) {
+        uint64_t none = UINT64_MAX;
+        __atomic_compare_exchange_n(&ph->calls_before_other, &none,
+                                    __atomic_load_n(&ph->loop_calls, __ATOMIC_ACQUIRE), false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+        return 0;
+    }
+    __atomic_add_fetch(&ph->loop_calls, 1, __ATOMIC_ACQ_REL);
+    if (!__atomic_load_n(&ph->released, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&ph->released, 1, __ATOMIC_RELEASE);
+        return 0;
+    }
+    for (int ms = 0; ms < 100 && __atomic_load_n(&ph->calls_before_other, __ATOMIC_ACQUIRE) ==
+                                     UINT64_MAX;
+         ms++)
+        sleep_us(1000);
+    return 0;
+}
+
+static void loop_after_blocker(void *arg)
+{
+    private_half *ph = arg;
+    for (int ms = 0; ms < 10000 && !__atomic_load_n(&ph->blocker_started, __ATOMIC_ACQUIRE);
+         ms++)
+        sleep_us(1000);
+    ph->loop_thread = pthread_self();
+    if (weft_parallel_for(ph->rt, HALF_N, 1, half_range, ph) != 0)
+        __atomic_store_n(&ph->hits[0], 9, __ATOMIC_RELAXED);
+}
+
+Test(parallel_for, worker_loop_hands_its_private_half_to_a_thief, .timeout = 60)
+{
+    weft_runtime *rt = test_runtime_of(2);
+    private_half ph = { .rt = rt, .calls_before_other = UINT64_MAX };
+    weft_group g;
+    weft_group_init(&g, rt);
+    weft_spawn(&g, busy_until_released, &ph);
+    weft_spawn(&g, loop_after_blocker, &ph);
+    cr_assert_eq(weft_group_wait(&g), 0);
+    for (size_t i = 0; i < HALF_N; i++)
+        cr_assert_eq(ph.hits[i], 1, "index %zu run %d times", i, ph.hits[i]);
+    cr_assert_lt(ph.calls_before_other, HALF_N / 2,
+                 "the other worker started after %llu of the loop thread's callbacks",
+                 (unsigned long long)ph.calls_before_other);
+    weft_runtime_destroy(&rt);
+}
+
 /* --------------------------------------------------------- parallel_map */
 
 typedef struct mapcount {
