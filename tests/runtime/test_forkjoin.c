@@ -720,7 +720,10 @@ static void blocking_child(void *p)
     while (now > pk && !__atomic_compare_exchange_n(&wc->peak, &pk, now, true, __ATOMIC_SEQ_CST,
                                                     __ATOMIC_SEQ_CST)) {
     }
-    usleep(200000);   /* long enough for a loaded CI machine's wake-ups */
+    /* Until every child is in (10 s at most): a fixed sleep failed when a
+     * loaded machine woke a worker later than it lasted. */
+    for (int ms = 0; ms < 10000 && __atomic_load_n(&wc->peak, __ATOMIC_SEQ_CST) < wc->n; ms++)
+        usleep(1000);
     __atomic_fetch_sub(&wc->in, 1, __ATOMIC_SEQ_CST);
 }
 
