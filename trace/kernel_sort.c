@@ -98,26 +98,77 @@ typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *b
 
 /* top_k for small k: a buffer of the best k so far, in order; an element
  * enters only when it goes strictly before the last one kept, so an equal
- * later element never displaces an earlier one. */
-#define TOP_FN(NAME, T, BEFORE)                                                             \
-    static void NAME(const void *v_, int64_t n, int64_t k, void *bv_, int64_t *bi)          \
+ * later element never displaces an earlier one.  Once the buffer is full
+ * few elements enter (about k ln(n / k) of n random ones), so blocks of two
+ * vectors are first tested at once against the last kept: MAY_ENTER is
+ * BEFORE or looser (a NaN always may), and a block where any element may
+ * enter is walked one element at a time with the exact test. */
+#define TOP_VEC 16                 /* bytes: SSE2's vectors, the x86-64 baseline */
+#define TOP_BLOCK (2 * TOP_VEC)    /* bytes of elements tested at once */
+
+/* Whether any lane of a vector comparison's result (0 or -1 a lane) is
+ * set. */
+static inline bool top_block_any(const void *mask)
+{
+    uint64_t w[2];
+    memcpy(w, mask, TOP_VEC);
+    return (w[0] | w[1]) != 0;
+}
+
+#define TOP_FN(NAME, T, BEFORE, MAY_ENTER)                                                  \
+    static inline void NAME##_insert(T x, int64_t i, int64_t *m, int64_t k, T *bv,          \
+                                     int64_t *bi)                                           \
     {                                                                                       \
-        const T *v = v_;                                                                    \
-        T *bv = bv_;                                                                        \
-        int64_t m = 0;                                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            T x = v[i];                                                                     \
-            if (m == k && !BEFORE(x, bv[m - 1]))                                            \
-                continue;                                                                   \
-            int64_t j = m < k ? m++ : m - 1;                                                \
+        int64_t j = *m < k ? (*m)++ : *m - 1;                                               \
+        /* In descending order anything but a NaN goes before exactly the    \
+         * values below it. */                                               \
+        if (x == x) {                                                                       \
+            for (; j > 0 && bv[j - 1] < x; j--) {                                           \
+                bv[j] = bv[j - 1];                                                          \
+                bi[j] = bi[j - 1];                                                          \
+            }                                                                               \
+        } else {                                                                            \
             for (; j > 0 && BEFORE(x, bv[j - 1]); j--) {                                    \
                 bv[j] = bv[j - 1];                                                          \
                 bi[j] = bi[j - 1];                                                          \
             }                                                                               \
-            bv[j] = x;                                                                      \
-            bi[j] = i;                                                                      \
+        }                                                                                   \
+        bv[j] = x;                                                                          \
+        bi[j] = i;                                                                          \
+    }                                                                                       \
+    static void NAME(const void *v_, int64_t n, int64_t k, void *bv_, int64_t *bi)          \
+    {                                                                                       \
+        const T *v = v_;                                                                    \
+        T *bv = bv_;                                                                        \
+        int64_t m = 0, i = 0;                                                               \
+        for (; i < n && m < k; i++)                                                         \
+            NAME##_insert(v[i], i, &m, k, bv, bi);                                          \
+        const int64_t lanes = TOP_BLOCK / (int64_t)sizeof(T);                               \
+        while (i < n) {                                                                     \
+            int64_t end = n - i < lanes ? n : i + lanes;                                    \
+            if (end - i == lanes) {                                                         \
+                typedef T vec_t __attribute__((vector_size(TOP_VEC)));                      \
+                vec_t x0, x1, last = (vec_t){ 0 } + bv[k - 1];                              \
+                memcpy(&x0, v + i, sizeof x0);                                              \
+                memcpy(&x1, v + i + lanes / 2, sizeof x1);                                  \
+                __typeof__(MAY_ENTER(x0, last)) may =                                       \
+                    MAY_ENTER(x0, last) | MAY_ENTER(x1, last);                              \
+                if (!top_block_any(&may)) {                                                 \
+                    i = end;                                                                \
+                    continue;                                                               \
+                }                                                                           \
+            }                                                                               \
+            T last = bv[k - 1];                                                             \
+            for (; i < end; i++)                                                            \
+                if (MAY_ENTER(v[i], last) && BEFORE(v[i], last)) {                          \
+                    NAME##_insert(v[i], i, &m, k, bv, bi);                                  \
+                    last = bv[k - 1];                                                       \
+                }                                                                           \
         }                                                                                   \
     }
+
+#define I_MAY_ENTER(x, last) ((last) < (x))
+#define F_MAY_ENTER(x, last) (((last) < (x)) | ((x) != (x)))
 
 SORT_FNS(asc_b, uint8_t, I_ASC)
 SORT_FNS(asc_i32, int32_t, I_ASC)
@@ -129,11 +180,11 @@ SORT_FNS(desc_i32, int32_t, I_DESC)
 SORT_FNS(desc_i64, int64_t, I_DESC)
 SORT_FNS(desc_f32, float, F_DESC)
 SORT_FNS(desc_f64, double, F_DESC)
-TOP_FN(top_b, uint8_t, I_DESC)
-TOP_FN(top_i32, int32_t, I_DESC)
-TOP_FN(top_i64, int64_t, I_DESC)
-TOP_FN(top_f32, float, F_DESC)
-TOP_FN(top_f64, double, F_DESC)
+TOP_FN(top_b, uint8_t, I_DESC, I_MAY_ENTER)
+TOP_FN(top_i32, int32_t, I_DESC, I_MAY_ENTER)
+TOP_FN(top_i64, int64_t, I_DESC, I_MAY_ENTER)
+TOP_FN(top_f32, float, F_DESC, F_MAY_ENTER)
+TOP_FN(top_f64, double, F_DESC, F_MAY_ENTER)
 
 /* By direction (descending 1) and dtype, in weft_dtype order. */
 static const sort_fn sorts[2][5] = {

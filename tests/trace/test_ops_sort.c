@@ -528,6 +528,40 @@ Test(ops_sort, top_k_every_dtype_and_k)
     }
 }
 
+/* Long rows through the small-k path, which tests whole blocks against the
+ * last value kept before it looks at single elements: a row whose top set
+ * keeps changing late (a scattered permutation, with a NaN and a tie of
+ * the eventual k-th value near the end), and an ascending row (every
+ * element enters). */
+Test(ops_sort, top_k_long_rows_enter_late)
+{
+    enum { LEN = 1000 };
+    double *v = malloc(sizeof(double) * 2 * LEN);
+    cr_assert_not_null(v);
+    for (int dt = 0; dt < 5; dt++) {
+        for (int i = 0; i < LEN; i++) {
+            v[i] = dt == WEFT_BOOL ? (i == 700) : (double)((i * 7919) % LEN);
+            v[LEN + i] = dt == WEFT_BOOL ? (i >= 990) : (double)i;
+        }
+        if (dt == WEFT_F32 || dt == WEFT_F64) {
+            v[900] = NAN;
+            v[950] = -0.0;
+        }
+        v[997] = dt == WEFT_BOOL ? 1 : LEN - 8;   /* ties the 8th largest */
+        weft_tensor *x = test_tensor((weft_dtype)dt, 2, DIMS(2, LEN), v);
+        const int64_t ks[] = { 1, 8, 16 };
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            sort_case c = { OP_TOP_K, 0, false, ks[i], false };
+            char what[64];
+            snprintf(what, sizeof what, "%s long rows top_k %lld", dtype_names[dt],
+                     (long long)ks[i]);
+            check_modes(&c, x, what);
+        }
+        weft_tensor_release(x);
+    }
+    free(v);
+}
+
 /* ---- Errors ------------------------------------------------------------ */
 
 static void expect_fail(const sort_case *c, weft_tensor *x, int code, const char *says)
