@@ -667,6 +667,26 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
     return 0;
 }
 
+/* The seed: an i32 or i64 scalar, or a vector of two. */
+static int infer_random(const weft__node *n, const weft_spec *seed, weft_spec *out)
+{
+    const char *fn = n->op == WEFT__OP_RANDOM_UNIFORM ? "weft_random_uniform"
+                                                      : "weft_random_normal";
+    char ss[WEFT__SPEC_STR_MAX];
+    if (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)
+        return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not i32 or i64", fn, sstr(seed, ss));
+    if (seed->rank != WEFT_RANK_ANY && seed->rank != 0 &&
+        !(seed->rank == 1 && (seed->dims[0] == 2 || seed->dims[0] == WEFT_DIM_ANY)))
+        return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not a scalar or a vector of two",
+                            fn, sstr(seed, ss));
+    memset(out, 0, sizeof *out);
+    out->dtype = n->attr.random.dtype;
+    out->rank = n->attr.random.rank;
+    for (int d = 0; d < out->rank; d++)
+        out->dims[d] = n->attr.random.dims[d];
+    return 0;
+}
+
 static uint32_t shape_op_arity(weft__op op)
 {
     switch (op) {
@@ -720,6 +740,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_SCATTER_ND_ADD: return infer_scatter_nd(n, in, out);
     case WEFT__OP_ROLL:
     case WEFT__OP_REPEAT:       return infer_roll_repeat(n, &in[0], out);
+    case WEFT__OP_RANDOM_UNIFORM:
+    case WEFT__OP_RANDOM_NORMAL: return infer_random(n, &in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

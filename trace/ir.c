@@ -57,7 +57,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_UNSORTED_SEGMENT] = "unsorted_segment", [WEFT__OP_GATHER_ND] = "gather_nd",
     [WEFT__OP_SCATTER_ND_UPDATE] = "scatter_nd_update",
     [WEFT__OP_SCATTER_ND_ADD] = "scatter_nd_add", [WEFT__OP_ROLL] = "roll",
-    [WEFT__OP_REPEAT] = "repeat",
+    [WEFT__OP_REPEAT] = "repeat", [WEFT__OP_RANDOM_UNIFORM] = "random_uniform",
+    [WEFT__OP_RANDOM_NORMAL] = "random_normal",
 };
 
 const char *weft__op_name(weft__op op)

@@ -115,7 +115,9 @@
     XX(SCATTER_ND_UPDATE, ARRAY, 3)        \
     XX(SCATTER_ND_ADD, ARRAY, 3)           \
     XX(ROLL,       ARRAY,   1)             \
-    XX(REPEAT,     ARRAY,   1)
+    XX(REPEAT,     ARRAY,   1)             \
+    XX(RANDOM_UNIFORM, ARRAY, 1)           \
+    XX(RANDOM_NORMAL, ARRAY, 1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -198,6 +200,10 @@ typedef struct weft__node {
          * weft_reduction in kind and num_segments in count; ROLL's shift
          * and REPEAT's repeats in count, along axis (may be negative). */
         struct { int axis, kind; int64_t count; } index;
+        /* RANDOM_UNIFORM (a = minval, b = maxval) and RANDOM_NORMAL (a =
+         * mean, b = stddev): the result's dtype and dims; the input is the
+         * seed (trace/kernel_random.c). */
+        struct { weft_dtype dtype; int rank; int64_t dims[WEFT_MAX_RANK]; double a, b; } random;
     } attr;
 } weft__node;
 

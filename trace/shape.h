@@ -47,6 +47,14 @@ int weft__eval_top_k_values(weft_runtime *rt, const weft_tensor *a, const weft_t
 int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out);
 
+/* The stateless random ops, random_uniform and random_normal
+ * (kernel_random.c): in[0] is the seed. */
+int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
+                      weft_tensor *out);
+/* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
+ * under key into out. */
+void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the
  * last element in the step's direction). */

@@ -70,6 +70,14 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
         break;
+    case WEFT__OP_RANDOM_UNIFORM: case WEFT__OP_RANDOM_NORMAL:
+        w[k++] = n->attr.random.dtype;
+        w[k++] = n->attr.random.rank;
+        for (int d = 0; d < n->attr.random.rank && d < WEFT_MAX_RANK; d++)
+            w[k++] = n->attr.random.dims[d];
+        memcpy(&w[k++], &n->attr.random.a, sizeof(double));
+        memcpy(&w[k++], &n->attr.random.b, sizeof(double));
+        break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
         break;
@@ -169,6 +177,12 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 kind >= 0 && kind < 5 ? names[kind] : "?", n->attr.index.count);
         break;
     }
+    case WEFT__OP_RANDOM_UNIFORM:
+        fprintf(f, "<minval=%g,maxval=%g>", n->attr.random.a, n->attr.random.b);
+        break;
+    case WEFT__OP_RANDOM_NORMAL:
+        fprintf(f, "<mean=%g,stddev=%g>", n->attr.random.a, n->attr.random.b);
+        break;
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
         fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,
                 n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count);

@@ -715,6 +715,27 @@ WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *
 WEFT_API weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *counts,
                                         size_t n, int axis);
 
+/* Stateless random numbers (tf.random.stateless_uniform / _normal): a
+ * tensor of dtype and dims (known while tracing, as weft_fill's) whose
+ * element i is a function of the seed and i alone, so that the same seed
+ * gives the same bits on any worker count, eagerly and traced, and a new
+ * seed per call gives new numbers without a retrace.  seed is an i32 or
+ * i64 scalar s (the same as the pair [s, 0]) or a vector of two; element
+ * i is drawn from the Philox4x32-10 block of the counter (i, seed[1])
+ * under the key seed[0].
+ *   uniform: f32, f64 in [minval, maxval) (53 random bits, rounded to the
+ *   dtype and kept below maxval); i32, i64 in [minval, maxval), which must
+ *   then be integers of the dtype's range.  minval < maxval, both finite.
+ *   normal: f32, f64, mean + stddev z with z standard normal (Box-Muller
+ *   on the block's two 64-bit words); mean finite, stddev finite and >= 0.
+ * The streams are weft's own: they are not TensorFlow's numbers. */
+WEFT_API weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                         int rank, const int64_t *dims, double minval,
+                                         double maxval);
+WEFT_API weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                        int rank, const int64_t *dims, double mean,
+                                        double stddev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -445,6 +445,18 @@ static weft_value *op_repeat_counts_n(weft_ctx *cx)
 }
 static int c_repeat_counts_n(void) { return eager_op(op_repeat_counts_n); }
 
+static weft_value *op_random_bounds(weft_ctx *cx)
+{
+    return weft_random_uniform(cx, ev(cx, m23), WEFT_F32, 1, (int64_t[]){ 4 }, 1, 1);
+}
+static int c_random_bounds(void) { return eager_op(op_random_bounds); }
+
+static weft_value *op_random_seed(weft_ctx *cx)
+{
+    return weft_random_normal(cx, ev(cx, m23), WEFT_F32, 1, (int64_t[]){ 4 }, 0, 1);
+}
+static int c_random_seed(void) { return eager_op(op_random_seed); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -535,6 +547,8 @@ static const err_case cases[] = {
     C("weft_repeat", "repeats -1", WEFT_EINVAL, c_repeat_negative),
     C("weft_roll_axes", "axes {0, 2} of f32[2,3]", WEFT_EINVAL, c_roll_axes_entry),
     C("weft_repeat_counts", "2 counts for axis 1 of f32[2,3]", WEFT_EINVAL, c_repeat_counts_n),
+    C("weft_random_uniform", "minval 1, maxval 1", WEFT_EINVAL, c_random_bounds),
+    C("weft_random_normal", "a seed f32[2,3]", WEFT_EINVAL, c_random_seed),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
