@@ -60,10 +60,11 @@ typedef struct pfor {
     void *ctx;
     size_t grain;   /* split points are multiples of grain from 0 */
     size_t chunk;   /* iterations per callback between split checks */
-    /* The smallest range that is split, and the smallest callback of an
-     * adaptive loop's tail: chunk for a fixed grain; for grain 0 a
-     * sixteenth of it, so that a worker left idle near the end waits at
-     * most a fraction of the rest for its share. */
+    /* The smallest callback of a range's tail: chunk for a fixed grain;
+     * for grain 0 a sixteenth of it, so that a worker left idle near the
+     * end waits at most a fraction of the rest for its share.  (Splitting
+     * ranges down to it as well cost a tenth more on a 1000-iteration
+     * loop, for no gain on the unbalanced ones.) */
     size_t least;
     int status;     /* atomic */
 } pfor;
@@ -102,7 +103,7 @@ static void pfor_run(pfor *pf, size_t b, size_t e)
         if (w && WEFT__UNLIKELY(weft__deque_hungry(&w->dq)))
             weft__share_asked_owner(w);
         size_t left = e - b;
-        if (left > pf->least && nh < 64 && (rt->nworkers > 1 || !w) && weft__hungry(rt, w)) {
+        if (left > pf->chunk && nh < 64 && (rt->nworkers > 1 || !w) && weft__hungry(rt, w)) {
             size_t units = left / pf->grain + (left % pf->grain != 0);
             size_t mid = b + (units / 2) * pf->grain;
             if (mid > b && mid < e) {
