@@ -66,20 +66,30 @@ static int draw_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, v
     return weft_ctx_status(cx);
 }
 
-/* d with the given seed tensor on runtime r, eagerly or traced; the
- * function is returned in *fp when fp is not NULL (else destroyed). */
-static weft_tensor *run_draw(weft_runtime *r, const draw *d, weft_tensor *seed, bool eager,
-                             weft_function **fp)
+/* d with the given seed tensor on runtime r, eagerly or traced: the call's
+ * code, its result in *out and the function in *fp. */
+static int call_draw(weft_runtime *r, const draw *d, weft_tensor *seed, bool eager,
+                     weft_tensor **out, weft_function **fp)
 {
     weft_function_desc desc = {
         .name = "draw", .body = draw_body, .user = (void *)d, .n_args = 1, .n_outs = 1,
         .flags = eager ? WEFT_RUN_EAGERLY : 0,
     };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(r, &desc, &f), 0, "%s", weft_errmsg());
+    *fp = NULL;
+    cr_assert_eq(weft_function_create(r, &desc, fp), 0, "%s", weft_errmsg());
     weft_arg a = weft_arg_tensor(seed);
-    weft_tensor *out = NULL;
-    cr_assert_eq(weft_function_call(f, &a, 1, &out, 1), 0, "%s", weft_errmsg());
+    *out = NULL;
+    return weft_function_call(*fp, &a, 1, out, 1);
+}
+
+/* call_draw that must succeed; the function is kept in *fp when fp is not
+ * NULL (else destroyed). */
+static weft_tensor *run_draw(weft_runtime *r, const draw *d, weft_tensor *seed, bool eager,
+                             weft_function **fp)
+{
+    weft_function *f;
+    weft_tensor *out;
+    cr_assert_eq(call_draw(r, d, seed, eager, &out, &f), 0, "%s", weft_errmsg());
     if (fp)
         *fp = f;
     else
@@ -320,15 +330,9 @@ Test(ops_random, cse_merges_equal_draws_and_dce_drops_unused_ones)
 static void expect_error(const draw *d, weft_tensor *seed, const char *says)
 {
     for (int eager = 0; eager < 2; eager++) {
-        weft_function_desc desc = {
-            .name = "bad", .body = draw_body, .user = (void *)d, .n_args = 1, .n_outs = 1,
-            .flags = eager ? WEFT_RUN_EAGERLY : 0,
-        };
-        weft_function *f = NULL;
-        cr_assert_eq(weft_function_create(rt, &desc, &f), 0, "%s", weft_errmsg());
-        weft_arg a = weft_arg_tensor(seed);
-        weft_tensor *out = NULL;
-        int rc = weft_function_call(f, &a, 1, &out, 1);
+        weft_function *f;
+        weft_tensor *out;
+        int rc = call_draw(rt, d, seed, eager, &out, &f);
         cr_assert_eq(rc, WEFT_EINVAL, "%s: %s", says, weft_err_name(rc));
         cr_assert(strstr(weft_errmsg(), says), "\"%s\" does not say \"%s\"", weft_errmsg(), says);
         cr_assert_null(out);
