@@ -1,9 +1,10 @@
 /* The stateless random ops: random_uniform and random_normal.
  *
- * Element i of a result is a function of the seed and i alone: the
- * Philox4x32-10 block of the counter (i, seed[1]) under the key seed[0]
- * (a scalar seed s is the pair (s, 0)).  So a result is the same bits on
- * any worker count, eagerly and traced, and chunks need no state. */
+ * Element i of a result is a function of the seed and i alone: its part
+ * of the Philox4x32-10 block of the counter (i / lanes, seed[1]) under the
+ * key seed[0] (a scalar seed s is the pair (s, 0); lanes is 4 for 4-byte
+ * dtypes, 2 for 8-byte ones).  So a result is the same bits on any worker
+ * count, eagerly and traced, and chunks need no state. */
 #include <math.h>
 #include <string.h>
 
@@ -49,20 +50,34 @@ typedef struct random_job {
     size_t chunks;
 } random_job;
 
-/* The 64-bit words of element i's block. */
-static inline void element_bits(const random_job *j, uint64_t i, uint64_t *x, uint64_t *y)
+/* A block gives 128 bits: four elements of a 4-byte dtype (a 32-bit word
+ * each), two of an 8-byte one (a 64-bit word each); element i takes its
+ * part of block i / lanes. */
+static inline void block_of(const random_job *j, uint64_t blk, uint32_t r[4])
 {
-    uint32_t ctr[4] = { (uint32_t)i, (uint32_t)(i >> 32), j->stream[0], j->stream[1] };
-    uint32_t r[4];
+    uint32_t ctr[4] = { (uint32_t)blk, (uint32_t)(blk >> 32), j->stream[0], j->stream[1] };
     weft__philox4x32_10(ctr, j->key, r);
-    *x = (uint64_t)r[0] << 32 | r[1];
-    *y = (uint64_t)r[2] << 32 | r[3];
 }
 
-/* [0, 1) with 53 random bits; (0, 1] for a logarithm's argument. */
+static inline uint64_t word64(const uint32_t r[4], int t)
+{
+    return (uint64_t)r[2 * t] << 32 | r[2 * t + 1];
+}
+
+/* [0, 1) from 24 or 53 random bits; (0, 1] for a logarithm's argument. */
+static inline double unit24(uint32_t x)
+{
+    return (double)(x >> 8) * 0x1p-24;
+}
+
 static inline double unit53(uint64_t x)
 {
     return (double)(x >> 11) * 0x1p-53;
+}
+
+static inline double unit24_open0(uint32_t x)
+{
+    return (double)((x >> 8) + 1) * 0x1p-24;
 }
 
 static inline double unit53_open0(uint64_t x)
@@ -70,33 +85,8 @@ static inline double unit53_open0(uint64_t x)
     return (double)((x >> 11) + 1) * 0x1p-53;
 }
 
-/* a + (b - a) u rounded to the dtype, kept below b: the rounding of a
- * wide range can reach it. */
-static void uniform_float(const random_job *j, uint64_t b, uint64_t e)
-{
-    double lo = j->n->attr.random.a, hi = j->n->attr.random.b, span = hi - lo;
-    if (j->n->attr.random.dtype == WEFT_F32) {
-        float *out = j->out, lof = (float)lo, hif = (float)hi;
-        float below = lof < hif ? nextafterf(hif, lof) : lof;
-        for (uint64_t i = b; i < e; i++) {
-            uint64_t x, y;
-            element_bits(j, i, &x, &y);
-            float v = (float)(lo + span * unit53(x));
-            out[i] = v >= hif ? below : v;
-        }
-        return;
-    }
-    double *out = j->out, below = nextafter(hi, lo);
-    for (uint64_t i = b; i < e; i++) {
-        uint64_t x, y;
-        element_bits(j, i, &x, &y);
-        double v = lo + span * unit53(x);
-        out[i] = v >= hi ? below : v;
-    }
-}
-
-/* The high 64 bits of the 128-bit product a b (ISO C has no 128-bit
- * type). */
+/* The high half of a product: floor(x span / 2^bits), uniform over
+ * [0, span) within span / 2^bits.  ISO C has no 128-bit type. */
 static inline uint64_t mul_high64(uint64_t a, uint64_t b)
 {
     uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
@@ -105,55 +95,102 @@ static inline uint64_t mul_high64(uint64_t a, uint64_t b)
     return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
-/* lo + floor(x span / 2^64): every value of [lo, hi) within 2^-64 of
- * uniform. */
-static void uniform_int(const random_job *j, uint64_t b, uint64_t e)
+/* Element values of one block (lanes of them) into v[]. */
+static void block_values(const random_job *j, uint64_t blk, double *dv, int64_t *iv)
 {
-    int64_t lo = (int64_t)j->n->attr.random.a, hi = (int64_t)j->n->attr.random.b;
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
-    for (uint64_t i = b; i < e; i++) {
-        uint64_t x, y;
-        element_bits(j, i, &x, &y);
-        uint64_t off = mul_high64(x, span);
-        int64_t v = (int64_t)((uint64_t)lo + off);
-        if (j->n->attr.random.dtype == WEFT_I32)
-            ((int32_t *)j->out)[i] = (int32_t)v;
-        else
-            ((int64_t *)j->out)[i] = v;
+    uint32_t r[4];
+    block_of(j, blk, r);
+    const weft__node *n = j->n;
+    double a = n->attr.random.a, b = n->attr.random.b;
+    switch (n->attr.random.dtype) {
+    case WEFT_F32:
+        if (n->op == WEFT__OP_RANDOM_UNIFORM) {
+            for (int t = 0; t < 4; t++)
+                dv[t] = a + (b - a) * unit24(r[t]);
+        } else {
+            /* Box-Muller: two normals from each pair of words, in float
+             * (the result's precision; the double functions took twice
+             * as long). */
+            for (int t = 0; t < 4; t += 2) {
+                float rad = sqrtf(-2.0f * logf((float)unit24_open0(r[t])));
+                float ang = 6.2831855f * (float)unit24(r[t + 1]);
+                dv[t] = a + b * (double)(rad * cosf(ang));
+                dv[t + 1] = a + b * (double)(rad * sinf(ang));
+            }
+        }
+        break;
+    case WEFT_F64:
+        if (n->op == WEFT__OP_RANDOM_UNIFORM) {
+            for (int t = 0; t < 2; t++)
+                dv[t] = a + (b - a) * unit53(word64(r, t));
+        } else {
+            double rad = sqrt(-2.0 * log(unit53_open0(word64(r, 0))));
+            double ang = 6.283185307179586 * unit53(word64(r, 1));
+            dv[0] = a + b * rad * cos(ang);
+            dv[1] = a + b * rad * sin(ang);
+        }
+        break;
+    case WEFT_I32: {
+        uint64_t span = (uint64_t)((int64_t)b - (int64_t)a);
+        for (int t = 0; t < 4; t++)
+            iv[t] = (int64_t)a + (int64_t)(((uint64_t)r[t] * span) >> 32);
+        break;
+    }
+    default: {   /* i64 */
+        uint64_t span = (uint64_t)(int64_t)b - (uint64_t)(int64_t)a;
+        for (int t = 0; t < 2; t++)
+            iv[t] = (int64_t)((uint64_t)(int64_t)a + mul_high64(word64(r, t), span));
+        break;
+    }
     }
 }
 
-/* Box-Muller on the block's two words (one normal per element, so that
- * element i depends on i alone). */
-static void normal(const random_job *j, uint64_t b, uint64_t e)
+/* Elements [b, e): whole blocks, of which the first and last may be cut
+ * by the chunk's ends.  Uniform floats are rounded to the dtype and kept
+ * below maxval (the rounding of a wide range can reach it). */
+static void draw_range(const random_job *j, uint64_t b, uint64_t e)
 {
-    double mean = j->n->attr.random.a, stddev = j->n->attr.random.b;
-    bool f32 = j->n->attr.random.dtype == WEFT_F32;
-    for (uint64_t i = b; i < e; i++) {
-        uint64_t x, y;
-        element_bits(j, i, &x, &y);
-        double z = sqrt(-2.0 * log(unit53_open0(x))) * cos(6.283185307179586 * unit53(y));
-        double v = mean + stddev * z;
-        if (f32)
-            ((float *)j->out)[i] = (float)v;
-        else
-            ((double *)j->out)[i] = v;
+    weft_dtype dt = j->n->attr.random.dtype;
+    uint64_t lanes = weft_dtype_size(dt) == 4 ? 4 : 2;
+    bool uniform = j->n->op == WEFT__OP_RANDOM_UNIFORM;
+    double a = j->n->attr.random.a, hi = j->n->attr.random.b;
+    float hif = (float)hi, lof = (float)a;
+    float below_f = lof < hif ? nextafterf(hif, lof) : lof;
+    double below_d = nextafter(hi, a);
+    for (uint64_t blk = b / lanes; blk * lanes < e; blk++) {
+        double dv[4];
+        int64_t iv[4];
+        block_values(j, blk, dv, iv);
+        uint64_t first = blk * lanes < b ? b - blk * lanes : 0;
+        uint64_t last = (blk + 1) * lanes > e ? e - blk * lanes : lanes;
+        for (uint64_t t = first; t < last; t++) {
+            uint64_t i = blk * lanes + t;
+            switch (dt) {
+            case WEFT_F32: {
+                float v = (float)dv[t];
+                ((float *)j->out)[i] = uniform && v >= hif ? below_f : v;
+                break;
+            }
+            case WEFT_F64:
+                ((double *)j->out)[i] = uniform && dv[t] >= hi ? below_d : dv[t];
+                break;
+            case WEFT_I32:
+                ((int32_t *)j->out)[i] = (int32_t)iv[t];
+                break;
+            default:
+                ((int64_t *)j->out)[i] = iv[t];
+                break;
+            }
+        }
     }
 }
 
 static int random_chunk(size_t cb, size_t ce, void *ctx)
 {
     const random_job *j = ctx;
-    for (size_t c = cb; c < ce; c++) {
-        uint64_t b = weft__chunk_begin((uint64_t)j->numel, j->chunks, c);
-        uint64_t e = weft__chunk_begin((uint64_t)j->numel, j->chunks, c + 1);
-        if (j->n->op == WEFT__OP_RANDOM_NORMAL)
-            normal(j, b, e);
-        else if (j->n->attr.random.dtype == WEFT_F32 || j->n->attr.random.dtype == WEFT_F64)
-            uniform_float(j, b, e);
-        else
-            uniform_int(j, b, e);
-    }
+    for (size_t c = cb; c < ce; c++)
+        draw_range(j, weft__chunk_begin((uint64_t)j->numel, j->chunks, c),
+                   weft__chunk_begin((uint64_t)j->numel, j->chunks, c + 1));
     return 0;
 }
 
@@ -186,7 +223,7 @@ int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *
 {
     random_job j;
     memset(&j, 0, sizeof j);
-    int64_t s[2];
+    int64_t s[2] = { 0, 0 };
     int rc = read_seed(n, seed, s);
     if (rc)
         return rc;

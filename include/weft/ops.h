@@ -721,13 +721,15 @@ WEFT_API weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64
  * gives the same bits on any worker count, eagerly and traced, and a new
  * seed per call gives new numbers without a retrace.  seed is an i32 or
  * i64 scalar s (the same as the pair [s, 0]) or a vector of two; element
- * i is drawn from the Philox4x32-10 block of the counter (i, seed[1])
- * under the key seed[0].
- *   uniform: f32, f64 in [minval, maxval) (53 random bits, rounded to the
- *   dtype and kept below maxval); i32, i64 in [minval, maxval), which must
- *   then be integers of the dtype's range.  minval < maxval, both finite.
- *   normal: f32, f64, mean + stddev z with z standard normal (Box-Muller
- *   on the block's two 64-bit words); mean finite, stddev finite and >= 0.
+ * i takes its part of the Philox4x32-10 block of the counter
+ * (i / lanes, seed[1]) under the key seed[0], where a block holds 4
+ * elements of a 4-byte dtype (a 32-bit word each) or 2 of an 8-byte one.
+ *   uniform: f32, f64 in [minval, maxval) (24 or 53 random bits, rounded
+ *   to the dtype and kept below maxval); i32, i64 in [minval, maxval),
+ *   which must then be integers of the dtype's range.  minval < maxval,
+ *   both finite.
+ *   normal: f32, f64, mean + stddev z with z standard normal (Box-Muller,
+ *   two normals from two words); mean finite, stddev finite and >= 0.
  * The streams are weft's own: they are not TensorFlow's numbers. */
 WEFT_API weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                          int rank, const int64_t *dims, double minval,

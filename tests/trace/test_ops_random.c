@@ -116,11 +116,14 @@ static bool same_bits(const weft_tensor *x, const weft_tensor *y)
 
 /* ---- The same bits everywhere ------------------------------------------ */
 
-/* Above the split threshold, so that the draws are cut into chunks. */
+/* Above the split threshold, so that the draws are cut into chunks; odd
+ * sizes cut blocks (4 or 2 elements each) between chunks. */
 Test(ops_random, same_bits_eager_traced_and_on_any_worker_count)
 {
     const draw draws[] = {
         { false, WEFT_F32, 2, { 300, 200 }, -1, 3 },
+        { false, WEFT_F32, 1, { 60003 }, -1, 3 },
+        { true, WEFT_F32, 1, { 50001 }, 0, 1 },
         { false, WEFT_F64, 1, { 70001 }, 0, 1 },
         { false, WEFT_I32, 2, { 200, 300 }, -5, 17 },
         { false, WEFT_I64, 1, { 60000 }, -0x1p62, 0x1p62 },
