@@ -1,7 +1,7 @@
-/* The stateless random ops of include/weft/ops.h: weft_random_uniform and
- * weft_random_normal.  The entry points check the dtype, the dims and the
- * bounds; inference checks the seed (infer_shape.c); kernel_random.c
- * draws. */
+/* The stateless random ops of include/weft/ops.h: weft_random_uniform,
+ * weft_random_normal and weft_dropout (made of the first).  The entry
+ * points check the dtype, the dims and the bounds; inference checks the
+ * seed (infer_shape.c); kernel_random.c draws. */
 #include <math.h>
 
 #include "runtime/iface.h"
@@ -101,4 +101,36 @@ weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
 {
     return random_op(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal", seed, dtype, rank, dims,
                      mean, stddev);
+}
+
+/* TensorFlow's stateless dropout: kept where a uniform draw in [0, 1) is
+ * >= rate, scaled by 1 / (1 - rate). */
+weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed)
+{
+    const char *fn = "weft_dropout";
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return NULL;
+    }
+    weft_value *in[2] = { x, seed };
+    if (!weft__ctx_check_inputs(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *s = weft__value_spec(x);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: x is %s, not f32 or f64 (weft_cast it first)",
+                              fn, weft__spec_str(s, ss, sizeof ss));
+    if (!(rate >= 0 && rate < 1))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: rate %g is not in [0, 1)", fn, rate);
+    bool known = s->rank != WEFT_RANK_ANY;
+    for (int d = 0; known && d < s->rank; d++)
+        known = s->dims[d] >= 0;
+    if (!known)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the shape of x (%s) is not known while "
+                              "tracing", fn, weft__spec_str(s, ss, sizeof ss));
+    weft_value *u = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, s->dtype, s->rank, s->dims,
+                              0, 1);
+    weft_value *keep = weft_ge(cx, u, weft_const_f64(cx, rate));
+    weft_value *kept = weft_mul(cx, x, weft_const_f64(cx, 1.0 / (1.0 - rate)));
+    return weft_where(cx, keep, kept, weft_zeros_like(cx, x));
 }

@@ -737,6 +737,12 @@ WEFT_API weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dt
 WEFT_API weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                         int rank, const int64_t *dims, double mean,
                                         double stddev);
+/* tf.nn.experimental.stateless_dropout(x, rate, seed): each element of x
+ * kept with probability 1 - rate and scaled by 1 / (1 - rate), else 0;
+ * kept exactly where weft_random_uniform(cx, seed, x's dtype, x's dims, 0,
+ * 1) is >= rate.  x is f32 or f64 (else WEFT_EDTYPE) with its dims known
+ * while tracing; 0 <= rate < 1. */
+WEFT_API weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed);
 
 #ifdef __cplusplus
 }

@@ -457,6 +457,12 @@ static weft_value *op_random_seed(weft_ctx *cx)
 }
 static int c_random_seed(void) { return eager_op(op_random_seed); }
 
+static weft_value *op_dropout_rate(weft_ctx *cx)
+{
+    return weft_dropout(cx, ev(cx, m23), 1.0, weft_const_i64(cx, 7));
+}
+static int c_dropout_rate(void) { return eager_op(op_dropout_rate); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -549,6 +555,7 @@ static const err_case cases[] = {
     C("weft_repeat_counts", "2 counts for axis 1 of f32[2,3]", WEFT_EINVAL, c_repeat_counts_n),
     C("weft_random_uniform", "minval 1, maxval 1", WEFT_EINVAL, c_random_bounds),
     C("weft_random_normal", "a seed f32[2,3]", WEFT_EINVAL, c_random_seed),
+    C("weft_dropout", "rate 1", WEFT_EINVAL, c_dropout_rate),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -1,7 +1,8 @@
-/* weft_random_uniform and weft_random_normal: Philox4x32-10 against the
- * published known answers, the same bits eagerly and traced on 1, 2 and 4
- * workers, a traced seed (new numbers without a retrace), ranges, moments
- * of large samples, the compiler's handling (CSE, DCE) and the errors. */
+/* weft_random_uniform, weft_random_normal and weft_dropout: Philox4x32-10
+ * against the published known answers, the same bits eagerly and traced
+ * on 1, 2 and 4 workers, a traced seed (new numbers without a retrace),
+ * ranges, moments of large samples, the compiler's handling (CSE, DCE),
+ * dropout's mask and scale, and the errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,104 @@ Test(ops_random, cse_merges_equal_draws_and_dce_drops_unused_ones)
     weft_tensor_release(out);
     weft_tensor_release(seed);
     weft_function_destroy(&f);
+}
+
+/* ---- Dropout ----------------------------------------------------------- */
+
+typedef struct drop {
+    double rate;
+    bool unknown_dims;   /* traced for f32[?] */
+} drop;
+
+static int drop_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const drop *d = user;
+    outs[0] = weft_dropout(cx, args[0], d->rate, args[1]);
+    return weft_ctx_status(cx);
+}
+
+static int call_drop(const drop *d, weft_tensor *x, weft_tensor *seed, bool eager,
+                     weft_tensor **out)
+{
+    weft_spec sig[2] = { { .dtype = weft_tensor_dtype(x), .rank = 1, .dims = { WEFT_DIM_ANY } },
+                         { .dtype = weft_tensor_dtype(seed), .rank = 0 } };
+    weft_function_desc desc = {
+        .name = "drop", .body = drop_body, .user = (void *)d, .n_args = 2, .n_outs = 1,
+        .input_signature = d->unknown_dims ? sig : NULL, .flags = eager ? WEFT_RUN_EAGERLY : 0,
+    };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &desc, &f), 0, "%s", weft_errmsg());
+    weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(seed) };
+    *out = NULL;
+    int rc = weft_function_call(f, a, 2, out, 1);
+    weft_function_destroy(&f);
+    return rc;
+}
+
+/* Kept exactly where the same seed's uniform draw is >= rate, scaled by
+ * 1 / (1 - rate); about rate of the elements dropped. */
+Test(ops_random, dropout_keeps_where_the_draw_reaches_the_rate)
+{
+    enum { N = 100000 };
+    double *v = malloc(sizeof(double) * N);
+    cr_assert_not_null(v);
+    for (int i = 0; i < N; i++)
+        v[i] = 1 + i % 97;
+    weft_tensor *seed = seed_of(WEFT_I64, 0, (const double[]){ 99 });
+    for (int dt = WEFT_F32; dt <= WEFT_F64; dt++) {
+        weft_tensor *x = test_tensor((weft_dtype)dt, 1, DIMS(N), v);
+        draw u = { false, (weft_dtype)dt, 1, { N }, 0, 1 };
+        weft_tensor *draws = run_draw(rt, &u, seed, true, NULL);
+        for (int eager = 0; eager < 2; eager++) {
+            drop d = { 0.3, false };
+            weft_tensor *out = NULL;
+            cr_assert_eq(call_drop(&d, x, seed, eager, &out), 0, "%s", weft_errmsg());
+            int64_t dropped = 0;
+            for (int64_t i = 0; i < N; i++) {
+                double got = test_element(out, i), w = test_element(draws, i);
+                if (w >= (dt == WEFT_F32 ? (double)(float)0.3 : 0.3)) {
+                    cr_assert(fabs(got - v[i] / 0.7) <= 1e-6 * v[i] / 0.7,
+                              "%s element %lld: %g, not %g", weft_dtype_name(u.dtype),
+                              (long long)i, got, v[i] / 0.7);
+                } else {
+                    cr_assert_eq(got, 0.0, "element %lld: %g", (long long)i, got);
+                    dropped++;
+                }
+            }
+            cr_assert(labs((long)dropped - 30000) < 1000, "%lld of %d dropped", (long long)dropped,
+                      N);
+            weft_tensor_release(out);
+        }
+        weft_tensor_release(draws);
+        weft_tensor_release(x);
+    }
+    weft_tensor_release(seed);
+    free(v);
+}
+
+Test(ops_random, dropout_errors)
+{
+    weft_tensor *seed = seed_of(WEFT_I64, 0, (const double[]){ 1 });
+    weft_tensor *xf = test_tensor(WEFT_F32, 1, DIMS(3), (const double[]){ 1, 2, 3 });
+    weft_tensor *xi = test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 1, 2, 3 });
+    const struct { drop d; weft_tensor *x; int code; const char *says; } cases[] = {
+        { { 1.0, false }, xf, WEFT_EINVAL, "weft_dropout: rate 1 is not in [0, 1)" },
+        { { -0.1, false }, xf, WEFT_EINVAL, "weft_dropout: rate -0.1 is not in [0, 1)" },
+        { { 0.5, false }, xi, WEFT_EDTYPE, "weft_dropout: x is i32[3], not f32 or f64" },
+        { { 0.5, true }, xf, WEFT_EINVAL,
+          "weft_dropout: the shape of x (f32[?]) is not known while tracing" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        weft_tensor *out = NULL;
+        int rc = call_drop(&cases[i].d, cases[i].x, seed, false, &out);
+        cr_assert_eq(rc, cases[i].code, "%s: %s", cases[i].says, weft_err_name(rc));
+        cr_assert(strstr(weft_errmsg(), cases[i].says), "\"%s\" does not say \"%s\"",
+                  weft_errmsg(), cases[i].says);
+        cr_assert_null(out);
+    }
+    weft_tensor_release(seed);
+    weft_tensor_release(xf);
+    weft_tensor_release(xi);
 }
 
 /* ---- Errors ------------------------------------------------------------ */
