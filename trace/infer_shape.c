@@ -667,7 +667,8 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
     return 0;
 }
 
-/* The seed: an i32 or i64 scalar, or a vector of two. */
+/* The seed: an i32 or i64 scalar, or a vector of two.  The dims are the
+ * node's, or (rank -1) those of a second input. */
 static int infer_random(const weft__node *n, const weft_spec *seed, weft_spec *out)
 {
     const char *fn = n->op == WEFT__OP_RANDOM_UNIFORM ? "weft_random_uniform"
@@ -679,6 +680,11 @@ static int infer_random(const weft__node *n, const weft_spec *seed, weft_spec *o
         !(seed->rank == 1 && (seed->dims[0] == 2 || seed->dims[0] == WEFT_DIM_ANY)))
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not a scalar or a vector of two",
                             fn, sstr(seed, ss));
+    if (n->attr.random.rank < 0) {
+        *out = seed[1];   /* the shape of the second input, known or not */
+        out->dtype = n->attr.random.dtype;
+        return 0;
+    }
     memset(out, 0, sizeof *out);
     out->dtype = n->attr.random.dtype;
     out->rank = n->attr.random.rank;
@@ -703,6 +709,9 @@ static uint32_t shape_op_arity(weft__op op)
 int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     uint32_t want = shape_op_arity(n->op);
+    if ((n->op == WEFT__OP_RANDOM_UNIFORM || n->op == WEFT__OP_RANDOM_NORMAL) &&
+        n->attr.random.rank < 0)
+        want = 2;   /* the dims of in[1] */
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
@@ -741,7 +750,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ROLL:
     case WEFT__OP_REPEAT:       return infer_roll_repeat(n, &in[0], out);
     case WEFT__OP_RANDOM_UNIFORM:
-    case WEFT__OP_RANDOM_NORMAL: return infer_random(n, &in[0], out);
+    case WEFT__OP_RANDOM_NORMAL: return infer_random(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

@@ -1,7 +1,8 @@
 /* The stateless random ops of include/weft/ops.h: weft_random_uniform,
- * weft_random_normal and weft_dropout (made of the first).  The entry
- * points check the dtype, the dims and the bounds; inference checks the
- * seed (infer_shape.c); kernel_random.c draws. */
+ * weft_random_normal, their _like forms and weft_dropout (made of the
+ * uniform draw).  The entry points check the dtype, the dims and the
+ * bounds; inference checks the seed (infer_shape.c); kernel_random.c
+ * draws. */
 #include <math.h>
 
 #include "runtime/iface.h"
@@ -44,63 +45,102 @@ static bool int_of(double x, weft_dtype dt)
     return x >= lo && x < hi && x == floor(x);
 }
 
+/* The bounds of a draw of dtype dt: WEFT_EINVAL naming fn when they do
+ * not fit. */
+static bool check_draw(weft_ctx *cx, weft__op op, const char *fn, weft_dtype dt, double a,
+                       double b)
+{
+    bool is_float = dt == WEFT_F32 || dt == WEFT_F64;
+    bool is_int = dt == WEFT_I32 || dt == WEFT_I64;
+    if (!is_float && !(is_int && op == WEFT__OP_RANDOM_UNIFORM)) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not %s", fn,
+                       weft_dtype_name(dt) ? weft_dtype_name(dt) : "?",
+                       op == WEFT__OP_RANDOM_UNIFORM ? "f32, f64, i32 or i64" : "f32 or f64");
+        return false;
+    }
+    if (op == WEFT__OP_RANDOM_UNIFORM) {
+        if (!isfinite(a) || !isfinite(b) || !(a < b)) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: minval %g and maxval %g are not finite with "
+                           "minval < maxval", fn, a, b);
+            return false;
+        }
+        if (is_int && (!int_of(a, dt) || !int_of(b, dt))) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: minval %g and maxval %g are not %s integers", fn,
+                           a, b, weft_dtype_name(dt));
+            return false;
+        }
+    } else if (!isfinite(a) || !isfinite(b) || b < 0) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: mean %g and stddev %g are not finite with "
+                       "stddev >= 0", fn, a, b);
+        return false;
+    }
+    return true;
+}
+
+/* A draw of dtype dt, of dims[0..rank) or (like not NULL) of like's
+ * shape. */
 static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *seed,
-                             weft_dtype dt, int rank, const int64_t *dims, double a, double b)
+                             weft_value *like, weft_dtype dt, int rank, const int64_t *dims,
+                             double a, double b)
 {
     if (!cx) {
         weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
         return NULL;
     }
-    if (!weft__ctx_check_inputs(cx, fn, &seed, 1))
+    weft_value *in[2] = { seed, like };
+    uint32_t n_in = like ? 2 : 1;
+    if (!weft__ctx_check_inputs(cx, fn, in, n_in) || !check_draw(cx, op, fn, dt, a, b))
         return NULL;
-    bool is_float = dt == WEFT_F32 || dt == WEFT_F64;
-    bool is_int = dt == WEFT_I32 || dt == WEFT_I64;
-    if (!is_float && !(is_int && op == WEFT__OP_RANDOM_UNIFORM))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not %s", fn,
-                              weft_dtype_name(dt) ? weft_dtype_name(dt) : "?",
-                              op == WEFT__OP_RANDOM_UNIFORM ? "f32, f64, i32 or i64"
-                                                            : "f32 or f64");
-    if (!check_dims(cx, fn, dt, rank, dims))
+    if (!like && !check_dims(cx, fn, dt, rank, dims))
         return NULL;
-    if (op == WEFT__OP_RANDOM_UNIFORM) {
-        if (!isfinite(a) || !isfinite(b) || !(a < b))
-            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: minval %g and maxval %g are not finite "
-                                  "with minval < maxval", fn, a, b);
-        if (is_int && (!int_of(a, dt) || !int_of(b, dt)))
-            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: minval %g and maxval %g are not %s "
-                                  "integers", fn, a, b, weft_dtype_name(dt));
-    } else if (!isfinite(a) || !isfinite(b) || b < 0) {
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: mean %g and stddev %g are not finite with "
-                              "stddev >= 0", fn, a, b);
-    }
     weft__node n = { .op = op };
     n.attr.random.dtype = dt;
-    n.attr.random.rank = rank;
-    for (int i = 0; i < rank; i++)
+    n.attr.random.rank = like ? -1 : rank;
+    for (int i = 0; !like && i < rank; i++)
         n.attr.random.dims[i] = dims[i];
     n.attr.random.a = a;
     n.attr.random.b = b;
-    n.n_in = 1;
+    n.n_in = n_in;
     n.in = n.inline_in;
-    weft_spec in = *weft__value_spec(seed);
-    int rc = weft__infer_spec(&n, &in, &n.spec);
+    weft_spec specs[2];
+    for (uint32_t i = 0; i < n_in; i++)
+        specs[i] = *weft__value_spec(in[i]);
+    int rc = weft__infer_spec(&n, specs, &n.spec);
     if (rc < 0)
         return weft__ctx_fail_errmsg(cx, rc);
-    return weft__ops_emit(cx, &n, &seed, 1);
+    return weft__ops_emit(cx, &n, in, n_in);
 }
 
 weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
                                 const int64_t *dims, double minval, double maxval)
 {
-    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform", seed, dtype, rank, dims,
-                     minval, maxval);
+    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform", seed, NULL, dtype, rank,
+                     dims, minval, maxval);
 }
 
 weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
                                const int64_t *dims, double mean, double stddev)
 {
-    return random_op(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal", seed, dtype, rank, dims,
-                     mean, stddev);
+    return random_op(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal", seed, NULL, dtype, rank,
+                     dims, mean, stddev);
+}
+
+weft_value *weft_random_uniform_like(weft_ctx *cx, weft_value *seed, weft_value *like,
+                                     weft_dtype dtype, double minval, double maxval)
+{
+    const char *fn = "weft_random_uniform_like";
+    if (cx && !like)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: like is NULL", fn);
+    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, like, dtype, 0, NULL, minval, maxval);
+}
+
+weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, weft_value *like,
+                                    weft_dtype dtype, double mean, double stddev)
+{
+    const char *fn = "weft_random_normal_like";
+    if (cx && !like)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: like is NULL", fn);
+    return random_op(cx, WEFT__OP_RANDOM_NORMAL, fn, seed, like, dtype, 0, NULL, mean, stddev);
 }
 
 /* TensorFlow's stateless dropout: kept where a uniform draw in [0, 1) is
@@ -122,14 +162,7 @@ weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *s
                               fn, weft__spec_str(s, ss, sizeof ss));
     if (!(rate >= 0 && rate < 1))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: rate %g is not in [0, 1)", fn, rate);
-    bool known = s->rank != WEFT_RANK_ANY;
-    for (int d = 0; known && d < s->rank; d++)
-        known = s->dims[d] >= 0;
-    if (!known)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the shape of x (%s) is not known while "
-                              "tracing", fn, weft__spec_str(s, ss, sizeof ss));
-    weft_value *u = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, s->dtype, s->rank, s->dims,
-                              0, 1);
+    weft_value *u = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, x, s->dtype, 0, NULL, 0, 1);
     weft_value *keep = weft_ge(cx, u, weft_const_f64(cx, rate));
     weft_value *kept = weft_mul(cx, x, weft_const_f64(cx, 1.0 / (1.0 - rate)));
     return weft_where(cx, keep, kept, weft_zeros_like(cx, x));

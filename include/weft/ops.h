@@ -737,11 +737,18 @@ WEFT_API weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dt
 WEFT_API weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                         int rank, const int64_t *dims, double mean,
                                         double stddev);
+/* The same draws with the shape of like (its values are not read), which
+ * may be unknown while tracing: the numbers are those of the forms above
+ * for like's dims when the function runs. */
+WEFT_API weft_value *weft_random_uniform_like(weft_ctx *cx, weft_value *seed, weft_value *like,
+                                              weft_dtype dtype, double minval, double maxval);
+WEFT_API weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, weft_value *like,
+                                             weft_dtype dtype, double mean, double stddev);
 /* tf.nn.experimental.stateless_dropout(x, rate, seed): each element of x
  * kept with probability 1 - rate and scaled by 1 / (1 - rate), else 0;
- * kept exactly where weft_random_uniform(cx, seed, x's dtype, x's dims, 0,
- * 1) is >= rate.  x is f32 or f64 (else WEFT_EDTYPE) with its dims known
- * while tracing; 0 <= rate < 1. */
+ * kept exactly where weft_random_uniform_like(cx, seed, x, x's dtype, 0,
+ * 1) is >= rate.  x is f32 or f64 (else WEFT_EDTYPE), of any shape (dims
+ * unknown while tracing too); 0 <= rate < 1. */
 WEFT_API weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed);
 
 #ifdef __cplusplus
