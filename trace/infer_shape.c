@@ -6,6 +6,7 @@
  * unknown one.  A result dim that depends on an unknown input dim stays
  * unknown; an input of unknown rank gives a result of unknown rank where
  * the op does not need the rank to know its attributes. */
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -671,8 +672,8 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
  * node's, or (rank -1) those of a second input. */
 static int infer_random(const weft__node *n, const weft_spec *seed, weft_spec *out)
 {
-    const char *fn = n->op == WEFT__OP_RANDOM_UNIFORM ? "weft_random_uniform"
-                                                      : "weft_random_normal";
+    char fn[48];
+    snprintf(fn, sizeof fn, "weft_%s", weft__op_name(n->op));
     char ss[WEFT__SPEC_STR_MAX];
     if (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not i32 or i64", fn, sstr(seed, ss));
@@ -709,8 +710,8 @@ static uint32_t shape_op_arity(weft__op op)
 int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     uint32_t want = shape_op_arity(n->op);
-    if ((n->op == WEFT__OP_RANDOM_UNIFORM || n->op == WEFT__OP_RANDOM_NORMAL) &&
-        n->attr.random.rank < 0)
+    if ((n->op == WEFT__OP_RANDOM_UNIFORM || n->op == WEFT__OP_RANDOM_NORMAL ||
+         n->op == WEFT__OP_RANDOM_TRUNCATED_NORMAL) && n->attr.random.rank < 0)
         want = 2;   /* the dims of in[1] */
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
@@ -750,7 +751,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ROLL:
     case WEFT__OP_REPEAT:       return infer_roll_repeat(n, &in[0], out);
     case WEFT__OP_RANDOM_UNIFORM:
-    case WEFT__OP_RANDOM_NORMAL: return infer_random(n, in, out);
+    case WEFT__OP_RANDOM_NORMAL:
+    case WEFT__OP_RANDOM_TRUNCATED_NORMAL: return infer_random(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

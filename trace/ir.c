@@ -59,6 +59,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_SCATTER_ND_ADD] = "scatter_nd_add", [WEFT__OP_ROLL] = "roll",
     [WEFT__OP_REPEAT] = "repeat", [WEFT__OP_RANDOM_UNIFORM] = "random_uniform",
     [WEFT__OP_RANDOM_NORMAL] = "random_normal",
+    [WEFT__OP_RANDOM_TRUNCATED_NORMAL] = "random_truncated_normal",
 };
 
 const char *weft__op_name(weft__op op)

@@ -117,7 +117,8 @@
     XX(ROLL,       ARRAY,   1)             \
     XX(REPEAT,     ARRAY,   1)             \
     XX(RANDOM_UNIFORM, ARRAY, -1)          \
-    XX(RANDOM_NORMAL, ARRAY, -1)
+    XX(RANDOM_NORMAL, ARRAY, -1)           \
+    XX(RANDOM_TRUNCATED_NORMAL, ARRAY, -1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -200,8 +201,9 @@ typedef struct weft__node {
          * weft_reduction in kind and num_segments in count; ROLL's shift
          * and REPEAT's repeats in count, along axis (may be negative). */
         struct { int axis, kind; int64_t count; } index;
-        /* RANDOM_UNIFORM (a = minval, b = maxval) and RANDOM_NORMAL (a =
-         * mean, b = stddev): the result's dtype and dims; in[0] is the
+        /* RANDOM_UNIFORM (a = minval, b = maxval), RANDOM_NORMAL and
+         * RANDOM_TRUNCATED_NORMAL (a = mean, b = stddev): the result's
+         * dtype and dims; in[0] is the
          * seed; with rank -1 the dims are those of in[1] (the _like forms;
          * trace/kernel_random.c). */
         struct { weft_dtype dtype; int rank; int64_t dims[WEFT_MAX_RANK]; double a, b; } random;

@@ -526,6 +526,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_index_op(rt, n, in, out);
     case WEFT__OP_RANDOM_UNIFORM:
     case WEFT__OP_RANDOM_NORMAL:
+    case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
         return weft__eval_random(rt, n, in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));

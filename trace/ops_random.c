@@ -125,6 +125,14 @@ weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                      dims, mean, stddev);
 }
 
+weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                         int rank, const int64_t *dims, double mean,
+                                         double stddev)
+{
+    return random_op(cx, WEFT__OP_RANDOM_TRUNCATED_NORMAL, "weft_random_truncated_normal", seed,
+                     NULL, dtype, rank, dims, mean, stddev);
+}
+
 weft_value *weft_random_uniform_like(weft_ctx *cx, weft_value *seed, weft_value *like,
                                      weft_dtype dtype, double minval, double maxval)
 {

@@ -71,6 +71,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.index.count;
         break;
     case WEFT__OP_RANDOM_UNIFORM: case WEFT__OP_RANDOM_NORMAL:
+    case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
         w[k++] = n->attr.random.dtype;
         w[k++] = n->attr.random.rank;
         for (int d = 0; d < n->attr.random.rank && d < WEFT_MAX_RANK; d++)
@@ -180,7 +181,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_RANDOM_UNIFORM:
         fprintf(f, "<minval=%g,maxval=%g>", n->attr.random.a, n->attr.random.b);
         break;
-    case WEFT__OP_RANDOM_NORMAL:
+    case WEFT__OP_RANDOM_NORMAL: case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
         fprintf(f, "<mean=%g,stddev=%g>", n->attr.random.a, n->attr.random.b);
         break;
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:

@@ -737,6 +737,14 @@ WEFT_API weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dt
 WEFT_API weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                         int rank, const int64_t *dims, double mean,
                                         double stddev);
+/* tf.random.stateless_truncated_normal: mean + stddev z with z a standard
+ * normal truncated to [-2, 2] (the normal quantile of a uniform draw
+ * between its CDF at -2 and at 2, not a rejection loop, so each element
+ * still costs one block); f32, f64; mean finite, stddev finite and >= 0. */
+WEFT_API weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed,
+                                                  weft_dtype dtype, int rank,
+                                                  const int64_t *dims, double mean,
+                                                  double stddev);
 /* The same draws with the shape of like (its values are not read), which
  * may be unknown while tracing: the numbers are those of the forms above
  * for like's dims when the function runs. */

@@ -67,6 +67,13 @@ static int draw_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, v
     return weft_ctx_status(cx);
 }
 
+static int truncated_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    const draw *d = user;
+    outs[0] = weft_random_truncated_normal(cx, args[0], d->dtype, d->rank, d->dims, d->a, d->b);
+    return weft_ctx_status(cx);
+}
+
 /* d with the given seed tensor on runtime r, eagerly or traced: the call's
  * code, its result in *out and the function in *fp. */
 static int call_draw(weft_runtime *r, const draw *d, weft_tensor *seed, bool eager,
@@ -288,6 +295,52 @@ Test(ops_random, normal_moments)
     for (int64_t i = 0; i < 10; i++)
         cr_assert_eq(test_element(t, i), -1.5);
     weft_tensor_release(t);
+    weft_tensor_release(seed);
+}
+
+/* The truncated normal is the quantile of the uniform draw of the same
+ * seed, mapped between the normal's CDF at -2 and at 2: Phi(z) gives back
+ * that probability to within rounding, and the moments are the truncated
+ * normal's (variance 0.7737, 0.7152 of it within one). */
+Test(ops_random, truncated_normal_is_the_quantile_of_the_uniform_draw)
+{
+    enum { N = 200000 };
+    const double lo = 0.022750131948179195, hi = 0.9772498680518208;
+    weft_tensor *seed = seed_of(WEFT_I64, 0, (const double[]){ 31 });
+    draw u = { false, WEFT_F64, 1, { N }, 0, 1 };
+    weft_tensor *us = run_draw(rt, &u, seed, false, NULL);
+    for (int dt = WEFT_F32; dt <= WEFT_F64; dt++) {
+        draw d = { true, (weft_dtype)dt, 1, { N }, 0, 1 };
+        weft_function_desc desc = { .name = "tn", .body = truncated_body, .user = &d,
+                                    .n_args = 1, .n_outs = 1 };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &desc, &f), 0, "%s", weft_errmsg());
+        weft_arg a = weft_arg_tensor(seed);
+        weft_tensor *t = NULL;
+        cr_assert_eq(weft_function_call(f, &a, 1, &t, 1), 0, "%s", weft_errmsg());
+        weft_function_destroy(&f);
+        double sq = 0, sum = 0;
+        int64_t within_one = 0;
+        for (int64_t i = 0; i < N; i++) {
+            double z = test_element(t, i);
+            cr_assert(z >= -2 && z <= 2, "element %lld is %g", (long long)i, z);
+            sum += z;
+            sq += z * z;
+            within_one += fabs(z) < 1;
+            if (dt == WEFT_F64 && i < 1000) {
+                double p = lo + (hi - lo) * test_element(us, i);
+                double back = 0.5 * erfc(-z / sqrt(2.0));
+                cr_assert(fabs(back - p) < 1e-13, "element %lld: Phi(%.17g) = %.17g, not %.17g",
+                          (long long)i, z, back, p);
+            }
+        }
+        cr_assert(fabs(sum / N) < 0.01, "mean %g", sum / N);
+        cr_assert(fabs(sq / N - 0.7737) < 0.01, "variance %g", sq / N);
+        cr_assert(fabs((double)within_one / N - 0.7152) < 0.01, "%g within one",
+                  (double)within_one / N);
+        weft_tensor_release(t);
+    }
+    weft_tensor_release(us);
     weft_tensor_release(seed);
 }
 
