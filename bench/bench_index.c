@@ -12,7 +12,11 @@
  *                in f64, rounded to f32 once at the end (the sum weft
  *                documents for f32 data, so both give the same bits);
  *  (g) gather_nd weft_gather_nd of f32[1e5,64] by i64 indices [5e5,1],
- *                against a memcpy per row.
+ *                against a memcpy per row;
+ *  (h) random    weft_random_uniform of f32[1e7] in [0, 1) from an i64[2]
+ *                seed argument, against a loop drawing the same numbers
+ *                with a Philox4x32-10 of its own (Random123's algorithm,
+ *                four floats of 24 bits per block, as weft documents).
  *
  * Every workload is a weft_function with an input_signature, called with
  * weft_function_call from the main thread, its outputs released every
@@ -22,7 +26,7 @@
  * ratios weft / C (below 1: weft is faster).  Before timing, weft's result
  * on each worker count is compared with C's element by element, exactly
  * (bench_fail on any difference).  BENCH_INDEX_ONLY="sort top_k" runs a
- * subset of: sort argsort top_k segsum gather_nd; BENCH_REPS sets the
+ * subset of: sort argsort top_k segsum gather_nd random; BENCH_REPS sets the
  * repetitions (default 11). */
 #include "bench.h"
 
@@ -321,6 +325,65 @@ static int gather_nd_body(weft_ctx *cx, weft_value *const *args, weft_value **ou
     return weft_ctx_status(cx);
 }
 
+/* ---- (h) random_uniform. ------------------------------------------------ */
+
+#define RANDOM_N 10000000
+
+static void setup_random(workload *w)
+{
+    int64_t *seed = malloc(sizeof *seed * 2);
+    seed[0] = 20261203;
+    seed[1] = 7;
+    w->in[0] = seed;
+    add_arg(w, 0, WEFT_I64, 1, (int64_t[]){ 2 });
+    w->n_args = 1;
+    w->n_outs = 1;
+    w->out_elem[0] = sizeof(float);
+    w->out_bytes[0] = sizeof(float) * RANDOM_N;
+}
+
+static void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
+    for (int round = 0; round < 10; round++) {
+        if (round > 0) {
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        c0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+        c1 = (uint32_t)p1;
+        c2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c3 = (uint32_t)p0;
+    }
+    out[0] = c0;
+    out[1] = c1;
+    out[2] = c2;
+    out[3] = c3;
+}
+
+static void c_random(const workload *w, void **outs)
+{
+    const int64_t *seed = w->in[0];
+    uint32_t key[2] = { (uint32_t)seed[0], (uint32_t)((uint64_t)seed[0] >> 32) };
+    float *o = outs[0];
+    for (uint64_t blk = 0; blk < RANDOM_N / 4; blk++) {
+        uint32_t ctr[4] = { (uint32_t)blk, (uint32_t)(blk >> 32), (uint32_t)seed[1],
+                            (uint32_t)((uint64_t)seed[1] >> 32) };
+        uint32_t r[4];
+        philox4x32_10(ctr, key, r);
+        for (int t = 0; t < 4; t++)
+            o[blk * 4 + t] = (float)(r[t] >> 8) * 0x1p-24f;
+    }
+}
+
+static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_random_uniform(cx, args[0], WEFT_F32, 1, (int64_t[]){ RANDOM_N }, 0, 1);
+    return weft_ctx_status(cx);
+}
+
 /* ---- Timing and checking. ----------------------------------------------- */
 
 static workload workloads[] = {
@@ -334,6 +397,8 @@ static workload workloads[] = {
       .body = segsum_body, .setup = setup_segsum, .cloop = c_segsum },
     { .name = "gather_nd", .title = "(g) gather_nd of f32[1e5,64] by i64[5e5,1]",
       .body = gather_nd_body, .setup = setup_gather_nd, .cloop = c_gather_nd },
+    { .name = "random", .title = "(h) random_uniform of f32[1e7]",
+      .body = random_body, .setup = setup_random, .cloop = c_random },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 

@@ -13,7 +13,7 @@
 # BENCH_MAP_SIZES="1000 1000000 10000000", BENCH_LACE_ONLY="queens uts cilksort matmul",
 # BENCH_NUMERIC_ONLY="normalize softmax" (a subset of: normalize chain softmax colsum
 # matmul fused4), BENCH_INDEX_ONLY="sort top_k" (a subset of: sort argsort top_k
-# segsum gather_nd).
+# segsum gather_nd random).
 #
 # Run it on a quiet machine: every program measures weft, serial C, OpenMP
 # and oneTBB in the same process, one after the other.

@@ -198,9 +198,38 @@ static void block_values(const random_job *j, uint64_t blk, double *dv, int64_t 
 /* Elements [b, e): whole blocks, of which the first and last may be cut
  * by the chunk's ends.  Uniform floats are rounded to the dtype and kept
  * below maxval (the rounding of a wide range can reach it). */
+/* Whole blocks [blk0, blk1) of a uniform f32 draw: the common case, in a
+ * loop of its own (through block_values it took 1.3x the time of a plain
+ * C loop drawing the same numbers). */
+static void uniform_f32_blocks(const random_job *j, uint64_t blk0, uint64_t blk1)
+{
+    double lo = j->n->attr.random.a, span = j->n->attr.random.b - lo;
+    float hif = (float)j->n->attr.random.b, lof = (float)lo;
+    float below = lof < hif ? nextafterf(hif, lof) : lof;
+    float *out = j->out;
+    for (uint64_t blk = blk0; blk < blk1; blk++) {
+        uint32_t r[4];
+        block_of(j, blk, r);
+        for (int t = 0; t < 4; t++) {
+            float v = (float)(lo + span * unit24(r[t]));
+            out[blk * 4 + t] = v >= hif ? below : v;
+        }
+    }
+}
+
 static void draw_range(const random_job *j, uint64_t b, uint64_t e)
 {
     weft_dtype dt = j->n->attr.random.dtype;
+    if (dt == WEFT_F32 && j->n->op == WEFT__OP_RANDOM_UNIFORM && e - b >= 8) {
+        /* The cut blocks at either end below, the whole ones here. */
+        uint64_t blk0 = (b + 3) / 4, blk1 = e / 4;
+        uniform_f32_blocks(j, blk0, blk1);
+        if (b < blk0 * 4)
+            draw_range(j, b, blk0 * 4);
+        if (blk1 * 4 < e)
+            draw_range(j, blk1 * 4, e);
+        return;
+    }
     uint64_t lanes = weft_dtype_size(dt) == 4 ? 4 : 2;
     bool uniform = j->n->op == WEFT__OP_RANDOM_UNIFORM;
     double a = j->n->attr.random.a, hi = j->n->attr.random.b;
