@@ -133,22 +133,28 @@ weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed, weft_dt
                      NULL, dtype, rank, dims, mean, stddev);
 }
 
+/* The _like forms: like is required (random_op takes NULL for the forms
+ * with dims). */
+static weft_value *random_like(weft_ctx *cx, weft__op op, const char *fn, weft_value *seed,
+                               weft_value *like, weft_dtype dt, double a, double b)
+{
+    if (cx && !like)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: like is NULL", fn);
+    return random_op(cx, op, fn, seed, like, dt, 0, NULL, a, b);
+}
+
 weft_value *weft_random_uniform_like(weft_ctx *cx, weft_value *seed, weft_value *like,
                                      weft_dtype dtype, double minval, double maxval)
 {
-    const char *fn = "weft_random_uniform_like";
-    if (cx && !like)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: like is NULL", fn);
-    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, like, dtype, 0, NULL, minval, maxval);
+    return random_like(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform_like", seed, like, dtype,
+                       minval, maxval);
 }
 
 weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, weft_value *like,
                                     weft_dtype dtype, double mean, double stddev)
 {
-    const char *fn = "weft_random_normal_like";
-    if (cx && !like)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: like is NULL", fn);
-    return random_op(cx, WEFT__OP_RANDOM_NORMAL, fn, seed, like, dtype, 0, NULL, mean, stddev);
+    return random_like(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal_like", seed, like, dtype,
+                       mean, stddev);
 }
 
 /* TensorFlow's stateless dropout: kept where a uniform draw in [0, 1) is

@@ -576,6 +576,14 @@ Test(ops_random, errors)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         expect_error(&cases[i].d, cases[i].seed, cases[i].says);
+    /* The _like forms need like. */
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    weft_value *s = weft_eager_value(cx, seed);
+    cr_assert_null(weft_random_normal_like(cx, s, NULL, WEFT_F32, 0, 1));
+    cr_assert_eq(weft_ctx_status(cx), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_random_normal_like: like is NULL"), "%s", weft_errmsg());
+    weft_eager_end(&cx);
     weft_tensor_release(seed);
     weft_tensor_release(fseed);
     weft_tensor_release(seed3);
