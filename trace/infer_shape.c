@@ -668,12 +668,13 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
     return 0;
 }
 
-/* The seed: an i32 or i64 scalar, or a vector of two.  The dims are the
- * node's, or (rank -1) those of a second input. */
-static int infer_random(const weft__node *n, const weft_spec *seed, weft_spec *out)
+/* in[0], the seed: an i32 or i64 scalar, or a vector of two.  The dims
+ * are the node's, or (rank -1) those of in[1]. */
+static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     char fn[48];
     snprintf(fn, sizeof fn, "weft_%s", weft__op_name(n->op));
+    const weft_spec *seed = &in[0];
     char ss[WEFT__SPEC_STR_MAX];
     if (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not i32 or i64", fn, sstr(seed, ss));
@@ -682,7 +683,7 @@ static int infer_random(const weft__node *n, const weft_spec *seed, weft_spec *o
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not a scalar or a vector of two",
                             fn, sstr(seed, ss));
     if (n->attr.random.rank < 0) {
-        *out = seed[1];   /* the shape of the second input, known or not */
+        *out = in[1];   /* the shape of the second input, known or not */
         out->dtype = n->attr.random.dtype;
         return 0;
     }

@@ -195,9 +195,6 @@ static void block_values(const random_job *j, uint64_t blk, double *dv, int64_t 
     }
 }
 
-/* Elements [b, e): whole blocks, of which the first and last may be cut
- * by the chunk's ends.  Uniform floats are rounded to the dtype and kept
- * below maxval (the rounding of a wide range can reach it). */
 /* Whole blocks [blk0, blk1) of a uniform f32 draw: the common case, in a
  * loop of its own (through block_values it took 1.3x the time of a plain
  * C loop drawing the same numbers). */
@@ -217,6 +214,9 @@ static void uniform_f32_blocks(const random_job *j, uint64_t blk0, uint64_t blk1
     }
 }
 
+/* Elements [b, e): whole blocks, of which the first and last may be cut
+ * by the chunk's ends.  Uniform floats are rounded to the dtype and kept
+ * below maxval (the rounding of a wide range can reach it). */
 static void draw_range(const random_job *j, uint64_t b, uint64_t e)
 {
     weft_dtype dt = j->n->attr.random.dtype;

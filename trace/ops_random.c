@@ -1,6 +1,6 @@
 /* The stateless random ops of include/weft/ops.h: weft_random_uniform,
- * weft_random_normal, their _like forms and weft_dropout (made of the
- * uniform draw).  The entry points check the dtype, the dims and the
+ * weft_random_normal, weft_random_truncated_normal, the _like forms and
+ * weft_dropout (made of the uniform draw).  The entry points check the dtype, the dims and the
  * bounds; inference checks the seed (infer_shape.c); kernel_random.c
  * draws. */
 #include <math.h>
