@@ -179,6 +179,56 @@ weft_value *weft_one_hot(weft_ctx *cx, weft_value *indices, int64_t depth, weft_
     return weft_cast(cx, hit, dtype);
 }
 
+/* A context and no sticky error, for the ops without inputs. */
+static bool enter_leaf(weft_ctx *cx, const char *fn)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return false;
+    }
+    return weft__ctx_check_inputs(cx, fn, NULL, 0);
+}
+
+/* The row index against the column index: 1 where they are equal. */
+weft_value *weft_eye(weft_ctx *cx, int64_t n, int64_t m, weft_dtype dtype)
+{
+    const char *fn = "weft_eye";
+    if (!enter_leaf(cx, fn))
+        return NULL;
+    if (n < 0 || m < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %lld rows and %lld columns (negative)", fn,
+                              (long long)n, (long long)m);
+    if (weft_dtype_size(dtype) == 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown dtype %d", fn, (int)dtype);
+    weft_value *rows = weft_expand_dims(cx, weft_range(cx, WEFT_I64, 0, n, 1), -1);
+    weft_value *cols = weft_range(cx, WEFT_I64, 0, m, 1);
+    return weft_cast(cx, weft__op_binary(cx, WEFT__OP_EQ, fn, rows, cols), dtype);
+}
+
+/* NumPy's way: start + i * step in f64, the last value set to stop, then
+ * rounded to the dtype. */
+weft_value *weft_linspace(weft_ctx *cx, double start, double stop, int64_t num, weft_dtype dtype)
+{
+    const char *fn = "weft_linspace";
+    if (!enter_leaf(cx, fn))
+        return NULL;
+    if (dtype != WEFT_F32 && dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (num < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: num %lld is negative", fn, (long long)num);
+    if (!isfinite(start) || !isfinite(stop))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: start %g and stop %g are not finite", fn,
+                              start, stop);
+    weft_value *i = weft_cast(cx, weft_range(cx, WEFT_I64, 0, num, 1), WEFT_F64);
+    double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
+    weft_value *v = weft_add(cx, weft_const_f64(cx, start), weft_mul(cx, i, weft_const_f64(cx, step)));
+    if (num > 1)
+        v = weft_where(cx, weft__op_binary(cx, WEFT__OP_EQ, fn, i, weft_const_f64(cx, (double)(num - 1))),
+                       weft_fill(cx, WEFT_F64, 0, NULL, stop), v);
+    return weft_cast(cx, v, dtype);
+}
+
 weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis)
 {
     const char *fn = "weft_reverse";

@@ -488,6 +488,15 @@ WEFT_API weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis);
  * pads give a itself (a weak scalar as a strong one, as weft_cast). */
 WEFT_API weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2],
                               double value);
+/* tf.eye(n, m): an [n, m] matrix of dtype with ones where the row index
+ * equals the column index, zeros elsewhere; n, m >= 0. */
+WEFT_API weft_value *weft_eye(weft_ctx *cx, int64_t n, int64_t m, weft_dtype dtype);
+/* tf.linspace / np.linspace(start, stop, num): num values from start to
+ * stop inclusive, evenly spaced (start + i (stop - start) / (num - 1) in
+ * f64, the last exactly stop, rounded to dtype); num 1 gives [start], 0
+ * an empty vector.  dtype f32 or f64; start and stop finite. */
+WEFT_API weft_value *weft_linspace(weft_ctx *cx, double start, double stop, int64_t num,
+                                   weft_dtype dtype);
 /* Activations, elementwise.  leaky_relu: x for x > 0, else alpha * x
  * (tf.nn.leaky_relu; TensorFlow casts integers to f32 there, weft asks for
  * a weft_cast).  elu: x for x > 0, else expm1(x) (tf.nn.elu).  gelu: the

@@ -1,6 +1,6 @@
 /* The neural-network ops (softmax, log_softmax, logsumexp, one_hot,
- * reverse, pad, leaky_relu, elu, gelu, softplus, log_sigmoid, silu, relu6,
- * gelu_exact) through the public API: values
+ * reverse, pad, eye, linspace, leaky_relu, elu, gelu, softplus,
+ * log_sigmoid, silu, relu6, gelu_exact) through the public API: values
  * against references computed here in double precision, run eagerly
  * (WEFT_RUN_EAGERLY), traced and from the cache (the three bit for bit
  * equal), with input signatures holding unknown dims; the stability cases
@@ -348,6 +348,102 @@ Test(ops_nn, one_hot_refuses_float_indices_and_negative_depth)
 }
 
 /* ---- reverse -------------------------------------------------------------------- */
+
+/* ---- eye and linspace (no inputs) ----------------------------------------- */
+
+typedef struct leaf_case {
+    bool linspace;
+    int64_t n, m;          /* eye: rows, columns; linspace: num in n */
+    double start, stop;
+    weft_dtype dtype;
+} leaf_case;
+
+static int leaf_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)args;
+    const leaf_case *c = user;
+    outs[0] = c->linspace ? weft_linspace(cx, c->start, c->stop, c->n, c->dtype)
+                          : weft_eye(cx, c->n, c->m, c->dtype);
+    return weft_ctx_status(cx);
+}
+
+/* c eagerly (eager true) or traced: the call's code and result. */
+static int run_leaf(const leaf_case *c, bool eager, weft_tensor **out)
+{
+    weft_function_desc d = { .name = "leaf", .body = leaf_body, .user = (void *)c, .n_args = 0,
+                             .n_outs = 1, .flags = eager ? WEFT_RUN_EAGERLY : 0 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    *out = NULL;
+    int rc = weft_function_call(f, NULL, 0, out, 1);
+    weft_function_destroy(&f);
+    return rc;
+}
+
+Test(ops_nn, eye_shapes_and_values)
+{
+    const leaf_case cases[] = {
+        { false, 3, 3, 0, 0, WEFT_F32 }, { false, 2, 4, 0, 0, WEFT_I64 },
+        { false, 4, 2, 0, 0, WEFT_BOOL }, { false, 0, 3, 0, 0, WEFT_F64 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *t = NULL;
+            cr_assert_eq(run_leaf(&cases[k], eager, &t), 0, "%s", weft_errmsg());
+            int64_t n = cases[k].n, m = cases[k].m;
+            test_assert_shape(t, cases[k].dtype, 2, (const int64_t[]){ n, m }, "eye");
+            for (int64_t i = 0; i < n * m; i++)
+                cr_assert_eq(test_element(t, i), i / m == i % m ? 1.0 : 0.0,
+                             "case %zu element %lld", k, (long long)i);
+            weft_tensor_release(t);
+        }
+}
+
+Test(ops_nn, linspace_ends_exactly_at_stop)
+{
+    const leaf_case cases[] = {
+        { true, 5, 0, 0, 1, WEFT_F64 }, { true, 7, 0, -1, 0.1, WEFT_F32 },
+        { true, 1, 0, 2.5, 9, WEFT_F64 }, { true, 0, 0, 2.5, 9, WEFT_F32 },
+        { true, 4, 0, 3, -3, WEFT_F64 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            const leaf_case *c = &cases[k];
+            weft_tensor *t = NULL;
+            cr_assert_eq(run_leaf(c, eager, &t), 0, "%s", weft_errmsg());
+            test_assert_shape(t, c->dtype, 1, (const int64_t[]){ c->n }, "linspace");
+            for (int64_t i = 0; i < c->n; i++) {
+                double want = i == c->n - 1 && c->n > 1
+                                  ? c->stop
+                                  : c->start + (double)i * (c->n > 1 ? (c->stop - c->start) /
+                                                                           (double)(c->n - 1)
+                                                                     : 0);
+                if (c->dtype == WEFT_F32)
+                    want = (float)want;
+                cr_assert_eq(test_element(t, i), want, "case %zu element %lld: %.17g, not %.17g",
+                             k, (long long)i, test_element(t, i), want);
+            }
+            weft_tensor_release(t);
+        }
+}
+
+Test(ops_nn, eye_and_linspace_refuse_bad_input)
+{
+    const struct { leaf_case c; const char *says; } cases[] = {
+        { { false, -1, 2, 0, 0, WEFT_F32 }, "weft_eye: -1 rows and 2 columns (negative)" },
+        { { true, 3, 0, 0, 1, WEFT_I32 }, "weft_linspace: dtype i32 is not f32 or f64" },
+        { { true, -2, 0, 0, 1, WEFT_F32 }, "weft_linspace: num -2 is negative" },
+        { { true, 3, 0, 0, INFINITY, WEFT_F64 }, "weft_linspace: start 0 and stop inf are not finite" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *t = NULL;
+            int rc = run_leaf(&cases[k].c, eager, &t);
+            cr_assert_eq(rc, WEFT_EINVAL, "%s: %s", cases[k].says, weft_err_name(rc));
+            cr_assert(strstr(weft_errmsg(), cases[k].says), "\"%s\"", weft_errmsg());
+            cr_assert_null(t);
+        }
+}
 
 Test(ops_nn, reverse_each_axis)
 {
