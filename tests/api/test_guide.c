@@ -294,6 +294,61 @@ printf("traced %llu times\n", (unsigned long long)weft_function_tracing_count(f)
     weft_function_destroy(&f);
 }
 
+/* snippet: dropout-body */
+/* Dropout with a seed per step: args[1] is an i64[] tensor. */
+static int dropout_step(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_dropout(cx, args[0], 0.5, args[1]);
+    return weft_ctx_status(cx);
+}
+/* end snippet */
+
+Test(guide, dropout_seed_per_step)
+{
+    weft_function_desc d = { .name = "dropout_step", .body = dropout_step, .n_args = 2,
+                             .n_outs = 1 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    capture_begin();
+/* snippet: dropout-steps */
+float ones[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+weft_tensor *x;
+weft_tensor_create(WEFT_F32, 1, (int64_t[]){ 8 }, ones, &x);
+for (int64_t step = 0; step < 3; step++) {
+    weft_tensor *seed;
+    weft_tensor_create(WEFT_I64, 0, NULL, &step, &seed);
+    weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(seed) };
+    weft_tensor *y;
+    weft_function_call(f, a, 2, &y, 1);
+    const float *v = weft_tensor_data(y);
+    printf("step %lld:", (long long)step);
+    for (int i = 0; i < 8; i++)
+        printf(" %g", v[i]);
+    printf("\n");
+    weft_tensor_release(y);
+    weft_tensor_release(seed);
+}
+weft_tensor_release(x);
+printf("traced %llu times\n", (unsigned long long)weft_function_tracing_count(f));
+/* end snippet */
+    char *out = capture_end();
+    assert_has(out, "traced 1 times\n");
+    /* Every value is 0 or 2, and the three masks differ. */
+    char lines[3][128];
+    cr_assert_eq(sscanf(out, "%127[^\n]\n%127[^\n]\n%127[^\n]", lines[0], lines[1], lines[2]), 3,
+                 "%s", out);
+    for (int k = 0; k < 3; k++)
+        for (const char *p = strchr(lines[k], ':') + 1; *p; p += 2)
+            cr_assert(p[0] == ' ' && (p[1] == '0' || p[1] == '2'), "line %d: %s", k, lines[k]);
+    cr_assert(strcmp(lines[0], lines[1]) != 0 && strcmp(lines[1], lines[2]) != 0, "%s", out);
+    char *shown = guide_output("dropout-steps");
+    cr_assert_str_eq(out, shown, "docs/GUIDE.md shows another output");
+    free(shown);
+    free(out);
+    weft_function_destroy(&f);
+}
+
 Test(guide, last_retrace)
 {
     weft_function *f = make_op_tf();
