@@ -252,22 +252,26 @@ static __attribute__((noinline)) void spawn_slow(weft_group *g, weft_task_fn fn,
     }
 }
 
+/* Makes every private task of w (the calling thread's worker) stealable
+ * and, if there were any, wakes up to `wake` idle workers and waiters. */
+static void share_private_owner(weft__worker *w, int wake)
+{
+    if (weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX) > 0) {
+        weft__event_notify(&w->rt->work_ev, wake);
+        weft__notify_waiters(w->rt, wake);
+    }
+}
+
 void weft__share_all(weft_runtime *rt)
 {
     weft__worker *w = weft__current_worker_inline(rt);
-    if (w && !w->dq.solo &&
-        weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX) > 0) {
-        weft__event_notify(&rt->work_ev, INT_MAX);
-        weft__notify_waiters(rt, INT_MAX);
-    }
+    if (w && !w->dq.solo)
+        share_private_owner(w, INT_MAX);
 }
 
 void weft__share_asked_owner(weft__worker *w)
 {
-    if (weft__deque_share_owner(&w->dq, weft__deque_head(&w->dq), INT64_MAX) > 0) {
-        weft__event_notify(&w->rt->work_ev, 1);
-        weft__notify_waiters(w->rt, 1);
-    }
+    share_private_owner(w, 1);
 }
 
 /* Puts g's child (fn, arg) in the free slot h at the head of d and counts
