@@ -222,10 +222,13 @@ weft_value *weft_linspace(weft_ctx *cx, double start, double stop, int64_t num, 
                               start, stop);
     weft_value *i = weft_cast(cx, weft_range(cx, WEFT_I64, 0, num, 1), WEFT_F64);
     double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
-    weft_value *v = weft_add(cx, weft_const_f64(cx, start), weft_mul(cx, i, weft_const_f64(cx, step)));
-    if (num > 1)
-        v = weft_where(cx, weft__op_binary(cx, WEFT__OP_EQ, fn, i, weft_const_f64(cx, (double)(num - 1))),
-                       weft_fill(cx, WEFT_F64, 0, NULL, stop), v);
+    weft_value *v = weft_add(cx, weft_const_f64(cx, start),
+                             weft_mul(cx, i, weft_const_f64(cx, step)));
+    if (num > 1) {
+        weft_value *last = weft__op_binary(cx, WEFT__OP_EQ, fn, i,
+                                           weft_const_f64(cx, (double)(num - 1)));
+        v = weft_where(cx, last, weft_fill(cx, WEFT_F64, 0, NULL, stop), v);
+    }
     return weft_cast(cx, v, dtype);
 }
 
