@@ -699,7 +699,7 @@ static uint32_t shape_op_arity(weft__op op)
 {
     switch (op) {
     case WEFT__OP_GATHER: case WEFT__OP_TOP_K_VALUES: case WEFT__OP_UNSORTED_SEGMENT:
-    case WEFT__OP_GATHER_ND:
+    case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
         return 3;
@@ -754,6 +754,9 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_UNIFORM:
     case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: return infer_random(n, in, out);
+    case WEFT__OP_CONV2D:
+    case WEFT__OP_MAX_POOL2D:
+    case WEFT__OP_AVG_POOL2D:   return weft__infer_conv_op(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

@@ -60,6 +60,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_REPEAT] = "repeat", [WEFT__OP_RANDOM_UNIFORM] = "random_uniform",
     [WEFT__OP_RANDOM_NORMAL] = "random_normal",
     [WEFT__OP_RANDOM_TRUNCATED_NORMAL] = "random_truncated_normal",
+    [WEFT__OP_CONV2D] = "conv2d", [WEFT__OP_MAX_POOL2D] = "max_pool2d",
+    [WEFT__OP_AVG_POOL2D] = "avg_pool2d",
 };
 
 const char *weft__op_name(weft__op op)

@@ -51,6 +51,19 @@ int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
  * (kernel_random.c): in[0] is the seed. */
 int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
                       weft_tensor *out);
+/* Convolution and pooling on NHWC data (conv2d, max_pool2d,
+ * avg_pool2d): inference (infer_conv.c) and the kernels (kernel_conv.c,
+ * kernel_pool.c). */
+int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_conv2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                      const weft_tensor *filters, weft_tensor *out);
+int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                      weft_tensor *out);
+/* The placement of a window along one dim, as TensorFlow pads: the
+ * output size and the padding before the first window (0 for VALID); -1
+ * when a VALID window does not fit in the input.  in must be known. */
+int64_t weft__conv_out_dim(int padding, int64_t in, int64_t window, int64_t stride,
+                           int64_t dilation, int64_t *pad_before);
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */
 void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);

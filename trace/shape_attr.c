@@ -79,6 +79,14 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.random.a, sizeof(double));
         memcpy(&w[k++], &n->attr.random.b, sizeof(double));
         break;
+    case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
+        w[k++] = n->attr.conv.padding;
+        for (int d = 0; d < 2; d++) {
+            w[k++] = n->attr.conv.window[d];
+            w[k++] = n->attr.conv.stride[d];
+            w[k++] = n->attr.conv.dilation[d];
+        }
+        break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
         break;
@@ -123,6 +131,22 @@ static void print_slice(const weft__node *n, FILE *f)
             fprintf(f, ":%" PRId64, s);
     }
     fputc('>', f);
+}
+
+/* "<ksize=[2,2],strides=[2,2],SAME>"; a conv names its dilations. */
+static void print_conv(const weft__node *n, FILE *f)
+{
+    fputc('<', f);
+    if (n->op != WEFT__OP_CONV2D) {
+        print_list(f, "ksize=", n->attr.conv.window, 2);
+        fputc(',', f);
+    }
+    print_list(f, "strides=", n->attr.conv.stride, 2);
+    if (n->op == WEFT__OP_CONV2D) {
+        fputc(',', f);
+        print_list(f, "dilations=", n->attr.conv.dilation, 2);
+    }
+    fprintf(f, ",%s>", n->attr.conv.padding == WEFT_PADDING_SAME ? "SAME" : "VALID");
 }
 
 void weft__shape_attr_print(const weft__node *n, FILE *f)
@@ -183,6 +207,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_RANDOM_NORMAL: case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
         fprintf(f, "<mean=%g,stddev=%g>", n->attr.random.a, n->attr.random.b);
+        break;
+    case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
+        print_conv(n, f);
         break;
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
         fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,

@@ -768,6 +768,57 @@ WEFT_API weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, wef
  * unknown while tracing too); 0 <= rate < 1. */
 WEFT_API weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed);
 
+/* ---- Convolution and pooling ----
+ *
+ * tf.nn.conv2d, tf.nn.conv1d, tf.nn.max_pool2d and tf.nn.avg_pool2d on
+ * NHWC data (TensorFlow's default layout): input [batch, height, width,
+ * channels].  Each is an op with a kernel of its own (never fused), eager
+ * and traced alike; batch, height and width may be unknown while tracing.
+ *
+ * Padding follows TensorFlow: WEFT_PADDING_VALID uses only windows that
+ * lie inside the input (out = ceil((in - window + 1) / stride), an input
+ * smaller than the window is WEFT_ESHAPE); WEFT_PADDING_SAME gives out =
+ * ceil(in / stride) and pads the input with the fewest elements that
+ * make that work, half before (rounded down) and the rest after.  The
+ * window of a dilated filter spans (k - 1) * dilation + 1 elements.
+ * Explicit pads: weft_pad first, then WEFT_PADDING_VALID.  strides and
+ * dilations are int64_t[2] for height and width (NULL: 1 and 1), each
+ * from 1 to INT32_MAX (WEFT_EINVAL otherwise); unlike TensorFlow on the
+ * CPU, strides and dilations above 1 may be combined. */
+typedef enum weft_padding { WEFT_PADDING_VALID, WEFT_PADDING_SAME } weft_padding;
+
+/* tf.nn.conv2d(input, filters, strides, padding, dilations=dilations):
+ * filters are [filter_height, filter_width, in_channels, out_channels]
+ * (HWIO, TensorFlow's), in_channels equal to input's channels (grouped
+ * convolutions are not supported: WEFT_ESHAPE); the result is [batch,
+ * out_height, out_width, out_channels].  input and filters are both f32
+ * or both f64 (WEFT_EDTYPE otherwise; cast integers first).  Padding
+ * counts as zeros.  Products go to the BLAS in a build with one (as
+ * weft_matmul's: each output element sums in the BLAS's order, the same
+ * bits on any number of workers, eagerly and traced). */
+WEFT_API weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                 const int64_t *strides, weft_padding padding,
+                                 const int64_t *dilations);
+/* tf.nn.conv1d(input, filters, stride, padding, dilations=dilation):
+ * input [batch, width, channels], filters [filter_width, in_channels,
+ * out_channels]; weft_conv2d over a height of 1 (as TensorFlow computes
+ * it), stride and dilation >= 1. */
+WEFT_API weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                 int64_t stride, weft_padding padding, int64_t dilation);
+/* tf.nn.max_pool2d(input, ksize, strides, padding) and
+ * tf.nn.avg_pool2d: the largest element, or the mean, of each window of
+ * ksize[0] x ksize[1] elements (int64_t[2], each >= 1) of each channel;
+ * the result is [batch, out_height, out_width, channels].  Padding is
+ * never part of a window: max ignores it and avg divides by the number
+ * of input elements the window holds (TensorFlow's rule).  max takes
+ * i32, i64, f32 and f64 (a NaN in a window gives NaN); avg takes f32 and
+ * f64, summed in the dtype pixel after pixel (row-major in the window, as
+ * TensorFlow) and divided by the count.  Other dtypes are WEFT_EDTYPE. */
+WEFT_API weft_value *weft_max_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
+                                     const int64_t *strides, weft_padding padding);
+WEFT_API weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
+                                     const int64_t *strides, weft_padding padding);
+
 #ifdef __cplusplus
 }
 #endif

@@ -462,6 +462,38 @@ static weft_value *op_dropout_rate(weft_ctx *cx)
     return weft_dropout(cx, ev(cx, m23), 1.0, weft_const_i64(cx, 7));
 }
 static int c_dropout_rate(void) { return eager_op(op_dropout_rate); }
+static weft_value *op_conv_channels(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, ev(cx, m23), 4, (int64_t[]){ 1, 1, 2, 3 });
+    weft_value *f = weft_reshape(cx, ev(cx, m23), 4, (int64_t[]){ 1, 1, 2, 3 });
+    return weft_conv2d(cx, x, f, NULL, WEFT_PADDING_SAME, NULL);
+}
+static int c_conv_channels(void) { return eager_op(op_conv_channels); }
+static weft_value *op_conv_rank(weft_ctx *cx)
+{
+    return weft_conv2d(cx, ev(cx, m23), ev(cx, m23), NULL, WEFT_PADDING_SAME, NULL);
+}
+static int c_conv_rank(void) { return eager_op(op_conv_rank); }
+static weft_value *op_conv_valid(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, ev(cx, m23), 4, (int64_t[]){ 1, 2, 3, 1 });
+    weft_value *f = weft_reshape(cx, ev(cx, v10), 4, (int64_t[]){ 5, 2, 1, 1 });
+    return weft_conv2d(cx, x, f, NULL, WEFT_PADDING_VALID, NULL);
+}
+static int c_conv_valid(void) { return eager_op(op_conv_valid); }
+static weft_value *op_conv_strides(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, ev(cx, m23), 4, (int64_t[]){ 1, 2, 3, 1 });
+    return weft_conv2d(cx, x, x, (int64_t[]){ 1, 0 }, WEFT_PADDING_SAME, NULL);
+}
+static int c_conv_strides(void) { return eager_op(op_conv_strides); }
+static weft_value *op_pool_dtype(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, ev(cx, m23), 4, (int64_t[]){ 1, 2, 3, 1 });
+    return weft_avg_pool2d(cx, weft_cast(cx, x, WEFT_I32), (int64_t[]){ 2, 2 }, NULL,
+                           WEFT_PADDING_SAME);
+}
+static int c_pool_dtype(void) { return eager_op(op_pool_dtype); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -556,6 +588,11 @@ static const err_case cases[] = {
     C("weft_random_uniform", "minval 1, maxval 1", WEFT_EINVAL, c_random_bounds),
     C("weft_random_normal", "a seed f32[2,3]", WEFT_EINVAL, c_random_seed),
     C("weft_dropout", "rate 1", WEFT_EINVAL, c_dropout_rate),
+    C("weft_conv2d", "3 channels, filters taking 2", WEFT_ESHAPE, c_conv_channels),
+    C("weft_conv2d", "an input f32[2,3]", WEFT_ESHAPE, c_conv_rank),
+    C("weft_conv2d", "a 5x2 window on 2x3, VALID", WEFT_ESHAPE, c_conv_valid),
+    C("weft_conv2d", "strides { 1, 0 }", WEFT_EINVAL, c_conv_strides),
+    C("weft_avg_pool2d", "an i32 input", WEFT_EDTYPE, c_pool_dtype),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -1,0 +1,24 @@
+/* The C contenders of bench_conv (conv_cloop.c, compiled at -O3). */
+#ifndef WEFT_BENCH_CONV_CLOOP_H
+#define WEFT_BENCH_CONV_CLOOP_H
+
+#include <stdint.h>
+
+/* NHWC input [n, h, w, c]; HWIO filters [kh, kw, c, o] (a pool: window kh
+ * x kw, o unused); output [n, oh, ow, o (a pool: c)]; strides sh, sw;
+ * pt, pl: the padding before the first window (TensorFlow's placement). */
+typedef struct conv_shape {
+    int64_t n, h, w, c, kh, kw, o, sh, sw, oh, ow, pt, pl;
+} conv_shape;
+
+/* The direct loop a user would write. */
+void cloop_conv_f32(const conv_shape *s, const float *restrict x, const float *restrict f,
+                    float *restrict y);
+/* im2col into patches ([n oh ow, kh kw c], unused for a 1x1 filter with
+ * stride 1) and one cblas_sgemm, on OpenBLAS's threads as set. */
+void cloop_conv_im2col_f32(const conv_shape *s, const float *restrict x,
+                           const float *restrict f, float *restrict y, float *restrict patches);
+/* max (avg 0) or avg (avg 1) pool, the window clipped to the input. */
+void cloop_pool_f32(const conv_shape *s, int avg, const float *restrict x, float *restrict y);
+
+#endif
