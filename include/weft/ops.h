@@ -819,6 +819,52 @@ WEFT_API weft_value *weft_max_pool2d(weft_ctx *cx, weft_value *input, const int6
 WEFT_API weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                                      const int64_t *strides, weft_padding padding);
 
+/* ---- Losses and normalization ----
+ *
+ * Compositions of the ops above (no kernels of their own, so they fuse
+ * and take dims unknown while tracing), on f32 and f64 (WEFT_EDTYPE
+ * otherwise); errors name the op.  Operands of two inputs must share
+ * their dtype and broadcast as an elementwise op's. */
+
+/* tf.nn.softmax_cross_entropy_with_logits(labels, logits, axis):
+ * -sum(labels * log_softmax(logits, axis), axis), the axis removed. */
+WEFT_API weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                            weft_value *logits, int axis);
+/* tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits): labels
+ * (i32 or i64) of logits' shape without its last dim (the classes, which
+ * must be known while tracing), the result of labels' shape:
+ * logsumexp(logits) - logits[label].  A label outside [0, classes) gives
+ * NaN (TensorFlow's GPU kernel does the same; its CPU kernel raises). */
+WEFT_API weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx,
+                                                                   weft_value *labels,
+                                                                   weft_value *logits);
+/* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
+ * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
+ * and labels z. */
+WEFT_API weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                            weft_value *logits);
+/* tf.math.l2_normalize(x, axis, epsilon): x * rsqrt(max(sum(x^2), epsilon))
+ * with the sum over axes[0..n_axes) (n_axes 0: every axis), kept as 1s.
+ * epsilon >= 0 (TensorFlow's default is 1e-12). */
+WEFT_API weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes,
+                                       size_t n_axes, double epsilon);
+/* tf.nn.moments(x, axes, keepdims): outs[0] the mean and outs[1] the
+ * variance (about the mean, divided by the count) over axes[0..n_axes)
+ * (n_axes 0: every axis), as weft_reduce's WEFT_R_MEAN and WEFT_R_VAR.
+ * Returns 0, or the context's error code with both outs NULL. */
+WEFT_API int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
+                          bool keepdims, weft_value **outs);
+/* tf.nn.batch_normalization(x, mean, variance, offset, scale, epsilon), in
+ * TensorFlow's order: inv = rsqrt(variance + epsilon) (times scale), then
+ * x * inv + (offset - mean * inv); offset and scale may be NULL (0 and 1).
+ * epsilon >= 0. */
+WEFT_API weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *mean,
+                                              weft_value *variance, weft_value *offset,
+                                              weft_value *scale, double epsilon);
+/* tf.nn.bias_add(value, bias): bias (1-D, of value's last dim) added
+ * along value's last dim; any number dtype, the same for both. */
+WEFT_API weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias);
+
 #ifdef __cplusplus
 }
 #endif

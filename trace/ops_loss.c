@@ -1,0 +1,247 @@
+/* The losses and normalization ops of include/weft/ops.h: the three
+ * cross-entropies with logits, l2_normalize, moments, batch_normalization
+ * and bias_add.  Like ops_nn.c's, each is a composition of other ops and
+ * checks its inputs first, so that the inner ops cannot fail on them (short
+ * of memory) and an error names the public op; the elementwise steps go
+ * through weft__op_unary / weft__op_binary with the public name. */
+#include <math.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+/* ---- Checks ------------------------------------------------------------ */
+
+static const weft_spec *spec_of(const weft_value *v)
+{
+    return weft__value_spec(v);
+}
+
+/* A context, no sticky error, valid inputs. */
+static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return false;
+    }
+    return weft__ctx_check_inputs(cx, fn, in, n_in);
+}
+
+/* in[0..n_in) are f32 or f64, all of one dtype (weak scalars, which take
+ * it, aside); names[i] names in[i] in the messages. */
+static bool floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
+                         const char *const *names, size_t n_in)
+{
+    const weft_value *first = NULL;
+    for (size_t i = 0; i < n_in; i++) {
+        const weft_spec *s = spec_of(in[i]);
+        char ss[WEFT__SPEC_STR_MAX], sf[WEFT__SPEC_STR_MAX];
+        if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
+            weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not f32 or f64 (weft_cast it first)",
+                           fn, names[i], weft__spec_str(s, ss, sizeof ss));
+            return false;
+        }
+        if (weft__value_is_weak(in[i]))
+            continue;
+        if (first && spec_of(first)->dtype != s->dtype) {
+            weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not of the dtype of %s", fn, names[i],
+                           weft__spec_str(s, ss, sizeof ss),
+                           weft__spec_str(spec_of(first), sf, sizeof sf));
+            return false;
+        }
+        if (!first)
+            first = in[i];
+    }
+    return true;
+}
+
+static bool epsilon_ok(weft_ctx *cx, const char *fn, double epsilon)
+{
+    if (epsilon >= 0 && isfinite(epsilon))
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: epsilon %g is not finite and >= 0", fn, epsilon);
+    return false;
+}
+
+/* ---- Cross-entropies ---------------------------------------------------- */
+
+weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                   weft_value *logits, int axis)
+{
+    static const char fn[] = "weft_softmax_cross_entropy_with_logits";
+    static const char *const names[] = { "labels", "logits" };
+    weft_value *in[2] = { labels, logits };
+    if (!enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+        return NULL;
+    int rank = spec_of(logits)->rank;
+    if (rank == WEFT_RANK_ANY)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the rank of the logits is unknown while "
+                              "tracing", fn);
+    if (axis < -rank || axis >= rank)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range for logits of rank %d",
+                              fn, axis, rank);
+    weft_value *lsm = weft_log_softmax(cx, logits, axis);
+    weft_value *terms = weft__op_binary(cx, WEFT__OP_MUL, fn, labels, lsm);
+    weft_value *sum = weft_reduce(cx, WEFT_R_SUM, terms, &axis, 1, false);
+    return weft__op_unary(cx, WEFT__OP_NEG, fn, sum);
+}
+
+weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                          weft_value *logits)
+{
+    static const char fn[] = "weft_sparse_softmax_cross_entropy_with_logits";
+    static const char *const names[] = { "logits" };
+    weft_value *in[2] = { labels, logits };
+    if (!enter(cx, fn, in, 2) || !floats_alike(cx, fn, &in[1], names, 1))
+        return NULL;
+    const weft_spec *ls = spec_of(labels), *gs = spec_of(logits);
+    char sl[WEFT__SPEC_STR_MAX], sg[WEFT__SPEC_STR_MAX];
+    if (ls->dtype != WEFT_I32 && ls->dtype != WEFT_I64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: labels %s are not i32 or i64", fn,
+                              weft__spec_str(ls, sl, sizeof sl));
+    if (gs->rank == WEFT_RANK_ANY || gs->rank == 0 || gs->dims[gs->rank - 1] == WEFT_DIM_ANY)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the logits %s have no last dim (classes) "
+                              "known while tracing", fn, weft__spec_str(gs, sg, sizeof sg));
+    bool shape_ok = ls->rank == WEFT_RANK_ANY || ls->rank == gs->rank - 1;
+    for (int d = 0; shape_ok && ls->rank != WEFT_RANK_ANY && d < ls->rank; d++)
+        shape_ok = ls->dims[d] == WEFT_DIM_ANY || gs->dims[d] == WEFT_DIM_ANY ||
+                   ls->dims[d] == gs->dims[d];
+    if (!shape_ok)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: labels %s do not have the shape of the "
+                              "logits %s without the last dim", fn,
+                              weft__spec_str(ls, sl, sizeof sl), weft__spec_str(gs, sg, sizeof sg));
+    int64_t classes = gs->dims[gs->rank - 1];
+    /* The label's logit as a masked sum: a mask rather than a product, so
+     * that a -inf among the other logits does not make 0 * -inf. */
+    weft_value *mask = weft_one_hot(cx, labels, classes, WEFT_BOOL);
+    weft_value *picked = weft_where(cx, mask, logits, weft_const_f64(cx, 0.0));
+    int last = -1;
+    weft_value *label_logit = weft_reduce(cx, WEFT_R_SUM, picked, &last, 1, false);
+    weft_value *loss = weft__op_binary(cx, WEFT__OP_SUB, fn, weft_logsumexp(cx, logits, -1, false),
+                                       label_logit);
+    weft_value *in_range = weft_logical_and(
+        cx, weft__op_binary(cx, WEFT__OP_GE, fn, labels, weft_const_i64(cx, 0)),
+        weft__op_binary(cx, WEFT__OP_LT, fn, labels, weft_const_i64(cx, classes)));
+    return weft_where(cx, in_range, loss, weft_const_f64(cx, NAN));
+}
+
+weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                   weft_value *logits)
+{
+    static const char fn[] = "weft_sigmoid_cross_entropy_with_logits";
+    static const char *const names[] = { "labels", "logits" };
+    weft_value *in[2] = { labels, logits };
+    if (!enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+        return NULL;
+    weft_value *x = logits;
+    weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, x, weft_const_f64(cx, 0.0));
+    weft_value *xz = weft__op_binary(cx, WEFT__OP_MUL, fn, x, labels);
+    weft_value *na = weft__op_unary(cx, WEFT__OP_NEG, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, x));
+    weft_value *tail = weft__op_unary(cx, WEFT__OP_LOG1P, fn,
+                                      weft__op_unary(cx, WEFT__OP_EXP, fn, na));
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, pos, xz),
+                           tail);
+}
+
+/* ---- Normalization ------------------------------------------------------ */
+
+weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
+                              double epsilon)
+{
+    static const char fn[] = "weft_l2_normalize";
+    static const char *const names[] = { "x" };
+    if (!enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1) ||
+        !epsilon_ok(cx, fn, epsilon))
+        return NULL;
+    if (n_axes > 0 && !axes)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
+    weft_value *sq = weft_reduce(cx, WEFT_R_SUM, weft__op_unary(cx, WEFT__OP_SQUARE, fn, x), axes,
+                                 n_axes, true);
+    if (!sq)
+        return NULL;   /* an axis out of range, named by weft_reduce */
+    weft_value *floor = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, sq, weft_const_f64(cx, epsilon));
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, x, weft__op_unary(cx, WEFT__OP_RSQRT, fn, floor));
+}
+
+int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bool keepdims,
+                 weft_value **outs)
+{
+    static const char fn[] = "weft_moments";
+    static const char *const names[] = { "x" };
+    if (!outs) {
+        if (cx)
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL outs", fn);
+        else
+            weft__errorf(WEFT_EINVAL, "%s: NULL outs", fn);
+        return WEFT_EINVAL;
+    }
+    outs[0] = outs[1] = NULL;
+    if (!enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (n_axes > 0 && !axes) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
+        return WEFT_EINVAL;
+    }
+    weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, x, axes, n_axes, keepdims);
+    weft_value *var = weft_reduce(cx, WEFT_R_VAR, x, axes, n_axes, keepdims);
+    if (!mean || !var)
+        return weft_ctx_status(cx);
+    outs[0] = mean;
+    outs[1] = var;
+    return 0;
+}
+
+weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *mean,
+                                     weft_value *variance, weft_value *offset, weft_value *scale,
+                                     double epsilon)
+{
+    static const char fn[] = "weft_batch_normalization";
+    static const char *const all_names[] = { "x", "mean", "variance", "offset", "scale" };
+    weft_value *given[5] = { x, mean, variance, offset, scale };
+    weft_value *in[5];
+    const char *names[5];
+    size_t n = 0;
+    for (size_t i = 0; i < 5; i++)
+        if (i < 3 || given[i]) {   /* offset and scale may be left out */
+            in[n] = given[i];
+            names[n++] = all_names[i];
+        }
+    if (!enter(cx, fn, in, n) || !floats_alike(cx, fn, in, names, n) ||
+        !epsilon_ok(cx, fn, epsilon))
+        return NULL;
+    weft_value *inv = weft__op_unary(cx, WEFT__OP_RSQRT, fn,
+                                     weft__op_binary(cx, WEFT__OP_ADD, fn, variance,
+                                                     weft_const_f64(cx, epsilon)));
+    if (scale)
+        inv = weft__op_binary(cx, WEFT__OP_MUL, fn, inv, scale);
+    weft_value *shift = weft__op_binary(cx, WEFT__OP_MUL, fn, mean, inv);
+    shift = offset ? weft__op_binary(cx, WEFT__OP_SUB, fn, offset, shift)
+                   : weft__op_unary(cx, WEFT__OP_NEG, fn, shift);
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, x, inv),
+                           shift);
+}
+
+weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias)
+{
+    static const char fn[] = "weft_bias_add";
+    weft_value *in[2] = { value, bias };
+    if (!enter(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *vs = spec_of(value), *bs = spec_of(bias);
+    char sv[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    if (vs->dtype != bs->dtype || vs->dtype == WEFT_BOOL)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: value %s and bias %s are not numbers of one "
+                              "dtype", fn, weft__spec_str(vs, sv, sizeof sv),
+                              weft__spec_str(bs, sb, sizeof sb));
+    bool ok = bs->rank == 1 && (vs->rank == WEFT_RANK_ANY || vs->rank >= 1);
+    if (ok && vs->rank >= 1) {
+        int64_t c = vs->dims[vs->rank - 1], b = bs->dims[0];
+        ok = c == WEFT_DIM_ANY || b == WEFT_DIM_ANY || c == b;
+    }
+    if (!ok)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: bias %s is not a vector of the last dim of "
+                              "value %s", fn, weft__spec_str(bs, sb, sizeof sb),
+                              weft__spec_str(vs, sv, sizeof sv));
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, value, bias);
+}
