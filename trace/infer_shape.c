@@ -740,7 +740,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
         return 0;
     case WEFT__OP_ARGMAX:
     case WEFT__OP_ARGMIN:       return infer_arg_extreme(n, &in[0], out);
-    case WEFT__OP_CUMSUM:       return infer_cumsum(n, &in[0], out);
+    case WEFT__OP_CUMSUM:
+    case WEFT__OP_CUMPROD:      return infer_cumsum(n, &in[0], out);
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:      return infer_sort(n, &in[0], out);
     case WEFT__OP_TOP_K:        return infer_top_k(n, &in[0], out);

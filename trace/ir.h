@@ -121,7 +121,8 @@
     XX(RANDOM_TRUNCATED_NORMAL, ARRAY, -1) \
     XX(CONV2D,     ARRAY,   2)             \
     XX(MAX_POOL2D, ARRAY,   1)             \
-    XX(AVG_POOL2D, ARRAY,   1)
+    XX(AVG_POOL2D, ARRAY,   1)             \
+    XX(CUMPROD,    ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -184,9 +185,11 @@ typedef struct weft__node {
         struct { struct weft__multi *m; } multi;         /* CONTROL: owned by the node */
         struct { uint32_t index; } result;               /* RESULT: which result of in[0] */
         /* The shape ops (trace/ops_shape.c).  FILL_LIKE uses fill. */
-        struct { int axis; } axis;  /* EXPAND_DIMS, SQUEEZE (or WEFT_ALL_AXES), GATHER,
-                                       CONCAT, STACK, ARGMAX, ARGMIN (or WEFT_ALL_AXES),
-                                       CUMSUM; may be negative */
+        struct { int axis; unsigned scan; } axis;  /* EXPAND_DIMS, SQUEEZE (or
+                                       WEFT_ALL_AXES), GATHER, CONCAT, STACK, ARGMAX,
+                                       ARGMIN (or WEFT_ALL_AXES), CUMSUM, CUMPROD; may be
+                                       negative.  scan: CUMSUM's and CUMPROD's
+                                       weft_scan_flags (0 for the others) */
         struct { int rank; int8_t perm[WEFT_MAX_RANK]; } transpose;  /* rank -1: reverse */
         struct { int rank; int64_t begin[WEFT_MAX_RANK], end[WEFT_MAX_RANK],
                  step[WEFT_MAX_RANK]; } slice;    /* Python rules, resolved per run */

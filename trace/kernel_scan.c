@@ -1,13 +1,15 @@
 /* Kernels that walk an axis in order: argmax/argmin (the first index of
- * the extreme value; a NaN counts as the extreme, like NumPy) and cumsum.
+ * the extreme value; a NaN counts as the extreme, like NumPy), cumsum and
+ * cumprod.
  *
  * Both see the input as [outer, len, inner] around the axis and work on
  * column blocks of up to COL_BLOCK lanes at once, so that each row of a
  * block is read contiguously.  Chunks take whole (outer, block) items;
  * argmax/argmin may also cut a long axis into pieces whose winners are
- * merged in order, which gives the same index.  cumsum never cuts the
- * axis: every element is the same in-order sum whatever the thread count
- * (integers wrap; f32 adds in f64 and rounds each result). */
+ * merged in order, which gives the same index.  The scans never cut the
+ * axis: every element is the same in-order sum or product whatever the
+ * thread count (integers wrap; f32 computes in f64 and rounds each
+ * result). */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -238,27 +240,30 @@ int weft__eval_arg_extreme(weft_runtime *rt, const weft__node *n, const weft_ten
     return weft__run_chunks(rt, j.chunks, arg_chunk_items, &j);
 }
 
-/* ---- cumsum ------------------------------------------------------------ */
+/* ---- cumsum and cumprod ------------------------------------------------- */
 
 /* Rows [0, len) of ncols lanes (row r at src + r * stride, and likewise in
- * dst), adding into acc and storing each running sum. */
-typedef void (*cumsum_fn)(const void *src, void *dst, int64_t len, int64_t stride, int64_t ncols,
-                          void *acc);
+ * dst; a reverse scan passes the last row and a negative stride),
+ * combining into acc and storing each running result, or (exclusive) the
+ * one before it.  Each element is read before its own result is stored,
+ * so the scan may run in place. */
+typedef void (*scan_fn)(const void *src, void *dst, int64_t len, int64_t stride, int64_t ncols,
+                        void *acc, bool exclusive);
 
-#define CUMSUM_FN(NAME, T, A, TO, STORE)                                                    \
+#define SCAN_FN(NAME, T, A, TO, STORE, COMBINE)                                             \
     static void NAME(const void *src_, void *dst_, int64_t len, int64_t stride,            \
-                     int64_t ncols, void *acc_)                                            \
+                     int64_t ncols, void *acc_, bool exclusive)                            \
     {                                                                                      \
         const T *src = src_;                                                               \
         TO *dst = dst_;                                                                    \
-        A *restrict acc = acc_;                                                                     \
+        A *restrict acc = acc_;                                                            \
         for (int64_t r = 0; r < len; r++) {                                                \
             const T *row = src + r * stride;                                               \
             TO *orow = dst + r * stride;                                                   \
             for (int64_t c = 0; c < ncols; c++) {                                          \
-                A a = acc[c] + (A)row[c];                                                  \
-                acc[c] = a;                                                                \
-                orow[c] = STORE(a);                                                        \
+                A before = acc[c], after = COMBINE(before, (A)row[c]);                     \
+                acc[c] = after;                                                            \
+                orow[c] = STORE(exclusive ? before : after);                               \
             }                                                                              \
         }                                                                                  \
     }
@@ -266,42 +271,57 @@ typedef void (*cumsum_fn)(const void *src, void *dst, int64_t len, int64_t strid
 #define STORE_I32(a) ((int32_t)(uint32_t)(a))
 #define STORE_I64(a) ((int64_t)(a))
 #define STORE_F(a) (a)
+#define ADD(a, b) ((a) + (b))
+#define MUL(a, b) ((a) * (b))
 
-/* Integers add in uint64_t (wrapping); a signed input is widened first so
- * that the low bits are the wrapped sum in its own type. */
-CUMSUM_FN(cumsum_b, uint8_t, uint64_t, int64_t, STORE_I64)
-CUMSUM_FN(cumsum_i32, int32_t, uint64_t, int32_t, STORE_I32)
-CUMSUM_FN(cumsum_i64, int64_t, uint64_t, int64_t, STORE_I64)
-CUMSUM_FN(cumsum_f32, float, double, float, (float)STORE_F)
-CUMSUM_FN(cumsum_f64, double, double, double, STORE_F)
+/* Integers combine in uint64_t (wrapping); a signed input is widened first
+ * so that the low bits are the wrapped result in its own type. */
+SCAN_FN(cumsum_b, uint8_t, uint64_t, int64_t, STORE_I64, ADD)
+SCAN_FN(cumsum_i32, int32_t, uint64_t, int32_t, STORE_I32, ADD)
+SCAN_FN(cumsum_i64, int64_t, uint64_t, int64_t, STORE_I64, ADD)
+SCAN_FN(cumsum_f32, float, double, float, (float)STORE_F, ADD)
+SCAN_FN(cumsum_f64, double, double, double, STORE_F, ADD)
+SCAN_FN(cumprod_b, uint8_t, uint64_t, int64_t, STORE_I64, MUL)
+SCAN_FN(cumprod_i32, int32_t, uint64_t, int32_t, STORE_I32, MUL)
+SCAN_FN(cumprod_i64, int64_t, uint64_t, int64_t, STORE_I64, MUL)
+SCAN_FN(cumprod_f32, float, double, float, (float)STORE_F, MUL)
+SCAN_FN(cumprod_f64, double, double, double, STORE_F, MUL)
 
-static const cumsum_fn cumsums[5] = { cumsum_b, cumsum_i32, cumsum_i64, cumsum_f32, cumsum_f64 };
+static const scan_fn scans[2][5] = {
+    { cumsum_b, cumsum_i32, cumsum_i64, cumsum_f32, cumsum_f64 },
+    { cumprod_b, cumprod_i32, cumprod_i64, cumprod_f32, cumprod_f64 },
+};
 
-typedef struct cumsum_job {
-    cumsum_fn fn;
+typedef struct scan_job {
+    scan_fn fn;
     axis_layout l;
     const char *src;
     char *dst;
     size_t esize, out_esize;
     size_t chunks;
-} cumsum_job;
+    uint64_t init;      /* the accumulators' start: 0, or 1 in the accumulator's type */
+    bool exclusive, reverse;
+} scan_job;
 
-static int cumsum_chunk(size_t cb, size_t ce, void *ctx)
+static int scan_chunk(size_t cb, size_t ce, void *ctx)
 {
-    const cumsum_job *j = ctx;
+    const scan_job *j = ctx;
     uint64_t items = (uint64_t)j->l.outer * (uint64_t)j->l.col_blocks;
     uint64_t acc[COL_BLOCK];
+    /* A reverse scan starts at the axis's last row and steps back. */
+    int64_t first_row = j->reverse ? j->l.len - 1 : 0;
+    int64_t stride = j->reverse ? -j->l.inner : j->l.inner;
     for (size_t c = cb; c < ce; c++) {
         uint64_t b = weft__chunk_begin(items, j->chunks, c);
         uint64_t e = weft__chunk_begin(items, j->chunks, c + 1);
         for (uint64_t it = b; it < e; it++) {
             int64_t o, c0, nc;
             item_at(&j->l, it, &o, &c0, &nc);
-            /* All-zero bits are 0 in uint64_t and 0.0 in double. */
-            memset(acc, 0, sizeof(uint64_t) * (size_t)nc);
-            size_t at = (size_t)(o * j->l.len * j->l.inner + c0);
-            j->fn(j->src + at * j->esize, j->dst + at * j->out_esize, j->l.len, j->l.inner, nc,
-                  acc);
+            for (int64_t k = 0; k < nc; k++)
+                acc[k] = j->init;
+            size_t at = (size_t)((o * j->l.len + first_row) * j->l.inner + c0);
+            j->fn(j->src + at * j->esize, j->dst + at * j->out_esize, j->l.len, stride, nc, acc,
+                  j->exclusive);
         }
     }
     return 0;
@@ -310,9 +330,20 @@ static int cumsum_chunk(size_t cb, size_t ce, void *ctx)
 int weft__eval_cumsum(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
                       weft_tensor *out)
 {
-    cumsum_job j;
+    scan_job j;
     memset(&j, 0, sizeof j);
-    j.fn = cumsums[a->dtype];
+    bool prod = n->op == WEFT__OP_CUMPROD;
+    j.fn = scans[prod][a->dtype];
+    j.exclusive = n->attr.axis.scan & WEFT_SCAN_EXCLUSIVE;
+    j.reverse = n->attr.axis.scan & WEFT_SCAN_REVERSE;
+    if (prod) {
+        /* 1 as the accumulator holds it: a double for floats, else 1. */
+        double one = 1.0;
+        if (a->dtype == WEFT_F32 || a->dtype == WEFT_F64)
+            memcpy(&j.init, &one, sizeof one);
+        else
+            j.init = 1;
+    }
     j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
     layout_of(a, n->attr.axis.axis, j.chunks, &j.l);
     if (j.l.outer == 0 || j.l.inner == 0 || j.l.len == 0)
@@ -324,5 +355,5 @@ int weft__eval_cumsum(weft_runtime *rt, const weft__node *n, const weft_tensor *
     uint64_t items = (uint64_t)j.l.outer * (uint64_t)j.l.col_blocks;
     if (items < j.chunks)
         j.chunks = (size_t)items;
-    return weft__run_chunks(rt, j.chunks, cumsum_chunk, &j);
+    return weft__run_chunks(rt, j.chunks, scan_chunk, &j);
 }

@@ -355,18 +355,36 @@ weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis)
     return arg_extreme(cx, WEFT__OP_ARGMIN, "weft_argmin", a, axis);
 }
 
-weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis)
+static weft_value *scan(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
+                        unsigned flags)
 {
-    if (!enter(cx, "weft_cumsum", &a, 1))
+    if (!enter(cx, fn, &a, 1))
         return NULL;
+    if (flags & ~(unsigned)(WEFT_SCAN_EXCLUSIVE | WEFT_SCAN_REVERSE))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown flag bits 0x%x", fn, flags);
     if (axis == WEFT_ALL_AXES) {   /* over the flattened tensor, like NumPy */
         int64_t flat = -1;
         if (!(a = weft_reshape(cx, a, 1, &flat)))
             return NULL;
         axis = 0;
     }
-    weft__node n = { .op = WEFT__OP_CUMSUM, .attr.axis.axis = axis };
+    weft__node n = { .op = op, .attr.axis.axis = axis, .attr.axis.scan = flags };
     return finish(cx, &n, &a, 1);
+}
+
+weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis)
+{
+    return scan(cx, WEFT__OP_CUMSUM, "weft_cumsum", a, axis, 0);
+}
+
+weft_value *weft_cumsum_ex(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
+{
+    return scan(cx, WEFT__OP_CUMSUM, "weft_cumsum_ex", a, axis, flags);
+}
+
+weft_value *weft_cumprod(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
+{
+    return scan(cx, WEFT__OP_CUMPROD, "weft_cumprod", a, axis, flags);
 }
 
 /* ---- Sorting ----------------------------------------------------------- */

@@ -89,6 +89,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
+        w[k++] = n->attr.axis.scan;
         break;
     }
     return k;
@@ -215,6 +216,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,
                 n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count);
         break;
+    case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD:
+        fprintf(f, "<axis=%d%s%s>", n->attr.axis.axis,
+                n->attr.axis.scan & WEFT_SCAN_EXCLUSIVE ? ",exclusive" : "",
+                n->attr.axis.scan & WEFT_SCAN_REVERSE ? ",reverse" : "");
+        break;
     default:
         if (n->attr.axis.axis != WEFT_ALL_AXES)
             fprintf(f, "<axis=%d>", n->attr.axis.axis);
@@ -228,6 +234,7 @@ bool weft__shape_in_place_ok(const weft__node *n)
     case WEFT__OP_FILL_LIKE:
         return true;   /* reads only the input's shape */
     case WEFT__OP_CUMSUM:
+    case WEFT__OP_CUMPROD:
         return true;   /* reads each element before it writes that element */
     case WEFT__OP_SORT:
         return true;   /* reads a whole row before it writes that row */

@@ -393,6 +393,19 @@ WEFT_API weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis);
  * f32 adds in f64 and rounds each sum.  Each sum adds in index order, so
  * a single long axis is not split over threads. */
 WEFT_API weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis);
+/* tf.math.cumsum and tf.math.cumprod with their exclusive and reverse
+ * arguments: flags holds an OR of weft_scan_flags (unknown bits are
+ * WEFT_EINVAL).  Exclusive leaves each element out of its own result (the
+ * first is 0 for a sum, 1 for a product); reverse runs from the end of the
+ * axis.  Dtypes as weft_cumsum's: bool gives i64, integers wrap, f32
+ * computes in f64 and rounds each result.  weft_cumsum_ex(cx, a, axis, 0)
+ * is weft_cumsum(cx, a, axis). */
+typedef enum weft_scan_flags {
+    WEFT_SCAN_EXCLUSIVE = 1u,
+    WEFT_SCAN_REVERSE = 2u
+} weft_scan_flags;
+WEFT_API weft_value *weft_cumsum_ex(weft_ctx *cx, weft_value *a, int axis, unsigned flags);
+WEFT_API weft_value *weft_cumprod(weft_ctx *cx, weft_value *a, int axis, unsigned flags);
 
 /* ---- Sorting ----
  *

@@ -722,6 +722,114 @@ Test(ops_shape, cumsum_along_each_axis)
     weft_tensor_release(x);
 }
 
+/* cumsum_ex and cumprod: an axis, a product flag and weft_scan_flags. */
+typedef struct scan_p {
+    int axis;
+    bool prod;
+    unsigned flags;
+} scan_p;
+
+static weft_value *op_scan(weft_ctx *cx, weft_value *const *args, const void *p)
+{
+    const scan_p *s = p;
+    return s->prod ? weft_cumprod(cx, args[0], s->axis, s->flags)
+                   : weft_cumsum_ex(cx, args[0], s->axis, s->flags);
+}
+
+/* The scan of x + x. */
+static weft_value *op_scan_of_double(weft_ctx *cx, weft_value *const *args, const void *p)
+{
+    weft_value *twice = weft_add(cx, args[0], args[0]);
+    return op_scan(cx, &twice, p);
+}
+
+/* The scan of x[2,3] (1..6) along axis (0, 1) into want, from the
+ * definition: element i combines the elements before it (exclusive) or
+ * through it, counted from the end (reverse). */
+static void scan_reference(const double *x, const scan_p *s, double *want)
+{
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 3; c++) {
+            int len = s->axis == 0 ? 2 : 3, at = s->axis == 0 ? r : c;
+            double acc = s->prod ? 1 : 0;
+            for (int k = 0; k < len; k++) {
+                bool in = s->flags & WEFT_SCAN_REVERSE ? k > at : k < at;
+                if (k == at && !(s->flags & WEFT_SCAN_EXCLUSIVE))
+                    in = true;
+                if (!in)
+                    continue;
+                double v = s->axis == 0 ? x[k * 3 + c] : x[r * 3 + k];
+                acc = s->prod ? acc * v : acc + v;
+            }
+            want[r * 3 + c] = acc;
+        }
+}
+
+Test(ops_shape, cumsum_ex_and_cumprod_with_each_flag)
+{
+    const double x[6] = { 1, 2, 3, 4, 5, 6 };
+    const weft_dtype dts[] = { WEFT_I32, WEFT_I64, WEFT_F32, WEFT_F64 };
+    for (size_t t = 0; t < 4; t++) {
+        weft_tensor *xt = test_tensor(dts[t], 2, DIMS(2, 3), x);
+        for (int prod = 0; prod < 2; prod++)
+            for (unsigned flags = 0; flags < 4; flags++)
+                for (int axis = 0; axis < 2; axis++) {
+                    scan_p p = { axis ? -1 : 0, prod, flags };
+                    scan_p ref = { axis, prod, flags };
+                    double want[6];
+                    scan_reference(x, &ref, want);
+                    op_case c = { op_scan, &p, 0 };
+                    expect1(&c, &xt, 1, dts[t], 2, DIMS(2, 3), want);
+                }
+        weft_tensor_release(xt);
+    }
+    /* A reverse exclusive product of the flattened tensor; bool gives i64. */
+    weft_tensor *b = test_tensor(WEFT_BOOL, 2, DIMS(2, 2), VALS(1, 1, 0, 1));
+    scan_p p = { WEFT_ALL_AXES, true, WEFT_SCAN_EXCLUSIVE | WEFT_SCAN_REVERSE };
+    op_case c = { op_scan, &p, 0 };
+    expect1(&c, &b, 1, WEFT_I64, 1, DIMS(4), VALS(0, 0, 1, 1));
+    weft_tensor_release(b);
+    /* i32 products wrap; f32 multiplies in f64 and rounds each result. */
+    weft_tensor *w = test_tensor(WEFT_I32, 1, DIMS(3), VALS(65536, 65536, 3));
+    p = (scan_p){ 0, true, 0 };
+    expect1(&c, &w, 1, WEFT_I32, 1, DIMS(3), VALS(65536, 0, 0));
+    weft_tensor_release(w);
+    weft_tensor *f = test_tensor(WEFT_F32, 1, DIMS(3), VALS(0.1, 0.1, 0.1));
+    expect1(&c, &f, 1, WEFT_F32, 1, DIMS(3),
+            VALS((float)0.1, (float)((double)(float)0.1 * (float)0.1),
+                 (float)((double)(float)0.1 * (float)0.1 * (float)0.1)));
+    p.flags = 4;
+    expect_fail(&c, &f, 1, WEFT_EINVAL, "weft_cumprod: unknown flag bits 0x4");
+    weft_tensor_release(f);
+}
+
+/* Columns split over chunks: a reverse exclusive sum of [300, 600] along
+ * axis 0 against a loop. */
+Test(ops_shape, reverse_exclusive_cumsum_of_a_large_tensor)
+{
+    int64_t rows = 300, cols = 600;
+    weft_tensor *x = iota(WEFT_F64, 2, DIMS(rows, cols));
+    double *want = calloc((size_t)(rows * cols), sizeof *want);
+    cr_assert_not_null(want);
+    for (int64_t c = 0; c < cols; c++) {
+        double acc = 0;
+        for (int64_t r = rows - 1; r >= 0; r--) {
+            want[r * cols + c] = acc;
+            acc += (double)(r * cols + c);
+        }
+    }
+    scan_p p = { 0, false, WEFT_SCAN_EXCLUSIVE | WEFT_SCAN_REVERSE };
+    op_case c = { op_scan, &p, 0 };
+    expect1(&c, &x, 1, WEFT_F64, 2, DIMS(rows, cols), want);
+    /* On an intermediate, which the compiler may overwrite in place. */
+    for (int64_t i = 0; i < rows * cols; i++)
+        want[i] *= 2;
+    c.fn = op_scan_of_double;
+    expect1(&c, &x, 1, WEFT_F64, 2, DIMS(rows, cols), want);
+    free(want);
+    weft_tensor_release(x);
+}
+
 /* A zero dim before the axis: empty results, not a division by zero in
  * the kernels' layout. */
 Test(ops_shape, cumsum_and_argmax_after_an_empty_dim)
