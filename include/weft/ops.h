@@ -295,6 +295,20 @@ typedef enum weft_matmul_flags {
 } weft_matmul_flags;
 WEFT_API weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags);
 WEFT_API weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b);
+/* tf.einsum(equation, *inputs) for 1 to 8 inputs: "ij,jk->ik",
+ * "bij,bkj->bik", "ij->ji", "ij->" (a sum), "i,i->" (a dot product),
+ * "...ij,...jk->...ik" (an ellipsis stands for the leading dims, aligned
+ * from the right and broadcast as matmul's batch dims), or without "->"
+ * the labels that occur once in alphabetical order.  Labels are letters;
+ * a label may occur once per input (no diagonals: WEFT_EINVAL).  Operands
+ * are contracted pairwise from the left, each pair by one weft_matmul_ex
+ * after summing out the labels needed nowhere else, so the dtypes promote
+ * as matmul's.  Inputs' ranks must be known while tracing; where several
+ * dims are grouped into one for a product, all but one of them must be
+ * known too (WEFT_EINVAL).  Known dims of a label must agree
+ * (WEFT_ESHAPE). */
+WEFT_API weft_value *weft_einsum(weft_ctx *cx, const char *equation, weft_value *const *inputs,
+                                 size_t n_inputs);
 
 /* Weak scalar constants (see "Weak scalars" above): an i64[] / f64[]
  * scalar that takes the dtype of the tensor it meets. */
