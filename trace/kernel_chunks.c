@@ -4,6 +4,7 @@
  * intra_op_threads fixed chunks (grain 1, one index per chunk), so chunk
  * boundaries depend only on the thread count. */
 #include "runtime/iface.h"
+#include "trace/blas.h"
 #include "trace/kernels.h"
 
 #define CHUNK_MIN 16384     /* the least work one chunk should get */
@@ -42,4 +43,14 @@ int weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx)
     if (n <= 1)
         return fn(0, 1, ctx);
     return weft_parallel_for(rt, n, 1, fn, ctx);
+}
+
+int weft__run_chunks_blas(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx, bool blas)
+{
+    if (!blas)
+        return weft__run_chunks(rt, n, fn, ctx);
+    weft__blas_hold();
+    int rc = weft__run_chunks(rt, n, fn, ctx);
+    weft__blas_release();
+    return rc;
 }

@@ -248,11 +248,7 @@ int weft__eval_conv2d(weft_runtime *rt, const weft__node *n, const weft_tensor *
             return weft__errorf(WEFT_ENOMEM, "weft_conv2d: out of memory for %zu bytes of "
                                 "patches", j.scratch_per_chunk * j.chunks);
     }
-    if (j.blas)
-        weft__blas_hold();
-    int rc = weft__run_chunks(rt, j.chunks, conv_chunk, &j);
-    if (j.blas)
-        weft__blas_release();
+    int rc = weft__run_chunks_blas(rt, j.chunks, conv_chunk, &j, j.blas);
     weft__free(j.scratch);
     return rc;
 }

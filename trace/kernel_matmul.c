@@ -382,10 +382,5 @@ int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *
         return 0;
     }
     mm_plan(&j, rt, work, (uint64_t)out->numel / ((uint64_t)j.m * (uint64_t)j.n));
-    if (!j.blas)
-        return weft__run_chunks(rt, j.chunks, mm_chunk, &j);
-    weft__blas_hold();
-    int rc = weft__run_chunks(rt, j.chunks, mm_chunk, &j);
-    weft__blas_release();
-    return rc;
+    return weft__run_chunks_blas(rt, j.chunks, mm_chunk, &j, j.blas);
 }

@@ -152,6 +152,10 @@ size_t   weft__chunk_count(weft_runtime *rt, uint64_t work);
 size_t   weft__task_count(size_t threads, uint64_t items);
 uint64_t weft__chunk_begin(uint64_t total, size_t n, size_t c);
 int      weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx);
+/* weft__run_chunks inside a BLAS hold (trace/blas.h) when blas is true:
+ * for kernels whose chunks call the BLAS. */
+int      weft__run_chunks_blas(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx,
+                               bool blas);
 
 /* The kernels behind weft__kernel_eval_into, by kind (same contract). */
 int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,

@@ -263,6 +263,15 @@ static int select_labels(const char *from, int n_from, const char *in, int n_in,
     return n;
 }
 
+/* x[0..nx), y[0..ny) and z[0..nz) one after the other into out. */
+static void concat3(char *out, const char *x, int nx, const char *y, int ny, const char *z,
+                    int nz)
+{
+    memcpy(out, x, (size_t)nx);
+    memcpy(out + nx, y, (size_t)ny);
+    memcpy(out + nx + ny, z, (size_t)nz);
+}
+
 /* The reshape of v to dims[0..rank), where a dim may be the product of
  * unknown dims: at most one unknown becomes -1, more are an error. */
 static weft_value *reshape_known(weft_ctx *cx, const char *eq, weft_value *v, int rank,
@@ -332,22 +341,14 @@ static bool contract(weft_ctx *cx, const char *eq, term a, term b, const char *k
     /* a as [batch, left, con] or, when it is stored so, [batch, con, left]
      * with the matmul transposing it; b likewise. */
     char oa[WEFT_MAX_RANK], ob[WEFT_MAX_RANK];
-    memcpy(oa, batch, (size_t)nb);
-    memcpy(oa + nb, con, (size_t)nc);
-    memcpy(oa + nb + nc, left, (size_t)nl);
+    concat3(oa, batch, nb, con, nc, left, nl);
     bool ta = nl > 0 && nc > 0 && memcmp(oa, a.labels, (size_t)a.rank) == 0;
-    if (!ta) {
-        memcpy(oa + nb, left, (size_t)nl);
-        memcpy(oa + nb + nl, con, (size_t)nc);
-    }
-    memcpy(ob, batch, (size_t)nb);
-    memcpy(ob + nb, right, (size_t)nr);
-    memcpy(ob + nb + nr, con, (size_t)nc);
+    if (!ta)
+        concat3(oa, batch, nb, left, nl, con, nc);
+    concat3(ob, batch, nb, right, nr, con, nc);
     bool tb = nr > 0 && nc > 0 && memcmp(ob, b.labels, (size_t)b.rank) == 0;
-    if (!tb) {
-        memcpy(ob + nb, con, (size_t)nc);
-        memcpy(ob + nb + nc, right, (size_t)nr);
-    }
+    if (!tb)
+        concat3(ob, batch, nb, con, nc, right, nr);
     if (!permute(cx, &a, oa) || !permute(cx, &b, ob))
         return false;
     weft_value *ma = ta ? as_matrix(cx, eq, &a, nb, nc, nl) : as_matrix(cx, eq, &a, nb, nl, nc);
@@ -358,9 +359,7 @@ static bool contract(weft_ctx *cx, const char *eq, term a, term b, const char *k
         return false;
     /* [batch..., L, R] back to [batch..., left..., right...]. */
     out->rank = nb + nl + nr;
-    memcpy(out->labels, batch, (size_t)nb);
-    memcpy(out->labels + nb, left, (size_t)nl);
-    memcpy(out->labels + nb + nl, right, (size_t)nr);
+    concat3(out->labels, batch, nb, left, nl, right, nr);
     if (nl == 1 && nr == 1) {
         out->v = c;
         return true;

@@ -13,21 +13,10 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "worker_runtimes.h"
+#include "suite_runtimes.h"
 
-static weft_runtime *rt;
-static void setup(void)
-{
-    rt = test_runtime(2);
-    worker_runtimes_create();
-}
-static void teardown(void)
-{
-    weft_runtime_destroy(&rt);
-    worker_runtimes_destroy();
-}
-
-TestSuite(ops_conv, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(ops_conv, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 120);
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
@@ -191,6 +180,26 @@ static void assert_values(const weft_tensor *t, weft_dtype dt, const double *wan
 
 static const char *const mode_names[2] = { "traced", "eager" };
 
+/* c on args on 1, 2 and 4 workers, traced and eagerly: each result of
+ * dtype dt and shape dims holds want exactly; `label` names the case. */
+static void check_everywhere(const op_case *c, weft_tensor *const *args, int n_args,
+                             weft_dtype dt, const int64_t *dims, const double *want,
+                             const char *label)
+{
+    for (int r = 0; r < N_RT; r++)
+        for (int eager = 0; eager < 2; eager++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s %s, %u workers, %s", label, weft_dtype_name(dt),
+                     rt_workers[r], mode_names[eager]);
+            weft_tensor *y;
+            cr_assert_eq(call_op(rts[r], c, args, n_args, eager, NULL, &y), 0, "%s: %s", what,
+                         weft_errmsg());
+            test_assert_shape(y, dt, 4, dims, what);
+            assert_values(y, dt, want, test_numel(4, dims), what);
+            weft_tensor_release(y);
+        }
+}
+
 /* ---- conv2d ------------------------------------------------------------ */
 
 static const conv_case conv_cases[] = {
@@ -225,18 +234,9 @@ Test(ops_conv, conv2d_matches_the_definition)
             weft_dtype t = dt ? WEFT_F64 : WEFT_F32;
             weft_tensor *args[2] = { test_tensor(t, 4, DIMS(k->n, k->h, k->w, k->c), x),
                                      test_tensor(t, 4, DIMS(k->kh, k->kw, k->c, k->o), fv) };
-            for (int r = 0; r < N_RT; r++)
-                for (int eager = 0; eager < 2; eager++) {
-                    char what[96];
-                    snprintf(what, sizeof what, "case %zu %s, %u workers, %s", i,
-                             weft_dtype_name(t), rt_workers[r], mode_names[eager]);
-                    weft_tensor *y;
-                    cr_assert_eq(call_op(rts[r], &c, args, 2, eager, NULL, &y), 0, "%s: %s",
-                                 what, weft_errmsg());
-                    test_assert_shape(y, t, 4, DIMS(k->n, oh, ow, k->o), what);
-                    assert_values(y, t, want, k->n * oh * ow * k->o, what);
-                    weft_tensor_release(y);
-                }
+            char label[32];
+            snprintf(label, sizeof label, "conv case %zu", i);
+            check_everywhere(&c, args, 2, t, DIMS(k->n, oh, ow, k->o), want, label);
             weft_tensor_release(args[0]);
             weft_tensor_release(args[1]);
         }
@@ -385,46 +385,24 @@ Test(ops_conv, pools_match_the_definition)
     const weft_dtype max_types[] = { WEFT_F32, WEFT_F64, WEFT_I32, WEFT_I64 };
     for (size_t i = 0; i < sizeof pool_cases / sizeof pool_cases[0]; i++) {
         const pool_case *k = &pool_cases[i];
-        double *x = dyadic(k->n * k->h * k->w * k->c, 60 + i);
+        int64_t nx = k->n * k->h * k->w * k->c;
+        /* Whole numbers (eighths scaled by 8), so that the integers hold
+         * the same values. */
+        double *x = dyadic(nx, 60 + i);
+        for (int64_t e = 0; e < nx; e++)
+            x[e] *= 8;
         for (int avg = 0; avg < 2; avg++) {
             int64_t oh, ow;
             double *want = pool_reference(k, avg, x, &oh, &ow);
             op_case c = { avg ? AVG_POOL : MAX_POOL, { k->kh, k->kw }, { k->sh, k->sw },
                           k->same };
             for (int d = 0; d < (avg ? 2 : 4); d++) {
-                weft_dtype t = max_types[d];
-                double *xs = x;
-                double *scaled = NULL;
-                if (t == WEFT_I32 || t == WEFT_I64) {   /* whole numbers for the integers */
-                    scaled = malloc(sizeof(double) * (size_t)(k->n * k->h * k->w * k->c + 1));
-                    cr_assert_not_null(scaled);
-                    for (int64_t e = 0; e < k->n * k->h * k->w * k->c; e++)
-                        scaled[e] = x[e] * 8;
-                    xs = scaled;
-                }
-                weft_tensor *arg = test_tensor(t, 4, DIMS(k->n, k->h, k->w, k->c), xs);
-                for (int r = 0; r < N_RT; r++)
-                    for (int eager = 0; eager < 2; eager++) {
-                        char what[96];
-                        snprintf(what, sizeof what, "%s case %zu %s, %u workers, %s",
-                                 avg ? "avg" : "max", i, weft_dtype_name(t), rt_workers[r],
-                                 mode_names[eager]);
-                        weft_tensor *y;
-                        cr_assert_eq(call_op(rts[r], &c, &arg, 1, eager, NULL, &y), 0, "%s: %s",
-                                     what, weft_errmsg());
-                        test_assert_shape(y, t, 4, DIMS(k->n, oh, ow, k->c), what);
-                        int64_t ny = k->n * oh * ow * k->c;
-                        for (int64_t e = 0; e < ny; e++) {
-                            double w = scaled ? want[e] * 8 : want[e];
-                            if (t == WEFT_F32)
-                                w = (double)(float)w;
-                            cr_assert_eq(test_element(y, e), w, "%s: element %lld is %g, not %g",
-                                         what, (long long)e, test_element(y, e), w);
-                        }
-                        weft_tensor_release(y);
-                    }
+                weft_tensor *arg = test_tensor(max_types[d], 4, DIMS(k->n, k->h, k->w, k->c), x);
+                char label[32];
+                snprintf(label, sizeof label, "%s case %zu", avg ? "avg" : "max", i);
+                check_everywhere(&c, &arg, 1, max_types[d], DIMS(k->n, oh, ow, k->c), want,
+                                 label);
                 weft_tensor_release(arg);
-                free(scaled);
             }
             free(want);
         }

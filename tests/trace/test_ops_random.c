@@ -10,21 +10,10 @@
 
 #include "test_util.h"
 #include "trace/shape.h"
-#include "worker_runtimes.h"
+#include "suite_runtimes.h"
 
-static weft_runtime *rt;
-static void setup(void)
-{
-    rt = test_runtime(2);
-    worker_runtimes_create();
-}
-static void teardown(void)
-{
-    weft_runtime_destroy(&rt);
-    worker_runtimes_destroy();
-}
-
-TestSuite(ops_random, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(ops_random, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 120);
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
