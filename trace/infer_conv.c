@@ -1,8 +1,8 @@
-/* Shape and dtype inference of conv2d, max_pool2d and avg_pool2d on NHWC
- * data, and TensorFlow's rule for placing windows along a dim.  As in
- * infer_shape.c, the same code checks a node while tracing (batch, height
- * and width may be unknown) and again on concrete inputs before the
- * kernel runs. */
+/* Shape and dtype inference of conv2d, depthwise_conv2d, max_pool2d and
+ * avg_pool2d on NHWC data, and TensorFlow's rule for placing windows
+ * along a dim.  As in infer_shape.c, the same code checks a node while
+ * tracing (batch, height and width may be unknown) and again on concrete
+ * inputs before the kernel runs. */
 #include <stdio.h>
 
 #include "runtime/iface.h"
@@ -47,6 +47,7 @@ static int check_dtypes(const weft__node *n, const weft_spec *in)
     bool is_float = dt == WEFT_F32 || dt == WEFT_F64;
     switch (n->op) {
     case WEFT__OP_CONV2D:
+    case WEFT__OP_DEPTHWISE_CONV2D:
         if (!is_float)
             return dtype_fail(n, 0, &in[0], "f32 or f64 (cast it first)");
         if (in[1].dtype != dt)
@@ -78,7 +79,7 @@ static int rank_check(const weft__node *n, int i, const weft_spec *s, const char
  * pool. */
 static int64_t window_of(const weft__node *n, const weft_spec *in, int d)
 {
-    if (n->op != WEFT__OP_CONV2D)
+    if (n->op != WEFT__OP_CONV2D && n->op != WEFT__OP_DEPTHWISE_CONV2D)
         return n->attr.conv.window[d];
     return in[1].rank == 4 ? in[1].dims[d] : ANY;
 }
@@ -91,8 +92,9 @@ static int spatial_out(const weft__node *n, const weft_spec *in, int d, int64_t 
     *out = ANY;
     if (window == 0) {
         char ss[WEFT__SPEC_STR_MAX];
-        return weft__errorf(WEFT_ESHAPE, "weft_conv2d: the filters %s have a %s of 0",
-                            weft__spec_str(&in[1], ss, sizeof ss), dim_names[d]);
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: the filters %s have a %s of 0",
+                            weft__op_name(n->op), weft__spec_str(&in[1], ss, sizeof ss),
+                            dim_names[d]);
     }
     if (size == ANY || window == ANY)
         return 0;
@@ -113,8 +115,10 @@ int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out
     int rc = check_dtypes(n, in);
     if (rc < 0 || (rc = rank_check(n, 0, &in[0], "batch, height, width, channels")) < 0)
         return rc;
-    bool conv = n->op == WEFT__OP_CONV2D;
-    if (conv && (rc = rank_check(n, 1, &in[1], "height, width, in, out channels")) < 0)
+    bool depthwise = n->op == WEFT__OP_DEPTHWISE_CONV2D;
+    bool conv = n->op == WEFT__OP_CONV2D || depthwise;
+    if (conv && (rc = rank_check(n, 1, &in[1], depthwise ? "height, width, channels, multiplier"
+                                                         : "height, width, in, out channels")) < 0)
         return rc;
     out->dtype = in[0].dtype;
     out->rank = 4;
@@ -124,12 +128,18 @@ int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out
         int64_t c = out->dims[3], fc = in[1].rank == 4 ? in[1].dims[2] : ANY;
         if (c != ANY && fc != ANY && c != fc) {
             char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
-            return weft__errorf(WEFT_ESHAPE, "weft_conv2d: the input %s has %lld channels, the "
-                                "filters %s take %lld", weft__spec_str(&in[0], sa, sizeof sa),
-                                (long long)c, weft__spec_str(&in[1], sb, sizeof sb),
-                                (long long)fc);
+            return weft__errorf(WEFT_ESHAPE, "weft_%s: the input %s has %lld channels, the "
+                                "filters %s take %lld", weft__op_name(n->op),
+                                weft__spec_str(&in[0], sa, sizeof sa), (long long)c,
+                                weft__spec_str(&in[1], sb, sizeof sb), (long long)fc);
         }
-        out->dims[3] = in[1].rank == 4 ? in[1].dims[3] : ANY;
+        int64_t fo = in[1].rank == 4 ? in[1].dims[3] : ANY;
+        /* A depthwise result has channels x multiplier channels. */
+        if (depthwise && !weft__dim_mul(c != ANY ? c : fc, fo, &out->dims[3]))
+            return weft__errorf(WEFT_ESHAPE, "weft_depthwise_conv2d: channels times multiplier "
+                                "overflow");
+        if (!depthwise)
+            out->dims[3] = fo;
     }
     for (int d = 0; d < 2; d++)
         if ((rc = spatial_out(n, in, d, &out->dims[1 + d])) < 0)

@@ -41,9 +41,7 @@ static int rank_fail(const weft__node *n, int rank)
                         weft__op_name(n->op), rank, WEFT_MAX_RANK);
 }
 
-/* a * b for dims, either of which may be unknown (the product of a known 0
- * and anything is 0); false on overflow. */
-static bool dim_mul(int64_t a, int64_t b, int64_t *out)
+bool weft__dim_mul(int64_t a, int64_t b, int64_t *out)
 {
     if (a == 0 || b == 0) {
         *out = 0;
@@ -266,7 +264,7 @@ static int infer_tile(const weft__node *n, const weft_spec *a, weft_spec *out)
         if (m < 0)
             return weft__errorf(WEFT_EINVAL, "weft_tile: multiple %d is negative (%lld)", d,
                                 (long long)m);
-        if (!dim_mul(a->dims[d], m, &out->dims[d])) {
+        if (!weft__dim_mul(a->dims[d], m, &out->dims[d])) {
             char sa[WEFT__SPEC_STR_MAX];
             return weft__errorf(WEFT_EINVAL, "weft_tile: dim %d of %s times %lld overflows", d,
                                 sstr(a, sa), (long long)m);
@@ -660,7 +658,7 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
     int axis;
     if (!norm_axis(n->attr.index.axis, a->rank, &axis))
         return axis_fail(n, n->attr.index.axis, a);
-    if (n->op == WEFT__OP_REPEAT && !dim_mul(a->dims[axis], c, &out->dims[axis])) {
+    if (n->op == WEFT__OP_REPEAT && !weft__dim_mul(a->dims[axis], c, &out->dims[axis])) {
         char sa[WEFT__SPEC_STR_MAX];
         return weft__errorf(WEFT_EINVAL, "weft_repeat: axis %d of %s times %lld overflows",
                             n->attr.index.axis, sstr(a, sa), (long long)c);
@@ -699,7 +697,7 @@ static uint32_t shape_op_arity(weft__op op)
 {
     switch (op) {
     case WEFT__OP_GATHER: case WEFT__OP_TOP_K_VALUES: case WEFT__OP_UNSORTED_SEGMENT:
-    case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D:
+    case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D: case WEFT__OP_DEPTHWISE_CONV2D:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
         return 3;
@@ -756,6 +754,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: return infer_random(n, in, out);
     case WEFT__OP_CONV2D:
+    case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:
     case WEFT__OP_AVG_POOL2D:   return weft__infer_conv_op(n, in, out);
     default:

@@ -122,7 +122,8 @@
     XX(CONV2D,     ARRAY,   2)             \
     XX(MAX_POOL2D, ARRAY,   1)             \
     XX(AVG_POOL2D, ARRAY,   1)             \
-    XX(CUMPROD,    ARRAY,   1)
+    XX(CUMPROD,    ARRAY,   1)             \
+    XX(DEPTHWISE_CONV2D, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -213,7 +214,8 @@ typedef struct weft__node {
          * seed; with rank -1 the dims are those of in[1] (the _like forms;
          * trace/kernel_random.c). */
         struct { weft_dtype dtype; int rank; int64_t dims[WEFT_MAX_RANK]; double a, b; } random;
-        /* CONV2D (in[1] the filters; window unused), MAX_POOL2D and
+        /* CONV2D, DEPTHWISE_CONV2D (in[1] the filters; window unused),
+         * MAX_POOL2D and
          * AVG_POOL2D: a weft_padding, and the window, strides and
          * dilations for height and width (trace/kernel_conv.c). */
         struct { int padding; int64_t window[2], stride[2], dilation[2]; } conv;

@@ -531,6 +531,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_random(rt, n, in[0], out);
     case WEFT__OP_CONV2D:
         return weft__eval_conv2d(rt, n, in[0], in[1], out);
+    case WEFT__OP_DEPTHWISE_CONV2D:
+        return weft__eval_depthwise_conv2d(rt, n, in[0], in[1], out);
     case WEFT__OP_MAX_POOL2D:
     case WEFT__OP_AVG_POOL2D:
         return weft__eval_pool2d(rt, n, in[0], out);

@@ -22,6 +22,9 @@ bool weft__is_shape_op(weft__op op);
  * take one or more).  The inputs were checked by the caller (dtype, rank,
  * dims); unknown dims stay unknown where the result depends on them. */
 int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out);
+/* a * b for dims, either of which may be unknown (the product of a known
+ * 0 and anything is 0); false on overflow. */
+bool weft__dim_mul(int64_t a, int64_t b, int64_t *out);
 
 /* weft__kernel_eval_into for the ARRAY ops (same contract: out has the
  * inferred shape; data-dependent failures, a gather index out of range,
@@ -51,12 +54,14 @@ int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
  * (kernel_random.c): in[0] is the seed. */
 int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
                       weft_tensor *out);
-/* Convolution and pooling on NHWC data (conv2d, max_pool2d,
- * avg_pool2d): inference (infer_conv.c) and the kernels (kernel_conv.c,
- * kernel_pool.c). */
+/* Convolution and pooling on NHWC data (conv2d, depthwise_conv2d,
+ * max_pool2d, avg_pool2d): inference (infer_conv.c) and the kernels
+ * (kernel_conv.c, kernel_depthwise.c, kernel_pool.c). */
 int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_conv2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       const weft_tensor *filters, weft_tensor *out);
+int weft__eval_depthwise_conv2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                                const weft_tensor *filters, weft_tensor *out);
 int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       weft_tensor *out);
 /* The placement of a window along one dim, as TensorFlow pads: the

@@ -80,6 +80,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.random.b, sizeof(double));
         break;
     case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
+    case WEFT__OP_DEPTHWISE_CONV2D:
         w[k++] = n->attr.conv.padding;
         for (int d = 0; d < 2; d++) {
             w[k++] = n->attr.conv.window[d];
@@ -138,12 +139,13 @@ static void print_slice(const weft__node *n, FILE *f)
 static void print_conv(const weft__node *n, FILE *f)
 {
     fputc('<', f);
-    if (n->op != WEFT__OP_CONV2D) {
+    bool conv = n->op == WEFT__OP_CONV2D || n->op == WEFT__OP_DEPTHWISE_CONV2D;
+    if (!conv) {
         print_list(f, "ksize=", n->attr.conv.window, 2);
         fputc(',', f);
     }
     print_list(f, "strides=", n->attr.conv.stride, 2);
-    if (n->op == WEFT__OP_CONV2D) {
+    if (conv) {
         fputc(',', f);
         print_list(f, "dilations=", n->attr.conv.dilation, 2);
     }
@@ -210,6 +212,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<mean=%g,stddev=%g>", n->attr.random.a, n->attr.random.b);
         break;
     case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
+    case WEFT__OP_DEPTHWISE_CONV2D:
         print_conv(n, f);
         break;
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:

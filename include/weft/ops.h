@@ -826,6 +826,32 @@ typedef enum weft_padding { WEFT_PADDING_VALID, WEFT_PADDING_SAME } weft_padding
 WEFT_API weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
                                  const int64_t *strides, weft_padding padding,
                                  const int64_t *dilations);
+/* tf.nn.depthwise_conv2d(input, filters, strides, padding, dilations):
+ * filters [filter_height, filter_width, channels, multiplier]; each input
+ * channel c is convolved with its own filters [.., .., c, k] into output
+ * channel c * multiplier + k, so the result is [batch, out_height,
+ * out_width, channels * multiplier].  Dtypes, padding, strides and
+ * dilations as weft_conv2d; a direct loop (no BLAS), each output element
+ * summed over its window in order. */
+WEFT_API weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                           const int64_t *strides, weft_padding padding,
+                                           const int64_t *dilations);
+/* tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding),
+ * the gradient of weft_conv2d with respect to its input: filters are
+ * [filter_height, filter_width, out_channels, in_channels] (TensorFlow's
+ * order) with in_channels the input's; output_hw (int64_t[2], or NULL for
+ * in * stride with SAME, (in - 1) * stride + filter with VALID) is the
+ * result's height and width, which weft_conv2d with this window, strides
+ * and padding must take back to the input's (WEFT_ESHAPE otherwise).
+ * The result is [batch, output_hw[0], output_hw[1], out_channels].  The
+ * input's height, width and channels and the filters' dims must be known
+ * while tracing (the batch may be unknown).  Composed of the other ops:
+ * the input spread with stride - 1 zeros between pixels, padded, and
+ * convolved with the flipped filters (so it costs stride^2 times what a
+ * scatter would). */
+WEFT_API weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                           const int64_t *output_hw, const int64_t *strides,
+                                           weft_padding padding);
 /* tf.nn.conv1d(input, filters, stride, padding, dilations=dilation):
  * input [batch, width, channels], filters [filter_width, in_channels,
  * out_channels]; weft_conv2d over a height of 1 (as TensorFlow computes

@@ -1,8 +1,9 @@
-/* weft_conv2d, weft_conv1d, weft_max_pool2d and weft_avg_pool2d against
- * loops written from TensorFlow's definitions: padding, strides,
- * dilations, the BLAS and loop paths, tiles cut between images, the same
- * bits on 1, 2 and 4 workers eagerly and traced, dims unknown while
- * tracing, the compiler's handling (CSE, the op listing) and the errors.
+/* weft_conv2d, weft_conv1d, weft_depthwise_conv2d, weft_max_pool2d and
+ * weft_avg_pool2d against loops written from TensorFlow's definitions:
+ * padding, strides, dilations, the BLAS and loop paths, tiles cut between
+ * images, the same bits on 1, 2 and 4 workers eagerly and traced, dims
+ * unknown while tracing, the compiler's handling (CSE, the op listing)
+ * and the errors.
  *
  * Inputs are multiples of 1/8 between -2 and 2, so every product and sum
  * here is exact in f32 and f64 and the results must match the reference
@@ -87,6 +88,65 @@ static double *conv_reference(const conv_case *k, const double *x, const double 
     return y;
 }
 
+/* Depthwise: o is the multiplier; output channel ci * o + k sums x's
+ * channel ci times f[ky, kx, ci, k]. */
+static double *depthwise_reference(const conv_case *k, const double *x, const double *f,
+                                   int64_t *oh, int64_t *ow)
+{
+    int64_t pt, pl, cm = k->c * k->o;
+    *oh = out_size(k->same, k->h, k->kh, k->sh, k->dh, &pt);
+    *ow = out_size(k->same, k->w, k->kw, k->sw, k->dw, &pl);
+    int64_t n = k->n * *oh * *ow * cm;
+    double *y = calloc((size_t)(n ? n : 1), sizeof(double));
+    cr_assert_not_null(y);
+    for (int64_t b = 0; b < k->n; b++)
+        for (int64_t oy = 0; oy < *oh; oy++)
+            for (int64_t ox = 0; ox < *ow; ox++)
+                for (int64_t q = 0; q < cm; q++) {
+                    double s = 0;
+                    for (int64_t ky = 0; ky < k->kh; ky++)
+                        for (int64_t kx = 0; kx < k->kw; kx++) {
+                            int64_t iy = oy * k->sh - pt + ky * k->dh;
+                            int64_t ix = ox * k->sw - pl + kx * k->dw;
+                            if (iy >= 0 && iy < k->h && ix >= 0 && ix < k->w)
+                                s += x[((b * k->h + iy) * k->w + ix) * k->c + q / k->o] *
+                                     f[(ky * k->kw + kx) * cm + q];
+                        }
+                    y[((b * *oh + oy) * *ow + ox) * cm + q] = s;
+                }
+    return y;
+}
+
+/* conv2d_transpose, the adjoint of conv2d: input pixel (iy, ix) adds
+ * x * f[ky, kx, q, ci] to output (iy s - pad_top + ky, ix s - pad_left +
+ * kx), with the pads of conv2d from an output of oh x ow.  k->c is the
+ * input's channels, k->o the output's. */
+static double *transpose_reference(const conv_case *k, const double *x, const double *f,
+                                   int64_t oh, int64_t ow)
+{
+    int64_t pt, pl;
+    out_size(k->same, oh, k->kh, k->sh, 1, &pt);
+    out_size(k->same, ow, k->kw, k->sw, 1, &pl);
+    int64_t n = k->n * oh * ow * k->o;
+    double *y = calloc((size_t)(n ? n : 1), sizeof(double));
+    cr_assert_not_null(y);
+    for (int64_t b = 0; b < k->n; b++)
+        for (int64_t iy = 0; iy < k->h; iy++)
+            for (int64_t ix = 0; ix < k->w; ix++)
+                for (int64_t ky = 0; ky < k->kh; ky++)
+                    for (int64_t kx = 0; kx < k->kw; kx++) {
+                        int64_t oy = iy * k->sh - pt + ky, ox = ix * k->sw - pl + kx;
+                        if (oy < 0 || oy >= oh || ox < 0 || ox >= ow)
+                            continue;
+                        for (int64_t q = 0; q < k->o; q++)
+                            for (int64_t ci = 0; ci < k->c; ci++)
+                                y[((b * oh + oy) * ow + ox) * k->o + q] +=
+                                    x[((b * k->h + iy) * k->w + ix) * k->c + ci] *
+                                    f[((ky * k->kw + kx) * k->o + q) * k->c + ci];
+                    }
+    return y;
+}
+
 typedef struct pool_case {
     int64_t n, h, w, c, kh, kw, sh, sw;
     bool same;
@@ -123,11 +183,12 @@ static double *pool_reference(const pool_case *k, bool avg, const double *x, int
 
 /* ---- Running the ops --------------------------------------------------- */
 
-typedef enum which { CONV2D, CONV1D, MAX_POOL, AVG_POOL } which;
+typedef enum which { CONV2D, CONV1D, MAX_POOL, AVG_POOL, DEPTHWISE, TRANSPOSE } which;
 
 typedef struct op_case {
     which op;
-    int64_t a[2], b[2];        /* conv: strides, dilations; pool: ksize, strides */
+    int64_t a[2], b[2];        /* conv: strides, dilations; pool: ksize, strides;
+                                  transpose: strides, output height and width */
     bool same;
 } op_case;
 
@@ -140,6 +201,10 @@ static int op_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case CONV1D: outs[0] = weft_conv1d(cx, args[0], args[1], c->a[1], p, c->b[1]); break;
     case MAX_POOL: outs[0] = weft_max_pool2d(cx, args[0], c->a, c->b, p); break;
     case AVG_POOL: outs[0] = weft_avg_pool2d(cx, args[0], c->a, c->b, p); break;
+    case DEPTHWISE: outs[0] = weft_depthwise_conv2d(cx, args[0], args[1], c->a, p, c->b); break;
+    case TRANSPOSE:
+        outs[0] = weft_conv2d_transpose(cx, args[0], args[1], c->b[0] ? c->b : NULL, c->a, p);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -240,6 +305,77 @@ Test(ops_conv, conv2d_matches_the_definition)
             weft_tensor_release(args[0]);
             weft_tensor_release(args[1]);
         }
+        free(x);
+        free(fv);
+        free(want);
+    }
+}
+
+/* depthwise_conv2d with multipliers 1 and 3, strides, dilations and both
+ * paddings, in f32 and f64 on every worker count, eager and traced. */
+Test(ops_conv, depthwise_conv2d_matches_the_definition)
+{
+    static const conv_case cases[] = {
+        /* n, h, w, c, kh, kw, multiplier, sh, sw, dh, dw, same */
+        { 2, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, true },
+        { 1, 10, 11, 4, 3, 2, 3, 2, 1, 1, 2, false },
+        { 3, 40, 30, 16, 5, 5, 1, 2, 2, 1, 1, true },   /* several chunks */
+        { 1, 7, 7, 2, 3, 3, 2, 1, 2, 2, 1, true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const conv_case *k = &cases[i];
+        double *x = dyadic(k->n * k->h * k->w * k->c, 90 + i);
+        double *fv = dyadic(k->kh * k->kw * k->c * k->o, 95 + i);
+        int64_t oh, ow;
+        double *want = depthwise_reference(k, x, fv, &oh, &ow);
+        op_case c = { DEPTHWISE, { k->sh, k->sw }, { k->dh, k->dw }, k->same };
+        for (int dt = 0; dt < 2; dt++) {
+            weft_dtype t = dt ? WEFT_F64 : WEFT_F32;
+            weft_tensor *args[2] = { test_tensor(t, 4, DIMS(k->n, k->h, k->w, k->c), x),
+                                     test_tensor(t, 4, DIMS(k->kh, k->kw, k->c, k->o), fv) };
+            char label[32];
+            snprintf(label, sizeof label, "depthwise case %zu", i);
+            check_everywhere(&c, args, 2, t, DIMS(k->n, oh, ow, k->c * k->o), want, label);
+            weft_tensor_release(args[0]);
+            weft_tensor_release(args[1]);
+        }
+        free(x);
+        free(fv);
+        free(want);
+    }
+}
+
+/* conv2d_transpose with strides 1 to 3, both paddings, the default
+ * output size and given ones (a VALID output larger than the full
+ * correlation, a SAME one smaller than in * stride). */
+Test(ops_conv, conv2d_transpose_is_the_adjoint_of_conv2d)
+{
+    static const struct { conv_case k; int64_t oh, ow; } cases[] = {
+        /* n, h, w, in c, kh, kw, out c, sh, sw, -, -, same; output (0: default) */
+        { { 2, 4, 5, 3, 3, 3, 2, 2, 2, 1, 1, true }, 0, 0 },
+        { { 1, 4, 3, 2, 3, 2, 3, 2, 1, 1, 1, false }, 0, 0 },
+        { { 1, 3, 3, 2, 2, 2, 2, 3, 3, 1, 1, false }, 10, 9 },   /* VALID, larger */
+        { { 2, 5, 4, 3, 4, 3, 2, 2, 2, 1, 1, true }, 9, 7 },     /* SAME, smaller */
+        { { 1, 6, 6, 4, 3, 3, 5, 1, 1, 1, 1, true }, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const conv_case *k = &cases[i].k;
+        int64_t oh = cases[i].oh, ow = cases[i].ow;
+        if (!oh) {
+            oh = k->same ? k->h * k->sh : (k->h - 1) * k->sh + k->kh;
+            ow = k->same ? k->w * k->sw : (k->w - 1) * k->sw + k->kw;
+        }
+        double *x = dyadic(k->n * k->h * k->w * k->c, 110 + i);
+        double *fv = dyadic(k->kh * k->kw * k->o * k->c, 120 + i);
+        double *want = transpose_reference(k, x, fv, oh, ow);
+        op_case c = { TRANSPOSE, { k->sh, k->sw }, { cases[i].oh, cases[i].ow }, k->same };
+        weft_tensor *args[2] = { test_tensor(WEFT_F64, 4, DIMS(k->n, k->h, k->w, k->c), x),
+                                 test_tensor(WEFT_F64, 4, DIMS(k->kh, k->kw, k->o, k->c), fv) };
+        char label[32];
+        snprintf(label, sizeof label, "transpose case %zu", i);
+        check_everywhere(&c, args, 2, WEFT_F64, DIMS(k->n, oh, ow, k->o), want, label);
+        weft_tensor_release(args[0]);
+        weft_tensor_release(args[1]);
         free(x);
         free(fv);
         free(want);
@@ -540,6 +676,15 @@ Test(ops_conv, errors)
         { { CONV1D, { 1, 1 }, { 1, 1 }, true }, WEFT_F32, WEFT_F32, 4, 3, { 1, 1, 4, 2 },
           { 3, 2, 1 }, WEFT_ESHAPE, "weft_conv1d: the input f32[1,1,4,2] is not of rank 3 "
           "(batch, width, channels)" },
+        { { DEPTHWISE, { 1, 1 }, { 1, 1 }, true }, WEFT_F32, WEFT_F32, 4, 4, { 1, 4, 4, 2 },
+          { 3, 3, 3, 1 }, WEFT_ESHAPE, "weft_depthwise_conv2d: the input f32[1,4,4,2] has 2 "
+          "channels, the filters f32[3,3,3,1] take 3" },
+        { { TRANSPOSE, { 2, 2 }, { 9, 8 }, true }, WEFT_F32, WEFT_F32, 4, 4, { 1, 4, 4, 2 },
+          { 3, 3, 1, 2 }, WEFT_ESHAPE, "weft_conv2d_transpose: an output height of 9 does not "
+          "give the input's 4" },
+        { { TRANSPOSE, { 2, 2 }, { 0, 0 }, true }, WEFT_F32, WEFT_F32, 4, 4, { 1, 4, 4, 2 },
+          { 3, 3, 2, 3 }, WEFT_ESHAPE, "weft_conv2d_transpose: the filters f32[3,3,2,3] do not "
+          "take the 2 channels" },
         { { MAX_POOL, { 2, 2 }, { 1, 1 }, true }, WEFT_BOOL, 0, 4, 0, { 1, 4, 4, 2 }, { 0 },
           WEFT_EDTYPE, "weft_max_pool2d: the input bool[1,4,4,2] is not i32, i64, f32 or f64" },
         { { AVG_POOL, { 2, 2 }, { 1, 1 }, true }, WEFT_I64, 0, 4, 0, { 1, 4, 4, 2 }, { 0 },
@@ -552,7 +697,7 @@ Test(ops_conv, errors)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const bad_call *b = &cases[i];
-        bool conv = b->c.op == CONV2D || b->c.op == CONV1D;
+        bool conv = b->c.op != MAX_POOL && b->c.op != AVG_POOL;
         double zeros[64] = { 0 };
         weft_tensor *args[2] = { test_tensor(b->xt, b->xr, b->xd, zeros),
                                  conv ? test_tensor(b->ft, b->fr, b->fd, zeros) : NULL };
