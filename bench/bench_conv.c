@@ -6,7 +6,8 @@
  *  (b) stem      [8,112,112,3] * [7,7,3,64], stride 2, SAME;
  *  (c) conv1x1   [4,56,56,256] * [1,1,256,64], stride 1 (no patches);
  *  (d) max_pool  [8,112,112,64], 3x3, stride 2, SAME;
- *  (e) avg_pool  [8,56,56,64], 2x2, stride 2, VALID.
+ *  (e) avg_pool  [8,56,56,64], 2x2, stride 2, VALID;
+ *  (f) depthwise [8,112,112,32] * [3,3,32,1], stride 1, SAME (MobileNet).
  *
  * Contenders (bench/conv_cloop.c, -O3): the direct loop ("C loop", the
  * inner loop over output channels); for the convolutions also im2col and
@@ -31,7 +32,7 @@
 #include <string.h>
 #include <weft.h>
 
-enum kind { CONV, MAX_POOL, AVG_POOL };
+enum kind { CONV, DEPTHWISE, MAX_POOL, AVG_POOL };
 enum { C_LOOP, BLAS_1, BLAS_N, N_PEERS };
 static const char *const peer_names[N_PEERS] = { "C loop", "im2col+sgemm 1t",
                                                  "im2col+sgemm Nt" };
@@ -61,6 +62,8 @@ static workload workloads[] = {
       .kind = MAX_POOL, .same = true, .s = SHAPE(8, 112, 112, 64, 3, 3, 0, 2) },
     { .name = "avg_pool", .title = "(e) avg_pool2d [8,56,56,64], 2x2, stride 2, VALID",
       .kind = AVG_POOL, .same = false, .s = SHAPE(8, 56, 56, 64, 2, 2, 0, 2) },
+    { .name = "depthwise", .title = "(f) depthwise_conv2d [8,112,112,32] * [3,3,32,1], SAME",
+      .kind = DEPTHWISE, .same = true, .s = SHAPE(8, 112, 112, 32, 3, 3, 1, 1) },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
@@ -88,6 +91,11 @@ static float *uniform(int64_t n, uint64_t seed)
     return v;
 }
 
+static bool has_filters(const workload *w)
+{
+    return w->kind == CONV || w->kind == DEPTHWISE;
+}
+
 static void setup(workload *w)
 {
     conv_shape *s = &w->s;
@@ -99,9 +107,11 @@ static void setup(workload *w)
     if (weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ s->n, s->h, s->w, s->c }, w->x,
                            &w->tx))
         bench_die("weft_tensor_create", WEFT_ENOMEM);
-    if (w->kind == CONV) {
+    if (has_filters(w)) {
         w->f = uniform(s->kh * s->kw * s->c * s->o, 2);
-        w->patches = malloc(sizeof(float) * (size_t)(s->n * s->oh * s->ow * s->kh * s->kw * s->c));
+        if (w->kind == CONV)
+            w->patches = malloc(sizeof(float) *
+                                (size_t)(s->n * s->oh * s->ow * s->kh * s->kw * s->c));
         if (weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ s->kh, s->kw, s->c, s->o }, w->f,
                                &w->tf))
             bench_die("weft_tensor_create", WEFT_ENOMEM);
@@ -127,6 +137,9 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
     weft_padding p = w->same ? WEFT_PADDING_SAME : WEFT_PADDING_VALID;
     switch (w->kind) {
     case CONV: outs[0] = weft_conv2d(cx, args[0], args[1], strides, p, NULL); break;
+    case DEPTHWISE:
+        outs[0] = weft_depthwise_conv2d(cx, args[0], args[1], strides, p, NULL);
+        break;
     case MAX_POOL: outs[0] = weft_max_pool2d(cx, args[0], window, strides, p); break;
     case AVG_POOL: outs[0] = weft_avg_pool2d(cx, args[0], window, strides, p); break;
     }
@@ -141,7 +154,7 @@ static weft_function *make_fn(workload *w)
              (long long)w->s.h, (long long)w->s.w, (long long)w->s.c);
     snprintf(sig_text[1], sizeof sig_text[1], "f32[%lld,%lld,%lld,%lld]", (long long)w->s.kh,
              (long long)w->s.kw, (long long)w->s.c, (long long)w->s.o);
-    size_t n_args = w->kind == CONV ? 2 : 1;
+    size_t n_args = has_filters(w) ? 2 : 1;
     for (size_t k = 0; k < n_args; k++)
         if (weft_spec_parse(sig_text[k], &sig[k]) != 0)
             bench_die("weft_spec_parse", WEFT_EINVAL);
@@ -164,7 +177,7 @@ static weft_tensor *w_call(const workload *w, weft_function *f)
 {
     weft_arg a[2] = { weft_arg_tensor(w->tx), weft_arg_tensor(w->tf) };
     weft_tensor *out = NULL;
-    int err = weft_function_call(f, a, w->kind == CONV ? 2 : 1, &out, 1);
+    int err = weft_function_call(f, a, has_filters(w) ? 2 : 1, &out, 1);
     if (err)
         bench_die("weft_function_call", err);
     return out;
@@ -175,6 +188,8 @@ static void c_run(workload *w, int peer, unsigned threads)
     if (peer == C_LOOP) {
         if (w->kind == CONV)
             cloop_conv_f32(&w->s, w->x, w->f, w->y);
+        else if (w->kind == DEPTHWISE)
+            cloop_depthwise_f32(&w->s, w->x, w->f, w->y);
         else
             cloop_pool_f32(&w->s, w->kind == AVG_POOL, w->x, w->y);
     } else {

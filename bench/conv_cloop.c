@@ -67,6 +67,32 @@ void cloop_conv_im2col_f32(const conv_shape *s, const float *restrict x,
                 p, (int)kdim, f, (int)s->o, 0.0f, y, (int)s->o);
 }
 
+void cloop_depthwise_f32(const conv_shape *s, const float *restrict x, const float *restrict f,
+                         float *restrict y)
+{
+    for (int64_t b = 0; b < s->n; b++)
+        for (int64_t oy = 0; oy < s->oh; oy++)
+            for (int64_t ox = 0; ox < s->ow; ox++) {
+                float *restrict acc = y + ((b * s->oh + oy) * s->ow + ox) * s->c;
+                for (int64_t q = 0; q < s->c; q++)
+                    acc[q] = 0;
+                for (int64_t ky = 0; ky < s->kh; ky++) {
+                    int64_t iy = oy * s->sh - s->pt + ky;
+                    if (iy < 0 || iy >= s->h)
+                        continue;
+                    for (int64_t kx = 0; kx < s->kw; kx++) {
+                        int64_t ix = ox * s->sw - s->pl + kx;
+                        if (ix < 0 || ix >= s->w)
+                            continue;
+                        const float *restrict xp = x + ((b * s->h + iy) * s->w + ix) * s->c;
+                        const float *restrict fp = f + (ky * s->kw + kx) * s->c;
+                        for (int64_t q = 0; q < s->c; q++)
+                            acc[q] += xp[q] * fp[q];
+                    }
+                }
+            }
+}
+
 void cloop_pool_f32(const conv_shape *s, int avg, const float *restrict x, float *restrict y)
 {
     for (int64_t b = 0; b < s->n; b++)

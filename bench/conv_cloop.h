@@ -18,6 +18,9 @@ void cloop_conv_f32(const conv_shape *s, const float *restrict x, const float *r
  * stride 1) and one cblas_sgemm, on OpenBLAS's threads as set. */
 void cloop_conv_im2col_f32(const conv_shape *s, const float *restrict x,
                            const float *restrict f, float *restrict y, float *restrict patches);
+/* A depthwise convolution, multiplier 1 (filters [kh, kw, c]). */
+void cloop_depthwise_f32(const conv_shape *s, const float *restrict x, const float *restrict f,
+                         float *restrict y);
 /* max (avg 0) or avg (avg 1) pool, the window clipped to the input. */
 void cloop_pool_f32(const conv_shape *s, int avg, const float *restrict x, float *restrict y);
 

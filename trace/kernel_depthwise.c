@@ -27,13 +27,15 @@ typedef struct dw_job {
     size_t chunks;
 } dw_job;
 
-/* Output row `unit`: each pixel's c * mult sums over its window. */
-#define DW_ROW(NAME, T)                                                                 \
+/* Output row `unit`: each pixel's c * mult sums over its window.  ONE: a
+ * copy for multiplier 1, whose inner loop is a plain multiply-add over
+ * the channels. */
+#define DW_ROW(NAME, T, ONE)                                                            \
     static void NAME(const dw_job *j, uint64_t unit)                                    \
     {                                                                                   \
         const int64_t oy = (int64_t)(unit % (uint64_t)j->oh);                           \
         const int64_t b = (int64_t)(unit / (uint64_t)j->oh);                            \
-        const int64_t c = j->c, m = j->mult, cm = c * m;                                \
+        const int64_t c = j->c, m = ONE ? 1 : j->mult, cm = c * m;                       \
         const T *img = (const T *)(const void *)j->x + b * j->h * j->w * c;             \
         const T *F = (const T *)(const void *)j->f;                                     \
         T *restrict acc = (T *)(void *)j->y + (int64_t)unit * j->ow * cm;               \
@@ -50,7 +52,7 @@ typedef struct dw_job {
                         continue;                                                       \
                     const T *restrict xp = img + (iy * j->w + ix) * c;                  \
                     const T *restrict fp = F + (ky * j->kw + kx) * cm;                  \
-                    if (m == 1) {                                                       \
+                    if (ONE) {                                                          \
                         for (int64_t q = 0; q < c; q++)                                 \
                             acc[q] += xp[q] * fp[q];                                    \
                         continue;                                                       \
@@ -63,8 +65,10 @@ typedef struct dw_job {
         }                                                                               \
     }
 
-DW_ROW(dw_row_f32, float)
-DW_ROW(dw_row_f64, double)
+DW_ROW(dw_row_f32, float, 0)
+DW_ROW(dw_row_f64, double, 0)
+DW_ROW(dw_one_f32, float, 1)
+DW_ROW(dw_one_f64, double, 1)
 
 static int dw_chunk(size_t cb, size_t ce, void *ctx)
 {
@@ -72,9 +76,9 @@ static int dw_chunk(size_t cb, size_t ce, void *ctx)
     uint64_t u1 = weft__chunk_begin(j->units, j->chunks, ce);
     for (uint64_t u = weft__chunk_begin(j->units, j->chunks, cb); u < u1; u++) {
         if (j->dt == WEFT_F32)
-            dw_row_f32(j, u);
+            (j->mult == 1 ? dw_one_f32 : dw_row_f32)(j, u);
         else
-            dw_row_f64(j, u);
+            (j->mult == 1 ? dw_one_f64 : dw_row_f64)(j, u);
     }
     return 0;
 }
