@@ -5,6 +5,9 @@
  * rows; each element is computed alone, so the result does not depend on
  * the cut. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "runtime/iface.h"
 #include "trace/kernels.h"
@@ -78,8 +81,80 @@ static void window_cols(const pool_job *j, int64_t ox, int64_t *x0, int64_t *x1)
 #define FLOAT_KEEP(m, v) ((m) >= (v) || (m) != (m))
 #define INT_KEEP(m, v) ((m) >= (v))
 
+#if defined(__SSE2__)
+/* Floats on SSE2: each block of channels keeps its maximum and a NaN mask
+ * in registers over the whole window (the loop above loads and stores the
+ * maximum once per window pixel and needs five operations to keep NaN
+ * in; max_pool of f32[8,112,112,64] ran at 2.1x a plain C loop's time).
+ * MAXPS drops a NaN that meets another number, so NaNs are tracked in
+ * the mask and put back at the end (as all-ones bits: a NaN).  The
+ * channels left after the last whole block take the loop's way. */
+#define POOL_MAX_SSE(NAME, T, W, VT, LOAD, STORE, MAX, UNORD, OR, KEEP)                 \
+    static void NAME(const pool_row_ctx *r, char *out)                                  \
+    {                                                                                   \
+        const pool_job *j = r->j;                                                       \
+        const int64_t c = j->c, w = j->w;                                               \
+        const T *img = (const T *)(const void *)r->img;                                 \
+        T *m = (T *)(void *)out;                                                        \
+        for (int64_t ox = 0; ox < j->ow; ox++, m += c) {                                \
+            int64_t x0, x1;                                                             \
+            window_cols(j, ox, &x0, &x1);                                               \
+            const T *first = img + (r->y0 * w + x0) * c;                                \
+            int64_t q = 0;                                                              \
+            for (; q + 4 * W <= c; q += 4 * W) {   /* four vectors: less loop per load */ \
+                VT b0 = LOAD(first + q), b1 = LOAD(first + q + W);                      \
+                VT b2 = LOAD(first + q + 2 * W), b3 = LOAD(first + q + 3 * W);          \
+                VT n0 = UNORD(b0, b0), n1 = UNORD(b1, b1);                              \
+                VT n2 = UNORD(b2, b2), n3 = UNORD(b3, b3);                              \
+                for (int64_t iy = r->y0; iy < r->y1; iy++)                              \
+                    for (int64_t ix = iy == r->y0 ? x0 + 1 : x0; ix < x1; ix++) {       \
+                        const T *p = img + (iy * w + ix) * c + q;                       \
+                        VT v0 = LOAD(p), v1 = LOAD(p + W), v2 = LOAD(p + 2 * W);        \
+                        VT v3 = LOAD(p + 3 * W);                                        \
+                        b0 = MAX(b0, v0);                                               \
+                        b1 = MAX(b1, v1);                                               \
+                        b2 = MAX(b2, v2);                                               \
+                        b3 = MAX(b3, v3);                                               \
+                        n0 = OR(n0, UNORD(v0, v0));                                     \
+                        n1 = OR(n1, UNORD(v1, v1));                                     \
+                        n2 = OR(n2, UNORD(v2, v2));                                     \
+                        n3 = OR(n3, UNORD(v3, v3));                                     \
+                    }                                                                   \
+                STORE(m + q, OR(b0, n0));                                               \
+                STORE(m + q + W, OR(b1, n1));                                           \
+                STORE(m + q + 2 * W, OR(b2, n2));                                       \
+                STORE(m + q + 3 * W, OR(b3, n3));                                       \
+            }                                                                           \
+            for (; q + W <= c; q += W) {                                                \
+                VT best = LOAD(first + q), nan = UNORD(best, best);                     \
+                for (int64_t iy = r->y0; iy < r->y1; iy++)                              \
+                    for (int64_t ix = iy == r->y0 ? x0 + 1 : x0; ix < x1; ix++) {       \
+                        VT v = LOAD(img + (iy * w + ix) * c + q);                       \
+                        best = MAX(best, v);                                            \
+                        nan = OR(nan, UNORD(v, v));                                     \
+                    }                                                                   \
+                STORE(m + q, OR(best, nan));                                            \
+            }                                                                           \
+            for (; q < c; q++) {                                                        \
+                T best = first[q];                                                      \
+                for (int64_t iy = r->y0; iy < r->y1; iy++)                              \
+                    for (int64_t ix = iy == r->y0 ? x0 + 1 : x0; ix < x1; ix++) {       \
+                        T v = img[(iy * w + ix) * c + q];                               \
+                        best = KEEP(best, v) ? best : v;                                \
+                    }                                                                   \
+                m[q] = best;                                                            \
+            }                                                                           \
+        }                                                                               \
+    }
+
+POOL_MAX_SSE(max_f32, float, 4, __m128, _mm_loadu_ps, _mm_storeu_ps, _mm_max_ps, _mm_cmpunord_ps,
+             _mm_or_ps, FLOAT_KEEP)
+POOL_MAX_SSE(max_f64, double, 2, __m128d, _mm_loadu_pd, _mm_storeu_pd, _mm_max_pd,
+             _mm_cmpunord_pd, _mm_or_pd, FLOAT_KEEP)
+#else
 POOL_MAX(max_f32, float, FLOAT_KEEP)
 POOL_MAX(max_f64, double, FLOAT_KEEP)
+#endif
 POOL_MAX(max_i32, int32_t, INT_KEEP)
 POOL_MAX(max_i64, int64_t, INT_KEEP)
 

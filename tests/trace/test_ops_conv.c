@@ -547,26 +547,30 @@ Test(ops_conv, pools_match_the_definition)
 }
 
 /* A NaN makes every window that holds it NaN, wherever it stands in the
- * window (first or later); the other windows keep their maxima. */
+ * window (first or later) and in the channels (18 of them: blocks of four
+ * vectors, single vectors and the f32 tail); the other windows keep their
+ * maxima. */
 Test(ops_conv, max_pool_propagates_nan)
 {
-    const pool_case k = { 1, 6, 6, 2, 3, 3, 1, 1, true };
-    double *x = dyadic(6 * 6 * 2, 70);
-    x[(0 * 6 + 0) * 2 + 0] = NAN;   /* the first element of the top-left windows */
-    x[(4 * 6 + 3) * 2 + 1] = NAN;
+    const pool_case k = { 1, 6, 6, 18, 3, 3, 1, 1, true };
+    const int64_t n = 6 * 6 * 18;
+    double *x = dyadic(n, 70);
+    x[(0 * 6 + 0) * 18 + 0] = NAN;    /* the first element of the top-left windows */
+    x[(2 * 6 + 2) * 18 + 9] = NAN;    /* inside a block of four vectors */
+    x[(4 * 6 + 3) * 18 + 17] = NAN;   /* the f32 tail, f64's last vector */
     int64_t oh, ow;
     double *want = pool_reference(&k, false, x, &oh, &ow);
+    int want_nans = 0;
+    for (int64_t e = 0; e < n; e++)
+        want_nans += isnan(want[e]);
+    cr_assert_eq(want_nans, 4 + 9 + 9, "the reference has %d NaNs", want_nans);
     op_case c = { MAX_POOL, { 3, 3 }, { 1, 1 }, true };
     for (int d = 0; d < 2; d++) {
         weft_dtype t = d ? WEFT_F64 : WEFT_F32;
-        weft_tensor *arg = test_tensor(t, 4, DIMS(1, 6, 6, 2), x);
+        weft_tensor *arg = test_tensor(t, 4, DIMS(1, 6, 6, 18), x);
         weft_tensor *y;
         cr_assert_eq(call_op(rt, &c, &arg, 1, false, NULL, &y), 0, "%s", weft_errmsg());
-        assert_values(y, t, want, 6 * 6 * 2, "max_pool with NaN");
-        int nans = 0;
-        for (int64_t e = 0; e < 6 * 6 * 2; e++)
-            nans += isnan(test_element(y, e));
-        cr_assert_eq(nans, 4 + 9, "%d NaNs", nans);
+        assert_values(y, t, want, n, "max_pool with NaN");
         weft_tensor_release(y);
         weft_tensor_release(arg);
     }
