@@ -1,6 +1,7 @@
-/* Convolution and pooling: weft_conv2d, weft_max_pool2d and
- * weft_avg_pool2d as traced functions against what a C programmer would
- * write instead, in one process, f32 NHWC (layers of a ResNet-50):
+/* Convolution and pooling: weft_conv2d, weft_max_pool2d, weft_avg_pool2d
+ * and weft_depthwise_conv2d as traced functions against what a C
+ * programmer would write instead, in one process, f32 NHWC (layers of a
+ * ResNet-50 and a MobileNet):
  *
  *  (a) conv3x3   [4,56,56,64] * [3,3,64,64], stride 1, SAME;
  *  (b) stem      [8,112,112,3] * [7,7,3,64], stride 2, SAME;
