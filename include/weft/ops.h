@@ -918,6 +918,49 @@ WEFT_API weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_
  * along value's last dim; any number dtype, the same for both. */
 WEFT_API weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias);
 
+/* ---- Matrix helpers, norms and small math ops ----
+ *
+ * Compositions of the ops above (they fuse and trace like any op); errors
+ * name the op. */
+
+/* tf.linalg.band_part(a, num_lower, num_upper): the elements of each
+ * matrix (the last two dims, known while tracing) within num_lower
+ * diagonals below the main one and num_upper above it, zeros elsewhere; a
+ * negative bound keeps that whole triangle (band_part(a, -1, 0) is the
+ * lower triangle: a causal mask).  Any dtype. */
+WEFT_API weft_value *weft_band_part(weft_ctx *cx, weft_value *a, int64_t num_lower,
+                                    int64_t num_upper);
+/* tf.linalg.diag(v): [..., k] to [..., k, k] with v on the diagonal, zeros
+ * elsewhere (k known while tracing).  Any dtype. */
+WEFT_API weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v);
+/* tf.linalg.diag_part(a): [..., m, n] to [..., min(m, n)], the main
+ * diagonal, exactly (a strided slice); m and n known while tracing, at
+ * most one batch dim unknown.  Any dtype. */
+WEFT_API weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a);
+/* tf.linalg.trace(a): the sum of the main diagonal, [..., m, n] to [...];
+ * dtypes as weft_sum. */
+WEFT_API weft_value *weft_trace(weft_ctx *cx, weft_value *a);
+/* tf.norm(a, ord='euclidean', axis, keepdims): sqrt(sum(a^2)) over
+ * axes[0..n_axes) (n_axes 0: every axis, the Frobenius norm of a matrix);
+ * f32, f64. */
+WEFT_API weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                               bool keepdims);
+/* tf.clip_by_norm(t, clip_norm, axes): t * clip_norm / max(norm, clip_norm)
+ * with the norm over axes[0..n_axes) (n_axes 0: every axis), kept as 1s;
+ * f32, f64; clip_norm finite and > 0. */
+WEFT_API weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm,
+                                       const int *axes, size_t n_axes);
+/* tf.math.divide_no_nan(x, y): x / y, and 0 where y is 0 (whatever x is);
+ * f32, f64. */
+WEFT_API weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y);
+/* tf.math.squared_difference(x, y): (x - y)^2; numbers. */
+WEFT_API weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y);
+/* tf.math.reciprocal(x): 1 / x as weft_truediv (integers give f64). */
+WEFT_API weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x);
+/* tf.math.xlogy(x, y): x * log(y), and 0 where x is 0 (whatever y is);
+ * f32, f64. */
+WEFT_API weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,228 @@
+/* Matrix helpers and small math ops of include/weft/ops.h: band_part,
+ * matrix_diag, matrix_diag_part, trace, norm, clip_by_norm,
+ * divide_no_nan, squared_difference, reciprocal and xlogy.  Each is a
+ * composition of other ops (as ops_nn.c's), checks its inputs first so
+ * that an error names the public op, and builds its elementwise steps
+ * through weft__op_unary / weft__op_binary with the public name. */
+#include <math.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+/* ---- Checks ------------------------------------------------------------ */
+
+static const weft_spec *spec_of(const weft_value *v)
+{
+    return weft__value_spec(v);
+}
+
+/* A context, no sticky error, valid inputs. */
+static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return false;
+    }
+    return weft__ctx_check_inputs(cx, fn, in, n_in);
+}
+
+static bool is_float(weft_dtype dt)
+{
+    return dt == WEFT_F32 || dt == WEFT_F64;
+}
+
+static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a, const char *name)
+{
+    if (is_float(spec_of(a)->dtype))
+        return true;
+    char s[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not f32 or f64 (weft_cast it first)", fn, name,
+                   weft__spec_str(spec_of(a), s, sizeof s));
+    return false;
+}
+
+/* a is a batch of matrices whose last two dims are known while tracing:
+ * *m rows, *n columns. */
+static bool known_matrix(weft_ctx *cx, const char *fn, const weft_value *a, int64_t *m,
+                         int64_t *n)
+{
+    const weft_spec *s = spec_of(a);
+    if (s->rank != WEFT_RANK_ANY && s->rank >= 2 && s->dims[s->rank - 2] >= 0 &&
+        s->dims[s->rank - 1] >= 0) {
+        *m = s->dims[s->rank - 2];
+        *n = s->dims[s->rank - 1];
+        return true;
+    }
+    char ss[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is not a matrix (or a batch of them) whose last two "
+                   "dims are known while tracing", fn, weft__spec_str(s, ss, sizeof ss));
+    return false;
+}
+
+/* [m, n] booleans: row index - column index compared with k by op (the
+ * band and diagonal masks). */
+static weft_value *offset_mask(weft_ctx *cx, const char *fn, int64_t m, int64_t n, weft__op op,
+                               int64_t k)
+{
+    weft_value *rows = weft_expand_dims(cx, weft_range(cx, WEFT_I64, 0, m, 1), -1);
+    weft_value *cols = weft_range(cx, WEFT_I64, 0, n, 1);
+    weft_value *diff = weft__op_binary(cx, WEFT__OP_SUB, fn, rows, cols);
+    return weft__op_binary(cx, op, fn, diff, weft_const_i64(cx, k));
+}
+
+/* ---- Matrices ----------------------------------------------------------- */
+
+weft_value *weft_band_part(weft_ctx *cx, weft_value *a, int64_t num_lower, int64_t num_upper)
+{
+    static const char fn[] = "weft_band_part";
+    int64_t m, n;
+    if (!enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
+        return NULL;
+    /* Kept: i - j <= num_lower (below the diagonal) and j - i <= num_upper,
+     * a negative bound keeping that whole triangle. */
+    weft_value *keep = NULL;
+    if (num_lower >= 0)
+        keep = offset_mask(cx, fn, m, n, WEFT__OP_LE, num_lower);
+    if (num_upper >= 0) {
+        weft_value *upper = offset_mask(cx, fn, m, n, WEFT__OP_GE, -num_upper);
+        keep = keep ? weft_logical_and(cx, keep, upper) : upper;
+    }
+    if (!keep)
+        return weft__value_strong(cx, a);
+    return weft_where(cx, keep, a, weft_zeros_like(cx, a));
+}
+
+weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v)
+{
+    static const char fn[] = "weft_matrix_diag";
+    if (!enter(cx, fn, &v, 1))
+        return NULL;
+    const weft_spec *s = spec_of(v);
+    if (s->rank == WEFT_RANK_ANY || s->rank < 1 || s->dims[s->rank - 1] < 0) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s has no last dim known while tracing", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    }
+    int64_t k = s->dims[s->rank - 1];
+    /* Row i of [..., k, k] is v where the column is i, else 0. */
+    weft_value *on = offset_mask(cx, fn, k, k, WEFT__OP_EQ, 0);
+    weft_value *rows = weft_expand_dims(cx, v, -2);
+    return weft_where(cx, on, rows, weft_zeros_like(cx, rows));
+}
+
+weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a)
+{
+    static const char fn[] = "weft_matrix_diag_part";
+    int64_t m, n;
+    if (!enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
+        return NULL;
+    /* Element (i, i) is at i (n + 1) of the flattened matrix: a strided
+     * slice of [..., m n], exact for any dtype. */
+    const weft_spec *s = spec_of(a);
+    int rank = s->rank - 1, unknown = 0;
+    int64_t dims[WEFT_MAX_RANK];
+    for (int d = 0; d < rank - 1; d++) {
+        dims[d] = s->dims[d] >= 0 ? s->dims[d] : -1;
+        unknown += s->dims[d] < 0;
+    }
+    if (unknown > 1)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: more than one batch dim is unknown while "
+                              "tracing", fn);
+    int64_t k = m < n ? m : n;
+    dims[rank - 1] = m * n;
+    weft_value *flat = weft_reshape(cx, a, rank, dims);
+    int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK], step[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        end[d] = WEFT_END;
+        step[d] = 1;
+    }
+    end[rank - 1] = k == 0 ? 0 : (k - 1) * (n + 1) + 1;
+    step[rank - 1] = n + 1;
+    return weft_slice(cx, flat, begin, end, step);
+}
+
+weft_value *weft_trace(weft_ctx *cx, weft_value *a)
+{
+    static const char fn[] = "weft_trace";
+    int64_t m, n;
+    if (!enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
+        return NULL;
+    return weft_sum(cx, weft_matrix_diag_part(cx, a), -1);
+}
+
+/* ---- Norms -------------------------------------------------------------- */
+
+weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                      bool keepdims)
+{
+    static const char fn[] = "weft_norm";
+    if (!enter(cx, fn, &a, 1) || !need_float(cx, fn, a, "a"))
+        return NULL;
+    if (n_axes > 0 && !axes)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
+    weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, a);
+    return weft__op_unary(cx, WEFT__OP_SQRT, fn,
+                          weft_reduce(cx, WEFT_R_SUM, sq, axes, n_axes, keepdims));
+}
+
+weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, const int *axes,
+                              size_t n_axes)
+{
+    static const char fn[] = "weft_clip_by_norm";
+    if (!enter(cx, fn, &t, 1) || !need_float(cx, fn, t, "t"))
+        return NULL;
+    if (!(clip_norm > 0) || !isfinite(clip_norm))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: clip_norm %g is not finite and > 0", fn,
+                              clip_norm);
+    if (n_axes > 0 && !axes)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
+    /* TensorFlow's order: t * clip_norm / max(l2norm, clip_norm). */
+    weft_value *l2 = weft_norm(cx, t, axes, n_axes, true);
+    weft_value *scaled = weft__op_binary(cx, WEFT__OP_MUL, fn, t, weft_const_f64(cx, clip_norm));
+    weft_value *den = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, l2, weft_const_f64(cx, clip_norm));
+    return weft__op_binary(cx, WEFT__OP_DIV, fn, scaled, den);
+}
+
+/* ---- Elementwise -------------------------------------------------------- */
+
+weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    static const char fn[] = "weft_divide_no_nan";
+    weft_value *in[2] = { x, y };
+    if (!enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") || !need_float(cx, fn, y, "y"))
+        return NULL;
+    weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, y, weft_const_f64(cx, 0.0));
+    weft_value *q = weft__op_binary(cx, WEFT__OP_DIV, fn, x, y);
+    return weft_where(cx, zero, weft_zeros_like(cx, q), q);
+}
+
+weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    static const char fn[] = "weft_squared_difference";
+    weft_value *in[2] = { x, y };
+    if (!enter(cx, fn, in, 2))
+        return NULL;
+    return weft__op_unary(cx, WEFT__OP_SQUARE, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, x, y));
+}
+
+weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x)
+{
+    static const char fn[] = "weft_reciprocal";
+    if (!enter(cx, fn, &x, 1))
+        return NULL;
+    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, weft_const_f64(cx, 1.0), x);
+}
+
+weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    static const char fn[] = "weft_xlogy";
+    weft_value *in[2] = { x, y };
+    if (!enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") || !need_float(cx, fn, y, "y"))
+        return NULL;
+    weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, x, weft_const_f64(cx, 0.0));
+    weft_value *p = weft__op_binary(cx, WEFT__OP_MUL, fn, x,
+                                    weft__op_unary(cx, WEFT__OP_LOG, fn, y));
+    return weft_where(cx, zero, weft_zeros_like(cx, p), p);
+}
