@@ -110,8 +110,33 @@ static int spatial_out(const weft__node *n, const weft_spec *in, int d, int64_t 
                         (long long)window, n->attr.conv.dilation[d] > 1 ? " dilated" : "");
 }
 
+/* resize: [n, h, w, c] of f32 or f64 to [n, size[0], size[1], c]. */
+static int infer_resize(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    int rc = rank_check(n, 0, &in[0], "batch, height, width, channels");
+    if (rc < 0)
+        return rc;
+    if (in[0].dtype != WEFT_F32 && in[0].dtype != WEFT_F64)
+        return dtype_fail(n, 0, &in[0], "f32 or f64 (cast it first)");
+    for (int d = 0; d < 2 && in[0].rank == 4; d++)
+        if (in[0].dims[1 + d] == 0) {
+            char ss[WEFT__SPEC_STR_MAX];
+            return weft__errorf(WEFT_ESHAPE, "weft_resize: the input %s has a %s of 0",
+                                weft__spec_str(&in[0], ss, sizeof ss), dim_names[d]);
+        }
+    out->dtype = in[0].dtype;
+    out->rank = 4;
+    out->dims[0] = in[0].rank == 4 ? in[0].dims[0] : ANY;
+    out->dims[1] = n->attr.resize.size[0];
+    out->dims[2] = n->attr.resize.size[1];
+    out->dims[3] = in[0].rank == 4 ? in[0].dims[3] : ANY;
+    return 0;
+}
+
 int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
+    if (n->op == WEFT__OP_RESIZE)
+        return infer_resize(n, in, out);
     int rc = check_dtypes(n, in);
     if (rc < 0 || (rc = rank_check(n, 0, &in[0], "batch, height, width, channels")) < 0)
         return rc;

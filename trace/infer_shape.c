@@ -756,7 +756,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:
-    case WEFT__OP_AVG_POOL2D:   return weft__infer_conv_op(n, in, out);
+    case WEFT__OP_AVG_POOL2D:
+    case WEFT__OP_RESIZE:       return weft__infer_conv_op(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

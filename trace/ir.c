@@ -62,7 +62,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_RANDOM_TRUNCATED_NORMAL] = "random_truncated_normal",
     [WEFT__OP_CONV2D] = "conv2d", [WEFT__OP_MAX_POOL2D] = "max_pool2d",
     [WEFT__OP_AVG_POOL2D] = "avg_pool2d", [WEFT__OP_CUMPROD] = "cumprod",
-    [WEFT__OP_DEPTHWISE_CONV2D] = "depthwise_conv2d",
+    [WEFT__OP_DEPTHWISE_CONV2D] = "depthwise_conv2d", [WEFT__OP_RESIZE] = "resize",
 };
 
 const char *weft__op_name(weft__op op)

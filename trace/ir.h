@@ -123,7 +123,8 @@
     XX(MAX_POOL2D, ARRAY,   1)             \
     XX(AVG_POOL2D, ARRAY,   1)             \
     XX(CUMPROD,    ARRAY,   1)             \
-    XX(DEPTHWISE_CONV2D, ARRAY, 2)
+    XX(DEPTHWISE_CONV2D, ARRAY, 2)         \
+    XX(RESIZE,     ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -219,6 +220,9 @@ typedef struct weft__node {
          * AVG_POOL2D: a weft_padding, and the window, strides and
          * dilations for height and width (trace/kernel_conv.c). */
         struct { int padding; int64_t window[2], stride[2], dilation[2]; } conv;
+        /* RESIZE: a weft_resize_method and the output's height and width
+         * (trace/kernel_resize.c). */
+        struct { int method; int64_t size[2]; } resize;
     } attr;
 } weft__node;
 

@@ -130,6 +130,30 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
     return y ? weft_squeeze(cx, y, 1) : NULL;
 }
 
+weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_t width,
+                        weft_resize_method method)
+{
+    static const char fn[] = "weft_resize";
+    if (!enter(cx, fn, &images, 1))
+        return NULL;
+    if (method != WEFT_RESIZE_BILINEAR && method != WEFT_RESIZE_NEAREST)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not WEFT_RESIZE_BILINEAR or "
+                              "WEFT_RESIZE_NEAREST", fn, (int)method);
+    if (height < 1 || width < 1 || height > INT32_MAX || width > INT32_MAX)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: size %lld x %lld is not within 1..%d", fn,
+                              (long long)height, (long long)width, INT32_MAX);
+    /* A single image [h, w, c] goes through as a batch of one. */
+    const weft_spec *s = weft__value_spec(images);
+    bool single = s->rank == 3;
+    weft_value *x = single ? weft_expand_dims(cx, images, 0) : images;
+    if (!x)
+        return NULL;
+    weft__node n = { .op = WEFT__OP_RESIZE, .attr.resize.method = (int)method,
+                     .attr.resize.size = { height, width } };
+    weft_value *y = finish(cx, &n, &x, 1);
+    return y && single ? weft_squeeze(cx, y, 0) : y;
+}
+
 static weft_value *pool(weft_ctx *cx, weft__op op, const char *fn, weft_value *input,
                         const int64_t *ksize, const int64_t *strides, weft_padding padding)
 {

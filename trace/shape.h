@@ -54,14 +54,17 @@ int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
  * (kernel_random.c): in[0] is the seed. */
 int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
                       weft_tensor *out);
-/* Convolution and pooling on NHWC data (conv2d, depthwise_conv2d,
- * max_pool2d, avg_pool2d): inference (infer_conv.c) and the kernels
- * (kernel_conv.c, kernel_depthwise.c, kernel_pool.c). */
+/* Convolution, pooling and resizing on NHWC data (conv2d,
+ * depthwise_conv2d, max_pool2d, avg_pool2d, resize): inference
+ * (infer_conv.c) and the kernels (kernel_conv.c, kernel_depthwise.c,
+ * kernel_pool.c, kernel_resize.c). */
 int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_conv2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       const weft_tensor *filters, weft_tensor *out);
 int weft__eval_depthwise_conv2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                                 const weft_tensor *filters, weft_tensor *out);
+int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                      weft_tensor *out);
 int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       weft_tensor *out);
 /* The placement of a window along one dim, as TensorFlow pads: the

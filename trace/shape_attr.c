@@ -88,6 +88,11 @@ static int attr_words(const weft__node *n, int64_t *w)
             w[k++] = n->attr.conv.dilation[d];
         }
         break;
+    case WEFT__OP_RESIZE:
+        w[k++] = n->attr.resize.method;
+        w[k++] = n->attr.resize.size[0];
+        w[k++] = n->attr.resize.size[1];
+        break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
         w[k++] = n->attr.axis.scan;
@@ -218,6 +223,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
         fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,
                 n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count);
+        break;
+    case WEFT__OP_RESIZE:
+        fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "]>",
+                n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest" : "bilinear",
+                n->attr.resize.size[0], n->attr.resize.size[1]);
         break;
     case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD:
         fprintf(f, "<axis=%d%s%s>", n->attr.axis.axis,

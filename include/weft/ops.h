@@ -852,6 +852,17 @@ WEFT_API weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft
 WEFT_API weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
                                            const int64_t *output_hw, const int64_t *strides,
                                            weft_padding padding);
+/* tf.image.resize(images, [height, width], method) with TensorFlow 2's
+ * half-pixel centers: images [batch, h, w, channels] or one image [h, w,
+ * channels], f32 or f64 (WEFT_EDTYPE otherwise; TensorFlow gives f32 for
+ * any input, cast first), h and w not 0; the result has the same rank
+ * and dtype, with height x width (each 1..INT32_MAX).  Bilinear weighs
+ * the four nearest pixels (clamped at the edges) in the dtype's
+ * arithmetic and TensorFlow's order; nearest takes the pixel at
+ * floor((o + 0.5) * in / out).  No antialiasing. */
+typedef enum weft_resize_method { WEFT_RESIZE_BILINEAR, WEFT_RESIZE_NEAREST } weft_resize_method;
+WEFT_API weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height,
+                                 int64_t width, weft_resize_method method);
 /* tf.nn.conv1d(input, filters, stride, padding, dilations=dilation):
  * input [batch, width, channels], filters [filter_width, in_channels,
  * out_channels]; weft_conv2d over a height of 1 (as TensorFlow computes

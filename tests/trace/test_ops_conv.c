@@ -183,12 +183,13 @@ static double *pool_reference(const pool_case *k, bool avg, const double *x, int
 
 /* ---- Running the ops --------------------------------------------------- */
 
-typedef enum which { CONV2D, CONV1D, MAX_POOL, AVG_POOL, DEPTHWISE, TRANSPOSE } which;
+typedef enum which { CONV2D, CONV1D, MAX_POOL, AVG_POOL, DEPTHWISE, TRANSPOSE, RESIZE } which;
 
 typedef struct op_case {
     which op;
     int64_t a[2], b[2];        /* conv: strides, dilations; pool: ksize, strides;
-                                  transpose: strides, output height and width */
+                                  transpose: strides, output height and width;
+                                  resize: size, method */
     bool same;
 } op_case;
 
@@ -204,6 +205,9 @@ static int op_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case DEPTHWISE: outs[0] = weft_depthwise_conv2d(cx, args[0], args[1], c->a, p, c->b); break;
     case TRANSPOSE:
         outs[0] = weft_conv2d_transpose(cx, args[0], args[1], c->b[0] ? c->b : NULL, c->a, p);
+        break;
+    case RESIZE:
+        outs[0] = weft_resize(cx, args[0], c->a[0], c->a[1], (weft_resize_method)c->b[0]);
         break;
     }
     return weft_ctx_status(cx);
@@ -380,6 +384,82 @@ Test(ops_conv, conv2d_transpose_is_the_adjoint_of_conv2d)
         free(fv);
         free(want);
     }
+}
+
+/* tf.image.resize's known answer: [1, 2] to width 4 is [1, 1.25, 1.75, 2]
+ * (bilinear) and [1, 1, 2, 2] (nearest); to width 1, 1.5 and 2. */
+Test(ops_conv, resize_known_answers)
+{
+    weft_tensor *x = test_tensor(WEFT_F32, 4, DIMS(1, 1, 2, 1), (const double[]){ 1, 2 });
+    op_case bl = { RESIZE, { 1, 4 }, { WEFT_RESIZE_BILINEAR, 0 }, false };
+    op_case nn = { RESIZE, { 1, 4 }, { WEFT_RESIZE_NEAREST, 0 }, false };
+    op_case down = { RESIZE, { 1, 1 }, { WEFT_RESIZE_BILINEAR, 0 }, false };
+    op_case down_nn = { RESIZE, { 1, 1 }, { WEFT_RESIZE_NEAREST, 0 }, false };
+    check_everywhere(&bl, &x, 1, WEFT_F32, DIMS(1, 1, 4, 1), (const double[]){ 1, 1.25, 1.75, 2 },
+                     "bilinear");
+    check_everywhere(&nn, &x, 1, WEFT_F32, DIMS(1, 1, 4, 1), (const double[]){ 1, 1, 2, 2 },
+                     "nearest");
+    check_everywhere(&down, &x, 1, WEFT_F32, DIMS(1, 1, 1, 1), (const double[]){ 1.5 }, "down");
+    check_everywhere(&down_nn, &x, 1, WEFT_F32, DIMS(1, 1, 1, 1), (const double[]){ 2 },
+                     "down nearest");
+    weft_tensor_release(x);
+}
+
+/* The definition in double precision on [2, 5, 7, 3] to sizes up and down
+ * (f64: exactly the kernel's arithmetic), and a single image of rank 3. */
+Test(ops_conv, resize_matches_the_definition)
+{
+    const int64_t h = 5, w = 7, c = 3, sizes[][2] = { { 11, 3 }, { 2, 16 }, { 5, 7 }, { 1, 1 } };
+    double *x = dyadic(2 * h * w * c, 130);
+    weft_tensor *t = test_tensor(WEFT_F64, 4, DIMS(2, h, w, c), x);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int m = 0; m < 2; m++) {
+            int64_t oh = sizes[s][0], ow = sizes[s][1];
+            double *want = calloc((size_t)(2 * oh * ow * c), sizeof(double));
+            cr_assert_not_null(want);
+            for (int64_t b = 0; b < 2; b++)
+                for (int64_t oy = 0; oy < oh; oy++)
+                    for (int64_t ox = 0; ox < ow; ox++)
+                        for (int64_t q = 0; q < c; q++) {
+                            double sy = (double)h / (double)oh, sx = (double)w / (double)ow, v;
+                            if (m) {   /* nearest */
+                                int64_t iy = (int64_t)floor((oy + 0.5) * sy);
+                                int64_t ix = (int64_t)floor((ox + 0.5) * sx);
+                                iy = iy < h - 1 ? iy : h - 1;
+                                ix = ix < w - 1 ? ix : w - 1;
+                                v = x[((b * h + iy) * w + ix) * c + q];
+                            } else {
+                                double ay = (oy + 0.5) * sy - 0.5, ax = (ox + 0.5) * sx - 0.5;
+                                int64_t y0 = (int64_t)floor(ay), y1 = (int64_t)ceil(ay);
+                                int64_t x0 = (int64_t)floor(ax), x1 = (int64_t)ceil(ax);
+                                double ly = ay - floor(ay), lx = ax - floor(ax);
+                                y0 = y0 > 0 ? y0 : 0;
+                                x0 = x0 > 0 ? x0 : 0;
+                                y1 = y1 < h - 1 ? y1 : h - 1;
+                                x1 = x1 < w - 1 ? x1 : w - 1;
+#define PX(Y, X) x[((b * h + (Y)) * w + (X)) * c + q]
+                                double top = PX(y0, x0) + (PX(y0, x1) - PX(y0, x0)) * lx;
+                                double bot = PX(y1, x0) + (PX(y1, x1) - PX(y1, x0)) * lx;
+#undef PX
+                                v = top + (bot - top) * ly;
+                            }
+                            want[((b * oh + oy) * ow + ox) * c + q] = v;
+                        }
+            op_case rc = { RESIZE, { oh, ow }, { m, 0 }, false };
+            check_everywhere(&rc, &t, 1, WEFT_F64, DIMS(2, oh, ow, c), want,
+                             m ? "resize nearest" : "resize bilinear");
+            free(want);
+        }
+    weft_tensor_release(t);
+    /* One image [h, w, c]: the same numbers as a batch of one. */
+    weft_tensor *one = test_tensor(WEFT_F64, 3, DIMS(h, w, c), x);
+    op_case rc = { RESIZE, { 3, 4 }, { WEFT_RESIZE_BILINEAR, 0 }, false };
+    weft_tensor *y;
+    cr_assert_eq(call_op(rt, &rc, &one, 1, false, NULL, &y), 0, "%s", weft_errmsg());
+    test_assert_shape(y, WEFT_F64, 3, DIMS(3, 4, c), "one image");
+    weft_tensor_release(y);
+    weft_tensor_release(one);
+    free(x);
 }
 
 /* Values that are not exact: the same bits on any worker count, eagerly
@@ -689,6 +769,10 @@ Test(ops_conv, errors)
         { { TRANSPOSE, { 2, 2 }, { 0, 0 }, true }, WEFT_F32, WEFT_F32, 4, 4, { 1, 4, 4, 2 },
           { 3, 3, 2, 3 }, WEFT_ESHAPE, "weft_conv2d_transpose: the filters f32[3,3,2,3] do not "
           "take the 2 channels" },
+        { { RESIZE, { 0, 3 }, { 0, 0 }, false }, WEFT_F32, 0, 4, 0, { 1, 4, 4, 2 }, { 0 },
+          WEFT_EINVAL, "weft_resize: size 0 x 3 is not within 1..2147483647" },
+        { { RESIZE, { 2, 3 }, { 0, 0 }, false }, WEFT_I32, 0, 4, 0, { 1, 4, 4, 2 }, { 0 },
+          WEFT_EDTYPE, "weft_resize: the input i32[1,4,4,2] is not f32 or f64" },
         { { MAX_POOL, { 2, 2 }, { 1, 1 }, true }, WEFT_BOOL, 0, 4, 0, { 1, 4, 4, 2 }, { 0 },
           WEFT_EDTYPE, "weft_max_pool2d: the input bool[1,4,4,2] is not i32, i64, f32 or f64" },
         { { AVG_POOL, { 2, 2 }, { 1, 1 }, true }, WEFT_I64, 0, 4, 0, { 1, 4, 4, 2 }, { 0 },
@@ -701,7 +785,7 @@ Test(ops_conv, errors)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const bad_call *b = &cases[i];
-        bool conv = b->c.op != MAX_POOL && b->c.op != AVG_POOL;
+        bool conv = b->c.op != MAX_POOL && b->c.op != AVG_POOL && b->c.op != RESIZE;
         double zeros[64] = { 0 };
         weft_tensor *args[2] = { test_tensor(b->xt, b->xr, b->xd, zeros),
                                  conv ? test_tensor(b->ft, b->fr, b->fd, zeros) : NULL };

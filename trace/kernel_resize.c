@@ -1,0 +1,136 @@
+/* resize on NHWC data (weft__eval_resize), tf.image.resize's bilinear and
+ * nearest methods with half-pixel centers (TensorFlow 2's only mode).
+ *
+ * Output coordinate o maps to the input at (o + 0.5) * in / out - 0.5
+ * (bilinear) or floor((o + 0.5) * in / out) (nearest), in the dtype's
+ * float arithmetic and clamped as TensorFlow's kernels clamp.  The
+ * per-column sources and weights are computed once per call; the work is
+ * cut by output rows, each element computed alone, so the result does not
+ * depend on the cut. */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/kernels.h"
+#include "trace/shape.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+/* One output coordinate's sources along a dim: lower and upper input
+ * index and the weight of the upper one (nearest: lower only). */
+typedef struct source {
+    int64_t lo, hi;
+    double lerp;
+} source;
+
+typedef struct resize_job {
+    weft_dtype dt;
+    bool nearest;
+    const char *x;
+    char *y;
+    int64_t h, w, c, oh, ow;
+    source *cols;            /* ow entries */
+    uint64_t units;          /* batch * oh */
+    size_t chunks;
+} resize_job;
+
+/* TensorFlow's HalfPixelScaler and compute_interpolation_weights, in the
+ * precision T. */
+#define SOURCE_FN(NAME, T)                                                              \
+    static source NAME(int64_t o, int64_t in, int64_t out, bool nearest)                \
+    {                                                                                   \
+        const T scale = (T)in / (T)out;                                                 \
+        source s;                                                                       \
+        if (nearest) {                                                                  \
+            int64_t i = (int64_t)floor((double)(((T)o + (T)0.5) * scale));              \
+            s.lo = s.hi = i < in - 1 ? i : in - 1;                                      \
+            s.lerp = 0;                                                                 \
+            return s;                                                                   \
+        }                                                                               \
+        const T at = ((T)o + (T)0.5) * scale - (T)0.5;                                  \
+        const T f = (T)floor((double)at);                                               \
+        int64_t lo = (int64_t)f, hi = (int64_t)ceil((double)at);                        \
+        s.lo = lo > 0 ? lo : 0;                                                         \
+        s.hi = hi < in - 1 ? hi : in - 1;                                               \
+        s.lerp = (double)(at - f);                                                      \
+        return s;                                                                       \
+    }
+
+SOURCE_FN(source_f32, float)
+SOURCE_FN(source_f64, double)
+
+static source source_of(const resize_job *j, int64_t o, int64_t in, int64_t out)
+{
+    return j->dt == WEFT_F32 ? source_f32(o, in, out, j->nearest)
+                             : source_f64(o, in, out, j->nearest);
+}
+
+/* Output row `unit`: top + (bottom - top) * y_lerp, with top and bottom
+ * each left + (right - left) * x_lerp (TensorFlow's order). */
+#define RESIZE_ROW(NAME, T)                                                             \
+    static void NAME(const resize_job *j, uint64_t unit)                                \
+    {                                                                                   \
+        const int64_t oy = (int64_t)(unit % (uint64_t)j->oh);                           \
+        const int64_t b = (int64_t)(unit / (uint64_t)j->oh), c = j->c;                  \
+        const T *img = (const T *)(const void *)j->x + b * j->h * j->w * c;             \
+        T *restrict out = (T *)(void *)j->y + (int64_t)unit * j->ow * c;                \
+        const source ys = source_of(j, oy, j->h, j->oh);                                \
+        const T *top = img + ys.lo * j->w * c, *bottom = img + ys.hi * j->w * c;        \
+        const T yl = (T)ys.lerp;                                                        \
+        for (int64_t ox = 0; ox < j->ow; ox++, out += c) {                              \
+            const source xs = j->cols[ox];                                              \
+            const T xl = (T)xs.lerp;                                                    \
+            const T *restrict tl = top + xs.lo * c, *restrict tr = top + xs.hi * c;     \
+            const T *restrict bl = bottom + xs.lo * c, *restrict br = bottom + xs.hi * c; \
+            if (j->nearest) {                                                           \
+                memcpy(out, tl, sizeof(T) * (size_t)c);                                 \
+                continue;                                                               \
+            }                                                                           \
+            for (int64_t q = 0; q < c; q++) {                                           \
+                T t = tl[q] + (tr[q] - tl[q]) * xl;                                     \
+                T u = bl[q] + (br[q] - bl[q]) * xl;                                     \
+                out[q] = t + (u - t) * yl;                                              \
+            }                                                                           \
+        }                                                                               \
+    }
+
+RESIZE_ROW(row_f32, float)
+RESIZE_ROW(row_f64, double)
+
+static int resize_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const resize_job *j = ctx;
+    uint64_t u1 = weft__chunk_begin(j->units, j->chunks, ce);
+    for (uint64_t u = weft__chunk_begin(j->units, j->chunks, cb); u < u1; u++) {
+        if (j->dt == WEFT_F32)
+            row_f32(j, u);
+        else
+            row_f64(j, u);
+    }
+    return 0;
+}
+
+int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                      weft_tensor *out)
+{
+    if (out->numel == 0)
+        return 0;
+    resize_job j = { .dt = x->dtype, .nearest = n->attr.resize.method == WEFT_RESIZE_NEAREST,
+                     .x = x->data, .y = weft__tensor_mut(out), .h = x->dims[1],
+                     .w = x->dims[2], .c = x->dims[3], .oh = out->dims[1], .ow = out->dims[2] };
+    j.cols = weft__malloc(sizeof(source) * (size_t)j.ow);
+    if (!j.cols)
+        return weft__errorf(WEFT_ENOMEM, "weft_resize: out of memory for %lld columns",
+                            (long long)j.ow);
+    for (int64_t ox = 0; ox < j.ow; ox++)
+        j.cols[ox] = source_of(&j, ox, j.w, j.ow);
+    j.units = (uint64_t)(out->dims[0] * j.oh);
+    j.chunks = weft__chunk_count(rt, (uint64_t)out->numel * 4);
+    if (j.chunks > j.units)
+        j.chunks = (size_t)j.units;
+    int rc = weft__run_chunks(rt, j.chunks, resize_chunk, &j);
+    weft__free(j.cols);
+    return rc;
+}
