@@ -134,6 +134,15 @@ weft_value *weft__ctx_fail_errmsg(weft_ctx *cx, int code)
     return weft__ctx_fail(cx, code, "%s", msg);
 }
 
+bool weft__op_enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return false;
+    }
+    return weft__ctx_check_inputs(cx, fn, in, n_in);
+}
+
 bool weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in, size_t n_in)
 {
     if (cx->status != 0)

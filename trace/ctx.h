@@ -25,6 +25,10 @@ weft_value   *weft__ctx_fail(weft_ctx *cx, int code, const char *fmt, ...)
 /* Checks that every in[i] is non-NULL and belongs to cx (recording
  * WEFT_EINVAL naming `op` otherwise); false when the op must return NULL. */
 bool          weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in, size_t n_in);
+/* An op's entry check: a context (else WEFT_EINVAL naming fn, with no
+ * context to record it in), no sticky error, and in[0..n_in) as
+ * weft__ctx_check_inputs wants them. */
+bool          weft__op_enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in);
 /* Tracing mode: appends node n (its spec already inferred) with inputs in,
  * and returns its value.  Side-effect nodes (host calls, maps that make
  * them) get their ordering edge (`after`) to the previous one here.  The

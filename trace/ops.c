@@ -17,16 +17,6 @@
 #include "trace/kernels.h"
 #include "trace/ops_impl.h"
 
-/* Common entry checks: a context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 static weft_dtype dtype_of(const weft_value *v)
 {
     return weft__value_spec(v)->dtype;
@@ -237,7 +227,7 @@ static bool all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, weft_value *b)
 {
     weft_value *in[2] = { a, b };
-    if (!enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !all_bool(cx, fn, in, 2))
         return NULL;
@@ -251,7 +241,7 @@ static weft_value *matmul(weft_ctx *cx, const char *fn, weft_value *a, weft_valu
                           unsigned flags)
 {
     weft_value *in[2] = { a, b };
-    if (!enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     if (flags & ~(WEFT_TRANSPOSE_A | WEFT_TRANSPOSE_B))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown flags 0x%x", fn, flags);
@@ -274,7 +264,7 @@ weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b)
 weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a)
 {
     weft_value *in[1] = { a };
-    if (!enter(cx, fn, in, 1))
+    if (!weft__op_enter(cx, fn, in, 1))
         return NULL;
     if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !all_bool(cx, fn, in, 1))
         return NULL;
@@ -305,7 +295,7 @@ WEFT__DEFINE_UNARY(log, LOG)
 
 weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to)
 {
-    if (!enter(cx, "weft_cast", &a, 1))
+    if (!weft__op_enter(cx, "weft_cast", &a, 1))
         return NULL;
     if (weft_dtype_size(to) == 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_cast: unknown dtype %d", (int)to);
@@ -317,7 +307,7 @@ weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to)
 weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value *b)
 {
     weft_value *in[3] = { cond, a, b };
-    if (!enter(cx, "weft_where", in, 3))
+    if (!weft__op_enter(cx, "weft_where", in, 3))
         return NULL;
     if (dtype_of(cond) != WEFT_BOOL) {
         char s[WEFT__SPEC_STR_MAX];
@@ -374,7 +364,7 @@ static weft_value *reduce(weft_ctx *cx, weft__op op, const char *fn, weft_value 
                           const struct weft__reduce_axes *ax, bool float_only)
 {
     weft_value *in[1] = { a };
-    if (!enter(cx, fn, in, 1))
+    if (!weft__op_enter(cx, fn, in, 1))
         return NULL;
     weft__node n = { .op = op };
     n.attr.reduce = *ax;
@@ -391,7 +381,7 @@ static weft_value *reduce_one(weft_ctx *cx, weft__op op, const char *fn, weft_va
                               bool float_only)
 {
     if (axis != WEFT_ALL_AXES && (axis < -WEFT_MAX_RANK || axis >= WEFT_MAX_RANK)) {
-        if (!enter(cx, fn, &a, 1))
+        if (!weft__op_enter(cx, fn, &a, 1))
             return NULL;
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range", fn, axis);
     }
@@ -430,7 +420,7 @@ static weft_value *variance(weft_ctx *cx, weft_value *a, const struct weft__redu
 weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a, const int *axes,
                         size_t n_axes, bool keepdims)
 {
-    if (!enter(cx, "weft_reduce", &a, 1))
+    if (!weft__op_enter(cx, "weft_reduce", &a, 1))
         return NULL;
     if ((unsigned)r > (unsigned)WEFT_R_STD)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reduce: unknown reduction %d", (int)r);
@@ -473,7 +463,7 @@ weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a, const int
 
 weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims)
 {
-    if (!enter(cx, "weft_reshape", &a, 1))
+    if (!weft__op_enter(cx, "weft_reshape", &a, 1))
         return NULL;
     if (rank < 0 || rank > WEFT_MAX_RANK)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_reshape: rank %d is outside 0..%d", rank,
@@ -525,21 +515,21 @@ weft_value *weft__value_strong(weft_ctx *cx, weft_value *v)
 
 weft_value *weft_const_i64(weft_ctx *cx, int64_t v)
 {
-    if (!enter(cx, "weft_const_i64", NULL, 0))
+    if (!weft__op_enter(cx, "weft_const_i64", NULL, 0))
         return NULL;
     return const_scalar(cx, WEFT_I64, &v, true);
 }
 
 weft_value *weft_const_f64(weft_ctx *cx, double v)
 {
-    if (!enter(cx, "weft_const_f64", NULL, 0))
+    if (!weft__op_enter(cx, "weft_const_f64", NULL, 0))
         return NULL;
     return const_scalar(cx, WEFT_F64, &v, true);
 }
 
 weft_value *weft_const(weft_ctx *cx, weft_dtype dt, double v)
 {
-    if (!enter(cx, "weft_const", NULL, 0))
+    if (!weft__op_enter(cx, "weft_const", NULL, 0))
         return NULL;
     union { uint8_t b; int32_t i32; int64_t i64; float f32; double f64; } u;
     bool exact = true;
@@ -574,7 +564,7 @@ weft_value *weft_const(weft_ctx *cx, weft_dtype dt, double v)
 
 weft_value *weft_const_tensor(weft_ctx *cx, weft_tensor *t)
 {
-    if (!enter(cx, "weft_const_tensor", NULL, 0))
+    if (!weft__op_enter(cx, "weft_const_tensor", NULL, 0))
         return NULL;
     if (!t)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_const_tensor: NULL tensor");
@@ -583,7 +573,7 @@ weft_value *weft_const_tensor(weft_ctx *cx, weft_tensor *t)
 
 weft_value *weft_fill(weft_ctx *cx, weft_dtype dt, int rank, const int64_t *dims, double value)
 {
-    if (!enter(cx, "weft_fill", NULL, 0))
+    if (!weft__op_enter(cx, "weft_fill", NULL, 0))
         return NULL;
     if (weft_dtype_size(dt) == 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_fill: unknown dtype %d", (int)dt);
@@ -615,7 +605,7 @@ weft_value *weft_fill(weft_ctx *cx, weft_dtype dt, int rank, const int64_t *dims
 
 weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int64_t limit, int64_t delta)
 {
-    if (!enter(cx, "weft_range", NULL, 0))
+    if (!weft__op_enter(cx, "weft_range", NULL, 0))
         return NULL;
     if (weft_dtype_size(dt) == 0 || dt == WEFT_BOOL)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_range: dtype %s is not numeric",

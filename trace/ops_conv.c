@@ -9,16 +9,6 @@
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
-/* A context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 /* v[0..2) (NULL: 1 and 1) into out, each within 1..INT32_MAX. */
 static bool take_pair(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
                       int64_t out[2])
@@ -65,7 +55,7 @@ weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
     static const char fn[] = "weft_conv2d";
     weft_value *in[2] = { input, filters };
     weft__node n = { .op = WEFT__OP_CONV2D };
-    if (!enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
+    if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
         !take_pair(cx, fn, "strides", strides, n.attr.conv.stride) ||
         !take_pair(cx, fn, "dilations", dilations, n.attr.conv.dilation))
         return NULL;
@@ -94,7 +84,7 @@ weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *f
     static const char fn[] = "weft_depthwise_conv2d";
     weft_value *in[2] = { input, filters };
     weft__node n = { .op = WEFT__OP_DEPTHWISE_CONV2D };
-    if (!enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
+    if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
         !take_pair(cx, fn, "strides", strides, n.attr.conv.stride) ||
         !take_pair(cx, fn, "dilations", dilations, n.attr.conv.dilation))
         return NULL;
@@ -107,7 +97,7 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
     static const char fn[] = "weft_conv1d";
     weft_value *in[2] = { input, filters };
     weft__node n = { .op = WEFT__OP_CONV2D };
-    if (!enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n))
+    if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n))
         return NULL;
     if (stride < 1 || stride > INT32_MAX || dilation < 1 || dilation > INT32_MAX) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: stride %lld and dilation %lld are not both within "
@@ -134,7 +124,7 @@ weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_
                         weft_resize_method method)
 {
     static const char fn[] = "weft_resize";
-    if (!enter(cx, fn, &images, 1))
+    if (!weft__op_enter(cx, fn, &images, 1))
         return NULL;
     if (method != WEFT_RESIZE_BILINEAR && method != WEFT_RESIZE_NEAREST)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not WEFT_RESIZE_BILINEAR or "
@@ -158,7 +148,7 @@ static weft_value *pool(weft_ctx *cx, weft__op op, const char *fn, weft_value *i
                         const int64_t *ksize, const int64_t *strides, weft_padding padding)
 {
     weft__node n = { .op = op };
-    if (!enter(cx, fn, &input, 1) || !take_padding(cx, fn, padding, &n))
+    if (!weft__op_enter(cx, fn, &input, 1) || !take_padding(cx, fn, padding, &n))
         return NULL;
     if (!ksize) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL ksize", fn);
@@ -211,7 +201,7 @@ weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *f
     weft_value *in[2] = { input, filters };
     weft__node n = { .op = WEFT__OP_CONV2D };
     int64_t s[2];
-    if (!enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
+    if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
         !take_pair(cx, fn, "strides", strides, s))
         return NULL;
     /* The convolution inside: stride 1, no padding (padded explicitly). */

@@ -8,16 +8,6 @@
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
-/* A context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 /* Infers n on the specs of in[0..n_in), input `cast_at` (or none: -1)
  * taken as dtype `to`; then casts that input and records or computes n.
  * Inferring first leaves no stray cast behind a refused call. */
@@ -48,7 +38,7 @@ weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *da
                                   weft_value *segment_ids, int64_t num_segments)
 {
     weft_value *in[2] = { data, segment_ids };
-    if (!enter(cx, "weft_unsorted_segment", in, 2))
+    if (!weft__op_enter(cx, "weft_unsorted_segment", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_UNSORTED_SEGMENT, .attr.index.kind = (int)r,
                      .attr.index.count = num_segments };
@@ -60,7 +50,7 @@ weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *da
 weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices)
 {
     weft_value *in[2] = { params, indices };
-    if (!enter(cx, "weft_gather_nd", in, 2))
+    if (!weft__op_enter(cx, "weft_gather_nd", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_GATHER_ND };
     return finish(cx, &n, in, 2, -1, WEFT_F64);
@@ -70,7 +60,7 @@ static weft_value *scatter_nd(weft_ctx *cx, weft__op op, const char *fn, weft_va
                               weft_value *indices, weft_value *updates)
 {
     weft_value *in[3] = { tensor, indices, updates };
-    if (!enter(cx, fn, in, 3))
+    if (!weft__op_enter(cx, fn, in, 3))
         return NULL;
     weft__node n = { .op = op };
     /* Weak scalar updates take the tensor's dtype, as in arithmetic. */
@@ -95,7 +85,7 @@ weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *in
 
 weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis)
 {
-    if (!enter(cx, "weft_roll", &a, 1))
+    if (!weft__op_enter(cx, "weft_roll", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_ROLL, .attr.index.axis = axis, .attr.index.count = shift };
     return finish(cx, &n, &a, 1, -1, WEFT_F64);
@@ -105,7 +95,7 @@ weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts, c
                            size_t n)
 {
     const char *fn = "weft_roll_axes";
-    if (!enter(cx, fn, &a, 1))
+    if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     if (n == 0 || !shifts || !axes)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn,
@@ -125,7 +115,7 @@ weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts, c
 
 weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)
 {
-    if (!enter(cx, "weft_repeat", &a, 1))
+    if (!weft__op_enter(cx, "weft_repeat", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_REPEAT, .attr.index.axis = axis, .attr.index.count = repeats };
     return finish(cx, &n, &a, 1, -1, WEFT_F64);
@@ -169,7 +159,7 @@ weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *count
                                int axis)
 {
     const char *fn = "weft_repeat_counts";
-    if (!enter(cx, fn, &a, 1))
+    if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     if (n == 0 || !counts)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn,

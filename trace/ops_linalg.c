@@ -18,16 +18,6 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-/* A context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 static bool is_float(weft_dtype dt)
 {
     return dt == WEFT_F32 || dt == WEFT_F64;
@@ -78,7 +68,7 @@ weft_value *weft_band_part(weft_ctx *cx, weft_value *a, int64_t num_lower, int64
 {
     static const char fn[] = "weft_band_part";
     int64_t m, n;
-    if (!enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
+    if (!weft__op_enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
         return NULL;
     /* Kept: i - j <= num_lower (below the diagonal) and j - i <= num_upper,
      * a negative bound keeping that whole triangle. */
@@ -97,7 +87,7 @@ weft_value *weft_band_part(weft_ctx *cx, weft_value *a, int64_t num_lower, int64
 weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v)
 {
     static const char fn[] = "weft_matrix_diag";
-    if (!enter(cx, fn, &v, 1))
+    if (!weft__op_enter(cx, fn, &v, 1))
         return NULL;
     const weft_spec *s = spec_of(v);
     if (s->rank == WEFT_RANK_ANY || s->rank < 1 || s->dims[s->rank - 1] < 0) {
@@ -116,7 +106,7 @@ weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a)
 {
     static const char fn[] = "weft_matrix_diag_part";
     int64_t m, n;
-    if (!enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
+    if (!weft__op_enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
         return NULL;
     /* Element (i, i) is at i (n + 1) of the flattened matrix: a strided
      * slice of [..., m n], exact for any dtype. */
@@ -147,7 +137,7 @@ weft_value *weft_trace(weft_ctx *cx, weft_value *a)
 {
     static const char fn[] = "weft_trace";
     int64_t m, n;
-    if (!enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
+    if (!weft__op_enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
         return NULL;
     return weft_sum(cx, weft_matrix_diag_part(cx, a), -1);
 }
@@ -158,7 +148,7 @@ weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axe
                       bool keepdims)
 {
     static const char fn[] = "weft_norm";
-    if (!enter(cx, fn, &a, 1) || !need_float(cx, fn, a, "a"))
+    if (!weft__op_enter(cx, fn, &a, 1) || !need_float(cx, fn, a, "a"))
         return NULL;
     if (n_axes > 0 && !axes)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
@@ -171,7 +161,7 @@ weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, con
                               size_t n_axes)
 {
     static const char fn[] = "weft_clip_by_norm";
-    if (!enter(cx, fn, &t, 1) || !need_float(cx, fn, t, "t"))
+    if (!weft__op_enter(cx, fn, &t, 1) || !need_float(cx, fn, t, "t"))
         return NULL;
     if (!(clip_norm > 0) || !isfinite(clip_norm))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: clip_norm %g is not finite and > 0", fn,
@@ -191,7 +181,8 @@ weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
 {
     static const char fn[] = "weft_divide_no_nan";
     weft_value *in[2] = { x, y };
-    if (!enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") || !need_float(cx, fn, y, "y"))
+    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") ||
+        !need_float(cx, fn, y, "y"))
         return NULL;
     weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, y, weft_const_f64(cx, 0.0));
     weft_value *q = weft__op_binary(cx, WEFT__OP_DIV, fn, x, y);
@@ -202,7 +193,7 @@ weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y)
 {
     static const char fn[] = "weft_squared_difference";
     weft_value *in[2] = { x, y };
-    if (!enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     return weft__op_unary(cx, WEFT__OP_SQUARE, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, x, y));
 }
@@ -210,7 +201,7 @@ weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y)
 weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x)
 {
     static const char fn[] = "weft_reciprocal";
-    if (!enter(cx, fn, &x, 1))
+    if (!weft__op_enter(cx, fn, &x, 1))
         return NULL;
     return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, weft_const_f64(cx, 1.0), x);
 }
@@ -219,7 +210,8 @@ weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y)
 {
     static const char fn[] = "weft_xlogy";
     weft_value *in[2] = { x, y };
-    if (!enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") || !need_float(cx, fn, y, "y"))
+    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") ||
+        !need_float(cx, fn, y, "y"))
         return NULL;
     weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, x, weft_const_f64(cx, 0.0));
     weft_value *p = weft__op_binary(cx, WEFT__OP_MUL, fn, x,

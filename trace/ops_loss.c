@@ -18,16 +18,6 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-/* A context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 /* in[0..n_in) are f32 or f64, all of one dtype (weak scalars, which take
  * it, aside); names[i] names in[i] in the messages. */
 static bool floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
@@ -72,7 +62,7 @@ weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
     static const char fn[] = "weft_softmax_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
         return NULL;
     int rank = spec_of(logits)->rank;
     if (rank == WEFT_RANK_ANY)
@@ -93,7 +83,7 @@ weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_val
     static const char fn[] = "weft_sparse_softmax_cross_entropy_with_logits";
     static const char *const names[] = { "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!enter(cx, fn, in, 2) || !floats_alike(cx, fn, &in[1], names, 1))
+    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, &in[1], names, 1))
         return NULL;
     const weft_spec *ls = spec_of(labels), *gs = spec_of(logits);
     char sl[WEFT__SPEC_STR_MAX], sg[WEFT__SPEC_STR_MAX];
@@ -132,7 +122,7 @@ weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
     static const char fn[] = "weft_sigmoid_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
         return NULL;
     weft_value *x = logits;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, x, weft_const_f64(cx, 0.0));
@@ -151,7 +141,7 @@ weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes, size
 {
     static const char fn[] = "weft_l2_normalize";
     static const char *const names[] = { "x" };
-    if (!enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1) ||
+    if (!weft__op_enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1) ||
         !epsilon_ok(cx, fn, epsilon))
         return NULL;
     if (n_axes > 0 && !axes)
@@ -177,7 +167,7 @@ int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bo
         return WEFT_EINVAL;
     }
     outs[0] = outs[1] = NULL;
-    if (!enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1))
+    if (!weft__op_enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1))
         return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
     if (n_axes > 0 && !axes) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
@@ -207,7 +197,7 @@ weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *me
             in[n] = given[i];
             names[n++] = all_names[i];
         }
-    if (!enter(cx, fn, in, n) || !floats_alike(cx, fn, in, names, n) ||
+    if (!weft__op_enter(cx, fn, in, n) || !floats_alike(cx, fn, in, names, n) ||
         !epsilon_ok(cx, fn, epsilon))
         return NULL;
     weft_value *inv = weft__op_unary(cx, WEFT__OP_RSQRT, fn,
@@ -226,7 +216,7 @@ weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias)
 {
     static const char fn[] = "weft_bias_add";
     weft_value *in[2] = { value, bias };
-    if (!enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     const weft_spec *vs = spec_of(value), *bs = spec_of(bias);
     char sv[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];

@@ -10,16 +10,6 @@
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
-/* A context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 /* The result's dims as weft_fill takes them: known while tracing, not
  * negative, within the address space. */
 static bool check_dims(weft_ctx *cx, const char *fn, weft_dtype dt, int rank,
@@ -95,7 +85,7 @@ static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_val
 {
     weft_value *in[2] = { seed, like };
     uint32_t n_in = like ? 2 : 1;
-    if (!enter(cx, fn, in, n_in) || !check_draw(cx, op, fn, dt, a, b))
+    if (!weft__op_enter(cx, fn, in, n_in) || !check_draw(cx, op, fn, dt, a, b))
         return NULL;
     if (!like && !check_dims(cx, fn, dt, rank, dims))
         return NULL;
@@ -169,7 +159,7 @@ weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *s
 {
     const char *fn = "weft_dropout";
     weft_value *in[2] = { x, seed };
-    if (!enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     const weft_spec *s = weft__value_spec(x);
     char ss[WEFT__SPEC_STR_MAX];

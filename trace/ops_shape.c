@@ -12,16 +12,6 @@
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
-/* Common entry checks: a context, no sticky error, valid inputs. */
-static bool enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
-{
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return false;
-    }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
-}
-
 static const weft_spec *spec_of(const weft_value *v)
 {
     return weft__value_spec(v);
@@ -61,7 +51,7 @@ static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a, const 
 
 weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
 {
-    if (!enter(cx, "weft_transpose", &a, 1))
+    if (!weft__op_enter(cx, "weft_transpose", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_TRANSPOSE, .attr.transpose.rank = -1 };
     if (perm) {
@@ -82,7 +72,8 @@ weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
 weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin, const int64_t *end,
                        const int64_t *step)
 {
-    if (!enter(cx, "weft_slice", &a, 1) || !known_rank(cx, "weft_slice", a, "begin, end and step hold"))
+    if (!weft__op_enter(cx, "weft_slice", &a, 1) ||
+        !known_rank(cx, "weft_slice", a, "begin, end and step hold"))
         return NULL;
     int rank = spec_of(a)->rank;
     weft__node n = { .op = WEFT__OP_SLICE, .attr.slice.rank = rank };
@@ -153,7 +144,7 @@ int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int 
     if (outs)
         for (size_t k = 0; k < n; k++)
             outs[k] = NULL;
-    if (!enter(cx, "weft_split", &a, 1))
+    if (!weft__op_enter(cx, "weft_split", &a, 1))
         return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
     if (!split_args_ok(cx, n, sizes, outs))
         return weft_ctx_status(cx);
@@ -178,7 +169,8 @@ int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int 
 
 weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples)
 {
-    if (!enter(cx, "weft_tile", &a, 1) || !known_rank(cx, "weft_tile", a, "multiples holds"))
+    if (!weft__op_enter(cx, "weft_tile", &a, 1) ||
+        !known_rank(cx, "weft_tile", a, "multiples holds"))
         return NULL;
     int rank = spec_of(a)->rank;
     if (rank > 0 && !multiples)
@@ -191,7 +183,7 @@ weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples)
 
 weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims)
 {
-    if (!enter(cx, "weft_broadcast_to", &a, 1))
+    if (!weft__op_enter(cx, "weft_broadcast_to", &a, 1))
         return NULL;
     if (rank < 0 || rank > WEFT_MAX_RANK)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_broadcast_to: rank %d is outside 0..%d",
@@ -209,7 +201,7 @@ weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64
 weft_value *weft_gather(weft_ctx *cx, weft_value *a, weft_value *indices, int axis)
 {
     weft_value *in[2] = { a, indices };
-    if (!enter(cx, "weft_gather", in, 2))
+    if (!weft__op_enter(cx, "weft_gather", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_GATHER, .attr.axis.axis = axis };
     return finish(cx, &n, in, 2);
@@ -282,7 +274,7 @@ weft_value *weft_stack(weft_ctx *cx, weft_value *const *vs, size_t n, int axis)
 
 weft_value *weft_expand_dims(weft_ctx *cx, weft_value *a, int axis)
 {
-    if (!enter(cx, "weft_expand_dims", &a, 1))
+    if (!weft__op_enter(cx, "weft_expand_dims", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_EXPAND_DIMS, .attr.axis.axis = axis };
     return finish(cx, &n, &a, 1);
@@ -290,7 +282,7 @@ weft_value *weft_expand_dims(weft_ctx *cx, weft_value *a, int axis)
 
 weft_value *weft_squeeze(weft_ctx *cx, weft_value *a, int axis)
 {
-    if (!enter(cx, "weft_squeeze", &a, 1))
+    if (!weft__op_enter(cx, "weft_squeeze", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SQUEEZE, .attr.axis.axis = axis };
     return finish(cx, &n, &a, 1);
@@ -300,7 +292,7 @@ weft_value *weft_squeeze(weft_ctx *cx, weft_value *a, int axis)
 
 static weft_value *fill_like(weft_ctx *cx, const char *fn, weft_value *a, double value)
 {
-    if (!enter(cx, fn, &a, 1))
+    if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     const weft_spec *s = spec_of(a);
     bool known = s->rank != WEFT_RANK_ANY;
@@ -331,7 +323,7 @@ weft_value *weft_fill_like(weft_ctx *cx, weft_value *a, double value)
 
 weft_value *weft_shape(weft_ctx *cx, weft_value *a)
 {
-    if (!enter(cx, "weft_shape", &a, 1))
+    if (!weft__op_enter(cx, "weft_shape", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SHAPE_OF };
     return finish(cx, &n, &a, 1);
@@ -339,7 +331,7 @@ weft_value *weft_shape(weft_ctx *cx, weft_value *a)
 
 static weft_value *arg_extreme(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis)
 {
-    if (!enter(cx, fn, &a, 1))
+    if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     weft__node n = { .op = op, .attr.axis.axis = axis };
     return finish(cx, &n, &a, 1);
@@ -358,7 +350,7 @@ weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis)
 static weft_value *scan(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
                         unsigned flags)
 {
-    if (!enter(cx, fn, &a, 1))
+    if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     if (flags & ~(unsigned)(WEFT_SCAN_EXCLUSIVE | WEFT_SCAN_REVERSE))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown flag bits 0x%x", fn, flags);
@@ -392,7 +384,7 @@ weft_value *weft_cumprod(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
 static weft_value *sort_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
                            bool descending)
 {
-    if (!enter(cx, fn, &a, 1))
+    if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     weft__node n = { .op = op, .attr.sort.axis = axis, .attr.sort.descending = descending };
     return finish(cx, &n, &a, 1);
@@ -413,7 +405,7 @@ int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value *
     (void)sorted;   /* the result is always sorted, which sorted=false allows too */
     if (outs)
         outs[0] = outs[1] = NULL;
-    if (!enter(cx, "weft_top_k", &a, 1))
+    if (!weft__op_enter(cx, "weft_top_k", &a, 1))
         return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
     if (!outs) {
         weft__ctx_fail(cx, WEFT_EINVAL, "weft_top_k: outs is NULL");
