@@ -324,17 +324,30 @@ static int infer_gather(const weft__node *n, const weft_spec *in, weft_spec *out
         out->rank = WEFT_RANK_ANY;
         return 0;
     }
-    int axis;
+    int axis, batch = n->attr.axis.batch;
     if (!norm_axis(n->attr.axis.axis, a->rank, &axis))
         return axis_fail(n, n->attr.axis.axis, a);
-    int rank = a->rank - 1 + idx->rank;
+    /* batch_dims: the first `batch` dims of a and of the indices are one
+     * batch, each index picking within its own batch element. */
+    char sb[WEFT__SPEC_STR_MAX];
+    if (batch < 0 || batch > idx->rank || batch > axis)
+        return weft__errorf(WEFT_EINVAL, "weft_gather: batch_dims %d is not within 0..%d (the "
+                            "indices' rank and the axis, %d, of %s)", batch,
+                            idx->rank < axis ? idx->rank : axis, axis, sstr(a, sa));
+    for (int d = 0; d < batch; d++) {
+        int64_t m;
+        if (!dim_merge(a->dims[d], idx->dims[d], &m))
+            return weft__errorf(WEFT_ESHAPE, "weft_gather: the indices %s and %s differ in batch "
+                                "dim %d", sstr(idx, sb), sstr(a, sa), d);
+    }
+    int rank = a->rank - 1 + idx->rank - batch;
     if (rank > WEFT_MAX_RANK)
         return rank_fail(n, rank);
     out->rank = rank;
     int o = 0;
     for (int d = 0; d < axis; d++)
         out->dims[o++] = a->dims[d];
-    for (int d = 0; d < idx->rank; d++)
+    for (int d = batch; d < idx->rank; d++)
         out->dims[o++] = idx->dims[d];
     for (int d = axis + 1; d < a->rank; d++)
         out->dims[o++] = a->dims[d];

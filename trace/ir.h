@@ -187,11 +187,12 @@ typedef struct weft__node {
         struct { struct weft__multi *m; } multi;         /* CONTROL: owned by the node */
         struct { uint32_t index; } result;               /* RESULT: which result of in[0] */
         /* The shape ops (trace/ops_shape.c).  FILL_LIKE uses fill. */
-        struct { int axis; unsigned scan; } axis;  /* EXPAND_DIMS, SQUEEZE (or
-                                       WEFT_ALL_AXES), GATHER, CONCAT, STACK, ARGMAX,
+        struct { int axis; unsigned scan; int batch; } axis;  /* EXPAND_DIMS, SQUEEZE
+                                       (or WEFT_ALL_AXES), GATHER, CONCAT, STACK, ARGMAX,
                                        ARGMIN (or WEFT_ALL_AXES), CUMSUM, CUMPROD; may be
                                        negative.  scan: CUMSUM's and CUMPROD's
-                                       weft_scan_flags (0 for the others) */
+                                       weft_scan_flags; batch: GATHER's batch_dims
+                                       (0 for the others) */
         struct { int rank; int8_t perm[WEFT_MAX_RANK]; } transpose;  /* rank -1: reverse */
         struct { int rank; int64_t begin[WEFT_MAX_RANK], end[WEFT_MAX_RANK],
                  step[WEFT_MAX_RANK]; } slice;    /* Python rules, resolved per run */

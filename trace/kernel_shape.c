@@ -361,7 +361,10 @@ typedef struct gather_job {
     const char *src;
     const void *idx;
     bool idx64;
-    int64_t n_idx, dim, inner;   /* rows of the output: outer * n_idx, inner elements each */
+    /* Rows of the output: outer * n_idx, inner elements each; n_idx
+     * indices per batch element, which spans `pre` outer rows (all of
+     * them without batch dims). */
+    int64_t n_idx, dim, inner, pre;
     char *dst;
     size_t esize;
     uint64_t rows;
@@ -383,6 +386,7 @@ static int gather_chunk(size_t cb, size_t ce, void *ctx)
         uint64_t r1 = weft__chunk_begin(j->rows, j->chunks, c + 1);
         for (uint64_t r = r0; r < r1; r++) {
             int64_t o = (int64_t)(r / (uint64_t)j->n_idx), i = (int64_t)(r % (uint64_t)j->n_idx);
+            i += o / j->pre * j->n_idx;   /* the indices of o's batch element */
             const char *from = j->src + (size_t)((o * j->dim + index_at(j, i)) * j->inner) * j->esize;
             memcpy(j->dst + r * bytes, from, bytes);
         }
@@ -399,14 +403,19 @@ static int eval_gather(weft_runtime *rt, const weft__node *n, const weft_tensor 
     j.src = weft_tensor_data(a);
     j.idx = weft_tensor_data(idx);
     j.idx64 = idx->dtype == WEFT_I64;
-    j.n_idx = idx->numel;
     j.dim = a->dims[axis];
     j.inner = 1;
     for (int d = axis + 1; d < a->rank; d++)
         j.inner *= a->dims[d];
+    j.pre = 1;
+    for (int d = n->attr.axis.batch; d < axis; d++)
+        j.pre *= a->dims[d];
+    j.n_idx = 1;
+    for (int d = n->attr.axis.batch; d < idx->rank; d++)
+        j.n_idx *= idx->dims[d];
     /* Every index is checked before anything is copied, so the message
      * names the first bad one whatever the chunking. */
-    for (int64_t i = 0; i < j.n_idx; i++) {
+    for (int64_t i = 0; i < idx->numel; i++) {
         int64_t v = index_at(&j, i);
         if (v < 0 || v >= j.dim) {
             char sa[WEFT__SPEC_STR_MAX];

@@ -200,10 +200,24 @@ weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64
 
 weft_value *weft_gather(weft_ctx *cx, weft_value *a, weft_value *indices, int axis)
 {
+    return weft_gather_ex(cx, a, indices, axis, 0);
+}
+
+weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *indices, int axis,
+                           int batch_dims)
+{
     weft_value *in[2] = { a, indices };
     if (!weft__op_enter(cx, "weft_gather", in, 2))
         return NULL;
-    weft__node n = { .op = WEFT__OP_GATHER, .attr.axis.axis = axis };
+    if (batch_dims < 0) {   /* counted from the end of the indices' dims */
+        int idx_rank = weft__value_spec(indices)->rank;
+        if (idx_rank == WEFT_RANK_ANY)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "weft_gather: a negative batch_dims (%d) needs "
+                                  "the indices' rank while tracing", batch_dims);
+        batch_dims += idx_rank;
+    }
+    weft__node n = { .op = WEFT__OP_GATHER, .attr.axis.axis = axis,
+                     .attr.axis.batch = batch_dims };
     return finish(cx, &n, in, 2);
 }
 

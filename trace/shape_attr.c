@@ -96,6 +96,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
         w[k++] = n->attr.axis.scan;
+        w[k++] = n->attr.axis.batch;
         break;
     }
     return k;
@@ -233,6 +234,12 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<axis=%d%s%s>", n->attr.axis.axis,
                 n->attr.axis.scan & WEFT_SCAN_EXCLUSIVE ? ",exclusive" : "",
                 n->attr.axis.scan & WEFT_SCAN_REVERSE ? ",reverse" : "");
+        break;
+    case WEFT__OP_GATHER:
+        if (n->attr.axis.batch)
+            fprintf(f, "<axis=%d,batch_dims=%d>", n->attr.axis.axis, n->attr.axis.batch);
+        else
+            fprintf(f, "<axis=%d>", n->attr.axis.axis);
         break;
     default:
         if (n->attr.axis.axis != WEFT_ALL_AXES)

@@ -365,6 +365,15 @@ WEFT_API int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *si
  * An index out of range fails with WEFT_EINVAL naming it (when the
  * function runs, for traced indices). */
 WEFT_API weft_value *weft_gather(weft_ctx *cx, weft_value *a, weft_value *indices, int axis);
+/* tf.gather(a, indices, axis, batch_dims): the first batch_dims dims of a
+ * and of indices are a batch (they must agree) and each index picks
+ * within its own batch element; the result is a's dims before axis, then
+ * indices' dims after the batch ones, then a's dims after axis.
+ * batch_dims is within 0..min(rank(indices), axis) (a negative one
+ * counts from the end of indices' dims, as in TensorFlow; WEFT_EINVAL
+ * otherwise).  weft_gather is batch_dims 0. */
+WEFT_API weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *indices, int axis,
+                                    int batch_dims);
 /* Joins vs[0..n) (n >= 1) along an existing axis (concat) or a new one
  * (stack, where axis may be rank(vs[0])).  The inputs are promoted to the
  * widest dtype among them, like the operands of weft_add; concat's inputs

@@ -384,6 +384,53 @@ Test(ops_shape, gather_bad_indices)
     release_all(in, 2);
 }
 
+/* gather with batch_dims: an axis and a batch_dims. */
+typedef struct gather_p {
+    int axis, batch;
+} gather_p;
+
+static weft_value *op_gather_ex(weft_ctx *cx, weft_value *const *args, const void *p)
+{
+    const gather_p *g = p;
+    return weft_gather_ex(cx, args[0], args[1], g->axis, g->batch);
+}
+
+/* params [2, 3, 4] (0..23): each batch element's indices pick within it,
+ * along axis 1 (rows) and axis 2 (columns); batch_dims -1 is 1 for
+ * indices of rank 2. */
+Test(ops_shape, gather_with_batch_dims)
+{
+    weft_tensor *in[2] = { iota(WEFT_F32, 3, DIMS(2, 3, 4)),
+                           test_tensor(WEFT_I64, 2, DIMS(2, 2), VALS(2, 0, -1, 1)) };
+    /* out[b, m, :] = params[b, idx[b, m], :] */
+    gather_p rows = { 1, 1 };
+    op_case c = { op_gather_ex, &rows, 0 };
+    expect1(&c, in, 2, WEFT_F32, 3, DIMS(2, 2, 4),
+            VALS(8, 9, 10, 11, 0, 1, 2, 3, 20, 21, 22, 23, 16, 17, 18, 19));
+    gather_p neg = { 1, -1 };
+    c.p = &neg;
+    expect1(&c, in, 2, WEFT_F32, 3, DIMS(2, 2, 4),
+            VALS(8, 9, 10, 11, 0, 1, 2, 3, 20, 21, 22, 23, 16, 17, 18, 19));
+    /* out[b, p, m] = params[b, p, idx[b, m]] */
+    gather_p cols = { 2, 1 };
+    c.p = &cols;
+    expect1(&c, in, 2, WEFT_F32, 3, DIMS(2, 3, 2),
+            VALS(2, 0, 6, 4, 10, 8, 15, 13, 19, 17, 23, 21));
+    /* Errors: batch_dims above the axis; batch dims that differ; an
+     * index out of its batch element's range. */
+    gather_p too_many = { 0, 1 };
+    c.p = &too_many;
+    expect_fail(&c, in, 2, WEFT_EINVAL, "weft_gather: batch_dims 1 is not within 0..0");
+    weft_tensor_release(in[1]);
+    in[1] = test_tensor(WEFT_I64, 2, DIMS(3, 1), VALS(0, 0, 0));
+    c.p = &rows;
+    expect_fail(&c, in, 2, WEFT_ESHAPE, "differ in batch dim 0");
+    weft_tensor_release(in[1]);
+    in[1] = test_tensor(WEFT_I64, 2, DIMS(2, 1), VALS(0, 3));
+    expect_fail(&c, in, 2, WEFT_EINVAL, "weft_gather: index 3 (at 1) is out of range");
+    release_all(in, 2);
+}
+
 /* ---- concat and stack -------------------------------------------------- */
 
 /* concat or stack of the first n arguments. */
