@@ -24,6 +24,12 @@ size_t weft__chunk_count(weft_runtime *rt, uint64_t work)
     return c < 1 ? 1 : (size_t)c;
 }
 
+size_t weft__chunk_count_of(weft_runtime *rt, uint64_t work, uint64_t items)
+{
+    size_t c = weft__chunk_count(rt, work);
+    return items < c ? (size_t)(items ? items : 1) : c;
+}
+
 size_t weft__task_count(size_t threads, uint64_t items)
 {
     if (threads <= 1 || items <= 1)

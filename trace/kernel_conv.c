@@ -222,9 +222,7 @@ static void conv_plan(conv_job *j, weft_runtime *rt, uint64_t work)
     j->tile_rows = rows < CONV_MIN_ROWS ? CONV_MIN_ROWS : rows > CONV_MAX_ROWS ? CONV_MAX_ROWS
                                                                               : rows;
     j->tiles = ((uint64_t)j->rows + (uint64_t)j->tile_rows - 1) / (uint64_t)j->tile_rows;
-    j->chunks = weft__chunk_count(rt, work);
-    if (j->chunks > j->tiles)
-        j->chunks = (size_t)j->tiles;
+    j->chunks = weft__chunk_count_of(rt, work, j->tiles);
     bool is_patch_matrix = j->kh == 1 && j->kw == 1 && j->stride[0] == 1 && j->stride[1] == 1;
     if (!is_patch_matrix)
         j->scratch_per_chunk = (size_t)j->tile_rows * (size_t)j->kdim * j->esize;

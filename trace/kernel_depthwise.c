@@ -103,8 +103,6 @@ int weft__eval_depthwise_conv2d(weft_runtime *rt, const weft__node *n, const wef
     uint64_t work;
     if (__builtin_mul_overflow((uint64_t)out->numel, (uint64_t)(j.kh * j.kw), &work))
         work = UINT64_MAX;   /* only the chunk count reads it */
-    j.chunks = weft__chunk_count(rt, work);
-    if (j.chunks > j.units)
-        j.chunks = (size_t)j.units;
+    j.chunks = weft__chunk_count_of(rt, work, j.units);
     return weft__run_chunks(rt, j.chunks, dw_chunk, &j);
 }

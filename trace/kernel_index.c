@@ -150,9 +150,7 @@ static int run_copy(weft_runtime *rt, copy_job *j, const weft_tensor *out)
 {
     if (out->numel == 0)
         return 0;
-    j->chunks = weft__chunk_count(rt, (uint64_t)out->numel);
-    if (j->chunks > j->rows)
-        j->chunks = (size_t)j->rows;
+    j->chunks = weft__chunk_count_of(rt, (uint64_t)out->numel, j->rows);
     return weft__run_chunks(rt, j->chunks, copy_chunk, j);
 }
 

@@ -358,9 +358,7 @@ static void mm_plan(mm_job *j, weft_runtime *rt, uint64_t work, uint64_t batches
         j->tiles_n = (j->n + MM_TILE_COLS - 1) / MM_TILE_COLS;
     }
     j->units = batches * (uint64_t)(j->tiles_m * j->tiles_n);
-    j->chunks = weft__chunk_count(rt, sat_mul(work, batches));
-    if (j->chunks > j->units)
-        j->chunks = (size_t)j->units;
+    j->chunks = weft__chunk_count_of(rt, sat_mul(work, batches), j->units);
 }
 
 int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *a,

@@ -243,8 +243,6 @@ int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *
     if (__builtin_mul_overflow((uint64_t)out->numel, (uint64_t)(j.window[0] * j.window[1]),
                                &work))
         work = UINT64_MAX;   /* only the chunk count reads it */
-    j.chunks = weft__chunk_count(rt, work);
-    if (j.chunks > j.units)
-        j.chunks = (size_t)j.units;
+    j.chunks = weft__chunk_count_of(rt, work, j.units);
     return weft__run_chunks(rt, j.chunks, pool_chunk, &j);
 }

@@ -127,9 +127,7 @@ int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *
     for (int64_t ox = 0; ox < j.ow; ox++)
         j.cols[ox] = source_of(&j, ox, j.w, j.ow);
     j.units = (uint64_t)(out->dims[0] * j.oh);
-    j.chunks = weft__chunk_count(rt, (uint64_t)out->numel * 4);
-    if (j.chunks > j.units)
-        j.chunks = (size_t)j.units;
+    j.chunks = weft__chunk_count_of(rt, (uint64_t)out->numel * 4, j.units);
     int rc = weft__run_chunks(rt, j.chunks, resize_chunk, &j);
     weft__free(j.cols);
     return rc;

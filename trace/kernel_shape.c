@@ -432,9 +432,7 @@ static int eval_gather(weft_runtime *rt, const weft__node *n, const weft_tensor 
     j.dst = weft__tensor_mut(out);
     j.esize = weft_dtype_size(out->dtype);
     j.rows = (uint64_t)out->numel / (uint64_t)j.inner;
-    j.chunks = weft__chunk_count(rt, (uint64_t)out->numel);
-    if (j.chunks > j.rows)
-        j.chunks = (size_t)j.rows;
+    j.chunks = weft__chunk_count_of(rt, (uint64_t)out->numel, j.rows);
     return weft__run_chunks(rt, j.chunks, gather_chunk, &j);
 }
 

@@ -149,6 +149,9 @@ int64_t weft__pow_i64(int64_t a, int64_t b);
  * of chunk c of n over total items; run_chunks: fn over chunk indices
  * [0, n), in parallel when n > 1. */
 size_t   weft__chunk_count(weft_runtime *rt, uint64_t work);
+/* weft__chunk_count, at most `items` (the indivisible units of the work,
+ * at least 1). */
+size_t   weft__chunk_count_of(weft_runtime *rt, uint64_t work, uint64_t items);
 size_t   weft__task_count(size_t threads, uint64_t items);
 uint64_t weft__chunk_begin(uint64_t total, size_t n, size_t c);
 int      weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx);
