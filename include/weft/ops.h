@@ -804,12 +804,15 @@ WEFT_API weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, wef
  * unknown while tracing too); 0 <= rate < 1. */
 WEFT_API weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed);
 
-/* ---- Convolution and pooling ----
+/* ---- Convolution, pooling and resizing ----
  *
- * tf.nn.conv2d, tf.nn.conv1d, tf.nn.max_pool2d and tf.nn.avg_pool2d on
- * NHWC data (TensorFlow's default layout): input [batch, height, width,
- * channels].  Each is an op with a kernel of its own (never fused), eager
- * and traced alike; batch, height and width may be unknown while tracing.
+ * tf.nn.conv2d, depthwise_conv2d, conv2d_transpose, conv1d, max_pool2d,
+ * avg_pool2d and tf.image.resize on NHWC data (TensorFlow's default
+ * layout): input [batch, height, width, channels].  conv2d,
+ * depthwise_conv2d, the pools and resize are ops with kernels of their
+ * own (never fused), conv1d and conv2d_transpose compositions of them;
+ * all run eager and traced alike, and batch, height and width may be
+ * unknown while tracing unless an op says otherwise.
  *
  * Padding follows TensorFlow: WEFT_PADDING_VALID uses only windows that
  * lie inside the input (out = ceil((in - window + 1) / stride), an input
