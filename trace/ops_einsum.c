@@ -9,8 +9,10 @@
  * operands are put in the order [batch, left, contracted] and [batch,
  * contracted, right] (a stored transpose of the last two becomes a matmul
  * flag instead of a copy), each group flattened to one dim, multiplied,
- * and the result unflattened to [batch, left, right].  The last step
- * transposes to the output's order. */
+ * and the result unflattened to [batch, left, right].  The last product
+ * takes its two operands in the order that leaves the output's order when
+ * only that one does; otherwise a transpose to the output's order ends
+ * it. */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -378,6 +380,26 @@ static bool contract(weft_ctx *cx, const char *eq, term a, term b, const char *k
 
 /* ---- The op ------------------------------------------------------------- */
 
+/* Whether contracting a with b last leaves the output's labels in its
+ * order: batch labels (in a's order), then a's own, then b's own, each
+ * kept only when the output has it. */
+static bool result_in_order(const term *a, const term *b, const plan *p)
+{
+    char order[WEFT_MAX_RANK * 2];
+    int n = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        const term *from = pass == 2 ? b : a;
+        for (int d = 0; d < from->rank; d++) {
+            char c = from->labels[d];
+            bool in_other = has((from == a ? b : a)->labels, (from == a ? b : a)->rank, c);
+            bool wanted = pass == 0 ? in_other : !in_other;
+            if (wanted && has(p->out, p->out_rank, c))
+                order[n++] = c;
+        }
+    }
+    return n == p->out_rank && memcmp(order, p->out, (size_t)n) == 0;
+}
+
 weft_value *weft_einsum(weft_ctx *cx, const char *equation, weft_value *const *inputs,
                         size_t n_inputs)
 {
@@ -407,8 +429,13 @@ weft_value *weft_einsum(weft_ctx *cx, const char *equation, weft_value *const *i
             for (int d = 0; d < pl.t[j].rank; d++)
                 if (!has(keep, n_keep, pl.t[j].labels[d]))
                     keep[n_keep++] = pl.t[j].labels[d];
-        term next;
-        if (!contract(cx, equation, acc, pl.t[k], keep, n_keep, &next))
+        term next, b = pl.t[k];
+        /* The last product in the other order when that gives the
+         * output's order and this one would not: no transpose after it. */
+        bool swap = k == pl.n - 1 && !result_in_order(&acc, &b, &pl) &&
+                    result_in_order(&b, &acc, &pl);
+        if (!(swap ? contract(cx, equation, b, acc, keep, n_keep, &next)
+                   : contract(cx, equation, acc, b, keep, n_keep, &next)))
             return NULL;
         acc = next;
     }

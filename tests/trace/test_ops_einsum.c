@@ -163,6 +163,7 @@ Test(ops_einsum, matches_the_definition)
         { "ji,kj->ik", "ji,kj->ik", 2, { OP1(2, 4, 3), OP1(2, 5, 4) } },
         { "bij,bjk->bik", "bij,bjk->bik", 2, { OP1(3, 2, 3, 4), OP1(3, 2, 4, 5) } },
         { "bij,bkj->bki", "bij,bkj->bki", 2, { OP1(3, 2, 3, 4), OP1(3, 2, 5, 4) } },
+        { "ij,jk->ki", "ij,jk->ki", 2, { OP1(2, 3, 4), OP1(2, 4, 5) } },   /* swapped */
         { "ij->ji", "ij->ji", 1, { OP1(2, 3, 4) } },
         { "ij->", "ij->", 1, { OP1(2, 3, 4) } },
         { "ij->j", "ij->j", 1, { OP1(2, 3, 4) } },
