@@ -269,6 +269,20 @@ static void check_everywhere(const op_case *c, weft_tensor *const *args, int n_a
         }
 }
 
+/* check_everywhere of c on an input x of dims xd and filters f of dims fd,
+ * both of dtype t; the case is named "<what> case <i>". */
+static void check_filtered(const op_case *c, weft_dtype t, const int64_t *xd, const double *x,
+                           const int64_t *fd, const double *f, const int64_t *yd,
+                           const double *want, const char *what, size_t i)
+{
+    weft_tensor *args[2] = { test_tensor(t, 4, xd, x), test_tensor(t, 4, fd, f) };
+    char label[48];
+    snprintf(label, sizeof label, "%s case %zu", what, i);
+    check_everywhere(c, args, 2, t, yd, want, label);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
 /* ---- conv2d ------------------------------------------------------------ */
 
 static const conv_case conv_cases[] = {
@@ -301,13 +315,9 @@ Test(ops_conv, conv2d_matches_the_definition)
         op_case c = { CONV2D, { k->sh, k->sw }, { k->dh, k->dw }, k->same };
         for (int dt = 0; dt < 2; dt++) {
             weft_dtype t = dt ? WEFT_F64 : WEFT_F32;
-            weft_tensor *args[2] = { test_tensor(t, 4, DIMS(k->n, k->h, k->w, k->c), x),
-                                     test_tensor(t, 4, DIMS(k->kh, k->kw, k->c, k->o), fv) };
-            char label[32];
-            snprintf(label, sizeof label, "conv case %zu", i);
-            check_everywhere(&c, args, 2, t, DIMS(k->n, oh, ow, k->o), want, label);
-            weft_tensor_release(args[0]);
-            weft_tensor_release(args[1]);
+            check_filtered(&c, t, DIMS(k->n, k->h, k->w, k->c), x,
+                           DIMS(k->kh, k->kw, k->c, k->o), fv, DIMS(k->n, oh, ow, k->o), want,
+                           "conv", i);
         }
         free(x);
         free(fv);
@@ -335,13 +345,9 @@ Test(ops_conv, depthwise_conv2d_matches_the_definition)
         op_case c = { DEPTHWISE, { k->sh, k->sw }, { k->dh, k->dw }, k->same };
         for (int dt = 0; dt < 2; dt++) {
             weft_dtype t = dt ? WEFT_F64 : WEFT_F32;
-            weft_tensor *args[2] = { test_tensor(t, 4, DIMS(k->n, k->h, k->w, k->c), x),
-                                     test_tensor(t, 4, DIMS(k->kh, k->kw, k->c, k->o), fv) };
-            char label[32];
-            snprintf(label, sizeof label, "depthwise case %zu", i);
-            check_everywhere(&c, args, 2, t, DIMS(k->n, oh, ow, k->c * k->o), want, label);
-            weft_tensor_release(args[0]);
-            weft_tensor_release(args[1]);
+            check_filtered(&c, t, DIMS(k->n, k->h, k->w, k->c), x,
+                           DIMS(k->kh, k->kw, k->c, k->o), fv, DIMS(k->n, oh, ow, k->c * k->o),
+                           want, "depthwise", i);
         }
         free(x);
         free(fv);
@@ -373,13 +379,9 @@ Test(ops_conv, conv2d_transpose_is_the_adjoint_of_conv2d)
         double *fv = dyadic(k->kh * k->kw * k->o * k->c, 120 + i);
         double *want = transpose_reference(k, x, fv, oh, ow);
         op_case c = { TRANSPOSE, { k->sh, k->sw }, { cases[i].oh, cases[i].ow }, k->same };
-        weft_tensor *args[2] = { test_tensor(WEFT_F64, 4, DIMS(k->n, k->h, k->w, k->c), x),
-                                 test_tensor(WEFT_F64, 4, DIMS(k->kh, k->kw, k->o, k->c), fv) };
-        char label[32];
-        snprintf(label, sizeof label, "transpose case %zu", i);
-        check_everywhere(&c, args, 2, WEFT_F64, DIMS(k->n, oh, ow, k->o), want, label);
-        weft_tensor_release(args[0]);
-        weft_tensor_release(args[1]);
+        check_filtered(&c, WEFT_F64, DIMS(k->n, k->h, k->w, k->c), x,
+                       DIMS(k->kh, k->kw, k->o, k->c), fv, DIMS(k->n, oh, ow, k->o), want,
+                       "transpose", i);
         free(x);
         free(fv);
         free(want);
