@@ -179,12 +179,6 @@ static int conv_chunk(size_t cb, size_t ce, void *ctx)
 
 /* ---- Setup ------------------------------------------------------------- */
 
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-    uint64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
 /* Fills j's dims and placement from the node and the tensors, and returns
  * the multiply-adds of the whole product. */
 static uint64_t conv_setup(conv_job *j, const weft__node *n, const weft_tensor *x,
@@ -209,7 +203,8 @@ static uint64_t conv_setup(conv_job *j, const weft__node *n, const weft_tensor *
     }
     j->kdim = j->kh * j->kw * j->c;
     j->rows = out->dims[0] * j->oh * j->ow;
-    uint64_t work = sat_mul(sat_mul((uint64_t)j->rows, (uint64_t)j->kdim), (uint64_t)j->o);
+    uint64_t work = weft__sat_mul(weft__sat_mul((uint64_t)j->rows, (uint64_t)j->kdim),
+                                  (uint64_t)j->o);
     j->blas = weft__blas_available() && work >= CONV_BLAS_MIN_WORK && j->kdim <= INT32_MAX &&
               j->o <= INT32_MAX;
     return work;

@@ -317,12 +317,6 @@ static void mm_batches(mm_job *j, const weft_tensor *a, const weft_tensor *b,
 
 static bool fits_int(int64_t v) { return v <= INT_MAX; }
 
-static uint64_t sat_mul(uint64_t x, uint64_t y)
-{
-    uint64_t r;
-    return __builtin_mul_overflow(x, y, &r) ? UINT64_MAX : r;
-}
-
 /* Fills j from the node and the tensors (the batch arrays field by field:
  * zeroing them would cost more than a 2x2 product's loop) and returns the
  * multiply-adds of one product. */
@@ -340,7 +334,8 @@ static uint64_t mm_setup(mm_job *j, const weft__node *n, const weft_tensor *a,
     j->nb = out->rank - (a->rank > 1) - (b->rank > 1);
     if (j->nb > 0)
         mm_batches(j, a, b, out);
-    uint64_t work = sat_mul(sat_mul((uint64_t)j->m, (uint64_t)j->n), (uint64_t)j->k);
+    uint64_t work = weft__sat_mul(weft__sat_mul((uint64_t)j->m, (uint64_t)j->n),
+                                  (uint64_t)j->k);
     j->blas = weft__blas_available() && (j->dt == WEFT_F32 || j->dt == WEFT_F64) &&
               work >= MM_BLAS_MIN_WORK && fits_int(j->m) && fits_int(j->n) && fits_int(j->k) &&
               fits_int(j->lda) && fits_int(j->ldb);
@@ -358,7 +353,7 @@ static void mm_plan(mm_job *j, weft_runtime *rt, uint64_t work, uint64_t batches
         j->tiles_n = (j->n + MM_TILE_COLS - 1) / MM_TILE_COLS;
     }
     j->units = batches * (uint64_t)(j->tiles_m * j->tiles_n);
-    j->chunks = weft__chunk_count_of(rt, sat_mul(work, batches), j->units);
+    j->chunks = weft__chunk_count_of(rt, weft__sat_mul(work, batches), j->units);
 }
 
 int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *a,

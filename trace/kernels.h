@@ -149,6 +149,12 @@ int64_t weft__pow_i64(int64_t a, int64_t b);
  * of chunk c of n over total items; run_chunks: fn over chunk indices
  * [0, n), in parallel when n > 1. */
 size_t   weft__chunk_count(weft_runtime *rt, uint64_t work);
+/* a * b, or UINT64_MAX when that overflows (work counts only compare). */
+static inline uint64_t weft__sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
 /* weft__chunk_count, at most `items` (the indivisible units of the work,
  * at least 1). */
 size_t   weft__chunk_count_of(weft_runtime *rt, uint64_t work, uint64_t items);

@@ -49,17 +49,33 @@ static weft_value *finish(weft_ctx *cx, weft__node *n, weft_value **in, uint32_t
     return weft__ops_emit(cx, n, in, n_in);
 }
 
-weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
-                        const int64_t *strides, weft_padding padding, const int64_t *dilations)
+/* conv2d and depthwise_conv2d: the node op of input and filters. */
+static weft_value *conv_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *input,
+                           weft_value *filters, const int64_t *strides, weft_padding padding,
+                           const int64_t *dilations)
 {
-    static const char fn[] = "weft_conv2d";
     weft_value *in[2] = { input, filters };
-    weft__node n = { .op = WEFT__OP_CONV2D };
+    weft__node n = { .op = op };
     if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
         !take_pair(cx, fn, "strides", strides, n.attr.conv.stride) ||
         !take_pair(cx, fn, "dilations", dilations, n.attr.conv.dilation))
         return NULL;
     return finish(cx, &n, in, 2);
+}
+
+weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                        const int64_t *strides, weft_padding padding, const int64_t *dilations)
+{
+    return conv_op(cx, WEFT__OP_CONV2D, "weft_conv2d", input, filters, strides, padding,
+                   dilations);
+}
+
+weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                  const int64_t *strides, weft_padding padding,
+                                  const int64_t *dilations)
+{
+    return conv_op(cx, WEFT__OP_DEPTHWISE_CONV2D, "weft_depthwise_conv2d", input, filters,
+                   strides, padding, dilations);
 }
 
 /* A rank-3 operand of weft_conv1d, `what` ("the input", "the filters")
@@ -75,20 +91,6 @@ static bool rank3(weft_ctx *cx, const char *what, const char *verb, weft_value *
     weft__ctx_fail(cx, WEFT_ESHAPE, "weft_conv1d: %s %s %s not of rank 3 (%s)", what,
                    weft__spec_str(s, ss, sizeof ss), verb, layout);
     return false;
-}
-
-weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
-                                  const int64_t *strides, weft_padding padding,
-                                  const int64_t *dilations)
-{
-    static const char fn[] = "weft_depthwise_conv2d";
-    weft_value *in[2] = { input, filters };
-    weft__node n = { .op = WEFT__OP_DEPTHWISE_CONV2D };
-    if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
-        !take_pair(cx, fn, "strides", strides, n.attr.conv.stride) ||
-        !take_pair(cx, fn, "dilations", dilations, n.attr.conv.dilation))
-        return NULL;
-    return finish(cx, &n, in, 2);
 }
 
 weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, int64_t stride,
