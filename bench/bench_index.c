@@ -16,7 +16,14 @@
  *  (h) random    weft_random_uniform of f32[1e7] in [0, 1) from an i64[2]
  *                seed argument, against a loop drawing the same numbers
  *                with a Philox4x32-10 of its own (Random123's algorithm,
- *                four floats of 24 bits per block, as weft documents).
+ *                four floats of 24 bits per block, as weft documents);
+ *  (i) mask      weft_boolean_mask of f32[1e6,16] by a bool[1e6] half
+ *                true, against a memcpy per kept row;
+ *      argwhere  weft_argwhere of a bool[4096,1024] 30% true, against a
+ *                double loop writing each true element's (row, column);
+ *      unique    weft_unique of i32[1e6] drawn from 1e5 values, against an
+ *                open-addressing table filled in one pass (values and
+ *                i64 indices).
  *
  * Every workload is a weft_function with an input_signature, called with
  * weft_function_call from the main thread, its outputs released every
@@ -26,8 +33,8 @@
  * ratios weft / C (below 1: weft is faster).  Before timing, weft's result
  * on each worker count is compared with C's element by element, exactly
  * (bench_fail on any difference).  BENCH_INDEX_ONLY="sort top_k" runs a
- * subset of: sort argsort top_k segsum gather_nd random; BENCH_REPS sets the
- * repetitions (default 11). */
+ * subset of: sort argsort top_k segsum gather_nd random mask argwhere
+ * unique; BENCH_REPS sets the repetitions (default 11). */
 #include "bench.h"
 
 #include <stdbool.h>
@@ -384,6 +391,152 @@ static int random_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
     return weft_ctx_status(cx);
 }
 
+/* ---- (i) boolean_mask, argwhere and unique. ------------------------------ */
+
+#define MASK_ROWS 1000000
+#define MASK_COLS 16
+#define WHERE_ROWS 4096
+#define WHERE_COLS 1024
+#define UNIQUE_N 1000000
+#define UNIQUE_DISTINCT 100000
+
+/* n bytes, each true with probability percent / 100; how many are true. */
+static uint8_t *make_mask(size_t n, unsigned percent, size_t *count)
+{
+    uint8_t *m = malloc(n);
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        m[i] = lcg() % 100 < percent;
+        *count += m[i];
+    }
+    return m;
+}
+
+static void setup_mask(workload *w)
+{
+    size_t count;
+    w->rows = MASK_ROWS;
+    w->cols = MASK_COLS;
+    w->in[0] = make_f32(w->rows, w->cols, 65536);
+    w->in[1] = make_mask(MASK_ROWS, 50, &count);
+    add_arg(w, 0, WEFT_F32, 2, (int64_t[]){ w->rows, w->cols });
+    add_arg(w, 1, WEFT_BOOL, 1, (int64_t[]){ MASK_ROWS });
+    w->n_args = 2;
+    w->n_outs = 1;
+    w->out_elem[0] = sizeof(float);
+    w->out_bytes[0] = sizeof(float) * count * MASK_COLS;
+}
+
+static void c_mask(const workload *w, void **outs)
+{
+    const float *x = w->in[0];
+    const uint8_t *m = w->in[1];
+    float *o = outs[0];
+    for (size_t i = 0; i < MASK_ROWS; i++)
+        if (m[i]) {
+            memcpy(o, x + i * MASK_COLS, sizeof(float) * MASK_COLS);
+            o += MASK_COLS;
+        }
+}
+
+static int mask_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_boolean_mask(cx, args[0], args[1], 0);
+    return weft_ctx_status(cx);
+}
+
+static void setup_argwhere(workload *w)
+{
+    size_t count;
+    w->rows = WHERE_ROWS;
+    w->cols = WHERE_COLS;
+    w->in[0] = make_mask((size_t)WHERE_ROWS * WHERE_COLS, 30, &count);
+    add_arg(w, 0, WEFT_BOOL, 2, (int64_t[]){ w->rows, w->cols });
+    w->n_args = 1;
+    w->n_outs = 1;
+    w->out_elem[0] = sizeof(int64_t);
+    w->out_bytes[0] = sizeof(int64_t) * 2 * count;
+}
+
+static void c_argwhere(const workload *w, void **outs)
+{
+    const uint8_t *m = w->in[0];
+    int64_t *o = outs[0];
+    for (int64_t r = 0; r < WHERE_ROWS; r++)
+        for (int64_t c = 0; c < WHERE_COLS; c++)
+            if (m[r * WHERE_COLS + c]) {
+                *o++ = r;
+                *o++ = c;
+            }
+}
+
+static int argwhere_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_argwhere(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+/* The C a user would write for tf.unique: an open-addressing table from a
+ * value to its index among the distinct values (a multiplicative hash,
+ * linear probing), filled in one pass. */
+static size_t c_unique_into(const int32_t *x, size_t n, int32_t *values, int64_t *idx)
+{
+    size_t slots = 1;
+    while (slots < 2 * n)
+        slots *= 2;
+    int64_t *table = calloc(slots, sizeof *table);   /* index + 1; 0: empty */
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = (size_t)(((uint64_t)(uint32_t)x[i] * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
+        while (table[s] && values[table[s] - 1] != x[i])
+            s = (s + 1) & (slots - 1);
+        if (!table[s]) {
+            values[u] = x[i];
+            table[s] = (int64_t)++u;
+        }
+        idx[i] = table[s] - 1;
+    }
+    free(table);
+    return u;
+}
+
+static void setup_unique(workload *w)
+{
+    int32_t *x = malloc(sizeof *x * UNIQUE_N);
+    for (size_t i = 0; i < UNIQUE_N; i++)
+        x[i] = (int32_t)(lcg() % UNIQUE_DISTINCT) * 7 - 300000;
+    w->in[0] = x;
+    w->rows = UNIQUE_N;
+    w->cols = 1;
+    add_arg(w, 0, WEFT_I32, 1, (int64_t[]){ UNIQUE_N });
+    w->n_args = 1;
+    w->n_outs = 2;
+    int32_t *values = malloc(sizeof *values * UNIQUE_N);
+    int64_t *idx = malloc(sizeof *idx * UNIQUE_N);
+    size_t u = c_unique_into(x, UNIQUE_N, values, idx);
+    free(values);
+    free(idx);
+    w->out_elem[0] = sizeof(int32_t);
+    w->out_bytes[0] = sizeof(int32_t) * u;
+    w->out_elem[1] = sizeof(int64_t);
+    w->out_bytes[1] = sizeof(int64_t) * UNIQUE_N;
+}
+
+static void c_unique(const workload *w, void **outs)
+{
+    /* The values' buffer of the right size is allocated by c_run; the
+     * table writes at most that many. */
+    c_unique_into(w->in[0], UNIQUE_N, outs[0], outs[1]);
+}
+
+static int unique_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    return weft_unique(cx, args[0], outs);
+}
+
 /* ---- Timing and checking. ----------------------------------------------- */
 
 static workload workloads[] = {
@@ -399,6 +552,12 @@ static workload workloads[] = {
       .body = gather_nd_body, .setup = setup_gather_nd, .cloop = c_gather_nd },
     { .name = "random", .title = "(h) random_uniform of f32[1e7]",
       .body = random_body, .setup = setup_random, .cloop = c_random },
+    { .name = "mask", .title = "(i) boolean_mask of f32[1e6,16] by bool[1e6], half true",
+      .body = mask_body, .setup = setup_mask, .cloop = c_mask },
+    { .name = "argwhere", .title = "(i) argwhere of bool[4096,1024], 30% true",
+      .body = argwhere_body, .setup = setup_argwhere, .cloop = c_argwhere },
+    { .name = "unique", .title = "(i) unique of i32[1e6], 1e5 distinct values",
+      .body = unique_body, .setup = setup_unique, .cloop = c_unique },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 

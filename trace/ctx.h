@@ -87,6 +87,10 @@ void          weft__ctx_set_name(weft_ctx *cx, const char *name);
  * inferred, its inputs already converted) on inputs in, or computes it
  * when eager.  Any input count. */
 weft_value   *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in);
+/* Infers n (op and attributes set) on the specs of in[0..n_in), then
+ * records or computes it: the last step of most ops. */
+weft_value   *weft__ops_finish(weft_ctx *cx, weft__node *n, weft_value *const *in,
+                               uint32_t n_in);
 /* The context of v, and its node id (tracing) or WEFT__NO_NODE (eager). */
 weft_ctx     *weft__value_ctx(const weft_value *v);
 uint32_t      weft__value_node(const weft_value *v);

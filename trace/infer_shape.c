@@ -711,6 +711,7 @@ static uint32_t shape_op_arity(weft__op op)
     switch (op) {
     case WEFT__OP_GATHER: case WEFT__OP_TOP_K_VALUES: case WEFT__OP_UNSORTED_SEGMENT:
     case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D: case WEFT__OP_DEPTHWISE_CONV2D:
+    case WEFT__OP_BOOLEAN_MASK:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
         return 3;
@@ -771,6 +772,11 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_MAX_POOL2D:
     case WEFT__OP_AVG_POOL2D:
     case WEFT__OP_RESIZE:       return weft__infer_conv_op(n, in, out);
+    case WEFT__OP_ARGWHERE:
+    case WEFT__OP_BOOLEAN_MASK:
+    case WEFT__OP_UNIQUE_FIRST:
+    case WEFT__OP_UNIQUE_IDX:
+    case WEFT__OP_UNIQUE_COUNTS: return weft__infer_select_op(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

@@ -63,6 +63,9 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_CONV2D] = "conv2d", [WEFT__OP_MAX_POOL2D] = "max_pool2d",
     [WEFT__OP_AVG_POOL2D] = "avg_pool2d", [WEFT__OP_CUMPROD] = "cumprod",
     [WEFT__OP_DEPTHWISE_CONV2D] = "depthwise_conv2d", [WEFT__OP_RESIZE] = "resize",
+    [WEFT__OP_ARGWHERE] = "argwhere", [WEFT__OP_BOOLEAN_MASK] = "boolean_mask",
+    [WEFT__OP_UNIQUE_FIRST] = "unique_first", [WEFT__OP_UNIQUE_IDX] = "unique_idx",
+    [WEFT__OP_UNIQUE_COUNTS] = "unique_counts",
 };
 
 const char *weft__op_name(weft__op op)
@@ -86,6 +89,12 @@ bool weft__op_is_elementwise(weft__op op)
     default:
         return false;
     }
+}
+
+bool weft__op_shape_from_values(weft__op op)
+{
+    return op == WEFT__OP_ARGWHERE || op == WEFT__OP_BOOLEAN_MASK ||
+           op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS;
 }
 
 void weft__reduce_set_axis(weft__node *n, int axis)

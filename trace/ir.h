@@ -19,7 +19,10 @@
  * result of a CONTROL node), FUSED (made by the compiler).  Ops added
  * later go after FUSED, whatever their kind.  TOP_K gives weft_top_k's
  * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
- * last axis (its values). */
+ * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST and
+ * UNIQUE_COUNTS have a dim that only their input values decide (see
+ * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
+ * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \
     XX(ARG,        LEAF,    0)             \
     XX(CONST,      LEAF,    0)             \
@@ -124,7 +127,12 @@
     XX(AVG_POOL2D, ARRAY,   1)             \
     XX(CUMPROD,    ARRAY,   1)             \
     XX(DEPTHWISE_CONV2D, ARRAY, 2)         \
-    XX(RESIZE,     ARRAY,   1)
+    XX(RESIZE,     ARRAY,   1)             \
+    XX(ARGWHERE,   ARRAY,   1)             \
+    XX(BOOLEAN_MASK, ARRAY, 2)             \
+    XX(UNIQUE_FIRST, ARRAY, 1)             \
+    XX(UNIQUE_IDX, ARRAY,   1)             \
+    XX(UNIQUE_COUNTS, ARRAY, 1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -144,6 +152,11 @@ typedef enum weft__op_kind {
 const char   *weft__op_name(weft__op op);      /* "add" */
 weft__op_kind weft__op_kind_of(weft__op op);
 bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, CAST */
+/* Whether op's result has a dim that only its input values decide (the
+ * number of true elements, of distinct values): such a node's spec keeps
+ * that dim unknown, the executor does not plan its buffer, and its kernel
+ * (weft__eval_from_values, kernel_select.c) sizes the result itself. */
+bool          weft__op_shape_from_values(weft__op op);
 
 #define WEFT__NO_NODE UINT32_MAX
 

@@ -116,6 +116,8 @@ int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const 
     default:
         break;
     }
+    if (weft__op_shape_from_values(n->op))
+        return weft__eval_from_values(rt, n, in, out);
     weft_tensor *t = NULL;
     rc = weft__tensor_new_spec(&os, &t);
     if (rc < 0)

@@ -120,6 +120,23 @@ weft_value *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, u
     return emit(cx, n, in, n_in);
 }
 
+weft_value *weft__ops_finish(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
+{
+    weft_spec specs_s[3], *specs = specs_s;
+    if (n_in > 3 && !(specs = weft__malloc(sizeof *specs * n_in)))
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
+    for (uint32_t i = 0; i < n_in; i++)
+        specs[i] = *weft__value_spec(in[i]);
+    n->n_in = n_in;
+    n->in = n->inline_in;
+    int rc = weft__infer_spec(n, specs, &n->spec);
+    if (specs != specs_s)
+        weft__free(specs);
+    if (rc < 0)
+        return weft__ctx_fail_errmsg(cx, rc);
+    return emit(cx, n, in, n_in);
+}
+
 /* Infers n's spec from the inputs as they will be after conversion to
  * dts[i], before any conversion is emitted, so that a failing op leaves
  * no stray casts behind. */

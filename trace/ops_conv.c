@@ -35,20 +35,6 @@ static bool take_padding(weft_ctx *cx, const char *fn, weft_padding padding, wef
     return true;
 }
 
-/* Infers n on its inputs' specs, then records or computes it. */
-static weft_value *finish(weft_ctx *cx, weft__node *n, weft_value **in, uint32_t n_in)
-{
-    weft_spec specs[2];
-    for (uint32_t i = 0; i < n_in; i++)
-        specs[i] = *weft__value_spec(in[i]);
-    n->n_in = n_in;
-    n->in = n->inline_in;
-    int rc = weft__infer_spec(n, specs, &n->spec);
-    if (rc < 0)
-        return weft__ctx_fail_errmsg(cx, rc);
-    return weft__ops_emit(cx, n, in, n_in);
-}
-
 /* conv2d and depthwise_conv2d: the node op of input and filters. */
 static weft_value *conv_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *input,
                            weft_value *filters, const int64_t *strides, weft_padding padding,
@@ -60,7 +46,7 @@ static weft_value *conv_op(weft_ctx *cx, weft__op op, const char *fn, weft_value
         !take_pair(cx, fn, "strides", strides, n.attr.conv.stride) ||
         !take_pair(cx, fn, "dilations", dilations, n.attr.conv.dilation))
         return NULL;
-    return finish(cx, &n, in, 2);
+    return weft__ops_finish(cx, &n, in, 2);
 }
 
 weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
@@ -118,7 +104,7 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
     if (!x || !f)
         return NULL;
     weft_value *xf[2] = { x, f };
-    weft_value *y = finish(cx, &n, xf, 2);
+    weft_value *y = weft__ops_finish(cx, &n, xf, 2);
     return y ? weft_squeeze(cx, y, 1) : NULL;
 }
 
@@ -142,7 +128,7 @@ weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_
         return NULL;
     weft__node n = { .op = WEFT__OP_RESIZE, .attr.resize.method = (int)method,
                      .attr.resize.size = { height, width } };
-    weft_value *y = finish(cx, &n, &x, 1);
+    weft_value *y = weft__ops_finish(cx, &n, &x, 1);
     return y && single ? weft_squeeze(cx, y, 0) : y;
 }
 
@@ -160,7 +146,7 @@ static weft_value *pool(weft_ctx *cx, weft__op op, const char *fn, weft_value *i
     if (!take_pair(cx, fn, "ksize", ksize, n.attr.conv.window) ||
         !take_pair(cx, fn, "strides", strides, n.attr.conv.stride))
         return NULL;
-    return finish(cx, &n, &input, 1);
+    return weft__ops_finish(cx, &n, &input, 1);
 }
 
 weft_value *weft_max_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
@@ -248,7 +234,7 @@ weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *f
     weft_value *f = weft_reverse(cx, weft_reverse(cx, filters, 0), 1);
     f = weft_transpose(cx, f, (const int[]){ 0, 1, 3, 2 });
     weft_value *full[2] = { x, f };
-    weft_value *z = finish(cx, &n, full, 2);
+    weft_value *z = weft__ops_finish(cx, &n, full, 2);
     if (!z)
         return NULL;
     int64_t len[2] = { (xs->dims[1] - 1) * s[0] + kh, (xs->dims[2] - 1) * s[1] + kw };

@@ -17,25 +17,6 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-/* Infers n (op and attributes set) on in[0..n_in), then records or
- * computes it. */
-static weft_value *finish(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
-{
-    weft_spec specs_s[2], *specs = specs_s;
-    if (n_in > 2 && !(specs = weft__malloc(sizeof *specs * n_in)))
-        return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
-    for (uint32_t i = 0; i < n_in; i++)
-        specs[i] = *spec_of(in[i]);
-    n->n_in = n_in;
-    n->in = n->inline_in;
-    int rc = weft__infer_spec(n, specs, &n->spec);
-    if (specs != specs_s)
-        weft__free(specs);
-    if (rc < 0)
-        return weft__ctx_fail_errmsg(cx, rc);
-    return weft__ops_emit(cx, n, in, n_in);
-}
-
 /* Ops whose arguments hold one entry per dim need a's rank now. */
 static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a, const char *what)
 {
@@ -66,7 +47,7 @@ weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
         }
         n.attr.transpose.rank = rank;
     }
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin, const int64_t *end,
@@ -86,7 +67,7 @@ weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin, const 
         n.attr.slice.end[d] = end ? end[d] : WEFT_END;
         n.attr.slice.step[d] = s;
     }
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 /* The split attributes of part k of the sizes (checked: their sum fits). */
@@ -157,7 +138,7 @@ int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int 
         node.attr.split.parts = sizes ? 0 : (int)n;
         if (sizes)
             split_part(&node, sizes, n, k);
-        outs[k] = finish(cx, &node, &a, 1);
+        outs[k] = weft__ops_finish(cx, &node, &a, 1);
         if (!outs[k]) {
             for (size_t i = 0; i < k; i++)
                 outs[i] = NULL;
@@ -178,7 +159,7 @@ weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples)
     weft__node n = { .op = WEFT__OP_TILE, .attr.shape.rank = rank };
     for (int d = 0; d < rank; d++)
         n.attr.shape.dims[d] = multiples[d];
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims)
@@ -193,7 +174,7 @@ weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64
     weft__node n = { .op = WEFT__OP_BROADCAST_TO, .attr.shape.rank = rank };
     for (int d = 0; d < rank; d++)
         n.attr.shape.dims[d] = dims[d];
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 /* ---- Several inputs ---------------------------------------------------- */
@@ -218,7 +199,7 @@ weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *indices, int
     }
     weft__node n = { .op = WEFT__OP_GATHER, .attr.axis.axis = axis,
                      .attr.axis.batch = batch_dims };
-    return finish(cx, &n, in, 2);
+    return weft__ops_finish(cx, &n, in, 2);
 }
 
 /* concat and stack: the inputs promoted to their widest dtype, like the
@@ -291,7 +272,7 @@ weft_value *weft_expand_dims(weft_ctx *cx, weft_value *a, int axis)
     if (!weft__op_enter(cx, "weft_expand_dims", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_EXPAND_DIMS, .attr.axis.axis = axis };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_squeeze(weft_ctx *cx, weft_value *a, int axis)
@@ -299,7 +280,7 @@ weft_value *weft_squeeze(weft_ctx *cx, weft_value *a, int axis)
     if (!weft__op_enter(cx, "weft_squeeze", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SQUEEZE, .attr.axis.axis = axis };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 /* ---- Shapes, indices, scans -------------------------------------------- */
@@ -317,7 +298,7 @@ static weft_value *fill_like(weft_ctx *cx, const char *fn, weft_value *a, double
     if (known)
         return weft_fill(cx, s->dtype, s->rank, s->dims, value);
     weft__node n = { .op = WEFT__OP_FILL_LIKE, .attr.fill.value = value };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_zeros_like(weft_ctx *cx, weft_value *a)
@@ -340,7 +321,7 @@ weft_value *weft_shape(weft_ctx *cx, weft_value *a)
     if (!weft__op_enter(cx, "weft_shape", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SHAPE_OF };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 static weft_value *arg_extreme(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis)
@@ -348,7 +329,7 @@ static weft_value *arg_extreme(weft_ctx *cx, weft__op op, const char *fn, weft_v
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     weft__node n = { .op = op, .attr.axis.axis = axis };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_argmax(weft_ctx *cx, weft_value *a, int axis)
@@ -375,7 +356,7 @@ static weft_value *scan(weft_ctx *cx, weft__op op, const char *fn, weft_value *a
         axis = 0;
     }
     weft__node n = { .op = op, .attr.axis.axis = axis, .attr.axis.scan = flags };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis)
@@ -401,7 +382,7 @@ static weft_value *sort_op(weft_ctx *cx, weft__op op, const char *fn, weft_value
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     weft__node n = { .op = op, .attr.sort.axis = axis, .attr.sort.descending = descending };
-    return finish(cx, &n, &a, 1);
+    return weft__ops_finish(cx, &n, &a, 1);
 }
 
 weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool descending)
@@ -426,12 +407,12 @@ int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value *
         return weft_ctx_status(cx);
     }
     weft__node n = { .op = WEFT__OP_TOP_K, .attr.sort.k = k };
-    weft_value *idx = finish(cx, &n, &a, 1);
+    weft_value *idx = weft__ops_finish(cx, &n, &a, 1);
     if (!idx)
         return weft_ctx_status(cx);
     weft_value *in[2] = { a, idx };
     weft__node v = { .op = WEFT__OP_TOP_K_VALUES };
-    weft_value *vals = finish(cx, &v, in, 2);
+    weft_value *vals = weft__ops_finish(cx, &v, in, 2);
     if (!vals)
         return weft_ctx_status(cx);
     outs[0] = vals;

@@ -26,6 +26,35 @@ static bool result_numel(const weft__node *n, int64_t *numel)
     return spec_known(&n->spec) && weft__numel_checked(n->spec.rank, n->spec.dims, 1, numel);
 }
 
+static bool all_inputs_const(const weft__graph *g, const weft__node *n)
+{
+    for (uint32_t k = 0; k < n->n_in; k++)
+        if (g->nodes[n->in[k]].op != WEFT__OP_CONST)
+            return false;
+    return true;
+}
+
+/* A node of unknown dims whose inputs have all become constants (after an
+ * argwhere or unique folded, say) gets the spec those constants give, so
+ * that it may fold in turn. */
+static void refine_spec(const weft__graph *g, weft__node *n)
+{
+    switch (weft__op_kind_of(n->op)) {
+    case WEFT__KIND_LEAF: case WEFT__KIND_MAP: case WEFT__KIND_HOST: case WEFT__KIND_FUSED:
+    case WEFT__KIND_CONTROL: case WEFT__KIND_RESULT:
+        return;
+    default:
+        break;
+    }
+    if (spec_known(&n->spec) || n->n_in == 0 || n->n_in > 3 || !all_inputs_const(g, n))
+        return;
+    weft_spec in[3], out;
+    for (uint32_t k = 0; k < n->n_in; k++)
+        weft__tensor_spec(g->nodes[n->in[k]].attr.constant.value, &in[k]);
+    if (weft__infer_spec(n, in, &out) == 0)
+        n->spec = out;
+}
+
 static bool foldable(const weft__graph *g, const weft__node *n)
 {
     switch (weft__op_kind_of(n->op)) {
@@ -43,11 +72,15 @@ static bool foldable(const weft__graph *g, const weft__node *n)
     }
     if (n->flags & WEFT__NODE_SIDE_EFFECT)
         return false;
+    if (!all_inputs_const(g, n))
+        return false;
+    /* Their results hold no more elements than their inputs (argwhere's,
+     * rank times more), and their sizes are known only once computed. */
+    if (weft__op_shape_from_values(n->op))
+        return true;
     int64_t largest_in = FOLD_LEAF_MAX;
     for (uint32_t k = 0; k < n->n_in; k++) {
         const weft__node *in = &g->nodes[n->in[k]];
-        if (in->op != WEFT__OP_CONST)
-            return false;
         if (in->attr.constant.value && in->attr.constant.value->numel > largest_in)
             largest_in = in->attr.constant.value->numel;
     }
@@ -86,6 +119,8 @@ int weft__pass_fold(weft__graph *g)
         int rc = weft__shape_fold_spec(g, n, &t);
         if (rc < 0)
             return rc;
+        if (!t)
+            refine_spec(g, n);
         if (!t && foldable(g, n))
             rc = fold_inputs(g, n, &t);
         if (rc == WEFT_ENOMEM)

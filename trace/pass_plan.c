@@ -17,6 +17,8 @@
 
 bool weft__plan_is_planned(weft__op op)
 {
+    if (weft__op_shape_from_values(op))
+        return false;   /* its kernel sizes the result */
     switch (weft__op_kind_of(op)) {
     case WEFT__KIND_LEAF:
         return op == WEFT__OP_FILL || op == WEFT__OP_RANGE;

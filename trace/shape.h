@@ -3,7 +3,7 @@
  * slice, split, gather, concat, stack, tile, broadcast_to, fill_like,
  * shape, argmax, argmin, cumsum, sort, argsort, top_k, and the indexing ops
  * unsorted_segment, gather_nd, scatter_nd_update, scatter_nd_add, roll,
- * repeat).  Inference lives in infer_shape.c, the
+ * repeat; argwhere, boolean_mask and unique's parts).  Inference lives in infer_shape.c, the
  * kernels in kernel_shape.c and kernel_scan.c, what the compiler needs
  * (attribute hashing, equality, printing, folding) in shape_attr.c.
  * trace/ internal. */
@@ -72,6 +72,15 @@ int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *
  * when a VALID window does not fit in the input.  in must be known. */
 int64_t weft__conv_out_dim(int padding, int64_t in, int64_t window, int64_t stride,
                            int64_t dilation, int64_t *pad_before);
+/* The ops whose result size the input values decide (argwhere,
+ * boolean_mask, unique's parts; see weft__op_shape_from_values):
+ * inference (infer_select.c) and the kernels, which allocate the result
+ * (kernel_select.c). */
+int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                           weft_tensor **out);
+/* unique's indices (UNIQUE_IDX), of x's shape. */
+int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out);
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */
 void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);

@@ -55,6 +55,8 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES:   /* k is the indices' shape */
+    case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST: case WEFT__OP_UNIQUE_IDX:
+    case WEFT__OP_UNIQUE_COUNTS:
         break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:
@@ -66,6 +68,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
+    case WEFT__OP_BOOLEAN_MASK:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -195,7 +198,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
-    case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST:
+    case WEFT__OP_UNIQUE_IDX: case WEFT__OP_UNIQUE_COUNTS:
+        break;
+    case WEFT__OP_BOOLEAN_MASK:
+        fprintf(f, "<axis=%d>", n->attr.index.axis);
         break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:

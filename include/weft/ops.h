@@ -760,6 +760,47 @@ WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *
 WEFT_API weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *counts,
                                         size_t n, int axis);
 
+/* ---- Selection: results sized by the values ----
+ *
+ * The number of true elements or distinct values decides one dim of
+ * these results, so while tracing that dim is unknown (WEFT_DIM_ANY, as
+ * TensorFlow's None) and later ops take it as any unknown dim: a function
+ * is traced once for all counts.  Each is an op of its own, folded on
+ * constants and merged when equal, never fused; its kernel sizes the
+ * result when it runs.  The results are the same on any worker count. */
+
+/* tf.where(condition) with one argument (np.argwhere): the i64
+ * coordinates of a's nonzero elements, [count, rank(a)], in row-major
+ * order.  Any dtype: bool true, a number not 0 (NaN is nonzero, -0.0 is
+ * not).  A scalar gives [count, 0] with count 0 or 1.  The count and the
+ * positions are found in fixed chunks over the intra-op threads. */
+WEFT_API weft_value *weft_argwhere(weft_ctx *cx, weft_value *a);
+/* tf.boolean_mask(tensor, mask, axis): the slices of tensor where the
+ * bool mask is true.  mask's rank k (at least 1) must be known while
+ * tracing, and its dims match tensor's dims axis..axis+k-1 (WEFT_ESHAPE,
+ * checked when known); the result is tensor's dims before axis, the
+ * count of true elements, then tensor's dims after those k; tensor's
+ * dtype (any), in row-major order of the mask.  axis may be negative
+ * (counting from the end of tensor's dims, which then needs its rank
+ * known while tracing).  A mask not of bool is WEFT_EDTYPE. */
+WEFT_API weft_value *weft_boolean_mask(weft_ctx *cx, weft_value *tensor, weft_value *mask,
+                                       int axis);
+/* tf.unique(x) for a vector x of any dtype: outs[0] its distinct values in
+ * order of first occurrence (x's dtype), outs[1] each element's index
+ * among them (i64, x's shape; TensorFlow's default out_idx is i32, cast
+ * it if needed), so weft_gather(outs[0], outs[1]) is x.  -0.0 and 0.0
+ * are one value (the first one seen stands for both); a NaN equals
+ * nothing, so each NaN is a value of its own (as in TensorFlow).  x not
+ * a vector is WEFT_ESHAPE (while tracing, an unknown rank is checked when
+ * the function runs).  The indices take one pass on one thread through
+ * a hash table; the values and counts are read off them.  Returns
+ * 0, or the context's error code with outs[] NULL (outs NULL is
+ * WEFT_EINVAL). */
+WEFT_API int weft_unique(weft_ctx *cx, weft_value *x, weft_value **outs);
+/* tf.unique_with_counts: weft_unique's two results and outs[2], how many
+ * elements of x each distinct value has (i64, the length of outs[0]). */
+WEFT_API int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **outs);
+
 /* Stateless random numbers (tf.random.stateless_uniform / _normal): a
  * tensor of dtype and dims (known while tracing, as weft_fill's) whose
  * element i is a function of the seed and i alone, so that the same seed

@@ -494,6 +494,24 @@ static weft_value *op_pool_dtype(weft_ctx *cx)
                            WEFT_PADDING_SAME);
 }
 static int c_pool_dtype(void) { return eager_op(op_pool_dtype); }
+static weft_value *op_mask_dtype(weft_ctx *cx)
+{
+    return weft_boolean_mask(cx, ev(cx, m23), ev(cx, m23), 0);
+}
+static int c_mask_dtype(void) { return eager_op(op_mask_dtype); }
+static weft_value *op_mask_dims(weft_ctx *cx)
+{
+    weft_value *m = weft_gt(cx, ev(cx, m23), weft_const_f64(cx, 0));
+    return weft_boolean_mask(cx, ev(cx, m23), weft_transpose(cx, m, NULL), 0);
+}
+static int c_mask_dims(void) { return eager_op(op_mask_dims); }
+static weft_value *op_unique_rank(weft_ctx *cx)
+{
+    weft_value *outs[2];
+    weft_unique(cx, ev(cx, m23), outs);
+    return outs[0];
+}
+static int c_unique_rank(void) { return eager_op(op_unique_rank); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -593,6 +611,9 @@ static const err_case cases[] = {
     C("weft_conv2d", "a 5x2 window on 2x3, VALID", WEFT_ESHAPE, c_conv_valid),
     C("weft_conv2d", "strides { 1, 0 }", WEFT_EINVAL, c_conv_strides),
     C("weft_avg_pool2d", "an i32 input", WEFT_EDTYPE, c_pool_dtype),
+    C("weft_boolean_mask", "an f32 mask", WEFT_EDTYPE, c_mask_dtype),
+    C("weft_boolean_mask", "a mask [3,2] on [2,3]", WEFT_ESHAPE, c_mask_dims),
+    C("weft_unique", "a matrix f32[2,3]", WEFT_ESHAPE, c_unique_rank),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

@@ -1,0 +1,98 @@
+/* Shape and dtype inference of the ops whose result size the input values
+ * decide: argwhere, boolean_mask and unique's parts.  The dim that counts
+ * true elements or distinct values is unknown (WEFT_DIM_ANY) even on
+ * concrete inputs; the kernels (kernel_select.c) size it.  As elsewhere,
+ * the same code checks a node while tracing and again before the kernel
+ * runs. */
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/shape.h"
+
+#define ANY WEFT_DIM_ANY
+
+/* argwhere: the i64 coordinates of the nonzero elements, [count, rank]. */
+static int infer_argwhere(const weft_spec *a, weft_spec *out)
+{
+    out->dtype = WEFT_I64;
+    out->rank = 2;
+    out->dims[0] = ANY;
+    out->dims[1] = a->rank == WEFT_RANK_ANY ? ANY : a->rank;
+    return 0;
+}
+
+/* boolean_mask(tensor, mask) along axis: mask's rank k known and at least
+ * 1, its dims those of tensor's dims axis..axis+k-1 where both are known;
+ * the result replaces those k dims by one unknown count. */
+static int infer_boolean_mask(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *t = &in[0], *m = &in[1];
+    char st[WEFT__SPEC_STR_MAX], sm[WEFT__SPEC_STR_MAX];
+    weft__spec_str(t, st, sizeof st);
+    weft__spec_str(m, sm, sizeof sm);
+    if (m->dtype != WEFT_BOOL)
+        return weft__errorf(WEFT_EDTYPE, "weft_boolean_mask: the mask %s is not bool", sm);
+    if (m->rank == WEFT_RANK_ANY || m->rank == 0)
+        return weft__errorf(WEFT_ESHAPE, "weft_boolean_mask: the mask %s needs a known rank of "
+                            "at least 1", sm);
+    int axis = n->attr.index.axis;
+    if (t->rank == WEFT_RANK_ANY) {
+        if (axis < 0)
+            return weft__errorf(WEFT_ESHAPE, "weft_boolean_mask: a negative axis (%d) needs the "
+                                "tensor's rank, unknown in %s", axis, st);
+        out->dtype = t->dtype;
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    if (axis < 0)
+        axis += t->rank;
+    if (axis < 0 || axis + m->rank > t->rank)
+        return weft__errorf(WEFT_ESHAPE, "weft_boolean_mask: a mask %s at axis %d does not fit "
+                            "in the tensor %s", sm, n->attr.index.axis, st);
+    for (int d = 0; d < m->rank; d++) {
+        int64_t have = t->dims[axis + d], want = m->dims[d];
+        if (have != ANY && want != ANY && have != want)
+            return weft__errorf(WEFT_ESHAPE, "weft_boolean_mask: the mask %s does not match the "
+                                "tensor %s at axis %d", sm, st, axis + d);
+    }
+    out->dtype = t->dtype;
+    out->rank = t->rank - m->rank + 1;
+    for (int d = 0; d < axis; d++)
+        out->dims[d] = t->dims[d];
+    out->dims[axis] = ANY;
+    for (int d = axis + m->rank; d < t->rank; d++)
+        out->dims[d - m->rank + 1] = t->dims[d];
+    return 0;
+}
+
+/* UNIQUE_IDX takes a vector x: each element's index among its distinct
+ * values (i64, x's shape).  UNIQUE_FIRST and UNIQUE_COUNTS take those
+ * indices: one i64 per distinct value. */
+static int infer_unique(const weft__node *n, const weft_spec *x, weft_spec *out)
+{
+    char sx[WEFT__SPEC_STR_MAX];
+    if (x->rank != 1 && x->rank != WEFT_RANK_ANY)
+        return weft__errorf(WEFT_ESHAPE, "weft_unique: %s is not a vector (rank 1)",
+                            weft__spec_str(x, sx, sizeof sx));
+    if (n->op != WEFT__OP_UNIQUE_IDX && x->dtype != WEFT_I64)
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: the indices %s are not i64",
+                            weft__op_name(n->op), weft__spec_str(x, sx, sizeof sx));
+    out->dtype = WEFT_I64;
+    out->rank = 1;
+    out->dims[0] = n->op == WEFT__OP_UNIQUE_IDX && x->rank == 1 ? x->dims[0] : ANY;
+    return 0;
+}
+
+int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (n->op) {
+    case WEFT__OP_ARGWHERE:     return infer_argwhere(&in[0], out);
+    case WEFT__OP_BOOLEAN_MASK: return infer_boolean_mask(n, in, out);
+    case WEFT__OP_UNIQUE_FIRST:
+    case WEFT__OP_UNIQUE_IDX:
+    case WEFT__OP_UNIQUE_COUNTS: return infer_unique(n, &in[0], out);
+    default:
+        return weft__errorf(WEFT_EINVAL, "weft_%s: not a selection op", weft__op_name(n->op));
+    }
+}
