@@ -19,11 +19,13 @@
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
-/* ---- True positions -------------------------------------------------- */
+/* ---- Counting and writing in chunks ------------------------------------ */
 
 /* Whether element i of data (of dt) is nonzero: true for bool, not 0 for
- * numbers; NaN is nonzero, -0.0 is not. */
-static inline bool nonzero_at(const void *data, weft_dtype dt, int64_t i)
+ * numbers; NaN is nonzero, -0.0 is not.  Inlined into loops specialized
+ * on dt, so that no loop switches per element. */
+static inline __attribute__((always_inline)) bool nonzero_at(const void *data, weft_dtype dt,
+                                                              int64_t i)
 {
     switch (dt) {
     case WEFT_BOOL: return ((const uint8_t *)data)[i] != 0;
@@ -34,128 +36,139 @@ static inline bool nonzero_at(const void *data, weft_dtype dt, int64_t i)
     }
 }
 
-typedef struct positions_job {
-    const void *data;
+/* A selection over the n elements of a condition or mask, cut into fixed
+ * chunks: a first pass counts each chunk's true elements, a second writes
+ * each chunk's part of the result from the prefix of the counts. */
+typedef struct select_job {
+    const void *cond;
     weft_dtype dtype;
-    int64_t n;          /* elements */
+    int64_t n;
     size_t chunks;
-    int64_t *count;     /* per chunk; then its first output index */
-    int64_t total;      /* nonzero elements */
-    int64_t *pos;       /* the result: flat indices of nonzero elements */
-} positions_job;
+    int64_t *first;      /* per chunk: its count, then its first result row */
+    int64_t total;       /* true elements */
+    /* argwhere: the condition's dims; the result, [total, rank]. */
+    int rank;
+    const int64_t *dims;
+    int64_t *coords;
+    /* boolean_mask: tensor [outer, n, row bytes] into [outer, total, row]. */
+    const char *src;
+    char *dst;
+    int64_t outer;
+    size_t row;
+} select_job;
+
+static inline int64_t chunk_lo(const select_job *j, size_t c)
+{
+    return (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c);
+}
+
+static inline __attribute__((always_inline)) int64_t count_true(const void *cond, weft_dtype dt,
+                                                                int64_t lo, int64_t hi)
+{
+    int64_t cnt = 0;
+    for (int64_t i = lo; i < hi; i++)
+        cnt += nonzero_at(cond, dt, i);
+    return cnt;
+}
 
 static int count_chunks(size_t begin, size_t end, void *ctx)
 {
-    positions_job *j = ctx;
+    select_job *j = ctx;
     for (size_t c = begin; c < end; c++) {
-        int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c);
-        int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c + 1);
-        int64_t cnt = 0;
-        /* One loop per dtype, so that each vectorizes. */
+        int64_t lo = chunk_lo(j, c), hi = chunk_lo(j, c + 1);
         switch (j->dtype) {
-        case WEFT_BOOL:
-            for (int64_t i = lo; i < hi; i++)
-                cnt += ((const uint8_t *)j->data)[i] != 0;
-            break;
-        case WEFT_I32:
-            for (int64_t i = lo; i < hi; i++)
-                cnt += ((const int32_t *)j->data)[i] != 0;
-            break;
-        case WEFT_I64:
-            for (int64_t i = lo; i < hi; i++)
-                cnt += ((const int64_t *)j->data)[i] != 0;
-            break;
-        case WEFT_F32:
-            for (int64_t i = lo; i < hi; i++)
-                cnt += ((const float *)j->data)[i] != 0.0f;
-            break;
-        default:
-            for (int64_t i = lo; i < hi; i++)
-                cnt += ((const double *)j->data)[i] != 0.0;
-            break;
-        }
-        j->count[c] = cnt;
-    }
-    return 0;
-}
-
-static int write_chunks(size_t begin, size_t end, void *ctx)
-{
-    positions_job *j = ctx;
-    for (size_t c = begin; c < end; c++) {
-        int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c);
-        int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c + 1);
-        int64_t *dst = j->pos + j->count[c];
-        int64_t *end = j->pos + (c + 1 < j->chunks ? j->count[c + 1] : j->total);
-        /* Branch-free: each position is stored, kept when nonzero; the
-         * chunk stops at its last position, so that it never stores into
-         * the next chunk's first slot. */
-        for (int64_t i = lo; i < hi && dst < end; i++) {
-            *dst = i;
-            dst += nonzero_at(j->data, j->dtype, i);
+        case WEFT_BOOL: j->first[c] = count_true(j->cond, WEFT_BOOL, lo, hi); break;
+        case WEFT_I32:  j->first[c] = count_true(j->cond, WEFT_I32, lo, hi); break;
+        case WEFT_I64:  j->first[c] = count_true(j->cond, WEFT_I64, lo, hi); break;
+        case WEFT_F32:  j->first[c] = count_true(j->cond, WEFT_F32, lo, hi); break;
+        default:        j->first[c] = count_true(j->cond, WEFT_F64, lo, hi); break;
         }
     }
     return 0;
 }
 
-/* The flat indices of t's nonzero elements, in order, into a new array
- * *pos (weft__free; NULL when there are none) of *count entries. */
-static int true_positions(weft_runtime *rt, const weft_tensor *t, const char *fn, int64_t **pos,
-                          int64_t *count)
+/* The first pass: j->first[c] becomes chunk c's first result row and
+ * j->total the count.  chunks as the caller chose (the second pass cuts
+ * the same way). */
+static int select_count(weft_runtime *rt, select_job *j, const char *fn)
 {
-    *pos = NULL;
-    *count = 0;
-    positions_job j = { .data = weft_tensor_data(t), .dtype = t->dtype, .n = t->numel };
-    j.chunks = weft__chunk_count(rt, (uint64_t)t->numel);
-    j.count = weft__malloc(j.chunks * sizeof *j.count);
-    if (!j.count)
+    j->first = weft__malloc((j->chunks + 1) * sizeof *j->first);
+    if (!j->first)
         return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", fn);
-    int rc = weft__run_chunks(rt, j.chunks, count_chunks, &j);
+    int rc = weft__run_chunks(rt, j->chunks, count_chunks, j);
     int64_t total = 0;
-    for (size_t c = 0; c < j.chunks && rc == 0; c++) {
-        int64_t k = j.count[c];
-        j.count[c] = total;
+    for (size_t c = 0; c < j->chunks; c++) {
+        int64_t k = j->first[c];
+        j->first[c] = total;
         total += k;
     }
-    j.total = total;
-    if (rc == 0 && !(j.pos = weft__malloc(((size_t)total + 1) * sizeof *j.pos)))
-        rc = weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for %lld positions", fn,
-                          (long long)total);
-    if (rc == 0)
-        rc = weft__run_chunks(rt, j.chunks, write_chunks, &j);
-    weft__free(j.count);
-    if (rc < 0) {
-        weft__free(j.pos);
-        return rc;
-    }
-    *pos = j.pos;
-    *count = total;
-    return 0;
+    j->first[j->chunks] = total;
+    j->total = total;
+    return rc;
 }
 
 /* ---- argwhere -------------------------------------------------------- */
 
-typedef struct coords_job {
-    const int64_t *pos;
-    int64_t n;
-    size_t chunks;
-    int rank;
-    const int64_t *dims;
-    int64_t *out;       /* [n, rank] */
-} coords_job;
-
-static int coords_chunks(size_t begin, size_t end, void *ctx)
+/* Chunk [lo, hi) of argwhere: each element's coordinates are stored and
+ * kept when it is nonzero (no branch on the data); the chunk stops at its
+ * last row, so that it never stores into the next chunk's first one. */
+static inline __attribute__((always_inline)) void argwhere_chunk(const select_job *j,
+                                                                 weft_dtype dt, size_t c)
 {
-    coords_job *j = ctx;
-    for (size_t c = begin; c < end; c++) {
-        int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c);
-        int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->n, j->chunks, c + 1);
-        for (int64_t i = lo; i < hi; i++) {
-            int64_t rest = j->pos[i], *row = j->out + i * j->rank;
-            for (int d = j->rank; d-- > 0;) {
-                row[d] = rest % j->dims[d];
-                rest /= j->dims[d];
+    int64_t lo = chunk_lo(j, c), hi = chunk_lo(j, c + 1);
+    int rank = j->rank;
+    int64_t *dst = j->coords + j->first[c] * rank, *end = j->coords + j->first[c + 1] * rank;
+    if (rank == 1) {
+        for (int64_t i = lo; i < hi && dst < end; i++) {
+            *dst = i;
+            dst += nonzero_at(j->cond, dt, i);
+        }
+        return;
+    }
+    if (rank == 2) {
+        /* The common case, its two coordinates in registers. */
+        int64_t cols = j->dims[1], r = lo / cols, col = lo % cols;
+        for (int64_t i = lo; i < hi && dst < end; i++) {
+            dst[0] = r;
+            dst[1] = col;
+            dst += nonzero_at(j->cond, dt, i) ? 2 : 0;
+            if (++col == cols) {
+                col = 0;
+                r++;
             }
+        }
+        return;
+    }
+    /* The coordinates of lo, then counted up element by element. */
+    int64_t at[WEFT_MAX_RANK], rest = lo;
+    for (int d = rank; d-- > 0;) {
+        at[d] = rest % j->dims[d];
+        rest /= j->dims[d];
+    }
+    int64_t last = j->dims[rank - 1];
+    for (int64_t i = lo; i < hi && dst < end; i++) {
+        for (int d = 0; d < rank; d++)
+            dst[d] = at[d];
+        dst += nonzero_at(j->cond, dt, i) ? rank : 0;
+        if (++at[rank - 1] < last)
+            continue;
+        for (int d = rank - 1; d > 0 && at[d] == j->dims[d]; d--) {
+            at[d] = 0;
+            at[d - 1]++;
+        }
+    }
+}
+
+static int argwhere_chunks(size_t begin, size_t end, void *ctx)
+{
+    select_job *j = ctx;
+    for (size_t c = begin; c < end; c++) {
+        switch (j->dtype) {
+        case WEFT_BOOL: argwhere_chunk(j, WEFT_BOOL, c); break;
+        case WEFT_I32:  argwhere_chunk(j, WEFT_I32, c); break;
+        case WEFT_I64:  argwhere_chunk(j, WEFT_I64, c); break;
+        case WEFT_F32:  argwhere_chunk(j, WEFT_F32, c); break;
+        default:        argwhere_chunk(j, WEFT_F64, c); break;
         }
     }
     return 0;
@@ -163,143 +176,129 @@ static int coords_chunks(size_t begin, size_t end, void *ctx)
 
 static int eval_argwhere(weft_runtime *rt, const weft_tensor *a, weft_tensor **out)
 {
-    int64_t *pos, n;
-    int rc = true_positions(rt, a, "argwhere", &pos, &n);
-    if (rc < 0)
-        return rc;
-    int64_t dims[2] = { n, a->rank };
+    select_job j = { .cond = weft_tensor_data(a), .dtype = a->dtype, .n = a->numel,
+                     .rank = a->rank, .dims = a->dims };
+    j.chunks = weft__chunk_count_of(rt, weft__sat_mul((uint64_t)a->numel,
+                                                      (uint64_t)(a->rank ? a->rank : 1)),
+                                    (uint64_t)a->numel);
     weft_tensor *t = NULL;
-    if ((rc = weft__tensor_new(WEFT_I64, 2, dims, &t)) < 0)
-        goto done;
-    if (a->rank == 1) {
-        if (n)
-            memcpy(weft__tensor_mut(t), pos, (size_t)n * sizeof *pos);
-    } else if (a->rank > 1) {
-        coords_job j = { .pos = pos, .n = n, .rank = a->rank, .dims = a->dims,
-                         .out = weft__tensor_mut(t) };
-        j.chunks = weft__chunk_count_of(rt, weft__sat_mul((uint64_t)n, (uint64_t)a->rank),
-                                        (uint64_t)n);
-        rc = weft__run_chunks(rt, j.chunks, coords_chunks, &j);
+    int rc = select_count(rt, &j, "argwhere");
+    if (rc == 0)
+        rc = weft__tensor_new(WEFT_I64, 2, (int64_t[]){ j.total, a->rank }, &t);
+    if (rc == 0 && j.total > 0 && a->rank > 0) {
+        j.coords = weft__tensor_mut(t);
+        rc = weft__run_chunks(rt, j.chunks, argwhere_chunks, &j);
     }
+    weft__free(j.first);
     if (rc < 0) {
         weft_tensor_release(t);
-        goto done;
+        return rc;
     }
     *out = t;
-done:
-    weft__free(pos);
-    return rc;
+    return 0;
 }
 
 /* ---- boolean_mask ---------------------------------------------------- */
 
-typedef struct mask_job {
-    const char *src;
-    char *dst;
-    const int64_t *pos;  /* the mask's true positions */
-    int64_t n;           /* how many */
-    int64_t masked;      /* elements of the masked dims */
-    size_t row;          /* bytes below the masked dims */
-    int64_t rows;        /* outer * n: the rows of the result */
-    size_t chunks;
-} mask_job;
-
-/* Copies result rows [lo, hi): row q takes outer index q / n and mask
- * position pos[q % n]. */
-static void copy_rows(const mask_job *j, int64_t lo, int64_t hi)
+/* One row of `row` bytes; the sizes of common rows are copied with a
+ * constant length, which the compiler inlines. */
+static inline void copy_row(char *dst, const char *src, size_t row)
 {
-    int64_t o = lo / j->n, s = lo % j->n;
-    for (int64_t q = lo; q < hi; q++) {
-        const char *src = j->src + (size_t)(o * j->masked + j->pos[s]) * j->row;
-        char *dst = j->dst + (size_t)q * j->row;
-        switch (j->row) {
-        case 1: *dst = *src; break;
-        case 4: memcpy(dst, src, 4); break;
-        case 8: memcpy(dst, src, 8); break;
-        default: memcpy(dst, src, j->row); break;
-        }
-        if (++s == j->n) {
-            s = 0;
-            o++;
-        }
+    switch (row) {
+    case 1:  *dst = *src; break;
+    case 2:  memcpy(dst, src, 2); break;
+    case 4:  memcpy(dst, src, 4); break;
+    case 8:  memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    case 32: memcpy(dst, src, 32); break;
+    case 64: memcpy(dst, src, 64); break;
+    default: memcpy(dst, src, row); break;
     }
 }
 
+/* Chunk c of the mask, for every outer index: its kept rows go to the
+ * chunk's place in that outer index's block of total rows. */
 static int mask_chunks(size_t begin, size_t end, void *ctx)
 {
-    mask_job *j = ctx;
-    for (size_t c = begin; c < end; c++)
-        copy_rows(j, (int64_t)weft__chunk_begin((uint64_t)j->rows, j->chunks, c),
-                  (int64_t)weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1));
+    const select_job *j = ctx;
+    const uint8_t *m = j->cond;
+    for (size_t c = begin; c < end; c++) {
+        int64_t lo = chunk_lo(j, c), hi = chunk_lo(j, c + 1);
+        for (int64_t o = 0; o < j->outer; o++) {
+            const char *src = j->src + (size_t)(o * j->n) * j->row;
+            char *dst = j->dst + (size_t)(o * j->total + j->first[c]) * j->row;
+            for (int64_t i = lo; i < hi; i++)
+                if (m[i]) {
+                    copy_row(dst, src + (size_t)i * j->row, j->row);
+                    dst += j->row;
+                }
+        }
+    }
     return 0;
 }
 
-/* out has tensor's dims with the mask's k dims at axis replaced by the
- * count of true elements (the shapes were checked by inference). */
+/* out has t's dims with the mask's k dims at axis replaced by the count
+ * of true elements (the shapes were checked by inference). */
 static int eval_boolean_mask(weft_runtime *rt, const weft__node *n, const weft_tensor *t,
                              const weft_tensor *mask, weft_tensor **out)
 {
     int axis = n->attr.index.axis < 0 ? n->attr.index.axis + t->rank : n->attr.index.axis;
-    int64_t *pos, count;
-    int rc = true_positions(rt, mask, "boolean_mask", &pos, &count);
-    if (rc < 0)
-        return rc;
     int64_t dims[WEFT_MAX_RANK], outer = 1, inner = 1;
-    int rank = t->rank - mask->rank + 1;
     for (int d = 0; d < axis; d++)
         outer *= dims[d] = t->dims[d];
-    dims[axis] = count;
     for (int d = axis + mask->rank; d < t->rank; d++)
         inner *= dims[d - mask->rank + 1] = t->dims[d];
+    select_job j = { .cond = weft_tensor_data(mask), .dtype = WEFT_BOOL, .n = mask->numel,
+                     .src = weft_tensor_data(t), .outer = outer,
+                     .row = (size_t)inner * weft_dtype_size(t->dtype) };
+    j.chunks = weft__chunk_count_of(rt, (uint64_t)t->nbytes, (uint64_t)mask->numel);
     weft_tensor *r = NULL;
-    if ((rc = weft__tensor_new(t->dtype, rank, dims, &r)) < 0)
-        goto done;
-    mask_job j = { .src = weft_tensor_data(t), .dst = weft__tensor_mut(r), .pos = pos,
-                   .n = count, .masked = mask->numel,
-                   .row = (size_t)inner * weft_dtype_size(t->dtype), .rows = outer * count };
-    if (j.rows > 0 && j.row > 0) {
-        j.chunks = weft__chunk_count_of(rt, (uint64_t)r->nbytes, (uint64_t)j.rows);
+    int rc = select_count(rt, &j, "boolean_mask");
+    if (rc == 0) {
+        dims[axis] = j.total;
+        rc = weft__tensor_new(t->dtype, t->rank - mask->rank + 1, dims, &r);
+    }
+    if (rc == 0 && r->nbytes > 0) {
+        j.dst = weft__tensor_mut(r);
         rc = weft__run_chunks(rt, j.chunks, mask_chunks, &j);
     }
+    weft__free(j.first);
     if (rc < 0) {
         weft_tensor_release(r);
-        goto done;
+        return rc;
     }
     *out = r;
-done:
-    weft__free(pos);
-    return rc;
+    return 0;
 }
 
 /* ---- unique ----------------------------------------------------------- */
 
-/* Element i's bits as a key: -0.0 as 0.0, so the two are one value. */
-static uint64_t key_at(const void *data, weft_dtype dt, int64_t i)
+/* Element i's bits as a key: -0.0 as 0.0, so the two are one value.
+ * Inlined into loops specialized on dt. */
+static inline __attribute__((always_inline)) uint64_t key_at(const void *data, weft_dtype dt,
+                                                             int64_t i)
 {
     switch (dt) {
     case WEFT_BOOL: return ((const uint8_t *)data)[i];
     case WEFT_I32:  return (uint32_t)((const int32_t *)data)[i];
     case WEFT_I64:  return (uint64_t)((const int64_t *)data)[i];
     case WEFT_F32: {
-        float v = ((const float *)data)[i];
+        float v = ((const float *)data)[i] + 0.0f;   /* -0.0 + 0.0 is 0.0 */
         uint32_t b;
-        if (v == 0.0f)
-            v = 0.0f;
         memcpy(&b, &v, sizeof b);
         return b;
     }
     default: {
-        double v = ((const double *)data)[i];
+        double v = ((const double *)data)[i] + 0.0;
         uint64_t b;
-        if (v == 0.0)
-            v = 0.0;
         memcpy(&b, &v, sizeof b);
         return b;
     }
     }
 }
 
-static bool is_nan_at(const void *data, weft_dtype dt, int64_t i)
+static inline __attribute__((always_inline)) bool is_nan_at(const void *data, weft_dtype dt,
+                                                            int64_t i)
 {
     if (dt == WEFT_F32)
         return ((const float *)data)[i] != ((const float *)data)[i];
@@ -308,16 +307,47 @@ static bool is_nan_at(const void *data, weft_dtype dt, int64_t i)
     return false;
 }
 
-/* MurmurHash3's 64-bit finalizer: every key bit reaches the low bits
- * that pick a slot. */
-static uint64_t mix(uint64_t k)
+/* The hash table of unique: slots hold a distinct value's index + 1 (0:
+ * empty), keys[] the distinct values' keys in order, densely, so that a
+ * probe compares against a small array rather than the input.  Slots are
+ * picked by Fibonacci hashing (the top bits of key * 2^64 / phi, which
+ * every key bit reaches). */
+typedef struct unique_table {
+    int64_t *slot;
+    uint64_t *keys;
+    unsigned shift;       /* 64 - log2(slots) */
+    size_t mask;          /* slots - 1 */
+} unique_table;
+
+static inline __attribute__((always_inline)) void unique_loop(const unique_table *h,
+                                                              const void *data, weft_dtype dt,
+                                                              int64_t n, int64_t *ids)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
+    int64_t u = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (is_nan_at(data, dt, i)) {
+            /* Never in the table: a NaN equals nothing. */
+            h->keys[u] = 0;
+            ids[i] = u++;
+            continue;
+        }
+        uint64_t key = key_at(data, dt, i);
+        size_t s = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> h->shift);
+        for (;;) {
+            int64_t e = h->slot[s];
+            if (e == 0) {
+                h->slot[s] = u + 1;
+                h->keys[u] = key;
+                ids[i] = u++;
+                break;
+            }
+            if (h->keys[e - 1] == key) {
+                ids[i] = e - 1;
+                break;
+            }
+            s = (s + 1) & h->mask;
+        }
+    }
 }
 
 /* unique's indices: ids[i] is element i's index among x's distinct values
@@ -328,37 +358,27 @@ int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out)
 {
     int64_t n = x->numel, *ids = weft__tensor_mut(out);
     const void *data = weft_tensor_data(x);
-    size_t slots = 16;
-    while (slots < (size_t)n * 2)
-        slots *= 2;
-    /* Slot: the position of a value's first occurrence + 1; 0: empty. */
-    int64_t *table = weft__calloc(slots, sizeof *table);
-    if (!table)
+    unsigned bits = 4;
+    while (((size_t)1 << bits) < (size_t)n * 2)
+        bits++;
+    unique_table h = { .shift = 64 - bits, .mask = ((size_t)1 << bits) - 1 };
+    h.slot = weft__calloc(h.mask + 1, sizeof *h.slot);
+    h.keys = weft__malloc(((size_t)n + 1) * sizeof *h.keys);
+    if (!h.slot || !h.keys) {
+        weft__free(h.slot);
+        weft__free(h.keys);
         return weft__errorf(WEFT_ENOMEM, "weft_unique: out of memory for %lld elements",
                             (long long)n);
-    int64_t u = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (is_nan_at(data, x->dtype, i)) {
-            ids[i] = u++;
-            continue;
-        }
-        uint64_t key = key_at(data, x->dtype, i);
-        size_t s = (size_t)mix(key) & (slots - 1);
-        for (;;) {
-            int64_t e = table[s];
-            if (e == 0) {
-                table[s] = i + 1;
-                ids[i] = u++;
-                break;
-            }
-            if (key_at(data, x->dtype, e - 1) == key) {
-                ids[i] = ids[e - 1];
-                break;
-            }
-            s = (s + 1) & (slots - 1);
-        }
     }
-    weft__free(table);
+    switch (x->dtype) {
+    case WEFT_BOOL: unique_loop(&h, data, WEFT_BOOL, n, ids); break;
+    case WEFT_I32:  unique_loop(&h, data, WEFT_I32, n, ids); break;
+    case WEFT_I64:  unique_loop(&h, data, WEFT_I64, n, ids); break;
+    case WEFT_F32:  unique_loop(&h, data, WEFT_F32, n, ids); break;
+    default:        unique_loop(&h, data, WEFT_F64, n, ids); break;
+    }
+    weft__free(h.slot);
+    weft__free(h.keys);
     return 0;
 }
 
