@@ -1,5 +1,6 @@
 /* Shape and dtype inference of the ops whose result size the input values
- * decide: argwhere, boolean_mask and unique's parts.  The dim that counts
+ * decide: argwhere, boolean_mask, unique's parts and bincount (the sorted
+ * segment ops share the unsorted ones' inference, in infer_shape.c).  The dim that counts
  * true elements or distinct values is unknown (WEFT_DIM_ANY) even on
  * concrete inputs; the kernels (kernel_select.c) size it.  As elsewhere,
  * the same code checks a node while tracing and again before the kernel
@@ -83,6 +84,35 @@ static int infer_unique(const weft__node *n, const weft_spec *x, weft_spec *out)
     return 0;
 }
 
+/* bincount: i32 or i64 values, optional weights of their shape (i32,
+ * i64, f32 or f64); a vector of the weights' dtype or the attribute's. */
+static int infer_bincount(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    char sa[WEFT__SPEC_STR_MAX], sw[WEFT__SPEC_STR_MAX];
+    const weft_spec *a = &in[0];
+    if (a->dtype != WEFT_I32 && a->dtype != WEFT_I64)
+        return weft__errorf(WEFT_EDTYPE, "weft_bincount: the values %s are not i32 or i64",
+                            weft__spec_str(a, sa, sizeof sa));
+    out->dtype = n->attr.bincount.dtype;
+    if (n->n_in == 2) {
+        const weft_spec *w = &in[1];
+        if (w->dtype == WEFT_BOOL)
+            return weft__errorf(WEFT_EDTYPE, "weft_bincount: the weights %s are not numbers",
+                                weft__spec_str(w, sw, sizeof sw));
+        bool same = a->rank == WEFT_RANK_ANY || w->rank == WEFT_RANK_ANY || a->rank == w->rank;
+        for (int d = 0; same && a->rank == w->rank && d < a->rank; d++)
+            same = a->dims[d] == ANY || w->dims[d] == ANY || a->dims[d] == w->dims[d];
+        if (!same)
+            return weft__errorf(WEFT_ESHAPE, "weft_bincount: the weights %s do not have the "
+                                "shape of the values %s", weft__spec_str(w, sw, sizeof sw),
+                                weft__spec_str(a, sa, sizeof sa));
+        out->dtype = w->dtype;
+    }
+    out->rank = 1;
+    out->dims[0] = ANY;
+    return 0;
+}
+
 int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -92,6 +122,7 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_IDX:
     case WEFT__OP_UNIQUE_COUNTS: return infer_unique(n, &in[0], out);
+    case WEFT__OP_BINCOUNT:     return infer_bincount(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a selection op", weft__op_name(n->op));
     }

@@ -549,35 +549,41 @@ static int infer_unsorted_segment(const weft__node *n, const weft_spec *in, weft
     int kind = n->attr.index.kind;
     if (kind != WEFT_R_SUM && kind != WEFT_R_MEAN && kind != WEFT_R_MAX && kind != WEFT_R_MIN &&
         kind != WEFT_R_PROD)
-        return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: reduction %d is not SUM, MEAN, "
-                            "MAX, MIN or PROD", kind);
+        return weft__errorf(WEFT_EINVAL, "weft_%s: reduction %d is not SUM, MEAN, "
+                            "MAX, MIN or PROD", weft__op_name(n->op), kind);
     bool is_f = a->dtype == WEFT_F32 || a->dtype == WEFT_F64;
     if (a->dtype == WEFT_BOOL || (kind == WEFT_R_MEAN && !is_f))
-        return weft__errorf(WEFT_EDTYPE, "weft_unsorted_segment: data %s is not %s", sstr(a, sa),
-                            kind == WEFT_R_MEAN ? "f32 or f64" : "a number");
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: data %s is not %s", weft__op_name(n->op),
+                            sstr(a, sa), kind == WEFT_R_MEAN ? "f32 or f64" : "a number");
     if (n->attr.index.count < 0)
-        return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: num_segments %lld is negative",
-                            (long long)n->attr.index.count);
+        return weft__errorf(WEFT_EINVAL, "weft_%s: num_segments %lld is negative",
+                            weft__op_name(n->op), (long long)n->attr.index.count);
     out->dtype = a->dtype;
+    if (n->op == WEFT__OP_SEGMENT && ids->rank != 1 && ids->rank != WEFT_RANK_ANY)
+        return weft__errorf(WEFT_ESHAPE, "weft_segment: the segment ids %s are not a vector",
+                            sstr(ids, sa));
     if (ids->rank == 0)
-        return weft__errorf(WEFT_ESHAPE, "weft_unsorted_segment: the segment ids %s are a scalar, "
-                            "not one id per leading element of data", sstr(ids, sa));
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: the segment ids %s are a scalar, "
+                            "not one id per leading element of data", weft__op_name(n->op),
+                            sstr(ids, sa));
     if (a->rank == WEFT_RANK_ANY || ids->rank == WEFT_RANK_ANY) {
         out->rank = WEFT_RANK_ANY;
         return 0;
     }
     if (ids->rank > a->rank)
-        return weft__errorf(WEFT_ESHAPE, "weft_unsorted_segment: the segment ids %s have more dims "
-                            "than data %s", sstr(ids, sa), sstr(a, sb));
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: the segment ids %s have more dims "
+                            "than data %s", weft__op_name(n->op), sstr(ids, sa), sstr(a, sb));
     for (int d = 0; d < ids->rank; d++) {
         int64_t m;
         if (!dim_merge(a->dims[d], ids->dims[d], &m))
-            return weft__errorf(WEFT_ESHAPE, "weft_unsorted_segment: the segment ids %s are not a "
-                                "prefix of the shape of data %s (dim %d)", sstr(ids, sa),
-                                sstr(a, sb), d);
+            return weft__errorf(WEFT_ESHAPE, "weft_%s: the segment ids %s are not a "
+                                "prefix of the shape of data %s (dim %d)", weft__op_name(n->op),
+                                sstr(ids, sa), sstr(a, sb), d);
     }
     out->rank = 1 + a->rank - ids->rank;
-    out->dims[0] = n->attr.index.count;
+    /* A sorted segment op has one row per id up to the last: known when
+     * its kernel reads the ids. */
+    out->dims[0] = n->op == WEFT__OP_SEGMENT ? WEFT_DIM_ANY : n->attr.index.count;
     for (int d = ids->rank; d < a->rank; d++)
         out->dims[1 + d - ids->rank] = a->dims[d];
     return 0;
@@ -710,6 +716,7 @@ static uint32_t shape_op_arity(weft__op op)
 {
     switch (op) {
     case WEFT__OP_GATHER: case WEFT__OP_TOP_K_VALUES: case WEFT__OP_UNSORTED_SEGMENT:
+    case WEFT__OP_SEGMENT:
     case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D: case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_BOOLEAN_MASK:
         return 2;
@@ -726,6 +733,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     if ((n->op == WEFT__OP_RANDOM_UNIFORM || n->op == WEFT__OP_RANDOM_NORMAL ||
          n->op == WEFT__OP_RANDOM_TRUNCATED_NORMAL) && n->attr.random.rank < 0)
         want = 2;   /* the dims of in[1] */
+    if (n->op == WEFT__OP_BINCOUNT && n->n_in == 2)
+        want = 2;   /* with weights */
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
@@ -758,7 +767,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ARGSORT:      return infer_sort(n, &in[0], out);
     case WEFT__OP_TOP_K:        return infer_top_k(n, &in[0], out);
     case WEFT__OP_TOP_K_VALUES: return infer_top_k_values(in, out);
-    case WEFT__OP_UNSORTED_SEGMENT: return infer_unsorted_segment(n, in, out);
+    case WEFT__OP_UNSORTED_SEGMENT:
+    case WEFT__OP_SEGMENT:      return infer_unsorted_segment(n, in, out);
     case WEFT__OP_GATHER_ND:    return infer_gather_nd(n, in, out);
     case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD: return infer_scatter_nd(n, in, out);
@@ -776,7 +786,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_BOOLEAN_MASK:
     case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_IDX:
-    case WEFT__OP_UNIQUE_COUNTS: return weft__infer_select_op(n, in, out);
+    case WEFT__OP_UNIQUE_COUNTS:
+    case WEFT__OP_BINCOUNT:     return weft__infer_select_op(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));
     }

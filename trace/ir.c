@@ -65,7 +65,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_DEPTHWISE_CONV2D] = "depthwise_conv2d", [WEFT__OP_RESIZE] = "resize",
     [WEFT__OP_ARGWHERE] = "argwhere", [WEFT__OP_BOOLEAN_MASK] = "boolean_mask",
     [WEFT__OP_UNIQUE_FIRST] = "unique_first", [WEFT__OP_UNIQUE_IDX] = "unique_idx",
-    [WEFT__OP_UNIQUE_COUNTS] = "unique_counts",
+    [WEFT__OP_UNIQUE_COUNTS] = "unique_counts", [WEFT__OP_SEGMENT] = "segment",
+    [WEFT__OP_BINCOUNT] = "bincount",
 };
 
 const char *weft__op_name(weft__op op)
@@ -94,7 +95,8 @@ bool weft__op_is_elementwise(weft__op op)
 bool weft__op_shape_from_values(weft__op op)
 {
     return op == WEFT__OP_ARGWHERE || op == WEFT__OP_BOOLEAN_MASK ||
-           op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS;
+           op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS ||
+           op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT;
 }
 
 void weft__reduce_set_axis(weft__node *n, int axis)

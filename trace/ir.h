@@ -19,8 +19,8 @@
  * result of a CONTROL node), FUSED (made by the compiler).  Ops added
  * later go after FUSED, whatever their kind.  TOP_K gives weft_top_k's
  * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
- * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST and
- * UNIQUE_COUNTS have a dim that only their input values decide (see
+ * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST,
+ * UNIQUE_COUNTS, SEGMENT (sorted segment ids) and BINCOUNT have a dim that only their input values decide (see
  * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
  * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \
@@ -132,7 +132,9 @@
     XX(BOOLEAN_MASK, ARRAY, 2)             \
     XX(UNIQUE_FIRST, ARRAY, 1)             \
     XX(UNIQUE_IDX, ARRAY,   1)             \
-    XX(UNIQUE_COUNTS, ARRAY, 1)
+    XX(UNIQUE_COUNTS, ARRAY, 1)            \
+    XX(SEGMENT,    ARRAY,   2)             \
+    XX(BINCOUNT,   ARRAY,  -1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -237,6 +239,9 @@ typedef struct weft__node {
         /* RESIZE: a weft_resize_method and the output's height and width
          * (trace/kernel_resize.c). */
         struct { int method; int64_t size[2]; } resize;
+        /* BINCOUNT: the result's dtype without weights (with weights, theirs),
+         * the least length and the most (-1: none). */
+        struct { weft_dtype dtype; int64_t minlength, maxlength; } bincount;
     } attr;
 } weft__node;
 

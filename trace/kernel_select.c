@@ -1,15 +1,16 @@
 /* The kernels of the ops whose result size the input values decide:
- * argwhere and boolean_mask (the true elements of a mask), and unique's
- * parts (the distinct values of a vector).  They allocate their results
- * (weft__eval_from_values), except unique's indices, which have the
- * input's shape (weft__eval_unique_idx).
+ * argwhere and boolean_mask (the true elements of a mask), unique's parts
+ * (the distinct values of a vector), the sorted segment ops (one row per
+ * id up to the last) and bincount (one bin per value up to the largest).
+ * They allocate their results (weft__eval_from_values), except unique's
+ * indices, which have the input's shape (weft__eval_unique_idx).
  *
- * The true positions are found in two passes over fixed chunks, both
+ * argwhere and boolean_mask take two passes over fixed chunks, both
  * spread over the intra-op threads: a count per chunk, then each chunk
- * writes its positions from the prefix of the counts, so the result is in
+ * writes its part from the prefix of the counts, so the result is in
  * row-major order on any thread count.  unique's indices take one pass
  * on one thread through a hash table of the values seen (a map from a
- * value's bits to its first position, which ck_hs, a set of non-NULL
+ * value's bits to its index among the distinct ones, which ck_hs, a set of non-NULL
  * pointers with context-free callbacks, does not give); the first
  * positions and the counts are then read off the indices, without
  * hashing again. */
@@ -413,6 +414,132 @@ static int eval_unique_part(const weft__node *n, const weft_tensor *idx, weft_te
     return 0;
 }
 
+/* ---- Sorted segments ------------------------------------------------- */
+
+static int64_t id_at(const weft_tensor *ids, int64_t i)
+{
+    return ids->dtype == WEFT_I64 ? ((const int64_t *)weft_tensor_data(ids))[i]
+                                  : ((const int32_t *)weft_tensor_data(ids))[i];
+}
+
+/* tf.math.segment_*: the ids checked (non-negative, sorted), then the
+ * unsorted op's kernel with one segment per id up to the last.  An empty
+ * segment (an id skipped) is 0 for every reduction but PROD (1), as in
+ * TensorFlow, where the unsorted MAX and MIN give the dtype's extremes. */
+static int eval_segment(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor **out)
+{
+    const weft_tensor *data = in[0], *ids = in[1];
+    int64_t prev = 0;
+    for (int64_t i = 0; i < ids->numel; i++) {
+        int64_t id = id_at(ids, i);
+        if (id < 0)
+            return weft__errorf(WEFT_EINVAL, "weft_segment: segment id %lld (at %lld) is "
+                                "negative", (long long)id, (long long)i);
+        if (id < prev)
+            return weft__errorf(WEFT_EINVAL, "weft_segment: segment id %lld (at %lld) is below "
+                                "the one before it (%lld): the ids are not sorted",
+                                (long long)id, (long long)i, (long long)prev);
+        prev = id;
+    }
+    weft__node u = *n;
+    u.op = WEFT__OP_UNSORTED_SEGMENT;
+    u.attr.index.count = ids->numel ? prev + 1 : 0;
+    weft_spec is[2], os;
+    weft__tensor_spec(data, &is[0]);
+    weft__tensor_spec(ids, &is[1]);
+    weft_tensor *t = NULL;
+    int rc = weft__infer_spec(&u, is, &os);
+    if (rc == 0)
+        rc = weft__tensor_new_spec(&os, &t);
+    if (rc == 0)
+        rc = weft__eval_index_op(rt, &u, in, t);
+    int kind = n->attr.index.kind;
+    if (rc == 0 && (kind == WEFT_R_MAX || kind == WEFT_R_MIN) && t->nbytes > 0) {
+        size_t row = t->nbytes / (size_t)u.attr.index.count;
+        char *dst = weft__tensor_mut(t);
+        for (int64_t i = 0, next = 0; i < ids->numel; i++) {
+            int64_t id = id_at(ids, i);
+            if (id > next)
+                memset(dst + (size_t)next * row, 0, (size_t)(id - next) * row);
+            next = id + 1;
+        }
+    }
+    if (rc < 0) {
+        weft_tensor_release(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+/* ---- bincount ---------------------------------------------------------- */
+
+/* tf.math.bincount: counts (or summed weights) of each value below the
+ * result's length, in index order: integers in uint64 (wrapping as the
+ * dtype does once truncated), floats in f64, rounded once. */
+static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tensor **out)
+{
+    const weft_tensor *a = in[0], *w = n->n_in == 2 ? in[1] : NULL;
+    int64_t top = -1;
+    for (int64_t i = 0; i < a->numel; i++) {
+        int64_t v = id_at(a, i);
+        if (v < 0)
+            return weft__errorf(WEFT_EINVAL, "weft_bincount: value %lld (at %lld) is negative",
+                                (long long)v, (long long)i);
+        top = v > top ? v : top;
+    }
+    int64_t len = top + 1;
+    if (len < n->attr.bincount.minlength)
+        len = n->attr.bincount.minlength;
+    if (n->attr.bincount.maxlength >= 0 && len > n->attr.bincount.maxlength)
+        len = n->attr.bincount.maxlength;
+    weft_dtype dt = w ? w->dtype : n->attr.bincount.dtype;
+    bool is_float = dt == WEFT_F32 || dt == WEFT_F64;
+    weft_tensor *t = NULL;
+    int rc = weft__tensor_new(dt, 1, &len, &t);
+    if (rc < 0)
+        return rc;
+    union { double f; uint64_t u; } *acc = weft__calloc((size_t)(len ? len : 1), sizeof *acc);
+    if (!acc) {
+        weft_tensor_release(t);
+        return weft__errorf(WEFT_ENOMEM, "weft_bincount: out of memory for %lld bins",
+                            (long long)len);
+    }
+    for (int64_t i = 0; i < a->numel; i++) {
+        int64_t v = id_at(a, i);
+        if (v >= len)
+            continue;
+        if (!w) {
+            if (is_float)
+                acc[v].f += 1;
+            else
+                acc[v].u++;
+            continue;
+        }
+        const void *wd = weft_tensor_data(w);
+        switch (dt) {
+        case WEFT_I32: acc[v].u += (uint64_t)(int64_t)((const int32_t *)wd)[i]; break;
+        case WEFT_I64: acc[v].u += (uint64_t)((const int64_t *)wd)[i]; break;
+        case WEFT_F32: acc[v].f += ((const float *)wd)[i]; break;
+        default:       acc[v].f += ((const double *)wd)[i]; break;
+        }
+    }
+    void *dst = weft__tensor_mut(t);
+    for (int64_t b = 0; b < len; b++) {
+        switch (dt) {
+        case WEFT_BOOL: ((uint8_t *)dst)[b] = acc[b].u != 0; break;
+        case WEFT_I32:  ((int32_t *)dst)[b] = (int32_t)(uint32_t)acc[b].u; break;
+        case WEFT_I64:  ((int64_t *)dst)[b] = (int64_t)acc[b].u; break;
+        case WEFT_F32:  ((float *)dst)[b] = (float)acc[b].f; break;
+        default:        ((double *)dst)[b] = acc[b].f; break;
+        }
+    }
+    weft__free(acc);
+    *out = t;
+    return 0;
+}
+
 /* ---- Entry ------------------------------------------------------------- */
 
 int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
@@ -427,6 +554,10 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
     case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_COUNTS:
         return eval_unique_part(n, in[0], out);
+    case WEFT__OP_SEGMENT:
+        return eval_segment(rt, n, in, out);
+    case WEFT__OP_BINCOUNT:
+        return eval_bincount(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: its result's size is not decided by its "
                             "values", weft__op_name(n->op));

@@ -47,6 +47,17 @@ weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *da
     return finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64);
 }
 
+weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
+                         weft_value *segment_ids)
+{
+    weft_value *in[2] = { data, segment_ids };
+    if (!weft__op_enter(cx, "weft_segment", in, 2))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_SEGMENT, .attr.index.kind = (int)r };
+    bool widen = r == WEFT_R_MEAN && is_int(weft__value_spec(data)->dtype);
+    return finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64);
+}
+
 weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices)
 {
     weft_value *in[2] = { params, indices };

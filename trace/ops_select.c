@@ -1,5 +1,6 @@
-/* The selection ops of include/weft/ops.h: argwhere, boolean_mask, unique
- * and unique_with_counts, whose results the input values size.  Each
+/* The selection ops of include/weft/ops.h: argwhere, boolean_mask, unique,
+ * unique_with_counts and bincount, whose results the input values size,
+ * and count_nonzero (a sum of a comparison).  Each
  * records nodes of its own (ARGWHERE, BOOLEAN_MASK, UNIQUE_*), checked by
  * trace/infer_select.c and computed by trace/kernel_select.c.  unique
  * hashes x once, into the indices; the first occurrences and the counts
@@ -64,4 +65,36 @@ int weft_unique(weft_ctx *cx, weft_value *x, weft_value **outs)
 int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **outs)
 {
     return unique_parts(cx, "weft_unique_with_counts", x, outs, true);
+}
+
+weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
+                          int64_t minlength, int64_t maxlength, weft_dtype dtype)
+{
+    weft_value *in[2] = { values, weights };
+    uint32_t n_in = weights ? 2 : 1;
+    if (!weft__op_enter(cx, "weft_bincount", in, n_in))
+        return NULL;
+    if (minlength < 0 || maxlength < -1)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_bincount: %s %lld is negative",
+                              minlength < 0 ? "minlength" : "maxlength",
+                              (long long)(minlength < 0 ? minlength : maxlength));
+    if (!weights && dtype != WEFT_I32 && dtype != WEFT_I64 && dtype != WEFT_F32 &&
+        dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "weft_bincount: dtype %d is not i32, i64, f32 "
+                              "or f64", (int)dtype);
+    weft__node n = { .op = WEFT__OP_BINCOUNT, .attr.bincount.dtype = dtype,
+                     .attr.bincount.minlength = minlength,
+                     .attr.bincount.maxlength = maxlength };
+    return weft__ops_finish(cx, &n, in, n_in);
+}
+
+weft_value *weft_count_nonzero(weft_ctx *cx, weft_value *a, const int *axes, size_t n,
+                               bool keepdims)
+{
+    if (!weft__op_enter(cx, "weft_count_nonzero", &a, 1))
+        return NULL;
+    weft_value *nz = a;
+    if (weft__value_spec(a)->dtype != WEFT_BOOL)
+        nz = weft_ne(cx, a, weft_const_i64(cx, 0));
+    return weft_reduce(cx, WEFT_R_SUM, weft_cast(cx, nz, WEFT_I64), axes, n, keepdims);
 }

@@ -68,7 +68,12 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
-    case WEFT__OP_BOOLEAN_MASK:
+    case WEFT__OP_BINCOUNT:
+        w[k++] = n->attr.bincount.dtype;
+        w[k++] = n->attr.bincount.minlength;
+        w[k++] = n->attr.bincount.maxlength;
+        break;
+    case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -204,6 +209,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_BOOLEAN_MASK:
         fprintf(f, "<axis=%d>", n->attr.index.axis);
         break;
+    case WEFT__OP_BINCOUNT:
+        fprintf(f, "<%s,minlength=%" PRId64 ",maxlength=%" PRId64 ">",
+                weft_dtype_name(n->attr.bincount.dtype), n->attr.bincount.minlength,
+                n->attr.bincount.maxlength);
+        break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:
         fprintf(f, "<axis=%d%s>", n->attr.sort.axis, n->attr.sort.descending ? ",descending" : "");
@@ -211,11 +221,14 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_TOP_K:
         fprintf(f, "<k=%" PRId64 ">", n->attr.sort.k);
         break;
-    case WEFT__OP_UNSORTED_SEGMENT: {
+    case WEFT__OP_UNSORTED_SEGMENT:
+    case WEFT__OP_SEGMENT: {
         static const char *const names[] = { "sum", "mean", "max", "min", "prod" };
         int kind = n->attr.index.kind;
-        fprintf(f, "<%s,num_segments=%" PRId64 ">",
-                kind >= 0 && kind < 5 ? names[kind] : "?", n->attr.index.count);
+        fprintf(f, "<%s", kind >= 0 && kind < 5 ? names[kind] : "?");
+        if (n->op == WEFT__OP_UNSORTED_SEGMENT)
+            fprintf(f, ",num_segments=%" PRId64, n->attr.index.count);
+        fputc('>', f);
         break;
     }
     case WEFT__OP_RANDOM_UNIFORM:

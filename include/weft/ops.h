@@ -711,6 +711,17 @@ WEFT_API int weft_host_call_ex(weft_ctx *cx, weft_host_fn_ex fn, void *user,
 WEFT_API weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
                                            weft_value *segment_ids, int64_t num_segments);
 
+/* tf.math.segment_sum / _mean / _max / _min / _prod: weft_unsorted_segment
+ * for a vector of sorted segment_ids (non-decreasing and non-negative,
+ * WEFT_EINVAL naming the first that is not, when it is met), with one
+ * result row per id up to the last: the result is [last id + 1] (0 rows
+ * for no ids; unknown while tracing, so one trace serves every count)
+ * followed by data's dims after the first.  A segment no id names is 0,
+ * or 1 for PROD, as in TensorFlow (for MAX and MIN too, unlike the
+ * unsorted op).  Dtypes, order and accumulation as weft_unsorted_segment. */
+WEFT_API weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
+                                  weft_value *segment_ids);
+
 /* tf.gather_nd with batch_dims 0: indices has shape [..., k] with k <=
  * rank(params) (WEFT_ESHAPE otherwise; a scalar is WEFT_ESHAPE too), each
  * last-dim row an index tuple into params's first k dims; the result is
@@ -800,6 +811,23 @@ WEFT_API int weft_unique(weft_ctx *cx, weft_value *x, weft_value **outs);
 /* tf.unique_with_counts: weft_unique's two results and outs[2], how many
  * elements of x each distinct value has (i64, the length of outs[0]). */
 WEFT_API int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **outs);
+/* tf.math.bincount(arr, weights, minlength, maxlength, dtype) over all of
+ * values (i32 or i64, any shape; a negative value is WEFT_EINVAL when it
+ * is met): a vector whose element b counts the values equal to b, or,
+ * with weights (values' shape, i32, i64, f32 or f64; NULL for none), sums
+ * their weights.  Its length is the largest value + 1 (0 for no values),
+ * at least minlength (>= 0) and at most maxlength (-1: no bound), values
+ * at or past the length not counted.  The dtype is the weights', else
+ * dtype (i32, i64, f32 or f64; TensorFlow's default is i32).  One thread,
+ * in index order: integer sums wrap, float sums accumulate in f64 and
+ * round once. */
+WEFT_API weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
+                                   int64_t minlength, int64_t maxlength, weft_dtype dtype);
+/* tf.math.count_nonzero(a, axis, keepdims): how many elements are not 0
+ * (bool: true; NaN counts), i64, over axes as weft_reduce's (n 0: every
+ * axis).  A sum of a comparison: it fuses. */
+WEFT_API weft_value *weft_count_nonzero(weft_ctx *cx, weft_value *a, const int *axes, size_t n,
+                                        bool keepdims);
 
 /* Stateless random numbers (tf.random.stateless_uniform / _normal): a
  * tensor of dtype and dims (known while tracing, as weft_fill's) whose

@@ -512,6 +512,18 @@ static weft_value *op_unique_rank(weft_ctx *cx)
     return outs[0];
 }
 static int c_unique_rank(void) { return eager_op(op_unique_rank); }
+static weft_value *op_segment_unsorted(weft_ctx *cx)
+{
+    /* ids { 3, 0, 0 } for the three rows of m31. */
+    weft_value *ids = weft_pad(cx, ev(cx, iidx), (const int64_t[][2]){ { 0, 2 } }, 0);
+    return weft_segment(cx, WEFT_R_SUM, ev(cx, m31), ids);
+}
+static int c_segment_unsorted(void) { return eager_op(op_segment_unsorted); }
+static weft_value *op_bincount_negative(weft_ctx *cx)
+{
+    return weft_bincount(cx, weft_neg(cx, ev(cx, iidx)), NULL, 0, -1, WEFT_I32);
+}
+static int c_bincount_negative(void) { return eager_op(op_bincount_negative); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -614,6 +626,8 @@ static const err_case cases[] = {
     C("weft_boolean_mask", "an f32 mask", WEFT_EDTYPE, c_mask_dtype),
     C("weft_boolean_mask", "a mask [3,2] on [2,3]", WEFT_ESHAPE, c_mask_dims),
     C("weft_unique", "a matrix f32[2,3]", WEFT_ESHAPE, c_unique_rank),
+    C("weft_segment", "ids { 3, 0, 0 } (not sorted)", WEFT_EINVAL, c_segment_unsorted),
+    C("weft_bincount", "a value -3", WEFT_EINVAL, c_bincount_negative),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

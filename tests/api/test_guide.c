@@ -424,6 +424,64 @@ weft_function_destroy(&f);
     free(out);
 }
 
+/* snippet: positives-body */
+/* The mean of the positive scores, and the distinct labels of those rows:
+ * how many there are depends on the values. */
+static int positives(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *scores = args[0], *labels = args[1];
+    weft_value *keep = weft_gt(cx, scores, weft_const_f64(cx, 0));
+    weft_value *u[2];
+    weft_unique(cx, weft_boolean_mask(cx, labels, keep, 0), u);
+    outs[0] = weft_mean(cx, weft_boolean_mask(cx, scores, keep, 0), 0);
+    outs[1] = u[0];
+    return weft_ctx_status(cx);
+}
+/* end snippet */
+
+Test(guide, positives_traced_once)
+{
+    capture_begin();
+/* snippet: positives-calls */
+weft_spec sig[2];
+weft_spec_parse("f32[?]", &sig[0]);
+weft_spec_parse("i32[?]", &sig[1]);
+weft_function_desc d = { .name = "positives", .body = positives, .n_args = 2, .n_outs = 2,
+                         .input_signature = sig };
+weft_function *f;
+weft_function_create(rt, &d, &f);
+const float scores[2][6] = { { 1, -2, 3, 0, 2, -1 }, { -1, 0.5f, -3, 0.5f } };
+const int32_t labels[2][6] = { { 3, 9, 1, 9, 3, 4 }, { 2, 7, 2, 7 } };
+const int64_t n[2] = { 6, 4 };
+for (int k = 0; k < 2; k++) {
+    weft_tensor *s, *l, *out[2];
+    weft_tensor_create(WEFT_F32, 1, &n[k], scores[k], &s);
+    weft_tensor_create(WEFT_I32, 1, &n[k], labels[k], &l);
+    weft_arg a[2] = { weft_arg_tensor(s), weft_arg_tensor(l) };
+    weft_function_call(f, a, 2, out, 2);
+    printf("n %lld: mean %.3f, labels", (long long)n[k], *(const float *)weft_tensor_data(out[0]));
+    for (int64_t i = 0; i < weft_tensor_numel(out[1]); i++)
+        printf(" %d", ((const int32_t *)weft_tensor_data(out[1]))[i]);
+    printf("\n");
+    for (int i = 0; i < 2; i++)
+        weft_tensor_release(out[i]);
+    weft_tensor_release(l);
+    weft_tensor_release(s);
+}
+printf("traced %llu times\n", (unsigned long long)weft_function_tracing_count(f));
+weft_function_destroy(&f);
+/* end snippet */
+    char *out = capture_end();
+    /* Positive scores 1, 3, 2 (labels 3, 1, 3), then 0.5, 0.5 (7, 7). */
+    cr_assert_str_eq(out, "n 6: mean 2.000, labels 3 1\nn 4: mean 0.500, labels 7\n"
+                          "traced 1 times\n");
+    char *shown = guide_output("positives-calls");
+    cr_assert_str_eq(out, shown, "docs/GUIDE.md shows another output");
+    free(shown);
+    free(out);
+}
+
 Test(guide, last_retrace)
 {
     weft_function *f = make_op_tf();

@@ -14,11 +14,17 @@ TestSuite(ops_select, .init = suite_runtimes_create, .fini = suite_runtimes_dest
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
-typedef enum sel_op { ARGWHERE, MASK, UNIQUE, UNIQUE_COUNTS, MASKED_MEAN } sel_op;
+typedef enum sel_op {
+    ARGWHERE, MASK, UNIQUE, UNIQUE_COUNTS, MASKED_MEAN, SEGMENT, BINCOUNT, BINCOUNT_W,
+    COUNT_NONZERO
+} sel_op;
 
 typedef struct sel_case {
     sel_op op;
-    int axis;   /* MASK */
+    int axis;                  /* MASK, COUNT_NONZERO (-99: every axis) */
+    weft_reduction r;          /* SEGMENT */
+    int64_t minlength, maxlength;
+    weft_dtype dtype;          /* BINCOUNT */
 } sel_case;
 
 static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -35,6 +41,18 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
         return weft_unique(cx, a[0], outs);
     case UNIQUE_COUNTS:
         return weft_unique_with_counts(cx, a[0], outs);
+    case SEGMENT:
+        outs[0] = weft_segment(cx, c->r, a[0], a[1]);
+        break;
+    case BINCOUNT:
+    case BINCOUNT_W:
+        outs[0] = weft_bincount(cx, a[0], c->op == BINCOUNT_W ? a[1] : NULL, c->minlength,
+                                c->maxlength, c->dtype);
+        break;
+    case COUNT_NONZERO:
+        outs[0] = weft_count_nonzero(cx, a[0], c->axis == -99 ? NULL : &c->axis,
+                                     c->axis == -99 ? 0 : 1, false);
+        break;
     case MASKED_MEAN: {
         /* The mean of the positive elements, and how many there are: later
          * ops take the masked vector's unknown length. */
@@ -171,7 +189,7 @@ Test(ops_select, argwhere_gives_coordinates_in_order)
         int64_t n = test_numel(rank, dims);
         uint8_t *m = random_mask(n, shapes[s].percent, (unsigned)s);
         weft_tensor *want = argwhere_ref(m, rank, dims);
-        sel_case c = { ARGWHERE, 0 };
+        sel_case c = { .op = ARGWHERE };
         weft_tensor *b = tensor_of(WEFT_BOOL, rank, dims, m);
         check_everywhere(&c, &b, 1, &want, "argwhere of bool");
         weft_tensor_release(b);
@@ -194,7 +212,7 @@ Test(ops_select, argwhere_of_integers)
     int64_t v[6] = { 0, 5, 0, -1, INT64_MIN, 0 };
     weft_tensor *a = tensor_of(WEFT_I64, 2, DIMS(2, 3), v);
     weft_tensor *want = tensor_of(WEFT_I64, 2, DIMS(3, 2), (const int64_t[]){ 0, 1, 1, 0, 1, 1 });
-    sel_case c = { ARGWHERE, 0 };
+    sel_case c = { .op = ARGWHERE };
     check_everywhere(&c, &a, 1, &want, "argwhere of i64");
     weft_tensor_release(a);
     weft_tensor_release(want);
@@ -264,7 +282,7 @@ Test(ops_select, boolean_mask_keeps_the_true_slices)
         weft_tensor *want = mask_ref(x, m, outer, masked, inner, rank - k + 1, out_dims, axis);
         weft_tensor *args[2] = { tensor_of(WEFT_I32, rank, dims, x),
                                  tensor_of(WEFT_BOOL, k, dims + axis, m) };
-        sel_case c = { MASK, cases[s].axis };
+        sel_case c = { .op = MASK, .axis = cases[s].axis };
         check_everywhere(&c, args, 2, &want, "boolean_mask");
         release_all(args, 2);
         weft_tensor_release(want);
@@ -278,7 +296,7 @@ Test(ops_select, boolean_mask_keeps_the_true_slices)
 Test(ops_select, traced_once_for_every_count)
 {
     weft_spec sig = { .dtype = WEFT_F64, .rank = 1, .dims = { WEFT_DIM_ANY } };
-    sel_case c = { MASKED_MEAN, 0 };
+    sel_case c = { .op = MASKED_MEAN };
     weft_function_desc d = { .name = "masked_mean", .body = body, .user = &c, .n_args = 1,
                              .n_outs = 2, .input_signature = &sig };
     weft_function *f = NULL;
@@ -364,7 +382,7 @@ Test(ops_select, unique_in_order_of_first_occurrence)
             back[i] = test_element(x, i);
         weft_tensor *want[3];
         unique_ref(back, cases[s].n, cases[s].dt, want);
-        sel_case u = { UNIQUE, 0 }, uc = { UNIQUE_COUNTS, 0 };
+        sel_case u = { .op = UNIQUE }, uc = { .op = UNIQUE_COUNTS };
         check_everywhere(&u, &x, 1, want, "unique");
         check_everywhere(&uc, &x, 1, want, "unique_with_counts");
         release_all(want, 3);
@@ -389,7 +407,7 @@ Test(ops_select, unique_of_many_values)
     weft_tensor *want[3];
     unique_ref(v, n, WEFT_I32, want);
     cr_assert_eq(weft_tensor_dims(want[0])[0], 3000);
-    sel_case uc = { UNIQUE_COUNTS, 0 };
+    sel_case uc = { .op = UNIQUE_COUNTS };
     check_everywhere(&uc, &x, 1, want, "unique_with_counts of 100000");
     release_all(want, 3);
     weft_tensor_release(x);
@@ -437,7 +455,143 @@ Test(ops_select, folded_on_constants)
     weft_function_destroy(&f);
 }
 
+/* ---- Sorted segments, bincount, count_nonzero ------------------------------- */
+
+Test(ops_select, segment_reductions_over_sorted_ids)
+{
+    /* Rows of [7,2]; ids skip 1 and 3, so those segments are empty. */
+    const double x[14] = { 1, -2, 3, 4, -5, 6, 7, 8, 2, -1, 0, 9, -3, 5 };
+    const double ids[7] = { 0, 0, 2, 2, 2, 4, 4 };
+    const double want[5][10] = {
+        /* SUM */  { 4, 2, 0, 0, 4, 13, 0, 0, -3, 14 },
+        /* MEAN */ { 2, 1, 0, 0, 4.0 / 3, 13.0 / 3, 0, 0, -1.5, 7 },
+        /* MAX */  { 3, 4, 0, 0, 7, 8, 0, 0, 0, 9 },
+        /* MIN */  { 1, -2, 0, 0, -5, -1, 0, 0, -3, 5 },
+        /* PROD */ { 3, -8, 1, 1, -70, -48, 1, 1, 0, 45 },
+    };
+    for (int r = WEFT_R_SUM; r <= WEFT_R_PROD; r++) {
+        weft_dtype dt = r == WEFT_R_MEAN ? WEFT_F64 : WEFT_I32;
+        weft_tensor *args[2] = { test_tensor(dt, 2, DIMS(7, 2), x),
+                                 test_tensor(WEFT_I64, 1, DIMS(7), ids) };
+        weft_tensor *w = test_tensor(dt, 2, DIMS(5, 2), want[r]);
+        sel_case c = { .op = SEGMENT, .r = (weft_reduction)r };
+        check_everywhere(&c, args, 2, &w, "segment");
+        weft_tensor_release(w);
+        release_all(args, 2);
+    }
+    /* No ids: no rows. */
+    weft_tensor *args[2] = { test_tensor(WEFT_F32, 2, DIMS(0, 3), x),
+                             test_tensor(WEFT_I32, 1, DIMS(0), ids) };
+    weft_tensor *w = test_tensor(WEFT_F32, 2, DIMS(0, 3), x);
+    sel_case c = { .op = SEGMENT, .r = WEFT_R_MAX };
+    check_everywhere(&c, args, 2, &w, "segment of nothing");
+    weft_tensor_release(w);
+    release_all(args, 2);
+}
+
+Test(ops_select, segment_of_many_rows_traced_once)
+{
+    weft_spec sig[2] = { { .dtype = WEFT_F64, .rank = 2, .dims = { WEFT_DIM_ANY, 3 } },
+                         { .dtype = WEFT_I32, .rank = 1, .dims = { WEFT_DIM_ANY } } };
+    sel_case c = { .op = SEGMENT, .r = WEFT_R_SUM };
+    weft_function_desc d = { .name = "seg", .body = body, .user = &c, .n_args = 2, .n_outs = 1,
+                             .input_signature = sig };
+    for (int k = 0; k < N_RT; k++) {
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rts[k], &d, &f), 0, "%s", weft_errmsg());
+        for (int64_t rows = 10; rows <= 100000; rows *= 10) {
+            double *x = malloc(sizeof *x * (size_t)rows * 3);
+            double *ids = malloc(sizeof *ids * (size_t)rows);
+            cr_assert(x && ids);
+            for (int64_t i = 0; i < rows; i++) {
+                ids[i] = (double)(i / 7);
+                for (int j = 0; j < 3; j++)
+                    x[i * 3 + j] = (double)((i * 3 + j) % 11);
+            }
+            int64_t segs = (rows - 1) / 7 + 1;
+            double *want = calloc((size_t)segs * 3, sizeof *want);
+            cr_assert_not_null(want);
+            for (int64_t i = 0; i < rows; i++)
+                for (int j = 0; j < 3; j++)
+                    want[(i / 7) * 3 + j] += x[i * 3 + j];
+            weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(rows, 3), x),
+                                     test_tensor(WEFT_I32, 1, &rows, ids) };
+            weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
+            weft_tensor *out = NULL;
+            cr_assert_eq(weft_function_call(f, a, 2, &out, 1), 0, "%s", weft_errmsg());
+            test_assert_shape(out, WEFT_F64, 2, DIMS(segs, 3), "segment sum");
+            cr_assert(memcmp(weft_tensor_data(out), want, sizeof *want * (size_t)segs * 3) == 0,
+                      "%lld rows on %u workers", (long long)rows, rt_workers[k]);
+            weft_tensor_release(out);
+            release_all(args, 2);
+            free(x);
+            free(ids);
+            free(want);
+        }
+        cr_assert_eq(weft_function_tracing_count(f), 1);
+        weft_function_destroy(&f);
+    }
+}
+
+Test(ops_select, bincount_counts_and_sums_weights)
+{
+    const double v[8] = { 1, 3, 1, 0, 5, 3, 1, 9 };
+    const double wt[8] = { 0.5, 1, 0.25, 2, 4, -1, 1, 8 };
+    weft_tensor *vals = test_tensor(WEFT_I32, 2, DIMS(2, 4), v);
+    weft_tensor *wts = test_tensor(WEFT_F32, 2, DIMS(2, 4), wt);
+    const struct { int64_t minlength, maxlength; weft_dtype dt; int64_t len; double want[12]; }
+        cases[] = {
+            { 0, -1, WEFT_I32, 10, { 1, 3, 0, 2, 0, 1, 0, 0, 0, 1 } },
+            { 12, -1, WEFT_I64, 12, { 1, 3, 0, 2, 0, 1, 0, 0, 0, 1, 0, 0 } },
+            { 0, 4, WEFT_F64, 4, { 1, 3, 0, 2 } },   /* 5 and 9 dropped */
+            { 3, 3, WEFT_I32, 3, { 1, 3, 0 } },
+        };
+    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
+        sel_case c = { .op = BINCOUNT, .minlength = cases[s].minlength,
+                       .maxlength = cases[s].maxlength, .dtype = cases[s].dt };
+        weft_tensor *w = test_tensor(cases[s].dt, 1, &cases[s].len, cases[s].want);
+        check_everywhere(&c, &vals, 1, &w, "bincount");
+        weft_tensor_release(w);
+    }
+    sel_case cw = { .op = BINCOUNT_W, .maxlength = -1 };
+    weft_tensor *args[2] = { vals, wts };
+    weft_tensor *w = test_tensor(WEFT_F32, 1, DIMS(10),
+                                 (const double[]){ 2, 1.75, 0, 0, 0, 4, 0, 0, 0, 8 });
+    check_everywhere(&cw, args, 2, &w, "bincount with weights");
+    weft_tensor_release(w);
+    /* No values: an empty vector, or minlength zeros. */
+    weft_tensor *none = test_tensor(WEFT_I64, 1, DIMS(0), v);
+    sel_case c0 = { .op = BINCOUNT, .minlength = 2, .maxlength = -1, .dtype = WEFT_I32 };
+    w = test_tensor(WEFT_I32, 1, DIMS(2), (const double[]){ 0, 0 });
+    check_everywhere(&c0, &none, 1, &w, "bincount of nothing");
+    weft_tensor_release(w);
+    weft_tensor_release(none);
+    weft_tensor_release(vals);
+    weft_tensor_release(wts);
+}
+
+Test(ops_select, count_nonzero_over_axes)
+{
+    const double v[6] = { 0, 1.5, NAN, -0.0, 0, 3 };
+    weft_tensor *f = test_tensor(WEFT_F64, 2, DIMS(2, 3), v);
+    sel_case all = { .op = COUNT_NONZERO, .axis = -99 }, rows = { .op = COUNT_NONZERO, .axis = 1 };
+    weft_tensor *w = test_tensor(WEFT_I64, 0, NULL, (const double[]){ 3 });
+    check_everywhere(&all, &f, 1, &w, "count_nonzero");
+    weft_tensor_release(w);
+    w = test_tensor(WEFT_I64, 1, DIMS(2), (const double[]){ 2, 1 });
+    check_everywhere(&rows, &f, 1, &w, "count_nonzero of rows");
+    weft_tensor_release(w);
+    weft_tensor_release(f);
+    weft_tensor *b = test_tensor(WEFT_BOOL, 2, DIMS(2, 3), v);
+    w = test_tensor(WEFT_I64, 1, DIMS(2), (const double[]){ 2, 1 });
+    check_everywhere(&rows, &b, 1, &w, "count_nonzero of bool");
+    weft_tensor_release(w);
+    weft_tensor_release(b);
+}
+
 /* ---- Errors --------------------------------------------------------------- */
+
+static weft_tensor *ids_3_1;   /* i64[2] { 3, 1 } */
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
@@ -453,6 +607,14 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 4: weft_unique(cx, a[0], NULL); break;
     case 5: outs[0] = weft_boolean_mask(cx, a[0], weft_gt(cx, weft_const_f64(cx, 1),
                                         weft_const_f64(cx, 0)), 0); break;    /* a scalar mask */
+    case 6: outs[0] = weft_segment(cx, WEFT_R_SUM, a[0], weft_cast(cx, weft_sum(cx, a[0], 1),
+                                   WEFT_I32)); break;                        /* ids 2, -1 */
+    case 7: outs[0] = weft_segment(cx, WEFT_R_SUM, a[0], weft_const_tensor(cx, ids_3_1));
+            break;                                                          /* ids 3, 1 */
+    case 8: outs[0] = weft_bincount(cx, weft_cast(cx, a[0], WEFT_I64), NULL, 0, -1, WEFT_I32);
+            break;                                                          /* -1 at 1 */
+    case 9: outs[0] = weft_bincount(cx, weft_cast(cx, a[0], WEFT_I64), a[0], 0, -2, WEFT_I32);
+            break;
     }
     return weft_ctx_status(cx);
 }
@@ -468,7 +630,13 @@ Test(ops_select, errors_name_the_op)
         { 3, WEFT_ESHAPE, "weft_unique: f32[2,3] is not a vector (rank 1)" },
         { 4, WEFT_EINVAL, "weft_unique: outs is NULL" },
         { 5, WEFT_ESHAPE, "weft_boolean_mask: the mask bool[] needs a known rank of at least 1" },
+        { 6, WEFT_EINVAL, "weft_segment: segment id -1 (at 1) is negative" },
+        { 7, WEFT_EINVAL, "weft_segment: segment id 1 (at 1) is below the one before it (3): "
+                          "the ids are not sorted" },
+        { 8, WEFT_EINVAL, "weft_bincount: value -1 (at 1) is negative" },
+        { 9, WEFT_EINVAL, "weft_bincount: maxlength -2 is negative" },
     };
+    ids_3_1 = tensor_of(WEFT_I64, 1, DIMS(2), (const int64_t[]){ 3, 1 });
     weft_tensor *x = tensor_of(WEFT_F32, 2, DIMS(2, 3), (const float[]){ 1, -1, 2, 0, 3, -4 });
     for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
         for (int eager = 0; eager < 2; eager++) {
@@ -488,6 +656,7 @@ Test(ops_select, errors_name_the_op)
             weft_function_destroy(&f);
         }
     weft_tensor_release(x);
+    weft_tensor_release(ids_3_1);
 }
 
 /* Traced with an unknown rank, unique's vector check runs when the
@@ -495,7 +664,7 @@ Test(ops_select, errors_name_the_op)
 Test(ops_select, unique_checks_an_unknown_rank_when_run)
 {
     weft_spec sig = { .dtype = WEFT_I32, .rank = WEFT_RANK_ANY };
-    sel_case c = { UNIQUE, 0 };
+    sel_case c = { .op = UNIQUE };
     weft_function_desc d = { .name = "u", .body = body, .user = &c, .n_args = 1, .n_outs = 2,
                              .input_signature = &sig };
     weft_function *f = NULL;
