@@ -5,7 +5,7 @@
 #   bench/run.sh                 # workers/threads "1 2"
 #   bench/run.sh "1 2 4 8 16"    # a bigger machine
 #   BENCH_REPS=5 bench/run.sh    # fewer repetitions (default 11)
-#   BENCH_ONLY="fib spawn" bench/run.sh   # a subset: fib spawn lace map idle trace cache dist shape matmul numeric index conv
+#   BENCH_ONLY="fib spawn" bench/run.sh   # a subset: fib spawn lace map idle trace cache dist shape matmul numeric index conv linalg
 #   BENCH_WAIT_QUIET=120 bench/run.sh     # on a shared machine: before each
 #       program wait (at most 120 s) until the CPUs are >= 90% idle over 2 s
 # Finer knobs read by the programs: BENCH_FIB_N="30 35", BENCH_WEFT_ONLY=1
@@ -13,8 +13,9 @@
 # BENCH_MAP_SIZES="1000 1000000 10000000", BENCH_LACE_ONLY="queens uts cilksort matmul",
 # BENCH_NUMERIC_ONLY="normalize softmax" (a subset of: normalize chain softmax colsum
 # matmul fused4), BENCH_INDEX_ONLY="sort top_k" (a subset of: sort argsort top_k
-# segsum gather_nd random), BENCH_CONV_ONLY="conv3x3 max_pool" (a subset of: conv3x3
-# stem conv1x1 max_pool avg_pool).
+# segsum gather_nd random mask argwhere unique), BENCH_CONV_ONLY="conv3x3 max_pool" (a
+# subset of: conv3x3 stem conv1x1 max_pool avg_pool), BENCH_LINALG_ONLY="solve_big" (a
+# subset of: solve_batch chol_batch solve_big).
 #
 # Run it on a quiet machine: every program measures weft, serial C, OpenMP
 # and oneTBB in the same process, one after the other.
@@ -22,7 +23,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 workers=${1:-"1 2"}
 build=${BENCH_BUILD:-"$root/build/bench"}
-only=${BENCH_ONLY:-"fib spawn lace map idle trace cache dist shape matmul numeric index conv"}
+only=${BENCH_ONLY:-"fib spawn lace map idle trace cache dist shape matmul numeric index conv linalg"}
 
 if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "$root" --buildtype=release -Dbenchmarks=true -Dtests=false

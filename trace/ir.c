@@ -66,7 +66,10 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_ARGWHERE] = "argwhere", [WEFT__OP_BOOLEAN_MASK] = "boolean_mask",
     [WEFT__OP_UNIQUE_FIRST] = "unique_first", [WEFT__OP_UNIQUE_IDX] = "unique_idx",
     [WEFT__OP_UNIQUE_COUNTS] = "unique_counts", [WEFT__OP_SEGMENT] = "segment",
-    [WEFT__OP_BINCOUNT] = "bincount",
+    [WEFT__OP_BINCOUNT] = "bincount", [WEFT__OP_CHOLESKY] = "cholesky",
+    [WEFT__OP_MATRIX_SOLVE] = "matrix_solve", [WEFT__OP_TRIANGULAR_SOLVE] = "triangular_solve",
+    [WEFT__OP_MATRIX_INVERSE] = "matrix_inverse",
+    [WEFT__OP_MATRIX_DETERMINANT] = "matrix_determinant",
 };
 
 const char *weft__op_name(weft__op op)

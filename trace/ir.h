@@ -134,7 +134,12 @@
     XX(UNIQUE_IDX, ARRAY,   1)             \
     XX(UNIQUE_COUNTS, ARRAY, 1)            \
     XX(SEGMENT,    ARRAY,   2)             \
-    XX(BINCOUNT,   ARRAY,  -1)
+    XX(BINCOUNT,   ARRAY,  -1)             \
+    XX(CHOLESKY,   ARRAY,   1)             \
+    XX(MATRIX_SOLVE, ARRAY, 2)             \
+    XX(TRIANGULAR_SOLVE, ARRAY, 2)         \
+    XX(MATRIX_INVERSE, ARRAY, 1)           \
+    XX(MATRIX_DETERMINANT, ARRAY, 1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -547,6 +547,12 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_resize(rt, n, in[0], out);
     case WEFT__OP_UNIQUE_IDX:
         return weft__eval_unique_idx(in[0], out);
+    case WEFT__OP_CHOLESKY:
+    case WEFT__OP_MATRIX_SOLVE:
+    case WEFT__OP_TRIANGULAR_SOLVE:
+    case WEFT__OP_MATRIX_INVERSE:
+    case WEFT__OP_MATRIX_DETERMINANT:
+        return weft__eval_linalg(rt, n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }

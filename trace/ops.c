@@ -122,7 +122,7 @@ weft_value *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, u
 
 weft_value *weft__ops_finish(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
 {
-    weft_spec specs_s[3], *specs = specs_s;
+    weft_spec specs_s[3] = { { 0 } }, *specs = specs_s;
     if (n_in > 3 && !(specs = weft__malloc(sizeof *specs * n_in)))
         return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
     for (uint32_t i = 0; i < n_in; i++)

@@ -81,6 +81,15 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
                            weft_tensor **out);
 /* unique's indices (UNIQUE_IDX), of x's shape. */
 int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out);
+/* The linear-algebra ops (cholesky, matrix_solve, triangular_solve,
+ * matrix_inverse, matrix_determinant): inference (infer_linalg.c) and the
+ * kernels (kernel_linalg.c).  matrix_solve's and triangular_solve's
+ * attr.index.kind holds WEFT__LINALG_LOWER and WEFT__LINALG_ADJOINT. */
+#define WEFT__LINALG_LOWER   1u
+#define WEFT__LINALG_ADJOINT 2u
+int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                      weft_tensor *out);
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */
 void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);

@@ -56,7 +56,8 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES:   /* k is the indices' shape */
     case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST: case WEFT__OP_UNIQUE_IDX:
-    case WEFT__OP_UNIQUE_COUNTS:
+    case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY: case WEFT__OP_MATRIX_INVERSE:
+    case WEFT__OP_MATRIX_DETERMINANT:
         break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:
@@ -73,7 +74,8 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.bincount.minlength;
         w[k++] = n->attr.bincount.maxlength;
         break;
-    case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT:
+    case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
+    case WEFT__OP_TRIANGULAR_SOLVE:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -204,8 +206,18 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST:
-    case WEFT__OP_UNIQUE_IDX: case WEFT__OP_UNIQUE_COUNTS:
+    case WEFT__OP_UNIQUE_IDX: case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY:
+    case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_DETERMINANT:
         break;
+    case WEFT__OP_MATRIX_SOLVE:
+    case WEFT__OP_TRIANGULAR_SOLVE: {
+        unsigned flags = (unsigned)n->attr.index.kind;
+        if (flags)
+            fprintf(f, "<%s%s%s>", flags & WEFT__LINALG_LOWER ? "lower" : "",
+                    flags == (WEFT__LINALG_LOWER | WEFT__LINALG_ADJOINT) ? "," : "",
+                    flags & WEFT__LINALG_ADJOINT ? "adjoint" : "");
+        break;
+    }
     case WEFT__OP_BOOLEAN_MASK:
         fprintf(f, "<axis=%d>", n->attr.index.axis);
         break;

@@ -1010,6 +1010,46 @@ WEFT_API weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_
  * along value's last dim; any number dtype, the same for both. */
 WEFT_API weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias);
 
+/* ---- Linear algebra ----
+ *
+ * Ops of their own over the last two dims of f32 or f64 tensors (any
+ * batch dims before them; WEFT_EDTYPE for other dtypes, WEFT_ESHAPE for a
+ * matrix that is not square), eager and traced alike.  Each matrix is
+ * computed in f64 (an f32 input rounds once at the end) by LU with
+ * partial pivoting or Cholesky: matrices above 16 rows through the LAPACK
+ * that OpenBLAS bundles, smaller ones (and all in a build without a BLAS)
+ * through weft's own loops; a batch is spread over the intra-op threads,
+ * one matrix per thread at a time, so results never depend on the worker
+ * count.  A singular matrix (solve, inverse: a pivot of exactly 0, as
+ * LAPACK and TensorFlow judge it; a nearly singular one gives large
+ * values) or one that is not positive definite (cholesky) fails the call
+ * with WEFT_EINVAL naming the matrix's index in the batch, when it runs
+ * (TensorFlow raises too). */
+
+/* tf.linalg.cholesky: the lower triangular L with L L^T = a; only a's
+ * lower triangle is read; L's upper triangle is 0. */
+WEFT_API weft_value *weft_cholesky(weft_ctx *cx, weft_value *a);
+/* tf.linalg.solve(matrix, rhs, adjoint): x of matrix x = rhs (with
+ * adjoint, transpose(matrix) x = rhs) for matrix [..., n, n] and rhs
+ * [..., n, k] of the same dtype and batch dims; the result is rhs's
+ * shape. */
+WEFT_API weft_value *weft_matrix_solve(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
+                                       bool adjoint);
+/* tf.linalg.triangular_solve(matrix, rhs, lower, adjoint): as
+ * weft_matrix_solve, reading only matrix's lower (lower true, TF's
+ * default) or upper triangle; a 0 on the diagonal gives inf or NaN, as in
+ * TensorFlow (no error). */
+WEFT_API weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
+                                           bool lower, bool adjoint);
+/* tf.linalg.cholesky_solve(chol, rhs): x of a x = rhs given chol, a's
+ * Cholesky factor (weft_cholesky's result): two triangular solves. */
+WEFT_API weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs);
+/* tf.linalg.inv: the inverse of each matrix. */
+WEFT_API weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a);
+/* tf.linalg.det: the determinant of each matrix, [...] (0 for a singular
+ * one, no error), from the LU factors. */
+WEFT_API weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a);
+
 /* ---- Matrix helpers, norms and small math ops ----
  *
  * Compositions of the ops above (they fuse and trace like any op); errors

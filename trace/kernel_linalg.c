@@ -1,0 +1,398 @@
+/* Kernels of the linear-algebra ops: cholesky, matrix_solve,
+ * triangular_solve, matrix_inverse and matrix_determinant, over a batch
+ * of matrices in the last two dims.
+ *
+ * Each matrix is copied into an f64 scratch in column-major order (f32
+ * inputs compute in f64 and round once), factored, and the result written
+ * back in the output's dtype.  Matrices above LOOP_MAX rows go to LAPACK
+ * (OpenBLAS bundles it: dgetrf, dgetrs, dpotrf) and triangular solves to
+ * the BLAS (dtrsm); smaller ones, and every matrix in a build without a
+ * BLAS, to the loops below, which a call costs less than LAPACK's setup
+ * for.  The batch is cut into chunks over the intra-op threads, each
+ * chunk's matrices one after the other; a matrix is never split, so
+ * results do not depend on the worker count. */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/iface.h"
+#include "trace/blas.h"
+#include "trace/kernels.h"
+#include "trace/shape.h"
+
+#if WEFT_HAVE_BLAS
+#include <cblas.h>
+
+/* LAPACK's Fortran entry points in OpenBLAS (no header ships with it);
+ * trailing lengths of character arguments, as gfortran passes them. */
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                    size_t trans_len);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                    size_t uplo_len);
+#endif
+
+/* Up to this many rows, the loops (a LAPACK call's checks and blocking
+ * cost more than the arithmetic of a small matrix). */
+#define LOOP_MAX 16
+
+#define LOWER   WEFT__LINALG_LOWER
+#define ADJOINT WEFT__LINALG_ADJOINT
+
+/* ---- The loops, on column-major f64 (element (i, j) at i + j * n) ------- */
+
+/* LU with partial pivoting in place: a = P L U, L unit lower.  ipiv[j]
+ * is the row swapped with row j.  Returns 0, or 1 + the first column
+ * whose pivot is 0 (the factorization still completes, as LAPACK's). */
+static int lu_loop(int n, double *a, int *ipiv)
+{
+    int info = 0;
+    for (int j = 0; j < n; j++) {
+        int p = j;
+        for (int i = j + 1; i < n; i++)
+            if (fabs(a[i + j * n]) > fabs(a[p + j * n]))
+                p = i;
+        ipiv[j] = p;
+        if (p != j)
+            for (int c = 0; c < n; c++) {
+                double t = a[j + c * n];
+                a[j + c * n] = a[p + c * n];
+                a[p + c * n] = t;
+            }
+        double d = a[j + j * n];
+        if (d == 0) {
+            if (!info)
+                info = j + 1;
+            continue;
+        }
+        for (int i = j + 1; i < n; i++)
+            a[i + j * n] /= d;
+        for (int c = j + 1; c < n; c++) {
+            double f = a[j + c * n];
+            for (int i = j + 1; i < n; i++)
+                a[i + c * n] -= a[i + j * n] * f;
+        }
+    }
+    return info;
+}
+
+/* x of t x = b for the triangle of a (lower or upper, unit diagonal or
+ * not), each of k columns of b in place. */
+static void tri_loop(int n, int k, const double *a, bool lower, bool unit, double *b)
+{
+    for (int c = 0; c < k; c++) {
+        double *x = b + (size_t)c * n;
+        if (lower) {
+            for (int i = 0; i < n; i++) {
+                double s = x[i];
+                for (int j = 0; j < i; j++)
+                    s -= a[i + j * n] * x[j];
+                x[i] = unit ? s : s / a[i + i * n];
+            }
+        } else {
+            for (int i = n; i-- > 0;) {
+                double s = x[i];
+                for (int j = i + 1; j < n; j++)
+                    s -= a[i + j * n] * x[j];
+                x[i] = unit ? s : s / a[i + i * n];
+            }
+        }
+    }
+}
+
+/* The transpose of a into t (both n x n, column-major). */
+static void transpose_into(int n, const double *a, double *t)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            t[j + i * n] = a[i + j * n];
+}
+
+/* Solves with the LU factors of lu_loop: a x = b, or a^T x = b. */
+static void lu_solve_loop(int n, int k, double *lu, const int *ipiv, bool trans, double *b,
+                          double *scratch)
+{
+    if (!trans) {
+        for (int j = 0; j < n; j++)
+            if (ipiv[j] != j)
+                for (int c = 0; c < k; c++) {
+                    double t = b[j + c * n];
+                    b[j + c * n] = b[ipiv[j] + c * n];
+                    b[ipiv[j] + c * n] = t;
+                }
+        tri_loop(n, k, lu, true, true, b);
+        tri_loop(n, k, lu, false, false, b);
+        return;
+    }
+    /* a^T = U^T L^T P^T: U^T (lower) then L^T (unit upper), then the
+     * swaps in reverse. */
+    transpose_into(n, lu, scratch);
+    tri_loop(n, k, scratch, true, false, b);
+    tri_loop(n, k, scratch, false, true, b);
+    for (int j = n; j-- > 0;)
+        if (ipiv[j] != j)
+            for (int c = 0; c < k; c++) {
+                double t = b[j + c * n];
+                b[j + c * n] = b[ipiv[j] + c * n];
+                b[ipiv[j] + c * n] = t;
+            }
+}
+
+/* The lower Cholesky factor in place (the upper part is left as it was).
+ * Returns 0, or 1 + the column whose pivot is not positive. */
+static int cholesky_loop(int n, double *a)
+{
+    for (int j = 0; j < n; j++) {
+        double d = a[j + j * n];
+        for (int k = 0; k < j; k++)
+            d -= a[j + k * n] * a[j + k * n];
+        if (!(d > 0))
+            return j + 1;
+        d = sqrt(d);
+        a[j + j * n] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = a[i + j * n];
+            for (int k = 0; k < j; k++)
+                s -= a[i + k * n] * a[j + k * n];
+            a[i + j * n] = s / d;
+        }
+    }
+    return 0;
+}
+
+/* ---- One matrix: the loops or LAPACK ------------------------------------- */
+
+static bool use_lapack(int n)
+{
+    return weft__blas_available() && n > LOOP_MAX;
+}
+
+static int lu_factor(int n, double *a, int *ipiv)
+{
+#if WEFT_HAVE_BLAS
+    if (use_lapack(n)) {
+        int info = 0;
+        dgetrf_(&n, &n, a, &n, ipiv, &info);
+        for (int j = 0; j < n; j++)
+            ipiv[j]--;   /* LAPACK counts rows from 1 */
+        return info;
+    }
+#endif
+    return lu_loop(n, a, ipiv);
+}
+
+static void lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
+                     double *scratch)
+{
+#if WEFT_HAVE_BLAS
+    if (use_lapack(n)) {
+        int info = 0;
+        for (int j = 0; j < n; j++)
+            ipiv[j]++;
+        dgetrs_(trans ? "T" : "N", &n, &k, lu, &n, ipiv, b, &n, &info, 1);
+        for (int j = 0; j < n; j++)
+            ipiv[j]--;
+        return;
+    }
+#endif
+    lu_solve_loop(n, k, lu, ipiv, trans, b, scratch);
+}
+
+static int cholesky_factor(int n, double *a)
+{
+#if WEFT_HAVE_BLAS
+    if (use_lapack(n)) {
+        int info = 0;
+        dpotrf_("L", &n, a, &n, &info, 1);
+        return info;
+    }
+#endif
+    return cholesky_loop(n, a);
+}
+
+/* x of op(t) x = b for the triangle of a; op is the transpose when
+ * adjoint. */
+static void tri_solve(int n, int k, const double *a, unsigned flags, double *b,
+                      double *scratch)
+{
+    bool lower = flags & LOWER;
+#if WEFT_HAVE_BLAS
+    if (use_lapack(n)) {
+        cblas_dtrsm(CblasColMajor, CblasLeft, lower ? CblasLower : CblasUpper,
+                    flags & ADJOINT ? CblasTrans : CblasNoTrans, CblasNonUnit, n, k, 1.0, a, n,
+                    b, n);
+        return;
+    }
+#endif
+    if (flags & ADJOINT) {
+        /* The transpose of a lower triangle is an upper one. */
+        transpose_into(n, a, scratch);
+        tri_loop(n, k, scratch, !lower, false, b);
+    } else {
+        tri_loop(n, k, a, lower, false, b);
+    }
+}
+
+/* ---- Batches --------------------------------------------------------------- */
+
+typedef struct linalg_job {
+    const weft__node *n;
+    const char *a, *b;     /* inputs: batch x [n, n], batch x [n, k] */
+    char *out;
+    weft_dtype dt;
+    int64_t batch;
+    int rows, k;           /* n, and the right-hand sides' columns */
+    size_t chunks;
+    int64_t *failed;       /* per chunk: the first matrix that failed, or -1 */
+} linalg_job;
+
+static double load_at(const char *p, weft_dtype dt, size_t i)
+{
+    if (dt == WEFT_F32)
+        return ((const float *)(const void *)p)[i];
+    return ((const double *)(const void *)p)[i];
+}
+
+static void store_at(char *p, weft_dtype dt, size_t i, double v)
+{
+    if (dt == WEFT_F32)
+        ((float *)(void *)p)[i] = (float)v;
+    else
+        ((double *)(void *)p)[i] = v;
+}
+
+/* Row-major [rows, cols] at src into column-major f64 at dst. */
+static void load_matrix(const char *src, weft_dtype dt, int rows, int cols, double *dst)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            dst[i + (size_t)j * rows] = load_at(src, dt, (size_t)i * cols + j);
+}
+
+static void store_matrix(const double *src, int rows, int cols, char *dst, weft_dtype dt)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            store_at(dst, dt, (size_t)i * cols + j, src[i + (size_t)j * rows]);
+}
+
+/* Matrix m of the batch: its result into out.  Returns 0, or nonzero
+ * when it is singular (solve, inverse) or not positive definite
+ * (cholesky). */
+static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, double *scratch,
+                      int *ipiv)
+{
+    int n = j->rows, k = j->k;
+    size_t es = weft_dtype_size(j->dt), nn = (size_t)n * n, nk = (size_t)n * k;
+    load_matrix(j->a + (size_t)m * nn * es, j->dt, n, n, a);
+    switch (j->n->op) {
+    case WEFT__OP_CHOLESKY: {
+        if (cholesky_factor(n, a) != 0)
+            return 1;
+        for (int c = 1; c < n; c++)   /* the upper triangle is 0 */
+            for (int i = 0; i < c; i++)
+                a[i + (size_t)c * n] = 0;
+        store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
+        return 0;
+    }
+    case WEFT__OP_MATRIX_DETERMINANT: {
+        double det = 1;
+        if (lu_factor(n, a, ipiv) == 0) {
+            for (int i = 0; i < n; i++)
+                det *= ipiv[i] != i ? -a[i + (size_t)i * n] : a[i + (size_t)i * n];
+        } else {
+            det = 0;
+        }
+        store_at(j->out, j->dt, (size_t)m, det);
+        return 0;
+    }
+    case WEFT__OP_MATRIX_INVERSE:
+        for (size_t i = 0; i < nn; i++)
+            b[i] = 0;
+        for (int i = 0; i < n; i++)
+            b[i + (size_t)i * n] = 1;
+        if (lu_factor(n, a, ipiv) != 0)
+            return 1;
+        lu_solve(n, n, a, ipiv, false, b, scratch);
+        store_matrix(b, n, n, j->out + (size_t)m * nn * es, j->dt);
+        return 0;
+    case WEFT__OP_MATRIX_SOLVE:
+        load_matrix(j->b + (size_t)m * nk * es, j->dt, n, k, b);
+        if (lu_factor(n, a, ipiv) != 0)
+            return 1;
+        lu_solve(n, k, a, ipiv, j->n->attr.index.kind & ADJOINT, b, scratch);
+        store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
+        return 0;
+    default:   /* TRIANGULAR_SOLVE: a zero on the diagonal gives inf or NaN */
+        load_matrix(j->b + (size_t)m * nk * es, j->dt, n, k, b);
+        tri_solve(n, k, a, (unsigned)j->n->attr.index.kind, b, scratch);
+        store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
+        return 0;
+    }
+}
+
+static int linalg_chunks(size_t begin, size_t end, void *ctx)
+{
+    linalg_job *j = ctx;
+    size_t n = (size_t)j->rows, k = (size_t)j->k, cols = k > n ? k : n;
+    /* a, b (or the inverse's identity) and a transpose, then the pivots. */
+    double *buf = weft__malloc(sizeof(double) * (2 * n * n + n * cols) + sizeof(int) * n + 1);
+    if (!buf)
+        return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for a %zu x %zu matrix",
+                            weft__op_name(j->n->op), n, n);
+    double *a = buf, *scratch = a + n * n, *b = scratch + n * n;
+    int *ipiv = (int *)(void *)(b + n * cols);
+    if (use_lapack(j->rows))
+        weft__blas_thread_enter();
+    for (size_t c = begin; c < end; c++) {
+        int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, c);
+        int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, c + 1);
+        j->failed[c] = -1;
+        for (int64_t m = lo; m < hi; m++) {
+            if (one_matrix(j, m, a, b, scratch, ipiv) != 0) {
+                j->failed[c] = m;
+                break;
+            }
+        }
+    }
+    weft__free(buf);
+    return 0;
+}
+
+int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                      weft_tensor *out)
+{
+    const weft_tensor *a = in[0], *b = n->n_in > 1 ? in[1] : NULL;
+    int64_t rows = a->dims[a->rank - 1];
+    if (rows > INT32_MAX / 2)
+        return weft__errorf(WEFT_EINVAL, "weft_%s: %lld rows are too many",
+                            weft__op_name(n->op), (long long)rows);
+    linalg_job j = { .n = n, .a = weft_tensor_data(a), .b = b ? weft_tensor_data(b) : NULL,
+                     .out = weft__tensor_mut(out), .dt = a->dtype, .rows = (int)rows,
+                     .k = b ? (int)b->dims[b->rank - 1] : 0 };
+    j.batch = rows ? a->numel / (rows * rows) : 0;
+    if (j.batch == 0 || out->numel == 0)
+        return 0;
+    uint64_t cube = weft__sat_mul(weft__sat_mul((uint64_t)rows, (uint64_t)rows),
+                                  (uint64_t)(rows + j.k));
+    j.chunks = weft__chunk_count_of(rt, weft__sat_mul(cube, (uint64_t)j.batch),
+                                    (uint64_t)j.batch);
+    j.failed = weft__malloc(j.chunks * sizeof *j.failed);
+    if (!j.failed)
+        return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
+    int rc = weft__run_chunks_blas(rt, j.chunks, linalg_chunks, &j,
+                                   weft__blas_available() && rows > LOOP_MAX);
+    for (size_t c = 0; c < j.chunks && rc == 0; c++) {
+        if (j.failed[c] < 0)
+            continue;
+        char sa[WEFT__SPEC_STR_MAX];
+        weft_spec s;
+        weft__tensor_spec(a, &s);
+        rc = weft__errorf(WEFT_EINVAL, "weft_%s: matrix %lld of %s is %s",
+                          weft__op_name(n->op), (long long)j.failed[c],
+                          weft__spec_str(&s, sa, sizeof sa),
+                          n->op == WEFT__OP_CHOLESKY ? "not positive definite" : "singular");
+    }
+    weft__free(j.failed);
+    return rc;
+}

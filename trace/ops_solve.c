@@ -1,0 +1,66 @@
+/* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
+ * triangular_solve, matrix_inverse and matrix_determinant, each a node of
+ * its own (checked by trace/infer_linalg.c, computed by
+ * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/shape.h"
+
+static weft_value *square_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *a)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    weft__node n = { .op = op };
+    return weft__ops_finish(cx, &n, &a, 1);
+}
+
+weft_value *weft_cholesky(weft_ctx *cx, weft_value *a)
+{
+    return square_op(cx, WEFT__OP_CHOLESKY, "weft_cholesky", a);
+}
+
+weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a)
+{
+    return square_op(cx, WEFT__OP_MATRIX_INVERSE, "weft_matrix_inverse", a);
+}
+
+weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a)
+{
+    return square_op(cx, WEFT__OP_MATRIX_DETERMINANT, "weft_matrix_determinant", a);
+}
+
+static weft_value *solve_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *matrix,
+                            weft_value *rhs, unsigned flags)
+{
+    weft_value *in[2] = { matrix, rhs };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    weft__node n = { .op = op, .attr.index.kind = (int)flags };
+    return weft__ops_finish(cx, &n, in, 2);
+}
+
+weft_value *weft_matrix_solve(weft_ctx *cx, weft_value *matrix, weft_value *rhs, bool adjoint)
+{
+    return solve_op(cx, WEFT__OP_MATRIX_SOLVE, "weft_matrix_solve", matrix, rhs,
+                    adjoint ? WEFT__LINALG_ADJOINT : 0);
+}
+
+weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
+                                  bool lower, bool adjoint)
+{
+    return solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_triangular_solve", matrix, rhs,
+                    (lower ? WEFT__LINALG_LOWER : 0) | (adjoint ? WEFT__LINALG_ADJOINT : 0));
+}
+
+weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs)
+{
+    weft_value *in[2] = { chol, rhs };
+    if (!weft__op_enter(cx, "weft_cholesky_solve", in, 2))
+        return NULL;
+    /* a = L L^T: L y = rhs, then L^T x = y. */
+    weft_value *y = solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_cholesky_solve", chol, rhs,
+                             WEFT__LINALG_LOWER);
+    return y ? solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_cholesky_solve", chol, y,
+                        WEFT__LINALG_LOWER | WEFT__LINALG_ADJOINT)
+             : NULL;
+}
