@@ -246,13 +246,6 @@ typedef struct linalg_job {
     int64_t *failed;       /* per chunk: the first matrix that failed, or -1 */
 } linalg_job;
 
-static double load_at(const char *p, weft_dtype dt, size_t i)
-{
-    if (dt == WEFT_F32)
-        return ((const float *)(const void *)p)[i];
-    return ((const double *)(const void *)p)[i];
-}
-
 static void store_at(char *p, weft_dtype dt, size_t i, double v)
 {
     if (dt == WEFT_F32)
@@ -261,19 +254,36 @@ static void store_at(char *p, weft_dtype dt, size_t i, double v)
         ((double *)(void *)p)[i] = v;
 }
 
-/* Row-major [rows, cols] at src into column-major f64 at dst. */
+/* Row-major [rows, cols] at src into column-major f64 at dst (a loop per
+ * dtype, so that neither switches per element). */
 static void load_matrix(const char *src, weft_dtype dt, int rows, int cols, double *dst)
 {
+    if (dt == WEFT_F64) {
+        const double *s = (const double *)(const void *)src;
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < cols; j++)
+                dst[i + (size_t)j * rows] = s[(size_t)i * cols + j];
+        return;
+    }
+    const float *s = (const float *)(const void *)src;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
-            dst[i + (size_t)j * rows] = load_at(src, dt, (size_t)i * cols + j);
+            dst[i + (size_t)j * rows] = s[(size_t)i * cols + j];
 }
 
 static void store_matrix(const double *src, int rows, int cols, char *dst, weft_dtype dt)
 {
+    if (dt == WEFT_F64) {
+        double *d = (double *)(void *)dst;
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < cols; j++)
+                d[(size_t)i * cols + j] = src[i + (size_t)j * rows];
+        return;
+    }
+    float *d = (float *)(void *)dst;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
-            store_at(dst, dt, (size_t)i * cols + j, src[i + (size_t)j * rows]);
+            d[(size_t)i * cols + j] = (float)src[i + (size_t)j * rows];
 }
 
 /* Matrix m of the batch: its result into out.  Returns 0, or nonzero
