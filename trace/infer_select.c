@@ -113,6 +113,50 @@ static int infer_bincount(const weft__node *n, const weft_spec *in, weft_spec *o
     return 0;
 }
 
+/* searchsorted: sorted rows [..., n] and values [..., m] of one dtype
+ * (not bool) and the same leading dims; i64 indices of values' shape. */
+static int infer_searchsorted(const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *seq = &in[0], *v = &in[1];
+    char ss[WEFT__SPEC_STR_MAX], sv[WEFT__SPEC_STR_MAX];
+    weft__spec_str(seq, ss, sizeof ss);
+    weft__spec_str(v, sv, sizeof sv);
+    if (seq->dtype == WEFT_BOOL || v->dtype != seq->dtype)
+        return weft__errorf(WEFT_EDTYPE, "weft_searchsorted: the values %s and the sorted "
+                            "sequence %s are not numbers of one dtype", sv, ss);
+    if (seq->rank == 0 || v->rank == 0)
+        return weft__errorf(WEFT_ESHAPE, "weft_searchsorted: %s is a scalar; the sequence and "
+                            "the values need a last axis", seq->rank == 0 ? ss : sv);
+    *out = *v;
+    out->dtype = WEFT_I64;
+    if (seq->rank == WEFT_RANK_ANY || v->rank == WEFT_RANK_ANY)
+        return 0;
+    bool same = seq->rank == v->rank;
+    for (int d = 0; same && d < seq->rank - 1; d++) {
+        same = seq->dims[d] == ANY || v->dims[d] == ANY || seq->dims[d] == v->dims[d];
+        if (out->dims[d] == ANY)
+            out->dims[d] = seq->dims[d];
+    }
+    if (!same)
+        return weft__errorf(WEFT_ESHAPE, "weft_searchsorted: the values %s do not have the "
+                            "leading dims of the sorted sequence %s", sv, ss);
+    return 0;
+}
+
+/* range_to: an i64 vector of unknown length from an i32 or i64 scalar. */
+static int infer_range_to(const weft_spec *n, weft_spec *out)
+{
+    char sn[WEFT__SPEC_STR_MAX];
+    if ((n->dtype != WEFT_I32 && n->dtype != WEFT_I64) ||
+        (n->rank != 0 && n->rank != WEFT_RANK_ANY))
+        return weft__errorf(WEFT_EINVAL, "weft_range_to: the limit %s is not an i32 or i64 "
+                            "scalar", weft__spec_str(n, sn, sizeof sn));
+    out->dtype = WEFT_I64;
+    out->rank = 1;
+    out->dims[0] = ANY;
+    return 0;
+}
+
 int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -123,6 +167,8 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_UNIQUE_IDX:
     case WEFT__OP_UNIQUE_COUNTS: return infer_unique(n, &in[0], out);
     case WEFT__OP_BINCOUNT:     return infer_bincount(n, in, out);
+    case WEFT__OP_SEARCHSORTED: return infer_searchsorted(in, out);
+    case WEFT__OP_RANGE_TO:     return infer_range_to(&in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a selection op", weft__op_name(n->op));
     }

@@ -718,7 +718,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_GATHER: case WEFT__OP_TOP_K_VALUES: case WEFT__OP_UNSORTED_SEGMENT:
     case WEFT__OP_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_MATRIX_SOLVE:
-    case WEFT__OP_TRIANGULAR_SOLVE:
+    case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
         return 3;
@@ -787,7 +787,9 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_IDX:
     case WEFT__OP_UNIQUE_COUNTS:
-    case WEFT__OP_BINCOUNT:     return weft__infer_select_op(n, in, out);
+    case WEFT__OP_BINCOUNT:
+    case WEFT__OP_SEARCHSORTED:
+    case WEFT__OP_RANGE_TO:     return weft__infer_select_op(n, in, out);
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:

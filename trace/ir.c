@@ -70,6 +70,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_MATRIX_SOLVE] = "matrix_solve", [WEFT__OP_TRIANGULAR_SOLVE] = "triangular_solve",
     [WEFT__OP_MATRIX_INVERSE] = "matrix_inverse",
     [WEFT__OP_MATRIX_DETERMINANT] = "matrix_determinant",
+    [WEFT__OP_SEARCHSORTED] = "searchsorted", [WEFT__OP_RANGE_TO] = "range_to",
 };
 
 const char *weft__op_name(weft__op op)
@@ -99,7 +100,7 @@ bool weft__op_shape_from_values(weft__op op)
 {
     return op == WEFT__OP_ARGWHERE || op == WEFT__OP_BOOLEAN_MASK ||
            op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS ||
-           op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT;
+           op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT || op == WEFT__OP_RANGE_TO;
 }
 
 void weft__reduce_set_axis(weft__node *n, int axis)

@@ -20,7 +20,8 @@
  * later go after FUSED, whatever their kind.  TOP_K gives weft_top_k's
  * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
  * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST,
- * UNIQUE_COUNTS, SEGMENT (sorted segment ids) and BINCOUNT have a dim that only their input values decide (see
+ * UNIQUE_COUNTS, SEGMENT (sorted segment ids), BINCOUNT and RANGE_TO
+ * (0..n-1 for a scalar n known when it runs) have a dim that only their input values decide (see
  * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
  * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \
@@ -139,7 +140,9 @@
     XX(MATRIX_SOLVE, ARRAY, 2)             \
     XX(TRIANGULAR_SOLVE, ARRAY, 2)         \
     XX(MATRIX_INVERSE, ARRAY, 1)           \
-    XX(MATRIX_DETERMINANT, ARRAY, 1)
+    XX(MATRIX_DETERMINANT, ARRAY, 1)       \
+    XX(SEARCHSORTED, ARRAY, 2)             \
+    XX(RANGE_TO,   ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -1,7 +1,8 @@
 /* The kernels of the ops whose result size the input values decide:
  * argwhere and boolean_mask (the true elements of a mask), unique's parts
  * (the distinct values of a vector), the sorted segment ops (one row per
- * id up to the last) and bincount (one bin per value up to the largest).
+ * id up to the last), bincount (one bin per value up to the largest) and
+ * range_to (0..n-1).
  * They allocate their results (weft__eval_from_values), except unique's
  * indices, which have the input's shape (weft__eval_unique_idx).
  *
@@ -540,6 +541,24 @@ static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tenso
     return 0;
 }
 
+/* ---- range_to ------------------------------------------------------------ */
+
+/* 0, 1, ..., limit - 1 (nothing for a limit <= 0). */
+static int eval_range_to(const weft_tensor *limit, weft_tensor **out)
+{
+    int64_t n = id_at(limit, 0);
+    n = n < 0 ? 0 : n;
+    weft_tensor *t = NULL;
+    int rc = weft__tensor_new(WEFT_I64, 1, &n, &t);
+    if (rc < 0)
+        return rc;
+    int64_t *dst = weft__tensor_mut(t);
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = i;
+    *out = t;
+    return 0;
+}
+
 /* ---- Entry ------------------------------------------------------------- */
 
 int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
@@ -558,6 +577,8 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
         return eval_segment(rt, n, in, out);
     case WEFT__OP_BINCOUNT:
         return eval_bincount(n, in, out);
+    case WEFT__OP_RANGE_TO:
+        return eval_range_to(in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: its result's size is not decided by its "
                             "values", weft__op_name(n->op));

@@ -547,6 +547,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_resize(rt, n, in[0], out);
     case WEFT__OP_UNIQUE_IDX:
         return weft__eval_unique_idx(in[0], out);
+    case WEFT__OP_SEARCHSORTED:
+        return weft__eval_searchsorted(rt, n, in[0], in[1], out);
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:

@@ -430,3 +430,86 @@ int weft__eval_top_k_values(weft_runtime *rt, const weft_tensor *a, const weft_t
     j.chunks = weft__chunk_count(rt, (uint64_t)j.total);
     return weft__run_chunks(rt, j.chunks, pick_chunk, &j);
 }
+
+/* ---- searchsorted ------------------------------------------------------ */
+
+/* For each value, the first index of its row of the sorted sequence at
+ * which it could be inserted keeping the order: before the first element
+ * not before it (left) or before the first element it is before (right),
+ * in the ascending order of weft_sort (NaN last). */
+#define SEARCH_FN(NAME, T, BEFORE)                                                        \
+    static void NAME(const void *seq_, int64_t n, const void *val_, int64_t m, bool right, \
+                     int64_t *out)                                                        \
+    {                                                                                     \
+        const T *seq = seq_, *val = val_;                                                 \
+        for (int64_t i = 0; i < m; i++) {                                                 \
+            T x = val[i];                                                                 \
+            int64_t lo = 0, hi = n;                                                       \
+            while (lo < hi) {                                                             \
+                int64_t mid = lo + (hi - lo) / 2;                                         \
+                bool go_right = right ? !BEFORE(x, seq[mid]) : BEFORE(seq[mid], x);       \
+                if (go_right)                                                             \
+                    lo = mid + 1;                                                         \
+                else                                                                      \
+                    hi = mid;                                                             \
+            }                                                                             \
+            out[i] = lo;                                                                  \
+        }                                                                                 \
+    }
+SEARCH_FN(search_i32, int32_t, I_ASC)
+SEARCH_FN(search_i64, int64_t, I_ASC)
+SEARCH_FN(search_f32, float, F_ASC)
+SEARCH_FN(search_f64, double, F_ASC)
+
+typedef void (*search_fn)(const void *seq, int64_t n, const void *val, int64_t m, bool right,
+                          int64_t *out);
+
+typedef struct search_job {
+    search_fn search;
+    const char *seq, *val;
+    int64_t *out;
+    int64_t n, m, rows;   /* row length of seq and of the values, rows */
+    size_t esize, chunks;
+    bool right;
+} search_job;
+
+/* Chunks own whole value rows. */
+static int search_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const search_job *j = ctx;
+    for (size_t c = cb; c < ce; c++) {
+        uint64_t b = weft__chunk_begin((uint64_t)j->rows, j->chunks, c);
+        uint64_t e = weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1);
+        for (uint64_t r = b; r < e; r++)
+            j->search(j->seq + r * (uint64_t)j->n * j->esize, j->n,
+                      j->val + r * (uint64_t)j->m * j->esize, j->m, j->right,
+                      j->out + r * (uint64_t)j->m);
+    }
+    return 0;
+}
+
+int weft__eval_searchsorted(weft_runtime *rt, const weft__node *n, const weft_tensor *seq,
+                            const weft_tensor *val, weft_tensor *out)
+{
+    search_job j = { .seq = weft_tensor_data(seq), .val = weft_tensor_data(val),
+                     .out = weft__tensor_mut(out), .esize = weft_dtype_size(seq->dtype),
+                     .right = n->attr.index.kind != 0 };
+    j.n = seq->dims[seq->rank - 1];
+    j.m = val->dims[val->rank - 1];
+    if (out->numel == 0)
+        return 0;
+    j.rows = val->numel / j.m;
+    switch (seq->dtype) {
+    case WEFT_I32: j.search = search_i32; break;
+    case WEFT_I64: j.search = search_i64; break;
+    case WEFT_F32: j.search = search_f32; break;
+    default:       j.search = search_f64; break;
+    }
+    /* About log2(n) comparisons a value. */
+    uint64_t depth = 1;
+    while (depth < 64 && ((uint64_t)1 << depth) < (uint64_t)j.n)
+        depth++;
+    j.chunks = weft__chunk_count_of(rt, weft__sat_mul((uint64_t)out->numel, depth),
+                                    (uint64_t)j.rows);
+    return weft__run_chunks(rt, j.chunks, search_chunk, &j);
+}

@@ -98,3 +98,74 @@ weft_value *weft_count_nonzero(weft_ctx *cx, weft_value *a, const int *axes, siz
         nz = weft_ne(cx, a, weft_const_i64(cx, 0));
     return weft_reduce(cx, WEFT_R_SUM, weft_cast(cx, nz, WEFT_I64), axes, n, keepdims);
 }
+
+weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence, weft_value *values,
+                              bool right)
+{
+    weft_value *in[2] = { sorted_sequence, values };
+    if (!weft__op_enter(cx, "weft_searchsorted", in, 2))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_SEARCHSORTED, .attr.index.kind = right };
+    return weft__ops_finish(cx, &n, in, 2);
+}
+
+weft_value *weft_range_to(weft_ctx *cx, weft_value *limit)
+{
+    if (!weft__op_enter(cx, "weft_range_to", &limit, 1))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_RANGE_TO };
+    return weft__ops_finish(cx, &n, &limit, 1);
+}
+
+weft_value *weft_sequence_mask(weft_ctx *cx, weft_value *lengths, int64_t maxlen,
+                               weft_dtype dtype)
+{
+    if (!weft__op_enter(cx, "weft_sequence_mask", &lengths, 1))
+        return NULL;
+    weft_dtype lt = weft__value_spec(lengths)->dtype;
+    if (lt != WEFT_I32 && lt != WEFT_I64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "weft_sequence_mask: the lengths are %s, not "
+                              "i32 or i64", weft_dtype_name(lt));
+    if (maxlen < -1)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_sequence_mask: maxlen %lld is below -1",
+                              (long long)maxlen);
+    /* Positions 0..maxlen-1 against each length, on a new last axis. */
+    weft_value *pos = maxlen >= 0
+                          ? weft_range(cx, WEFT_I64, 0, maxlen, 1)
+                          : weft_range_to(cx, weft_reduce(cx, WEFT_R_MAX, lengths, NULL, 0, false));
+    weft_value *mask = weft_lt(cx, pos, weft_expand_dims(cx, lengths, -1));
+    return dtype == WEFT_BOOL ? mask : weft_cast(cx, mask, dtype);
+}
+
+int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partitions,
+                           int num_partitions, weft_value **outs)
+{
+    weft_value *in[2] = { data, partitions };
+    for (int k = 0; outs && k < num_partitions; k++)
+        outs[k] = NULL;
+    if (!weft__op_enter(cx, "weft_dynamic_partition", in, 2))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (!outs || num_partitions < 1) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "weft_dynamic_partition: %s",
+                       !outs ? "outs is NULL" : "num_partitions is below 1");
+        return weft_ctx_status(cx);
+    }
+    weft_dtype pt = weft__value_spec(partitions)->dtype;
+    if (pt != WEFT_I32 && pt != WEFT_I64) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "weft_dynamic_partition: the partitions are %s, not "
+                       "i32 or i64", weft_dtype_name(pt));
+        return weft_ctx_status(cx);
+    }
+    /* Part k: the rows of data whose partition is k, in order. */
+    for (int k = 0; k < num_partitions; k++) {
+        weft_value *is_k = weft_eq(cx, partitions, weft_const_i64(cx, k));
+        weft_value *part = weft_boolean_mask(cx, data, is_k, 0);
+        if (!part) {
+            for (int j = 0; j < k; j++)
+                outs[j] = NULL;
+            return weft_ctx_status(cx);
+        }
+        outs[k] = part;
+    }
+    return 0;
+}

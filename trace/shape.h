@@ -44,6 +44,10 @@ int weft__eval_top_k(weft_runtime *rt, const weft__node *n, const weft_tensor *a
                      weft_tensor *out);
 int weft__eval_top_k_values(weft_runtime *rt, const weft_tensor *a, const weft_tensor *idx,
                             weft_tensor *out);
+/* searchsorted: i64 insertion points of val's rows in seq's sorted rows
+ * (attr.index.kind: 0 left, 1 right). */
+int weft__eval_searchsorted(weft_runtime *rt, const weft__node *n, const weft_tensor *seq,
+                            const weft_tensor *val, weft_tensor *out);
 
 /* The indexing ops: unsorted_segment, gather_nd, scatter_nd_update,
  * scatter_nd_add, roll and repeat (kernel_index.c). */

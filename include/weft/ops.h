@@ -823,6 +823,36 @@ WEFT_API int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **o
  * round once. */
 WEFT_API weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
                                    int64_t minlength, int64_t maxlength, weft_dtype dtype);
+/* tf.range(limit) for a limit known only when the function runs (a
+ * tensor, such as a dim of weft_shape or a reduction): the i64 vector 0,
+ * 1, ..., limit - 1 (empty for limit <= 0).  limit is an i32 or i64
+ * scalar (WEFT_EINVAL otherwise); the length is unknown while tracing. */
+WEFT_API weft_value *weft_range_to(weft_ctx *cx, weft_value *limit);
+/* tf.sequence_mask(lengths, maxlen, dtype): lengths' shape plus a last
+ * axis of maxlen, element [..., j] is j < lengths[...] (bool, or cast to
+ * dtype).  lengths i32 or i64; maxlen -1 takes the largest length, then
+ * known only when the function runs (as TensorFlow's maxlen=None). */
+WEFT_API weft_value *weft_sequence_mask(weft_ctx *cx, weft_value *lengths, int64_t maxlen,
+                                        weft_dtype dtype);
+/* tf.dynamic_partition(data, partitions, num_partitions): outs[k] for k <
+ * num_partitions holds the slices of data whose entry of partitions (i32
+ * or i64, the shape of data's first dims) is k, in row-major order; each a
+ * weft_boolean_mask, so its length is unknown while tracing.  An entry
+ * outside 0..num_partitions-1 belongs to no part (TensorFlow raises).
+ * Returns 0 or the context's error code with outs[] NULL. */
+WEFT_API int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partitions,
+                                    int num_partitions, weft_value **outs);
+/* tf.searchsorted(sorted_sequence, values, side): for each value, the i64
+ * index in its row of sorted_sequence ([..., n], ascending along the last
+ * axis) where inserting it keeps the order: before the equal elements
+ * (right false, TF's 'left') or after them (right true).  values
+ * [..., m] has sorted_sequence's dtype (not bool; WEFT_EDTYPE otherwise)
+ * and leading dims (WEFT_ESHAPE); the result has values' shape.  Floats
+ * follow weft_sort's order (NaN last).  A row not sorted gives some
+ * index, as in TensorFlow.  Binary search, rows spread over the intra-op
+ * threads. */
+WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence,
+                                       weft_value *values, bool right);
 /* tf.math.count_nonzero(a, axis, keepdims): how many elements are not 0
  * (bool: true; NaN counts), i64, over axes as weft_reduce's (n 0: every
  * axis).  A sum of a comparison: it fuses. */

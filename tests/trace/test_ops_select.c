@@ -16,15 +16,16 @@ TestSuite(ops_select, .init = suite_runtimes_create, .fini = suite_runtimes_dest
 
 typedef enum sel_op {
     ARGWHERE, MASK, UNIQUE, UNIQUE_COUNTS, MASKED_MEAN, SEGMENT, BINCOUNT, BINCOUNT_W,
-    COUNT_NONZERO
+    COUNT_NONZERO, SEARCH, SEQ_MASK, PARTITION
 } sel_op;
 
 typedef struct sel_case {
     sel_op op;
     int axis;                  /* MASK, COUNT_NONZERO (-99: every axis) */
     weft_reduction r;          /* SEGMENT */
-    int64_t minlength, maxlength;
-    weft_dtype dtype;          /* BINCOUNT */
+    int64_t minlength, maxlength;  /* BINCOUNT; SEQ_MASK: maxlen in maxlength */
+    weft_dtype dtype;          /* BINCOUNT, SEQ_MASK */
+    bool right;                /* SEARCH */
 } sel_case;
 
 static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -53,6 +54,14 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
         outs[0] = weft_count_nonzero(cx, a[0], c->axis == -99 ? NULL : &c->axis,
                                      c->axis == -99 ? 0 : 1, false);
         break;
+    case SEARCH:
+        outs[0] = weft_searchsorted(cx, a[0], a[1], c->right);
+        break;
+    case SEQ_MASK:
+        outs[0] = weft_sequence_mask(cx, a[0], c->maxlength, c->dtype);
+        break;
+    case PARTITION:
+        return weft_dynamic_partition(cx, a[0], a[1], 3, outs);
     case MASKED_MEAN: {
         /* The mean of the positive elements, and how many there are: later
          * ops take the masked vector's unknown length. */
@@ -67,7 +76,7 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
 
 static uint32_t outs_of(sel_op op)
 {
-    return op == UNIQUE_COUNTS ? 3 : op == UNIQUE || op == MASKED_MEAN ? 2 : 1;
+    return op == UNIQUE_COUNTS || op == PARTITION ? 3 : op == UNIQUE || op == MASKED_MEAN ? 2 : 1;
 }
 
 /* c on args[0..n_args) on runtime r, eagerly or traced (sig: the input
@@ -589,6 +598,84 @@ Test(ops_select, count_nonzero_over_axes)
     weft_tensor_release(b);
 }
 
+Test(ops_select, searchsorted_left_and_right)
+{
+    /* Two sorted rows (NaN last) and three values each. */
+    const double seq[10] = { 1, 2, 2, 4, NAN, -1, 0, 0, 0, 5 };
+    const double val[6] = { 2, 0, NAN, 0, 6, -2 };
+    const double left[6] = { 1, 0, 4, 1, 5, 0 }, right[6] = { 3, 0, 5, 4, 5, 0 };
+    for (int f = 0; f < 2; f++) {
+        weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+        weft_tensor *args[2] = { test_tensor(dt, 2, DIMS(2, 5), seq),
+                                 test_tensor(dt, 2, DIMS(2, 3), val) };
+        for (int r = 0; r < 2; r++) {
+            sel_case c = { .op = SEARCH, .right = r };
+            weft_tensor *w = test_tensor(WEFT_I64, 2, DIMS(2, 3), r ? right : left);
+            check_everywhere(&c, args, 2, &w, "searchsorted");
+            weft_tensor_release(w);
+        }
+        release_all(args, 2);
+    }
+    /* Many values in one long row, against a linear count. */
+    int64_t n = 5000, m = 40000;
+    double *sv = malloc(sizeof *sv * (size_t)n), *vv = malloc(sizeof *vv * (size_t)m);
+    double *wl = malloc(sizeof *wl * (size_t)m);
+    cr_assert(sv && vv && wl);
+    for (int64_t i = 0; i < n; i++)
+        sv[i] = (double)(i / 3);
+    for (int64_t i = 0; i < m; i++) {
+        vv[i] = (double)((i * 7919) % 1800) - 20;
+        int64_t k = 0;
+        while (k < n && sv[k] < vv[i])
+            k++;
+        wl[i] = (double)k;
+    }
+    weft_tensor *args[2] = { test_tensor(WEFT_I32, 1, &n, sv), test_tensor(WEFT_I32, 1, &m, vv) };
+    weft_tensor *w = test_tensor(WEFT_I64, 1, &m, wl);
+    sel_case c = { .op = SEARCH };
+    check_everywhere(&c, args, 2, &w, "searchsorted of 40000 values");
+    weft_tensor_release(w);
+    release_all(args, 2);
+    free(sv);
+    free(vv);
+    free(wl);
+}
+
+Test(ops_select, sequence_mask_with_and_without_maxlen)
+{
+    const double len[3] = { 1, 3, 0 };
+    weft_tensor *l = test_tensor(WEFT_I32, 1, DIMS(3), len);
+    const double m4[12] = { 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0 };
+    sel_case c4 = { .op = SEQ_MASK, .maxlength = 4, .dtype = WEFT_BOOL };
+    weft_tensor *w = test_tensor(WEFT_BOOL, 2, DIMS(3, 4), m4);
+    check_everywhere(&c4, &l, 1, &w, "sequence_mask maxlen 4");
+    weft_tensor_release(w);
+    /* maxlen -1: the longest, 3. */
+    const double m3[9] = { 1, 0, 0, 1, 1, 1, 0, 0, 0 };
+    sel_case c3 = { .op = SEQ_MASK, .maxlength = -1, .dtype = WEFT_F32 };
+    w = test_tensor(WEFT_F32, 2, DIMS(3, 3), m3);
+    check_everywhere(&c3, &l, 1, &w, "sequence_mask of the longest");
+    weft_tensor_release(w);
+    weft_tensor_release(l);
+}
+
+Test(ops_select, dynamic_partition_into_three)
+{
+    const double data[12] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+    const double parts[6] = { 2, 0, 2, 2, 9, 0 };   /* 9 belongs to no part */
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(6, 2), data),
+                             test_tensor(WEFT_I32, 1, DIMS(6), parts) };
+    weft_tensor *want[3] = {
+        test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 2, 3, 10, 11 }),
+        test_tensor(WEFT_F64, 2, DIMS(0, 2), data),
+        test_tensor(WEFT_F64, 2, DIMS(3, 2), (const double[]){ 0, 1, 4, 5, 6, 7 }),
+    };
+    sel_case c = { .op = PARTITION };
+    check_everywhere(&c, args, 2, want, "dynamic_partition");
+    release_all(want, 3);
+    release_all(args, 2);
+}
+
 /* ---- Errors --------------------------------------------------------------- */
 
 static weft_tensor *ids_3_1;   /* i64[2] { 3, 1 } */
@@ -615,6 +702,8 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
             break;                                                          /* -1 at 1 */
     case 9: outs[0] = weft_bincount(cx, weft_cast(cx, a[0], WEFT_I64), a[0], 0, -2, WEFT_I32);
             break;
+    case 10: outs[0] = weft_range_to(cx, a[0]); break;
+    case 11: outs[0] = weft_searchsorted(cx, a[0], weft_cast(cx, a[0], WEFT_I32), false); break;
     }
     return weft_ctx_status(cx);
 }
@@ -635,6 +724,9 @@ Test(ops_select, errors_name_the_op)
                           "the ids are not sorted" },
         { 8, WEFT_EINVAL, "weft_bincount: value -1 (at 1) is negative" },
         { 9, WEFT_EINVAL, "weft_bincount: maxlength -2 is negative" },
+        { 10, WEFT_EINVAL, "weft_range_to: the limit f32[2,3] is not an i32 or i64 scalar" },
+        { 11, WEFT_EDTYPE, "weft_searchsorted: the values i32[2,3] and the sorted sequence "
+                           "f32[2,3] are not numbers of one dtype" },
     };
     ids_3_1 = tensor_of(WEFT_I64, 1, DIMS(2), (const int64_t[]){ 3, 1 });
     weft_tensor *x = tensor_of(WEFT_F32, 2, DIMS(2, 3), (const float[]){ 1, -1, 2, 0, 3, -4 });
