@@ -391,9 +391,12 @@ int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out)
 static int eval_unique_part(const weft__node *n, const weft_tensor *idx, weft_tensor **out)
 {
     const int64_t *ids = weft_tensor_data(idx);
-    int64_t u = 0;
+    /* The largest index + 1 (a maximum vectorizes; counting new indices
+     * as they come would chain every element to the one before). */
+    int64_t u = -1;
     for (int64_t i = 0; i < idx->numel; i++)
-        u += ids[i] == u;
+        u = ids[i] > u ? ids[i] : u;
+    u++;
     weft_tensor *t = NULL;
     int rc = weft__tensor_new(WEFT_I64, 1, &u, &t);
     if (rc < 0)
