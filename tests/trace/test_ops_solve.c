@@ -135,6 +135,29 @@ static void near(double got, double want)
         worst = isnan(e) ? INFINITY : e;
 }
 
+enum { FULL, LOWER_PART, UPPER_PART };
+
+/* The worst error of a x = b over the batch (a's full matrix or one
+ * triangle, transposed when adj), into `worst`. */
+static void residual(const weft_tensor *a, const weft_tensor *x, const weft_tensor *b,
+                     int64_t batch, int n, int k, int part, bool adj)
+{
+    worst = 0;
+    for (int64_t m = 0; m < batch; m++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < k; j++) {
+                double sum = 0;
+                for (int q = 0; q < n; q++) {
+                    int r = adj ? q : i, col = adj ? i : q;
+                    if ((part == LOWER_PART && col > r) || (part == UPPER_PART && col < r))
+                        continue;
+                    sum += at(a, (size_t)(m * n * n + r * n + col)) *
+                           at(x, (size_t)(m * n * k + q * k + j));
+                }
+                near(sum, at(b, (size_t)(m * n * k + i * k + j)));
+            }
+}
+
 static const int sizes[] = { 1, 3, 16, 17, 40 };   /* loops up to 16 rows, LAPACK above */
 #define N_SIZES (sizeof sizes / sizeof sizes[0])
 
@@ -157,18 +180,7 @@ Test(ops_solve, solve_and_inverse_satisfy_their_equations)
                 la_case c = { .op = SOLVE, .adjoint = adj };
                 weft_tensor *x = result_everywhere(&c, args);
                 test_assert_shape(x, dt, 3, (int64_t[]){ batch, n, k }, "solve");
-                worst = 0;
-                for (int64_t m = 0; m < batch; m++)
-                    for (int i = 0; i < n; i++)
-                        for (int j = 0; j < k; j++) {
-                            double sum = 0;
-                            for (int q = 0; q < n; q++) {
-                                size_t e = (size_t)(m * n * n) +
-                                           (adj ? (size_t)q * n + i : (size_t)i * n + q);
-                                sum += at(args[0], e) * at(x, (size_t)(m * n * k + q * k + j));
-                            }
-                            near(sum, at(args[1], (size_t)(m * n * k + i * k + j)));
-                        }
+                residual(args[0], x, args[1], batch, n, k, FULL, adj);
                 cr_assert(worst <= tol_of(dt), "solve n %d %s adjoint %d: residual %g", n,
                           weft_dtype_name(dt), adj, worst);
                 weft_tensor_release(x);
@@ -298,20 +310,8 @@ Test(ops_solve, cholesky_and_triangular_solves)
                     weft_tensor *in[2] = { lower ? l : args[0], args[1] };
                     la_case tc = { .op = TRI, .lower = lower, .adjoint = adj };
                     weft_tensor *x = result_everywhere(&tc, in);
-                    worst = 0;
-                    for (int64_t m = 0; m < batch; m++)
-                        for (int i = 0; i < n; i++)
-                            for (int j = 0; j < k; j++) {
-                                double sum = 0;
-                                for (int q = 0; q < n; q++) {
-                                    int r = adj ? q : i, col = adj ? i : q;
-                                    bool inside = lower ? col <= r : col >= r;
-                                    if (inside)
-                                        sum += at(in[0], (size_t)(m * n * n + r * n + col)) *
-                                               at(x, (size_t)(m * n * k + q * k + j));
-                                }
-                                near(sum, at(args[1], (size_t)(m * n * k + i * k + j)));
-                            }
+                    residual(in[0], x, args[1], batch, n, k, lower ? LOWER_PART : UPPER_PART,
+                             adj);
                     cr_assert(worst <= tol_of(dt), "triangular n %d lower %d adjoint %d: %g", n,
                               lower, adj, worst);
                     weft_tensor_release(x);
@@ -319,16 +319,7 @@ Test(ops_solve, cholesky_and_triangular_solves)
             weft_tensor *in[2] = { l, args[1] };
             la_case cs = { .op = CHOL_SOLVE };
             weft_tensor *x = result_everywhere(&cs, in);
-            worst = 0;
-            for (int64_t m = 0; m < batch; m++)
-                for (int i = 0; i < n; i++)
-                    for (int j = 0; j < k; j++) {
-                        double sum = 0;
-                        for (int q = 0; q < n; q++)
-                            sum += at(args[0], (size_t)(m * n * n + i * n + q)) *
-                                   at(x, (size_t)(m * n * k + q * k + j));
-                        near(sum, at(args[1], (size_t)(m * n * k + i * k + j)));
-                    }
+            residual(args[0], x, args[1], batch, n, k, FULL, false);
             cr_assert(worst <= tol_of(dt) * 10, "cholesky_solve n %d: %g", n, worst);
             weft_tensor_release(x);
             weft_tensor_release(l);
