@@ -98,6 +98,8 @@ static int select_count(weft_runtime *rt, select_job *j, const char *fn)
     if (!j->first)
         return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", fn);
     int rc = weft__run_chunks(rt, j->chunks, count_chunks, j);
+    if (rc < 0)
+        return rc;
     int64_t total = 0;
     for (size_t c = 0; c < j->chunks; c++) {
         int64_t k = j->first[c];
@@ -106,7 +108,7 @@ static int select_count(weft_runtime *rt, select_job *j, const char *fn)
     }
     j->first[j->chunks] = total;
     j->total = total;
-    return rc;
+    return 0;
 }
 
 /* ---- argwhere -------------------------------------------------------- */
