@@ -41,6 +41,13 @@ static int unique_parts(weft_ctx *cx, const char *fn, weft_value *x, weft_value 
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
         return weft_ctx_status(cx);
     }
+    const weft_spec *xs = weft__value_spec(x);
+    if (xs->rank != 1 && xs->rank != WEFT_RANK_ANY) {
+        char sx[WEFT__SPEC_STR_MAX];
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is not a vector (rank 1)", fn,
+                       weft__spec_str(xs, sx, sizeof sx));
+        return weft_ctx_status(cx);
+    }
     weft__node first_n = { .op = WEFT__OP_UNIQUE_FIRST };
     weft__node idx_n = { .op = WEFT__OP_UNIQUE_IDX };
     weft__node counts_n = { .op = WEFT__OP_UNIQUE_COUNTS };
