@@ -30,12 +30,6 @@ static const char *op_fn(const weft__node *n, char *buf, size_t size)
     return buf;
 }
 
-static int64_t idx_at(const weft_tensor *idx, int64_t i)
-{
-    return idx->dtype == WEFT_I64 ? ((const int64_t *)weft_tensor_data(idx))[i]
-                                  : ((const int32_t *)weft_tensor_data(idx))[i];
-}
-
 static int oom(const weft__node *n)
 {
     return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
@@ -73,7 +67,7 @@ static int tuple_rows(const weft__node *n, const weft_tensor *a, const weft_tens
     for (int64_t i = 0; i < n_tuples; i++) {
         int64_t r = 0;
         for (int d = 0; d < k; d++) {
-            int64_t v = idx_at(idx, i * k + d), dim = a->dims[d];
+            int64_t v = weft__index_at(idx, i * k + d), dim = a->dims[d];
             int64_t w = v < 0 ? v + dim : v;
             if (w < 0 || w >= dim) {
                 char fn[48], sa[WEFT__SPEC_STR_MAX];
@@ -432,7 +426,7 @@ static int64_t seg_targets(const weft_tensor *ids, int64_t segs, int64_t i0, int
 static int seg_bad_id(const weft__node *n, const weft_tensor *ids, int64_t i)
 {
     return weft__errorf(WEFT_EINVAL, "weft_unsorted_segment: segment id %lld (at %lld) is not "
-                        "below num_segments %lld", (long long)idx_at(ids, i), (long long)i,
+                        "below num_segments %lld", (long long)weft__index_at(ids, i), (long long)i,
                         (long long)n->attr.index.count);
 }
 

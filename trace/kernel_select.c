@@ -422,12 +422,6 @@ static int eval_unique_part(const weft__node *n, const weft_tensor *idx, weft_te
 
 /* ---- Sorted segments ------------------------------------------------- */
 
-static int64_t id_at(const weft_tensor *ids, int64_t i)
-{
-    return ids->dtype == WEFT_I64 ? ((const int64_t *)weft_tensor_data(ids))[i]
-                                  : ((const int32_t *)weft_tensor_data(ids))[i];
-}
-
 /* tf.math.segment_*: the ids checked (non-negative, sorted), then the
  * unsorted op's kernel with one segment per id up to the last.  An empty
  * segment (an id skipped) is 0 for every reduction but PROD (1), as in
@@ -438,7 +432,7 @@ static int eval_segment(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     const weft_tensor *data = in[0], *ids = in[1];
     int64_t prev = 0;
     for (int64_t i = 0; i < ids->numel; i++) {
-        int64_t id = id_at(ids, i);
+        int64_t id = weft__index_at(ids, i);
         if (id < 0)
             return weft__errorf(WEFT_EINVAL, "weft_segment: segment id %lld (at %lld) is "
                                 "negative", (long long)id, (long long)i);
@@ -465,7 +459,7 @@ static int eval_segment(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         size_t row = t->nbytes / (size_t)u.attr.index.count;
         char *dst = weft__tensor_mut(t);
         for (int64_t i = 0, next = 0; i < ids->numel; i++) {
-            int64_t id = id_at(ids, i);
+            int64_t id = weft__index_at(ids, i);
             if (id > next)
                 memset(dst + (size_t)next * row, 0, (size_t)(id - next) * row);
             next = id + 1;
@@ -489,7 +483,7 @@ static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tenso
     const weft_tensor *a = in[0], *w = n->n_in == 2 ? in[1] : NULL;
     int64_t top = -1;
     for (int64_t i = 0; i < a->numel; i++) {
-        int64_t v = id_at(a, i);
+        int64_t v = weft__index_at(a, i);
         if (v < 0)
             return weft__errorf(WEFT_EINVAL, "weft_bincount: value %lld (at %lld) is negative",
                                 (long long)v, (long long)i);
@@ -513,7 +507,7 @@ static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tenso
                             (long long)len);
     }
     for (int64_t i = 0; i < a->numel; i++) {
-        int64_t v = id_at(a, i);
+        int64_t v = weft__index_at(a, i);
         if (v >= len)
             continue;
         if (!w) {
@@ -551,7 +545,7 @@ static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tenso
 /* 0, 1, ..., limit - 1 (nothing for a limit <= 0). */
 static int eval_range_to(const weft_tensor *limit, weft_tensor **out)
 {
-    int64_t n = id_at(limit, 0);
+    int64_t n = weft__index_at(limit, 0);
     n = n < 0 ? 0 : n;
     weft_tensor *t = NULL;
     int rc = weft__tensor_new(WEFT_I64, 1, &n, &t);

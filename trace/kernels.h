@@ -166,6 +166,13 @@ int      weft__run_chunks(weft_runtime *rt, size_t n, weft_range_fn fn, void *ct
 int      weft__run_chunks_blas(weft_runtime *rt, size_t n, weft_range_fn fn, void *ctx,
                                bool blas);
 
+/* Element i of an i32 or i64 index tensor (indices, segment ids, bins). */
+static inline int64_t weft__index_at(const weft_tensor *idx, int64_t i)
+{
+    return idx->dtype == WEFT_I64 ? ((const int64_t *)weft_tensor_data(idx))[i]
+                                  : ((const int32_t *)weft_tensor_data(idx))[i];
+}
+
 /* The kernels behind weft__kernel_eval_into, by kind (same contract). */
 int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                            weft_tensor *out);
