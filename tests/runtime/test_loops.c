@@ -373,6 +373,7 @@ typedef struct inflight {
     int now;    /* atomic */
     int peak;   /* atomic */
     long us;
+    int want;   /* 0, or a peak each iteration waits for (up to 5 s) before its sleep */
 } inflight;
 
 static int track_index(size_t i, void *ctx)
@@ -385,14 +386,23 @@ static int track_index(size_t i, void *ctx)
            !__atomic_compare_exchange_n(&f->peak, &peak, now, false, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED))
         ;
+    /* Reaching the bound must not depend on how soon a loaded machine
+     * (ThreadSanitizer, parallel tests) runs the other runners: an
+     * iteration waits for the peak it expects, far longer than any
+     * scheduling delay, so that only a runtime that never runs `want` at
+     * once misses it. */
+    for (int waited_ms = 0; waited_ms < 5000 &&
+                            __atomic_load_n(&f->peak, __ATOMIC_RELAXED) < f->want;
+         waited_ms++)
+        sleep_us(1000);
     sleep_us(f->us);
     __atomic_sub_fetch(&f->now, 1, __ATOMIC_SEQ_CST);
     return 0;
 }
 
-static int map_peak(weft_runtime *rt, size_t n, unsigned bound, long us)
+static int map_peak(weft_runtime *rt, size_t n, unsigned bound, long us, int want)
 {
-    inflight f = { 0, 0, us };
+    inflight f = { 0, 0, us, want };
     cr_assert_eq(weft_parallel_map(rt, n, bound, track_index, &f), 0);
     cr_assert_eq(f.now, 0);
     return f.peak;
@@ -405,12 +415,12 @@ Test(parallel_map, inflight_peak_equals_bound, .timeout = 60)
     weft_runtime *rt = test_runtime_of(8);
     unsigned bounds[] = { 1, 2, 4, 8 };
     for (size_t j = 0; j < sizeof bounds / sizeof *bounds; j++) {
-        int peak = map_peak(rt, 6 * bounds[j], bounds[j], 3000);
+        int peak = map_peak(rt, 6 * bounds[j], bounds[j], 3000, (int)bounds[j]);
         cr_assert_eq(peak, (int)bounds[j], "bound %u: peak %d", bounds[j], peak);
     }
     /* More in flight than workers is allowed (the caller runs one too),
      * never more than the bound. */
-    int peak = map_peak(rt, 40, 16, 3000);
+    int peak = map_peak(rt, 40, 16, 3000, 0);
     cr_assert_leq(peak, 16);
     cr_assert_geq(peak, 2);
     weft_runtime_destroy(&rt);
@@ -425,7 +435,7 @@ typedef struct nested_map {
 static void nested_map_task(void *p)
 {
     nested_map *nm = p;
-    inflight f = { 0, 0, 3000 };
+    inflight f = { 0, 0, 3000, 4 };
     if (weft_parallel_map(nm->rt, 12, 4, track_index, &f) == 0)
         nm->peak = f.peak;
 }
