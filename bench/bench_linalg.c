@@ -1,20 +1,30 @@
-/* Linear algebra: weft_matrix_solve and weft_cholesky as traced functions
- * against the C a programmer would write with LAPACK (OpenBLAS's), in one
- * process, f64:
+/* Linear algebra: weft_matrix_solve, weft_cholesky and the
+ * decompositions as traced functions against the C a programmer would
+ * write with LAPACK (OpenBLAS's), in one process, f64:
  *
  *  (a) solve_batch  256 systems [32,32] x [32,4] (the batch spread over
  *                   weft's workers);
  *  (b) chol_batch   64 Cholesky factors of SPD [128,128];
- *  (c) solve_big    one system [1024,1024] x [1024,16].
+ *  (c) solve_big    one system [1024,1024] x [1024,16];
+ *  (d) eigh_batch   eigenvalues and vectors of 1024 symmetric [12,12]
+ *                   (weft's Jacobi loops against dsyevd);
+ *  (e) svd_batch    s, u and v of 1024 [16,8] (one-sided Jacobi against
+ *                   dgesdd);
+ *  (f) qr_batch     q and r of 1024 [16,16] (Householder loops against
+ *                   dgeqrf + dorgqr);
+ *  (g) eigh_big     eigenvalues and vectors of one symmetric [512,512]
+ *                   (dsyevd on both sides).
  *
- * The C peer copies each matrix into column-major order, calls dgetrf and
- * dgetrs (or dpotrf and zeroes the upper triangle), and copies the result
- * back: the same work as weft's, on 1 OpenBLAS thread, and for the big
- * system also on as many threads as weft has workers.  Each repetition
- * times the peers and then weft; the table gives medians and the median of
- * the per-repetition ratios weft / the best peer (below 1: weft faster).
- * Before timing, weft's result is compared with the 1-thread peer's
- * (within 1e-9 relative).
+ * The C peer copies each matrix into column-major order, calls LAPACK
+ * (dgetrf and dgetrs, dpotrf, dsyevd, dgesdd, dgeqrf and dorgqr), and
+ * copies every result back row-major: the same work as weft's, on 1
+ * OpenBLAS thread, and for a lone matrix also on as many threads as weft
+ * has workers.  Each repetition times the peers and then weft; the table
+ * gives medians and the median of the per-repetition ratios weft / the
+ * best peer (below 1: weft faster).  Before timing, weft's first output
+ * is compared with the 1-thread peer's (within 1e-9 relative; for the
+ * decompositions the eigen- or singular values and r, whose signs do not
+ * depend on the algorithm's choices).
  *
  * Usage: bench_linalg [workers...] ($BENCH_REPS, default 7;
  * BENCH_LINALG_ONLY="solve_big" runs a subset). */
@@ -34,22 +44,40 @@ extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const doub
                     size_t trans_len);
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
                     size_t uplo_len);
+extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
+                    double *work, const int *lwork, int *info);
+extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
+                    const double *tau, double *work, const int *lwork, int *info);
+extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
+                    double *w, double *work, const int *lwork, int *iwork, const int *liwork,
+                    int *info, size_t jobz_len, size_t uplo_len);
+extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
+                    double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+                    double *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
+
+typedef enum la_op { SOLVE, CHOL, EIGH, SVD, QR } la_op;
 
 typedef struct workload {
     const char *name, *title;
-    bool chol;
+    la_op op;
     int64_t batch;
-    int n, k;
+    int n, k;               /* rows, and the right-hand sides' (or svd's) columns */
     double *a, *b;          /* row-major inputs */
     weft_tensor *ta, *tb;
 } workload;
 
 static workload workloads[] = {
-    { "solve_batch", "(a) solve of 256 x f64[32,32] by f64[32,4]", false, 256, 32, 4,
+    { "solve_batch", "(a) solve of 256 x f64[32,32] by f64[32,4]", SOLVE, 256, 32, 4,
       NULL, NULL, NULL, NULL },
-    { "chol_batch", "(b) cholesky of 64 x SPD f64[128,128]", true, 64, 128, 0,
+    { "chol_batch", "(b) cholesky of 64 x SPD f64[128,128]", CHOL, 64, 128, 0,
       NULL, NULL, NULL, NULL },
-    { "solve_big", "(c) solve of f64[1024,1024] by f64[1024,16]", false, 1, 1024, 16,
+    { "solve_big", "(c) solve of f64[1024,1024] by f64[1024,16]", SOLVE, 1, 1024, 16,
+      NULL, NULL, NULL, NULL },
+    { "eigh_batch", "(d) eigh of 1024 x symmetric f64[12,12]", EIGH, 1024, 12, 0,
+      NULL, NULL, NULL, NULL },
+    { "svd_batch", "(e) svd of 1024 x f64[16,8]", SVD, 1024, 16, 8, NULL, NULL, NULL, NULL },
+    { "qr_batch", "(f) qr of 1024 x f64[16,16]", QR, 1024, 16, 16, NULL, NULL, NULL, NULL },
+    { "eigh_big", "(g) eigh of symmetric f64[512,512]", EIGH, 1, 512, 0,
       NULL, NULL, NULL, NULL },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
@@ -65,9 +93,27 @@ static double uniform(void)
     return (double)(rng >> 11) * 0x1p-53 * 2 - 1;
 }
 
+/* The columns of w's matrices. */
+static int cols_of(const workload *w)
+{
+    return w->op == SVD || w->op == QR ? w->k : w->n;
+}
+
+static size_t n_outs_of(const workload *w)
+{
+    return w->op == SVD ? 3 : w->op == EIGH || w->op == QR ? 2 : 1;
+}
+
+/* The output compared with the peer's: r for qr, else the first. */
+static size_t checked_out(const workload *w)
+{
+    return w->op == QR ? 1 : 0;
+}
+
 static void setup(workload *w)
 {
-    size_t nn = (size_t)w->n * w->n, nk = (size_t)w->n * w->k;
+    int n = w->n, cols = cols_of(w);
+    size_t nn = (size_t)n * cols, nk = w->op == SOLVE ? (size_t)n * w->k : 0;
     w->a = malloc(sizeof *w->a * nn * (size_t)w->batch);
     w->b = malloc(sizeof *w->b * (nk ? nk : 1) * (size_t)w->batch);
     double *m = malloc(sizeof *m * nn);
@@ -75,24 +121,27 @@ static void setup(workload *w)
         double *a = w->a + q * nn;
         for (size_t i = 0; i < nn; i++)
             m[i] = uniform();
-        for (int i = 0; i < w->n; i++)
-            for (int j = 0; j < w->n; j++) {
-                if (!w->chol) {
-                    a[i * w->n + j] = m[i * w->n + j] + (i == j ? w->n : 0);
-                    continue;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < cols; j++) {
+                double s = m[i * cols + j];
+                if (w->op == SOLVE && i == j)
+                    s += n;
+                if (w->op == EIGH)
+                    s = j <= i ? m[i * n + j] : m[j * n + i];
+                if (w->op == CHOL) {   /* m m^T + n I */
+                    s = i == j ? n : 0;
+                    for (int c = 0; c < n; c++)
+                        s += m[i * n + c] * m[j * n + c];
                 }
-                double s = i == j ? w->n : 0;   /* m m^T + n I */
-                for (int c = 0; c < w->n; c++)
-                    s += m[i * w->n + c] * m[j * w->n + c];
-                a[i * w->n + j] = s;
+                a[i * cols + j] = s;
             }
         for (size_t i = 0; i < nk; i++)
             w->b[q * nk + i] = uniform();
     }
     free(m);
-    int64_t da[3] = { w->batch, w->n, w->n }, db[3] = { w->batch, w->n, w->k };
+    int64_t da[3] = { w->batch, n, cols }, db[3] = { w->batch, n, w->k };
     int err = weft_tensor_create(WEFT_F64, 3, da, w->a, &w->ta);
-    if (!err && !w->chol)
+    if (!err && w->op == SOLVE)
         err = weft_tensor_create(WEFT_F64, 3, db, w->b, &w->tb);
     if (err)
         bench_die("weft_tensor_create", err);
@@ -106,47 +155,134 @@ static void teardown(workload *w)
     free(w->b);
 }
 
-/* The peer: per matrix, column-major copies, LAPACK, the result copied
- * back row-major into out. */
-static void peer(const workload *w, double *out, double *ca, double *cb, int *ipiv)
+/* The peer's buffers: column-major copies and LAPACK's workspace, sized
+ * once per workload (by LAPACK's own queries). */
+typedef struct peer_ws {
+    double *ca, *cb, *cc, *w, *work;
+    int *ipiv, *iwork, lwork, liwork;
+} peer_ws;
+
+static void ws_init(const workload *w, peer_ws *ws)
 {
-    int n = w->n, k = w->k, info = 0;
-    size_t nn = (size_t)n * n, nk = (size_t)n * k;
+    int n = w->n, k = w->k, cols = cols_of(w), info = 0, q = -1, iq = 0;
+    double dq = 0, dq2 = 0;
+    ws->lwork = 1;
+    ws->liwork = 1;
+    if (w->op == EIGH) {
+        dsyevd_("V", "L", &n, NULL, &n, NULL, &dq, &q, &iq, &q, &info, 1, 1);
+        ws->lwork = (int)dq + 1;
+        ws->liwork = iq + 1;
+    } else if (w->op == SVD) {
+        dgesdd_("S", &n, &k, NULL, &n, NULL, NULL, &n, NULL, &k, &dq, &q, NULL, &info, 1);
+        ws->lwork = (int)dq + 1;
+        ws->liwork = 8 * k;
+    } else if (w->op == QR) {
+        dgeqrf_(&n, &k, NULL, &n, NULL, &dq, &q, &info);
+        dorgqr_(&n, &k, &k, NULL, &n, NULL, &dq2, &q, &info);
+        ws->lwork = (int)(dq > dq2 ? dq : dq2) + 1;
+    }
+    size_t big = (size_t)n * (cols > w->k ? cols : w->k) + 1;
+    ws->ca = malloc(sizeof(double) * big);
+    ws->cb = malloc(sizeof(double) * big);
+    ws->cc = malloc(sizeof(double) * big);
+    ws->w = malloc(sizeof(double) * ((size_t)n + 1));
+    ws->work = malloc(sizeof(double) * (size_t)ws->lwork);
+    ws->ipiv = malloc(sizeof(int) * ((size_t)n + 1));
+    ws->iwork = malloc(sizeof(int) * (size_t)ws->liwork);
+}
+
+static void ws_free(peer_ws *ws)
+{
+    free(ws->ca);
+    free(ws->cb);
+    free(ws->cc);
+    free(ws->w);
+    free(ws->work);
+    free(ws->ipiv);
+    free(ws->iwork);
+}
+
+/* Row-major [rows, cols] at src into column-major at dst, and back. */
+static void to_cols(const double *src, int rows, int cols, double *dst)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            dst[i + (size_t)j * rows] = src[(size_t)i * cols + j];
+}
+
+static void to_rows(const double *src, int ld, int rows, int cols, double *dst)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            dst[(size_t)i * cols + j] = src[i + (size_t)j * ld];
+}
+
+/* The peer: per matrix, column-major copies, LAPACK, every result copied
+ * back row-major: the checked one into out, the others into rest. */
+static void peer(const workload *w, peer_ws *ws, double *out, double *rest)
+{
+    int n = w->n, k = w->k, cols = cols_of(w), info = 0;
+    size_t nn = (size_t)n * n, nk = (size_t)n * k, mat = (size_t)n * cols;
     for (int64_t q = 0; q < w->batch; q++) {
-        const double *a = w->a + q * nn;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                ca[i + (size_t)j * n] = a[(size_t)i * n + j];
-        if (w->chol) {
-            dpotrf_("L", &n, ca, &n, &info, 1);
+        to_cols(w->a + q * mat, n, cols, ws->ca);
+        switch (w->op) {
+        case CHOL:
+            dpotrf_("L", &n, ws->ca, &n, &info, 1);
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++)
-                    out[q * nn + (size_t)i * n + j] = j <= i ? ca[i + (size_t)j * n] : 0;
-            continue;
+                    out[q * nn + (size_t)i * n + j] = j <= i ? ws->ca[i + (size_t)j * n] : 0;
+            break;
+        case SOLVE:
+            to_cols(w->b + q * nk, n, k, ws->cb);
+            dgetrf_(&n, &n, ws->ca, &n, ws->ipiv, &info);
+            dgetrs_("N", &n, &k, ws->ca, &n, ws->ipiv, ws->cb, &n, &info, 1);
+            to_rows(ws->cb, n, n, k, out + q * nk);
+            break;
+        case EIGH:
+            dsyevd_("V", "L", &n, ws->ca, &n, out + q * n, ws->work, &ws->lwork, ws->iwork,
+                    &ws->liwork, &info, 1, 1);
+            to_rows(ws->ca, n, n, n, rest + q * nn);
+            break;
+        case SVD: {
+            double *s = out + q * k, *u = rest + q * ((size_t)n * k + (size_t)k * k);
+            dgesdd_("S", &n, &k, ws->ca, &n, s, ws->cb, &n, ws->cc, &k, ws->work, &ws->lwork,
+                    ws->iwork, &info, 1);
+            to_rows(ws->cb, n, n, k, u);
+            for (int i = 0; i < k; i++)   /* v = vt^T */
+                for (int j = 0; j < k; j++)
+                    u[nk + (size_t)i * k + j] = ws->cc[j + (size_t)i * k];
+            break;
         }
-        const double *b = w->b + q * nk;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < k; j++)
-                cb[i + (size_t)j * n] = b[(size_t)i * k + j];
-        dgetrf_(&n, &n, ca, &n, ipiv, &info);
-        dgetrs_("N", &n, &k, ca, &n, ipiv, cb, &n, &info, 1);
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < k; j++)
-                out[q * nk + (size_t)i * k + j] = cb[i + (size_t)j * n];
+        case QR:
+            dgeqrf_(&n, &k, ws->ca, &n, ws->w, ws->work, &ws->lwork, &info);
+            for (int i = 0; i < k; i++)
+                for (int j = 0; j < k; j++)
+                    out[q * (size_t)k * k + (size_t)i * k + j] = j >= i ? ws->ca[i + (size_t)j * n]
+                                                                        : 0;
+            dorgqr_(&n, &k, &k, ws->ca, &n, ws->w, ws->work, &ws->lwork, &info);
+            to_rows(ws->ca, n, n, k, rest + q * nk);
+            break;
+        }
     }
 }
 
 static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
 {
     const workload *w = user;
-    outs[0] = w->chol ? weft_cholesky(cx, args[0]) : weft_matrix_solve(cx, args[0], args[1], false);
+    switch (w->op) {
+    case SOLVE: outs[0] = weft_matrix_solve(cx, args[0], args[1], false); break;
+    case CHOL: outs[0] = weft_cholesky(cx, args[0]); break;
+    case EIGH: return weft_eigh(cx, args[0], outs);
+    case SVD: return weft_svd(cx, args[0], false, true, outs);
+    case QR: return weft_qr(cx, args[0], false, outs);
+    }
     return weft_ctx_status(cx);
 }
 
 static weft_function *make_fn(workload *w)
 {
     char sa[64], sb[64];
-    snprintf(sa, sizeof sa, "f64[%lld,%d,%d]", (long long)w->batch, w->n, w->n);
+    snprintf(sa, sizeof sa, "f64[%lld,%d,%d]", (long long)w->batch, w->n, cols_of(w));
     snprintf(sb, sizeof sb, "f64[%lld,%d,%d]", (long long)w->batch, w->n, w->k);
     weft_spec sig[2];
     if (weft_spec_parse(sa, &sig[0]) || weft_spec_parse(sb, &sig[1]))
@@ -156,8 +292,8 @@ static weft_function *make_fn(workload *w)
     d.name = w->name;
     d.body = body;
     d.user = w;
-    d.n_args = w->chol ? 1 : 2;
-    d.n_outs = 1;
+    d.n_args = w->op == SOLVE ? 2 : 1;
+    d.n_outs = (uint32_t)n_outs_of(w);
     d.input_signature = sig;
     weft_function *f = NULL;
     int err = weft_function_create(rt, &d, &f);
@@ -166,14 +302,21 @@ static weft_function *make_fn(workload *w)
     return f;
 }
 
-static weft_tensor *w_call(const workload *w, weft_function *f)
+/* One call; its outputs into outs (released by the caller). */
+static void w_call(const workload *w, weft_function *f, weft_tensor **outs)
 {
     weft_arg a[2] = { weft_arg_tensor(w->ta), weft_arg_tensor(w->tb) };
-    weft_tensor *out = NULL;
-    int err = weft_function_call(f, a, w->chol ? 1 : 2, &out, 1);
+    int err = weft_function_call(f, a, w->op == SOLVE ? 2 : 1, outs, n_outs_of(w));
     if (err)
         bench_die("weft_function_call", err);
-    return out;
+}
+
+static void w_call_release(const workload *w, weft_function *f)
+{
+    weft_tensor *outs[3] = { NULL, NULL, NULL };
+    w_call(w, f, outs);
+    for (size_t o = 0; o < 3; o++)
+        weft_tensor_release(outs[o]);
 }
 
 typedef struct result {
@@ -182,30 +325,33 @@ typedef struct result {
 
 static void measure(workload *w, int reps, unsigned workers, result *res)
 {
-    size_t nn = (size_t)w->n * w->n, out_n = (w->chol ? nn : (size_t)w->n * w->k) * w->batch;
-    double *out = malloc(sizeof *out * out_n), *ca = malloc(sizeof *ca * nn);
-    double *cb = malloc(sizeof *cb * ((size_t)w->n * w->k + 1));
-    int *ipiv = malloc(sizeof *ipiv * (size_t)w->n);
+    size_t all = (size_t)w->n * (size_t)(w->n + w->k + 2) * (size_t)w->batch;
+    double *out = malloc(sizeof *out * all), *rest = malloc(sizeof *rest * all);
+    peer_ws ws;
+    ws_init(w, &ws);
     weft_function *f = make_fn(w);
     /* Check against the 1-thread peer. */
     openblas_set_num_threads(1);
-    peer(w, out, ca, cb, ipiv);
-    weft_tensor *got = w_call(w, f);
+    peer(w, &ws, out, rest);
+    weft_tensor *outs[3] = { NULL, NULL, NULL };
+    w_call(w, f, outs);
+    const weft_tensor *got = outs[checked_out(w)];
     const double *g = weft_tensor_data(got);
     uint64_t bad = 0;
-    for (size_t i = 0; i < out_n; i++)
+    for (size_t i = 0; i < (size_t)weft_tensor_numel(got); i++)
         bad += !(fabs(g[i] - out[i]) <= 1e-9 * (1 + fabs(out[i])));
-    weft_tensor_release(got);
+    for (size_t o = 0; o < 3; o++)
+        weft_tensor_release(outs[o]);
     char what[128];
     snprintf(what, sizeof what, "%s on %u workers: elements differing from LAPACK", w->name,
              workers);
     if (bad)
         bench_fail(what, bad, 0);
-    bool many = w->batch == 1;   /* the big system: LAPACK's own threads too */
+    bool many = w->batch == 1;   /* a lone matrix: LAPACK's own threads too */
     double t_warm = bench_now();
     do {
-        peer(w, out, ca, cb, ipiv);
-        weft_tensor_release(w_call(w, f));
+        peer(w, &ws, out, rest);
+        w_call_release(w, f);
     } while (bench_now() - t_warm < BENCH_WARMUP_NS * 1e-9);
     double tp[N_PEERS][BENCH_MAX_REPS], tw[BENCH_MAX_REPS], rr[BENCH_MAX_REPS];
     for (int r = 0; r < reps; r++) {
@@ -213,13 +359,13 @@ static void measure(workload *w, int reps, unsigned workers, result *res)
         for (int p = 0; p < (many ? N_PEERS : 1); p++) {
             openblas_set_num_threads(p == PEER_1 ? 1 : (int)workers);
             double t0 = bench_now();
-            peer(w, out, ca, cb, ipiv);
+            peer(w, &ws, out, rest);
             tp[p][r] = bench_now() - t0;
             best = tp[p][r] < best ? tp[p][r] : best;
         }
         openblas_set_num_threads(1);
         double t0 = bench_now();
-        weft_tensor_release(w_call(w, f));
+        w_call_release(w, f);
         tw[r] = bench_now() - t0;
         rr[r] = tw[r] / best;
     }
@@ -228,10 +374,9 @@ static void measure(workload *w, int reps, unsigned workers, result *res)
     res->weft = bench_median(tw, reps);
     res->vs_best = bench_median(rr, reps);
     weft_function_destroy(&f);
+    ws_free(&ws);
     free(out);
-    free(ca);
-    free(cb);
-    free(ipiv);
+    free(rest);
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,9 @@
 /* Shape and dtype inference of the linear-algebra ops: cholesky,
- * matrix_inverse and matrix_determinant of square matrices, and
- * matrix_solve and triangular_solve of a square matrix and right-hand
- * sides.  Every input is f32 or f64 with the matrices in the last two dims
+ * matrix_inverse, matrix_determinant, slogdet and eigh of square
+ * matrices, qr and svd of any matrices, and matrix_solve and
+ * triangular_solve of a square matrix and right-hand sides.  A
+ * decomposition's factors come out of one node packed into one tensor
+ * (see packed_dims), which trace/ops_decomp.c slices apart.  Every input is f32 or f64 with the matrices in the last two dims
  * and any batch dims before them; as elsewhere, the same code checks a
  * node while tracing (dims may be unknown) and again before the kernel
  * runs. */
@@ -17,18 +19,92 @@ static bool dims_clash(int64_t a, int64_t b)
     return a != ANY && b != ANY && a != b;
 }
 
-/* The matrix (or a batch of them) of a square-matrix op. */
-static int check_square(const weft__node *n, const weft_spec *a)
+/* The matrix (or a batch of them) of a linear-algebra op: square unless
+ * the op is qr or svd. */
+static int check_matrix(const weft__node *n, const weft_spec *a)
 {
     char sa[WEFT__SPEC_STR_MAX];
+    bool square = n->op != WEFT__OP_QR && n->op != WEFT__OP_SVD;
     if (a->dtype != WEFT_F32 && a->dtype != WEFT_F64)
         return weft__errorf(WEFT_EDTYPE, "weft_%s: the matrix %s is not f32 or f64",
                             weft__op_name(n->op), weft__spec_str(a, sa, sizeof sa));
     if (a->rank == WEFT_RANK_ANY)
         return 0;
-    if (a->rank < 2 || dims_clash(a->dims[a->rank - 2], a->dims[a->rank - 1]))
-        return weft__errorf(WEFT_ESHAPE, "weft_%s: %s is not a square matrix (or a batch of "
-                            "them)", weft__op_name(n->op), weft__spec_str(a, sa, sizeof sa));
+    if (a->rank < 2 || (square && dims_clash(a->dims[a->rank - 2], a->dims[a->rank - 1])))
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: %s is not a %smatrix (or a batch of them)",
+                            weft__op_name(n->op), weft__spec_str(a, sa, sizeof sa),
+                            square ? "square " : "");
+    return 0;
+}
+
+static int64_t dim_min(int64_t a, int64_t b)
+{
+    return a == ANY || b == ANY ? ANY : a < b ? a : b;
+}
+
+static int64_t dim_add(int64_t a, int64_t b)
+{
+    return a == ANY || b == ANY ? ANY : a + b;
+}
+
+/* The last two dims of a decomposition's packed result for a matrix
+ * [m, n] (p = min(m, n)), row-major:
+ *   qr: [m, c + n], q in columns [0, c) and r in rows [0, c) of columns
+ *       [c, c + n), zeros below r, where c is m with full_matrices, else p;
+ *   eigh: [n + 1, n], the eigenvalues in row 0, the eigenvectors (as
+ *       columns) in rows [1, n + 1); without vectors, [n] alone;
+ *   svd: [1 + m + n, w], s in row 0, u in rows [1, 1 + m) and v in rows
+ *       [1 + m, 1 + m + n), w being max(m, n) with full_matrices, else p,
+ *       each in its first columns, zeros right of them; without vectors,
+ *       s [p] alone;
+ *   slogdet: [2], the sign and log |det|.
+ * Returns the number of dims written (1 or 2). */
+static int packed_dims(const weft__node *n, int64_t m, int64_t cols, int64_t *dims)
+{
+    unsigned flags = (unsigned)n->attr.index.kind;
+    int64_t p = dim_min(m, cols);
+    switch (n->op) {
+    case WEFT__OP_QR:
+        dims[0] = m;
+        dims[1] = dim_add(flags & WEFT__LINALG_FULL ? m : p, cols);
+        return 2;
+    case WEFT__OP_EIGH:
+        dims[0] = cols;
+        if (!(flags & WEFT__LINALG_VECTORS))
+            return 1;
+        dims[0] = dim_add(cols, 1);
+        dims[1] = cols;
+        return 2;
+    case WEFT__OP_SVD:
+        dims[0] = p;
+        if (!(flags & WEFT__LINALG_VECTORS))
+            return 1;
+        dims[0] = dim_add(1, dim_add(m, cols));
+        dims[1] = !(flags & WEFT__LINALG_FULL) ? p
+                  : m == ANY || cols == ANY   ? ANY
+                  : m > cols                  ? m : cols;
+        return 2;
+    default:   /* SLOGDET */
+        dims[0] = 2;
+        return 1;
+    }
+}
+
+static int infer_packed(const weft__node *n, const weft_spec *a, weft_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->dtype = a->dtype;
+    if (a->rank == WEFT_RANK_ANY) {
+        out->rank = WEFT_RANK_ANY;
+        return 0;
+    }
+    int64_t tail[2];
+    int k = packed_dims(n, a->dims[a->rank - 2], a->dims[a->rank - 1], tail);
+    out->rank = a->rank - 2 + k;
+    for (int d = 0; d < a->rank - 2; d++)
+        out->dims[d] = a->dims[d];
+    for (int d = 0; d < k; d++)
+        out->dims[a->rank - 2 + d] = tail[d];
     return 0;
 }
 
@@ -64,7 +140,7 @@ static int infer_solve(const weft__node *n, const weft_spec *in, weft_spec *out)
 
 int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
-    int rc = check_square(n, &in[0]);
+    int rc = check_matrix(n, &in[0]);
     if (rc < 0)
         return rc;
     switch (n->op) {
@@ -82,6 +158,11 @@ int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:
         return infer_solve(n, in, out);
+    case WEFT__OP_SLOGDET:
+    case WEFT__OP_QR:
+    case WEFT__OP_EIGH:
+    case WEFT__OP_SVD:
+        return infer_packed(n, &in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a linear-algebra op",
                             weft__op_name(n->op));

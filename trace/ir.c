@@ -71,6 +71,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_MATRIX_INVERSE] = "matrix_inverse",
     [WEFT__OP_MATRIX_DETERMINANT] = "matrix_determinant",
     [WEFT__OP_SEARCHSORTED] = "searchsorted", [WEFT__OP_RANGE_TO] = "range_to",
+    [WEFT__OP_QR] = "qr", [WEFT__OP_EIGH] = "eigh", [WEFT__OP_SVD] = "svd",
+    [WEFT__OP_SLOGDET] = "slogdet",
 };
 
 const char *weft__op_name(weft__op op)

@@ -142,7 +142,11 @@
     XX(MATRIX_INVERSE, ARRAY, 1)           \
     XX(MATRIX_DETERMINANT, ARRAY, 1)       \
     XX(SEARCHSORTED, ARRAY, 2)             \
-    XX(RANGE_TO,   ARRAY,   1)
+    XX(RANGE_TO,   ARRAY,   1)             \
+    XX(QR,         ARRAY,   1)             \
+    XX(EIGH,       ARRAY,   1)             \
+    XX(SVD,        ARRAY,   1)             \
+    XX(SLOGDET,    ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -1,14 +1,15 @@
 /* Kernels of the linear-algebra ops: cholesky, matrix_solve,
- * triangular_solve, matrix_inverse and matrix_determinant, over a batch
- * of matrices in the last two dims.
+ * triangular_solve, matrix_inverse, matrix_determinant and slogdet, over
+ * a batch of matrices in the last two dims; the batch driver here also
+ * runs the decompositions of trace/kernel_decomp.c.
  *
  * Each matrix is copied into an f64 scratch in column-major order (f32
  * inputs compute in f64 and round once), factored, and the result written
- * back in the output's dtype.  Matrices above LOOP_MAX rows go to LAPACK
- * (OpenBLAS bundles it: dgetrf, dgetrs, dpotrf) and triangular solves to
- * the BLAS (dtrsm); smaller ones, and every matrix in a build without a
- * BLAS, to the loops below, which a call costs less than LAPACK's setup
- * for.  The batch is cut into chunks over the intra-op threads, each
+ * back in the output's dtype.  Matrices above WEFT__LINALG_LOOP_MAX rows
+ * go to LAPACK (OpenBLAS bundles it: dgetrf, dgetrs, dpotrf) and
+ * triangular solves to the BLAS (dtrsm); smaller ones, and every matrix
+ * in a build without a BLAS, to the loops below, which a call costs less
+ * than LAPACK's setup for.  The batch is cut into chunks over the intra-op threads, each
  * chunk's matrices one after the other; a matrix is never split, so
  * results do not depend on the worker count. */
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "runtime/iface.h"
 #include "trace/blas.h"
 #include "trace/kernels.h"
+#include "trace/linalg.h"
 #include "trace/shape.h"
 
 #if WEFT_HAVE_BLAS
@@ -31,10 +33,6 @@ extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const doub
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
                     size_t uplo_len);
 #endif
-
-/* Up to this many rows, the loops (a LAPACK call's checks and blocking
- * cost more than the arithmetic of a small matrix). */
-#define LOOP_MAX 16
 
 #define LOWER   WEFT__LINALG_LOWER
 #define ADJOINT WEFT__LINALG_ADJOINT
@@ -162,15 +160,15 @@ static int cholesky_loop(int n, double *a)
 
 /* ---- One matrix: the loops or LAPACK ------------------------------------- */
 
-static bool use_lapack(int n)
+bool weft__linalg_lapack(int n)
 {
-    return weft__blas_available() && n > LOOP_MAX;
+    return weft__blas_available() && n > WEFT__LINALG_LOOP_MAX;
 }
 
 static int lu_factor(int n, double *a, int *ipiv)
 {
 #if WEFT_HAVE_BLAS
-    if (use_lapack(n)) {
+    if (weft__linalg_lapack(n)) {
         int info = 0;
         dgetrf_(&n, &n, a, &n, ipiv, &info);
         for (int j = 0; j < n; j++)
@@ -185,7 +183,7 @@ static void lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
                      double *scratch)
 {
 #if WEFT_HAVE_BLAS
-    if (use_lapack(n)) {
+    if (weft__linalg_lapack(n)) {
         int info = 0;
         for (int j = 0; j < n; j++)
             ipiv[j]++;
@@ -201,7 +199,7 @@ static void lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
 static int cholesky_factor(int n, double *a)
 {
 #if WEFT_HAVE_BLAS
-    if (use_lapack(n)) {
+    if (weft__linalg_lapack(n)) {
         int info = 0;
         dpotrf_("L", &n, a, &n, &info, 1);
         return info;
@@ -217,7 +215,7 @@ static void tri_solve(int n, int k, const double *a, unsigned flags, double *b,
 {
     bool lower = flags & LOWER;
 #if WEFT_HAVE_BLAS
-    if (use_lapack(n)) {
+    if (weft__linalg_lapack(n)) {
         cblas_dtrsm(CblasColMajor, CblasLeft, lower ? CblasLower : CblasUpper,
                     flags & ADJOINT ? CblasTrans : CblasNoTrans, CblasNonUnit, n, k, 1.0, a, n,
                     b, n);
@@ -237,16 +235,17 @@ static void tri_solve(int n, int k, const double *a, unsigned flags, double *b,
 
 typedef struct linalg_job {
     const weft__node *n;
-    const char *a, *b;     /* inputs: batch x [n, n], batch x [n, k] */
+    const char *a, *b;     /* inputs: batch x [m, cols], batch x [cols, k] */
     char *out;
     weft_dtype dt;
     int64_t batch;
-    int rows, k;           /* n, and the right-hand sides' columns */
+    int m, cols, k;        /* the matrices' rows and columns, the right-hand sides' columns */
+    size_t out_count;      /* elements of the result per matrix */
     size_t chunks;
     int64_t *failed;       /* per chunk: the first matrix that failed, or -1 */
 } linalg_job;
 
-static void store_at(char *p, weft_dtype dt, size_t i, double v)
+void weft__linalg_store_at(char *p, weft_dtype dt, size_t i, double v)
 {
     if (dt == WEFT_F32)
         ((float *)(void *)p)[i] = (float)v;
@@ -254,9 +253,8 @@ static void store_at(char *p, weft_dtype dt, size_t i, double v)
         ((double *)(void *)p)[i] = v;
 }
 
-/* Row-major [rows, cols] at src into column-major f64 at dst (a loop per
- * dtype, so that neither switches per element). */
-static void load_matrix(const char *src, weft_dtype dt, int rows, int cols, double *dst)
+/* A loop per dtype, so that neither switches per element. */
+void weft__linalg_load(const char *src, weft_dtype dt, int rows, int cols, double *dst)
 {
     if (dt == WEFT_F64) {
         const double *s = (const double *)(const void *)src;
@@ -271,30 +269,54 @@ static void load_matrix(const char *src, weft_dtype dt, int rows, int cols, doub
             dst[i + (size_t)j * rows] = s[(size_t)i * cols + j];
 }
 
-static void store_matrix(const double *src, int rows, int cols, char *dst, weft_dtype dt)
+void weft__linalg_store(const double *src, int ld, int rows, int cols, char *dst,
+                        size_t dst_row, weft_dtype dt)
 {
     if (dt == WEFT_F64) {
         double *d = (double *)(void *)dst;
         for (int i = 0; i < rows; i++)
             for (int j = 0; j < cols; j++)
-                d[(size_t)i * cols + j] = src[i + (size_t)j * rows];
+                d[(size_t)i * dst_row + j] = src[i + (size_t)j * ld];
         return;
     }
     float *d = (float *)(void *)dst;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
-            d[(size_t)i * cols + j] = (float)src[i + (size_t)j * rows];
+            d[(size_t)i * dst_row + j] = (float)src[i + (size_t)j * ld];
+}
+
+static void store_matrix(const double *src, int rows, int cols, char *dst, weft_dtype dt)
+{
+    weft__linalg_store(src, rows, rows, cols, dst, (size_t)cols, dt);
+}
+
+/* The sign and log |det| of the LU factors of lu_factor (info its
+ * result): the diagonal's, negated once per row swap; 0 and -inf for a
+ * singular matrix, as TensorFlow's slogdet. */
+static void lu_slogdet(int n, const double *lu, const int *ipiv, int info, double *sign,
+                       double *logabs)
+{
+    *sign = info == 0 ? 1 : 0;
+    *logabs = info == 0 ? 0 : -INFINITY;
+    for (int i = 0; i < n && info == 0; i++) {
+        double d = lu[i + (size_t)i * n];
+        *sign *= (ipiv[i] != i) != (d < 0) ? -1 : 1;
+        *logabs += log(fabs(d));
+    }
 }
 
 /* Matrix m of the batch: its result into out.  Returns 0, or nonzero
- * when it is singular (solve, inverse) or not positive definite
- * (cholesky). */
+ * when it is singular (solve, inverse), not positive definite
+ * (cholesky), or LAPACK's iteration did not converge (eigh, svd). */
 static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, double *scratch,
                       int *ipiv)
 {
-    int n = j->rows, k = j->k;
+    int n = j->cols, k = j->k;
     size_t es = weft_dtype_size(j->dt), nn = (size_t)n * n, nk = (size_t)n * k;
-    load_matrix(j->a + (size_t)m * nn * es, j->dt, n, n, a);
+    if (weft__linalg_is_decomp(j->n->op))
+        return weft__decomp_one(j->n, j->m, n, j->a + (size_t)m * j->m * n * es, j->dt,
+                                j->out + (size_t)m * j->out_count * es, j->out_count, a);
+    weft__linalg_load(j->a + (size_t)m * nn * es, j->dt, n, n, a);
     switch (j->n->op) {
     case WEFT__OP_CHOLESKY: {
         if (cholesky_factor(n, a) != 0)
@@ -313,7 +335,14 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         } else {
             det = 0;
         }
-        store_at(j->out, j->dt, (size_t)m, det);
+        weft__linalg_store_at(j->out, j->dt, (size_t)m, det);
+        return 0;
+    }
+    case WEFT__OP_SLOGDET: {
+        double sign, logabs;
+        lu_slogdet(n, a, ipiv, lu_factor(n, a, ipiv), &sign, &logabs);
+        weft__linalg_store_at(j->out, j->dt, 2 * (size_t)m, sign);
+        weft__linalg_store_at(j->out, j->dt, 2 * (size_t)m + 1, logabs);
         return 0;
     }
     case WEFT__OP_MATRIX_INVERSE:
@@ -327,32 +356,44 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         store_matrix(b, n, n, j->out + (size_t)m * nn * es, j->dt);
         return 0;
     case WEFT__OP_MATRIX_SOLVE:
-        load_matrix(j->b + (size_t)m * nk * es, j->dt, n, k, b);
+        weft__linalg_load(j->b + (size_t)m * nk * es, j->dt, n, k, b);
         if (lu_factor(n, a, ipiv) != 0)
             return 1;
         lu_solve(n, k, a, ipiv, j->n->attr.index.kind & ADJOINT, b, scratch);
         store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
         return 0;
     default:   /* TRIANGULAR_SOLVE: a zero on the diagonal gives inf or NaN */
-        load_matrix(j->b + (size_t)m * nk * es, j->dt, n, k, b);
+        weft__linalg_load(j->b + (size_t)m * nk * es, j->dt, n, k, b);
         tri_solve(n, k, a, (unsigned)j->n->attr.index.kind, b, scratch);
         store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
         return 0;
     }
 }
 
+/* Whether the matrices of j go to LAPACK. */
+static bool job_lapack(const linalg_job *j)
+{
+    if (weft__linalg_is_decomp(j->n->op))
+        return weft__decomp_lapack(j->n, j->m, j->cols);
+    return weft__linalg_lapack(j->cols);
+}
+
 static int linalg_chunks(size_t begin, size_t end, void *ctx)
 {
     linalg_job *j = ctx;
-    size_t n = (size_t)j->rows, k = (size_t)j->k, cols = k > n ? k : n;
-    /* a, b (or the inverse's identity) and a transpose, then the pivots. */
-    double *buf = weft__malloc(sizeof(double) * (2 * n * n + n * cols) + sizeof(int) * n + 1);
+    size_t n = (size_t)j->cols, k = (size_t)j->k, cols = k > n ? k : n;
+    /* a, b (or the inverse's identity) and a transpose, then the pivots;
+     * a decomposition's own scratch in their place. */
+    size_t doubles = 2 * n * n + n * cols + (sizeof(int) * n + 1) / sizeof(double) + 1;
+    if (weft__linalg_is_decomp(j->n->op))
+        doubles = weft__decomp_scratch(j->n, j->m, j->cols);
+    double *buf = weft__malloc(sizeof(double) * doubles);
     if (!buf)
-        return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for a %zu x %zu matrix",
-                            weft__op_name(j->n->op), n, n);
+        return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for a %d x %zu matrix",
+                            weft__op_name(j->n->op), j->m, n);
     double *a = buf, *scratch = a + n * n, *b = scratch + n * n;
     int *ipiv = (int *)(void *)(b + n * cols);
-    if (use_lapack(j->rows))
+    if (job_lapack(j))
         weft__blas_thread_enter();
     for (size_t c = begin; c < end; c++) {
         int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, c);
@@ -373,35 +414,41 @@ int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const 
                       weft_tensor *out)
 {
     const weft_tensor *a = in[0], *b = n->n_in > 1 ? in[1] : NULL;
-    int64_t rows = a->dims[a->rank - 1];
-    if (rows > INT32_MAX / 2)
-        return weft__errorf(WEFT_EINVAL, "weft_%s: %lld rows are too many",
-                            weft__op_name(n->op), (long long)rows);
+    int64_t rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1];
+    /* 46340^2 fits an int, as LAPACK's sizes must. */
+    if (rows > 46340 || cols > 46340)
+        return weft__errorf(WEFT_EINVAL, "weft_%s: a %lld x %lld matrix is too large",
+                            weft__op_name(n->op), (long long)rows, (long long)cols);
     linalg_job j = { .n = n, .a = weft_tensor_data(a), .b = b ? weft_tensor_data(b) : NULL,
-                     .out = weft__tensor_mut(out), .dt = a->dtype, .rows = (int)rows,
-                     .k = b ? (int)b->dims[b->rank - 1] : 0 };
-    j.batch = rows ? a->numel / (rows * rows) : 0;
+                     .out = weft__tensor_mut(out), .dt = a->dtype, .m = (int)rows,
+                     .cols = (int)cols, .k = b ? (int)b->dims[b->rank - 1] : 0 };
+    j.batch = 1;
+    for (int d = 0; d < a->rank - 2; d++)
+        j.batch *= a->dims[d];
     if (j.batch == 0 || out->numel == 0)
         return 0;
-    uint64_t cube = weft__sat_mul(weft__sat_mul((uint64_t)rows, (uint64_t)rows),
+    j.out_count = (size_t)(out->numel / j.batch);
+    uint64_t big = (uint64_t)(rows > cols ? rows : cols);
+    uint64_t cube = weft__sat_mul(weft__sat_mul(big, (uint64_t)cols),
                                   (uint64_t)(rows + j.k));
     j.chunks = weft__chunk_count_of(rt, weft__sat_mul(cube, (uint64_t)j.batch),
                                     (uint64_t)j.batch);
     j.failed = weft__malloc(j.chunks * sizeof *j.failed);
     if (!j.failed)
         return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
-    int rc = weft__run_chunks_blas(rt, j.chunks, linalg_chunks, &j,
-                                   weft__blas_available() && rows > LOOP_MAX);
+    int rc = weft__run_chunks_blas(rt, j.chunks, linalg_chunks, &j, job_lapack(&j));
     for (size_t c = 0; c < j.chunks && rc == 0; c++) {
         if (j.failed[c] < 0)
             continue;
         char sa[WEFT__SPEC_STR_MAX];
         weft_spec s;
         weft__tensor_spec(a, &s);
-        rc = weft__errorf(WEFT_EINVAL, "weft_%s: matrix %lld of %s is %s",
+        rc = weft__errorf(WEFT_EINVAL, "weft_%s: matrix %lld of %s %s",
                           weft__op_name(n->op), (long long)j.failed[c],
                           weft__spec_str(&s, sa, sizeof sa),
-                          n->op == WEFT__OP_CHOLESKY ? "not positive definite" : "singular");
+                          n->op == WEFT__OP_CHOLESKY      ? "is not positive definite"
+                          : weft__linalg_is_decomp(n->op) ? "did not converge in LAPACK"
+                                                          : "is singular");
     }
     weft__free(j.failed);
     return rc;

@@ -554,6 +554,10 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_TRIANGULAR_SOLVE:
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_DETERMINANT:
+    case WEFT__OP_SLOGDET:
+    case WEFT__OP_QR:
+    case WEFT__OP_EIGH:
+    case WEFT__OP_SVD:
         return weft__eval_linalg(rt, n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));

@@ -86,11 +86,16 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
 /* unique's indices (UNIQUE_IDX), of x's shape. */
 int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out);
 /* The linear-algebra ops (cholesky, matrix_solve, triangular_solve,
- * matrix_inverse, matrix_determinant): inference (infer_linalg.c) and the
- * kernels (kernel_linalg.c).  matrix_solve's and triangular_solve's
+ * matrix_inverse, matrix_determinant, slogdet, and the decompositions qr,
+ * eigh and svd): inference (infer_linalg.c) and the kernels
+ * (kernel_linalg.c, kernel_decomp.c).  matrix_solve's and triangular_solve's
  * attr.index.kind holds WEFT__LINALG_LOWER and WEFT__LINALG_ADJOINT. */
 #define WEFT__LINALG_LOWER   1u
 #define WEFT__LINALG_ADJOINT 2u
+/* qr's and svd's full_matrices; eigh's and svd's vectors (eigh without
+ * them is eigvalsh, svd without them compute_uv false). */
+#define WEFT__LINALG_FULL    4u
+#define WEFT__LINALG_VECTORS 8u
 int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor *out);

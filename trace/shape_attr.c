@@ -57,7 +57,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_TOP_K_VALUES:   /* k is the indices' shape */
     case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST: case WEFT__OP_UNIQUE_IDX:
     case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY: case WEFT__OP_MATRIX_INVERSE:
-    case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_RANGE_TO:
+    case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_RANGE_TO: case WEFT__OP_SLOGDET:
         break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:
@@ -75,7 +75,8 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.bincount.maxlength;
         break;
     case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
-    case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
+    case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
+    case WEFT__OP_EIGH: case WEFT__OP_SVD:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -208,7 +209,17 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_IDX: case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_RANGE_TO:
+    case WEFT__OP_SLOGDET:
         break;
+    case WEFT__OP_QR:
+    case WEFT__OP_EIGH:
+    case WEFT__OP_SVD: {
+        unsigned flags = (unsigned)n->attr.index.kind;
+        fprintf(f, "<%s%s>", flags & WEFT__LINALG_FULL ? "full" : "reduced",
+                n->op == WEFT__OP_QR ? ""
+                : flags & WEFT__LINALG_VECTORS ? ",vectors" : ",values");
+        break;
+    }
     case WEFT__OP_SEARCHSORTED:
         fprintf(f, "<%s>", n->attr.index.kind ? "right" : "left");
         break;

@@ -1079,6 +1079,70 @@ WEFT_API weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a);
 /* tf.linalg.det: the determinant of each matrix, [...] (0 for a singular
  * one, no error), from the LU factors. */
 WEFT_API weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a);
+/* tf.linalg.slogdet: outs[0] the sign of each matrix's determinant (1,
+ * -1, or 0 for a singular one) and outs[1] log |det| (-inf for a
+ * singular one), both [...], from the LU factors: finite where the
+ * determinant itself overflows.  a's rank must be known while tracing.
+ * Returns 0, or the context's error code with both outs NULL. */
+WEFT_API int weft_slogdet(weft_ctx *cx, weft_value *a, weft_value **outs);
+/* tf.linalg.logdet: log det of each symmetric positive definite matrix,
+ * 2 sum(log(diag(cholesky(a)))); a matrix that is not positive definite
+ * fails as weft_cholesky. */
+WEFT_API weft_value *weft_logdet(weft_ctx *cx, weft_value *a);
+
+/* ---- Decompositions ----
+ *
+ * Each matrix [..., m, n] (f32 or f64, computed in f64 and rounded once)
+ * is decomposed by one node whose factors come out together (print_ops
+ * shows it with its packed result, the ops' outputs are slices of it),
+ * so a function decomposes each matrix once whichever factors it uses.
+ * Matrices whose smaller dim is at most 16 take weft's loops (Householder
+ * reflections, Jacobi rotations), larger ones OpenBLAS's LAPACK (dgeqrf
+ * and dorgqr, dsyevd, dgesdd); a batch spreads over the workers, a
+ * matrix never split, so results do not depend on the worker count.  The
+ * signs of eigen- and singular vectors are the algorithm's (TensorFlow
+ * promises none either): check a = q r, a v = v diag(e), a = u diag(s)
+ * v^T rather than the vectors themselves.  The matrix dims (qr, svd) or
+ * the rank (eigh) must be known while tracing.  The int functions return
+ * 0, or the context's error code with their outs NULL; LAPACK's failure
+ * to converge is WEFT_EINVAL naming the matrix. */
+
+/* tf.linalg.qr(a, full_matrices): outs[0] q with orthonormal columns and
+ * outs[1] r upper triangular, a = q r: q [..., m, k] and r [..., k, n]
+ * with k = min(m, n), or with full_matrices q [..., m, m] and r
+ * [..., m, n].  r's diagonal may be negative (as LAPACK's). */
+WEFT_API int weft_qr(weft_ctx *cx, weft_value *a, bool full_matrices, weft_value **outs);
+/* tf.linalg.eigh(a): outs[0] the eigenvalues [..., n], ascending, and
+ * outs[1] the eigenvectors as the columns of [..., n, n], of each
+ * symmetric matrix, only its lower triangle read (as TensorFlow's). */
+WEFT_API int weft_eigh(weft_ctx *cx, weft_value *a, weft_value **outs);
+/* tf.linalg.eigvalsh(a): weft_eigh's eigenvalues alone (no vectors are
+ * computed). */
+WEFT_API weft_value *weft_eigvalsh(weft_ctx *cx, weft_value *a);
+/* tf.linalg.svd(a, full_matrices, compute_uv): outs[0] the singular
+ * values s [..., p], p = min(m, n), descending; with compute_uv also
+ * outs[1] u [..., m, p] and outs[2] v [..., n, p] with orthonormal
+ * columns, a = u diag(s) v^T (v, not its transpose, as TensorFlow), or
+ * with full_matrices u [..., m, m] and v [..., n, n].  Without
+ * compute_uv only outs[0] is written (outs may hold one entry) and
+ * full_matrices is ignored. */
+WEFT_API int weft_svd(weft_ctx *cx, weft_value *a, bool full_matrices, bool compute_uv,
+                      weft_value **outs);
+/* tf.linalg.pinv(a, rcond): the Moore-Penrose pseudo-inverse [..., n, m],
+ * v diag(1 / s) u^T from weft_svd, singular values at or below rcond
+ * times the largest taken as 0; rcond < 0 is TensorFlow's default, 10
+ * max(m, n) eps of a's dtype. */
+WEFT_API weft_value *weft_pinv(weft_ctx *cx, weft_value *a, double rcond);
+/* tf.linalg.lstsq(matrix, rhs, l2_regularizer, fast): x [..., n, k]
+ * minimizing |matrix x - rhs| (+ l2_regularizer |x|^2) for matrix
+ * [..., m, n] and rhs [..., m, k] of one dtype and rank.  fast solves the
+ * normal equations by Cholesky, (a^T a + l2 I)^-1 a^T b when m >= n and
+ * a^T (a a^T + l2 I)^-1 b otherwise (a rank-deficient matrix with l2 0
+ * fails as weft_cholesky); without fast, the minimum-norm solution
+ * pinv(a) b, right for rank-deficient matrices too, and l2_regularizer
+ * must be 0 (WEFT_EINVAL otherwise). */
+WEFT_API weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
+                                double l2_regularizer, bool fast);
 
 /* ---- Matrix helpers, norms and small math ops ----
  *

@@ -524,6 +524,32 @@ static weft_value *op_bincount_negative(weft_ctx *cx)
     return weft_bincount(cx, weft_neg(cx, ev(cx, iidx)), NULL, 0, -1, WEFT_I32);
 }
 static int c_bincount_negative(void) { return eager_op(op_bincount_negative); }
+static weft_value *op_eigh_square(weft_ctx *cx)
+{
+    weft_value *outs[2];
+    weft_eigh(cx, ev(cx, m23), outs);
+    return outs[0];
+}
+static int c_eigh_square(void) { return eager_op(op_eigh_square); }
+static weft_value *op_qr_vector(weft_ctx *cx)
+{
+    weft_value *outs[2];
+    weft_qr(cx, ev(cx, v10), false, outs);
+    return outs[0];
+}
+static int c_qr_vector(void) { return eager_op(op_qr_vector); }
+static weft_value *op_svd_dtype(weft_ctx *cx)
+{
+    weft_value *outs[1];
+    weft_svd(cx, weft_cast(cx, ev(cx, m23), WEFT_I32), false, false, outs);
+    return outs[0];
+}
+static int c_svd_dtype(void) { return eager_op(op_svd_dtype); }
+static weft_value *op_lstsq_l2(weft_ctx *cx)
+{
+    return weft_lstsq(cx, ev(cx, m23), ev(cx, m23), 0.5, false);
+}
+static int c_lstsq_l2(void) { return eager_op(op_lstsq_l2); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -628,6 +654,10 @@ static const err_case cases[] = {
     C("weft_unique", "a matrix f32[2,3]", WEFT_ESHAPE, c_unique_rank),
     C("weft_segment", "ids { 3, 0, 0 } (not sorted)", WEFT_EINVAL, c_segment_unsorted),
     C("weft_bincount", "a value -3", WEFT_EINVAL, c_bincount_negative),
+    C("weft_eigh", "a matrix f32[2,3]", WEFT_ESHAPE, c_eigh_square),
+    C("weft_qr", "a vector f32[10]", WEFT_ESHAPE, c_qr_vector),
+    C("weft_svd", "an i32 matrix", WEFT_EDTYPE, c_svd_dtype),
+    C("weft_lstsq", "l2_regularizer 0.5 without fast", WEFT_EINVAL, c_lstsq_l2),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

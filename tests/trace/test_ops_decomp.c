@@ -1,0 +1,595 @@
+/* The decompositions (qr, eigh, eigvalsh, svd, slogdet) and what is built
+ * on them (logdet, pinv, lstsq), checked by what they promise (a = q r
+ * with q orthonormal and r triangular, a v = v diag(e), a = u diag(s)
+ * v^T, the normal equations of a least-squares solution) on matrices
+ * small enough for weft's loops and large enough for LAPACK, tall, wide
+ * and square, eagerly and traced on 1, 2 and 4 workers (the same bits
+ * everywhere), and their errors. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suite_runtimes.h"
+
+TestSuite(ops_decomp, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 120);
+
+typedef enum dc_op { QR, EIGH, EIGVALSH, SVD, SLOGDET, LOGDET, PINV, LSTSQ } dc_op;
+
+typedef struct dc_case {
+    dc_op op;
+    bool full, uv, fast;
+    double l2, rcond;
+} dc_case;
+
+static size_t n_outs_of(const dc_case *c)
+{
+    switch (c->op) {
+    case QR: case EIGH: case SLOGDET: return 2;
+    case SVD: return c->uv ? 3 : 1;
+    default: return 1;
+    }
+}
+
+static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const dc_case *c = user;
+    switch (c->op) {
+    case QR: return weft_qr(cx, a[0], c->full, outs);
+    case EIGH: return weft_eigh(cx, a[0], outs);
+    case EIGVALSH: outs[0] = weft_eigvalsh(cx, a[0]); break;
+    case SVD: return weft_svd(cx, a[0], c->full, c->uv, outs);
+    case SLOGDET: return weft_slogdet(cx, a[0], outs);
+    case LOGDET: outs[0] = weft_logdet(cx, a[0]); break;
+    case PINV: outs[0] = weft_pinv(cx, a[0], c->rcond); break;
+    case LSTSQ: outs[0] = weft_lstsq(cx, a[0], a[1], c->l2, c->fast); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+static int call_on(weft_runtime *r, const dc_case *c, weft_tensor *const *args, bool eager,
+                   weft_tensor **outs)
+{
+    size_t n_args = c->op == LSTSQ ? 2 : 1, n_outs = n_outs_of(c);
+    weft_function_desc d = { .name = "dc", .body = body, .user = (void *)c,
+                             .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
+                             .flags = eager ? WEFT_RUN_EAGERLY : 0 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
+    weft_arg a[2];
+    for (size_t i = 0; i < n_args; i++)
+        a[i] = weft_arg_tensor(args[i]);
+    for (size_t k = 0; k < n_outs; k++)
+        outs[k] = NULL;
+    int rc = weft_function_call(f, a, n_args, outs, n_outs);
+    weft_function_destroy(&f);
+    return rc;
+}
+
+static bool same_bits(const weft_tensor *x, const weft_tensor *y)
+{
+    size_t bytes = (size_t)weft_tensor_numel(x) * weft_dtype_size(weft_tensor_dtype(x));
+    return weft_tensor_numel(x) == weft_tensor_numel(y) &&
+           memcmp(weft_tensor_data(x), weft_tensor_data(y), bytes) == 0;
+}
+
+/* c's results into outs, the same bits eagerly and traced on every
+ * runtime. */
+static void results_everywhere(const dc_case *c, weft_tensor *const *args, weft_tensor **outs)
+{
+    size_t n_outs = n_outs_of(c);
+    bool first = true;
+    for (int k = 0; k < N_RT; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *y[3] = { NULL, NULL, NULL };
+            cr_assert_eq(call_on(rts[k], c, args, eager, first ? outs : y), 0, "op %d: %s",
+                         (int)c->op, weft_errmsg());
+            if (first) {
+                first = false;
+                continue;
+            }
+            for (size_t o = 0; o < n_outs; o++) {
+                cr_assert(same_bits(y[o], outs[o]), "op %d output %zu differs on %u workers (%s)",
+                          (int)c->op, o, rt_workers[k], eager ? "eager" : "traced");
+                weft_tensor_release(y[o]);
+            }
+        }
+}
+
+static void release_all(weft_tensor **t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        weft_tensor_release(t[i]);
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1p-53 * 2 - 1;
+}
+
+static double *random_values(size_t count)
+{
+    double *v = malloc(sizeof *v * (count ? count : 1));
+    cr_assert_not_null(v);
+    for (size_t i = 0; i < count; i++)
+        v[i] = uniform();
+    return v;
+}
+
+static double el(const weft_tensor *t, size_t i)
+{
+    return test_element(t, (int64_t)i);
+}
+
+/* Element (i, j) of matrix b of a [batch, rows, cols] tensor. */
+static double mat(const weft_tensor *t, int64_t b, int rows, int cols, int i, int j)
+{
+    return el(t, (size_t)((b * rows + i) * cols + j));
+}
+
+static double worst;
+static void near(double got, double want)
+{
+    double e = fabs(got - want) / (1 + fabs(want));
+    if (!(e <= worst))
+        worst = isnan(e) ? INFINITY : e;
+}
+
+static double tol_of(weft_dtype dt)
+{
+    return dt == WEFT_F32 ? 2e-5 : 1e-11;
+}
+
+/* The worst error of q^T q = I for the c orthonormal columns of q
+ * [batch, rows, c], into `worst`. */
+static void orthonormal(const weft_tensor *q, int64_t batch, int rows, int c)
+{
+    for (int64_t b = 0; b < batch; b++)
+        for (int i = 0; i < c; i++)
+            for (int j = 0; j < c; j++) {
+                double s = 0;
+                for (int r = 0; r < rows; r++)
+                    s += mat(q, b, rows, c, r, i) * mat(q, b, rows, c, r, j);
+                near(s, i == j);
+            }
+}
+
+/* Shapes [m, n]: the loops up to 8 (svd) or 16 (qr) in the smaller dim,
+ * LAPACK above; svd's loops take a tall or wide matrix through its QR
+ * factors first. */
+static const int shapes[][2] = { { 1, 1 }, { 5, 3 }, { 3, 5 }, { 4, 4 }, { 8, 8 }, { 40, 6 },
+                                 { 24, 18 }, { 18, 24 }, { 20, 20 } };
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+Test(ops_decomp, qr_factors_are_orthonormal_and_triangular)
+{
+    const int64_t batch = 2;
+    for (size_t s = 0; s < N_SHAPES; s++)
+        for (int f = 0; f < 2; f++)
+            for (int full = 0; full < 2; full++) {
+                int m = shapes[s][0], n = shapes[s][1], k = full || m < n ? m : n;
+                weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+                double *v = random_values((size_t)(batch * m * n));
+                weft_tensor *a = test_tensor(dt, 3, (int64_t[]){ batch, m, n }, v);
+                dc_case c = { .op = QR, .full = full };
+                weft_tensor *qr[2];
+                results_everywhere(&c, &a, qr);
+                test_assert_shape(qr[0], dt, 3, (int64_t[]){ batch, m, k }, "q");
+                test_assert_shape(qr[1], dt, 3, (int64_t[]){ batch, k, n }, "r");
+                worst = 0;
+                orthonormal(qr[0], batch, m, k);
+                for (int64_t b = 0; b < batch; b++)
+                    for (int i = 0; i < m; i++)
+                        for (int j = 0; j < n; j++) {
+                            double sum = 0;
+                            for (int q = 0; q < k; q++) {
+                                double r = mat(qr[1], b, k, n, q, j);
+                                if (q > j)
+                                    cr_assert_eq(r, 0, "r[%d][%d] below the diagonal", q, j);
+                                sum += mat(qr[0], b, m, k, i, q) * r;
+                            }
+                            near(sum, mat(a, b, m, n, i, j));
+                        }
+                cr_assert(worst <= tol_of(dt), "qr [%d,%d] %s full %d: off by %g", m, n,
+                          weft_dtype_name(dt), full, worst);
+                release_all(qr, 2);
+                weft_tensor_release(a);
+                free(v);
+            }
+}
+
+/* batch symmetric [n, n] matrices, and a copy in *junk whose upper
+ * triangle holds junk (eigh reads only the lower one). */
+static double *symmetric(int64_t batch, int n, double **junk)
+{
+    size_t count = (size_t)(batch * n * n);
+    double *v = random_values(count);
+    *junk = malloc(sizeof **junk * (count ? count : 1));
+    cr_assert_not_null(*junk);
+    for (int64_t b = 0; b < batch; b++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                size_t at = (size_t)((b * n + i) * n + j);
+                if (j > i)
+                    v[at] = v[(b * n + j) * n + i];
+                (*junk)[at] = j > i ? 100 + j : v[at];
+            }
+    return v;
+}
+
+Test(ops_decomp, eigh_gives_ascending_eigenpairs_from_the_lower_triangle)
+{
+    const int64_t batch = 2;
+    const int sizes[] = { 1, 2, 5, 6, 7, 30 };   /* Jacobi up to 6 rows, LAPACK above */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int f = 0; f < 2; f++) {
+            int n = sizes[s];
+            weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+            double *junk, *sym = symmetric(batch, n, &junk);
+            weft_tensor *a = test_tensor(dt, 3, (int64_t[]){ batch, n, n }, sym);
+            weft_tensor *aj = test_tensor(dt, 3, (int64_t[]){ batch, n, n }, junk);
+            dc_case c = { .op = EIGH }, cv = { .op = EIGVALSH };
+            weft_tensor *ev[2], *ev_junk[2], *vals;
+            results_everywhere(&c, &a, ev);
+            results_everywhere(&c, &aj, ev_junk);
+            results_everywhere(&cv, &a, &vals);
+            test_assert_shape(ev[0], dt, 2, (int64_t[]){ batch, n }, "eigenvalues");
+            test_assert_shape(ev[1], dt, 3, (int64_t[]){ batch, n, n }, "eigenvectors");
+            cr_assert(same_bits(ev[0], ev_junk[0]) && same_bits(ev[1], ev_junk[1]),
+                      "n %d: the upper triangle was read", n);
+            worst = 0;
+            orthonormal(ev[1], batch, n, n);
+            for (int64_t b = 0; b < batch; b++)
+                for (int j = 0; j < n; j++) {
+                    double e = mat(ev[0], b, 1, n, 0, j);
+                    if (j > 0)
+                        cr_assert(e >= mat(ev[0], b, 1, n, 0, j - 1), "n %d: not ascending", n);
+                    near(mat(vals, b, 1, n, 0, j), e);
+                    for (int i = 0; i < n; i++) {
+                        double av = 0;
+                        for (int q = 0; q < n; q++)
+                            av += mat(a, b, n, n, i, q) * mat(ev[1], b, n, n, q, j);
+                        near(av, e * mat(ev[1], b, n, n, i, j));
+                    }
+                }
+            cr_assert(worst <= tol_of(dt) * 10, "eigh n %d %s: off by %g", n,
+                      weft_dtype_name(dt), worst);
+            release_all(ev, 2);
+            release_all(ev_junk, 2);
+            weft_tensor_release(vals);
+            weft_tensor_release(a);
+            weft_tensor_release(aj);
+            free(sym);
+            free(junk);
+        }
+}
+
+/* Checks a = u diag(s) v^T, the orthonormal columns of u and v, and s
+ * descending and >= 0, for svd results usv of a [batch, m, n]. */
+static void check_svd(const weft_tensor *a, weft_tensor *const *usv, int64_t batch, int m,
+                      int n, bool full, weft_dtype dt)
+{
+    int p = m < n ? m : n, cu = full ? m : p, cv = full ? n : p;
+    test_assert_shape(usv[0], dt, 2, (int64_t[]){ batch, p }, "s");
+    test_assert_shape(usv[1], dt, 3, (int64_t[]){ batch, m, cu }, "u");
+    test_assert_shape(usv[2], dt, 3, (int64_t[]){ batch, n, cv }, "v");
+    worst = 0;
+    orthonormal(usv[1], batch, m, cu);
+    orthonormal(usv[2], batch, n, cv);
+    for (int64_t b = 0; b < batch; b++) {
+        for (int j = 0; j < p; j++) {
+            double sj = mat(usv[0], b, 1, p, 0, j);
+            cr_assert(sj >= 0 && (j == 0 || sj <= mat(usv[0], b, 1, p, 0, j - 1)),
+                      "[%d,%d]: s not descending and >= 0", m, n);
+        }
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double sum = 0;
+                for (int q = 0; q < p; q++)
+                    sum += mat(usv[1], b, m, cu, i, q) * mat(usv[0], b, 1, p, 0, q) *
+                           mat(usv[2], b, n, cv, j, q);
+                near(sum, mat(a, b, m, n, i, j));
+            }
+    }
+    cr_assert(worst <= tol_of(dt) * 10, "svd [%d,%d] %s full %d: off by %g", m, n,
+              weft_dtype_name(dt), full, worst);
+}
+
+Test(ops_decomp, svd_reconstructs_the_matrix)
+{
+    const int64_t batch = 2;
+    for (size_t s = 0; s < N_SHAPES; s++)
+        for (int f = 0; f < 2; f++)
+            for (int full = 0; full < 2; full++) {
+                int m = shapes[s][0], n = shapes[s][1], p = m < n ? m : n;
+                weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+                double *v = random_values((size_t)(batch * m * n));
+                weft_tensor *a = test_tensor(dt, 3, (int64_t[]){ batch, m, n }, v);
+                dc_case c = { .op = SVD, .full = full, .uv = true }, cs = { .op = SVD };
+                weft_tensor *usv[3], *s_only;
+                results_everywhere(&c, &a, usv);
+                check_svd(a, usv, batch, m, n, full, dt);
+                results_everywhere(&cs, &a, &s_only);
+                test_assert_shape(s_only, dt, 2, (int64_t[]){ batch, p }, "s alone");
+                worst = 0;
+                for (size_t i = 0; i < (size_t)(batch * p); i++)
+                    near(el(s_only, i), el(usv[0], i));
+                cr_assert(worst <= tol_of(dt), "[%d,%d]: s alone off by %g", m, n, worst);
+                release_all(usv, 3);
+                weft_tensor_release(s_only);
+                weft_tensor_release(a);
+                free(v);
+            }
+}
+
+/* [m, n] of rank r: the product of random [m, r] and [r, n]. */
+static double *low_rank(int m, int n, int r)
+{
+    double *x = random_values((size_t)(m * r)), *y = random_values((size_t)(r * n));
+    double *a = calloc((size_t)(m * n), sizeof *a);
+    cr_assert_not_null(a);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            for (int q = 0; q < r; q++)
+                a[i * n + j] += x[i * r + q] * y[q * n + j];
+    free(x);
+    free(y);
+    return a;
+}
+
+Test(ops_decomp, rank_deficient_svd_and_pinv)
+{
+    const int shapes_rd[][3] = { { 6, 4, 2 }, { 4, 6, 2 }, { 30, 20, 5 }, { 5, 5, 0 } };
+    for (size_t s = 0; s < sizeof shapes_rd / sizeof shapes_rd[0]; s++)
+        for (int full = 0; full < 2; full++) {
+            int m = shapes_rd[s][0], n = shapes_rd[s][1], r = shapes_rd[s][2];
+            double *v = low_rank(m, n, r);
+            weft_tensor *a = test_tensor(WEFT_F64, 3, (int64_t[]){ 1, m, n }, v);
+            dc_case c = { .op = SVD, .full = full, .uv = true };
+            weft_tensor *usv[3];
+            results_everywhere(&c, &a, usv);
+            check_svd(a, usv, 1, m, n, full, WEFT_F64);
+            release_all(usv, 3);
+            /* pinv: a x a = a, x a x = x, and a x, x a symmetric. */
+            dc_case cp = { .op = PINV, .rcond = -1 };
+            weft_tensor *x;
+            results_everywhere(&cp, &a, &x);
+            test_assert_shape(x, WEFT_F64, 3, (int64_t[]){ 1, n, m }, "pinv");
+            double *ax = calloc((size_t)(m * m), sizeof *ax), *xa = calloc((size_t)(n * n),
+                                                                             sizeof *xa);
+            cr_assert(ax && xa);
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < m; j++)
+                    for (int q = 0; q < n; q++)
+                        ax[i * m + j] += v[i * n + q] * el(x, (size_t)(q * m + j));
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    for (int q = 0; q < m; q++)
+                        xa[i * n + j] += el(x, (size_t)(i * m + q)) * v[q * n + j];
+            worst = 0;
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < n; j++) {
+                    double axa = 0;
+                    for (int q = 0; q < m; q++)
+                        axa += ax[i * m + q] * v[q * n + j];
+                    near(axa, v[i * n + j]);
+                }
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < m; j++) {
+                    double xax = 0;
+                    for (int q = 0; q < n; q++)
+                        xax += xa[i * n + q] * el(x, (size_t)(q * m + j));
+                    near(xax, el(x, (size_t)(i * m + j)));
+                }
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < m; j++)
+                    near(ax[i * m + j], ax[j * m + i]);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    near(xa[i * n + j], xa[j * n + i]);
+            cr_assert(worst <= 1e-9, "pinv [%d,%d] rank %d: Penrose conditions off by %g", m, n,
+                      r, worst);
+            free(ax);
+            free(xa);
+            weft_tensor_release(x);
+            weft_tensor_release(a);
+            free(v);
+        }
+}
+
+Test(ops_decomp, slogdet_and_logdet)
+{
+    const int sizes[] = { 1, 3, 16, 17, 40 };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int n = sizes[s];
+        /* Matrix 0 random, matrix 1 singular (its second row, or its only
+         * one, 0: a pivot of exactly 0 however the rows are swapped),
+         * matrix 2 symmetric positive definite with a determinant past
+         * f64's range at 40 rows. */
+        double *v = random_values((size_t)(3 * n * n));
+        memset(v + n * n + (n > 1 ? n : 0), 0, sizeof *v * (size_t)n);
+        double *spd = v + 2 * n * n;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                spd[i * n + j] = i == j ? 1e20 : 0;
+        weft_tensor *a = test_tensor(WEFT_F64, 3, (int64_t[]){ 3, n, n }, v);
+        dc_case c = { .op = SLOGDET };
+        weft_tensor *sl[2];
+        results_everywhere(&c, &a, sl);
+        test_assert_shape(sl[0], WEFT_F64, 1, (int64_t[]){ 3 }, "sign");
+        test_assert_shape(sl[1], WEFT_F64, 1, (int64_t[]){ 3 }, "log |det|");
+        /* Matrix 0 against a determinant through weft_matrix_determinant's
+         * sibling, the product of the LU diagonal computed here. */
+        double det = 1;
+        {
+            double *lu = malloc(sizeof *lu * (size_t)(n * n));
+            cr_assert_not_null(lu);
+            memcpy(lu, v, sizeof *lu * (size_t)(n * n));
+            for (int j = 0; j < n; j++) {
+                int p = j;
+                for (int i = j + 1; i < n; i++)
+                    if (fabs(lu[i * n + j]) > fabs(lu[p * n + j]))
+                        p = i;
+                if (p != j) {
+                    for (int q = 0; q < n; q++) {
+                        double t = lu[j * n + q];
+                        lu[j * n + q] = lu[p * n + q];
+                        lu[p * n + q] = t;
+                    }
+                    det = -det;
+                }
+                det *= lu[j * n + j];
+                for (int i = j + 1; i < n; i++) {
+                    double f = lu[i * n + j] / lu[j * n + j];
+                    for (int q = j; q < n; q++)
+                        lu[i * n + q] -= f * lu[j * n + q];
+                }
+            }
+            free(lu);
+        }
+        cr_assert_eq(el(sl[0], 0), det < 0 ? -1 : 1, "n %d: sign", n);
+        cr_assert(fabs(el(sl[1], 0) - log(fabs(det))) <= 1e-9 * (1 + fabs(log(fabs(det)))),
+                  "n %d: log |det| %.17g, want %.17g", n, el(sl[1], 0), log(fabs(det)));
+        cr_assert_eq(el(sl[0], 1), 0, "n %d: a singular matrix's sign", n);
+        cr_assert(isinf(el(sl[1], 1)) && el(sl[1], 1) < 0, "n %d: %g", n, el(sl[1], 1));
+        cr_assert_eq(el(sl[0], 2), 1);
+        double want = n * log(1e20);
+        cr_assert(fabs(el(sl[1], 2) - want) <= 1e-12 * want, "n %d: %.17g, want %.17g", n,
+                  el(sl[1], 2), want);
+        release_all(sl, 2);
+        weft_tensor_release(a);
+        /* logdet of the positive definite one alone. */
+        weft_tensor *pd = test_tensor(WEFT_F64, 2, (int64_t[]){ n, n }, spd);
+        dc_case cl = { .op = LOGDET };
+        weft_tensor *ld;
+        results_everywhere(&cl, &pd, &ld);
+        test_assert_shape(ld, WEFT_F64, 0, NULL, "logdet");
+        cr_assert(fabs(el(ld, 0) - want) <= 1e-12 * want, "n %d: logdet %.17g", n, el(ld, 0));
+        weft_tensor_release(ld);
+        weft_tensor_release(pd);
+        free(v);
+    }
+}
+
+/* x [batch, n, k] against a's normal equations a^T (a x - b) = l2 x
+ * (tall a) or a x = b (wide a, l2 0), into `worst`. */
+static void check_lstsq(const weft_tensor *a, const weft_tensor *b, const weft_tensor *x,
+                        int64_t batch, int m, int n, int k, double l2)
+{
+    worst = 0;
+    for (int64_t bt = 0; bt < batch; bt++)
+        for (int c = 0; c < k; c++) {
+            double *res = malloc(sizeof *res * (size_t)m);
+            cr_assert_not_null(res);
+            for (int i = 0; i < m; i++) {
+                double s = -mat(b, bt, m, k, i, c);
+                for (int q = 0; q < n; q++)
+                    s += mat(a, bt, m, n, i, q) * mat(x, bt, n, k, q, c);
+                res[i] = s;
+            }
+            for (int q = 0; q < n && m >= n; q++) {
+                double g = 0;
+                for (int i = 0; i < m; i++)
+                    g += mat(a, bt, m, n, i, q) * res[i];
+                near(g + l2 * mat(x, bt, n, k, q, c), 0);
+            }
+            for (int i = 0; i < m && m < n; i++)
+                near(res[i], 0);
+            free(res);
+        }
+}
+
+Test(ops_decomp, lstsq_solves_the_normal_equations)
+{
+    const int64_t batch = 2, k = 3;
+    const int lshapes[][2] = { { 6, 3 }, { 3, 6 }, { 40, 20 }, { 20, 40 } };
+    for (size_t s = 0; s < sizeof lshapes / sizeof lshapes[0]; s++) {
+        int m = lshapes[s][0], n = lshapes[s][1];
+        double *av = random_values((size_t)(batch * m * n));
+        double *bv = random_values((size_t)(batch * m * k));
+        weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, (int64_t[]){ batch, m, n }, av),
+                                 test_tensor(WEFT_F64, 3, (int64_t[]){ batch, m, k }, bv) };
+        weft_tensor *fast, *robust, *reg;
+        dc_case cf = { .op = LSTSQ, .fast = true }, cr = { .op = LSTSQ };
+        dc_case cg = { .op = LSTSQ, .fast = true, .l2 = 0.5 };
+        results_everywhere(&cf, args, &fast);
+        results_everywhere(&cr, args, &robust);
+        results_everywhere(&cg, args, &reg);
+        test_assert_shape(fast, WEFT_F64, 3, (int64_t[]){ batch, n, k }, "lstsq");
+        check_lstsq(args[0], args[1], fast, batch, m, n, (int)k, 0);
+        cr_assert(worst <= 1e-8, "fast [%d,%d]: off by %g", m, n, worst);
+        check_lstsq(args[0], args[1], robust, batch, m, n, (int)k, 0);
+        cr_assert(worst <= 1e-9, "robust [%d,%d]: off by %g", m, n, worst);
+        /* Full rank: one solution (minimum norm when wide) both ways. */
+        worst = 0;
+        for (size_t i = 0; i < (size_t)(batch * n * k); i++)
+            near(el(fast, i), el(robust, i));
+        cr_assert(worst <= 1e-8, "[%d,%d]: fast and robust differ by %g", m, n, worst);
+        if (m >= n) {
+            check_lstsq(args[0], args[1], reg, batch, m, n, (int)k, 0.5);
+            cr_assert(worst <= 1e-9, "l2 [%d,%d]: off by %g", m, n, worst);
+        }
+        weft_tensor_release(fast);
+        weft_tensor_release(robust);
+        weft_tensor_release(reg);
+        release_all(args, 2);
+        free(av);
+        free(bv);
+    }
+}
+
+/* ---- Errors --------------------------------------------------------------- */
+
+static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *tmp[3];
+    switch (*(const int *)user) {
+    case 0: return weft_eigh(cx, a[0], tmp);                                      /* [2,3] */
+    case 1: return weft_qr(cx, weft_cast(cx, a[1], WEFT_I32), false, tmp);
+    case 2: outs[0] = weft_lstsq(cx, a[1], a[1], 0.5, false); break;
+    case 3: outs[0] = weft_lstsq(cx, a[1], weft_cast(cx, a[1], WEFT_F32), 0, true); break;
+    case 4: return weft_svd(cx, a[1], false, true, NULL);
+    case 5: return weft_qr(cx, weft_reshape(cx, a[1], 1, (int64_t[]){ 9 }), false, tmp);
+    case 6: outs[0] = weft_lstsq(cx, a[1], a[1], -1, true); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_decomp, errors_name_the_op)
+{
+    const struct { int which; int rc; const char *says; } cases[] = {
+        { 0, WEFT_ESHAPE, "weft_eigh: f64[2,3] is not a square matrix (or a batch of them)" },
+        { 1, WEFT_EDTYPE, "weft_qr: the matrix i32[3,3] is not f32 or f64" },
+        { 2, WEFT_EINVAL, "weft_lstsq: l2_regularizer 0.5 needs fast" },
+        { 3, WEFT_EDTYPE, "weft_lstsq: the matrix f64[3,3] and the right-hand sides f32[3,3] "
+                          "are not f32 or f64 matrices of one dtype" },
+        { 4, WEFT_EINVAL, "weft_svd: outs is NULL" },
+        { 5, WEFT_ESHAPE, "weft_qr: f64[9] is not a matrix" },
+        { 6, WEFT_EINVAL, "weft_lstsq: l2_regularizer -1 is negative or not finite" },
+    };
+    double v[9] = { 4, 1, 0, 1, 3, 1, 0, 1, 2 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 3 }, v),
+                             test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 3 }, v) };
+    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_function_desc d = { .name = "bad", .body = bad_body,
+                                     .user = (void *)&cases[s].which, .n_args = 2, .n_outs = 1,
+                                     .flags = eager ? WEFT_RUN_EAGERLY : 0 };
+            weft_function *f = NULL;
+            cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+            weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
+            weft_tensor *out = NULL;
+            int rc = weft_function_call(f, a, 2, &out, 1);
+            cr_assert_eq(rc, cases[s].rc, "case %d: %s", cases[s].which, weft_err_name(rc));
+            cr_assert(strstr(weft_errmsg(), cases[s].says), "case %d: %s", cases[s].which,
+                      weft_errmsg());
+            weft_function_destroy(&f);
+        }
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
