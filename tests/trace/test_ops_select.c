@@ -420,6 +420,17 @@ Test(ops_select, unique_of_many_values)
     check_everywhere(&uc, &x, 1, want, "unique_with_counts of 100000");
     release_all(want, 3);
     weft_tensor_release(x);
+    /* f64 with every 50th element a NaN (each a value of its own): the
+     * NaNs met before the table grows must stay out of the grown one. */
+    for (int64_t i = 0; i < n; i += 50)
+        v[i] = NAN;
+    x = test_tensor(WEFT_F64, 1, &n, v);
+    unique_ref(v, n, WEFT_F64, want);
+    cr_assert_eq(weft_tensor_dims(want[0])[0], 3000 + n / 50, "%lld",
+                 (long long)weft_tensor_dims(want[0])[0]);
+    check_everywhere(&uc, &x, 1, want, "unique_with_counts of 100000 with NaNs");
+    release_all(want, 3);
+    weft_tensor_release(x);
     free(v);
 }
 
