@@ -1,6 +1,7 @@
 /* Matrix helpers and small math ops of include/weft/ops.h: band_part,
- * matrix_diag, matrix_diag_part, trace, norm, clip_by_norm,
- * divide_no_nan, squared_difference, reciprocal and xlogy.  Each is a
+ * matrix_diag, matrix_diag_part, trace, cross, norm, clip_by_norm,
+ * clip_by_global_norm, divide_no_nan, squared_difference, reciprocal and
+ * xlogy.  Each is a
  * composition of other ops (as ops_nn.c's), checks its inputs first so
  * that an error names the public op, and builds its elementwise steps
  * through weft__op_unary / weft__op_binary with the public name. */
@@ -142,6 +143,37 @@ weft_value *weft_trace(weft_ctx *cx, weft_value *a)
     return weft_sum(cx, weft_matrix_diag_part(cx, a), -1);
 }
 
+/* a x b over the last dim (3 elements, known while tracing): the three
+ * components from the split halves of each, joined again. */
+weft_value *weft_cross(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    static const char fn[] = "weft_cross";
+    weft_value *in[2] = { a, b };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    for (int i = 0; i < 2; i++) {
+        const weft_spec *sp = spec_of(in[i]);
+        if (sp->rank == WEFT_RANK_ANY || sp->rank < 1 || sp->dims[sp->rank - 1] != 3) {
+            char ss[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s does not have 3 elements in its "
+                                  "last dim (known while tracing)", fn, i ? "b" : "a",
+                                  weft__spec_str(sp, ss, sizeof ss));
+        }
+    }
+    weft_value *x[3], *y[3];
+    if (weft_split(cx, a, 3, NULL, -1, x) != 0 || weft_split(cx, b, 3, NULL, -1, y) != 0)
+        return NULL;
+    weft_value *c[3];
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        c[i] = weft__op_binary(cx, WEFT__OP_SUB, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, x[j], y[k]),
+                               weft__op_binary(cx, WEFT__OP_MUL, fn, x[k], y[j]));
+        if (!c[i])
+            return NULL;
+    }
+    return weft_concat(cx, c, 3, -1);
+}
+
 /* ---- Norms -------------------------------------------------------------- */
 
 weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
@@ -173,6 +205,54 @@ weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, con
     weft_value *scaled = weft__op_binary(cx, WEFT__OP_MUL, fn, t, weft_const_f64(cx, clip_norm));
     weft_value *den = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, l2, weft_const_f64(cx, clip_norm));
     return weft__op_binary(cx, WEFT__OP_DIV, fn, scaled, den);
+}
+
+int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n, double clip_norm,
+                             weft_value **outs)
+{
+    static const char fn[] = "weft_clip_by_global_norm";
+    for (size_t i = 0; outs && i <= n; i++)
+        outs[i] = NULL;
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return WEFT_EINVAL;
+    }
+    if (!ts || !outs || n == 0) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn, n == 0 ? "no tensors" : "ts or outs is NULL");
+        return weft_ctx_status(cx);
+    }
+    if (!weft__op_enter(cx, fn, ts, n))
+        return weft_ctx_status(cx);
+    if (!(clip_norm > 0) || !isfinite(clip_norm)) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: clip_norm %g is not finite and > 0", fn, clip_norm);
+        return weft_ctx_status(cx);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!need_float(cx, fn, ts[i], "a tensor"))
+            return weft_ctx_status(cx);
+    /* sqrt of the sum of every tensor's squares, in f64; then TensorFlow's
+     * t * clip_norm / max(global_norm, clip_norm), the scale in each
+     * tensor's dtype. */
+    weft_value *total = weft_const_f64(cx, 0.0);
+    for (size_t i = 0; i < n; i++) {
+        weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, weft_cast(cx, ts[i], WEFT_F64));
+        total = weft__op_binary(cx, WEFT__OP_ADD, fn, total,
+                                weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false));
+    }
+    weft_value *norm = weft__op_unary(cx, WEFT__OP_SQRT, fn, total);
+    weft_value *scale = weft__op_binary(
+        cx, WEFT__OP_DIV, fn, weft_const_f64(cx, clip_norm),
+        weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, norm, weft_const_f64(cx, clip_norm)));
+    for (size_t i = 0; i < n; i++)
+        outs[i] = weft__op_binary(cx, WEFT__OP_MUL, fn, ts[i],
+                                  weft_cast(cx, scale, spec_of(ts[i])->dtype));
+    if (weft_ctx_status(cx) != 0) {
+        for (size_t i = 0; i < n; i++)
+            outs[i] = NULL;
+        return weft_ctx_status(cx);
+    }
+    outs[n] = norm;
+    return 0;
 }
 
 /* ---- Elementwise -------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* The neural-network ops of include/weft/ops.h: softmax, log_softmax,
  * logsumexp, one_hot, reverse, pad and the activations leaky_relu, elu,
- * gelu, softplus, log_sigmoid, silu, relu6 and gelu_exact.  Each is a
+ * gelu, softplus, log_sigmoid, silu, relu6, gelu_exact, selu, softsign
+ * and mish.  Each is a
  * composition of the other ops, so eager mode, tracing, fusion, the
  * native tier and unknown dims come with them and no kernel is new.  Each
  * checks its inputs first: the inner ops it then calls cannot fail on them
@@ -426,4 +427,40 @@ weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a)
     weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_const_f64(cx, 1.0),
                                            weft__op_unary(cx, WEFT__OP_ERF, fn, z));
     return weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus);
+}
+
+/* TensorFlow's selu: scale * (x where x > 0, else alpha * expm1(x)), with
+ * the constants of Klambauer et al. in full precision. */
+weft_value *weft_selu(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_selu";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
+    weft_value *neg = scale(cx, fn, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a),
+                            1.6732632423543772848170429916717);
+    return scale(cx, fn, weft_where(cx, pos, a, neg), 1.0507009873554804934193349852946);
+}
+
+/* x / (1 + |x|). */
+weft_value *weft_softsign(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_softsign";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *den = weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, a),
+                                      weft_const_f64(cx, 1.0));
+    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, den);
+}
+
+/* x * tanh(softplus(x)) (Keras' and TensorFlow Addons' mish), softplus
+ * in its stable form. */
+weft_value *weft_mish(weft_ctx *cx, weft_value *a)
+{
+    const char *fn = "weft_mish";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, a, weft_const_f64(cx, 0.0));
+    weft_value *sp = weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a));
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, a, weft__op_unary(cx, WEFT__OP_TANH, fn, sp));
 }

@@ -133,6 +133,8 @@ WEFT_API weft_value *weft_truediv(weft_ctx *cx, weft_value *a, weft_value *b);
  * weft_ne(cx, x, weft_const_i64(cx, 0)), as TensorFlow asks). */
 WEFT_API weft_value *weft_logical_and(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_logical_or(weft_ctx *cx, weft_value *a, weft_value *b);
+/* tf.math.logical_xor: a != b, on bools only. */
+WEFT_API weft_value *weft_logical_xor(weft_ctx *cx, weft_value *a, weft_value *b);
 
 /* Unary elementwise ops.  Kept dtype (numbers only, not bool): neg, abs
  * (integers wrap: abs(INT32_MIN) is INT32_MIN), square (x * x, integers
@@ -197,6 +199,14 @@ WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
 WEFT_API weft_value *weft_is_nan(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_inf(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_finite(weft_ctx *cx, weft_value *a);
+/* tf.math.asinh, acosh and atanh on f32 and f64 (integers are
+ * WEFT_EDTYPE), through log1p so that the digits near 0 (near 1 for
+ * acosh) survive, and as log(2 |x|) for |x| above 1e9: acosh is NaN below
+ * 1, atanh +-inf at +-1 and NaN beyond; asinh keeps the sign of -0.0.
+ * Compositions of the ops above (they fuse like them). */
+WEFT_API weft_value *weft_asinh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_acosh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_atanh(weft_ctx *cx, weft_value *a);
 
 /* Conversion, as NumPy's astype and TensorFlow's cast except where noted.
  * Float to integer truncates toward zero and saturates: 1e10 -> INT32_MAX,
@@ -469,6 +479,16 @@ WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool de
  * 0, or the context's error code with outs[0] and outs[1] NULL (outs NULL
  * is WEFT_EINVAL). */
 WEFT_API int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value **outs);
+/* tf.math.in_top_k(targets, predictions, k): bool [batch], whether
+ * predictions[i][targets[i]] is among the k largest of row i, counted as
+ * TensorFlow does: fewer than k predictions of the row are greater (so
+ * ties at the boundary are all in).  A target out of range, or a row
+ * with a prediction that is not finite, gives false (as TensorFlow's
+ * kernel).  targets i32 or i64 [batch],
+ * predictions f32 or f64 [batch, classes] with classes known while
+ * tracing; k >= 0. */
+WEFT_API weft_value *weft_in_top_k(weft_ctx *cx, weft_value *targets, weft_value *predictions,
+                                   int64_t k);
 
 /* ---- Neural-network ops ----
  *
@@ -559,6 +579,12 @@ WEFT_API weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_silu(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_relu6(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a);
+/* tf.nn.selu: 1.0507009873554805 * (x where x > 0, else
+ * 1.6732632423543772 * expm1(x)); tf.nn.softsign: x / (1 + |x|); mish
+ * (Keras, TensorFlow Addons): x * tanh(softplus(x)).  f32 and f64. */
+WEFT_API weft_value *weft_selu(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_softsign(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_mish(weft_ctx *cx, weft_value *a);
 
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
@@ -823,6 +849,13 @@ WEFT_API int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **o
  * round once. */
 WEFT_API weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
                                    int64_t minlength, int64_t maxlength, weft_dtype dtype);
+/* tf.histogram_fixed_width(values, [lo, hi], nbins, dtype): [nbins]
+ * counts (dtype i32 or i64) of values (any numbers, any shape) in nbins
+ * equal bins over [lo, hi); values below lo count in the first bin, at
+ * or above hi in the last, as in TensorFlow; a NaN counts in none.  lo <
+ * hi, both finite; nbins > 0. */
+WEFT_API weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double lo,
+                                                double hi, int64_t nbins, weft_dtype dtype);
 /* tf.range(limit) for a limit known only when the function runs (a
  * tensor, such as a dim of weft_shape or a reduction): the i64 vector 0,
  * 1, ..., limit - 1 (empty for limit <= 0).  limit is an i32 or i64
@@ -1166,6 +1199,9 @@ WEFT_API weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a);
 /* tf.linalg.trace(a): the sum of the main diagonal, [..., m, n] to [...];
  * dtypes as weft_sum. */
 WEFT_API weft_value *weft_trace(weft_ctx *cx, weft_value *a);
+/* tf.linalg.cross(a, b): the cross product over the last dim, which
+ * must be 3 (known while tracing) in both; the rest broadcast. */
+WEFT_API weft_value *weft_cross(weft_ctx *cx, weft_value *a, weft_value *b);
 /* tf.norm(a, ord='euclidean', axis, keepdims): sqrt(sum(a^2)) over
  * axes[0..n_axes) (n_axes 0: every axis, the Frobenius norm of a matrix);
  * f32, f64. */
@@ -1176,6 +1212,13 @@ WEFT_API weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, siz
  * f32, f64; clip_norm finite and > 0. */
 WEFT_API weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm,
                                        const int *axes, size_t n_axes);
+/* tf.clip_by_global_norm(ts, clip_norm): outs[0..n) each ts[i] * clip_norm
+ * / max(global_norm, clip_norm) and outs[n] the global norm (f64 scalar),
+ * sqrt of the sum of every tensor's squares, computed in f64.  n >= 1
+ * tensors, f32 or f64; clip_norm finite and > 0.  Returns 0, or the
+ * context's error code with every outs[k] NULL. */
+WEFT_API int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n,
+                                      double clip_norm, weft_value **outs);
 /* tf.math.divide_no_nan(x, y): x / y, and 0 where y is 0 (whatever x is);
  * f32, f64. */
 WEFT_API weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y);
