@@ -2,7 +2,9 @@
  * reshapes and matrix products, so that it traces, takes unknown dims
  * where no reshape needs them and ends in the BLAS for the contraction.
  *
- * The operands are contracted pairwise from the left.  For a pair, each
+ * A label repeated within an operand first takes that operand's
+ * diagonal (take_diagonal).  The operands are then contracted pairwise
+ * from the left.  For a pair, each
  * label is one of: summed (in one operand only and needed nowhere after:
  * reduced first), batch (in both and needed after), contracted (in both,
  * not needed after), left or right (in one operand, needed after).  The
@@ -180,9 +182,6 @@ static bool parse(weft_ctx *cx, const char *eq, weft_value *const *in, plan *p)
         const weft_spec *s = weft__value_spec(in[k]);
         for (int d = 0; d < p->t[k].rank; d++) {
             char c = p->t[k].labels[d];
-            if (has(p->t[k].labels, d, c))
-                return fail(cx, WEFT_EINVAL, "a label repeats within an operand (diagonals are "
-                            "not supported)", eq);
             if (!merge_size(&p->size[(unsigned char)c], s->dims[d], is_ellipsis(c))) {
                 weft__ctx_fail(cx, WEFT_ESHAPE, "%s: label '%c' has dims %lld and %lld "
                                "(equation \"%s\")", fn, c, (long long)p->size[(unsigned char)c],
@@ -291,6 +290,65 @@ static weft_value *reshape_known(weft_ctx *cx, const char *eq, weft_value *v, in
         return NULL;
     }
     return weft_reshape(cx, v, rank, dims);
+}
+
+/* t's diagonal along its first label that repeats, if one does: the
+ * second axis moved next to the first, the pair merged into one axis of
+ * n * n elements and every (n + 1)-th of them kept (a strided slice, so
+ * exact).  The label's dim must be known while tracing.  Returns false
+ * when the context failed; *found tells whether a label repeated. */
+static bool take_diagonal(weft_ctx *cx, const char *eq, const plan *p, term *t, bool *found)
+{
+    int d0 = -1, d1 = -1;
+    for (int d = 1; d < t->rank && d0 < 0; d++) {
+        const char *at = memchr(t->labels, t->labels[d], (size_t)d);
+        if (at) {
+            d0 = (int)(at - t->labels);
+            d1 = d;
+        }
+    }
+    *found = d0 >= 0;
+    if (!*found)
+        return true;
+    char c = t->labels[d0];
+    int64_t n = p->size[(unsigned char)c];
+    if (n < 0)
+        return fail(cx, WEFT_EINVAL, "a label repeated within an operand (a diagonal) needs "
+                    "its dim known while tracing", eq);
+    /* The axes in the order with d1 right after d0. */
+    char order[WEFT_MAX_RANK];
+    int perm[WEFT_MAX_RANK], r = 0;
+    for (int d = 0; d < t->rank; d++) {
+        if (d == d1)
+            continue;
+        order[r] = t->labels[d];
+        perm[r++] = d;
+        if (d == d0) {
+            order[r] = c;
+            perm[r++] = d1;
+        }
+    }
+    weft_value *v = weft_transpose(cx, t->v, perm);
+    const weft_spec *s = v ? weft__value_spec(v) : NULL;
+    if (!s)
+        return false;
+    int64_t dims[WEFT_MAX_RANK], begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK],
+            step[WEFT_MAX_RANK];
+    int rank = 0;
+    for (int d = 0; d < t->rank; d++) {
+        if (d == d0 + 1)
+            continue;
+        dims[rank] = d == d0 ? n * n : s->dims[d];
+        end[rank] = WEFT_END;
+        step[rank] = d == d0 ? n + 1 : 1;
+        rank++;
+    }
+    v = reshape_known(cx, eq, v, rank, dims);
+    t->v = v ? weft_slice(cx, v, begin, end, step) : NULL;
+    memmove(order + d0 + 1, order + d0 + 2, (size_t)(t->rank - d0 - 2));
+    t->rank--;
+    memcpy(t->labels, order, (size_t)t->rank);
+    return t->v != NULL;
 }
 
 /* The product of the dims of t's labels d0..d1 (WEFT_DIM_ANY if one is). */
@@ -418,6 +476,12 @@ weft_value *weft_einsum(weft_ctx *cx, const char *equation, weft_value *const *i
     pl.n = (int)n_inputs;
     if (!parse(cx, equation, inputs, &pl))
         return NULL;
+    /* A label repeated within an operand: its diagonal, before anything
+     * else sees the operand. */
+    for (int k = 0; k < pl.n; k++)
+        for (bool found = true; found;)
+            if (!take_diagonal(cx, equation, &pl, &pl.t[k], &found))
+                return NULL;
     term acc = pl.t[0];
     for (int k = 1; k < pl.n; k++) {
         /* Keep what the output and the operands after k need. */

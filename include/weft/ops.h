@@ -310,7 +310,9 @@ WEFT_API weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b);
  * "...ij,...jk->...ik" (an ellipsis stands for the leading dims, aligned
  * from the right and broadcast as matmul's batch dims), or without "->"
  * the labels that occur once in alphabetical order.  Labels are letters;
- * a label may occur once per input (no diagonals: WEFT_EINVAL).  Operands
+ * a label repeated within an input takes that input's diagonal first
+ * ("ii->i", "ii->" a trace, "bii->bi"; exact, a strided slice), its dim
+ * known while tracing (WEFT_EINVAL otherwise).  Operands
  * are contracted pairwise from the left, each pair by one weft_matmul_ex
  * after summing out the labels needed nowhere else, so the dtypes promote
  * as matmul's.  Inputs' ranks must be known while tracing; where several
