@@ -1,4 +1,5 @@
-/* The indexing ops of include/weft/ops.h: unsorted_segment, gather_nd,
+/* The indexing ops of include/weft/ops.h: unsorted_segment, gather_nd
+ * (gather_nd_ex with batch_dims, a composition around it),
  * scatter_nd_update, scatter_nd_add, roll and repeat.  Each is a node of
  * its own (kernel_index.c); the entry points check what only the call can
  * check and leave shapes and dtypes to inference (infer_shape.c), which
@@ -7,6 +8,7 @@
 #include "trace/ctx.h"
 #include "trace/kernels.h"
 #include "trace/shape.h"
+#include "trace/tensor_impl.h"
 
 /* Infers n on the specs of in[0..n_in), input `cast_at` (or none: -1)
  * taken as dtype `to`; then casts that input and records or computes n.
@@ -65,6 +67,64 @@ weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices
         return NULL;
     weft__node n = { .op = WEFT__OP_GATHER_ND };
     return finish(cx, &n, in, 2, -1, WEFT_F64);
+}
+
+/* tf.gather_nd with batch_dims b: the batch coordinates (an index along
+ * each of the first b dims, broadcast over indices' other dims) joined in
+ * front of each index tuple, then gather_nd with batch_dims 0. */
+weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indices,
+                              int batch_dims)
+{
+    static const char fn[] = "weft_gather_nd_ex";
+    weft_value *in[2] = { params, indices };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (batch_dims == 0)
+        return weft_gather_nd(cx, params, indices);
+    const weft_spec *ps = weft__value_spec(params), *is = weft__value_spec(indices);
+    char sp[WEFT__SPEC_STR_MAX], si[WEFT__SPEC_STR_MAX];
+    weft__spec_str(ps, sp, sizeof sp);
+    weft__spec_str(is, si, sizeof si);
+    if (!is_int(is->dtype))
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: indices %s are not i32 or i64", fn, si);
+    if (ps->rank == WEFT_RANK_ANY || is->rank == WEFT_RANK_ANY)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: batch_dims %d needs the ranks of params "
+                              "%s and indices %s known while tracing", fn, batch_dims, sp, si);
+    if (batch_dims < 0 || batch_dims >= is->rank || batch_dims > ps->rank)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: batch_dims %d is not within 0..%d for "
+                              "params %s and indices %s", fn, batch_dims,
+                              (is->rank - 1 < ps->rank ? is->rank - 1 : ps->rank), sp, si);
+    int64_t batch[WEFT_MAX_RANK];
+    for (int d = 0; d < batch_dims; d++) {
+        int64_t a = ps->dims[d], b = is->dims[d];
+        if (a != WEFT_DIM_ANY && b != WEFT_DIM_ANY && a != b)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: params %s and indices %s differ in "
+                                  "batch dim %d", fn, sp, si, d);
+        batch[d] = a != WEFT_DIM_ANY ? a : b;
+        if (batch[d] == WEFT_DIM_ANY)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: batch dim %d of params %s and "
+                                  "indices %s is unknown while tracing", fn, d, sp, si);
+    }
+    int rank = is->rank;
+    weft_value *idx = weft_cast(cx, indices, WEFT_I64);
+    int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        end[d] = WEFT_END;
+    end[rank - 1] = 1;
+    /* zeros [B..., N..., 1]: the shape each batch coordinate takes. */
+    weft_value *zeros = weft_zeros_like(cx, weft_slice(cx, idx, begin, end, NULL));
+    weft_value *parts[WEFT_MAX_RANK + 1];
+    for (int j = 0; j < batch_dims; j++) {
+        int64_t dims[WEFT_MAX_RANK];
+        for (int d = 0; d < rank; d++)
+            dims[d] = d == j ? batch[j] : 1;
+        weft_value *r = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, batch[j], 1), rank, dims);
+        parts[j] = weft_add(cx, zeros, r);
+    }
+    parts[batch_dims] = idx;
+    if (weft_ctx_status(cx) != 0)
+        return NULL;
+    return weft_gather_nd(cx, params, weft_concat(cx, parts, (size_t)batch_dims + 1, -1));
 }
 
 static weft_value *scatter_nd(weft_ctx *cx, weft__op op, const char *fn, weft_value *tensor,

@@ -759,6 +759,16 @@ WEFT_API weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *da
  * WEFT_EINVAL naming it and its tuple.  While tracing, an unknown k gives
  * a result of unknown rank.  Any dtype. */
 WEFT_API weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices);
+/* tf.gather_nd(params, indices, batch_dims): the first batch_dims dims
+ * of params and indices are a batch (they must agree, and be known while
+ * tracing) and each index tuple picks within its own batch element: the
+ * result is indices' dims but the last, then params's dims after the
+ * first batch_dims + k.  batch_dims is within 0..min(rank(indices) - 1,
+ * rank(params)) (WEFT_EINVAL otherwise; the ranks known while tracing);
+ * weft_gather_nd is batch_dims 0.  A composition: the batch coordinates
+ * joined to each tuple, then weft_gather_nd. */
+WEFT_API weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indices,
+                                       int batch_dims);
 
 /* tf.tensor_scatter_nd_update / tf.tensor_scatter_nd_add: a copy of tensor
  * (inputs are never changed) in which the slice each index tuple of

@@ -23,7 +23,7 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 #define MAX_ARGS 3
 
 typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
-                     REPEAT_COUNTS } ix_op;
+                     REPEAT_COUNTS, GATHER_ND_EX } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -43,7 +43,7 @@ typedef struct ix_case {
 static int n_args_of(const ix_case *c)
 {
     switch (c->op) {
-    case SEGMENT: case GATHER_ND: return 2;
+    case SEGMENT: case GATHER_ND: case GATHER_ND_EX: return 2;
     case SCATTER_UPDATE: case SCATTER_ADD: return c->weak_update ? 2 : 3;
     default: return 1;
     }
@@ -56,6 +56,7 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     switch (c->op) {
     case SEGMENT: outs[0] = weft_unsorted_segment(cx, c->r, args[0], args[1], c->count); break;
     case GATHER_ND: outs[0] = weft_gather_nd(cx, args[0], args[1]); break;
+    case GATHER_ND_EX: outs[0] = weft_gather_nd_ex(cx, args[0], args[1], c->axis); break;
     case SCATTER_UPDATE: outs[0] = weft_scatter_nd_update(cx, args[0], args[1], u); break;
     case SCATTER_ADD: outs[0] = weft_scatter_nd_add(cx, args[0], args[1], u); break;
     case ROLL: outs[0] = weft_roll(cx, args[0], c->count, c->axis); break;
@@ -527,6 +528,53 @@ Test(ops_index, gather_nd_errors)
     in[1] = test_tensor(WEFT_I32, 0, NULL, bad);
     refused(&c, in, WEFT_ESHAPE, "are a scalar");
     release_all(in, 2);
+}
+
+/* batch_dims b: params [2, 3, 4] = 0..23; each tuple picks within its
+ * own batch element, against loops over the definition. */
+Test(ops_index, gather_nd_with_batch_dims)
+{
+    double p[24];
+    for (int i = 0; i < 24; i++)
+        p[i] = i;
+    /* b 1, tuples of 1: indices [2, 3, 1] -> [2, 3, 4]. */
+    const double i1[6] = { 2, 0, -1, 1, 1, 0 };
+    double w1[24];
+    for (int b = 0; b < 2; b++)
+        for (int n = 0; n < 3; n++) {
+            int r = (int)i1[b * 3 + n] < 0 ? 3 + (int)i1[b * 3 + n] : (int)i1[b * 3 + n];
+            for (int c = 0; c < 4; c++)
+                w1[(b * 3 + n) * 4 + c] = p[(b * 3 + r) * 4 + c];
+        }
+    /* b 1, tuples of 2: indices [2, 2] -> [2]; b 2, tuples of 1:
+     * indices [2, 3, 1] -> [2, 3]. */
+    const double i2[4] = { 2, 3, 0, 1 }, i3[6] = { 3, 2, 1, 0, 0, 3 };
+    double w2[2] = { p[0 * 12 + 2 * 4 + 3], p[1 * 12 + 0 * 4 + 1] }, w3[6];
+    for (int b = 0; b < 2; b++)
+        for (int r = 0; r < 3; r++)
+            w3[b * 3 + r] = p[(b * 3 + r) * 4 + (int)i3[b * 3 + r]];
+    weft_tensor *a = test_tensor(WEFT_F32, 3, (int64_t[]){ 2, 3, 4 }, p);
+    weft_tensor *in1[2] = { a, test_tensor(WEFT_I32, 3, (int64_t[]){ 2, 3, 1 }, i1) };
+    weft_tensor *in2[2] = { a, test_tensor(WEFT_I64, 2, (int64_t[]){ 2, 2 }, i2) };
+    weft_tensor *in3[2] = { a, test_tensor(WEFT_I64, 3, (int64_t[]){ 2, 3, 1 }, i3) };
+    ix_case c = { .op = GATHER_ND_EX, .axis = 1 };
+    check(run(&c, in1), WEFT_F32, 3, (int64_t[]){ 2, 3, 4 }, w1, "batch 1, tuples of 1");
+    check(run(&c, in2), WEFT_F32, 1, (int64_t[]){ 2 }, w2, "batch 1, tuples of 2");
+    c.axis = 2;
+    check(run(&c, in3), WEFT_F32, 2, (int64_t[]){ 2, 3 }, w3, "batch 2, tuples of 1");
+    /* Unknown non-batch dims while tracing; batch_dims 0 is gather_nd. */
+    c = (ix_case){ .op = GATHER_ND_EX, .axis = 1, .sig = { "f32[2,3,4]", "i32[2,?,1]" } };
+    check(run(&c, in1), WEFT_F32, 3, (int64_t[]){ 2, 3, 4 }, w1, "unknown tuple count");
+    c = (ix_case){ .op = GATHER_ND_EX, .axis = 3 };
+    refused(&c, in3, WEFT_EINVAL, "weft_gather_nd_ex: batch_dims 3 is not within 0..2");
+    c.axis = 1;
+    weft_tensor *bad[2] = { a, test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 1 }, i1) };
+    refused(&c, bad, WEFT_ESHAPE, "differ in batch dim 0");
+    release_all(&in1[1], 1);
+    release_all(&in2[1], 1);
+    release_all(&in3[1], 1);
+    release_all(&bad[1], 1);
+    weft_tensor_release(a);
 }
 
 /* ---- scatter_nd ---------------------------------------------------------- */
