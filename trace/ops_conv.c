@@ -181,21 +181,24 @@ static weft_value *spread(weft_ctx *cx, weft_value *x, const int64_t *hwc, const
     return weft_slice(cx, flat, NULL, end, NULL);
 }
 
-weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
-                                  const int64_t *output_hw, const int64_t *strides,
-                                  weft_padding padding)
+static weft_value *conv2d_transpose(weft_ctx *cx, const char *fn, weft_value *input,
+                                    weft_value *filters, const int64_t *output_hw,
+                                    const int64_t *strides, weft_padding padding,
+                                    const int64_t *dilations)
 {
-    static const char fn[] = "weft_conv2d_transpose";
     weft_value *in[2] = { input, filters };
     weft__node n = { .op = WEFT__OP_CONV2D };
-    int64_t s[2];
+    int64_t s[2], dil[2];
     if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
-        !take_pair(cx, fn, "strides", strides, s))
+        !take_pair(cx, fn, "strides", strides, s) ||
+        !take_pair(cx, fn, "dilations", dilations, dil))
         return NULL;
-    /* The convolution inside: stride 1, no padding (padded explicitly). */
+    /* The convolution inside: stride 1, no padding (padded explicitly),
+     * the filters' dilation. */
     n.attr.conv.padding = WEFT_PADDING_VALID;
     n.attr.conv.stride[0] = n.attr.conv.stride[1] = 1;
-    n.attr.conv.dilation[0] = n.attr.conv.dilation[1] = 1;
+    n.attr.conv.dilation[0] = dil[0];
+    n.attr.conv.dilation[1] = dil[1];
     const weft_spec *xs = weft__value_spec(input), *fs = weft__value_spec(filters);
     char sx[WEFT__SPEC_STR_MAX], sf[WEFT__SPEC_STR_MAX];
     bool known = xs->rank == 4 && fs->rank == 4;
@@ -211,14 +214,16 @@ weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *f
                               "channels of the input %s (filters: height, width, out, in)", fn,
                               weft__spec_str(fs, sf, sizeof sf), (long long)xs->dims[3],
                               weft__spec_str(xs, sx, sizeof sx));
-    int64_t out_hw[2], cut[2];
+    /* A dilated window spans (k - 1) * dilation + 1 pixels. */
+    int64_t out_hw[2], cut[2], span[2];
     for (int d = 0; d < 2; d++) {
         int64_t size = xs->dims[1 + d], k = fs->dims[d];
+        span[d] = (k - 1) * dil[d] + 1;
         out_hw[d] = output_hw ? output_hw[d]
-                    : padding == WEFT_PADDING_SAME ? size * s[d] : (size - 1) * s[d] + k;
+                    : padding == WEFT_PADDING_SAME ? size * s[d] : (size - 1) * s[d] + span[d];
         /* The output must be one the forward convolution takes to size. */
-        if (out_hw[d] < 0 || weft__conv_out_dim((int)padding, out_hw[d], k, s[d], 1, &cut[d]) !=
-                                 size)
+        if (out_hw[d] < 0 ||
+            weft__conv_out_dim((int)padding, out_hw[d], k, s[d], dil[d], &cut[d]) != size)
             return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: an output %s of %lld does not give the "
                                   "input's %lld under conv2d with this window, stride and "
                                   "padding", fn, d ? "width" : "height", (long long)out_hw[d],
@@ -227,7 +232,7 @@ weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *f
     /* The full correlation of the spread input with the flipped filters,
      * [n, (h - 1) s + k, ...], then the output's window of it: from the
      * forward padding before, zeros past its end. */
-    int64_t kh = fs->dims[0], kw = fs->dims[1];
+    int64_t kh = span[0], kw = span[1];
     weft_value *x = spread(cx, input, &xs->dims[1], s);
     const int64_t pads[4][2] = { { 0, 0 }, { kh - 1, kh - 1 }, { kw - 1, kw - 1 }, { 0, 0 } };
     x = weft_pad(cx, x, pads, 0.0);
@@ -248,4 +253,20 @@ weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *f
         y = weft_pad(cx, y, tail, 0.0);
     }
     return y;
+}
+
+weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                  const int64_t *output_hw, const int64_t *strides,
+                                  weft_padding padding)
+{
+    return conv2d_transpose(cx, "weft_conv2d_transpose", input, filters, output_hw, strides,
+                            padding, NULL);
+}
+
+weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                     const int64_t *output_hw, const int64_t *strides,
+                                     weft_padding padding, const int64_t *dilations)
+{
+    return conv2d_transpose(cx, "weft_conv2d_transpose_ex", input, filters, output_hw, strides,
+                            padding, dilations);
 }

@@ -1008,6 +1008,14 @@ WEFT_API weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft
 WEFT_API weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
                                            const int64_t *output_hw, const int64_t *strides,
                                            weft_padding padding);
+/* weft_conv2d_transpose with tf.nn.conv2d_transpose's dilations
+ * (int64_t[2], NULL for 1s): the filters' taps dilations apart, as in the
+ * forward weft_conv2d the result must invert; without output_hw, VALID's
+ * output is (in - 1) * stride + (filter - 1) * dilation + 1. */
+WEFT_API weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input,
+                                              weft_value *filters, const int64_t *output_hw,
+                                              const int64_t *strides, weft_padding padding,
+                                              const int64_t *dilations);
 /* tf.image.resize(images, [height, width], method) with TensorFlow 2's
  * half-pixel centers: images [batch, h, w, channels] or one image [h, w,
  * channels], f32 or f64 (WEFT_EDTYPE otherwise; TensorFlow gives f32 for

@@ -118,15 +118,15 @@ static double *depthwise_reference(const conv_case *k, const double *x, const do
 }
 
 /* conv2d_transpose, the adjoint of conv2d: input pixel (iy, ix) adds
- * x * f[ky, kx, q, ci] to output (iy s - pad_top + ky, ix s - pad_left +
- * kx), with the pads of conv2d from an output of oh x ow.  k->c is the
+ * x * f[ky, kx, q, ci] to output (iy s - pad_top + ky d, ix s - pad_left +
+ * kx d), with the pads of conv2d from an output of oh x ow.  k->c is the
  * input's channels, k->o the output's. */
 static double *transpose_reference(const conv_case *k, const double *x, const double *f,
                                    int64_t oh, int64_t ow)
 {
     int64_t pt, pl;
-    out_size(k->same, oh, k->kh, k->sh, 1, &pt);
-    out_size(k->same, ow, k->kw, k->sw, 1, &pl);
+    out_size(k->same, oh, k->kh, k->sh, k->dh, &pt);
+    out_size(k->same, ow, k->kw, k->sw, k->dw, &pl);
     int64_t n = k->n * oh * ow * k->o;
     double *y = calloc((size_t)(n ? n : 1), sizeof(double));
     cr_assert_not_null(y);
@@ -135,7 +135,8 @@ static double *transpose_reference(const conv_case *k, const double *x, const do
             for (int64_t ix = 0; ix < k->w; ix++)
                 for (int64_t ky = 0; ky < k->kh; ky++)
                     for (int64_t kx = 0; kx < k->kw; kx++) {
-                        int64_t oy = iy * k->sh - pt + ky, ox = ix * k->sw - pl + kx;
+                        int64_t oy = iy * k->sh - pt + ky * k->dh;
+                        int64_t ox = ix * k->sw - pl + kx * k->dw;
                         if (oy < 0 || oy >= oh || ox < 0 || ox >= ow)
                             continue;
                         for (int64_t q = 0; q < k->o; q++)
@@ -187,8 +188,9 @@ typedef enum which { CONV2D, CONV1D, MAX_POOL, AVG_POOL, DEPTHWISE, TRANSPOSE, R
 
 typedef struct op_case {
     which op;
-    int64_t a[2], b[2];        /* conv: strides, dilations; pool: ksize, strides;
-                                  transpose: strides, output height and width;
+    int64_t a[2], b[4];        /* conv: strides, dilations; pool: ksize, strides;
+                                  transpose: strides, output height and width, then
+                                  dilations (0: weft_conv2d_transpose);
                                   resize: size, method */
     bool same;
 } op_case;
@@ -204,7 +206,10 @@ static int op_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case AVG_POOL: outs[0] = weft_avg_pool2d(cx, args[0], c->a, c->b, p); break;
     case DEPTHWISE: outs[0] = weft_depthwise_conv2d(cx, args[0], args[1], c->a, p, c->b); break;
     case TRANSPOSE:
-        outs[0] = weft_conv2d_transpose(cx, args[0], args[1], c->b[0] ? c->b : NULL, c->a, p);
+        outs[0] = c->b[2] ? weft_conv2d_transpose_ex(cx, args[0], args[1], c->b[0] ? c->b : NULL,
+                                                     c->a, p, &c->b[2])
+                          : weft_conv2d_transpose(cx, args[0], args[1], c->b[0] ? c->b : NULL,
+                                                  c->a, p);
         break;
     case RESIZE:
         outs[0] = weft_resize(cx, args[0], c->a[0], c->a[1], (weft_resize_method)c->b[0]);
@@ -357,7 +362,7 @@ Test(ops_conv, depthwise_conv2d_matches_the_definition)
 
 /* conv2d_transpose with strides 1 to 3, both paddings, the default
  * output size and given ones (a VALID output larger than the full
- * correlation, a SAME one smaller than in * stride). */
+ * correlation, a SAME one smaller than in * stride), and dilations. */
 Test(ops_conv, conv2d_transpose_is_the_adjoint_of_conv2d)
 {
     static const struct { conv_case k; int64_t oh, ow; } cases[] = {
@@ -367,18 +372,24 @@ Test(ops_conv, conv2d_transpose_is_the_adjoint_of_conv2d)
         { { 1, 3, 3, 2, 2, 2, 2, 3, 3, 1, 1, false }, 10, 9 },   /* VALID, larger */
         { { 2, 5, 4, 3, 4, 3, 2, 2, 2, 1, 1, true }, 9, 7 },     /* SAME, smaller */
         { { 1, 6, 6, 4, 3, 3, 5, 1, 1, 1, 1, true }, 0, 0 },
+        /* Dilated filters (weft_conv2d_transpose_ex). */
+        { { 1, 4, 5, 2, 3, 2, 3, 1, 1, 2, 3, false }, 0, 0 },
+        { { 2, 4, 4, 3, 3, 3, 2, 2, 2, 2, 2, true }, 0, 0 },
+        { { 1, 3, 4, 2, 2, 3, 2, 2, 1, 3, 2, false }, 0, 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const conv_case *k = &cases[i].k;
         int64_t oh = cases[i].oh, ow = cases[i].ow;
         if (!oh) {
-            oh = k->same ? k->h * k->sh : (k->h - 1) * k->sh + k->kh;
-            ow = k->same ? k->w * k->sw : (k->w - 1) * k->sw + k->kw;
+            oh = k->same ? k->h * k->sh : (k->h - 1) * k->sh + (k->kh - 1) * k->dh + 1;
+            ow = k->same ? k->w * k->sw : (k->w - 1) * k->sw + (k->kw - 1) * k->dw + 1;
         }
         double *x = dyadic(k->n * k->h * k->w * k->c, 110 + i);
         double *fv = dyadic(k->kh * k->kw * k->o * k->c, 120 + i);
         double *want = transpose_reference(k, x, fv, oh, ow);
-        op_case c = { TRANSPOSE, { k->sh, k->sw }, { cases[i].oh, cases[i].ow }, k->same };
+        bool dilated = k->dh > 1 || k->dw > 1;
+        op_case c = { TRANSPOSE, { k->sh, k->sw },
+                      { cases[i].oh, cases[i].ow, dilated ? k->dh : 0, k->dw }, k->same };
         check_filtered(&c, WEFT_F64, DIMS(k->n, k->h, k->w, k->c), x,
                        DIMS(k->kh, k->kw, k->o, k->c), fv, DIMS(k->n, oh, ow, k->o), want,
                        "transpose", i);
