@@ -146,7 +146,11 @@
     XX(QR,         ARRAY,   1)             \
     XX(EIGH,       ARRAY,   1)             \
     XX(SVD,        ARRAY,   1)             \
-    XX(SLOGDET,    ARRAY,   1)
+    XX(SLOGDET,    ARRAY,   1)             \
+    XX(ASINH,      UNARY,   1)             \
+    XX(ACOSH,      UNARY,   1)             \
+    XX(ATANH,      UNARY,   1)             \
+    XX(LGAMMA,     UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -35,6 +35,20 @@
 
 typedef uint8_t b8;
 
+/* lgamma through lgamma_r: glibc's lgamma writes the sign to the global
+ * signgam, a data race between workers. */
+double weft__lgamma(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
+float weft__lgammaf(float x)
+{
+    int sign;
+    return lgammaf_r(x, &sign);
+}
+
 /* Integer scalar ops, wrapping through the unsigned type U. */
 #define INT_OPS(S, T, U)                                                               \
     static inline T add_##S(T a, T b) { return (T)((U)a + (U)b); }                     \
@@ -143,6 +157,10 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T atan_##S(T a) { return atan##M(a); }                               \
     static inline T sinh_##S(T a) { return sinh##M(a); }                               \
     static inline T cosh_##S(T a) { return cosh##M(a); }                               \
+    static inline T asinh_##S(T a) { return asinh##M(a); }                             \
+    static inline T acosh_##S(T a) { return acosh##M(a); }                             \
+    static inline T atanh_##S(T a) { return atanh##M(a); }                             \
+    static inline T lgamma_##S(T a) { return weft__lgamma##M(a); }                     \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
@@ -461,6 +479,10 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(atan_##S##_loop, T, T, atan_##S(x))                                          \
     UN_FN(sinh_##S##_loop, T, T, sinh_##S(x))                                          \
     UN_FN(cosh_##S##_loop, T, T, cosh_##S(x))                                          \
+    UN_FN(asinh_##S##_loop, T, T, asinh_##S(x))                                        \
+    UN_FN(acosh_##S##_loop, T, T, acosh_##S(x))                                        \
+    UN_FN(atanh_##S##_loop, T, T, atanh_##S(x))                                        \
+    UN_FN(lgamma_##S##_loop, T, T, lgamma_##S(x))                                      \
     BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
@@ -521,6 +543,8 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_ACOS] = FROW(acos),   [WEFT__OP_ATAN] = FROW(atan),
     [WEFT__OP_SINH] = FROW(sinh),   [WEFT__OP_COSH] = FROW(cosh),
     [WEFT__OP_ATAN2] = FROW(atan2),
+    [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
+    [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_IS_NAN] = NROW(is_nan), [WEFT__OP_IS_INF] = NROW(is_inf),
     [WEFT__OP_IS_FINITE] = NROW(is_finite),
 };

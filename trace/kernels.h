@@ -27,6 +27,11 @@
 #define WEFT__SIMD_CLONES
 #endif
 
+/* log |gamma(x)| without glibc's global signgam (kernel_ew.c), for the
+ * interpreter and the native tier alike. */
+double weft__lgamma(double x);
+float weft__lgammaf(float x);
+
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the
  * cut: reductions combine fixed chunks of WEFT__REDUCE_CHUNK (below). */

@@ -190,6 +190,14 @@ WEFT_API weft_value *weft_atan(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_sinh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_cosh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
+/* tf.math.asinh, acosh (NaN below 1), atanh (+-inf at +-1, NaN beyond)
+ * and lgamma (log |gamma(x)|, +inf at 0 and the negative integers; the
+ * reentrant lgamma_r, so no global sign is written): float functions as
+ * the ones above, libm's on every tier. */
+WEFT_API weft_value *weft_asinh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_acosh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_atanh(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_lgamma(weft_ctx *cx, weft_value *a);
 
 /* Tests of each element, with a bool result of a's shape: is_nan (NaN of
  * any sign or payload), is_inf (+inf or -inf), is_finite (neither).
@@ -199,14 +207,6 @@ WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
 WEFT_API weft_value *weft_is_nan(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_inf(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_finite(weft_ctx *cx, weft_value *a);
-/* tf.math.asinh, acosh and atanh on f32 and f64 (integers are
- * WEFT_EDTYPE), through log1p so that the digits near 0 (near 1 for
- * acosh) survive, and as log(2 |x|) for |x| above 1e9: acosh is NaN below
- * 1, atanh +-inf at +-1 and NaN beyond; asinh keeps the sign of -0.0.
- * Compositions of the ops above (they fuse like them). */
-WEFT_API weft_value *weft_asinh(weft_ctx *cx, weft_value *a);
-WEFT_API weft_value *weft_acosh(weft_ctx *cx, weft_value *a);
-WEFT_API weft_value *weft_atanh(weft_ctx *cx, weft_value *a);
 
 /* Conversion, as NumPy's astype and TensorFlow's cast except where noted.
  * Float to integer truncates toward zero and saturates: 1e10 -> INT32_MAX,

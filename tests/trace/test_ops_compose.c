@@ -1,6 +1,7 @@
-/* The compositions asinh, acosh, atanh, logical_xor, selu, softsign,
- * mish, cross, clip_by_global_norm, in_top_k and histogram_fixed_width:
- * values against libm or a reference computed here in double precision,
+/* The float functions asinh, acosh, atanh and lgamma (libm's), and the
+ * compositions logical_xor, selu, softsign, mish, cross,
+ * clip_by_global_norm, in_top_k and histogram_fixed_width: values
+ * against libm or a reference computed here in double precision,
  * eagerly and traced on 1, 2 and 4 workers (the same bits everywhere),
  * TensorFlow's documented examples, the special values, and the errors,
  * whose messages name the op. */
@@ -15,7 +16,7 @@ TestSuite(ops_compose, .init = suite_runtimes_create, .fini = suite_runtimes_des
           .timeout = 60);
 
 typedef enum cp_op {
-    ASINH, ACOSH, ATANH, XOR, SELU, SOFTSIGN, MISH, CROSS, GLOBAL_NORM, IN_TOP_K, HISTOGRAM
+    ASINH, ACOSH, ATANH, LGAMMA, XOR, SELU, SOFTSIGN, MISH, CROSS, GLOBAL_NORM, IN_TOP_K, HISTOGRAM
 } cp_op;
 
 typedef struct cp_case {
@@ -42,6 +43,7 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case ASINH: outs[0] = weft_asinh(cx, a[0]); break;
     case ACOSH: outs[0] = weft_acosh(cx, a[0]); break;
     case ATANH: outs[0] = weft_atanh(cx, a[0]); break;
+    case LGAMMA: outs[0] = weft_lgamma(cx, a[0]); break;
     case XOR: outs[0] = weft_logical_xor(cx, a[0], a[1]); break;
     case SELU: outs[0] = weft_selu(cx, a[0]); break;
     case SOFTSIGN: outs[0] = weft_softsign(cx, a[0]); break;
@@ -138,12 +140,19 @@ static double in_dtype(double x, weft_dtype dt)
     return dt == WEFT_F32 ? (double)(float)x : x;
 }
 
-Test(ops_compose, inverse_hyperbolics_against_libm)
+static double lgamma_ref(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
+Test(ops_compose, inverse_hyperbolics_and_lgamma_against_libm)
 {
     const struct { cp_op op; double (*ref)(double); const char *name; } fns[] = {
         { ASINH, asinh, "asinh" }, { ACOSH, acosh, "acosh" }, { ATANH, atanh, "atanh" },
+        { LGAMMA, lgamma_ref, "lgamma" },
     };
-    for (size_t f = 0; f < 3; f++)
+    for (size_t f = 0; f < 4; f++)
         for (int d = 0; d < 2; d++) {
             weft_dtype dt = d ? WEFT_F64 : WEFT_F32;
             int64_t n = N_SPECIALS;
@@ -159,6 +168,28 @@ Test(ops_compose, inverse_hyperbolics_against_libm)
             weft_tensor_release(y);
             weft_tensor_release(x);
         }
+}
+
+/* Integers compute in f64, as the other float functions. */
+Test(ops_compose, float_functions_of_integers_are_f64)
+{
+    const double v[] = { -2, 0, 1, 3, 7 };
+    int64_t n = 5;
+    weft_tensor *x = test_tensor(WEFT_I32, 1, &n, v);
+    cp_case c = { .op = ASINH }, g = { .op = LGAMMA };
+    weft_tensor *y, *z;
+    results(&c, &x, &y);
+    results(&g, &x, &z);
+    test_assert_shape(y, WEFT_F64, 1, &n, "asinh of i32");
+    test_assert_shape(z, WEFT_F64, 1, &n, "lgamma of i32");
+    for (int64_t i = 0; i < n; i++) {
+        cr_assert_eq(el(y, i), asinh(v[i]));
+        cr_assert_eq(el(z, i), lgamma_ref(v[i]), "lgamma(%g) = %g", v[i], el(z, i));
+    }
+    cr_assert(isinf(el(z, 0)) && isinf(el(z, 1)), "lgamma at 0 and -2 is +inf");
+    weft_tensor_release(y);
+    weft_tensor_release(z);
+    weft_tensor_release(x);
 }
 
 Test(ops_compose, activations_against_reference)
@@ -338,7 +369,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 {
     weft_value *tmp[3];
     switch (*(const int *)user) {
-    case 0: outs[0] = weft_asinh(cx, weft_cast(cx, a[0], WEFT_I32)); break;
+    case 0: outs[0] = weft_selu(cx, weft_cast(cx, a[0], WEFT_I32)); break;
     case 1: outs[0] = weft_logical_xor(cx, a[0], a[0]); break;
     case 2: outs[0] = weft_cross(cx, a[0], a[0]); break;                            /* [2,2] */
     case 3: outs[0] = weft_in_top_k(cx, weft_cast(cx, a[1], WEFT_I32), a[0], -1); break;
@@ -352,7 +383,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 Test(ops_compose, errors_name_the_op)
 {
     const struct { int which; int rc; const char *says; } cases[] = {
-        { 0, WEFT_EDTYPE, "weft_asinh: i32[2,2] is not f32 or f64" },
+        { 0, WEFT_EDTYPE, "weft_selu: a is i32[2,2], not f32 or f64" },
         { 1, WEFT_EDTYPE, "weft_logical_xor: f64[2,2] is not bool" },
         { 2, WEFT_ESHAPE, "weft_cross: a f64[2,2] does not have 3 elements in its last dim" },
         { 3, WEFT_EINVAL, "weft_in_top_k: k -1 is negative" },
