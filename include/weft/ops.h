@@ -1149,9 +1149,11 @@ WEFT_API weft_value *weft_logdet(weft_ctx *cx, weft_value *a);
  * is decomposed by one node whose factors come out together (print_ops
  * shows it with its packed result, the ops' outputs are slices of it),
  * so a function decomposes each matrix once whichever factors it uses.
- * Matrices whose smaller dim is at most 16 take weft's loops (Householder
- * reflections, Jacobi rotations), larger ones OpenBLAS's LAPACK (dgeqrf
- * and dorgqr, dsyevd, dgesdd); a batch spreads over the workers, a
+ * Small matrices take weft's loops (Householder reflections for qr up to
+ * 16 in the smaller dim, Jacobi rotations for eigh up to 6 rows and for
+ * svd up to 8), larger ones OpenBLAS's LAPACK (dgeqrf and dorgqr,
+ * dsyevd, dgesdd; every size takes the loops in a build without a
+ * BLAS); a batch spreads over the workers, a
  * matrix never split, so results do not depend on the worker count.  The
  * signs of eigen- and singular vectors are the algorithm's (TensorFlow
  * promises none either): check a = q r, a v = v diag(e), a = u diag(s)
