@@ -57,7 +57,9 @@ static int64_t dim_add(int64_t a, int64_t b)
  *       [1 + m, 1 + m + n), w being max(m, n) with full_matrices, else p,
  *       each in its first columns, zeros right of them; without vectors,
  *       s [p] alone;
- *   slogdet: [2], the sign and log |det|.
+ *   slogdet: [2], the sign and log |det|;
+ *   lu: [n + 1, n], the factors (l's unit diagonal implied) in rows
+ *       [0, n), the row permutation (as numbers) in row n.
  * Returns the number of dims written (1 or 2). */
 static int packed_dims(const weft__node *n, int64_t m, int64_t cols, int64_t *dims)
 {
@@ -83,6 +85,10 @@ static int packed_dims(const weft__node *n, int64_t m, int64_t cols, int64_t *di
         dims[1] = !(flags & WEFT__LINALG_FULL) ? p
                   : m == ANY || cols == ANY   ? ANY
                   : m > cols                  ? m : cols;
+        return 2;
+    case WEFT__OP_LU:
+        dims[0] = dim_add(cols, 1);
+        dims[1] = cols;
         return 2;
     default:   /* SLOGDET */
         dims[0] = 2;
@@ -159,6 +165,7 @@ int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_TRIANGULAR_SOLVE:
         return infer_solve(n, in, out);
     case WEFT__OP_SLOGDET:
+    case WEFT__OP_LU:
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
     case WEFT__OP_SVD:

@@ -796,6 +796,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_DETERMINANT:
     case WEFT__OP_SLOGDET:
+    case WEFT__OP_LU:
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
     case WEFT__OP_SVD:      return weft__infer_linalg_op(n, in, out);

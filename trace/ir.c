@@ -73,7 +73,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_SEARCHSORTED] = "searchsorted", [WEFT__OP_RANGE_TO] = "range_to",
     [WEFT__OP_QR] = "qr", [WEFT__OP_EIGH] = "eigh", [WEFT__OP_SVD] = "svd",
     [WEFT__OP_SLOGDET] = "slogdet", [WEFT__OP_ASINH] = "asinh", [WEFT__OP_ACOSH] = "acosh",
-    [WEFT__OP_ATANH] = "atanh", [WEFT__OP_LGAMMA] = "lgamma",
+    [WEFT__OP_ATANH] = "atanh", [WEFT__OP_LGAMMA] = "lgamma", [WEFT__OP_LU] = "lu",
 };
 
 const char *weft__op_name(weft__op op)

@@ -150,7 +150,8 @@
     XX(ASINH,      UNARY,   1)             \
     XX(ACOSH,      UNARY,   1)             \
     XX(ATANH,      UNARY,   1)             \
-    XX(LGAMMA,     UNARY,   1)
+    XX(LGAMMA,     UNARY,   1)             \
+    XX(LU,         ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

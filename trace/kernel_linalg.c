@@ -338,6 +338,22 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         weft__linalg_store_at(j->out, j->dt, (size_t)m, det);
         return 0;
     }
+    case WEFT__OP_LU: {
+        /* Singular matrices factor too (TensorFlow's lu does not fail);
+         * the swaps become the permutation p with p A = l u. */
+        lu_factor(n, a, ipiv);
+        char *dst = j->out + (size_t)m * j->out_count * es;
+        weft__linalg_store(a, n, n, n, dst, (size_t)n, j->dt);
+        for (int i = 0; i < n; i++)
+            scratch[i] = i;
+        for (int i = 0; i < n; i++) {
+            double t = scratch[i];
+            scratch[i] = scratch[ipiv[i]];
+            scratch[ipiv[i]] = t;
+        }
+        weft__linalg_store(scratch, 1, 1, n, dst + nn * es, (size_t)n, j->dt);
+        return 0;
+    }
     case WEFT__OP_SLOGDET: {
         double sign, logabs;
         lu_slogdet(n, a, ipiv, lu_factor(n, a, ipiv), &sign, &logabs);

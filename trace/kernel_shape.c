@@ -555,6 +555,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_DETERMINANT:
     case WEFT__OP_SLOGDET:
+    case WEFT__OP_LU:
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
     case WEFT__OP_SVD:

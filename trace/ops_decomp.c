@@ -1,10 +1,10 @@
 /* The decompositions of include/weft/ops.h and what is built on them.
- * qr, eigh (and eigvalsh), svd and slogdet are each one node (inferred by
+ * qr, eigh (and eigvalsh), svd, lu and slogdet are each one node (inferred by
  * trace/infer_linalg.c, computed by trace/kernel_decomp.c and
  * trace/kernel_linalg.c) whose factors come packed into one tensor; the
  * ops here slice them apart, so a traced function decomposes each matrix
- * once however many factors it uses.  logdet, pinv and lstsq are
- * compositions, as TensorFlow writes them. */
+ * once however many factors it uses.  logdet, lu_solve, pinv and lstsq
+ * are compositions, as TensorFlow writes them. */
 #include <float.h>
 #include <math.h>
 
@@ -174,6 +174,57 @@ int weft_slogdet(weft_ctx *cx, weft_value *a, weft_value **outs)
     outs[0] = sign;
     outs[1] = logabs;
     return 0;
+}
+
+int weft_lu(weft_ctx *cx, weft_value *a, weft_value **outs)
+{
+    const char *fn = "weft_lu";
+    if (!enter_outs(cx, fn, a, outs, 2))
+        return ctx_code(cx);
+    int rank = known_rank(cx, fn, a, false);
+    if (rank < 0)
+        return ctx_code(cx);
+    weft_value *p = packed(cx, WEFT__OP_LU, 0, a);
+    weft_value *lu = block(cx, p, rank, 0, -1, 0, WEFT_END);
+    weft_value *last = lu ? block(cx, p, rank, -1, WEFT_END, 0, WEFT_END) : NULL;
+    weft_value *perm = last ? weft_squeeze(cx, last, -2) : NULL;
+    perm = perm ? weft_cast(cx, perm, WEFT_I32) : NULL;
+    if (!perm)
+        return ctx_code(cx);
+    outs[0] = lu;
+    outs[1] = perm;
+    return 0;
+}
+
+weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_value *perm,
+                          weft_value *rhs)
+{
+    const char *fn = "weft_lu_solve";
+    weft_value *in[3] = { lower_upper, perm, rhs };
+    if (!weft__op_enter(cx, fn, in, 3))
+        return NULL;
+    int rank = known_rank(cx, fn, lower_upper, true);
+    if (rank < 0)
+        return NULL;
+    const weft_spec *ls = weft__value_spec(lower_upper), *ps = weft__value_spec(perm);
+    const weft_spec *bs = weft__value_spec(rhs);
+    char sl[WEFT__SPEC_STR_MAX], sp[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    if ((ps->dtype != WEFT_I32 && ps->dtype != WEFT_I64) || ps->rank != rank - 1 ||
+        bs->rank != rank)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: perm %s and rhs %s do not go with the "
+                              "factors %s (i32 or i64 [..., n] and [..., n, k])", fn,
+                              weft__spec_str(ps, sp, sizeof sp), weft__spec_str(bs, sb, sizeof sb),
+                              weft__spec_str(ls, sl, sizeof sl));
+    /* p a = l u: x = u^-1 l^-1 (rhs's rows in p's order); l is the unit
+     * lower triangle (the diagonal set to 1; triangular_solve reads only
+     * the lower part), u the upper one with the diagonal. */
+    int64_t n = ls->dims[rank - 1];
+    weft_value *pb = weft_gather_ex(cx, rhs, perm, rank - 2, rank - 2);
+    weft_value *eye = weft_eye(cx, n, n, ls->dtype);
+    weft_value *off = weft_sub(cx, weft_const_f64(cx, 1.0), eye);
+    weft_value *l = weft_add(cx, weft_mul(cx, lower_upper, off), eye);
+    weft_value *y = weft_triangular_solve(cx, l, pb, true, false);
+    return weft_triangular_solve(cx, lower_upper, y, false, false);
 }
 
 weft_value *weft_logdet(weft_ctx *cx, weft_value *a)

@@ -1167,6 +1167,18 @@ WEFT_API weft_value *weft_logdet(weft_ctx *cx, weft_value *a);
  * with k = min(m, n), or with full_matrices q [..., m, m] and r
  * [..., m, n].  r's diagonal may be negative (as LAPACK's). */
 WEFT_API int weft_qr(weft_ctx *cx, weft_value *a, bool full_matrices, weft_value **outs);
+/* tf.linalg.lu(a): outs[0] the factors [..., n, n] of p a = l u (l's
+ * unit diagonal implied below u, LAPACK's packing) and outs[1] the row
+ * permutation p, i32 [..., n] (row i of l u is row p[i] of a); partial
+ * pivoting, as weft_matrix_solve's; a singular matrix factors too (a 0
+ * on u's diagonal).  a's rank must be known while tracing. */
+WEFT_API int weft_lu(weft_ctx *cx, weft_value *a, weft_value **outs);
+/* tf.linalg.lu_solve(lower_upper, perm, rhs): x of a x = rhs from
+ * weft_lu's outputs (perm i32 or i64 [..., n]) and rhs [..., n, k]: two
+ * triangular solves of rhs's rows in perm's order.  The matrix dims must
+ * be known while tracing. */
+WEFT_API weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_value *perm,
+                                   weft_value *rhs);
 /* tf.linalg.eigh(a): outs[0] the eigenvalues [..., n], ascending, and
  * outs[1] the eigenvectors as the columns of [..., n, n], of each
  * symmetric matrix, only its lower triangle read (as TensorFlow's). */

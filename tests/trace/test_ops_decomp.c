@@ -14,7 +14,7 @@
 TestSuite(ops_decomp, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
           .timeout = 120);
 
-typedef enum dc_op { QR, EIGH, EIGVALSH, SVD, SLOGDET, LOGDET, PINV, LSTSQ } dc_op;
+typedef enum dc_op { QR, EIGH, EIGVALSH, SVD, SLOGDET, LOGDET, PINV, LSTSQ, LU, LU_SOLVE } dc_op;
 
 typedef struct dc_case {
     dc_op op;
@@ -25,7 +25,7 @@ typedef struct dc_case {
 static size_t n_outs_of(const dc_case *c)
 {
     switch (c->op) {
-    case QR: case EIGH: case SLOGDET: return 2;
+    case QR: case EIGH: case SLOGDET: case LU: return 2;
     case SVD: return c->uv ? 3 : 1;
     default: return 1;
     }
@@ -43,6 +43,13 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case LOGDET: outs[0] = weft_logdet(cx, a[0]); break;
     case PINV: outs[0] = weft_pinv(cx, a[0], c->rcond); break;
     case LSTSQ: outs[0] = weft_lstsq(cx, a[0], a[1], c->l2, c->fast); break;
+    case LU: return weft_lu(cx, a[0], outs);
+    case LU_SOLVE: {
+        weft_value *lp[2];
+        if (weft_lu(cx, a[0], lp) == 0)
+            outs[0] = weft_lu_solve(cx, lp[0], lp[1], a[1]);
+        break;
+    }
     }
     return weft_ctx_status(cx);
 }
@@ -50,7 +57,7 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
 static int call_on(weft_runtime *r, const dc_case *c, weft_tensor *const *args, bool eager,
                    weft_tensor **outs)
 {
-    size_t n_args = c->op == LSTSQ ? 2 : 1, n_outs = n_outs_of(c);
+    size_t n_args = c->op == LSTSQ || c->op == LU_SOLVE ? 2 : 1, n_outs = n_outs_of(c);
     weft_function_desc d = { .name = "dc", .body = body, .user = (void *)c,
                              .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
                              .flags = eager ? WEFT_RUN_EAGERLY : 0 };
@@ -541,6 +548,76 @@ Test(ops_decomp, lstsq_solves_the_normal_equations)
         free(av);
         free(bv);
     }
+}
+
+Test(ops_decomp, lu_factors_and_solves)
+{
+    const int sizes[] = { 1, 3, 16, 17, 40 };   /* loops up to 16 rows, LAPACK above */
+    const int64_t batch = 2, k = 2;
+    for (size_t sz = 0; sz < sizeof sizes / sizeof sizes[0]; sz++)
+        for (int f = 0; f < 2; f++) {
+            int n = sizes[sz];
+            weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+            double *v = random_values((size_t)(batch * n * n));
+            for (int64_t b = 0; b < batch; b++)   /* well conditioned */
+                for (int i = 0; i < n; i++)
+                    v[(b * n + i) * n + i] += n;
+            double *bv = random_values((size_t)(batch * n * k));
+            weft_tensor *args[2] = { test_tensor(dt, 3, (int64_t[]){ batch, n, n }, v),
+                                     test_tensor(dt, 3, (int64_t[]){ batch, n, k }, bv) };
+            dc_case c = { .op = LU }, cs = { .op = LU_SOLVE };
+            weft_tensor *lp[2], *x;
+            results_everywhere(&c, args, lp);
+            test_assert_shape(lp[0], dt, 3, (int64_t[]){ batch, n, n }, "lu");
+            test_assert_shape(lp[1], WEFT_I32, 2, (int64_t[]){ batch, n }, "perm");
+            worst = 0;
+            for (int64_t b = 0; b < batch; b++) {
+                bool seen[64] = { false };
+                for (int i = 0; i < n; i++) {
+                    int p = (int)mat(lp[1], b, 1, n, 0, i);
+                    cr_assert(p >= 0 && p < n && !seen[p], "n %d: perm is not a permutation", n);
+                    seen[p] = true;
+                    /* row i of l u is row p of a. */
+                    for (int j = 0; j < n; j++) {
+                        double sum = 0;
+                        for (int q = 0; q <= (i < j ? i : j); q++) {
+                            double l = q == i ? 1 : mat(lp[0], b, n, n, i, q);
+                            sum += l * mat(lp[0], b, n, n, q, j);
+                        }
+                        near(sum, mat(args[0], b, n, n, p, j));
+                    }
+                }
+            }
+            cr_assert(worst <= tol_of(dt) * 10, "lu n %d %s: l u off by %g", n,
+                      weft_dtype_name(dt), worst);
+            results_everywhere(&cs, args, &x);
+            test_assert_shape(x, dt, 3, (int64_t[]){ batch, n, k }, "lu_solve");
+            worst = 0;
+            for (int64_t b = 0; b < batch; b++)
+                for (int i = 0; i < n; i++)
+                    for (int j = 0; j < k; j++) {
+                        double sum = 0;
+                        for (int q = 0; q < n; q++)
+                            sum += mat(args[0], b, n, n, i, q) * mat(x, b, n, (int)k, q, j);
+                        near(sum, mat(args[1], b, n, (int)k, i, j));
+                    }
+            cr_assert(worst <= tol_of(dt) * 10, "lu_solve n %d %s: off by %g", n,
+                      weft_dtype_name(dt), worst);
+            release_all(lp, 2);
+            weft_tensor_release(x);
+            release_all(args, 2);
+            free(v);
+            free(bv);
+        }
+    /* A singular matrix factors without an error: a zero on u's diagonal. */
+    double z[4] = { 1, 2, 2, 4 };
+    weft_tensor *s1 = test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 2 }, z);
+    dc_case c = { .op = LU };
+    weft_tensor *lp[2];
+    results_everywhere(&c, &s1, lp);
+    cr_assert_eq(el(lp[0], 3), 0, "u[1][1] of a singular matrix");
+    release_all(lp, 2);
+    weft_tensor_release(s1);
 }
 
 /* ---- Errors --------------------------------------------------------------- */
