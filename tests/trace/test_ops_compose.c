@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_calls.h"
 #include "suite_runtimes.h"
 
 TestSuite(ops_compose, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
@@ -58,52 +59,11 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     return weft_ctx_status(cx);
 }
 
-static int call_on(weft_runtime *r, const cp_case *c, weft_tensor *const *args, bool eager,
-                   weft_tensor **outs)
-{
-    size_t n_args = n_args_of(c->op), n_outs = n_outs_of(c->op);
-    weft_function_desc d = { .name = "cp", .body = body, .user = (void *)c,
-                             .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
-                             .flags = eager ? WEFT_RUN_EAGERLY : 0 };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
-    weft_arg a[2];
-    for (size_t i = 0; i < n_args; i++)
-        a[i] = weft_arg_tensor(args[i]);
-    for (size_t k = 0; k < n_outs; k++)
-        outs[k] = NULL;
-    int rc = weft_function_call(f, a, n_args, outs, n_outs);
-    weft_function_destroy(&f);
-    return rc;
-}
-
-static bool same_bits(const weft_tensor *x, const weft_tensor *y)
-{
-    size_t bytes = (size_t)weft_tensor_numel(x) * weft_dtype_size(weft_tensor_dtype(x));
-    return weft_tensor_numel(x) == weft_tensor_numel(y) &&
-           weft_tensor_dtype(x) == weft_tensor_dtype(y) &&
-           memcmp(weft_tensor_data(x), weft_tensor_data(y), bytes) == 0;
-}
-
 /* c's results into outs, the same bits eagerly and traced everywhere. */
 static void results(const cp_case *c, weft_tensor *const *args, weft_tensor **outs)
 {
-    bool first = true;
-    for (int k = 0; k < N_RT; k++)
-        for (int eager = 0; eager < 2; eager++) {
-            weft_tensor *y[3] = { NULL, NULL, NULL };
-            cr_assert_eq(call_on(rts[k], c, args, eager, first ? outs : y), 0, "op %d: %s",
-                         (int)c->op, weft_errmsg());
-            if (first) {
-                first = false;
-                continue;
-            }
-            for (size_t o = 0; o < n_outs_of(c->op); o++) {
-                cr_assert(same_bits(y[o], outs[o]), "op %d output %zu differs on %u workers (%s)",
-                          (int)c->op, o, rt_workers[k], eager ? "eager" : "traced");
-                weft_tensor_release(y[o]);
-            }
-        }
+    op_results_everywhere(body, (void *)c, args, n_args_of(c->op), outs, n_outs_of(c->op),
+                          "compose");
 }
 
 static double el(const weft_tensor *t, int64_t i)
@@ -382,7 +342,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 
 Test(ops_compose, errors_name_the_op)
 {
-    const struct { int which; int rc; const char *says; } cases[] = {
+    const op_error_case cases[] = {
         { 0, WEFT_EDTYPE, "weft_selu: a is i32[2,2], not f32 or f64" },
         { 1, WEFT_EDTYPE, "weft_logical_xor: f64[2,2] is not bool" },
         { 2, WEFT_ESHAPE, "weft_cross: a f64[2,2] does not have 3 elements in its last dim" },
@@ -395,21 +355,7 @@ Test(ops_compose, errors_name_the_op)
     double v[4] = { 1, 2, 3, 4 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 2 }, v),
                              test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, v) };
-    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
-        for (int eager = 0; eager < 2; eager++) {
-            weft_function_desc d = { .name = "bad", .body = bad_body,
-                                     .user = (void *)&cases[s].which, .n_args = 2, .n_outs = 1,
-                                     .flags = eager ? WEFT_RUN_EAGERLY : 0 };
-            weft_function *f = NULL;
-            cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
-            weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
-            weft_tensor *out = NULL;
-            int rc = weft_function_call(f, a, 2, &out, 1);
-            cr_assert_eq(rc, cases[s].rc, "case %d: %s", cases[s].which, weft_err_name(rc));
-            cr_assert(strstr(weft_errmsg(), cases[s].says), "case %d: %s", cases[s].which,
-                      weft_errmsg());
-            weft_function_destroy(&f);
-        }
+    op_expect_errors(rt, bad_body, cases, sizeof cases / sizeof cases[0], args, 2);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }

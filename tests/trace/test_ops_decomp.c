@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_calls.h"
 #include "suite_runtimes.h"
 
 TestSuite(ops_decomp, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
@@ -54,53 +55,15 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     return weft_ctx_status(cx);
 }
 
-static int call_on(weft_runtime *r, const dc_case *c, weft_tensor *const *args, bool eager,
-                   weft_tensor **outs)
+static size_t n_args_of(const dc_case *c)
 {
-    size_t n_args = c->op == LSTSQ || c->op == LU_SOLVE ? 2 : 1, n_outs = n_outs_of(c);
-    weft_function_desc d = { .name = "dc", .body = body, .user = (void *)c,
-                             .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
-                             .flags = eager ? WEFT_RUN_EAGERLY : 0 };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
-    weft_arg a[2];
-    for (size_t i = 0; i < n_args; i++)
-        a[i] = weft_arg_tensor(args[i]);
-    for (size_t k = 0; k < n_outs; k++)
-        outs[k] = NULL;
-    int rc = weft_function_call(f, a, n_args, outs, n_outs);
-    weft_function_destroy(&f);
-    return rc;
+    return c->op == LSTSQ || c->op == LU_SOLVE ? 2 : 1;
 }
 
-static bool same_bits(const weft_tensor *x, const weft_tensor *y)
-{
-    size_t bytes = (size_t)weft_tensor_numel(x) * weft_dtype_size(weft_tensor_dtype(x));
-    return weft_tensor_numel(x) == weft_tensor_numel(y) &&
-           memcmp(weft_tensor_data(x), weft_tensor_data(y), bytes) == 0;
-}
-
-/* c's results into outs, the same bits eagerly and traced on every
- * runtime. */
+/* c's results into outs, the same bits eagerly and traced everywhere. */
 static void results_everywhere(const dc_case *c, weft_tensor *const *args, weft_tensor **outs)
 {
-    size_t n_outs = n_outs_of(c);
-    bool first = true;
-    for (int k = 0; k < N_RT; k++)
-        for (int eager = 0; eager < 2; eager++) {
-            weft_tensor *y[3] = { NULL, NULL, NULL };
-            cr_assert_eq(call_on(rts[k], c, args, eager, first ? outs : y), 0, "op %d: %s",
-                         (int)c->op, weft_errmsg());
-            if (first) {
-                first = false;
-                continue;
-            }
-            for (size_t o = 0; o < n_outs; o++) {
-                cr_assert(same_bits(y[o], outs[o]), "op %d output %zu differs on %u workers (%s)",
-                          (int)c->op, o, rt_workers[k], eager ? "eager" : "traced");
-                weft_tensor_release(y[o]);
-            }
-        }
+    op_results_everywhere(body, (void *)c, args, n_args_of(c), outs, n_outs_of(c), "decomp");
 }
 
 static void release_all(weft_tensor **t, size_t n)
@@ -113,10 +76,7 @@ static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 
 static double uniform(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1p-53 * 2 - 1;
+    return op_uniform(&rng);
 }
 
 static double *random_values(size_t count)
@@ -247,7 +207,7 @@ Test(ops_decomp, eigh_gives_ascending_eigenpairs_from_the_lower_triangle)
             results_everywhere(&cv, &a, &vals);
             test_assert_shape(ev[0], dt, 2, (int64_t[]){ batch, n }, "eigenvalues");
             test_assert_shape(ev[1], dt, 3, (int64_t[]){ batch, n, n }, "eigenvectors");
-            cr_assert(same_bits(ev[0], ev_junk[0]) && same_bits(ev[1], ev_junk[1]),
+            cr_assert(op_same_bits(ev[0], ev_junk[0]) && op_same_bits(ev[1], ev_junk[1]),
                       "n %d: the upper triangle was read", n);
             worst = 0;
             orthonormal(ev[1], batch, n, n);
@@ -639,7 +599,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 
 Test(ops_decomp, errors_name_the_op)
 {
-    const struct { int which; int rc; const char *says; } cases[] = {
+    const op_error_case cases[] = {
         { 0, WEFT_ESHAPE, "weft_eigh: f64[2,3] is not a square matrix (or a batch of them)" },
         { 1, WEFT_EDTYPE, "weft_qr: the matrix i32[3,3] is not f32 or f64" },
         { 2, WEFT_EINVAL, "weft_lstsq: l2_regularizer 0.5 needs fast" },
@@ -652,21 +612,7 @@ Test(ops_decomp, errors_name_the_op)
     double v[9] = { 4, 1, 0, 1, 3, 1, 0, 1, 2 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 3 }, v),
                              test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 3 }, v) };
-    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
-        for (int eager = 0; eager < 2; eager++) {
-            weft_function_desc d = { .name = "bad", .body = bad_body,
-                                     .user = (void *)&cases[s].which, .n_args = 2, .n_outs = 1,
-                                     .flags = eager ? WEFT_RUN_EAGERLY : 0 };
-            weft_function *f = NULL;
-            cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
-            weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
-            weft_tensor *out = NULL;
-            int rc = weft_function_call(f, a, 2, &out, 1);
-            cr_assert_eq(rc, cases[s].rc, "case %d: %s", cases[s].which, weft_err_name(rc));
-            cr_assert(strstr(weft_errmsg(), cases[s].says), "case %d: %s", cases[s].which,
-                      weft_errmsg());
-            weft_function_destroy(&f);
-        }
+    op_expect_errors(rt, bad_body, cases, sizeof cases / sizeof cases[0], args, 2);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_calls.h"
 #include "suite_runtimes.h"
 
 TestSuite(ops_solve, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
@@ -42,51 +43,22 @@ static size_t n_args_of(la_op op)
 static int call_on(weft_runtime *r, const la_case *c, weft_tensor *const *args, bool eager,
                    weft_tensor **out)
 {
-    size_t n_args = n_args_of(c->op);
-    weft_function_desc d = { .name = "la", .body = body, .user = (void *)c,
-                             .n_args = (uint32_t)n_args, .n_outs = 1,
-                             .flags = eager ? WEFT_RUN_EAGERLY : 0 };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
-    weft_arg a[2];
-    for (size_t i = 0; i < n_args; i++)
-        a[i] = weft_arg_tensor(args[i]);
-    *out = NULL;
-    int rc = weft_function_call(f, a, n_args, out, 1);
-    weft_function_destroy(&f);
-    return rc;
+    return op_call(r, body, (void *)c, args, n_args_of(c->op), out, 1, eager);
 }
 
 /* c's result, the same bits eagerly and traced on every runtime. */
 static weft_tensor *result_everywhere(const la_case *c, weft_tensor *const *args)
 {
-    weft_tensor *first = NULL;
-    for (int k = 0; k < N_RT; k++)
-        for (int eager = 0; eager < 2; eager++) {
-            weft_tensor *y = NULL;
-            cr_assert_eq(call_on(rts[k], c, args, eager, &y), 0, "%s", weft_errmsg());
-            if (!first) {
-                first = y;
-                continue;
-            }
-            size_t bytes = (size_t)weft_tensor_numel(y) * weft_dtype_size(weft_tensor_dtype(y));
-            cr_assert_eq(weft_tensor_numel(y), weft_tensor_numel(first));
-            cr_assert(memcmp(weft_tensor_data(y), weft_tensor_data(first), bytes) == 0,
-                      "op %d differs on %u workers (%s)", (int)c->op, rt_workers[k],
-                      eager ? "eager" : "traced");
-            weft_tensor_release(y);
-        }
-    return first;
+    weft_tensor *y;
+    op_results_everywhere(body, (void *)c, args, n_args_of(c->op), &y, 1, "solve");
+    return y;
 }
 
 static uint64_t rng = 88172645463325252ULL;
 
 static double uniform(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1p-53 * 2 - 1;
+    return op_uniform(&rng);
 }
 
 /* batch matrices [n, n] with entries in [-1, 1) and, when dominant, n + 1
@@ -373,7 +345,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 
 Test(ops_solve, errors_name_the_op)
 {
-    const struct { int which; int rc; const char *says; } cases[] = {
+    const op_error_case cases[] = {
         { 0, WEFT_ESHAPE, "weft_cholesky: f64[2,3] is not a square matrix (or a batch of them)" },
         { 1, WEFT_EDTYPE, "weft_matrix_inverse: the matrix i32[3,3] is not f32 or f64" },
         { 2, WEFT_ESHAPE, "weft_matrix_solve: the right-hand sides f64[2,3] do not match the "
@@ -384,21 +356,7 @@ Test(ops_solve, errors_name_the_op)
     double v[9] = { 4, 1, 0, 1, 3, 1, 0, 1, 2 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 3 }, v),
                              test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 3 }, v) };
-    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
-        for (int eager = 0; eager < 2; eager++) {
-            weft_function_desc d = { .name = "bad", .body = bad_body,
-                                     .user = (void *)&cases[s].which, .n_args = 2, .n_outs = 1,
-                                     .flags = eager ? WEFT_RUN_EAGERLY : 0 };
-            weft_function *f = NULL;
-            cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
-            weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
-            weft_tensor *out = NULL;
-            int rc = weft_function_call(f, a, 2, &out, 1);
-            cr_assert_eq(rc, cases[s].rc, "case %d: %s", cases[s].which, weft_err_name(rc));
-            cr_assert(strstr(weft_errmsg(), cases[s].says), "case %d: %s", cases[s].which,
-                      weft_errmsg());
-            weft_function_destroy(&f);
-        }
+    op_expect_errors(rt, bad_body, cases, sizeof cases / sizeof cases[0], args, 2);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }

@@ -1,0 +1,102 @@
+/* Running one op's body as a function, for the op suites that check
+ * results across worker counts and modes and the messages of bad calls:
+ * op_call runs it once, op_results_everywhere on every runtime of
+ * worker_runtimes.h eagerly and traced (the same bits each time),
+ * op_expect_errors a table of refused calls in both modes; op_uniform
+ * draws their inputs. */
+#ifndef WEFT_OP_CALLS_H
+#define WEFT_OP_CALLS_H
+
+#include <string.h>
+
+#include "worker_runtimes.h"
+
+#define OP_CALLS_MAX_OUTS 4
+
+/* body(args[0..n_args)) on r, eagerly or traced, into outs[0..n_outs).
+ * Returns the call's code. */
+static inline int op_call(weft_runtime *r, weft_body_fn body, void *user,
+                          weft_tensor *const *args, size_t n_args, weft_tensor **outs,
+                          size_t n_outs, bool eager)
+{
+    weft_function_desc d = { .name = "op", .body = body, .user = user,
+                             .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
+                             .flags = eager ? WEFT_RUN_EAGERLY : 0 };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
+    weft_arg a[4];
+    cr_assert(n_args <= 4 && n_outs <= OP_CALLS_MAX_OUTS);
+    for (size_t i = 0; i < n_args; i++)
+        a[i] = weft_arg_tensor(args[i]);
+    for (size_t k = 0; k < n_outs; k++)
+        outs[k] = NULL;
+    int rc = weft_function_call(f, a, n_args, outs, n_outs);
+    weft_function_destroy(&f);
+    return rc;
+}
+
+static inline bool op_same_bits(const weft_tensor *x, const weft_tensor *y)
+{
+    size_t bytes = (size_t)weft_tensor_numel(x) * weft_dtype_size(weft_tensor_dtype(x));
+    return weft_tensor_numel(x) == weft_tensor_numel(y) &&
+           weft_tensor_dtype(x) == weft_tensor_dtype(y) &&
+           memcmp(weft_tensor_data(x), weft_tensor_data(y), bytes) == 0;
+}
+
+/* The results into outs, the same bits eagerly and traced on every
+ * runtime of rts[]; `what` names the case in a failure. */
+static inline void op_results_everywhere(weft_body_fn body, void *user, weft_tensor *const *args,
+                                         size_t n_args, weft_tensor **outs, size_t n_outs,
+                                         const char *what)
+{
+    bool first = true;
+    for (int k = 0; k < N_RT; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *y[OP_CALLS_MAX_OUTS];
+            cr_assert_eq(op_call(rts[k], body, user, args, n_args, first ? outs : y, n_outs,
+                                 eager), 0, "%s: %s", what, weft_errmsg());
+            if (first) {
+                first = false;
+                continue;
+            }
+            for (size_t o = 0; o < n_outs; o++) {
+                cr_assert(op_same_bits(y[o], outs[o]), "%s: output %zu differs on %u workers (%s)",
+                          what, o, rt_workers[k], eager ? "eager" : "traced");
+                weft_tensor_release(y[o]);
+            }
+        }
+}
+
+/* A refused call: body's user is &which; the call fails with rc and a
+ * message containing says. */
+typedef struct op_error_case {
+    int which;
+    int rc;
+    const char *says;
+} op_error_case;
+
+static inline void op_expect_errors(weft_runtime *r, weft_body_fn body,
+                                    const op_error_case *cases, size_t n_cases,
+                                    weft_tensor *const *args, size_t n_args)
+{
+    for (size_t s = 0; s < n_cases; s++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *out = NULL;
+            int rc = op_call(r, body, (void *)&cases[s].which, args, n_args, &out, 1, eager);
+            cr_assert_eq(rc, cases[s].rc, "case %d: %s", cases[s].which, weft_err_name(rc));
+            cr_assert(strstr(weft_errmsg(), cases[s].says), "case %d: %s", cases[s].which,
+                      weft_errmsg());
+            cr_assert_null(out, "case %d", cases[s].which);
+        }
+}
+
+/* A uniform draw in [-1, 1) from the xorshift state *s (not 0). */
+static inline double op_uniform(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (double)(*s >> 11) * 0x1p-53 * 2 - 1;
+}
+
+#endif
