@@ -21,6 +21,13 @@
 #include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
+/* The segment combines run a row's columns as a loop of unknown length,
+ * which gcc 12's -O2 ("very cheap" cost model) leaves scalar: ask for the
+ * full vectorizer here, as kernel_ew.c does. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
 /* Columns per chunk below which chunks own output rows instead. */
 #define COLS_PER_CHUNK_MIN 64
 
@@ -225,7 +232,9 @@ typedef struct comb_span {
  * that the row's columns are a loop the compiler can vectorize. */
 typedef void (*comb_fn)(const comb_job *j, const comb_span *sp);
 
-#define COMB(NAME, T, STEP)                                                             \
+/* The accumulators are seen through their member M (an array of AT), not
+ * as unions: gcc vectorizes no loop that accesses a union member. */
+#define COMB(NAME, T, AT, M, STEP)                                                      \
     static void NAME(const comb_job *j, const comb_span *sp)                            \
     {                                                                                   \
         const T *src = (const T *)(const void *)j->src;                                 \
@@ -234,7 +243,7 @@ typedef void (*comb_fn)(const comb_job *j, const comb_span *sp);
             int64_t t = j->target[i];                                                   \
             if (t < r0 || t >= r1)                                                      \
                 continue;                                                               \
-            weft__acc *restrict acc = sp->acc + t * j->inner;                           \
+            AT *restrict a = &sp->acc[t * j->inner].M;                                  \
             const T *restrict row = src + i * j->inner;                                 \
             for (int64_t c = c0; c < c1; c++) {                                         \
                 T x = row[c];                                                           \
@@ -245,22 +254,22 @@ typedef void (*comb_fn)(const comb_job *j, const comb_span *sp);
 
 /* Integers sum and multiply in uint64_t (wrapping); floats in double.
  * max / min keep a NaN once seen. */
-COMB(sum_i32, int32_t, acc[c].u += (uint64_t)(int64_t)x)
-COMB(sum_i64, int64_t, acc[c].u += (uint64_t)x)
-COMB(sum_f32, float, acc[c].d += (double)x)
-COMB(sum_f64, double, acc[c].d += x)
-COMB(prod_i32, int32_t, acc[c].u *= (uint64_t)(int64_t)x)
-COMB(prod_i64, int64_t, acc[c].u *= (uint64_t)x)
-COMB(prod_f32, float, acc[c].d *= (double)x)
-COMB(prod_f64, double, acc[c].d *= x)
-COMB(max_i32, int32_t, if (x > acc[c].i) acc[c].i = x)
-COMB(max_i64, int64_t, if (x > acc[c].i) acc[c].i = x)
-COMB(max_f32, float, if (x > acc[c].d || x != x) acc[c].d = x)
-COMB(max_f64, double, if (x > acc[c].d || x != x) acc[c].d = x)
-COMB(min_i32, int32_t, if (x < acc[c].i) acc[c].i = x)
-COMB(min_i64, int64_t, if (x < acc[c].i) acc[c].i = x)
-COMB(min_f32, float, if (x < acc[c].d || x != x) acc[c].d = x)
-COMB(min_f64, double, if (x < acc[c].d || x != x) acc[c].d = x)
+COMB(sum_i32, int32_t, uint64_t, u, a[c] += (uint64_t)(int64_t)x)
+COMB(sum_i64, int64_t, uint64_t, u, a[c] += (uint64_t)x)
+COMB(sum_f32, float, double, d, a[c] += (double)x)
+COMB(sum_f64, double, double, d, a[c] += x)
+COMB(prod_i32, int32_t, uint64_t, u, a[c] *= (uint64_t)(int64_t)x)
+COMB(prod_i64, int64_t, uint64_t, u, a[c] *= (uint64_t)x)
+COMB(prod_f32, float, double, d, a[c] *= (double)x)
+COMB(prod_f64, double, double, d, a[c] *= x)
+COMB(max_i32, int32_t, int64_t, i, if (x > a[c]) a[c] = x)
+COMB(max_i64, int64_t, int64_t, i, if (x > a[c]) a[c] = x)
+COMB(max_f32, float, double, d, if (x > a[c] || x != x) a[c] = x)
+COMB(max_f64, double, double, d, if (x > a[c] || x != x) a[c] = x)
+COMB(min_i32, int32_t, int64_t, i, if (x < a[c]) a[c] = x)
+COMB(min_i64, int64_t, int64_t, i, if (x < a[c]) a[c] = x)
+COMB(min_f32, float, double, d, if (x < a[c] || x != x) a[c] = x)
+COMB(min_f64, double, double, d, if (x < a[c] || x != x) a[c] = x)
 
 /* Indexed [reduction][dtype - WEFT_I32]; bool has no segment op. */
 static const comb_fn combs[5][4] = {
