@@ -204,20 +204,20 @@ static int eval_argwhere(weft_runtime *rt, const weft_tensor *a, weft_tensor **o
 
 /* ---- boolean_mask ---------------------------------------------------- */
 
-/* One row of `row` bytes; the sizes of common rows are copied with a
- * constant length, which the compiler inlines. */
-static inline void copy_row(char *dst, const char *src, size_t row)
+/* The kept rows of src[lo, hi) (row bytes each) to dst, one after the
+ * other.  Inlined with a constant row for the common sizes, so that the
+ * copy is a few vector moves and the loop has no per-row dispatch (a
+ * switch on the size per kept row cost 1.2x of a C loop's time). */
+static inline __attribute__((always_inline)) void mask_rows(char *dst, const char *src,
+                                                            const uint8_t *m, int64_t lo,
+                                                            int64_t hi, size_t row)
 {
-    switch (row) {
-    case 1:  *dst = *src; break;
-    case 2:  memcpy(dst, src, 2); break;
-    case 4:  memcpy(dst, src, 4); break;
-    case 8:  memcpy(dst, src, 8); break;
-    case 16: memcpy(dst, src, 16); break;
-    case 32: memcpy(dst, src, 32); break;
-    case 64: memcpy(dst, src, 64); break;
-    default: memcpy(dst, src, row); break;
-    }
+    src += (size_t)lo * row;
+    for (int64_t i = lo; i < hi; i++, src += row)
+        if (m[i]) {
+            memcpy(dst, src, row);
+            dst += row;
+        }
 }
 
 /* Chunk c of the mask, for every outer index: its kept rows go to the
@@ -231,11 +231,14 @@ static int mask_chunks(size_t begin, size_t end, void *ctx)
         for (int64_t o = 0; o < j->outer; o++) {
             const char *src = j->src + (size_t)(o * j->n) * j->row;
             char *dst = j->dst + (size_t)(o * j->total + j->first[c]) * j->row;
-            for (int64_t i = lo; i < hi; i++)
-                if (m[i]) {
-                    copy_row(dst, src + (size_t)i * j->row, j->row);
-                    dst += j->row;
-                }
+            switch (j->row) {
+            case 4:  mask_rows(dst, src, m, lo, hi, 4); break;
+            case 8:  mask_rows(dst, src, m, lo, hi, 8); break;
+            case 16: mask_rows(dst, src, m, lo, hi, 16); break;
+            case 32: mask_rows(dst, src, m, lo, hi, 32); break;
+            case 64: mask_rows(dst, src, m, lo, hi, 64); break;
+            default: mask_rows(dst, src, m, lo, hi, j->row); break;
+            }
         }
     }
     return 0;

@@ -266,6 +266,10 @@ Test(ops_select, boolean_mask_keeps_the_true_slices)
         { 3, { 2, 3, 4 }, 1, -1, 50 },           /* a negative axis */
         { 2, { 50, 40 }, 1, 0, 0 },              /* nothing true */
         { 2, { 50, 40 }, 2, 0, 100 },            /* everything */
+        { 2, { 300, 2 }, 1, 0, 50 },             /* rows of 8, 16, 32 and 64 bytes */
+        { 2, { 300, 4 }, 1, 0, 50 },
+        { 2, { 300, 8 }, 1, 0, 50 },
+        { 2, { 300, 16 }, 1, 0, 50 },
     };
     for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
         int rank = cases[s].rank, k = cases[s].k;
