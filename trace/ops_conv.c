@@ -67,14 +67,14 @@ weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *f
 /* A rank-3 operand of weft_conv1d, `what` ("the input", "the filters")
  * with its verb (rank unknown passes: the rank-4 check of conv2d's
  * inference catches it when the function runs). */
-static bool rank3(weft_ctx *cx, const char *what, const char *verb, weft_value *v,
-                  const char *layout)
+static bool rank3(weft_ctx *cx, const char *fn, const char *what, const char *verb,
+                  weft_value *v, const char *layout)
 {
     const weft_spec *s = weft__value_spec(v);
     if (s->rank == 3 || s->rank == WEFT_RANK_ANY)
         return true;
     char ss[WEFT__SPEC_STR_MAX];
-    weft__ctx_fail(cx, WEFT_ESHAPE, "weft_conv1d: %s %s %s not of rank 3 (%s)", what,
+    weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s %s not of rank 3 (%s)", fn, what,
                    weft__spec_str(s, ss, sizeof ss), verb, layout);
     return false;
 }
@@ -95,8 +95,8 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
     n.attr.conv.stride[0] = n.attr.conv.dilation[0] = 1;
     n.attr.conv.stride[1] = stride;
     n.attr.conv.dilation[1] = dilation;
-    if (!rank3(cx, "the input", "is", input, "batch, width, channels") ||
-        !rank3(cx, "the filters", "are", filters, "width, in, out channels"))
+    if (!rank3(cx, fn, "the input", "is", input, "batch, width, channels") ||
+        !rank3(cx, fn, "the filters", "are", filters, "width, in, out channels"))
         return NULL;
     /* TensorFlow's own route: [b, w, c] as [b, 1, w, c], [kw, c, o] as
      * [1, kw, c, o], and the height of 1 dropped from the result. */
@@ -159,6 +159,33 @@ weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksiz
                             const int64_t *strides, weft_padding padding)
 {
     return pool(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool2d", input, ksize, strides, padding);
+}
+
+/* tf.nn.max_pool1d / avg_pool1d as TensorFlow computes them: [b, w, c]
+ * as [b, 1, w, c], a window of 1 x ksize, the height of 1 dropped. */
+static weft_value *pool1d(weft_ctx *cx, weft__op op, const char *fn, weft_value *input,
+                          int64_t ksize, int64_t stride, weft_padding padding)
+{
+    if (!weft__op_enter(cx, fn, &input, 1) ||
+        !rank3(cx, fn, "the input", "is", input, "batch, width, channels"))
+        return NULL;
+    weft_value *x = weft_expand_dims(cx, input, 1);
+    weft_value *y = x ? pool(cx, op, fn, x, (const int64_t[]){ 1, ksize },
+                             (const int64_t[]){ 1, stride }, padding)
+                      : NULL;
+    return y ? weft_squeeze(cx, y, 1) : NULL;
+}
+
+weft_value *weft_max_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize, int64_t stride,
+                            weft_padding padding)
+{
+    return pool1d(cx, WEFT__OP_MAX_POOL2D, "weft_max_pool1d", input, ksize, stride, padding);
+}
+
+weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize, int64_t stride,
+                            weft_padding padding)
+{
+    return pool1d(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool1d", input, ksize, stride, padding);
 }
 
 /* ---- conv2d_transpose ---------------------------------------------------- */

@@ -1,6 +1,7 @@
-/* The losses and normalization ops of include/weft/ops.h: the three
- * cross-entropies with logits, l2_normalize, moments, batch_normalization
- * and bias_add.  Like ops_nn.c's, each is a composition of other ops and
+/* The losses and normalization ops of include/weft/ops.h: the four
+ * cross-entropies with logits (softmax, sparse softmax, sigmoid and
+ * weighted), log_poisson_loss, l2_loss, l2_normalize, moments,
+ * batch_normalization and bias_add.  Like ops_nn.c's, each is a composition of other ops and
  * checks its inputs first, so that the inner ops cannot fail on them (short
  * of memory) and an error names the public op; the elementwise steps go
  * through weft__op_unary / weft__op_binary with the public name. */
@@ -132,6 +133,76 @@ weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
                                       weft__op_unary(cx, WEFT__OP_EXP, fn, na));
     return weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, pos, xz),
                            tail);
+}
+
+/* TensorFlow's weighted_cross_entropy_with_logits in its stable form:
+ * (1 - z) x + (1 + (pos_weight - 1) z) (log1p(exp(-|x|)) + max(-x, 0)). */
+weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                    weft_value *logits, double pos_weight)
+{
+    static const char fn[] = "weft_weighted_cross_entropy_with_logits";
+    static const char *const names[] = { "labels", "logits" };
+    weft_value *in[2] = { labels, logits };
+    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+        return NULL;
+    weft_value *x = logits, *z = labels;
+    weft_value *log_weight = weft__op_binary(
+        cx, WEFT__OP_ADD, fn, weft_const_f64(cx, 1.0),
+        weft__op_binary(cx, WEFT__OP_MUL, fn, z, weft_const_f64(cx, pos_weight - 1.0)));
+    weft_value *na = weft__op_unary(cx, WEFT__OP_NEG, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, x));
+    weft_value *soft = weft__op_binary(
+        cx, WEFT__OP_ADD, fn,
+        weft__op_unary(cx, WEFT__OP_LOG1P, fn, weft__op_unary(cx, WEFT__OP_EXP, fn, na)),
+        weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, x),
+                        weft_const_f64(cx, 0.0)));
+    weft_value *first = weft__op_binary(
+        cx, WEFT__OP_MUL, fn,
+        weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, 1.0), z), x);
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, first,
+                           weft__op_binary(cx, WEFT__OP_MUL, fn, log_weight, soft));
+}
+
+/* TensorFlow's log_poisson_loss: exp(c) - c z, plus with full_loss the
+ * Stirling term z log z - z + 0.5 log(2 pi z) where z > 1. */
+weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets, weft_value *log_input,
+                                  bool full_loss)
+{
+    static const char fn[] = "weft_log_poisson_loss";
+    static const char *const names[] = { "targets", "log_input" };
+    weft_value *in[2] = { targets, log_input };
+    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+        return NULL;
+    weft_value *z = targets, *c = log_input;
+    weft_value *loss = weft__op_binary(cx, WEFT__OP_SUB, fn, weft__op_unary(cx, WEFT__OP_EXP, fn, c),
+                                       weft__op_binary(cx, WEFT__OP_MUL, fn, c, z));
+    if (!full_loss)
+        return loss;
+    weft_value *zlogz = weft__op_binary(cx, WEFT__OP_MUL, fn, z,
+                                        weft__op_unary(cx, WEFT__OP_LOG, fn, z));
+    weft_value *half_log = weft__op_binary(
+        cx, WEFT__OP_MUL, fn, weft_const_f64(cx, 0.5),
+        weft__op_unary(cx, WEFT__OP_LOG, fn,
+                       weft__op_binary(cx, WEFT__OP_MUL, fn, z, weft_const_f64(cx, 2 * M_PI))));
+    weft_value *stirling = weft__op_binary(
+        cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, zlogz, z), half_log);
+    /* TensorFlow leaves the term out for 0 <= z <= 1. */
+    weft_value *small = weft_logical_and(
+        cx, weft__op_binary(cx, WEFT__OP_GE, fn, z, weft_const_f64(cx, 0.0)),
+        weft__op_binary(cx, WEFT__OP_LE, fn, z, weft_const_f64(cx, 1.0)));
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, loss,
+                           weft_where(cx, small, weft_zeros_like(cx, stirling), stirling));
+}
+
+/* sum(t^2) / 2 over every element: a scalar of t's dtype. */
+weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t)
+{
+    static const char fn[] = "weft_l2_loss";
+    static const char *const names[] = { "t" };
+    if (!weft__op_enter(cx, fn, &t, 1) || !floats_alike(cx, fn, &t, names, 1))
+        return NULL;
+    weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, t);
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false),
+                           weft_const_f64(cx, 0.5));
 }
 
 /* ---- Normalization ------------------------------------------------------ */

@@ -1046,6 +1046,14 @@ WEFT_API weft_value *weft_max_pool2d(weft_ctx *cx, weft_value *input, const int6
                                      const int64_t *strides, weft_padding padding);
 WEFT_API weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                                      const int64_t *strides, weft_padding padding);
+/* tf.nn.max_pool1d(input, ksize, strides, padding) and tf.nn.avg_pool1d:
+ * input [batch, width, channels], a window of ksize elements (>= 1)
+ * every stride (>= 1); weft_max_pool2d's and weft_avg_pool2d's rules on
+ * [batch, 1, width, channels], the height of 1 dropped from the result. */
+WEFT_API weft_value *weft_max_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize,
+                                     int64_t stride, weft_padding padding);
+WEFT_API weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize,
+                                     int64_t stride, weft_padding padding);
 
 /* ---- Losses and normalization ----
  *
@@ -1071,6 +1079,21 @@ WEFT_API weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx,
  * and labels z. */
 WEFT_API weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
                                                             weft_value *logits);
+/* tf.nn.weighted_cross_entropy_with_logits(labels, logits, pos_weight):
+ * sigmoid cross entropy with the positive term weighted, in TensorFlow's
+ * stable form (1 - z) x + (1 + (pos_weight - 1) z) (log1p(exp(-|x|)) +
+ * max(-x, 0)). */
+WEFT_API weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
+                                                             weft_value *logits,
+                                                             double pos_weight);
+/* tf.nn.log_poisson_loss(targets, log_input, compute_full_loss): exp(c) -
+ * c z, and with full_loss the Stirling term z log z - z + 0.5 log(2 pi z)
+ * added where z > 1 (TensorFlow's rule). */
+WEFT_API weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets,
+                                           weft_value *log_input, bool full_loss);
+/* tf.nn.l2_loss(t): sum(t^2) / 2 over every element, a scalar of t's
+ * dtype (f32 or f64). */
+WEFT_API weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t);
 /* tf.math.l2_normalize(x, axis, epsilon): x * rsqrt(max(sum(x^2), epsilon))
  * with the sum over axes[0..n_axes) (n_axes 0: every axis), kept as 1s.
  * epsilon >= 0 (TensorFlow's default is 1e-12). */

@@ -1,6 +1,8 @@
 /* The float functions asinh, acosh, atanh and lgamma (libm's), and the
  * compositions logical_xor, selu, softsign, mish, cross,
- * clip_by_global_norm, in_top_k and histogram_fixed_width: values
+ * clip_by_global_norm, in_top_k, histogram_fixed_width, max_pool1d,
+ * avg_pool1d, weighted_cross_entropy_with_logits, log_poisson_loss and
+ * l2_loss: values
  * against libm or a reference computed here in double precision,
  * eagerly and traced on 1, 2 and 4 workers (the same bits everywhere),
  * TensorFlow's documented examples, the special values, and the errors,
@@ -17,7 +19,8 @@ TestSuite(ops_compose, .init = suite_runtimes_create, .fini = suite_runtimes_des
           .timeout = 60);
 
 typedef enum cp_op {
-    ASINH, ACOSH, ATANH, LGAMMA, XOR, SELU, SOFTSIGN, MISH, CROSS, GLOBAL_NORM, IN_TOP_K, HISTOGRAM
+    ASINH, ACOSH, ATANH, LGAMMA, XOR, SELU, SOFTSIGN, MISH, CROSS, GLOBAL_NORM, IN_TOP_K, HISTOGRAM,
+    MAX_POOL1D, AVG_POOL1D, WEIGHTED_CE, LOG_POISSON, L2_LOSS
 } cp_op;
 
 typedef struct cp_case {
@@ -29,7 +32,10 @@ typedef struct cp_case {
 
 static size_t n_args_of(cp_op op)
 {
-    return op == XOR || op == CROSS || op == GLOBAL_NORM || op == IN_TOP_K ? 2 : 1;
+    return op == XOR || op == CROSS || op == GLOBAL_NORM || op == IN_TOP_K ||
+                   op == WEIGHTED_CE || op == LOG_POISSON
+               ? 2
+               : 1;
 }
 
 static size_t n_outs_of(cp_op op)
@@ -55,6 +61,17 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case HISTOGRAM:
         outs[0] = weft_histogram_fixed_width(cx, a[0], c->lo, c->hi, c->k, c->dtype);
         break;
+    case MAX_POOL1D:
+        outs[0] = weft_max_pool1d(cx, a[0], c->k, (int64_t)c->lo,
+                                  c->clip ? WEFT_PADDING_SAME : WEFT_PADDING_VALID);
+        break;
+    case AVG_POOL1D:
+        outs[0] = weft_avg_pool1d(cx, a[0], c->k, (int64_t)c->lo,
+                                  c->clip ? WEFT_PADDING_SAME : WEFT_PADDING_VALID);
+        break;
+    case WEIGHTED_CE: outs[0] = weft_weighted_cross_entropy_with_logits(cx, a[0], a[1], c->hi); break;
+    case LOG_POISSON: outs[0] = weft_log_poisson_loss(cx, a[0], a[1], c->k != 0); break;
+    case L2_LOSS: outs[0] = weft_l2_loss(cx, a[0]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -321,6 +338,80 @@ Test(ops_compose, histogram_fixed_width_as_tensorflow)
     weft_tensor_release(y);
     weft_tensor_release(x);
     free(iv);
+}
+
+/* pool1d: [1, 7, 2] with windows of 3 every 2 (VALID: 3 outputs; SAME:
+ * 4, the end windows clipped), against loops over the definition. */
+Test(ops_compose, pool1d_as_pool2d_of_one_row)
+{
+    double v[14];
+    for (int i = 0; i < 14; i++)
+        v[i] = (i * 7) % 11 - 5;
+    weft_tensor *x = test_tensor(WEFT_F64, 3, (int64_t[]){ 1, 7, 2 }, v);
+    for (int same = 0; same < 2; same++)
+        for (int avg = 0; avg < 2; avg++) {
+            cp_case c = { .op = avg ? AVG_POOL1D : MAX_POOL1D, .k = 3, .lo = 2, .clip = same };
+            weft_tensor *y;
+            results(&c, &x, &y);
+            int64_t ow = same ? 4 : 3;
+            test_assert_shape(y, WEFT_F64, 3, (int64_t[]){ 1, ow, 2 }, "pool1d");
+            /* SAME pads 1 on each side for 7 -> 4 windows of 3 every 2;
+             * padding is in no window. */
+            for (int64_t o = 0; o < ow; o++)
+                for (int ch = 0; ch < 2; ch++) {
+                    double best = -INFINITY, sum = 0;
+                    int n = 0;
+                    for (int64_t w = o * 2 - same; w < o * 2 - same + 3; w++) {
+                        if (w < 0 || w >= 7)
+                            continue;
+                        best = fmax(best, v[w * 2 + ch]);
+                        sum += v[w * 2 + ch];
+                        n++;
+                    }
+                    double want = avg ? sum / n : best;
+                    cr_assert(fabs(el(y, o * 2 + ch) - want) <= 1e-15, "same %d avg %d [%lld][%d]: "
+                              "%g, want %g", same, avg, (long long)o, ch, el(y, o * 2 + ch), want);
+                }
+            weft_tensor_release(y);
+        }
+    weft_tensor_release(x);
+}
+
+Test(ops_compose, losses_against_their_formulas)
+{
+    const double z[] = { 0, 1, 0.3, 2, 5, 0.5 }, x[] = { -2, 3, 0.1, -0.5, 1.2, 40 };
+    int64_t n = 6;
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, &n, z), test_tensor(WEFT_F64, 1, &n, x) };
+    cp_case cw = { .op = WEIGHTED_CE, .hi = 2.5 };
+    weft_tensor *y;
+    results(&cw, args, &y);
+    for (int64_t i = 0; i < n; i++) {
+        double lw = 1 + (2.5 - 1) * z[i];
+        double want = (1 - z[i]) * x[i] + lw * (log1p(exp(-fabs(x[i]))) + fmax(-x[i], 0));
+        expect_near(el(y, i), want, 1e-15, "weighted_ce", x[i]);
+    }
+    weft_tensor_release(y);
+    for (int full = 0; full < 2; full++) {
+        cp_case cp = { .op = LOG_POISSON, .k = full };
+        results(&cp, args, &y);
+        for (int64_t i = 0; i < n; i++) {
+            double want = exp(x[i]) - x[i] * z[i];
+            if (full && z[i] > 1)
+                want += z[i] * log(z[i]) - z[i] + 0.5 * log(2 * M_PI * z[i]);
+            expect_near(el(y, i), want, 1e-15, full ? "log_poisson full" : "log_poisson", x[i]);
+        }
+        weft_tensor_release(y);
+    }
+    cp_case cl = { .op = L2_LOSS };
+    results(&cl, &args[1], &y);
+    test_assert_shape(y, WEFT_F64, 0, NULL, "l2_loss");
+    double ss = 0;
+    for (int64_t i = 0; i < n; i++)
+        ss += x[i] * x[i];
+    expect_near(el(y, 0), ss / 2, 1e-15, "l2_loss", 0);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
 }
 
 /* ---- Errors --------------------------------------------------------------- */
