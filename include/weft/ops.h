@@ -486,9 +486,8 @@ WEFT_API int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, wef
  * TensorFlow does: fewer than k predictions of the row are greater (so
  * ties at the boundary are all in).  A target out of range, or a row
  * with a prediction that is not finite, gives false (as TensorFlow's
- * kernel).  targets i32 or i64 [batch],
- * predictions f32 or f64 [batch, classes] with classes known while
- * tracing; k >= 0. */
+ * kernel).  targets i32 or i64 [batch], predictions f32 or f64 [batch,
+ * classes] with classes known while tracing; k >= 0. */
 WEFT_API weft_value *weft_in_top_k(weft_ctx *cx, weft_value *targets, weft_value *predictions,
                                    int64_t k);
 
