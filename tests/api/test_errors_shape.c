@@ -550,6 +550,33 @@ static weft_value *op_lstsq_l2(weft_ctx *cx)
     return weft_lstsq(cx, ev(cx, m23), ev(cx, m23), 0.5, false);
 }
 static int c_lstsq_l2(void) { return eager_op(op_lstsq_l2); }
+static weft_value *op_cross_dims(weft_ctx *cx)
+{
+    return weft_cross(cx, ev(cx, m23), ev(cx, m31));
+}
+static int c_cross_dims(void) { return eager_op(op_cross_dims); }
+static weft_value *op_in_top_k_k(weft_ctx *cx)
+{
+    return weft_in_top_k(cx, weft_range(cx, WEFT_I32, 0, 2, 1), ev(cx, m23), -1);
+}
+static int c_in_top_k_k(void) { return eager_op(op_in_top_k_k); }
+static weft_value *op_histogram_range(weft_ctx *cx)
+{
+    return weft_histogram_fixed_width(cx, ev(cx, v10), 1, 0, 4, WEFT_I32);
+}
+static int c_histogram_range(void) { return eager_op(op_histogram_range); }
+static weft_value *op_gather_nd_batch(weft_ctx *cx)
+{
+    return weft_gather_nd_ex(cx, ev(cx, m23), weft_reshape(cx, ev(cx, iidx), 2,
+                                                          (const int64_t[]){ 1, 1 }), 1);
+}
+static int c_gather_nd_batch(void) { return eager_op(op_gather_nd_batch); }
+static weft_value *op_einsum_diag(weft_ctx *cx)
+{
+    weft_value *a = ev(cx, m23);
+    return weft_einsum(cx, "ii->i", &a, 1);
+}
+static int c_einsum_diag(void) { return eager_op(op_einsum_diag); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -658,6 +685,11 @@ static const err_case cases[] = {
     C("weft_qr", "a vector f32[10]", WEFT_ESHAPE, c_qr_vector),
     C("weft_svd", "an i32 matrix", WEFT_EDTYPE, c_svd_dtype),
     C("weft_lstsq", "l2_regularizer 0.5 without fast", WEFT_EINVAL, c_lstsq_l2),
+    C("weft_cross", "f32[2,3] x f32[3,1]", WEFT_ESHAPE, c_cross_dims),
+    C("weft_in_top_k", "k -1", WEFT_EINVAL, c_in_top_k_k),
+    C("weft_histogram_fixed_width", "the range [1, 0]", WEFT_EINVAL, c_histogram_range),
+    C("weft_gather_nd_ex", "batch 2 against batch 1", WEFT_ESHAPE, c_gather_nd_batch),
+    C("weft_einsum", "ii->i of f32[2,3]", WEFT_ESHAPE, c_einsum_diag),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
