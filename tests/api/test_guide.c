@@ -482,6 +482,67 @@ weft_function_destroy(&f);
     free(out);
 }
 
+/* snippet: lstsq-body */
+/* The least-squares line through points (x, y): the design matrix
+ * [x, 1] solved by weft_lstsq, and that matrix's singular values. */
+static int fit_line(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *x = weft_expand_dims(cx, args[0], 1), *y = weft_expand_dims(cx, args[1], 1);
+    weft_value *cols[2] = { x, weft_ones_like(cx, x) };
+    weft_value *a = weft_concat(cx, cols, 2, 1);                     /* [n, 2] */
+    weft_value *s[1];
+    weft_svd(cx, a, false, false, s);                                /* s only */
+    outs[0] = weft_squeeze(cx, weft_lstsq(cx, a, y, 0.0, false), 1); /* slope, intercept */
+    outs[1] = s[0];
+    return weft_ctx_status(cx);
+}
+/* end snippet */
+
+Test(guide, least_squares_line)
+{
+    capture_begin();
+/* snippet: lstsq-calls */
+weft_spec sig[2];
+weft_spec_parse("f64[5]", &sig[0]);
+weft_spec_parse("f64[5]", &sig[1]);
+weft_function_desc d = { .name = "fit_line", .body = fit_line, .n_args = 2, .n_outs = 2,
+                         .input_signature = sig };
+weft_function *f;
+weft_function_create(rt, &d, &f);
+const double xs[5] = { 0, 1, 2, 3, 4 };
+const double ys[2][5] = { { 1.1, 2.9, 5, 7.1, 8.9 }, { 3, 2, 1, 0, -1 } };
+const int64_t n = 5;
+for (int k = 0; k < 2; k++) {
+    weft_tensor *x, *y, *out[2];
+    weft_tensor_create(WEFT_F64, 1, &n, xs, &x);
+    weft_tensor_create(WEFT_F64, 1, &n, ys[k], &y);
+    weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };
+    weft_function_call(f, a, 2, out, 2);
+    const double *line = weft_tensor_data(out[0]), *s = weft_tensor_data(out[1]);
+    printf("slope %.3f, intercept %.3f (singular values %.3f, %.3f)\n", line[0], line[1],
+           s[0], s[1]);
+    for (int i = 0; i < 2; i++)
+        weft_tensor_release(out[i]);
+    weft_tensor_release(y);
+    weft_tensor_release(x);
+}
+printf("traced %llu times\n", (unsigned long long)weft_function_tracing_count(f));
+weft_function_destroy(&f);
+/* end snippet */
+    char *out = capture_end();
+    /* y = 2x + 1 with noise 0.1, -0.1, 0, 0.1, -0.1: slope 2 - 0.02, intercept
+     * 5 - 1.98 * 2; then y = 3 - x exactly.  [x, 1]^T [x, 1] = [[30, 10], [10, 5]],
+     * whose eigenvalues are (35 +- sqrt(1025)) / 2. */
+    cr_assert_str_eq(out, "slope 1.980, intercept 1.040 (singular values 5.789, 1.222)\n"
+                          "slope -1.000, intercept 3.000 (singular values 5.789, 1.222)\n"
+                          "traced 1 times\n");
+    char *shown = guide_output("lstsq-calls");
+    cr_assert_str_eq(out, shown, "docs/GUIDE.md shows another output");
+    free(shown);
+    free(out);
+}
+
 Test(guide, last_retrace)
 {
     weft_function *f = make_op_tf();
