@@ -274,7 +274,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_RESIZE:
         fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "]>",
-                n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest" : "bilinear",
+                n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest"
+                : n->attr.resize.method == WEFT_RESIZE_AREA  ? "area"
+                                                             : "bilinear",
                 n->attr.resize.size[0], n->attr.resize.size[1]);
         break;
     case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD:

@@ -1022,8 +1022,15 @@ WEFT_API weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input,
  * and dtype, with height x width (each 1..INT32_MAX).  Bilinear weighs
  * the four nearest pixels (clamped at the edges) in the dtype's
  * arithmetic and TensorFlow's order; nearest takes the pixel at
- * floor((o + 0.5) * in / out).  No antialiasing. */
-typedef enum weft_resize_method { WEFT_RESIZE_BILINEAR, WEFT_RESIZE_NEAREST } weft_resize_method;
+ * floor((o + 0.5) * in / out); area (TensorFlow's ResizeArea, always
+ * antialiased) is the mean of the input area the output pixel covers,
+ * [o s, (o + 1) s) with s = in / out along each dim, each input pixel
+ * weighted by its overlap.  Bilinear and nearest do not antialias. */
+typedef enum weft_resize_method {
+    WEFT_RESIZE_BILINEAR,
+    WEFT_RESIZE_NEAREST,
+    WEFT_RESIZE_AREA
+} weft_resize_method;
 WEFT_API weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height,
                                  int64_t width, weft_resize_method method);
 /* tf.nn.conv1d(input, filters, stride, padding, dilations=dilation):

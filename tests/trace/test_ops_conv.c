@@ -418,6 +418,64 @@ Test(ops_conv, resize_known_answers)
     weft_tensor_release(x);
 }
 
+/* One output coordinate's cells along a dim for area: [first, end) and
+ * the overlap of each with the box [o s, (o + 1) s), s = in / out. */
+static int64_t area_cells(int64_t o, int64_t in, int64_t out, int64_t *first, double *w)
+{
+    double s = (double)in / (double)out, lo = (double)o * s, hi = (double)(o + 1) * s;
+    int64_t n = 0;
+    *first = (int64_t)floor(lo);
+    for (int64_t i = *first; i < (int64_t)ceil(hi); i++)
+        w[n++] = fmin((double)(i + 1), hi) - fmax((double)i, lo);
+    return n;
+}
+
+/* area: known answers (pairs averaged, a box of 1.5 pixels, upsampling as
+ * nearest), then the definition on [2, 5, 7, 3] up and down, summed in the
+ * kernel's order so that f64 results are exact. */
+Test(ops_conv, resize_area_is_the_mean_of_the_covered_area)
+{
+    weft_tensor *x = test_tensor(WEFT_F32, 4, DIMS(1, 1, 4, 1), (const double[]){ 1, 2, 3, 4 });
+    op_case half = { RESIZE, { 1, 2 }, { WEFT_RESIZE_AREA, 0 }, false };
+    op_case up = { RESIZE, { 1, 8 }, { WEFT_RESIZE_AREA, 0 }, false };
+    check_everywhere(&half, &x, 1, WEFT_F32, DIMS(1, 1, 2, 1), (const double[]){ 1.5, 3.5 },
+                     "area halves");
+    check_everywhere(&up, &x, 1, WEFT_F32, DIMS(1, 1, 8, 1),
+                     (const double[]){ 1, 1, 2, 2, 3, 3, 4, 4 }, "area doubles");
+    weft_tensor_release(x);
+    const int64_t h = 5, w = 7, c = 3, sizes[][2] = { { 2, 3 }, { 11, 4 }, { 5, 7 }, { 1, 1 } };
+    double *v = dyadic(2 * h * w * c, 140);
+    weft_tensor *t = test_tensor(WEFT_F64, 4, DIMS(2, h, w, c), v);
+    for (size_t sz = 0; sz < sizeof sizes / sizeof sizes[0]; sz++) {
+        int64_t oh = sizes[sz][0], ow = sizes[sz][1];
+        double *want = calloc((size_t)(2 * oh * ow * c), sizeof(double));
+        cr_assert_not_null(want);
+        double norm = (double)oh * (double)ow / ((double)h * (double)w), wy[16], wx[16];
+        for (int64_t b = 0; b < 2; b++)
+            for (int64_t oy = 0; oy < oh; oy++) {
+                int64_t fy, ny = area_cells(oy, h, oh, &fy, wy);
+                for (int64_t ox = 0; ox < ow; ox++) {
+                    int64_t fx, nx = area_cells(ox, w, ow, &fx, wx);
+                    for (int64_t q = 0; q < c; q++) {
+                        double sum = 0;
+                        for (int64_t k = 0; k < ny; k++)
+                            for (int64_t m = 0; m < nx; m++) {
+                                int64_t iy = fy + k < h ? fy + k : h - 1;
+                                int64_t ix = fx + m < w ? fx + m : w - 1;
+                                sum += v[((b * h + iy) * w + ix) * c + q] * (wy[k] * wx[m]);
+                            }
+                        want[((b * oh + oy) * ow + ox) * c + q] = sum * norm;
+                    }
+                }
+            }
+        op_case rc = { RESIZE, { oh, ow }, { WEFT_RESIZE_AREA, 0 }, false };
+        check_everywhere(&rc, &t, 1, WEFT_F64, DIMS(2, oh, ow, c), want, "resize area");
+        free(want);
+    }
+    weft_tensor_release(t);
+    free(v);
+}
+
 /* The definition in double precision on [2, 5, 7, 3] to sizes up and down
  * (f64: exactly the kernel's arithmetic), and a single image of rank 3. */
 Test(ops_conv, resize_matches_the_definition)
