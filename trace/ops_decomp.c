@@ -287,10 +287,17 @@ weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: l2_regularizer %g needs fast (the "
                               "minimum-norm path has no regularizer, as in TensorFlow)", fn,
                               l2_regularizer);
-    int rank = known_rank(cx, fn, matrix, true);
+    /* The minimum-norm path slices an svd, whose dims it needs; the
+     * normal equations need the columns only. */
+    int rank = known_rank(cx, fn, matrix, !fast);
     if (rank < 0)
         return NULL;
     const weft_spec *as = weft__value_spec(matrix), *bs = weft__value_spec(rhs);
+    if (as->dims[rank - 1] == WEFT_DIM_ANY) {
+        char sm[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the columns of %s must be known while "
+                              "tracing", fn, weft__spec_str(as, sm, sizeof sm));
+    }
     char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
     if ((as->dtype != WEFT_F32 && as->dtype != WEFT_F64) || bs->dtype != as->dtype ||
         bs->rank != rank || (bs->dims[rank - 2] != as->dims[rank - 2] &&
@@ -304,9 +311,10 @@ weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
     if (!fast)
         return weft_matmul(cx, pinv_of(cx, fn, matrix, -1), rhs);
     /* The normal equations through Cholesky: (a^T a + l2 I)^-1 a^T b for
-     * a tall a, a^T (a a^T + l2 I)^-1 b for a wide one. */
+     * a tall a, a^T (a a^T + l2 I)^-1 b for a wide one; rows unknown
+     * while tracing (a count of samples, typically) take the tall form. */
     int64_t m = as->dims[rank - 2], n = as->dims[rank - 1];
-    bool tall = m >= n;
+    bool tall = m == WEFT_DIM_ANY || m >= n;
     weft_value *gram = weft_matmul_ex(cx, matrix, matrix,
                                       tall ? WEFT_TRANSPOSE_A : WEFT_TRANSPOSE_B);
     if (l2_regularizer > 0) {

@@ -1234,9 +1234,11 @@ WEFT_API weft_value *weft_pinv(weft_ctx *cx, weft_value *a, double rcond);
  * [..., m, n] and rhs [..., m, k] of one dtype and rank.  fast solves the
  * normal equations by Cholesky, (a^T a + l2 I)^-1 a^T b when m >= n and
  * a^T (a a^T + l2 I)^-1 b otherwise (a rank-deficient matrix with l2 0
- * fails as weft_cholesky); without fast, the minimum-norm solution
- * pinv(a) b, right for rank-deficient matrices too, and l2_regularizer
- * must be 0 (WEFT_EINVAL otherwise). */
+ * fails as weft_cholesky); the columns must be known while tracing, and
+ * rows unknown then take the first form.  Without fast, the minimum-norm
+ * solution pinv(a) b, right for rank-deficient matrices too: both dims
+ * known while tracing, and l2_regularizer must be 0 (WEFT_EINVAL
+ * otherwise). */
 WEFT_API weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                                 double l2_regularizer, bool fast);
 

@@ -580,6 +580,48 @@ Test(ops_decomp, lu_factors_and_solves)
     weft_tensor_release(s1);
 }
 
+/* A count of samples unknown while tracing: the fast path traces once
+ * (the tall form) and solves each call's normal equations; the
+ * minimum-norm path needs the dims and says so. */
+Test(ops_decomp, lstsq_with_rows_unknown_while_tracing)
+{
+    for (int fast = 1; fast >= 0; fast--) {
+        dc_case c = { .op = LSTSQ, .fast = fast };
+        weft_spec sig[2];
+        cr_assert_eq(weft_spec_parse("f64[?,3]", &sig[0]), 0);
+        cr_assert_eq(weft_spec_parse("f64[?,2]", &sig[1]), 0);
+        weft_function_desc d = { .name = "lstsq", .body = body, .user = &c, .n_args = 2,
+                                 .n_outs = 1, .input_signature = sig };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+        for (int m = 5; m <= 9; m += 4) {
+            double *av = random_values((size_t)(m * 3)), *bv = random_values((size_t)(m * 2));
+            weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ m, 3 }, av),
+                                     test_tensor(WEFT_F64, 2, (int64_t[]){ m, 2 }, bv) };
+            weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
+            weft_tensor *x = NULL;
+            int rc = weft_function_call(f, a, 2, &x, 1);
+            if (!fast) {
+                cr_assert_eq(rc, WEFT_EINVAL);
+                cr_assert(strstr(weft_errmsg(), "weft_lstsq: the rows and columns of f64[?,3] "
+                                                "must be known while tracing"),
+                          "%s", weft_errmsg());
+            } else {
+                cr_assert_eq(rc, 0, "%s", weft_errmsg());
+                check_lstsq(args[0], args[1], x, 1, m, 3, 2, 0);
+                cr_assert(worst <= 1e-9, "m %d: off by %g", m, worst);
+                weft_tensor_release(x);
+            }
+            release_all(args, 2);
+            free(av);
+            free(bv);
+        }
+        if (fast)
+            cr_assert_eq(weft_function_tracing_count(f), 1);
+        weft_function_destroy(&f);
+    }
+}
+
 /* ---- Errors --------------------------------------------------------------- */
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
