@@ -228,7 +228,7 @@ static weft_dtype class_dtype(weft__op op, weft_dtype dt)
 
 /* The logical ops take bool only; refused before any promotion, so the
  * message shows the operand as the caller passed it. */
-static bool all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in)
+bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in)
 {
     for (uint32_t i = 0; i < n_in; i++) {
         if (dtype_of(in[i]) == WEFT_BOOL)
@@ -246,7 +246,7 @@ weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_valu
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !all_bool(cx, fn, in, 2))
+    if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !weft__ops_all_bool(cx, fn, in, 2))
         return NULL;
     weft_dtype dt = class_dtype(op, promote(a, b));
     weft_dtype dts[2] = { dt, dt };
@@ -283,7 +283,7 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
     weft_value *in[1] = { a };
     if (!weft__op_enter(cx, fn, in, 1))
         return NULL;
-    if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !all_bool(cx, fn, in, 1))
+    if (weft__ew_class_of(op) == WEFT__EW_LOGICAL && !weft__ops_all_bool(cx, fn, in, 1))
         return NULL;
     weft_dtype dt = class_dtype(op, dtype_of(a));
     weft__node n = { .op = op };

@@ -13,6 +13,11 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                             weft_value *b);
 
+/* Whether in[0..n_in) are all bool; otherwise the context fails with
+ * WEFT_EDTYPE naming fn and the first input that is not (the check of the
+ * logical ops). */
+bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in);
+
 /* v itself, or for a weak scalar an ordinary (strong) constant of the same
  * dtype and value: what a function traced for v's spec would see. */
 weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);

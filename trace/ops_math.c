@@ -67,15 +67,7 @@ weft_value *weft_logical_xor(weft_ctx *cx, weft_value *a, weft_value *b)
 {
     static const char fn[] = "weft_logical_xor";
     weft_value *in[2] = { a, b };
-    if (!weft__op_enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_all_bool(cx, fn, in, 2))
         return NULL;
-    for (int i = 0; i < 2; i++) {
-        const weft_spec *s = weft__value_spec(in[i]);
-        if (s->dtype != WEFT_BOOL) {
-            char ss[WEFT__SPEC_STR_MAX];
-            return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s is not bool", fn,
-                                  weft__spec_str(s, ss, sizeof ss));
-        }
-    }
     return weft__op_binary(cx, WEFT__OP_NE, fn, a, b);
 }

@@ -435,7 +435,7 @@ Test(ops_compose, errors_name_the_op)
 {
     const op_error_case cases[] = {
         { 0, WEFT_EDTYPE, "weft_selu: a is i32[2,2], not f32 or f64" },
-        { 1, WEFT_EDTYPE, "weft_logical_xor: f64[2,2] is not bool" },
+        { 1, WEFT_EDTYPE, "weft_logical_xor: input 0 is f64[2,2], not bool" },
         { 2, WEFT_ESHAPE, "weft_cross: a f64[2,2] does not have 3 elements in its last dim" },
         { 3, WEFT_EINVAL, "weft_in_top_k: k -1 is negative" },
         { 4, WEFT_EINVAL, "weft_histogram_fixed_width: the range [1, 1] is not finite with "
