@@ -1,10 +1,11 @@
 /* Shape and dtype inference of the linear-algebra ops: cholesky,
- * matrix_inverse, matrix_determinant, slogdet and eigh of square
+ * matrix_inverse, matrix_determinant, slogdet, lu and eigh of square
  * matrices, qr and svd of any matrices, and matrix_solve and
  * triangular_solve of a square matrix and right-hand sides.  A
  * decomposition's factors come out of one node packed into one tensor
- * (see packed_dims), which trace/ops_decomp.c slices apart.  Every input is f32 or f64 with the matrices in the last two dims
- * and any batch dims before them; as elsewhere, the same code checks a
+ * (see packed_dims), which trace/ops_decomp.c slices apart.  Every input
+ * is f32 or f64 with the matrices in the last two dims and any batch
+ * dims before them; as elsewhere, the same code checks a
  * node while tracing (dims may be unknown) and again before the kernel
  * runs. */
 #include <string.h>
