@@ -478,6 +478,11 @@ static int infer_cumsum(const weft__node *n, const weft_spec *a, weft_spec *out)
 {
     *out = *a;
     out->dtype = a->dtype == WEFT_BOOL ? WEFT_I64 : a->dtype;
+    if (n->op == WEFT__OP_CUMLOGSUMEXP && a->dtype != WEFT_F32 && a->dtype != WEFT_F64) {
+        char sa[WEFT__SPEC_STR_MAX];
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: input 0 is %s, not f32 or f64",
+                            weft__op_name(n->op), sstr(a, sa));
+    }
     int axis;
     if (a->rank != WEFT_RANK_ANY && !norm_axis(n->attr.axis.axis, a->rank, &axis))
         return axis_fail(n, n->attr.axis.axis, a);
@@ -762,7 +767,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ARGMAX:
     case WEFT__OP_ARGMIN:       return infer_arg_extreme(n, &in[0], out);
     case WEFT__OP_CUMSUM:
-    case WEFT__OP_CUMPROD:      return infer_cumsum(n, &in[0], out);
+    case WEFT__OP_CUMPROD:
+    case WEFT__OP_CUMLOGSUMEXP: return infer_cumsum(n, &in[0], out);
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:      return infer_sort(n, &in[0], out);
     case WEFT__OP_TOP_K:        return infer_top_k(n, &in[0], out);

@@ -74,6 +74,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_QR] = "qr", [WEFT__OP_EIGH] = "eigh", [WEFT__OP_SVD] = "svd",
     [WEFT__OP_SLOGDET] = "slogdet", [WEFT__OP_ASINH] = "asinh", [WEFT__OP_ACOSH] = "acosh",
     [WEFT__OP_ATANH] = "atanh", [WEFT__OP_LGAMMA] = "lgamma", [WEFT__OP_LU] = "lu",
+    [WEFT__OP_CUMLOGSUMEXP] = "cumulative_logsumexp",
 };
 
 const char *weft__op_name(weft__op op)

@@ -151,7 +151,8 @@
     XX(ACOSH,      UNARY,   1)             \
     XX(ATANH,      UNARY,   1)             \
     XX(LGAMMA,     UNARY,   1)             \
-    XX(LU,         ARRAY,   1)
+    XX(LU,         ARRAY,   1)             \
+    XX(CUMLOGSUMEXP, ARRAY, 1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -221,7 +222,8 @@ typedef struct weft__node {
         /* The shape ops (trace/ops_shape.c).  FILL_LIKE uses fill. */
         struct { int axis; unsigned scan; int batch; } axis;  /* EXPAND_DIMS, SQUEEZE
                                        (or WEFT_ALL_AXES), GATHER, CONCAT, STACK, ARGMAX,
-                                       ARGMIN (or WEFT_ALL_AXES), CUMSUM, CUMPROD; may be
+                                       ARGMIN (or WEFT_ALL_AXES), CUMSUM, CUMPROD,
+                                       CUMLOGSUMEXP; may be
                                        negative.  scan: CUMSUM's and CUMPROD's
                                        weft_scan_flags; batch: GATHER's batch_dims
                                        (0 for the others) */

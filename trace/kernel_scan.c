@@ -10,6 +10,7 @@
  * axis: every element is the same in-order sum or product whatever the
  * thread count (integers wrap; f32 computes in f64 and rounds each
  * result). */
+#include <math.h>
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -274,6 +275,20 @@ typedef void (*scan_fn)(const void *src, void *dst, int64_t len, int64_t stride,
 #define ADD(a, b) ((a) + (b))
 #define MUL(a, b) ((a) * (b))
 
+/* log(exp(a) + exp(b)) without overflow: the larger plus log1p of the
+ * other's exp relative to it.  Two -infs give -inf (the empty sum) and
+ * two +infs +inf, where the difference of the infinities would be NaN; a
+ * NaN stays NaN. */
+static inline double log_add_exp(double a, double b)
+{
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    if (isnan(a) || isnan(b))
+        return a + b;
+    if (isinf(hi) && hi == lo)
+        return hi;
+    return hi + log1p(exp(lo - hi));
+}
+
 /* Integers combine in uint64_t (wrapping); a signed input is widened first
  * so that the low bits are the wrapped result in its own type. */
 SCAN_FN(cumsum_b, uint8_t, uint64_t, int64_t, STORE_I64, ADD)
@@ -286,10 +301,15 @@ SCAN_FN(cumprod_i32, int32_t, uint64_t, int32_t, STORE_I32, MUL)
 SCAN_FN(cumprod_i64, int64_t, uint64_t, int64_t, STORE_I64, MUL)
 SCAN_FN(cumprod_f32, float, double, float, (float)STORE_F, MUL)
 SCAN_FN(cumprod_f64, double, double, double, STORE_F, MUL)
+SCAN_FN(cumlse_f32, float, double, float, (float)STORE_F, log_add_exp)
+SCAN_FN(cumlse_f64, double, double, double, STORE_F, log_add_exp)
 
-static const scan_fn scans[2][5] = {
+/* By op (sum, product, log-sum-exp) and dtype; log-sum-exp takes floats
+ * only (its inference refuses the others). */
+static const scan_fn scans[3][5] = {
     { cumsum_b, cumsum_i32, cumsum_i64, cumsum_f32, cumsum_f64 },
     { cumprod_b, cumprod_i32, cumprod_i64, cumprod_f32, cumprod_f64 },
+    { NULL, NULL, NULL, cumlse_f32, cumlse_f64 },
 };
 
 typedef struct scan_job {
@@ -332,18 +352,18 @@ int weft__eval_cumsum(weft_runtime *rt, const weft__node *n, const weft_tensor *
 {
     scan_job j;
     memset(&j, 0, sizeof j);
-    bool prod = n->op == WEFT__OP_CUMPROD;
-    j.fn = scans[prod][a->dtype];
+    int kind = n->op == WEFT__OP_CUMPROD ? 1 : n->op == WEFT__OP_CUMLOGSUMEXP ? 2 : 0;
+    j.fn = scans[kind][a->dtype];
     j.exclusive = n->attr.axis.scan & WEFT_SCAN_EXCLUSIVE;
     j.reverse = n->attr.axis.scan & WEFT_SCAN_REVERSE;
-    if (prod) {
-        /* 1 as the accumulator holds it: a double for floats, else 1. */
-        double one = 1.0;
-        if (a->dtype == WEFT_F32 || a->dtype == WEFT_F64)
-            memcpy(&j.init, &one, sizeof one);
-        else
-            j.init = 1;
-    }
+    /* The combine's identity as the accumulator holds it: 1 for products
+     * (a double for floats), -inf for log-sum-exp, else 0. */
+    bool floats = a->dtype == WEFT_F32 || a->dtype == WEFT_F64;
+    double identity = kind == 1 ? 1.0 : kind == 2 ? -INFINITY : 0.0;
+    if (floats)
+        memcpy(&j.init, &identity, sizeof identity);
+    else
+        j.init = kind == 1;
     j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
     layout_of(a, n->attr.axis.axis, j.chunks, &j.l);
     if (j.l.outer == 0 || j.l.inner == 0 || j.l.len == 0)

@@ -517,6 +517,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_arg_extreme(rt, n, in[0], out);
     case WEFT__OP_CUMSUM:
     case WEFT__OP_CUMPROD:
+    case WEFT__OP_CUMLOGSUMEXP:
         return weft__eval_cumsum(rt, n, in[0], out);
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:

@@ -374,6 +374,11 @@ weft_value *weft_cumprod(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
     return scan(cx, WEFT__OP_CUMPROD, "weft_cumprod", a, axis, flags);
 }
 
+weft_value *weft_cumulative_logsumexp(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
+{
+    return scan(cx, WEFT__OP_CUMLOGSUMEXP, "weft_cumulative_logsumexp", a, axis, flags);
+}
+
 /* ---- Sorting ----------------------------------------------------------- */
 
 static weft_value *sort_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,

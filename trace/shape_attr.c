@@ -279,7 +279,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                                                              : "bilinear",
                 n->attr.resize.size[0], n->attr.resize.size[1]);
         break;
-    case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD:
+    case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD: case WEFT__OP_CUMLOGSUMEXP:
         fprintf(f, "<axis=%d%s%s>", n->attr.axis.axis,
                 n->attr.axis.scan & WEFT_SCAN_EXCLUSIVE ? ",exclusive" : "",
                 n->attr.axis.scan & WEFT_SCAN_REVERSE ? ",reverse" : "");
@@ -304,6 +304,7 @@ bool weft__shape_in_place_ok(const weft__node *n)
         return true;   /* reads only the input's shape */
     case WEFT__OP_CUMSUM:
     case WEFT__OP_CUMPROD:
+    case WEFT__OP_CUMLOGSUMEXP:
         return true;   /* reads each element before it writes that element */
     case WEFT__OP_SORT:
         return true;   /* reads a whole row before it writes that row */

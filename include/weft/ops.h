@@ -441,6 +441,13 @@ typedef enum weft_scan_flags {
 } weft_scan_flags;
 WEFT_API weft_value *weft_cumsum_ex(weft_ctx *cx, weft_value *a, int axis, unsigned flags);
 WEFT_API weft_value *weft_cumprod(weft_ctx *cx, weft_value *a, int axis, unsigned flags);
+/* tf.math.cumulative_logsumexp: log(cumsum(exp(a))) along axis without
+ * overflow (each step the larger term plus log1p of the other's exp), the
+ * same axis and flags as weft_cumsum_ex.  f32 and f64 only (WEFT_EDTYPE
+ * otherwise); f32 computes in f64 and rounds each result.  An exclusive
+ * scan starts at -inf, the log of the empty sum. */
+WEFT_API weft_value *weft_cumulative_logsumexp(weft_ctx *cx, weft_value *a, int axis,
+                                               unsigned flags);
 
 /* ---- Sorting ----
  *

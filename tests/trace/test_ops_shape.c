@@ -850,6 +850,120 @@ Test(ops_shape, cumsum_ex_and_cumprod_with_each_flag)
     weft_tensor_release(f);
 }
 
+/* ---- cumulative_logsumexp ---------------------------------------------- */
+
+static weft_value *op_cumlse(weft_ctx *cx, weft_value *const *args, const void *p)
+{
+    const scan_p *s = p;
+    return weft_cumulative_logsumexp(cx, args[0], s->axis, s->flags);
+}
+
+/* log(sum(exp(v))) over the elements of x[rows, cols] that the scan puts
+ * into element (r, c), from the definition in long double: the largest
+ * taken out first, -inf for none. */
+static double lse_reference(const double *x, int64_t rows, int64_t cols, const scan_p *s,
+                            int64_t r, int64_t c)
+{
+    int64_t len = s->axis == 0 ? rows : cols, at = s->axis == 0 ? r : c;
+    long double m = -INFINITY, sum = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t k = 0; k < len; k++) {
+            bool in = s->flags & WEFT_SCAN_REVERSE ? k > at : k < at;
+            if (k == at && !(s->flags & WEFT_SCAN_EXCLUSIVE))
+                in = true;
+            if (!in)
+                continue;
+            long double v = s->axis == 0 ? x[k * cols + c] : x[r * cols + k];
+            if (pass == 0 && v > m)
+                m = v;
+            if (pass == 1)
+                sum += expl(v - m);
+        }
+    return m == -INFINITY ? -INFINITY : (double)(m + logl(sum));
+}
+
+/* Every mode's result within tol (relative, and absolute near 0) of the
+ * reference for each element; infinities exactly. */
+static void expect_lse(weft_tensor *x, const double *xv, int64_t rows, int64_t cols,
+                       const scan_p *s, double tol)
+{
+    op_case c = { op_cumlse, s, 0 };
+    for (int m = 0; m < N_MODES; m++) {
+        weft_tensor *out = NULL;
+        cr_assert_eq(call_mode(&c, m, &x, 1, &out), 0, "%s: %s", mode_names[m], weft_errmsg());
+        cr_assert_eq(weft_tensor_dtype(out), weft_tensor_dtype(x));
+        cr_assert_eq(weft_tensor_numel(out), rows * cols);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t k = 0; k < cols; k++) {
+                double want = lse_reference(xv, rows, cols, s, r, k);
+                double got = test_element(out, r * cols + k);
+                bool ok = isinf(want) ? got == want
+                                      : fabs(got - want) <= tol * fmax(1.0, fabs(want));
+                cr_assert(ok, "%s, axis %d, flags %u: element (%lld, %lld) is %.17g, expected "
+                          "%.17g", mode_names[m], s->axis, s->flags, (long long)r,
+                          (long long)k, got, want);
+            }
+        weft_tensor_release(out);
+    }
+}
+
+Test(ops_shape, cumulative_logsumexp_against_the_definition)
+{
+    /* Terms far apart (exp(1000) overflows a double), near each other,
+     * and below the largest by more than a double's exponent. */
+    const double x[6] = { 1000, -2, 3.5, 999, 1e-3, -1000 };
+    weft_tensor *x64 = test_tensor(WEFT_F64, 2, DIMS(2, 3), x);
+    for (unsigned flags = 0; flags < 4; flags++)
+        for (int axis = 0; axis < 2; axis++) {
+            scan_p p = { axis, false, flags };
+            expect_lse(x64, x, 2, 3, &p, 4e-16);
+        }
+    weft_tensor_release(x64);
+    /* f32 computes in f64 and rounds each result once. */
+    const double xf[6] = { 80, (float)-2.25, 3.5, 81, 0.5, -90 };
+    weft_tensor *x32 = test_tensor(WEFT_F32, 2, DIMS(2, 3), xf);
+    scan_p p = { 1, false, WEFT_SCAN_REVERSE };
+    expect_lse(x32, xf, 2, 3, &p, 0x1p-24);
+    weft_tensor_release(x32);
+    /* Columns in blocks over chunks: [40, 70] along axis 0 (rounding
+     * errors add up along the 40 steps). */
+    double big[40 * 70];
+    for (int i = 0; i < 40 * 70; i++)
+        big[i] = (double)((i * 37) % 101) / 7.0 - 5.0;
+    weft_tensor *b = test_tensor(WEFT_F64, 2, DIMS(40, 70), big);
+    p = (scan_p){ 0, false, WEFT_SCAN_EXCLUSIVE };
+    expect_lse(b, big, 40, 70, &p, 40 * 0x1p-52);
+    weft_tensor_release(b);
+}
+
+Test(ops_shape, cumulative_logsumexp_edges)
+{
+    scan_p p = { 0, false, 0 };
+    op_case c = { op_cumlse, &p, 0 };
+    /* The empty sum is -inf until a finite term comes; two +infs are +inf
+     * (not inf - inf); a NaN stays. */
+    weft_tensor *t = test_tensor(WEFT_F64, 1, DIMS(5), VALS(-INFINITY, -INFINITY, 0, INFINITY, 1));
+    expect1(&c, &t, 1, WEFT_F64, 1, DIMS(5), VALS(-INFINITY, -INFINITY, 0, INFINITY, INFINITY));
+    weft_tensor_release(t);
+    t = test_tensor(WEFT_F64, 1, DIMS(3), VALS(INFINITY, INFINITY, NAN));
+    expect1(&c, &t, 1, WEFT_F64, 1, DIMS(3), VALS(INFINITY, INFINITY, NAN));
+    weft_tensor_release(t);
+    /* An exclusive scan starts at -inf; WEFT_ALL_AXES flattens. */
+    t = test_tensor(WEFT_F32, 2, DIMS(1, 2), VALS(0, 0));
+    p = (scan_p){ WEFT_ALL_AXES, false, WEFT_SCAN_EXCLUSIVE };
+    expect1(&c, &t, 1, WEFT_F32, 1, DIMS(2), VALS(-INFINITY, 0));
+    p.flags = 8;
+    expect_fail(&c, &t, 1, WEFT_EINVAL, "weft_cumulative_logsumexp: unknown flag bits 0x8");
+    p = (scan_p){ 2, false, 0 };
+    expect_fail(&c, &t, 1, WEFT_EINVAL, "weft_cumulative_logsumexp: axis 2 is out of range");
+    weft_tensor_release(t);
+    weft_tensor *i = test_tensor(WEFT_I32, 1, DIMS(2), VALS(1, 2));
+    p = (scan_p){ 0, false, 0 };
+    expect_fail(&c, &i, 1, WEFT_EDTYPE, "weft_cumulative_logsumexp: input 0 is i32");
+    expect_fail(&c, &i, 1, WEFT_EDTYPE, "not f32 or f64");
+    weft_tensor_release(i);
+}
+
 /* Columns split over chunks: a reverse exclusive sum of [300, 600] along
  * axis 0 against a loop. */
 Test(ops_shape, reverse_exclusive_cumsum_of_a_large_tensor)
