@@ -577,6 +577,11 @@ static weft_value *op_einsum_diag(weft_ctx *cx)
     return weft_einsum(cx, "ii->i", &a, 1);
 }
 static int c_einsum_diag(void) { return eager_op(op_einsum_diag); }
+static weft_value *op_cumlse_int(weft_ctx *cx)
+{
+    return weft_cumulative_logsumexp(cx, weft_range(cx, WEFT_I32, 0, 2, 1), 0, 0);
+}
+static int c_cumlse_int(void) { return eager_op(op_cumlse_int); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -690,6 +695,7 @@ static const err_case cases[] = {
     C("weft_histogram_fixed_width", "the range [1, 0]", WEFT_EINVAL, c_histogram_range),
     C("weft_gather_nd_ex", "batch 2 against batch 1", WEFT_ESHAPE, c_gather_nd_batch),
     C("weft_einsum", "ii->i of f32[2,3]", WEFT_ESHAPE, c_einsum_diag),
+    C("weft_cumulative_logsumexp", "i32[2]", WEFT_EDTYPE, c_cumlse_int),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
