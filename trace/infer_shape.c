@@ -692,11 +692,10 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
 
 /* in[0], the seed: an i32 or i64 scalar, or a vector of two.  The dims
  * are the node's, or (rank -1) those of in[1]. */
-static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out)
+static int check_seed(const weft__node *n, const weft_spec *seed)
 {
     char fn[48];
     snprintf(fn, sizeof fn, "weft_%s", weft__op_name(n->op));
-    const weft_spec *seed = &in[0];
     char ss[WEFT__SPEC_STR_MAX];
     if (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not i32 or i64", fn, sstr(seed, ss));
@@ -704,6 +703,14 @@ static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out
         !(seed->rank == 1 && (seed->dims[0] == 2 || seed->dims[0] == WEFT_DIM_ANY)))
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not a scalar or a vector of two",
                             fn, sstr(seed, ss));
+    return 0;
+}
+
+static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    int rc = check_seed(n, &in[0]);
+    if (rc)
+        return rc;
     if (n->attr.random.rank < 0) {
         *out = in[1];   /* the shape of the second input, known or not */
         out->dtype = n->attr.random.dtype;
@@ -717,6 +724,36 @@ static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out
     return 0;
 }
 
+/* in[0] the seed, in[1] the logits [batch, classes] (f32 or f64); the
+ * result [batch, num_samples] of the node's dtype, num_samples in
+ * attr.random.dims[0]. */
+static int infer_categorical(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    int rc = check_seed(n, &in[0]);
+    if (rc)
+        return rc;
+    const weft_spec *l = &in[1];
+    char sl[WEFT__SPEC_STR_MAX];
+    if (l->dtype != WEFT_F32 && l->dtype != WEFT_F64)
+        return weft__errorf(WEFT_EDTYPE, "weft_random_categorical: the logits %s are not f32 or "
+                            "f64", sstr(l, sl));
+    if (l->rank != WEFT_RANK_ANY && l->rank != 2)
+        return weft__errorf(WEFT_ESHAPE, "weft_random_categorical: the logits %s are not of "
+                            "rank 2 ([batch, classes])", sstr(l, sl));
+    memset(out, 0, sizeof *out);
+    out->dtype = n->attr.random.dtype;
+    out->rank = 2;
+    out->dims[0] = l->rank == 2 ? l->dims[0] : WEFT_DIM_ANY;
+    out->dims[1] = n->attr.random.dims[0];
+    int64_t numel;
+    if (out->dims[0] != WEFT_DIM_ANY &&
+        !weft__numel_checked(2, out->dims, weft_dtype_size(out->dtype), &numel))
+        return weft__errorf(WEFT_EINVAL, "weft_random_categorical: %lld rows of %lld samples "
+                            "overflow the address space", (long long)out->dims[0],
+                            (long long)out->dims[1]);
+    return 0;
+}
+
 static uint32_t shape_op_arity(weft__op op)
 {
     switch (op) {
@@ -724,6 +761,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
+    case WEFT__OP_RANDOM_CATEGORICAL:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
         return 3;
@@ -783,6 +821,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_UNIFORM:
     case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: return infer_random(n, in, out);
+    case WEFT__OP_RANDOM_CATEGORICAL: return infer_categorical(n, in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:

@@ -75,6 +75,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_SLOGDET] = "slogdet", [WEFT__OP_ASINH] = "asinh", [WEFT__OP_ACOSH] = "acosh",
     [WEFT__OP_ATANH] = "atanh", [WEFT__OP_LGAMMA] = "lgamma", [WEFT__OP_LU] = "lu",
     [WEFT__OP_CUMLOGSUMEXP] = "cumulative_logsumexp",
+    [WEFT__OP_RANDOM_CATEGORICAL] = "random_categorical",
 };
 
 const char *weft__op_name(weft__op op)

@@ -152,7 +152,8 @@
     XX(ATANH,      UNARY,   1)             \
     XX(LGAMMA,     UNARY,   1)             \
     XX(LU,         ARRAY,   1)             \
-    XX(CUMLOGSUMEXP, ARRAY, 1)
+    XX(CUMLOGSUMEXP, ARRAY, 1)             \
+    XX(RANDOM_CATEGORICAL, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

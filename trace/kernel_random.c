@@ -274,7 +274,7 @@ static int random_chunk(size_t cb, size_t ce, void *ctx)
 }
 
 /* The seed's one or two values, as signed 64-bit integers. */
-static int read_seed(const weft__node *n, const weft_tensor *seed, int64_t s[2])
+int weft__random_read_seed(const weft__node *n, const weft_tensor *seed, int64_t s[2])
 {
     if (!((seed->rank == 0) || (seed->rank == 1 && seed->dims[0] == 2)) ||
         (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)) {
@@ -303,7 +303,7 @@ int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *
     random_job j;
     memset(&j, 0, sizeof j);
     int64_t s[2] = { 0, 0 };
-    int rc = read_seed(n, seed, s);
+    int rc = weft__random_read_seed(n, seed, s);
     if (rc)
         return rc;
     j.n = n;

@@ -537,6 +537,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
         return weft__eval_random(rt, n, in[0], out);
+    case WEFT__OP_RANDOM_CATEGORICAL:
+        return weft__eval_random_categorical(rt, n, in[0], in[1], out);
     case WEFT__OP_CONV2D:
         return weft__eval_conv2d(rt, n, in[0], in[1], out);
     case WEFT__OP_DEPTHWISE_CONV2D:

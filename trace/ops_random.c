@@ -153,6 +153,26 @@ weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, weft_value *
                        mean, stddev);
 }
 
+weft_value *weft_random_categorical(weft_ctx *cx, weft_value *logits, int64_t num_samples,
+                                    weft_value *seed, weft_dtype dtype)
+{
+    const char *fn = "weft_random_categorical";
+    weft_value *in[2] = { seed, logits };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (dtype != WEFT_I32 && dtype != WEFT_I64)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32 or i64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (num_samples < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: num_samples %lld is negative", fn,
+                              (long long)num_samples);
+    weft__node n = { .op = WEFT__OP_RANDOM_CATEGORICAL };
+    n.attr.random.dtype = dtype;
+    n.attr.random.rank = 1;
+    n.attr.random.dims[0] = num_samples;
+    return weft__ops_finish(cx, &n, in, 2);
+}
+
 /* TensorFlow's stateless dropout: kept where a uniform draw in [0, 1) is
  * >= rate, scaled by 1 / (1 - rate). */
 weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed)

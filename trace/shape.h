@@ -102,6 +102,15 @@ int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const 
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */
 void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+/* The seed tensor's one or two values into s (a scalar's second is 0);
+ * WEFT_EINVAL naming n's op when it is not an i32 or i64 scalar or vector
+ * of two. */
+int weft__random_read_seed(const weft__node *n, const weft_tensor *seed, int64_t s[2]);
+/* random_categorical (kernel_categorical.c): in[0] the seed, in[1] the
+ * logits [batch, classes]. */
+int weft__eval_random_categorical(weft_runtime *rt, const weft__node *n,
+                                  const weft_tensor *seed, const weft_tensor *logits,
+                                  weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

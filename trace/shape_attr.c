@@ -83,7 +83,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.index.count;
         break;
     case WEFT__OP_RANDOM_UNIFORM: case WEFT__OP_RANDOM_NORMAL:
-    case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
+    case WEFT__OP_RANDOM_TRUNCATED_NORMAL: case WEFT__OP_RANDOM_CATEGORICAL:
         w[k++] = n->attr.random.dtype;
         w[k++] = n->attr.random.rank;
         for (int d = 0; d < n->attr.random.rank && d < WEFT_MAX_RANK; d++)
@@ -263,6 +263,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_RANDOM_NORMAL: case WEFT__OP_RANDOM_TRUNCATED_NORMAL:
         fprintf(f, "<mean=%g,stddev=%g>", n->attr.random.a, n->attr.random.b);
+        break;
+    case WEFT__OP_RANDOM_CATEGORICAL:
+        fprintf(f, "<num_samples=%" PRId64 ">", n->attr.random.dims[0]);
         break;
     case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
     case WEFT__OP_DEPTHWISE_CONV2D:

@@ -947,6 +947,19 @@ WEFT_API weft_value *weft_random_uniform_like(weft_ctx *cx, weft_value *seed, we
                                               weft_dtype dtype, double minval, double maxval);
 WEFT_API weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, weft_value *like,
                                              weft_dtype dtype, double mean, double stddev);
+/* tf.random.stateless_categorical(logits, num_samples, seed, dtype): for
+ * each row of logits [batch, classes] (f32 or f64, else WEFT_EDTYPE; rank
+ * 2, else WEFT_ESHAPE), num_samples class indices drawn from
+ * softmax(row), as [batch, num_samples] of dtype i32 or i64.  Sample s of
+ * row r picks the first class whose running sum of exp(logit - max)
+ * exceeds u times the row's total, u being element r * num_samples + s of
+ * the f64 weft_random_uniform draw in [0, 1) of that seed (TensorFlow's
+ * CPU method; weft's stream).  A logit of -inf is never drawn; logits of
+ * +inf share the row evenly.  A row with a NaN logit or with every logit
+ * -inf (or no classes) fails the call with WEFT_EINVAL naming it. */
+WEFT_API weft_value *weft_random_categorical(weft_ctx *cx, weft_value *logits,
+                                             int64_t num_samples, weft_value *seed,
+                                             weft_dtype dtype);
 /* tf.nn.experimental.stateless_dropout(x, rate, seed): each element of x
  * kept with probability 1 - rate and scaled by 1 / (1 - rate), else 0;
  * kept exactly where weft_random_uniform_like(cx, seed, x, x's dtype, 0,

@@ -582,6 +582,12 @@ static weft_value *op_cumlse_int(weft_ctx *cx)
     return weft_cumulative_logsumexp(cx, weft_range(cx, WEFT_I32, 0, 2, 1), 0, 0);
 }
 static int c_cumlse_int(void) { return eager_op(op_cumlse_int); }
+static weft_value *op_categorical_rank(weft_ctx *cx)
+{
+    return weft_random_categorical(cx, weft_range(cx, WEFT_F32, 0, 4, 1), 2,
+                                   weft_const_i64(cx, 7), WEFT_I64);
+}
+static int c_categorical_rank(void) { return eager_op(op_categorical_rank); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -696,6 +702,7 @@ static const err_case cases[] = {
     C("weft_gather_nd_ex", "batch 2 against batch 1", WEFT_ESHAPE, c_gather_nd_batch),
     C("weft_einsum", "ii->i of f32[2,3]", WEFT_ESHAPE, c_einsum_diag),
     C("weft_cumulative_logsumexp", "i32[2]", WEFT_EDTYPE, c_cumlse_int),
+    C("weft_random_categorical", "logits f32[4]", WEFT_ESHAPE, c_categorical_rank),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
