@@ -1081,6 +1081,51 @@ WEFT_API weft_value *weft_max_pool1d(weft_ctx *cx, weft_value *input, int64_t ks
 WEFT_API weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize,
                                      int64_t stride, weft_padding padding);
 
+/* ---- Image ops ----
+ *
+ * tf.nn.space_to_depth / depth_to_space and tf.image's pixel arithmetic,
+ * compositions of the ops above (they fuse where those do).  Images are
+ * [..., height, width, channels]; errors name the public op. */
+
+/* tf.nn.space_to_depth(x, block_size): NHWC [b, h, w, c] to
+ * [b, h / s, w / s, s * s * c], each s x s block of pixels one pixel whose
+ * channels are the block's pixels in row order (TensorFlow's layout).
+ * block_size s >= 2 (WEFT_EINVAL); h, w and c known while tracing, h and
+ * w multiples of s (WEFT_ESHAPE); the batch may be unknown.  Any dtype. */
+WEFT_API weft_value *weft_space_to_depth(weft_ctx *cx, weft_value *x, int64_t block_size);
+/* tf.nn.depth_to_space(x, block_size): the inverse, [b, h, w, s * s * c]
+ * to [b, h * s, w * s, c]; c a multiple of s * s. */
+WEFT_API weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size);
+/* tf.image.rgb_to_grayscale(images): [..., 3] to [..., 1],
+ * 0.2989 r + 0.5870 g + 0.1140 b added in that order, in the images'
+ * dtype (f32 or f64, else WEFT_EDTYPE); the last dim must be 3, known
+ * while tracing (WEFT_ESHAPE). */
+WEFT_API weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images);
+/* tf.image.per_image_standardization(images): (x - mean) /
+ * max(stddev, 1 / sqrt(n)) with the mean and the (population) standard
+ * deviation over each image's last three dims, n = h w c (those three
+ * known while tracing).  f32 or f64. */
+WEFT_API weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images);
+/* tf.image.adjust_contrast(images, contrast_factor): (x - mean) * factor +
+ * mean, the mean of each channel over the image's height and width (rank
+ * 3 or more).  f32 or f64; the factor finite. */
+WEFT_API weft_value *weft_adjust_contrast(weft_ctx *cx, weft_value *images,
+                                          double contrast_factor);
+/* tf.image.image_gradients(image): outs[0] = dy and outs[1] = dx of NHWC
+ * [b, h, w, c], each of its shape: x[i + 1] - x[i] along the height
+ * (width), the last row (column) 0.  Any dtype but bool.  Returns 0, or
+ * the context's error code with both outs NULL. */
+WEFT_API int weft_image_gradients(weft_ctx *cx, weft_value *images, weft_value **outs);
+/* tf.image.total_variation(images): the sum of the absolute differences
+ * of neighbouring pixels along the height and the width, per image: [b,
+ * h, w, c] to [b], [h, w, c] to a scalar.  Dtypes as weft_sum's. */
+WEFT_API weft_value *weft_total_variation(weft_ctx *cx, weft_value *images);
+/* tf.image.psnr(a, b, max_val): 20 log10(max_val) - 10 log10(mse), the
+ * mean squared difference over each image's last three dims (a and b
+ * broadcast; f32 or f64; max_val finite and > 0).  Identical images give
+ * +inf. */
+WEFT_API weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val);
+
 /* ---- Losses and normalization ----
  *
  * Compositions of the ops above (no kernels of their own, so they fuse

@@ -588,6 +588,13 @@ static weft_value *op_categorical_rank(weft_ctx *cx)
                                    weft_const_i64(cx, 7), WEFT_I64);
 }
 static int c_categorical_rank(void) { return eager_op(op_categorical_rank); }
+static weft_value *op_space_to_depth_odd(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, weft_range(cx, WEFT_F32, 0, 18, 1), 4,
+                                 (const int64_t[]){ 1, 3, 3, 2 });
+    return weft_space_to_depth(cx, x, 2);
+}
+static int c_space_to_depth_odd(void) { return eager_op(op_space_to_depth_odd); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -703,6 +710,7 @@ static const err_case cases[] = {
     C("weft_einsum", "ii->i of f32[2,3]", WEFT_ESHAPE, c_einsum_diag),
     C("weft_cumulative_logsumexp", "i32[2]", WEFT_EDTYPE, c_cumlse_int),
     C("weft_random_categorical", "logits f32[4]", WEFT_ESHAPE, c_categorical_rank),
+    C("weft_space_to_depth", "f32[1,3,3,2] with block_size 2", WEFT_ESHAPE, c_space_to_depth_odd),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

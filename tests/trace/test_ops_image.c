@@ -1,0 +1,382 @@
+/* The image ops (space_to_depth, depth_to_space, rgb_to_grayscale,
+ * per_image_standardization, adjust_contrast, image_gradients,
+ * total_variation, psnr): values against references written out here
+ * from TensorFlow's definitions, the same bits eagerly and traced on 1, 2
+ * and 4 workers, a batch unknown while tracing, and the refused calls,
+ * whose messages name the op. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_image, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+typedef enum im_op {
+    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR
+} im_op;
+
+typedef struct im_case {
+    im_op op;
+    int64_t block;
+    double factor;
+} im_case;
+
+static int im_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const im_case *c = user;
+    switch (c->op) {
+    case S2D: outs[0] = weft_space_to_depth(cx, a[0], c->block); break;
+    case D2S: outs[0] = weft_depth_to_space(cx, a[0], c->block); break;
+    case GRAY: outs[0] = weft_rgb_to_grayscale(cx, a[0]); break;
+    case STANDARDIZE: outs[0] = weft_per_image_standardization(cx, a[0]); break;
+    case CONTRAST: outs[0] = weft_adjust_contrast(cx, a[0], c->factor); break;
+    case GRADIENTS: return weft_image_gradients(cx, a[0], outs);
+    case TV: outs[0] = weft_total_variation(cx, a[0]); break;
+    case PSNR: outs[0] = weft_psnr(cx, a[0], a[1], c->factor); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+static weft_tensor *tensor_of(weft_dtype dt, int rank, const int64_t *dims, const double *v)
+{
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= dims[d];
+    size_t es = weft_dtype_size(dt);
+    char *buf = malloc((size_t)(n ? n : 1) * es);
+    cr_assert_not_null(buf);
+    for (int64_t i = 0; i < n; i++) {
+        if (dt == WEFT_F64)
+            ((double *)buf)[i] = v[i];
+        else if (dt == WEFT_F32)
+            ((float *)buf)[i] = (float)v[i];
+        else
+            ((int32_t *)buf)[i] = (int32_t)v[i];
+    }
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(dt, rank, dims, buf, &t), 0, "%s", weft_errmsg());
+    free(buf);
+    return t;
+}
+
+static double at(const weft_tensor *t, int64_t i)
+{
+    switch (weft_tensor_dtype(t)) {
+    case WEFT_F64: return ((const double *)weft_tensor_data(t))[i];
+    case WEFT_F32: return ((const float *)weft_tensor_data(t))[i];
+    case WEFT_I64: return (double)((const int64_t *)weft_tensor_data(t))[i];
+    default: return ((const int32_t *)weft_tensor_data(t))[i];
+    }
+}
+
+static void expect_dims(const weft_tensor *t, int rank, const int64_t *dims)
+{
+    cr_assert_eq(weft_tensor_rank(t), rank);
+    for (int d = 0; d < rank; d++)
+        cr_assert_eq(weft_tensor_dims(t)[d], dims[d], "dim %d is %lld, expected %lld", d,
+                     (long long)weft_tensor_dims(t)[d], (long long)dims[d]);
+}
+
+/* Every element within tol * max(1, |want|) of want (infinities exactly). */
+static void expect_near(const weft_tensor *t, const double *want, int64_t n, double tol,
+                        const char *what)
+{
+    cr_assert_eq(weft_tensor_numel(t), n, "%s: %lld elements", what,
+                 (long long)weft_tensor_numel(t));
+    for (int64_t i = 0; i < n; i++) {
+        double g = at(t, i);
+        bool ok = isinf(want[i]) ? g == want[i] : fabs(g - want[i]) <= tol * fmax(1, fabs(want[i]));
+        cr_assert(ok, "%s: element %lld is %.17g, expected %.17g", what, (long long)i, g, want[i]);
+    }
+}
+
+/* ---- space_to_depth and depth_to_space --------------------------------- */
+
+Test(ops_image, space_to_depth_and_back)
+{
+    enum { B = 2, H = 4, W = 6, C = 3, S = 2 };
+    double x[B * H * W * C];
+    for (int i = 0; i < B * H * W * C; i++)
+        x[i] = i;
+    weft_tensor *t = tensor_of(WEFT_I32, 4, (const int64_t[]){ B, H, W, C }, x);
+    im_case c = { S2D, S, 0 };
+    weft_tensor *deep;
+    op_results_everywhere(im_body, &c, &t, 1, &deep, 1, "space_to_depth");
+    expect_dims(deep, 4, (const int64_t[]){ B, H / S, W / S, S * S * C });
+    /* out[b, i, j, (di S + dj) C + ch] = x[b, i S + di, j S + dj, ch]. */
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < H / S; i++)
+            for (int j = 0; j < W / S; j++)
+                for (int di = 0; di < S; di++)
+                    for (int dj = 0; dj < S; dj++)
+                        for (int ch = 0; ch < C; ch++) {
+                            int64_t o = (((int64_t)b * (H / S) + i) * (W / S) + j) * S * S * C +
+                                        (di * S + dj) * C + ch;
+                            double want = x[((b * H + i * S + di) * W + j * S + dj) * C + ch];
+                            cr_assert_eq(at(deep, o), want, "element %lld", (long long)o);
+                        }
+    im_case back = { D2S, S, 0 };
+    weft_tensor *again;
+    op_results_everywhere(im_body, &back, &deep, 1, &again, 1, "depth_to_space");
+    expect_dims(again, 4, (const int64_t[]){ B, H, W, C });
+    cr_assert(op_same_bits(again, t), "depth_to_space(space_to_depth(x)) is not x");
+    weft_tensor_release(again);
+    weft_tensor_release(deep);
+    weft_tensor_release(t);
+}
+
+/* depth_to_space of [1, 1, 1, 8] with block 2: TensorFlow's example
+ * layout, channels c of pixel (di, dj) at (di 2 + dj) 2 + c. */
+Test(ops_image, depth_to_space_known_answer_and_unknown_batch)
+{
+    double x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    weft_tensor *t = tensor_of(WEFT_F32, 4, (const int64_t[]){ 1, 1, 1, 8 }, x);
+    im_case c = { D2S, 2, 0 };
+    weft_tensor *out;
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "depth_to_space");
+    expect_dims(out, 4, (const int64_t[]){ 1, 2, 2, 2 });
+    expect_near(out, x, 8, 0, "depth_to_space");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+    /* One trace serves batches of 1 and 3. */
+    weft_spec sig = { .dtype = WEFT_F64, .rank = 4, .dims = { WEFT_DIM_ANY, 2, 2, 1 } };
+    im_case s2d = { S2D, 2, 0 };
+    weft_function_desc d = { .name = "s2d", .body = im_body, .user = &s2d, .n_args = 1,
+                             .n_outs = 1, .input_signature = &sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    for (int64_t b = 1; b <= 3; b += 2) {
+        double v[12];
+        for (int i = 0; i < 12; i++)
+            v[i] = i;
+        weft_tensor *in = tensor_of(WEFT_F64, 4, (const int64_t[]){ b, 2, 2, 1 }, v);
+        weft_arg a = weft_arg_tensor(in);
+        weft_tensor *r = NULL;
+        cr_assert_eq(weft_function_call(f, &a, 1, &r, 1), 0, "%s", weft_errmsg());
+        expect_dims(r, 4, (const int64_t[]){ b, 1, 1, 4 });
+        expect_near(r, v, 4 * b, 0, "space_to_depth of 2x2 pixels");
+        weft_tensor_release(r);
+        weft_tensor_release(in);
+    }
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.traces, 1);
+    weft_function_destroy(&f);
+}
+
+/* ---- Colour and contrast ------------------------------------------------ */
+
+Test(ops_image, rgb_to_grayscale_weights)
+{
+    const double x[6] = { 1, 0, 0, 0.25, 0.5, 0.75 };
+    weft_tensor *t = tensor_of(WEFT_F64, 2, (const int64_t[]){ 2, 3 }, x);
+    im_case c = { GRAY, 0, 0 };
+    weft_tensor *out;
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "rgb_to_grayscale");
+    expect_dims(out, 2, (const int64_t[]){ 2, 1 });
+    const double want[2] = { 0.2989, 0.25 * 0.2989 + 0.5 * 0.5870 + 0.75 * 0.1140 };
+    expect_near(out, want, 2, 0, "rgb_to_grayscale f64");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+    t = tensor_of(WEFT_F32, 2, (const int64_t[]){ 2, 3 }, x);
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "rgb_to_grayscale f32");
+    cr_assert_eq(weft_tensor_dtype(out), WEFT_F32);
+    expect_near(out, want, 2, 1e-7, "rgb_to_grayscale f32");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+}
+
+/* x [2, 3, 4, 2] with values of very different spread per image. */
+static void two_images(double *x)
+{
+    uint64_t s = 0x2545f4914f6cdd1du;
+    for (int i = 0; i < 48; i++)
+        x[i] = (i < 24 ? 100.0 : 0.01) * op_uniform(&s) + (i < 24 ? 5 : -3);
+}
+
+Test(ops_image, per_image_standardization_and_contrast)
+{
+    double x[48];
+    two_images(x);
+    weft_tensor *t = tensor_of(WEFT_F64, 4, (const int64_t[]){ 2, 3, 4, 2 }, x);
+    double want[48];
+    for (int img = 0; img < 2; img++) {
+        const double *p = x + 24 * img;
+        long double mean = 0, var = 0;
+        for (int i = 0; i < 24; i++)
+            mean += p[i];
+        mean /= 24;
+        for (int i = 0; i < 24; i++)
+            var += (p[i] - mean) * (p[i] - mean);
+        long double sd = sqrtl(var / 24);
+        long double adj = sd > 1 / sqrtl(24) ? sd : 1 / sqrtl(24);
+        for (int i = 0; i < 24; i++)
+            want[24 * img + i] = (double)((p[i] - mean) / adj);
+    }
+    im_case c = { STANDARDIZE, 0, 0 };
+    weft_tensor *out;
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "per_image_standardization");
+    expect_dims(out, 4, (const int64_t[]){ 2, 3, 4, 2 });
+    expect_near(out, want, 48, 1e-13, "per_image_standardization");
+    weft_tensor_release(out);
+    /* adjust_contrast: each channel's mean over height and width. */
+    for (int img = 0; img < 2; img++)
+        for (int ch = 0; ch < 2; ch++) {
+            long double mean = 0;
+            for (int px = 0; px < 12; px++)
+                mean += x[24 * img + 2 * px + ch];
+            mean /= 12;
+            for (int px = 0; px < 12; px++) {
+                int i = 24 * img + 2 * px + ch;
+                want[i] = (double)((x[i] - mean) * 1.5L + mean);
+            }
+        }
+    c = (im_case){ CONTRAST, 0, 1.5 };
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "adjust_contrast");
+    expect_near(out, want, 48, 1e-13, "adjust_contrast");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+    /* A flat image has no spread: 1 / sqrt(n) keeps the division finite. */
+    double flat[12];
+    for (int i = 0; i < 12; i++)
+        flat[i] = 7;
+    t = tensor_of(WEFT_F32, 3, (const int64_t[]){ 2, 3, 2 }, flat);
+    c = (im_case){ STANDARDIZE, 0, 0 };
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "flat image");
+    const double zeros[12] = { 0 };
+    expect_near(out, zeros, 12, 0, "flat image");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+}
+
+/* ---- Differences between neighbours ------------------------------------ */
+
+Test(ops_image, image_gradients_and_total_variation)
+{
+    enum { B = 2, H = 3, W = 4, C = 2 };
+    double x[B * H * W * C];
+    for (int i = 0; i < B * H * W * C; i++)
+        x[i] = (i * 7919) % 23 - 11;
+    weft_tensor *t = tensor_of(WEFT_I32, 4, (const int64_t[]){ B, H, W, C }, x);
+    im_case c = { GRADIENTS, 0, 0 };
+    weft_tensor *g[2];
+    op_results_everywhere(im_body, &c, &t, 1, g, 2, "image_gradients");
+    double tv[B] = { 0, 0 };
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < H; i++)
+            for (int j = 0; j < W; j++)
+                for (int ch = 0; ch < C; ch++) {
+                    int64_t o = ((b * H + i) * W + j) * C + ch;
+                    double dy = i + 1 < H ? x[o + W * C] - x[o] : 0;
+                    double dx = j + 1 < W ? x[o + C] - x[o] : 0;
+                    cr_assert_eq(at(g[0], o), dy, "dy element %lld", (long long)o);
+                    cr_assert_eq(at(g[1], o), dx, "dx element %lld", (long long)o);
+                    tv[b] += fabs(dy) + fabs(dx);
+                }
+    expect_dims(g[0], 4, (const int64_t[]){ B, H, W, C });
+    cr_assert_eq(weft_tensor_dtype(g[1]), WEFT_I32);
+    weft_tensor_release(g[0]);
+    weft_tensor_release(g[1]);
+    c.op = TV;
+    weft_tensor *out;
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "total_variation");
+    expect_dims(out, 1, (const int64_t[]){ B });
+    expect_near(out, tv, B, 0, "total_variation");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+    /* One image of rank 3 gives a scalar. */
+    t = tensor_of(WEFT_F64, 3, (const int64_t[]){ H, W, C }, x);
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "total_variation rank 3");
+    expect_dims(out, 0, NULL);
+    expect_near(out, tv, 1, 1e-15, "total_variation rank 3");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+}
+
+Test(ops_image, psnr)
+{
+    double x[48], y[48];
+    two_images(x);
+    for (int i = 0; i < 48; i++)
+        y[i] = x[i] + (i % 5) * 0.125 - 0.25;
+    memcpy(y + 24, x + 24, 24 * sizeof *y);   /* the second image identical */
+    weft_tensor *args[2] = { tensor_of(WEFT_F64, 4, (const int64_t[]){ 2, 3, 4, 2 }, x),
+                             tensor_of(WEFT_F64, 4, (const int64_t[]){ 2, 3, 4, 2 }, y) };
+    long double mse = 0;
+    for (int i = 0; i < 24; i++)
+        mse += (x[i] - y[i]) * (x[i] - y[i]);
+    mse /= 24;
+    const double want[2] = { (double)(20 * log10l(255.0L) - 10 * log10l(mse)), INFINITY };
+    im_case c = { PSNR, 0, 255 };
+    weft_tensor *out;
+    op_results_everywhere(im_body, &c, args, 2, &out, 1, "psnr");
+    expect_dims(out, 1, (const int64_t[]){ 2 });
+    expect_near(out, want, 2, 1e-14, "psnr");
+    weft_tensor_release(out);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* ---- Refused calls ------------------------------------------------------- */
+
+typedef enum bad_call { S2D_BLOCK, S2D_RANK, S2D_DIVIDE, D2S_DIVIDE, GRAY_INT, GRAY_CHANNELS,
+                        STANDARDIZE_RANK, CONTRAST_NAN, GRADIENTS_RANK, TV_RANK, PSNR_MAX,
+                        GRADIENTS_OUTS } bad_call;
+
+/* args: i32 [1, 4, 6, 3], f64 [1, 4, 6, 3]. */
+static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *i = a[0], *f = a[1];
+    switch ((bad_call) * (const int *)user) {
+    case S2D_BLOCK: outs[0] = weft_space_to_depth(cx, i, 1); break;
+    case S2D_RANK: outs[0] = weft_space_to_depth(cx, weft_squeeze(cx, i, 0), 2); break;
+    case S2D_DIVIDE: outs[0] = weft_space_to_depth(cx, i, 4); break;
+    case D2S_DIVIDE: outs[0] = weft_depth_to_space(cx, i, 2); break;
+    case GRAY_INT: outs[0] = weft_rgb_to_grayscale(cx, i); break;
+    case GRAY_CHANNELS: outs[0] = weft_rgb_to_grayscale(cx, weft_transpose(cx, f, (const int[]){ 0, 1, 3, 2 })); break;
+    case STANDARDIZE_RANK: outs[0] = weft_per_image_standardization(cx, weft_reshape(cx, f, 1, (const int64_t[]){ 72 })); break;
+    case CONTRAST_NAN: outs[0] = weft_adjust_contrast(cx, f, NAN); break;
+    case GRADIENTS_RANK: {
+        weft_value *g[2];
+        int rc = weft_image_gradients(cx, weft_squeeze(cx, f, 0), g);
+        cr_assert(g[0] == NULL && g[1] == NULL);
+        return rc;
+    }
+    case TV_RANK: outs[0] = weft_total_variation(cx, weft_reshape(cx, f, 2, (const int64_t[]){ 4, 18 })); break;
+    case PSNR_MAX: outs[0] = weft_psnr(cx, f, f, 0); break;
+    case GRADIENTS_OUTS: return weft_image_gradients(cx, f, NULL);
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_image, refused_calls_name_the_op)
+{
+    double v[72];
+    for (int k = 0; k < 72; k++)
+        v[k] = k;
+    weft_tensor *args[2] = { tensor_of(WEFT_I32, 4, (const int64_t[]){ 1, 4, 6, 3 }, v),
+                             tensor_of(WEFT_F64, 4, (const int64_t[]){ 1, 4, 6, 3 }, v) };
+    const op_error_case cases[] = {
+        { S2D_BLOCK, WEFT_EINVAL, "weft_space_to_depth: block_size 1 is below 2" },
+        { S2D_RANK, WEFT_ESHAPE, "weft_space_to_depth: i32[4,6,3] is not NHWC data" },
+        { S2D_DIVIDE, WEFT_ESHAPE, "weft_space_to_depth: the height and width of i32[1,4,6,3] "
+                                   "are not multiples of block_size 4" },
+        { D2S_DIVIDE, WEFT_ESHAPE, "weft_depth_to_space: the channels of i32[1,4,6,3] are not "
+                                   "a multiple of block_size^2 = 4" },
+        { GRAY_INT, WEFT_EDTYPE, "weft_rgb_to_grayscale: the images i32[1,4,6,3] are not f32" },
+        { GRAY_CHANNELS, WEFT_ESHAPE, "weft_rgb_to_grayscale: f64[1,4,3,6] does not have 3 "
+                                      "channels" },
+        { STANDARDIZE_RANK, WEFT_ESHAPE, "weft_per_image_standardization: f64[72] is not images" },
+        { CONTRAST_NAN, WEFT_EINVAL, "weft_adjust_contrast: contrast_factor nan is not finite" },
+        { GRADIENTS_RANK, WEFT_ESHAPE, "weft_image_gradients: f64[4,6,3] is not NHWC data" },
+        { TV_RANK, WEFT_ESHAPE, "weft_total_variation: f64[4,18] is not an image or a batch" },
+        { PSNR_MAX, WEFT_EINVAL, "weft_psnr: max_val 0 is not finite and > 0" },
+        { GRADIENTS_OUTS, WEFT_EINVAL, "weft_image_gradients: outs is NULL" },
+    };
+    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 2);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}

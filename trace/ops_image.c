@@ -1,0 +1,256 @@
+/* Image ops of include/weft/ops.h on NHWC data: space_to_depth,
+ * depth_to_space, rgb_to_grayscale, per_image_standardization,
+ * adjust_contrast, image_gradients, total_variation and psnr.  Each is a
+ * composition of other ops (as ops_linalg.c's): it checks its inputs
+ * first, so that an error names the public op, and builds its
+ * elementwise steps through weft__op_unary / weft__op_binary with the
+ * public name. */
+#include <math.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+static const weft_spec *spec_of(const weft_value *v)
+{
+    return weft__value_spec(v);
+}
+
+static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a)
+{
+    weft_dtype dt = spec_of(a)->dtype;
+    if (dt == WEFT_F32 || dt == WEFT_F64)
+        return true;
+    char s[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the images %s are not f32 or f64 (weft_cast them "
+                   "first)", fn, weft__spec_str(spec_of(a), s, sizeof s));
+    return false;
+}
+
+/* a has a rank in [lo, hi] (known while tracing) and its last `known`
+ * dims are known. */
+static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a, int lo, int hi,
+                       int known, const char *what)
+{
+    const weft_spec *s = spec_of(a);
+    bool ok = s->rank != WEFT_RANK_ANY && s->rank >= lo && s->rank <= hi;
+    for (int d = ok ? s->rank - known : 0; ok && d < s->rank; d++)
+        ok = s->dims[d] >= 0;
+    if (ok)
+        return true;
+    char ss[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is not %s", fn, weft__spec_str(s, ss, sizeof ss),
+                   what);
+    return false;
+}
+
+/* ---- Moving pixels into channels and back ------------------------------ */
+
+static bool block_ok(weft_ctx *cx, const char *fn, int64_t block_size)
+{
+    if (block_size >= 2)
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: block_size %lld is below 2", fn, (long long)block_size);
+    return false;
+}
+
+/* [b, h, w, c] to [b, h / s, w / s, s * s * c]: each s x s block of
+ * pixels becomes one pixel whose channels are the block's pixels in row
+ * order, each pixel's channels together (TensorFlow's layout). */
+weft_value *weft_space_to_depth(weft_ctx *cx, weft_value *x, int64_t block_size)
+{
+    static const char fn[] = "weft_space_to_depth";
+    if (!weft__op_enter(cx, fn, &x, 1) || !block_ok(cx, fn, block_size) ||
+        !known_rank(cx, fn, x, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
+        return NULL;
+    const weft_spec *s = spec_of(x);
+    int64_t h = s->dims[1], w = s->dims[2], c = s->dims[3], bs = block_size;
+    if (h % bs || w % bs) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the height and width of %s are not "
+                              "multiples of block_size %lld", fn,
+                              weft__spec_str(s, ss, sizeof ss), (long long)bs);
+    }
+    const int64_t split[6] = { -1, h / bs, bs, w / bs, bs, c };
+    static const int perm[6] = { 0, 1, 3, 2, 4, 5 };
+    const int64_t joined[4] = { -1, h / bs, w / bs, bs * bs * c };
+    return weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4, joined);
+}
+
+/* The inverse: [b, h, w, s * s * c] to [b, h * s, w * s, c]. */
+weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size)
+{
+    static const char fn[] = "weft_depth_to_space";
+    if (!weft__op_enter(cx, fn, &x, 1) || !block_ok(cx, fn, block_size) ||
+        !known_rank(cx, fn, x, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
+        return NULL;
+    const weft_spec *s = spec_of(x);
+    int64_t h = s->dims[1], w = s->dims[2], c = s->dims[3], bs = block_size;
+    if (c % (bs * bs)) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the channels of %s are not a multiple of "
+                              "block_size^2 = %lld", fn, weft__spec_str(s, ss, sizeof ss),
+                              (long long)(bs * bs));
+    }
+    const int64_t split[6] = { -1, h, w, bs, bs, c / (bs * bs) };
+    static const int perm[6] = { 0, 1, 3, 2, 4, 5 };
+    const int64_t joined[4] = { -1, h * bs, w * bs, c / (bs * bs) };
+    return weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4, joined);
+}
+
+/* ---- Colour and contrast ------------------------------------------------ */
+
+/* TensorFlow's weights, added in its order: 0.2989 r + 0.5870 g + 0.1140 b. */
+weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_rgb_to_grayscale";
+    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+        !known_rank(cx, fn, images, 1, WEFT_MAX_RANK, 1, "images whose last dim is 3"))
+        return NULL;
+    const weft_spec *s = spec_of(images);
+    if (s->dims[s->rank - 1] != 3) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s does not have 3 channels in its last dim",
+                              fn, weft__spec_str(s, ss, sizeof ss));
+    }
+    weft_value *rgb[3];
+    if (weft_split(cx, images, 3, NULL, -1, rgb) != 0)
+        return NULL;
+    static const double weights[3] = { 0.2989, 0.5870, 0.1140 };
+    weft_value *sum = NULL;
+    for (int k = 0; k < 3; k++) {
+        weft_value *term =
+            weft__op_binary(cx, WEFT__OP_MUL, fn, rgb[k], weft_const_f64(cx, weights[k]));
+        sum = k == 0 ? term : weft__op_binary(cx, WEFT__OP_ADD, fn, sum, term);
+    }
+    return sum;
+}
+
+/* (x - mean) / max(stddev, 1 / sqrt(n)) over each image's last three
+ * dims (n = h w c). */
+weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_per_image_standardization";
+    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+        !known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 3,
+                    "images (rank 3 or more, the last three dims known while tracing)"))
+        return NULL;
+    const weft_spec *s = spec_of(images);
+    int r = s->rank;
+    double pixels = (double)s->dims[r - 3] * (double)s->dims[r - 2] * (double)s->dims[r - 1];
+    const int axes[3] = { r - 3, r - 2, r - 1 };
+    weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, images, axes, 3, true);
+    weft_value *sd = weft_reduce(cx, WEFT_R_STD, images, axes, 3, true);
+    weft_value *floor_sd = weft_const_f64(cx, 1.0 / sqrt(pixels));
+    weft_value *adjusted = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, sd, floor_sd);
+    weft_value *centred = weft__op_binary(cx, WEFT__OP_SUB, fn, images, mean);
+    return weft__op_binary(cx, WEFT__OP_DIV, fn, centred, adjusted);
+}
+
+/* (x - mean) * factor + mean, the mean of each channel over an image's
+ * height and width (the two dims before the last). */
+weft_value *weft_adjust_contrast(weft_ctx *cx, weft_value *images, double contrast_factor)
+{
+    static const char fn[] = "weft_adjust_contrast";
+    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+        !known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 0, "images (rank 3 or more)"))
+        return NULL;
+    if (!isfinite(contrast_factor))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: contrast_factor %g is not finite", fn,
+                              contrast_factor);
+    int r = spec_of(images)->rank;
+    const int axes[2] = { r - 3, r - 2 };
+    weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, images, axes, 2, true);
+    weft_value *centred = weft__op_binary(cx, WEFT__OP_SUB, fn, images, mean);
+    weft_value *scaled =
+        weft__op_binary(cx, WEFT__OP_MUL, fn, centred, weft_const_f64(cx, contrast_factor));
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, scaled, mean);
+}
+
+/* ---- Differences between neighbours ------------------------------------ */
+
+/* x[.., 1:, ..] - x[.., :-1, ..] along axis of a rank-r tensor. */
+static weft_value *neighbour_diff(weft_ctx *cx, const char *fn, weft_value *x, int r, int axis)
+{
+    int64_t lo_begin[WEFT_MAX_RANK] = { 0 }, hi_end[WEFT_MAX_RANK];
+    for (int d = 0; d < r; d++)
+        hi_end[d] = WEFT_END;
+    lo_begin[axis] = 1;
+    hi_end[axis] = -1;
+    weft_value *next = weft_slice(cx, x, lo_begin, NULL, NULL);
+    weft_value *here = weft_slice(cx, x, NULL, hi_end, NULL);
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, next, here);
+}
+
+/* tf.image.image_gradients: outs[0] dy and outs[1] dx of [b, h, w, c],
+ * each x[next] - x[here] with a row (column) of zeros at the end. */
+int weft_image_gradients(weft_ctx *cx, weft_value *images, weft_value **outs)
+{
+    static const char fn[] = "weft_image_gradients";
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return WEFT_EINVAL;
+    }
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
+        return weft_ctx_status(cx);
+    }
+    if (!weft__op_enter(cx, fn, &images, 1) ||
+        !known_rank(cx, fn, images, 4, 4, 0, "NHWC data (rank 4)"))
+        return weft_ctx_status(cx);
+    weft_value *g[2];
+    for (int k = 0; k < 2; k++) {
+        static const int64_t pads[2][4][2] = { { { 0, 0 }, { 0, 1 }, { 0, 0 }, { 0, 0 } },
+                                               { { 0, 0 }, { 0, 0 }, { 0, 1 }, { 0, 0 } } };
+        g[k] = weft_pad(cx, neighbour_diff(cx, fn, images, 4, 1 + k), pads[k], 0);
+    }
+    if (!g[0] || !g[1])
+        return weft_ctx_status(cx);
+    outs[0] = g[0];
+    outs[1] = g[1];
+    return 0;
+}
+
+/* tf.image.total_variation: the sum of |x[next] - x[here]| over height and
+ * width, per image ([b, h, w, c] to [b]; [h, w, c] to a scalar). */
+weft_value *weft_total_variation(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_total_variation";
+    if (!weft__op_enter(cx, fn, &images, 1) ||
+        !known_rank(cx, fn, images, 3, 4, 0, "an image or a batch (rank 3 or 4)"))
+        return NULL;
+    int r = spec_of(images)->rank;
+    const int axes[3] = { r - 3, r - 2, r - 1 };
+    weft_value *sums[2];
+    for (int k = 0; k < 2; k++) {
+        weft_value *d = neighbour_diff(cx, fn, images, r, r - 3 + k);
+        sums[k] = weft_reduce(cx, WEFT_R_SUM, weft__op_unary(cx, WEFT__OP_ABS, fn, d), axes, 3,
+                              false);
+    }
+    return weft__op_binary(cx, WEFT__OP_ADD, fn, sums[0], sums[1]);
+}
+
+/* tf.image.psnr: 20 log10(max_val) - 10 log10(mse), the mean squared
+ * difference over each image's last three dims. */
+weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val)
+{
+    static const char fn[] = "weft_psnr";
+    weft_value *in[2] = { a, b };
+    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, a) || !need_float(cx, fn, b) ||
+        !known_rank(cx, fn, a, 3, WEFT_MAX_RANK, 0, "images (rank 3 or more)"))
+        return NULL;
+    if (!(max_val > 0) || !isfinite(max_val))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_val %g is not finite and > 0", fn,
+                              max_val);
+    int r = spec_of(a)->rank;
+    const int axes[3] = { r - 3, r - 2, r - 1 };
+    weft_value *d = weft__op_binary(cx, WEFT__OP_SUB, fn, a, b);
+    weft_value *mse = weft_reduce(cx, WEFT_R_MEAN, weft__op_binary(cx, WEFT__OP_MUL, fn, d, d),
+                                  axes, 3, false);
+    weft_value *db = weft__op_binary(cx, WEFT__OP_MUL, fn, weft__op_unary(cx, WEFT__OP_LOG, fn, mse),
+                                     weft_const_f64(cx, 10.0 / log(10.0)));
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, 20.0 * log10(max_val)), db);
+}
