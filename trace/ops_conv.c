@@ -115,9 +115,9 @@ weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_
     if (!weft__op_enter(cx, fn, &images, 1))
         return NULL;
     if (method != WEFT_RESIZE_BILINEAR && method != WEFT_RESIZE_NEAREST &&
-        method != WEFT_RESIZE_AREA)
+        method != WEFT_RESIZE_AREA && method != WEFT_RESIZE_BICUBIC)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not WEFT_RESIZE_BILINEAR, "
-                              "WEFT_RESIZE_NEAREST or WEFT_RESIZE_AREA", fn, (int)method);
+                              "_NEAREST, _AREA or _BICUBIC", fn, (int)method);
     if (height < 1 || width < 1 || height > INT32_MAX || width > INT32_MAX)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: size %lld x %lld is not within 1..%d", fn,
                               (long long)height, (long long)width, INT32_MAX);

@@ -279,6 +279,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "]>",
                 n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest"
                 : n->attr.resize.method == WEFT_RESIZE_AREA  ? "area"
+                : n->attr.resize.method == WEFT_RESIZE_BICUBIC ? "bicubic"
                                                              : "bilinear",
                 n->attr.resize.size[0], n->attr.resize.size[1]);
         break;

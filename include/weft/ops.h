@@ -1045,11 +1045,17 @@ WEFT_API weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input,
  * floor((o + 0.5) * in / out); area (TensorFlow's ResizeArea, always
  * antialiased) is the mean of the input area the output pixel covers,
  * [o s, (o + 1) s) with s = in / out along each dim, each input pixel
- * weighted by its overlap.  Bilinear and nearest do not antialias. */
+ * weighted by its overlap.  Bicubic is TensorFlow's ResizeBicubic with
+ * half-pixel centers: Keys' cubic (a = -0.5) on the four pixels around
+ * the source, its weights taken from TensorFlow's table of 1024 steps in
+ * float, a pixel outside the image weighted 0 and the rest renormalized;
+ * along the height first, then the width, in the dtype's arithmetic.
+ * Bilinear, nearest and bicubic do not antialias. */
 typedef enum weft_resize_method {
     WEFT_RESIZE_BILINEAR,
     WEFT_RESIZE_NEAREST,
-    WEFT_RESIZE_AREA
+    WEFT_RESIZE_AREA,
+    WEFT_RESIZE_BICUBIC
 } weft_resize_method;
 WEFT_API weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height,
                                  int64_t width, weft_resize_method method);

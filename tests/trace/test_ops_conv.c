@@ -533,6 +533,99 @@ Test(ops_conv, resize_matches_the_definition)
     free(x);
 }
 
+/* TensorFlow's ResizeBicubic weights for output coordinate o (half-pixel
+ * centers, Keys' cubic with a = -0.5 from its table of 1024 steps in
+ * float, pixels outside weighted 0 and the rest renormalized), written
+ * from TensorFlow's resize_bicubic_op.cc. */
+static void bicubic_weights(int64_t o, int64_t in, int64_t out, int64_t at[4], float w[4])
+{
+    const double a = -0.5;
+    float scale = (float)in / (float)out, in_f = ((float)o + 0.5f) * scale - 0.5f;
+    int64_t base = (int64_t)floorf(in_f);
+    long off = lrintf((in_f - (float)base) * 1024);
+    /* Distances 1 + d, d, 1 - d and 2 - d of the quantized fraction d. */
+    float near[2], far[2];
+    for (int k = 0; k < 2; k++) {
+        float x = (float)((k ? 1024 - off : off) * 1.0 / 1024);
+        near[k] = (float)(((a + 2) * x - (a + 3)) * x * x + 1);
+        x += 1.0f;
+        far[k] = (float)(((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+    }
+    const float raw[4] = { far[0], near[0], near[1], far[1] };
+    float sum = 0;
+    for (int k = 0; k < 4; k++) {
+        int64_t i = base - 1 + k;
+        at[k] = i < 0 ? 0 : i >= in ? in - 1 : i;
+        w[k] = at[k] == i ? raw[k] : 0;
+        sum += w[k];
+    }
+    for (int k = 0; k < 4; k++)
+        w[k] *= 1.0f / sum;
+}
+
+/* bicubic: the same size gives the input back; TensorFlow's rule on [2, 5,
+ * 7, 3] up and down (f64: exactly the kernel's arithmetic); a linear ramp
+ * comes out linear at the quantized positions inside the image. */
+Test(ops_conv, resize_bicubic_is_tensorflows)
+{
+    const int64_t h = 5, w = 7, c = 3, sizes[][2] = { { 11, 3 }, { 2, 16 }, { 1, 1 }, { 3, 9 } };
+    double *x = dyadic(2 * h * w * c, 150);
+    weft_tensor *t = test_tensor(WEFT_F64, 4, DIMS(2, h, w, c), x);
+    op_case same = { RESIZE, { h, w }, { WEFT_RESIZE_BICUBIC, 0 }, false };
+    check_everywhere(&same, &t, 1, WEFT_F64, DIMS(2, h, w, c), x, "bicubic, same size");
+    for (size_t sz = 0; sz < sizeof sizes / sizeof sizes[0]; sz++) {
+        int64_t oh = sizes[sz][0], ow = sizes[sz][1];
+        double *want = calloc((size_t)(2 * oh * ow * c), sizeof(double));
+        cr_assert_not_null(want);
+        for (int64_t b = 0; b < 2; b++)
+            for (int64_t oy = 0; oy < oh; oy++)
+                for (int64_t ox = 0; ox < ow; ox++) {
+                    int64_t ay[4], ax[4];
+                    float wy[4], wx[4];
+                    bicubic_weights(oy, h, oh, ay, wy);
+                    bicubic_weights(ox, w, ow, ax, wx);
+                    for (int64_t q = 0; q < c; q++) {
+                        double col[4];
+                        for (int k = 0; k < 4; k++) {
+                            col[k] = 0;
+                            for (int m = 0; m < 4; m++)
+                                col[k] += x[((b * h + ay[m]) * w + ax[k]) * c + q] * (double)wy[m];
+                        }
+                        double v = 0;
+                        for (int k = 0; k < 4; k++)
+                            v += col[k] * (double)wx[k];
+                        want[((b * oh + oy) * ow + ox) * c + q] = v;
+                    }
+                }
+        op_case rc = { RESIZE, { oh, ow }, { WEFT_RESIZE_BICUBIC, 0 }, false };
+        check_everywhere(&rc, &t, 1, WEFT_F64, DIMS(2, oh, ow, c), want, "resize bicubic");
+        free(want);
+    }
+    weft_tensor_release(t);
+    free(x);
+    double ramp[16];
+    for (int i = 0; i < 16; i++)
+        ramp[i] = i;
+    weft_tensor *r = test_tensor(WEFT_F32, 4, DIMS(1, 1, 16, 1), ramp);
+    op_case up = { RESIZE, { 1, 40 }, { WEFT_RESIZE_BICUBIC, 0 }, false };
+    weft_tensor *y;
+    cr_assert_eq(call_op(rts[1], &up, &r, 1, false, NULL, &y), 0, "%s", weft_errmsg());
+    int inside = 0;
+    for (int64_t ox = 0; ox < 40; ox++) {
+        float in_f = ((float)ox + 0.5f) * (16.0f / 40.0f) - 0.5f;
+        int64_t base = (int64_t)floorf(in_f);
+        if (base < 1 || base + 2 > 15)
+            continue;
+        inside++;
+        double at = (double)base + (double)lrintf((in_f - (float)base) * 1024) / 1024;
+        cr_assert(fabs(test_element(y, ox) - at) < 1e-5, "ramp at %lld: %.9g, expected %.9g",
+                  (long long)ox, test_element(y, ox), at);
+    }
+    cr_assert_gt(inside, 30);
+    weft_tensor_release(y);
+    weft_tensor_release(r);
+}
+
 /* Values that are not exact: the same bits on any worker count, eagerly
  * and traced, and close to the f64 reference. */
 Test(ops_conv, conv2d_gives_the_same_bits_on_any_worker_count)
