@@ -76,6 +76,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_ATANH] = "atanh", [WEFT__OP_LGAMMA] = "lgamma", [WEFT__OP_LU] = "lu",
     [WEFT__OP_CUMLOGSUMEXP] = "cumulative_logsumexp",
     [WEFT__OP_RANDOM_CATEGORICAL] = "random_categorical",
+    [WEFT__OP_DIGAMMA] = "digamma", [WEFT__OP_ERFINV] = "erfinv", [WEFT__OP_NDTRI] = "ndtri",
 };
 
 const char *weft__op_name(weft__op op)

@@ -153,7 +153,10 @@
     XX(LGAMMA,     UNARY,   1)             \
     XX(LU,         ARRAY,   1)             \
     XX(CUMLOGSUMEXP, ARRAY, 1)             \
-    XX(RANDOM_CATEGORICAL, ARRAY, 2)
+    XX(RANDOM_CATEGORICAL, ARRAY, 2)       \
+    XX(DIGAMMA,    UNARY,   1)             \
+    XX(ERFINV,     UNARY,   1)             \
+    XX(NDTRI,      UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -161,6 +161,9 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T acosh_##S(T a) { return acosh##M(a); }                             \
     static inline T atanh_##S(T a) { return atanh##M(a); }                             \
     static inline T lgamma_##S(T a) { return weft__lgamma##M(a); }                     \
+    static inline T digamma_##S(T a) { return weft__digamma##M(a); }                   \
+    static inline T erfinv_##S(T a) { return weft__erfinv##M(a); }                     \
+    static inline T ndtri_##S(T a) { return weft__ndtri##M(a); }                       \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
@@ -483,6 +486,9 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(acosh_##S##_loop, T, T, acosh_##S(x))                                        \
     UN_FN(atanh_##S##_loop, T, T, atanh_##S(x))                                        \
     UN_FN(lgamma_##S##_loop, T, T, lgamma_##S(x))                                      \
+    UN_FN(digamma_##S##_loop, T, T, digamma_##S(x))                                    \
+    UN_FN(erfinv_##S##_loop, T, T, erfinv_##S(x))                                      \
+    UN_FN(ndtri_##S##_loop, T, T, ndtri_##S(x))                                        \
     BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
@@ -545,6 +551,8 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_ATAN2] = FROW(atan2),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
+    [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),
+    [WEFT__OP_NDTRI] = FROW(ndtri),
     [WEFT__OP_IS_NAN] = NROW(is_nan), [WEFT__OP_IS_INF] = NROW(is_inf),
     [WEFT__OP_IS_FINITE] = NROW(is_finite),
 };

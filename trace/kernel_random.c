@@ -96,38 +96,6 @@ static inline uint64_t mul_high64(uint64_t a, uint64_t b)
     return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
-/* The standard normal quantile: Acklam's rational approximation (relative
- * error below 1.2e-9), then one Halley step on erfc, which leaves it
- * within a few ulps of the double result.  0 < p < 1. */
-static double normal_quantile(double p)
-{
-    static const double a[6] = { -3.969683028665376e+01, 2.209460984245205e+02,
-                                 -2.759285104469687e+02, 1.383577518672690e+02,
-                                 -3.066479806614716e+01, 2.506628277459239e+00 };
-    static const double b[5] = { -5.447609879822406e+01, 1.615858368580409e+02,
-                                 -1.556989798598866e+02, 6.680131188771972e+01,
-                                 -1.328068155288572e+01 };
-    static const double c[6] = { -7.784894002430293e-03, -3.223964580411365e-01,
-                                 -2.400758277161838e+00, -2.549732539343734e+00,
-                                 4.374664141464968e+00, 2.938163982698783e+00 };
-    static const double d[4] = { 7.784695709041462e-03, 3.224671290700398e-01,
-                                 2.445134137142996e+00, 3.754408661907416e+00 };
-    double x;
-    if (p < 0.02425 || p > 1 - 0.02425) {
-        double q = sqrt(-2 * log(p < 0.5 ? p : 1 - p));
-        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-        x = p < 0.5 ? x : -x;
-    } else {
-        double q = p - 0.5, r = q * q;
-        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-    }
-    double e = 0.5 * erfc(-x / 1.4142135623730951) - p;
-    double u = e * 2.5066282746310002 * exp(x * x / 2);
-    return x - u / (1 + x * u / 2);
-}
-
 /* Truncated at two standard deviations, as TensorFlow's: the quantile of
  * a uniform draw between the normal's CDF at -2 and at 2. */
 #define CDF_MINUS_2 0.022750131948179195
@@ -135,7 +103,7 @@ static double normal_quantile(double p)
 
 static double truncated_normal(double u)
 {
-    double z = normal_quantile(CDF_MINUS_2 + (CDF_PLUS_2 - CDF_MINUS_2) * u);
+    double z = weft__ndtri(CDF_MINUS_2 + (CDF_PLUS_2 - CDF_MINUS_2) * u);
     return z < -2 ? -2 : z > 2 ? 2 : z;
 }
 

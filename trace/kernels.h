@@ -31,6 +31,15 @@
  * interpreter and the native tier alike. */
 double weft__lgamma(double x);
 float weft__lgammaf(float x);
+/* Special functions libm lacks (special.c): digamma, the inverse error
+ * function and the standard normal quantile, in double; the f32 forms
+ * round the double result. */
+double weft__digamma(double x);
+float weft__digammaf(float x);
+double weft__erfinv(double x);
+float weft__erfinvf(float x);
+double weft__ndtri(double p);
+float weft__ndtrif(float p);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

@@ -198,6 +198,15 @@ WEFT_API weft_value *weft_asinh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_acosh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_atanh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_lgamma(weft_ctx *cx, weft_value *a);
+/* tf.math.digamma (psi, gamma's logarithmic derivative; +inf at 0 and the
+ * negative integers, as TensorFlow), tf.math.erfinv (+-inf at +-1, NaN
+ * beyond) and tf.math.ndtri (the standard normal quantile; -inf at 0,
+ * +inf at 1, NaN outside [0, 1]): weft's own functions in double (f32
+ * rounds the double result; integers and bool compute in f64), the same
+ * on every tier. */
+WEFT_API weft_value *weft_digamma(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_erfinv(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_ndtri(weft_ctx *cx, weft_value *a);
 
 /* Tests of each element, with a bool result of a's shape: is_nan (NaN of
  * any sign or payload), is_inf (+inf or -inf), is_finite (neither).

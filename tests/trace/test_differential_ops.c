@@ -1,7 +1,7 @@
 /* The differential test of the second wave of ops: random graphs of the
- * math ops (tanh ... expm1, erf ... cosh, asinh ... lgamma, atan2, is_nan, is_inf,
- * is_finite, clip, logical ops, truediv, floordiv), the neural-network ops
- * (softmax, log_softmax, logsumexp and the activations), the
+ * math ops (tanh ... expm1, erf ... cosh, asinh ... lgamma, digamma,
+ * erfinv, ndtri, atan2, is_nan, is_inf, is_finite, clip, logical ops,
+ * truediv, floordiv), the neural-network ops (softmax, log_softmax, logsumexp and the activations), the
  * shape ops (transpose, slice, gather, concat, stack, split, expand_dims,
  * squeeze, tile, broadcast_to, cumsum, argmax/argmin, sort, argsort, top_k,
  * unsorted_segment, gather_nd, scatter_nd_update/add, roll, repeat),
@@ -130,7 +130,8 @@ static weft_value *unary(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint6
                                 weft_sin, weft_cos, weft_rsqrt, weft_log1p, weft_expm1,
                                 weft_sqrt, weft_exp, weft_log, weft_erf, weft_erfc, weft_tan,
                                 weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh,
-                                weft_asinh, weft_acosh, weft_atanh, weft_lgamma };
+                                weft_asinh, weft_acosh, weft_atanh, weft_lgamma, weft_digamma,
+                                weft_erfinv, weft_ndtri };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
     return ops[k](cx, k < 11 ? numeric(cx, a, sa) : a);
 }

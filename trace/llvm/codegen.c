@@ -227,6 +227,9 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_ACOSH: return PICK(acosh);
     case WEFT__OP_ATANH: return PICK(atanh);
     case WEFT__OP_LGAMMA: return PICK(weft__lgamma);
+    case WEFT__OP_DIGAMMA: return PICK(weft__digamma);
+    case WEFT__OP_ERFINV: return PICK(weft__erfinv);
+    case WEFT__OP_NDTRI: return PICK(weft__ndtri);
     default:             return NULL;
     }
 #undef PICK
@@ -413,7 +416,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_LOG1P: case WEFT__OP_EXPM1: case WEFT__OP_ERF: case WEFT__OP_ERFC:
     case WEFT__OP_TAN: case WEFT__OP_ASIN: case WEFT__OP_ACOS: case WEFT__OP_ATAN:
     case WEFT__OP_SINH: case WEFT__OP_COSH: case WEFT__OP_ASINH: case WEFT__OP_ACOSH:
-    case WEFT__OP_ATANH: case WEFT__OP_LGAMMA:
+    case WEFT__OP_ATANH: case WEFT__OP_LGAMMA: case WEFT__OP_DIGAMMA: case WEFT__OP_ERFINV:
+    case WEFT__OP_NDTRI:
         return call_libm(g, libm_of(in->op, dt), T, a, NULL);
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return emit_test(g, in->op, fl, a);
