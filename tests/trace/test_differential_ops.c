@@ -2,7 +2,8 @@
  * math ops (tanh ... expm1, erf ... cosh, asinh ... lgamma, digamma,
  * erfinv, ndtri, atan2, is_nan, is_inf, is_finite, clip, logical ops,
  * truediv, floordiv), the neural-network ops (softmax, log_softmax,
- * logsumexp and the activations), the shape ops (transpose, slice, gather, concat, stack, split, expand_dims,
+ * logsumexp and the activations), the shape ops (transpose, slice,
+ * gather, concat, stack, split, expand_dims,
  * squeeze, tile, broadcast_to, cumsum, argmax/argmin, sort, argsort, top_k,
  * unsorted_segment, gather_nd, scatter_nd_update/add, roll, repeat),
  * weft_reduce over several axes with keepdims, weft_matmul_ex with its
