@@ -1,6 +1,7 @@
 /* Counting ops of include/weft/ops.h, compositions of others: in_top_k
- * (a comparison count per row) and histogram_fixed_width (bincount of
- * the values' bins).  Each checks its inputs first, so that an error
+ * (a comparison count per row), histogram_fixed_width (bincount of the
+ * values' bins), zero_fraction, and the order tests is_non_decreasing and
+ * is_strictly_increasing.  Each checks its inputs first, so that an error
  * names the public op. */
 #include <math.h>
 
@@ -94,4 +95,44 @@ weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double 
     weft_value *bins = weft_where(cx, weft__op_unary(cx, WEFT__OP_IS_NAN, fn, v),
                                   weft_const_i64(cx, nbins), weft_cast(cx, clipped, WEFT_I64));
     return weft_bincount(cx, bins, NULL, nbins, nbins, dtype);
+}
+
+/* tf.math.zero_fraction: the mean of x == 0 over every element, f32 (NaN
+ * for no elements, as a mean of nothing). */
+weft_value *weft_zero_fraction(weft_ctx *cx, weft_value *x)
+{
+    static const char fn[] = "weft_zero_fraction";
+    if (!weft__op_enter(cx, fn, &x, 1))
+        return NULL;
+    weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, x, weft_const_i64(cx, 0));
+    return weft_reduce(cx, WEFT_R_MEAN, weft_cast(cx, zero, WEFT_F32), NULL, 0, false);
+}
+
+/* Every element of x (flattened) against the one before it by cmp: a bool
+ * scalar, true for fewer than two elements. */
+static weft_value *ordered(weft_ctx *cx, const char *fn, weft_value *x, weft__op cmp)
+{
+    if (!weft__op_enter(cx, fn, &x, 1))
+        return NULL;
+    if (spec_of(x)->dtype == WEFT_BOOL) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: x %s is bool, not a number", fn,
+                              weft__spec_str(spec_of(x), ss, sizeof ss));
+    }
+    int64_t flat = -1;
+    weft_value *v = weft_reshape(cx, x, 1, &flat);
+    const int64_t one = 1, last = -1;
+    weft_value *next = weft_slice(cx, v, &one, NULL, NULL);
+    weft_value *here = weft_slice(cx, v, NULL, &last, NULL);
+    return weft_reduce(cx, WEFT_R_ALL, weft__op_binary(cx, cmp, fn, next, here), NULL, 0, false);
+}
+
+weft_value *weft_is_non_decreasing(weft_ctx *cx, weft_value *x)
+{
+    return ordered(cx, "weft_is_non_decreasing", x, WEFT__OP_GE);
+}
+
+weft_value *weft_is_strictly_increasing(weft_ctx *cx, weft_value *x)
+{
+    return ordered(cx, "weft_is_strictly_increasing", x, WEFT__OP_GT);
 }

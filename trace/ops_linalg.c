@@ -1,7 +1,7 @@
 /* Matrix helpers and small math ops of include/weft/ops.h: band_part,
  * matrix_diag, matrix_diag_part, trace, cross, norm, clip_by_norm,
- * clip_by_global_norm, divide_no_nan, squared_difference, reciprocal and
- * xlogy.  Each is a
+ * clip_by_global_norm, divide_no_nan, squared_difference, reciprocal,
+ * xlogy, xlog1py, xdivy and multiply_no_nan.  Each is a
  * composition of other ops (as ops_nn.c's), checks its inputs first so
  * that an error names the public op, and builds its elementwise steps
  * through weft__op_unary / weft__op_binary with the public name. */
@@ -257,18 +257,6 @@ int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n, doub
 
 /* ---- Elementwise -------------------------------------------------------- */
 
-weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
-{
-    static const char fn[] = "weft_divide_no_nan";
-    weft_value *in[2] = { x, y };
-    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") ||
-        !need_float(cx, fn, y, "y"))
-        return NULL;
-    weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, y, weft_const_f64(cx, 0.0));
-    weft_value *q = weft__op_binary(cx, WEFT__OP_DIV, fn, x, y);
-    return weft_where(cx, zero, weft_zeros_like(cx, q), q);
-}
-
 weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y)
 {
     static const char fn[] = "weft_squared_difference";
@@ -286,15 +274,63 @@ weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x)
     return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, weft_const_f64(cx, 1.0), x);
 }
 
-weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y)
+/* op(x, y), and 0 where `guard` (x for xlogy, xlog1py and xdivy, y for
+ * multiply_no_nan) is 0, whatever the other operand is. */
+static weft_value *zero_where_zero(weft_ctx *cx, const char *fn, weft_value *x, weft_value *y,
+                                   bool guard_y, weft_value *(*op)(weft_ctx *, const char *,
+                                                                   weft_value *, weft_value *))
 {
-    static const char fn[] = "weft_xlogy";
     weft_value *in[2] = { x, y };
     if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, x, "x") ||
         !need_float(cx, fn, y, "y"))
         return NULL;
-    weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, x, weft_const_f64(cx, 0.0));
-    weft_value *p = weft__op_binary(cx, WEFT__OP_MUL, fn, x,
-                                    weft__op_unary(cx, WEFT__OP_LOG, fn, y));
+    weft_value *zero =
+        weft__op_binary(cx, WEFT__OP_EQ, fn, guard_y ? y : x, weft_const_f64(cx, 0.0));
+    weft_value *p = op(cx, fn, x, y);
     return weft_where(cx, zero, weft_zeros_like(cx, p), p);
+}
+
+static weft_value *x_log_y(weft_ctx *cx, const char *fn, weft_value *x, weft_value *y)
+{
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, x, weft__op_unary(cx, WEFT__OP_LOG, fn, y));
+}
+
+static weft_value *x_log1p_y(weft_ctx *cx, const char *fn, weft_value *x, weft_value *y)
+{
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, x, weft__op_unary(cx, WEFT__OP_LOG1P, fn, y));
+}
+
+static weft_value *x_div_y(weft_ctx *cx, const char *fn, weft_value *x, weft_value *y)
+{
+    return weft__op_binary(cx, WEFT__OP_DIV, fn, x, y);
+}
+
+static weft_value *x_mul_y(weft_ctx *cx, const char *fn, weft_value *x, weft_value *y)
+{
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, x, y);
+}
+
+weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    return zero_where_zero(cx, "weft_xlogy", x, y, false, x_log_y);
+}
+
+weft_value *weft_xlog1py(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    return zero_where_zero(cx, "weft_xlog1py", x, y, false, x_log1p_y);
+}
+
+weft_value *weft_xdivy(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    return zero_where_zero(cx, "weft_xdivy", x, y, false, x_div_y);
+}
+
+weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    return zero_where_zero(cx, "weft_divide_no_nan", x, y, true, x_div_y);
+}
+
+weft_value *weft_multiply_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
+{
+    return zero_where_zero(cx, "weft_multiply_no_nan", x, y, true, x_mul_y);
 }

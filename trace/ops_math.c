@@ -1,8 +1,8 @@
 /* The math ops beyond arithmetic: the float functions, rounding, the
  * tests is_nan / is_inf / is_finite, the logical ops, floor and true
  * division, and clip.  Their dtype rules live in ew_rules.c, their
- * per-element meaning in kernel_ew.c.  logical_xor is a composition of
- * them. */
+ * per-element meaning in kernel_ew.c.  logical_xor, add_n, polyval and
+ * lbeta are compositions of them. */
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
@@ -73,4 +73,84 @@ weft_value *weft_logical_xor(weft_ctx *cx, weft_value *a, weft_value *b)
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_all_bool(cx, fn, in, 2))
         return NULL;
     return weft__op_binary(cx, WEFT__OP_NE, fn, a, b);
+}
+
+/* tf.math.add_n: the inputs added left to right (one input is returned
+ * as it is); TensorFlow requires one dtype and one shape, so weft checks
+ * both (the shapes as far as known while tracing) instead of
+ * broadcasting. */
+weft_value *weft_add_n(weft_ctx *cx, weft_value *const *xs, size_t n)
+{
+    static const char fn[] = "weft_add_n";
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return NULL;
+    }
+    if (!xs || n == 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn, n == 0 ? "no inputs" : "xs is NULL");
+    if (!weft__op_enter(cx, fn, xs, (uint32_t)n))
+        return NULL;
+    const weft_spec *first = weft__value_spec(xs[0]);
+    for (size_t i = 1; i < n; i++) {
+        const weft_spec *s = weft__value_spec(xs[i]);
+        bool same = s->dtype == first->dtype &&
+                    (s->rank == WEFT_RANK_ANY || first->rank == WEFT_RANK_ANY ||
+                     s->rank == first->rank);
+        for (int d = 0; same && s->rank == first->rank && d < s->rank; d++)
+            same = s->dims[d] < 0 || first->dims[d] < 0 || s->dims[d] == first->dims[d];
+        if (!same) {
+            char a[WEFT__SPEC_STR_MAX], b[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, s->dtype == first->dtype ? WEFT_ESHAPE : WEFT_EDTYPE,
+                                  "%s: input %zu is %s, input 0 %s", fn, i,
+                                  weft__spec_str(s, a, sizeof a),
+                                  weft__spec_str(first, b, sizeof b));
+        }
+    }
+    weft_value *sum = xs[0];
+    for (size_t i = 1; i < n; i++)
+        sum = weft__op_binary(cx, WEFT__OP_ADD, fn, sum, xs[i]);
+    return sum;
+}
+
+/* tf.math.polyval: Horner's rule, ((c0 x + c1) x + c2) ..., the
+ * coefficients highest power first; none gives zeros of x's shape. */
+weft_value *weft_polyval(weft_ctx *cx, weft_value *const *coeffs, size_t n, weft_value *x)
+{
+    static const char fn[] = "weft_polyval";
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return NULL;
+    }
+    if (n > 0 && !coeffs)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: coeffs is NULL", fn);
+    if (!weft__op_enter(cx, fn, &x, 1) ||
+        (n > 0 && !weft__op_enter(cx, fn, coeffs, (uint32_t)n)))
+        return NULL;
+    if (n == 0)
+        return weft_zeros_like(cx, x);
+    weft_value *acc = coeffs[0];
+    for (size_t i = 1; i < n; i++)
+        acc = weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, acc, x),
+                              coeffs[i]);
+    /* One coefficient: c0 broadcast against x, as TensorFlow's result. */
+    return n == 1 ? weft__op_binary(cx, WEFT__OP_ADD, fn, acc, weft_zeros_like(cx, x)) : acc;
+}
+
+/* tf.math.lbeta: log of the multivariate beta function over the last
+ * axis, sum(lgamma(x)) - lgamma(sum(x)). */
+weft_value *weft_lbeta(weft_ctx *cx, weft_value *x)
+{
+    static const char fn[] = "weft_lbeta";
+    if (!weft__op_enter(cx, fn, &x, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(x);
+    if (s->rank == 0 || (s->dtype != WEFT_F32 && s->dtype != WEFT_F64)) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, s->rank == 0 ? WEFT_ESHAPE : WEFT_EDTYPE,
+                              "%s: x %s is not f32 or f64 of rank 1 or more", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    }
+    weft_value *logs = weft_sum(cx, weft__op_unary(cx, WEFT__OP_LGAMMA, fn, x), -1);
+    weft_value *of_sum = weft__op_unary(cx, WEFT__OP_LGAMMA, fn, weft_sum(cx, x, -1));
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, logs, of_sum);
 }

@@ -913,6 +913,15 @@ WEFT_API int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *
  * threads. */
 WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence,
                                        weft_value *values, bool right);
+/* tf.math.zero_fraction(x): the fraction of x's elements equal to 0, an
+ * f32 scalar (NaN for an empty x).  Any dtype. */
+WEFT_API weft_value *weft_zero_fraction(weft_ctx *cx, weft_value *x);
+/* tf.math.is_non_decreasing(x), tf.math.is_strictly_increasing(x): a bool
+ * scalar, whether each element of x (flattened, row-major) is >= (>) the
+ * one before it; true for fewer than two elements, false where a NaN is
+ * compared.  Numbers only (bool is WEFT_EDTYPE). */
+WEFT_API weft_value *weft_is_non_decreasing(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_is_strictly_increasing(weft_ctx *cx, weft_value *x);
 /* tf.math.count_nonzero(a, axis, keepdims): how many elements are not 0
  * (bool: true; NaN counts), i64, over axes as weft_reduce's (n 0: every
  * axis).  A sum of a comparison: it fuses. */
@@ -1364,6 +1373,20 @@ WEFT_API weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_
  * context's error code with every outs[k] NULL. */
 WEFT_API int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n,
                                       double clip_norm, weft_value **outs);
+/* tf.math.add_n(xs): xs[0] + xs[1] + ... left to right (one input is
+ * returned as it is); every input of one dtype (WEFT_EDTYPE) and one
+ * shape as far as known while tracing (WEFT_ESHAPE): no broadcasting, as
+ * TensorFlow. */
+WEFT_API weft_value *weft_add_n(weft_ctx *cx, weft_value *const *xs, size_t n);
+/* tf.math.polyval(coeffs, x): coeffs[0] x^(n-1) + ... + coeffs[n-1] by
+ * Horner's rule, each step promoting and broadcasting as weft_add and
+ * weft_mul; n = 0 gives zeros of x's shape. */
+WEFT_API weft_value *weft_polyval(weft_ctx *cx, weft_value *const *coeffs, size_t n,
+                                  weft_value *x);
+/* tf.math.lbeta(x): log of the multivariate beta function over the last
+ * axis, sum(lgamma(x), -1) - lgamma(sum(x, -1)); f32 or f64 of rank 1 or
+ * more.  An empty last axis gives -inf. */
+WEFT_API weft_value *weft_lbeta(weft_ctx *cx, weft_value *x);
 /* tf.math.divide_no_nan(x, y): x / y, and 0 where y is 0 (whatever x is);
  * f32, f64. */
 WEFT_API weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y);
@@ -1374,6 +1397,13 @@ WEFT_API weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x);
 /* tf.math.xlogy(x, y): x * log(y), and 0 where x is 0 (whatever y is);
  * f32, f64. */
 WEFT_API weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y);
+/* tf.math.xlog1py(x, y): x * log1p(y), and 0 where x is 0;
+ * tf.math.xdivy(x, y): x / y, and 0 where x is 0; tf.math.multiply_no_nan(x,
+ * y): x * y, and 0 where y is 0 (whatever x is, NaN and inf too).  f32,
+ * f64. */
+WEFT_API weft_value *weft_xlog1py(weft_ctx *cx, weft_value *x, weft_value *y);
+WEFT_API weft_value *weft_xdivy(weft_ctx *cx, weft_value *x, weft_value *y);
+WEFT_API weft_value *weft_multiply_no_nan(weft_ctx *cx, weft_value *x, weft_value *y);
 
 #ifdef __cplusplus
 }
