@@ -1105,6 +1105,30 @@ WEFT_API weft_value *weft_max_pool1d(weft_ctx *cx, weft_value *input, int64_t ks
 WEFT_API weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize,
                                      int64_t stride, weft_padding padding);
 
+/* tf.nn.conv3d(input, filters, strides, padding, dilations): NDHWC input
+ * [batch, depth, height, width, channels] (all but the batch known while
+ * tracing), filters [depth, height, width, in, out channels] (known); the
+ * result [batch, out_depth, out_height, out_width, out]; strides and
+ * dilations int64_t[3] (NULL: 1s); padding, dtypes and the BLAS as
+ * weft_conv2d's.  A composition: one weft_conv2d per filter depth tap on
+ * the input's depth slices folded into the batch, the taps' results added
+ * in tap order (so each element's sum is ordered unlike a 3-D loop's;
+ * the results differ from one by rounding only). */
+WEFT_API weft_value *weft_conv3d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                 const int64_t *strides, weft_padding padding,
+                                 const int64_t *dilations);
+/* tf.nn.max_pool3d(input, ksize, strides, padding) and tf.nn.avg_pool3d:
+ * the 2-D pools' rules on windows of ksize[0] x ksize[1] x ksize[2]
+ * (int64_t[3]; strides too) of NDHWC input (all but the batch known while
+ * tracing): max takes i32, i64, f32, f64, avg f32 and f64 and divides by
+ * the real elements of each window.  The 2-D pool over height and width,
+ * then the depth taps combined; avg's mean is the mean of the 2-D means,
+ * which may differ from TensorFlow's one sum by rounding. */
+WEFT_API weft_value *weft_max_pool3d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
+                                     const int64_t *strides, weft_padding padding);
+WEFT_API weft_value *weft_avg_pool3d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
+                                     const int64_t *strides, weft_padding padding);
+
 /* ---- Image ops ----
  *
  * tf.nn.space_to_depth / depth_to_space and tf.image's pixel arithmetic,
