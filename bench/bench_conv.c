@@ -8,7 +8,9 @@
  *  (c) conv1x1   [4,56,56,256] * [1,1,256,64], stride 1 (no patches);
  *  (d) max_pool  [8,112,112,64], 3x3, stride 2, SAME;
  *  (e) avg_pool  [8,56,56,64], 2x2, stride 2, VALID;
- *  (f) depthwise [8,112,112,32] * [3,3,32,1], stride 1, SAME (MobileNet).
+ *  (f) depthwise [8,112,112,32] * [3,3,32,1], stride 1, SAME (MobileNet);
+ *  (g) conv3d    [2,8,28,28,16] * [3,3,3,16,32], stride 1, SAME (a C3D
+ *      layer; weft_conv3d is one conv2d per depth tap).
  *
  * Contenders (bench/conv_cloop.c, -O3): the direct loop ("C loop", the
  * inner loop over output channels); for the convolutions also im2col and
@@ -33,7 +35,7 @@
 #include <string.h>
 #include <weft.h>
 
-enum kind { CONV, DEPTHWISE, MAX_POOL, AVG_POOL };
+enum kind { CONV, DEPTHWISE, MAX_POOL, AVG_POOL, CONV3D };
 enum { C_LOOP, BLAS_1, BLAS_N, N_PEERS };
 static const char *const peer_names[N_PEERS] = { "C loop", "im2col+sgemm 1t",
                                                  "im2col+sgemm Nt" };
@@ -65,6 +67,10 @@ static workload workloads[] = {
       .kind = AVG_POOL, .same = false, .s = SHAPE(8, 56, 56, 64, 2, 2, 0, 2) },
     { .name = "depthwise", .title = "(f) depthwise_conv2d [8,112,112,32] * [3,3,32,1], SAME",
       .kind = DEPTHWISE, .same = true, .s = SHAPE(8, 112, 112, 32, 3, 3, 1, 1) },
+    { .name = "conv3d", .title = "(g) conv3d [2,8,28,28,16] * [3,3,3,16,32], SAME",
+      .kind = CONV3D, .same = true,
+      .s = { .n = 2, .d = 8, .h = 28, .w = 28, .c = 16, .kd = 3, .kh = 3, .kw = 3, .o = 32,
+             .sd = 1, .sh = 1, .sw = 1 } },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
@@ -94,7 +100,13 @@ static float *uniform(int64_t n, uint64_t seed)
 
 static bool has_filters(const workload *w)
 {
-    return w->kind == CONV || w->kind == DEPTHWISE;
+    return w->kind == CONV || w->kind == DEPTHWISE || w->kind == CONV3D;
+}
+
+/* A 2-D workload's depth is 1 (d 0 in its shape). */
+static int64_t depth(const conv_shape *s)
+{
+    return s->d ? s->d : 1;
 }
 
 static void setup(workload *w)
@@ -102,19 +114,24 @@ static void setup(workload *w)
     conv_shape *s = &w->s;
     s->oh = place(w->same, s->h, s->kh, s->sh, &s->pt);
     s->ow = place(w->same, s->w, s->kw, s->sw, &s->pl);
-    int64_t out_c = w->kind == CONV ? s->o : s->c;
-    w->x = uniform(s->n * s->h * s->w * s->c, 1);
-    w->y = malloc(sizeof(float) * (size_t)(s->n * s->oh * s->ow * out_c));
-    if (weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ s->n, s->h, s->w, s->c }, w->x,
-                           &w->tx))
+    bool d3 = w->kind == CONV3D;
+    if (d3)
+        s->od = place(w->same, s->d, s->kd, s->sd, &s->pd);
+    int64_t out_c = w->kind == CONV || d3 ? s->o : s->c, out_d = d3 ? s->od : 1;
+    w->x = uniform(s->n * depth(s) * s->h * s->w * s->c, 1);
+    w->y = malloc(sizeof(float) * (size_t)(s->n * out_d * s->oh * s->ow * out_c));
+    const int64_t xd3[5] = { s->n, s->d, s->h, s->w, s->c }, xd2[4] = { s->n, s->h, s->w, s->c };
+    if (weft_tensor_create(WEFT_F32, d3 ? 5 : 4, d3 ? xd3 : xd2, w->x, &w->tx))
         bench_die("weft_tensor_create", WEFT_ENOMEM);
     if (has_filters(w)) {
-        w->f = uniform(s->kh * s->kw * s->c * s->o, 2);
+        int64_t kd = d3 ? s->kd : 1;
+        w->f = uniform(kd * s->kh * s->kw * s->c * s->o, 2);
         if (w->kind == CONV)
             w->patches = malloc(sizeof(float) *
                                 (size_t)(s->n * s->oh * s->ow * s->kh * s->kw * s->c));
-        if (weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ s->kh, s->kw, s->c, s->o }, w->f,
-                               &w->tf))
+        const int64_t fd3[5] = { s->kd, s->kh, s->kw, s->c, s->o },
+                      fd2[4] = { s->kh, s->kw, s->c, s->o };
+        if (weft_tensor_create(WEFT_F32, d3 ? 5 : 4, d3 ? fd3 : fd2, w->f, &w->tf))
             bench_die("weft_tensor_create", WEFT_ENOMEM);
     }
     if (!w->y || (w->kind == CONV && !w->patches))
@@ -143,6 +160,11 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         break;
     case MAX_POOL: outs[0] = weft_max_pool2d(cx, args[0], window, strides, p); break;
     case AVG_POOL: outs[0] = weft_avg_pool2d(cx, args[0], window, strides, p); break;
+    case CONV3D: {
+        const int64_t st3[3] = { w->s.sd, w->s.sh, w->s.sw };
+        outs[0] = weft_conv3d(cx, args[0], args[1], st3, p, NULL);
+        break;
+    }
     }
     return weft_ctx_status(cx);
 }
@@ -151,10 +173,19 @@ static weft_function *make_fn(workload *w)
 {
     char sig_text[2][64];
     weft_spec sig[2];
-    snprintf(sig_text[0], sizeof sig_text[0], "f32[%lld,%lld,%lld,%lld]", (long long)w->s.n,
-             (long long)w->s.h, (long long)w->s.w, (long long)w->s.c);
-    snprintf(sig_text[1], sizeof sig_text[1], "f32[%lld,%lld,%lld,%lld]", (long long)w->s.kh,
-             (long long)w->s.kw, (long long)w->s.c, (long long)w->s.o);
+    if (w->kind == CONV3D) {
+        snprintf(sig_text[0], sizeof sig_text[0], "f32[%lld,%lld,%lld,%lld,%lld]",
+                 (long long)w->s.n, (long long)w->s.d, (long long)w->s.h, (long long)w->s.w,
+                 (long long)w->s.c);
+        snprintf(sig_text[1], sizeof sig_text[1], "f32[%lld,%lld,%lld,%lld,%lld]",
+                 (long long)w->s.kd, (long long)w->s.kh, (long long)w->s.kw, (long long)w->s.c,
+                 (long long)w->s.o);
+    } else {
+        snprintf(sig_text[0], sizeof sig_text[0], "f32[%lld,%lld,%lld,%lld]", (long long)w->s.n,
+                 (long long)w->s.h, (long long)w->s.w, (long long)w->s.c);
+        snprintf(sig_text[1], sizeof sig_text[1], "f32[%lld,%lld,%lld,%lld]", (long long)w->s.kh,
+                 (long long)w->s.kw, (long long)w->s.c, (long long)w->s.o);
+    }
     size_t n_args = has_filters(w) ? 2 : 1;
     for (size_t k = 0; k < n_args; k++)
         if (weft_spec_parse(sig_text[k], &sig[k]) != 0)
@@ -189,6 +220,8 @@ static void c_run(workload *w, int peer, unsigned threads)
     if (peer == C_LOOP) {
         if (w->kind == CONV)
             cloop_conv_f32(&w->s, w->x, w->f, w->y);
+        else if (w->kind == CONV3D)
+            cloop_conv3d_f32(&w->s, w->x, w->f, w->y);
         else if (w->kind == DEPTHWISE)
             cloop_depthwise_f32(&w->s, w->x, w->f, w->y);
         else

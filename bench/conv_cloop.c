@@ -118,3 +118,41 @@ void cloop_pool_f32(const conv_shape *s, int avg, const float *restrict x, float
                 }
             }
 }
+
+void cloop_conv3d_f32(const conv_shape *s, const float *restrict x, const float *restrict f,
+                      float *restrict y)
+{
+    for (int64_t b = 0; b < s->n; b++)
+        for (int64_t oz = 0; oz < s->od; oz++)
+            for (int64_t oy = 0; oy < s->oh; oy++)
+                for (int64_t ox = 0; ox < s->ow; ox++) {
+                    float *restrict acc = y + (((b * s->od + oz) * s->oh + oy) * s->ow + ox) * s->o;
+                    for (int64_t q = 0; q < s->o; q++)
+                        acc[q] = 0;
+                    for (int64_t kz = 0; kz < s->kd; kz++) {
+                        int64_t iz = oz * s->sd - s->pd + kz;
+                        if (iz < 0 || iz >= s->d)
+                            continue;
+                        for (int64_t ky = 0; ky < s->kh; ky++) {
+                            int64_t iy = oy * s->sh - s->pt + ky;
+                            if (iy < 0 || iy >= s->h)
+                                continue;
+                            for (int64_t kx = 0; kx < s->kw; kx++) {
+                                int64_t ix = ox * s->sw - s->pl + kx;
+                                if (ix < 0 || ix >= s->w)
+                                    continue;
+                                const float *xp =
+                                    x + (((b * s->d + iz) * s->h + iy) * s->w + ix) * s->c;
+                                const float *fp =
+                                    f + ((kz * s->kh + ky) * s->kw + kx) * s->c * s->o;
+                                for (int64_t ci = 0; ci < s->c; ci++) {
+                                    const float xv = xp[ci];
+                                    const float *restrict frow = fp + ci * s->o;
+                                    for (int64_t q = 0; q < s->o; q++)
+                                        acc[q] += xv * frow[q];
+                                }
+                            }
+                        }
+                    }
+                }
+}
