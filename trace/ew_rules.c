@@ -27,6 +27,9 @@ weft__ew_class weft__ew_class_of(weft__op op)
         return WEFT__EW_TEST;
     case WEFT__OP_LOGICAL_NOT: case WEFT__OP_LOGICAL_AND: case WEFT__OP_LOGICAL_OR:
         return WEFT__EW_LOGICAL;
+    case WEFT__OP_BITWISE_AND: case WEFT__OP_BITWISE_OR: case WEFT__OP_BITWISE_XOR:
+    case WEFT__OP_LEFT_SHIFT: case WEFT__OP_RIGHT_SHIFT: case WEFT__OP_INVERT:
+        return WEFT__EW_INTEGER;
     default:
         return WEFT__EW_ANY;
     }
@@ -49,6 +52,11 @@ int weft__ew_check(const weft__node *n, const weft_spec *in)
     case WEFT__EW_LOGICAL:
         if (dt != WEFT_BOOL)
             why = n->n_in == 1 ? "is not bool" : "are not bool";
+        break;
+    case WEFT__EW_INTEGER:
+        if (dt != WEFT_I32 && dt != WEFT_I64)
+            why = n->n_in == 1 ? "is not an integer tensor (i32 or i64)"
+                               : "are not integer tensors (i32 or i64)";
         break;
     case WEFT__EW_ANY:
         break;

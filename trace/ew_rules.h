@@ -14,6 +14,7 @@ typedef enum weft__ew_class {
     WEFT__EW_FLOAT,    /* f32 f64: ops.c computes integers and bool in f64 */
     WEFT__EW_LOGICAL,  /* bool only */
     WEFT__EW_TEST,     /* i32 i64 f32 f64 in, bool out: is_nan, is_inf, is_finite */
+    WEFT__EW_INTEGER,  /* i32 i64, dtype kept: the bitwise ops */
 } weft__ew_class;
 
 /* The class of a UNARY or BINARY op (WEFT__EW_ANY for other ops). */

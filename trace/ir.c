@@ -77,6 +77,9 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_CUMLOGSUMEXP] = "cumulative_logsumexp",
     [WEFT__OP_RANDOM_CATEGORICAL] = "random_categorical",
     [WEFT__OP_DIGAMMA] = "digamma", [WEFT__OP_ERFINV] = "erfinv", [WEFT__OP_NDTRI] = "ndtri",
+    [WEFT__OP_BITWISE_AND] = "bitwise_and", [WEFT__OP_BITWISE_OR] = "bitwise_or",
+    [WEFT__OP_BITWISE_XOR] = "bitwise_xor", [WEFT__OP_LEFT_SHIFT] = "left_shift",
+    [WEFT__OP_RIGHT_SHIFT] = "right_shift", [WEFT__OP_INVERT] = "invert",
 };
 
 const char *weft__op_name(weft__op op)

@@ -156,7 +156,13 @@
     XX(RANDOM_CATEGORICAL, ARRAY, 2)       \
     XX(DIGAMMA,    UNARY,   1)             \
     XX(ERFINV,     UNARY,   1)             \
-    XX(NDTRI,      UNARY,   1)
+    XX(NDTRI,      UNARY,   1)             \
+    XX(BITWISE_AND, BINARY, 2)             \
+    XX(BITWISE_OR, BINARY,  2)             \
+    XX(BITWISE_XOR, BINARY, 2)             \
+    XX(LEFT_SHIFT, BINARY,  2)             \
+    XX(RIGHT_SHIFT, BINARY, 2)             \
+    XX(INVERT,     UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

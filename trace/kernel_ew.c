@@ -105,6 +105,30 @@ float weft__lgammaf(float x)
 INT_OPS(i32, int32_t, uint32_t)
 INT_OPS(i64, int64_t, uint64_t)
 
+/* The bitwise ops.  A shift amount is clamped to [0, bits - 1], as
+ * TensorFlow's kernels do (C leaves larger and negative ones undefined);
+ * a left shift goes through the unsigned type, a right shift keeps the
+ * sign (arithmetic). */
+#define BIT_OPS(S, T, U, BITS)                                                         \
+    static inline T bitwise_and_##S(T a, T b) { return a & b; }                        \
+    static inline T bitwise_or_##S(T a, T b) { return a | b; }                         \
+    static inline T bitwise_xor_##S(T a, T b) { return a ^ b; }                        \
+    static inline T invert_##S(T a) { return (T)~a; }                                  \
+    static inline unsigned shift_of_##S(T b)                                           \
+    {                                                                                  \
+        return b < 0 ? 0u : b > (BITS) - 1 ? (BITS) - 1u : (unsigned)b;                \
+    }                                                                                  \
+    static inline T left_shift_##S(T a, T b) { return (T)((U)a << shift_of_##S(b)); }  \
+    static inline T right_shift_##S(T a, T b)                                          \
+    {                                                                                  \
+        /* floor(a / 2^s) without relying on >> of a negative value. */               \
+        unsigned s = shift_of_##S(b);                                                  \
+        return a < 0 ? (T)~((U)~a >> s) : (T)((U)a >> s);                              \
+    }
+
+BIT_OPS(i32, int32_t, uint32_t, 32)
+BIT_OPS(i64, int64_t, uint64_t, 64)
+
 #define FLT_OPS(S, T, FMOD, POW, FABS, SQRT, EXP, LOG)                                 \
     static inline T add_##S(T a, T b) { return a + b; }                                \
     static inline T sub_##S(T a, T b) { return a - b; }                                \
@@ -461,6 +485,15 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(square_##S##_loop, T, T, square_##S(x))                                      \
     UN_FN(sign_##S##_loop, T, T, sign_##S(x))
 
+/* The bitwise loops of the integer dtypes. */
+#define BIT_ROW(S, T)                                                                  \
+    BIN_FN(bitwise_and_##S##_loop, T, T, bitwise_and_##S(x, y))                        \
+    BIN_FN(bitwise_or_##S##_loop, T, T, bitwise_or_##S(x, y))                          \
+    BIN_FN(bitwise_xor_##S##_loop, T, T, bitwise_xor_##S(x, y))                        \
+    BIN_FN(left_shift_##S##_loop, T, T, left_shift_##S(x, y))                          \
+    BIN_FN(right_shift_##S##_loop, T, T, right_shift_##S(x, y))                        \
+    UN_FN(invert_##S##_loop, T, T, invert_##S(x))
+
 /* The float functions. */
 #define FLT_ROW(S, T)                                                                  \
     BIN_FN(truediv_##S##_loop, T, T, div_##S(x, y))                                    \
@@ -504,6 +537,8 @@ ANY_ROW(f32, float, uint32_t)
 ANY_ROW(f64, double, uint64_t)
 NUM_ROW(i32, int32_t)
 NUM_ROW(i64, int64_t)
+BIT_ROW(i32, int32_t)
+BIT_ROW(i64, int64_t)
 NUM_ROW(f32, float)
 NUM_ROW(f64, double)
 FLT_ROW(f32, float)
@@ -522,6 +557,7 @@ BIN_FN(logical_or_b_loop, b8, b8, logical_or_b(x, y))
 #define NROW(NAME) {NULL, NAME##_i32_loop, NAME##_i64_loop, NAME##_f32_loop, NAME##_f64_loop}
 #define FROW(NAME) {NULL, NULL, NULL, NAME##_f32_loop, NAME##_f64_loop}
 #define BROW(NAME) {NAME##_b_loop, NULL, NULL, NULL, NULL}
+#define IROW(NAME) {NULL, NAME##_i32_loop, NAME##_i64_loop, NULL, NULL}
 
 static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_ADD] = NROW(add),     [WEFT__OP_SUB] = NROW(sub),
@@ -553,6 +589,9 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),
     [WEFT__OP_NDTRI] = FROW(ndtri),
+    [WEFT__OP_BITWISE_AND] = IROW(bitwise_and), [WEFT__OP_BITWISE_OR] = IROW(bitwise_or),
+    [WEFT__OP_BITWISE_XOR] = IROW(bitwise_xor), [WEFT__OP_LEFT_SHIFT] = IROW(left_shift),
+    [WEFT__OP_RIGHT_SHIFT] = IROW(right_shift), [WEFT__OP_INVERT] = IROW(invert),
     [WEFT__OP_IS_NAN] = NROW(is_nan), [WEFT__OP_IS_INF] = NROW(is_inf),
     [WEFT__OP_IS_FINITE] = NROW(is_finite),
 };

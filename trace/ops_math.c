@@ -46,6 +46,12 @@ WEFT__DEFINE_BINARY(logical_or, LOGICAL_OR)
 WEFT__DEFINE_BINARY(floordiv, FLOORDIV)
 WEFT__DEFINE_BINARY(truediv, TRUEDIV)
 WEFT__DEFINE_BINARY(atan2, ATAN2)
+WEFT__DEFINE_BINARY(bitwise_and, BITWISE_AND)
+WEFT__DEFINE_BINARY(bitwise_or, BITWISE_OR)
+WEFT__DEFINE_BINARY(bitwise_xor, BITWISE_XOR)
+WEFT__DEFINE_BINARY(left_shift, LEFT_SHIFT)
+WEFT__DEFINE_BINARY(right_shift, RIGHT_SHIFT)
+WEFT__DEFINE_UNARY(invert, INVERT)
 
 /* NumPy's clip: minimum(maximum(a, lo), hi), so lo > hi gives hi and a NaN
  * anywhere gives NaN.  Two nodes rather than one op of its own: they fuse

@@ -208,6 +208,18 @@ WEFT_API weft_value *weft_digamma(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_erfinv(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_ndtri(weft_ctx *cx, weft_value *a);
 
+/* tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert (~a),
+ * left_shift and right_shift (arithmetic: the sign is kept) on i32 and
+ * i64 (bool and floats are WEFT_EDTYPE), broadcasting and promoting as the
+ * binary ops above.  A shift amount is clamped to [0, bits - 1] (TensorFlow's
+ * kernels do the same; C leaves the others undefined). */
+WEFT_API weft_value *weft_bitwise_and(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_bitwise_or(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_bitwise_xor(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_left_shift(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_right_shift(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_invert(weft_ctx *cx, weft_value *a);
+
 /* Tests of each element, with a bool result of a's shape: is_nan (NaN of
  * any sign or payload), is_inf (+inf or -inf), is_finite (neither).
  * Integers are never NaN nor infinite: false, false and true (TensorFlow

@@ -238,14 +238,17 @@ typedef weft_value *(*unop_fn)(weft_ctx *, weft_value *);
 static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_pow,
                                    weft_minimum, weft_maximum, weft_eq, weft_ne, weft_lt,
                                    weft_le, weft_gt, weft_ge, weft_floordiv, weft_truediv,
-                                   weft_logical_and, weft_logical_or, weft_atan2 };
+                                   weft_logical_and, weft_logical_or, weft_atan2,
+                                   weft_bitwise_and, weft_bitwise_or, weft_bitwise_xor,
+                                   weft_left_shift, weft_right_shift };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
                                  weft_log1p, weft_expm1, weft_logical_not, weft_erf, weft_erfc,
                                  weft_tan, weft_asin, weft_acos, weft_atan, weft_sinh, weft_cosh,
                                  weft_asinh, weft_acosh, weft_atanh, weft_lgamma, weft_digamma,
-                                 weft_erfinv, weft_ndtri, weft_is_nan, weft_is_inf, weft_is_finite, weft_softplus,
+                                 weft_erfinv, weft_ndtri, weft_invert, weft_is_nan, weft_is_inf,
+                                 weft_is_finite, weft_softplus,
                                  weft_silu, weft_log_sigmoid, weft_relu6, weft_gelu_exact,
                                  weft_gelu, weft_elu, leaky_relu_02, softmax_last,
                                  log_softmax_last, logsumexp_last };

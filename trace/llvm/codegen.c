@@ -445,6 +445,18 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     }
     case WEFT__OP_WHERE:
         return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, v[0], kint(g, g->i8, 0), ""), v[1], v[2], "");
+    case WEFT__OP_BITWISE_AND: return LLVMBuildAnd(b, a, y, "");
+    case WEFT__OP_BITWISE_OR: return LLVMBuildOr(b, a, y, "");
+    case WEFT__OP_BITWISE_XOR: return LLVMBuildXor(b, a, y, "");
+    case WEFT__OP_INVERT: return LLVMBuildNot(b, a, "");
+    case WEFT__OP_LEFT_SHIFT: case WEFT__OP_RIGHT_SHIFT: {
+        /* The amount clamped to [0, bits - 1] (LLVM's shifts are poison
+         * past the width), as the interpreter's. */
+        LLVMValueRef top = kint(g, T, dt == WEFT_I32 ? 31 : 63);
+        LLVMValueRef s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, y, zero, ""), zero, y, "");
+        s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, s, top, ""), top, s, "");
+        return in->op == WEFT__OP_LEFT_SHIFT ? LLVMBuildShl(b, a, s, "") : LLVMBuildAShr(b, a, s, "");
+    }
     case WEFT__OP_CAST: return emit_cast(g, dt, in->out_dt, a);
     default: return NULL;
     }
