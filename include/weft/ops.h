@@ -1141,6 +1141,27 @@ WEFT_API weft_value *weft_max_pool3d(weft_ctx *cx, weft_value *input, const int6
 WEFT_API weft_value *weft_avg_pool3d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                                      const int64_t *strides, weft_padding padding);
 
+/* ---- Signal ops ----
+ *
+ * tf.signal.frame(signal, frame_length, frame_step, pad_end, pad_value,
+ * axis): the frames of length frame_length every frame_step elements
+ * along axis (whose dim must be known while tracing) as one gather: the
+ * axis becomes [frames, frame_length].  Without pad_end, frames = 1 +
+ * (n - frame_length) / frame_step (0 when n < frame_length); with it,
+ * ceil(n / frame_step) frames over the signal padded at the end with
+ * pad_value.  frame_length, frame_step >= 1.  Any dtype. */
+WEFT_API weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
+                                int64_t frame_step, bool pad_end, double pad_value, int axis);
+/* tf.signal.hann_window(window_length, periodic, dtype) and
+ * hamming_window: a - b cos(2 pi i / denom) with (a, b) = (0.5, 0.5) or
+ * (0.54, 0.46), in dtype (f32 or f64) and TensorFlow's order; denom is
+ * window_length for a periodic window of even length, window_length - 1
+ * otherwise (TensorFlow's rule); a length of 1 gives [1]. */
+WEFT_API weft_value *weft_hann_window(weft_ctx *cx, int64_t window_length, bool periodic,
+                                      weft_dtype dtype);
+WEFT_API weft_value *weft_hamming_window(weft_ctx *cx, int64_t window_length, bool periodic,
+                                         weft_dtype dtype);
+
 /* ---- Image ops ----
  *
  * tf.nn.space_to_depth / depth_to_space and tf.image's pixel arithmetic,

@@ -1,0 +1,178 @@
+/* The signal ops: frame against the frames picked out by hand (any axis,
+ * pad_end with its pad value, too short a signal), hann_window and
+ * hamming_window against TensorFlow's formula computed here in the
+ * dtype's arithmetic and its known values (its periodic flag leaves odd
+ * lengths symmetric), the same bits eagerly and traced on 1, 2 and 4
+ * workers, and the refused calls. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_signal, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+typedef struct sg_case {
+    int op;   /* 0 frame, 1 hann, 2 hamming */
+    int64_t length, step;
+    bool pad_end, periodic;
+    double pad_value;
+    int axis;
+    weft_dtype dtype;
+} sg_case;
+
+static int sg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const sg_case *c = user;
+    switch (c->op) {
+    case 0:
+        outs[0] = weft_frame(cx, a[0], c->length, c->step, c->pad_end, c->pad_value, c->axis);
+        break;
+    case 1: outs[0] = weft_hann_window(cx, c->length, c->periodic, c->dtype); break;
+    default: outs[0] = weft_hamming_window(cx, c->length, c->periodic, c->dtype); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* A [2, 7] signal, element (r, i) = 10 r + i. */
+static weft_tensor *signal_2x7(void)
+{
+    double v[14];
+    for (int i = 0; i < 14; i++)
+        v[i] = 10 * (i / 7) + i % 7;
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F64, 2, (const int64_t[]){ 2, 7 }, v, &t), 0);
+    return t;
+}
+
+static void expect_frames(const sg_case *c, int64_t frames, const int64_t *dims, int rank)
+{
+    weft_tensor *x = signal_2x7();
+    weft_tensor *out;
+    op_results_everywhere(sg_body, (void *)c, &x, 1, &out, 1, "frame");
+    cr_assert_eq(weft_tensor_rank(out), rank);
+    for (int d = 0; d < rank; d++)
+        cr_assert_eq(weft_tensor_dims(out)[d], dims[d], "dim %d: %lld, expected %lld", d,
+                     (long long)weft_tensor_dims(out)[d], (long long)dims[d]);
+    const double *y = weft_tensor_data(out);
+    if (c->axis == -1 || c->axis == 1) {
+        /* [2, frames, length]: y[r, f, k] = x[r, f step + k] or the pad. */
+        for (int r = 0; r < 2; r++)
+            for (int64_t f = 0; f < frames; f++)
+                for (int64_t k = 0; k < c->length; k++) {
+                    int64_t i = f * c->step + k;
+                    double want = i < 7 ? 10.0 * r + (double)i : c->pad_value;
+                    cr_assert_eq(y[(r * frames + f) * c->length + k], want,
+                                 "row %d frame %lld element %lld", r, (long long)f, (long long)k);
+                }
+    } else {
+        /* axis 0 of [2, 7]: [frames, length, 7]. */
+        for (int64_t f = 0; f < frames; f++)
+            for (int64_t k = 0; k < c->length; k++)
+                for (int j = 0; j < 7; j++) {
+                    int64_t r = f * c->step + k;
+                    double want = r < 2 ? 10.0 * (double)r + j : c->pad_value;
+                    cr_assert_eq(y[(f * c->length + k) * 7 + j], want);
+                }
+    }
+    weft_tensor_release(out);
+    weft_tensor_release(x);
+}
+
+Test(ops_signal, frame_picks_the_frames)
+{
+    sg_case c = { 0, 3, 2, false, false, 0, -1, WEFT_F64 };
+    expect_frames(&c, 3, (const int64_t[]){ 2, 3, 3 }, 3);   /* 1 + (7 - 3) / 2 */
+    c.pad_end = true;
+    c.pad_value = -9;
+    expect_frames(&c, 4, (const int64_t[]){ 2, 4, 3 }, 3);   /* ceil(7 / 2) */
+    c = (sg_case){ 0, 4, 4, true, false, 0.5, 1, WEFT_F64 };
+    expect_frames(&c, 2, (const int64_t[]){ 2, 2, 4 }, 3);
+    c = (sg_case){ 0, 8, 1, false, false, 0, -1, WEFT_F64 };
+    expect_frames(&c, 0, (const int64_t[]){ 2, 0, 8 }, 3);   /* shorter than a frame */
+    c = (sg_case){ 0, 1, 1, true, false, 3, 0, WEFT_F64 };
+    expect_frames(&c, 2, (const int64_t[]){ 2, 1, 7 }, 3);   /* along axis 0 */
+    c = (sg_case){ 0, 2, 1, true, false, 3, 0, WEFT_F64 };
+    expect_frames(&c, 2, (const int64_t[]){ 2, 2, 7 }, 3);   /* the last frame padded */
+}
+
+/* TensorFlow's formula in the dtype's arithmetic. */
+static double window_ref(int op, int64_t length, bool periodic, bool f32, int64_t i)
+{
+    double a = op == 1 ? 0.5 : 0.54, b = op == 1 ? 0.5 : 0.46;
+    if (length == 1)
+        return 1;
+    int64_t n = length + (periodic && length % 2 == 0) - 1;
+    if (f32) {
+        volatile float arg = (float)(2 * M_PI) * (float)i / (float)n;
+        return (double)((float)a - (float)b * cosf(arg));
+    }
+    return a - b * cos(2 * M_PI * (double)i / (double)n);
+}
+
+Test(ops_signal, windows_follow_tensorflow)
+{
+    const int64_t lengths[] = { 1, 2, 4, 5, 16, 17 };
+    for (int op = 1; op <= 2; op++)
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+            for (int periodic = 0; periodic < 2; periodic++)
+                for (int f32 = 0; f32 < 2; f32++) {
+                    sg_case c = { op, lengths[li], 0, false, periodic, 0, 0,
+                                  f32 ? WEFT_F32 : WEFT_F64 };
+                    weft_tensor *out;
+                    op_results_everywhere(sg_body, &c, NULL, 0, &out, 1, "window");
+                    cr_assert_eq(weft_tensor_numel(out), lengths[li]);
+                    cr_assert_eq(weft_tensor_dtype(out), c.dtype);
+                    for (int64_t i = 0; i < lengths[li]; i++) {
+                        double got = f32 ? ((const float *)weft_tensor_data(out))[i]
+                                         : ((const double *)weft_tensor_data(out))[i];
+                        double want = window_ref(op, lengths[li], periodic, f32, i);
+                        cr_assert_eq(got, want, "op %d length %lld periodic %d f32 %d: element "
+                                     "%lld is %.17g, expected %.17g", op, (long long)lengths[li],
+                                     periodic, f32, (long long)i, got, want);
+                    }
+                    weft_tensor_release(out);
+                }
+    /* Known values: a periodic Hann window of 4 is [0, .5, 1, .5]; one of
+     * 5 is symmetric in TensorFlow, [0, .5, 1, .5, 0]. */
+    sg_case c = { 1, 4, 0, false, true, 0, 0, WEFT_F64 };
+    weft_tensor *out;
+    op_results_everywhere(sg_body, &c, NULL, 0, &out, 1, "hann 4");
+    const double want4[4] = { 0, 0.5, 1, 0.5 }, want5[5] = { 0, 0.5, 1, 0.5, 0 };
+    for (int i = 0; i < 4; i++)
+        cr_assert(fabs(((const double *)weft_tensor_data(out))[i] - want4[i]) < 1e-15);
+    weft_tensor_release(out);
+    c.length = 5;
+    op_results_everywhere(sg_body, &c, NULL, 0, &out, 1, "hann 5");
+    for (int i = 0; i < 5; i++)
+        cr_assert(fabs(((const double *)weft_tensor_data(out))[i] - want5[i]) < 1e-15);
+    weft_tensor_release(out);
+}
+
+typedef enum bad_call { FRAME_LENGTH, FRAME_AXIS, WINDOW_LENGTH, WINDOW_DTYPE } bad_call;
+
+static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch ((bad_call) * (const int *)user) {
+    case FRAME_LENGTH: outs[0] = weft_frame(cx, a[0], 0, 1, false, 0, -1); break;
+    case FRAME_AXIS: outs[0] = weft_frame(cx, a[0], 2, 1, false, 0, 2); break;
+    case WINDOW_LENGTH: outs[0] = weft_hann_window(cx, -1, true, WEFT_F32); break;
+    case WINDOW_DTYPE: outs[0] = weft_hamming_window(cx, 4, true, WEFT_I32); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_signal, refused_calls_name_the_op)
+{
+    weft_tensor *x = signal_2x7();
+    const op_error_case cases[] = {
+        { FRAME_LENGTH, WEFT_EINVAL, "weft_frame: frame_length 0 and frame_step 1 are not both" },
+        { FRAME_AXIS, WEFT_EINVAL, "weft_frame: axis 2 is out of range for f64[2,7]" },
+        { WINDOW_LENGTH, WEFT_EINVAL, "weft_hann_window: window_length -1 is negative" },
+        { WINDOW_DTYPE, WEFT_EINVAL, "weft_hamming_window: dtype i32 is not f32 or f64" },
+    };
+    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, &x, 1);
+    weft_tensor_release(x);
+}

@@ -1,0 +1,104 @@
+/* Signal ops of include/weft/ops.h (tf.signal): frame, hann_window and
+ * hamming_window, compositions of other ops.  Each checks its inputs
+ * first, so that an error names the public op. */
+#include <math.h>
+
+#include "runtime/iface.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+/* tf.signal.frame: the frames as one gather of an index matrix
+ * idx[f, k] = f * step + k along axis, after padding the end when asked. */
+weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
+                       int64_t frame_step, bool pad_end, double pad_value, int axis)
+{
+    static const char fn[] = "weft_frame";
+    if (!weft__op_enter(cx, fn, &signal, 1))
+        return NULL;
+    if (frame_length < 1 || frame_step < 1)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: frame_length %lld and frame_step %lld are "
+                              "not both >= 1", fn, (long long)frame_length,
+                              (long long)frame_step);
+    const weft_spec *s = weft__value_spec(signal);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank == WEFT_RANK_ANY || s->rank < 1 || axis < -s->rank || axis >= s->rank)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range for %s", fn, axis,
+                              weft__spec_str(s, ss, sizeof ss));
+    int ax = axis < 0 ? axis + s->rank : axis;
+    int64_t n = s->dims[ax];
+    if (n < 0)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the framed dim of %s is unknown while "
+                              "tracing (the number of frames depends on it)", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    int64_t frames;
+    if (pad_end) {
+        frames = (n + frame_step - 1) / frame_step;
+        int64_t padded = frames > 0 ? (frames - 1) * frame_step + frame_length : 0;
+        if (padded > n) {
+            int64_t (*pads)[2] = weft__malloc(sizeof *pads * (size_t)s->rank);
+            if (!pads)
+                return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+            for (int d = 0; d < s->rank; d++)
+                pads[d][0] = pads[d][1] = 0;
+            pads[ax][1] = padded - n;
+            signal = weft_pad(cx, signal, (const int64_t(*)[2])pads, pad_value);
+            weft__free(pads);
+        }
+    } else {
+        frames = n < frame_length ? 0 : 1 + (n - frame_length) / frame_step;
+    }
+    int64_t count;
+    if (!weft__numel_checked(2, (const int64_t[]){ frames, frame_length }, sizeof(int64_t),
+                             &count))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %lld frames of %lld overflow", fn,
+                              (long long)frames, (long long)frame_length);
+    /* The index matrix: f * step + k, a range broadcast against a column. */
+    weft_value *starts = weft_mul(cx, weft_range(cx, WEFT_I64, 0, frames, 1),
+                                  weft_const_i64(cx, frame_step));
+    weft_value *idx = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_expand_dims(cx, starts, 1),
+                                      weft_range(cx, WEFT_I64, 0, frame_length, 1));
+    return weft_gather(cx, signal, idx, ax);
+}
+
+/* TensorFlow's raised cosine: a - b cos(2 pi i / denom) for i in [0,
+ * length), in the dtype and its order ((2 pi i) / denom), denom = length
+ * for a periodic window of even length and length - 1 otherwise (as
+ * TensorFlow, whose periodic flag leaves odd lengths alone); length 1
+ * gives [1]. */
+static weft_value *cosine_window(weft_ctx *cx, const char *fn, int64_t length, bool periodic,
+                                 weft_dtype dtype, double a, double b)
+{
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return NULL;
+    }
+    if (length < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: window_length %lld is negative", fn,
+                              (long long)length);
+    if (dtype != WEFT_F32 && dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (length == 1)
+        return weft_fill(cx, dtype, 1, &length, 1.0);
+    double denom = (double)(length + (periodic && length % 2 == 0) - 1);
+    weft_value *i = weft_range(cx, dtype, 0, length, 1);
+    weft_value *angle = weft__op_binary(
+        cx, WEFT__OP_DIV, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, 2 * M_PI), i),
+        weft_const_f64(cx, denom));
+    weft_value *c = weft__op_unary(cx, WEFT__OP_COS, fn, angle);
+    return weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, a),
+                           weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, b), c));
+}
+
+weft_value *weft_hann_window(weft_ctx *cx, int64_t window_length, bool periodic,
+                             weft_dtype dtype)
+{
+    return cosine_window(cx, "weft_hann_window", window_length, periodic, dtype, 0.5, 0.5);
+}
+
+weft_value *weft_hamming_window(weft_ctx *cx, int64_t window_length, bool periodic,
+                                weft_dtype dtype)
+{
+    return cosine_window(cx, "weft_hamming_window", window_length, periodic, dtype, 0.54, 0.46);
+}
