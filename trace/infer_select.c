@@ -157,6 +157,29 @@ static int infer_range_to(const weft_spec *n, weft_spec *out)
     return 0;
 }
 
+/* non_max_suppression: boxes [n, 4] and scores [n], f32 or f64 alike; the
+ * i32 indices of the boxes kept, [count]. */
+static int infer_nms(const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *b = &in[0], *s = &in[1];
+    char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
+    weft__spec_str(b, sb, sizeof sb);
+    weft__spec_str(s, ss, sizeof ss);
+    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
+        return weft__errorf(WEFT_EDTYPE, "weft_non_max_suppression: the boxes %s and scores %s "
+                            "are not both f32 or both f64", sb, ss);
+    bool ok = b->rank != WEFT_RANK_ANY && s->rank != WEFT_RANK_ANY && b->rank == 2 &&
+              s->rank == 1 && (b->dims[1] == 4 || b->dims[1] == ANY) &&
+              (b->dims[0] == ANY || s->dims[0] == ANY || b->dims[0] == s->dims[0]);
+    if (!ok)
+        return weft__errorf(WEFT_ESHAPE, "weft_non_max_suppression: the boxes %s and scores %s "
+                            "are not [n, 4] and [n]", sb, ss);
+    out->dtype = WEFT_I32;
+    out->rank = 1;
+    out->dims[0] = ANY;
+    return 0;
+}
+
 int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -169,6 +192,7 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_BINCOUNT:     return infer_bincount(n, in, out);
     case WEFT__OP_SEARCHSORTED: return infer_searchsorted(in, out);
     case WEFT__OP_RANGE_TO:     return infer_range_to(&in[0], out);
+    case WEFT__OP_NON_MAX_SUPPRESSION: return infer_nms(in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a selection op", weft__op_name(n->op));
     }

@@ -761,7 +761,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
-    case WEFT__OP_RANDOM_CATEGORICAL:
+    case WEFT__OP_RANDOM_CATEGORICAL: case WEFT__OP_NON_MAX_SUPPRESSION:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
         return 3;
@@ -834,7 +834,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_UNIQUE_COUNTS:
     case WEFT__OP_BINCOUNT:
     case WEFT__OP_SEARCHSORTED:
-    case WEFT__OP_RANGE_TO:     return weft__infer_select_op(n, in, out);
+    case WEFT__OP_RANGE_TO:
+    case WEFT__OP_NON_MAX_SUPPRESSION: return weft__infer_select_op(n, in, out);
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:

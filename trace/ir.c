@@ -80,6 +80,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_BITWISE_AND] = "bitwise_and", [WEFT__OP_BITWISE_OR] = "bitwise_or",
     [WEFT__OP_BITWISE_XOR] = "bitwise_xor", [WEFT__OP_LEFT_SHIFT] = "left_shift",
     [WEFT__OP_RIGHT_SHIFT] = "right_shift", [WEFT__OP_INVERT] = "invert",
+    [WEFT__OP_NON_MAX_SUPPRESSION] = "non_max_suppression",
 };
 
 const char *weft__op_name(weft__op op)
@@ -109,7 +110,8 @@ bool weft__op_shape_from_values(weft__op op)
 {
     return op == WEFT__OP_ARGWHERE || op == WEFT__OP_BOOLEAN_MASK ||
            op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS ||
-           op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT || op == WEFT__OP_RANGE_TO;
+           op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT || op == WEFT__OP_RANGE_TO ||
+           op == WEFT__OP_NON_MAX_SUPPRESSION;
 }
 
 void weft__reduce_set_axis(weft__node *n, int axis)

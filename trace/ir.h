@@ -20,8 +20,9 @@
  * later go after FUSED, whatever their kind.  TOP_K gives weft_top_k's
  * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
  * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST,
- * UNIQUE_COUNTS, SEGMENT (sorted segment ids), BINCOUNT and RANGE_TO
- * (0..n-1 for a scalar n known when it runs) have a dim that only their input values decide (see
+ * UNIQUE_COUNTS, SEGMENT (sorted segment ids), BINCOUNT, RANGE_TO (0..n-1
+ * for a scalar n known when it runs) and NON_MAX_SUPPRESSION (the boxes
+ * kept) have a dim that only their input values decide (see
  * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
  * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \
@@ -162,7 +163,8 @@
     XX(BITWISE_XOR, BINARY, 2)             \
     XX(LEFT_SHIFT, BINARY,  2)             \
     XX(RIGHT_SHIFT, BINARY, 2)             \
-    XX(INVERT,     UNARY,   1)
+    XX(INVERT,     UNARY,   1)             \
+    XX(NON_MAX_SUPPRESSION, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -258,7 +260,8 @@ typedef struct weft__node {
          * RANDOM_TRUNCATED_NORMAL (a = mean, b = stddev): the result's
          * dtype and dims; in[0] is the
          * seed; with rank -1 the dims are those of in[1] (the _like forms;
-         * trace/kernel_random.c). */
+         * trace/kernel_random.c).  RANDOM_CATEGORICAL: the result's dtype,
+         * rank 1 and dims[0] = num_samples (in[1] the logits). */
         struct { weft_dtype dtype; int rank; int64_t dims[WEFT_MAX_RANK]; double a, b; } random;
         /* CONV2D, DEPTHWISE_CONV2D (in[1] the filters; window unused),
          * MAX_POOL2D and
@@ -271,6 +274,9 @@ typedef struct weft__node {
         /* BINCOUNT: the result's dtype without weights (with weights, theirs),
          * the least length and the most (-1: none). */
         struct { weft_dtype dtype; int64_t minlength, maxlength; } bincount;
+        /* NON_MAX_SUPPRESSION (in[0] boxes, in[1] scores): the most boxes
+         * kept and the IoU and score thresholds. */
+        struct { int64_t max_output; double iou, score; } nms;
     } attr;
 } weft__node;
 

@@ -1,11 +1,14 @@
 /* The selection ops of include/weft/ops.h: argwhere, boolean_mask, unique,
- * unique_with_counts and bincount, whose results the input values size,
- * and count_nonzero (a sum of a comparison).  Each
- * records nodes of its own (ARGWHERE, BOOLEAN_MASK, UNIQUE_*), checked by
+ * unique_with_counts, bincount and non_max_suppression, whose results the
+ * input values size, and count_nonzero (a sum of a comparison).  Each
+ * records nodes of its own (ARGWHERE, BOOLEAN_MASK, UNIQUE_*, ...), checked by
  * trace/infer_select.c and computed by trace/kernel_select.c.  unique
  * hashes x once, into the indices; the first occurrences and the counts
  * are read off the indices, and the values are x gathered at the first
  * occurrences. */
+#include <math.h>
+#include <stdint.h>
+
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/shape.h"
@@ -175,4 +178,27 @@ int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partition
         outs[k] = part;
     }
     return 0;
+}
+
+weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value *scores,
+                                     int64_t max_output_size, double iou_threshold,
+                                     double score_threshold)
+{
+    static const char fn[] = "weft_non_max_suppression";
+    weft_value *in[2] = { boxes, scores };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (max_output_size < 0 || max_output_size > INT32_MAX)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_output_size %lld is not within 0..%d",
+                              fn, (long long)max_output_size, INT32_MAX);
+    if (!(iou_threshold >= 0 && iou_threshold <= 1))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: iou_threshold %g is not within [0, 1]", fn,
+                              iou_threshold);
+    if (isnan(score_threshold))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: score_threshold is NaN", fn);
+    weft__node n = { .op = WEFT__OP_NON_MAX_SUPPRESSION };
+    n.attr.nms.max_output = max_output_size;
+    n.attr.nms.iou = iou_threshold;
+    n.attr.nms.score = score_threshold;
+    return weft__ops_finish(cx, &n, in, 2);
 }

@@ -69,6 +69,10 @@ int weft__eval_depthwise_conv2d(weft_runtime *rt, const weft__node *n, const wef
                                 const weft_tensor *filters, weft_tensor *out);
 int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       weft_tensor *out);
+/* non_max_suppression (kernel_nms.c): the i32 indices of the boxes kept,
+ * sized here. */
+int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
+                   weft_tensor **out);
 /* resize's bicubic method (kernel_bicubic.c): x NHWC. */
 int weft__eval_resize_bicubic(weft_runtime *rt, const weft_tensor *x, weft_tensor *out);
 int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,

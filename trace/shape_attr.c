@@ -53,6 +53,11 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_FILL_LIKE:
         memcpy(&w[k++], &n->attr.fill.value, sizeof(double));   /* bit for bit: -0.0, NaN */
         break;
+    case WEFT__OP_NON_MAX_SUPPRESSION:
+        w[k++] = n->attr.nms.max_output;
+        memcpy(&w[k++], &n->attr.nms.iou, sizeof(double));
+        memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
+        break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES:   /* k is the indices' shape */
     case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST: case WEFT__OP_UNIQUE_IDX:
@@ -204,6 +209,10 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_FILL_LIKE:
         fprintf(f, "<%g>", n->attr.fill.value);
+        break;
+    case WEFT__OP_NON_MAX_SUPPRESSION:
+        fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g>",
+                n->attr.nms.max_output, n->attr.nms.iou, n->attr.nms.score);
         break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:

@@ -925,6 +925,20 @@ WEFT_API int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *
  * threads. */
 WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence,
                                        weft_value *values, bool right);
+/* tf.image.non_max_suppression(boxes, scores, max_output_size,
+ * iou_threshold, score_threshold): the i32 indices of the boxes kept by
+ * greedy hard NMS, [count] with count <= max_output_size (unknown while
+ * tracing, as boolean_mask's).  boxes [n, 4] ([y1, x1, y2, x2], the two
+ * corners in any order) and scores [n], both f32 or both f64.  The boxes
+ * scoring above score_threshold are taken in order of falling score
+ * (ties: lower index first), each kept unless its IoU with a box already
+ * kept is above iou_threshold (IoU 0 for a box without area), as
+ * TensorFlow; -INFINITY as score_threshold keeps every score but NaN.
+ * 0 <= max_output_size <= INT32_MAX, iou_threshold in [0, 1]
+ * (WEFT_EINVAL otherwise). */
+WEFT_API weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes,
+                                              weft_value *scores, int64_t max_output_size,
+                                              double iou_threshold, double score_threshold);
 /* tf.math.zero_fraction(x): the fraction of x's elements equal to 0, an
  * f32 scalar (NaN for an empty x).  Any dtype. */
 WEFT_API weft_value *weft_zero_fraction(weft_ctx *cx, weft_value *x);

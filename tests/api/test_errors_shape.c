@@ -595,6 +595,12 @@ static weft_value *op_space_to_depth_odd(weft_ctx *cx)
     return weft_space_to_depth(cx, x, 2);
 }
 static int c_space_to_depth_odd(void) { return eager_op(op_space_to_depth_odd); }
+static weft_value *op_nms_boxes(weft_ctx *cx)
+{
+    return weft_non_max_suppression(cx, ev(cx, m23), weft_range(cx, WEFT_F32, 0, 2, 1), 4, 0.5,
+                                    0);
+}
+static int c_nms_boxes(void) { return eager_op(op_nms_boxes); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -711,6 +717,7 @@ static const err_case cases[] = {
     C("weft_cumulative_logsumexp", "i32[2]", WEFT_EDTYPE, c_cumlse_int),
     C("weft_random_categorical", "logits f32[4]", WEFT_ESHAPE, c_categorical_rank),
     C("weft_space_to_depth", "f32[1,3,3,2] with block_size 2", WEFT_ESHAPE, c_space_to_depth_odd),
+    C("weft_non_max_suppression", "boxes f32[2,3]", WEFT_ESHAPE, c_nms_boxes),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
