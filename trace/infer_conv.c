@@ -133,10 +133,43 @@ static int infer_resize(const weft__node *n, const weft_spec *in, weft_spec *out
     return 0;
 }
 
+/* crop_and_resize: images [batch, h, w, c] (f32 or f64), boxes [n, 4] of
+ * the images' dtype, box indices [n] (i32 or i64); the crops [n, crop
+ * height, crop width, c]. */
+static int infer_crop_and_resize(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *im = &in[0], *b = &in[1], *bi = &in[2];
+    int rc = rank_check(n, 0, im, "batch, height, width, channels");
+    if (rc < 0)
+        return rc;
+    if (im->dtype != WEFT_F32 && im->dtype != WEFT_F64)
+        return dtype_fail(n, 0, im, "f32 or f64 (cast it first)");
+    char sb[WEFT__SPEC_STR_MAX], si[WEFT__SPEC_STR_MAX];
+    weft__spec_str(b, sb, sizeof sb);
+    weft__spec_str(bi, si, sizeof si);
+    if (b->dtype != im->dtype || (bi->dtype != WEFT_I32 && bi->dtype != WEFT_I64))
+        return weft__errorf(WEFT_EDTYPE, "weft_crop_and_resize: the boxes %s are not of the "
+                            "images' dtype or the box indices %s not i32 or i64", sb, si);
+    bool ok = b->rank == 2 && bi->rank == 1 && (b->dims[1] == 4 || b->dims[1] == ANY) &&
+              (b->dims[0] == ANY || bi->dims[0] == ANY || b->dims[0] == bi->dims[0]);
+    if (!ok)
+        return weft__errorf(WEFT_ESHAPE, "weft_crop_and_resize: the boxes %s and box indices %s "
+                            "are not [n, 4] and [n]", sb, si);
+    out->dtype = im->dtype;
+    out->rank = 4;
+    out->dims[0] = b->dims[0] != ANY ? b->dims[0] : bi->dims[0];
+    out->dims[1] = n->attr.resize.size[0];
+    out->dims[2] = n->attr.resize.size[1];
+    out->dims[3] = im->rank == 4 ? im->dims[3] : ANY;
+    return 0;
+}
+
 int weft__infer_conv_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     if (n->op == WEFT__OP_RESIZE)
         return infer_resize(n, in, out);
+    if (n->op == WEFT__OP_CROP_AND_RESIZE)
+        return infer_crop_and_resize(n, in, out);
     int rc = check_dtypes(n, in);
     if (rc < 0 || (rc = rank_check(n, 0, &in[0], "batch, height, width, channels")) < 0)
         return rc;

@@ -764,6 +764,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_RANDOM_CATEGORICAL: case WEFT__OP_NON_MAX_SUPPRESSION:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_CROP_AND_RESIZE:
         return 3;
     default:
         return 1;
@@ -826,7 +827,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:
     case WEFT__OP_AVG_POOL2D:
-    case WEFT__OP_RESIZE:       return weft__infer_conv_op(n, in, out);
+    case WEFT__OP_RESIZE:
+    case WEFT__OP_CROP_AND_RESIZE: return weft__infer_conv_op(n, in, out);
     case WEFT__OP_ARGWHERE:
     case WEFT__OP_BOOLEAN_MASK:
     case WEFT__OP_UNIQUE_FIRST:

@@ -164,7 +164,8 @@
     XX(LEFT_SHIFT, BINARY,  2)             \
     XX(RIGHT_SHIFT, BINARY, 2)             \
     XX(INVERT,     UNARY,   1)             \
-    XX(NON_MAX_SUPPRESSION, ARRAY, 2)
+    XX(NON_MAX_SUPPRESSION, ARRAY, 2)      \
+    XX(CROP_AND_RESIZE, ARRAY, 3)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -269,8 +270,10 @@ typedef struct weft__node {
          * dilations for height and width (trace/kernel_conv.c). */
         struct { int padding; int64_t window[2], stride[2], dilation[2]; } conv;
         /* RESIZE: a weft_resize_method and the output's height and width
-         * (trace/kernel_resize.c). */
-        struct { int method; int64_t size[2]; } resize;
+         * (trace/kernel_resize.c); CROP_AND_RESIZE (in[0] the images,
+         * in[1] the boxes, in[2] their image indices) also the value of
+         * a sample outside its image (trace/kernel_crop.c). */
+        struct { int method; int64_t size[2]; double extrapolation; } resize;
         /* BINCOUNT: the result's dtype without weights (with weights, theirs),
          * the least length and the most (-1: none). */
         struct { weft_dtype dtype; int64_t minlength, maxlength; } bincount;

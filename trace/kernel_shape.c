@@ -548,6 +548,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_pool2d(rt, n, in[0], out);
     case WEFT__OP_RESIZE:
         return weft__eval_resize(rt, n, in[0], out);
+    case WEFT__OP_CROP_AND_RESIZE:
+        return weft__eval_crop_and_resize(rt, n, in, out);
     case WEFT__OP_UNIQUE_IDX:
         return weft__eval_unique_idx(in[0], out);
     case WEFT__OP_SEARCHSORTED:

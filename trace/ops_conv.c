@@ -108,6 +108,27 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
     return y ? weft_squeeze(cx, y, 1) : NULL;
 }
 
+weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft_value *boxes,
+                                 weft_value *box_indices, const int64_t *crop_size,
+                                 weft_resize_method method, double extrapolation_value)
+{
+    static const char fn[] = "weft_crop_and_resize";
+    weft_value *in[3] = { images, boxes, box_indices };
+    if (!weft__op_enter(cx, fn, in, 3))
+        return NULL;
+    if (method != WEFT_RESIZE_BILINEAR && method != WEFT_RESIZE_NEAREST)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not WEFT_RESIZE_BILINEAR or "
+                              "_NEAREST", fn, (int)method);
+    if (!crop_size || crop_size[0] < 1 || crop_size[1] < 1 || crop_size[0] > INT32_MAX ||
+        crop_size[1] > INT32_MAX)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: crop_size is not two sizes within 1..%d", fn,
+                              INT32_MAX);
+    weft__node n = { .op = WEFT__OP_CROP_AND_RESIZE, .attr.resize.method = (int)method,
+                     .attr.resize.size = { crop_size[0], crop_size[1] },
+                     .attr.resize.extrapolation = extrapolation_value };
+    return weft__ops_finish(cx, &n, in, 3);
+}
+
 weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_t width,
                         weft_resize_method method)
 {

@@ -73,6 +73,10 @@ int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *
  * sized here. */
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out);
+/* crop_and_resize (kernel_crop.c): in[0] the images, in[1] the boxes,
+ * in[2] their image indices. */
+int weft__eval_crop_and_resize(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                               weft_tensor *out);
 /* resize's bicubic method (kernel_bicubic.c): x NHWC. */
 int weft__eval_resize_bicubic(weft_runtime *rt, const weft_tensor *x, weft_tensor *out);
 int weft__eval_pool2d(weft_runtime *rt, const weft__node *n, const weft_tensor *x,

@@ -105,10 +105,11 @@ static int attr_words(const weft__node *n, int64_t *w)
             w[k++] = n->attr.conv.dilation[d];
         }
         break;
-    case WEFT__OP_RESIZE:
+    case WEFT__OP_RESIZE: case WEFT__OP_CROP_AND_RESIZE:
         w[k++] = n->attr.resize.method;
         w[k++] = n->attr.resize.size[0];
         w[k++] = n->attr.resize.size[1];
+        memcpy(&w[k++], &n->attr.resize.extrapolation, sizeof(double));
         break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
@@ -291,6 +292,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 : n->attr.resize.method == WEFT_RESIZE_BICUBIC ? "bicubic"
                                                              : "bilinear",
                 n->attr.resize.size[0], n->attr.resize.size[1]);
+        break;
+    case WEFT__OP_CROP_AND_RESIZE:
+        fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "],extrapolation=%g>",
+                n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest" : "bilinear",
+                n->attr.resize.size[0], n->attr.resize.size[1], n->attr.resize.extrapolation);
         break;
     case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD: case WEFT__OP_CUMLOGSUMEXP:
         fprintf(f, "<axis=%d%s%s>", n->attr.axis.axis,

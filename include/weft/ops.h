@@ -1103,6 +1103,20 @@ typedef enum weft_resize_method {
 } weft_resize_method;
 WEFT_API weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height,
                                  int64_t width, weft_resize_method method);
+/* tf.image.crop_and_resize(image, boxes, box_indices, crop_size, method,
+ * extrapolation_value): for each box b of boxes [n, 4] ([y1, x1, y2, x2]
+ * normalized: 0 and 1 are the first and last pixel centres; y1 > y2
+ * flips the crop), a crop_size[0] x crop_size[1] sampling of image
+ * box_indices[b] (i32 or i64 [n], each within the batch: WEFT_EINVAL
+ * otherwise) from images [batch, h, w, c] (f32 or f64; boxes of the same
+ * dtype), giving [n, crop_h, crop_w, c].  Row y samples at y1 (h - 1) +
+ * y (y2 - y1) (h - 1) / (crop_h - 1) (the box's centre for crop_h 1),
+ * columns alike; samples outside the image take extrapolation_value;
+ * WEFT_RESIZE_BILINEAR or _NEAREST (round half away from zero), in the
+ * dtype's arithmetic and TensorFlow's order. */
+WEFT_API weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft_value *boxes,
+                                          weft_value *box_indices, const int64_t *crop_size,
+                                          weft_resize_method method, double extrapolation_value);
 /* tf.nn.conv1d(input, filters, stride, padding, dilations=dilation):
  * input [batch, width, channels], filters [filter_width, in_channels,
  * out_channels]; weft_conv2d over a height of 1 (as TensorFlow computes
