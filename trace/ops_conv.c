@@ -7,13 +7,13 @@
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/kernels.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 
-/* v[0..2) (NULL: 1 and 1) into out, each within 1..INT32_MAX. */
-static bool take_pair(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
-                      int64_t out[2])
+bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
+                          int n, int64_t *out)
 {
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < n; d++) {
         out[d] = v ? v[d] : 1;
         if (out[d] < 1 || out[d] > INT32_MAX) {
             weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s[%d] is %lld, not within 1..%d", fn, what, d,
@@ -22,6 +22,13 @@ static bool take_pair(weft_ctx *cx, const char *fn, const char *what, const int6
         }
     }
     return true;
+}
+
+/* v[0..2) (NULL: 1 and 1) into out. */
+static bool take_pair(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
+                      int64_t out[2])
+{
+    return weft__ops_take_sizes(cx, fn, what, v, 2, out);
 }
 
 static bool take_padding(weft_ctx *cx, const char *fn, weft_padding padding, weft__node *n)

@@ -23,19 +23,11 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-/* v: int64_t[3] each within 1..INT32_MAX (NULL: 1s) into out. */
+/* v: int64_t[3] (NULL: 1s) into out. */
 static bool take_triple(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
                         int64_t out[3])
 {
-    for (int i = 0; i < 3; i++) {
-        out[i] = v ? v[i] : 1;
-        if (out[i] < 1 || out[i] > INT32_MAX) {
-            weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s[%d] is %lld, not within 1..%d", fn, what, i,
-                           (long long)out[i], INT32_MAX);
-            return false;
-        }
-    }
-    return true;
+    return weft__ops_take_sizes(cx, fn, what, v, 3, out);
 }
 
 /* input is NDHWC with d, h, w and c known while tracing (the batch may

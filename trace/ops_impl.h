@@ -22,6 +22,12 @@ bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uin
  * dtype and value: what a function traced for v's spec would see. */
 weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);
 
+/* v[0..n) (NULL: all 1) into out, each within 1..INT32_MAX; otherwise the
+ * context fails with WEFT_EINVAL naming fn and what[d] (the strides,
+ * dilations and windows of the convolutions and pools, ops_conv.c). */
+bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
+                          int n, int64_t *out);
+
 /* Defines the public weft_NAME as the op OP of the table. */
 #define WEFT__DEFINE_UNARY(name, OP)                                         \
     weft_value *weft_##name(weft_ctx *cx, weft_value *a)                     \

@@ -67,6 +67,28 @@ static inline void op_results_everywhere(weft_body_fn body, void *user, weft_ten
         }
 }
 
+/* A function of body on r (one output) whose n_args arguments have the
+ * specs sig[]: dims unknown there are traced once for every size. */
+static inline weft_function *op_signature_function(weft_runtime *r, weft_body_fn body,
+                                                   void *user, const weft_spec *sig,
+                                                   size_t n_args)
+{
+    weft_function_desc d = { .name = "op", .body = body, .user = user,
+                             .n_args = (uint32_t)n_args, .n_outs = 1, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
+/* *f was traced exactly once (whatever sizes its calls had); destroys it. */
+static inline void op_destroy_traced_once(weft_function **f)
+{
+    weft_function_stats st;
+    weft_function_get_stats(*f, &st);
+    cr_assert_eq(st.traces, 1, "traced %llu times", (unsigned long long)st.traces);
+    weft_function_destroy(f);
+}
+
 /* A refused call: body's user is &which; the call fails with rc and a
  * message containing says. */
 typedef struct op_error_case {

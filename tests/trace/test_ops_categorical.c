@@ -175,10 +175,7 @@ Test(ops_categorical, batch_unknown_while_tracing)
     weft_spec sig[2] = { { .dtype = WEFT_F64, .rank = 2, .dims = { WEFT_DIM_ANY, 4 } },
                          { .dtype = WEFT_I64, .rank = 1, .dims = { 2 } } };
     cat_case c = { 6, WEFT_I64 };
-    weft_function_desc d = { .name = "cat", .body = cat_body, .user = &c, .n_args = 2,
-                             .n_outs = 1, .input_signature = sig };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    weft_function *f = op_signature_function(rts[1], cat_body, &c, sig, 2);
     weft_tensor *seed = seed_pair(1, 2);
     for (int64_t rows = 2; rows <= 5; rows += 3) {
         double l[5 * 4];
@@ -193,10 +190,7 @@ Test(ops_categorical, batch_unknown_while_tracing)
         weft_tensor_release(out);
         weft_tensor_release(logits);
     }
-    weft_function_stats st;
-    weft_function_get_stats(f, &st);
-    cr_assert_eq(st.traces, 1);
-    weft_function_destroy(&f);
+    op_destroy_traced_once(&f);
     weft_tensor_release(seed);
 }
 

@@ -168,10 +168,7 @@ Test(ops_conv3d, batch_unknown_while_tracing)
     c3_case k = { 0, 0, 4, 4, 4, 2, 3, 3, 3, 2, { 1, 1, 1 }, { 1, 1, 1 }, WEFT_PADDING_SAME };
     weft_spec sig[2] = { { .dtype = WEFT_F64, .rank = 5, .dims = { WEFT_DIM_ANY, 4, 4, 4, 2 } },
                          { .dtype = WEFT_F64, .rank = 5, .dims = { 3, 3, 3, 2, 2 } } };
-    weft_function_desc d = { .name = "c3", .body = c3_body, .user = &k, .n_args = 2,
-                             .n_outs = 1, .input_signature = sig };
-    weft_function *fn = NULL;
-    cr_assert_eq(weft_function_create(rts[1], &d, &fn), 0, "%s", weft_errmsg());
+    weft_function *fn = op_signature_function(rts[1], c3_body, &k, sig, 2);
     double *f = draw(3 * 3 * 3 * 2 * 2, 7);
     weft_tensor *ft = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F64, 5, (const int64_t[]){ 3, 3, 3, 2, 2 }, f, &ft), 0);
@@ -194,10 +191,7 @@ Test(ops_conv3d, batch_unknown_while_tracing)
         weft_tensor_release(y);
         weft_tensor_release(xt);
     }
-    weft_function_stats st;
-    weft_function_get_stats(fn, &st);
-    cr_assert_eq(st.traces, 1);
-    weft_function_destroy(&fn);
+    op_destroy_traced_once(&fn);
     weft_tensor_release(ft);
     free(f);
 }

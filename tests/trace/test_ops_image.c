@@ -144,10 +144,7 @@ Test(ops_image, depth_to_space_known_answer_and_unknown_batch)
     /* One trace serves batches of 1 and 3. */
     weft_spec sig = { .dtype = WEFT_F64, .rank = 4, .dims = { WEFT_DIM_ANY, 2, 2, 1 } };
     im_case s2d = { S2D, 2, 0 };
-    weft_function_desc d = { .name = "s2d", .body = im_body, .user = &s2d, .n_args = 1,
-                             .n_outs = 1, .input_signature = &sig };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    weft_function *f = op_signature_function(rts[1], im_body, &s2d, &sig, 1);
     for (int64_t b = 1; b <= 3; b += 2) {
         double v[12];
         for (int i = 0; i < 12; i++)
@@ -161,10 +158,7 @@ Test(ops_image, depth_to_space_known_answer_and_unknown_batch)
         weft_tensor_release(r);
         weft_tensor_release(in);
     }
-    weft_function_stats st;
-    weft_function_get_stats(f, &st);
-    cr_assert_eq(st.traces, 1);
-    weft_function_destroy(&f);
+    op_destroy_traced_once(&f);
 }
 
 /* ---- Colour and contrast ------------------------------------------------ */

@@ -185,10 +185,7 @@ Test(ops_nms, one_trace_for_any_count)
     weft_spec sig[2] = { { .dtype = WEFT_F64, .rank = 2, .dims = { WEFT_DIM_ANY, 4 } },
                          { .dtype = WEFT_F64, .rank = 1, .dims = { WEFT_DIM_ANY } } };
     nms_case c = { 10, 0.5, -INFINITY };
-    weft_function_desc d = { .name = "nms", .body = nms_body, .user = &c, .n_args = 2,
-                             .n_outs = 1, .input_signature = sig };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    weft_function *f = op_signature_function(rts[1], nms_body, &c, sig, 2);
     for (int64_t n = 1; n <= 3; n++) {
         double b[12], s[3];
         for (int i = 0; i < n; i++) {   /* n disjoint unit boxes */
@@ -206,10 +203,7 @@ Test(ops_nms, one_trace_for_any_count)
         weft_tensor_release(bt);
         weft_tensor_release(stt);
     }
-    weft_function_stats st;
-    weft_function_get_stats(f, &st);
-    cr_assert_eq(st.traces, 1);
-    weft_function_destroy(&f);
+    op_destroy_traced_once(&f);
 }
 
 typedef enum bad_call { MAX_NEGATIVE, IOU_RANGE, SCORE_NAN, BOX_SHAPE, DTYPES, COUNTS } bad_call;
