@@ -1,5 +1,5 @@
 /* Image ops of include/weft/ops.h on NHWC data: space_to_depth,
- * depth_to_space, rgb_to_grayscale, per_image_standardization,
+ * depth_to_space, extract_patches, rgb_to_grayscale, per_image_standardization,
  * adjust_contrast, image_gradients, total_variation and psnr.  Each is a
  * composition of other ops (as ops_linalg.c's): it checks its inputs
  * first, so that an error names the public op, and builds its
@@ -10,6 +10,7 @@
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
+#include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
 static const weft_spec *spec_of(const weft_value *v)
@@ -97,6 +98,66 @@ weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size)
     static const int perm[6] = { 0, 1, 3, 2, 4, 5 };
     const int64_t joined[4] = { -1, h * bs, w * bs, c / (bs * bs) };
     return weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4, joined);
+}
+
+/* tf.image.extract_patches: one strided slice of the (zero-padded) images
+ * per window tap (ky, kx), [b, oh, ow, c] each, joined along the channels
+ * in tap order, which is TensorFlow's patch layout [(ky kw + kx) c + ch]. */
+weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t *sizes,
+                                 const int64_t *strides, const int64_t *rates,
+                                 weft_padding padding)
+{
+    static const char fn[] = "weft_extract_patches";
+    int64_t k[2], st[2], rt[2];
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_take_sizes(cx, fn, "sizes", sizes, 2, k) ||
+        !weft__ops_take_sizes(cx, fn, "strides", strides, 2, st) ||
+        !weft__ops_take_sizes(cx, fn, "rates", rates, 2, rt) ||
+        !known_rank(cx, fn, images, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
+        return NULL;
+    if (padding != WEFT_PADDING_VALID && padding != WEFT_PADDING_SAME)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
+                              "WEFT_PADDING_SAME", fn, (int)padding);
+    const weft_spec *s = spec_of(images);
+    int64_t out[2], before[2], after[2];
+    for (int d = 0; d < 2; d++) {
+        int64_t in = s->dims[1 + d];
+        out[d] = weft__conv_out_dim(padding, in, k[d], st[d], rt[d], &before[d]);
+        if (out[d] < 0) {
+            char ss[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the %s of %s is smaller than the "
+                                  "window's span (VALID)", fn, d ? "width" : "height",
+                                  weft__spec_str(s, ss, sizeof ss));
+        }
+        int64_t need = out[d] > 0 ? (out[d] - 1) * st[d] + (k[d] - 1) * rt[d] + 1 : 0;
+        after[d] = need - in - before[d] > 0 ? need - in - before[d] : 0;
+    }
+    weft_value *x = images;
+    if (before[0] || before[1] || after[0] || after[1]) {
+        const int64_t pads[4][2] = { { 0, 0 }, { before[0], after[0] }, { before[1], after[1] },
+                                     { 0, 0 } };
+        x = weft_pad(cx, x, pads, 0);
+    }
+    int64_t taps = k[0] * k[1];
+    weft_value **parts = weft__malloc(sizeof *parts * (size_t)taps);
+    if (!parts)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    for (int64_t ky = 0; ky < k[0]; ky++)
+        for (int64_t kx = 0; kx < k[1]; kx++) {
+            /* An empty output dim (SAME on an empty input) slices nothing. */
+            const int64_t at[2] = { ky * rt[0], kx * rt[1] };
+            int64_t begin[4] = { 0, 0, 0, 0 }, end[4] = { WEFT_END, 0, 0, WEFT_END },
+                    step[4] = { 1, 1, 1, 1 };
+            for (int d = 0; d < 2; d++)
+                if (out[d] > 0) {
+                    begin[1 + d] = at[d];
+                    end[1 + d] = at[d] + (out[d] - 1) * st[d] + 1;
+                    step[1 + d] = st[d];
+                }
+            parts[ky * k[1] + kx] = weft_slice(cx, x, begin, end, step);
+        }
+    weft_value *r = weft_concat(cx, parts, (size_t)taps, 3);
+    weft__free(parts);
+    return r;
 }
 
 /* ---- Colour and contrast ------------------------------------------------ */

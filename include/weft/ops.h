@@ -1205,6 +1205,16 @@ WEFT_API weft_value *weft_space_to_depth(weft_ctx *cx, weft_value *x, int64_t bl
 /* tf.nn.depth_to_space(x, block_size): the inverse, [b, h, w, s * s * c]
  * to [b, h * s, w * s, c]; c a multiple of s * s. */
 WEFT_API weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size);
+/* tf.image.extract_patches(images, sizes, strides, rates, padding): NHWC
+ * [b, h, w, c] (h, w, c known while tracing) to [b, oh, ow, kh kw c], the
+ * kh x kw window (sizes) every strides pixels, its taps rates apart, laid
+ * out as TensorFlow's (tap (ky, kx) at channels (ky kw + kx) c ...);
+ * SAME pads with zeros as the convolutions place them.  sizes, strides
+ * and rates are int64_t[2] (NULL: 1s).  Any dtype; exact (one strided
+ * slice per tap, joined). */
+WEFT_API weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t *sizes,
+                                          const int64_t *strides, const int64_t *rates,
+                                          weft_padding padding);
 /* tf.image.rgb_to_grayscale(images): [..., 3] to [..., 1],
  * 0.2989 r + 0.5870 g + 0.1140 b added in that order, in the images'
  * dtype (f32 or f64, else WEFT_EDTYPE); the last dim must be 3, known

@@ -15,13 +15,15 @@ TestSuite(ops_image, .init = suite_runtimes_create, .fini = suite_runtimes_destr
           .timeout = 60);
 
 typedef enum im_op {
-    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR
+    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR, PATCHES
 } im_op;
 
 typedef struct im_case {
     im_op op;
     int64_t block;
     double factor;
+    int64_t sizes[2], strides[2], rates[2];   /* PATCHES */
+    weft_padding padding;
 } im_case;
 
 static int im_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -36,6 +38,9 @@ static int im_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     case GRADIENTS: return weft_image_gradients(cx, a[0], outs);
     case TV: outs[0] = weft_total_variation(cx, a[0]); break;
     case PSNR: outs[0] = weft_psnr(cx, a[0], a[1], c->factor); break;
+    case PATCHES:
+        outs[0] = weft_extract_patches(cx, a[0], c->sizes, c->strides, c->rates, c->padding);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -102,7 +107,7 @@ Test(ops_image, space_to_depth_and_back)
     for (int i = 0; i < B * H * W * C; i++)
         x[i] = i;
     weft_tensor *t = tensor_of(WEFT_I32, 4, (const int64_t[]){ B, H, W, C }, x);
-    im_case c = { S2D, S, 0 };
+    im_case c = { .op = S2D, .block = S, .factor = 0 };
     weft_tensor *deep;
     op_results_everywhere(im_body, &c, &t, 1, &deep, 1, "space_to_depth");
     expect_dims(deep, 4, (const int64_t[]){ B, H / S, W / S, S * S * C });
@@ -118,7 +123,7 @@ Test(ops_image, space_to_depth_and_back)
                             double want = x[((b * H + i * S + di) * W + j * S + dj) * C + ch];
                             cr_assert_eq(at(deep, o), want, "element %lld", (long long)o);
                         }
-    im_case back = { D2S, S, 0 };
+    im_case back = { .op = D2S, .block = S, .factor = 0 };
     weft_tensor *again;
     op_results_everywhere(im_body, &back, &deep, 1, &again, 1, "depth_to_space");
     expect_dims(again, 4, (const int64_t[]){ B, H, W, C });
@@ -134,7 +139,7 @@ Test(ops_image, depth_to_space_known_answer_and_unknown_batch)
 {
     double x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
     weft_tensor *t = tensor_of(WEFT_F32, 4, (const int64_t[]){ 1, 1, 1, 8 }, x);
-    im_case c = { D2S, 2, 0 };
+    im_case c = { .op = D2S, .block = 2, .factor = 0 };
     weft_tensor *out;
     op_results_everywhere(im_body, &c, &t, 1, &out, 1, "depth_to_space");
     expect_dims(out, 4, (const int64_t[]){ 1, 2, 2, 2 });
@@ -143,7 +148,7 @@ Test(ops_image, depth_to_space_known_answer_and_unknown_batch)
     weft_tensor_release(t);
     /* One trace serves batches of 1 and 3. */
     weft_spec sig = { .dtype = WEFT_F64, .rank = 4, .dims = { WEFT_DIM_ANY, 2, 2, 1 } };
-    im_case s2d = { S2D, 2, 0 };
+    im_case s2d = { .op = S2D, .block = 2, .factor = 0 };
     weft_function *f = op_signature_function(rts[1], im_body, &s2d, &sig, 1);
     for (int64_t b = 1; b <= 3; b += 2) {
         double v[12];
@@ -161,13 +166,73 @@ Test(ops_image, depth_to_space_known_answer_and_unknown_batch)
     op_destroy_traced_once(&f);
 }
 
+/* ---- extract_patches ----------------------------------------------------- */
+
+/* TensorFlow's placement along one dim: the output size and the padding
+ * before the first window. */
+static int64_t place(bool same, int64_t in, int64_t k, int64_t s, int64_t r, int64_t *before)
+{
+    int64_t span = (k - 1) * r + 1;
+    if (!same) {
+        *before = 0;
+        return (in - span) / s + 1;
+    }
+    int64_t out = (in + s - 1) / s, total = (out - 1) * s + span - in;
+    *before = total > 0 ? total / 2 : 0;
+    return out;
+}
+
+Test(ops_image, extract_patches_against_the_definition)
+{
+    enum { B = 2, H = 7, W = 6, C = 2 };
+    double x[B * H * W * C];
+    for (int i = 0; i < B * H * W * C; i++)
+        x[i] = i + 1;
+    weft_tensor *t = tensor_of(WEFT_I32, 4, (const int64_t[]){ B, H, W, C }, x);
+    const im_case cases[] = {
+        { PATCHES, 0, 0, { 3, 3 }, { 1, 1 }, { 1, 1 }, WEFT_PADDING_SAME },
+        { PATCHES, 0, 0, { 2, 3 }, { 2, 1 }, { 1, 2 }, WEFT_PADDING_VALID },
+        { PATCHES, 0, 0, { 3, 2 }, { 3, 2 }, { 2, 1 }, WEFT_PADDING_SAME },
+        { PATCHES, 0, 0, { 1, 1 }, { 2, 2 }, { 1, 1 }, WEFT_PADDING_VALID },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const im_case *c = &cases[ci];
+        bool same = c->padding == WEFT_PADDING_SAME;
+        int64_t pt, pl;
+        int64_t oh = place(same, H, c->sizes[0], c->strides[0], c->rates[0], &pt);
+        int64_t ow = place(same, W, c->sizes[1], c->strides[1], c->rates[1], &pl);
+        int64_t depth = c->sizes[0] * c->sizes[1] * C;
+        weft_tensor *out;
+        op_results_everywhere(im_body, (void *)c, &t, 1, &out, 1, "extract_patches");
+        expect_dims(out, 4, (const int64_t[]){ B, oh, ow, depth });
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t oy = 0; oy < oh; oy++)
+                for (int64_t ox = 0; ox < ow; ox++)
+                    for (int64_t ky = 0; ky < c->sizes[0]; ky++)
+                        for (int64_t kx = 0; kx < c->sizes[1]; kx++)
+                            for (int64_t ch = 0; ch < C; ch++) {
+                                int64_t iy = oy * c->strides[0] - pt + ky * c->rates[0];
+                                int64_t ix = ox * c->strides[1] - pl + kx * c->rates[1];
+                                double want = iy < 0 || iy >= H || ix < 0 || ix >= W
+                                                  ? 0
+                                                  : x[((b * H + iy) * W + ix) * C + ch];
+                                int64_t o = ((b * oh + oy) * ow + ox) * depth +
+                                            (ky * c->sizes[1] + kx) * C + ch;
+                                cr_assert_eq(at(out, o), want, "case %zu element %lld", ci,
+                                             (long long)o);
+                            }
+        weft_tensor_release(out);
+    }
+    weft_tensor_release(t);
+}
+
 /* ---- Colour and contrast ------------------------------------------------ */
 
 Test(ops_image, rgb_to_grayscale_weights)
 {
     const double x[6] = { 1, 0, 0, 0.25, 0.5, 0.75 };
     weft_tensor *t = tensor_of(WEFT_F64, 2, (const int64_t[]){ 2, 3 }, x);
-    im_case c = { GRAY, 0, 0 };
+    im_case c = { .op = GRAY, .block = 0, .factor = 0 };
     weft_tensor *out;
     op_results_everywhere(im_body, &c, &t, 1, &out, 1, "rgb_to_grayscale");
     expect_dims(out, 2, (const int64_t[]){ 2, 1 });
@@ -210,7 +275,7 @@ Test(ops_image, per_image_standardization_and_contrast)
         for (int i = 0; i < 24; i++)
             want[24 * img + i] = (double)((p[i] - mean) / adj);
     }
-    im_case c = { STANDARDIZE, 0, 0 };
+    im_case c = { .op = STANDARDIZE, .block = 0, .factor = 0 };
     weft_tensor *out;
     op_results_everywhere(im_body, &c, &t, 1, &out, 1, "per_image_standardization");
     expect_dims(out, 4, (const int64_t[]){ 2, 3, 4, 2 });
@@ -228,7 +293,7 @@ Test(ops_image, per_image_standardization_and_contrast)
                 want[i] = (double)((x[i] - mean) * 1.5L + mean);
             }
         }
-    c = (im_case){ CONTRAST, 0, 1.5 };
+    c = (im_case){ .op = CONTRAST, .block = 0, .factor = 1.5 };
     op_results_everywhere(im_body, &c, &t, 1, &out, 1, "adjust_contrast");
     expect_near(out, want, 48, 1e-13, "adjust_contrast");
     weft_tensor_release(out);
@@ -238,7 +303,7 @@ Test(ops_image, per_image_standardization_and_contrast)
     for (int i = 0; i < 12; i++)
         flat[i] = 7;
     t = tensor_of(WEFT_F32, 3, (const int64_t[]){ 2, 3, 2 }, flat);
-    c = (im_case){ STANDARDIZE, 0, 0 };
+    c = (im_case){ .op = STANDARDIZE, .block = 0, .factor = 0 };
     op_results_everywhere(im_body, &c, &t, 1, &out, 1, "flat image");
     const double zeros[12] = { 0 };
     expect_near(out, zeros, 12, 0, "flat image");
@@ -255,7 +320,7 @@ Test(ops_image, image_gradients_and_total_variation)
     for (int i = 0; i < B * H * W * C; i++)
         x[i] = (i * 7919) % 23 - 11;
     weft_tensor *t = tensor_of(WEFT_I32, 4, (const int64_t[]){ B, H, W, C }, x);
-    im_case c = { GRADIENTS, 0, 0 };
+    im_case c = { .op = GRADIENTS, .block = 0, .factor = 0 };
     weft_tensor *g[2];
     op_results_everywhere(im_body, &c, &t, 1, g, 2, "image_gradients");
     double tv[B] = { 0, 0 };
@@ -304,7 +369,7 @@ Test(ops_image, psnr)
         mse += (x[i] - y[i]) * (x[i] - y[i]);
     mse /= 24;
     const double want[2] = { (double)(20 * log10l(255.0L) - 10 * log10l(mse)), INFINITY };
-    im_case c = { PSNR, 0, 255 };
+    im_case c = { .op = PSNR, .block = 0, .factor = 255 };
     weft_tensor *out;
     op_results_everywhere(im_body, &c, args, 2, &out, 1, "psnr");
     expect_dims(out, 1, (const int64_t[]){ 2 });
