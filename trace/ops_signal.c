@@ -1,5 +1,5 @@
-/* Signal ops of include/weft/ops.h (tf.signal): frame, hann_window and
- * hamming_window, compositions of other ops.  Each checks its inputs
+/* Signal ops of include/weft/ops.h (tf.signal): frame, overlap_and_add,
+ * hann_window and hamming_window, compositions of other ops.  Each checks its inputs
  * first, so that an error names the public op. */
 #include <math.h>
 
@@ -59,6 +59,78 @@ weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
     weft_value *idx = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_expand_dims(cx, starts, 1),
                                       weft_range(cx, WEFT_I64, 0, frame_length, 1));
     return weft_gather(cx, signal, idx, ax);
+}
+
+/* tf.signal.overlap_and_add: the frames, their length padded to seg
+ * segments of frame_step, segment k of every frame shifted down k frames
+ * (a pad along the frames' axis) and the seg shifted parts added in k
+ * order; the rows laid end to end and cut to (frames - 1) step + length. */
+weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame_step)
+{
+    static const char fn[] = "weft_overlap_and_add";
+    if (!weft__op_enter(cx, fn, &signal, 1))
+        return NULL;
+    if (frame_step < 1)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: frame_step %lld is below 1", fn,
+                              (long long)frame_step);
+    const weft_spec *s = weft__value_spec(signal);
+    char ss[WEFT__SPEC_STR_MAX];
+    /* The frames and their length known and not 0; of the dims before,
+     * only the first may be unknown (it becomes the reshapes' -1). */
+    bool ok = s->rank != WEFT_RANK_ANY && s->rank >= 2 && s->rank < WEFT_MAX_RANK;
+    for (int d = 1; ok && d < s->rank; d++)
+        ok = s->dims[d] >= 0;
+    if (!ok || s->dims[s->rank - 1] < 1 || s->dims[s->rank - 2] < 1)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is not [..., frames, frame_length] with "
+                              "both known and not 0 while tracing", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    int r = s->rank;
+    int64_t frames = s->dims[r - 2], length = s->dims[r - 1];
+    int64_t seg = (length + frame_step - 1) / frame_step;
+    int64_t total = (frames - 1) * frame_step + length;
+    /* [..., F, seg * step], then [..., F, seg, step]. */
+    int64_t (*pads)[2] = weft__calloc((size_t)r + 1, sizeof *pads);
+    int64_t *dims = weft__malloc(sizeof *dims * (size_t)(r + 1));
+    if (!pads || !dims) {
+        weft__free(pads);
+        weft__free(dims);
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    }
+    pads[r - 1][1] = seg * frame_step - length;
+    weft_value *x = pads[r - 1][1] ? weft_pad(cx, signal, (const int64_t(*)[2])pads, 0) : signal;
+    for (int d = 0; d < r - 2; d++)
+        dims[d] = s->dims[d];
+    dims[0] = r > 2 ? -1 : dims[0];
+    dims[r - 2] = frames;
+    dims[r - 1] = seg;
+    dims[r] = frame_step;
+    x = weft_reshape(cx, x, r + 1, dims);
+    weft_value *sum = NULL;
+    for (int64_t k = 0; k < seg; k++) {
+        int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
+        for (int d = 0; d <= r; d++)
+            end[d] = WEFT_END;
+        begin[r - 1] = k;
+        end[r - 1] = k + 1;
+        weft_value *part = weft_squeeze(cx, weft_slice(cx, x, begin, end, NULL), r - 1);
+        for (int d = 0; d < r; d++)
+            pads[d][0] = pads[d][1] = 0;
+        pads[r - 2][0] = k;
+        pads[r - 2][1] = seg - 1 - k;
+        part = seg > 1 ? weft_pad(cx, part, (const int64_t(*)[2])pads, 0) : part;
+        sum = k == 0 ? part : weft__op_binary(cx, WEFT__OP_ADD, fn, sum, part);
+    }
+    /* [..., (F + seg - 1) step], cut to the total. */
+    dims[r - 2] = (frames + seg - 1) * frame_step;
+    weft_value *flat = weft_reshape(cx, sum, r - 1, dims);
+    int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
+    for (int d = 0; d < r - 1; d++)
+        end[d] = WEFT_END;
+    end[r - 2] = total;
+    weft_value *out = weft_slice(cx, flat, begin, end, NULL);
+    weft__free(pads);
+    weft__free(dims);
+    return out;
 }
 
 /* TensorFlow's raised cosine: a - b cos(2 pi i / denom) for i in [0,

@@ -1180,6 +1180,13 @@ WEFT_API weft_value *weft_avg_pool3d(weft_ctx *cx, weft_value *input, const int6
  * pad_value.  frame_length, frame_step >= 1.  Any dtype. */
 WEFT_API weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
                                 int64_t frame_step, bool pad_end, double pad_value, int axis);
+/* tf.signal.overlap_and_add(signal, frame_step): [..., frames,
+ * frame_length] to [..., (frames - 1) frame_step + frame_length], each
+ * frame added in at f * frame_step (the inverse of weft_frame with a
+ * window that sums to one); frame_step >= 1.  Every dim known while
+ * tracing but the first, frames and frame_length not 0 (WEFT_ESHAPE);
+ * rank below WEFT_MAX_RANK.  Numbers (not bool). */
+WEFT_API weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame_step);
 /* tf.signal.hann_window(window_length, periodic, dtype) and
  * hamming_window: a - b cos(2 pi i / denom) with (a, b) = (0.5, 0.5) or
  * (0.54, 0.46), in dtype (f32 or f64) and TensorFlow's order; denom is

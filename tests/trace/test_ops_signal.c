@@ -15,7 +15,7 @@ TestSuite(ops_signal, .init = suite_runtimes_create, .fini = suite_runtimes_dest
           .timeout = 60);
 
 typedef struct sg_case {
-    int op;   /* 0 frame, 1 hann, 2 hamming */
+    int op;   /* 0 frame, 1 hann, 2 hamming, 3 overlap_and_add (step) */
     int64_t length, step;
     bool pad_end, periodic;
     double pad_value;
@@ -31,7 +31,8 @@ static int sg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
         outs[0] = weft_frame(cx, a[0], c->length, c->step, c->pad_end, c->pad_value, c->axis);
         break;
     case 1: outs[0] = weft_hann_window(cx, c->length, c->periodic, c->dtype); break;
-    default: outs[0] = weft_hamming_window(cx, c->length, c->periodic, c->dtype); break;
+    case 2: outs[0] = weft_hamming_window(cx, c->length, c->periodic, c->dtype); break;
+    default: outs[0] = weft_overlap_and_add(cx, a[0], c->step); break;
     }
     return weft_ctx_status(cx);
 }
@@ -98,6 +99,47 @@ Test(ops_signal, frame_picks_the_frames)
     expect_frames(&c, 2, (const int64_t[]){ 2, 2, 7 }, 3);   /* the last frame padded */
 }
 
+/* overlap_and_add of i32 frames [lead, frames, length] against the sum
+ * written out: out[b, f step + k] += x[b, f, k]. */
+static void check_overlap(int64_t lead, int64_t frames, int64_t length, int64_t step)
+{
+    int64_t n = lead * frames * length, total = (frames - 1) * step + length;
+    int32_t *x = malloc(sizeof *x * (size_t)n);
+    int64_t *want = calloc((size_t)(lead * total), sizeof *want);
+    cr_assert(x && want);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (int32_t)((i * 37) % 19 - 9);
+    for (int64_t b = 0; b < lead; b++)
+        for (int64_t f = 0; f < frames; f++)
+            for (int64_t k = 0; k < length; k++)
+                want[b * total + f * step + k] += x[(b * frames + f) * length + k];
+    weft_tensor *t = NULL;
+    const int64_t d3[3] = { lead, frames, length };
+    cr_assert_eq(weft_tensor_create(WEFT_I32, lead > 1 ? 3 : 2, lead > 1 ? d3 : d3 + 1, x, &t), 0);
+    sg_case c = { 3, 0, step, false, false, 0, 0, WEFT_I32 };
+    weft_tensor *out;
+    op_results_everywhere(sg_body, &c, &t, 1, &out, 1, "overlap_and_add");
+    cr_assert_eq(weft_tensor_numel(out), lead * total);
+    cr_assert_eq(weft_tensor_dims(out)[weft_tensor_rank(out) - 1], total);
+    for (int64_t i = 0; i < lead * total; i++)
+        cr_assert_eq(((const int32_t *)weft_tensor_data(out))[i], want[i],
+                     "frames %lld, length %lld, step %lld: element %lld", (long long)frames,
+                     (long long)length, (long long)step, (long long)i);
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+    free(x);
+    free(want);
+}
+
+Test(ops_signal, overlap_and_add_sums_the_frames)
+{
+    check_overlap(1, 5, 4, 2);   /* length a multiple of the step */
+    check_overlap(2, 3, 5, 2);   /* not a multiple: padded segments */
+    check_overlap(3, 4, 2, 3);   /* gaps between the frames */
+    check_overlap(2, 1, 6, 4);   /* one frame */
+    check_overlap(1, 6, 7, 1);
+}
+
 /* TensorFlow's formula in the dtype's arithmetic. */
 static double window_ref(int op, int64_t length, bool periodic, bool f32, int64_t i)
 {
@@ -151,7 +193,8 @@ Test(ops_signal, windows_follow_tensorflow)
     weft_tensor_release(out);
 }
 
-typedef enum bad_call { FRAME_LENGTH, FRAME_AXIS, WINDOW_LENGTH, WINDOW_DTYPE } bad_call;
+typedef enum bad_call { FRAME_LENGTH, FRAME_AXIS, WINDOW_LENGTH, WINDOW_DTYPE, OVERLAP_RANK,
+                        OVERLAP_STEP } bad_call;
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
@@ -160,6 +203,8 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case FRAME_AXIS: outs[0] = weft_frame(cx, a[0], 2, 1, false, 0, 2); break;
     case WINDOW_LENGTH: outs[0] = weft_hann_window(cx, -1, true, WEFT_F32); break;
     case WINDOW_DTYPE: outs[0] = weft_hamming_window(cx, 4, true, WEFT_I32); break;
+    case OVERLAP_RANK: outs[0] = weft_overlap_and_add(cx, weft_reshape(cx, a[0], 1, (const int64_t[]){ 14 }), 2); break;
+    case OVERLAP_STEP: outs[0] = weft_overlap_and_add(cx, a[0], 0); break;
     }
     return weft_ctx_status(cx);
 }
@@ -172,6 +217,9 @@ Test(ops_signal, refused_calls_name_the_op)
         { FRAME_AXIS, WEFT_EINVAL, "weft_frame: axis 2 is out of range for f64[2,7]" },
         { WINDOW_LENGTH, WEFT_EINVAL, "weft_hann_window: window_length -1 is negative" },
         { WINDOW_DTYPE, WEFT_EINVAL, "weft_hamming_window: dtype i32 is not f32 or f64" },
+        { OVERLAP_RANK, WEFT_ESHAPE, "weft_overlap_and_add: f64[14] is not [..., frames, "
+                                     "frame_length]" },
+        { OVERLAP_STEP, WEFT_EINVAL, "weft_overlap_and_add: frame_step 0 is below 1" },
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, &x, 1);
     weft_tensor_release(x);
