@@ -28,7 +28,8 @@ typedef struct crop_job {
 #define CROP_ROW(NAME, T, FLOOR, CEIL, ROUND)                                           \
     static void NAME(const crop_job *j, uint64_t unit, int64_t img)                     \
     {                                                                                   \
-        const int64_t b = (int64_t)(unit / (uint64_t)j->ch), y = (int64_t)(unit % (uint64_t)j->ch); \
+        const int64_t b = (int64_t)(unit / (uint64_t)j->ch);                            \
+        const int64_t y = (int64_t)(unit % (uint64_t)j->ch);                            \
         const T *box = (const T *)weft_tensor_data(j->boxes) + 4 * b;                   \
         const T *im = (const T *)weft_tensor_data(j->images) + img * j->h * j->w * j->c; \
         T *restrict o = (T *)(void *)j->out + (int64_t)unit * j->cw * j->c;             \

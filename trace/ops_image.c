@@ -109,7 +109,8 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
 {
     static const char fn[] = "weft_extract_patches";
     int64_t k[2], st[2], rt[2];
-    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_take_sizes(cx, fn, "sizes", sizes, 2, k) ||
+    if (!weft__op_enter(cx, fn, &images, 1) ||
+        !weft__ops_take_sizes(cx, fn, "sizes", sizes, 2, k) ||
         !weft__ops_take_sizes(cx, fn, "strides", strides, 2, st) ||
         !weft__ops_take_sizes(cx, fn, "rates", rates, 2, rt) ||
         !known_rank(cx, fn, images, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
@@ -311,7 +312,8 @@ weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
     weft_value *d = weft__op_binary(cx, WEFT__OP_SUB, fn, a, b);
     weft_value *mse = weft_reduce(cx, WEFT_R_MEAN, weft__op_binary(cx, WEFT__OP_MUL, fn, d, d),
                                   axes, 3, false);
-    weft_value *db = weft__op_binary(cx, WEFT__OP_MUL, fn, weft__op_unary(cx, WEFT__OP_LOG, fn, mse),
+    weft_value *log_mse = weft__op_unary(cx, WEFT__OP_LOG, fn, mse);
+    weft_value *db = weft__op_binary(cx, WEFT__OP_MUL, fn, log_mse,
                                      weft_const_f64(cx, 10.0 / log(10.0)));
     return weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, 20.0 * log10(max_val)), db);
 }

@@ -155,9 +155,8 @@ static weft_value *cosine_window(weft_ctx *cx, const char *fn, int64_t length, b
         return weft_fill(cx, dtype, 1, &length, 1.0);
     double denom = (double)(length + (periodic && length % 2 == 0) - 1);
     weft_value *i = weft_range(cx, dtype, 0, length, 1);
-    weft_value *angle = weft__op_binary(
-        cx, WEFT__OP_DIV, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, 2 * M_PI), i),
-        weft_const_f64(cx, denom));
+    weft_value *turns = weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, 2 * M_PI), i);
+    weft_value *angle = weft__op_binary(cx, WEFT__OP_DIV, fn, turns, weft_const_f64(cx, denom));
     weft_value *c = weft__op_unary(cx, WEFT__OP_COS, fn, angle);
     return weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, a),
                            weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, b), c));

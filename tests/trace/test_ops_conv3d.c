@@ -205,8 +205,12 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     weft_value *x = a[0], *f = a[1];
     const int64_t zero[3] = { 1, 0, 1 }, big[3] = { 1, 1, 9 };
     switch ((bad_call) * (const int *)user) {
-    case RANK4: outs[0] = weft_conv3d(cx, weft_squeeze(cx, x, 0), f, NULL, WEFT_PADDING_SAME, NULL); break;
-    case CHANNELS: outs[0] = weft_conv3d(cx, x, weft_transpose(cx, f, (const int[]){ 0, 1, 2, 4, 3 }), NULL, WEFT_PADDING_SAME, NULL); break;
+    case RANK4:
+        outs[0] = weft_conv3d(cx, weft_squeeze(cx, x, 0), f, NULL, WEFT_PADDING_SAME, NULL);
+        break;
+    case CHANNELS:
+        outs[0] = weft_conv3d(cx, x, weft_transpose(cx, f, (const int[]){ 0, 1, 2, 4, 3 }), NULL, WEFT_PADDING_SAME, NULL);
+        break;
     case VALID_DEPTH: outs[0] = weft_conv3d(cx, x, f, NULL, WEFT_PADDING_VALID, NULL); break;
     case VALID_WIDTH: outs[0] = weft_max_pool3d(cx, x, big, NULL, WEFT_PADDING_VALID); break;
     case BAD_STRIDE: outs[0] = weft_conv3d(cx, x, f, zero, WEFT_PADDING_SAME, NULL); break;

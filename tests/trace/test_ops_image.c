@@ -395,8 +395,12 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case S2D_DIVIDE: outs[0] = weft_space_to_depth(cx, i, 4); break;
     case D2S_DIVIDE: outs[0] = weft_depth_to_space(cx, i, 2); break;
     case GRAY_INT: outs[0] = weft_rgb_to_grayscale(cx, i); break;
-    case GRAY_CHANNELS: outs[0] = weft_rgb_to_grayscale(cx, weft_transpose(cx, f, (const int[]){ 0, 1, 3, 2 })); break;
-    case STANDARDIZE_RANK: outs[0] = weft_per_image_standardization(cx, weft_reshape(cx, f, 1, (const int64_t[]){ 72 })); break;
+    case GRAY_CHANNELS:
+        outs[0] = weft_rgb_to_grayscale(cx, weft_transpose(cx, f, (const int[]){ 0, 1, 3, 2 }));
+        break;
+    case STANDARDIZE_RANK:
+        outs[0] = weft_per_image_standardization(cx, weft_reshape(cx, f, 1, (const int64_t[]){ 72 }));
+        break;
     case CONTRAST_NAN: outs[0] = weft_adjust_contrast(cx, f, NAN); break;
     case GRADIENTS_RANK: {
         weft_value *g[2];
@@ -404,7 +408,9 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
         cr_assert(g[0] == NULL && g[1] == NULL);
         return rc;
     }
-    case TV_RANK: outs[0] = weft_total_variation(cx, weft_reshape(cx, f, 2, (const int64_t[]){ 4, 18 })); break;
+    case TV_RANK:
+        outs[0] = weft_total_variation(cx, weft_reshape(cx, f, 2, (const int64_t[]){ 4, 18 }));
+        break;
     case PSNR_MAX: outs[0] = weft_psnr(cx, f, f, 0); break;
     case GRADIENTS_OUTS: return weft_image_gradients(cx, f, NULL);
     }

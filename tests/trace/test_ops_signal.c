@@ -203,7 +203,9 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case FRAME_AXIS: outs[0] = weft_frame(cx, a[0], 2, 1, false, 0, 2); break;
     case WINDOW_LENGTH: outs[0] = weft_hann_window(cx, -1, true, WEFT_F32); break;
     case WINDOW_DTYPE: outs[0] = weft_hamming_window(cx, 4, true, WEFT_I32); break;
-    case OVERLAP_RANK: outs[0] = weft_overlap_and_add(cx, weft_reshape(cx, a[0], 1, (const int64_t[]){ 14 }), 2); break;
+    case OVERLAP_RANK:
+        outs[0] = weft_overlap_and_add(cx, weft_reshape(cx, a[0], 1, (const int64_t[]){ 14 }), 2);
+        break;
     case OVERLAP_STEP: outs[0] = weft_overlap_and_add(cx, a[0], 0); break;
     }
     return weft_ctx_status(cx);

@@ -455,7 +455,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
         LLVMValueRef top = kint(g, T, dt == WEFT_I32 ? 31 : 63);
         LLVMValueRef s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, y, zero, ""), zero, y, "");
         s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, s, top, ""), top, s, "");
-        return in->op == WEFT__OP_LEFT_SHIFT ? LLVMBuildShl(b, a, s, "") : LLVMBuildAShr(b, a, s, "");
+        return in->op == WEFT__OP_LEFT_SHIFT ? LLVMBuildShl(b, a, s, "")
+                                             : LLVMBuildAShr(b, a, s, "");
     }
     case WEFT__OP_CAST: return emit_cast(g, dt, in->out_dt, a);
     default: return NULL;
