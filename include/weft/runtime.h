@@ -128,10 +128,8 @@ static inline weft_spawned_ *weft_spawned_of_(weft_task_slot *s)
 static inline void weft_group_reset_(weft_group *g, weft_runtime *rt)
 {
     g->rt_ = rt;
-    /* One store each (gcc would pair them into a vector store, and the
-     * spawn's load of spawned_ from its upper half is not forwarded). */
-    __atomic_store_n(&g->pending_, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->spawned_, 0, __ATOMIC_RELAXED);
+    g->pending_ = 0;
+    g->spawned_ = 0;
     g->done_ = 0;
     g->status_ = 0;
     g->flags_ = WEFT_GROUP_MAGIC_;
@@ -161,19 +159,18 @@ static inline void weft_spawn_inline_(weft_group *g, weft_task_fn fn, void *arg)
         weft_spawn_slow_(g, fn, arg);
         return;
     }
-    /* Other threads read spawned_ (a spawn into a group of another thread
-     * is refused while it has children).  The group's fields go first:
-     * after the slot's stores the compiler would read them again. */
-    __atomic_store_n(&g->spawned_, g->spawned_ + 1, __ATOMIC_RELAXED);
-    if ((void *)h < g->base_)
-        g->base_ = h;
-    /* state_ is 0 in every empty slot.  One store a field, as above. */
+    /* state_ is 0 in every empty slot. */
     weft_spawned_ *t = weft_spawned_of_(h);
     h->run_ = w->generic_;
     t->fn = fn;
-    __atomic_store_n(&t->arg, arg, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->g, g, __ATOMIC_RELAXED);
+    t->arg = arg;
+    t->g = g;
     w->head_ = h + 1;
+    /* Other threads read spawned_ (a spawn into a group of another thread
+     * is refused while it has children). */
+    __atomic_store_n(&g->spawned_, g->spawned_ + 1, __ATOMIC_RELAXED);
+    if ((void *)h < g->base_)
+        g->base_ = h;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (WEFT_TASK_UNLIKELY_(__atomic_load_n(w->idle_, __ATOMIC_RELAXED) > 0))
         weft_spawn_wake_(w);
