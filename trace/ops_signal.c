@@ -36,14 +36,9 @@ weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
         frames = (n + frame_step - 1) / frame_step;
         int64_t padded = frames > 0 ? (frames - 1) * frame_step + frame_length : 0;
         if (padded > n) {
-            int64_t (*pads)[2] = weft__malloc(sizeof *pads * (size_t)s->rank);
-            if (!pads)
-                return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
-            for (int d = 0; d < s->rank; d++)
-                pads[d][0] = pads[d][1] = 0;
+            int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
             pads[ax][1] = padded - n;
             signal = weft_pad(cx, signal, (const int64_t(*)[2])pads, pad_value);
-            weft__free(pads);
         }
     } else {
         frames = n < frame_length ? 0 : 1 + (n - frame_length) / frame_step;
@@ -89,13 +84,7 @@ weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame
     int64_t seg = (length + frame_step - 1) / frame_step;
     int64_t total = (frames - 1) * frame_step + length;
     /* [..., F, seg * step], then [..., F, seg, step]. */
-    int64_t (*pads)[2] = weft__calloc((size_t)r + 1, sizeof *pads);
-    int64_t *dims = weft__malloc(sizeof *dims * (size_t)(r + 1));
-    if (!pads || !dims) {
-        weft__free(pads);
-        weft__free(dims);
-        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
-    }
+    int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } }, dims[WEFT_MAX_RANK];
     pads[r - 1][1] = seg * frame_step - length;
     weft_value *x = pads[r - 1][1] ? weft_pad(cx, signal, (const int64_t(*)[2])pads, 0) : signal;
     for (int d = 0; d < r - 2; d++)
@@ -127,10 +116,7 @@ weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame
     for (int d = 0; d < r - 1; d++)
         end[d] = WEFT_END;
     end[r - 2] = total;
-    weft_value *out = weft_slice(cx, flat, begin, end, NULL);
-    weft__free(pads);
-    weft__free(dims);
-    return out;
+    return weft_slice(cx, flat, begin, end, NULL);
 }
 
 /* TensorFlow's raised cosine: a - b cos(2 pi i / denom) for i in [0,
