@@ -150,9 +150,7 @@ static int infer_crop_and_resize(const weft__node *n, const weft_spec *in, weft_
     if (b->dtype != im->dtype || (bi->dtype != WEFT_I32 && bi->dtype != WEFT_I64))
         return weft__errorf(WEFT_EDTYPE, "weft_crop_and_resize: the boxes %s are not of the "
                             "images' dtype or the box indices %s not i32 or i64", sb, si);
-    bool ok = b->rank == 2 && bi->rank == 1 && (b->dims[1] == 4 || b->dims[1] == ANY) &&
-              (b->dims[0] == ANY || bi->dims[0] == ANY || b->dims[0] == bi->dims[0]);
-    if (!ok)
+    if (!weft__spec_boxes(b, bi))
         return weft__errorf(WEFT_ESHAPE, "weft_crop_and_resize: the boxes %s and box indices %s "
                             "are not [n, 4] and [n]", sb, si);
     out->dtype = im->dtype;

@@ -157,6 +157,14 @@ static int infer_range_to(const weft_spec *n, weft_spec *out)
     return 0;
 }
 
+bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box)
+{
+    return boxes->rank == 2 && per_box->rank == 1 &&
+           (boxes->dims[1] == 4 || boxes->dims[1] == ANY) &&
+           (boxes->dims[0] == ANY || per_box->dims[0] == ANY ||
+            boxes->dims[0] == per_box->dims[0]);
+}
+
 /* non_max_suppression: boxes [n, 4] and scores [n], f32 or f64 alike; the
  * i32 indices of the boxes kept, [count]. */
 static int infer_nms(const weft_spec *in, weft_spec *out)
@@ -168,10 +176,7 @@ static int infer_nms(const weft_spec *in, weft_spec *out)
     if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
         return weft__errorf(WEFT_EDTYPE, "weft_non_max_suppression: the boxes %s and scores %s "
                             "are not both f32 or both f64", sb, ss);
-    bool ok = b->rank != WEFT_RANK_ANY && s->rank != WEFT_RANK_ANY && b->rank == 2 &&
-              s->rank == 1 && (b->dims[1] == 4 || b->dims[1] == ANY) &&
-              (b->dims[0] == ANY || s->dims[0] == ANY || b->dims[0] == s->dims[0]);
-    if (!ok)
+    if (!weft__spec_boxes(b, s))
         return weft__errorf(WEFT_ESHAPE, "weft_non_max_suppression: the boxes %s and scores %s "
                             "are not [n, 4] and [n]", sb, ss);
     out->dtype = WEFT_I32;

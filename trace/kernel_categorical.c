@@ -11,6 +11,7 @@
  * logit, or with every logit -inf, has no distribution: the call fails
  * with WEFT_EINVAL naming the row. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -74,19 +75,6 @@ static int64_t upper_bound(const double *cdf, int64_t n, double x)
     return lo;
 }
 
-/* The f64 uniform draw in [0, 1) of element i: the high 53 bits of its
- * 64-bit word of the Philox block i / 2. */
-static double uniform_of(const categorical_job *j, uint64_t i)
-{
-    uint32_t ctr[4] = { (uint32_t)(i / 2), (uint32_t)((i / 2) >> 32), j->stream[0],
-                        j->stream[1] };
-    uint32_t r[4];
-    weft__philox4x32_10(ctr, j->key, r);
-    int t = (int)(i % 2);
-    uint64_t word = (uint64_t)r[2 * t] << 32 | r[2 * t + 1];
-    return (double)(word >> 11) * 0x1p-53;
-}
-
 static int categorical_chunk(size_t cb, size_t ce, void *ctx)
 {
     const categorical_job *j = ctx;
@@ -102,11 +90,18 @@ static int categorical_chunk(size_t cb, size_t ce, void *ctx)
                 break;
             }
             double total = cdf[j->classes - 1];
+            /* A Philox block holds the draws of two elements. */
+            double u[2];
+            uint64_t have = UINT64_MAX;
             for (int64_t s = 0; s < j->samples; s++) {
                 uint64_t i = (uint64_t)(r * j->samples + s);
+                if (i / 2 != have) {
+                    have = i / 2;
+                    weft__random_f64_block(j->key, j->stream, have, u);
+                }
                 /* u * total may round up to total itself: the last class
                  * of positive weight then. */
-                int64_t k = upper_bound(cdf, j->classes, uniform_of(j, i) * total);
+                int64_t k = upper_bound(cdf, j->classes, u[i % 2] * total);
                 if (k > last)
                     k = last;
                 if (j->i64)
@@ -123,17 +118,14 @@ int weft__eval_random_categorical(weft_runtime *rt, const weft__node *n,
                                   const weft_tensor *seed, const weft_tensor *logits,
                                   weft_tensor *out)
 {
-    int64_t s[2] = { 0, 0 };
-    int rc = weft__random_read_seed(n, seed, s);
-    if (rc)
-        return rc;
     categorical_job j = {
-        .key = { (uint32_t)s[0], (uint32_t)((uint64_t)s[0] >> 32) },
-        .stream = { (uint32_t)s[1], (uint32_t)((uint64_t)s[1] >> 32) },
         .logits = weft_tensor_data(logits), .f32 = logits->dtype == WEFT_F32,
         .i64 = out->dtype == WEFT_I64, .rows = logits->dims[0], .classes = logits->dims[1],
         .samples = out->dims[1], .out = weft__tensor_mut(out),
     };
+    int rc = weft__random_key(n, seed, j.key, j.stream);
+    if (rc)
+        return rc;
     if (out->numel == 0)
         return 0;
     if (j.classes == 0)

@@ -54,10 +54,16 @@ typedef struct random_job {
 /* A block gives 128 bits: four elements of a 4-byte dtype (a 32-bit word
  * each), two of an 8-byte one (a 64-bit word each); element i takes its
  * part of block i / lanes. */
+static inline void philox_block(const uint32_t key[2], const uint32_t stream[2], uint64_t blk,
+                                uint32_t r[4])
+{
+    uint32_t ctr[4] = { (uint32_t)blk, (uint32_t)(blk >> 32), stream[0], stream[1] };
+    weft__philox4x32_10(ctr, key, r);
+}
+
 static inline void block_of(const random_job *j, uint64_t blk, uint32_t r[4])
 {
-    uint32_t ctr[4] = { (uint32_t)blk, (uint32_t)(blk >> 32), j->stream[0], j->stream[1] };
-    weft__philox4x32_10(ctr, j->key, r);
+    philox_block(j->key, j->stream, blk, r);
 }
 
 static inline uint64_t word64(const uint32_t r[4], int t)
@@ -84,6 +90,15 @@ static inline double unit24_open0(uint32_t x)
 static inline double unit53_open0(uint64_t x)
 {
     return (double)((x >> 11) + 1) * 0x1p-53;
+}
+
+void weft__random_f64_block(const uint32_t key[2], const uint32_t stream[2], uint64_t blk,
+                            double u[2])
+{
+    uint32_t r[4];
+    philox_block(key, stream, blk, r);
+    u[0] = unit53(word64(r, 0));
+    u[1] = unit53(word64(r, 1));
 }
 
 /* The high half of a product: floor(x span / 2^bits), uniform over
@@ -241,8 +256,8 @@ static int random_chunk(size_t cb, size_t ce, void *ctx)
     return 0;
 }
 
-/* The seed's one or two values, as signed 64-bit integers. */
-int weft__random_read_seed(const weft__node *n, const weft_tensor *seed, int64_t s[2])
+int weft__random_key(const weft__node *n, const weft_tensor *seed, uint32_t key[2],
+                     uint32_t stream[2])
 {
     if (!((seed->rank == 0) || (seed->rank == 1 && seed->dims[0] == 2)) ||
         (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)) {
@@ -254,14 +269,13 @@ int weft__random_read_seed(const weft__node *n, const weft_tensor *seed, int64_t
                             "vector of two", weft__op_name(n->op), ss);
     }
     const void *p = weft_tensor_data(seed);
-    for (int64_t k = 0; k < 2; k++) {
-        if (k >= seed->numel)
-            s[k] = 0;
-        else if (seed->dtype == WEFT_I32)
-            s[k] = ((const int32_t *)p)[k];
-        else
-            s[k] = ((const int64_t *)p)[k];
-    }
+    int64_t s[2] = { 0, 0 };
+    for (int64_t k = 0; k < 2 && k < seed->numel; k++)
+        s[k] = seed->dtype == WEFT_I32 ? ((const int32_t *)p)[k] : ((const int64_t *)p)[k];
+    key[0] = (uint32_t)s[0];
+    key[1] = (uint32_t)((uint64_t)s[0] >> 32);
+    stream[0] = (uint32_t)s[1];
+    stream[1] = (uint32_t)((uint64_t)s[1] >> 32);
     return 0;
 }
 
@@ -270,15 +284,10 @@ int weft__eval_random(weft_runtime *rt, const weft__node *n, const weft_tensor *
 {
     random_job j;
     memset(&j, 0, sizeof j);
-    int64_t s[2] = { 0, 0 };
-    int rc = weft__random_read_seed(n, seed, s);
+    int rc = weft__random_key(n, seed, j.key, j.stream);
     if (rc)
         return rc;
     j.n = n;
-    j.key[0] = (uint32_t)s[0];
-    j.key[1] = (uint32_t)((uint64_t)s[0] >> 32);
-    j.stream[0] = (uint32_t)s[1];
-    j.stream[1] = (uint32_t)((uint64_t)s[1] >> 32);
     j.out = weft__tensor_mut(out);
     j.numel = out->numel;
     if (j.numel == 0)

@@ -69,6 +69,10 @@ int weft__eval_depthwise_conv2d(weft_runtime *rt, const weft__node *n, const wef
                                 const weft_tensor *filters, weft_tensor *out);
 int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       weft_tensor *out);
+/* Whether boxes is [n, 4] and per_box [n] (a known rank each; the dims
+ * as far as known): the boxes of non_max_suppression and crop_and_resize
+ * and their scores or image indices (infer_select.c). */
+bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box);
 /* non_max_suppression (kernel_nms.c): the i32 indices of the boxes kept,
  * sized here. */
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
@@ -112,10 +116,16 @@ int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const 
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */
 void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
-/* The seed tensor's one or two values into s (a scalar's second is 0);
- * WEFT_EINVAL naming n's op when it is not an i32 or i64 scalar or vector
- * of two. */
-int weft__random_read_seed(const weft__node *n, const weft_tensor *seed, int64_t s[2]);
+/* The Philox key (seed[0]) and stream (seed[1]; 0 for a scalar seed) of
+ * a seed tensor, each as two 32-bit words; WEFT_EINVAL naming n's op when
+ * it is not an i32 or i64 scalar or vector of two (kernel_random.c). */
+int weft__random_key(const weft__node *n, const weft_tensor *seed, uint32_t key[2],
+                     uint32_t stream[2]);
+/* The two f64 uniform draws in [0, 1) of Philox block blk: elements 2 blk
+ * and 2 blk + 1 of weft_random_uniform's f64 stream for that key and
+ * stream. */
+void weft__random_f64_block(const uint32_t key[2], const uint32_t stream[2], uint64_t blk,
+                            double u[2]);
 /* random_categorical (kernel_categorical.c): in[0] the seed, in[1] the
  * logits [batch, classes]. */
 int weft__eval_random_categorical(weft_runtime *rt, const weft__node *n,
