@@ -1,7 +1,7 @@
 /* Shape and dtype inference of the linear-algebra ops: cholesky,
- * matrix_inverse, matrix_determinant, slogdet, lu and eigh of square
- * matrices, qr and svd of any matrices, and matrix_solve and
- * triangular_solve of a square matrix and right-hand sides.  A
+ * matrix_inverse, matrix_exponential, matrix_determinant, slogdet, lu and
+ * eigh of square matrices, qr and svd of any matrices, and matrix_solve
+ * and triangular_solve of a square matrix and right-hand sides.  A
  * decomposition's factors come out of one node packed into one tensor
  * (see packed_dims), which trace/ops_decomp.c slices apart.  Every input
  * is f32 or f64 with the matrices in the last two dims and any batch
@@ -153,6 +153,7 @@ int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *o
     switch (n->op) {
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_INVERSE:
+    case WEFT__OP_MATRIX_EXPONENTIAL:
         *out = in[0];
         return 0;
     case WEFT__OP_MATRIX_DETERMINANT:

@@ -842,6 +842,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:
     case WEFT__OP_MATRIX_INVERSE:
+    case WEFT__OP_MATRIX_EXPONENTIAL:
     case WEFT__OP_MATRIX_DETERMINANT:
     case WEFT__OP_SLOGDET:
     case WEFT__OP_LU:

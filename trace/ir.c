@@ -82,6 +82,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_RIGHT_SHIFT] = "right_shift", [WEFT__OP_INVERT] = "invert",
     [WEFT__OP_NON_MAX_SUPPRESSION] = "non_max_suppression",
     [WEFT__OP_CROP_AND_RESIZE] = "crop_and_resize",
+    [WEFT__OP_MATRIX_EXPONENTIAL] = "matrix_exponential",
 };
 
 const char *weft__op_name(weft__op op)

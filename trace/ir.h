@@ -165,7 +165,8 @@
     XX(RIGHT_SHIFT, BINARY, 2)             \
     XX(INVERT,     UNARY,   1)             \
     XX(NON_MAX_SUPPRESSION, ARRAY, 2)      \
-    XX(CROP_AND_RESIZE, ARRAY, 3)
+    XX(CROP_AND_RESIZE, ARRAY, 3)          \
+    XX(MATRIX_EXPONENTIAL, ARRAY, 1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

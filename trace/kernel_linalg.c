@@ -1,5 +1,6 @@
 /* Kernels of the linear-algebra ops: cholesky, matrix_solve,
- * triangular_solve, matrix_inverse, matrix_determinant and slogdet, over
+ * triangular_solve, matrix_inverse, matrix_determinant, slogdet and
+ * matrix_exponential (its steps in trace/kernel_expm.c), over
  * a batch of matrices in the last two dims; the batch driver here also
  * runs the decompositions of trace/kernel_decomp.c.
  *
@@ -165,7 +166,7 @@ bool weft__linalg_lapack(int n)
     return weft__blas_available() && n > WEFT__LINALG_LOOP_MAX;
 }
 
-static int lu_factor(int n, double *a, int *ipiv)
+int weft__linalg_lu_factor(int n, double *a, int *ipiv)
 {
 #if WEFT_HAVE_BLAS
     if (weft__linalg_lapack(n)) {
@@ -179,8 +180,8 @@ static int lu_factor(int n, double *a, int *ipiv)
     return lu_loop(n, a, ipiv);
 }
 
-static void lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
-                     double *scratch)
+void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
+                           double *scratch)
 {
 #if WEFT_HAVE_BLAS
     if (weft__linalg_lapack(n)) {
@@ -329,7 +330,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_MATRIX_DETERMINANT: {
         double det = 1;
-        if (lu_factor(n, a, ipiv) == 0) {
+        if (weft__linalg_lu_factor(n, a, ipiv) == 0) {
             for (int i = 0; i < n; i++)
                 det *= ipiv[i] != i ? -a[i + (size_t)i * n] : a[i + (size_t)i * n];
         } else {
@@ -341,7 +342,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     case WEFT__OP_LU: {
         /* Singular matrices factor too (TensorFlow's lu does not fail);
          * the swaps become the permutation p with p A = l u. */
-        lu_factor(n, a, ipiv);
+        weft__linalg_lu_factor(n, a, ipiv);
         char *dst = j->out + (size_t)m * j->out_count * es;
         weft__linalg_store(a, n, n, n, dst, (size_t)n, j->dt);
         for (int i = 0; i < n; i++)
@@ -356,26 +357,30 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_SLOGDET: {
         double sign, logabs;
-        lu_slogdet(n, a, ipiv, lu_factor(n, a, ipiv), &sign, &logabs);
+        lu_slogdet(n, a, ipiv, weft__linalg_lu_factor(n, a, ipiv), &sign, &logabs);
         weft__linalg_store_at(j->out, j->dt, 2 * (size_t)m, sign);
         weft__linalg_store_at(j->out, j->dt, 2 * (size_t)m + 1, logabs);
         return 0;
     }
+    case WEFT__OP_MATRIX_EXPONENTIAL:
+        weft__expm_one(n, a, b, ipiv);
+        store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
+        return 0;
     case WEFT__OP_MATRIX_INVERSE:
         for (size_t i = 0; i < nn; i++)
             b[i] = 0;
         for (int i = 0; i < n; i++)
             b[i + (size_t)i * n] = 1;
-        if (lu_factor(n, a, ipiv) != 0)
+        if (weft__linalg_lu_factor(n, a, ipiv) != 0)
             return 1;
-        lu_solve(n, n, a, ipiv, false, b, scratch);
+        weft__linalg_lu_solve(n, n, a, ipiv, false, b, scratch);
         store_matrix(b, n, n, j->out + (size_t)m * nn * es, j->dt);
         return 0;
     case WEFT__OP_MATRIX_SOLVE:
         weft__linalg_load(j->b + (size_t)m * nk * es, j->dt, n, k, b);
-        if (lu_factor(n, a, ipiv) != 0)
+        if (weft__linalg_lu_factor(n, a, ipiv) != 0)
             return 1;
-        lu_solve(n, k, a, ipiv, j->n->attr.index.kind & ADJOINT, b, scratch);
+        weft__linalg_lu_solve(n, k, a, ipiv, j->n->attr.index.kind & ADJOINT, b, scratch);
         store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
         return 0;
     default:   /* TRIANGULAR_SOLVE: a zero on the diagonal gives inf or NaN */
@@ -398,9 +403,12 @@ static int linalg_chunks(size_t begin, size_t end, void *ctx)
 {
     linalg_job *j = ctx;
     size_t n = (size_t)j->cols, k = (size_t)j->k, cols = k > n ? k : n;
-    /* a, b (or the inverse's identity) and a transpose, then the pivots;
-     * a decomposition's own scratch in their place. */
-    size_t doubles = 2 * n * n + n * cols + (sizeof(int) * n + 1) / sizeof(double) + 1;
+    /* a, b (or the inverse's identity, or the exponential's powers) and a
+     * transpose, then the pivots; a decomposition's own scratch in their
+     * place. */
+    size_t b_doubles = j->n->op == WEFT__OP_MATRIX_EXPONENTIAL ? weft__expm_scratch(j->cols)
+                                                               : n * cols;
+    size_t doubles = 2 * n * n + b_doubles + (sizeof(int) * n + 1) / sizeof(double) + 1;
     if (weft__linalg_is_decomp(j->n->op))
         doubles = weft__decomp_scratch(j->n, j->m, j->cols);
     double *buf = weft__malloc(sizeof(double) * doubles);
@@ -408,7 +416,7 @@ static int linalg_chunks(size_t begin, size_t end, void *ctx)
         return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for a %d x %zu matrix",
                             weft__op_name(j->n->op), j->m, n);
     double *a = buf, *scratch = a + n * n, *b = scratch + n * n;
-    int *ipiv = (int *)(void *)(b + n * cols);
+    int *ipiv = (int *)(void *)(b + b_doubles);
     if (job_lapack(j))
         weft__blas_thread_enter();
     for (size_t c = begin; c < end; c++) {

@@ -1,6 +1,6 @@
 /* What the linear-algebra kernels share: trace/kernel_linalg.c (the
- * batch driver, LU and Cholesky) and trace/kernel_decomp.c (qr, eigh and
- * svd of one matrix).  Matrices are worked on as column-major f64
+ * batch driver, LU and Cholesky), trace/kernel_decomp.c (qr, eigh and
+ * svd of one matrix) and trace/kernel_expm.c (the matrix exponential).  Matrices are worked on as column-major f64
  * (element (i, j) at i + j * ld); tensors hold them row-major in their
  * own dtype (f32 or f64). */
 #ifndef WEFT_TRACE_LINALG_H
@@ -18,6 +18,16 @@
 /* Whether a square matrix of n rows goes to LAPACK: only in a build with
  * a BLAS, and above WEFT__LINALG_LOOP_MAX. */
 bool weft__linalg_lapack(int n);
+
+/* LU with partial pivoting of the n x n matrix a in place (a = P L U,
+ * ipiv[j] the row swapped with row j, counted from 0), by LAPACK or the
+ * loops as weft__linalg_lapack says.  Returns 0, or nonzero when a pivot
+ * is 0 (the factors are still complete). */
+int weft__linalg_lu_factor(int n, double *a, int *ipiv);
+/* Solves a x = b (a^T x = b when trans) for k columns of b in place,
+ * with the factors of weft__linalg_lu_factor; scratch holds n x n. */
+void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
+                           double *scratch);
 
 /* Row-major [rows, cols] of dtype dt at src into column-major f64 at dst
  * (leading dim rows). */
@@ -43,5 +53,11 @@ size_t weft__decomp_scratch(const weft__node *n, int m, int cols);
  * when LAPACK's iteration did not converge. */
 int weft__decomp_one(const weft__node *n, int m, int cols, const char *src, weft_dtype dt,
                      char *dst, size_t out_count, double *scratch);
+
+/* The f64 scratch of weft__expm_one for an n x n matrix. */
+size_t weft__expm_scratch(int n);
+/* The exponential of the n x n matrix a in place (trace/kernel_expm.c);
+ * work holds weft__expm_scratch(n) doubles, ipiv n ints. */
+void weft__expm_one(int n, double *a, double *work, int *ipiv);
 
 #endif

@@ -1,5 +1,6 @@
 /* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
- * triangular_solve, matrix_inverse and matrix_determinant, each a node of
+ * triangular_solve, matrix_inverse, matrix_exponential and
+ * matrix_determinant, each a node of
  * its own (checked by trace/infer_linalg.c, computed by
  * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
 #include "runtime/iface.h"
@@ -22,6 +23,11 @@ weft_value *weft_cholesky(weft_ctx *cx, weft_value *a)
 weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a)
 {
     return square_op(cx, WEFT__OP_MATRIX_INVERSE, "weft_matrix_inverse", a);
+}
+
+weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a)
+{
+    return square_op(cx, WEFT__OP_MATRIX_EXPONENTIAL, "weft_matrix_exponential", a);
 }
 
 weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a)

@@ -100,9 +100,9 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
 /* unique's indices (UNIQUE_IDX), of x's shape. */
 int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out);
 /* The linear-algebra ops (cholesky, matrix_solve, triangular_solve,
- * matrix_inverse, matrix_determinant, slogdet, and the decompositions qr,
- * eigh and svd): inference (infer_linalg.c) and the kernels
- * (kernel_linalg.c, kernel_decomp.c).  matrix_solve's and triangular_solve's
+ * matrix_inverse, matrix_exponential, matrix_determinant, slogdet, and the
+ * decompositions qr, eigh and svd): inference (infer_linalg.c) and the
+ * kernels (kernel_linalg.c, kernel_decomp.c, kernel_expm.c).  matrix_solve's and triangular_solve's
  * attr.index.kind holds WEFT__LINALG_LOWER and WEFT__LINALG_ADJOINT. */
 #define WEFT__LINALG_LOWER   1u
 #define WEFT__LINALG_ADJOINT 2u

@@ -1349,6 +1349,13 @@ WEFT_API weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, wef
 WEFT_API weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs);
 /* tf.linalg.inv: the inverse of each matrix. */
 WEFT_API weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a);
+/* tf.linalg.expm: the exponential of each matrix, by scaling and
+ * squaring with Pade approximants of degree 3 to 13 (Higham 2005, the
+ * method TensorFlow cites), in f64 for f32 inputs too.  A matrix with a
+ * NaN or infinite entry makes that matrix NaN; an exponential beyond the
+ * dtype's range overflows to inf (or NaN where inf meets 0), as
+ * TensorFlow's: no error. */
+WEFT_API weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a);
 /* tf.linalg.det: the determinant of each matrix, [...] (0 for a singular
  * one, no error), from the LU factors. */
 WEFT_API weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a);
