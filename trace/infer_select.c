@@ -1,6 +1,7 @@
 /* Shape and dtype inference of the ops whose result size the input values
- * decide: argwhere, boolean_mask, unique's parts and bincount (the sorted
- * segment ops share the unsorted ones' inference, in infer_shape.c).  The dim that counts
+ * decide: argwhere, boolean_mask, unique's parts, bincount,
+ * non_max_suppression and confusion_matrix (the sorted segment ops share
+ * the unsorted ones' inference, in infer_shape.c).  The dim that counts
  * true elements or distinct values is unknown (WEFT_DIM_ANY) even on
  * concrete inputs; the kernels (kernel_select.c) size it.  As elsewhere,
  * the same code checks a node while tracing and again before the kernel
@@ -113,6 +114,39 @@ static int infer_bincount(const weft__node *n, const weft_spec *in, weft_spec *o
     return 0;
 }
 
+/* confusion_matrix: labels and predictions, i32 or i64 vectors of one
+ * length, and weights of that length (cast to the result's dtype by
+ * weft_confusion_matrix); [num_classes, num_classes], or unknown dims
+ * when the values decide them. */
+static int infer_confusion(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    char sl[WEFT__SPEC_STR_MAX], sp[WEFT__SPEC_STR_MAX];
+    const weft_spec *lab = &in[0], *pred = &in[1];
+    weft__spec_str(lab, sl, sizeof sl);
+    weft__spec_str(pred, sp, sizeof sp);
+    for (int i = 0; i < 2; i++)
+        if (in[i].dtype != WEFT_I32 && in[i].dtype != WEFT_I64)
+            return weft__errorf(WEFT_EDTYPE, "weft_confusion_matrix: the %s %s are not i32 or "
+                                "i64", i ? "predictions" : "labels", i ? sp : sl);
+    for (uint32_t i = 1; i < n->n_in; i++) {
+        bool clash = (lab->rank != WEFT_RANK_ANY && lab->rank != 1) ||
+                     (in[i].rank != WEFT_RANK_ANY && in[i].rank != 1) ||
+                     (lab->rank == 1 && in[i].rank == 1 && lab->dims[0] != ANY &&
+                      in[i].dims[0] != ANY && lab->dims[0] != in[i].dims[0]);
+        char sw[WEFT__SPEC_STR_MAX];
+        if (clash)
+            return weft__errorf(WEFT_ESHAPE, "weft_confusion_matrix: the labels %s and %s %s "
+                                "are not vectors of one length", sl,
+                                i == 1 ? "predictions" : "weights",
+                                weft__spec_str(&in[i], sw, sizeof sw));
+    }
+    out->dtype = n->attr.confusion.dtype;
+    out->rank = 2;
+    out->dims[0] = out->dims[1] = n->attr.confusion.num_classes < 0 ? ANY
+                                                                     : n->attr.confusion.num_classes;
+    return 0;
+}
+
 /* searchsorted: sorted rows [..., n] and values [..., m] of one dtype
  * (not bool) and the same leading dims; i64 indices of values' shape. */
 static int infer_searchsorted(const weft_spec *in, weft_spec *out)
@@ -198,6 +232,7 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_SEARCHSORTED: return infer_searchsorted(in, out);
     case WEFT__OP_RANGE_TO:     return infer_range_to(&in[0], out);
     case WEFT__OP_NON_MAX_SUPPRESSION: return infer_nms(in, out);
+    case WEFT__OP_CONFUSION_MATRIX: return infer_confusion(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a selection op", weft__op_name(n->op));
     }

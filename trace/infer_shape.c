@@ -762,6 +762,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
     case WEFT__OP_RANDOM_CATEGORICAL: case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_CONFUSION_MATRIX:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_CROP_AND_RESIZE:
@@ -779,6 +780,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
         want = 2;   /* the dims of in[1] */
     if (n->op == WEFT__OP_BINCOUNT && n->n_in == 2)
         want = 2;   /* with weights */
+    if (n->op == WEFT__OP_CONFUSION_MATRIX && n->n_in == 3)
+        want = 3;
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
@@ -837,7 +840,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_BINCOUNT:
     case WEFT__OP_SEARCHSORTED:
     case WEFT__OP_RANGE_TO:
-    case WEFT__OP_NON_MAX_SUPPRESSION: return weft__infer_select_op(n, in, out);
+    case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_CONFUSION_MATRIX: return weft__infer_select_op(n, in, out);
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:

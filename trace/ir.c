@@ -83,6 +83,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_NON_MAX_SUPPRESSION] = "non_max_suppression",
     [WEFT__OP_CROP_AND_RESIZE] = "crop_and_resize",
     [WEFT__OP_MATRIX_EXPONENTIAL] = "matrix_exponential",
+    [WEFT__OP_CONFUSION_MATRIX] = "confusion_matrix",
 };
 
 const char *weft__op_name(weft__op op)
@@ -113,7 +114,7 @@ bool weft__op_shape_from_values(weft__op op)
     return op == WEFT__OP_ARGWHERE || op == WEFT__OP_BOOLEAN_MASK ||
            op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS ||
            op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT || op == WEFT__OP_RANGE_TO ||
-           op == WEFT__OP_NON_MAX_SUPPRESSION;
+           op == WEFT__OP_NON_MAX_SUPPRESSION || op == WEFT__OP_CONFUSION_MATRIX;
 }
 
 void weft__reduce_set_axis(weft__node *n, int axis)

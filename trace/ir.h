@@ -21,8 +21,8 @@
  * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
  * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST,
  * UNIQUE_COUNTS, SEGMENT (sorted segment ids), BINCOUNT, RANGE_TO (0..n-1
- * for a scalar n known when it runs) and NON_MAX_SUPPRESSION (the boxes
- * kept) have a dim that only their input values decide (see
+ * for a scalar n known when it runs), NON_MAX_SUPPRESSION (the boxes
+ * kept) and CONFUSION_MATRIX (its class count, when not given) have a dim that only their input values decide (see
  * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
  * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \
@@ -166,7 +166,8 @@
     XX(INVERT,     UNARY,   1)             \
     XX(NON_MAX_SUPPRESSION, ARRAY, 2)      \
     XX(CROP_AND_RESIZE, ARRAY, 3)          \
-    XX(MATRIX_EXPONENTIAL, ARRAY, 1)
+    XX(MATRIX_EXPONENTIAL, ARRAY, 1)       \
+    XX(CONFUSION_MATRIX, ARRAY, -1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -278,6 +279,11 @@ typedef struct weft__node {
         /* BINCOUNT: the result's dtype without weights (with weights, theirs),
          * the least length and the most (-1: none). */
         struct { weft_dtype dtype; int64_t minlength, maxlength; } bincount;
+        /* CONFUSION_MATRIX (in[0] labels, in[1] predictions, in[2] the
+         * weights, already of the result's dtype, when given): the
+         * result's dtype and the class count (-1: the largest label or
+         * prediction + 1). */
+        struct { weft_dtype dtype; int64_t num_classes; } confusion;
         /* NON_MAX_SUPPRESSION (in[0] boxes, in[1] scores): the most boxes
          * kept and the IoU and score thresholds. */
         struct { int64_t max_output; double iou, score; } nms;

@@ -1,8 +1,8 @@
 /* The kernels of the ops whose result size the input values decide:
  * argwhere and boolean_mask (the true elements of a mask), unique's parts
  * (the distinct values of a vector), the sorted segment ops (one row per
- * id up to the last), bincount (one bin per value up to the largest) and
- * range_to (0..n-1).
+ * id up to the last), bincount (one bin per value up to the largest),
+ * confusion_matrix (a bin per pair of classes) and range_to (0..n-1).
  * They allocate their results (weft__eval_from_values), except unique's
  * indices, which have the input's shape (weft__eval_unique_idx).
  *
@@ -536,11 +536,70 @@ static int eval_segment(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     return 0;
 }
 
-/* ---- bincount ---------------------------------------------------------- */
+/* ---- bincount and confusion_matrix ------------------------------------- */
+
+/* A bin's sum: integers in uint64 (wrapping as the dtype does once
+ * truncated), floats in f64, rounded once when stored. */
+typedef union bin_sum {
+    double f;
+    uint64_t u;
+} bin_sum;
+
+/* Adds 1, or weight i of w (NULL: none), to *bin; dt is the result's. */
+static void bin_add(bin_sum *bin, const weft_tensor *w, int64_t i, weft_dtype dt)
+{
+    if (!w) {
+        if (dt == WEFT_F32 || dt == WEFT_F64)
+            bin->f += 1;
+        else
+            bin->u++;
+        return;
+    }
+    const void *wd = weft_tensor_data(w);
+    switch (dt) {
+    case WEFT_I32: bin->u += (uint64_t)(int64_t)((const int32_t *)wd)[i]; break;
+    case WEFT_I64: bin->u += (uint64_t)((const int64_t *)wd)[i]; break;
+    case WEFT_F32: bin->f += ((const float *)wd)[i]; break;
+    default:       bin->f += ((const double *)wd)[i]; break;
+    }
+}
+
+/* A tensor of dtype dt and dims[0..rank) with zeroed sums for its
+ * elements, or an error naming fn. */
+static int bins_new(const char *fn, weft_dtype dt, int rank, const int64_t *dims,
+                    weft_tensor **t, bin_sum **sums)
+{
+    int rc = weft__tensor_new(dt, rank, dims, t);
+    if (rc < 0)
+        return rc;
+    size_t count = (size_t)(*t)->numel;
+    *sums = weft__calloc(count ? count : 1, sizeof **sums);
+    if (!*sums) {
+        weft_tensor_release(*t);
+        *t = NULL;
+        return weft__errorf(WEFT_ENOMEM, "%s: out of memory for %zu bins", fn, count);
+    }
+    return 0;
+}
+
+/* The sums into t's elements in its dtype; frees them. */
+static void bins_store(bin_sum *sums, weft_tensor *t)
+{
+    void *dst = weft__tensor_mut(t);
+    for (int64_t b = 0; b < t->numel; b++) {
+        switch (t->dtype) {
+        case WEFT_BOOL: ((uint8_t *)dst)[b] = sums[b].u != 0; break;
+        case WEFT_I32:  ((int32_t *)dst)[b] = (int32_t)(uint32_t)sums[b].u; break;
+        case WEFT_I64:  ((int64_t *)dst)[b] = (int64_t)sums[b].u; break;
+        case WEFT_F32:  ((float *)dst)[b] = (float)sums[b].f; break;
+        default:        ((double *)dst)[b] = sums[b].f; break;
+        }
+    }
+    weft__free(sums);
+}
 
 /* tf.math.bincount: counts (or summed weights) of each value below the
- * result's length, in index order: integers in uint64 (wrapping as the
- * dtype does once truncated), floats in f64, rounded once. */
+ * result's length, in index order. */
 static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tensor **out)
 {
     const weft_tensor *a = in[0], *w = n->n_in == 2 ? in[1] : NULL;
@@ -558,47 +617,50 @@ static int eval_bincount(const weft__node *n, weft_tensor *const *in, weft_tenso
     if (n->attr.bincount.maxlength >= 0 && len > n->attr.bincount.maxlength)
         len = n->attr.bincount.maxlength;
     weft_dtype dt = w ? w->dtype : n->attr.bincount.dtype;
-    bool is_float = dt == WEFT_F32 || dt == WEFT_F64;
     weft_tensor *t = NULL;
-    int rc = weft__tensor_new(dt, 1, &len, &t);
+    bin_sum *sums = NULL;
+    int rc = bins_new("weft_bincount", dt, 1, &len, &t, &sums);
     if (rc < 0)
         return rc;
-    union { double f; uint64_t u; } *acc = weft__calloc((size_t)(len ? len : 1), sizeof *acc);
-    if (!acc) {
-        weft_tensor_release(t);
-        return weft__errorf(WEFT_ENOMEM, "weft_bincount: out of memory for %lld bins",
-                            (long long)len);
-    }
     for (int64_t i = 0; i < a->numel; i++) {
         int64_t v = weft__index_at(a, i);
-        if (v >= len)
-            continue;
-        if (!w) {
-            if (is_float)
-                acc[v].f += 1;
-            else
-                acc[v].u++;
-            continue;
-        }
-        const void *wd = weft_tensor_data(w);
-        switch (dt) {
-        case WEFT_I32: acc[v].u += (uint64_t)(int64_t)((const int32_t *)wd)[i]; break;
-        case WEFT_I64: acc[v].u += (uint64_t)((const int64_t *)wd)[i]; break;
-        case WEFT_F32: acc[v].f += ((const float *)wd)[i]; break;
-        default:       acc[v].f += ((const double *)wd)[i]; break;
-        }
+        if (v < len)
+            bin_add(&sums[v], w, i, dt);
     }
-    void *dst = weft__tensor_mut(t);
-    for (int64_t b = 0; b < len; b++) {
-        switch (dt) {
-        case WEFT_BOOL: ((uint8_t *)dst)[b] = acc[b].u != 0; break;
-        case WEFT_I32:  ((int32_t *)dst)[b] = (int32_t)(uint32_t)acc[b].u; break;
-        case WEFT_I64:  ((int64_t *)dst)[b] = (int64_t)acc[b].u; break;
-        case WEFT_F32:  ((float *)dst)[b] = (float)acc[b].f; break;
-        default:        ((double *)dst)[b] = acc[b].f; break;
+    bins_store(sums, t);
+    *out = t;
+    return 0;
+}
+
+/* tf.math.confusion_matrix: element (label, prediction) counts (or sums
+ * the weights of) the positions with that pair, in index order.  Every
+ * label and prediction is checked before any is counted. */
+static int eval_confusion_matrix(const weft__node *n, weft_tensor *const *in, weft_tensor **out)
+{
+    const weft_tensor *w = n->n_in == 3 ? in[2] : NULL;
+    int64_t classes = n->attr.confusion.num_classes, top = -1;
+    for (int k = 0; k < 2; k++)
+        for (int64_t i = 0; i < in[k]->numel; i++) {
+            int64_t v = weft__index_at(in[k], i);
+            if (v < 0 || (classes >= 0 && v >= classes))
+                return weft__errorf(WEFT_EINVAL, "weft_confusion_matrix: %s %lld (at %lld) is "
+                                    "%s%lld", k ? "prediction" : "label", (long long)v,
+                                    (long long)i, v < 0 ? "negative" : "not below num_classes ",
+                                    v < 0 ? 0LL : (long long)classes);
+            top = v > top ? v : top;
         }
-    }
-    weft__free(acc);
+    if (classes < 0)
+        classes = top + 1;
+    weft_tensor *t = NULL;
+    bin_sum *sums = NULL;
+    int rc = bins_new("weft_confusion_matrix", n->attr.confusion.dtype, 2,
+                      (const int64_t[]){ classes, classes }, &t, &sums);
+    if (rc < 0)
+        return rc;
+    for (int64_t i = 0; i < in[0]->numel; i++)
+        bin_add(&sums[weft__index_at(in[0], i) * classes + weft__index_at(in[1], i)], w, i,
+                t->dtype);
+    bins_store(sums, t);
     *out = t;
     return 0;
 }
@@ -639,6 +701,8 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
         return eval_segment(rt, n, in, out);
     case WEFT__OP_BINCOUNT:
         return eval_bincount(n, in, out);
+    case WEFT__OP_CONFUSION_MATRIX:
+        return eval_confusion_matrix(n, in, out);
     case WEFT__OP_RANGE_TO:
         return eval_range_to(in[0], out);
     case WEFT__OP_NON_MAX_SUPPRESSION:

@@ -1,11 +1,11 @@
 /* The selection ops of include/weft/ops.h: argwhere, boolean_mask, unique,
- * unique_with_counts, bincount and non_max_suppression, whose results the
- * input values size, and count_nonzero (a sum of a comparison).  Each
- * records nodes of its own (ARGWHERE, BOOLEAN_MASK, UNIQUE_*, ...), checked by
- * trace/infer_select.c and computed by trace/kernel_select.c.  unique
- * hashes x once, into the indices; the first occurrences and the counts
- * are read off the indices, and the values are x gathered at the first
- * occurrences. */
+ * unique_with_counts, bincount, confusion_matrix and non_max_suppression,
+ * whose results the input values size, and count_nonzero (a sum of a
+ * comparison).  Each records nodes of its own (ARGWHERE, BOOLEAN_MASK,
+ * UNIQUE_*, ...), checked by trace/infer_select.c and computed by
+ * trace/kernel_select.c.  unique hashes x once, into the indices; the
+ * first occurrences and the counts are read off the indices, and the
+ * values are x gathered at the first occurrences. */
 #include <math.h>
 #include <stdint.h>
 
@@ -95,6 +95,26 @@ weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
     weft__node n = { .op = WEFT__OP_BINCOUNT, .attr.bincount.dtype = dtype,
                      .attr.bincount.minlength = minlength,
                      .attr.bincount.maxlength = maxlength };
+    return weft__ops_finish(cx, &n, in, n_in);
+}
+
+weft_value *weft_confusion_matrix(weft_ctx *cx, weft_value *labels, weft_value *predictions,
+                                  int64_t num_classes, weft_value *weights, weft_dtype dtype)
+{
+    weft_value *in[3] = { labels, predictions, weights };
+    uint32_t n_in = weights ? 3 : 2;
+    if (!weft__op_enter(cx, "weft_confusion_matrix", in, n_in))
+        return NULL;
+    if (num_classes < -1)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_confusion_matrix: num_classes %lld is "
+                              "negative (-1 takes it from the values)", (long long)num_classes);
+    if (dtype != WEFT_I32 && dtype != WEFT_I64 && dtype != WEFT_F32 && dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "weft_confusion_matrix: dtype %d is not i32, "
+                              "i64, f32 or f64", (int)dtype);
+    if (weights && !(in[2] = weft_cast(cx, weights, dtype)))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_CONFUSION_MATRIX, .attr.confusion.dtype = dtype,
+                     .attr.confusion.num_classes = num_classes };
     return weft__ops_finish(cx, &n, in, n_in);
 }
 

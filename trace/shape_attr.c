@@ -53,6 +53,10 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_FILL_LIKE:
         memcpy(&w[k++], &n->attr.fill.value, sizeof(double));   /* bit for bit: -0.0, NaN */
         break;
+    case WEFT__OP_CONFUSION_MATRIX:
+        w[k++] = n->attr.confusion.dtype;
+        w[k++] = n->attr.confusion.num_classes;
+        break;
     case WEFT__OP_NON_MAX_SUPPRESSION:
         w[k++] = n->attr.nms.max_output;
         memcpy(&w[k++], &n->attr.nms.iou, sizeof(double));
@@ -210,6 +214,10 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_FILL_LIKE:
         fprintf(f, "<%g>", n->attr.fill.value);
+        break;
+    case WEFT__OP_CONFUSION_MATRIX:
+        fprintf(f, "<%s,num_classes=%" PRId64 ">", weft_dtype_name(n->attr.confusion.dtype),
+                n->attr.confusion.num_classes);
         break;
     case WEFT__OP_NON_MAX_SUPPRESSION:
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g>",

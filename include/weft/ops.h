@@ -876,6 +876,19 @@ WEFT_API int weft_unique(weft_ctx *cx, weft_value *x, weft_value **outs);
 /* tf.unique_with_counts: weft_unique's two results and outs[2], how many
  * elements of x each distinct value has (i64, the length of outs[0]). */
 WEFT_API int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **outs);
+/* tf.math.confusion_matrix(labels, predictions, num_classes, weights,
+ * dtype): element [i, j] counts the positions whose label is i and
+ * prediction j, or, with weights (NULL for none), sums their weights
+ * (cast to dtype first, as TensorFlow's).  labels and predictions are i32
+ * or i64 vectors of one length, weights a vector of that length; dtype
+ * is i32 (TensorFlow's default), i64, f32 or f64.  num_classes -1 takes
+ * the largest label or prediction + 1 when the call runs (a dim only the
+ * values decide, as weft_bincount's length).  A negative label or
+ * prediction, or one not below num_classes, is WEFT_EINVAL when it is
+ * met.  Sums as weft_bincount's. */
+WEFT_API weft_value *weft_confusion_matrix(weft_ctx *cx, weft_value *labels,
+                                           weft_value *predictions, int64_t num_classes,
+                                           weft_value *weights, weft_dtype dtype);
 /* tf.math.bincount(arr, weights, minlength, maxlength, dtype) over all of
  * values (i32 or i64, any shape; a negative value is WEFT_EINVAL when it
  * is met): a vector whose element b counts the values equal to b, or,

@@ -601,6 +601,14 @@ static weft_value *op_nms_boxes(weft_ctx *cx)
                                     0);
 }
 static int c_nms_boxes(void) { return eager_op(op_nms_boxes); }
+static weft_value *op_expm_rect(weft_ctx *cx) { return weft_matrix_exponential(cx, ev(cx, m23)); }
+static int c_expm_rect(void) { return eager_op(op_expm_rect); }
+static weft_value *op_confusion_label(weft_ctx *cx)
+{
+    weft_value *labels = weft_range(cx, WEFT_I32, 0, 4, 1);
+    return weft_confusion_matrix(cx, labels, labels, 3, NULL, WEFT_I32);
+}
+static int c_confusion_label(void) { return eager_op(op_confusion_label); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -718,6 +726,8 @@ static const err_case cases[] = {
     C("weft_random_categorical", "logits f32[4]", WEFT_ESHAPE, c_categorical_rank),
     C("weft_space_to_depth", "f32[1,3,3,2] with block_size 2", WEFT_ESHAPE, c_space_to_depth_odd),
     C("weft_non_max_suppression", "boxes f32[2,3]", WEFT_ESHAPE, c_nms_boxes),
+    C("weft_matrix_exponential", "f32[2,3]", WEFT_ESHAPE, c_expm_rect),
+    C("weft_confusion_matrix", "labels 0..3 with num_classes 3", WEFT_EINVAL, c_confusion_label),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
