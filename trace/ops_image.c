@@ -1,6 +1,8 @@
 /* Image ops of include/weft/ops.h on NHWC data: space_to_depth,
- * depth_to_space, extract_patches, rgb_to_grayscale, per_image_standardization,
- * adjust_contrast, image_gradients, total_variation and psnr.  Each is a
+ * depth_to_space, extract_patches, rgb_to_grayscale,
+ * per_image_standardization, adjust_contrast, image_gradients,
+ * total_variation, psnr, sobel_edges and ssim (depthwise convolutions
+ * with constant filters); the colour ops are trace/ops_color.c's.  Each is a
  * composition of other ops (as ops_linalg.c's): it checks its inputs
  * first, so that an error names the public op, and builds its
  * elementwise steps through weft__op_unary / weft__op_binary with the
@@ -316,4 +318,174 @@ weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
     weft_value *db = weft__op_binary(cx, WEFT__OP_MUL, fn, log_mse,
                                      weft_const_f64(cx, 10.0 / log(10.0)));
     return weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, 20.0 * log10(max_val)), db);
+}
+
+/* ---- Filters: Sobel edges and SSIM ----------------------------------------- */
+
+/* A constant depthwise filter [rows, cols, c, m] of dtype dt whose every
+ * channel holds taps[(y cols + x) m + k]. */
+static weft_value *tiled_filter(weft_ctx *cx, const char *fn, const double *taps, int64_t rows,
+                                int64_t cols, int64_t c, int64_t m, weft_dtype dt)
+{
+    size_t count = (size_t)(rows * cols * c * m);
+    double *v = weft__malloc(sizeof *v * (count ? count : 1));
+    if (!v)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    for (int64_t yx = 0; yx < rows * cols; yx++)
+        for (int64_t ch = 0; ch < c; ch++)
+            for (int64_t k = 0; k < m; k++)
+                v[(yx * c + ch) * m + k] = taps[yx * m + k];
+    weft_tensor *t = NULL;
+    int rc = weft_tensor_create(WEFT_F64, 4, (const int64_t[]){ rows, cols, c, m }, v, &t);
+    weft__free(v);
+    if (rc != 0)
+        return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
+    weft_value *f = weft_cast(cx, weft_const_tensor(cx, t), dt);
+    weft_tensor_release(t);
+    return f;
+}
+
+/* x padded by one row (column) on each side along axis, by reflection:
+ * x[1] before and x[n - 2] after (TensorFlow's REFLECT). */
+static weft_value *reflect_one(weft_ctx *cx, weft_value *x, int axis, int64_t n)
+{
+    int64_t lo[4] = { 0, 0, 0, 0 }, lo_end[4] = { WEFT_END, WEFT_END, WEFT_END, WEFT_END };
+    int64_t hi[4] = { 0, 0, 0, 0 }, hi_end[4] = { WEFT_END, WEFT_END, WEFT_END, WEFT_END };
+    lo[axis] = 1;
+    lo_end[axis] = 2;
+    hi[axis] = n - 2;
+    hi_end[axis] = n - 1;
+    weft_value *parts[3] = { weft_slice(cx, x, lo, lo_end, NULL), x,
+                             weft_slice(cx, x, hi, hi_end, NULL) };
+    return weft_concat(cx, parts, 3, axis);
+}
+
+weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_sobel_edges";
+    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+        !known_rank(cx, fn, images, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
+        return NULL;
+    const weft_spec *s = spec_of(images);
+    int64_t h = s->dims[1], w = s->dims[2], c = s->dims[3];
+    if (h < 2 || w < 2) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the images %s are smaller than 2 x 2", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    }
+    static const double vertical[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+    static const double horizontal[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+    double taps[9 * 2];   /* each tap's vertical weight, then its horizontal one */
+    for (int i = 0; i < 9; i++) {
+        taps[2 * i] = vertical[i];
+        taps[2 * i + 1] = horizontal[i];
+    }
+    weft_value *filter = tiled_filter(cx, fn, taps, 3, 3, c, 2, s->dtype);
+    weft_value *padded = reflect_one(cx, reflect_one(cx, images, 1, h), 2, w);
+    weft_value *edges =
+        weft_depthwise_conv2d(cx, padded, filter, NULL, WEFT_PADDING_VALID, NULL);
+    return weft_reshape(cx, edges, 5, (const int64_t[]){ -1, h, w, c, 2 });
+}
+
+/* TensorFlow's _fspecial_gauss: exp(-(dy^2 + dx^2) / (2 sigma^2)) over a
+ * size x size grid centred on its middle, normalized to sum 1 (as its
+ * softmax), into taps (size^2). */
+static void gauss_taps(int64_t size, double sigma, double *taps)
+{
+    double centre = (double)(size - 1) / 2, sum = 0;
+    for (int64_t y = 0; y < size; y++)
+        for (int64_t x = 0; x < size; x++) {
+            double dy = (double)y - centre, dx = (double)x - centre;
+            taps[y * size + x] = exp(-0.5 * (dy * dy + dx * dx) / (sigma * sigma));
+            sum += taps[y * size + x];
+        }
+    for (int64_t i = 0; i < size * size; i++)
+        taps[i] /= sum;
+}
+
+static bool ssim_args_ok(weft_ctx *cx, const char *fn, double max_val, int64_t filter_size,
+                         double filter_sigma, double k1, double k2)
+{
+    if (!(max_val > 0) || !isfinite(max_val))
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_val %g is not finite and > 0", fn, max_val);
+    else if (filter_size < 1 || filter_size > 1024)
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: filter_size %lld is not in 1..1024", fn,
+                       (long long)filter_size);
+    else if (!(filter_sigma > 0) || !isfinite(filter_sigma))
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: filter_sigma %g is not finite and > 0", fn,
+                       filter_sigma);
+    else if (!isfinite(k1) || !isfinite(k2))
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: k1 %g or k2 %g is not finite", fn, k1, k2);
+    else
+        return true;
+    return false;
+}
+
+/* a and b have one shape (dims unknown while tracing match anything) of
+ * rank 3 or 4, h, w and c known, h and w at least size. */
+static bool ssim_shapes_ok(weft_ctx *cx, const char *fn, const weft_value *a,
+                           const weft_value *b, int64_t size)
+{
+    if (!known_rank(cx, fn, a, 3, 4, 3, "an image or a batch (rank 3 or 4, h, w and c known "
+                    "while tracing)"))
+        return false;
+    const weft_spec *sa = spec_of(a), *sb = spec_of(b);
+    bool same = sb->rank == sa->rank;
+    for (int d = 0; same && d < sa->rank; d++)
+        same = sa->dims[d] == sb->dims[d] || sa->dims[d] < 0 || sb->dims[d] < 0;
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if (!same) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the images %s and %s do not have one shape", fn,
+                       weft__spec_str(sa, s1, sizeof s1), weft__spec_str(sb, s2, sizeof s2));
+        return false;
+    }
+    if (sa->dims[sa->rank - 3] < size || sa->dims[sa->rank - 2] < size) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the images %s are smaller than the %lld x %lld "
+                       "filter", fn, weft__spec_str(sa, s1, sizeof s1), (long long)size,
+                       (long long)size);
+        return false;
+    }
+    return true;
+}
+
+weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
+                      int64_t filter_size, double filter_sigma, double k1, double k2)
+{
+    static const char fn[] = "weft_ssim";
+    weft_value *in[2] = { a, b };
+    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, a) || !need_float(cx, fn, b) ||
+        !ssim_args_ok(cx, fn, max_val, filter_size, filter_sigma, k1, k2) ||
+        !ssim_shapes_ok(cx, fn, a, b, filter_size))
+        return NULL;
+    const weft_spec *s = spec_of(a);
+    bool single = s->rank == 3;
+    int64_t c = s->dims[s->rank - 1];
+    double *taps = weft__malloc(sizeof *taps * (size_t)(filter_size * filter_size));
+    if (!taps)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    gauss_taps(filter_size, filter_sigma, taps);
+    weft_value *filter = tiled_filter(cx, fn, taps, filter_size, filter_size, c, 1, s->dtype);
+    weft__free(taps);
+    if (single) {
+        a = weft_expand_dims(cx, a, 0);
+        b = weft_expand_dims(cx, b, 0);
+    }
+#define LOCAL(x) weft_depthwise_conv2d(cx, (x), filter, NULL, WEFT_PADDING_VALID, NULL)
+#define OP(name, x, y) weft__op_binary(cx, WEFT__OP_##name, fn, (x), (y))
+    weft_value *mean_a = LOCAL(a), *mean_b = LOCAL(b);
+    weft_value *num0 = OP(MUL, OP(MUL, mean_a, mean_b), weft_const_f64(cx, 2));
+    weft_value *den0 = OP(ADD, OP(MUL, mean_a, mean_a), OP(MUL, mean_b, mean_b));
+    weft_value *c1 = weft_const_f64(cx, (k1 * max_val) * (k1 * max_val));
+    weft_value *c2 = weft_const_f64(cx, (k2 * max_val) * (k2 * max_val));
+    weft_value *luminance = OP(DIV, OP(ADD, num0, c1), OP(ADD, den0, c1));
+    weft_value *num1 = OP(MUL, LOCAL(OP(MUL, a, b)), weft_const_f64(cx, 2));
+    weft_value *den1 = LOCAL(OP(ADD, OP(MUL, a, a), OP(MUL, b, b)));
+    weft_value *cs = OP(DIV, OP(ADD, OP(SUB, num1, num0), c2), OP(ADD, OP(SUB, den1, den0), c2));
+    weft_value *map = OP(MUL, luminance, cs);
+#undef LOCAL
+#undef OP
+    static const int pixels[2] = { 1, 2 };
+    weft_value *per_channel = weft_reduce(cx, WEFT_R_MEAN, map, pixels, 2, false);
+    weft_value *r = weft_reduce(cx, WEFT_R_MEAN, per_channel, (const int[]){ 1 }, 1, false);
+    return single ? weft_reshape(cx, r, 0, NULL) : r;
 }

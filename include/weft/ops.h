@@ -1264,6 +1264,48 @@ WEFT_API weft_value *weft_total_variation(weft_ctx *cx, weft_value *images);
  * broadcast; f32 or f64; max_val finite and > 0).  Identical images give
  * +inf. */
 WEFT_API weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val);
+/* tf.image.ssim(img1, img2, max_val, filter_size, filter_sigma, k1, k2):
+ * the structural similarity of each pair of images ([b, h, w, c] to [b],
+ * [h, w, c] to a scalar; a and b of one shape, f32 or f64, h, w and c
+ * known while tracing), TensorFlow's: local means, variances and
+ * covariance under a filter_size x filter_size Gaussian of filter_sigma
+ * (VALID, so h and w must be at least filter_size), (2 mu_a mu_b + c1)
+ * (2 cov + c2) / ((mu_a^2 + mu_b^2 + c1) (var_a + var_b + c2)) with
+ * c1 = (k1 max_val)^2 and c2 = (k2 max_val)^2, averaged over the pixels
+ * and then the channels.  TensorFlow's defaults: 11, 1.5, 0.01, 0.03. */
+WEFT_API weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
+                               int64_t filter_size, double filter_sigma, double k1, double k2);
+/* tf.image.sobel_edges(images): [b, h, w, c] to [b, h, w, c, 2], the
+ * vertical (index 0) and horizontal (1) 3 x 3 Sobel responses of each
+ * channel on the images padded by reflection (h and w at least 2; h, w
+ * and c known while tracing).  f32 or f64. */
+WEFT_API weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images);
+/* Colour conversions of images whose last dim is 3 (known while
+ * tracing), f32 or f64, each in the images' dtype and elementwise (they
+ * fuse).  tf.image.rgb_to_yiq / yiq_to_rgb / rgb_to_yuv / yuv_to_rgb:
+ * TensorFlow's 3 x 3 matrices.  tf.image.rgb_to_hsv: v the largest
+ * channel, s = (v - min) / v (0 where v <= 0), h in [0, 1) (0 for grey);
+ * tf.image.hsv_to_rgb its inverse for h in [0, 1], both TensorFlow's
+ * formulas. */
+WEFT_API weft_value *weft_rgb_to_yiq(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_yiq_to_rgb(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_rgb_to_yuv(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_yuv_to_rgb(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_rgb_to_hsv(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_hsv_to_rgb(weft_ctx *cx, weft_value *images);
+/* tf.image.adjust_saturation(images, saturation_factor): each pixel's
+ * saturation times the factor (finite), clipped to [0, 1], through HSV.
+ * tf.image.adjust_hue(images, delta): each pixel's hue plus delta (in
+ * [-1, 1]), wrapped into [0, 1), through HSV.  RGB images as above. */
+WEFT_API weft_value *weft_adjust_saturation(weft_ctx *cx, weft_value *images,
+                                            double saturation_factor);
+WEFT_API weft_value *weft_adjust_hue(weft_ctx *cx, weft_value *images, double delta);
+/* tf.image.adjust_brightness(images, delta): images + delta.
+ * tf.image.adjust_gamma(images, gamma, gain): gain * images^gamma (gamma
+ * finite and >= 0).  Images of any shape, f32 or f64. */
+WEFT_API weft_value *weft_adjust_brightness(weft_ctx *cx, weft_value *images, double delta);
+WEFT_API weft_value *weft_adjust_gamma(weft_ctx *cx, weft_value *images, double gamma,
+                                       double gain);
 
 /* ---- Losses and normalization ----
  *

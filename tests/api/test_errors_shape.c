@@ -609,6 +609,18 @@ static weft_value *op_confusion_label(weft_ctx *cx)
     return weft_confusion_matrix(cx, labels, labels, 3, NULL, WEFT_I32);
 }
 static int c_confusion_label(void) { return eager_op(op_confusion_label); }
+static weft_value *op_hsv_channels(weft_ctx *cx)
+{
+    return weft_rgb_to_hsv(cx, weft_transpose(cx, ev(cx, m23), NULL));
+}
+static int c_hsv_channels(void) { return eager_op(op_hsv_channels); }
+static weft_value *op_ssim_small(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, weft_range(cx, WEFT_F32, 0, 6, 1), 3,
+                                 (const int64_t[]){ 2, 3, 1 });
+    return weft_ssim(cx, x, x, 1, 11, 1.5, 0.01, 0.03);
+}
+static int c_ssim_small(void) { return eager_op(op_ssim_small); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -728,6 +740,8 @@ static const err_case cases[] = {
     C("weft_non_max_suppression", "boxes f32[2,3]", WEFT_ESHAPE, c_nms_boxes),
     C("weft_matrix_exponential", "f32[2,3]", WEFT_ESHAPE, c_expm_rect),
     C("weft_confusion_matrix", "labels 0..3 with num_classes 3", WEFT_EINVAL, c_confusion_label),
+    C("weft_rgb_to_hsv", "f32[3,2]", WEFT_ESHAPE, c_hsv_channels),
+    C("weft_ssim", "f32[2,3,1] with filter_size 11", WEFT_ESHAPE, c_ssim_small),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
