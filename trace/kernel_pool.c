@@ -185,8 +185,59 @@ POOL_MAX(max_i64, int64_t, INT_KEEP)
         }                                                                               \
     }
 
+#if defined(__SSE2__)
+/* Floats on SSE2: each block of four vectors of channels keeps its sums
+ * in registers over the whole window, where the loop above loads and
+ * stores them once per window pixel (avg_pool2d of f32[8,56,56,64], 2x2,
+ * ran at 0.93-1.27x of a plain C loop's time on 1 worker).  The sums add
+ * the same pixels in the same order from 0 and are divided by the same
+ * count: the same bits. */
+#define POOL_AVG_SSE(NAME, T, W, VT, LOAD, STORE, ADD, DIV, SET1, ZERO)                 \
+    static void NAME(const pool_row_ctx *r, char *out)                                  \
+    {                                                                                   \
+        const pool_job *j = r->j;                                                       \
+        const int64_t c = j->c, w = j->w;                                               \
+        const T *img = (const T *)(const void *)r->img;                                 \
+        T *sum = (T *)(void *)out;                                                      \
+        for (int64_t ox = 0; ox < j->ow; ox++, sum += c) {                              \
+            int64_t x0, x1;                                                             \
+            window_cols(j, ox, &x0, &x1);                                               \
+            const T count = (T)((r->y1 - r->y0) * (x1 - x0));                           \
+            const VT counts = SET1(count);                                              \
+            int64_t q = 0;                                                              \
+            for (; q + 4 * W <= c; q += 4 * W) {                                        \
+                VT s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO();                  \
+                for (int64_t iy = r->y0; iy < r->y1; iy++)                              \
+                    for (int64_t ix = x0; ix < x1; ix++) {                              \
+                        const T *p = img + (iy * w + ix) * c + q;                       \
+                        s0 = ADD(s0, LOAD(p));                                          \
+                        s1 = ADD(s1, LOAD(p + W));                                      \
+                        s2 = ADD(s2, LOAD(p + 2 * W));                                  \
+                        s3 = ADD(s3, LOAD(p + 3 * W));                                  \
+                    }                                                                   \
+                STORE(sum + q, DIV(s0, counts));                                        \
+                STORE(sum + q + W, DIV(s1, counts));                                    \
+                STORE(sum + q + 2 * W, DIV(s2, counts));                                \
+                STORE(sum + q + 3 * W, DIV(s3, counts));                                \
+            }                                                                           \
+            for (; q < c; q++) {                                                        \
+                T s = 0;                                                                \
+                for (int64_t iy = r->y0; iy < r->y1; iy++)                              \
+                    for (int64_t ix = x0; ix < x1; ix++)                                \
+                        s += img[(iy * w + ix) * c + q];                                \
+                sum[q] = s / count;                                                     \
+            }                                                                           \
+        }                                                                               \
+    }
+
+POOL_AVG_SSE(avg_f32, float, 4, __m128, _mm_loadu_ps, _mm_storeu_ps, _mm_add_ps, _mm_div_ps,
+             _mm_set1_ps, _mm_setzero_ps)
+POOL_AVG_SSE(avg_f64, double, 2, __m128d, _mm_loadu_pd, _mm_storeu_pd, _mm_add_pd, _mm_div_pd,
+             _mm_set1_pd, _mm_setzero_pd)
+#else
 POOL_AVG(avg_f32, float)
 POOL_AVG(avg_f64, double)
+#endif
 
 /* Output row `unit` (an image and an output row). */
 static void pool_row(const pool_job *j, uint64_t unit)

@@ -330,8 +330,8 @@ Test(ops_conv, conv2d_matches_the_definition)
     }
 }
 
-/* depthwise_conv2d with multipliers 1 and 3, strides, dilations and both
- * paddings, in f32 and f64 on every worker count, eager and traced. */
+/* depthwise_conv2d with multipliers 1, 2 and 3, strides, dilations and
+ * both paddings, in f32 and f64 on every worker count, eager and traced. */
 Test(ops_conv, depthwise_conv2d_matches_the_definition)
 {
     static const conv_case cases[] = {
@@ -340,6 +340,10 @@ Test(ops_conv, depthwise_conv2d_matches_the_definition)
         { 1, 10, 11, 4, 3, 2, 3, 2, 1, 1, 2, false },
         { 3, 40, 30, 16, 5, 5, 1, 2, 2, 1, 1, true },   /* several chunks */
         { 1, 7, 7, 2, 3, 3, 2, 1, 2, 2, 1, true },
+        /* Multiplier 1 with dilations: 21 channels are a block of
+         * vectors, whole vectors and single channels. */
+        { 2, 13, 12, 21, 3, 3, 1, 2, 1, 2, 3, true },
+        { 1, 9, 10, 21, 2, 3, 1, 1, 2, 2, 2, false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const conv_case *k = &cases[i];
@@ -757,6 +761,7 @@ static const pool_case pool_cases[] = {
     { 1, 10, 11, 2, 4, 4, 3, 3, false },
     { 3, 64, 48, 16, 2, 2, 2, 2, true },   /* several chunks */
     { 1, 5, 5, 3, 7, 7, 1, 1, true },      /* windows larger than the input */
+    { 1, 6, 7, 19, 3, 3, 2, 1, true },     /* blocks of vectors, then single channels */
     { 0, 5, 5, 3, 2, 2, 1, 1, true },
 };
 
