@@ -34,23 +34,17 @@ static bool take_channels(weft_ctx *cx, const char *fn, weft_value *images, weft
     return weft_split(cx, images, 3, NULL, -1, ch) == 0;
 }
 
-/* Shorthands for the steps, each recorded under the public op's name. */
-typedef struct color_ops {
-    weft_ctx *cx;
-    const char *fn;
-} color_ops;
-
-static weft_value *k(const color_ops *o, double v)
+static weft_value *k(const weft__steps *o, double v)
 {
     return weft_const_f64(o->cx, v);
 }
 
-static weft_value *bin(const color_ops *o, weft__op op, weft_value *a, weft_value *b)
+static weft_value *bin(const weft__steps *o, weft__op op, weft_value *a, weft_value *b)
 {
-    return weft__op_binary(o->cx, op, o->fn, a, b);
+    return weft__step2(o, op, a, b);
 }
 
-static weft_value *join(const color_ops *o, weft_value *const *ch)
+static weft_value *join(const weft__steps *o, weft_value *const *ch)
 {
     if (!ch[0] || !ch[1] || !ch[2])
         return NULL;
@@ -67,7 +61,7 @@ static weft_value *mix(weft_ctx *cx, const char *fn, weft_value *images, const d
     weft_value *ch[3], *out[3];
     if (!take_channels(cx, fn, images, ch))
         return NULL;
-    const color_ops o = { cx, fn };
+    const weft__steps o = { cx, fn };
     for (int j = 0; j < 3; j++) {
         out[j] = bin(&o, WEFT__OP_MUL, ch[0], k(&o, m[0][j]));
         for (int c = 1; c < 3; c++)
@@ -114,7 +108,7 @@ weft_value *weft_yuv_to_rgb(weft_ctx *cx, weft_value *images)
 /* h, s, v of r, g, b into hsv[], TensorFlow's RGBToHSV: v the largest
  * channel, s its range over v (0 where v is not > 0), h from the largest
  * channel's neighbours over 6 range, in [0, 1), 0 for a grey pixel. */
-static void to_hsv(const color_ops *o, weft_value *const *rgb, weft_value **hsv)
+static void to_hsv(const weft__steps *o, weft_value *const *rgb, weft_value **hsv)
 {
     weft_value *r = rgb[0], *g = rgb[1], *b = rgb[2];
     weft_value *v = bin(o, WEFT__OP_MAXIMUM, bin(o, WEFT__OP_MAXIMUM, r, g), b);
@@ -139,20 +133,20 @@ static void to_hsv(const color_ops *o, weft_value *const *rgb, weft_value **hsv)
 }
 
 /* min(max(x, 0), 1). */
-static weft_value *unit_clip(const color_ops *o, weft_value *x)
+static weft_value *unit_clip(const weft__steps *o, weft_value *x)
 {
     return bin(o, WEFT__OP_MINIMUM, bin(o, WEFT__OP_MAXIMUM, x, k(o, 0)), k(o, 1));
 }
 
 /* |6 h - at|. */
-static weft_value *hue_distance(const color_ops *o, weft_value *h6, double at)
+static weft_value *hue_distance(const weft__steps *o, weft_value *h6, double at)
 {
-    return weft__op_unary(o->cx, WEFT__OP_ABS, o->fn, bin(o, WEFT__OP_SUB, h6, k(o, at)));
+    return weft__step1(o, WEFT__OP_ABS, bin(o, WEFT__OP_SUB, h6, k(o, at)));
 }
 
 /* r, g, b of h, s, v into rgb[], TensorFlow's HSVToRGB: each channel's
  * share of the hue (a clipped tent of 6 h) mixed with white by s, times v. */
-static void to_rgb(const color_ops *o, weft_value *const *hsv, weft_value **rgb)
+static void to_rgb(const weft__steps *o, weft_value *const *hsv, weft_value **rgb)
 {
     weft_value *h6 = bin(o, WEFT__OP_MUL, hsv[0], k(o, 6)), *s = hsv[1], *v = hsv[2];
     weft_value *share[3] = {
@@ -172,7 +166,7 @@ weft_value *weft_rgb_to_hsv(weft_ctx *cx, weft_value *images)
     weft_value *rgb[3], *hsv[3];
     if (!take_channels(cx, fn, images, rgb))
         return NULL;
-    const color_ops o = { cx, fn };
+    const weft__steps o = { cx, fn };
     to_hsv(&o, rgb, hsv);
     return join(&o, hsv);
 }
@@ -183,7 +177,7 @@ weft_value *weft_hsv_to_rgb(weft_ctx *cx, weft_value *images)
     weft_value *hsv[3], *rgb[3];
     if (!take_channels(cx, fn, images, hsv))
         return NULL;
-    const color_ops o = { cx, fn };
+    const weft__steps o = { cx, fn };
     to_rgb(&o, hsv, rgb);
     return join(&o, rgb);
 }
@@ -198,7 +192,7 @@ weft_value *weft_adjust_saturation(weft_ctx *cx, weft_value *images, double satu
     if (!isfinite(saturation_factor))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: saturation_factor %g is not finite", fn,
                               saturation_factor);
-    const color_ops o = { cx, fn };
+    const weft__steps o = { cx, fn };
     to_hsv(&o, rgb, hsv);
     hsv[1] = unit_clip(&o, bin(&o, WEFT__OP_MUL, hsv[1], k(&o, saturation_factor)));
     to_rgb(&o, hsv, rgb);
@@ -214,10 +208,10 @@ weft_value *weft_adjust_hue(weft_ctx *cx, weft_value *images, double delta)
         return NULL;
     if (!(delta >= -1 && delta <= 1))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: delta %g is not in [-1, 1]", fn, delta);
-    const color_ops o = { cx, fn };
+    const weft__steps o = { cx, fn };
     to_hsv(&o, rgb, hsv);
     weft_value *turned = bin(&o, WEFT__OP_ADD, hsv[0], k(&o, delta));
-    hsv[0] = bin(&o, WEFT__OP_SUB, turned, weft__op_unary(cx, WEFT__OP_FLOOR, fn, turned));
+    hsv[0] = bin(&o, WEFT__OP_SUB, turned, weft__step1(&o, WEFT__OP_FLOOR, turned));
     to_rgb(&o, hsv, rgb);
     return join(&o, rgb);
 }

@@ -13,6 +13,24 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                             weft_value *b);
 
+/* Shorthands for a composition that records many elementwise steps
+ * under one public op's name (ops_color.c, ops_keras_loss.c). */
+typedef struct weft__steps {
+    weft_ctx *cx;
+    const char *fn;
+} weft__steps;
+
+static inline weft_value *weft__step1(const weft__steps *s, weft__op op, weft_value *a)
+{
+    return weft__op_unary(s->cx, op, s->fn, a);
+}
+
+static inline weft_value *weft__step2(const weft__steps *s, weft__op op, weft_value *a,
+                                      weft_value *b)
+{
+    return weft__op_binary(s->cx, op, s->fn, a, b);
+}
+
 /* Whether in[0..n_in) are all bool; otherwise the context fails with
  * WEFT_EDTYPE naming fn and the first input that is not (the check of the
  * logical ops). */

@@ -1343,6 +1343,61 @@ WEFT_API weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_
  * added where z > 1 (TensorFlow's rule). */
 WEFT_API weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets,
                                            weft_value *log_input, bool full_loss);
+/* Keras's per-sample losses (the functions of tf.keras.losses): each
+ * takes y_true (any dtype, cast to y_pred's) and y_pred (f32 or f64 of a
+ * known rank >= 1), broadcast together, and reduces the last axis to one
+ * loss per sample ([...]), with Keras's formulas and epsilon 1e-7:
+ *   mean_squared_error          mean((p - t)^2)
+ *   mean_absolute_error         mean(|p - t|)
+ *   mean_absolute_percentage_error  100 mean(|(t - p) / max(|t|, eps)|)
+ *   mean_squared_logarithmic_error  mean((log(max(p, eps) + 1)
+ *                                     - log(max(t, eps) + 1))^2)
+ *   huber_loss (delta >= 0)     mean(|e| <= delta ? e^2 / 2
+ *                                    : delta |e| - delta^2 / 2), e = p - t
+ *   log_cosh_loss               mean(log cosh(p - t)) (no overflow)
+ *   hinge_loss, squared_hinge_loss  mean(max(1 - t p, 0)) (squared); t
+ *                               of only 0s and 1s is taken as -1 and 1
+ *   categorical_hinge_loss      max(max((1 - t) p) - sum(t p) + 1, 0)
+ *   kl_divergence               sum(t log(t / p)), t and p clipped to
+ *                               [eps, 1]
+ *   poisson_loss                mean(p - t log(p + eps))
+ *   cosine_similarity_loss      -sum(l2_normalize(t) l2_normalize(p)), in
+ *                               [-1, 1] (-1 for the same direction)
+ * The crossentropies take probabilities, or logits when from_logits:
+ * binary_crossentropy's mean of -(t log(p + eps) + (1 - t) log(1 - p +
+ * eps)) on p clipped to [eps, 1 - eps], categorical's -sum(t log p) on p
+ * over its sum, clipped, and sparse_categorical's, whose y_true holds i32
+ * or i64 class indices ([...], y_pred [..., classes]), the logits' path on
+ * log(p clipped).  label_smoothing in [0, 1] moves t towards 1/2 (binary)
+ * or 1/classes. */
+WEFT_API weft_value *weft_mean_squared_error(weft_ctx *cx, weft_value *y_true,
+                                             weft_value *y_pred);
+WEFT_API weft_value *weft_mean_absolute_error(weft_ctx *cx, weft_value *y_true,
+                                              weft_value *y_pred);
+WEFT_API weft_value *weft_mean_absolute_percentage_error(weft_ctx *cx, weft_value *y_true,
+                                                         weft_value *y_pred);
+WEFT_API weft_value *weft_mean_squared_logarithmic_error(weft_ctx *cx, weft_value *y_true,
+                                                         weft_value *y_pred);
+WEFT_API weft_value *weft_huber_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred,
+                                     double delta);
+WEFT_API weft_value *weft_log_cosh_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred);
+WEFT_API weft_value *weft_hinge_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred);
+WEFT_API weft_value *weft_squared_hinge_loss(weft_ctx *cx, weft_value *y_true,
+                                             weft_value *y_pred);
+WEFT_API weft_value *weft_categorical_hinge_loss(weft_ctx *cx, weft_value *y_true,
+                                                 weft_value *y_pred);
+WEFT_API weft_value *weft_kl_divergence(weft_ctx *cx, weft_value *y_true, weft_value *y_pred);
+WEFT_API weft_value *weft_poisson_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred);
+WEFT_API weft_value *weft_cosine_similarity_loss(weft_ctx *cx, weft_value *y_true,
+                                                 weft_value *y_pred);
+WEFT_API weft_value *weft_binary_crossentropy(weft_ctx *cx, weft_value *y_true,
+                                              weft_value *y_pred, bool from_logits,
+                                              double label_smoothing);
+WEFT_API weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_true,
+                                                   weft_value *y_pred, bool from_logits,
+                                                   double label_smoothing);
+WEFT_API weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_value *y_true,
+                                                          weft_value *y_pred, bool from_logits);
 /* tf.nn.l2_loss(t): sum(t^2) / 2 over every element, a scalar of t's
  * dtype (f32 or f64). */
 WEFT_API weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t);

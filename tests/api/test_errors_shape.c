@@ -621,6 +621,12 @@ static weft_value *op_ssim_small(weft_ctx *cx)
     return weft_ssim(cx, x, x, 1, 11, 1.5, 0.01, 0.03);
 }
 static int c_ssim_small(void) { return eager_op(op_ssim_small); }
+static weft_value *op_sparse_cce_rank(weft_ctx *cx)
+{
+    return weft_sparse_categorical_crossentropy(cx, weft_range(cx, WEFT_I32, 0, 3, 1),
+                                                ev(cx, m23), false);
+}
+static int c_sparse_cce_rank(void) { return eager_op(op_sparse_cce_rank); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -742,6 +748,8 @@ static const err_case cases[] = {
     C("weft_confusion_matrix", "labels 0..3 with num_classes 3", WEFT_EINVAL, c_confusion_label),
     C("weft_rgb_to_hsv", "f32[3,2]", WEFT_ESHAPE, c_hsv_channels),
     C("weft_ssim", "f32[2,3,1] with filter_size 11", WEFT_ESHAPE, c_ssim_small),
+    C("weft_sparse_categorical_crossentropy", "labels i32[3], probabilities f32[2,3]",
+      WEFT_ESHAPE, c_sparse_cce_rank),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
