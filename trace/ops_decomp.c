@@ -3,8 +3,8 @@
  * trace/infer_linalg.c, computed by trace/kernel_decomp.c and
  * trace/kernel_linalg.c) whose factors come packed into one tensor; the
  * ops here slice them apart, so a traced function decomposes each matrix
- * once however many factors it uses.  logdet, lu_solve, pinv and lstsq
- * are compositions, as TensorFlow writes them. */
+ * once however many factors it uses.  logdet, lu_solve, pinv, matrix_rank
+ * and lstsq are compositions, as TensorFlow writes them. */
 #include <float.h>
 #include <math.h>
 
@@ -271,6 +271,32 @@ weft_value *weft_pinv(weft_ctx *cx, weft_value *a, double rcond)
     if (!weft__op_enter(cx, "weft_pinv", &a, 1))
         return NULL;
     return pinv_of(cx, "weft_pinv", a, rcond);
+}
+
+/* The singular values above tol (< 0: TensorFlow's default, the largest
+ * times max(m, n) eps), counted as i32 as TensorFlow's. */
+weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol)
+{
+    static const char fn[] = "weft_matrix_rank";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    if (!isfinite(tol))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: tol %g is not finite", fn, tol);
+    if (known_rank(cx, fn, a, true) < 0)
+        return NULL;
+    weft_value *s;
+    if (weft_svd(cx, a, false, false, &s) != 0)
+        return NULL;
+    weft_value *cutoff = weft_const_f64(cx, tol);
+    if (tol < 0) {
+        const weft_spec *sa = weft__value_spec(a);
+        int64_t m = sa->dims[sa->rank - 2], n = sa->dims[sa->rank - 1];
+        double eps = sa->dtype == WEFT_F32 ? FLT_EPSILON : DBL_EPSILON;
+        int last = -1;
+        cutoff = weft_mul(cx, weft_const_f64(cx, (double)(m > n ? m : n) * eps),
+                          weft_reduce(cx, WEFT_R_MAX, s, &last, 1, true));
+    }
+    return weft_sum(cx, weft_cast(cx, weft_gt(cx, s, cutoff), WEFT_I32), -1);
 }
 
 weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,

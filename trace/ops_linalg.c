@@ -1,5 +1,5 @@
 /* Matrix helpers and small math ops of include/weft/ops.h: band_part,
- * matrix_diag, matrix_diag_part, trace, cross, norm, clip_by_norm,
+ * matrix_diag, matrix_set_diag, matrix_diag_part, trace, cross, norm, clip_by_norm,
  * clip_by_global_norm, divide_no_nan, squared_difference, reciprocal,
  * xlogy, xlog1py, xdivy and multiply_no_nan.  Each is a
  * composition of other ops (as ops_nn.c's), checks its inputs first so
@@ -101,6 +101,33 @@ weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v)
     weft_value *on = offset_mask(cx, fn, k, k, WEFT__OP_EQ, 0);
     weft_value *rows = weft_expand_dims(cx, v, -2);
     return weft_where(cx, on, rows, weft_zeros_like(cx, rows));
+}
+
+/* tf.linalg.set_diag: a where the row equals the column, diagonal there
+ * (broadcast along the longer side of the matrix). */
+weft_value *weft_matrix_set_diag(weft_ctx *cx, weft_value *a, weft_value *diagonal)
+{
+    static const char fn[] = "weft_matrix_set_diag";
+    weft_value *in[2] = { a, diagonal };
+    int64_t m, n;
+    if (!weft__op_enter(cx, fn, in, 2) || !known_matrix(cx, fn, a, &m, &n))
+        return NULL;
+    const weft_spec *sa = spec_of(a), *sd = spec_of(diagonal);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    weft__spec_str(sa, s1, sizeof s1);
+    weft__spec_str(sd, s2, sizeof s2);
+    if (sd->dtype != sa->dtype)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the diagonal %s is not of the matrix's dtype "
+                              "(%s)", fn, s2, s1);
+    int64_t k = m < n ? m : n;
+    bool fits = sd->rank == sa->rank - 1 && (sd->dims[sd->rank - 1] == k || sd->dims[sd->rank - 1] < 0);
+    for (int d = 0; fits && d < sd->rank - 1; d++)
+        fits = sd->dims[d] < 0 || sa->dims[d] < 0 || sd->dims[d] == sa->dims[d];
+    if (!fits)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the diagonal %s does not fit the matrix %s "
+                              "([..., min(m, n)] for [..., m, n])", fn, s2, s1);
+    weft_value *on = offset_mask(cx, fn, m, n, WEFT__OP_EQ, 0);
+    return weft_where(cx, on, weft_expand_dims(cx, diagonal, m <= n ? -1 : -2), a);
 }
 
 weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a)

@@ -1,10 +1,12 @@
 /* The losses and normalization ops of include/weft/ops.h: the four
  * cross-entropies with logits (softmax, sparse softmax, sigmoid and
- * weighted), log_poisson_loss, l2_loss, l2_normalize, moments,
- * batch_normalization and bias_add.  Like ops_nn.c's, each is a composition of other ops and
- * checks its inputs first, so that the inner ops cannot fail on them (short
- * of memory) and an error names the public op; the elementwise steps go
- * through weft__op_unary / weft__op_binary with the public name. */
+ * weighted), log_poisson_loss, l2_loss, l2_normalize,
+ * local_response_normalization, moments, batch_normalization and
+ * bias_add.  Like ops_nn.c's, each is a composition of other ops and
+ * checks its inputs first, so that the inner ops cannot fail on them
+ * (short of memory) and an error names the public op; the elementwise
+ * steps go through weft__op_unary / weft__op_binary with the public
+ * name. */
 #include <math.h>
 
 #include "runtime/iface.h"
@@ -206,6 +208,42 @@ weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t)
 }
 
 /* ---- Normalization ------------------------------------------------------ */
+
+/* x / (bias + alpha sqr_sum)^beta: the squares summed over a window of
+ * channels as one shifted slice of the zero-padded squares per offset
+ * (they fuse).  A radius past the channels only adds padding, so it is
+ * cut to channels - 1. */
+weft_value *weft_local_response_normalization(weft_ctx *cx, weft_value *x, int64_t depth_radius,
+                                              double bias, double alpha, double beta)
+{
+    static const char fn[] = "weft_local_response_normalization";
+    static const char *const names[] = { "x" };
+    if (!weft__op_enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1))
+        return NULL;
+    const weft_spec *s = spec_of(x);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank != 4 || s->dims[3] < 0)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s is not NHWC data (rank 4, the channels "
+                              "known while tracing)", fn, weft__spec_str(s, ss, sizeof ss));
+    if (depth_radius < 0 || !isfinite(bias) || !isfinite(alpha) || !isfinite(beta))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: depth_radius %lld is negative or bias %g, "
+                              "alpha %g or beta %g is not finite", fn, (long long)depth_radius,
+                              bias, alpha, beta);
+    int64_t c = s->dims[3], r = depth_radius < c ? depth_radius : (c > 0 ? c - 1 : 0);
+    const int64_t pads[4][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { r, r } };
+    weft_value *padded = weft_pad(cx, weft__op_unary(cx, WEFT__OP_SQUARE, fn, x), pads, 0);
+    weft_value *sum = NULL;
+    for (int64_t off = 0; off <= 2 * r; off++) {
+        const int64_t begin[4] = { 0, 0, 0, off }, end[4] = { WEFT_END, WEFT_END, WEFT_END, off + c };
+        weft_value *part = weft_slice(cx, padded, begin, end, NULL);
+        sum = sum ? weft__op_binary(cx, WEFT__OP_ADD, fn, sum, part) : part;
+    }
+    weft_value *base = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_const_f64(cx, bias),
+                                       weft__op_binary(cx, WEFT__OP_MUL, fn,
+                                                       weft_const_f64(cx, alpha), sum));
+    weft_value *denom = weft__op_binary(cx, WEFT__OP_POW, fn, base, weft_const_f64(cx, beta));
+    return weft__op_binary(cx, WEFT__OP_DIV, fn, x, denom);
+}
 
 weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
                               double epsilon)

@@ -1412,6 +1412,14 @@ WEFT_API weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *a
  * Returns 0, or the context's error code with both outs NULL. */
 WEFT_API int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
                           bool keepdims, weft_value **outs);
+/* tf.nn.local_response_normalization(x, depth_radius, bias, alpha,
+ * beta): x / (bias + alpha sqr_sum)^beta, sqr_sum the sum of x^2 over
+ * the channels within depth_radius (>= 0) of each one, on NHWC f32 or
+ * f64 data whose channels are known while tracing; bias, alpha and beta
+ * finite.  TensorFlow's defaults: 5, 1, 1, 0.5. */
+WEFT_API weft_value *weft_local_response_normalization(weft_ctx *cx, weft_value *x,
+                                                       int64_t depth_radius, double bias,
+                                                       double alpha, double beta);
 /* tf.nn.batch_normalization(x, mean, variance, offset, scale, epsilon), in
  * TensorFlow's order: inv = rsqrt(variance + epsilon) (times scale), then
  * x * inv + (offset - mean * inv); offset and scale may be NULL (0 and 1).
@@ -1537,6 +1545,11 @@ WEFT_API int weft_svd(weft_ctx *cx, weft_value *a, bool full_matrices, bool comp
  * times the largest taken as 0; rcond < 0 is TensorFlow's default, 10
  * max(m, n) eps of a's dtype. */
 WEFT_API weft_value *weft_pinv(weft_ctx *cx, weft_value *a, double rcond);
+/* tf.linalg.matrix_rank(a, tol): the number of singular values of each
+ * matrix above tol, i32 [...]; tol < 0 is TensorFlow's default, the
+ * largest singular value times max(m, n) eps of a's dtype (m and n known
+ * while tracing). */
+WEFT_API weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol);
 /* tf.linalg.lstsq(matrix, rhs, l2_regularizer, fast): x [..., n, k]
  * minimizing |matrix x - rhs| (+ l2_regularizer |x|^2) for matrix
  * [..., m, n] and rhs [..., m, k] of one dtype and rank.  fast solves the
@@ -1569,6 +1582,10 @@ WEFT_API weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v);
  * diagonal, exactly (a strided slice); m and n known while tracing, at
  * most one batch dim unknown.  Any dtype. */
 WEFT_API weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a);
+/* tf.linalg.set_diag(a, diagonal): a [..., m, n] with its main diagonal
+ * replaced by diagonal [..., min(m, n)] of a's dtype (m and n known while
+ * tracing). */
+WEFT_API weft_value *weft_matrix_set_diag(weft_ctx *cx, weft_value *a, weft_value *diagonal);
 /* tf.linalg.trace(a): the sum of the main diagonal, [..., m, n] to [...];
  * dtypes as weft_sum. */
 WEFT_API weft_value *weft_trace(weft_ctx *cx, weft_value *a);
