@@ -290,27 +290,78 @@ typedef struct concat_job {
     size_t chunks;
 } concat_job;
 
+/* n elements of esize bytes: short runs (a channel or three of a pixel)
+ * as fixed-size moves, which a memcpy call per run would cost many times
+ * over. */
+static void copy_elems(char *dst, const char *src, uint64_t n, size_t esize)
+{
+    if (n * esize > 64 || (esize != 4 && esize != 8)) {
+        memcpy(dst, src, n * esize);
+        return;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (esize == 4)
+            memcpy(dst + 4 * i, src + 4 * i, 4);
+        else
+            memcpy(dst + 8 * i, src + 8 * i, 8);
+    }
+}
+
 static int concat_chunk(size_t cb, size_t ce, void *ctx)
 {
     const concat_job *j = ctx;
     for (size_t c = cb; c < ce; c++) {
         uint64_t pos = weft__chunk_begin(j->total, j->chunks, c);
         uint64_t end = weft__chunk_begin(j->total, j->chunks, c + 1);
+        if (pos >= end)
+            continue;
+        /* The row and place of the chunk's first element, then each
+         * segment after the other (empty ones skipped). */
+        int64_t r = (int64_t)(pos / (uint64_t)j->row), at = (int64_t)(pos % (uint64_t)j->row);
         uint32_t k = 0;
+        while (j->off[k + 1] <= at)
+            k++;
         while (pos < end) {
-            int64_t r = (int64_t)(pos / (uint64_t)j->row), at = (int64_t)(pos % (uint64_t)j->row);
-            if (j->off[k] > at)
-                k = 0;   /* a new row: search again from the first input */
-            while (j->off[k + 1] <= at)
-                k++;
             int64_t in_seg = at - j->off[k];
             uint64_t run = (uint64_t)(j->seg[k] - in_seg);
             if (run > end - pos)
                 run = end - pos;
-            memcpy(j->dst + pos * j->esize, j->src[k] + (size_t)(r * j->seg[k] + in_seg) * j->esize,
-                   run * j->esize);
+            copy_elems(j->dst + pos * j->esize,
+                       j->src[k] + (size_t)(r * j->seg[k] + in_seg) * j->esize, run, j->esize);
             pos += run;
+            at += (int64_t)run;
+            while (k < j->k && j->off[k + 1] <= at)
+                k++;
+            if (k == j->k) {   /* the row is done */
+                r++;
+                at = 0;
+                k = 0;
+                while (k < j->k && j->off[k + 1] <= 0)
+                    k++;
+            }
         }
+    }
+    return 0;
+}
+
+/* Short rows (a pixel's channels): chunks of whole rows, each row one
+ * short copy per input, with no search for where a segment starts. */
+#define CONCAT_SHORT_ROW 64
+
+static int concat_rows_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const concat_job *j = ctx;
+    uint64_t rows = j->total / (uint64_t)j->row;
+    for (size_t c = cb; c < ce; c++) {
+        uint64_t r0 = weft__chunk_begin(rows, j->chunks, c);
+        uint64_t r1 = weft__chunk_begin(rows, j->chunks, c + 1);
+        char *dst = j->dst + r0 * (uint64_t)j->row * j->esize;
+        for (uint64_t r = r0; r < r1; r++)
+            for (uint32_t k = 0; k < j->k; k++) {
+                size_t bytes = (size_t)j->seg[k] * j->esize;
+                copy_elems(dst, j->src[k] + r * bytes, (uint64_t)j->seg[k], j->esize);
+                dst += bytes;
+            }
     }
     return 0;
 }
@@ -349,7 +400,10 @@ static int eval_concat(weft_runtime *rt, const weft__node *n, weft_tensor *const
     j.esize = weft_dtype_size(out->dtype);
     j.total = (uint64_t)out->numel;
     j.chunks = weft__chunk_count(rt, j.total);
-    int rc = weft__run_chunks(rt, j.chunks, concat_chunk, &j);
+    bool short_rows = j.row <= CONCAT_SHORT_ROW;
+    if (short_rows && j.chunks > j.total / (uint64_t)j.row)
+        j.chunks = (size_t)(j.total / (uint64_t)j.row);
+    int rc = weft__run_chunks(rt, j.chunks, short_rows ? concat_rows_chunk : concat_chunk, &j);
     weft__free(j.src);
     weft__free(j.seg);
     return rc;

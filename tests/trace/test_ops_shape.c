@@ -1137,6 +1137,41 @@ Test(ops_shape, large_transpose_slice_tile_broadcast)
     free(want);
 }
 
+/* Short rows (a pixel's channels) take whole rows per chunk: segments of
+ * 1, 0 and 2 elements over 40000 rows (several chunks), a stack of three
+ * f64 vectors on the last axis, and bools. */
+Test(ops_shape, concat_of_short_rows)
+{
+    enum { R = 40000 };
+    weft_tensor *in[3] = { iota(WEFT_F32, 2, DIMS(R, 1)), iota(WEFT_F32, 2, DIMS(R, 0)),
+                           iota(WEFT_F32, 2, DIMS(R, 2)) };
+    double *want = ref_alloc(R * 3);
+    for (int i = 0; i < R; i++) {
+        want[i * 3] = i;
+        want[i * 3 + 1] = i * 2;
+        want[i * 3 + 2] = i * 2 + 1;
+    }
+    join_n p = { 3, 1, false };
+    op_case c = { op_join_n, &p, 0 };
+    expect1(&c, in, 3, WEFT_F32, 2, DIMS(R, 3), want);
+    release_all(in, 3);
+    for (int k = 0; k < 3; k++)
+        in[k] = iota(WEFT_F64, 1, DIMS(R));
+    for (int i = 0; i < R * 3; i++)
+        want[i] = i / 3;
+    join_n q = { 3, -1, true };
+    c.p = &q;
+    expect1(&c, in, 3, WEFT_F64, 2, DIMS(R, 3), want);
+    release_all(in, 3);
+    in[0] = test_tensor(WEFT_BOOL, 2, DIMS(2, 1), VALS(1, 0));
+    in[1] = test_tensor(WEFT_BOOL, 2, DIMS(2, 2), VALS(0, 1, 1, 1));
+    join_n b = { 2, 1, false };
+    c.p = &b;
+    expect1(&c, in, 2, WEFT_BOOL, 2, DIMS(2, 3), VALS(1, 0, 1, 0, 1, 1));
+    release_all(in, 2);
+    free(want);
+}
+
 Test(ops_shape, large_concat_gather_split)
 {
     weft_tensor *in[3] = {
