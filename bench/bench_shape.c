@@ -5,7 +5,10 @@
  *  (b) concat of four f32[2048,512] along axis 1 (rows of 2048): weft
  *      against memcpy per row segment;
  *  (c) cumsum along axis 0 of f32[2048,2048] (2048 running sums in f64,
- *      as weft adds f32): weft against a C loop over rows.
+ *      as weft adds f32): weft against a C loop over rows;
+ *  (d) stack of four f32[1048576] vectors on a new last axis (rows of 4,
+ *      as a pixel's channels are joined): weft against a C loop that
+ *      interleaves them.
  * weft is called from the main thread with each output released, so both
  * sides write a fresh result buffer every repetition (C: malloc + free). */
 #include "bench.h"
@@ -53,6 +56,14 @@ static void ref_concat(const c_job *j, float *o)
             memcpy(o + r * N + (size_t)k * w, j->parts[k] + r * w, sizeof(float) * w);
 }
 
+static void ref_interleave(const c_job *j, float *o)
+{
+    size_t n = (size_t)N * N / PARTS;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < PARTS; k++)
+            o[i * PARTS + (size_t)k] = j->parts[k][i];
+}
+
 static void ref_cumsum(const c_job *j, float *o)
 {
     double *acc = calloc(N, sizeof *acc);
@@ -98,6 +109,13 @@ static int concat_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
 {
     (void)u;
     outs[0] = weft_concat(cx, args, PARTS, 1);
+    return weft_ctx_status(cx);
+}
+
+static int interleave_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    outs[0] = weft_stack(cx, args, PARTS, 1);
     return weft_ctx_status(cx);
 }
 
@@ -177,7 +195,7 @@ int main(int argc, char **argv)
     int nw = bench_workers(argc, argv, workers);
     int reps = bench_reps(11);
 
-    bench_table ta, tb, tc;
+    bench_table ta, tb, tc, td;
     bench_table_init(&ta, "(a) transpose of f32[2048,2048]", "ms", 1e3, nw, workers);
     int a_naive = bench_table_impl(&ta, "serial naive", 1, reps);
     int a_block = bench_table_impl(&ta, "serial 32x32 blocks", 1, reps);
@@ -188,6 +206,10 @@ int main(int argc, char **argv)
     bench_table_init(&tc, "(c) cumsum on axis 0 of f32[2048,2048]", "ms", 1e3, nw, workers);
     int c_ser = bench_table_impl(&tc, "serial", 1, reps);
     int c_weft = bench_table_impl(&tc, "weft call", 0, reps);
+    bench_table_init(&td, "(d) stack of 4 f32[1048576] on a new last axis", "ms", 1e3, nw,
+                     workers);
+    int d_ser = bench_table_impl(&td, "serial loop", 1, reps);
+    int d_weft = bench_table_impl(&td, "weft call", 0, reps);
 
     c_job j = { 0 };
     float *x = malloc(sizeof(float) * N * N);
@@ -200,12 +222,16 @@ int main(int argc, char **argv)
     ta.med[a_block][0] = c_time(reps, &j, ref_transpose_blocked);
     tb.med[b_ser][0] = c_time(reps, &j, ref_concat);
     tc.med[c_ser][0] = c_time(reps, &j, ref_cumsum);
+    td.med[d_ser][0] = c_time(reps, &j, ref_interleave);
 
-    weft_tensor *tx = NULL, *tp[PARTS] = { NULL };
-    int64_t d[2] = { N, N }, dp[2] = { N, N / PARTS };
+    weft_tensor *tx = NULL, *tp[PARTS] = { NULL }, *tv[PARTS] = { NULL };
+    int64_t d[2] = { N, N }, dp[2] = { N, N / PARTS }, dv = (int64_t)N * N / PARTS;
     int err = weft_tensor_create(WEFT_F32, 2, d, x, &tx);
-    for (int k = 0; k < PARTS && !err; k++)
+    for (int k = 0; k < PARTS && !err; k++) {
         err = weft_tensor_create(WEFT_F32, 2, dp, j.parts[k], &tp[k]);
+        if (!err)
+            err = weft_tensor_create(WEFT_F32, 1, &dv, j.parts[k], &tv[k]);
+    }
     if (err)
         bench_die("weft_tensor_create", err);
     for (int w = 0; w < nw; w++) {
@@ -214,20 +240,25 @@ int main(int argc, char **argv)
                                    ref_transpose, &j);
         tb.med[b_weft][w] = w_time(reps, w == 0, "concat", concat_body, tp, PARTS, ref_concat, &j);
         tc.med[c_weft][w] = w_time(reps, w == 0, "cumsum", cumsum_body, &tx, 1, ref_cumsum, &j);
+        td.med[d_weft][w] = w_time(reps, w == 0, "interleave", interleave_body, tv, PARTS,
+                                   ref_interleave, &j);
         weft_runtime_destroy(&rt);
         bench_settle(50);
     }
     bench_table_print(&ta);
     bench_table_print(&tb);
     bench_table_print(&tc);
+    bench_table_print(&td);
     for (int w = 0; w < nw; w++)
         printf("summary: %u workers: transpose %.2fx of blocked C speed, concat %.2fx of memcpy "
-               "speed, cumsum %.2fx of C speed\n", workers[w],
+               "speed, cumsum %.2fx of C speed, interleave %.2fx of C speed\n", workers[w],
                ta.med[a_block][0] / ta.med[a_weft][w], tb.med[b_ser][0] / tb.med[b_weft][w],
-               tc.med[c_ser][0] / tc.med[c_weft][w]);
+               tc.med[c_ser][0] / tc.med[c_weft][w], td.med[d_ser][0] / td.med[d_weft][w]);
     weft_tensor_release(tx);
-    for (int k = 0; k < PARTS; k++)
+    for (int k = 0; k < PARTS; k++) {
         weft_tensor_release(tp[k]);
+        weft_tensor_release(tv[k]);
+    }
     free(x);
     return bench_exit_status();
 }

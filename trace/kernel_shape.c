@@ -344,23 +344,46 @@ static int concat_chunk(size_t cb, size_t ce, void *ctx)
     return 0;
 }
 
-/* Short rows (a pixel's channels): chunks of whole rows, each row one
- * short copy per input, with no search for where a segment starts. */
-#define CONCAT_SHORT_ROW 64
+/* Short rows (a pixel's channels) from a few inputs: chunks of whole
+ * rows, each row one short copy per input, with no search for where a
+ * segment starts.  The inputs' pointers and sizes are copied into locals
+ * first: stores through the output's char pointer may alias anything, so
+ * the compiler would otherwise reload them from the job at every copy. */
+#define CONCAT_SHORT_ROW    64
+#define CONCAT_SHORT_INPUTS 8
+
+/* bytes (a multiple of the element size) as fixed-size moves when short. */
+static inline void copy_short(char *dst, const char *src, size_t bytes)
+{
+    switch (bytes) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 12: memcpy(dst, src, 12); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, bytes); break;
+    }
+}
 
 static int concat_rows_chunk(size_t cb, size_t ce, void *ctx)
 {
     const concat_job *j = ctx;
-    uint64_t rows = j->total / (uint64_t)j->row;
+    const uint32_t n_in = j->k;
+    const char *src[CONCAT_SHORT_INPUTS];
+    size_t bytes[CONCAT_SHORT_INPUTS];
+    for (uint32_t k = 0; k < n_in; k++) {
+        src[k] = j->src[k];
+        bytes[k] = (size_t)j->seg[k] * j->esize;
+    }
+    const uint64_t rows = j->total / (uint64_t)j->row;
+    const size_t row_bytes = (size_t)j->row * j->esize, chunks = j->chunks;
+    char *const out = j->dst;
     for (size_t c = cb; c < ce; c++) {
-        uint64_t r0 = weft__chunk_begin(rows, j->chunks, c);
-        uint64_t r1 = weft__chunk_begin(rows, j->chunks, c + 1);
-        char *dst = j->dst + r0 * (uint64_t)j->row * j->esize;
+        uint64_t r0 = weft__chunk_begin(rows, chunks, c), r1 = weft__chunk_begin(rows, chunks, c + 1);
+        char *dst = out + r0 * row_bytes;
         for (uint64_t r = r0; r < r1; r++)
-            for (uint32_t k = 0; k < j->k; k++) {
-                size_t bytes = (size_t)j->seg[k] * j->esize;
-                copy_elems(dst, j->src[k] + r * bytes, (uint64_t)j->seg[k], j->esize);
-                dst += bytes;
+            for (uint32_t k = 0; k < n_in; k++) {
+                copy_short(dst, src[k] + r * bytes[k], bytes[k]);
+                dst += bytes[k];
             }
     }
     return 0;
@@ -400,7 +423,7 @@ static int eval_concat(weft_runtime *rt, const weft__node *n, weft_tensor *const
     j.esize = weft_dtype_size(out->dtype);
     j.total = (uint64_t)out->numel;
     j.chunks = weft__chunk_count(rt, j.total);
-    bool short_rows = j.row <= CONCAT_SHORT_ROW;
+    bool short_rows = j.row <= CONCAT_SHORT_ROW && j.k <= CONCAT_SHORT_INPUTS;
     if (short_rows && j.chunks > j.total / (uint64_t)j.row)
         j.chunks = (size_t)(j.total / (uint64_t)j.row);
     int rc = weft__run_chunks(rt, j.chunks, short_rows ? concat_rows_chunk : concat_chunk, &j);

@@ -1139,13 +1139,14 @@ Test(ops_shape, large_transpose_slice_tile_broadcast)
 
 /* Short rows (a pixel's channels) take whole rows per chunk: segments of
  * 1, 0 and 2 elements over 40000 rows (several chunks), a stack of three
- * f64 vectors on the last axis, and bools. */
+ * f64 vectors on the last axis, segments of every short size, and
+ * bools. */
 Test(ops_shape, concat_of_short_rows)
 {
     enum { R = 40000 };
     weft_tensor *in[3] = { iota(WEFT_F32, 2, DIMS(R, 1)), iota(WEFT_F32, 2, DIMS(R, 0)),
                            iota(WEFT_F32, 2, DIMS(R, 2)) };
-    double *want = ref_alloc(R * 3);
+    double *want = ref_alloc(R * 4);
     for (int i = 0; i < R; i++) {
         want[i * 3] = i;
         want[i * 3 + 1] = i * 2;
@@ -1163,6 +1164,22 @@ Test(ops_shape, concat_of_short_rows)
     c.p = &q;
     expect1(&c, in, 3, WEFT_F64, 2, DIMS(R, 3), want);
     release_all(in, 3);
+    /* Segments of 12 and 4 bytes (f32), 16 and 8 (f64). */
+    for (int f = 0; f < 2; f++) {
+        weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+        int64_t wide = f ? 2 : 3;
+        in[0] = iota(dt, 2, DIMS(R, wide));
+        in[1] = iota(dt, 2, DIMS(R, 1));
+        for (int i = 0; i < R; i++) {
+            for (int k = 0; k < wide; k++)
+                want[i * (wide + 1) + k] = i * wide + k;
+            want[i * (wide + 1) + wide] = i;
+        }
+        join_n w = { 2, 1, false };
+        c.p = &w;
+        expect1(&c, in, 2, dt, 2, DIMS(R, wide + 1), want);
+        release_all(in, 2);
+    }
     in[0] = test_tensor(WEFT_BOOL, 2, DIMS(2, 1), VALS(1, 0));
     in[1] = test_tensor(WEFT_BOOL, 2, DIMS(2, 2), VALS(0, 1, 1, 1));
     join_n b = { 2, 1, false };
