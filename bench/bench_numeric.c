@@ -8,6 +8,9 @@
  *   colsum     column sums of f64[2e4,256]
  *   matmul     f32 256x256 (the C loop is the naive i-k-j loop)
  *   fused4     ((x * 2 + 1) * x) - 3 over f32[1e7]
+ *   hsv        weft_rgb_to_hsv of f32[1e6,3] (a composition of about 30
+ *              elementwise ops on the split channels, joined by concat)
+ *              against TensorFlow's per-pixel helper as a C loop
  *
  * Every workload is a weft_function with an input_signature, called with
  * weft_function_call from the program's main thread, as a user would: the
@@ -121,6 +124,13 @@ static int fused4_body(weft_ctx *cx, weft_value *const *args, weft_value **outs,
     return weft_ctx_status(cx);
 }
 
+static int hsv_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_rgb_to_hsv(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
 /* ---- Workloads ---- */
 
 typedef struct workload {
@@ -161,6 +171,9 @@ static workload workloads[] = {
     { .name = "fused4", .title = "((x*2+1)*x)-3, f32[1e7]", .body = fused4_body,
       .n_args = 1, .rows = 10000000, .cols = 0, .dt = WEFT_F32,
       .tol = 1e-6 },
+    { .name = "hsv", .title = "rgb_to_hsv of f32[1e6,3]", .body = hsv_body,
+      .n_args = 1, .rows = 1000000, .cols = 3, .dt = WEFT_F32,
+      .tol = 1e-5 },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
@@ -172,13 +185,14 @@ typedef struct c_impl {
     void (*colsum)(double *, const double *, size_t, size_t);
     void (*matmul)(float *, const float *, const float *, size_t);
     void (*fused4)(float *, const float *, size_t);
+    void (*hsv)(float *, const float *, size_t);
 } c_impl;
 
 static const c_impl serial_c = { cloop_normalize, cloop_chain, cloop_softmax, cloop_colsum,
-                                 cloop_matmul, cloop_fused4_numeric };
+                                 cloop_matmul, cloop_fused4_numeric, cloop_rgb_to_hsv };
 /* The peer: on the threads of the last omp_numeric_threads. */
 static const c_impl omp_c = { omp_normalize, omp_chain, omp_softmax, omp_colsum, omp_matmul,
-                              omp_fused4_numeric };
+                              omp_fused4_numeric, omp_rgb_to_hsv };
 
 static void run_c(const c_impl *im, const workload *w)
 {
@@ -193,6 +207,8 @@ static void run_c(const c_impl *im, const workload *w)
         im->colsum(w->c_out, w->in[0], r, c);
     else if (strcmp(w->name, "matmul") == 0)
         im->matmul(w->c_out, w->in[0], w->in[1], r);
+    else if (strcmp(w->name, "hsv") == 0)
+        im->hsv(w->c_out, w->in[0], r);
     else
         im->fused4(w->c_out, w->in[0], r);
 }

@@ -38,6 +38,12 @@ void cloop_matmul(float *c, const float *a, const float *b, size_t n)
         matmul_row(c, a, b, n, i);
 }
 
+void cloop_rgb_to_hsv(float *y, const float *x, size_t pixels)
+{
+    for (size_t p = 0; p < pixels; p++)
+        hsv_pixel(y + 3 * p, x + 3 * p);
+}
+
 void cloop_fused4_numeric(float *y, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -19,6 +19,8 @@ void cloop_colsum(double *y, const double *x, size_t rows, size_t cols);
 void cloop_matmul(float *c, const float *a, const float *b, size_t n);
 /* y = ((x * 2 + 1) * x) - 3. */
 void cloop_fused4_numeric(float *y, const float *x, size_t n);
+/* Each pixel's [r, g, b] to [h, s, v], TensorFlow's formulas. */
+void cloop_rgb_to_hsv(float *y, const float *x, size_t pixels);
 
 /* The same loops with their outer loop shared among OpenMP threads
  * (numeric_omp.c, built with -fopenmp), as many as the last
@@ -30,5 +32,6 @@ void omp_softmax(float *y, const float *x, size_t rows, size_t w);
 void omp_colsum(double *y, const double *x, size_t rows, size_t cols);
 void omp_matmul(float *c, const float *a, const float *b, size_t n);
 void omp_fused4_numeric(float *y, const float *x, size_t n);
+void omp_rgb_to_hsv(float *y, const float *x, size_t pixels);
 
 #endif

@@ -58,6 +58,13 @@ void omp_matmul(float *c, const float *a, const float *b, size_t n)
         matmul_row(c, a, b, n, i);
 }
 
+void omp_rgb_to_hsv(float *y, const float *x, size_t pixels)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t p = 0; p < pixels; p++)
+        hsv_pixel(y + 3 * p, x + 3 * p);
+}
+
 void omp_fused4_numeric(float *y, const float *x, size_t n)
 {
 #pragma omp parallel for schedule(static)

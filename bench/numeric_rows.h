@@ -51,6 +51,27 @@ static inline void matmul_row(float *c, const float *a, const float *b, size_t n
     }
 }
 
+/* One pixel's h, s, v from its r, g, b: TensorFlow's scalar helper. */
+static inline void hsv_pixel(float *y, const float *x)
+{
+    float r = x[0], g = x[1], b = x[2];
+    float v = fmaxf(r, fmaxf(g, b)), range = v - fminf(r, fminf(g, b));
+    float norm = 1.0f / (6.0f * range), h;
+    if (r == v)
+        h = norm * (g - b);
+    else if (g == v)
+        h = norm * (b - r) + 2.0f / 6.0f;
+    else
+        h = norm * (r - g) + 4.0f / 6.0f;
+    if (range <= 0)
+        h = 0;
+    if (h < 0)
+        h += 1;
+    y[0] = h;
+    y[1] = v > 0 ? range / v : 0;
+    y[2] = v;
+}
+
 static inline float fused4_elem(float x)
 {
     return ((x * 2.0f + 1.0f) * x) - 3.0f;
