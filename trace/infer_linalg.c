@@ -145,8 +145,38 @@ static int infer_solve(const weft__node *n, const weft_spec *in, weft_spec *out)
     return 0;
 }
 
+/* tridiagonal_solve: compact diagonals [..., 3, m] (f32 or f64) and
+ * right-hand sides [..., m, k] or [..., m] of their dtype and batch; the
+ * result has the right-hand sides' spec. */
+static int infer_tridiagonal(const weft_spec *in, weft_spec *out)
+{
+    const weft_spec *d = &in[0], *b = &in[1];
+    char sd[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
+    weft__spec_str(d, sd, sizeof sd);
+    weft__spec_str(b, sb, sizeof sb);
+    if ((d->dtype != WEFT_F32 && d->dtype != WEFT_F64) || b->dtype != d->dtype)
+        return weft__errorf(WEFT_EDTYPE, "weft_tridiagonal_solve: the diagonals %s and "
+                            "right-hand sides %s are not f32 or f64 of one dtype", sd, sb);
+    if (d->rank == WEFT_RANK_ANY || b->rank == WEFT_RANK_ANY || d->rank < 2 ||
+        dims_clash(d->dims[d->rank - 2], 3))
+        return weft__errorf(WEFT_ESHAPE, "weft_tridiagonal_solve: the diagonals %s are not "
+                            "[..., 3, m] (compact format, ranks known while tracing)", sd);
+    bool vector = b->rank == d->rank - 1, fits = vector || b->rank == d->rank;
+    for (int q = 0; fits && q < d->rank - 2; q++)
+        fits = !dims_clash(d->dims[q], b->dims[q]);
+    if (fits)
+        fits = !dims_clash(d->dims[d->rank - 1], b->dims[d->rank - 2]);
+    if (!fits)
+        return weft__errorf(WEFT_ESHAPE, "weft_tridiagonal_solve: the right-hand sides %s do "
+                            "not fit the diagonals %s ([..., m, k] or [..., m])", sb, sd);
+    *out = *b;
+    return 0;
+}
+
 int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
+    if (n->op == WEFT__OP_TRIDIAGONAL_SOLVE)
+        return infer_tridiagonal(in, out);
     int rc = check_matrix(n, &in[0]);
     if (rc < 0)
         return rc;

@@ -762,7 +762,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
     case WEFT__OP_RANDOM_CATEGORICAL: case WEFT__OP_NON_MAX_SUPPRESSION:
-    case WEFT__OP_CONFUSION_MATRIX:
+    case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_CROP_AND_RESIZE:
@@ -847,6 +847,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_TRIANGULAR_SOLVE:
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_EXPONENTIAL:
+    case WEFT__OP_TRIDIAGONAL_SOLVE:
     case WEFT__OP_MATRIX_DETERMINANT:
     case WEFT__OP_SLOGDET:
     case WEFT__OP_LU:

@@ -84,6 +84,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_CROP_AND_RESIZE] = "crop_and_resize",
     [WEFT__OP_MATRIX_EXPONENTIAL] = "matrix_exponential",
     [WEFT__OP_CONFUSION_MATRIX] = "confusion_matrix",
+    [WEFT__OP_TRIDIAGONAL_SOLVE] = "tridiagonal_solve",
 };
 
 const char *weft__op_name(weft__op op)

@@ -167,7 +167,8 @@
     XX(NON_MAX_SUPPRESSION, ARRAY, 2)      \
     XX(CROP_AND_RESIZE, ARRAY, 3)          \
     XX(MATRIX_EXPONENTIAL, ARRAY, 1)       \
-    XX(CONFUSION_MATRIX, ARRAY, -1)
+    XX(CONFUSION_MATRIX, ARRAY, -1)        \
+    XX(TRIDIAGONAL_SOLVE, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -643,6 +643,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_EIGH:
     case WEFT__OP_SVD:
         return weft__eval_linalg(rt, n, in, out);
+    case WEFT__OP_TRIDIAGONAL_SOLVE:
+        return weft__eval_tridiagonal_solve(rt, n, in[0], in[1], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }

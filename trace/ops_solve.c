@@ -1,6 +1,6 @@
 /* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
- * triangular_solve, matrix_inverse, matrix_exponential and
- * matrix_determinant, each a node of
+ * triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential
+ * and matrix_determinant, each a node of
  * its own (checked by trace/infer_linalg.c, computed by
  * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
 #include "runtime/iface.h"
@@ -28,6 +28,15 @@ weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a)
 weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a)
 {
     return square_op(cx, WEFT__OP_MATRIX_EXPONENTIAL, "weft_matrix_exponential", a);
+}
+
+weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals, weft_value *rhs)
+{
+    weft_value *in[2] = { diagonals, rhs };
+    if (!weft__op_enter(cx, "weft_tridiagonal_solve", in, 2))
+        return NULL;
+    weft__node n = { .op = WEFT__OP_TRIDIAGONAL_SOLVE };
+    return weft__ops_finish(cx, &n, in, 2);
 }
 
 weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a)

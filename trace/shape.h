@@ -113,6 +113,11 @@ int weft__eval_unique_idx(const weft_tensor *x, weft_tensor *out);
 int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor *out);
+/* tridiagonal_solve (kernel_tridiag.c): in[0] the compact diagonals
+ * [..., 3, m], in[1] the right-hand sides [..., m, k] or [..., m]. */
+int weft__eval_tridiagonal_solve(weft_runtime *rt, const weft__node *n,
+                                 const weft_tensor *diagonals, const weft_tensor *rhs,
+                                 weft_tensor *out);
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */
 void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);

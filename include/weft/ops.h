@@ -1467,6 +1467,15 @@ WEFT_API weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, wef
 WEFT_API weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs);
 /* tf.linalg.inv: the inverse of each matrix. */
 WEFT_API weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a);
+/* tf.linalg.tridiagonal_solve(diagonals, rhs) in the compact format:
+ * diagonals [..., 3, m] holds each matrix's superdiagonal (its last
+ * element not read), diagonal and subdiagonal (its first element not
+ * read); rhs is [..., m, k] or [..., m], of the diagonals' dtype (f32 or
+ * f64) and batch.  Gaussian elimination with partial pivoting
+ * (TensorFlow's default; LAPACK's gtsv), in f64.  A singular system fails
+ * the call with WEFT_EINVAL naming it. */
+WEFT_API weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals,
+                                            weft_value *rhs);
 /* tf.linalg.expm: the exponential of each matrix, by scaling and
  * squaring with Pade approximants of degree 3 to 13 (Higham 2005, the
  * method TensorFlow cites), in f64 for f32 inputs too.  A matrix with a
