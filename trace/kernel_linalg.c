@@ -434,6 +434,21 @@ static int linalg_chunks(size_t begin, size_t end, void *ctx)
     return 0;
 }
 
+int weft__linalg_batch_failure(const weft__node *n, const int64_t *failed, size_t chunks,
+                               const char *item, const weft_tensor *t, const char *why)
+{
+    for (size_t c = 0; c < chunks; c++) {
+        if (failed[c] < 0)
+            continue;
+        char st[WEFT__SPEC_STR_MAX];
+        weft_spec s;
+        weft__tensor_spec(t, &s);
+        return weft__errorf(WEFT_EINVAL, "weft_%s: %s %lld of %s %s", weft__op_name(n->op), item,
+                            (long long)failed[c], weft__spec_str(&s, st, sizeof st), why);
+    }
+    return 0;
+}
+
 int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor *out)
 {
@@ -461,19 +476,12 @@ int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const 
     if (!j.failed)
         return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
     int rc = weft__run_chunks_blas(rt, j.chunks, linalg_chunks, &j, job_lapack(&j));
-    for (size_t c = 0; c < j.chunks && rc == 0; c++) {
-        if (j.failed[c] < 0)
-            continue;
-        char sa[WEFT__SPEC_STR_MAX];
-        weft_spec s;
-        weft__tensor_spec(a, &s);
-        rc = weft__errorf(WEFT_EINVAL, "weft_%s: matrix %lld of %s %s",
-                          weft__op_name(n->op), (long long)j.failed[c],
-                          weft__spec_str(&s, sa, sizeof sa),
-                          n->op == WEFT__OP_CHOLESKY      ? "is not positive definite"
-                          : weft__linalg_is_decomp(n->op) ? "did not converge in LAPACK"
-                                                          : "is singular");
-    }
+    if (rc == 0)
+        rc = weft__linalg_batch_failure(n, j.failed, j.chunks, "matrix", a,
+                                        n->op == WEFT__OP_CHOLESKY ? "is not positive definite"
+                                        : weft__linalg_is_decomp(n->op)
+                                            ? "did not converge in LAPACK"
+                                            : "is singular");
     weft__free(j.failed);
     return rc;
 }

@@ -15,6 +15,7 @@
 
 #include "runtime/iface.h"
 #include "trace/kernels.h"
+#include "trace/linalg.h"
 #include "trace/shape.h"
 
 typedef struct tri_job {
@@ -127,7 +128,6 @@ int weft__eval_tridiagonal_solve(weft_runtime *rt, const weft__node *n,
                                  const weft_tensor *diagonals, const weft_tensor *rhs,
                                  weft_tensor *out)
 {
-    (void)n;
     tri_job j = { .diag = weft_tensor_data(diagonals), .rhs = weft_tensor_data(rhs),
                   .out = weft__tensor_mut(out), .dt = diagonals->dtype,
                   .m = diagonals->dims[diagonals->rank - 1] };
@@ -145,15 +145,9 @@ int weft__eval_tridiagonal_solve(weft_runtime *rt, const weft__node *n,
     if (!j.failed)
         return weft__errorf(WEFT_ENOMEM, "weft_tridiagonal_solve: out of memory");
     int rc = weft__run_chunks(rt, j.chunks, tri_chunks, &j);
-    for (size_t c = 0; c < j.chunks && rc == 0; c++) {
-        if (j.failed[c] < 0)
-            continue;
-        char sd[WEFT__SPEC_STR_MAX];
-        weft_spec s;
-        weft__tensor_spec(diagonals, &s);
-        rc = weft__errorf(WEFT_EINVAL, "weft_tridiagonal_solve: system %lld of %s is singular",
-                          (long long)j.failed[c], weft__spec_str(&s, sd, sizeof sd));
-    }
+    if (rc == 0)
+        rc = weft__linalg_batch_failure(n, j.failed, j.chunks, "system", diagonals,
+                                        "is singular");
     weft__free(j.failed);
     return rc;
 }

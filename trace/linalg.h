@@ -1,6 +1,7 @@
 /* What the linear-algebra kernels share: trace/kernel_linalg.c (the
  * batch driver, LU and Cholesky), trace/kernel_decomp.c (qr, eigh and
- * svd of one matrix) and trace/kernel_expm.c (the matrix exponential).  Matrices are worked on as column-major f64
+ * svd of one matrix), trace/kernel_expm.c (the matrix exponential) and
+ * trace/kernel_tridiag.c.  Matrices are worked on as column-major f64
  * (element (i, j) at i + j * ld); tensors hold them row-major in their
  * own dtype (f32 or f64). */
 #ifndef WEFT_TRACE_LINALG_H
@@ -53,6 +54,12 @@ size_t weft__decomp_scratch(const weft__node *n, int m, int cols);
  * when LAPACK's iteration did not converge. */
 int weft__decomp_one(const weft__node *n, int m, int cols, const char *src, weft_dtype dt,
                      char *dst, size_t out_count, double *scratch);
+
+/* The first failed item of a batch cut into chunks (failed[c]: chunk c's
+ * first failed item, or -1) as WEFT_EINVAL "weft_OP: <item> <index> of
+ * <t's spec> <why>", or 0 when none failed. */
+int weft__linalg_batch_failure(const weft__node *n, const int64_t *failed, size_t chunks,
+                               const char *item, const weft_tensor *t, const char *why);
 
 /* The f64 scratch of weft__expm_one for an n x n matrix. */
 size_t weft__expm_scratch(int n);

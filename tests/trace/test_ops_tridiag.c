@@ -91,34 +91,33 @@ Test(ops_tridiag, solutions_satisfy_the_systems)
  * b = [1, 5, 9, 6]); a tiny pivot must be swapped away too.
  * [[0, 1, 0], [2, 0, 3], [0, 4, 0]] is singular (rows 1 and 3 are
  * proportional) and fails the call. */
+/* The system of compact diagonals v (m equations) and rhs b solves to
+ * all 1s, the same bits everywhere. */
+static void expect_ones(const double *v, const double *b, int64_t m, const char *what)
+{
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 3, m }, v),
+                             test_tensor(WEFT_F64, 1, &m, b) };
+    weft_tensor *x;
+    op_results_everywhere(body, NULL, args, 2, &x, 1, what);
+    for (int64_t i = 0; i < m; i++)
+        cr_assert(fabs(test_element(x, i) - 1) <= 1e-15, "%s: x[%lld] = %.17g", what,
+                  (long long)i, test_element(x, i));
+    weft_tensor_release(x);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
 Test(ops_tridiag, pivoting_and_singular_systems)
 {
     double v[12] = { 1, 3, 5, 99, 0, 0, 0, 0, 99, 2, 4, 6 }, b[4] = { 1, 5, 9, 6 };
-    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 4 }, v),
-                             test_tensor(WEFT_F64, 1, (int64_t[]){ 4 }, b) };
-    weft_tensor *x;
-    op_results_everywhere(body, NULL, args, 2, &x, 1, "pivoting");
-    for (int i = 0; i < 4; i++)
-        cr_assert(fabs(test_element(x, i) - 1) <= 1e-15, "x[%d] = %.17g", i,
-                  test_element(x, i));
-    weft_tensor_release(x);
-    weft_tensor_release(args[0]);
-    weft_tensor_release(args[1]);
+    expect_ones(v, b, 4, "zero diagonal");
     /* [[1e-20, 1], [1, 1]] x = [1, 2]: x = [1, 1] to 1e-20; eliminating
      * with the tiny pivot instead of swapping gives x[0] = 0. */
     double tiny[6] = { 1, 99, 1e-20, 1, 99, 1 }, b2[2] = { 1, 2 };
-    args[0] = test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 2 }, tiny);
-    args[1] = test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, b2);
-    op_results_everywhere(body, NULL, args, 2, &x, 1, "tiny pivot");
-    for (int i = 0; i < 2; i++)
-        cr_assert(fabs(test_element(x, i) - 1) <= 1e-15, "x[%d] = %.17g", i,
-                  test_element(x, i));
-    weft_tensor_release(x);
-    weft_tensor_release(args[0]);
-    weft_tensor_release(args[1]);
+    expect_ones(tiny, b2, 2, "tiny pivot");
     double singular[9] = { 1, 3, 99, 0, 0, 0, 99, 2, 4 };
-    args[0] = test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 3 }, singular);
-    args[1] = test_tensor(WEFT_F64, 1, (int64_t[]){ 3 }, b);
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 3 }, singular),
+                             test_tensor(WEFT_F64, 1, (int64_t[]){ 3 }, b) };
     for (int eager = 0; eager < 2; eager++) {
         weft_tensor *y = NULL;
         int rc = op_call(rt, body, NULL, args, 2, &y, 1, eager);
