@@ -75,8 +75,7 @@ static weft_value *last_axis(const weft__steps *o, weft_reduction r, weft_value 
 /* min(max(x, lo), hi), Keras's clip. */
 static weft_value *clip(const weft__steps *o, weft_value *x, double lo, double hi)
 {
-    return smaller(o, larger(o, x, k(o, lo)),
-                       k(o, hi));
+    return smaller(o, larger(o, x, k(o, lo)), k(o, hi));
 }
 
 /* ---- Regression errors ------------------------------------------------------ */
