@@ -85,6 +85,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_MATRIX_EXPONENTIAL] = "matrix_exponential",
     [WEFT__OP_CONFUSION_MATRIX] = "confusion_matrix",
     [WEFT__OP_TRIDIAGONAL_SOLVE] = "tridiagonal_solve",
+    [WEFT__OP_BESSEL_I0] = "bessel_i0", [WEFT__OP_BESSEL_I0E] = "bessel_i0e",
+    [WEFT__OP_BESSEL_I1] = "bessel_i1", [WEFT__OP_BESSEL_I1E] = "bessel_i1e",
 };
 
 const char *weft__op_name(weft__op op)

@@ -168,7 +168,11 @@
     XX(CROP_AND_RESIZE, ARRAY, 3)          \
     XX(MATRIX_EXPONENTIAL, ARRAY, 1)       \
     XX(CONFUSION_MATRIX, ARRAY, -1)        \
-    XX(TRIDIAGONAL_SOLVE, ARRAY, 2)
+    XX(TRIDIAGONAL_SOLVE, ARRAY, 2)        \
+    XX(BESSEL_I0,  UNARY,   1)             \
+    XX(BESSEL_I0E, UNARY,   1)             \
+    XX(BESSEL_I1,  UNARY,   1)             \
+    XX(BESSEL_I1E, UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

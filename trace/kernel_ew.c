@@ -188,6 +188,10 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T digamma_##S(T a) { return weft__digamma##M(a); }                   \
     static inline T erfinv_##S(T a) { return weft__erfinv##M(a); }                     \
     static inline T ndtri_##S(T a) { return weft__ndtri##M(a); }                       \
+    static inline T bessel_i0_##S(T a) { return weft__bessel_i0##M(a); }               \
+    static inline T bessel_i0e_##S(T a) { return weft__bessel_i0e##M(a); }             \
+    static inline T bessel_i1_##S(T a) { return weft__bessel_i1##M(a); }               \
+    static inline T bessel_i1e_##S(T a) { return weft__bessel_i1e##M(a); }             \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
@@ -522,6 +526,10 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(digamma_##S##_loop, T, T, digamma_##S(x))                                    \
     UN_FN(erfinv_##S##_loop, T, T, erfinv_##S(x))                                      \
     UN_FN(ndtri_##S##_loop, T, T, ndtri_##S(x))                                        \
+    UN_FN(bessel_i0_##S##_loop, T, T, bessel_i0_##S(x))                                \
+    UN_FN(bessel_i0e_##S##_loop, T, T, bessel_i0e_##S(x))                              \
+    UN_FN(bessel_i1_##S##_loop, T, T, bessel_i1_##S(x))                                \
+    UN_FN(bessel_i1e_##S##_loop, T, T, bessel_i1e_##S(x))                              \
     BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
@@ -589,6 +597,8 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),
     [WEFT__OP_NDTRI] = FROW(ndtri),
+    [WEFT__OP_BESSEL_I0] = FROW(bessel_i0), [WEFT__OP_BESSEL_I0E] = FROW(bessel_i0e),
+    [WEFT__OP_BESSEL_I1] = FROW(bessel_i1), [WEFT__OP_BESSEL_I1E] = FROW(bessel_i1e),
     [WEFT__OP_BITWISE_AND] = IROW(bitwise_and), [WEFT__OP_BITWISE_OR] = IROW(bitwise_or),
     [WEFT__OP_BITWISE_XOR] = IROW(bitwise_xor), [WEFT__OP_LEFT_SHIFT] = IROW(left_shift),
     [WEFT__OP_RIGHT_SHIFT] = IROW(right_shift), [WEFT__OP_INVERT] = IROW(invert),

@@ -40,6 +40,16 @@ double weft__erfinv(double x);
 float weft__erfinvf(float x);
 double weft__ndtri(double p);
 float weft__ndtrif(float p);
+/* The modified Bessel functions of the first kind of orders 0 and 1,
+ * plain and scaled by exp(-|x|) (special_bessel.c), as above. */
+double weft__bessel_i0(double x);
+float weft__bessel_i0f(float x);
+double weft__bessel_i0e(double x);
+float weft__bessel_i0ef(float x);
+double weft__bessel_i1(double x);
+float weft__bessel_i1f(float x);
+double weft__bessel_i1e(double x);
+float weft__bessel_i1ef(float x);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

@@ -207,6 +207,15 @@ WEFT_API weft_value *weft_lgamma(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_digamma(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_erfinv(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_ndtri(weft_ctx *cx, weft_value *a);
+/* tf.math.bessel_i0, bessel_i0e, bessel_i1 and bessel_i1e: the modified
+ * Bessel functions of the first kind of orders 0 and 1, and the same
+ * times exp(-|x|) (the scaled forms stay finite where the others
+ * overflow, past |x| of about 713).  weft's own functions in double, as
+ * digamma's. */
+WEFT_API weft_value *weft_bessel_i0(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_i0e(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_i1(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_i1e(weft_ctx *cx, weft_value *a);
 
 /* tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert (~a),
  * left_shift and right_shift (arithmetic: the sign is kept) on i32 and

@@ -230,6 +230,10 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_DIGAMMA: return PICK(weft__digamma);
     case WEFT__OP_ERFINV: return PICK(weft__erfinv);
     case WEFT__OP_NDTRI: return PICK(weft__ndtri);
+    case WEFT__OP_BESSEL_I0: return PICK(weft__bessel_i0);
+    case WEFT__OP_BESSEL_I0E: return PICK(weft__bessel_i0e);
+    case WEFT__OP_BESSEL_I1: return PICK(weft__bessel_i1);
+    case WEFT__OP_BESSEL_I1E: return PICK(weft__bessel_i1e);
     default:             return NULL;
     }
 #undef PICK
@@ -417,7 +421,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_TAN: case WEFT__OP_ASIN: case WEFT__OP_ACOS: case WEFT__OP_ATAN:
     case WEFT__OP_SINH: case WEFT__OP_COSH: case WEFT__OP_ASINH: case WEFT__OP_ACOSH:
     case WEFT__OP_ATANH: case WEFT__OP_LGAMMA: case WEFT__OP_DIGAMMA: case WEFT__OP_ERFINV:
-    case WEFT__OP_NDTRI:
+    case WEFT__OP_NDTRI: case WEFT__OP_BESSEL_I0: case WEFT__OP_BESSEL_I0E:
+    case WEFT__OP_BESSEL_I1: case WEFT__OP_BESSEL_I1E:
         return call_libm(g, libm_of(in->op, dt), T, a, NULL);
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return emit_test(g, in->op, fl, a);
