@@ -1,8 +1,9 @@
 /* The modified Bessel functions of the first kind of orders 0 and 1, for
  * the UNARY ops bessel_i0, bessel_i0e, bessel_i1 and bessel_i1e
- * (tf.math's): the exponentially scaled forms i0e(x) = exp(-|x|) I0(x)
- * and i1e(x) = exp(-|x|) I1(x) are computed in double, the others as
- * exp(|x|) times them; the f32 forms round the double result once.
+ * (tf.math's), in double: the exponentially scaled forms i0e(x) =
+ * exp(-|x|) I0(x) and i1e(x) = exp(-|x|) I1(x), and I0 and I1 from the
+ * same series up to |x| = 30 or as exp(|x|) times the scaled forms
+ * beyond; the f32 forms round the double result once.
  *
  * Up to |x| = 30 the power series (positive terms, no cancellation);
  * above, the asymptotic expansion e^x / sqrt(2 pi x) sum a_k / x^k, whose
