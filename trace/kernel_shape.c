@@ -290,20 +290,17 @@ typedef struct concat_job {
     size_t chunks;
 } concat_job;
 
-/* n elements of esize bytes: short runs (a channel or three of a pixel)
- * as fixed-size moves, which a memcpy call per run would cost many times
- * over. */
-static void copy_elems(char *dst, const char *src, uint64_t n, size_t esize)
+/* bytes (a multiple of the element size) as fixed-size moves when short
+ * (a channel or a few of a pixel), which a memcpy call each would cost
+ * many times over. */
+static inline void copy_short(char *dst, const char *src, size_t bytes)
 {
-    if (n * esize > 64 || (esize != 4 && esize != 8)) {
-        memcpy(dst, src, n * esize);
-        return;
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        if (esize == 4)
-            memcpy(dst + 4 * i, src + 4 * i, 4);
-        else
-            memcpy(dst + 8 * i, src + 8 * i, 8);
+    switch (bytes) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 12: memcpy(dst, src, 12); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, bytes); break;
     }
 }
 
@@ -326,8 +323,8 @@ static int concat_chunk(size_t cb, size_t ce, void *ctx)
             uint64_t run = (uint64_t)(j->seg[k] - in_seg);
             if (run > end - pos)
                 run = end - pos;
-            copy_elems(j->dst + pos * j->esize,
-                       j->src[k] + (size_t)(r * j->seg[k] + in_seg) * j->esize, run, j->esize);
+            copy_short(j->dst + pos * j->esize,
+                       j->src[k] + (size_t)(r * j->seg[k] + in_seg) * j->esize, run * j->esize);
             pos += run;
             at += (int64_t)run;
             while (k < j->k && j->off[k + 1] <= at)
@@ -351,18 +348,6 @@ static int concat_chunk(size_t cb, size_t ce, void *ctx)
  * the compiler would otherwise reload them from the job at every copy. */
 #define CONCAT_SHORT_ROW    64
 #define CONCAT_SHORT_INPUTS 8
-
-/* bytes (a multiple of the element size) as fixed-size moves when short. */
-static inline void copy_short(char *dst, const char *src, size_t bytes)
-{
-    switch (bytes) {
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 12: memcpy(dst, src, 12); break;
-    case 16: memcpy(dst, src, 16); break;
-    default: memcpy(dst, src, bytes); break;
-    }
-}
 
 static int concat_rows_chunk(size_t cb, size_t ce, void *ctx)
 {

@@ -33,14 +33,6 @@ static double load_at(const char *p, weft_dtype dt, int64_t i)
                           : ((const double *)(const void *)p)[i];
 }
 
-static void store_at(char *p, weft_dtype dt, int64_t i, double v)
-{
-    if (dt == WEFT_F32)
-        ((float *)(void *)p)[i] = (float)v;
-    else
-        ((double *)(void *)p)[i] = v;
-}
-
 /* Solves the system of sub (dl, m - 1), diagonal (d) and super (du,
  * m - 1) diagonals for the m x k right-hand sides b (row-major) in place;
  * dl, d and du are overwritten.  Returns false when a pivot is 0. */
@@ -117,7 +109,7 @@ static int tri_chunks(size_t cb, size_t ce, void *ctx)
                 break;
             }
             for (int64_t e = 0; e < m * k; e++)
-                store_at(j->out, j->dt, s * m * k + e, b[e]);
+                weft__linalg_store_at(j->out, j->dt, (size_t)(s * m * k + e), b[e]);
         }
     }
     weft__free(buf);

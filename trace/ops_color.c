@@ -19,13 +19,10 @@ static bool take_channels(weft_ctx *cx, const char *fn, weft_value *images, weft
 {
     if (!weft__op_enter(cx, fn, &images, 1))
         return false;
+    if (!weft__ops_float_images(cx, fn, images))
+        return false;
     const weft_spec *s = weft__value_spec(images);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the images %s are not f32 or f64 (weft_cast them "
-                       "first)", fn, weft__spec_str(s, ss, sizeof ss));
-        return false;
-    }
     if (s->rank == WEFT_RANK_ANY || s->rank < 1 || s->dims[s->rank - 1] != 3) {
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s does not have 3 channels in its last dim (known "
                        "while tracing)", fn, weft__spec_str(s, ss, sizeof ss));
@@ -218,23 +215,10 @@ weft_value *weft_adjust_hue(weft_ctx *cx, weft_value *images, double delta)
 
 /* ---- Brightness and gamma (any shape) ------------------------------------ */
 
-static bool float_images(weft_ctx *cx, const char *fn, weft_value *images)
-{
-    if (!weft__op_enter(cx, fn, &images, 1))
-        return false;
-    const weft_spec *s = weft__value_spec(images);
-    if (s->dtype == WEFT_F32 || s->dtype == WEFT_F64)
-        return true;
-    char ss[WEFT__SPEC_STR_MAX];
-    weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the images %s are not f32 or f64 (weft_cast them "
-                   "first)", fn, weft__spec_str(s, ss, sizeof ss));
-    return false;
-}
-
 weft_value *weft_adjust_brightness(weft_ctx *cx, weft_value *images, double delta)
 {
     static const char fn[] = "weft_adjust_brightness";
-    if (!float_images(cx, fn, images))
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images))
         return NULL;
     return weft__op_binary(cx, WEFT__OP_ADD, fn, images, weft_const_f64(cx, delta));
 }
@@ -242,7 +226,7 @@ weft_value *weft_adjust_brightness(weft_ctx *cx, weft_value *images, double delt
 weft_value *weft_adjust_gamma(weft_ctx *cx, weft_value *images, double gamma, double gain)
 {
     static const char fn[] = "weft_adjust_gamma";
-    if (!float_images(cx, fn, images))
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images))
         return NULL;
     if (!(gamma >= 0) || !isfinite(gamma))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: gamma %g is not a finite number >= 0", fn,

@@ -236,11 +236,13 @@ weft_value *weft_logdet(weft_ctx *cx, weft_value *a)
     return weft_mul(cx, weft_const_f64(cx, 2.0), weft_sum(cx, weft_log(cx, diag), -1));
 }
 
-/* TensorFlow's default rcond of pinv: 10 max(m, n) eps. */
-static double default_rcond(const weft_spec *s)
+/* factor max(m, n) eps of a's dtype: TensorFlow's relative cutoffs of
+ * small singular values (matrix_rank's factor 1, pinv's default rcond
+ * 10). */
+static double dims_eps(const weft_spec *s, double factor)
 {
     int64_t m = s->dims[s->rank - 2], n = s->dims[s->rank - 1];
-    return 10.0 * (double)(m > n ? m : n) * (s->dtype == WEFT_F32 ? FLT_EPSILON : DBL_EPSILON);
+    return factor * (double)(m > n ? m : n) * (s->dtype == WEFT_F32 ? FLT_EPSILON : DBL_EPSILON);
 }
 
 /* pinv(a) = v diag(1 / s) u^T, singular values at or below rcond times
@@ -252,7 +254,7 @@ static weft_value *pinv_of(weft_ctx *cx, const char *fn, weft_value *a, double r
     if (known_rank(cx, fn, a, true) < 0)
         return NULL;
     if (rcond < 0)
-        rcond = default_rcond(weft__value_spec(a));
+        rcond = dims_eps(weft__value_spec(a), 10.0);
     weft_value *usv[3];
     if (weft_svd(cx, a, false, true, usv) != 0)
         return NULL;
@@ -289,11 +291,8 @@ weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol)
         return NULL;
     weft_value *cutoff = weft_const_f64(cx, tol);
     if (tol < 0) {
-        const weft_spec *sa = weft__value_spec(a);
-        int64_t m = sa->dims[sa->rank - 2], n = sa->dims[sa->rank - 1];
-        double eps = sa->dtype == WEFT_F32 ? FLT_EPSILON : DBL_EPSILON;
         int last = -1;
-        cutoff = weft_mul(cx, weft_const_f64(cx, (double)(m > n ? m : n) * eps),
+        cutoff = weft_mul(cx, weft_const_f64(cx, dims_eps(weft__value_spec(a), 1.0)),
                           weft_reduce(cx, WEFT_R_MAX, s, &last, 1, true));
     }
     return weft_sum(cx, weft_cast(cx, weft_gt(cx, s, cutoff), WEFT_I32), -1);

@@ -20,7 +20,7 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a)
+bool weft__ops_float_images(weft_ctx *cx, const char *fn, const weft_value *a)
 {
     weft_dtype dt = spec_of(a)->dtype;
     if (dt == WEFT_F32 || dt == WEFT_F64)
@@ -169,7 +169,7 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
 weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images)
 {
     static const char fn[] = "weft_rgb_to_grayscale";
-    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 1, WEFT_MAX_RANK, 1, "images whose last dim is 3"))
         return NULL;
     const weft_spec *s = spec_of(images);
@@ -196,7 +196,7 @@ weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images)
 weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images)
 {
     static const char fn[] = "weft_per_image_standardization";
-    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 3,
                     "images (rank 3 or more, the last three dims known while tracing)"))
         return NULL;
@@ -217,7 +217,7 @@ weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images)
 weft_value *weft_adjust_contrast(weft_ctx *cx, weft_value *images, double contrast_factor)
 {
     static const char fn[] = "weft_adjust_contrast";
-    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 0, "images (rank 3 or more)"))
         return NULL;
     if (!isfinite(contrast_factor))
@@ -303,7 +303,7 @@ weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
 {
     static const char fn[] = "weft_psnr";
     weft_value *in[2] = { a, b };
-    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, a) || !need_float(cx, fn, b) ||
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, a) || !weft__ops_float_images(cx, fn, b) ||
         !known_rank(cx, fn, a, 3, WEFT_MAX_RANK, 0, "images (rank 3 or more)"))
         return NULL;
     if (!(max_val > 0) || !isfinite(max_val))
@@ -363,7 +363,7 @@ static weft_value *reflect_one(weft_ctx *cx, weft_value *x, int axis, int64_t n)
 weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images)
 {
     static const char fn[] = "weft_sobel_edges";
-    if (!weft__op_enter(cx, fn, &images, 1) || !need_float(cx, fn, images) ||
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
         return NULL;
     const weft_spec *s = spec_of(images);
@@ -453,7 +453,7 @@ weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
 {
     static const char fn[] = "weft_ssim";
     weft_value *in[2] = { a, b };
-    if (!weft__op_enter(cx, fn, in, 2) || !need_float(cx, fn, a) || !need_float(cx, fn, b) ||
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, a) || !weft__ops_float_images(cx, fn, b) ||
         !ssim_args_ok(cx, fn, max_val, filter_size, filter_sigma, k1, k2) ||
         !ssim_shapes_ok(cx, fn, a, b, filter_size))
         return NULL;

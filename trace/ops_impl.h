@@ -13,6 +13,16 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                             weft_value *b);
 
+/* Whether in[0..n_in) are f32 or f64, all of one dtype (weak scalars
+ * aside); otherwise the context fails with WEFT_EDTYPE naming fn and
+ * names[i] (the losses, ops_loss.c and ops_keras_loss.c). */
+bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
+                            const char *const *names, size_t n_in);
+
+/* Whether images are f32 or f64; otherwise the context fails with
+ * WEFT_EDTYPE naming fn (the image and colour ops, ops_image.c). */
+bool weft__ops_float_images(weft_ctx *cx, const char *fn, const weft_value *images);
+
 /* Shorthands for a composition that records many elementwise steps
  * under one public op's name (ops_color.c, ops_keras_loss.c). */
 typedef struct weft__steps {

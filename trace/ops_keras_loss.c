@@ -21,16 +21,12 @@
 static bool take_pair(weft_ctx *cx, const char *fn, weft_value *y_true, weft_value *y_pred,
                       weft_value **t)
 {
+    static const char *const names[] = { "y_pred" };
     weft_value *in[2] = { y_true, y_pred };
-    if (!weft__op_enter(cx, fn, in, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, &in[1], names, 1))
         return false;
     const weft_spec *s = weft__value_spec(y_pred);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: y_pred %s is not f32 or f64 (weft_cast it first)",
-                       fn, weft__spec_str(s, ss, sizeof ss));
-        return false;
-    }
     if (s->rank == WEFT_RANK_ANY || s->rank < 1) {
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: y_pred %s has no last axis (a known rank >= 1)",
                        fn, weft__spec_str(s, ss, sizeof ss));
@@ -341,9 +337,9 @@ weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_value *y_tru
     if (ls->dtype != WEFT_I32 && ls->dtype != WEFT_I64)
         return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: y_true %s is not i32 or i64 (class indices)",
                               o.fn, weft__spec_str(ls, sl, sizeof sl));
-    if (ps->dtype != WEFT_F32 && ps->dtype != WEFT_F64)
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: y_pred %s is not f32 or f64", o.fn,
-                              weft__spec_str(ps, sp, sizeof sp));
+    static const char *const names[] = { "y_pred" };
+    if (!weft__ops_floats_alike(cx, o.fn, &in[1], names, 1))
+        return NULL;
     bool fits = ps->rank != WEFT_RANK_ANY && ls->rank != WEFT_RANK_ANY &&
                 ps->rank == ls->rank + 1 && ps->dims[ps->rank - 1] >= 0;
     for (int d = 0; fits && d < ls->rank; d++)

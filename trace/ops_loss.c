@@ -23,8 +23,8 @@ static const weft_spec *spec_of(const weft_value *v)
 
 /* in[0..n_in) are f32 or f64, all of one dtype (weak scalars, which take
  * it, aside); names[i] names in[i] in the messages. */
-static bool floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
-                         const char *const *names, size_t n_in)
+bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
+                            const char *const *names, size_t n_in)
 {
     const weft_value *first = NULL;
     for (size_t i = 0; i < n_in; i++) {
@@ -65,7 +65,7 @@ weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
     static const char fn[] = "weft_softmax_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, in, names, 2))
         return NULL;
     int rank = spec_of(logits)->rank;
     if (rank == WEFT_RANK_ANY)
@@ -86,7 +86,7 @@ weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_val
     static const char fn[] = "weft_sparse_softmax_cross_entropy_with_logits";
     static const char *const names[] = { "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, &in[1], names, 1))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, &in[1], names, 1))
         return NULL;
     const weft_spec *ls = spec_of(labels), *gs = spec_of(logits);
     char sl[WEFT__SPEC_STR_MAX], sg[WEFT__SPEC_STR_MAX];
@@ -125,7 +125,7 @@ weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
     static const char fn[] = "weft_sigmoid_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, in, names, 2))
         return NULL;
     weft_value *x = logits;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, x, weft_const_f64(cx, 0.0));
@@ -145,7 +145,7 @@ weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_value *la
     static const char fn[] = "weft_weighted_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
-    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, in, names, 2))
         return NULL;
     weft_value *x = logits, *z = labels;
     weft_value *log_weight = weft__op_binary(
@@ -172,7 +172,7 @@ weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets, weft_value 
     static const char fn[] = "weft_log_poisson_loss";
     static const char *const names[] = { "targets", "log_input" };
     weft_value *in[2] = { targets, log_input };
-    if (!weft__op_enter(cx, fn, in, 2) || !floats_alike(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, in, names, 2))
         return NULL;
     weft_value *z = targets, *c = log_input;
     weft_value *loss = weft__op_binary(cx, WEFT__OP_SUB, fn, weft__op_unary(cx, WEFT__OP_EXP, fn, c),
@@ -200,7 +200,7 @@ weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t)
 {
     static const char fn[] = "weft_l2_loss";
     static const char *const names[] = { "t" };
-    if (!weft__op_enter(cx, fn, &t, 1) || !floats_alike(cx, fn, &t, names, 1))
+    if (!weft__op_enter(cx, fn, &t, 1) || !weft__ops_floats_alike(cx, fn, &t, names, 1))
         return NULL;
     weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, t);
     return weft__op_binary(cx, WEFT__OP_MUL, fn, weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false),
@@ -218,7 +218,7 @@ weft_value *weft_local_response_normalization(weft_ctx *cx, weft_value *x, int64
 {
     static const char fn[] = "weft_local_response_normalization";
     static const char *const names[] = { "x" };
-    if (!weft__op_enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1))
+    if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_floats_alike(cx, fn, &x, names, 1))
         return NULL;
     const weft_spec *s = spec_of(x);
     char ss[WEFT__SPEC_STR_MAX];
@@ -250,7 +250,7 @@ weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes, size
 {
     static const char fn[] = "weft_l2_normalize";
     static const char *const names[] = { "x" };
-    if (!weft__op_enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1) ||
+    if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_floats_alike(cx, fn, &x, names, 1) ||
         !epsilon_ok(cx, fn, epsilon))
         return NULL;
     if (n_axes > 0 && !axes)
@@ -276,7 +276,7 @@ int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bo
         return WEFT_EINVAL;
     }
     outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, &x, 1) || !floats_alike(cx, fn, &x, names, 1))
+    if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_floats_alike(cx, fn, &x, names, 1))
         return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
     if (n_axes > 0 && !axes) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
@@ -306,7 +306,7 @@ weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *me
             in[n] = given[i];
             names[n++] = all_names[i];
         }
-    if (!weft__op_enter(cx, fn, in, n) || !floats_alike(cx, fn, in, names, n) ||
+    if (!weft__op_enter(cx, fn, in, n) || !weft__ops_floats_alike(cx, fn, in, names, n) ||
         !epsilon_ok(cx, fn, epsilon))
         return NULL;
     weft_value *inv = weft__op_unary(cx, WEFT__OP_RSQRT, fn,
