@@ -15,6 +15,7 @@
 
 #include "runtime/iface.h"
 #include "trace/blas.h"
+#include "trace/copy.h"
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
@@ -84,7 +85,7 @@ static void patch_window_row(const conv_job *j, const char *img, int64_t iy, int
     if (k1 < k0)
         k1 = k0;
     memset(dst, 0, (size_t)k0 * cb);
-    memcpy(dst + (size_t)k0 * cb, src + (size_t)(x0 + k0) * cb, (size_t)(k1 - k0) * cb);
+    weft__copy_bytes(dst + (size_t)k0 * cb, src + (size_t)(x0 + k0) * cb, (size_t)(k1 - k0) * cb);
     memset(dst + (size_t)k1 * cb, 0, (size_t)(j->kw - k1) * cb);
 }
 

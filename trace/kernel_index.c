@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "runtime/iface.h"
+#include "trace/copy.h"
 #include "trace/kernels.h"
 #include "trace/shape.h"
 #include "trace/tensor_impl.h"
@@ -142,7 +143,8 @@ static int copy_chunk(size_t cb, size_t ce, void *ctx)
             continue;
         }
         for (uint64_t r = r0; r < r1; r++)
-            memcpy(j->dst + r * j->bytes, j->src + (size_t)src_row(j, r) * j->bytes, j->bytes);
+            weft__copy_bytes(j->dst + r * j->bytes, j->src + (size_t)src_row(j, r) * j->bytes,
+                             j->bytes);
     }
     return 0;
 }

@@ -1189,6 +1189,65 @@ Test(ops_shape, concat_of_short_rows)
     free(want);
 }
 
+/* One element per input and row: stacks of two and four vectors and a
+ * concat of [R,1] columns (the interleaving loops, for 4- and 8-byte
+ * elements), over 40000 rows in several chunks. */
+Test(ops_shape, stack_interleaves_vectors)
+{
+    enum { R = 40000 };
+    static const weft_dtype types[3] = { WEFT_F32, WEFT_I32, WEFT_I64 };
+    double *want = ref_alloc(R * 4), *col = ref_alloc(R);
+    for (int r = 0; r < R * 4; r++)
+        want[r] = r;
+    weft_tensor *in[4];
+    /* Input i holds r * k + i at row r: the result counts up. */
+    for (int t = 0; t < 3; t++)
+        for (int k = 2; k <= 4; k += 2) {
+            for (int i = 0; i < k; i++) {
+                for (int r = 0; r < R; r++)
+                    col[r] = r * k + i;
+                in[i] = test_tensor(types[t], 1, DIMS(R), col);
+            }
+            join_n p = { (size_t)k, 1, true };
+            op_case c = { op_join_n, &p, 0 };
+            expect1(&c, in, (size_t)k, types[t], 2, DIMS(R, k), want);
+            release_all(in, (size_t)k);
+        }
+    for (int i = 0; i < 3; i++) {
+        for (int r = 0; r < R; r++)
+            col[r] = r * 3 + i;
+        in[i] = test_tensor(WEFT_F32, 2, DIMS(R, 1), col);
+    }
+    join_n q = { 3, 1, false };
+    op_case c = { op_join_n, &q, 0 };
+    expect1(&c, in, 3, WEFT_F32, 2, DIMS(R, 3), want);
+    release_all(in, 3);
+    free(col);
+    free(want);
+}
+
+/* Row segments of 520 B to 4 KiB between buffers of a page or more, the
+ * sizes whose copies may go through `rep movsb`: every byte lands, with
+ * segment lengths that are not a multiple of a cache line too. */
+Test(ops_shape, concat_of_kilobyte_segments)
+{
+    static const int64_t widths[][2] = { { 256, 256 }, { 130, 600 }, { 1023, 1 }, { 512, 200 } };
+    enum { R = 300 };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        int64_t a = widths[w][0], b = widths[w][1];
+        weft_tensor *in[2] = { iota(WEFT_F32, 2, DIMS(R, a)), iota(WEFT_F32, 2, DIMS(R, b)) };
+        double *want = ref_alloc(R * (a + b));
+        for (int64_t i = 0; i < R; i++)
+            for (int64_t j = 0; j < a + b; j++)
+                want[i * (a + b) + j] = j < a ? i * a + j : i * b + (j - a);
+        join_n p = { 2, 1, false };
+        op_case c = { op_join_n, &p, 0 };
+        expect1(&c, in, 2, WEFT_F32, 2, DIMS(R, a + b), want);
+        release_all(in, 2);
+        free(want);
+    }
+}
+
 Test(ops_shape, large_concat_gather_split)
 {
     weft_tensor *in[3] = {
