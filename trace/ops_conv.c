@@ -1,5 +1,6 @@
 /* The convolution and pooling ops of include/weft/ops.h: weft_conv2d,
- * weft_conv1d (conv2d over a height of 1), weft_max_pool2d and
+ * weft_conv1d (conv2d over a height of 1), weft_separable_conv2d (a
+ * depthwise, then a pointwise convolution), weft_max_pool2d and
  * weft_avg_pool2d.  The entry points check what only the call can check
  * (the padding, strides, dilations and window sizes) and leave dtypes and
  * shapes to inference (infer_conv.c); kernel_conv.c and kernel_pool.c
@@ -113,6 +114,55 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
     weft_value *xf[2] = { x, f };
     weft_value *y = weft__ops_finish(cx, &n, xf, 2);
     return y ? weft_squeeze(cx, y, 1) : NULL;
+}
+
+/* The separable convolution's filters, each of rank 4 with its dims known
+ * while tracing, of the input's float dtype, the pointwise one [1, 1,
+ * channels * multiplier, out] for the depthwise one [h, w, channels,
+ * multiplier], and an input whose channels, if known, are those. */
+static bool separable_ok(weft_ctx *cx, const char *fn, weft_value *const in[3])
+{
+    const weft_spec *x = weft__value_spec(in[0]), *dw = weft__value_spec(in[1]),
+                    *pw = weft__value_spec(in[2]);
+    char s0[WEFT__SPEC_STR_MAX], s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if ((x->dtype != WEFT_F32 && x->dtype != WEFT_F64) || dw->dtype != x->dtype ||
+        pw->dtype != x->dtype) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the input %s and the filters %s and %s are not all "
+                       "f32 or all f64", fn, weft__spec_str(x, s0, sizeof s0),
+                       weft__spec_str(dw, s1, sizeof s1), weft__spec_str(pw, s2, sizeof s2));
+        return false;
+    }
+    bool ok = dw->rank == 4 && pw->rank == 4;
+    for (int d = 0; ok && d < 4; d++)
+        ok = dw->dims[d] >= 0 && pw->dims[d] >= 0;
+    ok = ok && pw->dims[0] == 1 && pw->dims[1] == 1 && pw->dims[2] == dw->dims[2] * dw->dims[3];
+    ok = ok && (x->rank == WEFT_RANK_ANY ||
+                (x->rank == 4 && (x->dims[3] < 0 || x->dims[3] == dw->dims[2])));
+    if (!ok)
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the input %s, depthwise filter %s and pointwise "
+                       "filter %s are not [b, h, w, c], [fh, fw, c, m] and [1, 1, c * m, out] "
+                       "(the filters known while tracing)", fn, weft__spec_str(x, s0, sizeof s0),
+                       weft__spec_str(dw, s1, sizeof s1), weft__spec_str(pw, s2, sizeof s2));
+    return ok;
+}
+
+/* tf.nn.separable_conv2d: the depthwise convolution, then the pointwise
+ * 1 x 1 one (TensorFlow's own two steps). */
+weft_value *weft_separable_conv2d(weft_ctx *cx, weft_value *input, weft_value *depthwise_filter,
+                                  weft_value *pointwise_filter, const int64_t *strides,
+                                  weft_padding padding, const int64_t *dilations)
+{
+    static const char fn[] = "weft_separable_conv2d";
+    weft_value *in[3] = { input, depthwise_filter, pointwise_filter };
+    weft__node n = { .op = WEFT__OP_DEPTHWISE_CONV2D };
+    int64_t pair[2];
+    if (!weft__op_enter(cx, fn, in, 3) || !take_padding(cx, fn, padding, &n) ||
+        !take_pair(cx, fn, "strides", strides, pair) ||
+        !take_pair(cx, fn, "dilations", dilations, pair) || !separable_ok(cx, fn, in))
+        return NULL;
+    weft_value *depthwise =
+        weft_depthwise_conv2d(cx, input, depthwise_filter, strides, padding, dilations);
+    return weft_conv2d(cx, depthwise, pointwise_filter, NULL, WEFT_PADDING_VALID, NULL);
 }
 
 weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft_value *boxes,

@@ -416,6 +416,29 @@ weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
     return weft__op_binary(cx, WEFT__OP_MINIMUM, fn, r, weft_const_i64(cx, 6));
 }
 
+/* relu(x) and relu(-x) joined along axis (tf.nn.crelu's concat, then
+ * relu, elementwise the same). */
+weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis)
+{
+    const char *fn = "weft_crelu";
+    if (!enter(cx, fn, features))
+        return NULL;
+    const weft_spec *s = spec_of(features);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->dtype == WEFT_BOOL)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: features is %s, not a number (weft_cast it "
+                              "first)", fn, weft__spec_str(s, ss, sizeof ss));
+    if (s->rank == WEFT_RANK_ANY || s->rank == 0 || axis < -s->rank || axis >= s->rank)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: axis %d is not an axis of features %s (its "
+                              "rank known while tracing, at least 1)", fn, axis,
+                              weft__spec_str(s, ss, sizeof ss));
+    weft_value *halves[2] = {
+        weft__op_unary(cx, WEFT__OP_RELU, fn, features),
+        weft__op_unary(cx, WEFT__OP_RELU, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, features)),
+    };
+    return halves[0] && halves[1] ? weft_concat(cx, halves, 2, axis) : NULL;
+}
+
 /* TensorFlow's gelu(approximate=False): x * 0.5 * (1 + erf(x / sqrt(2))),
  * in its order of operations. */
 weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a)

@@ -401,6 +401,22 @@ WEFT_API weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begi
  * tracing). */
 WEFT_API int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int axis,
                         weft_value **outs);
+/* tf.unstack(a, num, axis): the num slices of a along axis, each without
+ * that axis, into outs[0..num).  num must equal a's dim at axis, known
+ * while tracing (the caller sizes outs by it).  Returns 0, or the
+ * context's error code with every outs[k] NULL. */
+WEFT_API int weft_unstack(weft_ctx *cx, weft_value *a, int axis, size_t num, weft_value **outs);
+/* tf.meshgrid(*xs, indexing): n coordinate arrays outs[0..n) from the n
+ * inputs xs (of one dtype; each flattened to 1-D, TensorFlow's rule, and
+ * with its element count known while tracing).  With WEFT_MESHGRID_IJ
+ * every output is [len(xs[0]), ..., len(xs[n-1])] and outs[k] repeats
+ * xs[k] along dim k; WEFT_MESHGRID_XY (TensorFlow's default) swaps the
+ * first two dims of that shape, as Cartesian x, y.  1 <= n <=
+ * WEFT_MAX_RANK.  Returns 0, or the context's error code with every
+ * outs[k] NULL. */
+typedef enum weft_meshgrid_indexing { WEFT_MESHGRID_XY, WEFT_MESHGRID_IJ } weft_meshgrid_indexing;
+WEFT_API int weft_meshgrid(weft_ctx *cx, weft_value *const *xs, size_t n,
+                           weft_meshgrid_indexing indexing, weft_value **outs);
 /* Elements of a picked along axis by indices (i32 or i64, any shape;
  * negative ones count from the end): the result's shape is a's dims
  * before axis, then indices' dims, then a's dims after axis (tf.gather).
@@ -616,6 +632,10 @@ WEFT_API weft_value *weft_softplus(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_silu(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_relu6(weft_ctx *cx, weft_value *a);
+/* tf.nn.crelu(features, axis): relu(x) and relu(-x) joined along axis (-1:
+ * the last; the rank known while tracing), which doubles that dim.
+ * Numbers; bool is WEFT_EDTYPE. */
+WEFT_API weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis);
 WEFT_API weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a);
 /* tf.nn.selu: 1.0507009873554805 * (x where x > 0, else
  * 1.6732632423543772 * expm1(x)); tf.nn.softsign: x / (1 + |x|); mish
@@ -1077,6 +1097,16 @@ WEFT_API weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *fi
 WEFT_API weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
                                            const int64_t *strides, weft_padding padding,
                                            const int64_t *dilations);
+/* tf.nn.separable_conv2d(input, depthwise_filter, pointwise_filter,
+ * strides, padding, dilations): weft_depthwise_conv2d of input by
+ * depthwise_filter [h, w, channels, multiplier] (with the strides, padding
+ * and dilations), then a 1 x 1 weft_conv2d by pointwise_filter [1, 1,
+ * channels * multiplier, out_channels].  Both filters' dims known while
+ * tracing; f32 or f64, all three of one dtype. */
+WEFT_API weft_value *weft_separable_conv2d(weft_ctx *cx, weft_value *input,
+                                           weft_value *depthwise_filter,
+                                           weft_value *pointwise_filter, const int64_t *strides,
+                                           weft_padding padding, const int64_t *dilations);
 /* tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding),
  * the gradient of weft_conv2d with respect to its input: filters are
  * [filter_height, filter_width, out_channels, in_channels] (TensorFlow's
@@ -1289,6 +1319,23 @@ WEFT_API weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, doubl
  * channel on the images padded by reflection (h and w at least 2; h, w
  * and c known while tracing).  f32 or f64. */
 WEFT_API weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images);
+/* tf.image.rot90(images, k): an image [h, w, c] or a batch [b, h, w, c]
+ * turned by k quarter turns counter-clockwise (k of any sign, taken
+ * modulo 4; an odd k swaps h and w).  Any dtype; exact. */
+WEFT_API weft_value *weft_rot90(weft_ctx *cx, weft_value *images, int k);
+/* tf.image.central_crop(images, central_fraction): the centre of each
+ * image, cropping floor((d - d * fraction) / 2) rows (columns) from each
+ * side of a height (width) d, TensorFlow's arithmetic; fraction in (0, 1]
+ * (1: the images themselves).  Rank 3 or 4, h and w known while tracing;
+ * any dtype. */
+WEFT_API weft_value *weft_central_crop(weft_ctx *cx, weft_value *images, double central_fraction);
+/* tf.image.resize_with_crop_or_pad(images, target_height, target_width):
+ * each image cropped about its centre, or padded with zeros about it, to
+ * target_height x target_width (both >= 1); where a difference is odd the
+ * extra row (column) is cropped from, or padded at, the bottom (right),
+ * as TensorFlow's.  Rank 3 or 4, h and w known while tracing; any dtype. */
+WEFT_API weft_value *weft_resize_with_crop_or_pad(weft_ctx *cx, weft_value *images,
+                                                  int64_t target_height, int64_t target_width);
 /* Colour conversions of images whose last dim is 3 (known while
  * tracing), f32 or f64, each in the images' dtype and elementwise (they
  * fuse).  tf.image.rgb_to_yiq / yiq_to_rgb / rgb_to_yuv / yuv_to_rgb:

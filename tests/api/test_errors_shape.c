@@ -628,6 +628,24 @@ static weft_value *op_sparse_cce_rank(weft_ctx *cx)
 }
 static int c_sparse_cce_rank(void) { return eager_op(op_sparse_cce_rank); }
 
+static weft_value *op_rot90_matrix(weft_ctx *cx) { return weft_rot90(cx, ev(cx, m23), 1); }
+static int c_rot90_matrix(void) { return eager_op(op_rot90_matrix); }
+static weft_value *op_unstack_num(weft_ctx *cx)
+{
+    weft_value *parts[3];
+    return weft_unstack(cx, ev(cx, m23), 0, 3, parts) == 0 ? parts[0] : NULL;
+}
+static int c_unstack_num(void) { return eager_op(op_unstack_num); }
+static weft_value *op_separable_pointwise(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, weft_range(cx, WEFT_F32, 0, 8, 1), 4,
+                                 (const int64_t[]){ 1, 2, 2, 2 });
+    weft_value *dw = weft_reshape(cx, weft_range(cx, WEFT_F32, 0, 4, 1), 4,
+                                  (const int64_t[]){ 1, 1, 2, 2 });
+    return weft_separable_conv2d(cx, x, dw, dw, NULL, WEFT_PADDING_SAME, NULL);
+}
+static int c_separable_pointwise(void) { return eager_op(op_separable_pointwise); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -750,6 +768,10 @@ static const err_case cases[] = {
     C("weft_ssim", "f32[2,3,1] with filter_size 11", WEFT_ESHAPE, c_ssim_small),
     C("weft_sparse_categorical_crossentropy", "labels i32[3], probabilities f32[2,3]",
       WEFT_ESHAPE, c_sparse_cce_rank),
+    C("weft_rot90", "f32[2,3]", WEFT_ESHAPE, c_rot90_matrix),
+    C("weft_unstack", "f32[2,3] on axis 0 with num 3", WEFT_ESHAPE, c_unstack_num),
+    C("weft_separable_conv2d", "pointwise filter f32[1,1,2,2] after a multiplier of 2",
+      WEFT_ESHAPE, c_separable_pointwise),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)

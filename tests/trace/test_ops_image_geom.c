@@ -1,0 +1,248 @@
+/* weft_rot90, weft_central_crop and weft_resize_with_crop_or_pad against
+ * element-by-element references (TensorFlow's index arithmetic written
+ * out), on images and batches of several dtypes, eagerly and traced on 1,
+ * 2 and 4 workers (the same bits everywhere); rot90 once for every size
+ * under a signature of unknown dims; and their errors. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_image_geom, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+typedef struct geom_case {
+    int which;   /* 0 rot90, 1 central_crop, 2 resize_with_crop_or_pad */
+    int k;
+    double fraction;
+    int64_t th, tw;
+} geom_case;
+
+static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const geom_case *c = user;
+    switch (c->which) {
+    case 0: outs[0] = weft_rot90(cx, a[0], c->k); break;
+    case 1: outs[0] = weft_central_crop(cx, a[0], c->fraction); break;
+    default: outs[0] = weft_resize_with_crop_or_pad(cx, a[0], c->th, c->tw); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* An image batch's shape, b = 1 for a single image of rank 3. */
+typedef struct geom {
+    int rank;
+    int64_t b, h, w, c;
+} geom;
+
+static double pixel(const geom *g, const double *v, int64_t n, int64_t i, int64_t j, int64_t ch)
+{
+    return v[((n * g->h + i) * g->w + j) * g->c + ch];
+}
+
+static weft_tensor *make(const geom *g, weft_dtype dt, double **vals)
+{
+    int64_t n = g->b * g->h * g->w * g->c;
+    double *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    cr_assert_not_null(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = dt == WEFT_BOOL ? (double)(i * 7 % 101 > 50) : (double)(i * 7 % 101) - 50;
+    *vals = v;
+    int64_t dims[4] = { g->b, g->h, g->w, g->c };
+    return test_tensor(dt, g->rank, g->rank == 4 ? dims : dims + 1, v);
+}
+
+/* y is images of oh x ow whose pixel (i, j) of image n is at(i, j) of
+ * the input: rows and columns outside it (at < 0) are zeros. */
+typedef bool (*source_fn)(const geom_case *c, const geom *g, int64_t i, int64_t j,
+                          int64_t *si, int64_t *sj);
+
+static void expect_images(const weft_tensor *y, weft_dtype dt, const geom *g, const double *v,
+                          int64_t oh, int64_t ow, source_fn at, const geom_case *c)
+{
+    int64_t dims[4] = { g->b, oh, ow, g->c };
+    test_assert_shape(y, dt, g->rank, g->rank == 4 ? dims : dims + 1, "geometry");
+    for (int64_t n = 0; n < g->b; n++)
+        for (int64_t i = 0; i < oh; i++)
+            for (int64_t j = 0; j < ow; j++)
+                for (int64_t ch = 0; ch < g->c; ch++) {
+                    int64_t si, sj;
+                    double want = at(c, g, i, j, &si, &sj) ? pixel(g, v, n, si, sj, ch) : 0;
+                    double got = test_element(y, ((n * oh + i) * ow + j) * g->c + ch);
+                    cr_assert_eq(got, want, "op %d image %lld (%lld, %lld, %lld): %g, want %g",
+                                 c->which, (long long)n, (long long)i, (long long)j,
+                                 (long long)ch, got, want);
+                }
+}
+
+/* numpy.rot90's definition, k counter-clockwise quarter turns. */
+static bool rot_source(const geom_case *c, const geom *g, int64_t i, int64_t j, int64_t *si,
+                       int64_t *sj)
+{
+    switch (((c->k % 4) + 4) % 4) {
+    case 1: *si = j, *sj = g->w - 1 - i; break;
+    case 2: *si = g->h - 1 - i, *sj = g->w - 1 - j; break;
+    case 3: *si = g->h - 1 - j, *sj = i; break;
+    default: *si = i, *sj = j; break;
+    }
+    return true;
+}
+
+static const geom shapes[] = { { 4, 2, 3, 4, 2 }, { 3, 1, 5, 3, 1 }, { 4, 3, 1, 6, 3 },
+                               { 3, 1, 4, 4, 2 } };
+
+Test(ops_image_geom, rot90_turns_counter_clockwise)
+{
+    static const weft_dtype types[3] = { WEFT_I32, WEFT_F64, WEFT_BOOL };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int k = -5; k <= 6; k++) {
+            const geom *g = &shapes[s];
+            weft_dtype dt = types[(s + (size_t)(k + 5)) % 3];
+            double *v;
+            weft_tensor *x = make(g, dt, &v);
+            geom_case c = { .which = 0, .k = k };
+            weft_tensor *y;
+            op_results_everywhere(body, &c, &x, 1, &y, 1, "rot90");
+            bool odd = (k % 2) != 0;
+            expect_images(y, dt, g, v, odd ? g->w : g->h, odd ? g->h : g->w, rot_source, &c);
+            weft_tensor_release(y);
+            weft_tensor_release(x);
+            free(v);
+        }
+}
+
+Test(ops_image_geom, rot90_under_a_signature_of_unknown_dims)
+{
+    weft_spec sig = { .dtype = WEFT_F32, .rank = 4, .dims = { -1, -1, -1, -1 } };
+    geom_case c = { .which = 0, .k = 1 };
+    weft_function *f = op_signature_function(rt, body, &c, &sig, 1);
+    for (size_t s = 0; s < 3; s += 2) {
+        const geom *g = &shapes[s];
+        double *v;
+        weft_tensor *x = make(g, WEFT_F32, &v), *y = NULL;
+        weft_arg a = weft_arg_tensor(x);
+        cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+        expect_images(y, WEFT_F32, g, v, g->w, g->h, rot_source, &c);
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+        free(v);
+    }
+    op_destroy_traced_once(&f);
+}
+
+/* TensorFlow's bounding box: int((d - d * fraction) / 2) from each side. */
+static int64_t crop_start(int64_t d, double fraction)
+{
+    return (int64_t)(((double)d - (double)d * fraction) / 2);
+}
+
+static bool crop_source(const geom_case *c, const geom *g, int64_t i, int64_t j, int64_t *si,
+                        int64_t *sj)
+{
+    *si = i + crop_start(g->h, c->fraction);
+    *sj = j + crop_start(g->w, c->fraction);
+    return true;
+}
+
+Test(ops_image_geom, central_crop_keeps_the_middle)
+{
+    const geom g7 = { 3, 1, 7, 10, 2 }, gb = { 4, 2, 9, 5, 1 };
+    const double fractions[] = { 0.5, 0.3, 1.0, 0.99, 1e-9, 0.75 };
+    for (int s = 0; s < 2; s++)
+        for (size_t q = 0; q < sizeof fractions / sizeof fractions[0]; q++) {
+            const geom *g = s ? &gb : &g7;
+            weft_dtype dt = s ? WEFT_F32 : WEFT_I64;
+            double *v;
+            weft_tensor *x = make(g, dt, &v), *y;
+            geom_case c = { .which = 1, .fraction = fractions[q] };
+            op_results_everywhere(body, &c, &x, 1, &y, 1, "central_crop");
+            int64_t oh = g->h - 2 * crop_start(g->h, c.fraction);
+            int64_t ow = g->w - 2 * crop_start(g->w, c.fraction);
+            expect_images(y, dt, g, v, oh, ow, crop_source, &c);
+            weft_tensor_release(y);
+            weft_tensor_release(x);
+            free(v);
+        }
+    /* Worked by hand: [7, 10] at one half keeps rows 1..5 and columns 2..7. */
+    cr_assert_eq(crop_start(7, 0.5), 1);
+    cr_assert_eq(crop_start(10, 0.5), 2);
+    cr_assert_eq(crop_start(7, 1e-9), 3);
+}
+
+/* The crop's and the pad's offsets of one side, TensorFlow's. */
+static void crop_pad(int64_t d, int64_t t, int64_t *crop, int64_t *pad)
+{
+    *crop = d > t ? (d - t) / 2 : 0;
+    *pad = t > d ? (t - d) / 2 : 0;
+}
+
+static bool crop_or_pad_source(const geom_case *c, const geom *g, int64_t i, int64_t j,
+                               int64_t *si, int64_t *sj)
+{
+    int64_t ch, ph, cw, pw;
+    crop_pad(g->h, c->th, &ch, &ph);
+    crop_pad(g->w, c->tw, &cw, &pw);
+    *si = i - ph + ch;
+    *sj = j - pw + cw;
+    return i >= ph && j >= pw && *si < g->h && *sj < g->w;
+}
+
+Test(ops_image_geom, resize_with_crop_or_pad_centres_the_images)
+{
+    const geom g = { 4, 2, 5, 4, 2 }, one = { 3, 1, 6, 7, 1 };
+    const int64_t targets[][2] = { { 3, 6 }, { 6, 3 }, { 5, 4 }, { 2, 9 }, { 1, 1 }, { 8, 8 } };
+    for (int s = 0; s < 2; s++)
+        for (size_t q = 0; q < sizeof targets / sizeof targets[0]; q++) {
+            const geom *gg = s ? &one : &g;
+            weft_dtype dt = s ? WEFT_F64 : WEFT_I32;
+            double *v;
+            weft_tensor *x = make(gg, dt, &v), *y;
+            geom_case c = { .which = 2, .th = targets[q][0], .tw = targets[q][1] };
+            op_results_everywhere(body, &c, &x, 1, &y, 1, "resize_with_crop_or_pad");
+            expect_images(y, dt, gg, v, c.th, c.tw, crop_or_pad_source, &c);
+            weft_tensor_release(y);
+            weft_tensor_release(x);
+            free(v);
+        }
+    /* Worked by hand: a height of 5 to 2 crops 1 row from the top (and 2
+     * from the bottom); a width of 4 to 9 pads 2 before and 3 after. */
+    int64_t crop, pad;
+    crop_pad(5, 2, &crop, &pad);
+    cr_assert(crop == 1 && pad == 0);
+    crop_pad(4, 9, &crop, &pad);
+    cr_assert(crop == 0 && pad == 2);
+}
+
+static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_rot90(cx, a[1], 1); break;
+    case 1: outs[0] = weft_central_crop(cx, a[0], 0); break;
+    case 2: outs[0] = weft_central_crop(cx, a[0], 1.5); break;
+    case 3: outs[0] = weft_central_crop(cx, a[0], NAN); break;
+    case 4: outs[0] = weft_central_crop(cx, a[1], 0.5); break;
+    case 5: outs[0] = weft_resize_with_crop_or_pad(cx, a[0], 0, 3); break;
+    case 6: outs[0] = weft_resize_with_crop_or_pad(cx, a[1], 2, 2); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_image_geom, errors_name_the_op)
+{
+    const op_error_case cases[] = {
+        { 0, WEFT_ESHAPE, "weft_rot90: the images f64[2,3] are not an image [h, w, c] or a batch" },
+        { 1, WEFT_EINVAL, "weft_central_crop: central_fraction 0 is not within (0, 1]" },
+        { 2, WEFT_EINVAL, "weft_central_crop: central_fraction 1.5 is not within (0, 1]" },
+        { 3, WEFT_EINVAL, "weft_central_crop: central_fraction nan is not within (0, 1]" },
+        { 4, WEFT_ESHAPE, "weft_central_crop: the images f64[2,3] are not an image" },
+        { 5, WEFT_EINVAL, "weft_resize_with_crop_or_pad: the target 0 x 3 is not within 1.." },
+        { 6, WEFT_ESHAPE, "weft_resize_with_crop_or_pad: the images f64[2,3] are not an image" },
+    };
+    double v[6] = { 1, 2, 3, 4, 5, 6 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, (int64_t[]){ 1, 2, 3 }, v),
+                             test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 3 }, v) };
+    op_expect_errors(rt, bad_body, cases, sizeof cases / sizeof cases[0], args, 2);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
