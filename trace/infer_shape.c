@@ -651,9 +651,9 @@ static int infer_scatter_nd(const weft__node *n, const weft_spec *in, weft_spec 
     if (u->dtype != a->dtype)
         return weft__errorf(WEFT_EDTYPE, "weft_%s: the updates %s are not of the dtype of the "
                             "tensor %s", weft__op_name(n->op), sstr(u, sa), sstr(a, sb));
-    if (n->op == WEFT__OP_SCATTER_ND_ADD && a->dtype == WEFT_BOOL)
-        return weft__errorf(WEFT_EDTYPE, "weft_scatter_nd_add: the tensor %s is bool (cast it "
-                            "first)", sstr(a, sa));
+    if (n->op != WEFT__OP_SCATTER_ND_UPDATE && a->dtype == WEFT_BOOL)
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: the tensor %s is bool (cast it first)",
+                            weft__op_name(n->op), sstr(a, sa));
     *out = *a;
     if (k < 0 || a->rank == WEFT_RANK_ANY || u->rank == WEFT_RANK_ANY)
         return 0;
@@ -765,6 +765,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_CROP_AND_RESIZE:
         return 3;
     default:
@@ -819,7 +820,10 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_SEGMENT:      return infer_unsorted_segment(n, in, out);
     case WEFT__OP_GATHER_ND:    return infer_gather_nd(n, in, out);
     case WEFT__OP_SCATTER_ND_UPDATE:
-    case WEFT__OP_SCATTER_ND_ADD: return infer_scatter_nd(n, in, out);
+    case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_SCATTER_ND_SUB:
+    case WEFT__OP_SCATTER_ND_MAX:
+    case WEFT__OP_SCATTER_ND_MIN: return infer_scatter_nd(n, in, out);
     case WEFT__OP_ROLL:
     case WEFT__OP_REPEAT:       return infer_roll_repeat(n, &in[0], out);
     case WEFT__OP_RANDOM_UNIFORM:

@@ -119,6 +119,9 @@
     XX(GATHER_ND,  ARRAY,   2)             \
     XX(SCATTER_ND_UPDATE, ARRAY, 3)        \
     XX(SCATTER_ND_ADD, ARRAY, 3)           \
+    XX(SCATTER_ND_SUB, ARRAY, 3)           \
+    XX(SCATTER_ND_MAX, ARRAY, 3)           \
+    XX(SCATTER_ND_MIN, ARRAY, 3)           \
     XX(ROLL,       ARRAY,   1)             \
     XX(REPEAT,     ARRAY,   1)             \
     XX(RANDOM_UNIFORM, ARRAY, -1)          \

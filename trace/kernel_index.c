@@ -632,28 +632,52 @@ static int eval_unsorted_segment(weft_runtime *rt, const weft__node *n, const we
 
 /* ---- scatter_nd -------------------------------------------------------- */
 
-/* o[c] += u[c] for c < len in T (integers wrap through unsigned U). */
-#define ADD_ROW(NAME, T, U)                                                     \
+/* o[c] = o[c] OP u[c] for c < len in T: integers add and subtract
+ * wrapping through unsigned U; max and min propagate NaN, as
+ * weft_maximum and weft_minimum. */
+#define COMBINE_ROW(NAME, T, EXPR)                                              \
     static void NAME(void *o_, const void *u_, int64_t len)                     \
     {                                                                           \
         T *o = o_;                                                              \
         const T *u = u_;                                                        \
-        for (int64_t c = 0; c < len; c++)                                       \
-            o[c] = (T)((U)o[c] + (U)u[c]);                                      \
+        for (int64_t c = 0; c < len; c++) {                                     \
+            T x = o[c], y = u[c];                                               \
+            o[c] = (EXPR);                                                      \
+        }                                                                       \
     }
-ADD_ROW(add_i32, int32_t, uint32_t)
-ADD_ROW(add_i64, int64_t, uint64_t)
-ADD_ROW(add_f32, float, float)
-ADD_ROW(add_f64, double, double)
+#define COMBINE_ROWS(S, T, U)                                                   \
+    COMBINE_ROW(add_row_##S, T, (T)((U)x + (U)y))                               \
+    COMBINE_ROW(sub_row_##S, T, (T)((U)x - (U)y))                               \
+    COMBINE_ROW(max_row_##S, T, (x != x || x > y) ? x : y)                      \
+    COMBINE_ROW(min_row_##S, T, (x != x || x < y) ? x : y)
+COMBINE_ROWS(i32, int32_t, uint32_t)
+COMBINE_ROWS(i64, int64_t, uint64_t)
+COMBINE_ROWS(f32, float, float)
+COMBINE_ROWS(f64, double, double)
+#undef COMBINE_ROWS
+#undef COMBINE_ROW
 
-typedef void (*add_row_fn)(void *o, const void *u, int64_t len);
-static const add_row_fn add_rows[4] = { add_i32, add_i64, add_f32, add_f64 };
+typedef void (*combine_row_fn)(void *o, const void *u, int64_t len);
+
+/* The row combine of a scatter op other than update, by dtype. */
+static combine_row_fn combine_row(weft__op op, weft_dtype dt)
+{
+    static const combine_row_fn rows[4][4] = {
+        { add_row_i32, add_row_i64, add_row_f32, add_row_f64 },
+        { sub_row_i32, sub_row_i64, sub_row_f32, sub_row_f64 },
+        { max_row_i32, max_row_i64, max_row_f32, max_row_f64 },
+        { min_row_i32, min_row_i64, min_row_f32, min_row_f64 },
+    };
+    int k = op == WEFT__OP_SCATTER_ND_ADD ? 0 : op == WEFT__OP_SCATTER_ND_SUB ? 1
+          : op == WEFT__OP_SCATTER_ND_MAX ? 2 : 3;
+    return rows[k][dt - WEFT_I32];
+}
 
 static int scatter_chunk(size_t cb, size_t ce, void *ctx)
 {
     const comb_job *j = ctx;
-    bool add = j->n->op == WEFT__OP_SCATTER_ND_ADD;
-    add_row_fn addf = add ? add_rows[j->dt - WEFT_I32] : NULL;
+    bool add = j->n->op != WEFT__OP_SCATTER_ND_UPDATE;
+    combine_row_fn addf = add ? combine_row(j->n->op, j->dt) : NULL;
     for (size_t c = cb; c < ce; c++) {
         int64_t r0, r1, c0, c1;
         region_of(j, c, &r0, &r1, &c0, &c1);
@@ -712,6 +736,9 @@ int weft__eval_index_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return eval_gather_nd(rt, n, in[0], in[1], out);
     case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_SCATTER_ND_SUB:
+    case WEFT__OP_SCATTER_ND_MAX:
+    case WEFT__OP_SCATTER_ND_MIN:
         return eval_scatter_nd(rt, n, in, out);
     case WEFT__OP_ROLL:
     case WEFT__OP_REPEAT:

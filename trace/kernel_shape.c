@@ -642,6 +642,9 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_GATHER_ND:
     case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD:
+    case WEFT__OP_SCATTER_ND_SUB:
+    case WEFT__OP_SCATTER_ND_MAX:
+    case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_ROLL:
     case WEFT__OP_REPEAT:
         return weft__eval_index_op(rt, n, in, out);

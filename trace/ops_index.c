@@ -1,6 +1,6 @@
 /* The indexing ops of include/weft/ops.h: unsorted_segment, gather_nd
  * (gather_nd_ex with batch_dims, a composition around it),
- * scatter_nd_update, scatter_nd_add, roll and repeat.  Each is a node of
+ * scatter_nd_update, scatter_nd_add, _sub, _max, _min, roll and repeat.  Each is a node of
  * its own (kernel_index.c); the entry points check what only the call can
  * check and leave shapes and dtypes to inference (infer_shape.c), which
  * checks the node again on concrete inputs when dims were unknown. */
@@ -151,6 +151,27 @@ weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *in
                                 weft_value *updates)
 {
     return scatter_nd(cx, WEFT__OP_SCATTER_ND_ADD, "weft_scatter_nd_add", tensor, indices,
+                      updates);
+}
+
+weft_value *weft_scatter_nd_sub(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                weft_value *updates)
+{
+    return scatter_nd(cx, WEFT__OP_SCATTER_ND_SUB, "weft_scatter_nd_sub", tensor, indices,
+                      updates);
+}
+
+weft_value *weft_scatter_nd_max(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                weft_value *updates)
+{
+    return scatter_nd(cx, WEFT__OP_SCATTER_ND_MAX, "weft_scatter_nd_max", tensor, indices,
+                      updates);
+}
+
+weft_value *weft_scatter_nd_min(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                weft_value *updates)
+{
+    return scatter_nd(cx, WEFT__OP_SCATTER_ND_MIN, "weft_scatter_nd_min", tensor, indices,
                       updates);
 }
 

@@ -78,7 +78,8 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.sort.k;
         break;
     case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
-    case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
+    case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX:
+    case WEFT__OP_SCATTER_ND_MIN: case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
     case WEFT__OP_BINCOUNT:
         w[k++] = n->attr.bincount.dtype;
         w[k++] = n->attr.bincount.minlength;
@@ -225,7 +226,8 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
-    case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST:
+    case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX:
+    case WEFT__OP_SCATTER_ND_MIN: case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_IDX: case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_RANGE_TO:
     case WEFT__OP_SLOGDET: case WEFT__OP_LU: case WEFT__OP_MATRIX_EXPONENTIAL:

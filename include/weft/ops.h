@@ -841,6 +841,16 @@ WEFT_API weft_value *weft_scatter_nd_update(weft_ctx *cx, weft_value *tensor,
                                             weft_value *indices, weft_value *updates);
 WEFT_API weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                          weft_value *updates);
+/* tf.tensor_scatter_nd_sub / _max / _min: as weft_scatter_nd_add, each
+ * named slice combined with its updates in the same order by subtraction
+ * (integers wrap), maximum or minimum (NaN propagates, as weft_maximum and
+ * weft_minimum); no bool. */
+WEFT_API weft_value *weft_scatter_nd_sub(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                         weft_value *updates);
+WEFT_API weft_value *weft_scatter_nd_max(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                         weft_value *updates);
+WEFT_API weft_value *weft_scatter_nd_min(weft_ctx *cx, weft_value *tensor, weft_value *indices,
+                                         weft_value *updates);
 
 /* tf.roll over one axis: element i along axis moves to (i + shift) mod
  * the dim (shift any int64, negative rolls back; a shift of a multiple of

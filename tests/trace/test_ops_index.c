@@ -1,5 +1,5 @@
 /* The indexing ops (unsorted_segment, gather_nd, scatter_nd_update,
- * scatter_nd_add, roll, repeat) through the public API: values against
+ * scatter_nd_add, _sub, _max, _min, roll, repeat) through the public API: values against
  * plain reference loops written here, for every dtype each op takes, run
  * eagerly (WEFT_RUN_EAGERLY) and traced twice (the second call from the
  * cache), the three bit for bit equal; with input signatures holding
@@ -23,7 +23,7 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 #define MAX_ARGS 3
 
 typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
-                     REPEAT_COUNTS, GATHER_ND_EX } ix_op;
+                     REPEAT_COUNTS, GATHER_ND_EX, SCATTER_SUB, SCATTER_MAX, SCATTER_MIN } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -44,7 +44,8 @@ static int n_args_of(const ix_case *c)
 {
     switch (c->op) {
     case SEGMENT: case GATHER_ND: case GATHER_ND_EX: return 2;
-    case SCATTER_UPDATE: case SCATTER_ADD: return c->weak_update ? 2 : 3;
+    case SCATTER_UPDATE: case SCATTER_ADD: case SCATTER_SUB: case SCATTER_MAX: case SCATTER_MIN:
+        return c->weak_update ? 2 : 3;
     default: return 1;
     }
 }
@@ -59,6 +60,9 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case GATHER_ND_EX: outs[0] = weft_gather_nd_ex(cx, args[0], args[1], c->axis); break;
     case SCATTER_UPDATE: outs[0] = weft_scatter_nd_update(cx, args[0], args[1], u); break;
     case SCATTER_ADD: outs[0] = weft_scatter_nd_add(cx, args[0], args[1], u); break;
+    case SCATTER_SUB: outs[0] = weft_scatter_nd_sub(cx, args[0], args[1], u); break;
+    case SCATTER_MAX: outs[0] = weft_scatter_nd_max(cx, args[0], args[1], u); break;
+    case SCATTER_MIN: outs[0] = weft_scatter_nd_min(cx, args[0], args[1], u); break;
     case ROLL: outs[0] = weft_roll(cx, args[0], c->count, c->axis); break;
     case REPEAT: outs[0] = weft_repeat(cx, args[0], c->count, c->axis); break;
     case ROLL_AXES:
@@ -605,6 +609,44 @@ Test(ops_index, scatter_nd_every_dtype_with_duplicates)
     }
 }
 
+/* tensor [3, 2]; rows 2, 0, 2 (-1) combined with updates some larger and
+ * some smaller than what they meet, in index order: row 2 meets (9, -2)
+ * then (2, 7), row 0 (7, 1); NaN wins max and min. */
+Test(ops_index, scatter_nd_sub_max_min_in_index_order)
+{
+    const double t[6] = { 1, 8, 3, 4, 5, 6 }, idx[3] = { 2, 0, -1 },
+                 u[6] = { 9, -2, 7, 1, 2, 7 };
+    const ix_op ops[3] = { SCATTER_SUB, SCATTER_MAX, SCATTER_MIN };
+    const double want[3][6] = { { -6, 7, 3, 4, -6, 1 }, { 7, 8, 3, 4, 9, 7 },
+                                { 1, 1, 3, 4, 2, -2 } };
+    for (int di = 0; di < 4; di++)
+        for (int o = 0; o < 3; o++) {
+            weft_dtype dt = num_dtypes[di];
+            weft_tensor *in[3] = { test_tensor(dt, 2, (int64_t[]){ 3, 2 }, t),
+                                   test_tensor(WEFT_I64, 2, (int64_t[]){ 3, 1 }, idx),
+                                   test_tensor(dt, 2, (int64_t[]){ 3, 2 }, u) };
+            ix_case c = { .op = ops[o] };
+            check(run(&c, in), dt, 2, (int64_t[]){ 3, 2 }, want[o], weft_dtype_name(dt));
+            release_all(in, 3);
+        }
+    const double tn[2] = { NAN, 1 }, un[2] = { 5, NAN }, in_idx[2] = { 0, 1 };
+    for (int o = 1; o < 3; o++) {
+        weft_tensor *in[3] = { test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, tn),
+                               test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 1 }, in_idx),
+                               test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, un) };
+        ix_case c = { .op = ops[o] };
+        check(run(&c, in), WEFT_F64, 1, (int64_t[]){ 2 }, (double[]){ NAN, NAN }, "nan");
+        release_all(in, 3);
+    }
+    /* Integers wrap: INT32_MIN - 1. */
+    weft_tensor *w[3] = { test_tensor(WEFT_I32, 1, (int64_t[]){ 1 }, (double[]){ INT32_MIN }),
+                          test_tensor(WEFT_I32, 2, (int64_t[]){ 1, 1 }, (double[]){ 0 }),
+                          test_tensor(WEFT_I32, 1, (int64_t[]){ 1 }, (double[]){ 1 }) };
+    ix_case c = { .op = SCATTER_SUB };
+    check(run(&c, w), WEFT_I32, 1, (int64_t[]){ 1 }, (double[]){ INT32_MAX }, "wrap");
+    release_all(w, 3);
+}
+
 /* A whole index tuple picks an element; a weak scalar update takes the
  * tensor's dtype; unknown dims traced. */
 Test(ops_index, scatter_nd_elements_weak_and_unknown_dims)
@@ -657,13 +699,17 @@ Test(ops_index, scatter_nd_errors)
                           test_tensor(WEFT_BOOL, 1, (int64_t[]){ 1 }, t) };
     c.op = SCATTER_ADD;
     refused(&c, b, WEFT_EDTYPE, "weft_scatter_nd_add: the tensor bool[2] is bool");
+    c.op = SCATTER_MAX;
+    refused(&c, b, WEFT_EDTYPE, "weft_scatter_nd_max: the tensor bool[2] is bool");
+    c.op = SCATTER_SUB;
+    refused(&c, b, WEFT_EDTYPE, "weft_scatter_nd_sub: the tensor bool[2] is bool");
     release_all(b, 3);
 }
 
 /* Sums of duplicate elements (inner 1: chunks own rows) and of duplicate
  * rows (inner 256: chunks own columns), in index order on any worker
  * count: the reference adds in f32 in the same order. */
-Test(ops_index, scatter_nd_add_large_same_on_every_worker_count)
+Test(ops_index, scatter_nd_add_and_max_large_same_on_every_worker_count)
 {
     const int64_t rows[2] = { 50000, 160 }, inner[2] = { 1, 256 }, n_idx[2] = { 60000, 400 };
     for (int k = 0; k < 2; k++) {
@@ -701,6 +747,18 @@ Test(ops_index, scatter_nd_add_large_same_on_every_worker_count)
             check(run_on(rts[w], &c, in), WEFT_F32, 2, (int64_t[]){ rows[k], inner[k] }, want,
                   what);
         }
+        /* The same updates by maximum: each element the largest it met. */
+        for (int64_t i = 0; i < n; i++)
+            want[i] = t[i];
+        for (int64_t i = 0; i < n_idx[k]; i++)
+            for (int64_t c2 = 0; c2 < inner[k]; c2++) {
+                double *o = &want[(int64_t)idx[i] * inner[k] + c2];
+                *o = fmax(*o, u[i * inner[k] + c2]);
+            }
+        c.op = SCATTER_MAX;
+        for (int w = 0; w < N_RT; w++)
+            check(run_on(rts[w], &c, in), WEFT_F32, 2, (int64_t[]){ rows[k], inner[k] }, want,
+                  "max");
         release_all(in, 3);
         free(t);
         free(u);
