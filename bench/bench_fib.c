@@ -3,11 +3,14 @@
  * group with one weft_spawn child per call, the other child run inline, the
  * argument struct on the stack.  Against serial C (-O2), OpenMP tasks and
  * TBB task_group; the "model" rows (one thread, not weft) are the floor of
- * a Lace-style typed spawn written out by hand. */
+ * a Lace-style typed spawn written out by hand, and "a copy per thread"
+ * (serial fib on every thread at once, per copy) is the speedup this
+ * machine allows at that moment. */
 #include "bench.h"
 #include "contenders.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +220,34 @@ static void run_serial(void *p)
 
 /* The root runs on a worker (spawned from this outside thread), so every
  * spawn below it takes the worker's fast path. */
+/* The machine's own ceiling for a speedup: `threads` copies of serial fib
+ * at once, one per thread (no runtime, nothing shared).  Timed as the
+ * whole divided by the copies, so that on CPUs that do not slow each
+ * other down it equals one serial fib's time, and its speedup column is
+ * the most any runtime could show here. */
+typedef struct copies {
+    int n;
+    unsigned threads;
+} copies;
+
+static void *serial_copy(void *p)
+{
+    bench_sink += (uint64_t)fib_serial(*(const int *)p);
+    return NULL;
+}
+
+static void run_copies(void *p)
+{
+    copies *c = p;
+    pthread_t th[BENCH_MAX_WORKERS];
+    unsigned started = 0;
+    for (unsigned k = 1; k < c->threads; k++)
+        started += pthread_create(&th[started], NULL, serial_copy, &c->n) == 0;
+    serial_copy(&c->n);
+    for (unsigned k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+}
+
 static void run_plain(void *p)
 {
     run *c = p;
@@ -271,6 +302,7 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
     int warm = capped_reps == reps;
     int i_ser = bench_table_impl(&t, "serial", 1, reps);
     int i_plain = bench_table_impl(&t, "serial, 2 calls/node", 1, reps);
+    int i_copies = bench_table_impl(&t, "serial, a copy per thread", 0, reps);
     int i_mp = bench_table_impl(&t, "model: head passed", 0, reps);
     int i_mt = bench_table_impl(&t, "model: head in TLS", 0, reps);
     int i_mg = bench_table_impl(&t, "model: growable deque", 0, reps);
@@ -293,6 +325,9 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
     check("typed-spawn model (growable deque)", c.r, want);
 
     for (int w = 0; w < nw; w++) {
+        copies cp = { n, workers[w] };
+        t.med[i_copies][w] = bench_time(reps, 1, run_copies, &cp) / workers[w];
+        bench_settle(50);
         rt = bench_runtime(workers[w]);
         t.med[i_typed][w] = bench_time(reps, 1, run_typed, &c);
         check("weft typed fib", c.r, want);
@@ -330,6 +365,8 @@ static void bench_n(int n, int nw, const unsigned *workers, int reps, int capped
                n, workers[w], workers[0], t.med[i_typed][0] / t.med[i_typed][w]);
         printf("summary fib(%d): weft_spawn speedup %u vs %u workers = %.2fx\n", n, workers[w],
                workers[0], t.med[i_weft][0] / t.med[i_weft][w]);
+        printf("summary fib(%d): the machine's ceiling, serial copies on %u vs %u threads = "
+               "%.2fx\n", n, workers[w], workers[0], t.med[i_copies][0] / t.med[i_copies][w]);
     }
 }
 

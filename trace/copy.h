@@ -20,6 +20,7 @@
 
 #include "base/sanitizer.h"
 
+/* Sanitizer builds always take memcpy, whose accesses they check. */
 #if defined(__x86_64__) && !defined(WEFT__ASAN) && !defined(WEFT__TSAN)
 #define WEFT__COPY_REP_MOVSB 1
 /* True when the CPU has fast `rep movsb` (ERMS); set once at load time. */
