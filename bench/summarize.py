@@ -87,6 +87,10 @@ def targets(paths):
                     put(f'fib({n}) {label}, speedup 2 vs 1 workers', tb[(impl, 1)] / tb[(impl, 2)])
             for impl in ('model: head passed', 'model: head in TLS', 'serial, 2 calls/node'):
                 put(f'fib({n}) {impl} / serial -O2', tb[(impl, 1)] / tb[('serial', 1)])
+            copies = 'serial, a copy per thread'
+            if (copies, 2) in tb:
+                put(f'fib({n}) the machine: serial copies, speedup 2 vs 1 threads',
+                    tb[(copies, 1)] / tb[(copies, 2)])
         for kind, pre in (('flat', 'empty tasks: 1e6'), ('tree', 'empty tasks: binary')):
             tb = find(t, pre)
             if not tb:
