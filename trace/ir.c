@@ -88,6 +88,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_TRIDIAGONAL_SOLVE] = "tridiagonal_solve",
     [WEFT__OP_BESSEL_I0] = "bessel_i0", [WEFT__OP_BESSEL_I0E] = "bessel_i0e",
     [WEFT__OP_BESSEL_I1] = "bessel_i1", [WEFT__OP_BESSEL_I1E] = "bessel_i1e",
+    [WEFT__OP_BESSEL_J0] = "bessel_j0", [WEFT__OP_BESSEL_J1] = "bessel_j1",
+    [WEFT__OP_BESSEL_Y0] = "bessel_y0", [WEFT__OP_BESSEL_Y1] = "bessel_y1",
 };
 
 const char *weft__op_name(weft__op op)

@@ -50,6 +50,16 @@ double weft__bessel_i1(double x);
 float weft__bessel_i1f(float x);
 double weft__bessel_i1e(double x);
 float weft__bessel_i1ef(float x);
+/* The Bessel functions of the first and second kind of orders 0 and 1
+ * (special_bessel_jy.c), the f32 forms from the double ones. */
+double weft__bessel_j0(double x);
+float weft__bessel_j0f(float x);
+double weft__bessel_j1(double x);
+float weft__bessel_j1f(float x);
+double weft__bessel_y0(double x);
+float weft__bessel_y0f(float x);
+double weft__bessel_y1(double x);
+float weft__bessel_y1f(float x);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

@@ -216,6 +216,15 @@ WEFT_API weft_value *weft_bessel_i0(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_i0e(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_i1(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_i1e(weft_ctx *cx, weft_value *a);
+/* tf.math.special.bessel_j0, bessel_j1, bessel_y0 and bessel_y1: the
+ * Bessel functions of the first (J) and second (Y) kind of orders 0 and
+ * 1, through the C library's j0, j1, y0 and y1 in double (f32 rounds the
+ * double result); y0 and y1 are -inf at 0 and NaN below, as
+ * TensorFlow's. */
+WEFT_API weft_value *weft_bessel_j0(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_j1(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_y0(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_y1(weft_ctx *cx, weft_value *a);
 
 /* tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert (~a),
  * left_shift and right_shift (arithmetic: the sign is kept) on i32 and

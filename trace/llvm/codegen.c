@@ -234,6 +234,10 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_BESSEL_I0E: return PICK(weft__bessel_i0e);
     case WEFT__OP_BESSEL_I1: return PICK(weft__bessel_i1);
     case WEFT__OP_BESSEL_I1E: return PICK(weft__bessel_i1e);
+    case WEFT__OP_BESSEL_J0: return PICK(weft__bessel_j0);
+    case WEFT__OP_BESSEL_J1: return PICK(weft__bessel_j1);
+    case WEFT__OP_BESSEL_Y0: return PICK(weft__bessel_y0);
+    case WEFT__OP_BESSEL_Y1: return PICK(weft__bessel_y1);
     default:             return NULL;
     }
 #undef PICK
@@ -422,7 +426,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_SINH: case WEFT__OP_COSH: case WEFT__OP_ASINH: case WEFT__OP_ACOSH:
     case WEFT__OP_ATANH: case WEFT__OP_LGAMMA: case WEFT__OP_DIGAMMA: case WEFT__OP_ERFINV:
     case WEFT__OP_NDTRI: case WEFT__OP_BESSEL_I0: case WEFT__OP_BESSEL_I0E:
-    case WEFT__OP_BESSEL_I1: case WEFT__OP_BESSEL_I1E:
+    case WEFT__OP_BESSEL_I1: case WEFT__OP_BESSEL_I1E: case WEFT__OP_BESSEL_J0:
+    case WEFT__OP_BESSEL_J1: case WEFT__OP_BESSEL_Y0: case WEFT__OP_BESSEL_Y1:
         return call_libm(g, libm_of(in->op, dt), T, a, NULL);
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return emit_test(g, in->op, fl, a);
