@@ -24,7 +24,8 @@ weft__ew_class weft__ew_class_of(weft__op op)
     case WEFT__OP_LGAMMA: case WEFT__OP_DIGAMMA: case WEFT__OP_ERFINV: case WEFT__OP_NDTRI:
     case WEFT__OP_BESSEL_I0: case WEFT__OP_BESSEL_I0E: case WEFT__OP_BESSEL_I1:
     case WEFT__OP_BESSEL_I1E: case WEFT__OP_BESSEL_J0: case WEFT__OP_BESSEL_J1:
-    case WEFT__OP_BESSEL_Y0: case WEFT__OP_BESSEL_Y1:
+    case WEFT__OP_BESSEL_Y0: case WEFT__OP_BESSEL_Y1: case WEFT__OP_BESSEL_K0:
+    case WEFT__OP_BESSEL_K0E: case WEFT__OP_BESSEL_K1: case WEFT__OP_BESSEL_K1E:
         return WEFT__EW_FLOAT;
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return WEFT__EW_TEST;

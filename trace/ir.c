@@ -90,6 +90,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_BESSEL_I1] = "bessel_i1", [WEFT__OP_BESSEL_I1E] = "bessel_i1e",
     [WEFT__OP_BESSEL_J0] = "bessel_j0", [WEFT__OP_BESSEL_J1] = "bessel_j1",
     [WEFT__OP_BESSEL_Y0] = "bessel_y0", [WEFT__OP_BESSEL_Y1] = "bessel_y1",
+    [WEFT__OP_BESSEL_K0] = "bessel_k0", [WEFT__OP_BESSEL_K0E] = "bessel_k0e",
+    [WEFT__OP_BESSEL_K1] = "bessel_k1", [WEFT__OP_BESSEL_K1E] = "bessel_k1e",
 };
 
 const char *weft__op_name(weft__op op)

@@ -179,7 +179,11 @@
     XX(BESSEL_J0,  UNARY,   1)             \
     XX(BESSEL_J1,  UNARY,   1)             \
     XX(BESSEL_Y0,  UNARY,   1)             \
-    XX(BESSEL_Y1,  UNARY,   1)
+    XX(BESSEL_Y1,  UNARY,   1)             \
+    XX(BESSEL_K0,  UNARY,   1)             \
+    XX(BESSEL_K0E, UNARY,   1)             \
+    XX(BESSEL_K1,  UNARY,   1)             \
+    XX(BESSEL_K1E, UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

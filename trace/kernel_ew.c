@@ -196,6 +196,10 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T bessel_j1_##S(T a) { return weft__bessel_j1##M(a); }               \
     static inline T bessel_y0_##S(T a) { return weft__bessel_y0##M(a); }               \
     static inline T bessel_y1_##S(T a) { return weft__bessel_y1##M(a); }               \
+    static inline T bessel_k0_##S(T a) { return weft__bessel_k0##M(a); }               \
+    static inline T bessel_k0e_##S(T a) { return weft__bessel_k0e##M(a); }             \
+    static inline T bessel_k1_##S(T a) { return weft__bessel_k1##M(a); }               \
+    static inline T bessel_k1e_##S(T a) { return weft__bessel_k1e##M(a); }             \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
@@ -538,6 +542,10 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(bessel_j1_##S##_loop, T, T, bessel_j1_##S(x))                                \
     UN_FN(bessel_y0_##S##_loop, T, T, bessel_y0_##S(x))                                \
     UN_FN(bessel_y1_##S##_loop, T, T, bessel_y1_##S(x))                                \
+    UN_FN(bessel_k0_##S##_loop, T, T, bessel_k0_##S(x))                                \
+    UN_FN(bessel_k0e_##S##_loop, T, T, bessel_k0e_##S(x))                              \
+    UN_FN(bessel_k1_##S##_loop, T, T, bessel_k1_##S(x))                                \
+    UN_FN(bessel_k1e_##S##_loop, T, T, bessel_k1e_##S(x))                              \
     BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
@@ -609,6 +617,8 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_BESSEL_I1] = FROW(bessel_i1), [WEFT__OP_BESSEL_I1E] = FROW(bessel_i1e),
     [WEFT__OP_BESSEL_J0] = FROW(bessel_j0), [WEFT__OP_BESSEL_J1] = FROW(bessel_j1),
     [WEFT__OP_BESSEL_Y0] = FROW(bessel_y0), [WEFT__OP_BESSEL_Y1] = FROW(bessel_y1),
+    [WEFT__OP_BESSEL_K0] = FROW(bessel_k0), [WEFT__OP_BESSEL_K0E] = FROW(bessel_k0e),
+    [WEFT__OP_BESSEL_K1] = FROW(bessel_k1), [WEFT__OP_BESSEL_K1E] = FROW(bessel_k1e),
     [WEFT__OP_BITWISE_AND] = IROW(bitwise_and), [WEFT__OP_BITWISE_OR] = IROW(bitwise_or),
     [WEFT__OP_BITWISE_XOR] = IROW(bitwise_xor), [WEFT__OP_LEFT_SHIFT] = IROW(left_shift),
     [WEFT__OP_RIGHT_SHIFT] = IROW(right_shift), [WEFT__OP_INVERT] = IROW(invert),

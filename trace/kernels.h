@@ -60,6 +60,16 @@ double weft__bessel_y0(double x);
 float weft__bessel_y0f(float x);
 double weft__bessel_y1(double x);
 float weft__bessel_y1f(float x);
+/* The modified Bessel functions of the second kind of orders 0 and 1,
+ * plain and scaled by exp(x) (special_bessel_k.c), as above. */
+double weft__bessel_k0(double x);
+float weft__bessel_k0f(float x);
+double weft__bessel_k0e(double x);
+float weft__bessel_k0ef(float x);
+double weft__bessel_k1(double x);
+float weft__bessel_k1f(float x);
+double weft__bessel_k1e(double x);
+float weft__bessel_k1ef(float x);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

@@ -225,6 +225,16 @@ WEFT_API weft_value *weft_bessel_j0(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_j1(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_y0(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_y1(weft_ctx *cx, weft_value *a);
+/* tf.math.special.bessel_k0, bessel_k0e, bessel_k1 and bessel_k1e: the
+ * modified Bessel functions of the second kind of orders 0 and 1, and the
+ * same times exp(x) (the scaled forms stay representable where K0 and K1
+ * underflow, past x of about 700).  weft's own functions in double: the
+ * power series up to 1, the trapezoid rule on the scaled integral
+ * beyond; +inf at 0, NaN below, 0 at +inf. */
+WEFT_API weft_value *weft_bessel_k0(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_k0e(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_k1(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_bessel_k1e(weft_ctx *cx, weft_value *a);
 
 /* tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert (~a),
  * left_shift and right_shift (arithmetic: the sign is kept) on i32 and

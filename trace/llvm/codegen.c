@@ -238,6 +238,10 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_BESSEL_J1: return PICK(weft__bessel_j1);
     case WEFT__OP_BESSEL_Y0: return PICK(weft__bessel_y0);
     case WEFT__OP_BESSEL_Y1: return PICK(weft__bessel_y1);
+    case WEFT__OP_BESSEL_K0: return PICK(weft__bessel_k0);
+    case WEFT__OP_BESSEL_K0E: return PICK(weft__bessel_k0e);
+    case WEFT__OP_BESSEL_K1: return PICK(weft__bessel_k1);
+    case WEFT__OP_BESSEL_K1E: return PICK(weft__bessel_k1e);
     default:             return NULL;
     }
 #undef PICK
@@ -428,6 +432,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_NDTRI: case WEFT__OP_BESSEL_I0: case WEFT__OP_BESSEL_I0E:
     case WEFT__OP_BESSEL_I1: case WEFT__OP_BESSEL_I1E: case WEFT__OP_BESSEL_J0:
     case WEFT__OP_BESSEL_J1: case WEFT__OP_BESSEL_Y0: case WEFT__OP_BESSEL_Y1:
+    case WEFT__OP_BESSEL_K0: case WEFT__OP_BESSEL_K0E: case WEFT__OP_BESSEL_K1:
+    case WEFT__OP_BESSEL_K1E:
         return call_libm(g, libm_of(in->op, dt), T, a, NULL);
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return emit_test(g, in->op, fl, a);
