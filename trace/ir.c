@@ -92,6 +92,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_BESSEL_Y0] = "bessel_y0", [WEFT__OP_BESSEL_Y1] = "bessel_y1",
     [WEFT__OP_BESSEL_K0] = "bessel_k0", [WEFT__OP_BESSEL_K0E] = "bessel_k0e",
     [WEFT__OP_BESSEL_K1] = "bessel_k1", [WEFT__OP_BESSEL_K1E] = "bessel_k1e",
+    [WEFT__OP_IGAMMA] = "igamma", [WEFT__OP_IGAMMAC] = "igammac",
 };
 
 const char *weft__op_name(weft__op op)

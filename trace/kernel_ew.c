@@ -201,6 +201,8 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T bessel_k1_##S(T a) { return weft__bessel_k1##M(a); }               \
     static inline T bessel_k1e_##S(T a) { return weft__bessel_k1e##M(a); }             \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
+    static inline T igamma_##S(T a, T b) { return weft__igamma##M(a, b); }             \
+    static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
     static inline b8 is_finite_##S(T a) { return fabs##M(a) < (T)INFINITY; }           \
@@ -546,7 +548,9 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(bessel_k0e_##S##_loop, T, T, bessel_k0e_##S(x))                              \
     UN_FN(bessel_k1_##S##_loop, T, T, bessel_k1_##S(x))                                \
     UN_FN(bessel_k1e_##S##_loop, T, T, bessel_k1e_##S(x))                              \
-    BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))
+    BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))                                    \
+    BIN_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                                  \
+    BIN_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
 #define TEST_ROW(S, T)                                                                 \
@@ -608,7 +612,8 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_TAN] = FROW(tan),     [WEFT__OP_ASIN] = FROW(asin),
     [WEFT__OP_ACOS] = FROW(acos),   [WEFT__OP_ATAN] = FROW(atan),
     [WEFT__OP_SINH] = FROW(sinh),   [WEFT__OP_COSH] = FROW(cosh),
-    [WEFT__OP_ATAN2] = FROW(atan2),
+    [WEFT__OP_ATAN2] = FROW(atan2), [WEFT__OP_IGAMMA] = FROW(igamma),
+    [WEFT__OP_IGAMMAC] = FROW(igammac),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),

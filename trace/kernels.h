@@ -70,6 +70,12 @@ double weft__bessel_k1(double x);
 float weft__bessel_k1f(float x);
 double weft__bessel_k1e(double x);
 float weft__bessel_k1ef(float x);
+/* The regularized incomplete gamma functions P(a, x) and Q(a, x)
+ * (special_igamma.c), as above. */
+double weft__igamma(double a, double x);
+float weft__igammaf(float a, float x);
+double weft__igammac(double a, double x);
+float weft__igammacf(float a, float x);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

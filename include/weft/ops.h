@@ -190,6 +190,15 @@ WEFT_API weft_value *weft_atan(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_sinh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_cosh(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
+/* tf.math.igamma(a, x) and tf.math.igammac(a, x): the regularized lower
+ * incomplete gamma function P(a, x) = gamma(a, x) / Gamma(a) and its
+ * complement Q(a, x) = 1 - P(a, x), elementwise (broadcast and promoted as
+ * atan2).  weft's own in double: P's power series below x = a + 1, Q's
+ * continued fraction above, the other as one minus it; NaN for a <= 0
+ * or x < 0, P(a, 0) = 0 and P(a, inf) = 1.  Their common factor x^a e^-x
+ * / Gamma(a) is taken in long double. */
+WEFT_API weft_value *weft_igamma(weft_ctx *cx, weft_value *a, weft_value *x);
+WEFT_API weft_value *weft_igammac(weft_ctx *cx, weft_value *a, weft_value *x);
 /* tf.math.asinh, acosh (NaN below 1), atanh (+-inf at +-1, NaN beyond)
  * and lgamma (log |gamma(x)|, +inf at 0 and the negative integers; the
  * reentrant lgamma_r, so no global sign is written): float functions as

@@ -223,6 +223,8 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_SINH:  return PICK(sinh);
     case WEFT__OP_COSH:  return PICK(cosh);
     case WEFT__OP_ATAN2: return PICK(atan2);
+    case WEFT__OP_IGAMMA: return PICK(weft__igamma);
+    case WEFT__OP_IGAMMAC: return PICK(weft__igammac);
     case WEFT__OP_ASINH: return PICK(asinh);
     case WEFT__OP_ACOSH: return PICK(acosh);
     case WEFT__OP_ATANH: return PICK(atanh);
@@ -390,7 +392,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_FLOORDIV:
         return fl ? call_libm(g, call_of(in->op, dt), T, a, y) : int_divmod(g, false, a, y);
     case WEFT__OP_MOD: return fl ? flt_mod(g, dt, a, y) : int_divmod(g, true, a, y);
-    case WEFT__OP_POW: case WEFT__OP_ATAN2: return call_libm(g, call_of(in->op, dt), T, a, y);
+    case WEFT__OP_POW: case WEFT__OP_ATAN2: case WEFT__OP_IGAMMA: case WEFT__OP_IGAMMAC:
+        return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
         if (dt == WEFT_BOOL) {
