@@ -1145,6 +1145,19 @@ WEFT_API weft_value *weft_separable_conv2d(weft_ctx *cx, weft_value *input,
                                            weft_value *depthwise_filter,
                                            weft_value *pointwise_filter, const int64_t *strides,
                                            weft_padding padding, const int64_t *dilations);
+/* tf.nn.dilation2d(input, filters, strides, padding, dilations): grayscale
+ * dilation, out[b, y, x, c] = max over (dy, dx) of input[b, y * sh + dy *
+ * rh, x * sw + dx * rw, c] (padded as weft_conv2d, the padding never
+ * taken) + filters[dy, dx, c]; input [b, h, w, c], filters [fh, fw, c],
+ * all but b known while tracing; f32 or f64.  NaN propagates (TensorFlow's
+ * kernel skips it).  tf.nn.erosion2d is its dual, TensorFlow's own
+ * definition: -dilation2d(-input, filters reversed in height and width). */
+WEFT_API weft_value *weft_dilation2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                     const int64_t *strides, weft_padding padding,
+                                     const int64_t *dilations);
+WEFT_API weft_value *weft_erosion2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                    const int64_t *strides, weft_padding padding,
+                                    const int64_t *dilations);
 /* tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding),
  * the gradient of weft_conv2d with respect to its input: filters are
  * [filter_height, filter_width, out_channels, in_channels] (TensorFlow's
