@@ -112,6 +112,29 @@ static inline void op_expect_errors(weft_runtime *r, weft_body_fn body,
         }
 }
 
+/* An elementwise op of one operand, for op_unary_values. */
+typedef weft_value *(*op_unary_fn)(weft_ctx *cx, weft_value *a);
+
+static inline int op_unary_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                                void *user)
+{
+    outs[0] = (*(const op_unary_fn *)user)(cx, a[0]);
+    return weft_ctx_status(cx);
+}
+
+/* f of the vector x[0..n) of dtype dt, into y[0..n): the same bits eagerly
+ * and traced on every runtime of rts[]. */
+static inline void op_unary_values(op_unary_fn f, weft_dtype dt, const double *x, int64_t n,
+                                   double *y)
+{
+    weft_tensor *t = test_tensor(dt, 1, &n, x), *out;
+    op_results_everywhere(op_unary_body, &f, &t, 1, &out, 1, "unary op");
+    for (int64_t i = 0; i < n; i++)
+        y[i] = test_element(out, i);
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+}
+
 /* A uniform draw in [-1, 1) from the xorshift state *s (not 0). */
 static inline double op_uniform(uint64_t *s)
 {

@@ -14,25 +14,6 @@
 TestSuite(ops_bessel, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
           .timeout = 60);
 
-typedef weft_value *(*unop)(weft_ctx *cx, weft_value *a);
-
-static int un_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    outs[0] = (*(const unop *)user)(cx, a[0]);
-    return weft_ctx_status(cx);
-}
-
-/* f(x[0..n)) in dtype dt (the same everywhere) into y. */
-static void run(unop f, weft_dtype dt, const double *x, int64_t n, double *y)
-{
-    weft_tensor *t = test_tensor(dt, 1, &n, x), *out;
-    op_results_everywhere(un_body, &f, &t, 1, &out, 1, "bessel");
-    for (int64_t i = 0; i < n; i++)
-        y[i] = test_element(out, i);
-    weft_tensor_release(out);
-    weft_tensor_release(t);
-}
-
 /* e^-|x| I_order(|x|) by the trapezoid rule on [0, pi]. */
 static long double scaled_ref(double x, int order)
 {
@@ -52,14 +33,14 @@ static const double xs[] = { 0,    1e-3, 0.5,  1,    2.5,  7,     15,  29.9,
 
 Test(ops_bessel, scaled_forms_match_the_integral)
 {
-    const unop fs[2] = { weft_bessel_i0e, weft_bessel_i1e };
+    const op_unary_fn fs[2] = { weft_bessel_i0e, weft_bessel_i1e };
     for (int order = 0; order < 2; order++) {
         double x[2 * N_X], y[2 * N_X];
         for (size_t i = 0; i < N_X; i++) {
             x[i] = xs[i];
             x[N_X + i] = -xs[i];
         }
-        run(fs[order], WEFT_F64, x, 2 * N_X, y);
+        op_unary_values(fs[order], WEFT_F64, x, 2 * N_X, y);
         for (size_t i = 0; i < N_X; i++) {
             long double want = scaled_ref(xs[i], order);
             cr_assert(fabsl(y[i] - want) <= 2e-15L * fabsl(want) + 1e-19L,
@@ -75,8 +56,8 @@ Test(ops_bessel, unscaled_forms_and_known_values)
     double x[N_X], i0[N_X], i1[N_X];
     for (size_t i = 0; i < N_X; i++)
         x[i] = xs[i];
-    run(weft_bessel_i0, WEFT_F64, x, N_X, i0);
-    run(weft_bessel_i1, WEFT_F64, x, N_X, i1);
+    op_unary_values(weft_bessel_i0, WEFT_F64, x, N_X, i0);
+    op_unary_values(weft_bessel_i1, WEFT_F64, x, N_X, i1);
     for (size_t i = 0; i < N_X; i++) {
         long double e = expl((long double)xs[i]);
         long double w0 = e * scaled_ref(xs[i], 0), w1 = e * scaled_ref(xs[i], 1);
@@ -95,22 +76,22 @@ Test(ops_bessel, unscaled_forms_and_known_values)
 Test(ops_bessel, nan_inf_overflow_and_f32)
 {
     double x[5] = { NAN, INFINITY, -INFINITY, 720, -720 }, y[5];
-    run(weft_bessel_i0e, WEFT_F64, x, 5, y);
+    op_unary_values(weft_bessel_i0e, WEFT_F64, x, 5, y);
     cr_assert(isnan(y[0]) && y[1] == 0 && y[2] == 0 && y[3] > 0 && y[3] < 0.02);
-    run(weft_bessel_i1e, WEFT_F64, x, 5, y);
+    op_unary_values(weft_bessel_i1e, WEFT_F64, x, 5, y);
     cr_assert(isnan(y[0]) && y[1] == 0 && y[2] == 0 && signbit(y[2]) && y[4] < 0);
-    run(weft_bessel_i0, WEFT_F64, x, 5, y);
+    op_unary_values(weft_bessel_i0, WEFT_F64, x, 5, y);
     cr_assert(isnan(y[0]) && isinf(y[1]) && isinf(y[2]) && y[2] > 0 && isinf(y[3]));
-    run(weft_bessel_i1, WEFT_F64, x, 5, y);
+    op_unary_values(weft_bessel_i1, WEFT_F64, x, 5, y);
     cr_assert(isnan(y[0]) && y[1] == INFINITY && y[2] == -INFINITY && y[4] == -INFINITY);
     /* f32: the f64 result of the f32 input, rounded once. */
-    const unop fs[4] = { weft_bessel_i0, weft_bessel_i0e, weft_bessel_i1, weft_bessel_i1e };
+    const op_unary_fn fs[4] = { weft_bessel_i0, weft_bessel_i0e, weft_bessel_i1, weft_bessel_i1e };
     double g[N_X], y32[N_X], y64[N_X];
     for (size_t i = 0; i < N_X; i++)
         g[i] = (float)(xs[i] / 8 - 3);
     for (int k = 0; k < 4; k++) {
-        run(fs[k], WEFT_F32, g, N_X, y32);
-        run(fs[k], WEFT_F64, g, N_X, y64);
+        op_unary_values(fs[k], WEFT_F32, g, N_X, y32);
+        op_unary_values(fs[k], WEFT_F64, g, N_X, y64);
         for (size_t i = 0; i < N_X; i++)
             cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at %g", k, g[i]);
     }

@@ -14,25 +14,6 @@
 TestSuite(ops_bessel_jy, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
           .timeout = 60);
 
-typedef weft_value *(*unop)(weft_ctx *cx, weft_value *a);
-
-static int un_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    outs[0] = (*(const unop *)user)(cx, a[0]);
-    return weft_ctx_status(cx);
-}
-
-/* f(x[0..n)) in dtype dt (the same everywhere) into y. */
-static void run(unop f, weft_dtype dt, const double *x, int64_t n, double *y)
-{
-    weft_tensor *t = test_tensor(dt, 1, &n, x), *out;
-    op_results_everywhere(un_body, &f, &t, 1, &out, 1, "bessel");
-    for (int64_t i = 0; i < n; i++)
-        y[i] = test_element(out, i);
-    weft_tensor_release(out);
-    weft_tensor_release(t);
-}
-
 /* J_order(x) by the trapezoid rule on [0, pi]: enough points that the
  * error is far below a double's for |x| up to 60. */
 static long double j_ref(double x, int order)
@@ -53,14 +34,14 @@ static const double xs[] = { 1e-3, 0.5, 1, 2.404825557695773, 3.8317059702075125
 
 Test(ops_bessel_jy, j_matches_the_integral_and_its_symmetry)
 {
-    const unop fs[2] = { weft_bessel_j0, weft_bessel_j1 };
+    const op_unary_fn fs[2] = { weft_bessel_j0, weft_bessel_j1 };
     for (int order = 0; order < 2; order++) {
         double x[2 * N_X], y[2 * N_X];
         for (size_t i = 0; i < N_X; i++) {
             x[i] = xs[i];
             x[N_X + i] = -xs[i];
         }
-        run(fs[order], WEFT_F64, x, 2 * N_X, y);
+        op_unary_values(fs[order], WEFT_F64, x, 2 * N_X, y);
         for (size_t i = 0; i < N_X; i++) {
             long double want = j_ref(xs[i], order);
             /* Near a zero (xs[3] for J0, xs[4] for J1) the error is
@@ -78,10 +59,10 @@ Test(ops_bessel_jy, y_through_the_wronskian_and_known_values)
     double x[N_X], j0[N_X], j1[N_X], y0[N_X], y1[N_X];
     for (size_t i = 0; i < N_X; i++)
         x[i] = xs[i];
-    run(weft_bessel_j0, WEFT_F64, x, N_X, j0);
-    run(weft_bessel_j1, WEFT_F64, x, N_X, j1);
-    run(weft_bessel_y0, WEFT_F64, x, N_X, y0);
-    run(weft_bessel_y1, WEFT_F64, x, N_X, y1);
+    op_unary_values(weft_bessel_j0, WEFT_F64, x, N_X, j0);
+    op_unary_values(weft_bessel_j1, WEFT_F64, x, N_X, j1);
+    op_unary_values(weft_bessel_y0, WEFT_F64, x, N_X, y0);
+    op_unary_values(weft_bessel_y1, WEFT_F64, x, N_X, y1);
     for (size_t i = 0; i < N_X; i++) {
         long double w = (long double)j1[i] * y0[i] - (long double)j0[i] * y1[i];
         long double want = 2 / (3.141592653589793238462643383279502884L * xs[i]);
@@ -96,24 +77,24 @@ Test(ops_bessel_jy, y_through_the_wronskian_and_known_values)
 Test(ops_bessel_jy, edges_nan_inf_and_f32)
 {
     double x[6] = { 0, -1, NAN, INFINITY, -INFINITY, -0.0 }, y[6];
-    run(weft_bessel_j0, WEFT_F64, x, 6, y);
+    op_unary_values(weft_bessel_j0, WEFT_F64, x, 6, y);
     cr_assert(y[0] == 1 && isnan(y[2]) && y[3] == 0 && y[4] == 0 && y[5] == 1);
-    run(weft_bessel_j1, WEFT_F64, x, 6, y);
+    op_unary_values(weft_bessel_j1, WEFT_F64, x, 6, y);
     cr_assert(y[0] == 0 && y[1] < 0 && isnan(y[2]) && y[3] == 0 && y[4] == 0);
-    const unop ys[2] = { weft_bessel_y0, weft_bessel_y1 };
+    const op_unary_fn ys[2] = { weft_bessel_y0, weft_bessel_y1 };
     for (int k = 0; k < 2; k++) {
-        run(ys[k], WEFT_F64, x, 6, y);
+        op_unary_values(ys[k], WEFT_F64, x, 6, y);
         cr_assert(y[0] == -INFINITY && isnan(y[1]) && isnan(y[2]) && y[3] == 0 && isnan(y[4]) &&
                   y[5] == -INFINITY, "y%d", k);
     }
     /* f32: the f64 result of the f32 input, rounded once. */
-    const unop fs[4] = { weft_bessel_j0, weft_bessel_j1, weft_bessel_y0, weft_bessel_y1 };
+    const op_unary_fn fs[4] = { weft_bessel_j0, weft_bessel_j1, weft_bessel_y0, weft_bessel_y1 };
     double g[N_X], y32[N_X], y64[N_X];
     for (size_t i = 0; i < N_X; i++)
         g[i] = (float)xs[i];
     for (int k = 0; k < 4; k++) {
-        run(fs[k], WEFT_F32, g, N_X, y32);
-        run(fs[k], WEFT_F64, g, N_X, y64);
+        op_unary_values(fs[k], WEFT_F32, g, N_X, y32);
+        op_unary_values(fs[k], WEFT_F64, g, N_X, y64);
         for (size_t i = 0; i < N_X; i++)
             cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at %g", k, g[i]);
     }

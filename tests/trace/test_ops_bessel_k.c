@@ -15,25 +15,6 @@
 TestSuite(ops_bessel_k, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
           .timeout = 60);
 
-typedef weft_value *(*unop)(weft_ctx *cx, weft_value *a);
-
-static int un_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    outs[0] = (*(const unop *)user)(cx, a[0]);
-    return weft_ctx_status(cx);
-}
-
-/* f(x[0..n)) in dtype dt (the same everywhere) into y. */
-static void run(unop f, weft_dtype dt, const double *x, int64_t n, double *y)
-{
-    weft_tensor *t = test_tensor(dt, 1, &n, x), *out;
-    op_results_everywhere(un_body, &f, &t, 1, &out, 1, "bessel_k");
-    for (int64_t i = 0; i < n; i++)
-        y[i] = test_element(out, i);
-    weft_tensor_release(out);
-    weft_tensor_release(t);
-}
-
 /* e^x K_order(x): the trapezoid rule at a step of a thousandth of the
  * integrand's width, until the terms vanish. */
 static long double scaled_ref(double x, int order)
@@ -54,12 +35,12 @@ static const double xs[] = { 1e-3, 0.1, 0.5, 0.999, 1, 1.001, 1.5, 3, 7, 20, 150
 
 Test(ops_bessel_k, scaled_forms_match_the_integral)
 {
-    const unop fs[2] = { weft_bessel_k0e, weft_bessel_k1e };
+    const op_unary_fn fs[2] = { weft_bessel_k0e, weft_bessel_k1e };
     for (int order = 0; order < 2; order++) {
         double x[N_X], y[N_X];
         for (size_t i = 0; i < N_X; i++)
             x[i] = xs[i];
-        run(fs[order], WEFT_F64, x, N_X, y);
+        op_unary_values(fs[order], WEFT_F64, x, N_X, y);
         for (size_t i = 0; i < N_X; i++) {
             long double want = scaled_ref(xs[i], order);
             cr_assert(fabsl(y[i] - want) <= 1e-15L * want, "k%de(%g) = %.17g, want %.17Lg",
@@ -73,12 +54,12 @@ Test(ops_bessel_k, wronskian_known_values_and_plain_forms)
     const double x[] = { 1e-300, 1e-10, 1e-3, 0.3, 1, 1.2, 4, 30, 199.5, 200.5, 650, 1e5, 1e10 };
     enum { N = sizeof x / sizeof x[0] };
     double i0[N], i1[N], k0[N], k1[N], k0e[N], k1e[N];
-    run(weft_bessel_i0e, WEFT_F64, x, N, i0);
-    run(weft_bessel_i1e, WEFT_F64, x, N, i1);
-    run(weft_bessel_k0, WEFT_F64, x, N, k0);
-    run(weft_bessel_k1, WEFT_F64, x, N, k1);
-    run(weft_bessel_k0e, WEFT_F64, x, N, k0e);
-    run(weft_bessel_k1e, WEFT_F64, x, N, k1e);
+    op_unary_values(weft_bessel_i0e, WEFT_F64, x, N, i0);
+    op_unary_values(weft_bessel_i1e, WEFT_F64, x, N, i1);
+    op_unary_values(weft_bessel_k0, WEFT_F64, x, N, k0);
+    op_unary_values(weft_bessel_k1, WEFT_F64, x, N, k1);
+    op_unary_values(weft_bessel_k0e, WEFT_F64, x, N, k0e);
+    op_unary_values(weft_bessel_k1e, WEFT_F64, x, N, k1e);
     for (int i = 0; i < N; i++) {
         /* Scaled: e^-x I_n times e^x K_n, the same Wronskian. */
         long double w = (long double)i0[i] * k1e[i] + (long double)i1[i] * k0e[i];
@@ -99,9 +80,9 @@ Test(ops_bessel_k, wronskian_known_values_and_plain_forms)
 Test(ops_bessel_k, edges_nan_inf_and_f32)
 {
     double x[6] = { 0, -1, NAN, INFINITY, -INFINITY, 800 }, y[6];
-    const unop fs[4] = { weft_bessel_k0, weft_bessel_k0e, weft_bessel_k1, weft_bessel_k1e };
+    const op_unary_fn fs[4] = { weft_bessel_k0, weft_bessel_k0e, weft_bessel_k1, weft_bessel_k1e };
     for (int k = 0; k < 4; k++) {
-        run(fs[k], WEFT_F64, x, 6, y);
+        op_unary_values(fs[k], WEFT_F64, x, 6, y);
         cr_assert(y[0] == INFINITY && isnan(y[1]) && isnan(y[2]) && y[3] == 0 && isnan(y[4]),
                   "function %d", k);
         /* K underflows at 800, its scaled form does not. */
@@ -111,8 +92,8 @@ Test(ops_bessel_k, edges_nan_inf_and_f32)
     for (size_t i = 0; i < N_X; i++)
         g[i] = (float)xs[i];
     for (int k = 0; k < 4; k++) {
-        run(fs[k], WEFT_F32, g, N_X, y32);
-        run(fs[k], WEFT_F64, g, N_X, y64);
+        op_unary_values(fs[k], WEFT_F32, g, N_X, y32);
+        op_unary_values(fs[k], WEFT_F64, g, N_X, y64);
         for (size_t i = 0; i < N_X; i++)
             cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at %g", k, g[i]);
     }
