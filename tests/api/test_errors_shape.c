@@ -646,6 +646,24 @@ static weft_value *op_separable_pointwise(weft_ctx *cx)
 }
 static int c_separable_pointwise(void) { return eager_op(op_separable_pointwise); }
 
+static weft_value *op_dilation_filters(weft_ctx *cx)
+{
+    weft_value *x = weft_reshape(cx, weft_range(cx, WEFT_F32, 0, 8, 1), 4,
+                                 (const int64_t[]){ 1, 2, 2, 2 });
+    weft_value *f = weft_reshape(cx, weft_range(cx, WEFT_F32, 0, 4, 1), 3,
+                                 (const int64_t[]){ 2, 2, 1 });
+    return weft_dilation2d(cx, x, f, NULL, WEFT_PADDING_SAME, NULL);
+}
+static int c_dilation_filters(void) { return eager_op(op_dilation_filters); }
+static weft_value *op_scatter_max_bool(weft_ctx *cx)
+{
+    weft_value *t = weft_cast(cx, weft_range(cx, WEFT_I32, 0, 2, 1), WEFT_BOOL);
+    weft_value *idx = weft_reshape(cx, weft_range(cx, WEFT_I32, 0, 1, 1), 2,
+                                   (const int64_t[]){ 1, 1 });
+    return weft_scatter_nd_max(cx, t, idx, weft_slice(cx, t, NULL, (const int64_t[]){ 1 }, NULL));
+}
+static int c_scatter_max_bool(void) { return eager_op(op_scatter_max_bool); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -772,6 +790,8 @@ static const err_case cases[] = {
     C("weft_unstack", "f32[2,3] on axis 0 with num 3", WEFT_ESHAPE, c_unstack_num),
     C("weft_separable_conv2d", "pointwise filter f32[1,1,2,2] after a multiplier of 2",
       WEFT_ESHAPE, c_separable_pointwise),
+    C("weft_dilation2d", "filters f32[2,2,1] for 2 channels", WEFT_ESHAPE, c_dilation_filters),
+    C("weft_scatter_nd_max", "a bool tensor", WEFT_EDTYPE, c_scatter_max_bool),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
