@@ -56,8 +56,9 @@ static double k_scaled_integral(double x, int order)
 {
     double h = x <= 200 ? M_PI * M_PI / (45 + x) : 0.6 / sqrt(x), sum = 0.5;   /* t = 0, halved */
     for (int k = 1; k < 400; k++) {
+        /* cosh t - 1 = 2 sinh^2(t / 2), without cancellation near 0. */
         double t = k * h, s = sinh(t / 2);
-        double term = exp(-2 * x * s * s) * (order ? cosh(t) : 1);   /* cosh t - 1 = 2 sinh^2(t/2) */
+        double term = exp(-2 * x * s * s) * (order ? cosh(t) : 1);
         sum += term;
         if (term <= 1e-18 * sum)
             break;

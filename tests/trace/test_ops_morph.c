@@ -101,7 +101,8 @@ Test(ops_morph, dilation_and_erosion_match_the_loops)
                     for (int64_t ox = 0; ox < out[1]; ox++)
                         for (int64_t ch = 0; ch < C; ch++) {
                             double want = reference(c, xr, fr, b, oy, ox, ch, pad[0], pad[1]);
-                            double got = test_element(y, ((b * out[0] + oy) * out[1] + ox) * C + ch);
+                            int64_t at = ((b * out[0] + oy) * out[1] + ox) * C + ch;
+                            double got = test_element(y, at);
                             cr_assert(fabs(got - want) <= (fl ? 0 : 1e-7), "case %zu %s "
                                       "(%lld,%lld,%lld,%lld): %.17g, want %.17g", q,
                                       weft_dtype_name(dt), (long long)b, (long long)oy,
