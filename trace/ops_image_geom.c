@@ -1,4 +1,5 @@
-/* The geometry of images (include/weft/ops.h): rot90, central_crop and
+/* The geometry of images (include/weft/ops.h): rot90, flip_left_right,
+ * flip_up_down, transpose_image, central_crop and
  * resize_with_crop_or_pad, TensorFlow's tf.image ops of those names on an
  * image [h, w, c] or a batch [b, h, w, c].  Each is a composition of
  * reverse, transpose, slice and pad that checks its inputs first, so
@@ -48,6 +49,38 @@ weft_value *weft_rot90(weft_ctx *cx, weft_value *images, int k)
     case 3: return weft_reverse(cx, weft_transpose(cx, images, perm), h + 1);
     default: return images;
     }
+}
+
+/* tf.image.flip_left_right, flip_up_down and transpose: one reverse or
+ * one transpose of the image's own axes. */
+weft_value *weft_flip_left_right(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_flip_left_right";
+    int h;
+    if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
+        return NULL;
+    return weft_reverse(cx, images, h + 1);
+}
+
+weft_value *weft_flip_up_down(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_flip_up_down";
+    int h;
+    if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
+        return NULL;
+    return weft_reverse(cx, images, h);
+}
+
+weft_value *weft_transpose_image(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_transpose_image";
+    int h;
+    if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
+        return NULL;
+    int perm[4] = { 0, 1, 2, 3 };
+    perm[h] = h + 1;
+    perm[h + 1] = h;
+    return weft_transpose(cx, images, perm);
 }
 
 /* images[..., top:top + height, left:left + width, :]. */

@@ -1374,6 +1374,13 @@ WEFT_API weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images);
  * turned by k quarter turns counter-clockwise (k of any sign, taken
  * modulo 4; an odd k swaps h and w).  Any dtype; exact. */
 WEFT_API weft_value *weft_rot90(weft_ctx *cx, weft_value *images, int k);
+/* tf.image.flip_left_right, flip_up_down and transpose (here
+ * weft_transpose_image): each image [h, w, c] (or batch [b, h, w, c])
+ * mirrored across its vertical axis, its horizontal axis, or its main
+ * diagonal ([w, h, c]).  Any dtype; exact. */
+WEFT_API weft_value *weft_flip_left_right(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_flip_up_down(weft_ctx *cx, weft_value *images);
+WEFT_API weft_value *weft_transpose_image(weft_ctx *cx, weft_value *images);
 /* tf.image.central_crop(images, central_fraction): the centre of each
  * image, cropping floor((d - d * fraction) / 2) rows (columns) from each
  * side of a height (width) d, TensorFlow's arithmetic; fraction in (0, 1]

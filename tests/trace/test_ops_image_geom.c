@@ -1,6 +1,7 @@
-/* weft_rot90, weft_central_crop and weft_resize_with_crop_or_pad against
- * element-by-element references (TensorFlow's index arithmetic written
- * out), on images and batches of several dtypes, eagerly and traced on 1,
+/* weft_rot90, the flips, weft_transpose_image, weft_central_crop and
+ * weft_resize_with_crop_or_pad against element-by-element references
+ * (TensorFlow's index arithmetic written out), on images and batches of
+ * several dtypes, eagerly and traced on 1,
  * 2 and 4 workers (the same bits everywhere); rot90 once for every size
  * under a signature of unknown dims; and their errors. */
 #include <math.h>
@@ -13,7 +14,7 @@ TestSuite(ops_image_geom, .init = suite_runtimes_create, .fini = suite_runtimes_
           .timeout = 60);
 
 typedef struct geom_case {
-    int which;   /* 0 rot90, 1 central_crop, 2 resize_with_crop_or_pad */
+    int which;   /* 0 rot90, 1 central_crop, 2 resize_with_crop_or_pad, 3-5 the flips */
     int k;
     double fraction;
     int64_t th, tw;
@@ -25,7 +26,10 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     switch (c->which) {
     case 0: outs[0] = weft_rot90(cx, a[0], c->k); break;
     case 1: outs[0] = weft_central_crop(cx, a[0], c->fraction); break;
-    default: outs[0] = weft_resize_with_crop_or_pad(cx, a[0], c->th, c->tw); break;
+    case 3: outs[0] = weft_flip_left_right(cx, a[0]); break;
+    case 4: outs[0] = weft_flip_up_down(cx, a[0]); break;
+    case 5: outs[0] = weft_transpose_image(cx, a[0]); break;
+    case 2: outs[0] = weft_resize_with_crop_or_pad(cx, a[0], c->th, c->tw); break;
     }
     return weft_ctx_status(cx);
 }
@@ -106,6 +110,37 @@ Test(ops_image_geom, rot90_turns_counter_clockwise)
             op_results_everywhere(body, &c, &x, 1, &y, 1, "rot90");
             bool odd = (k % 2) != 0;
             expect_images(y, dt, g, v, odd ? g->w : g->h, odd ? g->h : g->w, rot_source, &c);
+            weft_tensor_release(y);
+            weft_tensor_release(x);
+            free(v);
+        }
+}
+
+/* flip_left_right, flip_up_down and transpose_image. */
+static bool flip_source(const geom_case *c, const geom *g, int64_t i, int64_t j, int64_t *si,
+                        int64_t *sj)
+{
+    switch (c->which) {
+    case 3: *si = i, *sj = g->w - 1 - j; break;
+    case 4: *si = g->h - 1 - i, *sj = j; break;
+    default: *si = j, *sj = i; break;
+    }
+    return true;
+}
+
+Test(ops_image_geom, flips_and_transpose_mirror_each_image)
+{
+    static const weft_dtype types[3] = { WEFT_F32, WEFT_I64, WEFT_BOOL };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int which = 3; which <= 5; which++) {
+            const geom *g = &shapes[s];
+            weft_dtype dt = types[(s + (size_t)which) % 3];
+            double *v;
+            weft_tensor *x = make(g, dt, &v), *y;
+            geom_case c = { .which = which };
+            op_results_everywhere(body, &c, &x, 1, &y, 1, "flip");
+            bool swap = which == 5;
+            expect_images(y, dt, g, v, swap ? g->w : g->h, swap ? g->h : g->w, flip_source, &c);
             weft_tensor_release(y);
             weft_tensor_release(x);
             free(v);
@@ -224,6 +259,8 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 4: outs[0] = weft_central_crop(cx, a[1], 0.5); break;
     case 5: outs[0] = weft_resize_with_crop_or_pad(cx, a[0], 0, 3); break;
     case 6: outs[0] = weft_resize_with_crop_or_pad(cx, a[1], 2, 2); break;
+    case 7: outs[0] = weft_flip_left_right(cx, a[1]); break;
+    case 8: outs[0] = weft_transpose_image(cx, a[1]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -238,6 +275,8 @@ Test(ops_image_geom, errors_name_the_op)
         { 4, WEFT_ESHAPE, "weft_central_crop: the images f64[2,3] are not an image" },
         { 5, WEFT_EINVAL, "weft_resize_with_crop_or_pad: the target 0 x 3 is not within 1.." },
         { 6, WEFT_ESHAPE, "weft_resize_with_crop_or_pad: the images f64[2,3] are not an image" },
+        { 7, WEFT_ESHAPE, "weft_flip_left_right: the images f64[2,3] are not an image" },
+        { 8, WEFT_ESHAPE, "weft_transpose_image: the images f64[2,3] are not an image" },
     };
     double v[6] = { 1, 2, 3, 4, 5, 6 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, (int64_t[]){ 1, 2, 3 }, v),
