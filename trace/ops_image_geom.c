@@ -1,10 +1,13 @@
 /* The geometry of images (include/weft/ops.h): rot90, flip_left_right,
- * flip_up_down, transpose_image, central_crop and
+ * flip_up_down, transpose_image, crop_to_bounding_box,
+ * pad_to_bounding_box, resize_with_pad, central_crop and
  * resize_with_crop_or_pad, TensorFlow's tf.image ops of those names on an
  * image [h, w, c] or a batch [b, h, w, c].  Each is a composition of
  * reverse, transpose, slice and pad that checks its inputs first, so
  * that an error names the public op; the results are exact for every
  * dtype. */
+
+#include <math.h>
 
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
@@ -95,6 +98,100 @@ static weft_value *crop(weft_ctx *cx, weft_value *images, int h, int64_t top, in
     return weft_slice(cx, images, begin, end, NULL);
 }
 
+/* The box [top, top + height) x [left, left + width) within `within` rows
+ * and columns (or the other way round, the images within the box, for a
+ * pad), all sizes of at most INT32_MAX. */
+static bool box_ok(weft_ctx *cx, const char *fn, int64_t top, int64_t left, int64_t height,
+                   int64_t width, const int64_t within[2], bool pad)
+{
+    bool ok = top >= 0 && left >= 0 && height >= 1 && width >= 1 && top <= INT32_MAX &&
+              left <= INT32_MAX && height <= INT32_MAX && width <= INT32_MAX;
+    if (ok && pad)
+        ok = within[0] + top <= height && within[1] + left <= width;
+    else if (ok)
+        ok = top + height <= within[0] && left + width <= within[1];
+    if (!ok)
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: the box at (%lld, %lld) of %lld x %lld does not %s "
+                       "the images' %lld x %lld", fn, (long long)top, (long long)left,
+                       (long long)height, (long long)width, pad ? "hold" : "fit in",
+                       (long long)within[0], (long long)within[1]);
+    return ok;
+}
+
+/* images with `top` rows and `left` columns of zeros before them, and as
+ * many after as make height x width. */
+static weft_value *pad_box(weft_ctx *cx, weft_value *images, int h, int64_t top, int64_t left,
+                           int64_t height, int64_t width)
+{
+    const weft_spec *s = weft__value_spec(images);
+    int64_t pads[4][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } };
+    pads[h][0] = top;
+    pads[h][1] = height - top - s->dims[h];
+    pads[h + 1][0] = left;
+    pads[h + 1][1] = width - left - s->dims[h + 1];
+    return weft_pad(cx, images, (const int64_t(*)[2])pads, 0);
+}
+
+weft_value *weft_crop_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t offset_height,
+                                      int64_t offset_width, int64_t target_height,
+                                      int64_t target_width)
+{
+    static const char fn[] = "weft_crop_to_bounding_box";
+    int h;
+    if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, true, &h))
+        return NULL;
+    const int64_t *d = weft__value_spec(images)->dims + h;
+    if (!box_ok(cx, fn, offset_height, offset_width, target_height, target_width, d, false))
+        return NULL;
+    return crop(cx, images, h, offset_height, offset_width, target_height, target_width);
+}
+
+weft_value *weft_pad_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t offset_height,
+                                     int64_t offset_width, int64_t target_height,
+                                     int64_t target_width)
+{
+    static const char fn[] = "weft_pad_to_bounding_box";
+    int h;
+    if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, true, &h))
+        return NULL;
+    const int64_t *d = weft__value_spec(images)->dims + h;
+    if (!box_ok(cx, fn, offset_height, offset_width, target_height, target_width, d, true))
+        return NULL;
+    return pad_box(cx, images, h, offset_height, offset_width, target_height, target_width);
+}
+
+/* tf.image.resize_with_pad: the images scaled by one factor to fit the
+ * target (TensorFlow's float arithmetic for the size and the offsets),
+ * resized, then padded with zeros about them. */
+weft_value *weft_resize_with_pad(weft_ctx *cx, weft_value *images, int64_t target_height,
+                                 int64_t target_width, weft_resize_method method)
+{
+    static const char fn[] = "weft_resize_with_pad";
+    int h;
+    if (!weft__op_enter(cx, fn, &images, 1))
+        return NULL;
+    if (target_height < 1 || target_width < 1 || target_height > INT32_MAX ||
+        target_width > INT32_MAX)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the target %lld x %lld is not within 1..%d "
+                              "on each side", fn, (long long)target_height,
+                              (long long)target_width, INT32_MAX);
+    if (!weft__ops_float_images(cx, fn, images) || !image_rank(cx, fn, images, true, &h))
+        return NULL;
+    const int64_t *d = weft__value_spec(images)->dims + h;
+    double ratio = fmax((double)d[1] / (double)target_width, (double)d[0] / (double)target_height);
+    double rh = (double)d[0] / ratio, rw = (double)d[1] / ratio;
+    if (!(floor(rh) >= 1 && floor(rw) >= 1))
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the images' %lld x %lld scaled into %lld x "
+                              "%lld leave no row or column", fn, (long long)d[0], (long long)d[1],
+                              (long long)target_height, (long long)target_width);
+    int64_t top = (int64_t)fmax(0, floor(((double)target_height - rh) / 2));
+    int64_t left = (int64_t)fmax(0, floor(((double)target_width - rw) / 2));
+    weft_value *resized = weft_resize(cx, images, (int64_t)floor(rh), (int64_t)floor(rw), method);
+    if (!resized)
+        return NULL;
+    return pad_box(cx, resized, h, top, left, target_height, target_width);
+}
+
 weft_value *weft_central_crop(weft_ctx *cx, weft_value *images, double central_fraction)
 {
     static const char fn[] = "weft_central_crop";
@@ -138,10 +235,5 @@ weft_value *weft_resize_with_crop_or_pad(weft_ctx *cx, weft_value *images, int64
                                iw > tw ? (iw - tw) / 2 : 0, ch, cw);
     if (ch == th && cw == tw)
         return cropped;
-    int64_t pads[4][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } };
-    pads[h][0] = (th - ch) / 2;
-    pads[h][1] = th - ch - pads[h][0];
-    pads[h + 1][0] = (tw - cw) / 2;
-    pads[h + 1][1] = tw - cw - pads[h + 1][0];
-    return weft_pad(cx, cropped, (const int64_t(*)[2])pads, 0);
+    return pad_box(cx, cropped, h, (th - ch) / 2, (tw - cw) / 2, th, tw);
 }

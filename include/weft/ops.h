@@ -1394,6 +1394,27 @@ WEFT_API weft_value *weft_central_crop(weft_ctx *cx, weft_value *images, double 
  * as TensorFlow's.  Rank 3 or 4, h and w known while tracing; any dtype. */
 WEFT_API weft_value *weft_resize_with_crop_or_pad(weft_ctx *cx, weft_value *images,
                                                   int64_t target_height, int64_t target_width);
+/* tf.image.crop_to_bounding_box(images, offset_height, offset_width,
+ * target_height, target_width): the box of target_height x target_width
+ * pixels whose top left is at (offset_height, offset_width), which must
+ * lie within each image (WEFT_EINVAL otherwise).  tf.image.
+ * pad_to_bounding_box: each image placed at that offset in a box of
+ * zeros of the target size, which must hold it.  Rank 3 or 4, h and w
+ * known while tracing; any dtype. */
+WEFT_API weft_value *weft_crop_to_bounding_box(weft_ctx *cx, weft_value *images,
+                                               int64_t offset_height, int64_t offset_width,
+                                               int64_t target_height, int64_t target_width);
+WEFT_API weft_value *weft_pad_to_bounding_box(weft_ctx *cx, weft_value *images,
+                                              int64_t offset_height, int64_t offset_width,
+                                              int64_t target_height, int64_t target_width);
+/* tf.image.resize_with_pad(images, target_height, target_width, method):
+ * each image resized by one factor, without distortion, to fit the
+ * target (floor(h / r) x floor(w / r) with r = max(h / target_height, w /
+ * target_width)), then padded with zeros to the target, the offsets
+ * floor((target - h / r) / 2), TensorFlow's float arithmetic.  f32 or f64
+ * (weft_resize's), h and w known while tracing. */
+WEFT_API weft_value *weft_resize_with_pad(weft_ctx *cx, weft_value *images, int64_t target_height,
+                                          int64_t target_width, weft_resize_method method);
 /* Colour conversions of images whose last dim is 3 (known while
  * tracing), f32 or f64, each in the images' dtype and elementwise (they
  * fuse).  tf.image.rgb_to_yiq / yiq_to_rgb / rgb_to_yuv / yuv_to_rgb:

@@ -1,4 +1,5 @@
-/* weft_rot90, the flips, weft_transpose_image, weft_central_crop and
+/* weft_rot90, the flips, weft_transpose_image, the bounding boxes,
+ * weft_resize_with_pad, weft_central_crop and
  * weft_resize_with_crop_or_pad against element-by-element references
  * (TensorFlow's index arithmetic written out), on images and batches of
  * several dtypes, eagerly and traced on 1,
@@ -14,7 +15,8 @@ TestSuite(ops_image_geom, .init = suite_runtimes_create, .fini = suite_runtimes_
           .timeout = 60);
 
 typedef struct geom_case {
-    int which;   /* 0 rot90, 1 central_crop, 2 resize_with_crop_or_pad, 3-5 the flips */
+    int which;   /* 0 rot90, 1 central_crop, 2 resize_with_crop_or_pad, 3-5 the flips,
+                    6 crop_to_bounding_box, 7 pad_to_bounding_box */
     int k;
     double fraction;
     int64_t th, tw;
@@ -29,6 +31,8 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case 3: outs[0] = weft_flip_left_right(cx, a[0]); break;
     case 4: outs[0] = weft_flip_up_down(cx, a[0]); break;
     case 5: outs[0] = weft_transpose_image(cx, a[0]); break;
+    case 6: outs[0] = weft_crop_to_bounding_box(cx, a[0], c->k, c->tw / 2, c->th, c->tw); break;
+    case 7: outs[0] = weft_pad_to_bounding_box(cx, a[0], c->k, c->tw / 2, c->th, c->tw); break;
     case 2: outs[0] = weft_resize_with_crop_or_pad(cx, a[0], c->th, c->tw); break;
     }
     return weft_ctx_status(cx);
@@ -147,6 +151,88 @@ Test(ops_image_geom, flips_and_transpose_mirror_each_image)
         }
 }
 
+/* The boxes: offset (k, tw / 2), size th x tw. */
+static bool box_source(const geom_case *c, const geom *g, int64_t i, int64_t j, int64_t *si,
+                       int64_t *sj)
+{
+    int64_t top = c->k, left = c->tw / 2;
+    if (c->which == 6) {
+        *si = i + top, *sj = j + left;
+        return true;
+    }
+    *si = i - top, *sj = j - left;
+    return *si >= 0 && *sj >= 0 && *si < g->h && *sj < g->w;
+}
+
+Test(ops_image_geom, crop_and_pad_to_bounding_boxes)
+{
+    const geom g = { 4, 2, 5, 4, 2 };
+    /* (top, height, width): crops inside the 5 x 4 images, pads around them. */
+    const int64_t crops[][3] = { { 0, 5, 2 }, { 1, 2, 2 }, { 2, 3, 1 }, { 4, 1, 2 } };
+    const int64_t pads[][3] = { { 0, 5, 8 }, { 3, 9, 8 }, { 1, 7, 9 } };
+    for (int which = 6; which <= 7; which++)
+        for (int q = 0; q < (which == 6 ? 4 : 3); q++) {
+            const int64_t *b = which == 6 ? crops[q] : pads[q];
+            double *v;
+            weft_tensor *x = make(&g, q % 2 ? WEFT_F64 : WEFT_I32, &v), *y;
+            geom_case c = { .which = which, .k = (int)b[0], .th = b[1], .tw = b[2] };
+            op_results_everywhere(body, &c, &x, 1, &y, 1, "bounding box");
+            expect_images(y, q % 2 ? WEFT_F64 : WEFT_I32, &g, v, c.th, c.tw, box_source, &c);
+            weft_tensor_release(y);
+            weft_tensor_release(x);
+            free(v);
+        }
+}
+
+/* resize_with_pad against weft_resize to TensorFlow's size, placed at its
+ * offsets: 5 x 3 into 4 x 4 scales by 1 / 1.25 to 4 x 2.4 (2 columns kept,
+ * offset floor(0.8) = 0); 4 x 8 into 8 x 8 keeps its size at row 2; 3 x 6
+ * into 6 x 6 sits at row floor(1.5) = 1. */
+typedef struct pad_case {
+    int64_t th, tw, rh, rw, top, left;
+} pad_case;
+
+static int pad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const pad_case *c = user;
+    outs[0] = weft_resize_with_pad(cx, a[0], c->th, c->tw, WEFT_RESIZE_BILINEAR);
+    outs[1] = weft_resize(cx, a[0], c->rh, c->rw, WEFT_RESIZE_BILINEAR);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_image_geom, resize_with_pad_keeps_the_aspect)
+{
+    const geom shapes_in[3] = { { 4, 2, 5, 3, 2 }, { 3, 1, 4, 8, 1 }, { 3, 1, 3, 6, 1 } };
+    const pad_case cases[3] = { { 4, 4, 4, 2, 0, 0 }, { 8, 8, 4, 8, 2, 0 },
+                                { 6, 6, 3, 6, 1, 0 } };
+    for (int q = 0; q < 3; q++) {
+        const geom *g = &shapes_in[q];
+        const pad_case *c = &cases[q];
+        double *v;
+        weft_tensor *x = make(g, WEFT_F32, &v), *y[2];
+        op_results_everywhere(pad_body, (void *)c, &x, 1, y, 2, "resize_with_pad");
+        int64_t dims[4] = { g->b, c->th, c->tw, g->c };
+        test_assert_shape(y[0], WEFT_F32, g->rank, g->rank == 4 ? dims : dims + 1, "pad");
+        for (int64_t n = 0; n < g->b; n++)
+            for (int64_t i = 0; i < c->th; i++)
+                for (int64_t j = 0; j < c->tw; j++)
+                    for (int64_t ch = 0; ch < g->c; ch++) {
+                        int64_t si = i - c->top, sj = j - c->left;
+                        bool in = si >= 0 && sj >= 0 && si < c->rh && sj < c->rw;
+                        double want = in ? test_element(y[1], ((n * c->rh + si) * c->rw + sj) *
+                                                                  g->c + ch)
+                                         : 0;
+                        double got = test_element(y[0], ((n * c->th + i) * c->tw + j) * g->c + ch);
+                        cr_assert_eq(got, want, "case %d (%lld, %lld, %lld, %lld)", q,
+                                     (long long)n, (long long)i, (long long)j, (long long)ch);
+                    }
+        weft_tensor_release(y[0]);
+        weft_tensor_release(y[1]);
+        weft_tensor_release(x);
+        free(v);
+    }
+}
+
 Test(ops_image_geom, rot90_under_a_signature_of_unknown_dims)
 {
     weft_spec sig = { .dtype = WEFT_F32, .rank = 4, .dims = { -1, -1, -1, -1 } };
@@ -261,6 +347,10 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 6: outs[0] = weft_resize_with_crop_or_pad(cx, a[1], 2, 2); break;
     case 7: outs[0] = weft_flip_left_right(cx, a[1]); break;
     case 8: outs[0] = weft_transpose_image(cx, a[1]); break;
+    case 9: outs[0] = weft_crop_to_bounding_box(cx, a[0], 1, 2, 1, 2); break;
+    case 10: outs[0] = weft_pad_to_bounding_box(cx, a[0], 0, 1, 1, 2); break;
+    case 11: outs[0] = weft_resize_with_pad(cx, weft_cast(cx, a[0], WEFT_I32), 2, 2,
+                                            WEFT_RESIZE_BILINEAR); break;
     }
     return weft_ctx_status(cx);
 }
@@ -277,6 +367,11 @@ Test(ops_image_geom, errors_name_the_op)
         { 6, WEFT_ESHAPE, "weft_resize_with_crop_or_pad: the images f64[2,3] are not an image" },
         { 7, WEFT_ESHAPE, "weft_flip_left_right: the images f64[2,3] are not an image" },
         { 8, WEFT_ESHAPE, "weft_transpose_image: the images f64[2,3] are not an image" },
+        { 9, WEFT_EINVAL, "weft_crop_to_bounding_box: the box at (1, 2) of 1 x 2 does not fit in "
+                          "the images' 1 x 2" },
+        { 10, WEFT_EINVAL, "weft_pad_to_bounding_box: the box at (0, 1) of 1 x 2 does not hold "
+                           "the images' 1 x 2" },
+        { 11, WEFT_EDTYPE, "weft_resize_with_pad: the images i32[1,2,3] are not f32 or f64" },
     };
     double v[6] = { 1, 2, 3, 4, 5, 6 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, (int64_t[]){ 1, 2, 3 }, v),
