@@ -132,32 +132,34 @@ static weft_value *pad_box(weft_ctx *cx, weft_value *images, int h, int64_t top,
     return weft_pad(cx, images, (const int64_t(*)[2])pads, 0);
 }
 
-weft_value *weft_crop_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t offset_height,
-                                      int64_t offset_width, int64_t target_height,
-                                      int64_t target_width)
+/* crop_to_bounding_box (pad false) and pad_to_bounding_box. */
+static weft_value *bounding_box(weft_ctx *cx, const char *fn, weft_value *images, int64_t top,
+                                int64_t left, int64_t height, int64_t width, bool pad)
 {
-    static const char fn[] = "weft_crop_to_bounding_box";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, true, &h))
         return NULL;
     const int64_t *d = weft__value_spec(images)->dims + h;
-    if (!box_ok(cx, fn, offset_height, offset_width, target_height, target_width, d, false))
+    if (!box_ok(cx, fn, top, left, height, width, d, pad))
         return NULL;
-    return crop(cx, images, h, offset_height, offset_width, target_height, target_width);
+    return pad ? pad_box(cx, images, h, top, left, height, width)
+               : crop(cx, images, h, top, left, height, width);
+}
+
+weft_value *weft_crop_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t offset_height,
+                                      int64_t offset_width, int64_t target_height,
+                                      int64_t target_width)
+{
+    return bounding_box(cx, "weft_crop_to_bounding_box", images, offset_height, offset_width,
+                        target_height, target_width, false);
 }
 
 weft_value *weft_pad_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t offset_height,
                                      int64_t offset_width, int64_t target_height,
                                      int64_t target_width)
 {
-    static const char fn[] = "weft_pad_to_bounding_box";
-    int h;
-    if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, true, &h))
-        return NULL;
-    const int64_t *d = weft__value_spec(images)->dims + h;
-    if (!box_ok(cx, fn, offset_height, offset_width, target_height, target_width, d, true))
-        return NULL;
-    return pad_box(cx, images, h, offset_height, offset_width, target_height, target_width);
+    return bounding_box(cx, "weft_pad_to_bounding_box", images, offset_height, offset_width,
+                        target_height, target_width, true);
 }
 
 /* tf.image.resize_with_pad: the images scaled by one factor to fit the

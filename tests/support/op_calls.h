@@ -135,6 +135,21 @@ static inline void op_unary_values(op_unary_fn f, weft_dtype dt, const double *x
     weft_tensor_release(t);
 }
 
+/* f of f32 inputs is f of the same inputs in f64, rounded once: checked
+ * at x[0..n) (each rounded to f32 first; n at most 64). */
+static inline void op_expect_f32_from_f64(op_unary_fn f, const double *x, int64_t n,
+                                          const char *what)
+{
+    double g[64], y32[64], y64[64];
+    cr_assert(n <= 64);
+    for (int64_t i = 0; i < n; i++)
+        g[i] = (float)x[i];
+    op_unary_values(f, WEFT_F32, g, n, y32);
+    op_unary_values(f, WEFT_F64, g, n, y64);
+    for (int64_t i = 0; i < n; i++)
+        cr_assert_eq(y32[i], (double)(float)y64[i], "%s at %g", what, g[i]);
+}
+
 /* A uniform draw in [-1, 1) from the xorshift state *s (not 0). */
 static inline double op_uniform(uint64_t *s)
 {

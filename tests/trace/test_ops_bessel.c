@@ -86,13 +86,9 @@ Test(ops_bessel, nan_inf_overflow_and_f32)
     cr_assert(isnan(y[0]) && y[1] == INFINITY && y[2] == -INFINITY && y[4] == -INFINITY);
     /* f32: the f64 result of the f32 input, rounded once. */
     const op_unary_fn fs[4] = { weft_bessel_i0, weft_bessel_i0e, weft_bessel_i1, weft_bessel_i1e };
-    double g[N_X], y32[N_X], y64[N_X];
+    double g[N_X];
     for (size_t i = 0; i < N_X; i++)
-        g[i] = (float)(xs[i] / 8 - 3);
-    for (int k = 0; k < 4; k++) {
-        op_unary_values(fs[k], WEFT_F32, g, N_X, y32);
-        op_unary_values(fs[k], WEFT_F64, g, N_X, y64);
-        for (size_t i = 0; i < N_X; i++)
-            cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at %g", k, g[i]);
-    }
+        g[i] = xs[i] / 8 - 3;
+    for (int k = 0; k < 4; k++)
+        op_expect_f32_from_f64(fs[k], g, N_X, "i0, i0e, i1, i1e");
 }
