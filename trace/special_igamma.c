@@ -20,11 +20,13 @@
 
 /* x^a e^-x / Gamma(a), its exponent in long double: in double, its
  * rounding alone (an ulp of a ln x or of x) would cost the result several
- * units in the 15th digit once the exponent passes 40. */
+ * units in the 15th digit once the exponent passes 40.  lgammal_r, not
+ * lgammal, which writes the global signgam from every thread. */
 static double prefactor(double a, double x)
 {
     long double la = a, lx = x;
-    return (double)expl(la * logl(lx) - lx - lgammal(la));
+    int sign;
+    return (double)expl(la * logl(lx) - lx - lgammal_r(la, &sign));
 }
 
 /* P(a, x) for 0 < x < a + 1. */
