@@ -6,6 +6,7 @@
  * erosion is TensorFlow's own dual: -dilation2d(-x, the filters reversed
  * in height and width).  The slices, adds and maxima fuse. */
 #include <math.h>
+#include <string.h>
 
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
@@ -56,33 +57,50 @@ static bool morph_dim(weft_ctx *cx, const char *fn, int64_t in, int64_t k, int64
     return true;
 }
 
-weft_value *weft_dilation2d(weft_ctx *cx, weft_value *input, weft_value *filters,
-                            const int64_t *strides, weft_padding padding,
-                            const int64_t *dilations)
+/* A morphology call's checked geometry: strides, rates, the output's
+ * height and width and the input's padding. */
+typedef struct morph_plan {
+    int64_t s[2], r[2], out[2];
+    int64_t pads[4][2];
+} morph_plan;
+
+/* Checks every argument of the call `fn` and plans it. */
+static bool morph_plan_of(weft_ctx *cx, const char *fn, weft_value *input, weft_value *filters,
+                          const int64_t *strides, weft_padding padding, const int64_t *dilations,
+                          morph_plan *p)
 {
-    static const char fn[] = "weft_dilation2d";
     weft_value *in[2] = { input, filters };
-    int64_t s[2], r[2];
     if (!weft__op_enter(cx, fn, in, 2))
-        return NULL;
-    if (padding != WEFT_PADDING_VALID && padding != WEFT_PADDING_SAME)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
-                              "WEFT_PADDING_SAME", fn, (int)padding);
-    if (!weft__ops_take_sizes(cx, fn, "strides", strides, 2, s) ||
-        !weft__ops_take_sizes(cx, fn, "dilations", dilations, 2, r) ||
+        return false;
+    if (padding != WEFT_PADDING_VALID && padding != WEFT_PADDING_SAME) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
+                       "WEFT_PADDING_SAME", fn, (int)padding);
+        return false;
+    }
+    if (!weft__ops_take_sizes(cx, fn, "strides", strides, 2, p->s) ||
+        !weft__ops_take_sizes(cx, fn, "dilations", dilations, 2, p->r) ||
         !morph_args_ok(cx, fn, input, filters))
-        return NULL;
+        return false;
     const weft_spec *x = weft__value_spec(input), *f = weft__value_spec(filters);
-    int64_t out[2], pads[4][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } };
+    memset(p->pads, 0, sizeof p->pads);
     for (int d = 0; d < 2; d++)
-        if (!morph_dim(cx, fn, x->dims[1 + d], f->dims[d], s[d], r[d], padding, &out[d],
-                       pads[1 + d]))
-            return NULL;
-    weft_value *padded = weft_pad(cx, input, (const int64_t(*)[2])pads, -INFINITY);
-    int64_t c = x->dims[3];
+        if (!morph_dim(cx, fn, x->dims[1 + d], f->dims[d], p->s[d], p->r[d], padding,
+                       &p->out[d], p->pads[1 + d]))
+            return false;
+    return true;
+}
+
+/* The dilation of input by filters as planned. */
+static weft_value *dilate(weft_ctx *cx, const char *fn, weft_value *input, weft_value *filters,
+                          const morph_plan *p)
+{
+    const int64_t *s = p->s, *r = p->r, *out = p->out;
+    const int64_t *fd = weft__value_spec(filters)->dims;
+    int64_t c = fd[2];
+    weft_value *padded = weft_pad(cx, input, p->pads, -INFINITY);
     weft_value *acc = NULL;
-    for (int64_t dy = 0; dy < f->dims[0]; dy++)
-        for (int64_t dx = 0; dx < f->dims[1]; dx++) {
+    for (int64_t dy = 0; dy < fd[0]; dy++)
+        for (int64_t dx = 0; dx < fd[1]; dx++) {
             const int64_t begin[4] = { 0, dy * r[0], dx * r[1], 0 };
             const int64_t end[4] = { WEFT_END, dy * r[0] + (out[0] - 1) * s[0] + 1,
                                      dx * r[1] + (out[1] - 1) * s[1] + 1, WEFT_END };
@@ -96,15 +114,27 @@ weft_value *weft_dilation2d(weft_ctx *cx, weft_value *input, weft_value *filters
     return acc;
 }
 
+weft_value *weft_dilation2d(weft_ctx *cx, weft_value *input, weft_value *filters,
+                            const int64_t *strides, weft_padding padding,
+                            const int64_t *dilations)
+{
+    static const char fn[] = "weft_dilation2d";
+    morph_plan p;
+    if (!morph_plan_of(cx, fn, input, filters, strides, padding, dilations, &p))
+        return NULL;
+    return dilate(cx, fn, input, filters, &p);
+}
+
+/* Checked and planned as itself, so that its errors name it; reversing
+ * the filters and negating the input change no shape. */
 weft_value *weft_erosion2d(weft_ctx *cx, weft_value *input, weft_value *filters,
                            const int64_t *strides, weft_padding padding, const int64_t *dilations)
 {
     static const char fn[] = "weft_erosion2d";
-    weft_value *in[2] = { input, filters };
-    if (!weft__op_enter(cx, fn, in, 2) || !morph_args_ok(cx, fn, input, filters))
+    morph_plan p;
+    if (!morph_plan_of(cx, fn, input, filters, strides, padding, dilations, &p))
         return NULL;
     weft_value *reflected = weft_reverse(cx, weft_reverse(cx, filters, 0), 1);
-    weft_value *d = weft_dilation2d(cx, weft__op_unary(cx, WEFT__OP_NEG, fn, input), reflected,
-                                    strides, padding, dilations);
+    weft_value *d = dilate(cx, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, input), reflected, &p);
     return d ? weft__op_unary(cx, WEFT__OP_NEG, fn, d) : NULL;
 }

@@ -155,6 +155,9 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
                                       WEFT_PADDING_SAME, NULL); break;
     case 4: outs[0] = weft_dilation2d(cx, a[0], a[1], NULL, WEFT_PADDING_VALID,
                                       (const int64_t[]){ 3, 1 }); break;
+    case 5: outs[0] = weft_erosion2d(cx, a[0], a[1], NULL, (weft_padding)5, NULL); break;
+    case 6: outs[0] = weft_erosion2d(cx, a[0], a[1], NULL, WEFT_PADDING_VALID,
+                                     (const int64_t[]){ 3, 1 }); break;
     }
     return weft_ctx_status(cx);
 }
@@ -169,6 +172,11 @@ Test(ops_morph, errors_name_the_op)
         { 2, WEFT_EINVAL, "weft_dilation2d: padding 5 is not WEFT_PADDING_VALID" },
         { 3, WEFT_EINVAL, "weft_dilation2d: strides[1] is 0, not within 1.." },
         { 4, WEFT_ESHAPE, "weft_dilation2d: an input dim of 2 is smaller than the filter's span "
+                          "of 4" },
+        /* An erosion's padding and geometry errors name it, not the
+         * dilation it is made of. */
+        { 5, WEFT_EINVAL, "weft_erosion2d: padding 5 is not WEFT_PADDING_VALID" },
+        { 6, WEFT_ESHAPE, "weft_erosion2d: an input dim of 2 is smaller than the filter's span "
                           "of 4" },
     };
     double v[4] = { 1, 2, 3, 4 };
