@@ -86,6 +86,16 @@ weft_value *weft_transpose_image(weft_ctx *cx, weft_value *images)
     return weft_transpose(cx, images, perm);
 }
 
+/* A target size of 1..INT32_MAX on each side. */
+static bool target_ok(weft_ctx *cx, const char *fn, int64_t height, int64_t width)
+{
+    if (height >= 1 && width >= 1 && height <= INT32_MAX && width <= INT32_MAX)
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the target %lld x %lld is not within 1..%d on each side",
+                   fn, (long long)height, (long long)width, INT32_MAX);
+    return false;
+}
+
 /* images[..., top:top + height, left:left + width, :]. */
 static weft_value *crop(weft_ctx *cx, weft_value *images, int h, int64_t top, int64_t left,
                         int64_t height, int64_t width)
@@ -172,11 +182,8 @@ weft_value *weft_resize_with_pad(weft_ctx *cx, weft_value *images, int64_t targe
     int h;
     if (!weft__op_enter(cx, fn, &images, 1))
         return NULL;
-    if (target_height < 1 || target_width < 1 || target_height > INT32_MAX ||
-        target_width > INT32_MAX)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the target %lld x %lld is not within 1..%d "
-                              "on each side", fn, (long long)target_height,
-                              (long long)target_width, INT32_MAX);
+    if (!target_ok(cx, fn, target_height, target_width))
+        return NULL;
     if (!weft__ops_float_images(cx, fn, images) || !image_rank(cx, fn, images, true, &h))
         return NULL;
     const int64_t *d = weft__value_spec(images)->dims + h;
@@ -222,11 +229,8 @@ weft_value *weft_resize_with_crop_or_pad(weft_ctx *cx, weft_value *images, int64
     int h;
     if (!weft__op_enter(cx, fn, &images, 1))
         return NULL;
-    if (target_height < 1 || target_width < 1 || target_height > INT32_MAX ||
-        target_width > INT32_MAX)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the target %lld x %lld is not within 1..%d "
-                              "on each side", fn, (long long)target_height,
-                              (long long)target_width, INT32_MAX);
+    if (!target_ok(cx, fn, target_height, target_width))
+        return NULL;
     if (!image_rank(cx, fn, images, true, &h))
         return NULL;
     const weft_spec *s = weft__value_spec(images);
