@@ -338,14 +338,17 @@ Test(lifecycle, destroy_from_a_callback_is_refused, .timeout = 60)
 
 /* An outside thread's group holds the runtime from its first spawn to the
  * end of its wait: a destroy that starts in between (the child is still
- * running, the wait not yet called) returns only after that wait did.
- * (The waiter once entered the runtime after destroy had checked for
- * waiters, and used it after it was freed.) */
+ * running, the wait not yet called) returns only after that wait was
+ * called and let go of the runtime. (The waiter once entered the runtime
+ * after destroy had checked for waiters, and used it after it was freed.)
+ * The test sees the call's start, not its return: destroy may return as
+ * soon as the wait's last touch of the runtime, before weft_group_wait
+ * returns to its caller, so a flag set after the return would race. */
 typedef struct late_waiter {
     weft_runtime *rt;
     int spawned;       /* atomic */
     int wait_rc;
-    int waited;        /* atomic: the wait returned */
+    int waiting;       /* atomic: the wait is about to be called */
 } late_waiter;
 
 static void long_child(void *p)
@@ -362,8 +365,8 @@ static void *late_waiter_main(void *p)
     weft_spawn(&g, long_child, NULL);
     __atomic_store_n(&lw->spawned, 1, __ATOMIC_RELEASE);
     sleep_us(50000);   /* destroy starts meanwhile */
+    __atomic_store_n(&lw->waiting, 1, __ATOMIC_RELEASE);
     lw->wait_rc = weft_group_wait(&g);
-    __atomic_store_n(&lw->waited, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -376,8 +379,8 @@ Test(lifecycle, destroy_waits_for_outside_groups, .timeout = 60)
         while (!__atomic_load_n(&lw.spawned, __ATOMIC_ACQUIRE))
             sleep_us(100);
         cr_assert_eq(weft_runtime_destroy(&lw.rt), 0);
-        cr_assert(__atomic_load_n(&lw.waited, __ATOMIC_ACQUIRE),
-                  "round %d: destroy returned before the outside wait", round);
+        cr_assert(__atomic_load_n(&lw.waiting, __ATOMIC_ACQUIRE),
+                  "round %d: destroy returned before the outside wait was called", round);
         pthread_join(th, NULL);
         /* The child either ran (0) or was dropped unstarted (canceled). */
         cr_assert(lw.wait_rc == 0 || lw.wait_rc == WEFT_ECANCELED, "rc %d", lw.wait_rc);
