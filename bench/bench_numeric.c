@@ -28,7 +28,9 @@
  *                or in a build without LLVM);
  * and "build ms", the tracing and compiling part of a first call (the
  * function's trace_ns + compile_ns), "jit ms", the background compile of
- * its native code (native_compile_ns), and "native", its native groups;
+ * its native code (native_compile_ns; the median over as many fresh
+ * functions as repetitions, each compiled while nothing else runs), and
+ * "native", its native groups;
  * the compiler's one-time start in the process (native_start_ns) is
  * printed apart, under the table.
  * Last, the peer: "omp ms" and "omp/C", the same C loops with their outer
@@ -343,7 +345,7 @@ static void check(workload *w, unsigned workers)
 typedef struct result {
     double c, first, tier0, steady;       /* median seconds */
     double build;                         /* median trace + compile seconds of a first call */
-    double jit;                           /* background compile seconds */
+    double jit;                           /* median background compile seconds */
     uint64_t native;                      /* groups running native code */
     double omp;                           /* the OpenMP peer, median seconds */
     double first_ratio, tier0_ratio, steady_ratio, omp_ratio;  /* medians of per-repetition ratios */
@@ -370,6 +372,24 @@ static void wait_native(workload *w, result *res)
     res->jit = (double)st.native_compile_ns * 1e-9;
     res->native = st.native_groups;
     jit_start = (double)st.native_start_ns * 1e-9;
+}
+
+/* The median compile time of reps fresh functions, each compiled with
+ * nothing else running (one sample is at the mercy of the host). */
+static void compile_median(workload *w, int reps, result *res)
+{
+    double tj[BENCH_MAX_REPS];
+    weft_function *steady_fn = w->f;
+    result one;
+    for (int r = 0; r < reps; r++) {
+        w->f = make_fn(w, 0);
+        call(w);
+        wait_native(w, &one);
+        tj[r] = one.jit;
+        weft_function_destroy(&w->f);
+    }
+    w->f = steady_fn;
+    res->jit = bench_median(tj, reps);
 }
 
 /* Median time and ratio to C of steady calls of w->f, after a warm-up. */
@@ -460,6 +480,7 @@ static void measure(workload *w, int reps, result *res)
     call(w);
     wait_native(w, res);
     steady(w, reps, &res->steady, &res->steady_ratio);
+    compile_median(w, reps, res);
     omp_peer(w, reps, res);
 }
 

@@ -73,6 +73,8 @@ static uint64_t min_elems = DEFAULT_MIN_ELEMS;
 static int64_t nt_min_bytes = DEFAULT_NT_MIN_BYTES;
 static uint64_t nt_groups;
 static uint64_t block_groups;
+static unsigned compile_threads;   /* 0: one per CPU */
+static uint64_t helper_modules;
 static unsigned fail_next;
 static uint64_t live_code;
 static uint64_t pending;   /* compile jobs queued or running */
@@ -474,6 +476,26 @@ uint64_t weft__jit_block_groups(void)
 void weft__jit_count_block_group(void)
 {
     __atomic_fetch_add(&block_groups, 1, __ATOMIC_RELAXED);
+}
+
+unsigned weft__jit_set_compile_threads(unsigned n)
+{
+    return __atomic_exchange_n(&compile_threads, n, __ATOMIC_RELAXED);
+}
+
+unsigned weft__jit_compile_threads(void)
+{
+    return __atomic_load_n(&compile_threads, __ATOMIC_RELAXED);
+}
+
+uint64_t weft__jit_helper_modules(void)
+{
+    return __atomic_load_n(&helper_modules, __ATOMIC_RELAXED);
+}
+
+void weft__jit_count_helper_module(void)
+{
+    __atomic_fetch_add(&helper_modules, 1, __ATOMIC_RELAXED);
 }
 
 void weft__jit_fail_next(unsigned n)

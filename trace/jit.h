@@ -92,6 +92,16 @@ void weft__jit_count_nt_group(void);
  * the above. */
 uint64_t weft__jit_block_groups(void);
 void weft__jit_count_block_group(void);
+/* A compile shares its groups among at most this many modules, each
+ * optimized and emitted by a thread of its own (trace/llvm/engine.c);
+ * 0, the default, means one per CPU the process may run on.  Tests set it
+ * to make the sharing happen on any machine.  Returns the previous value. */
+unsigned weft__jit_set_compile_threads(unsigned n);
+unsigned weft__jit_compile_threads(void);
+/* Object files emitted so far (process-wide) by a compile's helper
+ * threads rather than the compile thread itself. */
+uint64_t weft__jit_helper_modules(void);
+void weft__jit_count_helper_module(void);
 /* The next n compiles fail as if LLVM had refused them. */
 void weft__jit_fail_next(unsigned n);
 /* Compiles queued or running now (tests wait for 0, bounded). */

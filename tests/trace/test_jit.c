@@ -6,7 +6,8 @@
  * one element), on 1, 2 and 4 workers, once more with every flat
  * group's output written with non-temporal stores (the size threshold
  * of that path set to one byte).  Other tests: directed ops on special
- * values, the non-temporal path on every dtype and on sizes around its
+ * values, a function's groups shared among compile threads, the
+ * non-temporal path on every dtype and on sizes around its
  * 64-byte lines, rows computed in blocks of rows on every dtype and on
  * heights around a block (is_nan, is_inf and is_finite there too), a
  * failed compile falls back, eviction frees native
@@ -234,6 +235,69 @@ Test(jit, random_graphs_nontemporal)
     check_seeds(0);
     weft__jit_set_nt_min_bytes(old);
     cr_assert_gt(weft__jit_nt_groups(), made, "no group took the non-temporal path");
+}
+
+/* ---- Groups shared among compile threads --------------------------------- */
+
+static int hsv_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_rgb_to_hsv(cx, args[0]);
+    return weft_ctx_status(cx);
+}
+
+/* rgb_to_hsv traces to several fused groups: compiled in one module on the
+ * compile thread and shared among three modules (two on helper threads),
+ * every group runs native code with the interpreter's bits; so do the
+ * random graphs, whose two outputs make two groups. */
+Test(jit, groups_shared_among_threads_give_the_interpreters_bits)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    uint64_t s = 12345;
+    int64_t dims[2] = { 515, 3 };
+    weft_tensor *img = diff_random_tensor_ex(WEFT_F32, 2, dims, &s, false);
+    weft_arg arg = weft_arg_tensor(img);
+    weft_tensor *out[3] = { NULL, NULL, NULL };
+    uint64_t native[3];
+    static const unsigned threads[3] = { 0, 1, 3 };
+    static const unsigned flags[3] = { WEFT_FUNCTION_NO_JIT, 0, 0 };
+    unsigned old = weft__jit_compile_threads();
+    uint64_t helped = weft__jit_helper_modules();
+    for (int k = 0; k < 3; k++) {
+        weft__jit_set_compile_threads(threads[k]);
+        weft_function_desc d = { .name = "hsv", .body = hsv_body, .n_args = 1, .n_outs = 1,
+                                 .flags = flags[k] };
+        weft_function *f = NULL;
+        cr_assert_eq(weft_function_create(rts[0], &d, &f), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_function_call(f, &arg, 1, &out[k], 1), 0, "%s", weft_errmsg());
+        wait_compiles();
+        weft_tensor_release(out[k]);
+        out[k] = NULL;
+        cr_assert_eq(weft_function_call(f, &arg, 1, &out[k], 1), 0, "%s", weft_errmsg());
+        weft_function_stats st;
+        weft_function_get_stats(f, &st);
+        native[k] = st.native_groups;
+        cr_assert_eq(st.native_failed, 0, "a compile failed");
+        weft_function_destroy(&f);
+    }
+    cr_assert_geq(native[1], 3, "rgb_to_hsv ran %llu native groups", (unsigned long long)native[1]);
+    cr_assert_eq(native[2], native[1], "shared: %llu native groups, one module: %llu",
+                 (unsigned long long)native[2], (unsigned long long)native[1]);
+    cr_assert_geq(weft__jit_helper_modules(), helped + 2, "the helper threads emitted no module");
+    for (int k = 1; k < 3; k++) {
+        char why[160];
+        cr_assert(diff_same_bits(out[k], out[0], why, sizeof why), "%u compile threads: %s",
+                  threads[k], why);
+    }
+    helped = weft__jit_helper_modules();
+    weft__jit_set_compile_threads(3);
+    check_seeds(2 * SEEDS_PER_TEST);
+    weft__jit_set_compile_threads(old);
+    cr_assert_gt(weft__jit_helper_modules(), helped, "no random graph was shared out");
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(out[k]);
+    weft_tensor_release(img);
 }
 
 /* ---- Directed ops on special values -------------------------------------- */
