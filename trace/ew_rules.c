@@ -12,6 +12,7 @@ weft__ew_class weft__ew_class_of(weft__op op)
     switch (op) {
     case WEFT__OP_ADD: case WEFT__OP_SUB: case WEFT__OP_MUL: case WEFT__OP_DIV:
     case WEFT__OP_MOD: case WEFT__OP_POW: case WEFT__OP_FLOORDIV:
+    case WEFT__OP_TRUNCATEDIV: case WEFT__OP_TRUNCATEMOD:
     case WEFT__OP_NEG: case WEFT__OP_ABS: case WEFT__OP_RELU: case WEFT__OP_FLOOR:
     case WEFT__OP_CEIL: case WEFT__OP_ROUND: case WEFT__OP_SQUARE: case WEFT__OP_SIGN:
         return WEFT__EW_NUMERIC;

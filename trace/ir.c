@@ -94,6 +94,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_BESSEL_K0] = "bessel_k0", [WEFT__OP_BESSEL_K0E] = "bessel_k0e",
     [WEFT__OP_BESSEL_K1] = "bessel_k1", [WEFT__OP_BESSEL_K1E] = "bessel_k1e",
     [WEFT__OP_IGAMMA] = "igamma", [WEFT__OP_IGAMMAC] = "igammac",
+    [WEFT__OP_TRUNCATEDIV] = "truncatediv", [WEFT__OP_TRUNCATEMOD] = "truncatemod",
 };
 
 const char *weft__op_name(weft__op op)

@@ -185,7 +185,9 @@
     XX(BESSEL_K1,  UNARY,   1)             \
     XX(BESSEL_K1E, UNARY,   1)             \
     XX(IGAMMA,     BINARY,  2)             \
-    XX(IGAMMAC,    BINARY,  2)
+    XX(IGAMMAC,    BINARY,  2)             \
+    XX(TRUNCATEDIV, BINARY, 2)             \
+    XX(TRUNCATEMOD, BINARY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -92,6 +92,15 @@ float weft__lgammaf(float x)
     static inline T min_##S(T a, T b) { return a < b ? a : b; }                        \
     static inline T max_##S(T a, T b) { return a > b ? a : b; }                        \
     static inline T floordiv_##S(T a, T b) { return div_##S(a, b); }                  \
+    /* C's / and %, with div's zero divisor and MIN / -1. */                        \
+    static inline T truncatediv_##S(T a, T b)                                          \
+    {                                                                                  \
+        return b == 0 ? 0 : b == -1 ? neg_##S(a) : (T)(a / b);                         \
+    }                                                                                  \
+    static inline T truncatemod_##S(T a, T b)                                          \
+    {                                                                                  \
+        return b == 0 || b == -1 ? 0 : (T)(a % b);                                     \
+    }                                                                                  \
     static inline T relu_##S(T a) { return a > 0 ? a : 0; }                            \
     static inline T square_##S(T a) { return mul_##S(a, a); }                          \
     static inline T sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                   \
@@ -203,6 +212,8 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline T igamma_##S(T a, T b) { return weft__igamma##M(a, b); }             \
     static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
+    static inline T truncatediv_##S(T a, T b) { return trunc##M(a / b); }              \
+    static inline T truncatemod_##S(T a, T b) { return fmod##M(a, b); }                \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
     static inline b8 is_finite_##S(T a) { return fabs##M(a) < (T)INFINITY; }           \
@@ -490,6 +501,8 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     BIN_FN(mod_##S##_loop, T, T, mod_##S(x, y))                                        \
     BIN_FN(pow_##S##_loop, T, T, pow_##S(x, y))                                        \
     BIN_FN(floordiv_##S##_loop, T, T, floordiv_##S(x, y))                              \
+    BIN_FN(truncatediv_##S##_loop, T, T, truncatediv_##S(x, y))                        \
+    BIN_FN(truncatemod_##S##_loop, T, T, truncatemod_##S(x, y))                        \
     UN_FN(neg_##S##_loop, T, T, neg_##S(x))                                            \
     UN_FN(abs_##S##_loop, T, T, abs_##S(x))                                            \
     UN_FN(relu_##S##_loop, T, T, relu_##S(x))                                          \
@@ -614,6 +627,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_SINH] = FROW(sinh),   [WEFT__OP_COSH] = FROW(cosh),
     [WEFT__OP_ATAN2] = FROW(atan2), [WEFT__OP_IGAMMA] = FROW(igamma),
     [WEFT__OP_IGAMMAC] = FROW(igammac),
+    [WEFT__OP_TRUNCATEDIV] = NROW(truncatediv), [WEFT__OP_TRUNCATEMOD] = NROW(truncatemod),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),

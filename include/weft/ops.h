@@ -129,6 +129,14 @@ WEFT_API weft_value *weft_floordiv(weft_ctx *cx, weft_value *a, weft_value *b);
 /* Always floating, like TensorFlow's / and Python 3's: f32 stays f32,
  * f64 stays f64, integers and bool divide in f64 (7 / 2 is 3.5). */
 WEFT_API weft_value *weft_truediv(weft_ctx *cx, weft_value *a, weft_value *b);
+/* tf.math.truncatediv and tf.math.truncatemod: C's / and %, the quotient
+ * rounded toward zero (-7 / 2 is -3) and a remainder with a's sign, so
+ * that truncatediv(a, b) * b + truncatemod(a, b) == a on integers.
+ * Integers follow div's rules otherwise (a zero divisor gives 0, MIN / -1
+ * wraps to MIN).  Floats: trunc(a / b) and fmod(a, b) (TensorFlow's CPU
+ * kernel of truncatediv takes integers only).  Numbers, not bool. */
+WEFT_API weft_value *weft_truncatediv(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_truncatemod(weft_ctx *cx, weft_value *a, weft_value *b);
 /* Logic on bool only (anything else is WEFT_EDTYPE; compare with 0 first,
  * weft_ne(cx, x, weft_const_i64(cx, 0)), as TensorFlow asks). */
 WEFT_API weft_value *weft_logical_and(weft_ctx *cx, weft_value *a, weft_value *b);

@@ -144,13 +144,14 @@ static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft
                           uint64_t *s)
 {
     typedef weft_value *(*binop)(weft_ctx *, weft_value *, weft_value *);
-    /* The first eight refuse two bools. */
+    /* The first ten refuse two bools. */
     static const binop ops[] = { weft_add, weft_sub, weft_mul, weft_div, weft_mod, weft_pow,
-                                 weft_truediv, weft_floordiv, weft_minimum, weft_maximum,
+                                 weft_truediv, weft_floordiv, weft_truncatediv, weft_truncatemod,
+                                 weft_minimum, weft_maximum,
                                  weft_lt, weft_ge, weft_eq, weft_ne, weft_atan2, weft_igamma,
                                  weft_igammac };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
-    return ops[k](cx, k < 8 ? numeric(cx, a, sa) : a, b);
+    return ops[k](cx, k < 10 ? numeric(cx, a, sa) : a, b);
 }
 
 static weft_value *as_bool(weft_ctx *cx, weft_value *a, const weft_spec *sa)

@@ -96,7 +96,8 @@ static weft_value *leaky_relu_02(weft_ctx *cx, weft_value *a)
 static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
                                    weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
                                    weft_floordiv, weft_ge, weft_ne, weft_truediv, weft_atan2,
-                                   weft_igamma, weft_igammac };
+                                   weft_igamma, weft_igammac, weft_truncatediv,
+                                   weft_truncatemod };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
                                     weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
                                     weft_relu6 };
@@ -309,7 +310,8 @@ static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_le, weft_gt, weft_ge, weft_floordiv, weft_truediv,
                                    weft_logical_and, weft_logical_or, weft_atan2,
                                    weft_bitwise_and, weft_bitwise_or, weft_bitwise_xor,
-                                   weft_left_shift, weft_right_shift, weft_igamma, weft_igammac };
+                                   weft_left_shift, weft_right_shift, weft_igamma, weft_igammac,
+                                   weft_truncatediv, weft_truncatemod };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,

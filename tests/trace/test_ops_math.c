@@ -1,4 +1,5 @@
-/* The math ops (tanh ... clip, floordiv, truediv, the logical ops, erf ...
+/* The math ops (tanh ... clip, floordiv, truediv, truncatediv, truncatemod,
+ * the logical ops, erf ...
  * cosh, atan2, is_nan, is_inf, is_finite) through the public API: each against worked examples, run eagerly
  * (WEFT_RUN_EAGERLY), traced and from the cache, the three bit for bit
  * equal; their dtype rules and bad inputs in both modes; and what the
@@ -296,6 +297,67 @@ Test(ops_math, floordiv_and_truediv)
     weft_tensor_release(in[1]);
 }
 
+/* C's / and %: the quotient rounds toward zero, the remainder keeps a's
+ * sign, and q * b + r == a on integers; div's zero divisor and MIN / -1
+ * rules; floats trunc(a / b) and fmod. */
+Test(ops_math, truncatediv_and_truncatemod)
+{
+    op_case td = { .bin = weft_truncatediv }, tm = { .bin = weft_truncatemod };
+    const int32_t ai[] = {7, -7, 7, -7, 6, -6, 5, INT32_MIN, INT32_MIN, INT32_MAX, 0, 3};
+    const int32_t bi[] = {2, 2, -2, -2, 3, 3, 0, -1, 2, -7, 5, 4};
+    weft_tensor *in[2] = { tensor(WEFT_I32, N(ai), ai), tensor(WEFT_I32, N(bi), bi) };
+    const double wq[] = {3, -3, -3, 3, 2, -2, 0, INT32_MIN, -1073741824, -306783378, 0, 0};
+    const double wr[] = {1, -1, 1, -1, 0, 0, 0, 0, 0, 1, 0, 3};
+    check(run(&td, in), WEFT_I32, wq, N(ai), 0, "truncatediv i32");
+    check(run(&tm, in), WEFT_I32, wr, N(ai), 0, "truncatemod i32");
+    weft_tensor *q = run(&td, in), *r = run(&tm, in);
+    for (size_t i = 0; i < N(ai); i++) {
+        if (bi[i] == 0 || bi[i] == -1)
+            continue;
+        int32_t qi = ((const int32_t *)weft_tensor_data(q))[i];
+        int32_t ri = ((const int32_t *)weft_tensor_data(r))[i];
+        cr_assert_eq(qi * bi[i] + ri, ai[i], "%d / %d * %d + %d %% %d", ai[i], bi[i], bi[i],
+                     ai[i], bi[i]);
+    }
+    weft_tensor_release(q);
+    weft_tensor_release(r);
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+    /* i64 beyond i32's range. */
+    const int64_t al[] = {-9000000000007, INT64_MIN, 9000000000007};
+    const int64_t bl[] = {1000000000000, -1, -1000000000000};
+    in[0] = tensor(WEFT_I64, 3, al);
+    in[1] = tensor(WEFT_I64, 3, bl);
+    weft_tensor *ql = run(&td, in), *rl = run(&tm, in);
+    const int64_t wql[] = {-9, INT64_MIN, -9}, wrl[] = {-7, 0, 7};
+    cr_assert_eq(weft_tensor_dtype(ql), WEFT_I64);
+    cr_assert(memcmp(weft_tensor_data(ql), wql, sizeof wql) == 0, "truncatediv i64");
+    cr_assert(memcmp(weft_tensor_data(rl), wrl, sizeof wrl) == 0, "truncatemod i64");
+    weft_tensor_release(ql);
+    weft_tensor_release(rl);
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+    /* Floats: trunc(a / b) and fmod(a, b). */
+    const double af[] = {7, -7, 7.5, -7.5, 1, 5, -5, 0, INFINITY, 3};
+    const double bf[] = {2, 2, -2, -2, 0.1, 0, 0, 0, 2, INFINITY};
+    in[0] = tensor(WEFT_F64, N(af), af);
+    in[1] = tensor(WEFT_F64, N(bf), bf);
+    const double wqf[] = {3, -3, -3, 3, 10, INFINITY, -INFINITY, NAN, INFINITY, 0};
+    const double wrf[] = {1, -1, 1.5, -1.5, fmod(1, 0.1), NAN, NAN, NAN, NAN, 3};
+    check(run(&td, in), WEFT_F64, wqf, N(af), 0, "truncatediv f64");
+    check(run(&tm, in), WEFT_F64, wrf, N(af), 0, "truncatemod f64");
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+    float a32[] = {-7, 7.5f}, b32[] = {2, -2};
+    in[0] = tensor(WEFT_F32, 2, a32);
+    in[1] = tensor(WEFT_F32, 2, b32);
+    const double wq32[] = {-3, -3}, wr32[] = {-1, 1.5};
+    check(run(&td, in), WEFT_F32, wq32, 2, 0, "truncatediv f32");
+    check(run(&tm, in), WEFT_F32, wr32, 2, 0, "truncatemod f32");
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+}
+
 Test(ops_math, logical_ops)
 {
     const uint8_t a[] = {0, 0, 1, 1}, b[] = {0, 1, 0, 1};
@@ -373,6 +435,10 @@ Test(ops_math, bad_inputs_eager_and_traced)
     weft_tensor *bb[2] = { tb, tb };
     refused(&(op_case){ .bin = weft_add }, bb, WEFT_EDTYPE, "weft_add: bool[3] and bool[3] are bool");
     refused(&(op_case){ .bin = weft_floordiv }, bb, WEFT_EDTYPE, "weft_floordiv: bool[3] and bool[3] are bool");
+    refused(&(op_case){ .bin = weft_truncatediv }, bb, WEFT_EDTYPE,
+            "weft_truncatediv: bool[3] and bool[3] are bool");
+    refused(&(op_case){ .bin = weft_truncatemod }, bb, WEFT_EDTYPE,
+            "weft_truncatemod: bool[3] and bool[3] are bool");
     refused(&(op_case){ .un = weft_neg }, bb, WEFT_EDTYPE, "weft_neg: bool[3] is bool");
     refused(&(op_case){ .un = weft_square }, bb, WEFT_EDTYPE, "weft_square: bool[3] is bool");
     refused(&(op_case){ .un = weft_round }, bb, WEFT_EDTYPE, "weft_round: bool[3] is bool");

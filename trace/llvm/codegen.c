@@ -213,7 +213,7 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_LOG1P: return PICK(log1p);
     case WEFT__OP_EXPM1: return PICK(expm1);
     case WEFT__OP_POW:   return PICK(pow);
-    case WEFT__OP_MOD:   return PICK(fmod);
+    case WEFT__OP_MOD: case WEFT__OP_TRUNCATEMOD: return PICK(fmod);
     case WEFT__OP_ERF:   return PICK(erf);
     case WEFT__OP_ERFC:  return PICK(erfc);
     case WEFT__OP_TAN:   return PICK(tan);
@@ -339,6 +339,24 @@ static LLVMValueRef int_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
     return LLVMBuildSelect(b, isz, zero, LLVMBuildSelect(b, ism1, neg, q2, ""), "");
 }
 
+/* C's integer / and % (truncatediv_S, truncatemod_S): a zero divisor
+ * gives 0, a divisor of -1 the negation and 0 (MIN / -1 would trap). */
+static LLVMValueRef int_trunc_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
+{
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef T = elem_ty(LLVMTypeOf(a));
+    LLVMValueRef zero = kint(g, T, 0);
+    LLVMValueRef isz = LLVMBuildICmp(b, LLVMIntEQ, y, zero, "");
+    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, y, kint(g, T, -1), "");
+    LLVMValueRef safe = LLVMBuildSelect(b, LLVMBuildOr(b, isz, ism1, ""), kint(g, T, 1), y, "");
+    if (mod)
+        return LLVMBuildSelect(b, LLVMBuildOr(b, isz, ism1, ""), zero,
+                               LLVMBuildSRem(b, a, safe, ""), "");
+    LLVMValueRef q = LLVMBuildSDiv(b, a, safe, "");
+    LLVMValueRef neg = LLVMBuildSub(b, zero, a, "");
+    return LLVMBuildSelect(b, isz, zero, LLVMBuildSelect(b, ism1, neg, q, ""), "");
+}
+
 /* Python's float % (mod_S). */
 static LLVMValueRef flt_mod(cg *g, weft_dtype dt, LLVMValueRef a, LLVMValueRef y)
 {
@@ -392,6 +410,11 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_FLOORDIV:
         return fl ? call_libm(g, call_of(in->op, dt), T, a, y) : int_divmod(g, false, a, y);
     case WEFT__OP_MOD: return fl ? flt_mod(g, dt, a, y) : int_divmod(g, true, a, y);
+    case WEFT__OP_TRUNCATEDIV:
+        return fl ? intrinsic1(g, "llvm.trunc", LLVMBuildFDiv(b, a, y, ""))
+                  : int_trunc_divmod(g, false, a, y);
+    case WEFT__OP_TRUNCATEMOD:
+        return fl ? call_libm(g, libm_of(in->op, dt), T, a, y) : int_trunc_divmod(g, true, a, y);
     case WEFT__OP_POW: case WEFT__OP_ATAN2: case WEFT__OP_IGAMMA: case WEFT__OP_IGAMMAC:
         return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
