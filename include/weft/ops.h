@@ -1307,6 +1307,40 @@ WEFT_API weft_value *weft_hann_window(weft_ctx *cx, int64_t window_length, bool 
                                       weft_dtype dtype);
 WEFT_API weft_value *weft_hamming_window(weft_ctx *cx, int64_t window_length, bool periodic,
                                          weft_dtype dtype);
+/* tf.signal.dct(input, type, n, axis=-1, norm): the type-`type` (1 to 4)
+ * discrete cosine transform of input's last axis, SciPy's definitions
+ * (type 2: y[k] = 2 sum_n x[n] cos(pi k (2n + 1) / 2N)); ortho scales to
+ * the orthonormal transform (norm="ortho"; not for type 1).  n 0 takes the
+ * axis's length; another n cuts the axis to its first n elements or pads
+ * it with zeros to n.  f32 or f64 (WEFT_EDTYPE), the last dim known while
+ * tracing (WEFT_ESHAPE); type 1 needs a length of 2 or more.  Computed as
+ * one product with the N x N cosine matrix (made while tracing, kept as a
+ * constant of the program; N^2 elements, so meant for the lengths of mel
+ * bins and short frames), on the BLAS as weft_matmul.
+ * weft_idct: tf.signal.idct, the DCT of the inverse type (2 and 3 swap, 1
+ * and 4 are their own) with the same scaling as SciPy's idct:
+ * idct(dct(x)) is 2N x for type 2 without ortho, x with it. */
+WEFT_API weft_value *weft_dct(weft_ctx *cx, weft_value *input, int type, int64_t n, bool ortho);
+WEFT_API weft_value *weft_idct(weft_ctx *cx, weft_value *input, int type, int64_t n, bool ortho);
+/* tf.signal.linear_to_mel_weight_matrix: the [num_spectrogram_bins,
+ * num_mel_bins] matrix that maps a linear spectrogram (bins from 0 Hz to
+ * sample_rate / 2) to num_mel_bins triangular bands evenly spaced on the
+ * HTK mel scale (1127 ln(1 + f / 700)) between lower_edge_hertz and
+ * upper_edge_hertz; the DC bin's row is zero.  TensorFlow's steps in
+ * dtype (f32 or f64), so the same rounding; a constant once folded.
+ * WEFT_EINVAL unless both bin counts are >= 1, sample_rate > 0,
+ * 0 <= lower_edge_hertz < upper_edge_hertz <= sample_rate / 2. */
+WEFT_API weft_value *weft_linear_to_mel_weight_matrix(weft_ctx *cx, int64_t num_mel_bins,
+                                                      int64_t num_spectrogram_bins,
+                                                      double sample_rate,
+                                                      double lower_edge_hertz,
+                                                      double upper_edge_hertz, weft_dtype dtype);
+/* tf.signal.mfccs_from_log_mel_spectrograms: the type-2 DCT of the last
+ * axis (the mel bins, known while tracing and not 0) times
+ * 1 / sqrt(2 bins); f32 or f64.  Keep the first coefficients with
+ * weft_slice. */
+WEFT_API weft_value *weft_mfccs_from_log_mel_spectrograms(weft_ctx *cx,
+                                                          weft_value *log_mel_spectrograms);
 
 /* ---- Image ops ----
  *
