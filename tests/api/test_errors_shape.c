@@ -663,6 +663,17 @@ static weft_value *op_scatter_max_bool(weft_ctx *cx)
     return weft_scatter_nd_max(cx, t, idx, weft_slice(cx, t, NULL, (const int64_t[]){ 1 }, NULL));
 }
 static int c_scatter_max_bool(void) { return eager_op(op_scatter_max_bool); }
+static weft_value *op_dct_int(weft_ctx *cx)
+{
+    return weft_dct(cx, weft_range(cx, WEFT_I32, 0, 3, 1), 2, 0, false);
+}
+static int c_dct_int(void) { return eager_op(op_dct_int); }
+static weft_value *op_truncatediv_bool(weft_ctx *cx)
+{
+    weft_value *b = weft_cast(cx, weft_range(cx, WEFT_I32, 0, 2, 1), WEFT_BOOL);
+    return weft_truncatediv(cx, b, b);
+}
+static int c_truncatediv_bool(void) { return eager_op(op_truncatediv_bool); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -792,6 +803,8 @@ static const err_case cases[] = {
       WEFT_ESHAPE, c_separable_pointwise),
     C("weft_dilation2d", "filters f32[2,2,1] for 2 channels", WEFT_ESHAPE, c_dilation_filters),
     C("weft_scatter_nd_max", "a bool tensor", WEFT_EDTYPE, c_scatter_max_bool),
+    C("weft_dct", "i32[3]", WEFT_EDTYPE, c_dct_int),
+    C("weft_truncatediv", "two bool tensors", WEFT_EDTYPE, c_truncatediv_bool),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
