@@ -1357,6 +1357,26 @@ WEFT_API weft_value *weft_space_to_depth(weft_ctx *cx, weft_value *x, int64_t bl
 /* tf.nn.depth_to_space(x, block_size): the inverse, [b, h, w, s * s * c]
  * to [b, h * s, w * s, c]; c a multiple of s * s. */
 WEFT_API weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size);
+/* tf.space_to_batch_nd(input, block_shape, paddings): input [b, d_1 ...
+ * d_m, rest...] with its m spatial dims zero-padded by paddings[i] =
+ * {before, after} and each cut into blocks of block_shape[i], every
+ * offset within a block becoming a batch of its own: the result is [b
+ * prod(block_shape), (d_i + pads) / block_shape[i] ..., rest...], the
+ * block offsets major and the old batch minor in the new batch index
+ * (TensorFlow's order).  The spatial and later dims known while tracing
+ * (the batch may not be), each padded dim a multiple of its block
+ * (WEFT_EINVAL), blocks 1..INT32_MAX and pads 0..INT32_MAX (WEFT_EINVAL),
+ * m >= 1 and rank + m <= WEFT_MAX_RANK (WEFT_ESHAPE).  Any dtype.
+ * weft_batch_to_space_nd(input, block_shape, crops): the inverse, [b,
+ * d_1 ... d_m, rest...] to [b / prod(block_shape), d_i block_shape[i] -
+ * crops[i][0] - crops[i][1] ..., rest...]; every dim known while
+ * tracing, b a multiple of the block's size, crops that leave >= 0
+ * elements (WEFT_EINVAL). */
+WEFT_API weft_value *weft_space_to_batch_nd(weft_ctx *cx, weft_value *input, int m,
+                                            const int64_t *block_shape,
+                                            const int64_t (*paddings)[2]);
+WEFT_API weft_value *weft_batch_to_space_nd(weft_ctx *cx, weft_value *input, int m,
+                                            const int64_t *block_shape, const int64_t (*crops)[2]);
 /* tf.image.extract_patches(images, sizes, strides, rates, padding): NHWC
  * [b, h, w, c] (h, w, c known while tracing) to [b, oh, ow, kh kw c], the
  * kh x kw window (sizes) every strides pixels, its taps rates apart, laid
