@@ -95,6 +95,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_BESSEL_K1] = "bessel_k1", [WEFT__OP_BESSEL_K1E] = "bessel_k1e",
     [WEFT__OP_IGAMMA] = "igamma", [WEFT__OP_IGAMMAC] = "igammac",
     [WEFT__OP_TRUNCATEDIV] = "truncatediv", [WEFT__OP_TRUNCATEMOD] = "truncatemod",
+    [WEFT__OP_ZETA] = "zeta", [WEFT__OP_POLYGAMMA] = "polygamma",
 };
 
 const char *weft__op_name(weft__op op)

@@ -76,6 +76,12 @@ double weft__igamma(double a, double x);
 float weft__igammaf(float a, float x);
 double weft__igammac(double a, double x);
 float weft__igammacf(float a, float x);
+/* The Hurwitz zeta function zeta(x, q) and polygamma psi^(n)(x)
+ * (special_zeta.c), as above. */
+double weft__zeta(double x, double q);
+float weft__zetaf(float x, float q);
+double weft__polygamma(double n, double x);
+float weft__polygammaf(float n, float x);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

@@ -207,6 +207,17 @@ WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
  * / Gamma(a) is taken in long double. */
 WEFT_API weft_value *weft_igamma(weft_ctx *cx, weft_value *a, weft_value *x);
 WEFT_API weft_value *weft_igammac(weft_ctx *cx, weft_value *a, weft_value *x);
+/* tf.math.zeta(x, q): the Hurwitz zeta function sum_k (q + k)^-x, and
+ * tf.math.polygamma(n, x): the n-th derivative of digamma,
+ * (-1)^(n + 1) n! zeta(n + 1, x) (digamma for n = 0); elementwise on f32
+ * or f64, broadcast and promoted as atan2.  weft's own in long double
+ * (cephes' method: the first terms directly, then the Euler-Maclaurin
+ * tail).  TensorFlow's domain: zeta is +inf at x = 1 and at q a
+ * non-positive integer, NaN for x < 1 and for q < 0 with x not an
+ * integer (also, unlike TF, for q < -2^20, which would take |q| terms);
+ * polygamma is NaN for n negative or not an integer. */
+WEFT_API weft_value *weft_zeta(weft_ctx *cx, weft_value *x, weft_value *q);
+WEFT_API weft_value *weft_polygamma(weft_ctx *cx, weft_value *n, weft_value *x);
 /* tf.math.asinh, acosh (NaN below 1), atanh (+-inf at +-1, NaN beyond)
  * and lgamma (log |gamma(x)|, +inf at 0 and the negative integers; the
  * reentrant lgamma_r, so no global sign is written): float functions as
