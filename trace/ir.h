@@ -189,7 +189,8 @@
     XX(TRUNCATEDIV, BINARY, 2)             \
     XX(TRUNCATEMOD, BINARY, 2)             \
     XX(ZETA,       BINARY,  2)             \
-    XX(POLYGAMMA,  BINARY,  2)
+    XX(POLYGAMMA,  BINARY,  2)             \
+    XX(NEXTAFTER,  BINARY,  2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -214,6 +214,7 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
     static inline T truncatediv_##S(T a, T b) { return trunc##M(a / b); }              \
     static inline T zeta_##S(T a, T b) { return weft__zeta##M(a, b); }                 \
+    static inline T nextafter_##S(T a, T b) { return nextafter##M(a, b); }             \
     static inline T polygamma_##S(T a, T b) { return weft__polygamma##M(a, b); }       \
     static inline T truncatemod_##S(T a, T b) { return fmod##M(a, b); }                \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
@@ -567,7 +568,8 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     BIN_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                                  \
     BIN_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                                \
     BIN_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                      \
-    BIN_FN(polygamma_##S##_loop, T, T, polygamma_##S(x, y))
+    BIN_FN(polygamma_##S##_loop, T, T, polygamma_##S(x, y))                            \
+    BIN_FN(nextafter_##S##_loop, T, T, nextafter_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
 #define TEST_ROW(S, T)                                                                 \
@@ -633,6 +635,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_IGAMMAC] = FROW(igammac),
     [WEFT__OP_TRUNCATEDIV] = NROW(truncatediv), [WEFT__OP_TRUNCATEMOD] = NROW(truncatemod),
     [WEFT__OP_ZETA] = FROW(zeta), [WEFT__OP_POLYGAMMA] = FROW(polygamma),
+    [WEFT__OP_NEXTAFTER] = FROW(nextafter),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),

@@ -64,6 +64,13 @@ WEFT__DEFINE_BINARY(truncatediv, TRUNCATEDIV)
 WEFT__DEFINE_BINARY(truncatemod, TRUNCATEMOD)
 WEFT__DEFINE_BINARY(zeta, ZETA)
 WEFT__DEFINE_BINARY(polygamma, POLYGAMMA)
+WEFT__DEFINE_BINARY(nextafter, NEXTAFTER)
+
+/* tf.math.rint is round half to even, which weft_round already is. */
+weft_value *weft_rint(weft_ctx *cx, weft_value *a)
+{
+    return weft__op_unary(cx, WEFT__OP_ROUND, "weft_rint", a);
+}
 WEFT__DEFINE_BINARY(bitwise_and, BITWISE_AND)
 WEFT__DEFINE_BINARY(bitwise_or, BITWISE_OR)
 WEFT__DEFINE_BINARY(bitwise_xor, BITWISE_XOR)

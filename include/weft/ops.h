@@ -168,6 +168,8 @@ WEFT_API weft_value *weft_cos(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_floor(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_ceil(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_round(weft_ctx *cx, weft_value *a);
+/* tf.math.rint: weft_round (half to even) under TensorFlow's other name. */
+WEFT_API weft_value *weft_rint(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_rsqrt(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_square(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_sign(weft_ctx *cx, weft_value *a);
@@ -218,6 +220,10 @@ WEFT_API weft_value *weft_igammac(weft_ctx *cx, weft_value *a, weft_value *x);
  * polygamma is NaN for n negative or not an integer. */
 WEFT_API weft_value *weft_zeta(weft_ctx *cx, weft_value *x, weft_value *q);
 WEFT_API weft_value *weft_polygamma(weft_ctx *cx, weft_value *n, weft_value *x);
+/* tf.math.nextafter(x1, x2): the next representable value after x1 in
+ * the direction of x2 (C's nextafter, nextafterf for f32); f32 or f64,
+ * broadcast and promoted as atan2. */
+WEFT_API weft_value *weft_nextafter(weft_ctx *cx, weft_value *x1, weft_value *x2);
 /* tf.math.asinh, acosh (NaN below 1), atanh (+-inf at +-1, NaN beyond)
  * and lgamma (log |gamma(x)|, +inf at 0 and the negative integers; the
  * reentrant lgamma_r, so no global sign is written): float functions as

@@ -97,7 +97,8 @@ static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_maximum, weft_lt, weft_eq, weft_mod, weft_pow,
                                    weft_floordiv, weft_ge, weft_ne, weft_truediv, weft_atan2,
                                    weft_igamma, weft_igammac, weft_truncatediv,
-                                   weft_truncatemod, weft_zeta, weft_polygamma };
+                                   weft_truncatemod, weft_zeta, weft_polygamma,
+                                   weft_nextafter };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
                                     weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
                                     weft_relu6 };
@@ -311,7 +312,8 @@ static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_logical_and, weft_logical_or, weft_atan2,
                                    weft_bitwise_and, weft_bitwise_or, weft_bitwise_xor,
                                    weft_left_shift, weft_right_shift, weft_igamma, weft_igammac,
-                                   weft_truncatediv, weft_truncatemod, weft_zeta, weft_polygamma };
+                                   weft_truncatediv, weft_truncatemod, weft_zeta, weft_polygamma,
+                                   weft_nextafter };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,

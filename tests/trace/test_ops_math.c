@@ -358,6 +358,34 @@ Test(ops_math, truncatediv_and_truncatemod)
     weft_tensor_release(in[1]);
 }
 
+/* nextafter steps one ulp toward x2 (C's, in the operand's dtype); rint
+ * is round, half to even. */
+Test(ops_math, nextafter_and_rint)
+{
+    op_case na = { .bin = weft_nextafter };
+    const double a[] = {1, 1, 0, 0, 2, -1, INFINITY, DBL_MAX, NAN, 1};
+    const double b[] = {2, 0, 1, -1, 2, -INFINITY, 0, INFINITY, 1, NAN};
+    weft_tensor *in[2] = { tensor(WEFT_F64, N(a), a), tensor(WEFT_F64, N(b), b) };
+    const double w[] = {1 + DBL_EPSILON, 1 - DBL_EPSILON / 2, DBL_TRUE_MIN,
+                        -DBL_TRUE_MIN, 2, -1 - DBL_EPSILON, DBL_MAX, INFINITY, NAN,
+                        NAN};
+    check(run(&na, in), WEFT_F64, w, N(a), 0, "nextafter f64");
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+    const float af[] = {1, 1, 0}, bf[] = {2, 0, -1};
+    in[0] = tensor(WEFT_F32, 3, af);
+    in[1] = tensor(WEFT_F32, 3, bf);
+    const double wf[] = {1 + FLT_EPSILON, 1 - FLT_EPSILON / 2, -(double)FLT_TRUE_MIN};
+    check(run(&na, in), WEFT_F32, wf, 3, 0, "nextafter f32");
+    weft_tensor_release(in[0]);
+    weft_tensor_release(in[1]);
+    const double r[] = {0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6, 1e300};
+    const double wr[] = {0, 2, 2, -0.0, -2, 2, -3, 1e300};
+    in[0] = tensor(WEFT_F64, N(r), r);
+    check(run(&(op_case){ .un = weft_rint }, in), WEFT_F64, wr, N(r), 0, "rint");
+    weft_tensor_release(in[0]);
+}
+
 Test(ops_math, logical_ops)
 {
     const uint8_t a[] = {0, 0, 1, 1}, b[] = {0, 1, 0, 1};

@@ -227,6 +227,7 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_IGAMMAC: return PICK(weft__igammac);
     case WEFT__OP_ZETA: return PICK(weft__zeta);
     case WEFT__OP_POLYGAMMA: return PICK(weft__polygamma);
+    case WEFT__OP_NEXTAFTER: return PICK(nextafter);
     case WEFT__OP_ASINH: return PICK(asinh);
     case WEFT__OP_ACOSH: return PICK(acosh);
     case WEFT__OP_ATANH: return PICK(atanh);
@@ -418,7 +419,7 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_TRUNCATEMOD:
         return fl ? call_libm(g, libm_of(in->op, dt), T, a, y) : int_trunc_divmod(g, true, a, y);
     case WEFT__OP_POW: case WEFT__OP_ATAN2: case WEFT__OP_IGAMMA: case WEFT__OP_IGAMMAC:
-    case WEFT__OP_ZETA: case WEFT__OP_POLYGAMMA:
+    case WEFT__OP_ZETA: case WEFT__OP_POLYGAMMA: case WEFT__OP_NEXTAFTER:
         return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
