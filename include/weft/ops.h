@@ -1264,6 +1264,20 @@ WEFT_API weft_value *weft_max_pool2d(weft_ctx *cx, weft_value *input, const int6
                                      const int64_t *strides, weft_padding padding);
 WEFT_API weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                                      const int64_t *strides, weft_padding padding);
+/* tf.nn.max_pool_with_argmax(input, ksize, strides, padding,
+ * include_batch_in_index): outs[0] is weft_max_pool2d's result, outs[1]
+ * (i64, the same shape) the flat index of the element each maximum came
+ * from, ((y width + x) channels + c), plus batch height width channels
+ * with include_batch_in_index (which needs the batch known while
+ * tracing).  The first element of the window in row-major order holds
+ * each maximum, as TensorFlow's kernel picks it; a NaN in a window is
+ * its maximum (weft_max_pool2d's rule; TensorFlow's kernel skips NaN
+ * after the window's first element).  Padding is never picked.  NHWC with
+ * h, w and c known while tracing; i32, i64, f32, f64.  Returns 0, or the
+ * context's error code with both outs NULL (outs NULL is WEFT_EINVAL). */
+WEFT_API int weft_max_pool_with_argmax(weft_ctx *cx, weft_value *input, const int64_t *ksize,
+                                       const int64_t *strides, weft_padding padding,
+                                       bool include_batch_in_index, weft_value **outs);
 /* tf.nn.max_pool1d(input, ksize, strides, padding) and tf.nn.avg_pool1d:
  * input [batch, width, channels], a window of ksize elements (>= 1)
  * every stride (>= 1); weft_max_pool2d's and weft_avg_pool2d's rules on
