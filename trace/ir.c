@@ -96,7 +96,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_IGAMMA] = "igamma", [WEFT__OP_IGAMMAC] = "igammac",
     [WEFT__OP_TRUNCATEDIV] = "truncatediv", [WEFT__OP_TRUNCATEMOD] = "truncatemod",
     [WEFT__OP_ZETA] = "zeta", [WEFT__OP_POLYGAMMA] = "polygamma",
-    [WEFT__OP_NEXTAFTER] = "nextafter",
+    [WEFT__OP_NEXTAFTER] = "nextafter", [WEFT__OP_EXPINT] = "expint",
+    [WEFT__OP_DAWSN] = "dawsn", [WEFT__OP_SPENCE] = "spence",
 };
 
 const char *weft__op_name(weft__op op)

@@ -190,7 +190,10 @@
     XX(TRUNCATEMOD, BINARY, 2)             \
     XX(ZETA,       BINARY,  2)             \
     XX(POLYGAMMA,  BINARY,  2)             \
-    XX(NEXTAFTER,  BINARY,  2)
+    XX(NEXTAFTER,  BINARY,  2)             \
+    XX(EXPINT,     UNARY,   1)             \
+    XX(DAWSN,      UNARY,   1)             \
+    XX(SPENCE,     UNARY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -269,6 +269,17 @@ WEFT_API weft_value *weft_bessel_k0(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_k0e(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_k1(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_bessel_k1e(weft_ctx *cx, weft_value *a);
+/* tf.math.special.expint, dawsn and spence, elementwise on f32 or f64:
+ * expint(x) = Ei(x), the principal value of the integral of e^t / t from
+ * -inf to x (-inf at 0; for x < 0, -E1(-x) as SciPy's expi, where
+ * TensorFlow documents x > 0 only); dawsn(x) = e^-x^2 times the integral
+ * of e^t^2 from 0 to x (Dawson's integral, odd); spence(x) = the integral
+ * of ln t / (1 - t) from 1 to x = Li2(1 - x), for x >= 0 (NaN below;
+ * pi^2 / 6 at 0).  weft's own in long double: series whose terms do not
+ * cancel, and an asymptotic series or continued fraction beyond them. */
+WEFT_API weft_value *weft_expint(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_dawsn(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_spence(weft_ctx *cx, weft_value *a);
 
 /* tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert (~a),
  * left_shift and right_shift (arithmetic: the sign is kept) on i32 and
