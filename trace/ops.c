@@ -522,6 +522,18 @@ static weft_value *const_scalar(weft_ctx *cx, weft_dtype dt, const void *v, bool
     return c;
 }
 
+weft_value *weft__ops_constant(weft_ctx *cx, const char *fn, weft_dtype dt, int rank,
+                               const int64_t *dims, const void *data, weft_dtype cast_to)
+{
+    weft_tensor *t = NULL;
+    int rc = weft_tensor_create(dt, rank, dims, data, &t);
+    if (rc != 0)
+        return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
+    weft_value *c = weft_const_tensor(cx, t);
+    weft_tensor_release(t);
+    return dt == cast_to ? c : weft_cast(cx, c, cast_to);
+}
+
 weft_value *weft__value_strong(weft_ctx *cx, weft_value *v)
 {
     if (!weft__value_is_weak(v))

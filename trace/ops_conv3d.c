@@ -216,13 +216,9 @@ static weft_value *pool3d(weft_ctx *cx, const char *fn, bool is_max, weft_value 
         int64_t lo = o * st[0] - before, hi = lo + k[0];
         count[o] = (double)((hi < d ? hi : d) - (lo > 0 ? lo : 0));
     }
-    weft_tensor *ct = NULL;
-    int rc = weft_tensor_create(WEFT_F64, 5, (const int64_t[]){ 1, out_d, 1, 1, 1 }, count, &ct);
+    weft_value *cv = weft__ops_constant(cx, fn, WEFT_F64, 5, (const int64_t[]){ 1, out_d, 1, 1, 1 },
+                                        count, dt);
     weft__free(count);
-    if (rc != 0)
-        return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
-    weft_value *cv = weft_cast(cx, weft_const_tensor(cx, ct), dt);
-    weft_tensor_release(ct);
     return weft__op_binary(cx, WEFT__OP_DIV, fn, acc, cv);
 }
 

@@ -58,13 +58,8 @@ static weft_value *dct_matrix(weft_ctx *cx, const char *fn, int type, bool ortho
     for (int64_t n = 0; n < N; n++)
         for (int64_t k = 0; k < N; k++)
             m[n * N + k] = dct_coefficient(type, ortho, N, n, k);
-    weft_tensor *t = NULL;
-    int rc = weft_tensor_create(WEFT_F64, 2, dims, m, &t);
+    weft_value *v = weft__ops_constant(cx, fn, WEFT_F64, 2, dims, m, dt);
     weft__free(m);
-    if (rc != 0)
-        return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
-    weft_value *v = weft_cast(cx, weft_const_tensor(cx, t), dt);
-    weft_tensor_release(t);
     return v;
 }
 

@@ -335,13 +335,9 @@ static weft_value *tiled_filter(weft_ctx *cx, const char *fn, const double *taps
         for (int64_t ch = 0; ch < c; ch++)
             for (int64_t k = 0; k < m; k++)
                 v[(yx * c + ch) * m + k] = taps[yx * m + k];
-    weft_tensor *t = NULL;
-    int rc = weft_tensor_create(WEFT_F64, 4, (const int64_t[]){ rows, cols, c, m }, v, &t);
+    weft_value *f = weft__ops_constant(cx, fn, WEFT_F64, 4, (const int64_t[]){ rows, cols, c, m },
+                                       v, dt);
     weft__free(v);
-    if (rc != 0)
-        return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
-    weft_value *f = weft_cast(cx, weft_const_tensor(cx, t), dt);
-    weft_tensor_release(t);
     return f;
 }
 

@@ -46,6 +46,13 @@ static inline weft_value *weft__step2(const weft__steps *s, weft__op op, weft_va
  * logical ops). */
 bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in);
 
+/* A constant of dtype dt and shape dims[0..rank) holding a copy of data
+ * (laid out as weft_tensor_create takes it), cast to cast_to; NULL with
+ * the context failed (naming fn) when it cannot be made.  The tables and
+ * filters that compositions build while tracing. */
+weft_value *weft__ops_constant(weft_ctx *cx, const char *fn, weft_dtype dt, int rank,
+                               const int64_t *dims, const void *data, weft_dtype cast_to);
+
 /* v itself, or for a weak scalar an ordinary (strong) constant of the same
  * dtype and value: what a function traced for v's spec would see. */
 weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);

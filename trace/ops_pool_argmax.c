@@ -65,19 +65,6 @@ static bool plan_pool(weft_ctx *cx, const char *fn, weft_value *input, const int
     return true;
 }
 
-/* A constant tensor of dt and shape dims holding v[0..numel). */
-static weft_value *constant(weft_ctx *cx, const char *fn, weft_dtype dt, int rank,
-                            const int64_t *dims, const void *v)
-{
-    weft_tensor *t = NULL;
-    int rc = weft_tensor_create(dt, rank, dims, v, &t);
-    if (rc != 0)
-        return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
-    weft_value *c = weft_const_tensor(cx, t);
-    weft_tensor_release(t);
-    return c;
-}
-
 /* bool [1, oh, ow, taps, 1]: whether tap t of window (oy, ox) lies in the
  * input rather than in the padding. */
 static weft_value *inside_mask(weft_ctx *cx, const char *fn, const argmax_pool *p)
@@ -94,7 +81,7 @@ static weft_value *inside_mask(weft_ctx *cx, const char *fn, const argmax_pool *
                 m[i] = y >= 0 && y < p->in[0] && x >= 0 && x < p->in[1];
             }
     const int64_t dims[5] = { 1, p->out[0], p->out[1], taps, 1 };
-    weft_value *v = constant(cx, fn, WEFT_BOOL, 5, dims, m);
+    weft_value *v = weft__ops_constant(cx, fn, WEFT_BOOL, 5, dims, m, WEFT_BOOL);
     weft__free(m);
     return v;
 }
@@ -111,7 +98,7 @@ static weft_value *window_origins(weft_ctx *cx, const char *fn, const argmax_poo
         v[o] = o * p->st[d] - p->before[d];
     int64_t dims[4] = { 1, 1, 1, 1 };
     dims[axis] = n;
-    weft_value *c = constant(cx, fn, WEFT_I64, 4, dims, v);
+    weft_value *c = weft__ops_constant(cx, fn, WEFT_I64, 4, dims, v, WEFT_I64);
     weft__free(v);
     return c;
 }

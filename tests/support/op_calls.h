@@ -135,6 +135,32 @@ static inline void op_unary_values(op_unary_fn f, weft_dtype dt, const double *x
     weft_tensor_release(t);
 }
 
+/* An elementwise op of two operands, for op_binary_values. */
+typedef weft_value *(*op_binary_fn)(weft_ctx *cx, weft_value *a, weft_value *b);
+
+static inline int op_binary_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                                 void *user)
+{
+    outs[0] = (*(const op_binary_fn *)user)(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+/* f(a, b) of the vectors a[0..na) and b[0..n) of dtype dt, into y[0..n)
+ * (na 1: a is a scalar, broadcast; otherwise na is n): the same bits
+ * eagerly and traced on every runtime of rts[]. */
+static inline void op_binary_values(op_binary_fn f, weft_dtype dt, const double *a, int64_t na,
+                                    const double *b, int64_t n, double *y)
+{
+    weft_tensor *t[2] = { test_tensor(dt, na == 1 ? 0 : 1, &na, a), test_tensor(dt, 1, &n, b) };
+    weft_tensor *out;
+    op_results_everywhere(op_binary_body, &f, t, 2, &out, 1, "binary op");
+    for (int64_t i = 0; i < n; i++)
+        y[i] = test_element(out, i);
+    weft_tensor_release(out);
+    weft_tensor_release(t[0]);
+    weft_tensor_release(t[1]);
+}
+
 /* f of f32 inputs is f of the same inputs in f64, rounded once: checked
  * at x[0..n) (each rounded to f32 first; n at most 64). */
 static inline void op_expect_f32_from_f64(op_unary_fn f, const double *x, int64_t n,

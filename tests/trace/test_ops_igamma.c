@@ -14,29 +14,6 @@
 TestSuite(ops_igamma, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
           .timeout = 60);
 
-typedef weft_value *(*binop)(weft_ctx *cx, weft_value *a, weft_value *b);
-
-static int bin_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    outs[0] = (*(const binop *)user)(cx, a[0], a[1]);
-    return weft_ctx_status(cx);
-}
-
-/* f(a[i], x[i]) for i < n in dtype dt (the same everywhere) into y; na 1
- * broadcasts a scalar a. */
-static void run(binop f, weft_dtype dt, const double *a, int64_t na, const double *x, int64_t n,
-                double *y)
-{
-    weft_tensor *t[2] = { test_tensor(dt, na == 1 ? 0 : 1, &na, a), test_tensor(dt, 1, &n, x) };
-    weft_tensor *out;
-    op_results_everywhere(bin_body, &f, t, 2, &out, 1, "igamma");
-    for (int64_t i = 0; i < n; i++)
-        y[i] = test_element(out, i);
-    weft_tensor_release(out);
-    weft_tensor_release(t[0]);
-    weft_tensor_release(t[1]);
-}
-
 static void close_to(double got, long double want, long double rel, const char *what, double a,
                      double x)
 {
@@ -51,16 +28,16 @@ Test(ops_igamma, closed_forms)
 {
     double p[N_X], q[N_X];
     const double one = 1, half = 0.5;
-    run(weft_igamma, WEFT_F64, &one, 1, xs, N_X, p);
-    run(weft_igammac, WEFT_F64, &one, 1, xs, N_X, q);
+    op_binary_values(weft_igamma, WEFT_F64, &one, 1, xs, N_X, p);
+    op_binary_values(weft_igammac, WEFT_F64, &one, 1, xs, N_X, q);
     for (size_t i = 0; i < N_X; i++) {
         /* Q as 1 - P below x = 2 keeps about 15 digits. */
         close_to(q[i], expl(-(long double)xs[i]), xs[i] < 2 ? 2e-15L : 4e-16L, "igammac", 1,
                  xs[i]);
         close_to(p[i], -expm1l(-(long double)xs[i]), 4e-16L, "igamma", 1, xs[i]);
     }
-    run(weft_igamma, WEFT_F64, &half, 1, xs, N_X, p);
-    run(weft_igammac, WEFT_F64, &half, 1, xs, N_X, q);
+    op_binary_values(weft_igamma, WEFT_F64, &half, 1, xs, N_X, p);
+    op_binary_values(weft_igammac, WEFT_F64, &half, 1, xs, N_X, q);
     for (size_t i = 0; i < N_X; i++) {
         long double r = sqrtl(xs[i]);
         close_to(p[i], erfl(r), 1e-15L, "igamma", 0.5, xs[i]);
@@ -77,8 +54,8 @@ Test(ops_igamma, closed_forms)
             }
             long double want_q = expl(-x) * sum;
             double pq[2];
-            run(weft_igammac, WEFT_F64, &a, 1, &xs[i], 1, &pq[0]);
-            run(weft_igamma, WEFT_F64, &a, 1, &xs[i], 1, &pq[1]);
+            op_binary_values(weft_igammac, WEFT_F64, &a, 1, &xs[i], 1, &pq[0]);
+            op_binary_values(weft_igamma, WEFT_F64, &a, 1, &xs[i], 1, &pq[1]);
             close_to(pq[0], want_q, 1e-14L, "igammac", a, xs[i]);
             if (want_q < 0.5)
                 close_to(pq[1], 1 - want_q, 1e-15L, "igamma", a, xs[i]);
@@ -91,9 +68,9 @@ Test(ops_igamma, recurrence_and_complement)
     const double as[] = { 0.3, 2.5, 7.25, 40.5 };
     for (size_t k = 0; k < sizeof as / sizeof as[0]; k++) {
         double a0 = as[k], a1 = as[k] + 1, p0[N_X], p1[N_X], q0[N_X];
-        run(weft_igamma, WEFT_F64, &a0, 1, xs, N_X, p0);
-        run(weft_igamma, WEFT_F64, &a1, 1, xs, N_X, p1);
-        run(weft_igammac, WEFT_F64, &a0, 1, xs, N_X, q0);
+        op_binary_values(weft_igamma, WEFT_F64, &a0, 1, xs, N_X, p0);
+        op_binary_values(weft_igamma, WEFT_F64, &a1, 1, xs, N_X, p1);
+        op_binary_values(weft_igammac, WEFT_F64, &a0, 1, xs, N_X, q0);
         for (size_t i = 0; i < N_X; i++) {
             long double x = xs[i];
             long double step = expl(a0 * logl(x) - x - lgammal(a1));
@@ -109,7 +86,7 @@ Test(ops_igamma, recurrence_and_complement)
     const double big[2] = { 1e3, 1e4 };
     for (int k = 0; k < 2; k++) {
         double p;
-        run(weft_igamma, WEFT_F64, &big[k], 1, &big[k], 1, &p);
+        op_binary_values(weft_igamma, WEFT_F64, &big[k], 1, &big[k], 1, &p);
         double want = 0.5 + 1 / (3 * sqrt(2 * M_PI * big[k]));
         cr_assert(fabs(p - want) <= 1e-4 / sqrt(big[k]), "P(%g, %g) = %.17g", big[k], big[k], p);
     }
@@ -119,8 +96,8 @@ Test(ops_igamma, edges_nan_broadcast_and_f32)
 {
     const double a[6] = { 0, -1, 2, 2, 2, NAN }, x[6] = { 1, 1, -1, 0, INFINITY, 1 };
     double p[6], q[6];
-    run(weft_igamma, WEFT_F64, a, 6, x, 6, p);
-    run(weft_igammac, WEFT_F64, a, 6, x, 6, q);
+    op_binary_values(weft_igamma, WEFT_F64, a, 6, x, 6, p);
+    op_binary_values(weft_igammac, WEFT_F64, a, 6, x, 6, q);
     cr_assert(isnan(p[0]) && isnan(p[1]) && isnan(p[2]) && p[3] == 0 && p[4] == 1 && isnan(p[5]));
     cr_assert(isnan(q[0]) && isnan(q[1]) && isnan(q[2]) && q[3] == 1 && q[4] == 0 && isnan(q[5]));
     /* f32: the f64 result of the f32 inputs, rounded once. */
@@ -129,10 +106,10 @@ Test(ops_igamma, edges_nan_broadcast_and_f32)
         g[i] = (float)xs[i];
         ga[i] = (float)(0.4 + 1.7 * (double)i);
     }
-    const binop fs[2] = { weft_igamma, weft_igammac };
+    const op_binary_fn fs[2] = { weft_igamma, weft_igammac };
     for (int k = 0; k < 2; k++) {
-        run(fs[k], WEFT_F32, ga, N_X, g, N_X, y32);
-        run(fs[k], WEFT_F64, ga, N_X, g, N_X, y64);
+        op_binary_values(fs[k], WEFT_F32, ga, N_X, g, N_X, y32);
+        op_binary_values(fs[k], WEFT_F64, ga, N_X, g, N_X, y64);
         for (size_t i = 0; i < N_X; i++)
             cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at (%g, %g)", k, ga[i], g[i]);
     }

@@ -16,27 +16,6 @@ TestSuite(ops_zeta, .init = suite_runtimes_create, .fini = suite_runtimes_destro
 
 #define PI_L 3.141592653589793238462643383279502884L
 
-typedef weft_value *(*binop)(weft_ctx *cx, weft_value *a, weft_value *b);
-
-static int bin_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    outs[0] = (*(const binop *)user)(cx, a[0], a[1]);
-    return weft_ctx_status(cx);
-}
-
-/* f(a[i], b[i]) for i < n in dtype dt (the same everywhere) into y. */
-static void run(binop f, weft_dtype dt, const double *a, const double *b, int64_t n, double *y)
-{
-    weft_tensor *t[2] = { test_tensor(dt, 1, &n, a), test_tensor(dt, 1, &n, b) };
-    weft_tensor *out;
-    op_results_everywhere(bin_body, &f, t, 2, &out, 1, "zeta");
-    for (int64_t i = 0; i < n; i++)
-        y[i] = test_element(out, i);
-    weft_tensor_release(out);
-    weft_tensor_release(t[0]);
-    weft_tensor_release(t[1]);
-}
-
 static void close_to(double got, long double want, long double rel, const char *what, double a,
                      double b)
 {
@@ -56,7 +35,7 @@ Test(ops_zeta, closed_forms)
     };
     const size_t n = sizeof x / sizeof x[0];
     double y[sizeof x / sizeof x[0]];
-    run(weft_zeta, WEFT_F64, x, q, (int64_t)n, y);
+    op_binary_values(weft_zeta, WEFT_F64, x, (int64_t)n, q, (int64_t)n, y);
     for (size_t i = 0; i < n; i++)
         close_to(y[i], want[i], 4e-16L, "zeta", x[i], q[i]);
     /* psi^(n)(x) = (-1)^(n + 1) n! zeta(n + 1, x). */
@@ -64,7 +43,7 @@ Test(ops_zeta, closed_forms)
     const long double pw[] = { pi2 / 6, pi2 / 2, -2 * 1.202056903159594285399738161511449991L,
                                pi2 * pi2 / 15, pi2 / 6 - 1 };
     double py[5];
-    run(weft_polygamma, WEFT_F64, pn, px, 5, py);
+    op_binary_values(weft_polygamma, WEFT_F64, pn, 5, px, 5, py);
     for (size_t i = 0; i < 5; i++)
         close_to(py[i], pw[i], 6e-16L, "polygamma", pn[i], px[i]);
 }
@@ -94,8 +73,8 @@ Test(ops_zeta, against_a_direct_sum_and_the_recurrence)
             q[i * NQ + j] = qs[j];
             q1[i * NQ + j] = qs[j] + 1;
         }
-    run(weft_zeta, WEFT_F64, x, q, NX * NQ, y);
-    run(weft_zeta, WEFT_F64, x, q1, NX * NQ, y1);
+    op_binary_values(weft_zeta, WEFT_F64, x, NX * NQ, q, NX * NQ, y);
+    op_binary_values(weft_zeta, WEFT_F64, x, NX * NQ, q1, NX * NQ, y1);
     for (int k = 0; k < NX * NQ; k++) {
         close_to(y[k], direct_zeta(x[k], q[k]), 6e-16L, "zeta", x[k], q[k]);
         long double step = powl(q[k], -(long double)x[k]);
@@ -112,7 +91,7 @@ Test(ops_zeta, domain)
     const double want[] = { INFINITY, NAN, INFINITY, INFINITY, NAN, NAN, 0, NAN, NAN,
                             /* (-1.5)^-3 + (-0.5)^-3 + zeta(3, 0.5) */ 0, NAN };
     double y[11];
-    run(weft_zeta, WEFT_F64, x, q, 11, y);
+    op_binary_values(weft_zeta, WEFT_F64, x, 11, q, 11, y);
     for (int i = 0; i < 11; i++) {
         if (i == 9) {
             long double z = 7 * 1.202056903159594285399738161511449991L;
@@ -124,7 +103,7 @@ Test(ops_zeta, domain)
     }
     const double n[] = { 1.5, -1, NAN, 2 }, px[] = { 1, 1, 1, 0 };
     double py[4];
-    run(weft_polygamma, WEFT_F64, n, px, 4, py);
+    op_binary_values(weft_polygamma, WEFT_F64, n, 4, px, 4, py);
     cr_assert(isnan(py[0]) && isnan(py[1]) && isnan(py[2]), "%g %g %g", py[0], py[1], py[2]);
     cr_assert(isinf(py[3]), "polygamma(2, 0) = %g, a pole", py[3]);
 }
@@ -142,7 +121,7 @@ Test(ops_zeta, order_zero_is_digamma_and_f32_rounds_f64)
     const double x[] = { -2.5, -0.5, 0.25, 1, 1.4616321449683622, 7, 1e6 };
     const double zero[7] = { 0 };
     double y[7];
-    run(weft_polygamma, WEFT_F64, zero, x, 7, y);
+    op_binary_values(weft_polygamma, WEFT_F64, zero, 7, x, 7, y);
     int64_t n = 7;
     weft_tensor *t = test_tensor(WEFT_F64, 1, &n, x), *d;
     op_results_everywhere(digamma_body, NULL, &t, 1, &d, 1, "digamma");
@@ -153,8 +132,8 @@ Test(ops_zeta, order_zero_is_digamma_and_f32_rounds_f64)
     weft_tensor_release(d);
     const double zx[] = { 2, 3.5, 1.25, 20 }, zq[] = { 1, 0.75, 3, 2.5 };
     double z64[4], z32[4];
-    run(weft_zeta, WEFT_F64, zx, zq, 4, z64);
-    run(weft_zeta, WEFT_F32, zx, zq, 4, z32);
+    op_binary_values(weft_zeta, WEFT_F64, zx, 4, zq, 4, z64);
+    op_binary_values(weft_zeta, WEFT_F32, zx, 4, zq, 4, z32);
     for (int i = 0; i < 4; i++)
         cr_assert(z32[i] == (double)(float)z64[i], "zeta f32(%g, %g) = %.9g, want %.9g", zx[i],
                   zq[i], z32[i], (double)(float)z64[i]);

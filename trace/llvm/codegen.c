@@ -317,17 +317,34 @@ static LLVMValueRef emit_cast(cg *g, weft_dtype from, weft_dtype to, LLVMValueRe
     return flt_to_int(g, x, from, to);
 }
 
+/* The divisor's two cases that C's / and % cannot take (0 traps, and -1
+ * traps for MIN), and the divisor with both replaced by 1. */
+typedef struct divisor {
+    LLVMValueRef zero, is_zero, is_minus1, odd, safe;
+} divisor;
+
+static divisor divisor_of(cg *g, LLVMValueRef y)
+{
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef T = elem_ty(LLVMTypeOf(y));
+    divisor d;
+    d.zero = kint(g, T, 0);
+    d.is_zero = LLVMBuildICmp(b, LLVMIntEQ, y, d.zero, "");
+    d.is_minus1 = LLVMBuildICmp(b, LLVMIntEQ, y, kint(g, T, -1), "");
+    d.odd = LLVMBuildOr(b, d.is_zero, d.is_minus1, "");
+    d.safe = LLVMBuildSelect(b, d.odd, kint(g, T, 1), y, "");
+    return d;
+}
+
 /* Floor division and modulo of integers, 0 for a zero divisor (div_S,
  * mod_S). */
 static LLVMValueRef int_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
 {
     LLVMBuilderRef b = g->b;
     LLVMTypeRef T = elem_ty(LLVMTypeOf(a));
-    LLVMValueRef zero = kint(g, T, 0);
-    LLVMValueRef isz = LLVMBuildICmp(b, LLVMIntEQ, y, zero, "");
-    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, y, kint(g, T, -1), "");
-    LLVMValueRef odd = LLVMBuildOr(b, isz, ism1, "");
-    LLVMValueRef safe = LLVMBuildSelect(b, odd, kint(g, T, 1), y, "");
+    divisor dv = divisor_of(g, y);
+    LLVMValueRef zero = dv.zero, isz = dv.is_zero, ism1 = dv.is_minus1, odd = dv.odd;
+    LLVMValueRef safe = dv.safe;
     LLVMValueRef rm = LLVMBuildSRem(b, a, safe, "");
     LLVMValueRef yneg = LLVMBuildICmp(b, LLVMIntSLT, y, zero, "");
     LLVMValueRef rnz = LLVMBuildICmp(b, LLVMIntNE, rm, zero, "");
@@ -350,17 +367,12 @@ static LLVMValueRef int_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
 static LLVMValueRef int_trunc_divmod(cg *g, bool mod, LLVMValueRef a, LLVMValueRef y)
 {
     LLVMBuilderRef b = g->b;
-    LLVMTypeRef T = elem_ty(LLVMTypeOf(a));
-    LLVMValueRef zero = kint(g, T, 0);
-    LLVMValueRef isz = LLVMBuildICmp(b, LLVMIntEQ, y, zero, "");
-    LLVMValueRef ism1 = LLVMBuildICmp(b, LLVMIntEQ, y, kint(g, T, -1), "");
-    LLVMValueRef safe = LLVMBuildSelect(b, LLVMBuildOr(b, isz, ism1, ""), kint(g, T, 1), y, "");
+    divisor dv = divisor_of(g, y);
     if (mod)
-        return LLVMBuildSelect(b, LLVMBuildOr(b, isz, ism1, ""), zero,
-                               LLVMBuildSRem(b, a, safe, ""), "");
-    LLVMValueRef q = LLVMBuildSDiv(b, a, safe, "");
-    LLVMValueRef neg = LLVMBuildSub(b, zero, a, "");
-    return LLVMBuildSelect(b, isz, zero, LLVMBuildSelect(b, ism1, neg, q, ""), "");
+        return LLVMBuildSelect(b, dv.odd, dv.zero, LLVMBuildSRem(b, a, dv.safe, ""), "");
+    LLVMValueRef q = LLVMBuildSDiv(b, a, dv.safe, "");
+    LLVMValueRef neg = LLVMBuildSub(b, dv.zero, a, "");
+    return LLVMBuildSelect(b, dv.is_zero, dv.zero, LLVMBuildSelect(b, dv.is_minus1, neg, q, ""), "");
 }
 
 /* Python's float % (mod_S). */
