@@ -193,7 +193,9 @@
     XX(NEXTAFTER,  BINARY,  2)             \
     XX(EXPINT,     UNARY,   1)             \
     XX(DAWSN,      UNARY,   1)             \
-    XX(SPENCE,     UNARY,   1)
+    XX(SPENCE,     UNARY,   1)             \
+    XX(FRESNEL_COS, UNARY,  1)             \
+    XX(FRESNEL_SIN, UNARY,  1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

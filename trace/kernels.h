@@ -82,14 +82,18 @@ double weft__zeta(double x, double q);
 float weft__zetaf(float x, float q);
 double weft__polygamma(double n, double x);
 float weft__polygammaf(float n, float x);
-/* The exponential integral Ei, Dawson's integral and Spence's function
- * (special_integrals.c), as above. */
+/* The exponential integral Ei, Dawson's integral, Spence's function and
+ * the Fresnel integrals C and S (special_integrals.c), as above. */
 double weft__expint(double x);
 float weft__expintf(float x);
 double weft__dawsn(double x);
 float weft__dawsnf(float x);
 double weft__spence(double x);
 float weft__spencef(float x);
+double weft__fresnel_cos(double x);
+float weft__fresnel_cosf(float x);
+double weft__fresnel_sin(double x);
+float weft__fresnel_sinf(float x);
 
 /* Work (elements, or multiply-adds) above which weft__kernel_eval may cut a
  * node into several chunks when given a runtime.  No result depends on the

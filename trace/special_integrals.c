@@ -1,9 +1,10 @@
-/* Three of tf.math.special's integrals, for the UNARY ops expint, dawsn
- * and spence: weft's own, in long double and rounded once to double (the
+/* Five of tf.math.special's integrals, for the UNARY ops expint, dawsn,
+ * spence, fresnel_cos and fresnel_sin: weft's own, in long double and rounded once to double (the
  * f32 forms round the double result), called alike by the interpreter's
  * loops and by native code.  Each uses series whose terms do not cancel
  * where they are used, and an asymptotic series or continued fraction
  * where they would. */
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 
@@ -186,4 +187,92 @@ double weft__spence(double x)
 float weft__spencef(float x)
 {
     return (float)weft__spence(x);
+}
+
+/* ---- Fresnel integrals ----------------------------------------------------------- */
+
+/* x^2 modulo 4 (the period of pi t^2 / 2 in t^2), kept exact with an FMA
+ * so that large x keep their phase. */
+static long double square_mod4(double x)
+{
+    double hi = x * x, lo = fma(x, x, -hi);
+    return (long double)fmod(hi, 4.0) + lo;
+}
+
+/* C(x) and S(x), the integrals of cos(pi t^2 / 2) and sin(pi t^2 / 2)
+ * from 0 to x: up to |x| = 2 their power series (sum over k of
+ * (pi/2)^k x^(2k+1) / (k! (2k + 1)), even k to C and odd to S, signs
+ * alternating in pairs), beyond it C + iS = (1 + i) / 2 erf(sqrt(pi) / 2
+ * (1 - i) x) through erfc's complex continued fraction (modified Lentz).
+ * Odd functions; 1/2 at infinity. */
+static void fresnel(double x, double *c_out, double *s_out)
+{
+    long double a = fabs(x), c, s;
+    if (a == INFINITY) {
+        c = s = 0.5L;
+    } else if (a <= 2) {
+        const long double half_pi = 1.570796326794896619231321691639751442L;
+        long double t = a, x2 = a * a;
+        c = a;
+        s = 0;
+        for (int k = 1; k < 200; k++) {
+            t *= half_pi * x2 / k;
+            long double term = t / (2 * k + 1);
+            long double signed_term = (k / 2) % 2 ? -term : term;
+            if (k % 2)
+                s += signed_term;
+            else
+                c += signed_term;
+            if (term < SERIES_EPS * (c > s ? c : s))
+                break;
+        }
+    } else {
+        const long double pi = 3.141592653589793238462643383279502884L;
+        const long double tiny = LDBL_MIN * 16;
+        long double complex b = 1 - I * pi * a * a;
+        long double complex cc = 1 / tiny, d = 1 / b, h = d;
+        long double n = -1;
+        for (int k = 2; k < 400; k++) {
+            n += 2;
+            long double an = -n * (n + 1);
+            b += 4;
+            d = 1 / (an * d + b);
+            cc = b + an / cc;
+            long double complex step = cc * d;
+            h *= step;
+            if (fabsl(creall(step) - 1) + fabsl(cimagl(step)) < SERIES_EPS)
+                break;
+        }
+        h *= a - I * a;
+        long double phase = pi / 2 * square_mod4(a);
+        long double complex cs = (0.5L + 0.5L * I) * (1 - (cosl(phase) + I * sinl(phase)) * h);
+        c = creall(cs);
+        s = cimagl(cs);
+    }
+    *c_out = (double)(x < 0 ? -c : c);
+    *s_out = (double)(x < 0 ? -s : s);
+}
+
+double weft__fresnel_cos(double x)
+{
+    double c, s;
+    fresnel(x, &c, &s);
+    return x != x ? x : c;
+}
+
+double weft__fresnel_sin(double x)
+{
+    double c, s;
+    fresnel(x, &c, &s);
+    return x != x ? x : s;
+}
+
+float weft__fresnel_cosf(float x)
+{
+    return (float)weft__fresnel_cos(x);
+}
+
+float weft__fresnel_sinf(float x)
+{
+    return (float)weft__fresnel_sin(x);
 }

@@ -280,6 +280,13 @@ WEFT_API weft_value *weft_bessel_k1e(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_expint(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_dawsn(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_spence(weft_ctx *cx, weft_value *a);
+/* tf.math.special.fresnel_cos and fresnel_sin: the integrals of
+ * cos(pi t^2 / 2) and sin(pi t^2 / 2) from 0 to x, elementwise on f32 or
+ * f64 (odd; 1/2 at +inf).  weft's own in long double: the power series up
+ * to |x| = 2, erf's complex continued fraction beyond, with x^2 reduced
+ * modulo 4 exactly so that large x keep their phase. */
+WEFT_API weft_value *weft_fresnel_cos(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_fresnel_sin(weft_ctx *cx, weft_value *a);
 
 /* tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert (~a),
  * left_shift and right_shift (arithmetic: the sign is kept) on i32 and

@@ -112,7 +112,7 @@ static const diff_unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, we
                                     weft_bessel_j0, weft_bessel_j1, weft_bessel_y0,
                                     weft_bessel_y1, weft_bessel_k0, weft_bessel_k0e,
                                     weft_bessel_k1, weft_bessel_k1e, weft_expint, weft_dawsn,
-                                    weft_spence,
+                                    weft_spence, weft_fresnel_cos, weft_fresnel_sin,
                                     weft_selu, weft_softsign, weft_mish, weft_softplus, weft_silu, weft_log_sigmoid, weft_gelu_exact,
                                     weft_gelu, weft_elu, leaky_relu_02, softmax_last,
                                     log_softmax_last, logsumexp_last };
@@ -325,7 +325,8 @@ static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_l
                                  weft_bessel_i1, weft_bessel_i1e, weft_bessel_j0, weft_bessel_j1,
                                  weft_bessel_y0, weft_bessel_y1, weft_bessel_k0, weft_bessel_k0e,
                                  weft_bessel_k1, weft_bessel_k1e, weft_expint, weft_dawsn,
-                                 weft_spence, weft_invert, weft_is_nan,
+                                 weft_spence, weft_fresnel_cos, weft_fresnel_sin, weft_invert,
+                                 weft_is_nan,
                                  weft_is_inf,
                                  weft_is_finite, weft_softplus,
                                  weft_silu, weft_log_sigmoid, weft_relu6, weft_gelu_exact,

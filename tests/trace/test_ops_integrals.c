@@ -1,9 +1,10 @@
-/* expint, dawsn and spence against their defining integrals by Simpson's
- * rule in long double on a grid far finer than needed (Ei(x) = gamma +
- * ln|x| + int_0^x (e^t - 1) / t dt, E1(y) = int_0^1 e^(-y/u) / u du,
- * F(x) = int_0^x e^(t^2 - x^2) dt, spence(x) = int_1^x ln t / (1 - t)
- * dt), known values, Li2's duplication formula, the domain's edges, and
- * f32 (the f64 result rounded once); each call checked the same bits
+/* expint, dawsn, spence and the Fresnel integrals against their defining
+ * integrals by Simpson's rule in long double on a grid far finer than
+ * needed (Ei(x) = gamma + ln|x| + int_0^x (e^t - 1) / t dt, E1(y) =
+ * int_0^1 e^(-y/u) / u du, F(x) = int_0^x e^(t^2 - x^2) dt, spence(x) =
+ * int_1^x ln t / (1 - t) dt, C(x) and S(x) = int_0^x cos or sin (pi t^2 /
+ * 2) dt), known values, Li2's duplication formula, the domain's edges,
+ * and f32 (the f64 result rounded once); each call checked the same bits
  * eagerly and traced on 1, 2 and 4 workers. */
 #include <math.h>
 #include <stdlib.h>
@@ -48,6 +49,18 @@ static long double spence_integrand(long double t, long double p)
 {
     (void)p;
     return t == 1 ? -1 : logl(t) / (1 - t);
+}
+
+static long double fresnel_c_integrand(long double t, long double p)
+{
+    (void)p;
+    return cosl(PI_L / 2 * t * t);
+}
+
+static long double fresnel_s_integrand(long double t, long double p)
+{
+    (void)p;
+    return sinl(PI_L / 2 * t * t);
 }
 
 static void close_to(double got, long double want, long double rel, const char *what, double x)
@@ -152,6 +165,39 @@ Test(ops_integrals, spence_matches_its_integral)
     }
 }
 
+Test(ops_integrals, fresnel_matches_its_integrals)
+{
+    const double x[] = { 1e-6, 0.1, 0.5, 1, 1.99, 2.01, 3, 3.9, 5.5, 10, -2.5 };
+    enum { N = sizeof x / sizeof x[0] };
+    double c[N], s[N];
+    op_unary_values(weft_fresnel_cos, WEFT_F64, x, N, c);
+    op_unary_values(weft_fresnel_sin, WEFT_F64, x, N, s);
+    for (int i = 0; i < N; i++) {
+        long double wc = simpson(fresnel_c_integrand, 0, 0, x[i], 1000000);
+        long double ws = simpson(fresnel_s_integrand, 0, 0, x[i], 1000000);
+        /* Relative near 0 (S(x) is about x^3 there), else to the
+         * functions' scale, 1/2. */
+        close_to(c[i], wc, 2e-15L * (fabsl(x[i]) < 0.2 ? 1 : fmaxl(1, 0.5L / fabsl(wc))),
+                 "fresnel_cos", x[i]);
+        close_to(s[i], ws, 2e-15L * (fabsl(x[i]) < 0.2 ? 1 : fmaxl(1, 0.5L / fabsl(ws))),
+                 "fresnel_sin", x[i]);
+    }
+    /* Known values, the limits, and a large x whose x^2 is a multiple of 4
+     * (phase 0): C = 1/2 + O(x^-3), S = 1/2 - 1 / (pi x) + O(x^-5). */
+    const double e[] = { 1, INFINITY, -INFINITY, NAN, 0, 1e5 };
+    double ec[6], es[6];
+    op_unary_values(weft_fresnel_cos, WEFT_F64, e, 6, ec);
+    op_unary_values(weft_fresnel_sin, WEFT_F64, e, 6, es);
+    close_to(ec[0], 0.779893400376822829474206413652690137L, 3e-16L, "fresnel_cos", 1);
+    close_to(es[0], 0.438259147390354766076756696625152906L, 3e-16L, "fresnel_sin", 1);
+    cr_assert(ec[1] == 0.5 && es[1] == 0.5 && ec[2] == -0.5 && es[2] == -0.5, "%g %g %g %g",
+              ec[1], es[1], ec[2], es[2]);
+    cr_assert(isnan(ec[3]) && isnan(es[3]) && ec[4] == 0 && es[4] == 0, "%g %g %g %g", ec[3],
+              es[3], ec[4], es[4]);
+    close_to(ec[5], 0.5L, 1e-15L, "fresnel_cos", 1e5);
+    close_to(es[5], 0.5L - 1 / (PI_L * 1e5L), 1e-15L, "fresnel_sin", 1e5);
+}
+
 Test(ops_integrals, f32_rounds_the_f64_result)
 {
     const double x[] = { -3, -0.5, 0.25, 1, 2.5, 7.25, 30 };
@@ -159,4 +205,6 @@ Test(ops_integrals, f32_rounds_the_f64_result)
     op_expect_f32_from_f64(weft_dawsn, x, 7, "dawsn");
     const double s[] = { 0, 0.25, 0.75, 1.75, 5, 60 };
     op_expect_f32_from_f64(weft_spence, s, 6, "spence");
+    op_expect_f32_from_f64(weft_fresnel_cos, x, 7, "fresnel_cos");
+    op_expect_f32_from_f64(weft_fresnel_sin, x, 7, "fresnel_sin");
 }
