@@ -165,6 +165,23 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
 
 /* ---- Colour and contrast ------------------------------------------------ */
 
+/* The one channel three times, as r, g and b. */
+weft_value *weft_grayscale_to_rgb(weft_ctx *cx, weft_value *images)
+{
+    static const char fn[] = "weft_grayscale_to_rgb";
+    if (!weft__op_enter(cx, fn, &images, 1) ||
+        !known_rank(cx, fn, images, 1, WEFT_MAX_RANK, 1, "images whose last dim is 1"))
+        return NULL;
+    const weft_spec *s = spec_of(images);
+    if (s->dims[s->rank - 1] != 1) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s does not have 1 channel in its last dim",
+                              fn, weft__spec_str(s, ss, sizeof ss));
+    }
+    weft_value *same[3] = { images, images, images };
+    return weft_concat(cx, same, 3, -1);
+}
+
 /* TensorFlow's weights, added in its order: 0.2989 r + 0.5870 g + 0.1140 b. */
 weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images)
 {

@@ -1441,6 +1441,10 @@ WEFT_API weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, cons
  * dtype (f32 or f64, else WEFT_EDTYPE); the last dim must be 3, known
  * while tracing (WEFT_ESHAPE). */
 WEFT_API weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images);
+/* tf.image.grayscale_to_rgb(images): [..., 1] to [..., 3], the channel
+ * repeated as r, g and b; any dtype; the last dim must be 1, known while
+ * tracing (WEFT_ESHAPE). */
+WEFT_API weft_value *weft_grayscale_to_rgb(weft_ctx *cx, weft_value *images);
 /* tf.image.per_image_standardization(images): (x - mean) /
  * max(stddev, 1 / sqrt(n)) with the mean and the (population) standard
  * deviation over each image's last three dims, n = h w c (those three

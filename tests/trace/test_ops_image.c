@@ -1,4 +1,4 @@
-/* The image ops (space_to_depth, depth_to_space, rgb_to_grayscale,
+/* The image ops (space_to_depth, depth_to_space, rgb_to_grayscale, grayscale_to_rgb,
  * per_image_standardization, adjust_contrast, image_gradients,
  * total_variation, psnr): values against references written out here
  * from TensorFlow's definitions, the same bits eagerly and traced on 1, 2
@@ -15,7 +15,7 @@ TestSuite(ops_image, .init = suite_runtimes_create, .fini = suite_runtimes_destr
           .timeout = 60);
 
 typedef enum im_op {
-    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR, PATCHES
+    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR, PATCHES, GRAY_TO_RGB
 } im_op;
 
 typedef struct im_case {
@@ -33,6 +33,7 @@ static int im_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     case S2D: outs[0] = weft_space_to_depth(cx, a[0], c->block); break;
     case D2S: outs[0] = weft_depth_to_space(cx, a[0], c->block); break;
     case GRAY: outs[0] = weft_rgb_to_grayscale(cx, a[0]); break;
+    case GRAY_TO_RGB: outs[0] = weft_grayscale_to_rgb(cx, a[0]); break;
     case STANDARDIZE: outs[0] = weft_per_image_standardization(cx, a[0]); break;
     case CONTRAST: outs[0] = weft_adjust_contrast(cx, a[0], c->factor); break;
     case GRADIENTS: return weft_image_gradients(cx, a[0], outs);
@@ -248,6 +249,24 @@ Test(ops_image, rgb_to_grayscale_weights)
     weft_tensor_release(t);
 }
 
+/* grayscale_to_rgb repeats the channel; rgb_to_grayscale of the result
+ * gives back the weights' sum times it. */
+Test(ops_image, grayscale_to_rgb_repeats_the_channel)
+{
+    const double x[6] = { 0.5, -1, 2, 0.25, 7, 3 };
+    weft_tensor *t = tensor_of(WEFT_F64, 3, (const int64_t[]){ 2, 3, 1 }, x);
+    im_case c = { .op = GRAY_TO_RGB };
+    weft_tensor *out;
+    op_results_everywhere(im_body, &c, &t, 1, &out, 1, "grayscale_to_rgb");
+    expect_dims(out, 3, (const int64_t[]){ 2, 3, 3 });
+    double want[18];
+    for (int i = 0; i < 18; i++)
+        want[i] = x[i / 3];
+    expect_near(out, want, 18, 0, "grayscale_to_rgb");
+    weft_tensor_release(out);
+    weft_tensor_release(t);
+}
+
 /* x [2, 3, 4, 2] with values of very different spread per image. */
 static void two_images(double *x)
 {
@@ -383,7 +402,7 @@ Test(ops_image, psnr)
 
 typedef enum bad_call { S2D_BLOCK, S2D_RANK, S2D_DIVIDE, D2S_DIVIDE, GRAY_INT, GRAY_CHANNELS,
                         STANDARDIZE_RANK, CONTRAST_NAN, GRADIENTS_RANK, TV_RANK, PSNR_MAX,
-                        GRADIENTS_OUTS } bad_call;
+                        GRADIENTS_OUTS, GRAY_TO_RGB_CHANNELS } bad_call;
 
 /* args: i32 [1, 4, 6, 3], f64 [1, 4, 6, 3]. */
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -413,6 +432,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
         break;
     case PSNR_MAX: outs[0] = weft_psnr(cx, f, f, 0); break;
     case GRADIENTS_OUTS: return weft_image_gradients(cx, f, NULL);
+    case GRAY_TO_RGB_CHANNELS: outs[0] = weft_grayscale_to_rgb(cx, i); break;
     }
     return weft_ctx_status(cx);
 }
@@ -440,6 +460,8 @@ Test(ops_image, refused_calls_name_the_op)
         { TV_RANK, WEFT_ESHAPE, "weft_total_variation: f64[4,18] is not an image or a batch" },
         { PSNR_MAX, WEFT_EINVAL, "weft_psnr: max_val 0 is not finite and > 0" },
         { GRADIENTS_OUTS, WEFT_EINVAL, "weft_image_gradients: outs is NULL" },
+        { GRAY_TO_RGB_CHANNELS, WEFT_ESHAPE, "weft_grayscale_to_rgb: i32[1,4,6,3] does not have "
+                                             "1 channel" },
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 2);
     weft_tensor_release(args[0]);
