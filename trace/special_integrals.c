@@ -204,11 +204,13 @@ static long double square_mod4(double x)
  * (pi/2)^k x^(2k+1) / (k! (2k + 1)), even k to C and odd to S, signs
  * alternating in pairs), beyond it C + iS = (1 + i) / 2 erf(sqrt(pi) / 2
  * (1 - i) x) through erfc's complex continued fraction (modified Lentz).
- * Odd functions; 1/2 at infinity. */
+ * Odd functions; 1/2 at infinity; NaN stays NaN. */
 static void fresnel(double x, double *c_out, double *s_out)
 {
     long double a = fabs(x), c, s;
-    if (a == INFINITY) {
+    if (isnan(x)) {
+        c = s = x;
+    } else if (a == INFINITY) {
         c = s = 0.5L;
     } else if (a <= 2) {
         const long double half_pi = 1.570796326794896619231321691639751442L;
@@ -257,14 +259,14 @@ double weft__fresnel_cos(double x)
 {
     double c, s;
     fresnel(x, &c, &s);
-    return x != x ? x : c;
+    return c;
 }
 
 double weft__fresnel_sin(double x)
 {
     double c, s;
     fresnel(x, &c, &s);
-    return x != x ? x : s;
+    return s;
 }
 
 float weft__fresnel_cosf(float x)

@@ -84,6 +84,20 @@ static void expect_images(const weft_tensor *y, weft_dtype dt, const geom *g, co
                 }
 }
 
+/* Runs c on a batch of shape g and dtype dt everywhere (the same bits)
+ * and checks the oh x ow images it gives against at. */
+static void check_geometry(const geom *g, weft_dtype dt, const geom_case *c, int64_t oh,
+                           int64_t ow, source_fn at, const char *what)
+{
+    double *v;
+    weft_tensor *x = make(g, dt, &v), *y;
+    op_results_everywhere(body, (void *)c, &x, 1, &y, 1, what);
+    expect_images(y, dt, g, v, oh, ow, at, c);
+    weft_tensor_release(y);
+    weft_tensor_release(x);
+    free(v);
+}
+
 /* numpy.rot90's definition, k counter-clockwise quarter turns. */
 static bool rot_source(const geom_case *c, const geom *g, int64_t i, int64_t j, int64_t *si,
                        int64_t *sj)
@@ -107,16 +121,9 @@ Test(ops_image_geom, rot90_turns_counter_clockwise)
         for (int k = -5; k <= 6; k++) {
             const geom *g = &shapes[s];
             weft_dtype dt = types[(s + (size_t)(k + 5)) % 3];
-            double *v;
-            weft_tensor *x = make(g, dt, &v);
             geom_case c = { .which = 0, .k = k };
-            weft_tensor *y;
-            op_results_everywhere(body, &c, &x, 1, &y, 1, "rot90");
             bool odd = (k % 2) != 0;
-            expect_images(y, dt, g, v, odd ? g->w : g->h, odd ? g->h : g->w, rot_source, &c);
-            weft_tensor_release(y);
-            weft_tensor_release(x);
-            free(v);
+            check_geometry(g, dt, &c, odd ? g->w : g->h, odd ? g->h : g->w, rot_source, "rot90");
         }
 }
 
@@ -139,15 +146,9 @@ Test(ops_image_geom, flips_and_transpose_mirror_each_image)
         for (int which = 3; which <= 5; which++) {
             const geom *g = &shapes[s];
             weft_dtype dt = types[(s + (size_t)which) % 3];
-            double *v;
-            weft_tensor *x = make(g, dt, &v), *y;
             geom_case c = { .which = which };
-            op_results_everywhere(body, &c, &x, 1, &y, 1, "flip");
             bool swap = which == 5;
-            expect_images(y, dt, g, v, swap ? g->w : g->h, swap ? g->h : g->w, flip_source, &c);
-            weft_tensor_release(y);
-            weft_tensor_release(x);
-            free(v);
+            check_geometry(g, dt, &c, swap ? g->w : g->h, swap ? g->h : g->w, flip_source, "flip");
         }
 }
 
@@ -173,14 +174,9 @@ Test(ops_image_geom, crop_and_pad_to_bounding_boxes)
     for (int which = 6; which <= 7; which++)
         for (int q = 0; q < (which == 6 ? 4 : 3); q++) {
             const int64_t *b = which == 6 ? crops[q] : pads[q];
-            double *v;
-            weft_tensor *x = make(&g, q % 2 ? WEFT_F64 : WEFT_I32, &v), *y;
             geom_case c = { .which = which, .k = (int)b[0], .th = b[1], .tw = b[2] };
-            op_results_everywhere(body, &c, &x, 1, &y, 1, "bounding box");
-            expect_images(y, q % 2 ? WEFT_F64 : WEFT_I32, &g, v, c.th, c.tw, box_source, &c);
-            weft_tensor_release(y);
-            weft_tensor_release(x);
-            free(v);
+            check_geometry(&g, q % 2 ? WEFT_F64 : WEFT_I32, &c, c.th, c.tw, box_source,
+                           "bounding box");
         }
 }
 
@@ -274,16 +270,10 @@ Test(ops_image_geom, central_crop_keeps_the_middle)
         for (size_t q = 0; q < sizeof fractions / sizeof fractions[0]; q++) {
             const geom *g = s ? &gb : &g7;
             weft_dtype dt = s ? WEFT_F32 : WEFT_I64;
-            double *v;
-            weft_tensor *x = make(g, dt, &v), *y;
             geom_case c = { .which = 1, .fraction = fractions[q] };
-            op_results_everywhere(body, &c, &x, 1, &y, 1, "central_crop");
             int64_t oh = g->h - 2 * crop_start(g->h, c.fraction);
             int64_t ow = g->w - 2 * crop_start(g->w, c.fraction);
-            expect_images(y, dt, g, v, oh, ow, crop_source, &c);
-            weft_tensor_release(y);
-            weft_tensor_release(x);
-            free(v);
+            check_geometry(g, dt, &c, oh, ow, crop_source, "central_crop");
         }
     /* Worked by hand: [7, 10] at one half keeps rows 1..5 and columns 2..7. */
     cr_assert_eq(crop_start(7, 0.5), 1);
@@ -317,14 +307,8 @@ Test(ops_image_geom, resize_with_crop_or_pad_centres_the_images)
         for (size_t q = 0; q < sizeof targets / sizeof targets[0]; q++) {
             const geom *gg = s ? &one : &g;
             weft_dtype dt = s ? WEFT_F64 : WEFT_I32;
-            double *v;
-            weft_tensor *x = make(gg, dt, &v), *y;
             geom_case c = { .which = 2, .th = targets[q][0], .tw = targets[q][1] };
-            op_results_everywhere(body, &c, &x, 1, &y, 1, "resize_with_crop_or_pad");
-            expect_images(y, dt, gg, v, c.th, c.tw, crop_or_pad_source, &c);
-            weft_tensor_release(y);
-            weft_tensor_release(x);
-            free(v);
+            check_geometry(gg, dt, &c, c.th, c.tw, crop_or_pad_source, "resize_with_crop_or_pad");
         }
     /* Worked by hand: a height of 5 to 2 crops 1 row from the top (and 2
      * from the bottom); a width of 4 to 9 pads 2 before and 3 after. */
