@@ -846,6 +846,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANGE_TO:
     case WEFT__OP_NON_MAX_SUPPRESSION:
     case WEFT__OP_CONFUSION_MATRIX: return weft__infer_select_op(n, in, out);
+    case WEFT__OP_FFT:          return weft__infer_fft(n, &in[0], out);
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:

@@ -195,7 +195,8 @@
     XX(DAWSN,      UNARY,   1)             \
     XX(SPENCE,     UNARY,   1)             \
     XX(FRESNEL_COS, UNARY,  1)             \
-    XX(FRESNEL_SIN, UNARY,  1)
+    XX(FRESNEL_SIN, UNARY,  1)             \
+    XX(FFT,        ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -683,6 +683,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_linalg(rt, n, in, out);
     case WEFT__OP_TRIDIAGONAL_SOLVE:
         return weft__eval_tridiagonal_solve(rt, n, in[0], in[1], out);
+    case WEFT__OP_FFT:
+        return weft__eval_fft(rt, n, in[0], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }

@@ -23,6 +23,17 @@ bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
  * WEFT_EDTYPE naming fn (the image and colour ops, ops_image.c). */
 bool weft__ops_float_images(weft_ctx *cx, const char *fn, const weft_value *images);
 
+/* The FFT node of `kind` (trace/shape.h) with transform length len (0: the
+ * input's), its errors naming fn (trace/ops_fft.c). */
+weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int kind,
+                          int64_t len);
+
+/* Whether window is a vector of frame_length elements (or an unknown
+ * count) of dtype, the window of a framed transform; otherwise the
+ * context fails naming fn (trace/ops_fft.c, ops_mdct.c). */
+bool weft__ops_window_fits(weft_ctx *cx, const char *fn, weft_value *window,
+                           int64_t frame_length, weft_dtype dtype);
+
 /* Shorthands for a composition that records many elementwise steps
  * under one public op's name (ops_color.c, ops_keras_loss.c). */
 typedef struct weft__steps {

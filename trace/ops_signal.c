@@ -1,5 +1,6 @@
-/* Signal ops of include/weft/ops.h (tf.signal): frame, overlap_and_add,
- * hann_window and hamming_window, compositions of other ops.  Each checks its inputs
+/* Signal ops of include/weft/ops.h (tf.signal): frame, overlap_and_add and
+ * the windows (hann, hamming, kaiser, kaiser_bessel_derived, vorbis),
+ * compositions of other ops.  Each checks its inputs
  * first, so that an error names the public op. */
 #include <math.h>
 
@@ -124,19 +125,30 @@ weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame
  * for a periodic window of even length and length - 1 otherwise (as
  * TensorFlow, whose periodic flag leaves odd lengths alone); length 1
  * gives [1]. */
+/* The checks every window makes: a context without an error, a length of
+ * 0 or more, a float dtype. */
+static bool window_checks(weft_ctx *cx, const char *fn, int64_t length, weft_dtype dtype)
+{
+    if (!weft__op_enter(cx, fn, NULL, 0))
+        return false;
+    if (length < 0) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: window_length %lld is negative", fn,
+                       (long long)length);
+        return false;
+    }
+    if (dtype != WEFT_F32 && dtype != WEFT_F64) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
+                       weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+        return false;
+    }
+    return true;
+}
+
 static weft_value *cosine_window(weft_ctx *cx, const char *fn, int64_t length, bool periodic,
                                  weft_dtype dtype, double a, double b)
 {
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+    if (!window_checks(cx, fn, length, dtype))
         return NULL;
-    }
-    if (length < 0)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: window_length %lld is negative", fn,
-                              (long long)length);
-    if (dtype != WEFT_F32 && dtype != WEFT_F64)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
-                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
     if (length == 1)
         return weft_fill(cx, dtype, 1, &length, 1.0);
     double denom = (double)(length + (periodic && length % 2 == 0) - 1);
@@ -158,4 +170,85 @@ weft_value *weft_hamming_window(weft_ctx *cx, int64_t window_length, bool period
                                 weft_dtype dtype)
 {
     return cosine_window(cx, "weft_hamming_window", window_length, periodic, dtype, 0.54, 0.46);
+}
+
+/* tf.signal.kaiser_window: exp(num - beta) i0e(num) / i0e(beta), num =
+ * beta sqrt(max(0, 1 - (arg / h)^2)), arg = i - h, h = (length - 1) / 2,
+ * TensorFlow's steps in the dtype. */
+static weft_value *kaiser(weft_ctx *cx, const char *fn, int64_t length, double beta,
+                          weft_dtype dtype)
+{
+    if (length <= 1)
+        return weft_fill(cx, dtype, 1, &length, 1.0);
+    double h = (double)(length - 1) / 2.0;
+    weft__steps st = { cx, fn };
+    weft_value *arg = weft__step2(&st, WEFT__OP_SUB, weft_range(cx, dtype, 0, length, 1),
+                                  weft_const_f64(cx, h));
+    weft_value *r = weft__step2(&st, WEFT__OP_DIV, arg, weft_const_f64(cx, h));
+    weft_value *under = weft__step1(&st, WEFT__OP_RELU,
+                                    weft__step2(&st, WEFT__OP_SUB, weft_const_f64(cx, 1.0),
+                                                weft__step2(&st, WEFT__OP_MUL, r, r)));
+    weft_value *b = weft_fill(cx, dtype, 0, NULL, beta);
+    weft_value *num = weft__step2(&st, WEFT__OP_MUL, b, weft__step1(&st, WEFT__OP_SQRT, under));
+    weft_value *scale = weft__step1(&st, WEFT__OP_EXP, weft__step2(&st, WEFT__OP_SUB, num, b));
+    weft_value *ratio = weft__step2(&st, WEFT__OP_DIV, weft__step1(&st, WEFT__OP_BESSEL_I0E, num),
+                                    weft__step1(&st, WEFT__OP_BESSEL_I0E, b));
+    return weft__step2(&st, WEFT__OP_MUL, scale, ratio);
+}
+
+weft_value *weft_kaiser_window(weft_ctx *cx, int64_t window_length, double beta,
+                               weft_dtype dtype)
+{
+    static const char fn[] = "weft_kaiser_window";
+    if (!window_checks(cx, fn, window_length, dtype))
+        return NULL;
+    if (!isfinite(beta))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: beta %g is not finite", fn, beta);
+    return kaiser(cx, fn, window_length, beta, dtype);
+}
+
+/* tf.signal.kaiser_bessel_derived_window: the square roots of the running
+ * sums of a Kaiser window of length / 2 + 1 over its total, the first
+ * length / 2 of them, then the same reversed. */
+weft_value *weft_kaiser_bessel_derived_window(weft_ctx *cx, int64_t window_length, double beta,
+                                              weft_dtype dtype)
+{
+    static const char fn[] = "weft_kaiser_bessel_derived_window";
+    if (!window_checks(cx, fn, window_length, dtype))
+        return NULL;
+    if (!isfinite(beta) || window_length % 2 != 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: window_length %lld is odd or beta %g is not "
+                              "finite (the window is symmetric halves)", fn,
+                              (long long)window_length, beta);
+    int64_t half = window_length / 2;
+    if (half == 0)
+        return weft_fill(cx, dtype, 1, &half, 0.0);
+    weft__steps st = { cx, fn };
+    weft_value *sums = weft_cumsum(cx, kaiser(cx, fn, half + 1, beta, dtype), 0);
+    weft_value *head = weft_slice(cx, sums, (int64_t[]){ 0 }, (int64_t[]){ half }, NULL);
+    weft_value *total = weft_slice(cx, sums, (int64_t[]){ half }, (int64_t[]){ half + 1 }, NULL);
+    weft_value *halfw = weft__step1(&st, WEFT__OP_SQRT, weft__step2(&st, WEFT__OP_DIV, head, total));
+    weft_value *both[2] = { halfw, weft_reverse(cx, halfw, 0) };
+    return weft_concat(cx, both, 2, 0);
+}
+
+/* tf.signal.vorbis_window: sin(pi / 2 sin^2(pi / length (i + 1 / 2))) in
+ * the dtype. */
+weft_value *weft_vorbis_window(weft_ctx *cx, int64_t window_length, weft_dtype dtype)
+{
+    static const char fn[] = "weft_vorbis_window";
+    if (!window_checks(cx, fn, window_length, dtype))
+        return NULL;
+    if (window_length == 0)
+        return weft_fill(cx, dtype, 1, &window_length, 0.0);
+    weft__steps st = { cx, fn };
+    weft_value *arg = weft__step2(&st, WEFT__OP_ADD, weft_range(cx, dtype, 0, window_length, 1),
+                                  weft_const_f64(cx, 0.5));
+    weft_value *inner = weft__step1(&st, WEFT__OP_SIN,
+                                    weft__step2(&st, WEFT__OP_MUL,
+                                                weft_const_f64(cx, M_PI / (double)window_length),
+                                                arg));
+    weft_value *sq = weft__step2(&st, WEFT__OP_MUL, inner, inner);
+    return weft__step1(&st, WEFT__OP_SIN,
+                       weft__step2(&st, WEFT__OP_MUL, weft_const_f64(cx, M_PI / 2.0), sq));
 }

@@ -87,7 +87,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
-    case WEFT__OP_EIGH: case WEFT__OP_SVD:
+    case WEFT__OP_EIGH: case WEFT__OP_SVD: case WEFT__OP_FFT:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -292,6 +292,15 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_DEPTHWISE_CONV2D:
         print_conv(n, f);
         break;
+    case WEFT__OP_FFT: {
+        static const char *const kinds[] = { "fft", "ifft", "rfft", "irfft" };
+        int kind = n->attr.index.kind;
+        fprintf(f, "<%s", kind >= 0 && kind < 4 ? kinds[kind] : "?");
+        if (n->attr.index.count)
+            fprintf(f, ",fft_length=%" PRId64, n->attr.index.count);
+        fputc('>', f);
+        break;
+    }
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
         fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,
                 n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count);

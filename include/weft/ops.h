@@ -1356,6 +1356,22 @@ WEFT_API weft_value *weft_hann_window(weft_ctx *cx, int64_t window_length, bool 
                                       weft_dtype dtype);
 WEFT_API weft_value *weft_hamming_window(weft_ctx *cx, int64_t window_length, bool periodic,
                                          weft_dtype dtype);
+/* tf.signal.kaiser_window(window_length, beta, dtype): exp(num - beta)
+ * i0e(num) / i0e(beta) with num = beta sqrt(max(0, 1 - (arg / h)^2)),
+ * arg = i - h, h = (window_length - 1) / 2, TensorFlow's steps in dtype
+ * (f32 or f64); TensorFlow's default beta is 12.  A length of 1 gives [1].
+ * tf.signal.kaiser_bessel_derived_window(window_length, beta, dtype): the
+ * square roots of the running sums of a Kaiser window of window_length /
+ * 2 + 1 over its total, the first window_length / 2 of them, then the
+ * same reversed; window_length even (TensorFlow silently drops one
+ * element of an odd length; weft refuses it, WEFT_EINVAL).
+ * tf.signal.vorbis_window(window_length, dtype): sin(pi / 2 sin^2(pi (i +
+ * 1/2) / window_length)).  window_length >= 0, beta finite. */
+WEFT_API weft_value *weft_kaiser_window(weft_ctx *cx, int64_t window_length, double beta,
+                                        weft_dtype dtype);
+WEFT_API weft_value *weft_kaiser_bessel_derived_window(weft_ctx *cx, int64_t window_length,
+                                                       double beta, weft_dtype dtype);
+WEFT_API weft_value *weft_vorbis_window(weft_ctx *cx, int64_t window_length, weft_dtype dtype);
 /* tf.signal.dct(input, type, n, axis=-1, norm): the type-`type` (1 to 4)
  * discrete cosine transform of input's last axis, SciPy's definitions
  * (type 2: y[k] = 2 sum_n x[n] cos(pi k (2n + 1) / 2N)); ortho scales to
@@ -1384,12 +1400,112 @@ WEFT_API weft_value *weft_linear_to_mel_weight_matrix(weft_ctx *cx, int64_t num_
                                                       double sample_rate,
                                                       double lower_edge_hertz,
                                                       double upper_edge_hertz, weft_dtype dtype);
+/* tf.signal.mdct(signals, frame_length, window_fn, pad_end, norm): frames
+ * of frame_length (a multiple of 4) every frame_length / 2 along the last
+ * axis (known while tracing), times the window, each frame's quarters (a,
+ * b, c, d) folded into (-c reversed - d, a - b reversed), then the type-4
+ * DCT (weft_dct's, orthonormal when ortho): [..., frames, frame_length /
+ * 2].  window: a [frame_length] value of the signals' dtype, or NULL for
+ * TensorFlow's default, the Vorbis window; TensorFlow's window_fn=None is
+ * a window of 1 / sqrt(2) everywhere (weft_fill).
+ * tf.signal.inverse_mdct(mdcts, window_fn, norm): the type-4 DCT of
+ * [..., frames, N] (N even, known while tracing; over 2N without ortho)
+ * unfolded into frames of 2N, times the window (NULL: Vorbis), overlapped
+ * and added every N.  With a window meeting the Princen-Bradley condition
+ * (Vorbis, Kaiser-Bessel-derived) inverse_mdct(mdct(x)) is x where the
+ * frames overlap. */
+WEFT_API weft_value *weft_mdct(weft_ctx *cx, weft_value *signals, int64_t frame_length,
+                               weft_value *window, bool pad_end, bool ortho);
+WEFT_API weft_value *weft_inverse_mdct(weft_ctx *cx, weft_value *mdcts, weft_value *window,
+                                       bool ortho);
 /* tf.signal.mfccs_from_log_mel_spectrograms: the type-2 DCT of the last
  * axis (the mel bins, known while tracing and not 0) times
  * 1 / sqrt(2 bins); f32 or f64.  Keep the first coefficients with
  * weft_slice. */
 WEFT_API weft_value *weft_mfccs_from_log_mel_spectrograms(weft_ctx *cx,
                                                           weft_value *log_mel_spectrograms);
+
+/* ---- Fourier transforms ----
+ *
+ * weft has no complex dtype: a complex tensor is a real one (f32 or f64)
+ * whose last dim is 2, each element's real part then its imaginary part,
+ * which is the memory layout of C99's float complex and double complex
+ * arrays (a result's data may be read through such a pointer).  |z| is
+ * weft_norm over the last axis.  Each transform runs over the innermost
+ * axis of its numbers (the axis before the pairs), any dims before it
+ * being a batch; each row is computed in f64 (a radix-2 FFT, or
+ * Bluestein's for lengths that are no power of two: O(n log n) for every
+ * n) and rounded once to the dtype, so f32 results are as close as f32
+ * holds.  Errors (WEFT_EDTYPE, WEFT_ESHAPE, WEFT_EINVAL) name the op. */
+
+/* tf.signal.fft(input): y[k] = sum_j x[j] exp(-2 pi i j k / n) of
+ * input [..., n, 2]; weft_ifft: tf.signal.ifft, the + sign and divided by
+ * n (ifft(fft(x)) is x).  n may be unknown while tracing; n 0 gives an
+ * empty result. */
+WEFT_API weft_value *weft_fft(weft_ctx *cx, weft_value *input);
+WEFT_API weft_value *weft_ifft(weft_ctx *cx, weft_value *input);
+/* tf.signal.rfft(input, [fft_length]): the first fft_length / 2 + 1 bins
+ * of the transform of real input [..., len] (the rest are their
+ * conjugates), as [..., fft_length / 2 + 1, 2].  The input's last axis is
+ * cut or zero-padded to fft_length; fft_length 0 takes len (known while
+ * tracing). */
+WEFT_API weft_value *weft_rfft(weft_ctx *cx, weft_value *input, int64_t fft_length);
+/* tf.signal.irfft(input, [fft_length]): the real signal [..., fft_length]
+ * whose rfft is input [..., bins, 2], divided by fft_length (irfft(rfft(x))
+ * is x).  The first fft_length / 2 + 1 bins are read (missing ones are
+ * 0), the imaginary parts of bin 0 and (fft_length even) of bin
+ * fft_length / 2 are ignored, as pocketfft's and TensorFlow's are;
+ * fft_length 0 takes 2 (bins - 1) (bins known while tracing). */
+WEFT_API weft_value *weft_irfft(weft_ctx *cx, weft_value *input, int64_t fft_length);
+/* tf.signal.stft(signals, frame_length, frame_step, fft_length, window_fn,
+ * pad_end): the rfft of each frame (weft_frame's frames along the last
+ * axis, whose length must be known while tracing) times the window:
+ * [..., frames, fft_length / 2 + 1, 2].  window is a value of
+ * [frame_length] in the signals' dtype, or NULL for TensorFlow's default,
+ * the periodic Hann window (weft_hann_window); a rectangular window is
+ * weft_fill's ones.  fft_length 0 is TensorFlow's default, the least
+ * power of two >= frame_length.  frame_length, frame_step >= 1. */
+WEFT_API weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,
+                               int64_t frame_step, int64_t fft_length, weft_value *window,
+                               bool pad_end);
+/* tf.signal.inverse_stft(stfts, frame_length, frame_step, fft_length,
+ * window_fn): each frame's irfft of fft_length (0: as weft_stft) cut or
+ * zero-padded to frame_length, times the window (NULL: the periodic
+ * Hann window, TensorFlow's default), then weft_overlap_and_add: stfts
+ * [..., frames, bins, 2] to [..., (frames - 1) frame_step + frame_length].
+ * The frames and, of the dims before them, all but the first known while
+ * tracing.  For x back from stft(x), pass weft_inverse_stft_window of
+ * stft's window. */
+WEFT_API weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_length,
+                                       int64_t frame_step, int64_t fft_length,
+                                       weft_value *window);
+/* tf.signal.inverse_stft_window_fn(frame_step, forward_window_fn)'s
+ * window: the forward window [frame_length] (f32 or f64, its length known
+ * while tracing) over the sum of the squares of the windows that overlap
+ * each sample, frame_step apart, so that inverse_stft undoes stft where
+ * the frames cover the signal. */
+WEFT_API weft_value *weft_inverse_stft_window(weft_ctx *cx, int64_t frame_step,
+                                              weft_value *window);
+/* tf.signal.fft2d / ifft2d / fft3d / ifft3d: the transforms of weft_fft and
+ * weft_ifft over the 2 or 3 innermost axes of numbers of input [..., n1,
+ * n2, 2] (or [..., n1, n2, n3, 2]), one axis after another (an outer axis
+ * brought innermost by a transpose). */
+WEFT_API weft_value *weft_fft2d(weft_ctx *cx, weft_value *input);
+WEFT_API weft_value *weft_ifft2d(weft_ctx *cx, weft_value *input);
+WEFT_API weft_value *weft_fft3d(weft_ctx *cx, weft_value *input);
+WEFT_API weft_value *weft_ifft3d(weft_ctx *cx, weft_value *input);
+/* tf.signal.rfft2d / rfft3d (input, fft_length): weft_rfft over the
+ * innermost axis, then weft_fft over each outer one; real [..., a, b] to
+ * [..., fa, fb / 2 + 1, 2].  fft_length (int64_t[2] or [3], borrowed)
+ * cuts or zero-pads each axis; NULL takes the input's dims.
+ * tf.signal.irfft2d / irfft3d: weft_ifft over the outer axes, then
+ * weft_irfft over the innermost: [..., fa, bins, 2] to [..., fa, fb]; NULL
+ * takes the dims and 2 (bins - 1).  The outer transformed axes known while
+ * tracing. */
+WEFT_API weft_value *weft_rfft2d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
+WEFT_API weft_value *weft_irfft2d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
+WEFT_API weft_value *weft_rfft3d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
+WEFT_API weft_value *weft_irfft3d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
 
 /* ---- Image ops ----
  *

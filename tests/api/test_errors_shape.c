@@ -674,6 +674,19 @@ static weft_value *op_truncatediv_bool(weft_ctx *cx)
     return weft_truncatediv(cx, b, b);
 }
 static int c_truncatediv_bool(void) { return eager_op(op_truncatediv_bool); }
+static weft_value *op_fft_not_pairs(weft_ctx *cx)
+{
+    return weft_fft(cx, weft_fill(cx, WEFT_F32, 2, (int64_t[]){ 4, 3 }, 1.0));
+}
+static int c_fft_not_pairs(void) { return eager_op(op_fft_not_pairs); }
+
+static weft_value *op_stft_window(weft_ctx *cx)
+{
+    weft_value *signal = weft_fill(cx, WEFT_F32, 1, (int64_t[]){ 64 }, 1.0);
+    return weft_stft(cx, signal, 16, 8, 0, weft_fill(cx, WEFT_F32, 1, (int64_t[]){ 15 }, 1.0),
+                     false);
+}
+static int c_stft_window(void) { return eager_op(op_stft_window); }
 
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
@@ -805,6 +818,8 @@ static const err_case cases[] = {
     C("weft_scatter_nd_max", "a bool tensor", WEFT_EDTYPE, c_scatter_max_bool),
     C("weft_dct", "i32[3]", WEFT_EDTYPE, c_dct_int),
     C("weft_truncatediv", "two bool tensors", WEFT_EDTYPE, c_truncatediv_bool),
+    C("weft_fft", "f32[4,3]", WEFT_ESHAPE, c_fft_not_pairs),
+    C("weft_stft", "a window of 15 for frames of 16", WEFT_ESHAPE, c_stft_window),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
