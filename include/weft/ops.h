@@ -1430,13 +1430,31 @@ WEFT_API weft_value *weft_mfccs_from_log_mel_spectrograms(weft_ctx *cx,
  * weft has no complex dtype: a complex tensor is a real one (f32 or f64)
  * whose last dim is 2, each element's real part then its imaginary part,
  * which is the memory layout of C99's float complex and double complex
- * arrays (a result's data may be read through such a pointer).  |z| is
- * weft_norm over the last axis.  Each transform runs over the innermost
- * axis of its numbers (the axis before the pairs), any dims before it
- * being a batch; each row is computed in f64 (a radix-2 FFT, or
+ * arrays (a result's data may be read through such a pointer); the
+ * helpers below make and take them apart.  Each transform runs over the
+ * innermost axis of its numbers (the axis before the pairs), any dims
+ * before it being a batch; each row is computed in f64 (a radix-2 FFT, or
  * Bluestein's for lengths that are no power of two: O(n log n) for every
  * n) and rounded once to the dtype, so f32 results are as close as f32
  * holds.  Errors (WEFT_EDTYPE, WEFT_ESHAPE, WEFT_EINVAL) name the op. */
+
+/* Complex numbers as pairs: tf.complex(real, imag) stacks two f32 or f64
+ * tensors of one dtype and shape on a new last axis; weft_real and
+ * weft_imag take the parts back (the pairs' axis dropped); weft_conj
+ * negates the imaginary parts; weft_angle is atan2(imag, real);
+ * weft_complex_abs (tf.abs of a complex tensor) is sqrt(re^2 + im^2),
+ * computed in f64 for f32 (f64 parts beyond 1e154 overflow where C's
+ * hypot would not); weft_complex_mul is the elementwise complex product
+ * of a and b (broadcast as weft_mul; e.g. a spectrum times a filter's).
+ * Their complex inputs are [..., 2] with the 2 known while tracing
+ * (WEFT_ESHAPE), f32 or f64 (WEFT_EDTYPE).  Compositions that fuse. */
+WEFT_API weft_value *weft_complex(weft_ctx *cx, weft_value *real, weft_value *imag);
+WEFT_API weft_value *weft_real(weft_ctx *cx, weft_value *z);
+WEFT_API weft_value *weft_imag(weft_ctx *cx, weft_value *z);
+WEFT_API weft_value *weft_conj(weft_ctx *cx, weft_value *z);
+WEFT_API weft_value *weft_angle(weft_ctx *cx, weft_value *z);
+WEFT_API weft_value *weft_complex_abs(weft_ctx *cx, weft_value *z);
+WEFT_API weft_value *weft_complex_mul(weft_ctx *cx, weft_value *a, weft_value *b);
 
 /* tf.signal.fft(input): y[k] = sum_j x[j] exp(-2 pi i j k / n) of
  * input [..., n, 2]; weft_ifft: tf.signal.ifft, the + sign and divided by

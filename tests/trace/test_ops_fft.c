@@ -721,6 +721,80 @@ Test(ops_fft, inverse_mdct_undoes_mdct)
     }
 }
 
+/* ---- Complex pairs -------------------------------------------------------- */
+
+static int complex_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_complex(cx, weft_real(cx, a[0]), weft_imag(cx, a[0]));
+    outs[1] = weft_conj(cx, a[0]);
+    outs[2] = weft_angle(cx, a[0]);
+    outs[3] = weft_complex_abs(cx, a[0]);
+    return weft_ctx_status(cx);
+}
+
+static int complex_mul_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_complex_mul(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+/* complex(real(z), imag(z)) is z, conj, angle and abs element by element
+ * (abs of f32 parts near f32's largest value does not overflow), and the
+ * product broadcast against a [n, 2] filter. */
+Test(ops_fft, complex_pairs)
+{
+    uint64_t s = 34;
+    for (int f = 0; f < 2; f++) {
+        weft_dtype dt = f ? WEFT_F32 : WEFT_F64;
+        double *zv = random_values(&s, 3 * 4 * 2, dt);
+        zv[0] = 2e38;   /* f32's squares would overflow */
+        zv[1] = -1.5e38;
+        zv[2] = zv[3] = 0;
+        if (dt == WEFT_F32)
+            zv[0] = (float)zv[0], zv[1] = (float)zv[1];
+        weft_tensor *z = test_tensor(dt, 3, (int64_t[]){ 3, 4, 2 }, zv), *y[4];
+        op_results_everywhere(complex_body, NULL, &z, 1, y, 4, "complex");
+        cr_assert(op_same_bits(y[0], z), "complex(real, imag) is not z");
+        test_assert_shape(y[2], dt, 2, (int64_t[]){ 3, 4 }, "angle");
+        test_assert_shape(y[3], dt, 2, (int64_t[]){ 3, 4 }, "abs");
+        double tol = dt == WEFT_F32 ? 1.2e-7 : 2.3e-16;
+        for (int64_t e = 0; e < 12; e++) {
+            double re = zv[2 * e], im = zv[2 * e + 1];
+            cr_assert_eq(test_element(y[1], 2 * e), re);
+            cr_assert_eq(test_element(y[1], 2 * e + 1), -im);
+            double a = atan2(im, re), m = hypot(re, im);
+            cr_assert(fabs(test_element(y[2], e) - a) <= 4 * tol * fabs(a), "angle %lld: %.17g, "
+                      "want %.17g", (long long)e, test_element(y[2], e), a);
+            cr_assert(fabs(test_element(y[3], e) - m) <= 2 * tol * m, "abs %lld: %.17g, want "
+                      "%.17g", (long long)e, test_element(y[3], e), m);
+        }
+        for (int k = 0; k < 4; k++)
+            weft_tensor_release(y[k]);
+        /* z [3, 4, 2] times a filter [4, 2]. */
+        double *hv = random_values(&s, 4 * 2, dt);
+        weft_tensor *h = test_tensor(dt, 2, (int64_t[]){ 4, 2 }, hv), *args[2] = { z, h }, *p;
+        op_results_everywhere(complex_mul_body, NULL, args, 2, &p, 1, "complex_mul");
+        test_assert_shape(p, dt, 3, (int64_t[]){ 3, 4, 2 }, "complex_mul");
+        for (int64_t e = 0; e < 12; e++) {
+            double ar = zv[2 * e], ai = zv[2 * e + 1];
+            double br = hv[2 * (e % 4)], bi = hv[2 * (e % 4) + 1];
+            double wr = ar * br - ai * bi, wi = ar * bi + ai * br;
+            double scale = fabs(ar * br) + fabs(ai * bi) + fabs(ar * bi) + fabs(ai * br);
+            cr_assert(fabs(test_element(p, 2 * e) - wr) <= 4 * tol * scale &&
+                      fabs(test_element(p, 2 * e + 1) - wi) <= 4 * tol * scale,
+                      "product %lld: %.17g%+.17gi, want %.17g%+.17gi", (long long)e,
+                      test_element(p, 2 * e), test_element(p, 2 * e + 1), wr, wi);
+        }
+        weft_tensor_release(p);
+        weft_tensor_release(h);
+        weft_tensor_release(z);
+        free(hv);
+        free(zv);
+    }
+}
+
 /* ---- Errors -------------------------------------------------------------- */
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -748,6 +822,9 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 15: outs[0] = weft_inverse_mdct(cx, weft_reshape(cx, f64v, 2, (int64_t[]){ 4, 3 }), NULL,
                                          false);
         break;
+    case 17: outs[0] = weft_complex_abs(cx, f64v); break;
+    case 18: outs[0] = weft_complex(cx, f64v, weft_cast(cx, f64v, WEFT_F32)); break;
+    case 19: outs[0] = weft_conj(cx, a[0]); break;
     case 16: outs[0] = weft_mdct(cx, f64v, 4, weft_fill(cx, WEFT_F64, 1, (int64_t[]){ 3 }, 1.0),
                                  false, false);
         break;
@@ -776,6 +853,10 @@ Test(ops_fft, refused_calls_name_the_op)
         { 14, WEFT_EINVAL, "weft_mdct: frame_length 6 is not a positive multiple of 4" },
         { 15, WEFT_ESHAPE, "weft_inverse_mdct: the last dim of f64[4,3] is not a positive even" },
         { 16, WEFT_ESHAPE, "weft_mdct: the window f64[3] is not f64[4]" },
+        { 17, WEFT_ESHAPE, "weft_complex_abs: f64[3,4] is not [..., 2]" },
+        { 18, WEFT_EDTYPE, "weft_complex: the parts f64[3,4] and f32[3,4] are not f32 or f64 of "
+                           "one dtype" },
+        { 19, WEFT_EDTYPE, "weft_conj: i32[3,4] is not f32 or f64" },
     };
     double v[12] = { 0 };
     weft_tensor *x = test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 4 }, v);
