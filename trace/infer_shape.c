@@ -783,6 +783,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
         want = 2;   /* with weights */
     if (n->op == WEFT__OP_CONFUSION_MATRIX && n->n_in == 3)
         want = 3;
+    if (n->op == WEFT__OP_FFT && n->attr.fft.kind == WEFT__FFT_FRAMES)
+        want = 2;   /* the signals and the window */
     bool variadic = n->op == WEFT__OP_CONCAT || n->op == WEFT__OP_STACK;
     if (variadic ? n->n_in == 0 : n->n_in != want)
         return weft__errorf(WEFT_EINVAL, "weft_%s: %u inputs, expected %s%u",
@@ -846,7 +848,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANGE_TO:
     case WEFT__OP_NON_MAX_SUPPRESSION:
     case WEFT__OP_CONFUSION_MATRIX: return weft__infer_select_op(n, in, out);
-    case WEFT__OP_FFT:          return weft__infer_fft(n, &in[0], out);
+    case WEFT__OP_FFT:          return weft__infer_fft(n, in, out);
     case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:

@@ -316,6 +316,11 @@ typedef struct weft__node {
         /* NON_MAX_SUPPRESSION (in[0] boxes, in[1] scores): the most boxes
          * kept and the IoU and score thresholds. */
         struct { int64_t max_output; double iou, score; } nms;
+        /* FFT (trace/kernel_fft.c): which transform (WEFT__FFT_* of
+         * trace/shape.h), its length (0: the input's), and for FRAMES
+         * (in[0] the signals, in[1] the window) the frames' length and
+         * step. */
+        struct { int kind; int64_t length, frame_length, frame_step; } fft;
     } attr;
 } weft__node;
 

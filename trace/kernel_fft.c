@@ -1,6 +1,7 @@
 /* FFT (weft__eval_fft): tf.signal's fft, ifft, rfft and irfft over the
- * innermost transform axis, each row computed in f64 by the plan of
- * trace/fft.h and rounded once to the dtype.  The rows are cut into
+ * innermost transform axis, and stft's transforms of windowed frames read
+ * straight from the signal (no frames in memory), each row computed in
+ * f64 by the plan of trace/fft.h and rounded once to the dtype.  The rows are cut into
  * chunks of whole rows and no row's result depends on the cut, so the
  * bits do not depend on the worker count. */
 #include <string.h>
@@ -13,17 +14,20 @@
 typedef struct fft_job {
     const weft__fft_plan *plan;
     const char *in;
+    const char *window;   /* FRAMES: frame_length values */
     char *out;
     weft_dtype dt;
     int kind;
     int64_t rows;
-    int64_t in_len;   /* an input row's length: reals (REAL) or pairs */
+    int64_t in_len;   /* an input row's length: reals (REAL, FRAMES) or pairs */
+    int64_t frames, frame_length, frame_step;   /* FRAMES: per signal */
     size_t chunks;
 } fft_job;
 
 static const char *public_name(int kind)
 {
-    static const char *const names[] = { "weft_fft", "weft_ifft", "weft_rfft", "weft_irfft" };
+    static const char *const names[] = { "weft_fft", "weft_ifft", "weft_rfft", "weft_irfft",
+                                         "weft_stft" };
     return names[kind];
 }
 
@@ -55,6 +59,28 @@ static void store_span(char *p, weft_dtype dt, int64_t at, const double *src, in
     }
 }
 
+/* Frame f of signal s times the window, its first `used` samples, each
+ * product rounded to the dtype as a product of frames and window would be;
+ * zeros to n. */
+static void load_frame(const fft_job *j, int64_t row, int64_t n, double *x)
+{
+    int64_t sig = row / j->frames, f = row % j->frames;
+    int64_t used = j->frame_length < n ? j->frame_length : n;
+    int64_t at = sig * j->in_len + f * j->frame_step;
+    if (j->dt == WEFT_F32) {
+        const float *src = (const float *)(const void *)j->in + at;
+        const float *w = (const float *)(const void *)j->window;
+        for (int64_t k = 0; k < used; k++)
+            x[k] = src[k] * w[k];
+    } else {
+        const double *src = (const double *)(const void *)j->in + at;
+        const double *w = (const double *)(const void *)j->window;
+        for (int64_t k = 0; k < used; k++)
+            x[k] = src[k] * w[k];
+    }
+    memset(x + used, 0, sizeof(double) * (size_t)(n - used));
+}
+
 /* Row `row` of the input as the transform reads it: n pairs (fft,
  * ifft), n reals cut or zero-padded from the row (rfft), or the first
  * n / 2 + 1 pairs of a Hermitian spectrum, cut or zero-padded (irfft). */
@@ -62,6 +88,9 @@ static void load_row(const fft_job *j, int64_t row, int64_t n, double *x)
 {
     int64_t len = j->in_len, used;
     switch (j->kind) {
+    case WEFT__FFT_FRAMES:
+        load_frame(j, row, n, x);
+        break;
     case WEFT__FFT_REAL:
         used = len < n ? len : n;
         load_span(j->in, j->dt, row * len, used, x);
@@ -92,6 +121,7 @@ static void store_row(const fft_job *j, int64_t row, int64_t n, const double *x)
         store_span(j->out, j->dt, row * 2 * n, x, 2 * n, (double)n);
         break;
     case WEFT__FFT_REAL:
+    case WEFT__FFT_FRAMES:
         store_span(j->out, j->dt, row * 2 * pairs, x, 2 * pairs, 1.0);
         break;
     default:
@@ -111,7 +141,7 @@ static int fft_chunks(size_t cb, size_t ce, void *ctx)
                             public_name(j->kind), (long long)n);
     double *scratch = x + data;
     bool inverse = j->kind == WEFT__FFT_INVERSE || j->kind == WEFT__FFT_REAL_INVERSE;
-    bool real = j->kind == WEFT__FFT_REAL || j->kind == WEFT__FFT_REAL_INVERSE;
+    bool real = j->kind >= WEFT__FFT_REAL;
     for (size_t c = cb; c < ce; c++) {
         int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->rows, j->chunks, c);
         int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1);
@@ -125,17 +155,25 @@ static int fft_chunks(size_t cb, size_t ce, void *ctx)
     return 0;
 }
 
-int weft__eval_fft(weft_runtime *rt, const weft__node *n, const weft_tensor *in,
+int weft__eval_fft(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                    weft_tensor *out)
 {
-    fft_job j = { .in = weft_tensor_data(in), .out = weft__tensor_mut(out), .dt = in->dtype,
-                  .kind = n->attr.index.kind, .rows = 1 };
-    bool real_in = j.kind == WEFT__FFT_REAL;
-    int batch_rank = in->rank - (real_in ? 1 : 2);
+    const weft_tensor *x = in[0];
+    fft_job j = { .in = weft_tensor_data(x), .out = weft__tensor_mut(out), .dt = x->dtype,
+                  .kind = n->attr.fft.kind, .rows = 1 };
+    bool real_in = j.kind == WEFT__FFT_REAL || j.kind == WEFT__FFT_FRAMES;
+    int batch_rank = x->rank - (real_in ? 1 : 2);
     for (int d = 0; d < batch_rank; d++)
-        j.rows *= in->dims[d];
-    j.in_len = in->dims[batch_rank];
-    int64_t len = n->attr.index.count ? n->attr.index.count : j.in_len;
+        j.rows *= x->dims[d];
+    j.in_len = x->dims[batch_rank];
+    if (j.kind == WEFT__FFT_FRAMES) {
+        j.window = weft_tensor_data(in[1]);
+        j.frame_length = n->attr.fft.frame_length;
+        j.frame_step = n->attr.fft.frame_step;
+        j.frames = out->dims[out->rank - 3];
+        j.rows *= j.frames;
+    }
+    int64_t len = n->attr.fft.length ? n->attr.fft.length : j.in_len;
     if (j.rows == 0 || len == 0)
         return 0;
     weft__fft_plan plan;

@@ -684,7 +684,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_TRIDIAGONAL_SOLVE:
         return weft__eval_tridiagonal_solve(rt, n, in[0], in[1], out);
     case WEFT__OP_FFT:
-        return weft__eval_fft(rt, n, in[0], out);
+        return weft__eval_fft(rt, n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: no kernel for this op", weft__op_name(n->op));
     }

@@ -15,7 +15,7 @@ weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int k
 {
     if (!weft__op_enter(cx, fn, &input, 1))
         return NULL;
-    weft__node n = { .op = WEFT__OP_FFT, .attr.index = { .kind = kind, .count = len } };
+    weft__node n = { .op = WEFT__OP_FFT, .attr.fft = { .kind = kind, .length = len } };
     return weft__ops_finish(cx, &n, &input, 1);
 }
 
@@ -154,10 +154,26 @@ weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,
     weft_value *w = frame_window(cx, fn, window, frame_length, s->dtype);
     if (!w)
         return NULL;
-    weft_value *frames = weft_frame(cx, signals, frame_length, frame_step, pad_end, 0.0, -1);
-    weft_value *windowed = weft__op_binary(cx, WEFT__OP_MUL, fn, frames, w);
-    return weft_rfft(cx, windowed,
-                     fft_length ? fft_length : default_fft_length(frame_length));
+    /* pad_end: zeros after the signal up to the end of the last frame that
+     * starts inside it (weft_frame's rule). */
+    int64_t n = s->dims[s->rank - 1];
+    int64_t frames = pad_end ? (n + frame_step - 1) / frame_step : 0;
+    int64_t padded = frames > 0 ? (frames - 1) * frame_step + frame_length : 0;
+    if (pad_end && padded > n) {
+        int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
+        pads[s->rank - 1][1] = padded - n;
+        signals = weft_pad(cx, signals, (const int64_t(*)[2])pads, 0.0);
+    }
+    /* One node reads each frame from the signal, times the window, and
+     * transforms it: no frames are written out. */
+    weft__node node = { .op = WEFT__OP_FFT,
+                        .attr.fft = { .kind = WEFT__FFT_FRAMES,
+                                      .length = fft_length ? fft_length
+                                                           : default_fft_length(frame_length),
+                                      .frame_length = frame_length,
+                                      .frame_step = frame_step } };
+    weft_value *ins[2] = { signals, w };
+    return weft__ops_finish(cx, &node, ins, 2);
 }
 
 weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_length,

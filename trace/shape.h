@@ -118,17 +118,18 @@ int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const 
 int weft__eval_tridiagonal_solve(weft_runtime *rt, const weft__node *n,
                                  const weft_tensor *diagonals, const weft_tensor *rhs,
                                  weft_tensor *out);
-/* FFT (kernel_fft.c, infer_fft.c): attr.index.kind says which transform,
- * attr.index.count its length (0 for the complex ones: the input's).
- * Complex tensors are [..., n, 2], real and imaginary parts. */
+/* FFT (kernel_fft.c, infer_fft.c): attr.fft.  Complex tensors are
+ * [..., n, 2], real and imaginary parts. */
 enum {
     WEFT__FFT_FORWARD,        /* complex to complex */
     WEFT__FFT_INVERSE,        /* complex to complex, over n */
     WEFT__FFT_REAL,           /* [..., len] real to [..., n / 2 + 1, 2] */
-    WEFT__FFT_REAL_INVERSE    /* [..., bins, 2] Hermitian to [..., n] real, over n */
+    WEFT__FFT_REAL_INVERSE,   /* [..., bins, 2] Hermitian to [..., n] real, over n */
+    WEFT__FFT_FRAMES          /* stft: the real transform of each windowed frame of
+                                 [..., len], to [..., frames, n / 2 + 1, 2] */
 };
 int weft__infer_fft(const weft__node *n, const weft_spec *in, weft_spec *out);
-int weft__eval_fft(weft_runtime *rt, const weft__node *n, const weft_tensor *in,
+int weft__eval_fft(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                    weft_tensor *out);
 /* Philox4x32-10 (Salmon et al., SC 2011): the block of the counter ctr
  * under key into out. */

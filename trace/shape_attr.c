@@ -87,7 +87,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
-    case WEFT__OP_EIGH: case WEFT__OP_SVD: case WEFT__OP_FFT:
+    case WEFT__OP_EIGH: case WEFT__OP_SVD:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -109,6 +109,12 @@ static int attr_words(const weft__node *n, int64_t *w)
             w[k++] = n->attr.conv.stride[d];
             w[k++] = n->attr.conv.dilation[d];
         }
+        break;
+    case WEFT__OP_FFT:
+        w[k++] = n->attr.fft.kind;
+        w[k++] = n->attr.fft.length;
+        w[k++] = n->attr.fft.frame_length;
+        w[k++] = n->attr.fft.frame_step;
         break;
     case WEFT__OP_RESIZE: case WEFT__OP_CROP_AND_RESIZE:
         w[k++] = n->attr.resize.method;
@@ -293,11 +299,14 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         print_conv(n, f);
         break;
     case WEFT__OP_FFT: {
-        static const char *const kinds[] = { "fft", "ifft", "rfft", "irfft" };
-        int kind = n->attr.index.kind;
-        fprintf(f, "<%s", kind >= 0 && kind < 4 ? kinds[kind] : "?");
-        if (n->attr.index.count)
-            fprintf(f, ",fft_length=%" PRId64, n->attr.index.count);
+        static const char *const kinds[] = { "fft", "ifft", "rfft", "irfft", "stft" };
+        int kind = n->attr.fft.kind;
+        fprintf(f, "<%s", kind >= 0 && kind < 5 ? kinds[kind] : "?");
+        if (kind == WEFT__FFT_FRAMES)
+            fprintf(f, ",frame_length=%" PRId64 ",frame_step=%" PRId64, n->attr.fft.frame_length,
+                    n->attr.fft.frame_step);
+        if (n->attr.fft.length)
+            fprintf(f, ",fft_length=%" PRId64, n->attr.fft.length);
         fputc('>', f);
         break;
     }

@@ -395,6 +395,12 @@ Test(ops_fft, stft_is_windowed_frames_transformed)
     check_stft(&own, WEFT_F64, 3, 40, &s);
     stft_case cut = { .frame_length = 12, .frame_step = 6, .fft_length = 8 };
     check_stft(&cut, WEFT_F64, 1, 30, &s);
+    /* A signal shorter than a frame: no frame, or (pad_end) frames of it
+     * and zeros. */
+    stft_case longer = { .frame_length = 20, .frame_step = 5 };
+    check_stft(&longer, WEFT_F64, 2, 10, &s);
+    longer.pad_end = true;
+    check_stft(&longer, WEFT_F32, 2, 10, &s);
 }
 
 /* inverse_stft with inverse_stft_window's window gives the signal back
