@@ -522,6 +522,34 @@ static weft_value *const_scalar(weft_ctx *cx, weft_dtype dt, const void *v, bool
     return c;
 }
 
+bool weft__ops_float_rank(weft_ctx *cx, const char *fn, const weft_spec *s, int min_rank,
+                          bool last_known)
+{
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s is not f32 or f64", fn,
+                       weft__spec_str(s, ss, sizeof ss));
+        return false;
+    }
+    if (min_rank > 0 && (s->rank == WEFT_RANK_ANY || s->rank < min_rank ||
+                         (last_known && s->dims[s->rank - 1] < 0))) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s has not a rank of %d or more%s known while "
+                       "tracing", fn, weft__spec_str(s, ss, sizeof ss), min_rank,
+                       last_known ? " and a last dim" : "");
+        return false;
+    }
+    return true;
+}
+
+bool weft__ops_float_dtype_arg(weft_ctx *cx, const char *fn, weft_dtype dtype)
+{
+    if (dtype == WEFT_F32 || dtype == WEFT_F64)
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
+                   weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    return false;
+}
+
 weft_value *weft__ops_constant(weft_ctx *cx, const char *fn, weft_dtype dt, int rank,
                                const int64_t *dims, const void *data, weft_dtype cast_to)
 {

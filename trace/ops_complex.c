@@ -14,11 +14,8 @@ static bool is_complex(weft_ctx *cx, const char *fn, weft_value *z)
 {
     const weft_spec *s = weft__value_spec(z);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s is not f32 or f64", fn,
-                       weft__spec_str(s, ss, sizeof ss));
+    if (!weft__ops_float_rank(cx, fn, s, 0, false))
         return false;
-    }
     if (s->rank == WEFT_RANK_ANY || s->rank < 1 || s->dims[s->rank - 1] != 2) {
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is not [..., 2] (complex numbers as pairs of "
                        "real and imaginary parts, the 2 known while tracing)", fn,

@@ -97,9 +97,8 @@ static weft_value *dct_of(weft_ctx *cx, const char *fn, weft_value *input, int t
                               fn, (long long)n);
     const weft_spec *s = weft__value_spec(input);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64)
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s is not f32 or f64", fn,
-                              weft__spec_str(s, ss, sizeof ss));
+    if (!weft__ops_float_rank(cx, fn, s, 0, false))
+        return NULL;
     if (s->rank == WEFT_RANK_ANY || s->rank < 1 || s->dims[s->rank - 1] < 0)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the last dim of %s is not known while "
                               "tracing (the transform's matrix depends on it)", fn,

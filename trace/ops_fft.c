@@ -121,19 +121,7 @@ static bool stft_checks(weft_ctx *cx, const char *fn, weft_value *input, int min
                        (long long)WEFT__FFT_MAX_LENGTH);
         return false;
     }
-    const weft_spec *s = weft__value_spec(input);
-    char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s is not f32 or f64", fn,
-                       weft__spec_str(s, ss, sizeof ss));
-        return false;
-    }
-    if (s->rank == WEFT_RANK_ANY || s->rank < min_rank) {
-        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s has not a rank of %d or more known while "
-                       "tracing", fn, weft__spec_str(s, ss, sizeof ss), min_rank);
-        return false;
-    }
-    return true;
+    return weft__ops_float_rank(cx, fn, weft__value_spec(input), min_rank, false);
 }
 
 weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,

@@ -19,6 +19,17 @@ weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_valu
 bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
                             const char *const *names, size_t n_in);
 
+/* Whether a dtype argument (a window's, a matrix's to be made) is f32 or
+ * f64; otherwise the context fails with WEFT_EINVAL naming fn (ops.c). */
+bool weft__ops_float_dtype_arg(weft_ctx *cx, const char *fn, weft_dtype dtype);
+
+/* Whether the value of spec s is f32 or f64 (else WEFT_EDTYPE) and, for
+ * min_rank > 0, of a rank known while tracing and at least min_rank whose
+ * last dim is known too when last_known (else WEFT_ESHAPE); failures name
+ * fn (ops.c). */
+bool weft__ops_float_rank(weft_ctx *cx, const char *fn, const weft_spec *s, int min_rank,
+                          bool last_known);
+
 /* Whether images are f32 or f64; otherwise the context fails with
  * WEFT_EDTYPE naming fn (the image and colour ops, ops_image.c). */
 bool weft__ops_float_images(weft_ctx *cx, const char *fn, const weft_value *images);

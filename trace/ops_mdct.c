@@ -28,22 +28,6 @@ static weft_value *flipped(weft_ctx *cx, const char *fn, weft_value *x, int r, b
     return neg ? weft__op_unary(cx, WEFT__OP_NEG, fn, f) : f;
 }
 
-static bool float_input(weft_ctx *cx, const char *fn, const weft_spec *s, int min_rank)
-{
-    char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s is not f32 or f64", fn,
-                       weft__spec_str(s, ss, sizeof ss));
-        return false;
-    }
-    if (s->rank == WEFT_RANK_ANY || s->rank < min_rank || s->dims[s->rank - 1] < 0) {
-        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s has not a rank of %d or more and a last dim "
-                       "known while tracing", fn, weft__spec_str(s, ss, sizeof ss), min_rank);
-        return false;
-    }
-    return true;
-}
-
 /* tf.signal.mdct: frames of frame_length every frame_length / 2, windowed,
  * quarters (a, b, c, d) folded into (-c reversed - d, a - b reversed),
  * then the type-4 DCT. */
@@ -58,7 +42,7 @@ weft_value *weft_mdct(weft_ctx *cx, weft_value *signals, int64_t frame_length,
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: frame_length %lld is not a positive "
                               "multiple of 4", fn, (long long)frame_length);
     const weft_spec *s = weft__value_spec(signals);
-    if (!float_input(cx, fn, s, 1))
+    if (!weft__ops_float_rank(cx, fn, s, 1, true))
         return NULL;
     weft_value *w = mdct_window(cx, fn, window, frame_length, s->dtype);
     if (!w)
@@ -87,7 +71,7 @@ weft_value *weft_inverse_mdct(weft_ctx *cx, weft_value *mdcts, weft_value *windo
     if (!weft__op_enter(cx, fn, in, window ? 2 : 1))
         return NULL;
     const weft_spec *s = weft__value_spec(mdcts);
-    if (!float_input(cx, fn, s, 2))
+    if (!weft__ops_float_rank(cx, fn, s, 2, true))
         return NULL;
     int64_t half = s->dims[s->rank - 1];
     char ss[WEFT__SPEC_STR_MAX];

@@ -55,12 +55,7 @@ static bool mel_args_ok(weft_ctx *cx, const char *fn, int64_t mel_bins, int64_t 
                        (long long)spec_bins, sample_rate, lower, upper);
         return false;
     }
-    if (dtype != WEFT_F32 && dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
-                       weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
-        return false;
-    }
-    return true;
+    return weft__ops_float_dtype_arg(cx, fn, dtype);
 }
 
 weft_value *weft_linear_to_mel_weight_matrix(weft_ctx *cx, int64_t num_mel_bins,

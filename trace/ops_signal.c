@@ -136,12 +136,7 @@ static bool window_checks(weft_ctx *cx, const char *fn, int64_t length, weft_dty
                        (long long)length);
         return false;
     }
-    if (dtype != WEFT_F32 && dtype != WEFT_F64) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
-                       weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
-        return false;
-    }
-    return true;
+    return weft__ops_float_dtype_arg(cx, fn, dtype);
 }
 
 static weft_value *cosine_window(weft_ctx *cx, const char *fn, int64_t length, bool periodic,
