@@ -216,7 +216,6 @@ static void bluestein(const weft__fft_plan *p, double *x, double *a)
     }
 }
 
-
 /* The complex transform of the plan's core length. */
 static void run_core(const weft__fft_plan *p, double *x, bool inverse, double *scratch)
 {

@@ -489,18 +489,44 @@ static int64_t index_at(const gather_job *j, int64_t i)
     return v < 0 ? v + j->dim : v;
 }
 
+/* Output rows [r, stop) of outer row o, whose indices start at `first`:
+ * a row of one 4- or 8-byte element is a load and a store (the gathers
+ * of weft_frame, argmax-style picks), anything else a copy. */
+static void gather_run(const gather_job *j, int64_t o, int64_t first, uint64_t r, uint64_t stop)
+{
+    size_t bytes = (size_t)j->inner * j->esize;
+    const char *base = j->src + (size_t)(o * j->dim * j->inner) * j->esize;
+    int64_t i = first;
+    if (bytes == 4) {
+        uint32_t *dst = (uint32_t *)(void *)j->dst;
+        for (; r < stop; r++, i++)
+            memcpy(&dst[r], base + 4 * (size_t)index_at(j, i), 4);
+    } else if (bytes == 8) {
+        uint64_t *dst = (uint64_t *)(void *)j->dst;
+        for (; r < stop; r++, i++)
+            memcpy(&dst[r], base + 8 * (size_t)index_at(j, i), 8);
+    } else {
+        for (; r < stop; r++, i++)
+            weft__copy_bytes(j->dst + r * bytes, base + (size_t)index_at(j, i) * bytes, bytes);
+    }
+}
+
 static int gather_chunk(size_t cb, size_t ce, void *ctx)
 {
     const gather_job *j = ctx;
-    size_t bytes = (size_t)j->inner * j->esize;
+    uint64_t n_idx = (uint64_t)j->n_idx;
     for (size_t c = cb; c < ce; c++) {
-        uint64_t r0 = weft__chunk_begin(j->rows, j->chunks, c);
+        uint64_t r = weft__chunk_begin(j->rows, j->chunks, c);
         uint64_t r1 = weft__chunk_begin(j->rows, j->chunks, c + 1);
-        for (uint64_t r = r0; r < r1; r++) {
-            int64_t o = (int64_t)(r / (uint64_t)j->n_idx), i = (int64_t)(r % (uint64_t)j->n_idx);
-            i += o / j->pre * j->n_idx;   /* the indices of o's batch element */
-            const char *from = j->src + (size_t)((o * j->dim + index_at(j, i)) * j->inner) * j->esize;
-            weft__copy_bytes(j->dst + r * bytes, from, bytes);
+        /* One division per chunk; then whole runs of an outer row. */
+        int64_t o = (int64_t)(r / n_idx), i = (int64_t)(r % n_idx);
+        while (r < r1) {
+            uint64_t stop = (uint64_t)(o + 1) * n_idx < r1 ? (uint64_t)(o + 1) * n_idx : r1;
+            /* The indices of o's batch element start at o / pre * n_idx. */
+            gather_run(j, o, o / j->pre * j->n_idx + i, r, stop);
+            r = stop;
+            o++;
+            i = 0;
         }
     }
     return 0;

@@ -37,6 +37,38 @@ static int sg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     return weft_ctx_status(cx);
 }
 
+/* Frames of long signals, f32 and f64: a gather of one element per output
+ * row whose work is cut into chunks that start inside one signal's frames
+ * and run into the next signal's, on every runtime. */
+Test(ops_signal, frames_of_long_signals)
+{
+    int64_t len = 40001, L = 37, step = 13, frames = 1 + (len - L) / step;
+    double *v = malloc(sizeof *v * 3 * (size_t)len);
+    cr_assert_not_null(v);
+    for (int64_t i = 0; i < 3 * len; i++)
+        v[i] = (double)(i % 9973) - 0.25 * (double)(i / len);
+    for (int f = 0; f < 2; f++) {
+        weft_dtype dt = f ? WEFT_F32 : WEFT_F64;
+        weft_tensor *x = test_tensor(dt, 2, (int64_t[]){ 3, len }, v), *y;
+        sg_case c = { .op = 0, .length = L, .step = step, .axis = -1 };
+        op_results_everywhere(sg_body, &c, &x, 1, &y, 1, "long frames");
+        test_assert_shape(y, dt, 3, (int64_t[]){ 3, frames, L }, "long frames");
+        for (int64_t b = 0; b < 3; b++)
+            for (int64_t fr = 0; fr < frames; fr++)
+                for (int64_t k = 0; k < L; k++) {
+                    double got = test_element(y, (b * frames + fr) * L + k);
+                    double want = v[b * len + fr * step + k];
+                    if (got != want)
+                        cr_assert_fail("%s signal %lld frame %lld sample %lld: %g, want %g",
+                                       weft_dtype_name(dt), (long long)b, (long long)fr,
+                                       (long long)k, got, want);
+                }
+        weft_tensor_release(x);
+        weft_tensor_release(y);
+    }
+    free(v);
+}
+
 /* A [2, 7] signal, element (r, i) = 10 r + i. */
 static weft_tensor *signal_2x7(void)
 {
