@@ -7,13 +7,6 @@
 #include "trace/fft.h"
 #include "trace/shape.h"
 
-static const char *public_name(int kind)
-{
-    static const char *const names[] = { "weft_fft", "weft_ifft", "weft_rfft", "weft_irfft",
-                                         "weft_stft" };
-    return names[kind];
-}
-
 /* stft's frames: the window [frame_length] of the signals' dtype; the
  * result [..., frames, n / 2 + 1, 2]. */
 static int infer_frames(const weft__node *n, const weft_spec *in, weft_spec *out)
@@ -50,7 +43,7 @@ int weft__infer_fft(const weft__node *n, const weft_spec *in, weft_spec *out)
         len > WEFT__FFT_MAX_LENGTH)
         return weft__errorf(WEFT_EINVAL, "weft_fft: bad attributes (kind %d, length %lld)",
                             kind, (long long)len);
-    const char *fn = public_name(kind);
+    const char *fn = weft__fft_name(kind);
     char s[WEFT__SPEC_STR_MAX];
     weft__spec_str(in, s, sizeof s);
     if (in->dtype != WEFT_F32 && in->dtype != WEFT_F64)

@@ -24,7 +24,7 @@ typedef struct fft_job {
     size_t chunks;
 } fft_job;
 
-static const char *public_name(int kind)
+const char *weft__fft_name(int kind)
 {
     static const char *const names[] = { "weft_fft", "weft_ifft", "weft_rfft", "weft_irfft",
                                          "weft_stft" };
@@ -138,7 +138,7 @@ static int fft_chunks(size_t cb, size_t ce, void *ctx)
     double *x = weft__malloc(sizeof *x * (data + weft__fft_scratch_doubles(j->plan)));
     if (!x)
         return weft__errorf(WEFT_ENOMEM, "%s: out of memory for a transform of length %lld",
-                            public_name(j->kind), (long long)n);
+                            weft__fft_name(j->kind), (long long)n);
     double *scratch = x + data;
     bool inverse = j->kind == WEFT__FFT_INVERSE || j->kind == WEFT__FFT_REAL_INVERSE;
     bool real = j->kind >= WEFT__FFT_REAL;
@@ -179,7 +179,7 @@ int weft__eval_fft(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
     weft__fft_plan plan;
     if (weft__fft_plan_init(&plan, len, j.kind >= WEFT__FFT_REAL) != 0)
         return weft__errorf(WEFT_ENOMEM, "%s: out of memory for the plan of a transform of "
-                            "length %lld", public_name(j.kind), (long long)len);
+                            "length %lld", weft__fft_name(j.kind), (long long)len);
     j.plan = &plan;
     uint64_t work = weft__sat_mul((uint64_t)j.rows, weft__sat_mul((uint64_t)plan.m, 64));
     j.chunks = weft__chunk_count_of(rt, work, (uint64_t)j.rows);

@@ -63,26 +63,6 @@ static weft_value *dct_matrix(weft_ctx *cx, const char *fn, int type, bool ortho
     return v;
 }
 
-/* input's last axis cut or zero-padded to N. */
-static weft_value *fit_length(weft_ctx *cx, weft_value *input, const weft_spec *s, int64_t N)
-{
-    int r = s->rank;
-    int64_t len = s->dims[r - 1];
-    if (N < len) {
-        int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
-        for (int d = 0; d < r; d++)
-            end[d] = WEFT_END;
-        end[r - 1] = N;
-        return weft_slice(cx, input, begin, end, NULL);
-    }
-    if (N > len) {
-        int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
-        pads[r - 1][1] = N - len;
-        return weft_pad(cx, input, (const int64_t(*)[2])pads, 0.0);
-    }
-    return input;
-}
-
 static weft_value *dct_of(weft_ctx *cx, const char *fn, weft_value *input, int type, int64_t n,
                           bool ortho)
 {
@@ -110,7 +90,8 @@ static weft_value *dct_of(weft_ctx *cx, const char *fn, weft_value *input, int t
     weft_value *m = dct_matrix(cx, fn, type, ortho, N, s->dtype);
     if (!m)
         return NULL;
-    return weft_matmul(cx, fit_length(cx, input, s, N), m);
+    int r = s->rank;
+    return weft_matmul(cx, weft__ops_fit_axis(cx, input, r, r - 1, s->dims[r - 1], N), m);
 }
 
 weft_value *weft_dct(weft_ctx *cx, weft_value *input, int type, int64_t n, bool ortho)

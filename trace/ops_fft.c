@@ -189,18 +189,7 @@ weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_len
     int64_t len = fft_length ? fft_length : default_fft_length(frame_length);
     weft_value *real = weft_irfft(cx, stfts, len);
     /* Each frame cut or zero-padded to frame_length. */
-    int r = s->rank - 1;
-    if (len > frame_length) {
-        int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
-        for (int d = 0; d < r; d++)
-            end[d] = WEFT_END;
-        end[r - 1] = frame_length;
-        real = weft_slice(cx, real, begin, end, NULL);
-    } else if (len < frame_length) {
-        int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
-        pads[r - 1][1] = frame_length - len;
-        real = weft_pad(cx, real, (const int64_t(*)[2])pads, 0.0);
-    }
+    real = weft__ops_fit_axis(cx, real, s->rank - 1, s->rank - 2, len, frame_length);
     return weft_overlap_and_add(cx, weft__op_binary(cx, WEFT__OP_MUL, fn, real, w), frame_step);
 }
 

@@ -63,10 +63,8 @@ weft_value *weft_ifft3d(weft_ctx *cx, weft_value *input)
     return complex_nd(cx, "weft_ifft3d", input, 3, true);
 }
 
-/* Axis `axis` of x (rank `rank`, that axis `have` long) cut or zero-padded
- * to len. */
-static weft_value *fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, int64_t have,
-                            int64_t len)
+weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, int64_t have,
+                               int64_t len)
 {
     if (len < have) {
         int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
@@ -137,7 +135,8 @@ static weft_value *real_nd(weft_ctx *cx, const char *fn, weft_value *x, int dims
         x = weft__ops_fft(cx, fn, x, WEFT__FFT_REAL, len[dims - 1]);
     for (int k = dims - 2; k >= 0; k--) {
         int axis = crank - 1 - dims + k;
-        x = fit_axis(cx, x, crank, axis, s->dims[rank - dims - (inverse ? 1 : 0) + k], len[k]);
+        int64_t have = s->dims[rank - dims - (inverse ? 1 : 0) + k];
+        x = weft__ops_fit_axis(cx, x, crank, axis, have, len[k]);
         x = along(cx, fn, x, crank, axis, inverse ? WEFT__FFT_INVERSE : WEFT__FFT_FORWARD);
     }
     if (inverse)

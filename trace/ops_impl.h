@@ -39,6 +39,13 @@ bool weft__ops_float_images(weft_ctx *cx, const char *fn, const weft_value *imag
 weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int kind,
                           int64_t len);
 
+/* Axis `axis` of x (rank `rank`, that axis `have` long, known) cut to its
+ * first len elements or zero-padded at its end to len; x itself when
+ * len is have (trace/ops_fft_nd.c; dct's, inverse_stft's and the N-D
+ * transforms' fft_length). */
+weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, int64_t have,
+                               int64_t len);
+
 /* Whether window is a vector of frame_length elements (or an unknown
  * count) of dtype, the window of a framed transform; otherwise the
  * context fails naming fn (trace/ops_fft.c, ops_mdct.c). */

@@ -128,6 +128,8 @@ enum {
     WEFT__FFT_FRAMES          /* stft: the real transform of each windowed frame of
                                  [..., len], to [..., frames, n / 2 + 1, 2] */
 };
+/* The public op of a kind, for messages ("weft_rfft"; kernel_fft.c). */
+const char *weft__fft_name(int kind);
 int weft__infer_fft(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_fft(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                    weft_tensor *out);
