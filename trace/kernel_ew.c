@@ -61,7 +61,7 @@ float weft__lgammaf(float x)
         if (b == 0)                                                                    \
             return 0;                                                                  \
         if (b == -1)                                                                   \
-            return neg_##S(a); /* MIN / -1 would overflow */                          \
+            return neg_##S(a); /* MIN / -1 would overflow */                           \
         T q = (T)(a / b);                                                              \
         if (a % b != 0 && ((a < 0) != (b < 0)))                                        \
             q--;                                                                       \
@@ -91,8 +91,8 @@ float weft__lgammaf(float x)
     }                                                                                  \
     static inline T min_##S(T a, T b) { return a < b ? a : b; }                        \
     static inline T max_##S(T a, T b) { return a > b ? a : b; }                        \
-    static inline T floordiv_##S(T a, T b) { return div_##S(a, b); }                  \
-    /* C's / and %, with div's zero divisor and MIN / -1. */                        \
+    static inline T floordiv_##S(T a, T b) { return div_##S(a, b); }                   \
+    /* C's / and %, with div's zero divisor and MIN / -1. */                           \
     static inline T truncatediv_##S(T a, T b)                                          \
     {                                                                                  \
         return b == 0 ? 0 : b == -1 ? neg_##S(a) : (T)(a / b);                         \
@@ -130,7 +130,7 @@ INT_OPS(i64, int64_t, uint64_t)
     static inline T left_shift_##S(T a, T b) { return (T)((U)a << shift_of_##S(b)); }  \
     static inline T right_shift_##S(T a, T b)                                          \
     {                                                                                  \
-        /* floor(a / 2^s) without relying on >> of a negative value. */               \
+        /* floor(a / 2^s) without relying on >> of a negative value. */                \
         unsigned s = shift_of_##S(b);                                                  \
         return a < 0 ? (T)~((U)~a >> s) : (T)((U)a >> s);                              \
     }
@@ -225,7 +225,7 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
     static inline b8 is_finite_##S(T a) { return fabs##M(a) < (T)INFINITY; }           \
-    /* Python's //: floor((a - a % b) / b), corrected where the division   */         \
+    /* Python's //: floor((a - a % b) / b), corrected where the division   */          \
     /* rounded across an integer (NumPy's npy_divmod). */                              \
     static inline T floordiv_##S(T a, T b)                                             \
     {                                                                                  \
@@ -314,7 +314,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
 /* Rows of a binary tile, W columns each, the step pattern hoisted out of
  * the row loop so that each pattern is one plain loop nest (gcc
  * vectorizes the inner loop; a constant W unrolls it). */
-#define BIN_ROWS(TI, TO, EXPR, W)                                                     \
+#define BIN_ROWS(TI, TO, EXPR, W)                                                      \
     do {                                                                               \
         const int64_t ra = rs[0], rb = rs[1];                                          \
         if (step[0] && step[1]) {                                                      \
@@ -360,9 +360,10 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
 
 /* A binary loop: EXPR reads x and y.  NAME##_row is one row with each
  * operand a block (step 1) or a scalar (step 0); NAME runs it over the
- * tile, as one run when the tile is flat. */
-#define BIN_FN(NAME, TI, TO, EXPR)                                                     \
-    ROW_FN void NAME##_row(const TI *restrict a, const TI *restrict b,          \
+ * tile, as one run when the tile is flat, else row by row, with the row
+ * width a constant for the widths WIDTHS lists. */
+#define BIN_FN_WIDTHS(NAME, TI, TO, EXPR, WIDTHS)                                      \
+    ROW_FN void NAME##_row(const TI *restrict a, const TI *restrict b,                 \
                                   TO *restrict o, size_t len, unsigned sa, unsigned sb) \
     {                                                                                  \
         if (sa && sb) {                                                                \
@@ -399,18 +400,28 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
             NAME##_row(a, b, o, rows * cols, step[0], step[1]);                        \
             return;                                                                    \
         }                                                                              \
-        /* Short rows (a value per row of a few columns) with the width a  \
-         * constant, so that each row is a few vector operations. */      \
         switch (cols) {                                                                \
-        case 4: BIN_ROWS(TI, TO, EXPR, 4); break;                                      \
-        case 8: BIN_ROWS(TI, TO, EXPR, 8); break;                                      \
-        case 16: BIN_ROWS(TI, TO, EXPR, 16); break;                                    \
+            WIDTHS(TI, TO, EXPR)                                                       \
         default: BIN_ROWS(TI, TO, EXPR, cols); break;                                  \
         }                                                                              \
     }
 
+/* Short rows (a value per row of a few columns) as a few vector
+ * operations per row: the widths that get a loop nest of their own.  Only
+ * the float arithmetic has them (normalizing rows, a bias per row); each
+ * width is another four vectorized loop nests in two builds, and with
+ * every loop of every dtype they were four fifths of this file's compile
+ * time. */
+#define SHORT_WIDTHS(TI, TO, EXPR)                                                     \
+    case 4: BIN_ROWS(TI, TO, EXPR, 4); break;                                          \
+    case 8: BIN_ROWS(TI, TO, EXPR, 8); break;                                          \
+    case 16: BIN_ROWS(TI, TO, EXPR, 16); break;
+#define NO_WIDTHS(TI, TO, EXPR)
+#define BIN_FN(NAME, TI, TO, EXPR) BIN_FN_WIDTHS(NAME, TI, TO, EXPR, NO_WIDTHS)
+#define BIN_WIDE_FN(NAME, TI, TO, EXPR) BIN_FN_WIDTHS(NAME, TI, TO, EXPR, SHORT_WIDTHS)
+
 #define UN_FN(NAME, TI, TO, EXPR)                                                      \
-    ROW_FN void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,    \
+    ROW_FN void NAME##_row(const TI *restrict a, TO *restrict o, size_t len,           \
                                   unsigned sa)                                         \
     {                                                                                  \
         if (sa) {                                                                      \
@@ -439,10 +450,56 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
             NAME##_row(a + (int64_t)r * rs[0], o + r * cols, cols, step[0]);           \
     }
 
+/* Loops whose element is a call (libm's functions, the special functions,
+ * fmod): nothing in them vectorizes, so they are built once, without the
+ * AVX2 clone and the constant-width rows, which only cost compile time
+ * (the clones of these loops took more than half of this file's). */
+#define BIN_CALL_FN(NAME, TI, TO, EXPR)                                                \
+    static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
+                     void *out_, size_t rows, size_t cols)                             \
+    {                                                                                  \
+        const TI *a = in[0], *b = in[1];                                               \
+        TO *o = out_;                                                                  \
+        const size_t sa = step[0], sb = step[1];                                       \
+        if (tile_flat(2, rs, step, rows, cols)) {                                      \
+            cols *= rows;                                                              \
+            rows = 1;                                                                  \
+        }                                                                              \
+        for (size_t r = 0; r < rows; r++) {                                            \
+            const TI *pa = a + (int64_t)r * rs[0], *pb = b + (int64_t)r * rs[1];       \
+            TO *po = o + r * cols;                                                     \
+            for (size_t i = 0; i < cols; i++) {                                        \
+                TI x = pa[i * sa], y = pb[i * sb];                                     \
+                po[i] = (TO)(EXPR);                                                    \
+            }                                                                          \
+        }                                                                              \
+    }
+
+#define UN_CALL_FN(NAME, TI, TO, EXPR)                                                 \
+    static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
+                     void *out_, size_t rows, size_t cols)                             \
+    {                                                                                  \
+        const TI *a = in[0];                                                           \
+        TO *o = out_;                                                                  \
+        const size_t sa = step[0];                                                     \
+        if (tile_flat(1, rs, step, rows, cols)) {                                      \
+            cols *= rows;                                                              \
+            rows = 1;                                                                  \
+        }                                                                              \
+        for (size_t r = 0; r < rows; r++) {                                            \
+            const TI *pa = a + (int64_t)r * rs[0];                                     \
+            TO *po = o + r * cols;                                                     \
+            for (size_t i = 0; i < cols; i++) {                                        \
+                TI x = pa[i * sa];                                                     \
+                po[i] = (TO)(EXPR);                                                    \
+            }                                                                          \
+        }                                                                              \
+    }
+
 /* The all-blocks case selects with a bit mask, which gcc vectorizes
  * (a conditional on a byte-wide condition it does not). */
 #define WHERE_FN(NAME, T, UT)                                                          \
-    ROW_FN void NAME##_row(const b8 *restrict c, const T *restrict a,           \
+    ROW_FN void NAME##_row(const b8 *restrict c, const T *restrict a,                  \
                                   const T *restrict b, T *restrict o, size_t len,      \
                                   const unsigned char *step)                           \
     {                                                                                  \
@@ -484,9 +541,9 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     }
 
 /* The loops every dtype has: comparisons, min/max, where, casts. */
-#define ANY_ROW(S, T, UT)                                                              \
-    BIN_FN(min_##S##_loop, T, T, min_##S(x, y))                                        \
-    BIN_FN(max_##S##_loop, T, T, max_##S(x, y))                                        \
+#define ANY_ROW(S, T, UT, ARITH)                                                       \
+    ARITH(min_##S##_loop, T, T, min_##S(x, y))                                         \
+    ARITH(max_##S##_loop, T, T, max_##S(x, y))                                         \
     BIN_FN(eq_##S##_loop, T, b8, x == y)                                               \
     BIN_FN(ne_##S##_loop, T, b8, x != y)                                               \
     BIN_FN(lt_##S##_loop, T, b8, x < y)                                                \
@@ -501,16 +558,16 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(cv_##S##_f64_loop, T, double, cv_##S##_f64(x))
 
 /* The arithmetic loops of the number dtypes. */
-#define NUM_ROW(S, T)                                                                  \
-    BIN_FN(add_##S##_loop, T, T, add_##S(x, y))                                        \
-    BIN_FN(sub_##S##_loop, T, T, sub_##S(x, y))                                        \
-    BIN_FN(mul_##S##_loop, T, T, mul_##S(x, y))                                        \
-    BIN_FN(div_##S##_loop, T, T, div_##S(x, y))                                        \
-    BIN_FN(mod_##S##_loop, T, T, mod_##S(x, y))                                        \
-    BIN_FN(pow_##S##_loop, T, T, pow_##S(x, y))                                        \
-    BIN_FN(floordiv_##S##_loop, T, T, floordiv_##S(x, y))                              \
+#define NUM_ROW(S, T, ARITH)                                                           \
+    ARITH(add_##S##_loop, T, T, add_##S(x, y))                                         \
+    ARITH(sub_##S##_loop, T, T, sub_##S(x, y))                                         \
+    ARITH(mul_##S##_loop, T, T, mul_##S(x, y))                                         \
+    ARITH(div_##S##_loop, T, T, div_##S(x, y))                                         \
+    BIN_CALL_FN(mod_##S##_loop, T, T, mod_##S(x, y))                                   \
+    BIN_CALL_FN(pow_##S##_loop, T, T, pow_##S(x, y))                                   \
+    BIN_CALL_FN(floordiv_##S##_loop, T, T, floordiv_##S(x, y))                         \
     BIN_FN(truncatediv_##S##_loop, T, T, truncatediv_##S(x, y))                        \
-    BIN_FN(truncatemod_##S##_loop, T, T, truncatemod_##S(x, y))                        \
+    BIN_CALL_FN(truncatemod_##S##_loop, T, T, truncatemod_##S(x, y))                   \
     UN_FN(neg_##S##_loop, T, T, neg_##S(x))                                            \
     UN_FN(abs_##S##_loop, T, T, abs_##S(x))                                            \
     UN_FN(relu_##S##_loop, T, T, relu_##S(x))                                          \
@@ -531,55 +588,55 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
 
 /* The float functions. */
 #define FLT_ROW(S, T)                                                                  \
-    BIN_FN(truediv_##S##_loop, T, T, div_##S(x, y))                                    \
+    BIN_WIDE_FN(truediv_##S##_loop, T, T, div_##S(x, y))                               \
     UN_FN(sqrt_##S##_loop, T, T, sqrt_##S(x))                                          \
-    UN_FN(exp_##S##_loop, T, T, exp_##S(x))                                            \
-    UN_FN(log_##S##_loop, T, T, log_##S(x))                                            \
-    UN_FN(tanh_##S##_loop, T, T, tanh_##S(x))                                          \
-    UN_FN(sigmoid_##S##_loop, T, T, sigmoid_##S(x))                                    \
-    UN_FN(sin_##S##_loop, T, T, sin_##S(x))                                            \
-    UN_FN(cos_##S##_loop, T, T, cos_##S(x))                                            \
+    UN_CALL_FN(exp_##S##_loop, T, T, exp_##S(x))                                       \
+    UN_CALL_FN(log_##S##_loop, T, T, log_##S(x))                                       \
+    UN_CALL_FN(tanh_##S##_loop, T, T, tanh_##S(x))                                     \
+    UN_CALL_FN(sigmoid_##S##_loop, T, T, sigmoid_##S(x))                               \
+    UN_CALL_FN(sin_##S##_loop, T, T, sin_##S(x))                                       \
+    UN_CALL_FN(cos_##S##_loop, T, T, cos_##S(x))                                       \
     UN_FN(rsqrt_##S##_loop, T, T, rsqrt_##S(x))                                        \
-    UN_FN(log1p_##S##_loop, T, T, log1p_##S(x))                                        \
-    UN_FN(expm1_##S##_loop, T, T, expm1_##S(x))                                        \
-    UN_FN(erf_##S##_loop, T, T, erf_##S(x))                                            \
-    UN_FN(erfc_##S##_loop, T, T, erfc_##S(x))                                          \
-    UN_FN(tan_##S##_loop, T, T, tan_##S(x))                                            \
-    UN_FN(asin_##S##_loop, T, T, asin_##S(x))                                          \
-    UN_FN(acos_##S##_loop, T, T, acos_##S(x))                                          \
-    UN_FN(atan_##S##_loop, T, T, atan_##S(x))                                          \
-    UN_FN(sinh_##S##_loop, T, T, sinh_##S(x))                                          \
-    UN_FN(cosh_##S##_loop, T, T, cosh_##S(x))                                          \
-    UN_FN(asinh_##S##_loop, T, T, asinh_##S(x))                                        \
-    UN_FN(acosh_##S##_loop, T, T, acosh_##S(x))                                        \
-    UN_FN(atanh_##S##_loop, T, T, atanh_##S(x))                                        \
-    UN_FN(lgamma_##S##_loop, T, T, lgamma_##S(x))                                      \
-    UN_FN(digamma_##S##_loop, T, T, digamma_##S(x))                                    \
-    UN_FN(erfinv_##S##_loop, T, T, erfinv_##S(x))                                      \
-    UN_FN(ndtri_##S##_loop, T, T, ndtri_##S(x))                                        \
-    UN_FN(bessel_i0_##S##_loop, T, T, bessel_i0_##S(x))                                \
-    UN_FN(bessel_i0e_##S##_loop, T, T, bessel_i0e_##S(x))                              \
-    UN_FN(bessel_i1_##S##_loop, T, T, bessel_i1_##S(x))                                \
-    UN_FN(bessel_i1e_##S##_loop, T, T, bessel_i1e_##S(x))                              \
-    UN_FN(bessel_j0_##S##_loop, T, T, bessel_j0_##S(x))                                \
-    UN_FN(bessel_j1_##S##_loop, T, T, bessel_j1_##S(x))                                \
-    UN_FN(bessel_y0_##S##_loop, T, T, bessel_y0_##S(x))                                \
-    UN_FN(bessel_y1_##S##_loop, T, T, bessel_y1_##S(x))                                \
-    UN_FN(bessel_k0_##S##_loop, T, T, bessel_k0_##S(x))                                \
-    UN_FN(bessel_k0e_##S##_loop, T, T, bessel_k0e_##S(x))                              \
-    UN_FN(bessel_k1_##S##_loop, T, T, bessel_k1_##S(x))                                \
-    UN_FN(bessel_k1e_##S##_loop, T, T, bessel_k1e_##S(x))                              \
-    UN_FN(expint_##S##_loop, T, T, expint_##S(x))                                      \
-    UN_FN(dawsn_##S##_loop, T, T, dawsn_##S(x))                                        \
-    UN_FN(spence_##S##_loop, T, T, spence_##S(x))                                      \
-    UN_FN(fresnel_cos_##S##_loop, T, T, fresnel_cos_##S(x))                            \
-    UN_FN(fresnel_sin_##S##_loop, T, T, fresnel_sin_##S(x))                            \
-    BIN_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))                                    \
-    BIN_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                                  \
-    BIN_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                                \
-    BIN_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                      \
-    BIN_FN(polygamma_##S##_loop, T, T, polygamma_##S(x, y))                            \
-    BIN_FN(nextafter_##S##_loop, T, T, nextafter_##S(x, y))
+    UN_CALL_FN(log1p_##S##_loop, T, T, log1p_##S(x))                                   \
+    UN_CALL_FN(expm1_##S##_loop, T, T, expm1_##S(x))                                   \
+    UN_CALL_FN(erf_##S##_loop, T, T, erf_##S(x))                                       \
+    UN_CALL_FN(erfc_##S##_loop, T, T, erfc_##S(x))                                     \
+    UN_CALL_FN(tan_##S##_loop, T, T, tan_##S(x))                                       \
+    UN_CALL_FN(asin_##S##_loop, T, T, asin_##S(x))                                     \
+    UN_CALL_FN(acos_##S##_loop, T, T, acos_##S(x))                                     \
+    UN_CALL_FN(atan_##S##_loop, T, T, atan_##S(x))                                     \
+    UN_CALL_FN(sinh_##S##_loop, T, T, sinh_##S(x))                                     \
+    UN_CALL_FN(cosh_##S##_loop, T, T, cosh_##S(x))                                     \
+    UN_CALL_FN(asinh_##S##_loop, T, T, asinh_##S(x))                                   \
+    UN_CALL_FN(acosh_##S##_loop, T, T, acosh_##S(x))                                   \
+    UN_CALL_FN(atanh_##S##_loop, T, T, atanh_##S(x))                                   \
+    UN_CALL_FN(lgamma_##S##_loop, T, T, lgamma_##S(x))                                 \
+    UN_CALL_FN(digamma_##S##_loop, T, T, digamma_##S(x))                               \
+    UN_CALL_FN(erfinv_##S##_loop, T, T, erfinv_##S(x))                                 \
+    UN_CALL_FN(ndtri_##S##_loop, T, T, ndtri_##S(x))                                   \
+    UN_CALL_FN(bessel_i0_##S##_loop, T, T, bessel_i0_##S(x))                           \
+    UN_CALL_FN(bessel_i0e_##S##_loop, T, T, bessel_i0e_##S(x))                         \
+    UN_CALL_FN(bessel_i1_##S##_loop, T, T, bessel_i1_##S(x))                           \
+    UN_CALL_FN(bessel_i1e_##S##_loop, T, T, bessel_i1e_##S(x))                         \
+    UN_CALL_FN(bessel_j0_##S##_loop, T, T, bessel_j0_##S(x))                           \
+    UN_CALL_FN(bessel_j1_##S##_loop, T, T, bessel_j1_##S(x))                           \
+    UN_CALL_FN(bessel_y0_##S##_loop, T, T, bessel_y0_##S(x))                           \
+    UN_CALL_FN(bessel_y1_##S##_loop, T, T, bessel_y1_##S(x))                           \
+    UN_CALL_FN(bessel_k0_##S##_loop, T, T, bessel_k0_##S(x))                           \
+    UN_CALL_FN(bessel_k0e_##S##_loop, T, T, bessel_k0e_##S(x))                         \
+    UN_CALL_FN(bessel_k1_##S##_loop, T, T, bessel_k1_##S(x))                           \
+    UN_CALL_FN(bessel_k1e_##S##_loop, T, T, bessel_k1e_##S(x))                         \
+    UN_CALL_FN(expint_##S##_loop, T, T, expint_##S(x))                                 \
+    UN_CALL_FN(dawsn_##S##_loop, T, T, dawsn_##S(x))                                   \
+    UN_CALL_FN(spence_##S##_loop, T, T, spence_##S(x))                                 \
+    UN_CALL_FN(fresnel_cos_##S##_loop, T, T, fresnel_cos_##S(x))                       \
+    UN_CALL_FN(fresnel_sin_##S##_loop, T, T, fresnel_sin_##S(x))                       \
+    BIN_CALL_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))                               \
+    BIN_CALL_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                             \
+    BIN_CALL_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                           \
+    BIN_CALL_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                 \
+    BIN_CALL_FN(polygamma_##S##_loop, T, T, polygamma_##S(x, y))                       \
+    BIN_CALL_FN(nextafter_##S##_loop, T, T, nextafter_##S(x, y))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
 #define TEST_ROW(S, T)                                                                 \
@@ -587,17 +644,17 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_FN(is_inf_##S##_loop, T, b8, is_inf_##S(x))                                     \
     UN_FN(is_finite_##S##_loop, T, b8, is_finite_##S(x))
 
-ANY_ROW(b, b8, uint8_t)
-ANY_ROW(i32, int32_t, uint32_t)
-ANY_ROW(i64, int64_t, uint64_t)
-ANY_ROW(f32, float, uint32_t)
-ANY_ROW(f64, double, uint64_t)
-NUM_ROW(i32, int32_t)
-NUM_ROW(i64, int64_t)
+ANY_ROW(b, b8, uint8_t, BIN_FN)
+ANY_ROW(i32, int32_t, uint32_t, BIN_FN)
+ANY_ROW(i64, int64_t, uint64_t, BIN_FN)
+ANY_ROW(f32, float, uint32_t, BIN_WIDE_FN)
+ANY_ROW(f64, double, uint64_t, BIN_WIDE_FN)
+NUM_ROW(i32, int32_t, BIN_FN)
+NUM_ROW(i64, int64_t, BIN_FN)
 BIT_ROW(i32, int32_t)
 BIT_ROW(i64, int64_t)
-NUM_ROW(f32, float)
-NUM_ROW(f64, double)
+NUM_ROW(f32, float, BIN_WIDE_FN)
+NUM_ROW(f64, double, BIN_WIDE_FN)
 FLT_ROW(f32, float)
 FLT_ROW(f64, double)
 TEST_ROW(i32, int32_t)
@@ -665,7 +722,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_IS_FINITE] = NROW(is_finite),
 };
 
-#define CAST_ROW(S) \
+#define CAST_ROW(S)                                                                    \
     {cv_##S##_b_loop, cv_##S##_i32_loop, cv_##S##_i64_loop, cv_##S##_f32_loop, cv_##S##_f64_loop}
 static const ew_fn cast_table[5][5] = {CAST_ROW(b), CAST_ROW(i32), CAST_ROW(i64), CAST_ROW(f32),
                                        CAST_ROW(f64)};
