@@ -20,6 +20,7 @@
  * compile, before the handler is registered; at exit the handler runs
  * before all of LLVM's and waits for the compile in flight, if any. */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,16 +85,22 @@ static uint64_t start_ns;  /* engine_start's time, written once (atomic) */
  * then the compile thread's alone.  engine_err says why there is none. */
 static weft__jit_engine *engine;
 static char engine_err[WEFT__ERRMSG_SIZE];
+/* Whether that reason went to the log: once per process, not once per
+ * function (a machine without libLLVM would log every function). */
+static bool engine_err_logged;
 
 static void unit_free(struct weft__jit_unit *u)
 {
     weft__free(u);
 }
 
-static void log_line(const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 1, 2))) static void log_line(const char *fmt, ...)
 {
     char msg[WEFT__ERRMSG_SIZE + 128];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     pthread_mutex_lock(&q_mu);
     void (*fn)(const char *) = q_log;
     pthread_mutex_unlock(&q_mu);
@@ -130,10 +137,8 @@ static void compile_unit(struct weft__jit_unit *u)
     char err[WEFT__ERRMSG_SIZE];
     err[0] = '\0';
     int rc = 0;
-    if (!engine) {
-        rc = WEFT_EINVAL;
-        snprintf(err, sizeof err, "the JIT could not be created: %.400s", engine_err);
-    }
+    if (!engine)
+        rc = WEFT_EINVAL;   /* logged once, with engine_err, below */
     uint64_t t0 = weft__now_ns();
     const struct weft__fused **fs = NULL;
     uint64_t *addr = NULL;
@@ -169,8 +174,12 @@ static void compile_unit(struct weft__jit_unit *u)
     __atomic_add_fetch(&u->compile_ns, weft__now_ns() - t0, __ATOMIC_RELAXED);
     if (rc < 0) {
         __atomic_add_fetch(&u->failed, u->n, __ATOMIC_RELAXED);
-        log_line("weft: native code for %s failed (%s); its groups stay on the interpreter",
-                 u->name, err);
+        if (engine)
+            log_line("weft: native code for %s failed (%s); its groups stay on the interpreter",
+                     u->name, err);
+        else if (!__atomic_exchange_n(&engine_err_logged, true, __ATOMIC_RELAXED))
+            log_line("weft: no native code in this process (%s); every group runs on the "
+                     "interpreter", engine_err);
     }
 }
 
@@ -564,5 +573,15 @@ void weft__jit_engine_free_code(weft__jit_engine *e, void *code)
 {
     (void)e;
     (void)code;
+}
+
+const char *weft__jit_llvm_library(void)
+{
+    return "";
+}
+
+void weft__jit_set_llvm_library(const char *file)
+{
+    (void)file;
 }
 #endif

@@ -111,5 +111,10 @@ uint64_t weft__jit_live_code(void);
 /* Whether this build and process compile native code at all (LLVM built
  * in, WEFT_JIT not 0). */
 bool weft__jit_enabled(void);
+/* The file the native tier opens when it starts (trace/llvm/api.h):
+ * libLLVM's soname; "" without LLVM.  A test may name another (one that
+ * does not exist) before the first compile of its process. */
+const char *weft__jit_llvm_library(void);
+void weft__jit_set_llvm_library(const char *file);
 
 #endif

@@ -103,14 +103,16 @@ WEFT_API int weft_concrete_call(weft_concrete *c, weft_tensor *const *args, size
  * machine code on a background thread while calls keep running on the
  * interpreter; no call waits for a compile, and results are the same
  * bits either way.  (The first call in a process that queues a compile
- * sets LLVM up on its own thread first, once per process.)  A process
- * may exit (return from main, call exit) without destroying its
+ * loads LLVM's shared library and sets LLVM up on its own thread first,
+ * once per process; a process that never compiles never loads LLVM.)  A
+ * process may exit (return from main, call exit) without destroying its
  * functions or runtime while a compile runs: the exit waits for that
  * compile to end, and drops the queued ones.  native_groups counts the
  * groups of cached concrete functions running native code now
  * (weft_function_print_ops marks them "native"); native_failed the groups
  * whose compile failed (they stay on the interpreter, and a line goes to
- * the weft_set_log sink);
+ * the weft_set_log sink; where LLVM's library cannot be loaded, every
+ * group fails and one line says so for the whole process);
  * native_compile_ns the compile thread's time on this function's concrete
  * functions, evicted ones included.  native_start_ns is the process's, not
  * the function's: the one-time start of the compiler on the thread of the

@@ -15,6 +15,7 @@
  * compile without destroying anything exits cleanly.  Tests wait for the compile thread by
  * polling with a bound, never by timing. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -537,6 +538,100 @@ Test(jit, failed_compile_falls_back)
     weft_tensor_release(first);
     weft_tensor_release(again);
     weft_tensor_release(x);
+    weft_function_destroy(&f);
+}
+
+/* ---- Loading LLVM ---------------------------------------------------------- */
+
+/* Whether libLLVM is in the process (RTLD_NOLOAD opens nothing). */
+static bool llvm_loaded(void)
+{
+    void *h = dlopen(weft__jit_llvm_library(), RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
+/* Criterion runs each test in a process of its own; run in one process
+ * with others (--no-fork) a test may find the native tier started.  Only
+ * a start skips: LLVM loaded without one is what the tests catch. */
+static void skip_unless_fresh_process(void)
+{
+    if (!weft__jit_enabled())
+        cr_skip_test("built without LLVM");
+    if (weft__jit_start_ns() != 0)
+        cr_skip_test("the native tier started earlier in this process");
+}
+
+/* libLLVM is opened when the first compile starts the native tier, not
+ * when the program starts: until then a process that ran functions on
+ * the interpreter has not loaded it. */
+Test(jit, llvm_is_loaded_by_the_first_compile)
+{
+    skip_unless_fresh_process();
+    weft_function *plain = chain_fn(rts[1], WEFT_FUNCTION_NO_JIT, 0);
+    weft_tensor *x = ramp(1000);
+    weft_tensor *a = call1(plain, x);
+    cr_assert(!llvm_loaded(), "an interpreted call loaded %s", weft__jit_llvm_library());
+    weft_function *f = chain_fn(rts[1], 0, 0);
+    weft_tensor *b = call1(f, x);
+    wait_compiles();
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.native_groups, 1);
+    cr_assert(llvm_loaded(), "%s is not loaded after a compile", weft__jit_llvm_library());
+    char why[160];
+    cr_assert(diff_same_bits(b, a, why, sizeof why), "%s", why);
+    weft_tensor_release(a);
+    weft_tensor_release(b);
+    weft_tensor_release(x);
+    weft_function_destroy(&plain);
+    weft_function_destroy(&f);
+}
+
+/* Without libLLVM (a machine with weft but not LLVM's library) every
+ * group runs on the interpreter: compiles fail and are counted, the
+ * reason is logged once for the process (not once per function), and
+ * the results are the interpreter's. */
+Test(jit, a_missing_llvm_leaves_the_interpreter)
+{
+    skip_unless_fresh_process();
+    weft__jit_set_llvm_library("libweft-test-no-such-llvm.so.1");
+    weft_set_log(sink, NULL);
+    weft_function *plain = chain_fn(rts[1], WEFT_FUNCTION_NO_JIT, 0);
+    weft_function *f = chain_fn(rts[1], 0, 0);
+    weft_tensor *x = ramp(1000);
+    weft_tensor *want = call1(plain, x);
+    weft_tensor *first = call1(f, x);
+    wait_compiles();
+    weft_tensor *again = call1(f, x);
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.native_groups, 0);
+    cr_assert_geq(st.native_failed, 1);
+    cr_assert(!ops_say_native(f));
+    char why[160];
+    cr_assert(diff_same_bits(first, want, why, sizeof why), "%s", why);
+    cr_assert(diff_same_bits(again, want, why, sizeof why), "%s", why);
+    weft_function *g = chain_fn(rts[2], 0, 0);
+    weft_tensor *other = call1(g, x);
+    wait_compiles();
+    weft_function_get_stats(g, &st);
+    cr_assert_eq(st.native_groups, 0);
+    cr_assert_geq(st.native_failed, 1);
+    cr_assert(diff_same_bits(other, want, why, sizeof why), "%s", why);
+    pthread_mutex_lock(&log_mu);
+    cr_assert_eq(n_logged, 1, "%d log lines", n_logged);
+    cr_assert(strstr(logged, "cannot load libweft-test-no-such-llvm.so.1"), "%s", logged);
+    pthread_mutex_unlock(&log_mu);
+    weft_set_log(NULL, NULL);
+    weft_tensor_release(other);
+    weft_function_destroy(&g);
+    weft_tensor_release(want);
+    weft_tensor_release(first);
+    weft_tensor_release(again);
+    weft_tensor_release(x);
+    weft_function_destroy(&plain);
     weft_function_destroy(&f);
 }
 

@@ -31,10 +31,9 @@
 #include <math.h>
 #include <string.h>
 
-#include <llvm-c/DebugInfo.h>
-
 #include "trace/jit.h"
 #include "trace/kernels.h"
+#include "trace/llvm/api.h"
 #include "trace/llvm/codegen.h"
 
 /* A block is BLOCK_ROWS rows; rows up to BLOCK_MAX_COLS long (a power of

@@ -20,17 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <llvm-c/Analysis.h>
-#include <llvm-c/Core.h>
-#include <llvm-c/Error.h>
-#include <llvm-c/LLJIT.h>
-#include <llvm-c/Orc.h>
-#include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
-
 #include "runtime/iface.h"
 #include "trace/jit.h"
+#include "trace/llvm/api.h"
 #include "trace/llvm/codegen.h"
 
 /* The most threads one compile uses, the compile thread included. */
@@ -97,16 +89,18 @@ static unsigned usable_cpus(void)
 int weft__jit_engine_create(weft__jit_engine **out, char *err, size_t n)
 {
     *out = NULL;
-    if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter()) {
-        snprintf(err, n, "LLVM has no native target");
-        return WEFT_EINVAL;
-    }
+    int rc = weft__llvm_load(err, n);
+    if (rc < 0)
+        return rc;
+    weft__llvm.init_target_info();
+    weft__llvm.init_target();
+    weft__llvm.init_target_mc();
+    weft__llvm.init_asm_printer();
     weft__jit_engine *e = weft__calloc(1, sizeof *e);
     if (!e) {
         snprintf(err, n, "out of memory");
         return WEFT_ENOMEM;
     }
-    int rc = 0;
     e->triple = LLVMGetDefaultTargetTriple();
     e->threads = usable_cpus();
     e->tm[0] = host_machine(e->triple, err, n);
