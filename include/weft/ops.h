@@ -2034,6 +2034,53 @@ WEFT_API weft_value *weft_xlog1py(weft_ctx *cx, weft_value *x, weft_value *y);
 WEFT_API weft_value *weft_xdivy(weft_ctx *cx, weft_value *x, weft_value *y);
 WEFT_API weft_value *weft_multiply_no_nan(weft_ctx *cx, weft_value *x, weft_value *y);
 
+/* The standard normal distribution (tf.math.ndtr, tf.math.log_ndtr,
+ * tf.math.erfcinv), f32 or f64 (WEFT_EDTYPE otherwise), each the
+ * composition TensorFlow writes, in its steps:
+ *   ndtr(x)     P[X <= x] for X ~ N(0, 1): 0.5 (1 + erf(x / sqrt 2)) where
+ *               |x| < 1, else through erfc, so the lower tail keeps its
+ *               digits down to the smallest subnormal;
+ *   log_ndtr(x) log(ndtr(x)): -ndtr(-x) above 8 (f32: 5), log(ndtr(x))
+ *               down to -20 (f32: -10), below that three terms of the
+ *               asymptotic series of log ndtr; log_ndtr(-inf) is -inf;
+ *   erfcinv(x)  the inverse of erfc on [0, 2]: -ndtri(x / 2) / sqrt 2
+ *               (+inf at 0, -inf at 2, NaN outside). */
+WEFT_API weft_value *weft_ndtr(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_log_ndtr(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_erfcinv(weft_ctx *cx, weft_value *x);
+/* tf.tensordot(a, b, axes): the sum of products over a's last `axes` dims
+ * and b's first `axes` dims, in order; the result is a's other dims, then
+ * b's other dims (axes 0: the outer product).  weft_tensordot_ex
+ * contracts a's dim a_axes[k] with b's dim b_axes[k] for k < n (negative
+ * axes count from the end; an axis named twice is WEFT_EINVAL; known
+ * dims that differ are WEFT_ESHAPE).  Both ranks must be known while
+ * tracing.  One weft_einsum, so one matrix product, and dtypes promote as
+ * weft_matmul's. */
+WEFT_API weft_value *weft_tensordot(weft_ctx *cx, weft_value *a, weft_value *b, int axes);
+WEFT_API weft_value *weft_tensordot_ex(weft_ctx *cx, weft_value *a, weft_value *b,
+                                       const int *a_axes, const int *b_axes, size_t n);
+/* tf.raw_ops.Bucketize(x, boundaries): for each element of x (i32, i64,
+ * f32 or f64) the i32 index of its bucket, the number of boundaries at
+ * or below it: 0 below boundaries[0], n at or above boundaries[n - 1]
+ * (NaN too).  boundaries[0..n) are sorted and not NaN (WEFT_EINVAL).  An
+ * f32 x compares with the boundaries rounded to f32 (TensorFlow's
+ * boundaries are floats), f64 with them as given, integers in f64 (exact
+ * to 2^53).  x's rank and all its dims but one must be known while
+ * tracing (WEFT_ESHAPE).  One weft_searchsorted of the flattened x. */
+WEFT_API weft_value *weft_bucketize(weft_ctx *cx, weft_value *x, const double *boundaries,
+                                    size_t n);
+/* tf.reverse_sequence(x, seq_lengths, seq_axis, batch_axis): for each
+ * index b along batch_axis, the first seq_lengths[b] elements along
+ * seq_axis reversed and the rest kept.  seq_lengths is an i32 or i64
+ * vector of x's batch dim (WEFT_EDTYPE, WEFT_ESHAPE); the axes differ
+ * and may be negative (WEFT_EINVAL); x's rank (2 or more) and its
+ * seq_axis dim must be known while tracing.  A length above the seq_axis
+ * dim fails when the function runs, as a gather's index out of range; a
+ * negative one reverses nothing (TensorFlow refuses both).  One batched
+ * gather along seq_axis. */
+WEFT_API weft_value *weft_reverse_sequence(weft_ctx *cx, weft_value *x, weft_value *seq_lengths,
+                                           int seq_axis, int batch_axis);
+
 #ifdef __cplusplus
 }
 #endif
