@@ -64,6 +64,21 @@ static bool next_index(int64_t *idx, const int64_t *dims, const int *which, int 
     return false;
 }
 
+/* The dims of a rank-r operand not among pairs[0..n), in order, into
+ * out; returns their count. */
+static int free_dims(int rank, const int *pairs, int n, int *out)
+{
+    int m = 0;
+    for (int d = 0; d < rank; d++) {
+        bool used = false;
+        for (int k = 0; k < n; k++)
+            used |= pairs[k] == d;
+        if (!used)
+            out[m++] = d;
+    }
+    return m;
+}
+
 /* c's pairs, and the free dims of each side, from either form. */
 static void pairs_of(const td_case *c, int *pa, int *pb, int *n, int *fa, int *nfa, int *fb,
                      int *nfb)
@@ -73,21 +88,8 @@ static void pairs_of(const td_case *c, int *pa, int *pb, int *n, int *fa, int *n
         pa[k] = c->n < 0 ? c->ra - c->axes + k : (c->a_axes[k] + c->ra) % c->ra;
         pb[k] = c->n < 0 ? k : (c->b_axes[k] + c->rb) % c->rb;
     }
-    *nfa = *nfb = 0;
-    for (int d = 0; d < c->ra; d++) {
-        bool used = false;
-        for (int k = 0; k < *n; k++)
-            used |= pa[k] == d;
-        if (!used)
-            fa[(*nfa)++] = d;
-    }
-    for (int d = 0; d < c->rb; d++) {
-        bool used = false;
-        for (int k = 0; k < *n; k++)
-            used |= pb[k] == d;
-        if (!used)
-            fb[(*nfb)++] = d;
-    }
+    *nfa = free_dims(c->ra, pa, *n, fa);
+    *nfb = free_dims(c->rb, pb, *n, fb);
 }
 
 static void check_case(const td_case *c, unsigned seed)
