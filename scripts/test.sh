@@ -5,8 +5,10 @@
 #  1. the criterion suite three times: a plain debug build, under
 #     ThreadSanitizer, and under AddressSanitizer + UndefinedBehaviorSanitizer;
 #     the plain one with 1, 2 and 4 workers ($WEFT_NUM_THREADS), under
-#     ThreadSanitizer with 2 and 4, under the address and UB sanitizers
-#     with 2; all with -Werror, each suite run two tests at a time;
+#     ThreadSanitizer with 2 (and the suites about threads, runtime, cache,
+#     dist and the trace suites labelled "workers", with 4 too), under the
+#     address and UB sanitizers with 2; all with -Werror, each suite run two
+#     tests at a time;
 #     weft-dist's tests among them run under mpirun on 1, 2 and 4 ranks
 #     (tests/dist/mpirun.sh, each job bounded by a timeout);
 #  2. the soak test (bench/soak.c) for $WEFT_SOAK_SECONDS (default 45);
@@ -32,11 +34,14 @@ configs=(
     "tsan:-Db_sanitize=thread"
     "asan:-Db_sanitize=address,undefined -Db_lundef=false"
 )
-# Races need threads that meet, so ThreadSanitizer runs with 2 and 4
-# workers; memory errors do not depend on the worker count, so the address
-# and UB sanitizers run once, with 2.  One worker runs in the plain build.
-# Together they keep the whole check under 30 minutes on 2 cores.
+# Races need threads that meet, so ThreadSanitizer runs with 2 workers,
+# and the suites about threads meeting with 4 as well (the op suites'
+# kernels split the same way on 2); memory errors do not depend on the
+# worker count, so the address and UB sanitizers run once, with 2.  One
+# worker runs in the plain build.  Together they keep the whole check
+# under 30 minutes on 2 cores.
 declare -A workers_of=([plain]="1 2 4" [tsan]="2 4" [asan]="2")
+declare -A suites_of=([tsan:4]="--suite runtime --suite cache --suite dist --suite workers")
 passed=0
 failed=0
 status=0
@@ -78,9 +83,11 @@ for cfg in "${configs[@]}"; do
         continue
     fi
     for w in ${workers_of[$name]}; do
-        echo "== $name: WEFT_NUM_THREADS=$w"
+        echo "== $name: WEFT_NUM_THREADS=$w ${suites_of[$name:$w]:-}"
         t0=$SECONDS
-        if ! WEFT_NUM_THREADS=$w meson test -C "$dir" --print-errorlogs --num-processes 2 >"$dir/test-$w.log" 2>&1; then
+        # shellcheck disable=SC2086  # the suite options are words
+        if ! WEFT_NUM_THREADS=$w meson test -C "$dir" --print-errorlogs --num-processes 2 \
+            ${suites_of[$name:$w]:-} >"$dir/test-$w.log" 2>&1; then
             status=1
             grep -E "FAIL|TIMEOUT|ERROR" "$dir/test-$w.log" | head -20
             tail -60 "$dir/meson-logs/testlog.txt"
