@@ -218,8 +218,13 @@ static double time_impl(operands *o, int i, unsigned workers, int check_it)
 
 /* One size and dtype on `workers` workers: reps rounds of the four, in an
  * order that rotates from round to round, with a pause after OpenBLAS's
- * threaded call so that its threads stop spinning (they spin for tens of
- * ms) before the next one runs.  Prints medians and median ratios. */
+ * threaded call so that its threads stop spinning before the next one
+ * runs: they spin for 2^28 cycles of the time-stamp counter (OpenBLAS's
+ * THREAD_TIMEOUT), about 130 ms on a 2 GHz counter.  A pause of 100 ms
+ * left them spinning into weft's products on 2 cores, which then ran at
+ * one thread's speed (512: 0.53-0.65 of OpenBLAS's; with the threads made
+ * to sleep at once, OPENBLAS_THREAD_TIMEOUT=4, 0.95-1.03).  Prints
+ * medians and median ratios. */
 static void bench_case(weft_dtype dt, int64_t n, unsigned workers, int reps)
 {
     operands o;
@@ -231,7 +236,7 @@ static void bench_case(weft_dtype dt, int64_t n, unsigned workers, int reps)
             int i = (q + r) % N_IMPL;
             t[i][r] = time_impl(&o, i, workers, r == 0);
             if (i == BLAS_N)
-                bench_settle(100);
+                bench_settle(300);
         }
         for (int i = 0; i < N_IMPL; i++)
             ratio[i][r] = t[BLAS_N][r] / t[i][r];
