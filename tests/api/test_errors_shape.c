@@ -688,6 +688,12 @@ static weft_value *op_stft_window(weft_ctx *cx)
 }
 static int c_stft_window(void) { return eager_op(op_stft_window); }
 
+static weft_value *op_tensordot_dims(weft_ctx *cx)
+{
+    return weft_tensordot(cx, ev(cx, m23), ev(cx, m23), 1);
+}
+static int c_tensordot_dims(void) { return eager_op(op_tensordot_dims); }
+
 static weft_value *op_repeat_negative(weft_ctx *cx) { return weft_repeat(cx, ev(cx, m23), -1, 0); }
 static int c_repeat_negative(void) { return eager_op(op_repeat_negative); }
 
@@ -820,6 +826,7 @@ static const err_case cases[] = {
     C("weft_truncatediv", "two bool tensors", WEFT_EDTYPE, c_truncatediv_bool),
     C("weft_fft", "f32[4,3]", WEFT_ESHAPE, c_fft_not_pairs),
     C("weft_stft", "a window of 15 for frames of 16", WEFT_ESHAPE, c_stft_window),
+    C("weft_tensordot", "f32[2,3] with f32[2,3], axes 1", WEFT_ESHAPE, c_tensordot_dims),
 };
 
 #define N_CASES (sizeof cases / sizeof *cases)
