@@ -1,6 +1,6 @@
 /* The stateless random ops of include/weft/ops.h: weft_random_uniform,
- * weft_random_normal, weft_random_truncated_normal, the _like forms and
- * weft_dropout (made of the uniform draw).  The entry points check the dtype, the dims and the
+ * weft_random_normal, weft_random_truncated_normal, the _like forms,
+ * weft_dropout and weft_random_shuffle (made of the uniform draw).  The entry points check the dtype, the dims and the
  * bounds; inference checks the seed (infer_shape.c); kernel_random.c
  * draws. */
 #include <math.h>
@@ -8,6 +8,7 @@
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/kernels.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 
 /* The result's dims as weft_fill takes them: known while tracing, not
@@ -192,4 +193,40 @@ weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *s
     weft_value *keep = weft_ge(cx, u, weft_const_f64(cx, rate));
     weft_value *kept = weft_mul(cx, x, weft_const_f64(cx, 1.0 / (1.0 - rate)));
     return weft_where(cx, keep, kept, weft_zeros_like(cx, x));
+}
+
+/* Keys of 62 random bits: distinct with probability above 1 - n^2 / 2^63,
+ * and argsort is stable, so ties (were there any) keep their order. */
+#define SHUFFLE_KEY_LIMIT 4611686018427387904.0   /* 2^62 */
+
+/* tf.random.experimental.stateless_shuffle: x's slices along axis 0 in the
+ * order that sorts a uniform key drawn for each. */
+weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed)
+{
+    const char *fn = "weft_random_shuffle";
+    weft_value *in[2] = { x, seed };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *s = weft__value_spec(x), *k = weft__value_spec(seed);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank < 1)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s needs a rank of 1 or more known while "
+                              "tracing", fn, weft__spec_str(s, ss, sizeof ss));
+    /* The draw checks its seed too, but would name itself. */
+    if ((k->dtype != WEFT_I32 && k->dtype != WEFT_I64) ||
+        !(k->rank == 0 || (k->rank == 1 && (k->dims[0] == 2 || k->dims[0] < 0))))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the seed %s is not an i32 or i64 scalar or "
+                              "vector of two", fn, weft__spec_str(k, ss, sizeof ss));
+    weft_value *keys;
+    if (s->dims[0] >= 0) {
+        keys = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, WEFT_I64, 1, s->dims, 0,
+                         SHUFFLE_KEY_LIMIT);
+    } else {
+        /* The count of slices is known when the function runs. */
+        weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
+        weft_value *count = weft_gather(cx, weft_shape(cx, x), first, 0);
+        keys = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, weft_range_to(cx, count),
+                         WEFT_I64, 0, NULL, 0, SHUFFLE_KEY_LIMIT);
+    }
+    return weft_gather(cx, x, weft_argsort(cx, keys, 0, false), 0);
 }

@@ -1107,6 +1107,15 @@ WEFT_API weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed
                                                   weft_dtype dtype, int rank,
                                                   const int64_t *dims, double mean,
                                                   double stddev);
+/* tf.random.experimental.stateless_shuffle(x, seed): x's slices along
+ * axis 0 in a random order, a function of the seed alone (the same on any
+ * worker count, eagerly and traced; a new seed per call, a new order
+ * without a retrace).  Each slice gets a uniform 62-bit key of the draws
+ * above and the slices go in the keys' order (weft_argsort, then
+ * weft_gather): every order is equally likely but for keys drawn twice
+ * (probability below n^2 / 2^63).  x has any dtype and a rank of 1 or
+ * more known while tracing; its first dim may be unknown there. */
+WEFT_API weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed);
 /* The same draws with the shape of like (its values are not read), which
  * may be unknown while tracing: the numbers are those of the forms above
  * for like's dims when the function runs. */

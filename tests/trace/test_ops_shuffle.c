@@ -1,0 +1,158 @@
+/* weft_random_shuffle: every slice once and intact, the same bits eagerly
+ * and traced on 1, 2 and 4 workers, an order that is the seed's (the same
+ * seed, the same order; another seed, another), each of the 6 orders of 3
+ * slices about equally often over 600 seeds, a first dim unknown while
+ * tracing, and the refused calls. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_shuffle, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+static int shuffle_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_random_shuffle(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+static weft_tensor *seed_of(int64_t s)
+{
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I64, 0, NULL, &s, &t), 0);
+    return t;
+}
+
+/* rows x 3 i32, row r holding r, 1000 + r, 2000 + r. */
+static weft_tensor *rows_of(int64_t rows)
+{
+    int32_t *v = malloc((size_t)rows * 3 * sizeof *v);
+    for (int64_t r = 0; r < rows; r++)
+        for (int c = 0; c < 3; c++)
+            v[r * 3 + c] = (int32_t)(1000 * c + r);
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I32, 2, (const int64_t[]){ rows, 3 }, v, &t), 0);
+    free(v);
+    return t;
+}
+
+/* out holds every row of rows_of(rows) once, intact; its order into
+ * order[] (may be NULL). */
+static void expect_permutation(const weft_tensor *out, int64_t rows, int32_t *order)
+{
+    cr_assert_eq(weft_tensor_rank(out), 2);
+    cr_assert_eq(weft_tensor_dims(out)[0], rows);
+    cr_assert_eq(weft_tensor_dims(out)[1], 3);
+    const int32_t *g = weft_tensor_data(out);
+    bool *seen = calloc((size_t)rows, 1);
+    for (int64_t r = 0; r < rows; r++) {
+        int32_t src = g[r * 3];
+        cr_assert(src >= 0 && src < rows && !seen[src], "row %lld is row %d again or none",
+                  (long long)r, src);
+        seen[src] = true;
+        cr_assert(g[r * 3 + 1] == 1000 + src && g[r * 3 + 2] == 2000 + src,
+                  "row %lld is not row %d intact", (long long)r, src);
+        if (order)
+            order[r] = src;
+    }
+    free(seen);
+}
+
+Test(ops_shuffle, every_row_once_and_the_seeds_order)
+{
+    enum { ROWS = 50 };
+    weft_tensor *x = rows_of(ROWS);
+    int32_t order[3][ROWS];
+    const int64_t seeds[3] = { 7, 7, 8 };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *args[2] = { x, seed_of(seeds[k]) }, *out;
+        op_results_everywhere(shuffle_body, NULL, args, 2, &out, 1, "shuffle");
+        expect_permutation(out, ROWS, order[k]);
+        weft_tensor_release(out);
+        weft_tensor_release(args[1]);
+    }
+    cr_assert(memcmp(order[0], order[1], sizeof order[0]) == 0, "seed 7 gave two orders");
+    cr_assert(memcmp(order[0], order[2], sizeof order[0]) != 0, "seeds 7 and 8 gave one order");
+    bool moved = false;
+    for (int r = 0; r < ROWS; r++)
+        moved |= order[0][r] != r;
+    cr_assert(moved, "seed 7 left every row in place");
+    weft_tensor_release(x);
+}
+
+/* 600 seeds over 3 rows: each of the 6 orders 100 times on average; the
+ * bounds are more than 4 standard deviations (9.1) away, and the seeds
+ * are fixed, so the counts are too. */
+Test(ops_shuffle, every_order_about_equally_often)
+{
+    weft_tensor *x = rows_of(3);
+    int counts[6] = { 0 };
+    weft_ctx *cx = NULL;
+    for (int64_t s = 0; s < 600; s++) {
+        cr_assert_eq(weft_eager_begin(rts[1], &cx), 0, "%s", weft_errmsg());
+        weft_tensor *seed = seed_of(s);
+        weft_value *v = weft_random_shuffle(cx, weft_eager_value(cx, x), weft_eager_value(cx, seed));
+        cr_assert_not_null(v, "%s", weft_errmsg());
+        int32_t order[3];
+        expect_permutation(weft_value_tensor(v), 3, order);
+        /* The order's index among the 6: the first row (3 ways), then
+         * whether the other two are swapped. */
+        counts[order[0] * 2 + (order[1] > order[2])]++;
+        weft_eager_end(&cx);
+        weft_tensor_release(seed);
+    }
+    for (int k = 0; k < 6; k++)
+        cr_assert(counts[k] >= 60 && counts[k] <= 140, "order %d came %d times of 600", k,
+                  counts[k]);
+    weft_tensor_release(x);
+}
+
+/* Traced once for i32[?, 3], called with 5 and 9 rows. */
+Test(ops_shuffle, a_first_dim_unknown_while_tracing)
+{
+    weft_spec sig[2] = { { .dtype = WEFT_I32, .rank = 2, .dims = { -1, 3 } },
+                         { .dtype = WEFT_I64, .rank = 0 } };
+    weft_function_desc d = { .name = "shuffle", .body = shuffle_body, .n_args = 2, .n_outs = 1,
+                             .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    for (int64_t rows = 5; rows <= 9; rows += 4) {
+        weft_tensor *x = rows_of(rows), *seed = seed_of(rows), *y = NULL;
+        weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(seed) };
+        cr_assert_eq(weft_function_call(f, a, 2, &y, 1), 0, "%s", weft_errmsg());
+        expect_permutation(y, rows, NULL);
+        weft_tensor_release(x);
+        weft_tensor_release(seed);
+        weft_tensor_release(y);
+    }
+    cr_assert_eq(weft_function_tracing_count(f), 1);
+    weft_function_destroy(&f);
+}
+
+enum { BAD_SCALAR, BAD_SEED };
+
+static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const int *)user) {
+    case BAD_SCALAR: outs[0] = weft_random_shuffle(cx, a[2], a[1]); break;
+    case BAD_SEED: outs[0] = weft_random_shuffle(cx, a[0], a[2]); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_shuffle, refused_calls_name_the_op)
+{
+    weft_tensor *f = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 0, NULL, (const float[]){ 1.5f }, &f), 0);
+    weft_tensor *args[3] = { rows_of(4), seed_of(1), f };
+    const op_error_case cases[] = {
+        { BAD_SCALAR, WEFT_ESHAPE, "weft_random_shuffle: x f32[] needs a rank of 1 or more" },
+        { BAD_SEED, WEFT_EINVAL, "weft_random_shuffle: the seed f32[] is not an i32 or i64" },
+    };
+    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 3);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
