@@ -1,6 +1,6 @@
 /* Counting ops of include/weft/ops.h, compositions of others: in_top_k
  * (a comparison count per row), histogram_fixed_width (bincount of the
- * values' bins), zero_fraction, and the order tests is_non_decreasing and
+ * values' bins) and histogram_fixed_width_bins (the bins), zero_fraction, and the order tests is_non_decreasing and
  * is_strictly_increasing.  Each checks its inputs first, so that an error
  * names the public op. */
 #include <math.h>
@@ -62,29 +62,41 @@ weft_value *weft_in_top_k(weft_ctx *cx, weft_value *targets, weft_value *predict
     return weft_logical_and(cx, weft_logical_and(cx, in_k, finite), valid);
 }
 
-weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double lo, double hi,
-                                       int64_t nbins, weft_dtype dtype)
+/* Checks the arguments of the fixed-width histograms, naming fn. */
+static bool histogram_checks(weft_ctx *cx, const char *fn, weft_value *values, double lo,
+                             double hi, int64_t nbins, weft_dtype dtype)
 {
-    static const char fn[] = "weft_histogram_fixed_width";
     if (!weft__op_enter(cx, fn, &values, 1))
-        return NULL;
+        return false;
     const weft_spec *vs = spec_of(values);
     char sv[WEFT__SPEC_STR_MAX];
-    if (vs->dtype == WEFT_BOOL)
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: values %s are not numbers", fn,
-                              weft__spec_str(vs, sv, sizeof sv));
-    if (!is_index(dtype))
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: dtype %d is not i32 or i64", fn, (int)dtype);
-    if (!(lo < hi) || !isfinite(lo) || !isfinite(hi))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the range [%g, %g] is not finite with "
-                              "lo < hi", fn, lo, hi);
-    if (nbins <= 0)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: nbins %lld is not positive", fn,
-                              (long long)nbins);
-    /* TensorFlow's bins: floor((v - lo) / (hi - lo) * nbins), values
-     * below lo in the first bin and at or above hi in the last.  A NaN
-     * counts in no bin (it is given bin nbins, which bincount's maxlength
-     * drops). */
+    if (vs->dtype == WEFT_BOOL) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: values %s are not numbers", fn,
+                       weft__spec_str(vs, sv, sizeof sv));
+        return false;
+    }
+    if (!is_index(dtype)) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: dtype %d is not i32 or i64", fn, (int)dtype);
+        return false;
+    }
+    if (!(lo < hi) || !isfinite(lo) || !isfinite(hi)) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: the range [%g, %g] is not finite with lo < hi", fn,
+                       lo, hi);
+        return false;
+    }
+    if (nbins <= 0) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: nbins %lld is not positive", fn, (long long)nbins);
+        return false;
+    }
+    return true;
+}
+
+/* TensorFlow's bins, i64: floor((v - lo) / (hi - lo) * nbins), values
+ * below lo in the first bin and at or above hi in the last; a NaN gets
+ * nan_bin.  In f64 for every dtype of values. */
+static weft_value *fixed_width_bins(weft_ctx *cx, const char *fn, weft_value *values, double lo,
+                                    double hi, int64_t nbins, int64_t nan_bin)
+{
     weft_value *v = weft_cast(cx, values, WEFT_F64);
     weft_value *scaled = weft__op_binary(
         cx, WEFT__OP_MUL, fn,
@@ -92,9 +104,29 @@ weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double 
         weft_const_f64(cx, (double)nbins / (hi - lo)));
     weft_value *clipped = weft_clip(cx, weft__op_unary(cx, WEFT__OP_FLOOR, fn, scaled),
                                     weft_const_f64(cx, 0.0), weft_const_f64(cx, (double)(nbins - 1)));
-    weft_value *bins = weft_where(cx, weft__op_unary(cx, WEFT__OP_IS_NAN, fn, v),
-                                  weft_const_i64(cx, nbins), weft_cast(cx, clipped, WEFT_I64));
+    return weft_where(cx, weft__op_unary(cx, WEFT__OP_IS_NAN, fn, v), weft_const_i64(cx, nan_bin),
+                      weft_cast(cx, clipped, WEFT_I64));
+}
+
+weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double lo, double hi,
+                                       int64_t nbins, weft_dtype dtype)
+{
+    static const char fn[] = "weft_histogram_fixed_width";
+    if (!histogram_checks(cx, fn, values, lo, hi, nbins, dtype))
+        return NULL;
+    /* A NaN counts in no bin: bin nbins, which bincount's maxlength drops. */
+    weft_value *bins = fixed_width_bins(cx, fn, values, lo, hi, nbins, nbins);
     return weft_bincount(cx, bins, NULL, nbins, nbins, dtype);
+}
+
+weft_value *weft_histogram_fixed_width_bins(weft_ctx *cx, weft_value *values, double lo,
+                                            double hi, int64_t nbins, weft_dtype dtype)
+{
+    static const char fn[] = "weft_histogram_fixed_width_bins";
+    if (!histogram_checks(cx, fn, values, lo, hi, nbins, dtype))
+        return NULL;
+    weft_value *bins = fixed_width_bins(cx, fn, values, lo, hi, nbins, -1);
+    return dtype == WEFT_I64 ? bins : weft_cast(cx, bins, dtype);
 }
 
 /* tf.math.zero_fraction: the mean of x == 0 over every element, f32 (NaN

@@ -1018,6 +1018,12 @@ WEFT_API weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value 
  * hi, both finite; nbins > 0. */
 WEFT_API weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double lo,
                                                 double hi, int64_t nbins, weft_dtype dtype);
+/* tf.histogram_fixed_width_bins(values, [lo, hi], nbins, dtype): the bin
+ * of each value as weft_histogram_fixed_width counts it, values' shape,
+ * dtype i32 or i64 (TensorFlow's default is i32); a NaN is in no bin and
+ * gets -1 (TensorFlow casts the NaN to an integer). */
+WEFT_API weft_value *weft_histogram_fixed_width_bins(weft_ctx *cx, weft_value *values, double lo,
+                                                     double hi, int64_t nbins, weft_dtype dtype);
 /* tf.range(limit) for a limit known only when the function runs (a
  * tensor, such as a dim of weft_shape or a reduction): the i64 vector 0,
  * 1, ..., limit - 1 (empty for limit <= 0).  limit is an i32 or i64

@@ -20,7 +20,7 @@ TestSuite(ops_compose, .init = suite_runtimes_create, .fini = suite_runtimes_des
 
 typedef enum cp_op {
     ASINH, ACOSH, ATANH, LGAMMA, XOR, SELU, SOFTSIGN, MISH, CROSS, GLOBAL_NORM, IN_TOP_K, HISTOGRAM,
-    MAX_POOL1D, AVG_POOL1D, WEIGHTED_CE, LOG_POISSON, L2_LOSS
+    HISTOGRAM_BINS, MAX_POOL1D, AVG_POOL1D, WEIGHTED_CE, LOG_POISSON, L2_LOSS
 } cp_op;
 
 typedef struct cp_case {
@@ -60,6 +60,9 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case IN_TOP_K: outs[0] = weft_in_top_k(cx, a[0], a[1], c->k); break;
     case HISTOGRAM:
         outs[0] = weft_histogram_fixed_width(cx, a[0], c->lo, c->hi, c->k, c->dtype);
+        break;
+    case HISTOGRAM_BINS:
+        outs[0] = weft_histogram_fixed_width_bins(cx, a[0], c->lo, c->hi, c->k, c->dtype);
         break;
     case MAX_POOL1D:
         outs[0] = weft_max_pool1d(cx, a[0], c->k, (int64_t)c->lo,
@@ -338,6 +341,26 @@ Test(ops_compose, histogram_fixed_width_as_tensorflow)
     weft_tensor_release(y);
     weft_tensor_release(x);
     free(iv);
+}
+
+/* The bins the histogram counts, element by element, in values' shape:
+ * TensorFlow's example, the range's ends, and a NaN in no bin (-1). */
+Test(ops_compose, histogram_fixed_width_bins_as_tensorflow)
+{
+    const double v[] = { -1.0, 0.0, 1.5, 2.0, 5.0, 15, NAN, 4.999, 0.999 };
+    const double want[] = { 0, 0, 1, 2, 4, 4, -1, 4, 0 };
+    weft_tensor *x = test_tensor(WEFT_F32, 2, (int64_t[]){ 3, 3 }, v);
+    for (int d = 0; d < 2; d++) {
+        cp_case c = { .op = HISTOGRAM_BINS, .lo = 0, .hi = 5, .k = 5,
+                      .dtype = d ? WEFT_I64 : WEFT_I32 };
+        weft_tensor *y;
+        results(&c, &x, &y);
+        test_assert_shape(y, c.dtype, 2, (int64_t[]){ 3, 3 }, "histogram bins");
+        for (int i = 0; i < 9; i++)
+            cr_assert_eq(el(y, i), want[i], "value %g: bin %g", v[i], el(y, i));
+        weft_tensor_release(y);
+    }
+    weft_tensor_release(x);
 }
 
 /* pool1d: [1, 7, 2] with windows of 3 every 2 (VALID: 3 outputs; SAME:
