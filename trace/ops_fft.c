@@ -144,13 +144,10 @@ weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,
         return NULL;
     /* pad_end: zeros after the signal up to the end of the last frame that
      * starts inside it (weft_frame's rule). */
-    int64_t n = s->dims[s->rank - 1];
-    int64_t frames = pad_end ? (n + frame_step - 1) / frame_step : 0;
-    int64_t padded = frames > 0 ? (frames - 1) * frame_step + frame_length : 0;
-    if (pad_end && padded > n) {
-        int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
-        pads[s->rank - 1][1] = padded - n;
-        signals = weft_pad(cx, signals, (const int64_t(*)[2])pads, 0.0);
+    if (pad_end) {
+        int64_t frames;
+        signals = weft__ops_pad_frames_end(cx, signals, s->rank - 1, s->dims[s->rank - 1],
+                                           frame_length, frame_step, 0.0, &frames);
     }
     /* One node reads each frame from the signal, times the window, and
      * transforms it: no frames are written out. */

@@ -49,6 +49,12 @@ weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, 
 /* Whether window is a vector of frame_length elements (or an unknown
  * count) of dtype, the window of a framed transform; otherwise the
  * context fails naming fn (trace/ops_fft.c, ops_mdct.c). */
+/* tf.signal's pad_end (ops_signal.c): *frames = ceil(n / frame_step),
+ * and signal, whose axis ax has n elements, padded with value to the end
+ * of the last frame (signal itself when nothing is missing). */
+weft_value *weft__ops_pad_frames_end(weft_ctx *cx, weft_value *signal, int ax, int64_t n,
+                                     int64_t frame_length, int64_t frame_step, double value,
+                                     int64_t *frames);
 bool weft__ops_window_fits(weft_ctx *cx, const char *fn, weft_value *window,
                            int64_t frame_length, weft_dtype dtype);
 

@@ -9,6 +9,21 @@
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
+/* pad_end's rule: ceil(n / step) frames (*frames), the signal padded
+ * with value along axis ax up to the end of the last of them. */
+weft_value *weft__ops_pad_frames_end(weft_ctx *cx, weft_value *signal, int ax, int64_t n,
+                                     int64_t frame_length, int64_t frame_step, double value,
+                                     int64_t *frames)
+{
+    *frames = (n + frame_step - 1) / frame_step;
+    int64_t padded = *frames > 0 ? (*frames - 1) * frame_step + frame_length : 0;
+    if (padded <= n)
+        return signal;
+    int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
+    pads[ax][1] = padded - n;
+    return weft_pad(cx, signal, (const int64_t(*)[2])pads, value);
+}
+
 /* tf.signal.frame: the frames as one gather of an index matrix
  * idx[f, k] = f * step + k along axis, after padding the end when asked. */
 weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
@@ -32,18 +47,10 @@ weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the framed dim of %s is unknown while "
                               "tracing (the number of frames depends on it)", fn,
                               weft__spec_str(s, ss, sizeof ss));
-    int64_t frames;
-    if (pad_end) {
-        frames = (n + frame_step - 1) / frame_step;
-        int64_t padded = frames > 0 ? (frames - 1) * frame_step + frame_length : 0;
-        if (padded > n) {
-            int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
-            pads[ax][1] = padded - n;
-            signal = weft_pad(cx, signal, (const int64_t(*)[2])pads, pad_value);
-        }
-    } else {
-        frames = n < frame_length ? 0 : 1 + (n - frame_length) / frame_step;
-    }
+    int64_t frames = n < frame_length ? 0 : 1 + (n - frame_length) / frame_step;
+    if (pad_end)
+        signal = weft__ops_pad_frames_end(cx, signal, ax, n, frame_length, frame_step, pad_value,
+                                          &frames);
     int64_t count;
     if (!weft__numel_checked(2, (const int64_t[]){ frames, frame_length }, sizeof(int64_t),
                              &count))
