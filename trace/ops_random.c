@@ -1,6 +1,7 @@
 /* The stateless random ops of include/weft/ops.h: weft_random_uniform,
  * weft_random_normal, weft_random_truncated_normal, the _like forms,
- * weft_dropout and weft_random_shuffle (made of the uniform draw).  The entry points check the dtype, the dims and the
+ * weft_dropout, weft_random_shuffle and the random flips (made of the
+ * uniform draw).  The entry points check the dtype, the dims and the
  * bounds; inference checks the seed (infer_shape.c); kernel_random.c
  * draws. */
 #include <math.h>
@@ -195,6 +196,35 @@ weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *s
     return weft_where(cx, keep, kept, weft_zeros_like(cx, x));
 }
 
+/* Whether seed is an i32 or i64 scalar or vector of two (a length unknown
+ * while tracing is checked by the draw when the function runs); the draw
+ * checks it too, but would name itself. */
+static bool seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
+{
+    const weft_spec *k = weft__value_spec(seed);
+    if ((k->dtype == WEFT_I32 || k->dtype == WEFT_I64) &&
+        (k->rank == 0 || (k->rank == 1 && (k->dims[0] == 2 || k->dims[0] < 0))))
+        return true;
+    char ss[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the seed %s is not an i32 or i64 scalar or vector of two",
+                   fn, weft__spec_str(k, ss, sizeof ss));
+    return false;
+}
+
+/* One uniform draw in [a, b) of dtype dt per slice of x along axis 0: a
+ * vector, whose length may be known only when the function runs. */
+static weft_value *draw_per_slice(weft_ctx *cx, const char *fn, weft_value *x, weft_value *seed,
+                                  weft_dtype dt, double a, double b)
+{
+    const weft_spec *s = weft__value_spec(x);
+    if (s->dims[0] >= 0)
+        return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, dt, 1, s->dims, a, b);
+    weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
+    weft_value *count = weft_gather(cx, weft_shape(cx, x), first, 0);
+    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, weft_range_to(cx, count), dt, 0, NULL,
+                     a, b);
+}
+
 /* Keys of 62 random bits: distinct with probability above 1 - n^2 / 2^63,
  * and argsort is stable, so ties (were there any) keep their order. */
 #define SHUFFLE_KEY_LIMIT 4611686018427387904.0   /* 2^62 */
@@ -207,26 +237,50 @@ weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed)
     weft_value *in[2] = { x, seed };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    const weft_spec *s = weft__value_spec(x), *k = weft__value_spec(seed);
-    char ss[WEFT__SPEC_STR_MAX];
-    if (s->rank < 1)
+    const weft_spec *s = weft__value_spec(x);
+    if (s->rank < 1) {
+        char ss[WEFT__SPEC_STR_MAX];
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s needs a rank of 1 or more known while "
                               "tracing", fn, weft__spec_str(s, ss, sizeof ss));
-    /* The draw checks its seed too, but would name itself. */
-    if ((k->dtype != WEFT_I32 && k->dtype != WEFT_I64) ||
-        !(k->rank == 0 || (k->rank == 1 && (k->dims[0] == 2 || k->dims[0] < 0))))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the seed %s is not an i32 or i64 scalar or "
-                              "vector of two", fn, weft__spec_str(k, ss, sizeof ss));
-    weft_value *keys;
-    if (s->dims[0] >= 0) {
-        keys = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, WEFT_I64, 1, s->dims, 0,
-                         SHUFFLE_KEY_LIMIT);
-    } else {
-        /* The count of slices is known when the function runs. */
-        weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
-        weft_value *count = weft_gather(cx, weft_shape(cx, x), first, 0);
-        keys = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, weft_range_to(cx, count),
-                         WEFT_I64, 0, NULL, 0, SHUFFLE_KEY_LIMIT);
     }
+    if (!seed_ok(cx, fn, seed))
+        return NULL;
+    weft_value *keys = draw_per_slice(cx, fn, x, seed, WEFT_I64, 0, SHUFFLE_KEY_LIMIT);
     return weft_gather(cx, x, weft_argsort(cx, keys, 0, false), 0);
+}
+
+/* tf.image.stateless_random_flip_left_right / _up_down: each image
+ * mirrored where its uniform draw is below 1/2. */
+static weft_value *random_flip(weft_ctx *cx, const char *fn, weft_value *images,
+                               weft_value *seed, bool left_right)
+{
+    weft_value *in[2] = { images, seed };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *s = weft__value_spec(images);
+    if (s->rank != 3 && s->rank != 4) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: images %s are not [h, w, c] or [b, h, w, c]",
+                              fn, weft__spec_str(s, ss, sizeof ss));
+    }
+    if (!seed_ok(cx, fn, seed))
+        return NULL;
+    weft_value *u = s->rank == 3
+                        ? random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, WEFT_F64, 0, NULL,
+                                    0, 1)
+                        : weft_reshape(cx, draw_per_slice(cx, fn, images, seed, WEFT_F64, 0, 1), 4,
+                                       (const int64_t[]){ -1, 1, 1, 1 });
+    weft_value *flipped = left_right ? weft_flip_left_right(cx, images)
+                                     : weft_flip_up_down(cx, images);
+    return weft_where(cx, weft_lt(cx, u, weft_const_f64(cx, 0.5)), flipped, images);
+}
+
+weft_value *weft_random_flip_left_right(weft_ctx *cx, weft_value *images, weft_value *seed)
+{
+    return random_flip(cx, "weft_random_flip_left_right", images, seed, true);
+}
+
+weft_value *weft_random_flip_up_down(weft_ctx *cx, weft_value *images, weft_value *seed)
+{
+    return random_flip(cx, "weft_random_flip_up_down", images, seed, false);
 }

@@ -1122,6 +1122,16 @@ WEFT_API weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed
  * (probability below n^2 / 2^63).  x has any dtype and a rank of 1 or
  * more known while tracing; its first dim may be unknown there. */
 WEFT_API weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed);
+/* tf.image.stateless_random_flip_left_right / _up_down(images, seed):
+ * each image of a batch [b, h, w, c] (b may be unknown while tracing), or
+ * a single image [h, w, c], mirrored as weft_flip_left_right /
+ * weft_flip_up_down where a uniform draw of the seed (one per image) is
+ * below 1/2, else kept; any dtype, exact (a selection, not TensorFlow's
+ * flip * mirrored + (1 - flip) * image, which turns an inf into NaN). */
+WEFT_API weft_value *weft_random_flip_left_right(weft_ctx *cx, weft_value *images,
+                                                 weft_value *seed);
+WEFT_API weft_value *weft_random_flip_up_down(weft_ctx *cx, weft_value *images,
+                                              weft_value *seed);
 /* The same draws with the shape of like (its values are not read), which
  * may be unknown while tracing: the numbers are those of the forms above
  * for like's dims when the function runs. */

@@ -1,8 +1,11 @@
-/* weft_random_shuffle: every slice once and intact, the same bits eagerly
- * and traced on 1, 2 and 4 workers, an order that is the seed's (the same
- * seed, the same order; another seed, another), each of the 6 orders of 3
- * slices about equally often over 600 seeds, a first dim unknown while
- * tracing, and the refused calls. */
+/* The ops of one draw per slice.  weft_random_shuffle: every slice once
+ * and intact, the same bits eagerly and traced on 1, 2 and 4 workers, an
+ * order that is the seed's (the same seed, the same order; another seed,
+ * another), each of the 6 orders of 3 slices about equally often over 600
+ * seeds, a first dim unknown while tracing.  The random flips: each image
+ * kept or mirrored exactly, both in one batch, about half of single
+ * images flipped over 200 seeds, a batch unknown while tracing.  The
+ * refused calls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,13 +135,128 @@ Test(ops_shuffle, a_first_dim_unknown_while_tracing)
     weft_function_destroy(&f);
 }
 
-enum { BAD_SCALAR, BAD_SEED };
+/* ---- Random flips ---------------------------------------------------------- */
+
+static int flip_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    bool left_right = *(const bool *)user;
+    outs[0] = left_right ? weft_random_flip_left_right(cx, a[0], a[1])
+                         : weft_random_flip_up_down(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+/* b images of h x w x 2 i32, every element distinct (its position). */
+static weft_tensor *images_of(int rank, int64_t b, int64_t h, int64_t w)
+{
+    int64_t n = b * h * w * 2;
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (int32_t)i;
+    weft_tensor *t = NULL;
+    const int64_t dims4[4] = { b, h, w, 2 };
+    cr_assert_eq(weft_tensor_create(WEFT_I32, rank, rank == 4 ? dims4 : dims4 + 1, v, &t), 0);
+    free(v);
+    return t;
+}
+
+/* Whether image k of out is image k of x mirrored (1), kept (0), or
+ * neither (-1). */
+static int flip_state(const weft_tensor *out, const weft_tensor *x, int64_t k, int64_t h,
+                      int64_t w, bool left_right)
+{
+    const int32_t *g = weft_tensor_data(out), *v = weft_tensor_data(x);
+    bool kept = true, mirrored = true;
+    for (int64_t i = 0; i < h; i++)
+        for (int64_t j = 0; j < w; j++)
+            for (int64_t c = 0; c < 2; c++) {
+                int64_t at = ((k * h + i) * w + j) * 2 + c;
+                int64_t mi = left_right ? i : h - 1 - i, mj = left_right ? w - 1 - j : j;
+                kept &= g[at] == v[at];
+                mirrored &= g[at] == v[((k * h + mi) * w + mj) * 2 + c];
+            }
+    return mirrored ? 1 : kept ? 0 : -1;
+}
+
+Test(ops_shuffle, random_flips_keep_or_mirror_each_image)
+{
+    enum { B = 32, H = 3, W = 4 };
+    weft_tensor *x = images_of(4, B, H, W);
+    for (int lr = 0; lr < 2; lr++) {
+        bool left_right = lr;
+        weft_tensor *args[2] = { x, seed_of(11) }, *out;
+        op_results_everywhere(flip_body, &left_right, args, 2, &out, 1, "random flip");
+        int flipped = 0;
+        for (int64_t k = 0; k < B; k++) {
+            int st = flip_state(out, x, k, H, W, left_right);
+            cr_assert_geq(st, 0, "image %lld is neither kept nor mirrored", (long long)k);
+            flipped += st;
+        }
+        cr_assert(flipped > 0 && flipped < B, "%s: %d of %d images flipped",
+                  left_right ? "left_right" : "up_down", flipped, B);
+        weft_tensor_release(out);
+        weft_tensor_release(args[1]);
+    }
+    weft_tensor_release(x);
+}
+
+/* One image, 200 seeds: flipped about half the time (100 on average; the
+ * bounds are more than 5 standard deviations, 7.1, away). */
+Test(ops_shuffle, a_single_image_flips_half_the_time)
+{
+    weft_tensor *x = images_of(3, 1, 2, 3);
+    int flipped = 0;
+    weft_ctx *cx = NULL;
+    for (int64_t s = 0; s < 200; s++) {
+        cr_assert_eq(weft_eager_begin(rts[1], &cx), 0, "%s", weft_errmsg());
+        weft_tensor *seed = seed_of(s);
+        weft_value *v = weft_random_flip_left_right(cx, weft_eager_value(cx, x),
+                                                    weft_eager_value(cx, seed));
+        cr_assert_not_null(v, "%s", weft_errmsg());
+        int st = flip_state(weft_value_tensor(v), x, 0, 2, 3, true);
+        cr_assert_geq(st, 0, "seed %lld: neither kept nor mirrored", (long long)s);
+        flipped += st;
+        weft_eager_end(&cx);
+        weft_tensor_release(seed);
+    }
+    cr_assert(flipped >= 60 && flipped <= 140, "%d of 200 flipped", flipped);
+    weft_tensor_release(x);
+}
+
+/* Traced once for i32[?, 2, 3, 2], called with batches of 5 and 9. */
+Test(ops_shuffle, random_flips_of_a_batch_unknown_while_tracing)
+{
+    bool up_down = false;
+    weft_spec sig[2] = { { .dtype = WEFT_I32, .rank = 4, .dims = { -1, 2, 3, 2 } },
+                         { .dtype = WEFT_I64, .rank = 0 } };
+    weft_function_desc d = { .name = "flip", .body = flip_body, .user = &up_down, .n_args = 2,
+                             .n_outs = 1, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    for (int64_t b = 5; b <= 9; b += 4) {
+        weft_tensor *x = images_of(4, b, 2, 3), *seed = seed_of(b), *y = NULL;
+        weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(seed) };
+        cr_assert_eq(weft_function_call(f, a, 2, &y, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(weft_tensor_dims(y)[0], b);
+        for (int64_t k = 0; k < b; k++)
+            cr_assert_geq(flip_state(y, x, k, 2, 3, false), 0, "batch %lld, image %lld",
+                          (long long)b, (long long)k);
+        weft_tensor_release(x);
+        weft_tensor_release(seed);
+        weft_tensor_release(y);
+    }
+    cr_assert_eq(weft_function_tracing_count(f), 1);
+    weft_function_destroy(&f);
+}
+
+enum { BAD_SCALAR, BAD_SEED, BAD_FLIP_RANK, BAD_FLIP_SEED };
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     switch (*(const int *)user) {
     case BAD_SCALAR: outs[0] = weft_random_shuffle(cx, a[2], a[1]); break;
     case BAD_SEED: outs[0] = weft_random_shuffle(cx, a[0], a[2]); break;
+    case BAD_FLIP_RANK: outs[0] = weft_random_flip_left_right(cx, a[0], a[1]); break;
+    case BAD_FLIP_SEED: outs[0] = weft_random_flip_up_down(cx, a[3], a[2]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -147,12 +265,14 @@ Test(ops_shuffle, refused_calls_name_the_op)
 {
     weft_tensor *f = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F32, 0, NULL, (const float[]){ 1.5f }, &f), 0);
-    weft_tensor *args[3] = { rows_of(4), seed_of(1), f };
+    weft_tensor *args[4] = { rows_of(4), seed_of(1), f, images_of(3, 1, 2, 2) };
     const op_error_case cases[] = {
         { BAD_SCALAR, WEFT_ESHAPE, "weft_random_shuffle: x f32[] needs a rank of 1 or more" },
         { BAD_SEED, WEFT_EINVAL, "weft_random_shuffle: the seed f32[] is not an i32 or i64" },
+        { BAD_FLIP_RANK, WEFT_ESHAPE, "weft_random_flip_left_right: images i32[4,3] are not" },
+        { BAD_FLIP_SEED, WEFT_EINVAL, "weft_random_flip_up_down: the seed f32[] is not" },
     };
-    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 3);
-    for (int k = 0; k < 3; k++)
+    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
+    for (int k = 0; k < 4; k++)
         weft_tensor_release(args[k]);
 }
