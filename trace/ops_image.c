@@ -234,19 +234,29 @@ weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images)
 weft_value *weft_adjust_contrast(weft_ctx *cx, weft_value *images, double contrast_factor)
 {
     static const char fn[] = "weft_adjust_contrast";
-    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
-        !known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 0, "images (rank 3 or more)"))
+    if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_contrast_images(cx, fn, images))
         return NULL;
     if (!isfinite(contrast_factor))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: contrast_factor %g is not finite", fn,
                               contrast_factor);
+    return weft__ops_contrast(cx, fn, images, weft_const_f64(cx, contrast_factor));
+}
+
+weft_value *weft__ops_contrast(weft_ctx *cx, const char *fn, weft_value *images,
+                               weft_value *factor)
+{
     int r = spec_of(images)->rank;
     const int axes[2] = { r - 3, r - 2 };
     weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, images, axes, 2, true);
     weft_value *centred = weft__op_binary(cx, WEFT__OP_SUB, fn, images, mean);
-    weft_value *scaled =
-        weft__op_binary(cx, WEFT__OP_MUL, fn, centred, weft_const_f64(cx, contrast_factor));
+    weft_value *scaled = weft__op_binary(cx, WEFT__OP_MUL, fn, centred, factor);
     return weft__op_binary(cx, WEFT__OP_ADD, fn, scaled, mean);
+}
+
+bool weft__ops_contrast_images(weft_ctx *cx, const char *fn, weft_value *images)
+{
+    return weft__ops_float_images(cx, fn, images) &&
+           known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 0, "images (rank 3 or more)");
 }
 
 /* ---- Differences between neighbours ------------------------------------ */

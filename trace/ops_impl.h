@@ -49,6 +49,15 @@ weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, 
 /* Whether window is a vector of frame_length elements (or an unknown
  * count) of dtype, the window of a framed transform; otherwise the
  * context fails naming fn (trace/ops_fft.c, ops_mdct.c). */
+/* tf.image.adjust_contrast's steps (ops_image.c) with the factor a value
+ * (a scalar of the images' dtype, or a weak constant): (x - mean) factor +
+ * mean, the mean over each image's height and width.
+ * weft__ops_contrast_images checks its images (f32 or f64, rank 3 or more
+ * known while tracing), naming fn. */
+weft_value *weft__ops_contrast(weft_ctx *cx, const char *fn, weft_value *images,
+                               weft_value *factor);
+bool weft__ops_contrast_images(weft_ctx *cx, const char *fn, weft_value *images);
+
 /* tf.signal's pad_end (ops_signal.c): *frames = ceil(n / frame_step),
  * and signal, whose axis ax has n elements, padded with value to the end
  * of the last frame (signal itself when nothing is missing). */

@@ -284,3 +284,48 @@ weft_value *weft_random_flip_up_down(weft_ctx *cx, weft_value *images, weft_valu
 {
     return random_flip(cx, "weft_random_flip_up_down", images, seed, false);
 }
+
+/* A scalar uniform draw in [a, b) of dtype dt (a constant 0 for a = b = 0,
+ * which the draw itself refuses). */
+static weft_value *scalar_draw(weft_ctx *cx, const char *fn, weft_value *seed, weft_dtype dt,
+                               double a, double b)
+{
+    if (a == b)
+        return weft_cast(cx, weft__value_strong(cx, weft_const_f64(cx, a)), dt);
+    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, dt, 0, NULL, a, b);
+}
+
+/* tf.image.stateless_random_brightness: adjust_brightness by one delta
+ * drawn for the whole input. */
+weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, double max_delta,
+                                   weft_value *seed)
+{
+    const char *fn = "weft_random_brightness";
+    weft_value *in[2] = { images, seed };
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, images) ||
+        !seed_ok(cx, fn, seed))
+        return NULL;
+    if (!(max_delta >= 0) || !isfinite(max_delta))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_delta %g is not a finite number >= 0", fn,
+                              max_delta);
+    weft_dtype dt = weft__value_spec(images)->dtype;
+    weft_value *delta = scalar_draw(cx, fn, seed, dt, -max_delta, max_delta);
+    return weft_add(cx, images, delta);
+}
+
+/* tf.image.stateless_random_contrast: adjust_contrast by one factor drawn
+ * for the whole input. */
+weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower, double upper,
+                                 weft_value *seed)
+{
+    const char *fn = "weft_random_contrast";
+    weft_value *in[2] = { images, seed };
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_contrast_images(cx, fn, images) ||
+        !seed_ok(cx, fn, seed))
+        return NULL;
+    if (!(lower >= 0 && lower < upper) || !isfinite(upper))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: [%g, %g) is not a finite range with 0 <= lower "
+                              "< upper", fn, lower, upper);
+    weft_dtype dt = weft__value_spec(images)->dtype;
+    return weft__ops_contrast(cx, fn, images, scalar_draw(cx, fn, seed, dt, lower, upper));
+}

@@ -1132,6 +1132,17 @@ WEFT_API weft_value *weft_random_flip_left_right(weft_ctx *cx, weft_value *image
                                                  weft_value *seed);
 WEFT_API weft_value *weft_random_flip_up_down(weft_ctx *cx, weft_value *images,
                                               weft_value *seed);
+/* tf.image.stateless_random_brightness(images, max_delta, seed) and
+ * stateless_random_contrast(images, lower, upper, seed):
+ * weft_adjust_brightness by one delta drawn uniformly in [-max_delta,
+ * max_delta) (max_delta finite and >= 0; 0 adds 0), weft_adjust_contrast
+ * by one factor drawn in [lower, upper) (0 <= lower < upper, finite); one
+ * draw of the images' dtype for the whole input, as TensorFlow's.  The
+ * images' rules are those ops' (f32 or f64; contrast: rank 3 or more). */
+WEFT_API weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, double max_delta,
+                                            weft_value *seed);
+WEFT_API weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower,
+                                          double upper, weft_value *seed);
 /* The same draws with the shape of like (its values are not read), which
  * may be unknown while tracing: the numbers are those of the forms above
  * for like's dims when the function runs. */

@@ -4,8 +4,9 @@
  * another), each of the 6 orders of 3 slices about equally often over 600
  * seeds, a first dim unknown while tracing.  The random flips: each image
  * kept or mirrored exactly, both in one batch, about half of single
- * images flipped over 200 seeds, a batch unknown while tracing.  The
- * refused calls. */
+ * images flipped over 200 seeds, a batch unknown while tracing.  Random
+ * brightness and contrast: adjust_brightness / adjust_contrast by the
+ * seed's one draw, in range.  The refused calls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,15 +249,82 @@ Test(ops_shuffle, random_flips_of_a_batch_unknown_while_tracing)
     weft_function_destroy(&f);
 }
 
-enum { BAD_SCALAR, BAD_SEED, BAD_FLIP_RANK, BAD_FLIP_SEED };
+/* ---- Random brightness and contrast ---------------------------------------- */
+
+typedef struct adjust_case {
+    bool contrast;
+    double lo, hi;   /* contrast: lower, upper; brightness: -max_delta, max_delta */
+} adjust_case;
+
+/* outs[0]: the random op; outs[1]: the seed's draw for it. */
+static int adjust_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const adjust_case *c = user;
+    weft_spec sp;
+    weft_value_spec(a[0], &sp);
+    weft_dtype dt = sp.dtype;
+    outs[0] = c->contrast ? weft_random_contrast(cx, a[0], c->lo, c->hi, a[1])
+                          : weft_random_brightness(cx, a[0], c->hi, a[1]);
+    outs[1] = c->lo < c->hi ? weft_random_uniform(cx, a[1], dt, 0, NULL, c->lo, c->hi)
+                            : weft_fill(cx, dt, 0, NULL, 0.0);
+    return weft_ctx_status(cx);
+}
+
+static weft_tensor *f32_images(void)
+{
+    float v[2 * 3 * 4 * 2];
+    for (int i = 0; i < 48; i++)
+        v[i] = (float)((i * 37) % 23) / 7.0f - 1.0f;
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ 2, 3, 4, 2 }, v, &t), 0);
+    return t;
+}
+
+Test(ops_shuffle, random_brightness_and_contrast_are_the_adjustments_by_one_draw)
+{
+    weft_tensor *x = f32_images();
+    const adjust_case cases[] = {
+        { false, -0.5, 0.5 }, { false, 0, 0 }, { true, 0.2, 1.8 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        weft_tensor *args[2] = { x, seed_of(21 + (int64_t)k) }, *out[2];
+        op_results_everywhere(adjust_body, (void *)&cases[k], args, 2, out, 2, "adjust");
+        float d = *(const float *)weft_tensor_data(out[1]);
+        cr_assert(cases[k].lo == cases[k].hi || (d >= cases[k].lo && d < cases[k].hi),
+                  "case %zu: draw %g", k, d);
+        /* The same adjustment by the drawn value, through the public op. */
+        weft_ctx *cx = NULL;
+        cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+        weft_value *xv = weft_eager_value(cx, x);
+        weft_value *want = cases[k].contrast ? weft_adjust_contrast(cx, xv, d)
+                                             : weft_adjust_brightness(cx, xv, d);
+        cr_assert_not_null(want, "%s", weft_errmsg());
+        cr_assert(op_same_bits(out[0], weft_value_tensor(want)), "case %zu differs from the "
+                  "adjustment by %g", k, d);
+        weft_eager_end(&cx);
+        weft_tensor_release(out[0]);
+        weft_tensor_release(out[1]);
+        weft_tensor_release(args[1]);
+    }
+    weft_tensor_release(x);
+}
+
+enum {
+    BAD_SCALAR, BAD_SEED, BAD_FLIP_RANK, BAD_FLIP_SEED, BAD_BRIGHT_DELTA, BAD_CONTRAST_RANGE,
+    BAD_CONTRAST_INT
+};
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
+    /* a: f32 images [2, 3, 4, 2], a seed, an f32 scalar, i32 images [1, 2, 2]. */
     switch (*(const int *)user) {
     case BAD_SCALAR: outs[0] = weft_random_shuffle(cx, a[2], a[1]); break;
-    case BAD_SEED: outs[0] = weft_random_shuffle(cx, a[0], a[2]); break;
-    case BAD_FLIP_RANK: outs[0] = weft_random_flip_left_right(cx, a[0], a[1]); break;
+    case BAD_SEED: outs[0] = weft_random_shuffle(cx, a[3], a[2]); break;
+    case BAD_FLIP_RANK: outs[0] = weft_random_flip_left_right(cx, a[2], a[1]); break;
     case BAD_FLIP_SEED: outs[0] = weft_random_flip_up_down(cx, a[3], a[2]); break;
+    case BAD_BRIGHT_DELTA: outs[0] = weft_random_brightness(cx, a[0], -1, a[1]); break;
+    case BAD_CONTRAST_RANGE: outs[0] = weft_random_contrast(cx, a[0], 1, 1, a[1]); break;
+    case BAD_CONTRAST_INT: outs[0] = weft_random_contrast(cx, a[3], 0, 1, a[1]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -265,12 +333,15 @@ Test(ops_shuffle, refused_calls_name_the_op)
 {
     weft_tensor *f = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F32, 0, NULL, (const float[]){ 1.5f }, &f), 0);
-    weft_tensor *args[4] = { rows_of(4), seed_of(1), f, images_of(3, 1, 2, 2) };
+    weft_tensor *args[4] = { f32_images(), seed_of(1), f, images_of(3, 1, 2, 2) };
     const op_error_case cases[] = {
         { BAD_SCALAR, WEFT_ESHAPE, "weft_random_shuffle: x f32[] needs a rank of 1 or more" },
         { BAD_SEED, WEFT_EINVAL, "weft_random_shuffle: the seed f32[] is not an i32 or i64" },
-        { BAD_FLIP_RANK, WEFT_ESHAPE, "weft_random_flip_left_right: images i32[4,3] are not" },
+        { BAD_FLIP_RANK, WEFT_ESHAPE, "weft_random_flip_left_right: images f32[] are not" },
         { BAD_FLIP_SEED, WEFT_EINVAL, "weft_random_flip_up_down: the seed f32[] is not" },
+        { BAD_BRIGHT_DELTA, WEFT_EINVAL, "weft_random_brightness: max_delta -1 is not" },
+        { BAD_CONTRAST_RANGE, WEFT_EINVAL, "weft_random_contrast: [1, 1) is not a finite range" },
+        { BAD_CONTRAST_INT, WEFT_EDTYPE, "weft_random_contrast: " },
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
     for (int k = 0; k < 4; k++)
