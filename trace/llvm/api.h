@@ -2,7 +2,7 @@
  * native tier opens it with dlopen when it first starts (weft__llvm_load,
  * from trace/llvm/engine.c), so a program that never compiles native code
  * never loads LLVM, whose start (its static constructors, and the
- * relocation of a 100 MB library) took about 60 ms of every weft
+ * relocation of a 117 MB library) took about 50 ms of every weft
  * program's start, and 130 ms of every criterion test's process.
  *
  * The sources of the native tier include this header after LLVM's own
