@@ -89,6 +89,20 @@ static int broadcast(const weft__node *n, const weft_spec *in, uint32_t k, weft_
     return 0;
 }
 
+/* An elementwise op of three operands of one dtype (betainc). */
+static int infer_ternary(const weft__node *n, const weft_spec *in, weft_spec *r)
+{
+    for (int k = 1; k < 3; k++)
+        if (in[k].dtype != in[0].dtype)
+            return err_pair(WEFT_EDTYPE, n, &in[0], &in[k], "have different dtypes");
+    int rc = weft__ew_check(n, in);
+    if (rc < 0)
+        return rc;
+    rc = broadcast(n, in, 3, r);
+    r->dtype = in[0].dtype;
+    return rc;
+}
+
 static int infer_range(const weft__node *n, weft_spec *out)
 {
     int64_t start = n->attr.range.start, limit = n->attr.range.limit, delta = n->attr.range.delta;
@@ -370,6 +384,10 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out)
         r.dtype = is_comparison(n->op) ? WEFT_BOOL : in[0].dtype;
         break;
     case WEFT__KIND_TERNARY:
+        if (n->op != WEFT__OP_WHERE) {
+            rc = infer_ternary(n, in, &r);
+            break;
+        }
         if (in[0].dtype != WEFT_BOOL) {
             char sa[WEFT__SPEC_STR_MAX];
             rc = weft__errorf(WEFT_EDTYPE, "weft_where: the condition %s is not bool",

@@ -11,7 +11,7 @@
 #include <weft.h>
 
 /* The op table: name, kind, number of inputs (-1: variable).
- * Kinds: LEAF (no inputs), UNARY, BINARY, TERNARY (where), CAST, REDUCE,
+ * Kinds: LEAF (no inputs), UNARY, BINARY, TERNARY (where, betainc), CAST, REDUCE,
  * SHAPE (reshape and the ops that only relabel dims: expand_dims, squeeze),
  * ARRAY (ops that move or index elements: trace/infer_shape.c and
  * trace/kernel_shape.c), MATMUL, MAP, HOST, CONTROL (several results:
@@ -196,7 +196,8 @@
     XX(SPENCE,     UNARY,   1)             \
     XX(FRESNEL_COS, UNARY,  1)             \
     XX(FRESNEL_SIN, UNARY,  1)             \
-    XX(FFT,        ARRAY,   1)
+    XX(FFT,        ARRAY,   1)             \
+    XX(BETAINC,    TERNARY, 3)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -221,6 +221,7 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T zeta_##S(T a, T b) { return weft__zeta##M(a, b); }                 \
     static inline T nextafter_##S(T a, T b) { return nextafter##M(a, b); }             \
     static inline T polygamma_##S(T a, T b) { return weft__polygamma##M(a, b); }       \
+    static inline T betainc_##S(T a, T b, T x) { return weft__betainc##M(a, b, x); }   \
     static inline T truncatemod_##S(T a, T b) { return fmod##M(a, b); }                \
     static inline b8 is_nan_##S(T a) { return a != a; }                                \
     static inline b8 is_inf_##S(T a) { return fabs##M(a) == (T)INFINITY; }             \
@@ -475,6 +476,28 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
         }                                                                              \
     }
 
+#define TER_CALL_FN(NAME, T, EXPR)                                                     \
+    static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
+                     void *out_, size_t rows, size_t cols)                             \
+    {                                                                                  \
+        const T *a = in[0], *b = in[1], *c = in[2];                                    \
+        T *o = out_;                                                                   \
+        const size_t sa = step[0], sb = step[1], sc = step[2];                         \
+        if (tile_flat(3, rs, step, rows, cols)) {                                      \
+            cols *= rows;                                                              \
+            rows = 1;                                                                  \
+        }                                                                              \
+        for (size_t r = 0; r < rows; r++) {                                            \
+            const T *pa = a + (int64_t)r * rs[0], *pb = b + (int64_t)r * rs[1];        \
+            const T *pc = c + (int64_t)r * rs[2];                                      \
+            T *po = o + r * cols;                                                      \
+            for (size_t i = 0; i < cols; i++) {                                        \
+                T x = pa[i * sa], y = pb[i * sb], z = pc[i * sc];                      \
+                po[i] = (EXPR);                                                        \
+            }                                                                          \
+        }                                                                              \
+    }
+
 #define UN_CALL_FN(NAME, TI, TO, EXPR)                                                 \
     static void NAME(const void *const *in, const int64_t *rs, const unsigned char *step, \
                      void *out_, size_t rows, size_t cols)                             \
@@ -636,7 +659,8 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     BIN_CALL_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                           \
     BIN_CALL_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                 \
     BIN_CALL_FN(polygamma_##S##_loop, T, T, polygamma_##S(x, y))                       \
-    BIN_CALL_FN(nextafter_##S##_loop, T, T, nextafter_##S(x, y))
+    BIN_CALL_FN(nextafter_##S##_loop, T, T, nextafter_##S(x, y))                       \
+    TER_CALL_FN(betainc_##S##_loop, T, betainc_##S(x, y, z))
 
 /* The tests of a number (bool results; integers are never NaN nor inf). */
 #define TEST_ROW(S, T)                                                                 \
@@ -720,6 +744,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_RIGHT_SHIFT] = IROW(right_shift), [WEFT__OP_INVERT] = IROW(invert),
     [WEFT__OP_IS_NAN] = NROW(is_nan), [WEFT__OP_IS_INF] = NROW(is_inf),
     [WEFT__OP_IS_FINITE] = NROW(is_finite),
+    [WEFT__OP_BETAINC] = FROW(betainc),
 };
 
 #define CAST_ROW(S)                                                                    \

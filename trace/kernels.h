@@ -76,6 +76,10 @@ double weft__igamma(double a, double x);
 float weft__igammaf(float a, float x);
 double weft__igammac(double a, double x);
 float weft__igammacf(float a, float x);
+/* The regularized incomplete beta function I_x(a, b)
+ * (special_betainc.c), as above. */
+double weft__betainc(double a, double b, double x);
+float weft__betaincf(float a, float b, float x);
 /* The Hurwitz zeta function zeta(x, q) and polygamma psi^(n)(x)
  * (special_zeta.c), as above. */
 double weft__zeta(double x, double q);

@@ -39,15 +39,30 @@ static int kind_of(weft_dtype dt)
     return dt == WEFT_BOOL ? 0 : is_float(dt) ? 2 : 1;
 }
 
+/* The dtype n operands compute in: the widest of the strong ones, which a
+ * weak one widens only if it is of a higher kind; with none strong, the
+ * widest. */
+static weft_dtype promote_n(const weft_value *const *in, uint32_t n)
+{
+    bool any_strong = false;
+    weft_dtype r = WEFT_BOOL;
+    for (uint32_t i = 0; i < n; i++)
+        if (!weft__value_is_weak(in[i])) {
+            r = any_strong ? wider(r, dtype_of(in[i])) : dtype_of(in[i]);
+            any_strong = true;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        weft_dtype dt = dtype_of(in[i]);
+        if (!any_strong || (weft__value_is_weak(in[i]) && kind_of(dt) > kind_of(r)))
+            r = wider(r, dt);
+    }
+    return r;
+}
+
 static weft_dtype promote(const weft_value *a, const weft_value *b)
 {
-    bool wa = weft__value_is_weak(a), wb = weft__value_is_weak(b);
-    if (wa != wb) {
-        weft_dtype strong = dtype_of(wa ? b : a), weak = dtype_of(wa ? a : b);
-        if (kind_of(strong) >= kind_of(weak))
-            return strong;
-    }
-    return wider(dtype_of(a), dtype_of(b));
+    const weft_value *in[2] = { a, b };
+    return promote_n(in, 2);
 }
 
 static bool all_weak(weft_value *const *in, uint32_t n_in)
@@ -252,6 +267,18 @@ weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_valu
     weft_dtype dts[2] = { dt, dt };
     weft__node n = { .op = op };
     return build(cx, fn, &n, in, 2, dts);
+}
+
+weft_value *weft__op_ternary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
+                             weft_value *b, weft_value *c)
+{
+    weft_value *in[3] = { a, b, c };
+    if (!weft__op_enter(cx, fn, in, 3))
+        return NULL;
+    weft_dtype dt = class_dtype(op, promote_n((const weft_value *const *)in, 3));
+    weft_dtype dts[3] = { dt, dt, dt };
+    weft__node n = { .op = op };
+    return build(cx, fn, &n, in, 3, dts);
 }
 
 static weft_value *matmul(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,

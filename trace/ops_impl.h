@@ -12,6 +12,10 @@
 weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a);
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                             weft_value *b);
+/* An elementwise op of three operands of one dtype (betainc; where has
+ * its own entry, for its bool condition). */
+weft_value *weft__op_ternary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
+                             weft_value *b, weft_value *c);
 
 /* Whether in[0..n_in) are f32 or f64, all of one dtype (weak scalars
  * aside); otherwise the context fails with WEFT_EDTYPE naming fn and

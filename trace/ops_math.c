@@ -1,7 +1,7 @@
 /* The math ops beyond arithmetic: the float functions, rounding, the
  * tests is_nan / is_inf / is_finite, the logical ops, floor and true
- * division, and clip.  Their dtype rules live in ew_rules.c, their
- * per-element meaning in kernel_ew.c.  logical_xor, add_n, polyval and
+ * division, betainc (of three operands), and clip.  Their dtype rules live
+ * in ew_rules.c, their per-element meaning in kernel_ew.c.  logical_xor, add_n, polyval and
  * lbeta are compositions of them. */
 #include "runtime/iface.h"
 #include "trace/ctx.h"
@@ -70,6 +70,11 @@ WEFT__DEFINE_BINARY(truncatemod, TRUNCATEMOD)
 WEFT__DEFINE_BINARY(zeta, ZETA)
 WEFT__DEFINE_BINARY(polygamma, POLYGAMMA)
 WEFT__DEFINE_BINARY(nextafter, NEXTAFTER)
+
+weft_value *weft_betainc(weft_ctx *cx, weft_value *a, weft_value *b, weft_value *x)
+{
+    return weft__op_ternary(cx, WEFT__OP_BETAINC, "weft_betainc", a, b, x);
+}
 
 /* tf.math.rint is round half to even, which weft_round already is. */
 weft_value *weft_rint(weft_ctx *cx, weft_value *a)

@@ -209,6 +209,16 @@ WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
  * / Gamma(a) is taken in long double. */
 WEFT_API weft_value *weft_igamma(weft_ctx *cx, weft_value *a, weft_value *x);
 WEFT_API weft_value *weft_igammac(weft_ctx *cx, weft_value *a, weft_value *x);
+/* tf.math.betainc(a, b, x): the regularized incomplete beta function
+ * I_x(a, b) = B(x; a, b) / B(a, b), elementwise over the three operands
+ * broadcast together (NumPy's rule) and promoted as atan2's (integers and
+ * bool compute in f64, weak scalars take the others' dtype).  weft's own
+ * in long double: the continued fraction of I_x(a, b) below x = (a + 1) /
+ * (a + b + 2), one minus that of I_(1-x)(b, a) above, its factor
+ * x^a (1 - x)^b / B(a, b) from logarithms; f32 rounds the double result.
+ * NaN for a <= 0, b <= 0, an infinite a or b, or x outside [0, 1]
+ * (TensorFlow's domain); I_0 = 0, I_1 = 1. */
+WEFT_API weft_value *weft_betainc(weft_ctx *cx, weft_value *a, weft_value *b, weft_value *x);
 /* tf.math.zeta(x, q): the Hurwitz zeta function sum_k (q + k)^-x, and
  * tf.math.polygamma(n, x): the n-th derivative of digamma,
  * (-1)^(n + 1) n! zeta(n + 1, x) (digamma for n = 0); elementwise on f32

@@ -92,6 +92,13 @@ static weft_value *leaky_relu_02(weft_ctx *cx, weft_value *a)
     return weft_leaky_relu(cx, a, 0.2);
 }
 
+/* betainc as a binary op of the graphs: a and b, and sigmoid(b) as the
+ * point in [0, 1], so that a group holds an op of three operands. */
+static weft_value *betainc_ab(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return weft_betainc(cx, a, b, weft_sigmoid(cx, b));
+}
+
 /* The random program (diff_random_body) draws from these ops: those of
  * test_differential.c and more. */
 static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
@@ -99,7 +106,7 @@ static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_floordiv, weft_ge, weft_ne, weft_truediv, weft_atan2,
                                    weft_igamma, weft_igammac, weft_truncatediv,
                                    weft_truncatemod, weft_zeta, weft_polygamma,
-                                   weft_nextafter };
+                                   weft_nextafter, betainc_ab };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
                                     weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
                                     weft_relu6 };
@@ -315,7 +322,7 @@ static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_bitwise_and, weft_bitwise_or, weft_bitwise_xor,
                                    weft_left_shift, weft_right_shift, weft_igamma, weft_igammac,
                                    weft_truncatediv, weft_truncatemod, weft_zeta, weft_polygamma,
-                                   weft_nextafter };
+                                   weft_nextafter, betainc_ab };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,

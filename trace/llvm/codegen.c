@@ -177,14 +177,13 @@ static LLVMValueRef zext8(cg *g, LLVMValueRef bit)
     return LLVMBuildZExt(g->b, bit, vt(g, g->i8), "");
 }
 
-/* A call of the libm function at fp (one or two arguments of type t),
- * marked as touching no memory so that it may be hoisted like an op. */
-static LLVMValueRef call_libm(cg *g, void (*fp)(void), LLVMTypeRef t, LLVMValueRef a,
-                              LLVMValueRef b)
+/* A call of the function at fp (one to three arguments of type t, the
+ * first n of args), marked as touching no memory so that it may be hoisted
+ * like an op. */
+static LLVMValueRef call_pure(cg *g, void (*fp)(void), LLVMTypeRef t, LLVMValueRef *args,
+                              unsigned n)
 {
-    LLVMTypeRef params[2] = { t, t };
-    LLVMValueRef args[2] = { a, b };
-    unsigned n = b ? 2 : 1;
+    LLVMTypeRef params[3] = { t, t, t };
     LLVMTypeRef fty = LLVMFunctionType(t, params, n, 0);
     LLVMValueRef callee = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)fp, 0),
                                             g->ptr);
@@ -196,6 +195,14 @@ static LLVMValueRef call_libm(cg *g, void (*fp)(void), LLVMTypeRef t, LLVMValueR
                                  LLVMCreateEnumAttribute(g->c, kind, 0));
     }
     return call;
+}
+
+/* A call of the libm function at fp, of a alone or of a and b. */
+static LLVMValueRef call_libm(cg *g, void (*fp)(void), LLVMTypeRef t, LLVMValueRef a,
+                              LLVMValueRef b)
+{
+    LLVMValueRef args[2] = { a, b };
+    return call_pure(g, fp, t, args, b ? 2 : 1);
 }
 
 /* The libm function of op for float type dt (the interpreter's). */
@@ -251,6 +258,7 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_SPENCE: return PICK(weft__spence);
     case WEFT__OP_FRESNEL_COS: return PICK(weft__fresnel_cos);
     case WEFT__OP_FRESNEL_SIN: return PICK(weft__fresnel_sin);
+    case WEFT__OP_BETAINC: return PICK(weft__betainc);
     default:             return NULL;
     }
 #undef PICK
@@ -508,6 +516,7 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     }
     case WEFT__OP_WHERE:
         return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, v[0], kint(g, g->i8, 0), ""), v[1], v[2], "");
+    case WEFT__OP_BETAINC: return call_pure(g, libm_of(in->op, dt), T, v, 3);
     case WEFT__OP_BITWISE_AND: return LLVMBuildAnd(b, a, y, "");
     case WEFT__OP_BITWISE_OR: return LLVMBuildOr(b, a, y, "");
     case WEFT__OP_BITWISE_XOR: return LLVMBuildXor(b, a, y, "");
