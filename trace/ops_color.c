@@ -15,7 +15,7 @@
 /* images' three channels, [..., 1] each, into ch[]; false (the context
  * failed, naming fn) unless images are f32 or f64 with a known last dim
  * of 3. */
-static bool take_channels(weft_ctx *cx, const char *fn, weft_value *images, weft_value **ch)
+bool weft__ops_rgb_channels(weft_ctx *cx, const char *fn, weft_value *images, weft_value **ch)
 {
     if (!weft__op_enter(cx, fn, &images, 1))
         return false;
@@ -56,7 +56,7 @@ static weft_value *join(const weft__steps *o, weft_value *const *ch)
 static weft_value *mix(weft_ctx *cx, const char *fn, weft_value *images, const double m[3][3])
 {
     weft_value *ch[3], *out[3];
-    if (!take_channels(cx, fn, images, ch))
+    if (!weft__ops_rgb_channels(cx, fn, images, ch))
         return NULL;
     const weft__steps o = { cx, fn };
     for (int j = 0; j < 3; j++) {
@@ -161,7 +161,7 @@ weft_value *weft_rgb_to_hsv(weft_ctx *cx, weft_value *images)
 {
     static const char fn[] = "weft_rgb_to_hsv";
     weft_value *rgb[3], *hsv[3];
-    if (!take_channels(cx, fn, images, rgb))
+    if (!weft__ops_rgb_channels(cx, fn, images, rgb))
         return NULL;
     const weft__steps o = { cx, fn };
     to_hsv(&o, rgb, hsv);
@@ -172,7 +172,7 @@ weft_value *weft_hsv_to_rgb(weft_ctx *cx, weft_value *images)
 {
     static const char fn[] = "weft_hsv_to_rgb";
     weft_value *hsv[3], *rgb[3];
-    if (!take_channels(cx, fn, images, hsv))
+    if (!weft__ops_rgb_channels(cx, fn, images, hsv))
         return NULL;
     const weft__steps o = { cx, fn };
     to_rgb(&o, hsv, rgb);
@@ -180,37 +180,50 @@ weft_value *weft_hsv_to_rgb(weft_ctx *cx, weft_value *images)
 }
 
 /* s times factor, clipped to [0, 1], through HSV and back. */
+weft_value *weft__ops_saturation(weft_ctx *cx, const char *fn, weft_value *const *rgb,
+                                 weft_value *factor)
+{
+    const weft__steps o = { cx, fn };
+    weft_value *hsv[3], *out[3];
+    to_hsv(&o, rgb, hsv);
+    hsv[1] = unit_clip(&o, bin(&o, WEFT__OP_MUL, hsv[1], factor));
+    to_rgb(&o, hsv, out);
+    return join(&o, out);
+}
+
 weft_value *weft_adjust_saturation(weft_ctx *cx, weft_value *images, double saturation_factor)
 {
     static const char fn[] = "weft_adjust_saturation";
-    weft_value *rgb[3], *hsv[3];
-    if (!take_channels(cx, fn, images, rgb))
+    weft_value *rgb[3];
+    if (!weft__ops_rgb_channels(cx, fn, images, rgb))
         return NULL;
     if (!isfinite(saturation_factor))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: saturation_factor %g is not finite", fn,
                               saturation_factor);
-    const weft__steps o = { cx, fn };
-    to_hsv(&o, rgb, hsv);
-    hsv[1] = unit_clip(&o, bin(&o, WEFT__OP_MUL, hsv[1], k(&o, saturation_factor)));
-    to_rgb(&o, hsv, rgb);
-    return join(&o, rgb);
+    return weft__ops_saturation(cx, fn, rgb, weft_const_f64(cx, saturation_factor));
 }
 
 /* h plus delta, wrapped into [0, 1), through HSV and back. */
+weft_value *weft__ops_hue(weft_ctx *cx, const char *fn, weft_value *const *rgb, weft_value *delta)
+{
+    const weft__steps o = { cx, fn };
+    weft_value *hsv[3], *out[3];
+    to_hsv(&o, rgb, hsv);
+    weft_value *turned = bin(&o, WEFT__OP_ADD, hsv[0], delta);
+    hsv[0] = bin(&o, WEFT__OP_SUB, turned, weft__step1(&o, WEFT__OP_FLOOR, turned));
+    to_rgb(&o, hsv, out);
+    return join(&o, out);
+}
+
 weft_value *weft_adjust_hue(weft_ctx *cx, weft_value *images, double delta)
 {
     static const char fn[] = "weft_adjust_hue";
-    weft_value *rgb[3], *hsv[3];
-    if (!take_channels(cx, fn, images, rgb))
+    weft_value *rgb[3];
+    if (!weft__ops_rgb_channels(cx, fn, images, rgb))
         return NULL;
     if (!(delta >= -1 && delta <= 1))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: delta %g is not in [-1, 1]", fn, delta);
-    const weft__steps o = { cx, fn };
-    to_hsv(&o, rgb, hsv);
-    weft_value *turned = bin(&o, WEFT__OP_ADD, hsv[0], k(&o, delta));
-    hsv[0] = bin(&o, WEFT__OP_SUB, turned, weft__step1(&o, WEFT__OP_FLOOR, turned));
-    to_rgb(&o, hsv, rgb);
-    return join(&o, rgb);
+    return weft__ops_hue(cx, fn, rgb, weft_const_f64(cx, delta));
 }
 
 /* ---- Brightness and gamma (any shape) ------------------------------------ */

@@ -61,6 +61,15 @@ weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, 
 weft_value *weft__ops_contrast(weft_ctx *cx, const char *fn, weft_value *images,
                                weft_value *factor);
 bool weft__ops_contrast_images(weft_ctx *cx, const char *fn, weft_value *images);
+/* The three channels of RGB images, [..., 1] each, into ch[]; false (the
+ * context failed, naming fn) unless the images are f32 or f64 with a last
+ * dim of 3 known while tracing (ops_color.c).  tf.image.adjust_saturation's
+ * and adjust_hue's steps on such channels with the factor or delta a value
+ * (a scalar of the images' dtype, or a weak constant), through HSV. */
+bool weft__ops_rgb_channels(weft_ctx *cx, const char *fn, weft_value *images, weft_value **ch);
+weft_value *weft__ops_saturation(weft_ctx *cx, const char *fn, weft_value *const *rgb,
+                                 weft_value *factor);
+weft_value *weft__ops_hue(weft_ctx *cx, const char *fn, weft_value *const *rgb, weft_value *delta);
 
 /* tf.signal's pad_end (ops_signal.c): *frames = ceil(n / frame_step),
  * and signal, whose axis ax has n elements, padded with value to the end

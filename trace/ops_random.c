@@ -313,6 +313,17 @@ weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, double max_
     return weft_add(cx, images, delta);
 }
 
+/* Whether [lower, upper) is a factor's range of the random adjustments
+ * (TensorFlow's 0 <= lower < upper, finite); else the context fails. */
+static bool factor_range_ok(weft_ctx *cx, const char *fn, double lower, double upper)
+{
+    if (lower >= 0 && lower < upper && isfinite(upper))
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: [%g, %g) is not a finite range with 0 <= lower < upper",
+                   fn, lower, upper);
+    return false;
+}
+
 /* tf.image.stateless_random_contrast: adjust_contrast by one factor drawn
  * for the whole input. */
 weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower, double upper,
@@ -321,11 +332,38 @@ weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower,
     const char *fn = "weft_random_contrast";
     weft_value *in[2] = { images, seed };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_contrast_images(cx, fn, images) ||
-        !seed_ok(cx, fn, seed))
+        !seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
         return NULL;
-    if (!(lower >= 0 && lower < upper) || !isfinite(upper))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: [%g, %g) is not a finite range with 0 <= lower "
-                              "< upper", fn, lower, upper);
     weft_dtype dt = weft__value_spec(images)->dtype;
     return weft__ops_contrast(cx, fn, images, scalar_draw(cx, fn, seed, dt, lower, upper));
+}
+
+/* tf.image.stateless_random_saturation: adjust_saturation by one factor
+ * drawn for the whole input. */
+weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, double lower,
+                                   double upper, weft_value *seed)
+{
+    const char *fn = "weft_random_saturation";
+    weft_value *in[2] = { images, seed }, *rgb[3];
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_rgb_channels(cx, fn, images, rgb) ||
+        !seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
+        return NULL;
+    weft_dtype dt = weft__value_spec(images)->dtype;
+    return weft__ops_saturation(cx, fn, rgb, scalar_draw(cx, fn, seed, dt, lower, upper));
+}
+
+/* tf.image.stateless_random_hue: adjust_hue by one delta drawn for the
+ * whole input. */
+weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta, weft_value *seed)
+{
+    const char *fn = "weft_random_hue";
+    weft_value *in[2] = { images, seed }, *rgb[3];
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_rgb_channels(cx, fn, images, rgb) ||
+        !seed_ok(cx, fn, seed))
+        return NULL;
+    if (!(max_delta >= 0 && max_delta <= 0.5))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_delta %g is not in [0, 0.5]", fn,
+                              max_delta);
+    weft_dtype dt = weft__value_spec(images)->dtype;
+    return weft__ops_hue(cx, fn, rgb, scalar_draw(cx, fn, seed, dt, -max_delta, max_delta));
 }

@@ -1153,6 +1153,17 @@ WEFT_API weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, do
                                             weft_value *seed);
 WEFT_API weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower,
                                           double upper, weft_value *seed);
+/* tf.image.stateless_random_saturation(images, lower, upper, seed) and
+ * stateless_random_hue(images, max_delta, seed): weft_adjust_saturation
+ * by one factor drawn uniformly in [lower, upper) (0 <= lower < upper,
+ * finite), weft_adjust_hue by one delta drawn in [-max_delta, max_delta)
+ * (max_delta in [0, 0.5], TensorFlow's bound; 0 turns by 0); one draw of
+ * the images' dtype for the whole input, as the two above.  RGB images as
+ * those ops' (f32 or f64, a last dim of 3 known while tracing). */
+WEFT_API weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, double lower,
+                                            double upper, weft_value *seed);
+WEFT_API weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta,
+                                     weft_value *seed);
 /* The same draws with the shape of like (its values are not read), which
  * may be unknown while tracing: the numbers are those of the forms above
  * for like's dims when the function runs. */

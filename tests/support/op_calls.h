@@ -11,6 +11,7 @@
 
 #include "worker_runtimes.h"
 
+#define OP_CALLS_MAX_ARGS 6
 #define OP_CALLS_MAX_OUTS 4
 
 /* body(args[0..n_args)) on r, eagerly or traced, into outs[0..n_outs).
@@ -24,8 +25,8 @@ static inline int op_call(weft_runtime *r, weft_body_fn body, void *user,
                              .flags = eager ? WEFT_RUN_EAGERLY : 0 };
     weft_function *f = NULL;
     cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
-    weft_arg a[4];
-    cr_assert(n_args <= 4 && n_outs <= OP_CALLS_MAX_OUTS);
+    weft_arg a[OP_CALLS_MAX_ARGS];
+    cr_assert(n_args <= OP_CALLS_MAX_ARGS && n_outs <= OP_CALLS_MAX_OUTS);
     for (size_t i = 0; i < n_args; i++)
         a[i] = weft_arg_tensor(args[i]);
     for (size_t k = 0; k < n_outs; k++)

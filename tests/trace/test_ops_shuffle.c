@@ -5,8 +5,8 @@
  * seeds, a first dim unknown while tracing.  The random flips: each image
  * kept or mirrored exactly, both in one batch, about half of single
  * images flipped over 200 seeds, a batch unknown while tracing.  Random
- * brightness and contrast: adjust_brightness / adjust_contrast by the
- * seed's one draw, in range.  The refused calls. */
+ * brightness, contrast, saturation and hue: the adjustment of the same
+ * name by the seed's one draw, in range.  The refused calls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,11 +249,13 @@ Test(ops_shuffle, random_flips_of_a_batch_unknown_while_tracing)
     weft_function_destroy(&f);
 }
 
-/* ---- Random brightness and contrast ---------------------------------------- */
+/* ---- Random brightness, contrast, saturation and hue ------------------------ */
+
+enum { BRIGHTNESS, CONTRAST, SATURATION, HUE };
 
 typedef struct adjust_case {
-    bool contrast;
-    double lo, hi;   /* contrast: lower, upper; brightness: -max_delta, max_delta */
+    int kind;
+    double lo, hi;   /* the factor's [lower, upper), or the delta's [-max_delta, max_delta) */
 } adjust_case;
 
 /* outs[0]: the random op; outs[1]: the seed's draw for it. */
@@ -263,28 +265,53 @@ static int adjust_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, vo
     weft_spec sp;
     weft_value_spec(a[0], &sp);
     weft_dtype dt = sp.dtype;
-    outs[0] = c->contrast ? weft_random_contrast(cx, a[0], c->lo, c->hi, a[1])
-                          : weft_random_brightness(cx, a[0], c->hi, a[1]);
+    switch (c->kind) {
+    case BRIGHTNESS: outs[0] = weft_random_brightness(cx, a[0], c->hi, a[1]); break;
+    case CONTRAST: outs[0] = weft_random_contrast(cx, a[0], c->lo, c->hi, a[1]); break;
+    case SATURATION: outs[0] = weft_random_saturation(cx, a[0], c->lo, c->hi, a[1]); break;
+    default: outs[0] = weft_random_hue(cx, a[0], c->hi, a[1]); break;
+    }
     outs[1] = c->lo < c->hi ? weft_random_uniform(cx, a[1], dt, 0, NULL, c->lo, c->hi)
                             : weft_fill(cx, dt, 0, NULL, 0.0);
     return weft_ctx_status(cx);
 }
 
-static weft_tensor *f32_images(void)
+/* The public adjustment of c's kind by d. */
+static weft_value *adjusted(weft_ctx *cx, const adjust_case *c, weft_value *x, double d)
 {
-    float v[2 * 3 * 4 * 2];
-    for (int i = 0; i < 48; i++)
-        v[i] = (float)((i * 37) % 23) / 7.0f - 1.0f;
+    switch (c->kind) {
+    case BRIGHTNESS: return weft_adjust_brightness(cx, x, d);
+    case CONTRAST: return weft_adjust_contrast(cx, x, d);
+    case SATURATION: return weft_adjust_saturation(cx, x, d);
+    default: return weft_adjust_hue(cx, x, d);
+    }
+}
+
+/* f32 images [2, 3, 4, channels]: 2 channels in [-1, 2.2), or 3 in [0, 1)
+ * (RGB, whose saturation a factor changes without clipping it all). */
+static weft_tensor *f32_images_of(int64_t channels)
+{
+    float v[2 * 3 * 4 * 3];
+    for (int i = 0; i < 24 * channels; i++)
+        v[i] = channels == 3 ? (float)((i * 37) % 23) / 23.0f
+                             : (float)((i * 37) % 23) / 7.0f - 1.0f;
     weft_tensor *t = NULL;
-    cr_assert_eq(weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ 2, 3, 4, 2 }, v, &t), 0);
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 4, (const int64_t[]){ 2, 3, 4, channels }, v, &t),
+                 0);
     return t;
 }
 
-Test(ops_shuffle, random_brightness_and_contrast_are_the_adjustments_by_one_draw)
+static weft_tensor *f32_images(void)
 {
-    weft_tensor *x = f32_images();
+    return f32_images_of(2);
+}
+
+Test(ops_shuffle, random_adjustments_are_the_adjustments_by_one_draw)
+{
+    weft_tensor *x = f32_images_of(3);
     const adjust_case cases[] = {
-        { false, -0.5, 0.5 }, { false, 0, 0 }, { true, 0.2, 1.8 },
+        { BRIGHTNESS, -0.5, 0.5 }, { BRIGHTNESS, 0, 0 }, { CONTRAST, 0.2, 1.8 },
+        { SATURATION, 0.3, 1.5 }, { HUE, -0.4, 0.4 }, { HUE, 0, 0 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         weft_tensor *args[2] = { x, seed_of(21 + (int64_t)k) }, *out[2];
@@ -296,8 +323,7 @@ Test(ops_shuffle, random_brightness_and_contrast_are_the_adjustments_by_one_draw
         weft_ctx *cx = NULL;
         cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
         weft_value *xv = weft_eager_value(cx, x);
-        weft_value *want = cases[k].contrast ? weft_adjust_contrast(cx, xv, d)
-                                             : weft_adjust_brightness(cx, xv, d);
+        weft_value *want = adjusted(cx, &cases[k], xv, d);
         cr_assert_not_null(want, "%s", weft_errmsg());
         cr_assert(op_same_bits(out[0], weft_value_tensor(want)), "case %zu differs from the "
                   "adjustment by %g", k, d);
@@ -311,12 +337,13 @@ Test(ops_shuffle, random_brightness_and_contrast_are_the_adjustments_by_one_draw
 
 enum {
     BAD_SCALAR, BAD_SEED, BAD_FLIP_RANK, BAD_FLIP_SEED, BAD_BRIGHT_DELTA, BAD_CONTRAST_RANGE,
-    BAD_CONTRAST_INT
+    BAD_CONTRAST_INT, BAD_SATURATION_RANGE, BAD_SATURATION_CHANNELS, BAD_HUE_DELTA, BAD_HUE_SEED
 };
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    /* a: f32 images [2, 3, 4, 2], a seed, an f32 scalar, i32 images [1, 2, 2]. */
+    /* a: f32 images [2, 3, 4, 2], a seed, an f32 scalar, i32 images [1, 2, 2],
+     * f32 RGB images [2, 3, 4, 3]. */
     switch (*(const int *)user) {
     case BAD_SCALAR: outs[0] = weft_random_shuffle(cx, a[2], a[1]); break;
     case BAD_SEED: outs[0] = weft_random_shuffle(cx, a[3], a[2]); break;
@@ -325,6 +352,10 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case BAD_BRIGHT_DELTA: outs[0] = weft_random_brightness(cx, a[0], -1, a[1]); break;
     case BAD_CONTRAST_RANGE: outs[0] = weft_random_contrast(cx, a[0], 1, 1, a[1]); break;
     case BAD_CONTRAST_INT: outs[0] = weft_random_contrast(cx, a[3], 0, 1, a[1]); break;
+    case BAD_SATURATION_RANGE: outs[0] = weft_random_saturation(cx, a[4], -0.5, 1, a[1]); break;
+    case BAD_SATURATION_CHANNELS: outs[0] = weft_random_saturation(cx, a[0], 0, 1, a[1]); break;
+    case BAD_HUE_DELTA: outs[0] = weft_random_hue(cx, a[4], 0.75, a[1]); break;
+    case BAD_HUE_SEED: outs[0] = weft_random_hue(cx, a[4], 0.25, a[2]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -333,7 +364,8 @@ Test(ops_shuffle, refused_calls_name_the_op)
 {
     weft_tensor *f = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F32, 0, NULL, (const float[]){ 1.5f }, &f), 0);
-    weft_tensor *args[4] = { f32_images(), seed_of(1), f, images_of(3, 1, 2, 2) };
+    weft_tensor *args[5] = { f32_images(), seed_of(1), f, images_of(3, 1, 2, 2),
+                             f32_images_of(3) };
     const op_error_case cases[] = {
         { BAD_SCALAR, WEFT_ESHAPE, "weft_random_shuffle: x f32[] needs a rank of 1 or more" },
         { BAD_SEED, WEFT_EINVAL, "weft_random_shuffle: the seed f32[] is not an i32 or i64" },
@@ -342,8 +374,13 @@ Test(ops_shuffle, refused_calls_name_the_op)
         { BAD_BRIGHT_DELTA, WEFT_EINVAL, "weft_random_brightness: max_delta -1 is not" },
         { BAD_CONTRAST_RANGE, WEFT_EINVAL, "weft_random_contrast: [1, 1) is not a finite range" },
         { BAD_CONTRAST_INT, WEFT_EDTYPE, "weft_random_contrast: " },
+        { BAD_SATURATION_RANGE, WEFT_EINVAL, "weft_random_saturation: [-0.5, 1) is not a finite" },
+        { BAD_SATURATION_CHANNELS, WEFT_ESHAPE, "weft_random_saturation: f32[2,3,4,2] does not "
+                                                "have 3 channels" },
+        { BAD_HUE_DELTA, WEFT_EINVAL, "weft_random_hue: max_delta 0.75 is not in [0, 0.5]" },
+        { BAD_HUE_SEED, WEFT_EINVAL, "weft_random_hue: the seed f32[] is not" },
     };
-    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
-    for (int k = 0; k < 4; k++)
+    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 5);
+    for (int k = 0; k < 5; k++)
         weft_tensor_release(args[k]);
 }
