@@ -32,13 +32,19 @@ static bool take_pair(weft_ctx *cx, const char *fn, const char *what, const int6
     return weft__ops_take_sizes(cx, fn, what, v, 2, out);
 }
 
+bool weft__ops_padding_ok(weft_ctx *cx, const char *fn, weft_padding padding)
+{
+    if (padding == WEFT_PADDING_VALID || padding == WEFT_PADDING_SAME)
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
+                   "WEFT_PADDING_SAME", fn, (int)padding);
+    return false;
+}
+
 static bool take_padding(weft_ctx *cx, const char *fn, weft_padding padding, weft__node *n)
 {
-    if (padding != WEFT_PADDING_VALID && padding != WEFT_PADDING_SAME) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
-                       "WEFT_PADDING_SAME", fn, (int)padding);
+    if (!weft__ops_padding_ok(cx, fn, padding))
         return false;
-    }
     n->attr.conv.padding = (int)padding;
     return true;
 }
@@ -265,114 +271,4 @@ weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize, int6
                             weft_padding padding)
 {
     return pool1d(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool1d", input, ksize, stride, padding);
-}
-
-/* ---- conv2d_transpose ---------------------------------------------------- */
-
-/* x [n, h, w, c] with s - 1 zeros between neighbours along height and
- * width: [n, (h - 1) s_h + 1, (w - 1) s_w + 1, c], by padding each pixel
- * of [n, h, 1, w, 1, c] to [n, h, s_h, w, s_w, c] and cutting the last
- * zeros.  The batch may be unknown; h, w and c are known. */
-static weft_value *spread(weft_ctx *cx, weft_value *x, const int64_t *hwc, const int64_t *s)
-{
-    if (s[0] == 1 && s[1] == 1)
-        return x;
-    int64_t h = hwc[0], w = hwc[1], c = hwc[2];
-    weft_value *six = weft_reshape(cx, x, 6, (const int64_t[]){ -1, h, 1, w, 1, c });
-    const int64_t pads[6][2] = { { 0, 0 }, { 0, 0 }, { 0, s[0] - 1 }, { 0, 0 }, { 0, s[1] - 1 },
-                                 { 0, 0 } };
-    weft_value *padded = weft_pad(cx, six, pads, 0.0);
-    weft_value *flat = weft_reshape(cx, padded, 4, (const int64_t[]){ -1, h * s[0], w * s[1], c });
-    const int64_t end[4] = { WEFT_END, (h - 1) * s[0] + 1, (w - 1) * s[1] + 1, WEFT_END };
-    return weft_slice(cx, flat, NULL, end, NULL);
-}
-
-static weft_value *conv2d_transpose(weft_ctx *cx, const char *fn, weft_value *input,
-                                    weft_value *filters, const int64_t *output_hw,
-                                    const int64_t *strides, weft_padding padding,
-                                    const int64_t *dilations)
-{
-    weft_value *in[2] = { input, filters };
-    weft__node n = { .op = WEFT__OP_CONV2D };
-    int64_t s[2], dil[2];
-    if (!weft__op_enter(cx, fn, in, 2) || !take_padding(cx, fn, padding, &n) ||
-        !take_pair(cx, fn, "strides", strides, s) ||
-        !take_pair(cx, fn, "dilations", dilations, dil))
-        return NULL;
-    /* The convolution inside: stride 1, no padding (padded explicitly),
-     * the filters' dilation. */
-    n.attr.conv.padding = WEFT_PADDING_VALID;
-    n.attr.conv.stride[0] = n.attr.conv.stride[1] = 1;
-    n.attr.conv.dilation[0] = dil[0];
-    n.attr.conv.dilation[1] = dil[1];
-    const weft_spec *xs = weft__value_spec(input), *fs = weft__value_spec(filters);
-    char sx[WEFT__SPEC_STR_MAX], sf[WEFT__SPEC_STR_MAX];
-    bool known = xs->rank == 4 && fs->rank == 4;
-    for (int d = 1; known && d < 4; d++)
-        known = xs->dims[d] >= 0 && fs->dims[d - 1] >= 0;
-    if (!known)
-        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the input %s and the filters %s are not of "
-                              "rank 4 with height, width and channels known while tracing", fn,
-                              weft__spec_str(xs, sx, sizeof sx), weft__spec_str(fs, sf, sizeof sf));
-    /* filters [kh, kw, out, in]: in must be the input's channels. */
-    if (fs->dims[3] != xs->dims[3] || fs->dims[0] == 0 || fs->dims[1] == 0)
-        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the filters %s do not take the %lld "
-                              "channels of the input %s (filters: height, width, out, in)", fn,
-                              weft__spec_str(fs, sf, sizeof sf), (long long)xs->dims[3],
-                              weft__spec_str(xs, sx, sizeof sx));
-    /* A dilated window spans (k - 1) * dilation + 1 pixels. */
-    int64_t out_hw[2], cut[2], span[2];
-    for (int d = 0; d < 2; d++) {
-        int64_t size = xs->dims[1 + d], k = fs->dims[d];
-        span[d] = (k - 1) * dil[d] + 1;
-        out_hw[d] = output_hw ? output_hw[d]
-                    : padding == WEFT_PADDING_SAME ? size * s[d] : (size - 1) * s[d] + span[d];
-        /* The output must be one the forward convolution takes to size. */
-        if (out_hw[d] < 0 ||
-            weft__conv_out_dim((int)padding, out_hw[d], k, s[d], dil[d], &cut[d]) != size)
-            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: an output %s of %lld does not give the "
-                                  "input's %lld under conv2d with this window, stride and "
-                                  "padding", fn, d ? "width" : "height", (long long)out_hw[d],
-                                  (long long)size);
-    }
-    /* The full correlation of the spread input with the flipped filters,
-     * [n, (h - 1) s + k, ...], then the output's window of it: from the
-     * forward padding before, zeros past its end. */
-    int64_t kh = span[0], kw = span[1];
-    weft_value *x = spread(cx, input, &xs->dims[1], s);
-    const int64_t pads[4][2] = { { 0, 0 }, { kh - 1, kh - 1 }, { kw - 1, kw - 1 }, { 0, 0 } };
-    x = weft_pad(cx, x, pads, 0.0);
-    weft_value *f = weft_reverse(cx, weft_reverse(cx, filters, 0), 1);
-    f = weft_transpose(cx, f, (const int[]){ 0, 1, 3, 2 });
-    weft_value *full[2] = { x, f };
-    weft_value *z = weft__ops_finish(cx, &n, full, 2);
-    if (!z)
-        return NULL;
-    int64_t len[2] = { (xs->dims[1] - 1) * s[0] + kh, (xs->dims[2] - 1) * s[1] + kw };
-    const int64_t begin[4] = { 0, cut[0], cut[1], 0 };
-    const int64_t end[4] = { WEFT_END, cut[0] + out_hw[0], cut[1] + out_hw[1], WEFT_END };
-    weft_value *y = weft_slice(cx, z, begin, end, NULL);
-    int64_t short_h = cut[0] + out_hw[0] - len[0], short_w = cut[1] + out_hw[1] - len[1];
-    if (y && (short_h > 0 || short_w > 0)) {
-        const int64_t tail[4][2] = { { 0, 0 }, { 0, short_h > 0 ? short_h : 0 },
-                                     { 0, short_w > 0 ? short_w : 0 }, { 0, 0 } };
-        y = weft_pad(cx, y, tail, 0.0);
-    }
-    return y;
-}
-
-weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
-                                  const int64_t *output_hw, const int64_t *strides,
-                                  weft_padding padding)
-{
-    return conv2d_transpose(cx, "weft_conv2d_transpose", input, filters, output_hw, strides,
-                            padding, NULL);
-}
-
-weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input, weft_value *filters,
-                                     const int64_t *output_hw, const int64_t *strides,
-                                     weft_padding padding, const int64_t *dilations)
-{
-    return conv2d_transpose(cx, "weft_conv2d_transpose_ex", input, filters, output_hw, strides,
-                            padding, dilations);
 }

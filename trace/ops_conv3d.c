@@ -98,11 +98,8 @@ static bool plan(weft_ctx *cx, const char *fn, const int64_t *in, const int64_t 
                  int64_t *before, int64_t *after)
 {
     static const char *const what[3] = { "depth", "height", "width" };
-    if (padding != WEFT_PADDING_VALID && padding != WEFT_PADDING_SAME) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
-                       "WEFT_PADDING_SAME", fn, (int)padding);
+    if (!weft__ops_padding_ok(cx, fn, padding))
         return false;
-    }
     for (int i = 2; i >= 0; i--)
         if (!dim_plan(cx, fn, what[i], in[i], win[i], st[i], dil ? dil[i] : 1, padding, out_d,
                       before, after))

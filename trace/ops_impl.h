@@ -119,6 +119,9 @@ weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);
  * dilations and windows of the convolutions and pools, ops_conv.c). */
 bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
                           int n, int64_t *out);
+/* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise
+ * the context fails with WEFT_EINVAL naming fn (ops_conv.c). */
+bool weft__ops_padding_ok(weft_ctx *cx, const char *fn, weft_padding padding);
 
 /* Defines the public weft_NAME as the op OP of the table. */
 #define WEFT__DEFINE_UNARY(name, OP)                                         \

@@ -1374,6 +1374,21 @@ WEFT_API weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ks
 WEFT_API weft_value *weft_conv3d(weft_ctx *cx, weft_value *input, weft_value *filters,
                                  const int64_t *strides, weft_padding padding,
                                  const int64_t *dilations);
+/* tf.nn.conv3d_transpose(input, filters, output_shape, strides, padding,
+ * dilations), the gradient of weft_conv3d with respect to its input, as
+ * weft_conv2d_transpose_ex in three dims: filters [depth, height, width,
+ * out_channels, in_channels] with in_channels the input's (NDHWC, all but
+ * the batch known while tracing); output_dhw (int64_t[3], or NULL for
+ * in * stride with SAME, (in - 1) * stride + (filter - 1) * dilation + 1
+ * with VALID) is the result's depth, height and width, which weft_conv3d
+ * with this window, strides (int64_t[3], NULL for 1s), padding and
+ * dilations (likewise) must take back to the input's (WEFT_ESHAPE
+ * otherwise).  The result is [batch, output_dhw.., out_channels].  The
+ * same composition: the input spread by the strides, padded, and
+ * correlated with the flipped filters through weft_conv3d. */
+WEFT_API weft_value *weft_conv3d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                           const int64_t *output_dhw, const int64_t *strides,
+                                           weft_padding padding, const int64_t *dilations);
 /* tf.nn.max_pool3d(input, ksize, strides, padding) and tf.nn.avg_pool3d:
  * the 2-D pools' rules on windows of ksize[0] x ksize[1] x ksize[2]
  * (int64_t[3]; strides too) of NDHWC input (all but the batch known while
