@@ -368,21 +368,6 @@ static weft_value *tiled_filter(weft_ctx *cx, const char *fn, const double *taps
     return f;
 }
 
-/* x padded by one row (column) on each side along axis, by reflection:
- * x[1] before and x[n - 2] after (TensorFlow's REFLECT). */
-static weft_value *reflect_one(weft_ctx *cx, weft_value *x, int axis, int64_t n)
-{
-    int64_t lo[4] = { 0, 0, 0, 0 }, lo_end[4] = { WEFT_END, WEFT_END, WEFT_END, WEFT_END };
-    int64_t hi[4] = { 0, 0, 0, 0 }, hi_end[4] = { WEFT_END, WEFT_END, WEFT_END, WEFT_END };
-    lo[axis] = 1;
-    lo_end[axis] = 2;
-    hi[axis] = n - 2;
-    hi_end[axis] = n - 1;
-    weft_value *parts[3] = { weft_slice(cx, x, lo, lo_end, NULL), x,
-                             weft_slice(cx, x, hi, hi_end, NULL) };
-    return weft_concat(cx, parts, 3, axis);
-}
-
 weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images)
 {
     static const char fn[] = "weft_sobel_edges";
@@ -404,7 +389,10 @@ weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images)
         taps[2 * i + 1] = horizontal[i];
     }
     weft_value *filter = tiled_filter(cx, fn, taps, 3, 3, c, 2, s->dtype);
-    weft_value *padded = reflect_one(cx, reflect_one(cx, images, 1, h), 2, w);
+    /* One row and column on each side, by reflection (x[1] before, x[n - 2]
+     * after). */
+    const int64_t one[4][2] = { { 0, 0 }, { 1, 1 }, { 1, 1 }, { 0, 0 } };
+    weft_value *padded = weft_pad_ex(cx, images, one, WEFT_PAD_REFLECT, 0.0);
     weft_value *edges =
         weft_depthwise_conv2d(cx, padded, filter, NULL, WEFT_PADDING_VALID, NULL);
     return weft_reshape(cx, edges, 5, (const int64_t[]){ -1, h, w, c, 2 });

@@ -305,17 +305,100 @@ static weft_value *pad_axis(weft_ctx *cx, weft_value *t, int axis, int64_t lo, i
     return n == 1 ? t : weft_concat(cx, parts, n, axis);
 }
 
-weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], double value)
+/* t[begin, end) along axis. */
+static weft_value *axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin, int64_t end)
 {
-    const char *fn = "weft_pad";
-    if (!enter(cx, fn, a) || !known_rank(cx, fn, a) || !pads_valid(cx, fn, a, pads))
+    int64_t b[WEFT_MAX_RANK] = { 0 }, e[WEFT_MAX_RANK];
+    for (int d = 0; d < spec_of(t)->rank; d++)
+        e[d] = WEFT_END;
+    b[axis] = begin;
+    e[axis] = end;
+    return weft_slice(cx, t, b, e, NULL);
+}
+
+/* t[from, from + n) along axis, mirrored (a single element as it is). */
+static weft_value *mirrored(weft_ctx *cx, weft_value *t, int axis, int64_t from, int64_t n)
+{
+    weft_value *part = axis_slice(cx, t, axis, from, from + n);
+    return n == 1 ? part : weft_reverse(cx, part, axis);
+}
+
+/* t (dim n along axis) with its lo first and hi last elements mirrored
+ * before and after it: from the edge's neighbour on (REFLECT) or from the
+ * edge itself (SYMMETRIC). */
+static weft_value *mirror_axis(weft_ctx *cx, weft_value *t, int axis, int64_t n, int64_t lo,
+                               int64_t hi, bool symmetric)
+{
+    int64_t skip = symmetric ? 0 : 1;
+    weft_value *parts[3];
+    size_t k = 0;
+    if (lo > 0)
+        parts[k++] = mirrored(cx, t, axis, skip, lo);
+    parts[k++] = t;
+    if (hi > 0)
+        parts[k++] = mirrored(cx, t, axis, n - skip - hi, hi);
+    return k == 1 ? t : weft_concat(cx, parts, k, axis);
+}
+
+/* TensorFlow's bounds of the mirror modes: each padded dim known while
+ * tracing, its pads below it (REFLECT) or at most it (SYMMETRIC). */
+static bool mirror_pads_valid(weft_ctx *cx, const char *fn, const weft_value *a,
+                              const int64_t (*pads)[2], bool symmetric)
+{
+    const weft_spec *s = spec_of(a);
+    for (int d = 0; d < s->rank; d++) {
+        int64_t lo = pads[d][0], hi = pads[d][1], n = s->dims[d];
+        if (lo == 0 && hi == 0)
+            continue;
+        char ss[WEFT__SPEC_STR_MAX];
+        if (n == WEFT_DIM_ANY) {
+            weft__ctx_fail(cx, WEFT_ESHAPE, "%s: dim %d of %s is padded by mirroring but not "
+                           "known while tracing", fn, d, weft__spec_str(s, ss, sizeof ss));
+            return false;
+        }
+        if (symmetric ? (lo > n || hi > n) : (lo >= n || hi >= n)) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: the pads of dim %d (%lld, %lld) are not %s its "
+                           "length %lld (%s)", fn, d, (long long)lo, (long long)hi,
+                           symmetric ? "at most" : "below", (long long)n,
+                           symmetric ? "WEFT_PAD_SYMMETRIC" : "WEFT_PAD_REFLECT");
+            return false;
+        }
+    }
+    return true;
+}
+
+static weft_value *pad(weft_ctx *cx, const char *fn, weft_value *a, const int64_t (*pads)[2],
+                       weft_pad_mode mode, double value)
+{
+    if (!enter(cx, fn, a) || !known_rank(cx, fn, a))
+        return NULL;
+    if (mode != WEFT_PAD_CONSTANT && mode != WEFT_PAD_REFLECT && mode != WEFT_PAD_SYMMETRIC)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: mode %d is not WEFT_PAD_CONSTANT, "
+                              "WEFT_PAD_REFLECT or WEFT_PAD_SYMMETRIC", fn, (int)mode);
+    bool symmetric = mode == WEFT_PAD_SYMMETRIC;
+    if (!pads_valid(cx, fn, a, pads) ||
+        (mode != WEFT_PAD_CONSTANT && !mirror_pads_valid(cx, fn, a, pads, symmetric)))
         return NULL;
     /* A weak scalar padded by nothing becomes strong, as any op's result
      * is: the pad's dtype does not bend to what it meets next. */
     weft_value *t = weft__value_strong(cx, a);
-    for (int d = 0; d < spec_of(a)->rank && t; d++)
-        t = pad_axis(cx, t, d, pads[d][0], pads[d][1], value);
+    const weft_spec *s = spec_of(a);
+    for (int d = 0; d < s->rank && t; d++)
+        t = mode == WEFT_PAD_CONSTANT
+                ? pad_axis(cx, t, d, pads[d][0], pads[d][1], value)
+                : mirror_axis(cx, t, d, s->dims[d], pads[d][0], pads[d][1], symmetric);
     return t;
+}
+
+weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], double value)
+{
+    return pad(cx, "weft_pad", a, pads, WEFT_PAD_CONSTANT, value);
+}
+
+weft_value *weft_pad_ex(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], weft_pad_mode mode,
+                        double value)
+{
+    return pad(cx, "weft_pad_ex", a, pads, mode, value);
 }
 
 /* ---- Activations -------------------------------------------------------- */

@@ -679,6 +679,22 @@ WEFT_API weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis);
  * pads give a itself (a weak scalar as a strong one, as weft_cast). */
 WEFT_API weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2],
                               double value);
+/* tf.pad's modes: CONSTANT pads with value (weft_pad); REFLECT mirrors a
+ * about its edge element ([1, 2, 3] padded by 2 on both sides is
+ * [3, 2, 1, 2, 3, 2, 1]), SYMMETRIC mirrors it including the edge
+ * ([2, 1, 1, 2, 3, 3, 2]); value is read in CONSTANT mode only. */
+typedef enum weft_pad_mode {
+    WEFT_PAD_CONSTANT = 0,
+    WEFT_PAD_REFLECT = 1,
+    WEFT_PAD_SYMMETRIC = 2
+} weft_pad_mode;
+/* tf.pad(a, paddings, mode, constant_values): weft_pad in any of the
+ * three modes.  In the mirror modes each padded dim must be known while
+ * tracing (WEFT_ESHAPE) and, as in TensorFlow, its pads below its length
+ * (REFLECT) or at most its length (SYMMETRIC), else WEFT_EINVAL; any
+ * dtype, exact.  An unknown mode is WEFT_EINVAL. */
+WEFT_API weft_value *weft_pad_ex(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2],
+                                 weft_pad_mode mode, double value);
 /* tf.eye(n, m): an [n, m] matrix of dtype with ones where the row index
  * equals the column index, zeros elsewhere; n, m >= 0. */
 WEFT_API weft_value *weft_eye(weft_ctx *cx, int64_t n, int64_t m, weft_dtype dtype);

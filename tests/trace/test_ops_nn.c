@@ -38,6 +38,7 @@ typedef struct nn_case {
     int64_t depth;
     weft_dtype dtype;
     const int64_t (*pads)[2];
+    weft_pad_mode mode;   /* PAD: weft_pad_ex unless WEFT_PAD_CONSTANT */
     double value;
     const char *sig;
 } nn_case;
@@ -52,7 +53,10 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case LOGSUMEXP: outs[0] = weft_logsumexp(cx, a, c->axis, c->keepdims); break;
     case ONE_HOT: outs[0] = weft_one_hot(cx, a, c->depth, c->dtype); break;
     case REVERSE: outs[0] = weft_reverse(cx, a, c->axis); break;
-    case PAD: outs[0] = weft_pad(cx, a, c->pads, c->value); break;
+    case PAD:
+        outs[0] = c->mode == WEFT_PAD_CONSTANT ? weft_pad(cx, a, c->pads, c->value)
+                                               : weft_pad_ex(cx, a, c->pads, c->mode, c->value);
+        break;
     case LEAKY_RELU: outs[0] = weft_leaky_relu(cx, a, c->value); break;
     case ELU: outs[0] = weft_elu(cx, a); break;
     case GELU: outs[0] = weft_gelu(cx, a); break;
@@ -514,6 +518,91 @@ Test(ops_nn, pad_refuses_negative_and_null_pads)
     refused(&(nn_case){ .op = PAD, .pads = neg }, f32_23(), WEFT_EINVAL,
             "weft_pad: the pads of dim 1 (-1, 0) are negative");
     refused(&(nn_case){ .op = PAD }, f32_23(), WEFT_EINVAL, "weft_pad: pads is NULL");
+}
+
+/* The source index of padded index i along a dim of n padded by lo
+ * before, in a mirror mode. */
+static int64_t mirror_src(int64_t i, int64_t n, int64_t lo, bool symmetric)
+{
+    int64_t s = i - lo;
+    if (s < 0)
+        return symmetric ? -s - 1 : -s;
+    if (s >= n)
+        return symmetric ? 2 * n - 1 - s : 2 * (n - 1) - s;
+    return s;
+}
+
+Test(ops_nn, pad_mirror_modes)
+{
+    /* i64 [2, 3, 4] (exact), each dim padded up to TensorFlow's bound. */
+    int64_t v[24];
+    for (int i = 0; i < 24; i++)
+        v[i] = 100 + i * 7 % 24;
+    const int64_t n[3] = { 2, 3, 4 };
+    static const int64_t reflect[3][2] = { { 1, 0 }, { 2, 1 }, { 3, 3 } };
+    static const int64_t symmetric[3][2] = { { 2, 1 }, { 0, 3 }, { 4, 1 } };
+    const char *sigs[] = { NULL, "i64[2,3,4]" };
+    for (int m = 0; m < 2; m++) {
+        const int64_t(*p)[2] = m ? symmetric : reflect;
+        int64_t dims[3];
+        for (int d = 0; d < 3; d++)
+            dims[d] = n[d] + p[d][0] + p[d][1];
+        double want[9 * 9 * 11];
+        for (int64_t a = 0; a < dims[0]; a++)
+            for (int64_t b = 0; b < dims[1]; b++)
+                for (int64_t c = 0; c < dims[2]; c++) {
+                    int64_t sa = mirror_src(a, n[0], p[0][0], m), sb = mirror_src(b, n[1], p[1][0], m);
+                    int64_t sc = mirror_src(c, n[2], p[2][0], m);
+                    want[(a * dims[1] + b) * dims[2] + c] = (double)v[(sa * 3 + sb) * 4 + sc];
+                }
+        for (size_t s = 0; s < 2; s++) {
+            weft_tensor *in = tensor(WEFT_I64, 3, n, v);
+            nn_case c = { .op = PAD, .pads = p, .mode = m ? WEFT_PAD_SYMMETRIC : WEFT_PAD_REFLECT,
+                          .value = -1, .sig = sigs[s] };
+            check(run(&c, in), WEFT_I64, 3, dims, want, m ? "symmetric" : "reflect");
+            weft_tensor_release(in);
+        }
+    }
+    /* The examples of the header. */
+    const double row[3] = { 1, 2, 3 }, want_r[7] = { 3, 2, 1, 2, 3, 2, 1 },
+                 want_s[7] = { 2, 1, 1, 2, 3, 3, 2 };
+    static const int64_t two[1][2] = { { 2, 2 } };
+    weft_tensor *in = tensor(WEFT_F64, 1, (int64_t[]){ 3 }, row);
+    check(run(&(nn_case){ .op = PAD, .pads = two, .mode = WEFT_PAD_REFLECT }, in), WEFT_F64, 1,
+          (int64_t[]){ 7 }, want_r, "reflect [1, 2, 3]");
+    check(run(&(nn_case){ .op = PAD, .pads = two, .mode = WEFT_PAD_SYMMETRIC }, in), WEFT_F64, 1,
+          (int64_t[]){ 7 }, want_s, "symmetric [1, 2, 3]");
+    weft_tensor_release(in);
+}
+
+Test(ops_nn, pad_mirror_modes_refuse_what_tensorflow_refuses)
+{
+    static const int64_t whole[2][2] = { { 0, 0 }, { 3, 0 } }, past[2][2] = { { 0, 0 }, { 0, 4 } },
+                         rows[2][2] = { { 1, 0 }, { 0, 0 } };
+    refused(&(nn_case){ .op = PAD, .pads = whole, .mode = WEFT_PAD_REFLECT }, f32_23(),
+            WEFT_EINVAL, "weft_pad_ex: the pads of dim 1 (3, 0) are not below its length 3 "
+                         "(WEFT_PAD_REFLECT)");
+    refused(&(nn_case){ .op = PAD, .pads = past, .mode = WEFT_PAD_SYMMETRIC }, f32_23(),
+            WEFT_EINVAL, "weft_pad_ex: the pads of dim 1 (0, 4) are not at most its length 3");
+    /* Traced with the rows unknown (eagerly they are known). */
+    weft_function *f = make(&(nn_case){ .op = PAD, .pads = rows, .mode = WEFT_PAD_SYMMETRIC,
+                                        .sig = "f32[?,3]" }, 0);
+    weft_tensor *x = f32_23(), *out = NULL;
+    weft_arg arg = weft_arg_tensor(x);
+    cr_assert_eq(weft_function_call(f, &arg, 1, &out, 1), WEFT_ESHAPE);
+    cr_assert(strstr(weft_errmsg(), "weft_pad_ex: dim 0 of f32[?,3] is padded by mirroring but "
+                                    "not known while tracing"), "%s", weft_errmsg());
+    weft_function_destroy(&f);
+    weft_tensor_release(x);
+    refused(&(nn_case){ .op = PAD, .pads = rows, .mode = (weft_pad_mode)9 }, f32_23(), WEFT_EINVAL,
+            "weft_pad_ex: mode 9 is not WEFT_PAD_CONSTANT");
+    /* A dim of unknown length that is not padded is fine. */
+    static const int64_t cols[2][2] = { { 0, 0 }, { 1, 2 } };
+    const double want[12] = { 1, 1, 2, 3, 3, 2, 4, 4, 5, 6, 6, 5 };
+    weft_tensor *in = tensor(WEFT_F64, 2, (int64_t[]){ 2, 3 }, (const double[]){ 1, 2, 3, 4, 5, 6 });
+    check(run(&(nn_case){ .op = PAD, .pads = cols, .mode = WEFT_PAD_SYMMETRIC, .sig = "f64[?,3]" },
+              in), WEFT_F64, 2, (int64_t[]){ 2, 6 }, want, "symmetric with rows unknown");
+    weft_tensor_release(in);
 }
 
 /* ---- activations ------------------------------------------------------------------ */
