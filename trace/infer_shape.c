@@ -690,12 +690,8 @@ static int infer_roll_repeat(const weft__node *n, const weft_spec *a, weft_spec 
     return 0;
 }
 
-/* in[0], the seed: an i32 or i64 scalar, or a vector of two.  The dims
- * are the node's, or (rank -1) those of in[1]. */
-static int check_seed(const weft__node *n, const weft_spec *seed)
+int weft__check_seed(const char *fn, const weft_spec *seed)
 {
-    char fn[48];
-    snprintf(fn, sizeof fn, "weft_%s", weft__op_name(n->op));
     char ss[WEFT__SPEC_STR_MAX];
     if (seed->dtype != WEFT_I32 && seed->dtype != WEFT_I64)
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not i32 or i64", fn, sstr(seed, ss));
@@ -704,6 +700,15 @@ static int check_seed(const weft__node *n, const weft_spec *seed)
         return weft__errorf(WEFT_EINVAL, "%s: the seed %s is not a scalar or a vector of two",
                             fn, sstr(seed, ss));
     return 0;
+}
+
+/* in[0], the seed (of a random node, whose messages name its op).  The
+ * dims are the node's, or (rank -1) those of in[1]. */
+static int check_seed(const weft__node *n, const weft_spec *seed)
+{
+    char fn[48];
+    snprintf(fn, sizeof fn, "weft_%s", weft__op_name(n->op));
+    return weft__check_seed(fn, seed);
 }
 
 static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out)

@@ -81,13 +81,25 @@ static bool check_draw(weft_ctx *cx, weft__op op, const char *fn, weft_dtype dt,
 
 /* A draw of dtype dt, of dims[0..rank) or (like not NULL) of like's
  * shape. */
+/* Whether seed is one (weft__check_seed), the context failing otherwise
+ * with a message naming fn: the ops that draw check it before their other
+ * arguments, and the draw's own inference would name the draw. */
+static bool seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
+{
+    int rc = weft__check_seed(fn, weft__value_spec(seed));
+    if (rc < 0)
+        weft__ctx_fail_errmsg(cx, rc);
+    return rc == 0;
+}
+
 static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *seed,
                              weft_value *like, weft_dtype dt, int rank, const int64_t *dims,
                              double a, double b)
 {
     weft_value *in[2] = { seed, like };
     uint32_t n_in = like ? 2 : 1;
-    if (!weft__op_enter(cx, fn, in, n_in) || !check_draw(cx, op, fn, dt, a, b))
+    if (!weft__op_enter(cx, fn, in, n_in) || !seed_ok(cx, fn, seed) ||
+        !check_draw(cx, op, fn, dt, a, b))
         return NULL;
     if (!like && !check_dims(cx, fn, dt, rank, dims))
         return NULL;
@@ -194,21 +206,6 @@ weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *s
     weft_value *keep = weft_ge(cx, u, weft_const_f64(cx, rate));
     weft_value *kept = weft_mul(cx, x, weft_const_f64(cx, 1.0 / (1.0 - rate)));
     return weft_where(cx, keep, kept, weft_zeros_like(cx, x));
-}
-
-/* Whether seed is an i32 or i64 scalar or vector of two (a length unknown
- * while tracing is checked by the draw when the function runs); the draw
- * checks it too, but would name itself. */
-static bool seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
-{
-    const weft_spec *k = weft__value_spec(seed);
-    if ((k->dtype == WEFT_I32 || k->dtype == WEFT_I64) &&
-        (k->rank == 0 || (k->rank == 1 && (k->dims[0] == 2 || k->dims[0] < 0))))
-        return true;
-    char ss[WEFT__SPEC_STR_MAX];
-    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the seed %s is not an i32 or i64 scalar or vector of two",
-                   fn, weft__spec_str(k, ss, sizeof ss));
-    return false;
 }
 
 /* One uniform draw in [a, b) of dtype dt per slice of x along axis 0: a

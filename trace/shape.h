@@ -22,6 +22,10 @@ bool weft__is_shape_op(weft__op op);
  * take one or more).  The inputs were checked by the caller (dtype, rank,
  * dims); unknown dims stay unknown where the result depends on them. */
 int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *out);
+/* A random op's seed: an i32 or i64 scalar, or a vector of two (a rank or
+ * length unknown while tracing is checked when the function runs);
+ * otherwise WEFT_EINVAL with a message naming fn (infer_shape.c). */
+int weft__check_seed(const char *fn, const weft_spec *seed);
 /* a * b for dims, either of which may be unknown (the product of a known
  * 0 and anything is 0); false on overflow. */
 bool weft__dim_mul(int64_t a, int64_t b, int64_t *out);

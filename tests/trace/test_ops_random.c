@@ -573,6 +573,13 @@ Test(ops_random, errors)
     cr_assert_eq(weft_ctx_status(cx), WEFT_EINVAL);
     cr_assert(strstr(weft_errmsg(), "weft_random_normal_like: like is NULL"), "%s", weft_errmsg());
     weft_eager_end(&cx);
+    /* An op that draws names itself for a bad seed, not the draw. */
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    weft_value *x = weft_fill(cx, WEFT_F32, 1, (const int64_t[]){ 4 }, 1.0);
+    cr_assert_null(weft_dropout(cx, x, 0.5, weft_eager_value(cx, seed3)));
+    cr_assert(strstr(weft_errmsg(), "weft_dropout: the seed i64[3] is not a scalar or a vector "
+                                    "of two"), "%s", weft_errmsg());
+    weft_eager_end(&cx);
     weft_tensor_release(seed);
     weft_tensor_release(fseed);
     weft_tensor_release(seed3);

@@ -368,7 +368,7 @@ Test(ops_shuffle, refused_calls_name_the_op)
                              f32_images_of(3) };
     const op_error_case cases[] = {
         { BAD_SCALAR, WEFT_ESHAPE, "weft_random_shuffle: x f32[] needs a rank of 1 or more" },
-        { BAD_SEED, WEFT_EINVAL, "weft_random_shuffle: the seed f32[] is not an i32 or i64" },
+        { BAD_SEED, WEFT_EINVAL, "weft_random_shuffle: the seed f32[] is not i32 or i64" },
         { BAD_FLIP_RANK, WEFT_ESHAPE, "weft_random_flip_left_right: images f32[] are not" },
         { BAD_FLIP_SEED, WEFT_EINVAL, "weft_random_flip_up_down: the seed f32[] is not" },
         { BAD_BRIGHT_DELTA, WEFT_EINVAL, "weft_random_brightness: max_delta -1 is not" },
