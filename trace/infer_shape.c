@@ -729,6 +729,23 @@ static int infer_random(const weft__node *n, const weft_spec *in, weft_spec *out
     return 0;
 }
 
+/* in[0] the seed, in[1] each element's parameter (f64, made so by the
+ * public ops); the result has in[1]'s shape and the node's dtype. */
+static int infer_random_counts(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    int rc = check_seed(n, &in[0]);
+    if (rc)
+        return rc;
+    if (in[1].dtype != WEFT_F64) {
+        char sp[WEFT__SPEC_STR_MAX];
+        return weft__errorf(WEFT_EDTYPE, "weft_%s: the parameters %s are not f64",
+                            weft__op_name(n->op), sstr(&in[1], sp));
+    }
+    *out = in[1];
+    out->dtype = n->attr.random.dtype;
+    return 0;
+}
+
 /* in[0] the seed, in[1] the logits [batch, classes] (f32 or f64); the
  * result [batch, num_samples] of the node's dtype, num_samples in
  * attr.random.dims[0]. */
@@ -767,6 +784,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED:
     case WEFT__OP_RANDOM_CATEGORICAL: case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_RANDOM_GAMMA: case WEFT__OP_RANDOM_POISSON:
     case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
@@ -837,6 +855,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: return infer_random(n, in, out);
     case WEFT__OP_RANDOM_CATEGORICAL: return infer_categorical(n, in, out);
+    case WEFT__OP_RANDOM_GAMMA:
+    case WEFT__OP_RANDOM_POISSON: return infer_random_counts(n, in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:

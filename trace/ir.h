@@ -197,7 +197,9 @@
     XX(FRESNEL_COS, UNARY,  1)             \
     XX(FRESNEL_SIN, UNARY,  1)             \
     XX(FFT,        ARRAY,   1)             \
-    XX(BETAINC,    TERNARY, 3)
+    XX(BETAINC,    TERNARY, 3)             \
+    XX(RANDOM_GAMMA, ARRAY, 2)             \
+    XX(RANDOM_POISSON, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -294,7 +296,9 @@ typedef struct weft__node {
          * dtype and dims; in[0] is the
          * seed; with rank -1 the dims are those of in[1] (the _like forms;
          * trace/kernel_random.c).  RANDOM_CATEGORICAL: the result's dtype,
-         * rank 1 and dims[0] = num_samples (in[1] the logits). */
+         * rank 1 and dims[0] = num_samples (in[1] the logits).
+         * RANDOM_GAMMA and RANDOM_POISSON: the result's dtype, rank -1
+         * (in[1], f64, holds each element's alpha or lam). */
         struct { weft_dtype dtype; int rank; int64_t dims[WEFT_MAX_RANK]; double a, b; } random;
         /* CONV2D, DEPTHWISE_CONV2D (in[1] the filters; window unused),
          * MAX_POOL2D and

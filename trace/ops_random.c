@@ -4,6 +4,7 @@
  * uniform draw).  The entry points check the dtype, the dims and the
  * bounds; inference checks the seed (infer_shape.c); kernel_random.c
  * draws. */
+#include <float.h>
 #include <math.h>
 
 #include "runtime/iface.h"
@@ -363,4 +364,87 @@ weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta, 
                               max_delta);
     weft_dtype dt = weft__value_spec(images)->dtype;
     return weft__ops_hue(cx, fn, rgb, scalar_draw(cx, fn, seed, dt, -max_delta, max_delta));
+}
+
+/* ---- Gamma and Poisson draws ------------------------------------------- */
+
+/* Whether p (a parameter named what) is a number tensor that broadcasts to
+ * dims[0..rank) (a dim unknown while tracing is checked when the function
+ * runs); otherwise the context fails naming fn. */
+static bool param_fits(weft_ctx *cx, const char *fn, const char *what, weft_value *p, int rank,
+                       const int64_t *dims)
+{
+    const weft_spec *s = weft__value_spec(p);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->dtype == WEFT_BOOL) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is bool, not a number", fn, what,
+                       weft__spec_str(s, ss, sizeof ss));
+        return false;
+    }
+    bool fits = s->rank != WEFT_RANK_ANY && s->rank <= rank;
+    for (int d = 0; fits && d < s->rank; d++) {
+        int64_t have = s->dims[s->rank - 1 - d], want = dims[rank - 1 - d];
+        fits = have == WEFT_DIM_ANY || have == 1 || have == want;
+    }
+    if (!fits)
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s does not broadcast to the shape of the draw "
+                       "(rank %d known while tracing, dims aligned from the right)", fn, what,
+                       weft__spec_str(s, ss, sizeof ss), rank);
+    return fits;
+}
+
+/* A RANDOM_GAMMA or RANDOM_POISSON node of dtype dt over p, p rounded to
+ * round_to first (TensorFlow casts alpha to the draw's dtype), in f64 and
+ * broadcast to the draw's dims. */
+static weft_value *count_draw(weft_ctx *cx, weft__op op, weft_value *seed, weft_dtype dt,
+                              int rank, const int64_t *dims, weft_value *p, weft_dtype round_to)
+{
+    weft_value *p64 = weft_cast(cx, weft_cast(cx, p, round_to), WEFT_F64);
+    weft_value *in[2] = { seed, weft_broadcast_to(cx, p64, rank, dims) };
+    if (!in[1])
+        return NULL;
+    weft__node n = { .op = op };
+    n.attr.random.dtype = dt;
+    n.attr.random.rank = -1;
+    return weft__ops_finish(cx, &n, in, 2);
+}
+
+/* tf.random.stateless_gamma: Gamma(alpha) draws divided by beta, at least
+ * the dtype's smallest normal number (TensorFlow's). */
+weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
+                              const int64_t *dims, weft_value *alpha, weft_value *beta)
+{
+    const char *fn = "weft_random_gamma";
+    weft_value *in[3] = { seed, alpha, beta };
+    if (!weft__op_enter(cx, fn, in, beta ? 3 : 2))
+        return NULL;
+    if (dtype != WEFT_F32 && dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+        !param_fits(cx, fn, "alpha", alpha, rank, dims) ||
+        (beta && !param_fits(cx, fn, "beta", beta, rank, dims)))
+        return NULL;
+    weft_value *g = count_draw(cx, WEFT__OP_RANDOM_GAMMA, seed, dtype, rank, dims, alpha, dtype);
+    if (beta)
+        g = weft_div(cx, g, weft_cast(cx, beta, dtype));
+    double tiny = dtype == WEFT_F32 ? (double)FLT_MIN : DBL_MIN;
+    return weft_maximum(cx, g, weft_const_f64(cx, tiny));
+}
+
+/* tf.random.stateless_poisson: Poisson(lam) counts in dtype. */
+weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
+                                const int64_t *dims, weft_value *lam)
+{
+    const char *fn = "weft_random_poisson";
+    weft_value *in[2] = { seed, lam };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (dtype == WEFT_BOOL || !weft_dtype_name(dtype))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32, i64, f32 or f64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+        !param_fits(cx, fn, "lam", lam, rank, dims))
+        return NULL;
+    return count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, lam, WEFT_F64);
 }

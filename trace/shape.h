@@ -155,6 +155,10 @@ void weft__random_f64_block(const uint32_t key[2], const uint32_t stream[2], uin
 int weft__eval_random_categorical(weft_runtime *rt, const weft__node *n,
                                   const weft_tensor *seed, const weft_tensor *logits,
                                   weft_tensor *out);
+/* random_gamma and random_poisson (kernel_random_counts.c): in[0] the
+ * seed, in[1] each element's parameter (f64, of the result's shape). */
+int weft__eval_random_counts(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
+                             const weft_tensor *param, weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

@@ -1200,6 +1200,28 @@ WEFT_API weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, wef
 WEFT_API weft_value *weft_random_categorical(weft_ctx *cx, weft_value *logits,
                                              int64_t num_samples, weft_value *seed,
                                              weft_dtype dtype);
+/* tf.random.stateless_gamma(shape, seed, alpha, beta, dtype) and
+ * stateless_poisson(shape, seed, lam, dtype): a tensor of dtype and
+ * dims[0..rank) (known while tracing) of Gamma(alpha) draws divided by
+ * beta (NULL: 1), at least the dtype's smallest normal number, or of
+ * Poisson(lam) counts; alpha, beta and lam broadcast to the dims (NumPy's
+ * rule, dims aligned from the right; any number dtype, alpha rounded to
+ * dtype first as TensorFlow casts it).  Gamma: f32 or f64, Marsaglia and
+ * Tsang's rejection (Gamma(alpha + 1) u^(1/alpha) below alpha = 1), NaN
+ * for alpha not in (0, inf).  Poisson: i32, i64, f32 or f64; Knuth's
+ * product of uniforms below lam = 10, Hormann's PTRS from there (as
+ * TensorFlow's kernel); lam < 0 or NaN gives NaN (-1 in an integer dtype),
+ * a count past an integer dtype's range its largest value.  Element i is
+ * a function of the seed and i alone (its uniforms come from Philox
+ * blocks of the counter (i, seed[1]) under keys derived from seed[0]), so
+ * the bits are the same on any worker count, eagerly and traced; an f32
+ * gamma draw (before beta) is the f64 draw of the same rounded alpha,
+ * rounded once.  weft's own streams, not TensorFlow's numbers. */
+WEFT_API weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                       int rank, const int64_t *dims, weft_value *alpha,
+                                       weft_value *beta);
+WEFT_API weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                         int rank, const int64_t *dims, weft_value *lam);
 /* tf.nn.experimental.stateless_dropout(x, rate, seed): each element of x
  * kept with probability 1 - rate and scaled by 1 / (1 - rate), else 0;
  * kept exactly where weft_random_uniform_like(cx, seed, x, x's dtype, 0,
