@@ -1,5 +1,6 @@
-/* conv2d_transpose and conv3d_transpose, the gradients of conv2d and
- * conv3d with respect to their input, as compositions of the other ops:
+/* conv1d_transpose, conv2d_transpose and conv3d_transpose, the gradients
+ * of conv1d, conv2d and conv3d with respect to their input, as
+ * compositions of the other ops:
  * the input spread with stride - 1 zeros between neighbours along each
  * spatial dim, padded by the dilated window's span - 1 on both sides, and
  * correlated (stride 1, VALID, the filters' dilation) with the filters
@@ -12,9 +13,12 @@
 #include "trace/ops_impl.h"
 #include "trace/shape.h"
 
-/* k = 2 or 3 spatial dims; the names of dims 1..k of a k-D NDHWC tensor. */
-static const char *const spatial_names[2][3] = { { "height", "width", "" },
+/* k = 1, 2 or 3 spatial dims: the names of dims 1..k of the input, one by
+ * one and as a list. */
+static const char *const spatial_names[3][3] = { { "width", "", "" },
+                                                 { "height", "width", "" },
                                                  { "depth", "height", "width" } };
+static const char *const spatial_list[3] = { "width", "height, width", "depth, height, width" };
 
 /* x [n, d_1 .. d_k, c] (dims = d_1 .. d_k, c, all known) with s_i - 1
  * zeros between neighbours along each d_i: each element of
@@ -52,15 +56,14 @@ static bool check_shapes(weft_ctx *cx, const char *fn, int k, const weft_spec *x
                          const weft_spec *fs)
 {
     char sx[WEFT__SPEC_STR_MAX], sf[WEFT__SPEC_STR_MAX];
-    const char *const *names = spatial_names[k - 2];
     bool known = xs->rank == k + 2 && fs->rank == k + 2;
     for (int d = 1; known && d < k + 2; d++)
         known = xs->dims[d] >= 0 && fs->dims[d - 1] >= 0;
     if (!known) {
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the input %s and the filters %s are not of rank %d "
-                       "with %s%s, %s and channels known while tracing", fn,
+                       "with %s and channels known while tracing", fn,
                        weft__spec_str(xs, sx, sizeof sx), weft__spec_str(fs, sf, sizeof sf), k + 2,
-                       k == 3 ? "depth, " : "", names[k - 2], names[k - 1]);
+                       spatial_list[k - 1]);
         return false;
     }
     bool empty = false;
@@ -68,16 +71,15 @@ static bool check_shapes(weft_ctx *cx, const char *fn, int k, const weft_spec *x
         empty = empty || fs->dims[d] == 0;
     if (fs->dims[k + 1] != xs->dims[k + 1] || empty) {
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the filters %s do not take the %lld channels of the "
-                       "input %s (filters: %s%s, %s, out, in)", fn,
-                       weft__spec_str(fs, sf, sizeof sf), (long long)xs->dims[k + 1],
-                       weft__spec_str(xs, sx, sizeof sx), k == 3 ? "depth, " : "",
-                       names[k - 2], names[k - 1]);
+                       "input %s (filters: %s, out, in)", fn, weft__spec_str(fs, sf, sizeof sf),
+                       (long long)xs->dims[k + 1], weft__spec_str(xs, sx, sizeof sx),
+                       spatial_list[k - 1]);
         return false;
     }
     return true;
 }
 
-/* The transposed convolution of k = 2 or 3 spatial dims (see the top). */
+/* The transposed convolution of k = 1, 2 or 3 spatial dims (see the top). */
 static weft_value *conv_transpose(weft_ctx *cx, const char *fn, int k, weft_value *input,
                                   weft_value *filters, const int64_t *output, const int64_t *strides,
                                   weft_padding padding, const int64_t *dilations)
@@ -104,7 +106,7 @@ static weft_value *conv_transpose(weft_ctx *cx, const char *fn, int k, weft_valu
             weft__conv_out_dim((int)padding, out[d], win, s[d], dil[d], &cut[d]) != size)
             return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: an output %s of %lld does not give the "
                                   "input's %lld under conv%dd with this window, stride and "
-                                  "padding", fn, spatial_names[k - 2][d], (long long)out[d],
+                                  "padding", fn, spatial_names[k - 1][d], (long long)out[d],
                                   (long long)size, k);
     }
     weft_value *x = spread(cx, input, k, &xs->dims[1], s);
@@ -122,7 +124,9 @@ static weft_value *conv_transpose(weft_ctx *cx, const char *fn, int k, weft_valu
     perm[k + 1] = k;
     f = weft_transpose(cx, f, perm);
     weft_value *full;
-    if (k == 2) {
+    if (k == 1) {
+        full = weft_conv1d(cx, x, f, 1, WEFT_PADDING_VALID, dil[0]);
+    } else if (k == 2) {
         weft__node n = { .op = WEFT__OP_CONV2D };
         n.attr.conv.padding = WEFT_PADDING_VALID;
         n.attr.conv.stride[0] = n.attr.conv.stride[1] = 1;
@@ -152,6 +156,14 @@ static weft_value *conv_transpose(weft_ctx *cx, const char *fn, int k, weft_valu
     if (y && short_end)
         y = weft_pad(cx, y, (const int64_t(*)[2])tail, 0.0);
     return y;
+}
+
+weft_value *weft_conv1d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                  int64_t output_width, int64_t stride, weft_padding padding,
+                                  int64_t dilation)
+{
+    return conv_transpose(cx, "weft_conv1d_transpose", 1, input, filters,
+                          output_width < 0 ? NULL : &output_width, &stride, padding, &dilation);
 }
 
 weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,

@@ -1364,6 +1364,18 @@ WEFT_API weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft
  * it), stride and dilation >= 1. */
 WEFT_API weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters,
                                  int64_t stride, weft_padding padding, int64_t dilation);
+/* tf.nn.conv1d_transpose(input, filters, output_shape, strides, padding,
+ * dilations): the gradient of weft_conv1d with respect to its input, as
+ * weft_conv2d_transpose_ex in one dim: input [batch, width, in_channels]
+ * (all but the batch known while tracing), filters [filter_width,
+ * out_channels, in_channels]; output_width -1 for TensorFlow's default
+ * (in * stride with SAME, (in - 1) * stride + (filter - 1) * dilation + 1
+ * with VALID), otherwise a width weft_conv1d takes back to the input's
+ * (WEFT_ESHAPE otherwise).  The result is [batch, output_width,
+ * out_channels]. */
+WEFT_API weft_value *weft_conv1d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
+                                           int64_t output_width, int64_t stride,
+                                           weft_padding padding, int64_t dilation);
 /* tf.nn.max_pool2d(input, ksize, strides, padding) and
  * tf.nn.avg_pool2d: the largest element, or the mean, of each window of
  * ksize[0] x ksize[1] elements (int64_t[2], each >= 1) of each channel;

@@ -5,7 +5,8 @@
  * paddings, a given output size (SAME's in * stride - 1 too) and the
  * default; the same bits eagerly and traced on 1, 2 and 4 workers; a
  * depth of one gives conv2d_transpose_ex's bits; a batch unknown while
- * tracing; the refused calls. */
+ * tracing; the refused calls.  conv1d_transpose against its own scatter
+ * and conv2d_transpose_ex over a height of one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 #include "op_calls.h"
 #include "suite_runtimes.h"
 
-TestSuite(ops_conv3d_transpose, .init = suite_runtimes_create,
+TestSuite(ops_conv_transpose, .init = suite_runtimes_create,
           .fini = suite_runtimes_destroy, .timeout = 120);
 
 typedef struct ct_case {
@@ -111,7 +112,7 @@ static void check_case(const ct_case *k, uint64_t seed)
     free(f);
 }
 
-Test(ops_conv3d_transpose, against_the_scatter)
+Test(ops_conv_transpose, against_the_scatter)
 {
     const ct_case cases[] = {
         { 2, 3, 3, 4, 2, 2, 3, 2, 3, { 2, 1, 2 }, { 1, 1, 1 }, { 0 }, true },
@@ -142,7 +143,7 @@ static int depth_one_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
     return weft_ctx_status(cx);
 }
 
-Test(ops_conv3d_transpose, a_depth_of_one_is_conv2d_transpose)
+Test(ops_conv_transpose, a_depth_of_one_is_conv2d_transpose)
 {
     int64_t xd[5] = { 2, 1, 5, 4, 3 }, fd[5] = { 1, 3, 2, 2, 3 };
     double *x = draw(test_numel(5, xd), 3), *f = draw(test_numel(5, fd), 4);
@@ -161,7 +162,7 @@ Test(ops_conv3d_transpose, a_depth_of_one_is_conv2d_transpose)
     free(f);
 }
 
-Test(ops_conv3d_transpose, batch_unknown_while_tracing)
+Test(ops_conv_transpose, batch_unknown_while_tracing)
 {
     static const ct_case k = { 0, 2, 3, 2, 2, 2, 2, 2, 2, { 2, 1, 2 }, { 1, 1, 1 }, { 0 }, true };
     weft_spec sig[2] = { { WEFT_F64, 5, { -1, 2, 3, 2, 2 } }, { WEFT_F64, 5, { 2, 2, 2, 2, 2 } } };
@@ -220,7 +221,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     return weft_ctx_status(cx);
 }
 
-Test(ops_conv3d_transpose, refused_calls_name_the_op)
+Test(ops_conv_transpose, refused_calls_name_the_op)
 {
     const double v[64] = { 0 };
     weft_tensor *args[4] = {
@@ -243,5 +244,90 @@ Test(ops_conv3d_transpose, refused_calls_name_the_op)
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
     for (int k = 0; k < 4; k++)
+        weft_tensor_release(args[k]);
+}
+
+/* ---- conv1d_transpose ------------------------------------------------------ */
+
+typedef struct c1_case {
+    int64_t b, w, c, kw, o, stride, dil, out;   /* out -1: the default */
+    bool same;
+} c1_case;
+
+static int c1_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const c1_case *k = user;
+    weft_padding p = k->same ? WEFT_PADDING_SAME : WEFT_PADDING_VALID;
+    outs[0] = weft_conv1d_transpose(cx, a[0], a[1], k->out, k->stride, p, k->dil);
+    /* The same through conv2d_transpose_ex over a height of one. */
+    const int64_t out_hw[2] = { 1, k->out }, st[2] = { 1, k->stride }, dil[2] = { 1, k->dil };
+    weft_value *y2 = weft_conv2d_transpose_ex(cx, weft_expand_dims(cx, a[0], 1),
+                                              weft_expand_dims(cx, a[1], 0),
+                                              k->out < 0 ? NULL : out_hw, st, p, dil);
+    outs[1] = weft_squeeze(cx, y2, 1);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_conv_transpose, conv1d_against_the_scatter)
+{
+    const c1_case cases[] = {
+        { 2, 5, 3, 3, 2, 2, 1, -1, true }, { 2, 5, 3, 3, 2, 2, 1, -1, false },
+        { 1, 4, 2, 2, 3, 3, 2, -1, false }, { 1, 4, 2, 3, 1, 2, 1, 7, true },
+        { 1, 3, 1, 2, 2, 2, 1, 7, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const c1_case *k = &cases[i];
+        int64_t xd[3] = { k->b, k->w, k->c }, fd[3] = { k->kw, k->o, k->c };
+        double *x = draw(test_numel(3, xd), 40 + i), *f = draw(test_numel(3, fd), 50 + i);
+        weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, xd, x), test_tensor(WEFT_F64, 3, fd, f) };
+        weft_tensor *outs[2];
+        op_results_everywhere(c1_body, (void *)k, args, 2, outs, 2, "conv1d_transpose");
+        /* The scatter, as conv3d_transpose's with depth and height of one. */
+        ct_case k3 = { k->b, 1, 1, k->w, k->c, 1, 1, k->kw, k->o, { 1, 1, k->stride },
+                       { 1, 1, k->dil }, { 0 }, k->same };
+        if (k->out >= 0) {
+            k3.out[0] = k3.out[1] = 1;
+            k3.out[2] = k->out;
+        }
+        int64_t out[3];
+        double *want = scatter(&k3, x, f, out);
+        int64_t yd[3] = { k->b, out[2], k->o };
+        test_assert_shape(outs[0], WEFT_F64, 3, yd, "conv1d_transpose");
+        for (int64_t e = 0; e < test_numel(3, yd); e++)
+            cr_assert(fabs(test_element(outs[0], e) - want[e]) <= 1e-12 * (1 + fabs(want[e])),
+                      "case %zu element %lld", i, (long long)e);
+        cr_assert(op_same_bits(outs[0], outs[1]), "case %zu differs from conv2d_transpose_ex", i);
+        for (int t = 0; t < 2; t++) {
+            weft_tensor_release(outs[t]);
+            weft_tensor_release(args[t]);
+        }
+        free(want);
+        free(x);
+        free(f);
+    }
+}
+
+static int c1_bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = *(const int *)user == 0
+                  ? weft_conv1d_transpose(cx, a[0], a[1], 9, 2, WEFT_PADDING_SAME, 1)
+                  : weft_conv1d_transpose(cx, a[0], a[2], -1, 1, WEFT_PADDING_SAME, 1);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_conv_transpose, conv1d_refused_calls_name_the_op)
+{
+    const double v[32] = { 0 };
+    weft_tensor *args[3] = { test_tensor(WEFT_F64, 3, (const int64_t[]){ 1, 3, 2 }, v),
+                             test_tensor(WEFT_F64, 3, (const int64_t[]){ 2, 3, 2 }, v),
+                             test_tensor(WEFT_F64, 3, (const int64_t[]){ 2, 3, 4 }, v) };
+    const op_error_case cases[] = {
+        { 0, WEFT_ESHAPE, "weft_conv1d_transpose: an output width of 9 does not give the input's "
+                          "3 under conv1d" },
+        { 1, WEFT_ESHAPE, "weft_conv1d_transpose: the filters f64[2,3,4] do not take the 2 "
+                          "channels of the input f64[1,3,2] (filters: width, out, in)" },
+    };
+    op_expect_errors(rts[1], c1_bad_body, cases, 2, args, 3);
+    for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
