@@ -223,7 +223,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 
 Test(ops_conv_transpose, refused_calls_name_the_op)
 {
-    const double v[64] = { 0 };
+    const double v[96] = { 0 };   /* the largest tensor, f64[2,2,2,3,4] */
     weft_tensor *args[4] = {
         test_tensor(WEFT_F64, 5, (const int64_t[]){ 1, 2, 3, 3, 2 }, v),
         test_tensor(WEFT_F64, 5, (const int64_t[]){ 2, 2, 2, 3, 2 }, v),
