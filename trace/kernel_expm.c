@@ -35,8 +35,7 @@ static const double pade13[] = { 64764752532480000.0, 32382376266240000.0, 77717
                                  40840800.0,          960960.0,            16380.0,
                                  182.0,               1.0 };
 
-/* z = x y, all n x n column-major (z apart from x and y). */
-static void mat_mul(int n, const double *x, const double *y, double *z)
+void weft__linalg_mat_mul(int n, const double *x, const double *y, double *z)
 {
 #if WEFT_HAVE_BLAS
     if (weft__linalg_lapack(n)) {
@@ -70,8 +69,7 @@ static void combine(int n, double c0, const double *c, const double *const *pw, 
         dst[i + (size_t)i * n] += c0;
 }
 
-/* The 1-norm: the largest column sum of magnitudes (NaN if any is). */
-static double one_norm(int n, const double *a)
+double weft__linalg_one_norm(int n, const double *a)
 {
     double norm = 0;
     for (int j = 0; j < n; j++) {
@@ -98,7 +96,7 @@ static void pade_low(int n, int m, const double *a, const double *const *pw, dou
         even[i] = b[2 * i + 2];
     }
     combine(n, b[1], odd, pw, count, t);
-    mat_mul(n, a, t, u);
+    weft__linalg_mat_mul(n, a, t, u);
     combine(n, b[0], even, pw, count, v);
 }
 
@@ -111,13 +109,13 @@ static void pade_13(int n, const double *a, const double *const *pw, double *u, 
     const double *b = pade13;
     const double *a6 = pw[2];
     combine(n, 0, (const double[]){ b[9], b[11], b[13] }, pw, 3, t);
-    mat_mul(n, a6, t, w);
+    weft__linalg_mat_mul(n, a6, t, w);
     combine(n, b[1], (const double[]){ b[3], b[5], b[7] }, pw, 3, t);
     for (size_t e = 0, nn = (size_t)n * n; e < nn; e++)
         t[e] += w[e];
-    mat_mul(n, a, t, u);
+    weft__linalg_mat_mul(n, a, t, u);
     combine(n, 0, (const double[]){ b[8], b[10], b[12] }, pw, 3, t);
-    mat_mul(n, a6, t, w);
+    weft__linalg_mat_mul(n, a6, t, w);
     combine(n, b[0], (const double[]){ b[2], b[4], b[6] }, pw, 3, v);
     for (size_t e = 0, nn = (size_t)n * n; e < nn; e++)
         v[e] += w[e];
@@ -131,7 +129,7 @@ size_t weft__expm_scratch(int n)
 void weft__expm_one(int n, double *a, double *work, int *ipiv)
 {
     size_t nn = (size_t)n * n;
-    double norm = one_norm(n, a);
+    double norm = weft__linalg_one_norm(n, a);
     if (!isfinite(norm)) {
         /* A NaN or inf entry reaches every entry through the products. */
         for (size_t e = 0; e < nn; e++)
@@ -148,13 +146,13 @@ void weft__expm_one(int n, double *a, double *work, int *ipiv)
     double *p2 = work, *p4 = p2 + nn, *p6 = p4 + nn, *u = p6 + nn, *v = u + nn, *t = v + nn,
            *w = t + nn;
     const double *pw[4] = { p2, p4, p6, w };   /* w holds a^8 for degree 9 */
-    mat_mul(n, a, a, p2);
+    weft__linalg_mat_mul(n, a, a, p2);
     if (m >= 5)
-        mat_mul(n, p2, p2, p4);
+        weft__linalg_mat_mul(n, p2, p2, p4);
     if (m >= 7)
-        mat_mul(n, p2, p4, p6);
+        weft__linalg_mat_mul(n, p2, p4, p6);
     if (m == 9)
-        mat_mul(n, p4, p4, w);
+        weft__linalg_mat_mul(n, p4, p4, w);
     if (m == 13)
         pade_13(n, a, pw, u, v, t, w);
     else
@@ -169,7 +167,7 @@ void weft__expm_one(int n, double *a, double *work, int *ipiv)
     weft__linalg_lu_factor(n, v, ipiv);
     weft__linalg_lu_solve(n, n, v, ipiv, false, u, t);
     for (int s = 0; s < squarings; s++) {
-        mat_mul(n, u, u, t);
+        weft__linalg_mat_mul(n, u, u, t);
         double *swap = u;
         u = t;
         t = swap;

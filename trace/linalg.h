@@ -61,10 +61,24 @@ int weft__decomp_one(const weft__node *n, int m, int cols, const char *src, weft
 int weft__linalg_batch_failure(const weft__node *n, const int64_t *failed, size_t chunks,
                                const char *item, const weft_tensor *t, const char *why);
 
+/* z = x y, all n x n column-major (z apart from x and y), by the BLAS
+ * where weft__linalg_lapack(n) says so (trace/kernel_expm.c). */
+void weft__linalg_mat_mul(int n, const double *x, const double *y, double *z);
+/* The 1-norm of the n x n column-major a: the largest column sum of
+ * magnitudes (NaN if any is). */
+double weft__linalg_one_norm(int n, const double *a);
+
 /* The f64 scratch of weft__expm_one for an n x n matrix. */
 size_t weft__expm_scratch(int n);
 /* The exponential of the n x n matrix a in place (trace/kernel_expm.c);
  * work holds weft__expm_scratch(n) doubles, ipiv n ints. */
 void weft__expm_one(int n, double *a, double *work, int *ipiv);
+/* The f64 scratch of weft__sqrtm_one for an n x n matrix. */
+size_t weft__sqrtm_scratch(int n);
+/* The principal square root of the n x n matrix a in place, or NaN in
+ * every entry where it has none that is real and the iteration reaches
+ * (trace/kernel_sqrtm.c); work holds weft__sqrtm_scratch(n) doubles, ipiv
+ * n ints. */
+void weft__sqrtm_one(int n, double *a, double *work, int *ipiv);
 
 #endif

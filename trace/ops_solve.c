@@ -1,6 +1,6 @@
 /* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
- * triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential
- * and matrix_determinant, each a node of
+ * triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential,
+ * matrix_sqrt and matrix_determinant, each a node of
  * its own (checked by trace/infer_linalg.c, computed by
  * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
 #include "runtime/iface.h"
@@ -28,6 +28,11 @@ weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a)
 weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a)
 {
     return square_op(cx, WEFT__OP_MATRIX_EXPONENTIAL, "weft_matrix_exponential", a);
+}
+
+weft_value *weft_matrix_sqrt(weft_ctx *cx, weft_value *a)
+{
+    return square_op(cx, WEFT__OP_MATRIX_SQRT, "weft_matrix_sqrt", a);
 }
 
 weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals, weft_value *rhs)

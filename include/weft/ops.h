@@ -1989,6 +1989,15 @@ WEFT_API weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals,
  * dtype's range overflows to inf (or NaN where inf meets 0), as
  * TensorFlow's: no error. */
 WEFT_API weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a);
+/* tf.linalg.sqrtm: the principal square root of each matrix [..., n, n]
+ * (f32 or f64, computed in f64): the X with X X = a whose eigenvalues have
+ * positive real parts, by the Denman-Beavers iteration in product form
+ * with determinant scaling.  It exists and is real for the matrices
+ * TensorFlow's sqrtm takes: invertible, with no real negative eigenvalue
+ * (complex pairs are fine).  A matrix outside that domain (a zero pivot,
+ * an iteration that does not converge) or with a NaN or infinite entry
+ * comes out NaN: no error, as TensorFlow's. */
+WEFT_API weft_value *weft_matrix_sqrt(weft_ctx *cx, weft_value *a);
 /* tf.linalg.det: the determinant of each matrix, [...] (0 for a singular
  * one, no error), from the LU factors. */
 WEFT_API weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a);
