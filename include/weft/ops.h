@@ -1982,6 +1982,18 @@ WEFT_API weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a);
  * the call with WEFT_EINVAL naming it. */
 WEFT_API weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals,
                                             weft_value *rhs);
+/* tf.linalg.tridiagonal_matmul(diagonals, rhs) in the compact format: each
+ * [m, m] tridiagonal matrix of diagonals [..., 3, m] (superdiagonal, its
+ * last element not read; diagonal; subdiagonal, its first element not
+ * read) times rhs [..., m, n]; f32 or f64, both alike, batch dims
+ * broadcast.  Three row-shifted elementwise products added, superdiagonal
+ * term first. */
+WEFT_API weft_value *weft_tridiagonal_matmul(weft_ctx *cx, weft_value *diagonals,
+                                             weft_value *rhs);
+/* tf.linalg.matvec(a, b, transpose_a): each matrix of a [..., m, n] (or
+ * its transpose) times the vector of b [..., n], giving [..., m]; one
+ * weft_matmul_ex with b as a column. */
+WEFT_API weft_value *weft_matvec(weft_ctx *cx, weft_value *a, weft_value *b, bool transpose_a);
 /* tf.linalg.expm: the exponential of each matrix, by scaling and
  * squaring with Pade approximants of degree 3 to 13 (Higham 2005, the
  * method TensorFlow cites), in f64 for f32 inputs too.  A matrix with a
