@@ -448,3 +448,65 @@ weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype
         return NULL;
     return count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, lam, WEFT_F64);
 }
+
+/* ---- Random crop ----------------------------------------------------------- */
+
+/* Whether size[0..rank) fits the value's known dims (each dim unknown
+ * while tracing is checked when the function runs, by the gather). */
+static bool crop_size_ok(weft_ctx *cx, const char *fn, const weft_spec *s, const int64_t *size)
+{
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank == WEFT_RANK_ANY || s->rank < 1) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: value %s needs a rank of 1 or more known while "
+                       "tracing", fn, weft__spec_str(s, ss, sizeof ss));
+        return false;
+    }
+    if (!size) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: size is NULL", fn);
+        return false;
+    }
+    for (int d = 0; d < s->rank; d++)
+        if (size[d] < 0 || (s->dims[d] != WEFT_DIM_ANY && size[d] > s->dims[d])) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: size[%d] %lld is not within 0..%s%lld of value %s",
+                           fn, d, (long long)size[d], s->dims[d] == WEFT_DIM_ANY ? "its dim " : "",
+                           (long long)s->dims[d], weft__spec_str(s, ss, sizeof ss));
+            return false;
+        }
+    return true;
+}
+
+/* tf.image.stateless_random_crop: value[offset : offset + size] with each
+ * offset a uniform draw modulo dim - size + 1 (TensorFlow's), taken along
+ * each cut dim by a gather of size indices. */
+weft_value *weft_random_crop(weft_ctx *cx, weft_value *value, const int64_t *size,
+                             weft_value *seed)
+{
+    const char *fn = "weft_random_crop";
+    weft_value *in[2] = { value, seed };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *s = weft__value_spec(value);
+    if (!crop_size_ok(cx, fn, s, size) || !seed_ok(cx, fn, seed))
+        return NULL;
+    int rank = s->rank;
+    int64_t r = rank;
+    double sz[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        sz[d] = (double)size[d];
+    weft_value *sizes = weft__ops_constant(cx, fn, WEFT_F64, 1, &r, sz, WEFT_I64);
+    weft_value *limit = weft_add(cx, weft_sub(cx, weft_shape(cx, value), sizes),
+                                 weft_const_i64(cx, 1));
+    /* 62 random bits: the modulo's bias is below dim / 2^62. */
+    weft_value *draw = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, WEFT_I64, 1, &r, 0,
+                                 SHUFFLE_KEY_LIMIT);
+    weft_value *offsets = weft_mod(cx, draw, limit);
+    weft_value *out = value;
+    for (int d = 0; d < rank && out; d++) {
+        if (s->dims[d] == size[d])
+            continue;   /* the whole dim: its offset is 0 */
+        weft_value *at = weft_gather(cx, offsets, weft__value_strong(cx, weft_const_i64(cx, d)), 0);
+        weft_value *idx = weft_add(cx, weft_range(cx, WEFT_I64, 0, size[d], 1), at);
+        out = weft_gather(cx, out, idx, d);
+    }
+    return out;
+}

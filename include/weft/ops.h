@@ -1180,6 +1180,14 @@ WEFT_API weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, do
                                             double upper, weft_value *seed);
 WEFT_API weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta,
                                      weft_value *seed);
+/* tf.image.stateless_random_crop(value, size, seed): the size[0..rank)
+ * block of value (any dtype, rank known while tracing) at offsets drawn
+ * uniformly per dim, TensorFlow's way: a uniform integer modulo dim -
+ * size + 1 (62 random bits here).  Each size within 0..dim; a dim unknown
+ * while tracing and smaller than its size fails when the function runs
+ * (the gather's range error).  A dim taken whole is not cut. */
+WEFT_API weft_value *weft_random_crop(weft_ctx *cx, weft_value *value, const int64_t *size,
+                                      weft_value *seed);
 /* The same draws with the shape of like (its values are not read), which
  * may be unknown while tracing: the numbers are those of the forms above
  * for like's dims when the function runs. */

@@ -6,7 +6,9 @@
  * kept or mirrored exactly, both in one batch, about half of single
  * images flipped over 200 seeds, a batch unknown while tracing.  Random
  * brightness, contrast, saturation and hue: the adjustment of the same
- * name by the seed's one draw, in range.  The refused calls. */
+ * name by the seed's one draw, in range.  The random crop: a block of the
+ * value at offsets that cover every place about equally over 250 seeds,
+ * dims unknown while tracing.  The refused calls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,9 +337,75 @@ Test(ops_shuffle, random_adjustments_are_the_adjustments_by_one_draw)
     weft_tensor_release(x);
 }
 
+/* ---- Random crop -------------------------------------------------------------- */
+
+static int crop_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = weft_random_crop(cx, a[0], user, a[1]);
+    return weft_ctx_status(cx);
+}
+
+/* A 6 x 5 i32 value holding 100 r + c: a crop's first element names its
+ * offsets. */
+static weft_tensor *grid(void)
+{
+    int32_t v[30];
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 5; c++)
+            v[r * 5 + c] = 100 * r + c;
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I32, 2, (const int64_t[]){ 6, 5 }, v, &t), 0);
+    return t;
+}
+
+Test(ops_shuffle, random_crop_takes_a_block_at_uniform_offsets)
+{
+    static const int64_t size[2] = { 2, 3 };
+    weft_tensor *x = grid();
+    int hits[5][3] = { { 0 } };
+    for (int64_t s = 0; s < 250; s++) {
+        weft_tensor *args[2] = { x, seed_of(1000 + s) }, *out;
+        if (s < 3)
+            op_results_everywhere(crop_body, (void *)size, args, 2, &out, 1, "crop");
+        else
+            cr_assert_eq(op_call(rts[0], crop_body, (void *)size, args, 2, &out, 1, false), 0,
+                         "%s", weft_errmsg());
+        test_assert_shape(out, WEFT_I32, 2, size, "crop");
+        int first = (int)test_element(out, 0), r0 = first / 100, c0 = first % 100;
+        cr_assert(r0 <= 4 && c0 <= 2, "offset (%d, %d) leaves the value", r0, c0);
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 3; c++)
+                cr_assert_eq(test_element(out, r * 3 + c), 100 * (r0 + r) + c0 + c);
+        hits[r0][c0]++;
+        weft_tensor_release(out);
+        weft_tensor_release(args[1]);
+    }
+    /* 15 places, about 17 each: every one between 5 and 35. */
+    for (int r = 0; r < 5; r++)
+        for (int c = 0; c < 3; c++)
+            cr_assert(hits[r][c] >= 5 && hits[r][c] <= 35, "offset (%d, %d) drawn %d times", r, c,
+                      hits[r][c]);
+    /* Rows unknown while tracing; a dim taken whole is not cut. */
+    static const int64_t rows_only[2] = { 4, 5 };
+    weft_spec sig[2] = { { WEFT_I32, 2, { -1, 5 } }, { WEFT_I64, 0, { 0 } } };
+    weft_function *fn = op_signature_function(rts[1], crop_body, (void *)rows_only, sig, 2);
+    weft_tensor *seed = seed_of(3), *out = NULL;
+    weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(seed) };
+    cr_assert_eq(weft_function_call(fn, a, 2, &out, 1), 0, "%s", weft_errmsg());
+    test_assert_shape(out, WEFT_I32, 2, rows_only, "crop of unknown rows");
+    int r0 = (int)test_element(out, 0) / 100;
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(test_element(out, i), 100 * (r0 + i / 5) + i % 5);
+    weft_tensor_release(out);
+    op_destroy_traced_once(&fn);
+    weft_tensor_release(seed);
+    weft_tensor_release(x);
+}
+
 enum {
     BAD_SCALAR, BAD_SEED, BAD_FLIP_RANK, BAD_FLIP_SEED, BAD_BRIGHT_DELTA, BAD_CONTRAST_RANGE,
-    BAD_CONTRAST_INT, BAD_SATURATION_RANGE, BAD_SATURATION_CHANNELS, BAD_HUE_DELTA, BAD_HUE_SEED
+    BAD_CONTRAST_INT, BAD_SATURATION_RANGE, BAD_SATURATION_CHANNELS, BAD_HUE_DELTA, BAD_HUE_SEED,
+    BAD_CROP_SIZE, BAD_CROP_RANK
 };
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -356,6 +424,10 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case BAD_SATURATION_CHANNELS: outs[0] = weft_random_saturation(cx, a[0], 0, 1, a[1]); break;
     case BAD_HUE_DELTA: outs[0] = weft_random_hue(cx, a[4], 0.75, a[1]); break;
     case BAD_HUE_SEED: outs[0] = weft_random_hue(cx, a[4], 0.25, a[2]); break;
+    case BAD_CROP_SIZE:
+        outs[0] = weft_random_crop(cx, a[3], (const int64_t[]){ 1, 3, 2 }, a[1]);
+        break;
+    case BAD_CROP_RANK: outs[0] = weft_random_crop(cx, a[2], (const int64_t[]){ 1 }, a[1]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -379,6 +451,9 @@ Test(ops_shuffle, refused_calls_name_the_op)
                                                 "have 3 channels" },
         { BAD_HUE_DELTA, WEFT_EINVAL, "weft_random_hue: max_delta 0.75 is not in [0, 0.5]" },
         { BAD_HUE_SEED, WEFT_EINVAL, "weft_random_hue: the seed f32[] is not" },
+        { BAD_CROP_SIZE, WEFT_EINVAL, "weft_random_crop: size[1] 3 is not within 0..2 of value "
+                                      "i32[2,2,2]" },
+        { BAD_CROP_RANK, WEFT_ESHAPE, "weft_random_crop: value f32[] needs a rank of 1 or more" },
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 5);
     for (int k = 0; k < 5; k++)
