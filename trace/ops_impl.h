@@ -119,6 +119,10 @@ weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);
  * dilations and windows of the convolutions and pools, ops_conv.c). */
 bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
                           int n, int64_t *out);
+/* t[begin:end] along axis (Python's slice: end may count from the back,
+ * WEFT_END is the end), every other dim whole (ops_nn.c). */
+weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
+                                 int64_t end);
 /* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise
  * the context fails with WEFT_EINVAL naming fn (ops_conv.c). */
 bool weft__ops_padding_ok(weft_ctx *cx, const char *fn, weft_padding padding);

@@ -34,13 +34,7 @@ weft_value *weft_matvec(weft_ctx *cx, weft_value *a, weft_value *b, bool transpo
 /* x[..., begin:end, :] (end may count from the back). */
 static weft_value *rows(weft_ctx *cx, weft_value *x, int64_t begin, int64_t end)
 {
-    int rank = spec_of(x)->rank;
-    int64_t b[WEFT_MAX_RANK] = { 0 }, e[WEFT_MAX_RANK];
-    for (int d = 0; d < rank; d++)
-        e[d] = WEFT_END;
-    b[rank - 2] = begin;
-    e[rank - 2] = end;
-    return weft_slice(cx, x, b, e, NULL);
+    return weft__ops_axis_slice(cx, x, spec_of(x)->rank - 2, begin, end);
 }
 
 /* x with one row of zeros before (first) or after it along axis -2. */
@@ -58,14 +52,8 @@ static weft_value *diagonal(weft_ctx *cx, weft_value *diagonals, int64_t k, int6
                             int64_t end)
 {
     int rank = spec_of(diagonals)->rank;
-    int64_t b[WEFT_MAX_RANK] = { 0 }, e[WEFT_MAX_RANK];
-    for (int d = 0; d < rank; d++)
-        e[d] = WEFT_END;
-    b[rank - 2] = k;
-    e[rank - 2] = k + 1;
-    b[rank - 1] = begin;
-    e[rank - 1] = end;
-    weft_value *row = weft_slice(cx, diagonals, b, e, NULL);
+    weft_value *row = weft__ops_axis_slice(cx, diagonals, rank - 2, k, k + 1);
+    row = weft__ops_axis_slice(cx, row, rank - 1, begin, end);
     return weft_expand_dims(cx, weft_squeeze(cx, row, rank - 2), -1);
 }
 

@@ -305,8 +305,8 @@ static weft_value *pad_axis(weft_ctx *cx, weft_value *t, int axis, int64_t lo, i
     return n == 1 ? t : weft_concat(cx, parts, n, axis);
 }
 
-/* t[begin, end) along axis. */
-static weft_value *axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin, int64_t end)
+weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
+                                 int64_t end)
 {
     int64_t b[WEFT_MAX_RANK] = { 0 }, e[WEFT_MAX_RANK];
     for (int d = 0; d < spec_of(t)->rank; d++)
@@ -319,7 +319,7 @@ static weft_value *axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t beg
 /* t[from, from + n) along axis, mirrored (a single element as it is). */
 static weft_value *mirrored(weft_ctx *cx, weft_value *t, int axis, int64_t from, int64_t n)
 {
-    weft_value *part = axis_slice(cx, t, axis, from, from + n);
+    weft_value *part = weft__ops_axis_slice(cx, t, axis, from, from + n);
     return n == 1 ? part : weft_reverse(cx, part, axis);
 }
 

@@ -8,6 +8,7 @@
  * tracing; the refused calls.  conv1d_transpose against its own scatter
  * and conv2d_transpose_ex over a height of one. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,21 @@ static double *scatter(const ct_case *k, const double *x, const double *f, int64
     return y;
 }
 
+/* got is the scatter of x and f for k (within rounding); `what` names it. */
+static void assert_scatter(const ct_case *k, const double *x, const double *f,
+                           const weft_tensor *got, const char *what)
+{
+    int64_t out[3];
+    double *want = scatter(k, x, f, out);
+    int64_t yd[5] = { k->b, out[0], out[1], out[2], k->o };
+    test_assert_shape(got, WEFT_F64, 5, yd, what);
+    for (int64_t i = 0; i < test_numel(5, yd); i++)
+        cr_assert(fabs(test_element(got, i) - want[i]) <= 1e-12 * (1 + fabs(want[i])),
+                  "%s element %lld: %.17g, want %.17g", what, (long long)i, test_element(got, i),
+                  want[i]);
+    free(want);
+}
+
 static void check_case(const ct_case *k, uint64_t seed)
 {
     int64_t xd[5] = { k->b, k->d, k->h, k->w, k->c }, fd[5] = { k->kd, k->kh, k->kw, k->o, k->c };
@@ -96,18 +112,12 @@ static void check_case(const ct_case *k, uint64_t seed)
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 5, xd, x), test_tensor(WEFT_F64, 5, fd, f) };
     weft_tensor *got;
     op_results_everywhere(ct_body, (void *)k, args, 2, &got, 1, "conv3d_transpose");
-    int64_t out[3];
-    double *want = scatter(k, x, f, out);
-    int64_t yd[5] = { k->b, out[0], out[1], out[2], k->o };
-    test_assert_shape(got, WEFT_F64, 5, yd, "conv3d_transpose");
-    for (int64_t i = 0; i < test_numel(5, yd); i++)
-        cr_assert(fabs(test_element(got, i) - want[i]) <= 1e-12 * (1 + fabs(want[i])),
-                  "seed %llu element %lld: %.17g, want %.17g", (unsigned long long)seed,
-                  (long long)i, test_element(got, i), want[i]);
+    char what[48];
+    snprintf(what, sizeof what, "conv3d_transpose, seed %llu", (unsigned long long)seed);
+    assert_scatter(k, x, f, got, what);
     weft_tensor_release(got);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
-    free(want);
     free(x);
     free(f);
 }
@@ -176,17 +186,10 @@ Test(ops_conv_transpose, batch_unknown_while_tracing)
         weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
         weft_tensor *got = NULL;
         cr_assert_eq(weft_function_call(fn, a, 2, &got, 1), 0, "%s", weft_errmsg());
-        int64_t out[3];
-        double *want = scatter(&kb, x, f, out);
-        int64_t yd[5] = { b, out[0], out[1], out[2], 2 };
-        test_assert_shape(got, WEFT_F64, 5, yd, "unknown batch");
-        for (int64_t i = 0; i < test_numel(5, yd); i++)
-            cr_assert(fabs(test_element(got, i) - want[i]) <= 1e-12 * (1 + fabs(want[i])),
-                      "batch %lld element %lld", (long long)b, (long long)i);
+        assert_scatter(&kb, x, f, got, b == 1 ? "unknown batch of 1" : "unknown batch of 3");
         weft_tensor_release(got);
         weft_tensor_release(args[0]);
         weft_tensor_release(args[1]);
-        free(want);
         free(x);
         free(f);
     }
