@@ -791,6 +791,8 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_CROP_AND_RESIZE:
         return 3;
+    case WEFT__OP_CTC_LOSS:
+        return 4;
     default:
         return 1;
     }
@@ -857,6 +859,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_CATEGORICAL: return infer_categorical(n, in, out);
     case WEFT__OP_RANDOM_GAMMA:
     case WEFT__OP_RANDOM_POISSON: return infer_random_counts(n, in, out);
+    case WEFT__OP_CTC_LOSS: return weft__infer_ctc_loss(n, in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:

@@ -200,7 +200,8 @@
     XX(BETAINC,    TERNARY, 3)             \
     XX(RANDOM_GAMMA, ARRAY, 2)             \
     XX(RANDOM_POISSON, ARRAY, 2)           \
-    XX(MATRIX_SQRT, ARRAY, 1)
+    XX(MATRIX_SQRT, ARRAY, 1)              \
+    XX(CTC_LOSS,   ARRAY,   4)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

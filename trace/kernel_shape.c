@@ -683,6 +683,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_RANDOM_GAMMA:
     case WEFT__OP_RANDOM_POISSON:
         return weft__eval_random_counts(rt, n, in[0], in[1], out);
+    case WEFT__OP_CTC_LOSS:
+        return weft__eval_ctc_loss(rt, n, in, out);
     case WEFT__OP_CONV2D:
         return weft__eval_conv2d(rt, n, in[0], in[1], out);
     case WEFT__OP_DEPTHWISE_CONV2D:

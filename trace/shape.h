@@ -159,6 +159,13 @@ int weft__eval_random_categorical(weft_runtime *rt, const weft__node *n,
  * seed, in[1] each element's parameter (f64, of the result's shape). */
 int weft__eval_random_counts(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
                              const weft_tensor *param, weft_tensor *out);
+/* ctc_loss (kernel_ctc.c): in[0] the labels [batch, max_label_length],
+ * in[1] the logits, in[2] and in[3] the label and logit lengths; attr.index
+ * axis the blank index (negative: from the classes' end), kind non-zero
+ * for time-major logits. */
+int weft__infer_ctc_loss(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

@@ -1840,6 +1840,24 @@ WEFT_API weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_v
 WEFT_API weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx,
                                                                    weft_value *labels,
                                                                    weft_value *logits);
+/* tf.nn.ctc_loss(labels, logits, label_length, logit_length,
+ * logits_time_major, blank_index) with dense labels: each batch element's
+ * negative log likelihood of its label under the softmax of its frames,
+ * summed over every alignment (Graves et al. 2006's forward recursion, in
+ * f64).  labels [batch, max_label_length] (i32 or i64; element b's first
+ * label_length[b] classes, each in 0..classes-1 and not the blank), logits
+ * [frames, batch, classes] when logits_time_major, else [batch, frames,
+ * classes] (f32 or f64; element b's first logit_length[b] frames),
+ * lengths [batch] (i32 or i64); blank_index the blank's class (negative
+ * counts from the end: -1 is the last, TensorFlow's old default; its
+ * current default is 0).  The result is [batch] of the logits' dtype; a
+ * label its frames cannot hold (too few frames for the label and its
+ * repeats) gives +inf, as TensorFlow.  A class out of range or equal to
+ * the blank, or a length past its tensor's, fails the call (WEFT_EINVAL)
+ * naming the batch element. */
+WEFT_API weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
+                                   weft_value *label_length, weft_value *logit_length,
+                                   bool logits_time_major, int blank_index);
 /* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
  * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
  * and labels z. */

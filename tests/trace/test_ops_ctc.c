@@ -1,0 +1,206 @@
+/* ctc_loss against a brute force written here: every path of classes over
+ * an element's frames, collapsed (repeats merged, blanks dropped), its
+ * probability added where it gives the label.  Batches with their own
+ * label and frame lengths, time-major and batch-major logits (the same
+ * bits), the blank first and last, an empty label, a label the frames
+ * cannot hold (+inf), f32 (the f64 loss of the same logits, rounded once);
+ * the same bits eagerly and traced on 1, 2 and 4 workers; the refused
+ * calls, at tracing and when the function runs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_ctc, .init = suite_runtimes_create, .fini = suite_runtimes_destroy, .timeout = 60);
+
+typedef struct ctc_case {
+    bool time_major;
+    int blank;
+} ctc_case;
+
+static int ctc_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const ctc_case *c = user;
+    outs[0] = weft_ctc_loss(cx, a[0], a[1], a[2], a[3], c->time_major, c->blank);
+    return weft_ctx_status(cx);
+}
+
+enum { B = 4, T = 5, C = 4, L = 3 };
+
+/* The loss of element b by enumeration: logits [B, T, C] batch-major. */
+static long double brute(const double *logits, int b, int frames, const int *label, int len,
+                         int blank)
+{
+    long double lp[T][C];
+    for (int t = 0; t < frames; t++) {
+        long double sum = 0;
+        for (int c = 0; c < C; c++)
+            sum += expl(logits[(b * T + t) * C + c]);
+        for (int c = 0; c < C; c++)
+            lp[t][c] = logits[(b * T + t) * C + c] - logl(sum);
+    }
+    long double total = 0;
+    int paths = 1;
+    for (int t = 0; t < frames; t++)
+        paths *= C;
+    for (int p = 0; p < paths; p++) {
+        int path[T], code = p, out[T], n = 0;
+        long double lprob = 0;
+        for (int t = 0; t < frames; t++) {
+            path[t] = code % C;
+            code /= C;
+            lprob += lp[t][path[t]];
+        }
+        for (int t = 0; t < frames; t++)
+            if (path[t] != blank && (t == 0 || path[t] != path[t - 1]))
+                out[n++] = path[t];
+        bool same = n == len;
+        for (int i = 0; same && i < n; i++)
+            same = out[i] == label[i];
+        if (same)
+            total += expl(lprob);
+    }
+    return -logl(total);
+}
+
+/* The batch's tensors: logits drawn in [-2, 2), labels padded with 0. */
+static void make_args(const ctc_case *c, weft_dtype dt, const int labels[B][L],
+                      const int *label_len, const int *frames, double *logits,
+                      weft_tensor **args)
+{
+    uint64_t s = 77;
+    for (int i = 0; i < B * T * C; i++)
+        logits[i] = 2 * op_uniform(&s);
+    if (dt == WEFT_F32)
+        for (int i = 0; i < B * T * C; i++)
+            logits[i] = (float)logits[i];
+    double lab[B * L], ll[B], fl[B], lt[B * T * C];
+    for (int b = 0; b < B; b++) {
+        for (int i = 0; i < L; i++)
+            lab[b * L + i] = labels[b][i];
+        ll[b] = label_len[b];
+        fl[b] = frames[b];
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < C; k++)
+                lt[(c->time_major ? t * B + b : b * T + t) * C + k] = logits[(b * T + t) * C + k];
+    }
+    args[0] = test_tensor(WEFT_I32, 2, (const int64_t[]){ B, L }, lab);
+    args[1] = test_tensor(dt, 3,
+                          c->time_major ? (const int64_t[]){ T, B, C } : (const int64_t[]){ B, T, C },
+                          lt);
+    args[2] = test_tensor(WEFT_I64, 1, (const int64_t[]){ B }, ll);
+    args[3] = test_tensor(WEFT_I32, 1, (const int64_t[]){ B }, fl);
+}
+
+static void release(weft_tensor **args)
+{
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(args[k]);
+}
+
+Test(ops_ctc, losses_match_the_brute_force)
+{
+    /* blank 0: labels over 1..3; blank -1 (class 3): labels over 0..2. */
+    static const int labels0[B][L] = { { 1, 2, 0 }, { 3, 3, 0 }, { 2, 0, 0 }, { 1, 1, 2 } };
+    static const int labels3[B][L] = { { 0, 2, 0 }, { 1, 1, 0 }, { 2, 0, 0 }, { 0, 0, 1 } };
+    const int label_len[B] = { 2, 2, 0, 3 }, frames[B] = { 5, 4, 3, 5 };
+    for (int layout = 0; layout < 2; layout++)
+        for (int k = 0; k < 2; k++) {
+            ctc_case c = { layout == 0, k == 0 ? 0 : -1 };
+            int blank = k == 0 ? 0 : C - 1;
+            const int(*labels)[L] = k == 0 ? labels0 : labels3;
+            double logits[B * T * C];
+            weft_tensor *args[4], *out;
+            make_args(&c, WEFT_F64, labels, label_len, frames, logits, args);
+            op_results_everywhere(ctc_body, &c, args, 4, &out, 1, "ctc_loss");
+            test_assert_shape(out, WEFT_F64, 1, (const int64_t[]){ B }, "ctc_loss");
+            for (int b = 0; b < B; b++) {
+                long double want = brute(logits, b, frames[b], labels[b], label_len[b], blank);
+                double got = test_element(out, b);
+                cr_assert(fabsl(got - want) <= 1e-13L * (1 + fabsl(want)),
+                          "layout %d blank %d element %d: %.17g, want %.17Lg", layout, blank, b,
+                          got, want);
+            }
+            weft_tensor_release(out);
+            release(args);
+        }
+}
+
+Test(ops_ctc, layouts_agree_and_f32_rounds_f64)
+{
+    static const int labels[B][L] = { { 1, 2, 3 }, { 3, 1, 0 }, { 2, 2, 0 }, { 1, 0, 0 } };
+    const int label_len[B] = { 3, 2, 2, 0 }, frames[B] = { 5, 0, 2, 0 };
+    double logits[B * T * C];
+    weft_tensor *tm[4], *bm[4], *f32[4], *y[3];
+    ctc_case ct = { true, 0 }, cb = { false, 0 };
+    make_args(&ct, WEFT_F64, labels, label_len, frames, logits, tm);
+    make_args(&cb, WEFT_F64, labels, label_len, frames, logits, bm);
+    make_args(&cb, WEFT_F32, labels, label_len, frames, logits, f32);
+    cr_assert_eq(op_call(rts[1], ctc_body, &ct, tm, 4, &y[0], 1, false), 0, "%s", weft_errmsg());
+    cr_assert_eq(op_call(rts[1], ctc_body, &cb, bm, 4, &y[1], 1, false), 0, "%s", weft_errmsg());
+    cr_assert(op_same_bits(y[0], y[1]), "time-major and batch-major losses differ");
+    /* Element 2 needs 3 frames for [2, 2], element 1 has none for its
+     * label: +inf; element 3, no frames and no label: probability 1. */
+    cr_assert(isinf(test_element(y[0], 2)) && test_element(y[0], 2) > 0);
+    cr_assert(isinf(test_element(y[0], 1)) && test_element(y[0], 1) > 0);
+    cr_assert(isfinite(test_element(y[0], 0)) && test_element(y[0], 3) == 0);
+    cr_assert_eq(op_call(rts[1], ctc_body, &cb, f32, 4, &y[2], 1, false), 0, "%s",
+                 weft_errmsg());
+    weft_tensor *f64_of_f32[4];
+    /* The same f32-rounded logits in f64. */
+    make_args(&cb, WEFT_F32, labels, label_len, frames, logits, f64_of_f32);
+    weft_tensor_release(f64_of_f32[1]);
+    f64_of_f32[1] = test_tensor(WEFT_F64, 3, (const int64_t[]){ B, T, C }, logits);
+    weft_tensor *y64;
+    cr_assert_eq(op_call(rts[1], ctc_body, &cb, f64_of_f32, 4, &y64, 1, false), 0);
+    for (int b = 0; b < B; b++)
+        cr_assert_eq(test_element(y[2], b), (double)(float)test_element(y64, b), "element %d", b);
+    weft_tensor_release(y64);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(y[k]);
+    release(tm);
+    release(bm);
+    release(f32);
+    release(f64_of_f32);
+}
+
+enum { RUN_BLANK_LABEL, RUN_LONG_LABEL, RUN_BAD_BLANK, TRACE_INT_LOGITS, TRACE_BATCH };
+
+static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    /* a: labels i32[2,2] = [[1, 2], [2, 1]], logits f64[3,2,3] (time
+     * major), label lengths, frame lengths i32[2]. */
+    switch (*(const int *)user) {
+    case RUN_BLANK_LABEL: outs[0] = weft_ctc_loss(cx, a[0], a[1], a[2], a[3], true, 1); break;
+    case RUN_LONG_LABEL: outs[0] = weft_ctc_loss(cx, a[0], a[1], a[3], a[3], true, 0); break;
+    case RUN_BAD_BLANK: outs[0] = weft_ctc_loss(cx, a[0], a[1], a[2], a[3], true, 5); break;
+    case TRACE_INT_LOGITS: outs[0] = weft_ctc_loss(cx, a[0], a[0], a[2], a[3], true, 0); break;
+    default: outs[0] = weft_ctc_loss(cx, a[0], a[1], a[2], a[3], false, 0); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_ctc, refused_calls_name_the_op)
+{
+    const double labels[4] = { 1, 2, 2, 1 }, ll[2] = { 1, 2 }, fl[2] = { 3, 3 };
+    double logits[18];
+    for (int i = 0; i < 18; i++)
+        logits[i] = i % 5 * 0.25;
+    weft_tensor *args[4] = { test_tensor(WEFT_I32, 2, (const int64_t[]){ 2, 2 }, labels),
+                             test_tensor(WEFT_F64, 3, (const int64_t[]){ 3, 2, 3 }, logits),
+                             test_tensor(WEFT_I32, 1, (const int64_t[]){ 2 }, ll),
+                             test_tensor(WEFT_I32, 1, (const int64_t[]){ 2 }, fl) };
+    const op_error_case cases[] = {
+        { RUN_BLANK_LABEL, WEFT_EINVAL, "weft_ctc_loss: batch element 0 has a label class out of "
+                                        "range or equal to the blank" },
+        { RUN_LONG_LABEL, WEFT_EINVAL, "weft_ctc_loss: batch element 0 has" },
+        { RUN_BAD_BLANK, WEFT_EINVAL, "weft_ctc_loss: blank_index 5 is not a class of 3" },
+        { TRACE_INT_LOGITS, WEFT_EDTYPE, "weft_ctc_loss: the logits i32[2,2] are not f32 or f64" },
+        { TRACE_BATCH, WEFT_ESHAPE, "weft_ctc_loss: the labels i32[2,2], the logits f64[3,2,3] "
+                                    "(batch major) and the lengths disagree on the batch" },
+    };
+    op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
+    release(args);
+}
