@@ -2,7 +2,9 @@
  * by trace/kernel_ctc.c). */
 #include "runtime/iface.h"
 #include "trace/ctx.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
+#include "trace/tensor_impl.h"
 
 weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
                           weft_value *label_length, weft_value *logit_length,
@@ -16,4 +18,73 @@ weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
     n.attr.index.axis = blank_index;
     n.attr.index.kind = logits_time_major ? 1 : 0;
     return weft__ops_finish(cx, &n, in, 4);
+}
+
+/* tf.nn.ctc_greedy_decoder, dense: each frame's best class; with
+ * merge_repeated a class equal to the frame before it is dropped; blanks
+ * are dropped; what is left of each element moves to the front of its row
+ * (a running count of the kept frames gives each its column, the others
+ * go to a spare column that is cut off), -1 after it. */
+int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequence_length,
+                            bool merge_repeated, int blank_index, weft_value **outs)
+{
+    static const char fn[] = "weft_ctc_greedy_decoder";
+    weft_value *in[2] = { inputs, sequence_length };
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!weft__op_enter(cx, fn, in, 2))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
+        return weft_ctx_status(cx);
+    }
+    const weft_spec *s = weft__value_spec(inputs), *l = weft__value_spec(sequence_length);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if ((s->dtype != WEFT_F32 && s->dtype != WEFT_F64) ||
+        (l->dtype != WEFT_I32 && l->dtype != WEFT_I64)) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the inputs %s are not f32 or f64, or the lengths %s "
+                       "not i32 or i64", fn, weft__spec_str(s, s1, sizeof s1),
+                       weft__spec_str(l, s2, sizeof s2));
+        return weft_ctx_status(cx);
+    }
+    if (s->rank != 3 || s->dims[0] < 0 || s->dims[2] < 1 || l->rank != 1) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the inputs %s are not [frames, batch, classes] with "
+                       "frames and classes known while tracing, or the lengths %s not [batch]", fn,
+                       weft__spec_str(s, s1, sizeof s1), weft__spec_str(l, s2, sizeof s2));
+        return weft_ctx_status(cx);
+    }
+    int64_t frames = s->dims[0], classes = s->dims[2];
+    int64_t blank = blank_index < 0 ? classes + blank_index : blank_index;
+    if (blank < 0 || blank >= classes) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: blank_index %d is not a class of %lld", fn,
+                       blank_index, (long long)classes);
+        return weft_ctx_status(cx);
+    }
+    weft_value *x = weft_transpose(cx, inputs, (const int[]){ 1, 0, 2 });   /* [batch, frames, classes] */
+    weft_value *best = weft_argmax(cx, x, -1);
+    weft_value *valid = weft_sequence_mask(cx, sequence_length, frames, WEFT_BOOL);
+    /* The negative sum of each frame's largest logit, over the valid ones. */
+    weft_value *top = weft_where(cx, valid, weft_reduce_max(cx, x, -1), weft_const_f64(cx, 0));
+    int last = 1;
+    outs[1] = weft_neg(cx, weft_reduce(cx, WEFT_R_SUM, top, &last, 1, true));
+    weft_value *keep = weft_logical_and(
+        cx, valid, weft_ne(cx, best, weft__value_strong(cx, weft_const_i64(cx, blank))));
+    if (merge_repeated) {
+        const int64_t front[2][2] = { { 0, 0 }, { 1, 0 } };
+        weft_value *before = weft_pad(cx, weft__ops_axis_slice(cx, best, 1, 0, -1), front, -1);
+        keep = weft_logical_and(cx, keep, weft_ne(cx, best, before));
+    }
+    weft_value *count = weft_cumsum(cx, weft_cast(cx, keep, WEFT_I64), 1);
+    weft_value *column = weft_where(cx, keep, weft_sub(cx, count, weft_const_i64(cx, 1)),
+                                    weft__value_strong(cx, weft_const_i64(cx, frames)));
+    weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
+    weft_value *rows = weft_range_to(cx, weft_gather(cx, weft_shape(cx, best), first, 0));
+    rows = weft_broadcast_to(cx, weft_expand_dims(cx, rows, 1), 2, (const int64_t[]){ -1, frames });
+    weft_value *pair[2] = { rows, column };
+    weft_value *indices = weft_stack(cx, pair, 2, -1);
+    const int64_t spare[2][2] = { { 0, 0 }, { 0, 1 } };
+    weft_value *base = weft_pad(cx, weft_fill_like(cx, best, -1), spare, -1);
+    weft_value *decoded = weft_scatter_nd_update(cx, base, indices, best);
+    outs[0] = weft__ops_axis_slice(cx, decoded, 1, 0, frames);
+    return weft_ctx_status(cx);
 }

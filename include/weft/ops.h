@@ -1858,6 +1858,20 @@ WEFT_API weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx,
 WEFT_API weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
                                    weft_value *label_length, weft_value *logit_length,
                                    bool logits_time_major, int blank_index);
+/* tf.nn.ctc_greedy_decoder(inputs, sequence_length, merge_repeated,
+ * blank_index) with a dense result, as tf.keras.backend.ctc_decode gives
+ * it: inputs [frames, batch, classes] (f32 or f64; frames and classes
+ * known while tracing), sequence_length [batch] (i32 or i64).  Each
+ * valid frame's best class (the first of equal logits); with
+ * merge_repeated a class equal to the previous frame's is dropped (a blank
+ * between keeps both); blanks are dropped.  outs[0] is i64 [batch,
+ * frames], each row's classes first, -1 after them; outs[1] [batch, 1] of
+ * the inputs' dtype, the negative sum of each valid frame's largest
+ * logit, as TensorFlow's neg_sum_logits.  blank_index negative counts
+ * from the end (-1, the last class, is TensorFlow's default here).
+ * Returns weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
+WEFT_API int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequence_length,
+                                     bool merge_repeated, int blank_index, weft_value **outs);
 /* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
  * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
  * and labels z. */

@@ -204,3 +204,88 @@ Test(ops_ctc, refused_calls_name_the_op)
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
     release(args);
 }
+
+/* ---- Greedy decoder ------------------------------------------------------ */
+
+typedef struct greedy_case {
+    bool merge;
+    int blank;
+} greedy_case;
+
+static int greedy_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const greedy_case *g = user;
+    return weft_ctc_greedy_decoder(cx, a[0], a[1], g->merge, g->blank, outs);
+}
+
+Test(ops_ctc, greedy_decoder_against_a_loop)
+{
+    enum { GT = 7, GB = 3, GC = 4 };
+    /* Logits of small integers in [-2, 2], with ties (the first class
+     * wins), time-major. */
+    double x[GT * GB * GC];
+    uint64_t s = 5;
+    for (int i = 0; i < GT * GB * GC; i++)
+        x[i] = floor(2.5 * op_uniform(&s));
+    const double lens[GB] = { 7, 4, 0 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, (const int64_t[]){ GT, GB, GC }, x),
+                             test_tensor(WEFT_I32, 1, (const int64_t[]){ GB }, lens) };
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 2; k++) {
+            greedy_case g = { m == 1, k == 0 ? -1 : 0 };
+            int blank = k == 0 ? GC - 1 : 0;
+            weft_tensor *outs[2];
+            op_results_everywhere(greedy_body, &g, args, 2, outs, 2, "greedy decoder");
+            test_assert_shape(outs[0], WEFT_I64, 2, (const int64_t[]){ GB, GT }, "decoded");
+            test_assert_shape(outs[1], WEFT_F64, 2, (const int64_t[]){ GB, 1 }, "neg_sum");
+            for (int b = 0; b < GB; b++) {
+                int64_t want[GT];
+                int n = 0, prev = -1;
+                double sum = 0;
+                for (int t = 0; t < (int)lens[b]; t++) {
+                    const double *f = x + (t * GB + b) * GC;
+                    int best = 0;
+                    for (int c = 1; c < GC; c++)
+                        if (f[c] > f[best])
+                            best = c;
+                    sum += f[best];
+                    if (best != blank && !(g.merge && best == prev))
+                        want[n++] = best;
+                    prev = best;
+                }
+                for (int t = n; t < GT; t++)
+                    want[t] = -1;
+                for (int t = 0; t < GT; t++)
+                    cr_assert_eq(test_element(outs[0], b * GT + t), (double)want[t],
+                                 "merge %d blank %d element %d frame %d", m, blank, b, t);
+                cr_assert_eq(test_element(outs[1], b), -sum, "element %d: neg_sum", b);
+            }
+            weft_tensor_release(outs[0]);
+            weft_tensor_release(outs[1]);
+        }
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+Test(ops_ctc, greedy_decoder_refusals)
+{
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    weft_value *x = weft_fill(cx, WEFT_F64, 3, (const int64_t[]){ 2, 1, 3 }, 0.5);
+    weft_value *len = weft_fill(cx, WEFT_I32, 1, (const int64_t[]){ 1 }, 2);
+    weft_value *outs[2];
+    cr_assert_eq(weft_ctc_greedy_decoder(cx, x, len, true, 3, outs), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_ctc_greedy_decoder: blank_index 3 is not a class of 3"),
+              "%s", weft_errmsg());
+    cr_assert(outs[0] == NULL && outs[1] == NULL);
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    x = weft_fill(cx, WEFT_F64, 3, (const int64_t[]){ 2, 1, 3 }, 0.5);
+    cr_assert_eq(weft_ctc_greedy_decoder(cx, x, x, true, 0, outs), WEFT_EDTYPE);
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    x = weft_fill(cx, WEFT_F64, 3, (const int64_t[]){ 2, 1, 3 }, 0.5);
+    cr_assert_eq(weft_ctc_greedy_decoder(cx, x, x, true, 0, NULL), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "outs is NULL"), "%s", weft_errmsg());
+    weft_eager_end(&cx);
+}
