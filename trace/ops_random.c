@@ -1,9 +1,10 @@
 /* The stateless random ops of include/weft/ops.h: weft_random_uniform,
  * weft_random_normal, weft_random_truncated_normal, the _like forms,
- * weft_dropout, weft_random_shuffle and the random flips (made of the
- * uniform draw).  The entry points check the dtype, the dims and the
- * bounds; inference checks the seed (infer_shape.c); kernel_random.c
- * draws. */
+ * weft_dropout, weft_random_shuffle, the random flips, image adjustments
+ * and crop (made of the uniform draw), and weft_random_gamma and
+ * weft_random_poisson.  The entry points check the dtype, the dims, the
+ * bounds and the seed (weft__check_seed, naming the op); kernel_random.c
+ * and kernel_random_counts.c draw. */
 #include <float.h>
 #include <math.h>
 
@@ -80,8 +81,6 @@ static bool check_draw(weft_ctx *cx, weft__op op, const char *fn, weft_dtype dt,
     return true;
 }
 
-/* A draw of dtype dt, of dims[0..rank) or (like not NULL) of like's
- * shape. */
 /* Whether seed is one (weft__check_seed), the context failing otherwise
  * with a message naming fn: the ops that draw check it before their other
  * arguments, and the draw's own inference would name the draw. */
@@ -93,6 +92,8 @@ static bool seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
     return rc == 0;
 }
 
+/* A draw of dtype dt, of dims[0..rank) or (like not NULL) of like's
+ * shape. */
 static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *seed,
                              weft_value *like, weft_dtype dt, int rank, const int64_t *dims,
                              double a, double b)
