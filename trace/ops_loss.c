@@ -291,6 +291,50 @@ int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bo
     return 0;
 }
 
+/* tf.nn.weighted_moments: TensorFlow's steps (sums kept as 1s, div_no_nan,
+ * the kept axes squeezed at the end when keepdims is false). */
+int weft_weighted_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
+                          weft_value *frequency_weights, bool keepdims, weft_value **outs)
+{
+    static const char fn[] = "weft_weighted_moments";
+    static const char *const names[] = { "x", "frequency_weights" };
+    weft_value *in[2] = { x, frequency_weights };
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!weft__op_enter(cx, fn, in, 2))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL outs", fn);
+        return WEFT_EINVAL;
+    }
+    if (!weft__ops_floats_alike(cx, fn, in, names, 2))
+        return weft_ctx_status(cx);
+    if (n_axes > 0 && !axes) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
+        return WEFT_EINVAL;
+    }
+    weft_value *w = frequency_weights;
+    weft_value *weighted_sum = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, w, x), axes, n_axes, true);
+    weft_value *weight_sum =
+        weft_reduce(cx, WEFT_R_SUM, weft_add(cx, w, weft_zeros_like(cx, x)), axes, n_axes, true);
+    weft_value *mean = weft_divide_no_nan(cx, weighted_sum, weight_sum);
+    weft_value *dist = weft_reduce(cx, WEFT_R_SUM,
+                                   weft_mul(cx, w, weft_squared_difference(cx, x, mean)), axes,
+                                   n_axes, true);
+    weft_value *var = weft_divide_no_nan(cx, dist, weight_sum);
+    if (!keepdims) {
+        /* The sums over every axis (n_axes 0) or the given ones, as 1s,
+         * reduced away: a max over those 1s changes no value. */
+        mean = weft_reduce(cx, WEFT_R_MAX, mean, axes, n_axes, false);
+        var = weft_reduce(cx, WEFT_R_MAX, var, axes, n_axes, false);
+    }
+    if (!mean || !var)
+        return weft_ctx_status(cx);
+    outs[0] = mean;
+    outs[1] = var;
+    return 0;
+}
+
 weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *mean,
                                      weft_value *variance, weft_value *offset, weft_value *scale,
                                      double epsilon)

@@ -1958,6 +1958,15 @@ WEFT_API weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *a
  * Returns 0, or the context's error code with both outs NULL. */
 WEFT_API int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
                           bool keepdims, weft_value **outs);
+/* tf.nn.weighted_moments(x, axes, frequency_weights, keepdims): the mean
+ * and variance of x over axes[0..n_axes) (n_axes 0: every axis) with each
+ * element counted frequency_weights times (weights broadcast against x;
+ * f32 or f64 alike): sum(w x) / sum(w), then sum(w (x - mean)^2) / sum(w),
+ * each division 0 where sum(w) is 0 (TensorFlow's div_no_nan).  Returns 0,
+ * or the context's error code with both outs NULL. */
+WEFT_API int weft_weighted_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
+                                   weft_value *frequency_weights, bool keepdims,
+                                   weft_value **outs);
 /* tf.nn.local_response_normalization(x, depth_radius, bias, alpha,
  * beta): x / (bias + alpha sqr_sum)^beta, sqr_sum the sum of x^2 over
  * the channels within depth_radius (>= 0) of each one, on NHWC f32 or
