@@ -50,9 +50,6 @@ weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int k
 weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, int64_t have,
                                int64_t len);
 
-/* Whether window is a vector of frame_length elements (or an unknown
- * count) of dtype, the window of a framed transform; otherwise the
- * context fails naming fn (trace/ops_fft.c, ops_mdct.c). */
 /* tf.image.adjust_contrast's steps (ops_image.c) with the factor a value
  * (a scalar of the images' dtype, or a weak constant): (x - mean) factor +
  * mean, the mean over each image's height and width.
@@ -77,6 +74,9 @@ weft_value *weft__ops_hue(weft_ctx *cx, const char *fn, weft_value *const *rgb, 
 weft_value *weft__ops_pad_frames_end(weft_ctx *cx, weft_value *signal, int ax, int64_t n,
                                      int64_t frame_length, int64_t frame_step, double value,
                                      int64_t *frames);
+/* Whether window is a vector of frame_length elements (or an unknown
+ * count) of dtype, the window of a framed transform; otherwise the
+ * context fails naming fn (trace/ops_fft.c, ops_mdct.c). */
 bool weft__ops_window_fits(weft_ctx *cx, const char *fn, weft_value *window,
                            int64_t frame_length, weft_dtype dtype);
 
