@@ -147,6 +147,12 @@ static int ctc_chunk(size_t cb, size_t ce, void *ctx)
     return 0;
 }
 
+int64_t weft__ctc_blank(int blank_index, int64_t classes)
+{
+    int64_t blank = blank_index < 0 ? classes + blank_index : blank_index;
+    return blank >= 0 && blank < classes ? blank : -1;
+}
+
 int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out)
 {
@@ -157,8 +163,8 @@ int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     j.max_label = in[0]->dims[1];
     j.frames = in[1]->dims[j.time_major ? 0 : 1];
     j.classes = in[1]->dims[2];
-    j.blank = n->attr.index.axis < 0 ? j.classes + n->attr.index.axis : n->attr.index.axis;
-    if (j.blank < 0 || j.blank >= j.classes)
+    j.blank = weft__ctc_blank(n->attr.index.axis, j.classes);
+    if (j.blank < 0)
         return weft__errorf(WEFT_EINVAL, "weft_ctc_loss: blank_index %d is not a class of %lld",
                             n->attr.index.axis, (long long)j.classes);
     if (j.batch == 0)

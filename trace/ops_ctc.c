@@ -54,8 +54,8 @@ int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequen
         return weft_ctx_status(cx);
     }
     int64_t frames = s->dims[0], classes = s->dims[2];
-    int64_t blank = blank_index < 0 ? classes + blank_index : blank_index;
-    if (blank < 0 || blank >= classes) {
+    int64_t blank = weft__ctc_blank(blank_index, classes);
+    if (blank < 0) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: blank_index %d is not a class of %lld", fn,
                        blank_index, (long long)classes);
         return weft_ctx_status(cx);
@@ -77,9 +77,8 @@ int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequen
     weft_value *count = weft_cumsum(cx, weft_cast(cx, keep, WEFT_I64), 1);
     weft_value *column = weft_where(cx, keep, weft_sub(cx, count, weft_const_i64(cx, 1)),
                                     weft__value_strong(cx, weft_const_i64(cx, frames)));
-    weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
-    weft_value *rows = weft_range_to(cx, weft_gather(cx, weft_shape(cx, best), first, 0));
-    rows = weft_broadcast_to(cx, weft_expand_dims(cx, rows, 1), 2, (const int64_t[]){ -1, frames });
+    weft_value *rows = weft_broadcast_to(cx, weft_expand_dims(cx, weft__ops_axis0_range(cx, best), 1),
+                                         2, (const int64_t[]){ -1, frames });
     weft_value *pair[2] = { rows, column };
     weft_value *indices = weft_stack(cx, pair, 2, -1);
     const int64_t spare[2][2] = { { 0, 0 }, { 0, 1 } };

@@ -123,6 +123,9 @@ bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const 
  * WEFT_END is the end), every other dim whole (ops_nn.c). */
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
                                  int64_t end);
+/* The i64 vector 0, 1, ..., n - 1 for x's first dim n, known only when
+ * the function runs (ops_nn.c). */
+weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x);
 /* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise
  * the context fails with WEFT_EINVAL naming fn (ops_conv.c). */
 bool weft__ops_padding_ok(weft_ctx *cx, const char *fn, weft_padding padding);

@@ -316,6 +316,12 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
     return weft_slice(cx, t, b, e, NULL);
 }
 
+weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x)
+{
+    weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
+    return weft_range_to(cx, weft_gather(cx, weft_shape(cx, x), first, 0));
+}
+
 /* t[from, from + n) along axis, mirrored (a single element as it is). */
 static weft_value *mirrored(weft_ctx *cx, weft_value *t, int axis, int64_t from, int64_t n)
 {

@@ -218,10 +218,8 @@ static weft_value *draw_per_slice(weft_ctx *cx, const char *fn, weft_value *x, w
     const weft_spec *s = weft__value_spec(x);
     if (s->dims[0] >= 0)
         return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, dt, 1, s->dims, a, b);
-    weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
-    weft_value *count = weft_gather(cx, weft_shape(cx, x), first, 0);
-    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, weft_range_to(cx, count), dt, 0, NULL,
-                     a, b);
+    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, weft__ops_axis0_range(cx, x), dt, 0,
+                     NULL, a, b);
 }
 
 /* Keys of 62 random bits: distinct with probability above 1 - n^2 / 2^63,

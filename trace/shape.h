@@ -164,6 +164,9 @@ int weft__eval_random_counts(weft_runtime *rt, const weft__node *n, const weft_t
  * axis the blank index (negative: from the classes' end), kind non-zero
  * for time-major logits. */
 int weft__infer_ctc_loss(const weft__node *n, const weft_spec *in, weft_spec *out);
+/* The class of blank_index among classes (negative counts from the end),
+ * or -1 when there is none; ctc_loss and ctc_greedy_decoder's rule. */
+int64_t weft__ctc_blank(int blank_index, int64_t classes);
 int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out);
 
