@@ -291,7 +291,9 @@ typedef struct weft__node {
         struct { int axis; bool descending; int64_t k; } sort;
         /* The indexing ops (trace/ops_index.c): UNSORTED_SEGMENT's
          * weft_reduction in kind and num_segments in count; ROLL's shift
-         * and REPEAT's repeats in count, along axis (may be negative). */
+         * and REPEAT's repeats in count, along axis (may be negative);
+         * ROLL's kind 1 adds floor(m / 2) of the axis's dim m to the shift
+         * and kind 2 subtracts it (fftshift, ifftshift). */
         struct { int axis, kind; int64_t count; } index;
         /* RANDOM_UNIFORM (a = minval, b = maxval), RANDOM_NORMAL and
          * RANDOM_TRUNCATED_NORMAL (a = mean, b = stddev): the result's

@@ -127,6 +127,9 @@ static int64_t src_row(const copy_job *j, uint64_t r)
     /* roll: output i holds input i - shift (mod m), shift reduced first so
      * that no subtraction overflows. */
     int64_t s = j->n->attr.index.count % j->m_in;
+    if (j->n->attr.index.kind)
+        s += j->n->attr.index.kind == 1 ? j->m_in / 2 : -(j->m_in / 2);
+    s = s % j->m_in;
     int64_t k = i - s;
     k = k < 0 ? k + j->m_in : k >= j->m_in ? k - j->m_in : k;
     return o * j->m_in + k;

@@ -1,6 +1,7 @@
 /* The indexing ops of include/weft/ops.h: unsorted_segment, gather_nd
  * (gather_nd_ex with batch_dims, a composition around it),
- * scatter_nd_update, scatter_nd_add, _sub, _max, _min, roll and repeat.  Each is a node of
+ * scatter_nd_update, scatter_nd_add, _sub, _max, _min, roll (with fftshift
+ * and ifftshift, its half-rolls) and repeat.  Each is a node of
  * its own (kernel_index.c); the entry points check what only the call can
  * check and leave shapes and dtypes to inference (infer_shape.c), which
  * checks the node again on concrete inputs when dims were unknown. */
@@ -203,6 +204,43 @@ weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts, c
     for (size_t i = 0; a && i < n; i++)
         a = weft_roll(cx, a, shifts[i], axes[i]);
     return a;
+}
+
+/* fftshift (kind 1) and ifftshift (kind 2): one half-roll per axis
+ * named, or per axis of a (n 0). */
+static weft_value *half_rolls(weft_ctx *cx, const char *fn, int kind, weft_value *a,
+                              const int *axes, size_t n)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(a);
+    char str[WEFT__SPEC_STR_MAX];
+    if (n > 0 && !axes)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axes is NULL with n %zu", fn, n);
+    if (n == 0 && s->rank == WEFT_RANK_ANY)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: every axis of %s (n 0) needs the rank "
+                              "known while tracing", fn, weft__spec_str(s, str, sizeof str));
+    size_t count = n ? n : (size_t)s->rank;
+    for (size_t i = 0; n && s->rank != WEFT_RANK_ANY && i < n; i++)
+        if (axes[i] < -s->rank || axes[i] >= s->rank)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d (entry %zu) is out of range "
+                                  "for %s", fn, axes[i], i, weft__spec_str(s, str, sizeof str));
+    for (size_t i = 0; a && i < count; i++) {
+        weft__node node = { .op = WEFT__OP_ROLL, .attr.index.axis = n ? axes[i] : (int)i,
+                            .attr.index.kind = kind };
+        a = finish(cx, &node, &a, 1, -1, WEFT_F64);
+    }
+    return a;
+}
+
+weft_value *weft_fftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n)
+{
+    return half_rolls(cx, "weft_fftshift", 1, a, axes, n);
+}
+
+weft_value *weft_ifftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n)
+{
+    return half_rolls(cx, "weft_ifftshift", 2, a, axes, n);
 }
 
 weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)

@@ -317,8 +317,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 n->attr.index.kind ? "time_major" : "batch_major");
         break;
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
-        fprintf(f, "<axis=%d,%s=%" PRId64 ">", n->attr.index.axis,
-                n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count);
+        fprintf(f, "<axis=%d,%s=%" PRId64 "%s>", n->attr.index.axis,
+                n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count,
+                n->attr.index.kind == 1 ? "+half" : n->attr.index.kind == 2 ? "-half" : "");
         break;
     case WEFT__OP_RESIZE:
         fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "]>",

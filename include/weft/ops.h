@@ -965,6 +965,15 @@ WEFT_API weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, i
  * weft_roll). */
 WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts,
                                     const int *axes, size_t n);
+/* tf.signal.fftshift(x, axes): x rolled by floor(dim / 2) along each of
+ * axes[0..n), so that the zero frequency moves to the middle;
+ * weft_ifftshift rolls back by the same amount (ifftshift(fftshift(x)) is
+ * x for odd dims too).  n 0 (axes may then be NULL) shifts every axis of
+ * x, whose rank must then be known while tracing; weft's complex numbers
+ * are [..., 2], so name the axes for them (every axis would swap real and
+ * imaginary parts).  Any dtype; dims may be unknown while tracing. */
+WEFT_API weft_value *weft_fftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
+WEFT_API weft_value *weft_ifftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
 /* tf.repeat with a count per element: element i along axis repeated
  * counts[i] times in place (n == 1: every element counts[0] times).  The
  * counts are read during the call and must be >= 0; n must be the axis's

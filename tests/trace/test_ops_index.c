@@ -1,5 +1,6 @@
 /* The indexing ops (unsorted_segment, gather_nd, scatter_nd_update,
- * scatter_nd_add, _sub, _max, _min, roll, repeat) through the public API: values against
+ * scatter_nd_add, _sub, _max, _min, roll, fftshift, ifftshift, repeat)
+ * through the public API: values against
  * plain reference loops written here, for every dtype each op takes, run
  * eagerly (WEFT_RUN_EAGERLY) and traced twice (the second call from the
  * cache), the three bit for bit equal; with input signatures holding
@@ -23,7 +24,8 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 #define MAX_ARGS 3
 
 typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
-                     REPEAT_COUNTS, GATHER_ND_EX, SCATTER_SUB, SCATTER_MAX, SCATTER_MIN } ix_op;
+                     REPEAT_COUNTS, GATHER_ND_EX, SCATTER_SUB, SCATTER_MAX, SCATTER_MIN,
+                     FFTSHIFT, IFFTSHIFT } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -71,6 +73,8 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
     case REPEAT_COUNTS:
         outs[0] = weft_repeat_counts(cx, args[0], c->shifts, c->n_axes, c->axis);
         break;
+    case FFTSHIFT: outs[0] = weft_fftshift(cx, args[0], c->axes, c->n_axes); break;
+    case IFFTSHIFT: outs[0] = weft_ifftshift(cx, args[0], c->axes, c->n_axes); break;
     }
     return weft_ctx_status(cx);
 }
@@ -801,6 +805,62 @@ Test(ops_index, roll_every_dtype_and_shift)
         }
         weft_tensor_release(in);
     }
+}
+
+/* fftshift and ifftshift of [3, 4] (an odd and an even dim) over every
+ * axis, one axis and an axis named twice, against numpy's definition
+ * (out[i] = x[(i -+ floor(m / 2)) mod m]), with dims known and unknown
+ * while tracing; ifftshift undoes fftshift; the refused calls. */
+Test(ops_index, fftshift_and_ifftshift_like_numpy)
+{
+    double x[12];
+    for (int i = 0; i < 12; i++)
+        x[i] = i + 1;
+    weft_tensor *in = test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 4 }, x);
+    const int both[2] = { 0, 1 }, last[1] = { -1 }, twice[2] = { 0, 0 };
+    struct { const int *axes; size_t n; int steps[2]; } forms[4] = {
+        { NULL, 0, { 1, 1 } }, { both, 2, { 1, 1 } }, { last, 1, { 0, 1 } }, { twice, 2, { 2, 0 } },
+    };
+    for (int inverse = 0; inverse < 2; inverse++)
+        for (int fi = 0; fi < 4; fi++)
+            for (int known = 0; known < 2; known++) {
+                double want[12];
+                for (int r = 0; r < 3; r++)
+                    for (int col = 0; col < 4; col++) {
+                        int sr = r, sc = col, sign = inverse ? 1 : -1;
+                        for (int k = 0; k < forms[fi].steps[0]; k++)
+                            sr = (sr + sign * (3 / 2) + 3) % 3;
+                        for (int k = 0; k < forms[fi].steps[1]; k++)
+                            sc = (sc + sign * (4 / 2) + 4) % 4;
+                        want[r * 4 + col] = x[sr * 4 + sc];
+                    }
+                ix_case c = { .op = inverse ? IFFTSHIFT : FFTSHIFT, .axes = forms[fi].axes,
+                              .n_axes = forms[fi].n, .sig = { known ? "i32[3,4]" : "i32[?,?]" } };
+                char what[64];
+                snprintf(what, sizeof what, "%s form %d, dims %s", inverse ? "ifftshift" :
+                         "fftshift", fi, known ? "known" : "unknown");
+                check(run(&c, &in), WEFT_I32, 2, (int64_t[]){ 3, 4 }, want, what);
+            }
+    /* numpy: fftshift([0 1 2 3 4]) is [3 4 0 1 2], ifftshift [2 3 4 0 1]. */
+    weft_tensor *five = test_tensor(WEFT_F64, 1, (int64_t[]){ 5 }, (double[]){ 0, 1, 2, 3, 4 });
+    ix_case c = { .op = FFTSHIFT };
+    check(run(&c, &five), WEFT_F64, 1, (int64_t[]){ 5 }, (double[]){ 3, 4, 0, 1, 2 }, "numpy");
+    c.op = IFFTSHIFT;
+    check(run(&c, &five), WEFT_F64, 1, (int64_t[]){ 5 }, (double[]){ 2, 3, 4, 0, 1 }, "numpy");
+    c = (ix_case){ .op = FFTSHIFT, .axes = (int[]){ 1, 2 }, .n_axes = 2 };
+    refused(&c, &in, WEFT_EINVAL, "weft_fftshift: axis 2 (entry 1) is out of range for i32[3,4]");
+    c = (ix_case){ .op = IFFTSHIFT, .axes = NULL, .n_axes = 1 };
+    refused(&c, &in, WEFT_EINVAL, "weft_ifftshift: axes is NULL with n 1");
+    c = (ix_case){ .op = FFTSHIFT, .sig = { "i32[*]" } };
+    weft_function *f = make(rts[1], &c, 0);
+    weft_arg arg = weft_arg_tensor(in);
+    weft_tensor *out = NULL;
+    cr_assert_eq(weft_function_call(f, &arg, 1, &out, 1), WEFT_ESHAPE);
+    cr_assert(strstr(weft_errmsg(), "weft_fftshift: every axis of i32[*] (n 0) needs the rank "
+                     "known while tracing"), "%s", weft_errmsg());
+    weft_function_destroy(&f);
+    weft_tensor_release(five);
+    weft_tensor_release(in);
 }
 
 Test(ops_index, repeat_every_dtype_and_axis)
