@@ -740,6 +740,23 @@ WEFT_API weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_selu(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_softsign(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_mish(weft_ctx *cx, weft_value *a);
+/* tf.quantization.fake_quant_with_min_max_args(x, min, max, num_bits,
+ * narrow_range): x clamped to [min, max] nudged so that 0 is one of the
+ * 2^num_bits levels (from 1 with narrow_range), rounded to the nearest
+ * level and mapped back: TensorFlow's steps in f32, bit for bit.  x is f32
+ * (WEFT_EDTYPE otherwise); num_bits 2..16 and min < max (WEFT_EINVAL; TF's
+ * defaults are -6, 6, 8, false).  _vars: the same with min and max values
+ * (f32 or weak scalars), nudged when the function runs: scalars
+ * (fake_quant_with_min_max_vars) or both [d], one range per channel of x
+ * [..., d] (_vars_per_channel); where min and max are both 0 the result is
+ * 0 (TF's rule); min > max is not refused (its result is TF's
+ * arithmetic's, of no use). */
+WEFT_API weft_value *weft_fake_quant_with_min_max_args(weft_ctx *cx, weft_value *x, double min,
+                                                       double max, int num_bits,
+                                                       bool narrow_range);
+WEFT_API weft_value *weft_fake_quant_with_min_max_vars(weft_ctx *cx, weft_value *x,
+                                                       weft_value *min, weft_value *max,
+                                                       int num_bits, bool narrow_range);
 
 /* map_fn: fn (one argument, one output) applied to every slice elems[i]
  * along dim 0, results stacked along a new dim 0.  fn is traced once for
