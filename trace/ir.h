@@ -201,7 +201,9 @@
     XX(RANDOM_GAMMA, ARRAY, 2)             \
     XX(RANDOM_POISSON, ARRAY, 2)           \
     XX(MATRIX_SQRT, ARRAY, 1)              \
-    XX(CTC_LOSS,   ARRAY,   4)
+    XX(CTC_LOSS,   ARRAY,   4)             \
+    XX(CHECK_NUMERICS, ARRAY, 1)           \
+    XX(ASSERT,     ARRAY,   2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -228,6 +230,8 @@ bool          weft__op_is_elementwise(weft__op op); /* UNARY, BINARY, TERNARY, C
 bool          weft__op_shape_from_values(weft__op op);
 
 #define WEFT__NO_NODE UINT32_MAX
+/* The longest check message kept, with its terminating NUL. */
+#define WEFT__CHECK_MESSAGE_MAX 112
 
 /* Node flags. */
 #define WEFT__NODE_SIDE_EFFECT 1u  /* never removed by DCE (host calls, maps that make them) */
@@ -330,6 +334,11 @@ typedef struct weft__node {
          * (in[0] the signals, in[1] the window) the frames' length and
          * step. */
         struct { int kind; int64_t length, frame_length, frame_step; } fft;
+        /* CHECK_NUMERICS (in[0] floats) and ASSERT (in[0] any, in[1] the
+         * bool condition; trace/kernel_check.c): the message a failure
+         * reports, cut to fit.  Both pass in[0] through and are side
+         * effects. */
+        struct { char message[WEFT__CHECK_MESSAGE_MAX]; } check;
     } attr;
 } weft__node;
 

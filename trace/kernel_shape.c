@@ -685,6 +685,9 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_random_counts(rt, n, in[0], in[1], out);
     case WEFT__OP_CTC_LOSS:
         return weft__eval_ctc_loss(rt, n, in, out);
+    case WEFT__OP_CHECK_NUMERICS:
+    case WEFT__OP_ASSERT:
+        return weft__eval_check(rt, n, in, out);
     case WEFT__OP_CONV2D:
         return weft__eval_conv2d(rt, n, in[0], in[1], out);
     case WEFT__OP_DEPTHWISE_CONV2D:

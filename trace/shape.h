@@ -169,6 +169,13 @@ int weft__infer_ctc_loss(const weft__node *n, const weft_spec *in, weft_spec *ou
 int64_t weft__ctc_blank(int blank_index, int64_t classes);
 int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out);
+/* check_numerics and assert (kernel_check.c): in[0] passed through when
+ * it holds no NaN or inf (check_numerics) or when every element of the
+ * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's
+ * message. */
+int weft__infer_check(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                     weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

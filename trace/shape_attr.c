@@ -17,6 +17,8 @@ bool weft__is_shape_op(weft__op op)
  * digest and equality both read them, so they can never disagree.
  * Returns how many were written (at most SHAPE_ATTR_WORDS). */
 #define SHAPE_ATTR_WORDS (1 + 3 * WEFT_MAX_RANK)
+_Static_assert(WEFT__CHECK_MESSAGE_MAX % 8 == 0 &&
+               WEFT__CHECK_MESSAGE_MAX / 8 <= SHAPE_ATTR_WORDS, "a check's message fits the words");
 
 static int attr_words(const weft__node *n, int64_t *w)
 {
@@ -92,6 +94,13 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
+        break;
+    case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
+        for (size_t at = 0; at < sizeof n->attr.check.message; at += sizeof *w) {
+            int64_t word = 0;
+            memcpy(&word, n->attr.check.message + at, sizeof word);
+            w[k++] = word;
+        }
         break;
     case WEFT__OP_RANDOM_UNIFORM: case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: case WEFT__OP_RANDOM_CATEGORICAL:
@@ -315,6 +324,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_CTC_LOSS:
         fprintf(f, "<blank_index=%d,%s>", n->attr.index.axis,
                 n->attr.index.kind ? "time_major" : "batch_major");
+        break;
+    case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
+        fprintf(f, "<message=\"%s\">", n->attr.check.message);
         break;
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
         fprintf(f, "<axis=%d,%s=%" PRId64 "%s>", n->attr.index.axis,

@@ -791,6 +791,20 @@ WEFT_API weft_value *weft_host_call(weft_ctx *cx, weft_host_fn fn, void *user,
                                     weft_value *const *in, size_t n_in,
                                     const weft_spec *out_spec, unsigned flags);
 
+/* tf.debugging.check_numerics(x, message): x, once no element of it is NaN
+ * or infinite; otherwise the call fails with WEFT_EINVAL and "message :
+ * Tensor had NaN values" (Inf, Inf and NaN), as TensorFlow's.  f32 and f64
+ * (WEFT_EDTYPE otherwise).  weft_check: x, once every element of the bool
+ * condition (any shape) is true; otherwise WEFT_EINVAL with message (the
+ * assert of tf.debugging.Assert and the assert_* helpers, which compose
+ * with the comparisons: weft_check(cx, x, weft_ge(cx, x, zero), "x >= 0")).
+ * Both copy x.  A check is a side effect, as a host call is: it runs even
+ * when its result goes unused, and the host calls after it run only once
+ * it has passed (TensorFlow's control dependencies).  message (NULL for
+ * none) is copied, its first 111 bytes kept. */
+WEFT_API weft_value *weft_check_numerics(weft_ctx *cx, weft_value *x, const char *message);
+WEFT_API weft_value *weft_check(weft_ctx *cx, weft_value *x, weft_value *condition,
+                                const char *message);
 /* ---- Composition and control flow ----
  *
  * These return 0 or a negative code (also recorded in cx, like an op's
