@@ -1005,6 +1005,14 @@ WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *
  * imaginary parts).  Any dtype; dims may be unknown while tracing. */
 WEFT_API weft_value *weft_fftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
 WEFT_API weft_value *weft_ifftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
+/* tf.unravel_index(indices, dims): the coordinates of each flat index in
+ * a row-major array of dims[0..n), as [n, ...indices' shape] of the
+ * indices' dtype (i32 or i64; TensorFlow takes 0-D and 1-D indices, weft
+ * any rank).  dims (read during the call) are positive, at most 64 of
+ * them (WEFT_EINVAL).  An index below 0 or at the product of dims or past
+ * it fails the call with WEFT_EINVAL when the function runs (weft_check). */
+WEFT_API weft_value *weft_unravel_index(weft_ctx *cx, weft_value *indices, const int64_t *dims,
+                                        size_t n);
 /* tf.repeat with a count per element: element i along axis repeated
  * counts[i] times in place (n == 1: every element counts[0] times).  The
  * counts are read during the call and must be >= 0; n must be the axis's

@@ -1,5 +1,6 @@
 /* The indexing ops (unsorted_segment, gather_nd, scatter_nd_update,
- * scatter_nd_add, _sub, _max, _min, roll, fftshift, ifftshift, repeat)
+ * scatter_nd_add, _sub, _max, _min, roll, fftshift, ifftshift, repeat,
+ * unravel_index)
  * through the public API: values against
  * plain reference loops written here, for every dtype each op takes, run
  * eagerly (WEFT_RUN_EAGERLY) and traced twice (the second call from the
@@ -25,7 +26,7 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 
 typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
                      REPEAT_COUNTS, GATHER_ND_EX, SCATTER_SUB, SCATTER_MAX, SCATTER_MIN,
-                     FFTSHIFT, IFFTSHIFT } ix_op;
+                     FFTSHIFT, IFFTSHIFT, UNRAVEL } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -74,6 +75,7 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
         outs[0] = weft_repeat_counts(cx, args[0], c->shifts, c->n_axes, c->axis);
         break;
     case FFTSHIFT: outs[0] = weft_fftshift(cx, args[0], c->axes, c->n_axes); break;
+    case UNRAVEL: outs[0] = weft_unravel_index(cx, args[0], c->shifts, c->n_axes); break;
     case IFFTSHIFT: outs[0] = weft_ifftshift(cx, args[0], c->axes, c->n_axes); break;
     }
     return weft_ctx_status(cx);
@@ -861,6 +863,55 @@ Test(ops_index, fftshift_and_ifftshift_like_numpy)
     weft_function_destroy(&f);
     weft_tensor_release(five);
     weft_tensor_release(in);
+}
+
+/* unravel_index of a vector, a scalar and a matrix of indices against
+ * numpy's row-major coordinates; i32 indices in dims whose product or
+ * strides pass INT32_MAX; unknown dims; indices out of range fail when the
+ * function runs; the refused calls. */
+Test(ops_index, unravel_index_like_numpy)
+{
+    weft_tensor *v = test_tensor(WEFT_I64, 1, (int64_t[]){ 5 }, (double[]){ 0, 5, 11, 23, 17 });
+    ix_case c = { .op = UNRAVEL, .shifts = (int64_t[]){ 2, 3, 4 }, .n_axes = 3 };
+    const double want_v[15] = { 0, 0, 0, 1, 1, /* / 12 */ 0, 1, 2, 2, 1, /* / 4 % 3 */
+                                0, 1, 3, 3, 1 /* % 4 */ };
+    check(run(&c, &v), WEFT_I64, 2, (int64_t[]){ 3, 5 }, want_v, "vector");
+    c.sig[0] = "i64[?]";
+    check(run(&c, &v), WEFT_I64, 2, (int64_t[]){ 3, 5 }, want_v, "vector, dims unknown");
+    weft_tensor *sc = test_tensor(WEFT_I32, 0, NULL, (double[]){ 7 });
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 3, 4 }, .n_axes = 2 };
+    check(run(&c, &sc), WEFT_I32, 1, (int64_t[]){ 2 }, (double[]){ 1, 3 }, "scalar");
+    weft_tensor *m = test_tensor(WEFT_I32, 2, (int64_t[]){ 2, 2 }, (double[]){ 0, 6, 13, 19 });
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 4, 5 }, .n_axes = 2 };
+    check(run(&c, &m), WEFT_I32, 3, (int64_t[]){ 2, 2, 2 }, (double[]){ 0, 1, 2, 3, 0, 1, 3, 4 },
+          "matrix");
+    /* i32 indices: a product past INT32_MAX has no upper bound to check,
+     * a stride past it gives 0 and a dim past it no modulo. */
+    weft_tensor *big = test_tensor(WEFT_I32, 1, (int64_t[]){ 2 },
+                                   (double[]){ 3 * 1048576 + 5, INT32_MAX });
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 1 << 20, 1 << 20 }, .n_axes = 2 };
+    check(run(&c, &big), WEFT_I32, 2, (int64_t[]){ 2, 2 },
+          (double[]){ 3, 2047, 5, 1048575 }, "i32 in 2^40 elements");
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 3, 1LL << 40, 2 }, .n_axes = 3 };
+    check(run(&c, &big), WEFT_I32, 2, (int64_t[]){ 3, 2 },
+          (double[]){ 0, 0, (3 * 1048576 + 5) / 2, INT32_MAX / 2, 1, 1 }, "a dim past i32");
+    weft_tensor *out_of_range[2] = {
+        test_tensor(WEFT_I64, 1, (int64_t[]){ 3 }, (double[]){ 0, 24, 1 }),
+        test_tensor(WEFT_I64, 1, (int64_t[]){ 3 }, (double[]){ 0, 1, -1 }),
+    };
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 2, 3, 4 }, .n_axes = 3 };
+    for (int k = 0; k < 2; k++)
+        refused(&c, &out_of_range[k], WEFT_EINVAL,
+                "weft_unravel_index: an index is out of range for dims [2,3,4]");
+    c.n_axes = 0;
+    refused(&c, &v, WEFT_EINVAL, "weft_unravel_index: no dims (n is 0)");
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 2, 0 }, .n_axes = 2 };
+    refused(&c, &v, WEFT_EINVAL, "weft_unravel_index: dims[1] is 0, not positive");
+    weft_tensor *f = test_tensor(WEFT_F32, 1, (int64_t[]){ 1 }, (double[]){ 1 });
+    c = (ix_case){ .op = UNRAVEL, .shifts = (int64_t[]){ 2 }, .n_axes = 1 };
+    refused(&c, &f, WEFT_EDTYPE, "weft_unravel_index: indices f32[1] are not i32 or i64");
+    weft_tensor *all[7] = { v, sc, m, big, out_of_range[0], out_of_range[1], f };
+    release_all(all, 7);
 }
 
 Test(ops_index, repeat_every_dtype_and_axis)
