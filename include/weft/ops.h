@@ -1113,10 +1113,22 @@ WEFT_API weft_value *weft_sequence_mask(weft_ctx *cx, weft_value *lengths, int64
  * num_partitions holds the slices of data whose entry of partitions (i32
  * or i64, the shape of data's first dims) is k, in row-major order; each a
  * weft_boolean_mask, so its length is unknown while tracing.  An entry
- * outside 0..num_partitions-1 belongs to no part (TensorFlow raises).
+ * outside 0..num_partitions-1 fails the call with WEFT_EINVAL when it runs
+ * (weft_check), as in TensorFlow.
  * Returns 0 or the context's error code with outs[] NULL. */
 WEFT_API int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partitions,
                                     int num_partitions, weft_value **outs);
+/* tf.dynamic_stitch(indices, data): merged[indices[m][i...], ...] =
+ * data[m][i..., ...] for the n parts, in order (a later part's slice wins
+ * over an earlier one's at the same index, and within a part the later
+ * index).  indices[m] are i32 or i64 of any rank known while tracing;
+ * data[m] has indices[m]'s shape then inner dims known while tracing and
+ * the same for every part, and one dtype (any).  The result has the
+ * largest index + 1 rows (known only when the function runs); rows no
+ * index names are 0.  A negative index fails the call with WEFT_EINVAL
+ * when it runs (weft_check); TensorFlow also requires int32 indices. */
+WEFT_API weft_value *weft_dynamic_stitch(weft_ctx *cx, weft_value *const *indices,
+                                         weft_value *const *data, size_t n);
 /* tf.searchsorted(sorted_sequence, values, side): for each value, the i64
  * index in its row of sorted_sequence ([..., n], ascending along the last
  * axis) where inserting it keeps the order: before the equal elements

@@ -1,5 +1,6 @@
 /* The ops whose result size the values decide (argwhere, boolean_mask,
- * unique, unique_with_counts) against references computed here: eagerly
+ * unique, unique_with_counts, dynamic_partition, dynamic_stitch) against
+ * references computed here: eagerly
  * and traced on 1, 2 and 4 workers (the same results everywhere), traced
  * once for every count, folded on constants, feeding later ops, and their
  * errors. */
@@ -16,7 +17,7 @@ TestSuite(ops_select, .init = suite_runtimes_create, .fini = suite_runtimes_dest
 
 typedef enum sel_op {
     ARGWHERE, MASK, UNIQUE, UNIQUE_COUNTS, MASKED_MEAN, SEGMENT, BINCOUNT, BINCOUNT_W,
-    COUNT_NONZERO, SEARCH, SEQ_MASK, PARTITION
+    COUNT_NONZERO, SEARCH, SEQ_MASK, PARTITION, STITCH
 } sel_op;
 
 typedef struct sel_case {
@@ -62,6 +63,9 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
         break;
     case PARTITION:
         return weft_dynamic_partition(cx, a[0], a[1], 3, outs);
+    case STITCH: /* two parts: indices a[0], a[1]; data a[2], a[3] */
+        outs[0] = weft_dynamic_stitch(cx, a, a + 2, 2);
+        break;
     case MASKED_MEAN: {
         /* The mean of the positive elements, and how many there are: later
          * ops take the masked vector's unknown length. */
@@ -89,7 +93,8 @@ static int call_on(weft_runtime *r, const sel_case *c, weft_tensor *const *args,
                              .input_signature = sig, .flags = eager ? WEFT_RUN_EAGERLY : 0 };
     weft_function *f = NULL;
     cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
-    weft_arg a[2];
+    weft_arg a[4];
+    cr_assert(n_args <= 4);
     for (size_t i = 0; i < n_args; i++)
         a[i] = weft_arg_tensor(args[i]);
     for (uint32_t k = 0; k < d.n_outs; k++)
@@ -677,18 +682,123 @@ Test(ops_select, sequence_mask_with_and_without_maxlen)
 Test(ops_select, dynamic_partition_into_three)
 {
     const double data[12] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
-    const double parts[6] = { 2, 0, 2, 2, 9, 0 };   /* 9 belongs to no part */
+    const double parts[6] = { 2, 0, 2, 2, 0, 0 };   /* none in part 1 */
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(6, 2), data),
                              test_tensor(WEFT_I32, 1, DIMS(6), parts) };
     weft_tensor *want[3] = {
-        test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 2, 3, 10, 11 }),
+        test_tensor(WEFT_F64, 2, DIMS(3, 2), (const double[]){ 2, 3, 8, 9, 10, 11 }),
         test_tensor(WEFT_F64, 2, DIMS(0, 2), data),
         test_tensor(WEFT_F64, 2, DIMS(3, 2), (const double[]){ 0, 1, 4, 5, 6, 7 }),
     };
     sel_case c = { .op = PARTITION };
     check_everywhere(&c, args, 2, want, "dynamic_partition");
     release_all(want, 3);
+    /* An entry outside 0..2 fails the call when it runs, as in TF. */
+    for (int bad = 0; bad < 2; bad++) {
+        weft_tensor_release(args[1]);
+        args[1] = test_tensor(WEFT_I32, 1, DIMS(6),
+                              (const double[]){ 2, 0, 2, bad ? -1 : 3, 0, 0 });
+        for (int k = 0; k < N_RT; k++)
+            for (int eager = 0; eager < 2; eager++) {
+                weft_tensor *got[3];
+                cr_assert_eq(call_on(rts[k], &c, args, 2, NULL, eager, got), WEFT_EINVAL);
+                cr_assert(strstr(weft_errmsg(), "weft_dynamic_partition: a partition is outside "
+                                 "0..2"), "%s", weft_errmsg());
+            }
+    }
     release_all(args, 2);
+}
+
+/* TensorFlow's example in two parts (indices of ranks 2 and 1, i32 and
+ * i64), duplicates (the later part, then the later index, wins), a row no
+ * index names (zeros), bool data, no indices at all. */
+Test(ops_select, dynamic_stitch_merges_in_order)
+{
+    weft_tensor *args[4] = {
+        test_tensor(WEFT_I32, 2, DIMS(2, 2), (const double[]){ 5, 2, 0, 3 }),
+        test_tensor(WEFT_I64, 1, DIMS(3), (const double[]){ 4, 1, 6 }),
+        test_tensor(WEFT_F32, 3, DIMS(2, 2, 2), (const double[]){ 50, 51, 20, 21, 0, 1, 30, 31 }),
+        test_tensor(WEFT_F32, 2, DIMS(3, 2), (const double[]){ 40, 41, 10, 11, 60, 61 }),
+    };
+    weft_tensor *want = test_tensor(WEFT_F32, 2, DIMS(7, 2), (const double[]){
+        0, 1, 10, 11, 20, 21, 30, 31, 40, 41, 50, 51, 60, 61 });
+    sel_case c = { .op = STITCH };
+    check_everywhere(&c, args, 4, &want, "TensorFlow's example");
+    release_all(args, 4);
+    weft_tensor_release(want);
+
+    weft_tensor *dup[4] = {
+        test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 0, 1, 3, 1 }),
+        test_tensor(WEFT_I32, 1, DIMS(1), (const double[]){ 3 }),
+        test_tensor(WEFT_BOOL, 1, DIMS(4), (const double[]){ 1, 0, 0, 1 }),
+        test_tensor(WEFT_BOOL, 1, DIMS(1), (const double[]){ 1 }),
+    };
+    want = test_tensor(WEFT_BOOL, 1, DIMS(4), (const double[]){ 1, 1, 0, 1 });
+    check_everywhere(&c, dup, 4, &want, "duplicates and a hole");
+    release_all(dup, 4);
+    weft_tensor_release(want);
+
+    weft_tensor *none[4] = {
+        test_tensor(WEFT_I64, 1, DIMS(0), NULL), test_tensor(WEFT_I64, 2, DIMS(0, 3), NULL),
+        test_tensor(WEFT_F64, 2, DIMS(0, 2), NULL), test_tensor(WEFT_F64, 3, DIMS(0, 3, 2), NULL),
+    };
+    want = test_tensor(WEFT_F64, 2, DIMS(0, 2), NULL);
+    check_everywhere(&c, none, 4, &want, "no indices");
+    release_all(none, 4);
+    weft_tensor_release(want);
+}
+
+static int stitch_bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *idx[2] = { a[0], a[1] }, *data[2] = { a[2], a[3] };
+    switch (*(const int *)user) {
+    case 0: data[1] = weft_cast(cx, a[3], WEFT_F64); break;
+    case 1: data[1] = weft_reshape(cx, a[3], 1, DIMS(-1)); break;
+    case 2: idx[0] = a[2]; break;
+    case 3: idx[0] = weft_neg(cx, a[0]); break;
+    case 4: outs[0] = weft_dynamic_stitch(cx, idx, data, 0); return weft_ctx_status(cx);
+    case 5: idx[1] = NULL; break;
+    }
+    outs[0] = weft_dynamic_stitch(cx, idx, data, 2);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_select, dynamic_stitch_refuses)
+{
+    weft_tensor *args[4] = {
+        test_tensor(WEFT_I32, 1, DIMS(2), (const double[]){ 0, 1 }),
+        test_tensor(WEFT_I32, 1, DIMS(1), (const double[]){ 2 }),
+        test_tensor(WEFT_F32, 2, DIMS(2, 2), (const double[]){ 1, 2, 3, 4 }),
+        test_tensor(WEFT_F32, 2, DIMS(1, 2), (const double[]){ 5, 6 }),
+    };
+    static const struct { int rc; const char *says; } cases[] = {
+        { WEFT_EDTYPE, "weft_dynamic_stitch: data[1] f64[1,2] is not of data[0]'s dtype f32" },
+        { WEFT_ESHAPE, "weft_dynamic_stitch: data[1] f32[2] is not indices[1]'s shape i32[1] "
+                       "then the inner dims of data[0]" },
+        { WEFT_EDTYPE, "weft_dynamic_stitch: indices[0] f32[2,2] are not i32 or i64" },
+        { WEFT_EINVAL, "weft_check: weft_dynamic_stitch: an index is negative" },
+        { WEFT_EINVAL, "weft_dynamic_stitch: no parts (n is 0)" },
+        { WEFT_EINVAL, "weft_dynamic_stitch: indices[1] or data[1] is NULL" },
+    };
+    for (int which = 0; which < 6; which++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_function_desc d = { .name = "stitch", .body = stitch_bad_body, .user = &which,
+                                     .n_args = 4, .n_outs = 1,
+                                     .flags = eager ? WEFT_RUN_EAGERLY : 0 };
+            weft_function *f = NULL;
+            cr_assert_eq(weft_function_create(rts[0], &d, &f), 0);
+            weft_arg a[4];
+            for (int i = 0; i < 4; i++)
+                a[i] = weft_arg_tensor(args[i]);
+            weft_tensor *out = NULL;
+            int rc = weft_function_call(f, a, 4, &out, 1);
+            cr_assert_eq(rc, cases[which].rc, "case %d: %s", which, weft_errmsg());
+            cr_assert(strstr(weft_errmsg(), cases[which].says), "case %d: %s", which,
+                      weft_errmsg());
+            cr_assert_null(out);
+            weft_function_destroy(&f);
+        }
+    release_all(args, 4);
 }
 
 /* ---- Errors --------------------------------------------------------------- */
