@@ -227,6 +227,56 @@ weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_value *per
     return weft_triangular_solve(cx, lower_upper, y, false, false);
 }
 
+/* Whether perm is i32 or i64 [..., n] for factors of the given rank. */
+static bool perm_ok(weft_ctx *cx, const char *fn, weft_value *lower_upper, weft_value *perm,
+                    int rank)
+{
+    const weft_spec *ls = weft__value_spec(lower_upper), *ps = weft__value_spec(perm);
+    if ((ps->dtype == WEFT_I32 || ps->dtype == WEFT_I64) && ps->rank == rank - 1)
+        return true;
+    char sl[WEFT__SPEC_STR_MAX], sp[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_ESHAPE, "%s: perm %s does not go with the factors %s (i32 or i64 "
+                   "[..., n])", fn, weft__spec_str(ps, sp, sizeof sp),
+                   weft__spec_str(ls, sl, sizeof sl));
+    return false;
+}
+
+weft_value *weft_lu_matrix_inverse(weft_ctx *cx, weft_value *lower_upper, weft_value *perm)
+{
+    weft_value *in[2] = { lower_upper, perm };
+    if (!weft__op_enter(cx, "weft_lu_matrix_inverse", in, 2))
+        return NULL;
+    int rank = known_rank(cx, "weft_lu_matrix_inverse", lower_upper, true);
+    if (rank < 0 || !perm_ok(cx, "weft_lu_matrix_inverse", lower_upper, perm, rank))
+        return NULL;
+    /* lu_solve of the identity, one per matrix of the batch. */
+    const weft_spec *ls = weft__value_spec(lower_upper);
+    int64_t n = ls->dims[rank - 1];
+    weft_value *eye = weft_add(cx, weft_zeros_like(cx, lower_upper), weft_eye(cx, n, n, ls->dtype));
+    return weft_lu_solve(cx, lower_upper, perm, eye);
+}
+
+weft_value *weft_lu_reconstruct(weft_ctx *cx, weft_value *lower_upper, weft_value *perm)
+{
+    const char *fn = "weft_lu_reconstruct";
+    weft_value *in[2] = { lower_upper, perm };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    int rank = known_rank(cx, fn, lower_upper, true);
+    if (rank < 0 || !perm_ok(cx, fn, lower_upper, perm, rank))
+        return NULL;
+    const weft_spec *ls = weft__value_spec(lower_upper);
+    /* l u holds a's rows in perm's order (row i is row perm[i] of a), so
+     * a's row r is row inverse(perm)[r] of l u. */
+    int64_t n = ls->dims[rank - 1];
+    weft_value *eye = weft_eye(cx, n, n, ls->dtype);
+    weft_value *l = weft_add(cx, weft_band_part(cx, lower_upper, -1, 0),
+                             weft_sub(cx, eye, weft_mul(cx, lower_upper, eye)));
+    weft_value *lu = weft_matmul(cx, l, weft_band_part(cx, lower_upper, 0, -1));
+    weft_value *inverse = weft_argsort(cx, perm, -1, false);
+    return weft_gather_ex(cx, lu, inverse, rank - 2, rank - 2);
+}
+
 weft_value *weft_logdet(weft_ctx *cx, weft_value *a)
 {
     if (!weft__op_enter(cx, "weft_logdet", &a, 1))

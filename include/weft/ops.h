@@ -2169,6 +2169,13 @@ WEFT_API int weft_lu(weft_ctx *cx, weft_value *a, weft_value **outs);
  * be known while tracing. */
 WEFT_API weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_value *perm,
                                    weft_value *rhs);
+/* tf.linalg.lu_matrix_inverse(lower_upper, perm): the inverse of a from
+ * weft_lu's outputs (lu_solve of the identity); tf.linalg.lu_reconstruct:
+ * a itself, l u with its rows put back from perm's order.  perm i32 or i64
+ * [..., n]; the matrix dims known while tracing. */
+WEFT_API weft_value *weft_lu_matrix_inverse(weft_ctx *cx, weft_value *lower_upper,
+                                            weft_value *perm);
+WEFT_API weft_value *weft_lu_reconstruct(weft_ctx *cx, weft_value *lower_upper, weft_value *perm);
 /* tf.linalg.eigh(a): outs[0] the eigenvalues [..., n], ascending, and
  * outs[1] the eigenvectors as the columns of [..., n, n], of each
  * symmetric matrix, only its lower triangle read (as TensorFlow's). */

@@ -15,7 +15,8 @@
 TestSuite(ops_decomp, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
           .timeout = 120);
 
-typedef enum dc_op { QR, EIGH, EIGVALSH, SVD, SLOGDET, LOGDET, PINV, LSTSQ, LU, LU_SOLVE } dc_op;
+typedef enum dc_op { QR, EIGH, EIGVALSH, SVD, SLOGDET, LOGDET, PINV, LSTSQ, LU, LU_SOLVE, LU_INV,
+                     LU_RECON } dc_op;
 
 typedef struct dc_case {
     dc_op op;
@@ -49,6 +50,14 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
         weft_value *lp[2];
         if (weft_lu(cx, a[0], lp) == 0)
             outs[0] = weft_lu_solve(cx, lp[0], lp[1], a[1]);
+        break;
+    }
+    case LU_INV:
+    case LU_RECON: {
+        weft_value *lp[2];
+        if (weft_lu(cx, a[0], lp) == 0)
+            outs[0] = c->op == LU_INV ? weft_lu_matrix_inverse(cx, lp[0], lp[1])
+                                      : weft_lu_reconstruct(cx, lp[0], lp[1]);
         break;
     }
     }
@@ -563,6 +572,28 @@ Test(ops_decomp, lu_factors_and_solves)
                     }
             cr_assert(worst <= tol_of(dt) * 10, "lu_solve n %d %s: off by %g", n,
                       weft_dtype_name(dt), worst);
+            /* lu_matrix_inverse: a times it is the identity; lu_reconstruct
+             * gives a back. */
+            dc_case ci = { .op = LU_INV }, cr = { .op = LU_RECON };
+            weft_tensor *inv, *back;
+            results_everywhere(&ci, args, &inv);
+            results_everywhere(&cr, args, &back);
+            test_assert_shape(inv, dt, 3, (int64_t[]){ batch, n, n }, "lu_matrix_inverse");
+            test_assert_shape(back, dt, 3, (int64_t[]){ batch, n, n }, "lu_reconstruct");
+            worst = 0;
+            for (int64_t b = 0; b < batch; b++)
+                for (int i = 0; i < n; i++)
+                    for (int j = 0; j < n; j++) {
+                        double sum = 0;
+                        for (int q = 0; q < n; q++)
+                            sum += mat(args[0], b, n, n, i, q) * mat(inv, b, n, n, q, j);
+                        near(sum, i == j);
+                        near(mat(back, b, n, n, i, j), mat(args[0], b, n, n, i, j));
+                    }
+            cr_assert(worst <= tol_of(dt) * 10, "lu inverse / reconstruct n %d %s: off by %g", n,
+                      weft_dtype_name(dt), worst);
+            weft_tensor_release(inv);
+            weft_tensor_release(back);
             release_all(lp, 2);
             weft_tensor_release(x);
             release_all(args, 2);
@@ -578,6 +609,22 @@ Test(ops_decomp, lu_factors_and_solves)
     cr_assert_eq(el(lp[0], 3), 0, "u[1][1] of a singular matrix");
     release_all(lp, 2);
     weft_tensor_release(s1);
+    /* Pivots in a 3-cycle (perm 1, 2, 0, not its own inverse): the
+     * reconstruction puts a's rows back where they were. */
+    double cyc[9] = { 1, 2, 10, 10, 1, 2, 2, 10, 1 };
+    weft_tensor *a3 = test_tensor(WEFT_F64, 2, (int64_t[]){ 3, 3 }, cyc), *back;
+    results_everywhere(&c, &a3, lp);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(el(lp[1], (size_t)i), (i + 1) % 3, "perm[%d]", i);
+    dc_case cr = { .op = LU_RECON };
+    results_everywhere(&cr, &a3, &back);
+    worst = 0;
+    for (int i = 0; i < 9; i++)
+        near(el(back, (size_t)i), cyc[i]);
+    cr_assert(worst <= 1e-15, "reconstruct after a 3-cycle: off by %g", worst);
+    release_all(lp, 2);
+    weft_tensor_release(back);
+    weft_tensor_release(a3);
 }
 
 /* A count of samples unknown while tracing: the fast path traces once
