@@ -1,6 +1,8 @@
 /* Contexts and values.  A context is eager (values hold tensors) or
  * tracing (values name nodes of a graph).  Values live in chunks owned by
- * the context so that their addresses stay put until it ends.  Errors are
+ * the context so that their addresses stay put until it ends; a released
+ * value's slot is used again once RELEASED_KEPT others were released after
+ * it.  Errors are
  * sticky: the first one is kept with its message, later ops return NULL. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,9 +20,15 @@ struct weft_value {
     weft_spec          spec;
     bool               weak;      /* a weak scalar constant (takes the other operand's dtype) */
     bool               released;  /* weft_value_release was called: unusable */
+    weft_value        *next_released;  /* the context's queue of released values */
 };
 
 #define CHUNK_VALUES 64
+/* Released values wait in a queue this long before their slots are used
+ * again: a long eager loop that releases what it drops then holds a
+ * bounded number of slots, and a handle used soon after its release is
+ * still caught ("was released"). */
+#define RELEASED_KEPT 1024
 
 struct value_chunk {
     struct value_chunk *next;
@@ -38,6 +46,8 @@ struct weft_ctx {
     int                 status;
     char                msg[CTX_MSG_SIZE];
     struct value_chunk *chunks;
+    weft_value         *released_head, *released_tail;  /* oldest first */
+    size_t              n_released;
     size_t              held_bytes, peak_bytes;  /* eager: tensor bytes the values hold */
 };
 
@@ -66,6 +76,14 @@ void weft__ctx_free(weft_ctx *cx)
         c = next;
     }
     weft__free(cx);
+}
+
+size_t weft__ctx_value_slots(const weft_ctx *cx)
+{
+    size_t slots = 0;
+    for (const struct value_chunk *c = cx->chunks; c; c = c->next)
+        slots += c->used;
+    return slots;
 }
 
 bool weft__ctx_is_eager(const weft_ctx *cx)
@@ -164,10 +182,24 @@ bool weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in,
     return true;
 }
 
+/* The oldest released value's slot, once more than RELEASED_KEPT wait. */
+static weft_value *reuse_released(weft_ctx *cx)
+{
+    if (cx->n_released <= RELEASED_KEPT)
+        return NULL;
+    weft_value *v = cx->released_head;
+    cx->released_head = v->next_released;
+    if (!cx->released_head)
+        cx->released_tail = NULL;
+    cx->n_released--;
+    return v;
+}
+
 static weft_value *value_new(weft_ctx *cx)
 {
+    weft_value *v = reuse_released(cx);
     struct value_chunk *c = cx->chunks;
-    if (!c || c->used == CHUNK_VALUES) {
+    if (!v && (!c || c->used == CHUNK_VALUES)) {
         c = weft__malloc(sizeof *c);
         if (!c)
             return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory for a value",
@@ -176,7 +208,8 @@ static weft_value *value_new(weft_ctx *cx)
         c->next = cx->chunks;
         cx->chunks = c;
     }
-    weft_value *v = &c->v[c->used++];
+    if (!v)
+        v = &c->v[c->used++];
     memset(v, 0, sizeof *v);
     v->cx = cx;
     v->id = WEFT__NO_NODE;
@@ -370,6 +403,13 @@ void weft_value_release(weft_ctx *cx, weft_value *v)
         weft_tensor_release(v->t);
         v->t = NULL;
     }
+    v->next_released = NULL;
+    if (cx->released_tail)
+        cx->released_tail->next_released = v;
+    else
+        cx->released_head = v;
+    cx->released_tail = v;
+    cx->n_released++;
 }
 
 void weft_eager_end(weft_ctx **cx)

@@ -79,6 +79,9 @@ const weft_tensor *weft__value_konst(const weft_value *v);
 /* Eager: bytes of the tensors cx's values hold now (released values no
  * longer count), and the most they ever held in *peak (may be NULL). */
 size_t        weft__ctx_held_bytes(const weft_ctx *cx, size_t *peak);
+/* How many value handles cx has ever laid out (released ones are used
+ * again after a while, so this stays bounded in a loop that releases). */
+size_t        weft__ctx_value_slots(const weft_ctx *cx);
 /* The name that labels cx's messages (borrowed; may be NULL), and a
  * replacement for it (weft_call names the callee while its body runs). */
 const char   *weft__ctx_name(const weft_ctx *cx);

@@ -223,12 +223,20 @@ static weft_value *build(weft_ctx *cx, const char *fn, weft__node *n, weft_value
     for (uint32_t i = 0; i < n_in; i++)
         if (!weak_fits(cx, fn, in[i], dts[i]))
             return NULL;
+    weft_value *given[3] = { NULL, NULL, NULL };
     for (uint32_t i = 0; i < n_in; i++) {
+        given[i] = in[i];
         in[i] = coerce(cx, in[i], dts[i]);
         if (!in[i])
             return NULL;
     }
-    return emit(cx, n, in, n_in);
+    weft_value *out = emit(cx, n, in, n_in);
+    /* The conversions are this op's own: their handles (and eagerly their
+     * tensors) end here rather than with the context. */
+    for (uint32_t i = 0; i < n_in; i++)
+        if (in[i] != given[i])
+            weft_value_release(cx, in[i]);
+    return out;
 }
 
 /* The dtype an elementwise op of class c computes in, from the promoted

@@ -86,8 +86,11 @@ WEFT_API void         weft_eager_end(weft_ctx **cx);
  * (freed unless someone else retained it), so a long eager loop holds only
  * what it keeps; tracing, the recorded op stays and nothing is freed.  In
  * both modes v may not be used again: an op given it, or a body returning
- * it, fails with WEFT_EINVAL / WEFT_EBODY ("was released").  NULL and a
- * second release are no-ops; a value of another context records
+ * it, fails with WEFT_EINVAL / WEFT_EBODY ("was released").  Once 1024
+ * more values of cx have been released, v's handle may be handed out again
+ * by a later op (so the handles of a long loop stay bounded too), and a
+ * stale use is no longer caught.  NULL and a second release are no-ops
+ * (until the handle is reused); a value of another context records
  * WEFT_EINVAL in cx. */
 WEFT_API void         weft_value_release(weft_ctx *cx, weft_value *v);
 
