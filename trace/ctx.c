@@ -48,6 +48,10 @@ struct weft_ctx {
     struct value_chunk *chunks;
     weft_value         *released_head, *released_tail;  /* oldest first */
     size_t              n_released;
+    /* Eager op scopes: the values made inside the open scopes, in order. */
+    weft_value        **scope_log;
+    size_t              scope_len, scope_cap;
+    unsigned            scope_depth;
     size_t              held_bytes, peak_bytes;  /* eager: tensor bytes the values hold */
 };
 
@@ -75,6 +79,7 @@ void weft__ctx_free(weft_ctx *cx)
         weft__free(c);
         c = next;
     }
+    weft__free(cx->scope_log);
     weft__free(cx);
 }
 
@@ -182,6 +187,8 @@ bool weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in,
     return true;
 }
 
+static bool scope_log(weft_ctx *cx, weft_value *v);
+
 /* The oldest released value's slot, once more than RELEASED_KEPT wait. */
 static weft_value *reuse_released(weft_ctx *cx)
 {
@@ -213,8 +220,69 @@ static weft_value *value_new(weft_ctx *cx)
     memset(v, 0, sizeof *v);
     v->cx = cx;
     v->id = WEFT__NO_NODE;
+    if (cx->scope_depth > 0 && !scope_log(cx, v)) {
+        weft_value_release(cx, v);
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory for a value",
+                              cx->name ? cx->name : "weft");
+    }
     return v;
 }
+
+/* ---- Eager op scopes ----------------------------------------------------
+ * An op made of other ops opens a scope; the values made inside it are
+ * logged, and when the op returns, all but its results are released, so an
+ * eager loop of composite ops holds only what its caller keeps.  A result
+ * kept by an inner scope joins the log of the scope around it. */
+
+static bool scope_log(weft_ctx *cx, weft_value *v)
+{
+    if (cx->scope_len == cx->scope_cap) {
+        size_t cap = cx->scope_cap ? 2 * cx->scope_cap : 64;
+        weft_value **log = weft__realloc(cx->scope_log, cap * sizeof *log);
+        if (!log)
+            return false;
+        cx->scope_log = log;
+        cx->scope_cap = cap;
+    }
+    cx->scope_log[cx->scope_len++] = v;
+    return true;
+}
+
+size_t weft__scope_begin(weft_ctx *cx)
+{
+    if (!cx || cx->g)
+        return SIZE_MAX;   /* tracing: the compiler frees the buffers */
+    cx->scope_depth++;
+    return cx->scope_len;
+}
+
+static bool kept(const weft_value *v, weft_value *const *keep, size_t n_keep)
+{
+    for (size_t k = 0; k < n_keep; k++)
+        if (keep[k] == v)
+            return true;
+    return false;
+}
+
+void weft__scope_end_outs(weft_ctx *cx, size_t mark, weft_value *const *keep, size_t n_keep)
+{
+    if (!cx || mark == SIZE_MAX)
+        return;
+    size_t end = cx->scope_len;
+    size_t n_kept = 0;
+    if (!keep)
+        n_keep = 0;
+    for (size_t i = mark; i < end; i++) {
+        weft_value *v = cx->scope_log[i];
+        if (!kept(v, keep, n_keep))
+            weft_value_release(cx, v);
+        else if (!v->released)
+            cx->scope_log[mark + n_kept++] = v;   /* for the scope around */
+    }
+    cx->scope_depth--;
+    cx->scope_len = cx->scope_depth > 0 ? mark + n_kept : 0;
+}
+
 
 weft_value *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *const *in, uint32_t n_in)
 {

@@ -79,6 +79,42 @@ const weft_tensor *weft__value_konst(const weft_value *v);
 /* Eager: bytes of the tensors cx's values hold now (released values no
  * longer count), and the most they ever held in *peak (may be NULL). */
 size_t        weft__ctx_held_bytes(const weft_ctx *cx, size_t *peak);
+/* Eager op scopes, for the ops made of other ops.  WEFT__SCOPE(cx) at the
+ * top of such an op opens one; the values made inside it are logged, and
+ * when the function returns (a cleanup attribute, so no return path is
+ * missed) every one of them is released but the op's results: the value
+ * given to WEFT__KEEP (return WEFT__KEEP(result)), or with
+ * WEFT__SCOPE_OUTS the values in outs[0..n) at that moment.  An error
+ * return keeps nothing.  Tracing, scopes do nothing (the compiler frees
+ * buffers by itself). */
+size_t        weft__scope_begin(weft_ctx *cx);
+void          weft__scope_end_outs(weft_ctx *cx, size_t mark, weft_value *const *keep,
+                                   size_t n_keep);
+
+typedef struct weft__scope {
+    weft_ctx          *cx;
+    size_t             mark;     /* SIZE_MAX: no scope (tracing, no context) */
+    weft_value        *keep;
+    weft_value *const *outs;     /* or NULL */
+    size_t             n_outs;
+} weft__scope;
+
+static inline void weft__scope_close(weft__scope *s)
+{
+    if (s->outs)
+        weft__scope_end_outs(s->cx, s->mark, s->outs, s->n_outs);
+    else
+        weft__scope_end_outs(s->cx, s->mark, &s->keep, 1);
+}
+
+#define WEFT__SCOPE(cx)                                                                \
+    __attribute__((cleanup(weft__scope_close), unused)) weft__scope weft__scope_here = \
+        { (cx), weft__scope_begin(cx), NULL, NULL, 0 }
+#define WEFT__SCOPE_OUTS(cx, outs, n)                                                  \
+    __attribute__((cleanup(weft__scope_close), unused)) weft__scope weft__scope_here = \
+        { (cx), weft__scope_begin(cx), NULL, (outs), (n) }
+#define WEFT__KEEP(v) (weft__scope_here.keep = (v))
+
 /* How many value handles cx has ever laid out (released ones are used
  * again after a while, so this stays bounded in a loop that releases). */
 size_t        weft__ctx_value_slots(const weft_ctx *cx);

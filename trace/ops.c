@@ -132,11 +132,13 @@ static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint
 
 weft_value *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
 {
-    return emit(cx, n, in, n_in);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(emit(cx, n, in, n_in));
 }
 
 weft_value *weft__ops_finish(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
 {
+    WEFT__SCOPE(cx);
     weft_spec specs_s[3] = { { 0 } }, *specs = specs_s;
     if (n_in > 3 && !(specs = weft__malloc(sizeof *specs * n_in)))
         return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
@@ -149,7 +151,7 @@ weft_value *weft__ops_finish(weft_ctx *cx, weft__node *n, weft_value *const *in,
         weft__free(specs);
     if (rc < 0)
         return weft__ctx_fail_errmsg(cx, rc);
-    return emit(cx, n, in, n_in);
+    return WEFT__KEEP(emit(cx, n, in, n_in));
 }
 
 /* Infers n's spec from the inputs as they will be after conversion to
@@ -266,6 +268,7 @@ bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uin
 
 weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, weft_value *b)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
@@ -274,19 +277,20 @@ weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_valu
     weft_dtype dt = class_dtype(op, promote(a, b));
     weft_dtype dts[2] = { dt, dt };
     weft__node n = { .op = op };
-    return build(cx, fn, &n, in, 2, dts);
+    return WEFT__KEEP(build(cx, fn, &n, in, 2, dts));
 }
 
 weft_value *weft__op_ternary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                              weft_value *b, weft_value *c)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[3] = { a, b, c };
     if (!weft__op_enter(cx, fn, in, 3))
         return NULL;
     weft_dtype dt = class_dtype(op, promote_n((const weft_value *const *)in, 3));
     weft_dtype dts[3] = { dt, dt, dt };
     weft__node n = { .op = op };
-    return build(cx, fn, &n, in, 3, dts);
+    return WEFT__KEEP(build(cx, fn, &n, in, 3, dts));
 }
 
 static weft_value *matmul(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
@@ -305,16 +309,19 @@ static weft_value *matmul(weft_ctx *cx, const char *fn, weft_value *a, weft_valu
 
 weft_value *weft_matmul_ex(weft_ctx *cx, weft_value *a, weft_value *b, unsigned flags)
 {
-    return matmul(cx, "weft_matmul_ex", a, b, flags);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(matmul(cx, "weft_matmul_ex", a, b, flags));
 }
 
 weft_value *weft_matmul(weft_ctx *cx, weft_value *a, weft_value *b)
 {
-    return matmul(cx, "weft_matmul", a, b, 0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(matmul(cx, "weft_matmul", a, b, 0));
 }
 
 weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[1] = { a };
     if (!weft__op_enter(cx, fn, in, 1))
         return NULL;
@@ -322,7 +329,7 @@ weft_value *weft__op_unary(weft_ctx *cx, weft__op op, const char *fn, weft_value
         return NULL;
     weft_dtype dt = class_dtype(op, dtype_of(a));
     weft__node n = { .op = op };
-    return build(cx, fn, &n, in, 1, &dt);
+    return WEFT__KEEP(build(cx, fn, &n, in, 1, &dt));
 }
 
 WEFT__DEFINE_BINARY(add, ADD)
@@ -347,17 +354,19 @@ WEFT__DEFINE_UNARY(log, LOG)
 
 weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_cast", &a, 1))
         return NULL;
     if (weft_dtype_size(to) == 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_cast: unknown dtype %d", (int)to);
     if (dtype_of(a) == to)
-        return weft__value_strong(cx, a);   /* a cast's result is strong, even to a's dtype */
-    return convert(cx, a, to);
+        return WEFT__KEEP(weft__value_strong(cx, a));   /* a cast's result is strong */
+    return WEFT__KEEP(convert(cx, a, to));
 }
 
 weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value *b)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[3] = { cond, a, b };
     if (!weft__op_enter(cx, "weft_where", in, 3))
         return NULL;
@@ -369,7 +378,7 @@ weft_value *weft_where(weft_ctx *cx, weft_value *cond, weft_value *a, weft_value
     weft_dtype dt = promote(a, b);
     weft_dtype dts[3] = { WEFT_BOOL, dt, dt };
     weft__node n = { .op = WEFT__OP_WHERE };
-    return build(cx, "weft_where", &n, in, 3, dts);
+    return WEFT__KEEP(build(cx, "weft_where", &n, in, 3, dts));
 }
 
 /* Checks a reduction's axes against a's spec before anything is emitted,
@@ -444,17 +453,20 @@ static weft_value *reduce_one(weft_ctx *cx, weft__op op, const char *fn, weft_va
 
 weft_value *weft_sum(weft_ctx *cx, weft_value *a, int axis)
 {
-    return reduce_one(cx, WEFT__OP_SUM, "weft_sum", a, axis, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(reduce_one(cx, WEFT__OP_SUM, "weft_sum", a, axis, false));
 }
 
 weft_value *weft_mean(weft_ctx *cx, weft_value *a, int axis)
 {
-    return reduce_one(cx, WEFT__OP_MEAN, "weft_mean", a, axis, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(reduce_one(cx, WEFT__OP_MEAN, "weft_mean", a, axis, true));
 }
 
 weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis)
 {
-    return reduce_one(cx, WEFT__OP_REDUCE_MAX, "weft_reduce_max", a, axis, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(reduce_one(cx, WEFT__OP_REDUCE_MAX, "weft_reduce_max", a, axis, false));
 }
 
 /* Variance as the mean of squared deviations from the mean (two passes,
@@ -472,6 +484,7 @@ static weft_value *variance(weft_ctx *cx, weft_value *a, const struct weft__redu
 weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a, const int *axes,
                         size_t n_axes, bool keepdims)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_reduce", &a, 1))
         return NULL;
     if ((unsigned)r > (unsigned)WEFT_R_STD)
@@ -497,24 +510,29 @@ weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a, const int
         return NULL;
     const struct weft__reduce_axes *ax = &n.attr.reduce;
     switch (r) {
-    case WEFT_R_SUM:  return reduce(cx, WEFT__OP_SUM, "weft_reduce", a, ax, false);
-    case WEFT_R_MEAN: return reduce(cx, WEFT__OP_MEAN, "weft_reduce", a, ax, true);
-    case WEFT_R_MAX:  return reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce", a, ax, false);
-    case WEFT_R_MIN:  return reduce(cx, WEFT__OP_REDUCE_MIN, "weft_reduce", a, ax, false);
-    case WEFT_R_PROD: return reduce(cx, WEFT__OP_PROD, "weft_reduce", a, ax, false);
+    case WEFT_R_SUM:  return WEFT__KEEP(reduce(cx, WEFT__OP_SUM, "weft_reduce", a, ax, false));
+    case WEFT_R_MEAN: return WEFT__KEEP(reduce(cx, WEFT__OP_MEAN, "weft_reduce", a, ax, true));
+    case WEFT_R_MAX:  return WEFT__KEEP(reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce", a, ax,
+                                               false));
+    case WEFT_R_MIN:  return WEFT__KEEP(reduce(cx, WEFT__OP_REDUCE_MIN, "weft_reduce", a, ax,
+                                               false));
+    case WEFT_R_PROD: return WEFT__KEEP(reduce(cx, WEFT__OP_PROD, "weft_reduce", a, ax, false));
     /* any and all are the max and min of the values as bool. */
     case WEFT_R_ANY:
-        return reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce", convert(cx, a, WEFT_BOOL), ax, false);
+        return WEFT__KEEP(reduce(cx, WEFT__OP_REDUCE_MAX, "weft_reduce", convert(cx, a, WEFT_BOOL),
+                                 ax, false));
     case WEFT_R_ALL:
-        return reduce(cx, WEFT__OP_REDUCE_MIN, "weft_reduce", convert(cx, a, WEFT_BOOL), ax, false);
-    case WEFT_R_VAR:  return variance(cx, a, ax);
-    case WEFT_R_STD:  return weft_sqrt(cx, variance(cx, a, ax));
+        return WEFT__KEEP(reduce(cx, WEFT__OP_REDUCE_MIN, "weft_reduce", convert(cx, a, WEFT_BOOL),
+                                 ax, false));
+    case WEFT_R_VAR:  return WEFT__KEEP(variance(cx, a, ax));
+    case WEFT_R_STD:  return WEFT__KEEP(weft_sqrt(cx, variance(cx, a, ax)));
     }
     return NULL;
 }
 
 weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_reshape", &a, 1))
         return NULL;
     if (rank < 0 || rank > WEFT_MAX_RANK)
@@ -533,7 +551,7 @@ weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *d
         n.attr.reshape.dims[i] = dims[i];
     }
     weft_dtype dt = dtype_of(a);
-    return build(cx, "weft_reshape", &n, &a, 1, &dt);
+    return WEFT__KEEP(build(cx, "weft_reshape", &n, &a, 1, &dt));
 }
 
 /* Constants: a node of their own while tracing, a constant value when
@@ -588,39 +606,44 @@ bool weft__ops_float_dtype_arg(weft_ctx *cx, const char *fn, weft_dtype dtype)
 weft_value *weft__ops_constant(weft_ctx *cx, const char *fn, weft_dtype dt, int rank,
                                const int64_t *dims, const void *data, weft_dtype cast_to)
 {
+    WEFT__SCOPE(cx);
     weft_tensor *t = NULL;
     int rc = weft_tensor_create(dt, rank, dims, data, &t);
     if (rc != 0)
         return weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
     weft_value *c = weft_const_tensor(cx, t);
     weft_tensor_release(t);
-    return dt == cast_to ? c : weft_cast(cx, c, cast_to);
+    return WEFT__KEEP(dt == cast_to ? c : weft_cast(cx, c, cast_to));
 }
 
 weft_value *weft__value_strong(weft_ctx *cx, weft_value *v)
 {
+    WEFT__SCOPE(cx);
     if (!weft__value_is_weak(v))
-        return v;
+        return WEFT__KEEP(v);
     const weft_tensor *k = weft__value_konst(v);
-    return const_scalar(cx, k->dtype, k->data, false);
+    return WEFT__KEEP(const_scalar(cx, k->dtype, k->data, false));
 }
 
 weft_value *weft_const_i64(weft_ctx *cx, int64_t v)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_const_i64", NULL, 0))
         return NULL;
-    return const_scalar(cx, WEFT_I64, &v, true);
+    return WEFT__KEEP(const_scalar(cx, WEFT_I64, &v, true));
 }
 
 weft_value *weft_const_f64(weft_ctx *cx, double v)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_const_f64", NULL, 0))
         return NULL;
-    return const_scalar(cx, WEFT_F64, &v, true);
+    return WEFT__KEEP(const_scalar(cx, WEFT_F64, &v, true));
 }
 
 weft_value *weft_const(weft_ctx *cx, weft_dtype dt, double v)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_const", NULL, 0))
         return NULL;
     union { uint8_t b; int32_t i32; int64_t i64; float f32; double f64; } u;
@@ -651,20 +674,22 @@ weft_value *weft_const(weft_ctx *cx, weft_dtype dt, double v)
         return weft__ctx_fail(cx, WEFT_EINVAL,
                               "weft_const: %.17g is not exactly representable as %s", v,
                               weft_dtype_name(dt));
-    return const_scalar(cx, dt, &u, false);
+    return WEFT__KEEP(const_scalar(cx, dt, &u, false));
 }
 
 weft_value *weft_const_tensor(weft_ctx *cx, weft_tensor *t)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_const_tensor", NULL, 0))
         return NULL;
     if (!t)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_const_tensor: NULL tensor");
-    return constant(cx, weft_tensor_retain(t));
+    return WEFT__KEEP(constant(cx, weft_tensor_retain(t)));
 }
 
 weft_value *weft_fill(weft_ctx *cx, weft_dtype dt, int rank, const int64_t *dims, double value)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_fill", NULL, 0))
         return NULL;
     if (weft_dtype_size(dt) == 0)
@@ -692,11 +717,12 @@ weft_value *weft_fill(weft_ctx *cx, weft_dtype dt, int rank, const int64_t *dims
     n.spec.rank = rank;
     for (int i = 0; i < rank; i++)
         n.spec.dims[i] = dims[i];
-    return emit(cx, &n, NULL, 0);
+    return WEFT__KEEP(emit(cx, &n, NULL, 0));
 }
 
 weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int64_t limit, int64_t delta)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_range", NULL, 0))
         return NULL;
     if (weft_dtype_size(dt) == 0 || dt == WEFT_BOOL)
@@ -726,5 +752,5 @@ weft_value *weft_range(weft_ctx *cx, weft_dtype dt, int64_t start, int64_t limit
     if (!weft__numel_checked(1, n.spec.dims, weft_dtype_size(dt), &numel))
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_range: %lld elements overflow the address space",
                               (long long)n.spec.dims[0]);
-    return emit(cx, &n, NULL, 0);
+    return WEFT__KEEP(emit(cx, &n, NULL, 0));
 }

@@ -28,15 +28,17 @@ static weft_value *check_node(weft_ctx *cx, weft__op op, weft_value *const *in, 
 
 weft_value *weft_check_numerics(weft_ctx *cx, weft_value *x, const char *message)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_check_numerics", &x, 1))
         return NULL;
-    return check_node(cx, WEFT__OP_CHECK_NUMERICS, &x, 1, message);
+    return WEFT__KEEP(check_node(cx, WEFT__OP_CHECK_NUMERICS, &x, 1, message));
 }
 
 weft_value *weft_check(weft_ctx *cx, weft_value *x, weft_value *condition, const char *message)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { x, condition };
     if (!weft__op_enter(cx, "weft_check", in, 2))
         return NULL;
-    return check_node(cx, WEFT__OP_ASSERT, in, 2, message);
+    return WEFT__KEEP(check_node(cx, WEFT__OP_ASSERT, in, 2, message));
 }

@@ -82,22 +82,26 @@ static const double yuv_to_rgb[3][3] = { { 1, 1, 1 },
 
 weft_value *weft_rgb_to_yiq(weft_ctx *cx, weft_value *images)
 {
-    return mix(cx, "weft_rgb_to_yiq", images, rgb_to_yiq);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(mix(cx, "weft_rgb_to_yiq", images, rgb_to_yiq));
 }
 
 weft_value *weft_yiq_to_rgb(weft_ctx *cx, weft_value *images)
 {
-    return mix(cx, "weft_yiq_to_rgb", images, yiq_to_rgb);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(mix(cx, "weft_yiq_to_rgb", images, yiq_to_rgb));
 }
 
 weft_value *weft_rgb_to_yuv(weft_ctx *cx, weft_value *images)
 {
-    return mix(cx, "weft_rgb_to_yuv", images, rgb_to_yuv);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(mix(cx, "weft_rgb_to_yuv", images, rgb_to_yuv));
 }
 
 weft_value *weft_yuv_to_rgb(weft_ctx *cx, weft_value *images)
 {
-    return mix(cx, "weft_yuv_to_rgb", images, yuv_to_rgb);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(mix(cx, "weft_yuv_to_rgb", images, yuv_to_rgb));
 }
 
 /* ---- HSV ------------------------------------------------------------------ */
@@ -159,40 +163,44 @@ static void to_rgb(const weft__steps *o, weft_value *const *hsv, weft_value **rg
 
 weft_value *weft_rgb_to_hsv(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_rgb_to_hsv";
     weft_value *rgb[3], *hsv[3];
     if (!weft__ops_rgb_channels(cx, fn, images, rgb))
         return NULL;
     const weft__steps o = { cx, fn };
     to_hsv(&o, rgb, hsv);
-    return join(&o, hsv);
+    return WEFT__KEEP(join(&o, hsv));
 }
 
 weft_value *weft_hsv_to_rgb(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_hsv_to_rgb";
     weft_value *hsv[3], *rgb[3];
     if (!weft__ops_rgb_channels(cx, fn, images, hsv))
         return NULL;
     const weft__steps o = { cx, fn };
     to_rgb(&o, hsv, rgb);
-    return join(&o, rgb);
+    return WEFT__KEEP(join(&o, rgb));
 }
 
 /* s times factor, clipped to [0, 1], through HSV and back. */
 weft_value *weft__ops_saturation(weft_ctx *cx, const char *fn, weft_value *const *rgb,
                                  weft_value *factor)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, fn };
     weft_value *hsv[3], *out[3];
     to_hsv(&o, rgb, hsv);
     hsv[1] = unit_clip(&o, bin(&o, WEFT__OP_MUL, hsv[1], factor));
     to_rgb(&o, hsv, out);
-    return join(&o, out);
+    return WEFT__KEEP(join(&o, out));
 }
 
 weft_value *weft_adjust_saturation(weft_ctx *cx, weft_value *images, double saturation_factor)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_adjust_saturation";
     weft_value *rgb[3];
     if (!weft__ops_rgb_channels(cx, fn, images, rgb))
@@ -200,44 +208,48 @@ weft_value *weft_adjust_saturation(weft_ctx *cx, weft_value *images, double satu
     if (!isfinite(saturation_factor))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: saturation_factor %g is not finite", fn,
                               saturation_factor);
-    return weft__ops_saturation(cx, fn, rgb, weft_const_f64(cx, saturation_factor));
+    return WEFT__KEEP(weft__ops_saturation(cx, fn, rgb, weft_const_f64(cx, saturation_factor)));
 }
 
 /* h plus delta, wrapped into [0, 1), through HSV and back. */
 weft_value *weft__ops_hue(weft_ctx *cx, const char *fn, weft_value *const *rgb, weft_value *delta)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, fn };
     weft_value *hsv[3], *out[3];
     to_hsv(&o, rgb, hsv);
     weft_value *turned = bin(&o, WEFT__OP_ADD, hsv[0], delta);
     hsv[0] = bin(&o, WEFT__OP_SUB, turned, weft__step1(&o, WEFT__OP_FLOOR, turned));
     to_rgb(&o, hsv, out);
-    return join(&o, out);
+    return WEFT__KEEP(join(&o, out));
 }
 
 weft_value *weft_adjust_hue(weft_ctx *cx, weft_value *images, double delta)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_adjust_hue";
     weft_value *rgb[3];
     if (!weft__ops_rgb_channels(cx, fn, images, rgb))
         return NULL;
     if (!(delta >= -1 && delta <= 1))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: delta %g is not in [-1, 1]", fn, delta);
-    return weft__ops_hue(cx, fn, rgb, weft_const_f64(cx, delta));
+    return WEFT__KEEP(weft__ops_hue(cx, fn, rgb, weft_const_f64(cx, delta)));
 }
 
 /* ---- Brightness and gamma (any shape) ------------------------------------ */
 
 weft_value *weft_adjust_brightness(weft_ctx *cx, weft_value *images, double delta)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_adjust_brightness";
     if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images))
         return NULL;
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, images, weft_const_f64(cx, delta));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, images, weft_const_f64(cx, delta)));
 }
 
 weft_value *weft_adjust_gamma(weft_ctx *cx, weft_value *images, double gamma, double gain)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_adjust_gamma";
     if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images))
         return NULL;
@@ -246,5 +258,5 @@ weft_value *weft_adjust_gamma(weft_ctx *cx, weft_value *images, double gamma, do
                               gamma);
     weft_value *powered =
         weft__op_binary(cx, WEFT__OP_POW, fn, images, weft_const_f64(cx, gamma));
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, gain), powered);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, weft_const_f64(cx, gain), powered));
 }

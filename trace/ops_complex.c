@@ -45,18 +45,21 @@ static weft_value *complex_entry(weft_ctx *cx, const char *fn, weft_value *z)
 
 weft_value *weft_real(weft_ctx *cx, weft_value *z)
 {
-    return complex_entry(cx, "weft_real", z) ? part_of(cx, z, 0) : NULL;
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(complex_entry(cx, "weft_real", z) ? part_of(cx, z, 0) : NULL);
 }
 
 weft_value *weft_imag(weft_ctx *cx, weft_value *z)
 {
-    return complex_entry(cx, "weft_imag", z) ? part_of(cx, z, 1) : NULL;
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(complex_entry(cx, "weft_imag", z) ? part_of(cx, z, 1) : NULL);
 }
 
 /* tf.complex(real, imag): the two stacked on a new last axis; one dtype
  * (f32 or f64), one shape. */
 weft_value *weft_complex(weft_ctx *cx, weft_value *real, weft_value *imag)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_complex";
     weft_value *in[2] = { real, imag };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -68,34 +71,38 @@ weft_value *weft_complex(weft_ctx *cx, weft_value *real, weft_value *imag)
                               "one dtype", fn, weft__spec_str(a, sa, sizeof sa),
                               weft__spec_str(b, sb, sizeof sb));
     }
-    return weft_stack(cx, in, 2, -1);
+    return WEFT__KEEP(weft_stack(cx, in, 2, -1));
 }
 
 /* tf.math.conj: the imaginary parts negated (a product with [1, -1]). */
 weft_value *weft_conj(weft_ctx *cx, weft_value *z)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_conj";
     if (!complex_entry(cx, fn, z))
         return NULL;
     static const double signs[2] = { 1.0, -1.0 };
     weft_value *k = weft__ops_constant(cx, fn, WEFT_F64, 1, (const int64_t[]){ 2 }, signs,
                                        weft__value_spec(z)->dtype);
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, z, k);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, z, k));
 }
 
 /* tf.math.angle: atan2(imaginary, real). */
 weft_value *weft_angle(weft_ctx *cx, weft_value *z)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_angle";
     if (!complex_entry(cx, fn, z))
         return NULL;
-    return weft__op_binary(cx, WEFT__OP_ATAN2, fn, part_of(cx, z, 1), part_of(cx, z, 0));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ATAN2, fn, part_of(cx, z, 1),
+                                      part_of(cx, z, 0)));
 }
 
 /* tf.abs of a complex tensor: sqrt(re^2 + im^2), f32 computed in f64 (so
  * that no square of an f32 overflows) and rounded once. */
 weft_value *weft_complex_abs(weft_ctx *cx, weft_value *z)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_complex_abs";
     if (!complex_entry(cx, fn, z))
         return NULL;
@@ -106,13 +113,14 @@ weft_value *weft_complex_abs(weft_ctx *cx, weft_value *z)
                                       weft__op_binary(cx, WEFT__OP_MUL, fn, re, re),
                                       weft__op_binary(cx, WEFT__OP_MUL, fn, im, im));
     weft_value *m = weft__op_unary(cx, WEFT__OP_SQRT, fn, sum);
-    return dt == WEFT_F64 ? m : weft_cast(cx, m, dt);
+    return WEFT__KEEP(dt == WEFT_F64 ? m : weft_cast(cx, m, dt));
 }
 
 /* The product of complex a and b (broadcast as elementwise ops):
  * (ar br - ai bi, ar bi + ai br). */
 weft_value *weft_complex_mul(weft_ctx *cx, weft_value *a, weft_value *b)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_complex_mul";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2) || !is_complex(cx, fn, a) || !is_complex(cx, fn, b))
@@ -125,5 +133,5 @@ weft_value *weft_complex_mul(weft_ctx *cx, weft_value *a, weft_value *b)
         weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, ar, bi),
                         weft__op_binary(cx, WEFT__OP_MUL, fn, ai, br)),
     };
-    return weft_stack(cx, parts, 2, -1);
+    return WEFT__KEEP(weft_stack(cx, parts, 2, -1));
 }

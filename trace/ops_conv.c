@@ -66,16 +66,18 @@ static weft_value *conv_op(weft_ctx *cx, weft__op op, const char *fn, weft_value
 weft_value *weft_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
                         const int64_t *strides, weft_padding padding, const int64_t *dilations)
 {
-    return conv_op(cx, WEFT__OP_CONV2D, "weft_conv2d", input, filters, strides, padding,
-                   dilations);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(conv_op(cx, WEFT__OP_CONV2D, "weft_conv2d", input, filters, strides, padding,
+                              dilations));
 }
 
 weft_value *weft_depthwise_conv2d(weft_ctx *cx, weft_value *input, weft_value *filters,
                                   const int64_t *strides, weft_padding padding,
                                   const int64_t *dilations)
 {
-    return conv_op(cx, WEFT__OP_DEPTHWISE_CONV2D, "weft_depthwise_conv2d", input, filters,
-                   strides, padding, dilations);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(conv_op(cx, WEFT__OP_DEPTHWISE_CONV2D, "weft_depthwise_conv2d", input,
+                              filters, strides, padding, dilations));
 }
 
 /* A rank-3 operand of weft_conv1d, `what` ("the input", "the filters")
@@ -96,6 +98,7 @@ static bool rank3(weft_ctx *cx, const char *fn, const char *what, const char *ve
 weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, int64_t stride,
                         weft_padding padding, int64_t dilation)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_conv1d";
     weft_value *in[2] = { input, filters };
     weft__node n = { .op = WEFT__OP_CONV2D };
@@ -119,7 +122,7 @@ weft_value *weft_conv1d(weft_ctx *cx, weft_value *input, weft_value *filters, in
         return NULL;
     weft_value *xf[2] = { x, f };
     weft_value *y = weft__ops_finish(cx, &n, xf, 2);
-    return y ? weft_squeeze(cx, y, 1) : NULL;
+    return WEFT__KEEP(y ? weft_squeeze(cx, y, 1) : NULL);
 }
 
 /* The separable convolution's filters, each of rank 4 with its dims known
@@ -158,6 +161,7 @@ weft_value *weft_separable_conv2d(weft_ctx *cx, weft_value *input, weft_value *d
                                   weft_value *pointwise_filter, const int64_t *strides,
                                   weft_padding padding, const int64_t *dilations)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_separable_conv2d";
     weft_value *in[3] = { input, depthwise_filter, pointwise_filter };
     weft__node n = { .op = WEFT__OP_DEPTHWISE_CONV2D };
@@ -168,13 +172,14 @@ weft_value *weft_separable_conv2d(weft_ctx *cx, weft_value *input, weft_value *d
         return NULL;
     weft_value *depthwise =
         weft_depthwise_conv2d(cx, input, depthwise_filter, strides, padding, dilations);
-    return weft_conv2d(cx, depthwise, pointwise_filter, NULL, WEFT_PADDING_VALID, NULL);
+    return WEFT__KEEP(weft_conv2d(cx, depthwise, pointwise_filter, NULL, WEFT_PADDING_VALID, NULL));
 }
 
 weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft_value *boxes,
                                  weft_value *box_indices, const int64_t *crop_size,
                                  weft_resize_method method, double extrapolation_value)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_crop_and_resize";
     weft_value *in[3] = { images, boxes, box_indices };
     if (!weft__op_enter(cx, fn, in, 3))
@@ -189,12 +194,13 @@ weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft_value *b
     weft__node n = { .op = WEFT__OP_CROP_AND_RESIZE, .attr.resize.method = (int)method,
                      .attr.resize.size = { crop_size[0], crop_size[1] },
                      .attr.resize.extrapolation = extrapolation_value };
-    return weft__ops_finish(cx, &n, in, 3);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 3));
 }
 
 weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_t width,
                         weft_resize_method method)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_resize";
     if (!weft__op_enter(cx, fn, &images, 1))
         return NULL;
@@ -214,7 +220,7 @@ weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_
     weft__node n = { .op = WEFT__OP_RESIZE, .attr.resize.method = (int)method,
                      .attr.resize.size = { height, width } };
     weft_value *y = weft__ops_finish(cx, &n, &x, 1);
-    return y && single ? weft_squeeze(cx, y, 0) : y;
+    return WEFT__KEEP(y && single ? weft_squeeze(cx, y, 0) : y);
 }
 
 static weft_value *pool(weft_ctx *cx, weft__op op, const char *fn, weft_value *input,
@@ -237,13 +243,17 @@ static weft_value *pool(weft_ctx *cx, weft__op op, const char *fn, weft_value *i
 weft_value *weft_max_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                             const int64_t *strides, weft_padding padding)
 {
-    return pool(cx, WEFT__OP_MAX_POOL2D, "weft_max_pool2d", input, ksize, strides, padding);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pool(cx, WEFT__OP_MAX_POOL2D, "weft_max_pool2d", input, ksize, strides,
+                           padding));
 }
 
 weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                             const int64_t *strides, weft_padding padding)
 {
-    return pool(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool2d", input, ksize, strides, padding);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pool(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool2d", input, ksize, strides,
+                           padding));
 }
 
 /* tf.nn.max_pool1d / avg_pool1d as TensorFlow computes them: [b, w, c]
@@ -264,11 +274,15 @@ static weft_value *pool1d(weft_ctx *cx, weft__op op, const char *fn, weft_value 
 weft_value *weft_max_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize, int64_t stride,
                             weft_padding padding)
 {
-    return pool1d(cx, WEFT__OP_MAX_POOL2D, "weft_max_pool1d", input, ksize, stride, padding);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pool1d(cx, WEFT__OP_MAX_POOL2D, "weft_max_pool1d", input, ksize, stride,
+                             padding));
 }
 
 weft_value *weft_avg_pool1d(weft_ctx *cx, weft_value *input, int64_t ksize, int64_t stride,
                             weft_padding padding)
 {
-    return pool1d(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool1d", input, ksize, stride, padding);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pool1d(cx, WEFT__OP_AVG_POOL2D, "weft_avg_pool1d", input, ksize, stride,
+                             padding));
 }

@@ -129,6 +129,7 @@ static weft_value *unfold(weft_ctx *cx, weft_value *y, int64_t n)
 weft_value *weft_conv3d(weft_ctx *cx, weft_value *input, weft_value *filters,
                         const int64_t *strides, weft_padding padding, const int64_t *dilations)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_conv3d";
     weft_value *in[2] = { input, filters };
     int64_t st[3], dil[3];
@@ -165,7 +166,7 @@ weft_value *weft_conv3d(weft_ctx *cx, weft_value *input, weft_value *filters,
         if (!sum)
             return NULL;
     }
-    return unfold(cx, sum, out_d);
+    return WEFT__KEEP(unfold(cx, sum, out_d));
 }
 
 /* The 3-D pools: the 2-D pool over height and width, then the depth taps
@@ -222,11 +223,13 @@ static weft_value *pool3d(weft_ctx *cx, const char *fn, bool is_max, weft_value 
 weft_value *weft_max_pool3d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                             const int64_t *strides, weft_padding padding)
 {
-    return pool3d(cx, "weft_max_pool3d", true, input, ksize, strides, padding);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pool3d(cx, "weft_max_pool3d", true, input, ksize, strides, padding));
 }
 
 weft_value *weft_avg_pool3d(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                             const int64_t *strides, weft_padding padding)
 {
-    return pool3d(cx, "weft_avg_pool3d", false, input, ksize, strides, padding);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pool3d(cx, "weft_avg_pool3d", false, input, ksize, strides, padding));
 }

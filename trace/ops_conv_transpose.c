@@ -162,30 +162,35 @@ weft_value *weft_conv1d_transpose(weft_ctx *cx, weft_value *input, weft_value *f
                                   int64_t output_width, int64_t stride, weft_padding padding,
                                   int64_t dilation)
 {
-    return conv_transpose(cx, "weft_conv1d_transpose", 1, input, filters,
-                          output_width < 0 ? NULL : &output_width, &stride, padding, &dilation);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(conv_transpose(cx, "weft_conv1d_transpose", 1, input, filters,
+                                     output_width < 0 ? NULL : &output_width, &stride, padding,
+                                     &dilation));
 }
 
 weft_value *weft_conv2d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
                                   const int64_t *output_hw, const int64_t *strides,
                                   weft_padding padding)
 {
-    return conv_transpose(cx, "weft_conv2d_transpose", 2, input, filters, output_hw, strides,
-                          padding, NULL);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(conv_transpose(cx, "weft_conv2d_transpose", 2, input, filters, output_hw,
+                                     strides, padding, NULL));
 }
 
 weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input, weft_value *filters,
                                      const int64_t *output_hw, const int64_t *strides,
                                      weft_padding padding, const int64_t *dilations)
 {
-    return conv_transpose(cx, "weft_conv2d_transpose_ex", 2, input, filters, output_hw, strides,
-                          padding, dilations);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(conv_transpose(cx, "weft_conv2d_transpose_ex", 2, input, filters, output_hw,
+                                     strides, padding, dilations));
 }
 
 weft_value *weft_conv3d_transpose(weft_ctx *cx, weft_value *input, weft_value *filters,
                                   const int64_t *output_dhw, const int64_t *strides,
                                   weft_padding padding, const int64_t *dilations)
 {
-    return conv_transpose(cx, "weft_conv3d_transpose", 3, input, filters, output_dhw, strides,
-                          padding, dilations);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(conv_transpose(cx, "weft_conv3d_transpose", 3, input, filters, output_dhw,
+                                     strides, padding, dilations));
 }

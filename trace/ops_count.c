@@ -22,6 +22,7 @@ static bool is_index(weft_dtype dt)
 
 weft_value *weft_in_top_k(weft_ctx *cx, weft_value *targets, weft_value *predictions, int64_t k)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_in_top_k";
     weft_value *in[2] = { targets, predictions };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -59,7 +60,7 @@ weft_value *weft_in_top_k(weft_ctx *cx, weft_value *targets, weft_value *predict
     weft_value *finite = weft_reduce(cx, WEFT_R_ALL,
                                      weft__op_unary(cx, WEFT__OP_IS_FINITE, fn, predictions),
                                      (const int[]){ -1 }, 1, false);
-    return weft_logical_and(cx, weft_logical_and(cx, in_k, finite), valid);
+    return WEFT__KEEP(weft_logical_and(cx, weft_logical_and(cx, in_k, finite), valid));
 }
 
 /* Checks the arguments of the fixed-width histograms, naming fn. */
@@ -111,33 +112,36 @@ static weft_value *fixed_width_bins(weft_ctx *cx, const char *fn, weft_value *va
 weft_value *weft_histogram_fixed_width(weft_ctx *cx, weft_value *values, double lo, double hi,
                                        int64_t nbins, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_histogram_fixed_width";
     if (!histogram_checks(cx, fn, values, lo, hi, nbins, dtype))
         return NULL;
     /* A NaN counts in no bin: bin nbins, which bincount's maxlength drops. */
     weft_value *bins = fixed_width_bins(cx, fn, values, lo, hi, nbins, nbins);
-    return weft_bincount(cx, bins, NULL, nbins, nbins, dtype);
+    return WEFT__KEEP(weft_bincount(cx, bins, NULL, nbins, nbins, dtype));
 }
 
 weft_value *weft_histogram_fixed_width_bins(weft_ctx *cx, weft_value *values, double lo,
                                             double hi, int64_t nbins, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_histogram_fixed_width_bins";
     if (!histogram_checks(cx, fn, values, lo, hi, nbins, dtype))
         return NULL;
     weft_value *bins = fixed_width_bins(cx, fn, values, lo, hi, nbins, -1);
-    return dtype == WEFT_I64 ? bins : weft_cast(cx, bins, dtype);
+    return WEFT__KEEP(dtype == WEFT_I64 ? bins : weft_cast(cx, bins, dtype));
 }
 
 /* tf.math.zero_fraction: the mean of x == 0 over every element, f32 (NaN
  * for no elements, as a mean of nothing). */
 weft_value *weft_zero_fraction(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_zero_fraction";
     if (!weft__op_enter(cx, fn, &x, 1))
         return NULL;
     weft_value *zero = weft__op_binary(cx, WEFT__OP_EQ, fn, x, weft_const_i64(cx, 0));
-    return weft_reduce(cx, WEFT_R_MEAN, weft_cast(cx, zero, WEFT_F32), NULL, 0, false);
+    return WEFT__KEEP(weft_reduce(cx, WEFT_R_MEAN, weft_cast(cx, zero, WEFT_F32), NULL, 0, false));
 }
 
 /* Every element of x (flattened) against the one before it by cmp: a bool
@@ -161,10 +165,12 @@ static weft_value *ordered(weft_ctx *cx, const char *fn, weft_value *x, weft__op
 
 weft_value *weft_is_non_decreasing(weft_ctx *cx, weft_value *x)
 {
-    return ordered(cx, "weft_is_non_decreasing", x, WEFT__OP_GE);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(ordered(cx, "weft_is_non_decreasing", x, WEFT__OP_GE));
 }
 
 weft_value *weft_is_strictly_increasing(weft_ctx *cx, weft_value *x)
 {
-    return ordered(cx, "weft_is_strictly_increasing", x, WEFT__OP_GT);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(ordered(cx, "weft_is_strictly_increasing", x, WEFT__OP_GT));
 }

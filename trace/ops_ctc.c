@@ -10,6 +10,7 @@ weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
                           weft_value *label_length, weft_value *logit_length,
                           bool logits_time_major, int blank_index)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_ctc_loss";
     weft_value *in[4] = { labels, logits, label_length, logit_length };
     if (!weft__op_enter(cx, fn, in, 4))
@@ -17,7 +18,7 @@ weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
     weft__node n = { .op = WEFT__OP_CTC_LOSS };
     n.attr.index.axis = blank_index;
     n.attr.index.kind = logits_time_major ? 1 : 0;
-    return weft__ops_finish(cx, &n, in, 4);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 4));
 }
 
 /* tf.nn.ctc_greedy_decoder, dense: each frame's best class; with
@@ -28,6 +29,7 @@ weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
 int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequence_length,
                             bool merge_repeated, int blank_index, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_ctc_greedy_decoder";
     weft_value *in[2] = { inputs, sequence_length };
     if (outs)

@@ -96,7 +96,8 @@ static weft_value *dct_of(weft_ctx *cx, const char *fn, weft_value *input, int t
 
 weft_value *weft_dct(weft_ctx *cx, weft_value *input, int type, int64_t n, bool ortho)
 {
-    return dct_of(cx, "weft_dct", input, type, n, ortho);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(dct_of(cx, "weft_dct", input, type, n, ortho));
 }
 
 /* TensorFlow's idct: the DCT of the inverse type (2 and 3 swap, 1 and 4
@@ -104,15 +105,17 @@ weft_value *weft_dct(weft_ctx *cx, weft_value *input, int type, int64_t n, bool 
  * without ortho. */
 weft_value *weft_idct(weft_ctx *cx, weft_value *input, int type, int64_t n, bool ortho)
 {
+    WEFT__SCOPE(cx);
     static const int inverse[5] = { 0, 1, 3, 2, 4 };
-    return dct_of(cx, "weft_idct", input, type >= 1 && type <= 4 ? inverse[type] : type, n,
-                  ortho);
+    return WEFT__KEEP(dct_of(cx, "weft_idct", input, type >= 1 && type <= 4 ? inverse[type] : type,
+                             n, ortho));
 }
 
 /* tf.signal.mfccs_from_log_mel_spectrograms: the type-2 DCT over the mel
  * bins scaled by 1 / sqrt(2 bins). */
 weft_value *weft_mfccs_from_log_mel_spectrograms(weft_ctx *cx, weft_value *log_mel_spectrograms)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_mfccs_from_log_mel_spectrograms";
     if (!weft__op_enter(cx, fn, &log_mel_spectrograms, 1))
         return NULL;
@@ -123,5 +126,6 @@ weft_value *weft_mfccs_from_log_mel_spectrograms(weft_ctx *cx, weft_value *log_m
                               fn, weft__spec_str(s, ss, sizeof ss));
     weft_value *d = dct_of(cx, fn, log_mel_spectrograms, 2, 0, false);
     double bins = (double)s->dims[s->rank - 1];
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, d, weft_const_f64(cx, 1.0 / sqrt(2.0 * bins)));
+    weft_value *scale = weft_const_f64(cx, 1.0 / sqrt(2.0 * bins));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, d, scale));
 }

@@ -83,6 +83,7 @@ static weft_value *row_of(weft_ctx *cx, weft_value *p, int rank, int64_t r, int6
 
 int weft_qr(weft_ctx *cx, weft_value *a, bool full_matrices, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     const char *fn = "weft_qr";
     if (!enter_outs(cx, fn, a, outs, 2))
         return ctx_code(cx);
@@ -103,6 +104,7 @@ int weft_qr(weft_ctx *cx, weft_value *a, bool full_matrices, weft_value **outs)
 
 int weft_eigh(weft_ctx *cx, weft_value *a, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     const char *fn = "weft_eigh";
     if (!enter_outs(cx, fn, a, outs, 2))
         return ctx_code(cx);
@@ -121,14 +123,16 @@ int weft_eigh(weft_ctx *cx, weft_value *a, weft_value **outs)
 
 weft_value *weft_eigvalsh(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_eigvalsh", &a, 1))
         return NULL;
-    return packed(cx, WEFT__OP_EIGH, 0, a);
+    return WEFT__KEEP(packed(cx, WEFT__OP_EIGH, 0, a));
 }
 
 int weft_svd(weft_ctx *cx, weft_value *a, bool full_matrices, bool compute_uv,
              weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, compute_uv ? 3 : 1);
     const char *fn = "weft_svd";
     if (!enter_outs(cx, fn, a, outs, compute_uv ? 3 : 1))
         return ctx_code(cx);
@@ -156,6 +160,7 @@ int weft_svd(weft_ctx *cx, weft_value *a, bool full_matrices, bool compute_uv,
 
 int weft_slogdet(weft_ctx *cx, weft_value *a, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     const char *fn = "weft_slogdet";
     if (!enter_outs(cx, fn, a, outs, 2))
         return ctx_code(cx);
@@ -178,6 +183,7 @@ int weft_slogdet(weft_ctx *cx, weft_value *a, weft_value **outs)
 
 int weft_lu(weft_ctx *cx, weft_value *a, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     const char *fn = "weft_lu";
     if (!enter_outs(cx, fn, a, outs, 2))
         return ctx_code(cx);
@@ -199,6 +205,7 @@ int weft_lu(weft_ctx *cx, weft_value *a, weft_value **outs)
 weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_value *perm,
                           weft_value *rhs)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_lu_solve";
     weft_value *in[3] = { lower_upper, perm, rhs };
     if (!weft__op_enter(cx, fn, in, 3))
@@ -224,7 +231,7 @@ weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_value *per
     weft_value *off = weft_sub(cx, weft_const_f64(cx, 1.0), eye);
     weft_value *l = weft_add(cx, weft_mul(cx, lower_upper, off), eye);
     weft_value *y = weft_triangular_solve(cx, l, pb, true, false);
-    return weft_triangular_solve(cx, lower_upper, y, false, false);
+    return WEFT__KEEP(weft_triangular_solve(cx, lower_upper, y, false, false));
 }
 
 /* Whether perm is i32 or i64 [..., n] for factors of the given rank. */
@@ -243,6 +250,7 @@ static bool perm_ok(weft_ctx *cx, const char *fn, weft_value *lower_upper, weft_
 
 weft_value *weft_lu_matrix_inverse(weft_ctx *cx, weft_value *lower_upper, weft_value *perm)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { lower_upper, perm };
     if (!weft__op_enter(cx, "weft_lu_matrix_inverse", in, 2))
         return NULL;
@@ -253,11 +261,12 @@ weft_value *weft_lu_matrix_inverse(weft_ctx *cx, weft_value *lower_upper, weft_v
     const weft_spec *ls = weft__value_spec(lower_upper);
     int64_t n = ls->dims[rank - 1];
     weft_value *eye = weft_add(cx, weft_zeros_like(cx, lower_upper), weft_eye(cx, n, n, ls->dtype));
-    return weft_lu_solve(cx, lower_upper, perm, eye);
+    return WEFT__KEEP(weft_lu_solve(cx, lower_upper, perm, eye));
 }
 
 weft_value *weft_lu_reconstruct(weft_ctx *cx, weft_value *lower_upper, weft_value *perm)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_lu_reconstruct";
     weft_value *in[2] = { lower_upper, perm };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -274,16 +283,17 @@ weft_value *weft_lu_reconstruct(weft_ctx *cx, weft_value *lower_upper, weft_valu
                              weft_sub(cx, eye, weft_mul(cx, lower_upper, eye)));
     weft_value *lu = weft_matmul(cx, l, weft_band_part(cx, lower_upper, 0, -1));
     weft_value *inverse = weft_argsort(cx, perm, -1, false);
-    return weft_gather_ex(cx, lu, inverse, rank - 2, rank - 2);
+    return WEFT__KEEP(weft_gather_ex(cx, lu, inverse, rank - 2, rank - 2));
 }
 
 weft_value *weft_logdet(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_logdet", &a, 1))
         return NULL;
     /* log det = 2 sum(log(diag(cholesky(a)))). */
     weft_value *diag = weft_matrix_diag_part(cx, weft_cholesky(cx, a));
-    return weft_mul(cx, weft_const_f64(cx, 2.0), weft_sum(cx, weft_log(cx, diag), -1));
+    return WEFT__KEEP(weft_mul(cx, weft_const_f64(cx, 2.0), weft_sum(cx, weft_log(cx, diag), -1)));
 }
 
 /* factor max(m, n) eps of a's dtype: TensorFlow's relative cutoffs of
@@ -320,15 +330,17 @@ static weft_value *pinv_of(weft_ctx *cx, const char *fn, weft_value *a, double r
 
 weft_value *weft_pinv(weft_ctx *cx, weft_value *a, double rcond)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_pinv", &a, 1))
         return NULL;
-    return pinv_of(cx, "weft_pinv", a, rcond);
+    return WEFT__KEEP(pinv_of(cx, "weft_pinv", a, rcond));
 }
 
 /* The singular values above tol (< 0: TensorFlow's default, the largest
  * times max(m, n) eps), counted as i32 as TensorFlow's. */
 weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_matrix_rank";
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
@@ -345,12 +357,13 @@ weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol)
         cutoff = weft_mul(cx, weft_const_f64(cx, dims_eps(weft__value_spec(a), 1.0)),
                           weft_reduce(cx, WEFT_R_MAX, s, &last, 1, true));
     }
-    return weft_sum(cx, weft_cast(cx, weft_gt(cx, s, cutoff), WEFT_I32), -1);
+    return WEFT__KEEP(weft_sum(cx, weft_cast(cx, weft_gt(cx, s, cutoff), WEFT_I32), -1));
 }
 
 weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                        double l2_regularizer, bool fast)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_lstsq";
     weft_value *in[2] = { matrix, rhs };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -384,7 +397,7 @@ weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                               "f64 matrices of one dtype, rank and row count", fn,
                               weft__spec_str(as, sa, sizeof sa), weft__spec_str(bs, sb, sizeof sb));
     if (!fast)
-        return weft_matmul(cx, pinv_of(cx, fn, matrix, -1), rhs);
+        return WEFT__KEEP(weft_matmul(cx, pinv_of(cx, fn, matrix, -1), rhs));
     /* The normal equations through Cholesky: (a^T a + l2 I)^-1 a^T b for
      * a tall a, a^T (a a^T + l2 I)^-1 b for a wide one; rows unknown
      * while tracing (a count of samples, typically) take the tall form. */
@@ -399,6 +412,8 @@ weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
     }
     weft_value *chol = weft_cholesky(cx, gram);
     if (tall)
-        return weft_cholesky_solve(cx, chol, weft_matmul_ex(cx, matrix, rhs, WEFT_TRANSPOSE_A));
-    return weft_matmul_ex(cx, matrix, weft_cholesky_solve(cx, chol, rhs), WEFT_TRANSPOSE_A);
+        return WEFT__KEEP(weft_cholesky_solve(cx, chol,
+                                              weft_matmul_ex(cx, matrix, rhs, WEFT_TRANSPOSE_A)));
+    return WEFT__KEEP(weft_matmul_ex(cx, matrix, weft_cholesky_solve(cx, chol, rhs),
+                                     WEFT_TRANSPOSE_A));
 }

@@ -461,6 +461,7 @@ static bool result_in_order(const term *a, const term *b, const plan *p)
 weft_value *weft_einsum(weft_ctx *cx, const char *equation, weft_value *const *inputs,
                         size_t n_inputs)
 {
+    WEFT__SCOPE(cx);
     if (!cx) {
         weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
         return NULL;
@@ -505,5 +506,5 @@ weft_value *weft_einsum(weft_ctx *cx, const char *equation, weft_value *const *i
     }
     if (!sum_out(cx, &acc, pl.out, pl.out_rank) || !permute(cx, &acc, pl.out))
         return NULL;
-    return acc.v;
+    return WEFT__KEEP(acc.v);
 }

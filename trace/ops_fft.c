@@ -13,20 +13,23 @@
 weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int kind,
                           int64_t len)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, fn, &input, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_FFT, .attr.fft = { .kind = kind, .length = len } };
-    return weft__ops_finish(cx, &n, &input, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &input, 1));
 }
 
 weft_value *weft_fft(weft_ctx *cx, weft_value *input)
 {
-    return weft__ops_fft(cx, "weft_fft", input, WEFT__FFT_FORWARD, 0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft__ops_fft(cx, "weft_fft", input, WEFT__FFT_FORWARD, 0));
 }
 
 weft_value *weft_ifft(weft_ctx *cx, weft_value *input)
 {
-    return weft__ops_fft(cx, "weft_ifft", input, WEFT__FFT_INVERSE, 0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft__ops_fft(cx, "weft_ifft", input, WEFT__FFT_INVERSE, 0));
 }
 
 /* The transform's length: fft_length, or (0) the default the input's
@@ -58,20 +61,22 @@ static int64_t real_length(weft_ctx *cx, const char *fn, weft_value *input, int6
 
 weft_value *weft_rfft(weft_ctx *cx, weft_value *input, int64_t fft_length)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_rfft";
     if (!weft__op_enter(cx, fn, &input, 1))
         return NULL;
     int64_t len = real_length(cx, fn, input, fft_length, false);
-    return len ? weft__ops_fft(cx, fn, input, WEFT__FFT_REAL, len) : NULL;
+    return WEFT__KEEP(len ? weft__ops_fft(cx, fn, input, WEFT__FFT_REAL, len) : NULL);
 }
 
 weft_value *weft_irfft(weft_ctx *cx, weft_value *input, int64_t fft_length)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_irfft";
     if (!weft__op_enter(cx, fn, &input, 1))
         return NULL;
     int64_t len = real_length(cx, fn, input, fft_length, true);
-    return len ? weft__ops_fft(cx, fn, input, WEFT__FFT_REAL_INVERSE, len) : NULL;
+    return WEFT__KEEP(len ? weft__ops_fft(cx, fn, input, WEFT__FFT_REAL_INVERSE, len) : NULL);
 }
 
 /* TensorFlow's default fft_length: the least power of two >= frame_length. */
@@ -127,6 +132,7 @@ static bool stft_checks(weft_ctx *cx, const char *fn, weft_value *input, int min
 weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,
                       int64_t frame_step, int64_t fft_length, weft_value *window, bool pad_end)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_stft";
     weft_value *in[2] = { signals, window };
     if (!weft__op_enter(cx, fn, in, window ? 2 : 1) ||
@@ -158,12 +164,13 @@ weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,
                                       .frame_length = frame_length,
                                       .frame_step = frame_step } };
     weft_value *ins[2] = { signals, w };
-    return weft__ops_finish(cx, &node, ins, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &node, ins, 2));
 }
 
 weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_length,
                               int64_t frame_step, int64_t fft_length, weft_value *window)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_inverse_stft";
     weft_value *in[2] = { stfts, window };
     if (!weft__op_enter(cx, fn, in, window ? 2 : 1) ||
@@ -187,7 +194,8 @@ weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_len
     weft_value *real = weft_irfft(cx, stfts, len);
     /* Each frame cut or zero-padded to frame_length. */
     real = weft__ops_fit_axis(cx, real, s->rank - 1, s->rank - 2, len, frame_length);
-    return weft_overlap_and_add(cx, weft__op_binary(cx, WEFT__OP_MUL, fn, real, w), frame_step);
+    return WEFT__KEEP(weft_overlap_and_add(cx, weft__op_binary(cx, WEFT__OP_MUL, fn, real, w),
+                                           frame_step));
 }
 
 /* tf.signal.inverse_stft_window_fn: the window over the sum of the
@@ -196,6 +204,7 @@ weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_len
  * frame_step and summed, the sums repeated along the window. */
 weft_value *weft_inverse_stft_window(weft_ctx *cx, int64_t frame_step, weft_value *window)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_inverse_stft_window";
     if (!weft__op_enter(cx, fn, &window, 1))
         return NULL;
@@ -221,5 +230,5 @@ weft_value *weft_inverse_stft_window(weft_ctx *cx, int64_t frame_step, weft_valu
     weft_value *denom = weft_tile(cx, sums, (int64_t[]){ overlaps });
     if (overlaps * frame_step > L)
         denom = weft_slice(cx, denom, (int64_t[]){ 0 }, (int64_t[]){ L }, NULL);
-    return weft__op_binary(cx, WEFT__OP_DIV, fn, window, denom);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, window, denom));
 }

@@ -45,40 +45,45 @@ static weft_value *complex_nd(weft_ctx *cx, const char *fn, weft_value *x, int d
 
 weft_value *weft_fft2d(weft_ctx *cx, weft_value *input)
 {
-    return complex_nd(cx, "weft_fft2d", input, 2, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(complex_nd(cx, "weft_fft2d", input, 2, false));
 }
 
 weft_value *weft_ifft2d(weft_ctx *cx, weft_value *input)
 {
-    return complex_nd(cx, "weft_ifft2d", input, 2, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(complex_nd(cx, "weft_ifft2d", input, 2, true));
 }
 
 weft_value *weft_fft3d(weft_ctx *cx, weft_value *input)
 {
-    return complex_nd(cx, "weft_fft3d", input, 3, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(complex_nd(cx, "weft_fft3d", input, 3, false));
 }
 
 weft_value *weft_ifft3d(weft_ctx *cx, weft_value *input)
 {
-    return complex_nd(cx, "weft_ifft3d", input, 3, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(complex_nd(cx, "weft_ifft3d", input, 3, true));
 }
 
 weft_value *weft__ops_fit_axis(weft_ctx *cx, weft_value *x, int rank, int axis, int64_t have,
                                int64_t len)
 {
+    WEFT__SCOPE(cx);
     if (len < have) {
         int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
         for (int d = 0; d < rank; d++)
             end[d] = WEFT_END;
         end[axis] = len;
-        return weft_slice(cx, x, begin, end, NULL);
+        return WEFT__KEEP(weft_slice(cx, x, begin, end, NULL));
     }
     if (len > have) {
         int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
         pads[axis][1] = len - have;
-        return weft_pad(cx, x, (const int64_t(*)[2])pads, 0.0);
+        return WEFT__KEEP(weft_pad(cx, x, (const int64_t(*)[2])pads, 0.0));
     }
-    return x;
+    return WEFT__KEEP(x);
 }
 
 /* The lengths of a real transform over `dims` axes into len[]: fft_length
@@ -146,20 +151,24 @@ static weft_value *real_nd(weft_ctx *cx, const char *fn, weft_value *x, int dims
 
 weft_value *weft_rfft2d(weft_ctx *cx, weft_value *input, const int64_t *fft_length)
 {
-    return real_nd(cx, "weft_rfft2d", input, 2, fft_length, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(real_nd(cx, "weft_rfft2d", input, 2, fft_length, false));
 }
 
 weft_value *weft_irfft2d(weft_ctx *cx, weft_value *input, const int64_t *fft_length)
 {
-    return real_nd(cx, "weft_irfft2d", input, 2, fft_length, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(real_nd(cx, "weft_irfft2d", input, 2, fft_length, true));
 }
 
 weft_value *weft_rfft3d(weft_ctx *cx, weft_value *input, const int64_t *fft_length)
 {
-    return real_nd(cx, "weft_rfft3d", input, 3, fft_length, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(real_nd(cx, "weft_rfft3d", input, 3, fft_length, false));
 }
 
 weft_value *weft_irfft3d(weft_ctx *cx, weft_value *input, const int64_t *fft_length)
 {
-    return real_nd(cx, "weft_irfft3d", input, 3, fft_length, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(real_nd(cx, "weft_irfft3d", input, 3, fft_length, true));
 }

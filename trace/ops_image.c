@@ -63,6 +63,7 @@ static bool block_ok(weft_ctx *cx, const char *fn, int64_t block_size)
  * order, each pixel's channels together (TensorFlow's layout). */
 weft_value *weft_space_to_depth(weft_ctx *cx, weft_value *x, int64_t block_size)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_space_to_depth";
     if (!weft__op_enter(cx, fn, &x, 1) || !block_ok(cx, fn, block_size) ||
         !known_rank(cx, fn, x, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
@@ -78,12 +79,14 @@ weft_value *weft_space_to_depth(weft_ctx *cx, weft_value *x, int64_t block_size)
     const int64_t split[6] = { -1, h / bs, bs, w / bs, bs, c };
     static const int perm[6] = { 0, 1, 3, 2, 4, 5 };
     const int64_t joined[4] = { -1, h / bs, w / bs, bs * bs * c };
-    return weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4, joined);
+    return WEFT__KEEP(weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4,
+                                   joined));
 }
 
 /* The inverse: [b, h, w, s * s * c] to [b, h * s, w * s, c]. */
 weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_depth_to_space";
     if (!weft__op_enter(cx, fn, &x, 1) || !block_ok(cx, fn, block_size) ||
         !known_rank(cx, fn, x, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
@@ -99,7 +102,8 @@ weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size)
     const int64_t split[6] = { -1, h, w, bs, bs, c / (bs * bs) };
     static const int perm[6] = { 0, 1, 3, 2, 4, 5 };
     const int64_t joined[4] = { -1, h * bs, w * bs, c / (bs * bs) };
-    return weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4, joined);
+    return WEFT__KEEP(weft_reshape(cx, weft_transpose(cx, weft_reshape(cx, x, 6, split), perm), 4,
+                                   joined));
 }
 
 /* tf.image.extract_patches: one strided slice of the (zero-padded) images
@@ -109,6 +113,7 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
                                  const int64_t *strides, const int64_t *rates,
                                  weft_padding padding)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_extract_patches";
     int64_t k[2], st[2], rt[2];
     if (!weft__op_enter(cx, fn, &images, 1) ||
@@ -160,7 +165,7 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
         }
     weft_value *r = weft_concat(cx, parts, (size_t)taps, 3);
     weft__free(parts);
-    return r;
+    return WEFT__KEEP(r);
 }
 
 /* ---- Colour and contrast ------------------------------------------------ */
@@ -168,6 +173,7 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
 /* The one channel three times, as r, g and b. */
 weft_value *weft_grayscale_to_rgb(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_grayscale_to_rgb";
     if (!weft__op_enter(cx, fn, &images, 1) ||
         !known_rank(cx, fn, images, 1, WEFT_MAX_RANK, 1, "images whose last dim is 1"))
@@ -179,12 +185,13 @@ weft_value *weft_grayscale_to_rgb(weft_ctx *cx, weft_value *images)
                               fn, weft__spec_str(s, ss, sizeof ss));
     }
     weft_value *same[3] = { images, images, images };
-    return weft_concat(cx, same, 3, -1);
+    return WEFT__KEEP(weft_concat(cx, same, 3, -1));
 }
 
 /* TensorFlow's weights, added in its order: 0.2989 r + 0.5870 g + 0.1140 b. */
 weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_rgb_to_grayscale";
     if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 1, WEFT_MAX_RANK, 1, "images whose last dim is 3"))
@@ -205,13 +212,14 @@ weft_value *weft_rgb_to_grayscale(weft_ctx *cx, weft_value *images)
             weft__op_binary(cx, WEFT__OP_MUL, fn, rgb[k], weft_const_f64(cx, weights[k]));
         sum = k == 0 ? term : weft__op_binary(cx, WEFT__OP_ADD, fn, sum, term);
     }
-    return sum;
+    return WEFT__KEEP(sum);
 }
 
 /* (x - mean) / max(stddev, 1 / sqrt(n)) over each image's last three
  * dims (n = h w c). */
 weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_per_image_standardization";
     if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 3, WEFT_MAX_RANK, 3,
@@ -226,31 +234,33 @@ weft_value *weft_per_image_standardization(weft_ctx *cx, weft_value *images)
     weft_value *floor_sd = weft_const_f64(cx, 1.0 / sqrt(pixels));
     weft_value *adjusted = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, sd, floor_sd);
     weft_value *centred = weft__op_binary(cx, WEFT__OP_SUB, fn, images, mean);
-    return weft__op_binary(cx, WEFT__OP_DIV, fn, centred, adjusted);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, centred, adjusted));
 }
 
 /* (x - mean) * factor + mean, the mean of each channel over an image's
  * height and width (the two dims before the last). */
 weft_value *weft_adjust_contrast(weft_ctx *cx, weft_value *images, double contrast_factor)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_adjust_contrast";
     if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_contrast_images(cx, fn, images))
         return NULL;
     if (!isfinite(contrast_factor))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: contrast_factor %g is not finite", fn,
                               contrast_factor);
-    return weft__ops_contrast(cx, fn, images, weft_const_f64(cx, contrast_factor));
+    return WEFT__KEEP(weft__ops_contrast(cx, fn, images, weft_const_f64(cx, contrast_factor)));
 }
 
 weft_value *weft__ops_contrast(weft_ctx *cx, const char *fn, weft_value *images,
                                weft_value *factor)
 {
+    WEFT__SCOPE(cx);
     int r = spec_of(images)->rank;
     const int axes[2] = { r - 3, r - 2 };
     weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, images, axes, 2, true);
     weft_value *centred = weft__op_binary(cx, WEFT__OP_SUB, fn, images, mean);
     weft_value *scaled = weft__op_binary(cx, WEFT__OP_MUL, fn, centred, factor);
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, scaled, mean);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, scaled, mean));
 }
 
 bool weft__ops_contrast_images(weft_ctx *cx, const char *fn, weft_value *images)
@@ -278,6 +288,7 @@ static weft_value *neighbour_diff(weft_ctx *cx, const char *fn, weft_value *x, i
  * each x[next] - x[here] with a row (column) of zeros at the end. */
 int weft_image_gradients(weft_ctx *cx, weft_value *images, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_image_gradients";
     if (outs)
         outs[0] = outs[1] = NULL;
@@ -309,6 +320,7 @@ int weft_image_gradients(weft_ctx *cx, weft_value *images, weft_value **outs)
  * width, per image ([b, h, w, c] to [b]; [h, w, c] to a scalar). */
 weft_value *weft_total_variation(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_total_variation";
     if (!weft__op_enter(cx, fn, &images, 1) ||
         !known_rank(cx, fn, images, 3, 4, 0, "an image or a batch (rank 3 or 4)"))
@@ -321,13 +333,14 @@ weft_value *weft_total_variation(weft_ctx *cx, weft_value *images)
         sums[k] = weft_reduce(cx, WEFT_R_SUM, weft__op_unary(cx, WEFT__OP_ABS, fn, d), axes, 3,
                               false);
     }
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, sums[0], sums[1]);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, sums[0], sums[1]));
 }
 
 /* tf.image.psnr: 20 log10(max_val) - 10 log10(mse), the mean squared
  * difference over each image's last three dims. */
 weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_psnr";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, a) || !weft__ops_float_images(cx, fn, b) ||
@@ -344,7 +357,8 @@ weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
     weft_value *log_mse = weft__op_unary(cx, WEFT__OP_LOG, fn, mse);
     weft_value *db = weft__op_binary(cx, WEFT__OP_MUL, fn, log_mse,
                                      weft_const_f64(cx, 10.0 / log(10.0)));
-    return weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, 20.0 * log10(max_val)), db);
+    weft_value *peak = weft_const_f64(cx, 20.0 * log10(max_val));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, peak, db));
 }
 
 /* ---- Filters: Sobel edges and SSIM ----------------------------------------- */
@@ -370,6 +384,7 @@ static weft_value *tiled_filter(weft_ctx *cx, const char *fn, const double *taps
 
 weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_sobel_edges";
     if (!weft__op_enter(cx, fn, &images, 1) || !weft__ops_float_images(cx, fn, images) ||
         !known_rank(cx, fn, images, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
@@ -395,7 +410,7 @@ weft_value *weft_sobel_edges(weft_ctx *cx, weft_value *images)
     weft_value *padded = weft_pad_ex(cx, images, one, WEFT_PAD_REFLECT, 0.0);
     weft_value *edges =
         weft_depthwise_conv2d(cx, padded, filter, NULL, WEFT_PADDING_VALID, NULL);
-    return weft_reshape(cx, edges, 5, (const int64_t[]){ -1, h, w, c, 2 });
+    return WEFT__KEEP(weft_reshape(cx, edges, 5, (const int64_t[]){ -1, h, w, c, 2 }));
 }
 
 /* TensorFlow's _fspecial_gauss: exp(-(dy^2 + dx^2) / (2 sigma^2)) over a
@@ -462,6 +477,7 @@ static bool ssim_shapes_ok(weft_ctx *cx, const char *fn, const weft_value *a,
 weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
                       int64_t filter_size, double filter_sigma, double k1, double k2)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_ssim";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, a) || !weft__ops_float_images(cx, fn, b) ||
@@ -498,5 +514,5 @@ weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
     static const int pixels[2] = { 1, 2 };
     weft_value *per_channel = weft_reduce(cx, WEFT_R_MEAN, map, pixels, 2, false);
     weft_value *r = weft_reduce(cx, WEFT_R_MEAN, per_channel, (const int[]){ 1 }, 1, false);
-    return single ? weft_reshape(cx, r, 0, NULL) : r;
+    return WEFT__KEEP(single ? weft_reshape(cx, r, 0, NULL) : r);
 }

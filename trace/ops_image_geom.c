@@ -38,6 +38,7 @@ static bool image_rank(weft_ctx *cx, const char *fn, const weft_value *images, b
  * width; a half turn reverses both. */
 weft_value *weft_rot90(weft_ctx *cx, weft_value *images, int k)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_rot90";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
@@ -47,10 +48,10 @@ weft_value *weft_rot90(weft_ctx *cx, weft_value *images, int k)
     perm[h] = h + 1;
     perm[h + 1] = h;
     switch (turns) {
-    case 1: return weft_transpose(cx, weft_reverse(cx, images, h + 1), perm);
-    case 2: return weft_reverse(cx, weft_reverse(cx, images, h), h + 1);
-    case 3: return weft_reverse(cx, weft_transpose(cx, images, perm), h + 1);
-    default: return images;
+    case 1: return WEFT__KEEP(weft_transpose(cx, weft_reverse(cx, images, h + 1), perm));
+    case 2: return WEFT__KEEP(weft_reverse(cx, weft_reverse(cx, images, h), h + 1));
+    case 3: return WEFT__KEEP(weft_reverse(cx, weft_transpose(cx, images, perm), h + 1));
+    default: return WEFT__KEEP(images);
     }
 }
 
@@ -58,24 +59,27 @@ weft_value *weft_rot90(weft_ctx *cx, weft_value *images, int k)
  * one transpose of the image's own axes. */
 weft_value *weft_flip_left_right(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_flip_left_right";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
         return NULL;
-    return weft_reverse(cx, images, h + 1);
+    return WEFT__KEEP(weft_reverse(cx, images, h + 1));
 }
 
 weft_value *weft_flip_up_down(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_flip_up_down";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
         return NULL;
-    return weft_reverse(cx, images, h);
+    return WEFT__KEEP(weft_reverse(cx, images, h));
 }
 
 weft_value *weft_transpose_image(weft_ctx *cx, weft_value *images)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_transpose_image";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1) || !image_rank(cx, fn, images, false, &h))
@@ -83,7 +87,7 @@ weft_value *weft_transpose_image(weft_ctx *cx, weft_value *images)
     int perm[4] = { 0, 1, 2, 3 };
     perm[h] = h + 1;
     perm[h + 1] = h;
-    return weft_transpose(cx, images, perm);
+    return WEFT__KEEP(weft_transpose(cx, images, perm));
 }
 
 /* A target size of 1..INT32_MAX on each side. */
@@ -160,16 +164,18 @@ weft_value *weft_crop_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t 
                                       int64_t offset_width, int64_t target_height,
                                       int64_t target_width)
 {
-    return bounding_box(cx, "weft_crop_to_bounding_box", images, offset_height, offset_width,
-                        target_height, target_width, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(bounding_box(cx, "weft_crop_to_bounding_box", images, offset_height,
+                                   offset_width, target_height, target_width, false));
 }
 
 weft_value *weft_pad_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t offset_height,
                                      int64_t offset_width, int64_t target_height,
                                      int64_t target_width)
 {
-    return bounding_box(cx, "weft_pad_to_bounding_box", images, offset_height, offset_width,
-                        target_height, target_width, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(bounding_box(cx, "weft_pad_to_bounding_box", images, offset_height,
+                                   offset_width, target_height, target_width, true));
 }
 
 /* tf.image.resize_with_pad: the images scaled by one factor to fit the
@@ -178,6 +184,7 @@ weft_value *weft_pad_to_bounding_box(weft_ctx *cx, weft_value *images, int64_t o
 weft_value *weft_resize_with_pad(weft_ctx *cx, weft_value *images, int64_t target_height,
                                  int64_t target_width, weft_resize_method method)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_resize_with_pad";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1))
@@ -198,11 +205,12 @@ weft_value *weft_resize_with_pad(weft_ctx *cx, weft_value *images, int64_t targe
     weft_value *resized = weft_resize(cx, images, (int64_t)floor(rh), (int64_t)floor(rw), method);
     if (!resized)
         return NULL;
-    return pad_box(cx, resized, h, top, left, target_height, target_width);
+    return WEFT__KEEP(pad_box(cx, resized, h, top, left, target_height, target_width));
 }
 
 weft_value *weft_central_crop(weft_ctx *cx, weft_value *images, double central_fraction)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_central_crop";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1))
@@ -213,18 +221,19 @@ weft_value *weft_central_crop(weft_ctx *cx, weft_value *images, double central_f
     if (!image_rank(cx, fn, images, true, &h))
         return NULL;
     if (central_fraction == 1)
-        return images;
+        return WEFT__KEEP(images);
     const weft_spec *s = weft__value_spec(images);
     int64_t ih = s->dims[h], iw = s->dims[h + 1];
     /* TensorFlow's: int((d - d * fraction) / 2) in double. */
     int64_t top = (int64_t)(((double)ih - (double)ih * central_fraction) / 2);
     int64_t left = (int64_t)(((double)iw - (double)iw * central_fraction) / 2);
-    return crop(cx, images, h, top, left, ih - 2 * top, iw - 2 * left);
+    return WEFT__KEEP(crop(cx, images, h, top, left, ih - 2 * top, iw - 2 * left));
 }
 
 weft_value *weft_resize_with_crop_or_pad(weft_ctx *cx, weft_value *images, int64_t target_height,
                                          int64_t target_width)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_resize_with_crop_or_pad";
     int h;
     if (!weft__op_enter(cx, fn, &images, 1))
@@ -240,6 +249,6 @@ weft_value *weft_resize_with_crop_or_pad(weft_ctx *cx, weft_value *images, int64
     weft_value *cropped = crop(cx, images, h, ih > th ? (ih - th) / 2 : 0,
                                iw > tw ? (iw - tw) / 2 : 0, ch, cw);
     if (ch == th && cw == tw)
-        return cropped;
-    return pad_box(cx, cropped, h, (th - ch) / 2, (tw - cw) / 2, th, tw);
+        return WEFT__KEEP(cropped);
+    return WEFT__KEEP(pad_box(cx, cropped, h, (th - ch) / 2, (tw - cw) / 2, th, tw));
 }

@@ -40,6 +40,7 @@ static bool is_int(weft_dtype dt)
 weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
                                   weft_value *segment_ids, int64_t num_segments)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { data, segment_ids };
     if (!weft__op_enter(cx, "weft_unsorted_segment", in, 2))
         return NULL;
@@ -47,27 +48,29 @@ weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *da
                      .attr.index.count = num_segments };
     /* An integer mean computes in f64, as weft_reduce's does. */
     bool widen = r == WEFT_R_MEAN && is_int(weft__value_spec(data)->dtype);
-    return finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64);
+    return WEFT__KEEP(finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64));
 }
 
 weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
                          weft_value *segment_ids)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { data, segment_ids };
     if (!weft__op_enter(cx, "weft_segment", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_SEGMENT, .attr.index.kind = (int)r };
     bool widen = r == WEFT_R_MEAN && is_int(weft__value_spec(data)->dtype);
-    return finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64);
+    return WEFT__KEEP(finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64));
 }
 
 weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { params, indices };
     if (!weft__op_enter(cx, "weft_gather_nd", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_GATHER_ND };
-    return finish(cx, &n, in, 2, -1, WEFT_F64);
+    return WEFT__KEEP(finish(cx, &n, in, 2, -1, WEFT_F64));
 }
 
 /* tf.gather_nd with batch_dims b: the batch coordinates (an index along
@@ -76,12 +79,13 @@ weft_value *weft_gather_nd(weft_ctx *cx, weft_value *params, weft_value *indices
 weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indices,
                               int batch_dims)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_gather_nd_ex";
     weft_value *in[2] = { params, indices };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     if (batch_dims == 0)
-        return weft_gather_nd(cx, params, indices);
+        return WEFT__KEEP(weft_gather_nd(cx, params, indices));
     const weft_spec *ps = weft__value_spec(params), *is = weft__value_spec(indices);
     char sp[WEFT__SPEC_STR_MAX], si[WEFT__SPEC_STR_MAX];
     weft__spec_str(ps, sp, sizeof sp);
@@ -125,7 +129,8 @@ weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indi
     parts[batch_dims] = idx;
     if (weft_ctx_status(cx) != 0)
         return NULL;
-    return weft_gather_nd(cx, params, weft_concat(cx, parts, (size_t)batch_dims + 1, -1));
+    return WEFT__KEEP(weft_gather_nd(cx, params,
+                                     weft_concat(cx, parts, (size_t)batch_dims + 1, -1)));
 }
 
 static weft_value *scatter_nd(weft_ctx *cx, weft__op op, const char *fn, weft_value *tensor,
@@ -144,49 +149,56 @@ static weft_value *scatter_nd(weft_ctx *cx, weft__op op, const char *fn, weft_va
 weft_value *weft_scatter_nd_update(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                    weft_value *updates)
 {
-    return scatter_nd(cx, WEFT__OP_SCATTER_ND_UPDATE, "weft_scatter_nd_update", tensor, indices,
-                      updates);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scatter_nd(cx, WEFT__OP_SCATTER_ND_UPDATE, "weft_scatter_nd_update", tensor,
+                                 indices, updates));
 }
 
 weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                 weft_value *updates)
 {
-    return scatter_nd(cx, WEFT__OP_SCATTER_ND_ADD, "weft_scatter_nd_add", tensor, indices,
-                      updates);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scatter_nd(cx, WEFT__OP_SCATTER_ND_ADD, "weft_scatter_nd_add", tensor,
+                                 indices, updates));
 }
 
 weft_value *weft_scatter_nd_sub(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                 weft_value *updates)
 {
-    return scatter_nd(cx, WEFT__OP_SCATTER_ND_SUB, "weft_scatter_nd_sub", tensor, indices,
-                      updates);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scatter_nd(cx, WEFT__OP_SCATTER_ND_SUB, "weft_scatter_nd_sub", tensor,
+                                 indices, updates));
 }
 
 weft_value *weft_scatter_nd_max(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                 weft_value *updates)
 {
-    return scatter_nd(cx, WEFT__OP_SCATTER_ND_MAX, "weft_scatter_nd_max", tensor, indices,
-                      updates);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scatter_nd(cx, WEFT__OP_SCATTER_ND_MAX, "weft_scatter_nd_max", tensor,
+                                 indices, updates));
 }
 
 weft_value *weft_scatter_nd_min(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                 weft_value *updates)
 {
-    return scatter_nd(cx, WEFT__OP_SCATTER_ND_MIN, "weft_scatter_nd_min", tensor, indices,
-                      updates);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scatter_nd(cx, WEFT__OP_SCATTER_ND_MIN, "weft_scatter_nd_min", tensor,
+                                 indices, updates));
 }
 
 weft_value *weft_roll(weft_ctx *cx, weft_value *a, int64_t shift, int axis)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_roll", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_ROLL, .attr.index.axis = axis, .attr.index.count = shift };
-    return finish(cx, &n, &a, 1, -1, WEFT_F64);
+    return WEFT__KEEP(finish(cx, &n, &a, 1, -1, WEFT_F64));
 }
 
 weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts, const int *axes,
                            size_t n)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_roll_axes";
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
@@ -203,7 +215,7 @@ weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *shifts, c
     }
     for (size_t i = 0; a && i < n; i++)
         a = weft_roll(cx, a, shifts[i], axes[i]);
-    return a;
+    return WEFT__KEEP(a);
 }
 
 /* fftshift (kind 1) and ifftshift (kind 2): one half-roll per axis
@@ -235,20 +247,23 @@ static weft_value *half_rolls(weft_ctx *cx, const char *fn, int kind, weft_value
 
 weft_value *weft_fftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n)
 {
-    return half_rolls(cx, "weft_fftshift", 1, a, axes, n);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(half_rolls(cx, "weft_fftshift", 1, a, axes, n));
 }
 
 weft_value *weft_ifftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n)
 {
-    return half_rolls(cx, "weft_ifftshift", 2, a, axes, n);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(half_rolls(cx, "weft_ifftshift", 2, a, axes, n));
 }
 
 weft_value *weft_repeat(weft_ctx *cx, weft_value *a, int64_t repeats, int axis)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_repeat", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_REPEAT, .attr.index.axis = axis, .attr.index.count = repeats };
-    return finish(cx, &n, &a, 1, -1, WEFT_F64);
+    return WEFT__KEEP(finish(cx, &n, &a, 1, -1, WEFT_F64));
 }
 
 /* The i64 index of each output element along the axis: i, counts[i]
@@ -288,6 +303,7 @@ static weft_tensor *repeat_index(weft_ctx *cx, const char *fn, const int64_t *co
 weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *counts, size_t n,
                                int axis)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_repeat_counts";
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
@@ -298,7 +314,7 @@ weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *count
         if (counts[0] < 0)
             return weft__ctx_fail(cx, WEFT_EINVAL, "%s: counts[0] is %lld, negative", fn,
                                   (long long)counts[0]);
-        return weft_repeat(cx, a, counts[0], axis);
+        return WEFT__KEEP(weft_repeat(cx, a, counts[0], axis));
     }
     const weft_spec *s = weft__value_spec(a);
     char str[WEFT__SPEC_STR_MAX];
@@ -323,5 +339,5 @@ weft_value *weft_repeat_counts(weft_ctx *cx, weft_value *a, const int64_t *count
         return NULL;
     weft_value *idx = weft_const_tensor(cx, t);
     weft_tensor_release(t);
-    return idx ? weft_gather(cx, a, idx, ax) : NULL;
+    return WEFT__KEEP(idx ? weft_gather(cx, a, idx, ax) : NULL);
 }

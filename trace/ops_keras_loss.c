@@ -78,28 +78,31 @@ static weft_value *clip(const weft__steps *o, weft_value *x, double lo, double h
 
 weft_value *weft_mean_squared_error(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_mean_squared_error" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
         return NULL;
     weft_value *d = sub(&o, y_pred, t);
-    return last_axis(&o, WEFT_R_MEAN, mul(&o, d, d));
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, mul(&o, d, d)));
 }
 
 weft_value *weft_mean_absolute_error(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_mean_absolute_error" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
         return NULL;
     weft_value *d = sub(&o, y_pred, t);
-    return last_axis(&o, WEFT_R_MEAN, magnitude(&o, d));
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, magnitude(&o, d)));
 }
 
 /* 100 mean(|(t - p) / max(|t|, eps)|). */
 weft_value *weft_mean_absolute_percentage_error(weft_ctx *cx, weft_value *y_true,
                                                 weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_mean_absolute_percentage_error" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -107,13 +110,14 @@ weft_value *weft_mean_absolute_percentage_error(weft_ctx *cx, weft_value *y_true
     weft_value *scale = larger(&o, magnitude(&o, t), k(&o, KERAS_EPSILON));
     weft_value *ratio = quot(&o, sub(&o, t, y_pred), scale);
     weft_value *mean = last_axis(&o, WEFT_R_MEAN, magnitude(&o, ratio));
-    return mul(&o, k(&o, 100), mean);
+    return WEFT__KEEP(mul(&o, k(&o, 100), mean));
 }
 
 /* mean((log(max(p, eps) + 1) - log(max(t, eps) + 1))^2). */
 weft_value *weft_mean_squared_logarithmic_error(weft_ctx *cx, weft_value *y_true,
                                                 weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_mean_squared_logarithmic_error" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -122,12 +126,13 @@ weft_value *weft_mean_squared_logarithmic_error(weft_ctx *cx, weft_value *y_true
     for (int i = 0; i < 2; i++)
         logs[i] = ln(&o, add(&o, larger(&o, v[i], k(&o, KERAS_EPSILON)), k(&o, 1)));
     weft_value *d = sub(&o, logs[0], logs[1]);
-    return last_axis(&o, WEFT_R_MEAN, mul(&o, d, d));
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, mul(&o, d, d)));
 }
 
 /* mean(0.5 e^2 where |e| <= delta, else delta |e| - 0.5 delta^2), e = p - t. */
 weft_value *weft_huber_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred, double delta)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_huber_loss" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -139,13 +144,14 @@ weft_value *weft_huber_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred
     weft_value *quadratic = mul(&o, k(&o, 0.5), mul(&o, e, e));
     weft_value *linear = sub(&o, mul(&o, k(&o, delta), abs_e), k(&o, 0.5 * delta * delta));
     weft_value *near = weft__step2(&o, WEFT__OP_LE, abs_e, k(&o, delta));
-    return last_axis(&o, WEFT_R_MEAN, weft_where(cx, near, quadratic, linear));
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, weft_where(cx, near, quadratic, linear)));
 }
 
 /* mean(x + softplus(-2 x) - log 2), x = p - t: log(cosh(x)) without
  * overflow. */
 weft_value *weft_log_cosh_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_log_cosh_loss" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -153,7 +159,7 @@ weft_value *weft_log_cosh_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_p
     weft_value *x = sub(&o, y_pred, t);
     weft_value *soft = weft_softplus(cx, mul(&o, k(&o, -2), x));
     weft_value *v = sub(&o, add(&o, x, soft), k(&o, log(2.0)));
-    return last_axis(&o, WEFT_R_MEAN, v);
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, v));
 }
 
 /* ---- Hinges ----------------------------------------------------------------- */
@@ -186,17 +192,20 @@ static weft_value *hinge(weft_ctx *cx, const char *fn, weft_value *y_true, weft_
 
 weft_value *weft_hinge_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
-    return hinge(cx, "weft_hinge_loss", y_true, y_pred, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(hinge(cx, "weft_hinge_loss", y_true, y_pred, false));
 }
 
 weft_value *weft_squared_hinge_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
-    return hinge(cx, "weft_squared_hinge_loss", y_true, y_pred, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(hinge(cx, "weft_squared_hinge_loss", y_true, y_pred, true));
 }
 
 /* max(max((1 - t) p) - sum(t p) + 1, 0). */
 weft_value *weft_categorical_hinge_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_categorical_hinge_loss" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -205,7 +214,7 @@ weft_value *weft_categorical_hinge_loss(weft_ctx *cx, weft_value *y_true, weft_v
     weft_value *others = mul(&o, sub(&o, k(&o, 1), t), y_pred);
     weft_value *neg = last_axis(&o, WEFT_R_MAX, others);
     weft_value *margin = add(&o, sub(&o, neg, pos), k(&o, 1));
-    return larger(&o, margin, k(&o, 0));
+    return WEFT__KEEP(larger(&o, margin, k(&o, 0)));
 }
 
 /* ---- Distributions ----------------------------------------------------------- */
@@ -213,18 +222,20 @@ weft_value *weft_categorical_hinge_loss(weft_ctx *cx, weft_value *y_true, weft_v
 /* sum(t log(t / p)), both clipped to [eps, 1]. */
 weft_value *weft_kl_divergence(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_kl_divergence" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
         return NULL;
     weft_value *tc = clip(&o, t, KERAS_EPSILON, 1), *pc = clip(&o, y_pred, KERAS_EPSILON, 1);
     weft_value *v = mul(&o, tc, ln(&o, quot(&o, tc, pc)));
-    return last_axis(&o, WEFT_R_SUM, v);
+    return WEFT__KEEP(last_axis(&o, WEFT_R_SUM, v));
 }
 
 /* mean(p - t log(p + eps)). */
 weft_value *weft_poisson_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_poisson_loss" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -232,13 +243,14 @@ weft_value *weft_poisson_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pr
     weft_value *log_p =
         ln(&o, add(&o, y_pred, k(&o, KERAS_EPSILON)));
     weft_value *v = sub(&o, y_pred, mul(&o, t, log_p));
-    return last_axis(&o, WEFT_R_MEAN, v);
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, v));
 }
 
 /* -sum(l2_normalize(t) l2_normalize(p)) along the last axis (epsilon
  * 1e-12, tf.nn.l2_normalize's). */
 weft_value *weft_cosine_similarity_loss(weft_ctx *cx, weft_value *y_true, weft_value *y_pred)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_cosine_similarity_loss" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t))
@@ -246,7 +258,7 @@ weft_value *weft_cosine_similarity_loss(weft_ctx *cx, weft_value *y_true, weft_v
     static const int last = -1;
     weft_value *tn = weft_l2_normalize(cx, t, &last, 1, 1e-12);
     weft_value *pn = weft_l2_normalize(cx, y_pred, &last, 1, 1e-12);
-    return negate(&o, last_axis(&o, WEFT_R_SUM, mul(&o, tn, pn)));
+    return WEFT__KEEP(negate(&o, last_axis(&o, WEFT_R_SUM, mul(&o, tn, pn))));
 }
 
 /* ---- Crossentropies ------------------------------------------------------------ */
@@ -274,18 +286,20 @@ static weft_value *smooth(const weft__steps *o, weft_value *t, double s, double 
 weft_value *weft_binary_crossentropy(weft_ctx *cx, weft_value *y_true, weft_value *y_pred,
                                      bool from_logits, double label_smoothing)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_binary_crossentropy" };
     weft_value *t;
     if (!take_pair(cx, o.fn, y_true, y_pred, &t) || !smoothing_ok(cx, o.fn, label_smoothing))
         return NULL;
     t = smooth(&o, t, label_smoothing, 2);
     if (from_logits)
-        return last_axis(&o, WEFT_R_MEAN, weft_sigmoid_cross_entropy_with_logits(cx, t, y_pred));
+        return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN,
+                                    weft_sigmoid_cross_entropy_with_logits(cx, t, y_pred)));
     weft_value *p = clip(&o, y_pred, KERAS_EPSILON, 1 - KERAS_EPSILON);
     weft_value *log_p = ln(&o, add(&o, p, k(&o, KERAS_EPSILON)));
     weft_value *log_q = ln(&o, add(&o, sub(&o, k(&o, 1), p), k(&o, KERAS_EPSILON)));
     weft_value *bce = add(&o, mul(&o, t, log_p), mul(&o, sub(&o, k(&o, 1), t), log_q));
-    return last_axis(&o, WEFT_R_MEAN, negate(&o, bce));
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, negate(&o, bce)));
 }
 
 /* The classes: y_pred's last dim, known while tracing. */
@@ -306,6 +320,7 @@ static bool classes_known(weft_ctx *cx, const char *fn, weft_value *y_pred, int6
 weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_true, weft_value *y_pred,
                                           bool from_logits, double label_smoothing)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_categorical_crossentropy" };
     weft_value *t;
     int64_t classes;
@@ -314,12 +329,12 @@ weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_true, weft
         return NULL;
     t = smooth(&o, t, label_smoothing, (double)classes);
     if (from_logits)
-        return weft_softmax_cross_entropy_with_logits(cx, t, y_pred, -1);
+        return WEFT__KEEP(weft_softmax_cross_entropy_with_logits(cx, t, y_pred, -1));
     static const int last = -1;
     weft_value *total = weft_reduce(cx, WEFT_R_SUM, y_pred, &last, 1, true);
     weft_value *p = clip(&o, quot(&o, y_pred, total), KERAS_EPSILON, 1 - KERAS_EPSILON);
     weft_value *v = mul(&o, t, ln(&o, p));
-    return negate(&o, last_axis(&o, WEFT_R_SUM, v));
+    return WEFT__KEEP(negate(&o, last_axis(&o, WEFT_R_SUM, v)));
 }
 
 /* Logits: tf.nn.sparse_softmax_cross_entropy_with_logits.  Probabilities,
@@ -328,6 +343,7 @@ weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_true, weft
 weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_value *y_true,
                                                  weft_value *y_pred, bool from_logits)
 {
+    WEFT__SCOPE(cx);
     const weft__steps o = { cx, "weft_sparse_categorical_crossentropy" };
     weft_value *in[2] = { y_true, y_pred };
     if (!weft__op_enter(cx, o.fn, in, 2))
@@ -351,5 +367,5 @@ weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_value *y_tru
     weft_value *logits = y_pred;
     if (!from_logits)
         logits = ln(&o, clip(&o, y_pred, KERAS_EPSILON, 1 - KERAS_EPSILON));
-    return weft_sparse_softmax_cross_entropy_with_logits(cx, y_true, logits);
+    return WEFT__KEEP(weft_sparse_softmax_cross_entropy_with_logits(cx, y_true, logits));
 }

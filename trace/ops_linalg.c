@@ -67,6 +67,7 @@ static weft_value *offset_mask(weft_ctx *cx, const char *fn, int64_t m, int64_t 
 
 weft_value *weft_band_part(weft_ctx *cx, weft_value *a, int64_t num_lower, int64_t num_upper)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_band_part";
     int64_t m, n;
     if (!weft__op_enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
@@ -81,12 +82,13 @@ weft_value *weft_band_part(weft_ctx *cx, weft_value *a, int64_t num_lower, int64
         keep = keep ? weft_logical_and(cx, keep, upper) : upper;
     }
     if (!keep)
-        return weft__value_strong(cx, a);
-    return weft_where(cx, keep, a, weft_zeros_like(cx, a));
+        return WEFT__KEEP(weft__value_strong(cx, a));
+    return WEFT__KEEP(weft_where(cx, keep, a, weft_zeros_like(cx, a)));
 }
 
 weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_matrix_diag";
     if (!weft__op_enter(cx, fn, &v, 1))
         return NULL;
@@ -100,13 +102,14 @@ weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v)
     /* Row i of [..., k, k] is v where the column is i, else 0. */
     weft_value *on = offset_mask(cx, fn, k, k, WEFT__OP_EQ, 0);
     weft_value *rows = weft_expand_dims(cx, v, -2);
-    return weft_where(cx, on, rows, weft_zeros_like(cx, rows));
+    return WEFT__KEEP(weft_where(cx, on, rows, weft_zeros_like(cx, rows)));
 }
 
 /* tf.linalg.set_diag: a where the row equals the column, diagonal there
  * (broadcast along the longer side of the matrix). */
 weft_value *weft_matrix_set_diag(weft_ctx *cx, weft_value *a, weft_value *diagonal)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_matrix_set_diag";
     weft_value *in[2] = { a, diagonal };
     int64_t m, n;
@@ -127,11 +130,12 @@ weft_value *weft_matrix_set_diag(weft_ctx *cx, weft_value *a, weft_value *diagon
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the diagonal %s does not fit the matrix %s "
                               "([..., min(m, n)] for [..., m, n])", fn, s2, s1);
     weft_value *on = offset_mask(cx, fn, m, n, WEFT__OP_EQ, 0);
-    return weft_where(cx, on, weft_expand_dims(cx, diagonal, m <= n ? -1 : -2), a);
+    return WEFT__KEEP(weft_where(cx, on, weft_expand_dims(cx, diagonal, m <= n ? -1 : -2), a));
 }
 
 weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_matrix_diag_part";
     int64_t m, n;
     if (!weft__op_enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
@@ -158,22 +162,24 @@ weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a)
     }
     end[rank - 1] = k == 0 ? 0 : (k - 1) * (n + 1) + 1;
     step[rank - 1] = n + 1;
-    return weft_slice(cx, flat, begin, end, step);
+    return WEFT__KEEP(weft_slice(cx, flat, begin, end, step));
 }
 
 weft_value *weft_trace(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_trace";
     int64_t m, n;
     if (!weft__op_enter(cx, fn, &a, 1) || !known_matrix(cx, fn, a, &m, &n))
         return NULL;
-    return weft_sum(cx, weft_matrix_diag_part(cx, a), -1);
+    return WEFT__KEEP(weft_sum(cx, weft_matrix_diag_part(cx, a), -1));
 }
 
 /* a x b over the last dim (3 elements, known while tracing): the three
  * components from the split halves of each, joined again. */
 weft_value *weft_cross(weft_ctx *cx, weft_value *a, weft_value *b)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_cross";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -198,7 +204,7 @@ weft_value *weft_cross(weft_ctx *cx, weft_value *a, weft_value *b)
         if (!c[i])
             return NULL;
     }
-    return weft_concat(cx, c, 3, -1);
+    return WEFT__KEEP(weft_concat(cx, c, 3, -1));
 }
 
 /* ---- Norms -------------------------------------------------------------- */
@@ -206,19 +212,21 @@ weft_value *weft_cross(weft_ctx *cx, weft_value *a, weft_value *b)
 weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
                       bool keepdims)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_norm";
     if (!weft__op_enter(cx, fn, &a, 1) || !need_float(cx, fn, a, "a"))
         return NULL;
     if (n_axes > 0 && !axes)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
     weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, a);
-    return weft__op_unary(cx, WEFT__OP_SQRT, fn,
-                          weft_reduce(cx, WEFT_R_SUM, sq, axes, n_axes, keepdims));
+    return WEFT__KEEP(weft__op_unary(cx, WEFT__OP_SQRT, fn,
+                                     weft_reduce(cx, WEFT_R_SUM, sq, axes, n_axes, keepdims)));
 }
 
 weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, const int *axes,
                               size_t n_axes)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_clip_by_norm";
     if (!weft__op_enter(cx, fn, &t, 1) || !need_float(cx, fn, t, "t"))
         return NULL;
@@ -231,12 +239,13 @@ weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, con
     weft_value *l2 = weft_norm(cx, t, axes, n_axes, true);
     weft_value *scaled = weft__op_binary(cx, WEFT__OP_MUL, fn, t, weft_const_f64(cx, clip_norm));
     weft_value *den = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, l2, weft_const_f64(cx, clip_norm));
-    return weft__op_binary(cx, WEFT__OP_DIV, fn, scaled, den);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, scaled, den));
 }
 
 int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n, double clip_norm,
                              weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, n + 1);
     static const char fn[] = "weft_clip_by_global_norm";
     for (size_t i = 0; outs && i <= n; i++)
         outs[i] = NULL;
@@ -286,19 +295,22 @@ int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n, doub
 
 weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_squared_difference";
     weft_value *in[2] = { x, y };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    return weft__op_unary(cx, WEFT__OP_SQUARE, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, x, y));
+    return WEFT__KEEP(weft__op_unary(cx, WEFT__OP_SQUARE, fn,
+                                     weft__op_binary(cx, WEFT__OP_SUB, fn, x, y)));
 }
 
 weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_reciprocal";
     if (!weft__op_enter(cx, fn, &x, 1))
         return NULL;
-    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, weft_const_f64(cx, 1.0), x);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, weft_const_f64(cx, 1.0), x));
 }
 
 /* op(x, y), and 0 where `guard` (x for xlogy, xlog1py and xdivy, y for
@@ -339,25 +351,30 @@ static weft_value *x_mul_y(weft_ctx *cx, const char *fn, weft_value *x, weft_val
 
 weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y)
 {
-    return zero_where_zero(cx, "weft_xlogy", x, y, false, x_log_y);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(zero_where_zero(cx, "weft_xlogy", x, y, false, x_log_y));
 }
 
 weft_value *weft_xlog1py(weft_ctx *cx, weft_value *x, weft_value *y)
 {
-    return zero_where_zero(cx, "weft_xlog1py", x, y, false, x_log1p_y);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(zero_where_zero(cx, "weft_xlog1py", x, y, false, x_log1p_y));
 }
 
 weft_value *weft_xdivy(weft_ctx *cx, weft_value *x, weft_value *y)
 {
-    return zero_where_zero(cx, "weft_xdivy", x, y, false, x_div_y);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(zero_where_zero(cx, "weft_xdivy", x, y, false, x_div_y));
 }
 
 weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
 {
-    return zero_where_zero(cx, "weft_divide_no_nan", x, y, true, x_div_y);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(zero_where_zero(cx, "weft_divide_no_nan", x, y, true, x_div_y));
 }
 
 weft_value *weft_multiply_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
 {
-    return zero_where_zero(cx, "weft_multiply_no_nan", x, y, true, x_mul_y);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(zero_where_zero(cx, "weft_multiply_no_nan", x, y, true, x_mul_y));
 }

@@ -62,6 +62,7 @@ static bool epsilon_ok(weft_ctx *cx, const char *fn, double epsilon)
 weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
                                                    weft_value *logits, int axis)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_softmax_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
@@ -77,12 +78,13 @@ weft_value *weft_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
     weft_value *lsm = weft_log_softmax(cx, logits, axis);
     weft_value *terms = weft__op_binary(cx, WEFT__OP_MUL, fn, labels, lsm);
     weft_value *sum = weft_reduce(cx, WEFT_R_SUM, terms, &axis, 1, false);
-    return weft__op_unary(cx, WEFT__OP_NEG, fn, sum);
+    return WEFT__KEEP(weft__op_unary(cx, WEFT__OP_NEG, fn, sum));
 }
 
 weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
                                                           weft_value *logits)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_sparse_softmax_cross_entropy_with_logits";
     static const char *const names[] = { "logits" };
     weft_value *in[2] = { labels, logits };
@@ -116,12 +118,13 @@ weft_value *weft_sparse_softmax_cross_entropy_with_logits(weft_ctx *cx, weft_val
     weft_value *in_range = weft_logical_and(
         cx, weft__op_binary(cx, WEFT__OP_GE, fn, labels, weft_const_i64(cx, 0)),
         weft__op_binary(cx, WEFT__OP_LT, fn, labels, weft_const_i64(cx, classes)));
-    return weft_where(cx, in_range, loss, weft_const_f64(cx, NAN));
+    return WEFT__KEEP(weft_where(cx, in_range, loss, weft_const_f64(cx, NAN)));
 }
 
 weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
                                                    weft_value *logits)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_sigmoid_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
@@ -133,8 +136,8 @@ weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
     weft_value *na = weft__op_unary(cx, WEFT__OP_NEG, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, x));
     weft_value *tail = weft__op_unary(cx, WEFT__OP_LOG1P, fn,
                                       weft__op_unary(cx, WEFT__OP_EXP, fn, na));
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_SUB, fn, pos, xz),
-                           tail);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn,
+                                      weft__op_binary(cx, WEFT__OP_SUB, fn, pos, xz), tail));
 }
 
 /* TensorFlow's weighted_cross_entropy_with_logits in its stable form:
@@ -142,6 +145,7 @@ weft_value *weft_sigmoid_cross_entropy_with_logits(weft_ctx *cx, weft_value *lab
 weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_value *labels,
                                                     weft_value *logits, double pos_weight)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_weighted_cross_entropy_with_logits";
     static const char *const names[] = { "labels", "logits" };
     weft_value *in[2] = { labels, logits };
@@ -160,8 +164,8 @@ weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_value *la
     weft_value *first = weft__op_binary(
         cx, WEFT__OP_MUL, fn,
         weft__op_binary(cx, WEFT__OP_SUB, fn, weft_const_f64(cx, 1.0), z), x);
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, first,
-                           weft__op_binary(cx, WEFT__OP_MUL, fn, log_weight, soft));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, first,
+                                      weft__op_binary(cx, WEFT__OP_MUL, fn, log_weight, soft)));
 }
 
 /* TensorFlow's log_poisson_loss: exp(c) - c z, plus with full_loss the
@@ -169,6 +173,7 @@ weft_value *weft_weighted_cross_entropy_with_logits(weft_ctx *cx, weft_value *la
 weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets, weft_value *log_input,
                                   bool full_loss)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_log_poisson_loss";
     static const char *const names[] = { "targets", "log_input" };
     weft_value *in[2] = { targets, log_input };
@@ -178,7 +183,7 @@ weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets, weft_value 
     weft_value *loss = weft__op_binary(cx, WEFT__OP_SUB, fn, weft__op_unary(cx, WEFT__OP_EXP, fn, c),
                                        weft__op_binary(cx, WEFT__OP_MUL, fn, c, z));
     if (!full_loss)
-        return loss;
+        return WEFT__KEEP(loss);
     weft_value *zlogz = weft__op_binary(cx, WEFT__OP_MUL, fn, z,
                                         weft__op_unary(cx, WEFT__OP_LOG, fn, z));
     weft_value *half_log = weft__op_binary(
@@ -191,20 +196,21 @@ weft_value *weft_log_poisson_loss(weft_ctx *cx, weft_value *targets, weft_value 
     weft_value *small = weft_logical_and(
         cx, weft__op_binary(cx, WEFT__OP_GE, fn, z, weft_const_f64(cx, 0.0)),
         weft__op_binary(cx, WEFT__OP_LE, fn, z, weft_const_f64(cx, 1.0)));
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, loss,
-                           weft_where(cx, small, weft_zeros_like(cx, stirling), stirling));
+    weft_value *term = weft_where(cx, small, weft_zeros_like(cx, stirling), stirling);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, loss, term));
 }
 
 /* sum(t^2) / 2 over every element: a scalar of t's dtype. */
 weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_l2_loss";
     static const char *const names[] = { "t" };
     if (!weft__op_enter(cx, fn, &t, 1) || !weft__ops_floats_alike(cx, fn, &t, names, 1))
         return NULL;
     weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, t);
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false),
-                           weft_const_f64(cx, 0.5));
+    weft_value *sum = weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, sum, weft_const_f64(cx, 0.5)));
 }
 
 /* ---- Normalization ------------------------------------------------------ */
@@ -216,6 +222,7 @@ weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t)
 weft_value *weft_local_response_normalization(weft_ctx *cx, weft_value *x, int64_t depth_radius,
                                               double bias, double alpha, double beta)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_local_response_normalization";
     static const char *const names[] = { "x" };
     if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_floats_alike(cx, fn, &x, names, 1))
@@ -242,12 +249,13 @@ weft_value *weft_local_response_normalization(weft_ctx *cx, weft_value *x, int64
                                        weft__op_binary(cx, WEFT__OP_MUL, fn,
                                                        weft_const_f64(cx, alpha), sum));
     weft_value *denom = weft__op_binary(cx, WEFT__OP_POW, fn, base, weft_const_f64(cx, beta));
-    return weft__op_binary(cx, WEFT__OP_DIV, fn, x, denom);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, x, denom));
 }
 
 weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
                               double epsilon)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_l2_normalize";
     static const char *const names[] = { "x" };
     if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_floats_alike(cx, fn, &x, names, 1) ||
@@ -260,12 +268,14 @@ weft_value *weft_l2_normalize(weft_ctx *cx, weft_value *x, const int *axes, size
     if (!sq)
         return NULL;   /* an axis out of range, named by weft_reduce */
     weft_value *floor = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, sq, weft_const_f64(cx, epsilon));
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, x, weft__op_unary(cx, WEFT__OP_RSQRT, fn, floor));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, x,
+                                      weft__op_unary(cx, WEFT__OP_RSQRT, fn, floor)));
 }
 
 int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bool keepdims,
                  weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_moments";
     static const char *const names[] = { "x" };
     if (!outs) {
@@ -296,6 +306,7 @@ int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bo
 int weft_weighted_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
                           weft_value *frequency_weights, bool keepdims, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_weighted_moments";
     static const char *const names[] = { "x", "frequency_weights" };
     weft_value *in[2] = { x, frequency_weights };
@@ -339,6 +350,7 @@ weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *me
                                      weft_value *variance, weft_value *offset, weft_value *scale,
                                      double epsilon)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_batch_normalization";
     static const char *const all_names[] = { "x", "mean", "variance", "offset", "scale" };
     weft_value *given[5] = { x, mean, variance, offset, scale };
@@ -361,12 +373,13 @@ weft_value *weft_batch_normalization(weft_ctx *cx, weft_value *x, weft_value *me
     weft_value *shift = weft__op_binary(cx, WEFT__OP_MUL, fn, mean, inv);
     shift = offset ? weft__op_binary(cx, WEFT__OP_SUB, fn, offset, shift)
                    : weft__op_unary(cx, WEFT__OP_NEG, fn, shift);
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, x, inv),
-                           shift);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn,
+                                      weft__op_binary(cx, WEFT__OP_MUL, fn, x, inv), shift));
 }
 
 weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_bias_add";
     weft_value *in[2] = { value, bias };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -386,5 +399,5 @@ weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *bias)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: bias %s is not a vector of the last dim of "
                               "value %s", fn, weft__spec_str(bs, sb, sizeof sb),
                               weft__spec_str(vs, sv, sizeof sv));
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, value, bias);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, value, bias));
 }

@@ -73,13 +73,15 @@ WEFT__DEFINE_BINARY(nextafter, NEXTAFTER)
 
 weft_value *weft_betainc(weft_ctx *cx, weft_value *a, weft_value *b, weft_value *x)
 {
-    return weft__op_ternary(cx, WEFT__OP_BETAINC, "weft_betainc", a, b, x);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft__op_ternary(cx, WEFT__OP_BETAINC, "weft_betainc", a, b, x));
 }
 
 /* tf.math.rint is round half to even, which weft_round already is. */
 weft_value *weft_rint(weft_ctx *cx, weft_value *a)
 {
-    return weft__op_unary(cx, WEFT__OP_ROUND, "weft_rint", a);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft__op_unary(cx, WEFT__OP_ROUND, "weft_rint", a));
 }
 WEFT__DEFINE_BINARY(bitwise_and, BITWISE_AND)
 WEFT__DEFINE_BINARY(bitwise_or, BITWISE_OR)
@@ -93,6 +95,7 @@ WEFT__DEFINE_UNARY(invert, INVERT)
  * with their neighbours like any elementwise pair. */
 weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft_value *hi)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[3] = { a, lo, hi };
     if (!cx) {
         weft__errorf(WEFT_EINVAL, "weft_clip: NULL context");
@@ -101,7 +104,7 @@ weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft_value *h
     if (!weft__ctx_check_inputs(cx, "weft_clip", in, 3))
         return NULL;
     weft_value *low = weft__op_binary(cx, WEFT__OP_MAXIMUM, "weft_clip", a, lo);
-    return weft__op_binary(cx, WEFT__OP_MINIMUM, "weft_clip", low, hi);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MINIMUM, "weft_clip", low, hi));
 }
 
 /* ---- Compositions ----------------------------------------------------------- */
@@ -109,11 +112,12 @@ weft_value *weft_clip(weft_ctx *cx, weft_value *a, weft_value *lo, weft_value *h
 /* a != b on bools. */
 weft_value *weft_logical_xor(weft_ctx *cx, weft_value *a, weft_value *b)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_logical_xor";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_all_bool(cx, fn, in, 2))
         return NULL;
-    return weft__op_binary(cx, WEFT__OP_NE, fn, a, b);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_NE, fn, a, b));
 }
 
 /* tf.math.add_n: the inputs added left to right (one input is returned
@@ -122,6 +126,7 @@ weft_value *weft_logical_xor(weft_ctx *cx, weft_value *a, weft_value *b)
  * broadcasting. */
 weft_value *weft_add_n(weft_ctx *cx, weft_value *const *xs, size_t n)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_add_n";
     if (!cx) {
         weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
@@ -150,13 +155,14 @@ weft_value *weft_add_n(weft_ctx *cx, weft_value *const *xs, size_t n)
     weft_value *sum = xs[0];
     for (size_t i = 1; i < n; i++)
         sum = weft__op_binary(cx, WEFT__OP_ADD, fn, sum, xs[i]);
-    return sum;
+    return WEFT__KEEP(sum);
 }
 
 /* tf.math.polyval: Horner's rule, ((c0 x + c1) x + c2) ..., the
  * coefficients highest power first; none gives zeros of x's shape. */
 weft_value *weft_polyval(weft_ctx *cx, weft_value *const *coeffs, size_t n, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_polyval";
     if (!cx) {
         weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
@@ -168,19 +174,22 @@ weft_value *weft_polyval(weft_ctx *cx, weft_value *const *coeffs, size_t n, weft
         (n > 0 && !weft__op_enter(cx, fn, coeffs, (uint32_t)n)))
         return NULL;
     if (n == 0)
-        return weft_zeros_like(cx, x);
+        return WEFT__KEEP(weft_zeros_like(cx, x));
     weft_value *acc = coeffs[0];
     for (size_t i = 1; i < n; i++)
         acc = weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, acc, x),
                               coeffs[i]);
     /* One coefficient: c0 broadcast against x, as TensorFlow's result. */
-    return n == 1 ? weft__op_binary(cx, WEFT__OP_ADD, fn, acc, weft_zeros_like(cx, x)) : acc;
+    if (n == 1)
+        acc = weft__op_binary(cx, WEFT__OP_ADD, fn, acc, weft_zeros_like(cx, x));
+    return WEFT__KEEP(acc);
 }
 
 /* tf.math.lbeta: log of the multivariate beta function over the last
  * axis, sum(lgamma(x)) - lgamma(sum(x)). */
 weft_value *weft_lbeta(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_lbeta";
     if (!weft__op_enter(cx, fn, &x, 1))
         return NULL;
@@ -193,5 +202,5 @@ weft_value *weft_lbeta(weft_ctx *cx, weft_value *x)
     }
     weft_value *logs = weft_sum(cx, weft__op_unary(cx, WEFT__OP_LGAMMA, fn, x), -1);
     weft_value *of_sum = weft__op_unary(cx, WEFT__OP_LGAMMA, fn, weft_sum(cx, x, -1));
-    return weft__op_binary(cx, WEFT__OP_SUB, fn, logs, of_sum);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, logs, of_sum));
 }

@@ -15,6 +15,7 @@ static const weft_spec *spec_of(const weft_value *v)
 
 weft_value *weft_matvec(weft_ctx *cx, weft_value *a, weft_value *b, bool transpose_a)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_matvec";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -28,7 +29,7 @@ weft_value *weft_matvec(weft_ctx *cx, weft_value *a, weft_value *b, bool transpo
     }
     weft_value *column = weft_expand_dims(cx, b, -1);
     weft_value *y = weft_matmul_ex(cx, a, column, transpose_a ? WEFT_TRANSPOSE_A : 0);
-    return y ? weft_squeeze(cx, y, -1) : NULL;
+    return WEFT__KEEP(y ? weft_squeeze(cx, y, -1) : NULL);
 }
 
 /* x[..., begin:end, :] (end may count from the back). */
@@ -59,6 +60,7 @@ static weft_value *diagonal(weft_ctx *cx, weft_value *diagonals, int64_t k, int6
 
 weft_value *weft_tridiagonal_matmul(weft_ctx *cx, weft_value *diagonals, weft_value *rhs)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_tridiagonal_matmul";
     weft_value *in[2] = { diagonals, rhs };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -81,5 +83,5 @@ weft_value *weft_tridiagonal_matmul(weft_ctx *cx, weft_value *diagonals, weft_va
     weft_value *below = weft_mul(cx, diagonal(cx, diagonals, 2, 1, WEFT_END), rows(cx, rhs, 0, -1));
     weft_value *y = weft_mul(cx, diagonal(cx, diagonals, 1, 0, WEFT_END), rhs);
     y = weft_add(cx, zero_row(cx, above, false), y);
-    return weft_add(cx, y, zero_row(cx, below, true));
+    return WEFT__KEEP(weft_add(cx, y, zero_row(cx, below, true)));
 }

@@ -34,6 +34,7 @@ static weft_value *flipped(weft_ctx *cx, const char *fn, weft_value *x, int r, b
 weft_value *weft_mdct(weft_ctx *cx, weft_value *signals, int64_t frame_length,
                       weft_value *window, bool pad_end, bool ortho)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_mdct";
     weft_value *in[2] = { signals, window };
     if (!weft__op_enter(cx, fn, in, window ? 2 : 1))
@@ -58,7 +59,7 @@ weft_value *weft_mdct(weft_ctx *cx, weft_value *signals, int64_t frame_length,
         weft__op_binary(cx, WEFT__OP_SUB, fn, flipped(cx, fn, q[2], r, true), q[3]),
         weft__op_binary(cx, WEFT__OP_SUB, fn, q[0], flipped(cx, fn, q[1], r, false)),
     };
-    return weft_dct(cx, weft_concat(cx, halves, 2, -1), 4, 0, ortho);
+    return WEFT__KEEP(weft_dct(cx, weft_concat(cx, halves, 2, -1), 4, 0, ortho));
 }
 
 /* tf.signal.inverse_mdct: the type-4 DCT (over 2N without ortho), halves
@@ -66,6 +67,7 @@ weft_value *weft_mdct(weft_ctx *cx, weft_value *signals, int64_t frame_length,
  * overlapped and added every N. */
 weft_value *weft_inverse_mdct(weft_ctx *cx, weft_value *mdcts, weft_value *window, bool ortho)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_inverse_mdct";
     weft_value *in[2] = { mdcts, window };
     if (!weft__op_enter(cx, fn, in, window ? 2 : 1))
@@ -92,5 +94,5 @@ weft_value *weft_inverse_mdct(weft_ctx *cx, weft_value *mdcts, weft_value *windo
                              flipped(cx, fn, pq[0], r, true),
                              weft__op_unary(cx, WEFT__OP_NEG, fn, pq[0]) };
     weft_value *frames = weft__op_binary(cx, WEFT__OP_MUL, fn, weft_concat(cx, parts, 4, -1), w);
-    return weft_overlap_and_add(cx, frames, half);
+    return WEFT__KEEP(weft_overlap_and_add(cx, frames, half));
 }

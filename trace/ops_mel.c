@@ -63,6 +63,7 @@ weft_value *weft_linear_to_mel_weight_matrix(weft_ctx *cx, int64_t num_mel_bins,
                                              double lower_edge_hertz, double upper_edge_hertz,
                                              weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_linear_to_mel_weight_matrix";
     if (!weft__op_enter(cx, fn, NULL, 0))
         return NULL;
@@ -93,5 +94,5 @@ weft_value *weft_linear_to_mel_weight_matrix(weft_ctx *cx, int64_t num_mel_bins,
                                 weft__step2(&st, WEFT__OP_MINIMUM, rise, fall));
     /* The DC bin's row back, as zeros. */
     const int64_t pads[2][2] = { { 1, 0 }, { 0, 0 } };
-    return weft_pad(cx, w, pads, 0.0);
+    return WEFT__KEEP(weft_pad(cx, w, pads, 0.0));
 }

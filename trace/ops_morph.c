@@ -118,11 +118,12 @@ weft_value *weft_dilation2d(weft_ctx *cx, weft_value *input, weft_value *filters
                             const int64_t *strides, weft_padding padding,
                             const int64_t *dilations)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_dilation2d";
     morph_plan p;
     if (!morph_plan_of(cx, fn, input, filters, strides, padding, dilations, &p))
         return NULL;
-    return dilate(cx, fn, input, filters, &p);
+    return WEFT__KEEP(dilate(cx, fn, input, filters, &p));
 }
 
 /* Checked and planned as itself, so that its errors name it; reversing
@@ -130,11 +131,12 @@ weft_value *weft_dilation2d(weft_ctx *cx, weft_value *input, weft_value *filters
 weft_value *weft_erosion2d(weft_ctx *cx, weft_value *input, weft_value *filters,
                            const int64_t *strides, weft_padding padding, const int64_t *dilations)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_erosion2d";
     morph_plan p;
     if (!morph_plan_of(cx, fn, input, filters, strides, padding, dilations, &p))
         return NULL;
     weft_value *reflected = weft_reverse(cx, weft_reverse(cx, filters, 0), 1);
     weft_value *d = dilate(cx, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, input), reflected, &p);
-    return d ? weft__op_unary(cx, WEFT__OP_NEG, fn, d) : NULL;
+    return WEFT__KEEP(d ? weft__op_unary(cx, WEFT__OP_NEG, fn, d) : NULL);
 }

@@ -53,10 +53,11 @@ static weft_value *ndtr_steps(weft_ctx *cx, const char *fn, weft_value *x)
 
 weft_value *weft_ndtr(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_ndtr";
     if (!float_input(cx, fn, x))
         return NULL;
-    return ndtr_steps(cx, fn, x);
+    return WEFT__KEEP(ndtr_steps(cx, fn, x));
 }
 
 /* (2n - 1)!! for n >= 1. */
@@ -103,6 +104,7 @@ static weft_value *log_ndtr_lower(weft_ctx *cx, const char *fn, weft_value *x)
 
 weft_value *weft_log_ndtr(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_log_ndtr";
     if (!float_input(cx, fn, x))
         return NULL;
@@ -118,16 +120,18 @@ weft_value *weft_log_ndtr(weft_ctx *cx, weft_value *x)
     weft_value *low = log_ndtr_lower(cx, fn, weft__op_binary(cx, WEFT__OP_MINIMUM, fn, x, lower));
     weft_value *below_upper = weft_where(cx, weft__op_binary(cx, WEFT__OP_GT, fn, x, lower), middle,
                                          low);
-    return weft_where(cx, weft__op_binary(cx, WEFT__OP_GT, fn, x, upper), high, below_upper);
+    return WEFT__KEEP(weft_where(cx, weft__op_binary(cx, WEFT__OP_GT, fn, x, upper), high,
+                                 below_upper));
 }
 
 weft_value *weft_erfcinv(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_erfcinv";
     if (!float_input(cx, fn, x))
         return NULL;
     weft_value *half = weft__op_binary(cx, WEFT__OP_MUL, fn, constant(cx, 0.5), x);
     weft_value *q = weft__op_unary(cx, WEFT__OP_NDTRI, fn, half);
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, q),
-                           constant(cx, sqrt(0.5)));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, q),
+                                      constant(cx, sqrt(0.5))));
 }

@@ -101,24 +101,26 @@ static weft_value *shifted(weft_ctx *cx, const char *fn, weft_value *a, int axis
 
 weft_value *weft_softmax(weft_ctx *cx, weft_value *a, int axis)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_softmax";
     if (!float_axis(cx, fn, a, axis, &axis))
         return NULL;
     weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, shifted(cx, fn, a, axis));
-    return weft__op_binary(cx, WEFT__OP_DIV, fn, e, sum_keep(cx, e, &axis, 1));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, e, sum_keep(cx, e, &axis, 1)));
 }
 
 /* log(softmax) as s - log(sum(exp(s))) on the shifted s, which stays
  * finite where softmax itself rounds to 0. */
 weft_value *weft_log_softmax(weft_ctx *cx, weft_value *a, int axis)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_log_softmax";
     if (!float_axis(cx, fn, a, axis, &axis))
         return NULL;
     weft_value *s = shifted(cx, fn, a, axis);
     weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, s);
     weft_value *lse = weft__op_unary(cx, WEFT__OP_LOG, fn, sum_keep(cx, e, &axis, 1));
-    return weft__op_binary(cx, WEFT__OP_SUB, fn, s, lse);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, s, lse));
 }
 
 /* The maximum over the axes, replaced by 0 where it is not finite (as
@@ -136,6 +138,7 @@ static weft_value *finite_max(weft_ctx *cx, const char *fn, weft_value *a, const
 
 weft_value *weft_logsumexp(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_logsumexp";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
@@ -151,13 +154,14 @@ weft_value *weft_logsumexp(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
      * shape (every axis of m is 1 when all are reduced). */
     if (!keepdims && m)
         m = weft_squeeze(cx, m, all ? WEFT_ALL_AXES : axis);
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, lse, m);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, lse, m));
 }
 
 /* ---- one_hot, reverse, pad --------------------------------------------- */
 
 weft_value *weft_one_hot(weft_ctx *cx, weft_value *indices, int64_t depth, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_one_hot";
     if (!enter(cx, fn, indices))
         return NULL;
@@ -177,7 +181,7 @@ weft_value *weft_one_hot(weft_ctx *cx, weft_value *indices, int64_t depth, weft_
     weft_value *cols = weft_range(cx, WEFT_I64, 0, depth, 1);
     weft_value *rows = weft_expand_dims(cx, indices, -1);
     weft_value *hit = weft__op_binary(cx, WEFT__OP_EQ, fn, rows, cols);
-    return weft_cast(cx, hit, dtype);
+    return WEFT__KEEP(weft_cast(cx, hit, dtype));
 }
 
 /* A context and no sticky error, for the ops without inputs. */
@@ -193,6 +197,7 @@ static bool enter_leaf(weft_ctx *cx, const char *fn)
 /* The row index against the column index: 1 where they are equal. */
 weft_value *weft_eye(weft_ctx *cx, int64_t n, int64_t m, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_eye";
     if (!enter_leaf(cx, fn))
         return NULL;
@@ -203,13 +208,14 @@ weft_value *weft_eye(weft_ctx *cx, int64_t n, int64_t m, weft_dtype dtype)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown dtype %d", fn, (int)dtype);
     weft_value *rows = weft_expand_dims(cx, weft_range(cx, WEFT_I64, 0, n, 1), -1);
     weft_value *cols = weft_range(cx, WEFT_I64, 0, m, 1);
-    return weft_cast(cx, weft__op_binary(cx, WEFT__OP_EQ, fn, rows, cols), dtype);
+    return WEFT__KEEP(weft_cast(cx, weft__op_binary(cx, WEFT__OP_EQ, fn, rows, cols), dtype));
 }
 
 /* NumPy's way: start + i * step in f64, the last value set to stop, then
  * rounded to the dtype. */
 weft_value *weft_linspace(weft_ctx *cx, double start, double stop, int64_t num, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_linspace";
     if (!enter_leaf(cx, fn))
         return NULL;
@@ -230,18 +236,19 @@ weft_value *weft_linspace(weft_ctx *cx, double start, double stop, int64_t num, 
                                            weft_const_f64(cx, (double)(num - 1)));
         v = weft_where(cx, last, weft_fill(cx, WEFT_F64, 0, NULL, stop), v);
     }
-    return weft_cast(cx, v, dtype);
+    return WEFT__KEEP(weft_cast(cx, v, dtype));
 }
 
 weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_reverse";
     if (!enter(cx, fn, a) || !norm_axis(cx, fn, a, axis, &axis))
         return NULL;
     int64_t step[WEFT_MAX_RANK];
     for (int d = 0; d < spec_of(a)->rank; d++)
         step[d] = d == axis ? -1 : 1;
-    return weft_slice(cx, a, NULL, NULL, step);
+    return WEFT__KEEP(weft_slice(cx, a, NULL, NULL, step));
 }
 
 /* pads holds rank rows of non-negative counts, and no padded known dim
@@ -308,18 +315,20 @@ static weft_value *pad_axis(weft_ctx *cx, weft_value *t, int axis, int64_t lo, i
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
                                  int64_t end)
 {
+    WEFT__SCOPE(cx);
     int64_t b[WEFT_MAX_RANK] = { 0 }, e[WEFT_MAX_RANK];
     for (int d = 0; d < spec_of(t)->rank; d++)
         e[d] = WEFT_END;
     b[axis] = begin;
     e[axis] = end;
-    return weft_slice(cx, t, b, e, NULL);
+    return WEFT__KEEP(weft_slice(cx, t, b, e, NULL));
 }
 
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x)
 {
+    WEFT__SCOPE(cx);
     weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
-    return weft_range_to(cx, weft_gather(cx, weft_shape(cx, x), first, 0));
+    return WEFT__KEEP(weft_range_to(cx, weft_gather(cx, weft_shape(cx, x), first, 0)));
 }
 
 /* t[from, from + n) along axis, mirrored (a single element as it is). */
@@ -398,13 +407,15 @@ static weft_value *pad(weft_ctx *cx, const char *fn, weft_value *a, const int64_
 
 weft_value *weft_pad(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], double value)
 {
-    return pad(cx, "weft_pad", a, pads, WEFT_PAD_CONSTANT, value);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pad(cx, "weft_pad", a, pads, WEFT_PAD_CONSTANT, value));
 }
 
 weft_value *weft_pad_ex(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], weft_pad_mode mode,
                         double value)
 {
-    return pad(cx, "weft_pad_ex", a, pads, mode, value);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(pad(cx, "weft_pad_ex", a, pads, mode, value));
 }
 
 /* ---- Activations -------------------------------------------------------- */
@@ -418,28 +429,31 @@ static weft_value *scale(weft_ctx *cx, const char *fn, weft_value *v, double c)
 /* x where x > 0, else alpha * x; NaN takes the else branch and stays NaN. */
 weft_value *weft_leaky_relu(weft_ctx *cx, weft_value *a, double alpha)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_leaky_relu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
-    return weft_where(cx, pos, a, scale(cx, fn, a, alpha));
+    return WEFT__KEEP(weft_where(cx, pos, a, scale(cx, fn, a, alpha)));
 }
 
 /* x where x > 0, else exp(x) - 1, through expm1, which keeps the digits
  * of small negative x that exp(x) - 1 would cancel. */
 weft_value *weft_elu(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_elu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
-    return weft_where(cx, pos, a, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a));
+    return WEFT__KEEP(weft_where(cx, pos, a, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a)));
 }
 
 /* TensorFlow's gelu(approximate=True): 0.5 x (1 + tanh(sqrt(2/pi) (x +
  * 0.044715 x^3))).  The exact form is weft_gelu_exact. */
 weft_value *weft_gelu(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_gelu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
@@ -448,7 +462,7 @@ weft_value *weft_gelu(weft_ctx *cx, weft_value *a)
     weft_value *inner = weft__op_binary(cx, WEFT__OP_ADD, fn, a, scale(cx, fn, cube, 0.044715));
     weft_value *t = weft__op_unary(cx, WEFT__OP_TANH, fn, scale(cx, fn, inner, 0.7978845608028654));
     weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, t, weft_const_f64(cx, 1.0));
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus));
 }
 
 /* log1p(exp(-|x|)): the part of softplus and log_sigmoid that stays in
@@ -463,36 +477,41 @@ static weft_value *log1p_exp_neg_abs(weft_ctx *cx, const char *fn, weft_value *a
  * x, no loss to 0 for very negative x. */
 weft_value *weft_softplus(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_softplus";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, a, weft_const_f64(cx, 0.0));
-    return weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a)));
 }
 
 /* log(sigmoid(x)) = -softplus(-x), as min(x, 0) - log1p(exp(-|x|)). */
 weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_log_sigmoid";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *neg = weft__op_binary(cx, WEFT__OP_MINIMUM, fn, a, weft_const_f64(cx, 0.0));
-    return weft__op_binary(cx, WEFT__OP_SUB, fn, neg, log1p_exp_neg_abs(cx, fn, a));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, neg, log1p_exp_neg_abs(cx, fn, a)));
 }
 
 /* x * sigmoid(x), TensorFlow's order. */
 weft_value *weft_silu(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_silu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, a, weft__op_unary(cx, WEFT__OP_SIGMOID, fn, a));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, a,
+                                      weft__op_unary(cx, WEFT__OP_SIGMOID, fn, a)));
 }
 
 /* min(relu(x), 6); integers stay integers, as with relu (and
  * tf.nn.relu6). */
 weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_relu6";
     if (!enter(cx, fn, a))
         return NULL;
@@ -502,13 +521,14 @@ weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
                               fn, weft__spec_str(spec_of(a), s, sizeof s));
     }
     weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, a);
-    return weft__op_binary(cx, WEFT__OP_MINIMUM, fn, r, weft_const_i64(cx, 6));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MINIMUM, fn, r, weft_const_i64(cx, 6)));
 }
 
 /* relu(x) and relu(-x) joined along axis (tf.nn.crelu's concat, then
  * relu, elementwise the same). */
 weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_crelu";
     if (!enter(cx, fn, features))
         return NULL;
@@ -525,54 +545,60 @@ weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis)
         weft__op_unary(cx, WEFT__OP_RELU, fn, features),
         weft__op_unary(cx, WEFT__OP_RELU, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, features)),
     };
-    return halves[0] && halves[1] ? weft_concat(cx, halves, 2, axis) : NULL;
+    return WEFT__KEEP(halves[0] && halves[1] ? weft_concat(cx, halves, 2, axis) : NULL);
 }
 
 /* TensorFlow's gelu(approximate=False): x * 0.5 * (1 + erf(x / sqrt(2))),
  * in its order of operations. */
 weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_gelu_exact";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *z = weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, weft_const_f64(cx, 1.4142135623730951));
     weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_const_f64(cx, 1.0),
                                            weft__op_unary(cx, WEFT__OP_ERF, fn, z));
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, scale(cx, fn, a, 0.5), one_plus));
 }
 
 /* TensorFlow's selu: scale * (x where x > 0, else alpha * expm1(x)), with
  * the constants of Klambauer et al. in full precision. */
 weft_value *weft_selu(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_selu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
     weft_value *neg = scale(cx, fn, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a),
                             1.6732632423543772848170429916717);
-    return scale(cx, fn, weft_where(cx, pos, a, neg), 1.0507009873554804934193349852946);
+    return WEFT__KEEP(scale(cx, fn, weft_where(cx, pos, a, neg),
+                            1.0507009873554804934193349852946));
 }
 
 /* x / (1 + |x|). */
 weft_value *weft_softsign(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_softsign";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *den = weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, a),
                                       weft_const_f64(cx, 1.0));
-    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, den);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, den));
 }
 
 /* x * tanh(softplus(x)) (Keras' and TensorFlow Addons' mish), softplus
  * in its stable form. */
 weft_value *weft_mish(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_mish";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, a, weft_const_f64(cx, 0.0));
     weft_value *sp = weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a));
-    return weft__op_binary(cx, WEFT__OP_MUL, fn, a, weft__op_unary(cx, WEFT__OP_TANH, fn, sp));
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, a,
+                                      weft__op_unary(cx, WEFT__OP_TANH, fn, sp)));
 }

@@ -107,6 +107,7 @@ int weft_max_pool_with_argmax(weft_ctx *cx, weft_value *input, const int64_t *ks
                               const int64_t *strides, weft_padding padding,
                               bool include_batch_in_index, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_max_pool_with_argmax";
     if (outs)
         outs[0] = outs[1] = NULL;

@@ -63,6 +63,7 @@ static weft_value *snap(weft_ctx *cx, weft_value *x, weft_value *nudged_min,
 weft_value *weft_fake_quant_with_min_max_args(weft_ctx *cx, weft_value *x, double min,
                                               double max, int num_bits, bool narrow_range)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_fake_quant_with_min_max_args";
     if (!weft__op_enter(cx, fn, &x, 1) || !input_f32(cx, fn, "x", x))
         return NULL;
@@ -81,8 +82,8 @@ weft_value *weft_fake_quant_with_min_max_args(weft_ctx *cx, weft_value *x, doubl
                  : zero_from_min > quant_max ? quant_max : roundf(zero_from_min);
     float nudged_min = (quant_min - zero) * scale, nudged_max = (quant_max - zero) * scale;
     float quant_zero = floorf(-nudged_min * inv_scale + 0.5f);
-    return snap(cx, x, num(cx, nudged_min), num(cx, nudged_max), num(cx, scale),
-                num(cx, inv_scale), num(cx, quant_zero));
+    return WEFT__KEEP(snap(cx, x, num(cx, nudged_min), num(cx, nudged_max), num(cx, scale),
+                           num(cx, inv_scale), num(cx, quant_zero)));
 }
 
 /* std::round of z >= 0 without the rounding of z + 0.5 (exact: z's
@@ -97,6 +98,7 @@ static weft_value *round_half_up(weft_ctx *cx, weft_value *z)
 weft_value *weft_fake_quant_with_min_max_vars(weft_ctx *cx, weft_value *x, weft_value *min,
                                               weft_value *max, int num_bits, bool narrow_range)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_fake_quant_with_min_max_vars";
     weft_value *in[3] = { x, min, max };
     if (!weft__op_enter(cx, fn, in, 3) || !input_f32(cx, fn, "x", x) ||
@@ -137,5 +139,5 @@ weft_value *weft_fake_quant_with_min_max_vars(weft_ctx *cx, weft_value *x, weft_
     /* min == max == 0 gives zeros (TensorFlow's special case). */
     weft_value *both_zero = weft_logical_and(cx, weft_eq(cx, min, num(cx, 0)),
                                              weft_eq(cx, max, num(cx, 0)));
-    return weft_where(cx, both_zero, num(cx, 0), y);
+    return WEFT__KEEP(weft_where(cx, both_zero, num(cx, 0), y));
 }

@@ -126,23 +126,27 @@ static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_val
 weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
                                 const int64_t *dims, double minval, double maxval)
 {
-    return random_op(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform", seed, NULL, dtype, rank,
-                     dims, minval, maxval);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_op(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform", seed, NULL,
+                                dtype, rank, dims, minval, maxval));
 }
 
 weft_value *weft_random_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
                                const int64_t *dims, double mean, double stddev)
 {
-    return random_op(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal", seed, NULL, dtype, rank,
-                     dims, mean, stddev);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_op(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal", seed, NULL, dtype,
+                                rank, dims, mean, stddev));
 }
 
 weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                          int rank, const int64_t *dims, double mean,
                                          double stddev)
 {
-    return random_op(cx, WEFT__OP_RANDOM_TRUNCATED_NORMAL, "weft_random_truncated_normal", seed,
-                     NULL, dtype, rank, dims, mean, stddev);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_op(cx, WEFT__OP_RANDOM_TRUNCATED_NORMAL,
+                                "weft_random_truncated_normal", seed, NULL, dtype, rank, dims,
+                                mean, stddev));
 }
 
 /* The _like forms: like is required (random_op takes NULL for the forms
@@ -158,20 +162,23 @@ static weft_value *random_like(weft_ctx *cx, weft__op op, const char *fn, weft_v
 weft_value *weft_random_uniform_like(weft_ctx *cx, weft_value *seed, weft_value *like,
                                      weft_dtype dtype, double minval, double maxval)
 {
-    return random_like(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform_like", seed, like, dtype,
-                       minval, maxval);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_like(cx, WEFT__OP_RANDOM_UNIFORM, "weft_random_uniform_like", seed,
+                                  like, dtype, minval, maxval));
 }
 
 weft_value *weft_random_normal_like(weft_ctx *cx, weft_value *seed, weft_value *like,
                                     weft_dtype dtype, double mean, double stddev)
 {
-    return random_like(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal_like", seed, like, dtype,
-                       mean, stddev);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_like(cx, WEFT__OP_RANDOM_NORMAL, "weft_random_normal_like", seed, like,
+                                  dtype, mean, stddev));
 }
 
 weft_value *weft_random_categorical(weft_ctx *cx, weft_value *logits, int64_t num_samples,
                                     weft_value *seed, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_categorical";
     weft_value *in[2] = { seed, logits };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -186,13 +193,14 @@ weft_value *weft_random_categorical(weft_ctx *cx, weft_value *logits, int64_t nu
     n.attr.random.dtype = dtype;
     n.attr.random.rank = 1;
     n.attr.random.dims[0] = num_samples;
-    return weft__ops_finish(cx, &n, in, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
 }
 
 /* TensorFlow's stateless dropout: kept where a uniform draw in [0, 1) is
  * >= rate, scaled by 1 / (1 - rate). */
 weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_dropout";
     weft_value *in[2] = { x, seed };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -207,7 +215,7 @@ weft_value *weft_dropout(weft_ctx *cx, weft_value *x, double rate, weft_value *s
     weft_value *u = random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, x, s->dtype, 0, NULL, 0, 1);
     weft_value *keep = weft_ge(cx, u, weft_const_f64(cx, rate));
     weft_value *kept = weft_mul(cx, x, weft_const_f64(cx, 1.0 / (1.0 - rate)));
-    return weft_where(cx, keep, kept, weft_zeros_like(cx, x));
+    return WEFT__KEEP(weft_where(cx, keep, kept, weft_zeros_like(cx, x)));
 }
 
 /* One uniform draw in [a, b) of dtype dt per slice of x along axis 0: a
@@ -230,6 +238,7 @@ static weft_value *draw_per_slice(weft_ctx *cx, const char *fn, weft_value *x, w
  * order that sorts a uniform key drawn for each. */
 weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_shuffle";
     weft_value *in[2] = { x, seed };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -243,7 +252,7 @@ weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed)
     if (!seed_ok(cx, fn, seed))
         return NULL;
     weft_value *keys = draw_per_slice(cx, fn, x, seed, WEFT_I64, 0, SHUFFLE_KEY_LIMIT);
-    return weft_gather(cx, x, weft_argsort(cx, keys, 0, false), 0);
+    return WEFT__KEEP(weft_gather(cx, x, weft_argsort(cx, keys, 0, false), 0));
 }
 
 /* tf.image.stateless_random_flip_left_right / _up_down: each image
@@ -274,12 +283,14 @@ static weft_value *random_flip(weft_ctx *cx, const char *fn, weft_value *images,
 
 weft_value *weft_random_flip_left_right(weft_ctx *cx, weft_value *images, weft_value *seed)
 {
-    return random_flip(cx, "weft_random_flip_left_right", images, seed, true);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_flip(cx, "weft_random_flip_left_right", images, seed, true));
 }
 
 weft_value *weft_random_flip_up_down(weft_ctx *cx, weft_value *images, weft_value *seed)
 {
-    return random_flip(cx, "weft_random_flip_up_down", images, seed, false);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(random_flip(cx, "weft_random_flip_up_down", images, seed, false));
 }
 
 /* A scalar uniform draw in [a, b) of dtype dt (a constant 0 for a = b = 0,
@@ -297,6 +308,7 @@ static weft_value *scalar_draw(weft_ctx *cx, const char *fn, weft_value *seed, w
 weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, double max_delta,
                                    weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_brightness";
     weft_value *in[2] = { images, seed };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, images) ||
@@ -307,7 +319,7 @@ weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, double max_
                               max_delta);
     weft_dtype dt = weft__value_spec(images)->dtype;
     weft_value *delta = scalar_draw(cx, fn, seed, dt, -max_delta, max_delta);
-    return weft_add(cx, images, delta);
+    return WEFT__KEEP(weft_add(cx, images, delta));
 }
 
 /* Whether [lower, upper) is a factor's range of the random adjustments
@@ -326,13 +338,15 @@ static bool factor_range_ok(weft_ctx *cx, const char *fn, double lower, double u
 weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower, double upper,
                                  weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_contrast";
     weft_value *in[2] = { images, seed };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_contrast_images(cx, fn, images) ||
         !seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
         return NULL;
     weft_dtype dt = weft__value_spec(images)->dtype;
-    return weft__ops_contrast(cx, fn, images, scalar_draw(cx, fn, seed, dt, lower, upper));
+    return WEFT__KEEP(weft__ops_contrast(cx, fn, images,
+                                         scalar_draw(cx, fn, seed, dt, lower, upper)));
 }
 
 /* tf.image.stateless_random_saturation: adjust_saturation by one factor
@@ -340,19 +354,22 @@ weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower,
 weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, double lower,
                                    double upper, weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_saturation";
     weft_value *in[2] = { images, seed }, *rgb[3];
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_rgb_channels(cx, fn, images, rgb) ||
         !seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
         return NULL;
     weft_dtype dt = weft__value_spec(images)->dtype;
-    return weft__ops_saturation(cx, fn, rgb, scalar_draw(cx, fn, seed, dt, lower, upper));
+    return WEFT__KEEP(weft__ops_saturation(cx, fn, rgb,
+                                           scalar_draw(cx, fn, seed, dt, lower, upper)));
 }
 
 /* tf.image.stateless_random_hue: adjust_hue by one delta drawn for the
  * whole input. */
 weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta, weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_hue";
     weft_value *in[2] = { images, seed }, *rgb[3];
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_rgb_channels(cx, fn, images, rgb) ||
@@ -362,7 +379,8 @@ weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta, 
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_delta %g is not in [0, 0.5]", fn,
                               max_delta);
     weft_dtype dt = weft__value_spec(images)->dtype;
-    return weft__ops_hue(cx, fn, rgb, scalar_draw(cx, fn, seed, dt, -max_delta, max_delta));
+    return WEFT__KEEP(weft__ops_hue(cx, fn, rgb,
+                                    scalar_draw(cx, fn, seed, dt, -max_delta, max_delta)));
 }
 
 /* ---- Gamma and Poisson draws ------------------------------------------- */
@@ -413,6 +431,7 @@ static weft_value *count_draw(weft_ctx *cx, weft__op op, weft_value *seed, weft_
 weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
                               const int64_t *dims, weft_value *alpha, weft_value *beta)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_gamma";
     weft_value *in[3] = { seed, alpha, beta };
     if (!weft__op_enter(cx, fn, in, beta ? 3 : 2))
@@ -428,13 +447,14 @@ weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype, 
     if (beta)
         g = weft_div(cx, g, weft_cast(cx, beta, dtype));
     double tiny = dtype == WEFT_F32 ? (double)FLT_MIN : DBL_MIN;
-    return weft_maximum(cx, g, weft_const_f64(cx, tiny));
+    return WEFT__KEEP(weft_maximum(cx, g, weft_const_f64(cx, tiny)));
 }
 
 /* tf.random.stateless_poisson: Poisson(lam) counts in dtype. */
 weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
                                 const int64_t *dims, weft_value *lam)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_poisson";
     weft_value *in[2] = { seed, lam };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -445,7 +465,8 @@ weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype
     if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
         !param_fits(cx, fn, "lam", lam, rank, dims))
         return NULL;
-    return count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, lam, WEFT_F64);
+    return WEFT__KEEP(count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, lam,
+                                 WEFT_F64));
 }
 
 /* ---- Random crop ----------------------------------------------------------- */
@@ -480,6 +501,7 @@ static bool crop_size_ok(weft_ctx *cx, const char *fn, const weft_spec *s, const
 weft_value *weft_random_crop(weft_ctx *cx, weft_value *value, const int64_t *size,
                              weft_value *seed)
 {
+    WEFT__SCOPE(cx);
     const char *fn = "weft_random_crop";
     weft_value *in[2] = { value, seed };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -507,5 +529,5 @@ weft_value *weft_random_crop(weft_ctx *cx, weft_value *value, const int64_t *siz
         weft_value *idx = weft_add(cx, weft_range(cx, WEFT_I64, 0, size[d], 1), at);
         out = weft_gather(cx, out, idx, d);
     }
-    return out;
+    return WEFT__KEEP(out);
 }

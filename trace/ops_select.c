@@ -16,19 +16,21 @@
 
 weft_value *weft_argwhere(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_argwhere", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_ARGWHERE };
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 weft_value *weft_boolean_mask(weft_ctx *cx, weft_value *tensor, weft_value *mask, int axis)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { tensor, mask };
     if (!weft__op_enter(cx, "weft_boolean_mask", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_BOOLEAN_MASK, .attr.index.axis = axis };
-    return weft__ops_finish(cx, &n, in, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
 }
 
 /* unique's parts: outs[0] the values, outs[1] the indices and, when
@@ -70,17 +72,20 @@ static int unique_parts(weft_ctx *cx, const char *fn, weft_value *x, weft_value 
 
 int weft_unique(weft_ctx *cx, weft_value *x, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     return unique_parts(cx, "weft_unique", x, outs, false);
 }
 
 int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 3);
     return unique_parts(cx, "weft_unique_with_counts", x, outs, true);
 }
 
 weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
                           int64_t minlength, int64_t maxlength, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { values, weights };
     uint32_t n_in = weights ? 2 : 1;
     if (!weft__op_enter(cx, "weft_bincount", in, n_in))
@@ -96,12 +101,13 @@ weft_value *weft_bincount(weft_ctx *cx, weft_value *values, weft_value *weights,
     weft__node n = { .op = WEFT__OP_BINCOUNT, .attr.bincount.dtype = dtype,
                      .attr.bincount.minlength = minlength,
                      .attr.bincount.maxlength = maxlength };
-    return weft__ops_finish(cx, &n, in, n_in);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, n_in));
 }
 
 weft_value *weft_confusion_matrix(weft_ctx *cx, weft_value *labels, weft_value *predictions,
                                   int64_t num_classes, weft_value *weights, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[3] = { labels, predictions, weights };
     uint32_t n_in = weights ? 3 : 2;
     if (!weft__op_enter(cx, "weft_confusion_matrix", in, n_in))
@@ -116,41 +122,45 @@ weft_value *weft_confusion_matrix(weft_ctx *cx, weft_value *labels, weft_value *
         return NULL;
     weft__node n = { .op = WEFT__OP_CONFUSION_MATRIX, .attr.confusion.dtype = dtype,
                      .attr.confusion.num_classes = num_classes };
-    return weft__ops_finish(cx, &n, in, n_in);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, n_in));
 }
 
 weft_value *weft_count_nonzero(weft_ctx *cx, weft_value *a, const int *axes, size_t n,
                                bool keepdims)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_count_nonzero", &a, 1))
         return NULL;
     weft_value *nz = a;
     if (weft__value_spec(a)->dtype != WEFT_BOOL)
         nz = weft_ne(cx, a, weft_const_i64(cx, 0));
-    return weft_reduce(cx, WEFT_R_SUM, weft_cast(cx, nz, WEFT_I64), axes, n, keepdims);
+    return WEFT__KEEP(weft_reduce(cx, WEFT_R_SUM, weft_cast(cx, nz, WEFT_I64), axes, n, keepdims));
 }
 
 weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence, weft_value *values,
                               bool right)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { sorted_sequence, values };
     if (!weft__op_enter(cx, "weft_searchsorted", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_SEARCHSORTED, .attr.index.kind = right };
-    return weft__ops_finish(cx, &n, in, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
 }
 
 weft_value *weft_range_to(weft_ctx *cx, weft_value *limit)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_range_to", &limit, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_RANGE_TO };
-    return weft__ops_finish(cx, &n, &limit, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &limit, 1));
 }
 
 weft_value *weft_sequence_mask(weft_ctx *cx, weft_value *lengths, int64_t maxlen,
                                weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_sequence_mask", &lengths, 1))
         return NULL;
     weft_dtype lt = weft__value_spec(lengths)->dtype;
@@ -165,12 +175,13 @@ weft_value *weft_sequence_mask(weft_ctx *cx, weft_value *lengths, int64_t maxlen
                           ? weft_range(cx, WEFT_I64, 0, maxlen, 1)
                           : weft_range_to(cx, weft_reduce(cx, WEFT_R_MAX, lengths, NULL, 0, false));
     weft_value *mask = weft_lt(cx, pos, weft_expand_dims(cx, lengths, -1));
-    return dtype == WEFT_BOOL ? mask : weft_cast(cx, mask, dtype);
+    return WEFT__KEEP(dtype == WEFT_BOOL ? mask : weft_cast(cx, mask, dtype));
 }
 
 int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partitions,
                            int num_partitions, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, num_partitions > 0 ? (size_t)num_partitions : 0);
     weft_value *in[2] = { data, partitions };
     for (int k = 0; outs && k < num_partitions; k++)
         outs[k] = NULL;
@@ -213,6 +224,7 @@ weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value
                                      int64_t max_output_size, double iou_threshold,
                                      double score_threshold)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_non_max_suppression";
     weft_value *in[2] = { boxes, scores };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -229,5 +241,5 @@ weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value
     n.attr.nms.max_output = max_output_size;
     n.attr.nms.iou = iou_threshold;
     n.attr.nms.score = score_threshold;
-    return weft__ops_finish(cx, &n, in, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
 }

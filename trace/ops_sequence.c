@@ -27,6 +27,7 @@ static bool dims_known_but_one(const weft_spec *s, int64_t *dims)
 
 weft_value *weft_bucketize(weft_ctx *cx, weft_value *x, const double *boundaries, size_t n)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_bucketize";
     if (!weft__op_enter(cx, fn, &x, 1))
         return NULL;
@@ -59,7 +60,7 @@ weft_value *weft_bucketize(weft_ctx *cx, weft_value *x, const double *boundaries
     weft_value *flat = weft_reshape(cx, s->dtype == dt ? x : weft_cast(cx, x, dt), 1,
                                     (const int64_t[]){ -1 });
     weft_value *idx = weft_searchsorted(cx, b, flat, true);
-    return weft_reshape(cx, weft_cast(cx, idx, WEFT_I32), s->rank, dims);
+    return WEFT__KEEP(weft_reshape(cx, weft_cast(cx, idx, WEFT_I32), s->rank, dims));
 }
 
 /* ---- reverse_sequence ---------------------------------------------------- */
@@ -108,6 +109,7 @@ static bool reverse_sequence_checks(weft_ctx *cx, weft_value *x, weft_value *seq
 weft_value *weft_reverse_sequence(weft_ctx *cx, weft_value *x, weft_value *seq_lengths,
                                   int seq_axis, int batch_axis)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { x, seq_lengths };
     if (!weft__op_enter(cx, rs_fn, in, 2))
         return NULL;
@@ -135,5 +137,5 @@ weft_value *weft_reverse_sequence(weft_ctx *cx, weft_value *x, weft_value *seq_l
     weft_value *reversed = weft_sub(cx, weft_sub(cx, l, weft_const_i64(cx, 1)), j);
     weft_value *idx = weft_where(cx, weft_lt(cx, j, l), reversed, j);
     weft_value *picked = weft_gather_ex(cx, xt, idx, 1, 1);
-    return weft_transpose(cx, picked, back);
+    return WEFT__KEEP(weft_transpose(cx, picked, back));
 }

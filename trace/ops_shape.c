@@ -32,6 +32,7 @@ static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a, const 
 
 weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_transpose", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_TRANSPOSE, .attr.transpose.rank = -1 };
@@ -47,12 +48,13 @@ weft_value *weft_transpose(weft_ctx *cx, weft_value *a, const int *perm)
         }
         n.attr.transpose.rank = rank;
     }
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin, const int64_t *end,
                        const int64_t *step)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_slice", &a, 1) ||
         !known_rank(cx, "weft_slice", a, "begin, end and step hold"))
         return NULL;
@@ -67,7 +69,7 @@ weft_value *weft_slice(weft_ctx *cx, weft_value *a, const int64_t *begin, const 
         n.attr.slice.end[d] = end ? end[d] : WEFT_END;
         n.attr.slice.step[d] = s;
     }
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 /* The split attributes of part k of the sizes (checked: their sum fits). */
@@ -122,6 +124,7 @@ static bool split_args_ok(weft_ctx *cx, size_t n, const int64_t *sizes, weft_val
 int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int axis,
                weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, n);
     if (outs)
         for (size_t k = 0; k < n; k++)
             outs[k] = NULL;
@@ -150,6 +153,7 @@ int weft_split(weft_ctx *cx, weft_value *a, size_t n, const int64_t *sizes, int 
 
 weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_tile", &a, 1) ||
         !known_rank(cx, "weft_tile", a, "multiples holds"))
         return NULL;
@@ -159,11 +163,12 @@ weft_value *weft_tile(weft_ctx *cx, weft_value *a, const int64_t *multiples)
     weft__node n = { .op = WEFT__OP_TILE, .attr.shape.rank = rank };
     for (int d = 0; d < rank; d++)
         n.attr.shape.dims[d] = multiples[d];
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_broadcast_to", &a, 1))
         return NULL;
     if (rank < 0 || rank > WEFT_MAX_RANK)
@@ -174,19 +179,21 @@ weft_value *weft_broadcast_to(weft_ctx *cx, weft_value *a, int rank, const int64
     weft__node n = { .op = WEFT__OP_BROADCAST_TO, .attr.shape.rank = rank };
     for (int d = 0; d < rank; d++)
         n.attr.shape.dims[d] = dims[d];
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 /* ---- Several inputs ---------------------------------------------------- */
 
 weft_value *weft_gather(weft_ctx *cx, weft_value *a, weft_value *indices, int axis)
 {
-    return weft_gather_ex(cx, a, indices, axis, 0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft_gather_ex(cx, a, indices, axis, 0));
 }
 
 weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *indices, int axis,
                            int batch_dims)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { a, indices };
     if (!weft__op_enter(cx, "weft_gather", in, 2))
         return NULL;
@@ -199,7 +206,7 @@ weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *indices, int
     }
     weft__node n = { .op = WEFT__OP_GATHER, .attr.axis.axis = axis,
                      .attr.axis.batch = batch_dims };
-    return weft__ops_finish(cx, &n, in, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
 }
 
 /* concat and stack: the inputs promoted to their widest dtype, like the
@@ -257,30 +264,34 @@ done:
 
 weft_value *weft_concat(weft_ctx *cx, weft_value *const *vs, size_t n, int axis)
 {
-    return join(cx, WEFT__OP_CONCAT, "weft_concat", vs, n, axis);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(join(cx, WEFT__OP_CONCAT, "weft_concat", vs, n, axis));
 }
 
 weft_value *weft_stack(weft_ctx *cx, weft_value *const *vs, size_t n, int axis)
 {
-    return join(cx, WEFT__OP_STACK, "weft_stack", vs, n, axis);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(join(cx, WEFT__OP_STACK, "weft_stack", vs, n, axis));
 }
 
 /* ---- Relabelling dims -------------------------------------------------- */
 
 weft_value *weft_expand_dims(weft_ctx *cx, weft_value *a, int axis)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_expand_dims", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_EXPAND_DIMS, .attr.axis.axis = axis };
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 weft_value *weft_squeeze(weft_ctx *cx, weft_value *a, int axis)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_squeeze", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SQUEEZE, .attr.axis.axis = axis };
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 /* ---- Shapes, indices, scans -------------------------------------------- */
@@ -303,25 +314,29 @@ static weft_value *fill_like(weft_ctx *cx, const char *fn, weft_value *a, double
 
 weft_value *weft_zeros_like(weft_ctx *cx, weft_value *a)
 {
-    return fill_like(cx, "weft_zeros_like", a, 0.0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(fill_like(cx, "weft_zeros_like", a, 0.0));
 }
 
 weft_value *weft_ones_like(weft_ctx *cx, weft_value *a)
 {
-    return fill_like(cx, "weft_ones_like", a, 1.0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(fill_like(cx, "weft_ones_like", a, 1.0));
 }
 
 weft_value *weft_fill_like(weft_ctx *cx, weft_value *a, double value)
 {
-    return fill_like(cx, "weft_fill_like", a, value);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(fill_like(cx, "weft_fill_like", a, value));
 }
 
 weft_value *weft_shape(weft_ctx *cx, weft_value *a)
 {
+    WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_shape", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SHAPE_OF };
-    return weft__ops_finish(cx, &n, &a, 1);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 
 static weft_value *arg_extreme(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis)
@@ -334,12 +349,14 @@ static weft_value *arg_extreme(weft_ctx *cx, weft__op op, const char *fn, weft_v
 
 weft_value *weft_argmax(weft_ctx *cx, weft_value *a, int axis)
 {
-    return arg_extreme(cx, WEFT__OP_ARGMAX, "weft_argmax", a, axis);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(arg_extreme(cx, WEFT__OP_ARGMAX, "weft_argmax", a, axis));
 }
 
 weft_value *weft_argmin(weft_ctx *cx, weft_value *a, int axis)
 {
-    return arg_extreme(cx, WEFT__OP_ARGMIN, "weft_argmin", a, axis);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(arg_extreme(cx, WEFT__OP_ARGMIN, "weft_argmin", a, axis));
 }
 
 static weft_value *scan(weft_ctx *cx, weft__op op, const char *fn, weft_value *a, int axis,
@@ -361,22 +378,26 @@ static weft_value *scan(weft_ctx *cx, weft__op op, const char *fn, weft_value *a
 
 weft_value *weft_cumsum(weft_ctx *cx, weft_value *a, int axis)
 {
-    return scan(cx, WEFT__OP_CUMSUM, "weft_cumsum", a, axis, 0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scan(cx, WEFT__OP_CUMSUM, "weft_cumsum", a, axis, 0));
 }
 
 weft_value *weft_cumsum_ex(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
 {
-    return scan(cx, WEFT__OP_CUMSUM, "weft_cumsum_ex", a, axis, flags);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scan(cx, WEFT__OP_CUMSUM, "weft_cumsum_ex", a, axis, flags));
 }
 
 weft_value *weft_cumprod(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
 {
-    return scan(cx, WEFT__OP_CUMPROD, "weft_cumprod", a, axis, flags);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scan(cx, WEFT__OP_CUMPROD, "weft_cumprod", a, axis, flags));
 }
 
 weft_value *weft_cumulative_logsumexp(weft_ctx *cx, weft_value *a, int axis, unsigned flags)
 {
-    return scan(cx, WEFT__OP_CUMLOGSUMEXP, "weft_cumulative_logsumexp", a, axis, flags);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scan(cx, WEFT__OP_CUMLOGSUMEXP, "weft_cumulative_logsumexp", a, axis, flags));
 }
 
 /* ---- Sorting ----------------------------------------------------------- */
@@ -392,16 +413,19 @@ static weft_value *sort_op(weft_ctx *cx, weft__op op, const char *fn, weft_value
 
 weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool descending)
 {
-    return sort_op(cx, WEFT__OP_SORT, "weft_sort", a, axis, descending);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(sort_op(cx, WEFT__OP_SORT, "weft_sort", a, axis, descending));
 }
 
 weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending)
 {
-    return sort_op(cx, WEFT__OP_ARGSORT, "weft_argsort", a, axis, descending);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(sort_op(cx, WEFT__OP_ARGSORT, "weft_argsort", a, axis, descending));
 }
 
 int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, 2);
     (void)sorted;   /* the result is always sorted, which sorted=false allows too */
     if (outs)
         outs[0] = outs[1] = NULL;

@@ -15,13 +15,14 @@ weft_value *weft__ops_pad_frames_end(weft_ctx *cx, weft_value *signal, int ax, i
                                      int64_t frame_length, int64_t frame_step, double value,
                                      int64_t *frames)
 {
+    WEFT__SCOPE(cx);
     *frames = (n + frame_step - 1) / frame_step;
     int64_t padded = *frames > 0 ? (*frames - 1) * frame_step + frame_length : 0;
     if (padded <= n)
-        return signal;
+        return WEFT__KEEP(signal);
     int64_t pads[WEFT_MAX_RANK][2] = { { 0, 0 } };
     pads[ax][1] = padded - n;
-    return weft_pad(cx, signal, (const int64_t(*)[2])pads, value);
+    return WEFT__KEEP(weft_pad(cx, signal, (const int64_t(*)[2])pads, value));
 }
 
 /* tf.signal.frame: the frames as one gather of an index matrix
@@ -29,6 +30,7 @@ weft_value *weft__ops_pad_frames_end(weft_ctx *cx, weft_value *signal, int ax, i
 weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
                        int64_t frame_step, bool pad_end, double pad_value, int axis)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_frame";
     if (!weft__op_enter(cx, fn, &signal, 1))
         return NULL;
@@ -61,7 +63,7 @@ weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
                                   weft_const_i64(cx, frame_step));
     weft_value *idx = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_expand_dims(cx, starts, 1),
                                       weft_range(cx, WEFT_I64, 0, frame_length, 1));
-    return weft_gather(cx, signal, idx, ax);
+    return WEFT__KEEP(weft_gather(cx, signal, idx, ax));
 }
 
 /* tf.signal.overlap_and_add: the frames, their length padded to seg
@@ -70,6 +72,7 @@ weft_value *weft_frame(weft_ctx *cx, weft_value *signal, int64_t frame_length,
  * order; the rows laid end to end and cut to (frames - 1) step + length. */
 weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame_step)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_overlap_and_add";
     if (!weft__op_enter(cx, fn, &signal, 1))
         return NULL;
@@ -124,7 +127,7 @@ weft_value *weft_overlap_and_add(weft_ctx *cx, weft_value *signal, int64_t frame
     for (int d = 0; d < r - 1; d++)
         end[d] = WEFT_END;
     end[r - 2] = total;
-    return weft_slice(cx, flat, begin, end, NULL);
+    return WEFT__KEEP(weft_slice(cx, flat, begin, end, NULL));
 }
 
 /* TensorFlow's raised cosine: a - b cos(2 pi i / denom) for i in [0,
@@ -165,13 +168,17 @@ static weft_value *cosine_window(weft_ctx *cx, const char *fn, int64_t length, b
 weft_value *weft_hann_window(weft_ctx *cx, int64_t window_length, bool periodic,
                              weft_dtype dtype)
 {
-    return cosine_window(cx, "weft_hann_window", window_length, periodic, dtype, 0.5, 0.5);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(cosine_window(cx, "weft_hann_window", window_length, periodic, dtype, 0.5,
+                                    0.5));
 }
 
 weft_value *weft_hamming_window(weft_ctx *cx, int64_t window_length, bool periodic,
                                 weft_dtype dtype)
 {
-    return cosine_window(cx, "weft_hamming_window", window_length, periodic, dtype, 0.54, 0.46);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(cosine_window(cx, "weft_hamming_window", window_length, periodic, dtype, 0.54,
+                                    0.46));
 }
 
 /* tf.signal.kaiser_window: exp(num - beta) i0e(num) / i0e(beta), num =
@@ -201,12 +208,13 @@ static weft_value *kaiser(weft_ctx *cx, const char *fn, int64_t length, double b
 weft_value *weft_kaiser_window(weft_ctx *cx, int64_t window_length, double beta,
                                weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_kaiser_window";
     if (!window_checks(cx, fn, window_length, dtype))
         return NULL;
     if (!isfinite(beta))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: beta %g is not finite", fn, beta);
-    return kaiser(cx, fn, window_length, beta, dtype);
+    return WEFT__KEEP(kaiser(cx, fn, window_length, beta, dtype));
 }
 
 /* tf.signal.kaiser_bessel_derived_window: the square roots of the running
@@ -215,6 +223,7 @@ weft_value *weft_kaiser_window(weft_ctx *cx, int64_t window_length, double beta,
 weft_value *weft_kaiser_bessel_derived_window(weft_ctx *cx, int64_t window_length, double beta,
                                               weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_kaiser_bessel_derived_window";
     if (!window_checks(cx, fn, window_length, dtype))
         return NULL;
@@ -224,25 +233,26 @@ weft_value *weft_kaiser_bessel_derived_window(weft_ctx *cx, int64_t window_lengt
                               (long long)window_length, beta);
     int64_t half = window_length / 2;
     if (half == 0)
-        return weft_fill(cx, dtype, 1, &half, 0.0);
+        return WEFT__KEEP(weft_fill(cx, dtype, 1, &half, 0.0));
     weft__steps st = { cx, fn };
     weft_value *sums = weft_cumsum(cx, kaiser(cx, fn, half + 1, beta, dtype), 0);
     weft_value *head = weft_slice(cx, sums, (int64_t[]){ 0 }, (int64_t[]){ half }, NULL);
     weft_value *total = weft_slice(cx, sums, (int64_t[]){ half }, (int64_t[]){ half + 1 }, NULL);
     weft_value *halfw = weft__step1(&st, WEFT__OP_SQRT, weft__step2(&st, WEFT__OP_DIV, head, total));
     weft_value *both[2] = { halfw, weft_reverse(cx, halfw, 0) };
-    return weft_concat(cx, both, 2, 0);
+    return WEFT__KEEP(weft_concat(cx, both, 2, 0));
 }
 
 /* tf.signal.vorbis_window: sin(pi / 2 sin^2(pi / length (i + 1 / 2))) in
  * the dtype. */
 weft_value *weft_vorbis_window(weft_ctx *cx, int64_t window_length, weft_dtype dtype)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_vorbis_window";
     if (!window_checks(cx, fn, window_length, dtype))
         return NULL;
     if (window_length == 0)
-        return weft_fill(cx, dtype, 1, &window_length, 0.0);
+        return WEFT__KEEP(weft_fill(cx, dtype, 1, &window_length, 0.0));
     weft__steps st = { cx, fn };
     weft_value *arg = weft__step2(&st, WEFT__OP_ADD, weft_range(cx, dtype, 0, window_length, 1),
                                   weft_const_f64(cx, 0.5));
@@ -251,6 +261,6 @@ weft_value *weft_vorbis_window(weft_ctx *cx, int64_t window_length, weft_dtype d
                                                 weft_const_f64(cx, M_PI / (double)window_length),
                                                 arg));
     weft_value *sq = weft__step2(&st, WEFT__OP_MUL, inner, inner);
-    return weft__step1(&st, WEFT__OP_SIN,
-                       weft__step2(&st, WEFT__OP_MUL, weft_const_f64(cx, M_PI / 2.0), sq));
+    weft_value *angle = weft__step2(&st, WEFT__OP_MUL, weft_const_f64(cx, M_PI / 2.0), sq);
+    return WEFT__KEEP(weft__step1(&st, WEFT__OP_SIN, angle));
 }

@@ -17,36 +17,42 @@ static weft_value *square_op(weft_ctx *cx, weft__op op, const char *fn, weft_val
 
 weft_value *weft_cholesky(weft_ctx *cx, weft_value *a)
 {
-    return square_op(cx, WEFT__OP_CHOLESKY, "weft_cholesky", a);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(square_op(cx, WEFT__OP_CHOLESKY, "weft_cholesky", a));
 }
 
 weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a)
 {
-    return square_op(cx, WEFT__OP_MATRIX_INVERSE, "weft_matrix_inverse", a);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(square_op(cx, WEFT__OP_MATRIX_INVERSE, "weft_matrix_inverse", a));
 }
 
 weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a)
 {
-    return square_op(cx, WEFT__OP_MATRIX_EXPONENTIAL, "weft_matrix_exponential", a);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(square_op(cx, WEFT__OP_MATRIX_EXPONENTIAL, "weft_matrix_exponential", a));
 }
 
 weft_value *weft_matrix_sqrt(weft_ctx *cx, weft_value *a)
 {
-    return square_op(cx, WEFT__OP_MATRIX_SQRT, "weft_matrix_sqrt", a);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(square_op(cx, WEFT__OP_MATRIX_SQRT, "weft_matrix_sqrt", a));
 }
 
 weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals, weft_value *rhs)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { diagonals, rhs };
     if (!weft__op_enter(cx, "weft_tridiagonal_solve", in, 2))
         return NULL;
     weft__node n = { .op = WEFT__OP_TRIDIAGONAL_SOLVE };
-    return weft__ops_finish(cx, &n, in, 2);
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
 }
 
 weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a)
 {
-    return square_op(cx, WEFT__OP_MATRIX_DETERMINANT, "weft_matrix_determinant", a);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(square_op(cx, WEFT__OP_MATRIX_DETERMINANT, "weft_matrix_determinant", a));
 }
 
 static weft_value *solve_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *matrix,
@@ -61,26 +67,29 @@ static weft_value *solve_op(weft_ctx *cx, weft__op op, const char *fn, weft_valu
 
 weft_value *weft_matrix_solve(weft_ctx *cx, weft_value *matrix, weft_value *rhs, bool adjoint)
 {
-    return solve_op(cx, WEFT__OP_MATRIX_SOLVE, "weft_matrix_solve", matrix, rhs,
-                    adjoint ? WEFT__LINALG_ADJOINT : 0);
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(solve_op(cx, WEFT__OP_MATRIX_SOLVE, "weft_matrix_solve", matrix, rhs,
+                               adjoint ? WEFT__LINALG_ADJOINT : 0));
 }
 
 weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                                   bool lower, bool adjoint)
 {
-    return solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_triangular_solve", matrix, rhs,
-                    (lower ? WEFT__LINALG_LOWER : 0) | (adjoint ? WEFT__LINALG_ADJOINT : 0));
+    WEFT__SCOPE(cx);
+    unsigned flags = (lower ? WEFT__LINALG_LOWER : 0) | (adjoint ? WEFT__LINALG_ADJOINT : 0);
+    return WEFT__KEEP(solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_triangular_solve", matrix, rhs,
+                               flags));
 }
 
 weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { chol, rhs };
     if (!weft__op_enter(cx, "weft_cholesky_solve", in, 2))
         return NULL;
     /* a = L L^T: L y = rhs, then L^T x = y. */
     weft_value *y = solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_cholesky_solve", chol, rhs,
                              WEFT__LINALG_LOWER);
-    return y ? solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_cholesky_solve", chol, y,
-                        WEFT__LINALG_LOWER | WEFT__LINALG_ADJOINT)
-             : NULL;
+    return WEFT__KEEP(y ? solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_cholesky_solve", chol, y,
+                                   WEFT__LINALG_LOWER | WEFT__LINALG_ADJOINT) : NULL);
 }

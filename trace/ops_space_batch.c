@@ -50,6 +50,7 @@ static bool blocks_ok(weft_ctx *cx, const char *fn, const weft_spec *s, int m,
 weft_value *weft_space_to_batch_nd(weft_ctx *cx, weft_value *input, int m,
                                    const int64_t *block_shape, const int64_t (*paddings)[2])
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_space_to_batch_nd";
     if (!weft__op_enter(cx, fn, &input, 1))
         return NULL;
@@ -97,12 +98,13 @@ weft_value *weft_space_to_batch_nd(weft_ctx *cx, weft_value *input, int m,
         joined[d] = s->dims[d];
     }
     x = weft_transpose(cx, weft_reshape(cx, x, r + m, split), perm);
-    return weft_reshape(cx, x, r, joined);
+    return WEFT__KEEP(weft_reshape(cx, x, r, joined));
 }
 
 weft_value *weft_batch_to_space_nd(weft_ctx *cx, weft_value *input, int m,
                                    const int64_t *block_shape, const int64_t (*crops)[2])
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_batch_to_space_nd";
     if (!weft__op_enter(cx, fn, &input, 1))
         return NULL;
@@ -155,5 +157,5 @@ weft_value *weft_batch_to_space_nd(weft_ctx *cx, weft_value *input, int m,
         end[1 + i] = joined[1 + i] - crops[i][1];
         cropped = cropped || crops[i][0] || crops[i][1];
     }
-    return cropped ? weft_slice(cx, x, begin, end, NULL) : x;
+    return WEFT__KEEP(cropped ? weft_slice(cx, x, begin, end, NULL) : x);
 }

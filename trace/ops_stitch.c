@@ -53,6 +53,7 @@ static bool part_ok(weft_ctx *cx, const char *fn, size_t m, const weft_spec *si,
 weft_value *weft_dynamic_stitch(weft_ctx *cx, weft_value *const *indices,
                                 weft_value *const *data, size_t n)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_dynamic_stitch";
     if (!weft__op_enter(cx, fn, NULL, 0))
         return NULL;
@@ -102,5 +103,5 @@ weft_value *weft_dynamic_stitch(weft_ctx *cx, weft_value *const *indices,
         one_row[1 + d] = inner[d];
     weft_value *zeros = weft_gather(cx, weft_fill(cx, dt, 1 + inner_rank, one_row, 0), zero_rows,
                                     0);
-    return weft_scatter_nd_update(cx, zeros, weft_expand_dims(cx, idx, -1), values);
+    return WEFT__KEEP(weft_scatter_nd_update(cx, zeros, weft_expand_dims(cx, idx, -1), values));
 }

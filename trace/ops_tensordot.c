@@ -26,6 +26,7 @@ static int axis_of(weft_ctx *cx, int ax, int rank, const char *side, size_t k)
 weft_value *weft_tensordot_ex(weft_ctx *cx, weft_value *a, weft_value *b, const int *a_axes,
                               const int *b_axes, size_t n)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
@@ -78,11 +79,12 @@ weft_value *weft_tensordot_ex(weft_ctx *cx, weft_value *a, weft_value *b, const 
         if (!b_used[d])
             eq[len++] = lb[d];
     eq[len] = '\0';
-    return weft_einsum(cx, eq, in, 2);
+    return WEFT__KEEP(weft_einsum(cx, eq, in, 2));
 }
 
 weft_value *weft_tensordot(weft_ctx *cx, weft_value *a, weft_value *b, int axes)
 {
+    WEFT__SCOPE(cx);
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
@@ -99,5 +101,5 @@ weft_value *weft_tensordot(weft_ctx *cx, weft_value *a, weft_value *b, int axes)
         a_axes[k] = ra - axes + k;
         b_axes[k] = k;
     }
-    return weft_tensordot_ex(cx, a, b, a_axes, b_axes, (size_t)axes);
+    return WEFT__KEEP(weft_tensordot_ex(cx, a, b, a_axes, b_axes, (size_t)axes));
 }

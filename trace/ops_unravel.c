@@ -43,6 +43,7 @@ static bool dims_ok(weft_ctx *cx, const char *fn, const int64_t *dims, size_t n,
 
 weft_value *weft_unravel_index(weft_ctx *cx, weft_value *indices, const int64_t *dims, size_t n)
 {
+    WEFT__SCOPE(cx);
     static const char fn[] = "weft_unravel_index";
     if (!weft__op_enter(cx, fn, &indices, 1))
         return NULL;
@@ -80,5 +81,5 @@ weft_value *weft_unravel_index(weft_ctx *cx, weft_value *indices, const int64_t 
         }
         past = past || __builtin_mul_overflow(stride, dims[k], &stride) || stride > limit;
     }
-    return weft_stack(cx, coords, n, 0);
+    return WEFT__KEEP(weft_stack(cx, coords, n, 0));
 }

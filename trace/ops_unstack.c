@@ -37,6 +37,7 @@ static int outs_fail(weft_ctx *cx, weft_value **outs, size_t n)
 
 int weft_unstack(weft_ctx *cx, weft_value *a, int axis, size_t num, weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, num);
     static const char fn[] = "weft_unstack";
     if (!outs_enter(cx, fn, outs, num) || !weft__op_enter(cx, fn, &a, 1))
         return outs_fail(cx, outs, num);
@@ -96,6 +97,7 @@ static bool grid_inputs_ok(weft_ctx *cx, const char *fn, weft_value *const *xs, 
 int weft_meshgrid(weft_ctx *cx, weft_value *const *xs, size_t n, weft_meshgrid_indexing indexing,
                   weft_value **outs)
 {
+    WEFT__SCOPE_OUTS(cx, outs, n);
     static const char fn[] = "weft_meshgrid";
     if (!outs_enter(cx, fn, outs, n))
         return outs_fail(cx, outs, n);

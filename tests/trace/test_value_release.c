@@ -99,6 +99,51 @@ Test(value_release, a_long_loop_reuses_handles)
     weft_eager_end(&cx);
 }
 
+/* Ops made of other ops end their intermediates when they return: an
+ * eager loop of softmax (exp, sum, divide) and of moments (two results)
+ * holds only what the loop keeps; a call that fails half-way keeps
+ * nothing; the results are still right. */
+Test(value_release, composite_ops_end_their_intermediates)
+{
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    weft_value *x = weft_reshape(cx, ones(cx), 2, (int64_t[]){ 1000, 100 });
+    cr_assert_not_null(x, "%s", weft_errmsg());
+    size_t base = weft__ctx_held_bytes(cx, NULL);
+    for (int i = 0; i < 50; i++) {
+        weft_value *y = weft_softmax(cx, x, -1);
+        cr_assert_not_null(y, "%s", weft_errmsg());
+        cr_assert_eq(((const float *)weft_tensor_data(weft_value_tensor(y)))[i], 0.01f);
+        weft_value *m[2];
+        cr_assert_eq(weft_moments(cx, x, (int[]){ 0 }, 1, false, m), 0, "%s", weft_errmsg());
+        cr_assert_eq(((const float *)weft_tensor_data(weft_value_tensor(m[0])))[i], 1.0f);
+        cr_assert_eq(((const float *)weft_tensor_data(weft_value_tensor(m[1])))[i], 0.0f);
+        size_t held = weft__ctx_held_bytes(cx, NULL);
+        /* The softmax and the two moments, nothing else. */
+        cr_assert_eq(held, base + BYTES + 2 * 100 * sizeof(float), "iteration %d: held %zu", i,
+                     held);
+        weft_value_release(cx, y);
+        weft_value_release(cx, m[0]);
+        weft_value_release(cx, m[1]);
+    }
+    size_t peak = 0, held = weft__ctx_held_bytes(cx, &peak);
+    cr_assert_eq(held, base);
+    cr_assert_leq(peak, base + 4 * BYTES, "peak %zu", peak);
+    weft_eager_end(&cx);
+
+    /* A composite that fails after making values: they end too. */
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    x = weft_reshape(cx, ones(cx), 2, (int64_t[]){ 1000, 100 });
+    base = weft__ctx_held_bytes(cx, NULL);
+    weft_value *bad = weft_fill(cx, WEFT_I32, 1, (int64_t[]){ 1000 }, -1.0);
+    weft_value *parts[2];
+    cr_assert_eq(weft_dynamic_partition(cx, x, bad, 2, parts), WEFT_EINVAL, "%s", weft_errmsg());
+    cr_assert_null(parts[0]);
+    /* The range check's three bool[1000] and the partitions' copy are gone. */
+    cr_assert_eq(weft__ctx_held_bytes(cx, NULL), base + 1000 * sizeof(int32_t));
+    weft_eager_end(&cx);
+}
+
 /* A tensor someone else retained outlives the release. */
 Test(value_release, a_retained_tensor_survives)
 {
