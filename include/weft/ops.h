@@ -5,7 +5,8 @@
  * (each op computes at once on the runtime's workers) or in tracing mode
  * (each op records a node and computes nothing).  Values belong to their
  * context and live until it ends, or until weft_value_release ends one
- * early; never free one.
+ * early; never free one.  The values an op makes inside itself (an op
+ * built from other ops) end when it returns; only its results are yours.
  *
  * Errors are sticky per context: an op on bad inputs records the first
  * error (weft_ctx_status, weft_errmsg names the op and the shapes) and
