@@ -474,29 +474,14 @@ static bool ssim_shapes_ok(weft_ctx *cx, const char *fn, const weft_value *a,
     return true;
 }
 
-weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
-                      int64_t filter_size, double filter_sigma, double k1, double k2)
+/* TensorFlow's _ssim_per_channel on batches a and b [n, h, w, c]: the
+ * mean over the pixels of luminance x contrast-structure (returned, [n, c])
+ * and of contrast-structure alone (*cs, [n, c]), the local statistics
+ * under filter (depthwise, VALID). */
+static weft_value *ssim_per_channel(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
+                                    weft_value *filter, double max_val, double k1, double k2,
+                                    weft_value **cs_mean)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_ssim";
-    weft_value *in[2] = { a, b };
-    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, a) || !weft__ops_float_images(cx, fn, b) ||
-        !ssim_args_ok(cx, fn, max_val, filter_size, filter_sigma, k1, k2) ||
-        !ssim_shapes_ok(cx, fn, a, b, filter_size))
-        return NULL;
-    const weft_spec *s = spec_of(a);
-    bool single = s->rank == 3;
-    int64_t c = s->dims[s->rank - 1];
-    double *taps = weft__malloc(sizeof *taps * (size_t)(filter_size * filter_size));
-    if (!taps)
-        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
-    gauss_taps(filter_size, filter_sigma, taps);
-    weft_value *filter = tiled_filter(cx, fn, taps, filter_size, filter_size, c, 1, s->dtype);
-    weft__free(taps);
-    if (single) {
-        a = weft_expand_dims(cx, a, 0);
-        b = weft_expand_dims(cx, b, 0);
-    }
 #define LOCAL(x) weft_depthwise_conv2d(cx, (x), filter, NULL, WEFT_PADDING_VALID, NULL)
 #define OP(name, x, y) weft__op_binary(cx, WEFT__OP_##name, fn, (x), (y))
     weft_value *mean_a = LOCAL(a), *mean_b = LOCAL(b);
@@ -512,7 +497,122 @@ weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val
 #undef LOCAL
 #undef OP
     static const int pixels[2] = { 1, 2 };
-    weft_value *per_channel = weft_reduce(cx, WEFT_R_MEAN, map, pixels, 2, false);
+    *cs_mean = weft_reduce(cx, WEFT_R_MEAN, cs, pixels, 2, false);
+    return weft_reduce(cx, WEFT_R_MEAN, map, pixels, 2, false);
+}
+
+/* The filter_size^2 Gaussian of filter_sigma as a depthwise filter for
+ * images of spec s (c channels). */
+static weft_value *ssim_filter(weft_ctx *cx, const char *fn, const weft_spec *s,
+                               int64_t filter_size, double filter_sigma)
+{
+    double *taps = weft__malloc(sizeof *taps * (size_t)(filter_size * filter_size));
+    if (!taps)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    gauss_taps(filter_size, filter_sigma, taps);
+    weft_value *filter = tiled_filter(cx, fn, taps, filter_size, filter_size,
+                                      s->dims[s->rank - 1], 1, s->dtype);
+    weft__free(taps);
+    return filter;
+}
+
+static bool ssim_inputs_ok(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
+                           double max_val, int64_t filter_size, double filter_sigma, double k1,
+                           double k2)
+{
+    weft_value *in[2] = { a, b };
+    return weft__op_enter(cx, fn, in, 2) && weft__ops_float_images(cx, fn, a) &&
+           weft__ops_float_images(cx, fn, b) &&
+           ssim_args_ok(cx, fn, max_val, filter_size, filter_sigma, k1, k2) &&
+           ssim_shapes_ok(cx, fn, a, b, filter_size);
+}
+
+weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
+                      int64_t filter_size, double filter_sigma, double k1, double k2)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_ssim";
+    if (!ssim_inputs_ok(cx, fn, a, b, max_val, filter_size, filter_sigma, k1, k2))
+        return NULL;
+    bool single = spec_of(a)->rank == 3;
+    weft_value *filter = ssim_filter(cx, fn, spec_of(a), filter_size, filter_sigma);
+    if (single) {
+        a = weft_expand_dims(cx, a, 0);
+        b = weft_expand_dims(cx, b, 0);
+    }
+    weft_value *cs;
+    weft_value *per_channel = ssim_per_channel(cx, fn, a, b, filter, max_val, k1, k2, &cs);
     weft_value *r = weft_reduce(cx, WEFT_R_MEAN, per_channel, (const int[]){ 1 }, 1, false);
+    return WEFT__KEEP(single ? weft_reshape(cx, r, 0, NULL) : r);
+}
+
+/* One 2 x 2 average pooling of MS-SSIM: h and w padded at their ends by
+ * reflection (x[n - 1] repeated) when odd, as TensorFlow's SYMMETRIC pad. */
+static weft_value *ms_ssim_halve(weft_ctx *cx, weft_value *x, int64_t h, int64_t w)
+{
+    if (h % 2 || w % 2) {
+        const int64_t pads[4][2] = { { 0, 0 }, { 0, h % 2 }, { 0, w % 2 }, { 0, 0 } };
+        x = weft_pad_ex(cx, x, pads, WEFT_PAD_SYMMETRIC, 0.0);
+    }
+    static const int64_t two[2] = { 2, 2 };
+    return weft_avg_pool2d(cx, x, two, two, WEFT_PADDING_VALID);
+}
+
+weft_value *weft_ssim_multiscale(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
+                                 const double *power_factors, size_t n_scales,
+                                 int64_t filter_size, double filter_sigma, double k1, double k2)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_ssim_multiscale";
+    static const double tf_factors[5] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
+    if (!ssim_inputs_ok(cx, fn, a, b, max_val, filter_size, filter_sigma, k1, k2))
+        return NULL;
+    if (!power_factors) {
+        power_factors = tf_factors;
+        n_scales = 5;
+    }
+    if (n_scales < 1 || n_scales > 16)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu scales, not 1..16", fn, n_scales);
+    const weft_spec *s = spec_of(a);
+    bool single = s->rank == 3;
+    int64_t h = s->dims[s->rank - 3], w = s->dims[s->rank - 2];
+    /* Every scale's image must hold the filter: h and w halve, rounding up. */
+    int64_t hk = h, wk = w;
+    for (size_t k = 1; k < n_scales; k++) {
+        hk = (hk + 1) / 2;
+        wk = (wk + 1) / 2;
+    }
+    if (hk < filter_size || wk < filter_size) {
+        char str[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the images %s shrink to %lld x %lld at "
+                              "scale %zu, smaller than the %lld x %lld filter", fn,
+                              weft__spec_str(s, str, sizeof str), (long long)hk, (long long)wk,
+                              n_scales - 1, (long long)filter_size, (long long)filter_size);
+    }
+    weft_value *filter = ssim_filter(cx, fn, s, filter_size, filter_sigma);
+    if (single) {
+        a = weft_expand_dims(cx, a, 0);
+        b = weft_expand_dims(cx, b, 0);
+    }
+    weft_value *terms[16], *ssim = NULL;
+    for (size_t k = 0; k < n_scales; k++) {
+        if (k > 0) {
+            a = ms_ssim_halve(cx, a, h, w);
+            b = ms_ssim_halve(cx, b, h, w);
+            h = (h + 1) / 2;
+            w = (w + 1) / 2;
+        }
+        weft_value *cs;
+        ssim = ssim_per_channel(cx, fn, a, b, filter, max_val, k1, k2, &cs);
+        terms[k] = weft_relu(cx, cs);
+    }
+    /* The last scale's contrast-structure gives way to its full SSIM. */
+    terms[n_scales - 1] = weft_relu(cx, ssim);
+    weft_value *stacked = weft_stack(cx, terms, n_scales, -1);
+    int64_t n = (int64_t)n_scales;
+    weft_value *exponents = weft__ops_constant(cx, fn, WEFT_F64, 1, &n, power_factors, s->dtype);
+    weft_value *r = weft_reduce(cx, WEFT_R_PROD, weft_pow(cx, stacked, exponents),
+                                (const int[]){ -1 }, 1, false);
+    r = weft_reduce(cx, WEFT_R_MEAN, r, (const int[]){ -1 }, 1, false);
     return WEFT__KEEP(single ? weft_reshape(cx, r, 0, NULL) : r);
 }

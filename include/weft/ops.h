@@ -1808,6 +1808,20 @@ WEFT_API weft_value *weft_psnr(weft_ctx *cx, weft_value *a, weft_value *b, doubl
  * and then the channels.  TensorFlow's defaults: 11, 1.5, 0.01, 0.03. */
 WEFT_API weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, double max_val,
                                int64_t filter_size, double filter_sigma, double k1, double k2);
+/* tf.image.ssim_multiscale(img1, img2, max_val, power_factors,
+ * filter_size, filter_sigma, k1, k2): TensorFlow's MS-SSIM.  At each of
+ * n_scales scales (after the first, h and w padded at their ends by
+ * reflection when odd and 2 x 2 average-pooled) the per-channel SSIM terms
+ * of weft_ssim; the product over the scales of relu(contrast-structure)
+ * (relu(SSIM) at the last scale) to the power power_factors[k], averaged
+ * over the channels.  power_factors NULL takes TensorFlow's five (0.0448,
+ * 0.2856, 0.3001, 0.2363, 0.1333; n_scales is then ignored); n_scales 1..16.
+ * Shapes and dtypes as weft_ssim; the last scale's h and w must still be
+ * at least filter_size (WEFT_ESHAPE: with the defaults, 161 pixels). */
+WEFT_API weft_value *weft_ssim_multiscale(weft_ctx *cx, weft_value *a, weft_value *b,
+                                          double max_val, const double *power_factors,
+                                          size_t n_scales, int64_t filter_size,
+                                          double filter_sigma, double k1, double k2);
 /* tf.image.sobel_edges(images): [b, h, w, c] to [b, h, w, c, 2], the
  * vertical (index 0) and horizontal (1) 3 x 3 Sobel responses of each
  * channel on the images padded by reflection (h and w at least 2; h, w

@@ -17,7 +17,7 @@ TestSuite(ops_color, .init = suite_runtimes_create, .fini = suite_runtimes_destr
 
 typedef enum color_op {
     TO_YIQ, FROM_YIQ, TO_YUV, FROM_YUV, TO_HSV, FROM_HSV, SATURATION, HUE, BRIGHTNESS, GAMMA,
-    SOBEL, SSIM
+    SOBEL, SSIM, MS_SSIM
 } color_op;
 
 typedef struct color_case {
@@ -25,6 +25,10 @@ typedef struct color_case {
     double p;   /* the factor, delta or gamma; ssim's max_val */
     int64_t filter_size;
 } color_case;
+
+/* MS_SSIM's power factors (NULL: TensorFlow's) and their count. */
+static const double *ms_powers;
+static size_t ms_n;
 
 static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
@@ -44,6 +48,10 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case SSIM:
         outs[0] = weft_ssim(cx, a[0], a[1], c->p, c->filter_size, 1.5, 0.01, 0.03);
         break;
+    case MS_SSIM:
+        outs[0] = weft_ssim_multiscale(cx, a[0], a[1], c->p, ms_powers, ms_n, c->filter_size,
+                                       1.0, 0.01, 0.03);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -51,7 +59,7 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
 static weft_tensor *result_everywhere(const color_case *c, weft_tensor *const *args)
 {
     weft_tensor *y;
-    op_results_everywhere(body, (void *)c, args, c->op == SSIM ? 2 : 1, &y, 1, "color");
+    op_results_everywhere(body, (void *)c, args, c->op >= SSIM ? 2 : 1, &y, 1, "color");
     return y;
 }
 
@@ -368,6 +376,156 @@ Test(ops_color, ssim_matches_its_definition)
     free(b);
 }
 
+/* TensorFlow's per-channel SSIM terms of one [h, w, c] pair by their
+ * definition (filter sigma 1.0): the mean over the VALID windows of
+ * luminance x cs into ssim[ch], of cs alone into cs[ch]. */
+static void ssim_terms_ref(const double *a, const double *b, int64_t h, int64_t w, int64_t c,
+                           int size, double max_val, double *ssim, double *cs)
+{
+    double g[32 * 32], sum = 0, mid = (size - 1) / 2.0;
+    for (int y = 0; y < size; y++)
+        for (int x = 0; x < size; x++)
+            sum += g[y * size + x] = exp(-((y - mid) * (y - mid) + (x - mid) * (x - mid)) / 2.0);
+    double c1 = 0.01 * max_val * 0.01 * max_val, c2 = 0.03 * max_val * 0.03 * max_val;
+    int64_t oh = h - size + 1, ow = w - size + 1;
+    for (int64_t ch = 0; ch < c; ch++) {
+        double total = 0, total_cs = 0;
+        for (int64_t oy = 0; oy < oh; oy++)
+            for (int64_t ox = 0; ox < ow; ox++) {
+                double ma = 0, mb = 0, saa = 0, sbb = 0, sab = 0;
+                for (int y = 0; y < size; y++)
+                    for (int x = 0; x < size; x++) {
+                        double wt = g[y * size + x] / sum;
+                        double pa = a[((oy + y) * w + ox + x) * c + ch];
+                        double pb = b[((oy + y) * w + ox + x) * c + ch];
+                        ma += wt * pa;
+                        mb += wt * pb;
+                        saa += wt * pa * pa;
+                        sbb += wt * pb * pb;
+                        sab += wt * pa * pb;
+                    }
+                double l = (2 * ma * mb + c1) / (ma * ma + mb * mb + c1);
+                double k = (2 * (sab - ma * mb) + c2) / (saa - ma * ma + sbb - mb * mb + c2);
+                total += l * k;
+                total_cs += k;
+            }
+        ssim[ch] = total / (double)(oh * ow);
+        cs[ch] = total_cs / (double)(oh * ow);
+    }
+}
+
+/* [h, w, c] padded at the ends by repeating the last row and column when
+ * odd, then 2 x 2 averages, into out ([(h + 1) / 2, (w + 1) / 2, c]). */
+static void halve_ref(const double *x, int64_t h, int64_t w, int64_t c, double *out)
+{
+    int64_t oh = (h + 1) / 2, ow = (w + 1) / 2;
+    for (int64_t y = 0; y < oh; y++)
+        for (int64_t xx = 0; xx < ow; xx++)
+            for (int64_t ch = 0; ch < c; ch++) {
+                double s = 0;
+                for (int dy = 0; dy < 2; dy++)
+                    for (int dx = 0; dx < 2; dx++) {
+                        int64_t sy = 2 * y + dy, sx = 2 * xx + dx;
+                        sy = sy < h ? sy : h - 1;
+                        sx = sx < w ? sx : w - 1;
+                        s += x[(sy * w + sx) * c + ch];
+                    }
+                out[(y * ow + xx) * c + ch] = s / 4;
+            }
+}
+
+static double ms_ssim_ref(const double *a, const double *b, int64_t h, int64_t w, int64_t c,
+                          int size, const double *powers, size_t n)
+{
+    size_t bytes = sizeof(double) * (size_t)(h * w * c);
+    double *x = malloc(bytes), *y = malloc(bytes), *t = malloc(bytes);
+    cr_assert(x && y && t);
+    memcpy(x, a, bytes);
+    memcpy(y, b, bytes);
+    double prod[8], ssim[8], cs[8];
+    for (int64_t ch = 0; ch < c; ch++)
+        prod[ch] = 1;
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0) {
+            halve_ref(x, h, w, c, t);
+            memcpy(x, t, sizeof *x * (size_t)(((h + 1) / 2) * ((w + 1) / 2) * c));
+            halve_ref(y, h, w, c, t);
+            memcpy(y, t, sizeof *y * (size_t)(((h + 1) / 2) * ((w + 1) / 2) * c));
+            h = (h + 1) / 2;
+            w = (w + 1) / 2;
+        }
+        ssim_terms_ref(x, y, h, w, c, size, 1.0, ssim, cs);
+        for (int64_t ch = 0; ch < c; ch++) {
+            double v = k + 1 == n ? ssim[ch] : cs[ch];
+            prod[ch] *= pow(v > 0 ? v : 0, powers[k]);
+        }
+    }
+    double mean = 0;
+    for (int64_t ch = 0; ch < c; ch++)
+        mean += prod[ch] / (double)c;
+    free(x);
+    free(y);
+    free(t);
+    return mean;
+}
+
+/* Three scales of odd and even sizes (25 x 22 -> 13 x 11 -> 7 x 6, each
+ * padded where odd), a 5 x 5 filter, and TensorFlow's five default scales
+ * on 161 x 164 images (the least that holds the 11 x 11 filter at the
+ * last scale), against the definition; identical images give 1. */
+Test(ops_color, ssim_multiscale_matches_its_definition)
+{
+    const double powers[3] = { 0.3, 0.5, 0.2 };
+    const struct { int64_t b, h, w, c; int size; const double *powers; size_t n; } forms[2] = {
+        { 2, 25, 22, 3, 5, powers, 3 }, { 1, 161, 164, 1, 11, NULL, 5 },
+    };
+    static const double tf_powers[5] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
+    for (int f = 0; f < 2; f++) {
+        int64_t B = forms[f].b, H = forms[f].h, W = forms[f].w, C = forms[f].c;
+        size_t n = (size_t)(B * H * W * C);
+        double *a = pixels(n), *b = malloc(sizeof *b * n);
+        cr_assert_not_null(b);
+        for (size_t i = 0; i < n; i++)
+            b[i] = 0.7 * a[i] + 0.2 * (op_uniform(&rng) + 1) / 2;
+        weft_tensor *args[2] = { test_tensor(WEFT_F64, 4, (int64_t[]){ B, H, W, C }, a),
+                                 test_tensor(WEFT_F64, 4, (int64_t[]){ B, H, W, C }, b) };
+        color_case c = { MS_SSIM, 1.0, forms[f].size };
+        ms_powers = forms[f].powers;
+        ms_n = forms[f].n;
+        weft_tensor *y = result_everywhere(&c, args);
+        test_assert_shape(y, WEFT_F64, 1, (int64_t[]){ B }, "ms-ssim");
+        for (int64_t i = 0; i < B; i++) {
+            size_t off = (size_t)(i * H * W * C);
+            double want = ms_ssim_ref(a + off, b + off, H, W, C, forms[f].size,
+                                      forms[f].powers ? forms[f].powers : tf_powers, forms[f].n);
+            cr_assert(fabs(test_element(y, i) - want) <= 1e-12,
+                      "form %d, %lld: %.17g, want %.17g", f, (long long)i, test_element(y, i),
+                      want);
+            cr_assert(want > 0.2 && want < 0.99, "neither equal nor unrelated: %g", want);
+        }
+        weft_tensor_release(y);
+        y = result_everywhere(&c, (weft_tensor *[]){ args[0], args[0] });
+        for (int64_t i = 0; i < B; i++)
+            cr_assert(fabs(test_element(y, i) - 1) <= 1e-12, "%.17g", test_element(y, i));
+        weft_tensor_release(y);
+        /* A negative image: the contrast-structure terms are negative, and
+         * relu makes the product 0 (not NaN). */
+        for (size_t i = 0; i < n; i++)
+            b[i] = 1 - a[i];
+        weft_tensor *neg = test_tensor(WEFT_F64, 4, (int64_t[]){ B, H, W, C }, b);
+        y = result_everywhere(&c, (weft_tensor *[]){ args[0], neg });
+        for (int64_t i = 0; i < B; i++)
+            cr_assert(test_element(y, i) == 0, "negative image %lld: %.17g", (long long)i,
+                      test_element(y, i));
+        weft_tensor_release(y);
+        weft_tensor_release(neg);
+        weft_tensor_release(args[0]);
+        weft_tensor_release(args[1]);
+        free(a);
+        free(b);
+    }
+}
+
 /* ---- Errors ----------------------------------------------------------------- */
 
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -382,6 +540,13 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 6: outs[0] = weft_ssim(cx, a[0], a[1], 1, 3, 1.5, 0.01, 0.03); break;
     case 7: outs[0] = weft_ssim(cx, a[1], a[1], 1, 5, 1.5, 0.01, 0.03); break;
     case 8: outs[0] = weft_ssim(cx, a[1], a[1], 1, 3, 0, 0.01, 0.03); break;
+    case 9:
+        outs[0] = weft_ssim_multiscale(cx, a[1], a[1], 1, NULL, 0, 3, 1.5, 0.01, 0.03);
+        break;
+    case 10:
+        outs[0] = weft_ssim_multiscale(cx, a[1], a[1], 1, (const double[]){ 1 }, 0, 3, 1.5,
+                                       0.01, 0.03);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -401,6 +566,9 @@ Test(ops_color, errors_name_the_op)
         { 7, WEFT_ESHAPE, "weft_ssim: the images f64[2,4,4,2] are smaller than the 5 x 5 "
                           "filter" },
         { 8, WEFT_EINVAL, "weft_ssim: filter_sigma 0 is not finite and > 0" },
+        { 9, WEFT_ESHAPE, "weft_ssim_multiscale: the images f64[2,4,4,2] shrink to 1 x 1 at "
+                          "scale 4, smaller than the 3 x 3 filter" },
+        { 10, WEFT_EINVAL, "weft_ssim_multiscale: 0 scales, not 1..16" },
     };
     double v[96] = { 0 };
     weft_tensor *args[3] = { test_tensor(WEFT_F64, 4, (int64_t[]){ 2, 4, 4, 3 }, v),
