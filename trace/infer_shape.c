@@ -786,6 +786,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_RANDOM_CATEGORICAL: case WEFT__OP_NON_MAX_SUPPRESSION:
     case WEFT__OP_RANDOM_GAMMA: case WEFT__OP_RANDOM_POISSON:
     case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_ASSERT:
+    case WEFT__OP_IMAGE_TRANSFORM:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
@@ -862,6 +863,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_CTC_LOSS: return weft__infer_ctc_loss(n, in, out);
     case WEFT__OP_CHECK_NUMERICS:
     case WEFT__OP_ASSERT: return weft__infer_check(n, in, out);
+    case WEFT__OP_IMAGE_TRANSFORM: return weft__infer_image_transform(n, in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:

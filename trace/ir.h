@@ -203,7 +203,8 @@
     XX(MATRIX_SQRT, ARRAY, 1)              \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
-    XX(ASSERT,     ARRAY,   2)
+    XX(ASSERT,     ARRAY,   2)             \
+    XX(IMAGE_TRANSFORM, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -339,6 +340,11 @@ typedef struct weft__node {
          * reports, cut to fit.  Both pass in[0] through and are side
          * effects. */
         struct { char message[WEFT__CHECK_MESSAGE_MAX]; } check;
+        /* IMAGE_TRANSFORM (in[0] images, in[1] the f32 transforms [1 or
+         * batch, 8]; trace/kernel_transform.c): weft_resize_method
+         * (BILINEAR, NEAREST), weft_fill_mode, the output's h and w and
+         * the fill value. */
+        struct { int interpolation, fill_mode; int64_t size[2]; double fill_value; } transform;
     } attr;
 } weft__node;
 

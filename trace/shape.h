@@ -176,6 +176,11 @@ int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *cons
 int weft__infer_check(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                      weft_tensor *out);
+/* image_projective_transform (kernel_transform.c): images [b, h, w, c]
+ * (f32, f64) and f32 transforms [1 or b, 8] to [b, out_h, out_w, c]. */
+int weft__infer_image_transform(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_image_transform(weft_runtime *rt, const weft__node *n, const weft_tensor *images,
+                               const weft_tensor *transforms, weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

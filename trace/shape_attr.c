@@ -95,6 +95,16 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
         break;
+    case WEFT__OP_IMAGE_TRANSFORM: {
+        int64_t bits;
+        memcpy(&bits, &n->attr.transform.fill_value, sizeof bits);
+        w[k++] = n->attr.transform.interpolation;
+        w[k++] = n->attr.transform.fill_mode;
+        w[k++] = n->attr.transform.size[0];
+        w[k++] = n->attr.transform.size[1];
+        w[k++] = bits;
+        break;
+    }
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         for (size_t at = 0; at < sizeof n->attr.check.message; at += sizeof *w) {
             int64_t word = 0;
@@ -328,6 +338,15 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         fprintf(f, "<message=\"%s\">", n->attr.check.message);
         break;
+    case WEFT__OP_IMAGE_TRANSFORM: {
+        static const char *const modes[4] = { "reflect", "wrap", "constant", "nearest" };
+        int mode = n->attr.transform.fill_mode;
+        fprintf(f, "<%s,%s,size=[%" PRId64 ",%" PRId64 "],fill_value=%g>",
+                n->attr.transform.interpolation == WEFT_RESIZE_NEAREST ? "nearest" : "bilinear",
+                mode >= 0 && mode < 4 ? modes[mode] : "?", n->attr.transform.size[0],
+                n->attr.transform.size[1], n->attr.transform.fill_value);
+        break;
+    }
     case WEFT__OP_ROLL: case WEFT__OP_REPEAT:
         fprintf(f, "<axis=%d,%s=%" PRId64 "%s>", n->attr.index.axis,
                 n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count,

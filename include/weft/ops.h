@@ -1416,6 +1416,41 @@ typedef enum weft_resize_method {
 } weft_resize_method;
 WEFT_API weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height,
                                  int64_t width, weft_resize_method method);
+/* How weft_image_projective_transform maps a coordinate outside the
+ * image (TensorFlow's fill_mode): REFLECT about the edge ([abcd] ->
+ * [dcba|abcd|dcba]), WRAP around ([abcd|abcd|abcd]), CONSTANT (the pixels
+ * outside read as fill_value), NEAREST (the edge pixel). */
+typedef enum weft_fill_mode {
+    WEFT_FILL_REFLECT,
+    WEFT_FILL_WRAP,
+    WEFT_FILL_CONSTANT,
+    WEFT_FILL_NEAREST
+} weft_fill_mode;
+/* tf.raw_ops.ImageProjectiveTransformV3(images, transforms, output_shape,
+ * fill_value, interpolation, fill_mode), what Keras's RandomRotation,
+ * RandomZoom and RandomTranslation run: output pixel (x, y) of image i
+ * samples the input at ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k),
+ * k = c0 x + c1 y + 1, from row i of transforms (f32 [b, 8], or [1, 8] for
+ * every image) = (a0, a1, a2, b0, b1, b2, c0, c1); k == 0 gives fill_value.
+ * interpolation WEFT_RESIZE_BILINEAR or _NEAREST; a coordinate outside
+ * the image is mapped by fill_mode, and a pixel still outside reads as
+ * fill_value.  images [b, h, w, c] or one image [h, w, c], f32 or f64;
+ * output_hw the result's h and w, NULL for the input's.  Coordinates and
+ * weights are f32 as in TensorFlow (its bits for f32 images; f64 pixels
+ * interpolate in f64, where TensorFlow rounds them to f32). */
+WEFT_API weft_value *weft_image_projective_transform(weft_ctx *cx, weft_value *images,
+                                                     weft_value *transforms,
+                                                     const int64_t *output_hw,
+                                                     weft_resize_method interpolation,
+                                                     weft_fill_mode fill_mode, double fill_value);
+/* tfa.image.rotate(images, angles, interpolation, fill_mode, fill_value)
+ * and Keras RandomRotation's transform: each image turned counterclockwise
+ * by its angle (radians; a scalar for all, or one per image) about its
+ * centre, through weft_image_projective_transform with the transforms
+ * Keras builds (in f32).  h and w known while tracing. */
+WEFT_API weft_value *weft_rotate(weft_ctx *cx, weft_value *images, weft_value *angles,
+                                 weft_resize_method interpolation, weft_fill_mode fill_mode,
+                                 double fill_value);
 /* tf.image.crop_and_resize(image, boxes, box_indices, crop_size, method,
  * extrapolation_value): for each box b of boxes [n, 4] ([y1, x1, y2, x2]
  * normalized: 0 and 1 are the first and last pixel centres; y1 > y2
