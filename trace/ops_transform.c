@@ -1,8 +1,9 @@
 /* tf.raw_ops.ImageProjectiveTransformV3 (what Keras's RandomRotation,
  * RandomZoom and RandomTranslation call) as weft_image_projective_transform,
- * one node (kernel_transform.c); and weft_rotate (tfa.image.rotate), the
- * transforms of rotations about the image centre built from the angles
- * with elementwise ops, as Keras and TensorFlow Addons build them. */
+ * one node (kernel_transform.c); weft_rotate (tfa.image.rotate) and
+ * weft_translate (tfa.image.translate), their transforms built from the
+ * angles or shifts with elementwise ops, as Keras and TensorFlow Addons
+ * build them. */
 #include <stdint.h>
 
 #include "trace/ctx.h"
@@ -119,6 +120,39 @@ weft_value *weft_rotate(weft_ctx *cx, weft_value *images, weft_value *angles,
     weft_value *zero = weft_zeros_like(cx, a);
     weft_value *rows[8] = { cos_a, weft_neg(cx, sin_a), dx, sin_a, cos_a, dy, zero, zero };
     weft_value *transforms = weft_stack(cx, rows, 8, 1);
+    return WEFT__KEEP(transform(cx, fn, images, transforms, NULL, interpolation, fill_mode,
+                                fill_value, single));
+}
+
+weft_value *weft_translate(weft_ctx *cx, weft_value *images, weft_value *translations,
+                           weft_resize_method interpolation, weft_fill_mode fill_mode,
+                           double fill_value)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_translate";
+    weft_value *in[2] = { images, translations };
+    bool single;
+    if (!weft__op_enter(cx, fn, in, 2) ||
+        !transform_args_ok(cx, fn, &images, interpolation, fill_mode, &single))
+        return NULL;
+    const weft_spec *st = spec_of(translations);
+    char s1[WEFT__SPEC_STR_MAX];
+    if (st->dtype != WEFT_F32 && st->dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the translations %s are not f32 or f64", fn,
+                              weft__spec_str(st, s1, sizeof s1));
+    bool pairs = (st->rank == 1 || st->rank == 2) &&
+                 (st->dims[st->rank - 1] == 2 || st->dims[st->rank - 1] == WEFT_DIM_ANY);
+    if (!pairs)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the translations %s are not [dx, dy] or one "
+                              "[dx, dy] per image", fn, weft__spec_str(st, s1, sizeof s1));
+    /* Output (x, y) reads input (x - dx, y - dy). */
+    weft_value *d = weft_reshape(cx, weft_cast(cx, translations, WEFT_F32), 2,
+                                 (const int64_t[]){ -1, 2 });
+    weft_value *dx = weft_neg(cx, weft__ops_axis_slice(cx, d, 1, 0, 1));
+    weft_value *dy = weft_neg(cx, weft__ops_axis_slice(cx, d, 1, 1, 2));
+    weft_value *one = weft_fill_like(cx, dx, 1.0), *zero = weft_zeros_like(cx, dx);
+    weft_value *cols[8] = { one, zero, dx, zero, one, dy, zero, zero };
+    weft_value *transforms = weft_concat(cx, cols, 8, 1);
     return WEFT__KEEP(transform(cx, fn, images, transforms, NULL, interpolation, fill_mode,
                                 fill_value, single));
 }

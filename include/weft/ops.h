@@ -1451,6 +1451,13 @@ WEFT_API weft_value *weft_image_projective_transform(weft_ctx *cx, weft_value *i
 WEFT_API weft_value *weft_rotate(weft_ctx *cx, weft_value *images, weft_value *angles,
                                  weft_resize_method interpolation, weft_fill_mode fill_mode,
                                  double fill_value);
+/* tfa.image.translate(images, translations, interpolation, fill_mode,
+ * fill_value) and Keras RandomTranslation's transform: each image shifted
+ * by [dx, dy] pixels (right and down; f32 or f64, one pair for all or
+ * [b, 2]), through weft_image_projective_transform. */
+WEFT_API weft_value *weft_translate(weft_ctx *cx, weft_value *images, weft_value *translations,
+                                    weft_resize_method interpolation, weft_fill_mode fill_mode,
+                                    double fill_value);
 /* tf.image.crop_and_resize(image, boxes, box_indices, crop_size, method,
  * extrapolation_value): for each box b of boxes [n, 4] ([y1, x1, y2, x2]
  * normalized: 0 and 1 are the first and last pixel centres; y1 > y2

@@ -2,7 +2,8 @@
  * here (bit for bit on f32 images) for both interpolations, the four fill
  * modes, one transform for all images or one each, coordinates far
  * outside the image and k == 0; f64 images; a single image; rotate by a
- * quarter turn is rot90, and by 0 the image itself; the refused calls.
+ * quarter turn is rot90, and by 0 the image itself; translate by whole
+ * pixels; the refused calls.
  * Eagerly and traced on 1, 2 and 4 workers, the same bits. */
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@ TestSuite(ops_transform, .init = suite_runtimes_create, .fini = suite_runtimes_d
           .timeout = 60);
 
 typedef struct tr_case {
-    bool rotate;
+    int form;   /* 0: projective transform, 1: rotate, 2: translate */
     weft_resize_method interpolation;
     weft_fill_mode mode;
     double fill;
@@ -24,9 +25,14 @@ typedef struct tr_case {
 static int tr_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     const tr_case *c = user;
-    outs[0] = c->rotate ? weft_rotate(cx, a[0], a[1], c->interpolation, c->mode, c->fill)
-                        : weft_image_projective_transform(cx, a[0], a[1], c->out_hw,
-                                                          c->interpolation, c->mode, c->fill);
+    switch (c->form) {
+    case 1: outs[0] = weft_rotate(cx, a[0], a[1], c->interpolation, c->mode, c->fill); break;
+    case 2: outs[0] = weft_translate(cx, a[0], a[1], c->interpolation, c->mode, c->fill); break;
+    default:
+        outs[0] = weft_image_projective_transform(cx, a[0], a[1], c->out_hw, c->interpolation,
+                                                  c->mode, c->fill);
+        break;
+    }
     return weft_ctx_status(cx);
 }
 
@@ -139,7 +145,7 @@ Test(ops_transform, like_tensorflow_in_every_mode)
     for (int interp = 0; interp < 2; interp++)
         for (int mode = 0; mode < 4; mode++)
             for (int each = 0; each < 2; each++) {
-                tr_case c = { false, interp ? WEFT_RESIZE_NEAREST : WEFT_RESIZE_BILINEAR,
+                tr_case c = { 0, interp ? WEFT_RESIZE_NEAREST : WEFT_RESIZE_BILINEAR,
                               (weft_fill_mode)mode, -0.25, out_hw };
                 weft_tensor *args[2] = { images, each ? per_image : shared }, *out;
                 char what[64];
@@ -176,7 +182,7 @@ Test(ops_transform, f64_images_and_the_identity)
     weft_tensor *image = test_tensor(WEFT_F64, 3, (int64_t[]){ H, W, C }, pix);
     weft_tensor *identity = test_tensor(WEFT_F32, 2, (int64_t[]){ 1, 8 },
                                         (double[]){ 1, 0, 0, 0, 1, 0, 0, 0 });
-    tr_case c = { false, WEFT_RESIZE_BILINEAR, WEFT_FILL_REFLECT, 0, NULL };
+    tr_case c = { 0, WEFT_RESIZE_BILINEAR, WEFT_FILL_REFLECT, 0, NULL };
     weft_tensor *args[2] = { image, identity }, *out;
     op_results_everywhere(tr_body, &c, args, 2, &out, 1, "identity");
     test_assert_shape(out, WEFT_F64, 3, (int64_t[]){ H, W, C }, "identity");
@@ -226,7 +232,7 @@ Test(ops_transform, rotate_by_quarter_turns_is_rot90)
     for (int k = 0; k < 3; k++) {
         weft_tensor *angle = test_tensor(WEFT_F64, 1, (int64_t[]){ B },
                                          (double[]){ angles[k], angles[k] });
-        tr_case c = { true, WEFT_RESIZE_NEAREST, WEFT_FILL_CONSTANT, 0, NULL };
+        tr_case c = { 1, WEFT_RESIZE_NEAREST, WEFT_FILL_CONSTANT, 0, NULL };
         weft_tensor *args[2] = { images, angle }, *turned, *want;
         op_results_everywhere(tr_body, &c, args, 2, &turned, 1, "rotate");
         cr_assert_eq(op_call(rts[0], rot90_body, (void *)&quarters[k], &images, 1, &want, 1,
@@ -235,6 +241,40 @@ Test(ops_transform, rotate_by_quarter_turns_is_rot90)
         weft_tensor_release(turned);
         weft_tensor_release(want);
         weft_tensor_release(angle);
+    }
+    weft_tensor_release(images);
+    free(pix);
+}
+
+/* Whole-pixel shifts, one pair for every image and one pair each: out[y][x]
+ * = in[y - dy][x - dx], the fill value where that is outside. */
+Test(ops_transform, translate_shifts_by_whole_pixels)
+{
+    enum { B = 2, H = 4, W = 5, C = 1 };
+    double *pix = draws(B * H * W * C, -1, 1, 4);
+    weft_tensor *images = test_tensor(WEFT_F32, 4, (int64_t[]){ B, H, W, C }, pix);
+    const double shared[2] = { 2, -1 }, each[4] = { 2, -1, -3, 2 };
+    for (int per = 0; per < 2; per++) {
+        weft_tensor *shift = per ? test_tensor(WEFT_F64, 2, (int64_t[]){ B, 2 }, each)
+                                 : test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, shared);
+        tr_case c = { 2, WEFT_RESIZE_BILINEAR, WEFT_FILL_CONSTANT, 9, NULL };
+        weft_tensor *args[2] = { images, shift }, *out;
+        op_results_everywhere(tr_body, &c, args, 2, &out, 1, "translate");
+        for (int64_t b = 0; b < B; b++) {
+            const double *d = per ? each + 2 * b : shared;
+            for (int64_t y = 0; y < H; y++)
+                for (int64_t x = 0; x < W; x++) {
+                    int64_t sy = y - (int64_t)d[1], sx = x - (int64_t)d[0];
+                    float want = sy >= 0 && sy < H && sx >= 0 && sx < W
+                                     ? (float)pix[(b * H + sy) * W + sx] : 9.0f;
+                    double got = test_element(out, (b * H + y) * W + x);
+                    cr_assert(got == want, "%s image %lld (%lld, %lld): %g, want %g",
+                              per ? "per-image" : "shared", (long long)b, (long long)y,
+                              (long long)x, got, want);
+                }
+        }
+        weft_tensor_release(out);
+        weft_tensor_release(shift);
     }
     weft_tensor_release(images);
     free(pix);
@@ -271,6 +311,9 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
         outs[0] = weft_image_projective_transform(cx, a[0], a[3], NULL, WEFT_RESIZE_NEAREST,
                                                   WEFT_FILL_WRAP, 0);
         break;
+    case 7:
+        outs[0] = weft_translate(cx, a[0], a[0], WEFT_RESIZE_NEAREST, WEFT_FILL_WRAP, 0);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -295,6 +338,8 @@ Test(ops_transform, refused_calls)
                           "[h, w, c] or a batch" },
         { 5, WEFT_ESHAPE, "weft_rotate: the angles f32[1,8] are not a scalar or one per image" },
         { 6, WEFT_EDTYPE, "weft_image_projective_transform: the transforms f64[1,8] are not f32" },
+        { 7, WEFT_ESHAPE, "weft_translate: the translations f32[3,4,4,2] are not [dx, dy] or one "
+                          "[dx, dy] per image" },
     };
     op_expect_errors(rts[1], refused_body, cases, sizeof cases / sizeof cases[0], args, 4);
     for (int k = 0; k < 4; k++)
