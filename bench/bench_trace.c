@@ -9,7 +9,11 @@
  *      main thread (which joins in: `workers` + 1 threads);
  *  (c) op dispatch cost of a compiled list on tiny tensors: a chain of 100
  *      dependent 2x2 matmuls (no fusion, no folding), ns per op, with the
- *      cost of an empty call subtracted. */
+ *      cost of an empty call subtracted;
+ *  (d) eager ops in one long-lived eager context, 1000 calls a repetition,
+ *      each result released: an add and a multiply by a weak scalar of
+ *      f32[4], and softmax (exp, sum, divide) of f32[32,10] against the C
+ *      loop of the same softmax. */
 #include "bench.h"
 #include "contenders.h"
 
@@ -213,6 +217,85 @@ static void do_concrete(void *p)
     c->out = NULL;
 }
 
+/* ---- (d) eager ops ---- */
+
+enum { EAGER_CALLS = 1000, SM_ROWS = 32, SM_COLS = 10 };
+
+typedef struct eager_run {
+    weft_ctx *cx;
+    weft_value *small, *logits;
+    int which;   /* 0 add, 1 times a weak 2.0, 2 softmax */
+} eager_run;
+
+static void do_eager(void *p)
+{
+    eager_run *e = p;
+    for (int i = 0; i < EAGER_CALLS; i++) {
+        weft_value *k = NULL, *y;
+        switch (e->which) {
+        case 0: y = weft_add(e->cx, e->small, e->small); break;
+        case 1: y = weft_mul(e->cx, e->small, k = weft_const_f64(e->cx, 2.0)); break;
+        default: y = weft_softmax(e->cx, e->logits, -1); break;
+        }
+        if (!y)
+            bench_die("eager op", weft_ctx_status(e->cx));
+        bench_sink += (uint64_t)weft_tensor_numel(weft_value_tensor(y));
+        weft_value_release(e->cx, y);
+        weft_value_release(e->cx, k);
+    }
+}
+
+typedef struct softmax_loop {
+    const float *x;
+    float *y;
+} softmax_loop;
+
+static void c_softmax(void *p)
+{
+    softmax_loop *s = p;
+    for (int i = 0; i < EAGER_CALLS; i++) {
+        for (int r = 0; r < SM_ROWS; r++) {
+            const float *x = s->x + r * SM_COLS;
+            float *y = s->y + r * SM_COLS, m = x[0], sum = 0;
+            for (int c = 1; c < SM_COLS; c++)
+                m = x[c] > m ? x[c] : m;
+            for (int c = 0; c < SM_COLS; c++)
+                sum += y[c] = expf(x[c] - m);
+            for (int c = 0; c < SM_COLS; c++)
+                y[c] /= sum;
+        }
+        bench_sink += (uint64_t)(s->y[i % (SM_ROWS * SM_COLS)] * 1000);
+    }
+}
+
+static void bench_eager(bench_table *t, int w, const int *rows, int reps)
+{
+    static float logits[SM_ROWS * SM_COLS];
+    for (int i = 0; i < SM_ROWS * SM_COLS; i++)
+        logits[i] = (float)(i % 7) * 0.5f;
+    eager_run e = { 0 };
+    int err = weft_eager_begin(rt, &e.cx);
+    if (err)
+        bench_die("weft_eager_begin", err);
+    weft_tensor *ts = NULL, *tl = NULL;
+    int64_t d4 = 4, dl[2] = { SM_ROWS, SM_COLS };
+    if (weft_tensor_create(WEFT_F32, 1, &d4, logits, &ts) ||
+        weft_tensor_create(WEFT_F32, 2, dl, logits, &tl))
+        bench_die("weft_tensor_create", WEFT_ENOMEM);
+    e.small = weft_eager_value(e.cx, ts);
+    e.logits = weft_eager_value(e.cx, tl);
+    for (e.which = 0; e.which < 3; e.which++)
+        t->med[rows[e.which]][w] = bench_time(reps, 1, do_eager, &e);
+    weft_eager_end(&e.cx);
+    weft_tensor_release(ts);
+    weft_tensor_release(tl);
+    if (w == 0) {
+        static float out[SM_ROWS * SM_COLS];
+        softmax_loop s = { logits, out };
+        t->med[rows[3]][0] = bench_time(reps, 1, c_softmax, &s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     unsigned workers[BENCH_MAX_WORKERS];
@@ -239,6 +322,15 @@ int main(int argc, char **argv)
     int c_chain = bench_table_impl(&tc, "weft concrete_call", 0, reps);
     int c_raw = bench_table_impl(&tc, "  (incl. call overhead)", 0, reps);
     double empty_call[BENCH_MAX_WORKERS];
+
+    bench_table td;
+    bench_table_init(&td, "(d) eager ops in a long-lived context, result released: per call",
+                     "ns", 1e9 / EAGER_CALLS, nw, workers);
+    int d_rows[4];
+    d_rows[0] = bench_table_impl(&td, "weft eager add f32[4]", 0, reps);
+    d_rows[1] = bench_table_impl(&td, "weft eager x * 2.0 f32[4]", 0, reps);
+    d_rows[2] = bench_table_impl(&td, "weft eager softmax f32[32,10]", 0, reps);
+    d_rows[3] = bench_table_impl(&td, "C softmax loop f32[32,10]", 1, reps);
 
     size_t n = 10000000;
     float *xs = aligned_alloc(64, n * sizeof *xs), *ys = aligned_alloc(64, n * sizeof *ys);
@@ -320,6 +412,8 @@ int main(int argc, char **argv)
         weft_tensor_release(tx);
         weft_tensor_release(tw);
 
+        bench_eager(&td, w, d_rows, reps);
+
         weft_runtime_destroy(&rt);
         bench_settle(50);
 
@@ -347,6 +441,12 @@ int main(int argc, char **argv)
     for (int w = 0; w < nw; w++)
         printf("summary (c): %u workers: empty concrete_call %.0f ns; %.1f ns per matmul op (target < 50)\n",
                workers[w], empty_call[w] * 1e9 / 100, tc.med[c_chain][w] * 1e9 / 1e4);
+    bench_table_print(&td);
+    for (int w = 0; w < nw; w++)
+        printf("summary (d): %u workers: eager add %.0f ns, x * 2.0 %.0f ns, softmax %.0f ns "
+               "(%.1fx the C loop)\n", workers[w], td.med[d_rows[0]][w] * 1e9 / EAGER_CALLS,
+               td.med[d_rows[1]][w] * 1e9 / EAGER_CALLS, td.med[d_rows[2]][w] * 1e9 / EAGER_CALLS,
+               td.med[d_rows[2]][w] / td.med[d_rows[3]][0]);
     free(xs);
     free(ys);
     printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);

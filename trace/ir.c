@@ -105,6 +105,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_CHECK_NUMERICS] = "check_numerics",
     [WEFT__OP_ASSERT] = "assert",
     [WEFT__OP_IMAGE_TRANSFORM] = "image_projective_transform",
+    [WEFT__OP_DRAW_BOXES] = "draw_bounding_boxes",
     [WEFT__OP_FFT] = "fft",
 };
 

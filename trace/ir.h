@@ -204,7 +204,8 @@
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \
-    XX(IMAGE_TRANSFORM, ARRAY, 2)
+    XX(IMAGE_TRANSFORM, ARRAY, 2)          \
+    XX(DRAW_BOXES, ARRAY, 3)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -690,6 +690,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_check(rt, n, in, out);
     case WEFT__OP_IMAGE_TRANSFORM:
         return weft__eval_image_transform(rt, n, in[0], in[1], out);
+    case WEFT__OP_DRAW_BOXES:
+        return weft__eval_draw_boxes(rt, in, out);
     case WEFT__OP_CONV2D:
         return weft__eval_conv2d(rt, n, in[0], in[1], out);
     case WEFT__OP_DEPTHWISE_CONV2D:

@@ -616,3 +616,29 @@ weft_value *weft_ssim_multiscale(weft_ctx *cx, weft_value *a, weft_value *b, dou
     r = weft_reduce(cx, WEFT_R_MEAN, r, (const int[]){ -1 }, 1, false);
     return WEFT__KEEP(single ? weft_reshape(cx, r, 0, NULL) : r);
 }
+
+/* tf.image.draw_bounding_boxes: one node (kernel_boxes.c); with no colours
+ * (NULL or none known while tracing), TensorFlow's table of ten (yellow,
+ * blue, red, lime, purple, olive, maroon, navy, aqua, fuchsia), whose first
+ * channel is 1 for grey images. */
+weft_value *weft_draw_bounding_boxes(weft_ctx *cx, weft_value *images, weft_value *boxes,
+                                     weft_value *colors)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_draw_bounding_boxes";
+    weft_value *in[3] = { images, boxes, colors };
+    if (!weft__op_enter(cx, fn, in, colors ? 3 : 2))
+        return NULL;
+    const weft_spec *s = spec_of(images);
+    if (!colors || (spec_of(colors)->rank == 2 && spec_of(colors)->dims[0] == 0)) {
+        float table[10][4] = { { 1, 1, 0, 1 }, { 0, 0, 1, 1 }, { 1, 0, 0, 1 }, { 0, 1, 0, 1 },
+                               { 0.5f, 0, 0.5f, 1 }, { 0.5f, 0.5f, 0, 1 }, { 0.5f, 0, 0, 1 },
+                               { 0, 0, 0.5f, 1 }, { 0, 1, 1, 1 }, { 1, 0, 1, 1 } };
+        for (int i = 0; s->rank == 4 && s->dims[3] == 1 && i < 10; i++)
+            table[i][0] = 1;
+        in[2] = weft__ops_constant(cx, fn, WEFT_F32, 2, (const int64_t[]){ 10, 4 }, table,
+                                   WEFT_F32);
+    }
+    weft__node n = { .op = WEFT__OP_DRAW_BOXES };
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 3));
+}

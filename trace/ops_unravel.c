@@ -63,7 +63,7 @@ weft_value *weft_unravel_index(weft_ctx *cx, weft_value *indices, const int64_t 
     weft_value *in_range = weft_ge(cx, indices, weft_const_i64(cx, 0));
     if (total >= 0 && total <= limit)
         in_range = weft_logical_and(cx, in_range, weft_lt(cx, indices, weft_const_i64(cx, total)));
-    char text[80], message[WEFT__CHECK_MESSAGE_MAX];
+    char text[48], message[WEFT__CHECK_MESSAGE_MAX];
     snprintf(message, sizeof message, "%s: an index is out of range for dims %s", fn,
              dims_text(dims, n, text, sizeof text));
     weft_value *checked = weft_check(cx, indices, in_range, message);

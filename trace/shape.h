@@ -181,6 +181,10 @@ int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *
 int weft__infer_image_transform(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_image_transform(weft_runtime *rt, const weft__node *n, const weft_tensor *images,
                                const weft_tensor *transforms, weft_tensor *out);
+/* draw_bounding_boxes (kernel_boxes.c): in[0] images [b, h, w, 1, 3 or
+ * 4] (f32, f64), in[1] f32 boxes [b, n, 4], in[2] f32 colours [k, >= c]. */
+int weft__infer_draw_boxes(const weft_spec *in, weft_spec *out);
+int weft__eval_draw_boxes(weft_runtime *rt, weft_tensor *const *in, weft_tensor *out);
 
 /* Python's slice rule on a dim of n elements: the first index and the
  * element count of [begin:end:step] (step != 0; end WEFT_END: through the

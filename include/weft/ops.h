@@ -1864,6 +1864,15 @@ WEFT_API weft_value *weft_ssim_multiscale(weft_ctx *cx, weft_value *a, weft_valu
                                           double max_val, const double *power_factors,
                                           size_t n_scales, int64_t filter_size,
                                           double filter_sigma, double k1, double k2);
+/* tf.image.draw_bounding_boxes(images, boxes, colors): a copy of images
+ * [b, h, w, c] (c 1, 3 or 4 known while tracing; f32 or f64) with each
+ * image's boxes (f32 [b, n, 4], [y_min, x_min, y_max, x_max] normalized)
+ * outlined one pixel wide in order, box j in colour j mod k of colors (f32
+ * [k, >= c]; NULL or [0, 4] for TensorFlow's ten defaults).  TensorFlow's
+ * kernel: edges at box * (dim - 1) in f32 truncated, inverted boxes and
+ * boxes wholly outside skipped, edges outside the image not drawn. */
+WEFT_API weft_value *weft_draw_bounding_boxes(weft_ctx *cx, weft_value *images,
+                                              weft_value *boxes, weft_value *colors);
 /* tf.image.sobel_edges(images): [b, h, w, c] to [b, h, w, c, 2], the
  * vertical (index 0) and horizontal (1) 3 x 3 Sobel responses of each
  * channel on the images padded by reflection (h and w at least 2; h, w

@@ -3,10 +3,12 @@
  * modes, one transform for all images or one each, coordinates far
  * outside the image and k == 0; f64 images; a single image; rotate by a
  * quarter turn is rot90, and by 0 the image itself; translate by whole
- * pixels; the refused calls.
+ * pixels; draw_bounding_boxes against TensorFlow's kernel written out
+ * here; the refused calls.
  * Eagerly and traced on 1, 2 and 4 workers, the same bits. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "op_calls.h"
 #include "suite_runtimes.h"
@@ -280,6 +282,100 @@ Test(ops_transform, translate_shifts_by_whole_pixels)
     free(pix);
 }
 
+/* ---- draw_bounding_boxes ---------------------------------------------- */
+
+static int draw_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = weft_draw_bounding_boxes(cx, a[0], a[1], user ? a[2] : NULL);
+    return weft_ctx_status(cx);
+}
+
+/* TensorFlow's kernel on one image of doubles (colours as f32 values). */
+static void tf_draw(double *im, int64_t h, int64_t w, int64_t c, const float *boxes, int64_t n,
+                    const float *colors, int64_t k, int64_t stride)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float *bx = boxes + 4 * i, *col = colors + (i % k) * stride;
+        int64_t r0 = (int64_t)(bx[0] * (float)(h - 1)), r1 = (int64_t)(bx[2] * (float)(h - 1));
+        int64_t c0 = (int64_t)(bx[1] * (float)(w - 1)), c1 = (int64_t)(bx[3] * (float)(w - 1));
+        if (r0 > r1 || c0 > c1 || r0 >= h || r1 < 0 || c0 >= w || c1 < 0)
+            continue;
+        int64_t r0c = r0 > 0 ? r0 : 0, r1c = r1 < h - 1 ? r1 : h - 1;
+        int64_t c0c = c0 > 0 ? c0 : 0, c1c = c1 < w - 1 ? c1 : w - 1;
+        for (int64_t x = c0c; x <= c1c; x++)
+            for (int64_t ch = 0; ch < c; ch++) {
+                if (r0 >= 0)
+                    im[(r0 * w + x) * c + ch] = col[ch];
+                if (r1 < h)
+                    im[(r1 * w + x) * c + ch] = col[ch];
+            }
+        for (int64_t y = r0c; y <= r1c; y++)
+            for (int64_t ch = 0; ch < c; ch++) {
+                if (c0 >= 0)
+                    im[(y * w + c0) * c + ch] = col[ch];
+                if (c1 < w)
+                    im[(y * w + c1) * c + ch] = col[ch];
+            }
+    }
+}
+
+/* Boxes inside, crossing each border, inverted, wholly outside, and
+ * overlapping (the later one wins), in the default colours (RGB and grey)
+ * and in two given colours that cycle; f32 and f64 images. */
+Test(ops_transform, draw_bounding_boxes_like_tensorflow)
+{
+    enum { B = 2, H = 9, W = 11, N = 6 };
+    double bx[B * N * 4] = {
+        0.1, 0.1, 0.6, 0.5,    -0.2, 0.3, 0.4, 1.3,   0.5, -0.5, 1.5, 0.2,
+        0.7, 0.8, 0.2, 0.9,    1.2, 0.1, 1.5, 0.4,    0.0, 0.0, 1.0, 1.0,
+        0.3, 0.3, 0.31, 0.9,   0.25, 0.25, 0.75, 0.75, -1, -1, -0.5, 2,
+        0.0, 0.5, 1.0, 0.5,    0.9, 0.9, 1.0, 1.0,    0.5, 0.5, 0.5, 0.5,
+    };
+    float bxf[B * N * 4];
+    for (int i = 0; i < B * N * 4; i++)
+        bxf[i] = (float)bx[i];
+    static const float defaults[10][4] = { { 1, 1, 0, 1 }, { 0, 0, 1, 1 }, { 1, 0, 0, 1 },
+                                           { 0, 1, 0, 1 }, { 0.5f, 0, 0.5f, 1 },
+                                           { 0.5f, 0.5f, 0, 1 }, { 0.5f, 0, 0, 1 },
+                                           { 0, 0, 0.5f, 1 }, { 0, 1, 1, 1 }, { 1, 0, 1, 1 } };
+    const float given[2][4] = { { 0.25f, 0.5f, 0.75f, 1 }, { -1, -2, -3, -4 } };
+    double given_d[8];
+    for (int i = 0; i < 8; i++)
+        given_d[i] = given[i / 4][i % 4];
+    for (int form = 0; form < 3; form++) {
+        int64_t C = form == 1 ? 1 : 3;
+        weft_dtype dt = form == 2 ? WEFT_F64 : WEFT_F32;
+        double *pix = draws((size_t)(B * H * W * C), -1, 1, 5 + form);
+        weft_tensor *args[3] = { test_tensor(dt, 4, (int64_t[]){ B, H, W, C }, pix),
+                                 test_tensor(WEFT_F32, 3, (int64_t[]){ B, N, 4 }, bx),
+                                 test_tensor(WEFT_F32, 2, (int64_t[]){ 2, 4 }, given_d) };
+        bool with_colors = form == 2;
+        weft_tensor *out;
+        op_results_everywhere(draw_body, with_colors ? (void *)1 : NULL, args, 3, &out, 1,
+                              "draw");
+        float grey[10][4];
+        memcpy(grey, defaults, sizeof grey);
+        for (int i = 0; i < 10; i++)
+            grey[i][0] = 1;
+        for (int64_t b = 0; b < B; b++) {
+            double *im = pix + b * H * W * C;
+            if (dt == WEFT_F32)
+                for (int64_t i = 0; i < H * W * C; i++)
+                    im[i] = (float)im[i];
+            tf_draw(im, H, W, C, bxf + b * N * 4, N,
+                    with_colors ? &given[0][0] : C == 1 ? &grey[0][0] : &defaults[0][0],
+                    with_colors ? 2 : 10, 4);
+        }
+        for (int64_t i = 0; i < B * H * W * C; i++)
+            cr_assert(test_element(out, i) == pix[i], "form %d element %lld: %g, want %g", form,
+                      (long long)i, test_element(out, i), pix[i]);
+        weft_tensor_release(out);
+        for (int k = 0; k < 3; k++)
+            weft_tensor_release(args[k]);
+        free(pix);
+    }
+}
+
 static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const int64_t zero_hw[2] = { 0, 4 };
@@ -314,6 +410,14 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 7:
         outs[0] = weft_translate(cx, a[0], a[0], WEFT_RESIZE_NEAREST, WEFT_FILL_WRAP, 0);
         break;
+    case 8: outs[0] = weft_draw_bounding_boxes(cx, a[0], a[1], NULL); break;
+    case 9:
+        outs[0] = weft_draw_bounding_boxes(cx, weft_reshape(cx, a[0], 4,
+                                                            (const int64_t[]){ 1, 4, 4, 6 }),
+                                           weft_reshape(cx, a[1], 3,
+                                                        (const int64_t[]){ 1, 2, 4 }),
+                                           NULL);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -340,6 +444,9 @@ Test(ops_transform, refused_calls)
         { 6, WEFT_EDTYPE, "weft_image_projective_transform: the transforms f64[1,8] are not f32" },
         { 7, WEFT_ESHAPE, "weft_translate: the translations f32[3,4,4,2] are not [dx, dy] or one "
                           "[dx, dy] per image" },
+        { 8, WEFT_ESHAPE, "weft_draw_bounding_boxes: the images f32[3,4,4,2] are not [batch, h, "
+                          "w, 1, 3 or 4]" },
+        { 9, WEFT_ESHAPE, "weft_draw_bounding_boxes: the images f32[1,4,4,6] are not" },
     };
     op_expect_errors(rts[1], refused_body, cases, sizeof cases / sizeof cases[0], args, 4);
     for (int k = 0; k < 4; k++)
