@@ -36,8 +36,6 @@ typedef struct transform_job {
  * mix of int64 and float arithmetic. */
 static float map_reflect(float in, int64_t len)
 {
-    if (!(fabsf(in) < FAR_OUT))
-        return in > 0 ? (float)(len - 1) : 0.0f;
     if (in < 0) {
         if (len <= 1) {
             in = 0;
@@ -62,8 +60,6 @@ static float map_reflect(float in, int64_t len)
 
 static float map_wrap(float in, int64_t len)
 {
-    if (!(fabsf(in) < FAR_OUT))
-        return in > 0 ? (float)(len - 1) : 0.0f;
     if (in < 0) {
         if (len <= 1) {
             in = 0;
@@ -84,6 +80,8 @@ static float map_wrap(float in, int64_t len)
 
 static float map_coordinate(int mode, float in, int64_t len)
 {
+    if (mode != WEFT_FILL_CONSTANT && !(fabsf(in) < FAR_OUT))
+        return in > 0 ? (float)(len - 1) : 0.0f;
     switch (mode) {
     case WEFT_FILL_REFLECT: return map_reflect(in, len);
     case WEFT_FILL_WRAP: return map_wrap(in, len);

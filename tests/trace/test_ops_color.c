@@ -307,18 +307,20 @@ Test(ops_color, sobel_edges_match_a_loop)
     free(want);
 }
 
-/* SSIM of one image pair by its definition: Gaussian-weighted means,
- * variances and covariance over each VALID window, per channel, averaged. */
-static double ssim_ref(const double *a, const double *b, int64_t h, int64_t w, int64_t c,
-                       int size, double max_val)
+/* TensorFlow's per-channel SSIM terms of one [h, w, c] pair by their
+ * definition (a Gaussian of sigma over each VALID window): the mean over
+ * the windows of luminance x cs into ssim[ch], of cs alone into cs[ch]. */
+static void ssim_terms_ref(const double *a, const double *b, int64_t h, int64_t w, int64_t c,
+                           int size, double sigma, double max_val, double *ssim, double *cs)
 {
     double g[32 * 32], sum = 0, mid = (size - 1) / 2.0;
     for (int y = 0; y < size; y++)
         for (int x = 0; x < size; x++)
-            sum += g[y * size + x] = exp(-((y - mid) * (y - mid) + (x - mid) * (x - mid)) / 4.5);
-    double c1 = 0.01 * max_val * 0.01 * max_val, c2 = 0.03 * max_val * 0.03 * max_val, total = 0;
+            sum += g[y * size + x] = exp(-((y - mid) * (y - mid) + (x - mid) * (x - mid)) / (2 * sigma * sigma));
+    double c1 = 0.01 * max_val * 0.01 * max_val, c2 = 0.03 * max_val * 0.03 * max_val;
     int64_t oh = h - size + 1, ow = w - size + 1;
-    for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t ch = 0; ch < c; ch++) {
+        double total = 0, total_cs = 0;
         for (int64_t oy = 0; oy < oh; oy++)
             for (int64_t ox = 0; ox < ow; ox++) {
                 double ma = 0, mb = 0, saa = 0, sbb = 0, sab = 0;
@@ -333,11 +335,25 @@ static double ssim_ref(const double *a, const double *b, int64_t h, int64_t w, i
                         sbb += wt * pb * pb;
                         sab += wt * pa * pb;
                     }
-                double cov = sab - ma * mb, va = saa - ma * ma, vb = sbb - mb * mb;
-                total += (2 * ma * mb + c1) * (2 * cov + c2) /
-                         ((ma * ma + mb * mb + c1) * (va + vb + c2));
+                double l = (2 * ma * mb + c1) / (ma * ma + mb * mb + c1);
+                double k = (2 * (sab - ma * mb) + c2) / (saa - ma * ma + sbb - mb * mb + c2);
+                total += l * k;
+                total_cs += k;
             }
-    return total / (double)(oh * ow * c);
+        ssim[ch] = total / (double)(oh * ow);
+        cs[ch] = total_cs / (double)(oh * ow);
+    }
+}
+
+/* SSIM of one image pair: its per-channel terms (sigma 1.5) averaged. */
+static double ssim_ref(const double *a, const double *b, int64_t h, int64_t w, int64_t c,
+                       int size, double max_val)
+{
+    double ssim[8], cs[8], mean = 0;
+    ssim_terms_ref(a, b, h, w, c, size, 1.5, max_val, ssim, cs);
+    for (int64_t ch = 0; ch < c; ch++)
+        mean += ssim[ch] / (double)c;
+    return mean;
 }
 
 Test(ops_color, ssim_matches_its_definition)
@@ -374,44 +390,6 @@ Test(ops_color, ssim_matches_its_definition)
     }
     free(a);
     free(b);
-}
-
-/* TensorFlow's per-channel SSIM terms of one [h, w, c] pair by their
- * definition (filter sigma 1.0): the mean over the VALID windows of
- * luminance x cs into ssim[ch], of cs alone into cs[ch]. */
-static void ssim_terms_ref(const double *a, const double *b, int64_t h, int64_t w, int64_t c,
-                           int size, double max_val, double *ssim, double *cs)
-{
-    double g[32 * 32], sum = 0, mid = (size - 1) / 2.0;
-    for (int y = 0; y < size; y++)
-        for (int x = 0; x < size; x++)
-            sum += g[y * size + x] = exp(-((y - mid) * (y - mid) + (x - mid) * (x - mid)) / 2.0);
-    double c1 = 0.01 * max_val * 0.01 * max_val, c2 = 0.03 * max_val * 0.03 * max_val;
-    int64_t oh = h - size + 1, ow = w - size + 1;
-    for (int64_t ch = 0; ch < c; ch++) {
-        double total = 0, total_cs = 0;
-        for (int64_t oy = 0; oy < oh; oy++)
-            for (int64_t ox = 0; ox < ow; ox++) {
-                double ma = 0, mb = 0, saa = 0, sbb = 0, sab = 0;
-                for (int y = 0; y < size; y++)
-                    for (int x = 0; x < size; x++) {
-                        double wt = g[y * size + x] / sum;
-                        double pa = a[((oy + y) * w + ox + x) * c + ch];
-                        double pb = b[((oy + y) * w + ox + x) * c + ch];
-                        ma += wt * pa;
-                        mb += wt * pb;
-                        saa += wt * pa * pa;
-                        sbb += wt * pb * pb;
-                        sab += wt * pa * pb;
-                    }
-                double l = (2 * ma * mb + c1) / (ma * ma + mb * mb + c1);
-                double k = (2 * (sab - ma * mb) + c2) / (saa - ma * ma + sbb - mb * mb + c2);
-                total += l * k;
-                total_cs += k;
-            }
-        ssim[ch] = total / (double)(oh * ow);
-        cs[ch] = total_cs / (double)(oh * ow);
-    }
 }
 
 /* [h, w, c] padded at the ends by repeating the last row and column when
@@ -454,7 +432,7 @@ static double ms_ssim_ref(const double *a, const double *b, int64_t h, int64_t w
             h = (h + 1) / 2;
             w = (w + 1) / 2;
         }
-        ssim_terms_ref(x, y, h, w, c, size, 1.0, ssim, cs);
+        ssim_terms_ref(x, y, h, w, c, size, 1.0, 1.0, ssim, cs);
         for (int64_t ch = 0; ch < c; ch++) {
             double v = k + 1 == n ? ssim[ch] : cs[ch];
             prod[ch] *= pow(v > 0 ? v : 0, powers[k]);
