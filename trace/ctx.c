@@ -2,8 +2,8 @@
  * tracing (values name nodes of a graph).  Values live in chunks owned by
  * the context so that their addresses stay put until it ends; a released
  * value's slot is used again once RELEASED_KEPT others were released after
- * it.  Errors are
- * sticky: the first one is kept with its message, later ops return NULL. */
+ * it.  Errors are sticky: the first one is kept with its message, later
+ * ops return NULL. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -282,7 +282,6 @@ void weft__scope_end_outs(weft_ctx *cx, size_t mark, weft_value *const *keep, si
     cx->scope_depth--;
     cx->scope_len = cx->scope_depth > 0 ? mark + n_kept : 0;
 }
-
 
 weft_value *weft__ctx_record(weft_ctx *cx, const weft__node *n, weft_value *const *in, uint32_t n_in)
 {
