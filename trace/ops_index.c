@@ -51,6 +51,36 @@ weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *da
     return WEFT__KEEP(finish(cx, &n, in, 2, widen ? 0 : -1, WEFT_F64));
 }
 
+weft_value *weft_unsorted_segment_sqrt_n(weft_ctx *cx, weft_value *data, weft_value *segment_ids,
+                                         int64_t num_segments)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_unsorted_segment_sqrt_n";
+    weft_value *in[2] = { data, segment_ids };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *sd = weft__value_spec(data), *si = weft__value_spec(segment_ids);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if (sd->dtype != WEFT_F32 && sd->dtype != WEFT_F64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: data %s is not f32 or f64", fn,
+                              weft__spec_str(sd, s1, sizeof s1));
+    if (sd->rank == WEFT_RANK_ANY || si->rank == WEFT_RANK_ANY || si->rank > sd->rank)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: segment_ids %s do not lead data %s (ranks "
+                              "known while tracing)", fn, weft__spec_str(si, s1, sizeof s1),
+                              weft__spec_str(sd, s2, sizeof s2));
+    /* The sums over the square root of each segment's row count (a
+     * segment without rows: 0 / 1). */
+    weft_value *sums = weft_unsorted_segment(cx, WEFT_R_SUM, data, segment_ids, num_segments);
+    weft_value *ones = weft_cast(cx, weft_fill_like(cx, segment_ids, 1.0), sd->dtype);
+    weft_value *counts = weft_unsorted_segment(cx, WEFT_R_SUM, ones, segment_ids, num_segments);
+    int64_t dims[WEFT_MAX_RANK] = { -1 };
+    int rank = 1 + sd->rank - si->rank;
+    for (int d = 1; d < rank; d++)
+        dims[d] = 1;
+    counts = weft_reshape(cx, weft_maximum(cx, counts, weft_const_f64(cx, 1.0)), rank, dims);
+    return WEFT__KEEP(weft_truediv(cx, sums, weft_sqrt(cx, counts)));
+}
+
 weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
                          weft_value *segment_ids)
 {

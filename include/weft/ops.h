@@ -927,6 +927,13 @@ WEFT_API int weft_host_call_ex(weft_ctx *cx, weft_host_fn_ex fn, void *user,
 WEFT_API weft_value *weft_unsorted_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
                                            weft_value *segment_ids, int64_t num_segments);
 
+/* tf.math.unsorted_segment_sqrt_n(data, segment_ids, num_segments): each
+ * segment's sum divided by the square root of its row count (0 for a
+ * segment without rows); ids as weft_unsorted_segment's (negative ones
+ * dropped), data f32 or f64, both ranks known while tracing. */
+WEFT_API weft_value *weft_unsorted_segment_sqrt_n(weft_ctx *cx, weft_value *data,
+                                                  weft_value *segment_ids, int64_t num_segments);
+
 /* tf.math.segment_sum / _mean / _max / _min / _prod: weft_unsorted_segment
  * for a vector of sorted segment_ids (non-decreasing and non-negative,
  * WEFT_EINVAL naming the first that is not, when it is met), with one

@@ -26,7 +26,7 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 
 typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
                      REPEAT_COUNTS, GATHER_ND_EX, SCATTER_SUB, SCATTER_MAX, SCATTER_MIN,
-                     FFTSHIFT, IFFTSHIFT, UNRAVEL } ix_op;
+                     FFTSHIFT, IFFTSHIFT, UNRAVEL, SQRT_N } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -46,7 +46,7 @@ typedef struct ix_case {
 static int n_args_of(const ix_case *c)
 {
     switch (c->op) {
-    case SEGMENT: case GATHER_ND: case GATHER_ND_EX: return 2;
+    case SEGMENT: case GATHER_ND: case GATHER_ND_EX: case SQRT_N: return 2;
     case SCATTER_UPDATE: case SCATTER_ADD: case SCATTER_SUB: case SCATTER_MAX: case SCATTER_MIN:
         return c->weak_update ? 2 : 3;
     default: return 1;
@@ -76,6 +76,9 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
         break;
     case FFTSHIFT: outs[0] = weft_fftshift(cx, args[0], c->axes, c->n_axes); break;
     case UNRAVEL: outs[0] = weft_unravel_index(cx, args[0], c->shifts, c->n_axes); break;
+    case SQRT_N:
+        outs[0] = weft_unsorted_segment_sqrt_n(cx, args[0], args[1], c->count);
+        break;
     case IFFTSHIFT: outs[0] = weft_ifftshift(cx, args[0], c->axes, c->n_axes); break;
     }
     return weft_ctx_status(cx);
@@ -863,6 +866,42 @@ Test(ops_index, fftshift_and_ifftshift_like_numpy)
     weft_function_destroy(&f);
     weft_tensor_release(five);
     weft_tensor_release(in);
+}
+
+/* unsorted_segment_sqrt_n: TensorFlow's sum / sqrt(max(count, 1)) per
+ * segment, an id of -1 dropped, empty segments 0; f32 and f64, ids of
+ * rank 2 on data of rank 3; refused integers. */
+Test(ops_index, unsorted_segment_sqrt_n_like_tensorflow)
+{
+    const double x[6 * 2] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+    const double ids[6] = { 0, 2, 0, -1, 2, 0 };
+    for (int f = 0; f < 2; f++) {
+        weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+        weft_tensor *in[2] = { test_tensor(dt, 3, (int64_t[]){ 3, 2, 2 }, x),
+                               test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 2 }, ids) };
+        double want[4 * 2] = { 0 };
+        for (int seg = 0; seg < 4; seg++) {
+            int n = 0;
+            for (int i = 0; i < 6; i++)
+                n += ids[i] == seg;
+            for (int j = 0; j < 2; j++) {
+                double sum = 0;
+                for (int i = 0; i < 6; i++)
+                    sum += ids[i] == seg ? x[i * 2 + j] : 0;
+                want[seg * 2 + j] = sum / sqrt(n > 1 ? n : 1);
+                if (dt == WEFT_F32)
+                    want[seg * 2 + j] = (float)((float)sum / sqrtf((float)(n > 1 ? n : 1)));
+            }
+        }
+        ix_case c = { .op = SQRT_N, .count = 4 };
+        check(run(&c, in), dt, 2, (int64_t[]){ 4, 2 }, want, "sqrt_n");
+        release_all(in, 2);
+    }
+    weft_tensor *ints[2] = { test_tensor(WEFT_I32, 1, (int64_t[]){ 2 }, (double[]){ 1, 2 }),
+                             test_tensor(WEFT_I32, 1, (int64_t[]){ 2 }, (double[]){ 0, 0 }) };
+    ix_case c = { .op = SQRT_N, .count = 1 };
+    refused(&c, ints, WEFT_EDTYPE, "weft_unsorted_segment_sqrt_n: data i32[2] is not f32 or f64");
+    release_all(ints, 2);
 }
 
 /* unravel_index of a vector, a scalar and a matrix of indices against
