@@ -1,9 +1,9 @@
 /* tf.raw_ops.ImageProjectiveTransformV3 (what Keras's RandomRotation,
  * RandomZoom and RandomTranslation call) as weft_image_projective_transform,
- * one node (kernel_transform.c); weft_rotate (tfa.image.rotate) and
- * weft_translate (tfa.image.translate), their transforms built from the
- * angles or shifts with elementwise ops, as Keras and TensorFlow Addons
- * build them. */
+ * one node (kernel_transform.c); weft_rotate (tfa.image.rotate),
+ * weft_translate (tfa.image.translate) and weft_zoom (Keras RandomZoom's
+ * transform), their transforms built from the angles, shifts or factors
+ * with elementwise ops, as Keras and TensorFlow Addons build them. */
 #include <stdint.h>
 
 #include "trace/ctx.h"
@@ -124,6 +124,64 @@ weft_value *weft_rotate(weft_ctx *cx, weft_value *images, weft_value *angles,
                                 fill_value, single));
 }
 
+/* Whether v (what, for messages) is f32 or f64 pairs: [2] or [b, 2]. */
+static bool pairs_ok(weft_ctx *cx, const char *fn, const char *what, const char *pair,
+                     weft_value *v)
+{
+    const weft_spec *st = spec_of(v);
+    char s1[WEFT__SPEC_STR_MAX];
+    if (st->dtype != WEFT_F32 && st->dtype != WEFT_F64) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the %s %s are not f32 or f64", fn, what,
+                       weft__spec_str(st, s1, sizeof s1));
+        return false;
+    }
+    bool pairs = (st->rank == 1 || st->rank == 2) &&
+                 (st->dims[st->rank - 1] == 2 || st->dims[st->rank - 1] == WEFT_DIM_ANY);
+    if (!pairs)
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the %s %s are not %s or one %s per image", fn, what,
+                       weft__spec_str(st, s1, sizeof s1), pair, pair);
+    return pairs;
+}
+
+/* Column k of pairs v ([2] or [b, 2]) as f32 [n, 1]. */
+static weft_value *pair_column(weft_ctx *cx, weft_value *v, int64_t k)
+{
+    weft_value *d = weft_reshape(cx, weft_cast(cx, v, WEFT_F32), 2, (const int64_t[]){ -1, 2 });
+    return weft__ops_axis_slice(cx, d, 1, k, k + 1);
+}
+
+weft_value *weft_zoom(weft_ctx *cx, weft_value *images, weft_value *zooms,
+                      weft_resize_method interpolation, weft_fill_mode fill_mode,
+                      double fill_value)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_zoom";
+    weft_value *in[2] = { images, zooms };
+    bool single;
+    if (!weft__op_enter(cx, fn, in, 2) ||
+        !transform_args_ok(cx, fn, &images, interpolation, fill_mode, &single) ||
+        !pairs_ok(cx, fn, "zooms", "[zoom_x, zoom_y]", zooms))
+        return NULL;
+    const weft_spec *si = spec_of(images);
+    int64_t h = si->dims[1], w = si->dims[2];
+    if (h < 0 || w < 0) {
+        char s1[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the images %s need h and w known while "
+                              "tracing", fn, weft__spec_str(si, s1, sizeof s1));
+    }
+    /* Output (x, y) reads input (zx x + dx, zy y + dy), the centre fixed:
+     * dx = (w - 1) / 2 (1 - zx), as Keras's zoom matrix. */
+    weft_value *zx = pair_column(cx, zooms, 0), *zy = pair_column(cx, zooms, 1);
+    weft_value *one = weft_const_f64(cx, 1.0);
+    weft_value *dx = weft_mul(cx, weft_const_f64(cx, (double)(w - 1) / 2.0), weft_sub(cx, one, zx));
+    weft_value *dy = weft_mul(cx, weft_const_f64(cx, (double)(h - 1) / 2.0), weft_sub(cx, one, zy));
+    weft_value *zero = weft_zeros_like(cx, zx);
+    weft_value *cols[8] = { zx, zero, dx, zero, zy, dy, zero, zero };
+    weft_value *transforms = weft_concat(cx, cols, 8, 1);
+    return WEFT__KEEP(transform(cx, fn, images, transforms, NULL, interpolation, fill_mode,
+                                fill_value, single));
+}
+
 weft_value *weft_translate(weft_ctx *cx, weft_value *images, weft_value *translations,
                            weft_resize_method interpolation, weft_fill_mode fill_mode,
                            double fill_value)
@@ -135,21 +193,11 @@ weft_value *weft_translate(weft_ctx *cx, weft_value *images, weft_value *transla
     if (!weft__op_enter(cx, fn, in, 2) ||
         !transform_args_ok(cx, fn, &images, interpolation, fill_mode, &single))
         return NULL;
-    const weft_spec *st = spec_of(translations);
-    char s1[WEFT__SPEC_STR_MAX];
-    if (st->dtype != WEFT_F32 && st->dtype != WEFT_F64)
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the translations %s are not f32 or f64", fn,
-                              weft__spec_str(st, s1, sizeof s1));
-    bool pairs = (st->rank == 1 || st->rank == 2) &&
-                 (st->dims[st->rank - 1] == 2 || st->dims[st->rank - 1] == WEFT_DIM_ANY);
-    if (!pairs)
-        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the translations %s are not [dx, dy] or one "
-                              "[dx, dy] per image", fn, weft__spec_str(st, s1, sizeof s1));
+    if (!pairs_ok(cx, fn, "translations", "[dx, dy]", translations))
+        return NULL;
     /* Output (x, y) reads input (x - dx, y - dy). */
-    weft_value *d = weft_reshape(cx, weft_cast(cx, translations, WEFT_F32), 2,
-                                 (const int64_t[]){ -1, 2 });
-    weft_value *dx = weft_neg(cx, weft__ops_axis_slice(cx, d, 1, 0, 1));
-    weft_value *dy = weft_neg(cx, weft__ops_axis_slice(cx, d, 1, 1, 2));
+    weft_value *dx = weft_neg(cx, pair_column(cx, translations, 0));
+    weft_value *dy = weft_neg(cx, pair_column(cx, translations, 1));
     weft_value *one = weft_fill_like(cx, dx, 1.0), *zero = weft_zeros_like(cx, dx);
     weft_value *cols[8] = { one, zero, dx, zero, one, dy, zero, zero };
     weft_value *transforms = weft_concat(cx, cols, 8, 1);

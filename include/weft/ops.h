@@ -1465,6 +1465,13 @@ WEFT_API weft_value *weft_rotate(weft_ctx *cx, weft_value *images, weft_value *a
 WEFT_API weft_value *weft_translate(weft_ctx *cx, weft_value *images, weft_value *translations,
                                     weft_resize_method interpolation, weft_fill_mode fill_mode,
                                     double fill_value);
+/* Keras RandomZoom's transform: each image scaled about its centre, output
+ * (x, y) reading the input at (zoom_x x + dx, zoom_y y + dy) with the
+ * centre fixed (so a zoom above 1 zooms out); zooms f32 or f64 [zoom_x,
+ * zoom_y] for all or [b, 2]; h and w known while tracing. */
+WEFT_API weft_value *weft_zoom(weft_ctx *cx, weft_value *images, weft_value *zooms,
+                               weft_resize_method interpolation, weft_fill_mode fill_mode,
+                               double fill_value);
 /* tf.image.crop_and_resize(image, boxes, box_indices, crop_size, method,
  * extrapolation_value): for each box b of boxes [n, 4] ([y1, x1, y2, x2]
  * normalized: 0 and 1 are the first and last pixel centres; y1 > y2

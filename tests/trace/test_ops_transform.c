@@ -17,7 +17,7 @@ TestSuite(ops_transform, .init = suite_runtimes_create, .fini = suite_runtimes_d
           .timeout = 60);
 
 typedef struct tr_case {
-    int form;   /* 0: projective transform, 1: rotate, 2: translate */
+    int form;   /* 0: projective transform, 1: rotate, 2: translate, 3: zoom */
     weft_resize_method interpolation;
     weft_fill_mode mode;
     double fill;
@@ -30,6 +30,7 @@ static int tr_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     switch (c->form) {
     case 1: outs[0] = weft_rotate(cx, a[0], a[1], c->interpolation, c->mode, c->fill); break;
     case 2: outs[0] = weft_translate(cx, a[0], a[1], c->interpolation, c->mode, c->fill); break;
+    case 3: outs[0] = weft_zoom(cx, a[0], a[1], c->interpolation, c->mode, c->fill); break;
     default:
         outs[0] = weft_image_projective_transform(cx, a[0], a[1], c->out_hw, c->interpolation,
                                                   c->mode, c->fill);
@@ -277,6 +278,42 @@ Test(ops_transform, translate_shifts_by_whole_pixels)
         }
         weft_tensor_release(out);
         weft_tensor_release(shift);
+    }
+    weft_tensor_release(images);
+    free(pix);
+}
+
+/* Zooms about the centre, nearest, constant fill: output (x, y) reads
+ * (zx x + (w - 1) / 2 (1 - zx), alike for y) in f32 (Keras's matrix), one
+ * pair for all images and one each; zoom 1 is the image. */
+Test(ops_transform, zoom_about_the_centre)
+{
+    enum { B = 2, H = 5, W = 7, C = 1 };
+    double *pix = draws(B * H * W * C, -1, 1, 6);
+    weft_tensor *images = test_tensor(WEFT_F32, 4, (int64_t[]){ B, H, W, C }, pix);
+    const double each[4] = { 0.5, 2.0, 1.5, 0.75 }, same[2] = { 1, 1 };
+    for (int form = 0; form < 2; form++) {
+        weft_tensor *zooms = form ? test_tensor(WEFT_F64, 2, (int64_t[]){ B, 2 }, each)
+                                  : test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, same);
+        tr_case c = { 3, WEFT_RESIZE_NEAREST, WEFT_FILL_CONSTANT, 7, NULL };
+        weft_tensor *args[2] = { images, zooms }, *out;
+        op_results_everywhere(tr_body, &c, args, 2, &out, 1, "zoom");
+        for (int64_t b = 0; b < B; b++) {
+            float zx = form ? (float)each[2 * b] : 1, zy = form ? (float)each[2 * b + 1] : 1;
+            for (int64_t y = 0; y < H; y++)
+                for (int64_t x = 0; x < W; x++) {
+                    float dx = (float)((W - 1) / 2.0) * (1 - zx);
+                    float dy = (float)((H - 1) / 2.0) * (1 - zy);
+                    float sx = roundf(zx * (float)x + dx), sy = roundf(zy * (float)y + dy);
+                    float want = sx >= 0 && sx < W && sy >= 0 && sy < H
+                                     ? (float)pix[(b * H + (int64_t)sy) * W + (int64_t)sx] : 7.0f;
+                    double got = test_element(out, (b * H + y) * W + x);
+                    cr_assert(got == want, "form %d image %lld (%lld, %lld): %g, want %g", form,
+                              (long long)b, (long long)y, (long long)x, got, want);
+                }
+        }
+        weft_tensor_release(out);
+        weft_tensor_release(zooms);
     }
     weft_tensor_release(images);
     free(pix);
