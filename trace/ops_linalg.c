@@ -223,6 +223,32 @@ weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axe
                                      weft_reduce(cx, WEFT_R_SUM, sq, axes, n_axes, keepdims)));
 }
 
+int weft_normalize(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_normalize";
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return WEFT_EINVAL;
+    }
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
+        return weft_ctx_status(cx);
+    }
+    if (!weft__op_enter(cx, fn, &a, 1) || !need_float(cx, fn, a, "a"))
+        return weft_ctx_status(cx);
+    /* TensorFlow's steps: the norm kept as 1s, then a / norm. */
+    weft_value *norm = weft_norm(cx, a, axes, n_axes, true);
+    weft_value *normalized = weft__op_binary(cx, WEFT__OP_DIV, fn, a, norm);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = normalized;
+        outs[1] = norm;
+    }
+    return weft_ctx_status(cx);
+}
+
 weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, const int *axes,
                               size_t n_axes)
 {

@@ -2332,6 +2332,12 @@ WEFT_API weft_value *weft_cross(weft_ctx *cx, weft_value *a, weft_value *b);
  * f32, f64. */
 WEFT_API weft_value *weft_norm(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
                                bool keepdims);
+/* tf.linalg.normalize(tensor, ord='euclidean', axis): outs[0] a / norm
+ * and outs[1] the norm of weft_norm over axes[0..n_axes) (n_axes 0: every
+ * axis) kept as 1s, TensorFlow's steps; f32, f64.  Returns 0 or the
+ * context's error code with outs NULL. */
+WEFT_API int weft_normalize(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                            weft_value **outs);
 /* tf.clip_by_norm(t, clip_norm, axes): t * clip_norm / max(norm, clip_norm)
  * with the norm over axes[0..n_axes) (n_axes 0: every axis), kept as 1s;
  * f32, f64; clip_norm finite and > 0. */

@@ -1,5 +1,5 @@
 /* The matrix helpers, norms and small math ops (band_part, matrix_diag,
- * matrix_diag_part, trace, norm, clip_by_norm, divide_no_nan,
+ * matrix_diag_part, trace, norm, clip_by_norm, normalize, divide_no_nan,
  * squared_difference, reciprocal, xlogy) against references computed
  * here, eagerly and traced (the two bit for bit equal), and their
  * errors. */
@@ -18,7 +18,8 @@ TestSuite(ops_linalg, .init = setup, .fini = teardown, .timeout = 60);
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
 typedef enum la_op {
-    BAND, DIAG, DIAG_PART, TRACE, NORM, CLIP, DIV_NO_NAN, SQ_DIFF, RECIP, XLOGY
+    BAND, DIAG, DIAG_PART, TRACE, NORM, CLIP, DIV_NO_NAN, SQ_DIFF, RECIP, XLOGY, NORMALIZED,
+    NORMALIZE_NORM
 } la_op;
 
 typedef struct la_case {
@@ -46,6 +47,13 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case SQ_DIFF: outs[0] = weft_squared_difference(cx, a[0], a[1]); break;
     case RECIP: outs[0] = weft_reciprocal(cx, a[0]); break;
     case XLOGY: outs[0] = weft_xlogy(cx, a[0], a[1]); break;
+    case NORMALIZED:
+    case NORMALIZE_NORM: {
+        weft_value *both[2];
+        if (weft_normalize(cx, a[0], axes, n_axes, both) == 0)
+            outs[0] = both[c->op == NORMALIZED ? 0 : 1];
+        break;
+    }
     }
     return weft_ctx_status(cx);
 }
@@ -171,6 +179,14 @@ Test(ops_linalg, norm_and_clip_by_norm)
     la_case clip = { .op = CLIP, .axis = 1, .clip = 4, .n_args = 1 };
     double want[6] = { 3 * 4.0 / 5, 4 * 4.0 / 5, 0, 1, 2, 2 };
     check(&clip, &t, 2, DIMS(2, 3), want, 1e-15, "clip_by_norm");
+    /* normalize: each row over its norm, the norms kept as [2, 1]. */
+    la_case unit = { .op = NORMALIZED, .axis = 1, .n_args = 1 };
+    check(&unit, &t, 2, DIMS(2, 3), (const double[]){ 0.6, 0.8, 0, 1.0 / 3, 2.0 / 3, 2.0 / 3 },
+          1e-15, "normalize");
+    la_case norms = { .op = NORMALIZE_NORM, .axis = 1, .n_args = 1 };
+    check(&norms, &t, 2, DIMS(2, 1), (const double[]){ 5, 3 }, 1e-15, "normalize's norm");
+    norms.axis = -99;
+    check(&norms, &t, 2, DIMS(1, 1), (const double[]){ sqrt(34.0) }, 1e-15, "every axis");
     weft_tensor_release(t);
 }
 
