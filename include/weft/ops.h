@@ -1866,11 +1866,11 @@ WEFT_API weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, doubl
                                int64_t filter_size, double filter_sigma, double k1, double k2);
 /* tf.image.ssim_multiscale(img1, img2, max_val, power_factors,
  * filter_size, filter_sigma, k1, k2): TensorFlow's MS-SSIM.  At each of
- * n_scales scales (after the first, h and w padded at their ends by
- * reflection when odd and 2 x 2 average-pooled) the per-channel SSIM terms
- * of weft_ssim; the product over the scales of relu(contrast-structure)
- * (relu(SSIM) at the last scale) to the power power_factors[k], averaged
- * over the channels.  power_factors NULL takes TensorFlow's five (0.0448,
+ * n_scales scales (after the first, h and w padded at their ends with
+ * their edge pixel when odd, TF's SYMMETRIC pad, and 2 x 2 average-pooled)
+ * the per-channel SSIM terms of weft_ssim; the product over the scales of
+ * relu(contrast-structure) (relu(SSIM) at the last scale) to the power
+ * power_factors[k], averaged over the channels.  power_factors NULL takes TensorFlow's five (0.0448,
  * 0.2856, 0.3001, 0.2363, 0.1333; n_scales is then ignored); n_scales 1..16.
  * Shapes and dtypes as weft_ssim; the last scale's h and w must still be
  * at least filter_size (WEFT_ESHAPE: with the defaults, 161 pixels). */
