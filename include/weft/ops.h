@@ -1870,10 +1870,11 @@ WEFT_API weft_value *weft_ssim(weft_ctx *cx, weft_value *a, weft_value *b, doubl
  * their edge pixel when odd, TF's SYMMETRIC pad, and 2 x 2 average-pooled)
  * the per-channel SSIM terms of weft_ssim; the product over the scales of
  * relu(contrast-structure) (relu(SSIM) at the last scale) to the power
- * power_factors[k], averaged over the channels.  power_factors NULL takes TensorFlow's five (0.0448,
- * 0.2856, 0.3001, 0.2363, 0.1333; n_scales is then ignored); n_scales 1..16.
- * Shapes and dtypes as weft_ssim; the last scale's h and w must still be
- * at least filter_size (WEFT_ESHAPE: with the defaults, 161 pixels). */
+ * power_factors[k], averaged over the channels.  power_factors NULL takes
+ * TensorFlow's five (0.0448, 0.2856, 0.3001, 0.2363, 0.1333; n_scales is
+ * then ignored); n_scales 1..16.  Shapes and dtypes as weft_ssim; the last
+ * scale's h and w must still be at least filter_size (WEFT_ESHAPE: with
+ * the defaults, 161 pixels). */
 WEFT_API weft_value *weft_ssim_multiscale(weft_ctx *cx, weft_value *a, weft_value *b,
                                           double max_val, const double *power_factors,
                                           size_t n_scales, int64_t filter_size,
