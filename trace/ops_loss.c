@@ -301,6 +301,101 @@ int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bo
     return 0;
 }
 
+/* The number of elements of x over axes[0..n_axes) (every axis for n 0),
+ * as a scalar of x's dtype: the dims' product, from x's shape when the
+ * function runs (a constant once folded, when the dims are known). */
+static weft_value *count_over(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes)
+{
+    weft_value *dims = weft_shape(cx, x);
+    if (n_axes > 0) {
+        int rank = spec_of(x)->rank;
+        int64_t picked[WEFT_MAX_RANK];
+        for (size_t i = 0; i < n_axes && i < WEFT_MAX_RANK; i++)
+            picked[i] = axes[i] < 0 ? axes[i] + rank : axes[i];
+        int64_t n = (int64_t)n_axes;
+        weft_value *at = weft__ops_constant(cx, "weft_sufficient_statistics", WEFT_I64, 1, &n,
+                                            picked, WEFT_I64);
+        dims = weft_gather(cx, dims, at, 0);
+    }
+    return weft_cast(cx, weft_reduce(cx, WEFT_R_PROD, dims, NULL, 0, false),
+                     spec_of(x)->dtype);
+}
+
+int weft_sufficient_statistics(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
+                               weft_value *shift, bool keepdims, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    static const char fn[] = "weft_sufficient_statistics";
+    static const char *const names[] = { "x", "shift" };
+    weft_value *in[2] = { x, shift };
+    if (outs)
+        outs[0] = outs[1] = outs[2] = NULL;
+    if (!weft__op_enter(cx, fn, in, shift ? 2 : 1))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    int rank = spec_of(x)->rank;
+    if (!outs || (n_axes > 0 && !axes))
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn,
+                       !outs ? "NULL outs" : "NULL axes for a non-zero n_axes");
+    else if (weft__ops_floats_alike(cx, fn, in, names, shift ? 2 : 1) &&
+             (rank == WEFT_RANK_ANY || n_axes > (size_t)rank))
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x's rank is unknown while tracing or below %zu "
+                       "axes", fn, n_axes);
+    for (size_t i = 0; weft_ctx_status(cx) == 0 && i < n_axes; i++)
+        if (axes[i] < -rank || axes[i] >= rank)
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range for rank %d", fn,
+                           axes[i], rank);
+    if (weft_ctx_status(cx) != 0)
+        return weft_ctx_status(cx);
+    /* TensorFlow's steps: the count, then the sums of x - shift and of its
+     * square (of x and x^2 without a shift). */
+    weft_value *count = count_over(cx, x, axes, n_axes);
+    weft_value *m = shift ? weft__op_binary(cx, WEFT__OP_SUB, fn, x, shift) : x;
+    weft_value *v = shift ? weft_squared_difference(cx, x, shift)
+                          : weft__op_unary(cx, WEFT__OP_SQUARE, fn, x);
+    weft_value *m_ss = weft_reduce(cx, WEFT_R_SUM, m, axes, n_axes, keepdims);
+    weft_value *v_ss = weft_reduce(cx, WEFT_R_SUM, v, axes, n_axes, keepdims);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = count;
+        outs[1] = m_ss;
+        outs[2] = v_ss;
+    }
+    return weft_ctx_status(cx);
+}
+
+int weft_normalize_moments(weft_ctx *cx, weft_value *counts, weft_value *mean_ss,
+                           weft_value *variance_ss, weft_value *shift, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_normalize_moments";
+    static const char *const names[] = { "counts", "mean_ss", "variance_ss", "shift" };
+    weft_value *in[4] = { counts, mean_ss, variance_ss, shift };
+    size_t n_in = shift ? 4 : 3;
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!weft__op_enter(cx, fn, in, n_in))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (!outs)
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL outs", fn);
+    else
+        weft__ops_floats_alike(cx, fn, in, names, n_in);
+    if (weft_ctx_status(cx) != 0)
+        return weft_ctx_status(cx);
+    /* TensorFlow's steps: mean_ss / counts (+ shift), and variance_ss /
+     * counts less the square of the shifted mean. */
+    weft_value *divisor = weft_reciprocal(cx, counts);
+    weft_value *shifted_mean = weft__op_binary(cx, WEFT__OP_MUL, fn, mean_ss, divisor);
+    weft_value *mean = shift ? weft__op_binary(cx, WEFT__OP_ADD, fn, shifted_mean, shift)
+                             : shifted_mean;
+    weft_value *variance = weft__op_binary(
+        cx, WEFT__OP_SUB, fn, weft__op_binary(cx, WEFT__OP_MUL, fn, variance_ss, divisor),
+        weft__op_unary(cx, WEFT__OP_SQUARE, fn, shifted_mean));
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = mean;
+        outs[1] = variance;
+    }
+    return weft_ctx_status(cx);
+}
+
 /* tf.nn.weighted_moments: TensorFlow's steps (sums kept as 1s, div_no_nan,
  * the kept axes squeezed at the end when keepdims is false). */
 int weft_weighted_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,

@@ -2111,6 +2111,21 @@ WEFT_API int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n
 WEFT_API int weft_weighted_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes,
                                    weft_value *frequency_weights, bool keepdims,
                                    weft_value **outs);
+/* tf.nn.sufficient_statistics(x, axes, shift, keepdims): outs[0] the
+ * number of elements over axes[0..n_axes) (every axis for n 0) as a scalar
+ * of x's dtype, outs[1] the sum of x - shift and outs[2] the sum of its
+ * square over them (of x and x^2 with shift NULL, TensorFlow's None).
+ * tf.nn.normalize_moments(counts, mean_ss, variance_ss, shift): outs[0]
+ * the mean mean_ss / counts (+ shift) and outs[1] the variance
+ * variance_ss / counts - (mean_ss / counts)^2.  TensorFlow's steps; f32 or
+ * f64, all one dtype (weak scalars take it); x's rank known while tracing.
+ * Return 0 or the context's error code with outs NULL. */
+WEFT_API int weft_sufficient_statistics(weft_ctx *cx, weft_value *x, const int *axes,
+                                        size_t n_axes, weft_value *shift, bool keepdims,
+                                        weft_value **outs);
+WEFT_API int weft_normalize_moments(weft_ctx *cx, weft_value *counts, weft_value *mean_ss,
+                                    weft_value *variance_ss, weft_value *shift,
+                                    weft_value **outs);
 /* tf.nn.local_response_normalization(x, depth_radius, bias, alpha,
  * beta): x / (bias + alpha sqr_sum)^beta, sqr_sum the sum of x^2 over
  * the channels within depth_radius (>= 0) of each one, on NHWC f32 or
