@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/shape.h"
@@ -290,18 +291,10 @@ int weft_image_gradients(weft_ctx *cx, weft_value *images, weft_value **outs)
 {
     WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_image_gradients";
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return WEFT_EINVAL;
-    }
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return weft_ctx_status(cx);
-    }
-    if (!weft__op_enter(cx, fn, &images, 1) ||
-        !known_rank(cx, fn, images, 4, 4, 0, "NHWC data (rank 4)"))
+    int rc = weft__ctx_enter_int(cx, fn, &images, 1, outs, 2);
+    if (rc != 0)
+        return rc;
+    if (!known_rank(cx, fn, images, 4, 4, 0, "NHWC data (rank 4)"))
         return weft_ctx_status(cx);
     weft_value *g[2];
     for (int k = 0; k < 2; k++) {

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -227,17 +228,10 @@ int weft_normalize(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes, 
 {
     WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_normalize";
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!cx) {
-        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
-        return WEFT_EINVAL;
-    }
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return weft_ctx_status(cx);
-    }
-    if (!weft__op_enter(cx, fn, &a, 1) || !need_float(cx, fn, a, "a"))
+    int rc = weft__ctx_enter_int(cx, fn, &a, 1, outs, 2);
+    if (rc != 0)
+        return rc;
+    if (!need_float(cx, fn, a, "a"))
         return weft_ctx_status(cx);
     /* TensorFlow's steps: the norm kept as 1s, then a / norm. */
     weft_value *norm = weft_norm(cx, a, axes, n_axes, true);

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -328,14 +329,12 @@ int weft_sufficient_statistics(weft_ctx *cx, weft_value *x, const int *axes, siz
     static const char fn[] = "weft_sufficient_statistics";
     static const char *const names[] = { "x", "shift" };
     weft_value *in[2] = { x, shift };
-    if (outs)
-        outs[0] = outs[1] = outs[2] = NULL;
-    if (!weft__op_enter(cx, fn, in, shift ? 2 : 1))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    int rc = weft__ctx_enter_int(cx, fn, in, shift ? 2 : 1, outs, 3);
+    if (rc != 0)
+        return rc;
     int rank = spec_of(x)->rank;
-    if (!outs || (n_axes > 0 && !axes))
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn,
-                       !outs ? "NULL outs" : "NULL axes for a non-zero n_axes");
+    if (n_axes > 0 && !axes)
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for a non-zero n_axes", fn);
     else if (weft__ops_floats_alike(cx, fn, in, names, shift ? 2 : 1) &&
              (rank == WEFT_RANK_ANY || n_axes > (size_t)rank))
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x's rank is unknown while tracing or below %zu "
@@ -370,15 +369,10 @@ int weft_normalize_moments(weft_ctx *cx, weft_value *counts, weft_value *mean_ss
     static const char *const names[] = { "counts", "mean_ss", "variance_ss", "shift" };
     weft_value *in[4] = { counts, mean_ss, variance_ss, shift };
     size_t n_in = shift ? 4 : 3;
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, in, n_in))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs)
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL outs", fn);
-    else
-        weft__ops_floats_alike(cx, fn, in, names, n_in);
-    if (weft_ctx_status(cx) != 0)
+    int rc = weft__ctx_enter_int(cx, fn, in, n_in, outs, 2);
+    if (rc != 0)
+        return rc;
+    if (!weft__ops_floats_alike(cx, fn, in, names, n_in))
         return weft_ctx_status(cx);
     /* TensorFlow's steps: mean_ss / counts (+ shift), and variance_ss /
      * counts less the square of the shifted mean. */
