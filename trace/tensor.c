@@ -1,80 +1,9 @@
 /* Tensors: creation with validated shapes, atomic reference counting and
  * the public accessors. */
-#include <pthread.h>
 #include <string.h>
 
 #include "runtime/iface.h"
 #include "trace/tensor_impl.h"
-
-/* The buffer cache: freed buffers of at least BUF_CACHE_MIN bytes, at most
- * BUF_CACHE_SLOTS of them and BUF_CACHE_BYTES in all, oldest first.  A
- * buffer is reused for a request of at least half its size, so a small
- * tensor never pins a huge buffer.  Process-wide, under one mutex: it is
- * touched once per large tensor, never per element. */
-#define BUF_CACHE_MIN   ((size_t)1 << 20)
-#define BUF_CACHE_SLOTS 8
-#define BUF_CACHE_BYTES ((size_t)128 << 20)
-
-static struct {
-    pthread_mutex_t mu;
-    size_t n, bytes;
-    struct { void *data; size_t cap; } slot[BUF_CACHE_SLOTS];
-} buf_cache = { .mu = PTHREAD_MUTEX_INITIALIZER };
-
-void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap)
-{
-    if (nbytes >= BUF_CACHE_MIN) {
-        void *data = NULL;
-        pthread_mutex_lock(&buf_cache.mu);
-        size_t best = BUF_CACHE_SLOTS;
-        for (size_t i = 0; i < buf_cache.n; i++) {
-            size_t c = buf_cache.slot[i].cap;
-            if (c >= nbytes && c / 2 <= nbytes &&
-                (best == BUF_CACHE_SLOTS || c < buf_cache.slot[best].cap))
-                best = i;
-        }
-        if (best != BUF_CACHE_SLOTS) {
-            data = buf_cache.slot[best].data;
-            *cap = buf_cache.slot[best].cap;
-            buf_cache.bytes -= *cap;
-            buf_cache.n--;
-            memmove(&buf_cache.slot[best], &buf_cache.slot[best + 1],
-                    (buf_cache.n - best) * sizeof buf_cache.slot[0]);
-        }
-        pthread_mutex_unlock(&buf_cache.mu);
-        if (data)
-            return data;
-    }
-    /* Never NULL, even when empty, so that memcpy and friends stay defined. */
-    *cap = nbytes ? nbytes : 1;
-    return weft__aligned_alloc(*cap);
-}
-
-void weft__tensor_buf_free(void *data, size_t cap)
-{
-    if (!data || cap < BUF_CACHE_MIN || cap > BUF_CACHE_BYTES) {
-        weft__free(data);
-        return;
-    }
-    /* The newest buffer is kept; the oldest ones make room for it, so a
-     * burst of one size never locks another size out. */
-    void *evicted[BUF_CACHE_SLOTS];
-    size_t n_evicted = 0;
-    pthread_mutex_lock(&buf_cache.mu);
-    while (buf_cache.n == BUF_CACHE_SLOTS || buf_cache.bytes + cap > BUF_CACHE_BYTES) {
-        evicted[n_evicted++] = buf_cache.slot[0].data;
-        buf_cache.bytes -= buf_cache.slot[0].cap;
-        buf_cache.n--;
-        memmove(&buf_cache.slot[0], &buf_cache.slot[1], buf_cache.n * sizeof buf_cache.slot[0]);
-    }
-    buf_cache.slot[buf_cache.n].data = data;
-    buf_cache.slot[buf_cache.n].cap = cap;
-    buf_cache.n++;
-    buf_cache.bytes += cap;
-    pthread_mutex_unlock(&buf_cache.mu);
-    for (size_t i = 0; i < n_evicted; i++)
-        weft__free(evicted[i]);
-}
 
 bool weft__numel_checked(int rank, const int64_t *dims, size_t elem_size, int64_t *out)
 {

@@ -17,13 +17,17 @@ struct weft_tensor {
     void      *data;                 /* 64-byte aligned, from weft__tensor_buf_alloc */
 };
 
-/* Tensor buffers.  Large freed buffers are kept for the next tensor that
- * fits (a few, bounded in bytes), because a fresh multi-megabyte buffer
- * comes from mmap and pays a page fault per 4 KiB on first touch, which
- * costs more than a fused elementwise pass over it.  *cap receives the
- * buffer's real size. */
+/* Tensor buffers (trace/buf_cache.c).  Freed buffers of 16 KiB to 128 MiB
+ * are kept, process-wide and bounded (128 MiB in all), for the next tensor
+ * of their size class, because a fresh buffer of that size often comes from
+ * the kernel and pays a page fault per 4 KiB on first touch, which costs
+ * more than an elementwise pass over it.  *cap receives the buffer's real
+ * size (>= nbytes); weft__tensor_buf_free wants it back. */
 void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap);
 void  weft__tensor_buf_free(void *data, size_t cap);
+/* Frees every cached buffer; the bytes the cache holds now. */
+void  weft__tensor_buf_cache_drain(void);
+size_t weft__tensor_buf_cache_bytes(void);
 
 /* A tensor with uninitialised data (one reference), for kernels to fill.
  * Validates dt, rank and dims; numel overflow is caught before allocating. */

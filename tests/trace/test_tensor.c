@@ -2,9 +2,14 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "base/sanitizer.h"
 #include "runtime/iface.h"
 #include "test_util.h"
 #include "trace/tensor_impl.h"
+
+#ifdef WEFT__ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 Test(tensor, create_copies_data_and_reports_shape, .timeout = 10)
 {
@@ -224,10 +229,10 @@ Test(tensor, large_buffers_are_reused, .timeout = 10)
     cr_expect_neq(weft_tensor_data(c), pa, "a 1 MiB tensor must not pin a 4 MiB buffer");
     weft_tensor_release(c);
 
-    int64_t small = 1000;
+    int64_t small = 1000;  /* 8000 bytes: below the cache's 16 KiB */
     weft_tensor *s1 = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F64, 1, &small, NULL, &s1), 0);
-    cr_expect_lt(s1->cap, (size_t)1 << 20);
+    cr_expect_eq(s1->cap, s1->nbytes, "a small buffer is not rounded to a class");
     weft_tensor_release(s1);
 
     cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &d), 0);
@@ -258,4 +263,107 @@ Test(tensor, full_buffer_cache_keeps_the_newest, .timeout = 10)
     free(hog);
     cr_expect_eq(weft_tensor_data(b), pa, "the 12 MiB buffer was not kept in a full cache");
     weft_tensor_release(b);
+}
+
+/* Mid-sized buffers (an eager op's f32[100000]) are kept too: handed back
+ * to the C library, they would come back from the kernel with a page fault
+ * per 4 KiB. */
+Test(tensor, mid_sized_buffers_are_reused, .timeout = 10)
+{
+    int64_t n = 100000;  /* 400 kB of f32 */
+    weft_tensor *a = NULL, *b = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, NULL, &a), 0);
+    const void *pa = weft_tensor_data(a);
+    weft_tensor_release(a);
+    void *hog = malloc((size_t)n * 4);
+    cr_assert_not_null(hog);
+    memset(hog, 1, (size_t)n * 4);
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, NULL, &b), 0);
+    free(hog);
+    cr_expect_eq(weft_tensor_data(b), pa, "a freed 400 kB buffer is handed to the next one");
+    weft_tensor_release(b);
+    weft__tensor_buf_cache_drain();
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), 0);
+}
+
+/* Cached sizes are rounded up to one of four classes per doubling: at most
+ * 25% more, and any request of a class takes a buffer freed in it. */
+Test(tensor, buffer_classes_round_up_by_a_quarter_at_most, .timeout = 10)
+{
+    for (size_t n = 1000; n < ((size_t)200 << 20); n += n / 7 + 1) {
+        size_t cap = 0;
+        void *p = weft__tensor_buf_alloc(n, &cap);
+        cr_assert_not_null(p);
+        cr_assert_geq(cap, n);
+        if (n < ((size_t)16 << 10) || n > ((size_t)128 << 20))
+            cr_expect_eq(cap, n, "%zu bytes: only 16 KiB .. 128 MiB are rounded", n);
+        else
+            cr_expect_leq(cap * 4, n * 5, "%zu bytes rounded to %zu", n, cap);
+        weft__tensor_buf_free(p, cap);
+    }
+    weft__tensor_buf_cache_drain();
+    size_t cap1 = 0, cap2 = 0;
+    void *p1 = weft__tensor_buf_alloc(17000, &cap1);   /* class 20 KiB */
+    weft__tensor_buf_free(p1, cap1);
+    void *p2 = weft__tensor_buf_alloc(20480, &cap2);
+    cr_expect_eq(cap1, 20480);
+    cr_expect_eq(p2, p1, "20480 bytes take the buffer 17000 bytes freed (one class)");
+    weft__tensor_buf_free(p2, cap2);
+    weft__tensor_buf_cache_drain();
+}
+
+/* The cache holds 128 MiB at most and 16 buffers a class; the oldest
+ * buffers go first.  The buffers here are never touched, so they cost
+ * address space only. */
+Test(tensor, buffer_cache_is_bounded, .timeout = 10)
+{
+    enum { N = 20 };
+    size_t mib16 = (size_t)16 << 20, cap[N];
+    void *p[N];
+    for (int i = 0; i < N; i++)
+        p[i] = weft__tensor_buf_alloc(mib16, &cap[i]);
+    for (int i = 0; i < N; i++) {
+        cr_assert_not_null(p[i]);
+        weft__tensor_buf_free(p[i], cap[i]);
+    }
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), (size_t)128 << 20, "eight 16 MiB buffers kept");
+    /* The newest come back first; the first twelve freed were let go. */
+    size_t c = 0;
+    void *q = weft__tensor_buf_alloc(mib16, &c);
+    cr_expect_eq(q, p[N - 1]);
+    weft__tensor_buf_free(q, c);
+    weft__tensor_buf_cache_drain();
+
+    size_t small = (size_t)16 << 10;
+    void *s[40];
+    for (int i = 0; i < 40; i++)
+        s[i] = weft__tensor_buf_alloc(small, &cap[0]);
+    for (int i = 0; i < 40; i++)
+        weft__tensor_buf_free(s[i], small);
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), 16 * small, "16 buffers of a class kept");
+    weft__tensor_buf_cache_drain();
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), 0);
+}
+
+/* A cached buffer is poisoned under AddressSanitizer: a tensor's data read
+ * after its release is still reported, cache or not. */
+Test(tensor, cached_buffers_are_poisoned_under_asan, .timeout = 10)
+{
+#ifdef WEFT__ASAN
+    int64_t n = 100000;
+    weft_tensor *a = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, NULL, &a), 0);
+    const char *pa = weft_tensor_data(a);
+    cr_expect_not(__asan_address_is_poisoned(pa + 4 * n - 1));
+    weft_tensor_release(a);
+    cr_expect(__asan_address_is_poisoned(pa));
+    cr_expect(__asan_address_is_poisoned(pa + 4 * n - 1));
+    weft_tensor *b = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, NULL, &b), 0);
+    cr_assert_eq((const char *)weft_tensor_data(b), pa);
+    cr_expect_not(__asan_address_is_poisoned(pa + 4 * n - 1), "reused, it is usable again");
+    weft_tensor_release(b);
+#else
+    cr_skip_test("checked in the AddressSanitizer build");
+#endif
 }
