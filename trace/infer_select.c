@@ -219,6 +219,43 @@ static int infer_nms(const weft_spec *in, weft_spec *out)
     return 0;
 }
 
+static bool dims_fit(int64_t a, int64_t b)
+{
+    return a == ANY || b == ANY || a == b;
+}
+
+/* combined_non_max_suppression: boxes [batch, n, q, 4] and scores [batch,
+ * n, classes] (q 1 or classes), f32 or f64 alike; i32 [batch, detections,
+ * 2], the detections fixed by the node. */
+static int infer_combined_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    static const char fn[] = "weft_combined_non_max_suppression";
+    const weft_spec *b = &in[0], *s = &in[1];
+    char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
+    weft__spec_str(b, sb, sizeof sb);
+    weft__spec_str(s, ss, sizeof ss);
+    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
+        return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both f32 or "
+                            "both f64", fn, sb, ss);
+    bool fit = b->rank == 4 && s->rank == 3 && dims_fit(b->dims[3], 4) &&
+               dims_fit(b->dims[0], s->dims[0]) && dims_fit(b->dims[1], s->dims[1]) &&
+               (b->dims[2] == ANY || b->dims[2] == 1 || dims_fit(b->dims[2], s->dims[2]));
+    if (!fit)
+        return weft__errorf(WEFT_ESHAPE, "%s: the boxes %s and scores %s are not [batch, n, q, "
+                            "4] and [batch, n, classes] with q 1 or classes", fn, sb, ss);
+    out->dtype = WEFT_I32;
+    out->rank = 3;
+    out->dims[0] = b->dims[0];
+    out->dims[1] = n->attr.cnms.per_batch;
+    out->dims[2] = 2;
+    int64_t numel;
+    if (out->dims[0] != ANY && !weft__numel_checked(3, out->dims, sizeof(int32_t), &numel))
+        return weft__errorf(WEFT_EINVAL, "%s: %lld images of %lld detections overflow the "
+                            "address space", fn, (long long)out->dims[0],
+                            (long long)out->dims[1]);
+    return 0;
+}
+
 int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -232,6 +269,7 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_SEARCHSORTED: return infer_searchsorted(in, out);
     case WEFT__OP_RANGE_TO:     return infer_range_to(&in[0], out);
     case WEFT__OP_NON_MAX_SUPPRESSION: return infer_nms(in, out);
+    case WEFT__OP_COMBINED_NMS: return infer_combined_nms(n, in, out);
     case WEFT__OP_CONFUSION_MATRIX: return infer_confusion(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a selection op", weft__op_name(n->op));

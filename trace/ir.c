@@ -106,6 +106,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_ASSERT] = "assert",
     [WEFT__OP_IMAGE_TRANSFORM] = "image_projective_transform",
     [WEFT__OP_DRAW_BOXES] = "draw_bounding_boxes",
+    [WEFT__OP_COMBINED_NMS] = "combined_non_max_suppression",
     [WEFT__OP_FFT] = "fft",
 };
 

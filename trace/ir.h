@@ -205,7 +205,8 @@
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \
     XX(IMAGE_TRANSFORM, ARRAY, 2)          \
-    XX(DRAW_BOXES, ARRAY, 3)
+    XX(DRAW_BOXES, ARRAY, 3)               \
+    XX(COMBINED_NMS, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -331,6 +332,11 @@ typedef struct weft__node {
         /* NON_MAX_SUPPRESSION (in[0] boxes, in[1] scores): the most boxes
          * kept and the IoU and score thresholds. */
         struct { int64_t max_output; double iou, score; } nms;
+        /* COMBINED_NMS (in[0] boxes [batch, n, q, 4], in[1] scores [batch,
+         * n, classes]; trace/kernel_nms.c): the most boxes kept per class,
+         * the detections per image (the result's dim 1) and the
+         * thresholds. */
+        struct { int64_t max_per_class, per_batch; double iou, score; } cnms;
         /* FFT (trace/kernel_fft.c): which transform (WEFT__FFT_* of
          * trace/shape.h), its length (0: the input's), and for FRAMES
          * (in[0] the signals, in[1] the window) the frames' length and

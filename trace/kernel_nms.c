@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "runtime/iface.h"
+#include "trace/kernels.h"
 #include "trace/shape.h"
+#include "trace/tensor_impl.h"
 
 typedef struct candidate {
     double score;
@@ -105,4 +107,129 @@ done:
     weft__free(c);
     weft__free(kept);
     return rc;
+}
+
+/* ---- combined_non_max_suppression ----
+ *
+ * TensorFlow's CombinedNonMaxSuppression: per image and class, greedy hard
+ * NMS of the boxes scoring above the threshold (at most
+ * min(max_per_class, n) kept); then the kept boxes of all classes by
+ * falling score, the first `per_batch` of them.  The node's result is i32
+ * [batch, per_batch, 2]: each row the box index and the class, or -1, -1
+ * past the image's detections; weft_combined_non_max_suppression gathers
+ * the boxes and scores from it.  Ties, which TensorFlow leaves to its sort,
+ * go to the lower box index within a class and to the lower class across
+ * classes.  The work is cut by images. */
+
+typedef struct detection {
+    double score;
+    int32_t box, cls;
+    int64_t order;     /* where it was kept: class by class, in the order kept */
+} detection;
+
+/* Falling score, then the order kept (so the lower class first). */
+static int by_detection(const void *pa, const void *pb)
+{
+    const detection *a = pa, *b = pb;
+    if (a->score != b->score)
+        return a->score > b->score ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+typedef struct cnms_job {
+    const weft__node *n;
+    const weft_tensor *boxes, *scores;
+    weft_tensor *out;
+    int64_t n_boxes, q, classes, per_class, per_batch, batch;
+    size_t chunks;
+} cnms_job;
+
+static double cnms_iou(const cnms_job *j, int64_t img, int64_t cls, int64_t a, int64_t b)
+{
+    int64_t qc = j->q > 1 ? cls : 0, base = img * j->n_boxes * j->q;
+    if (j->boxes->dtype == WEFT_F32) {
+        const float *p = weft_tensor_data(j->boxes);
+        return iou_f32(p + 4 * (base + a * j->q + qc), p + 4 * (base + b * j->q + qc));
+    }
+    const double *p = weft_tensor_data(j->boxes);
+    return iou_f64(p + 4 * (base + a * j->q + qc), p + 4 * (base + b * j->q + qc));
+}
+
+/* Hard NMS of class cls in image img: its kept boxes appended to det. */
+static size_t cnms_class(const cnms_job *j, int64_t img, int64_t cls, candidate *c,
+                         detection *det, size_t n_det)
+{
+    int64_t nc = 0, row = img * j->n_boxes * j->classes;
+    for (int64_t i = 0; i < j->n_boxes; i++) {
+        double s = score_at(j->scores, row + i * j->classes + cls);
+        if (s > j->n->attr.cnms.score)
+            c[nc++] = (candidate){ s, i };
+    }
+    qsort(c, (size_t)nc, sizeof *c, by_score);
+    size_t first = n_det;
+    for (int64_t k = 0; k < nc && (int64_t)(n_det - first) < j->per_class; k++) {
+        bool suppressed = false;
+        for (size_t s = first; s < n_det && !suppressed; s++)
+            suppressed = cnms_iou(j, img, cls, c[k].index, det[s].box) > j->n->attr.cnms.iou;
+        if (!suppressed) {
+            det[n_det] = (detection){ c[k].score, (int32_t)c[k].index, (int32_t)cls,
+                                      (int64_t)n_det };
+            n_det++;
+        }
+    }
+    return n_det;
+}
+
+static int cnms_chunk(size_t cb, size_t ce, void *ctx)
+{
+    const cnms_job *j = ctx;
+    candidate *c = weft__malloc(sizeof *c * (size_t)(j->n_boxes ? j->n_boxes : 1));
+    detection *det = weft__malloc(sizeof *det * (size_t)(j->per_class * j->classes + 1));
+    int rc = 0;
+    if (!c || !det) {
+        rc = weft__errorf(WEFT_ENOMEM, "weft_combined_non_max_suppression: out of memory for "
+                          "%lld boxes", (long long)j->n_boxes);
+        goto done;
+    }
+    int32_t *out = weft__tensor_mut(j->out);
+    for (size_t k = cb; k < ce; k++) {
+        int64_t b0 = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, k);
+        int64_t b1 = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, k + 1);
+        for (int64_t img = b0; img < b1; img++) {
+            size_t n_det = 0;
+            for (int64_t cls = 0; cls < j->classes; cls++)
+                n_det = cnms_class(j, img, cls, c, det, n_det);
+            qsort(det, n_det, sizeof *det, by_detection);
+            int32_t *o = out + img * j->per_batch * 2;
+            for (int64_t r = 0; r < j->per_batch; r++) {
+                bool valid = (size_t)r < n_det;
+                o[2 * r] = valid ? det[r].box : -1;
+                o[2 * r + 1] = valid ? det[r].cls : -1;
+            }
+        }
+    }
+done:
+    weft__free(c);
+    weft__free(det);
+    return rc;
+}
+
+int weft__eval_combined_nms(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                            weft_tensor *out)
+{
+    const weft_tensor *b = in[0], *s = in[1];
+    cnms_job j = { .n = n, .boxes = b, .scores = s, .out = out, .batch = b->dims[0],
+                   .n_boxes = b->dims[1], .q = b->dims[2], .classes = s->dims[2],
+                   .per_batch = out->dims[1] };
+    if (s->dims[0] != j.batch || s->dims[1] != j.n_boxes || (j.q != 1 && j.q != j.classes))
+        return weft__errorf(WEFT_ESHAPE, "weft_combined_non_max_suppression: boxes [%lld, %lld, "
+                            "%lld, 4] do not fit scores [%lld, %lld, %lld]", (long long)j.batch,
+                            (long long)j.n_boxes, (long long)j.q, (long long)s->dims[0],
+                            (long long)s->dims[1], (long long)j.classes);
+    j.per_class = n->attr.cnms.max_per_class < j.n_boxes ? n->attr.cnms.max_per_class : j.n_boxes;
+    if (out->numel == 0)
+        return 0;
+    j.chunks = weft__chunk_count_of(rt, (uint64_t)(j.batch * j.n_boxes * j.classes * 16),
+                                    (uint64_t)j.batch);
+    return weft__run_chunks(rt, j.chunks, cnms_chunk, &j);
 }

@@ -1,7 +1,8 @@
 /* The selection ops of include/weft/ops.h: argwhere, boolean_mask, unique,
  * unique_with_counts, bincount, confusion_matrix and non_max_suppression,
- * whose results the input values size, and count_nonzero (a sum of a
- * comparison).  Each records nodes of its own (ARGWHERE, BOOLEAN_MASK,
+ * whose results the input values size, count_nonzero (a sum of a
+ * comparison) and combined_non_max_suppression (one COMBINED_NMS node
+ * picking boxes and classes, then gathers).  Each records nodes of its own (ARGWHERE, BOOLEAN_MASK,
  * UNIQUE_*, ...), checked by trace/infer_select.c and computed by
  * trace/kernel_select.c.  unique hashes x once, into the indices; the
  * first occurrences and the counts are read off the indices, and the
@@ -11,6 +12,7 @@
 #include <stdio.h>
 
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/shape.h"
 
@@ -242,4 +244,88 @@ weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value
     n.attr.nms.iou = iou_threshold;
     n.attr.nms.score = score_threshold;
     return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
+}
+
+/* weft_combined_non_max_suppression's picks of a [batch, n, ...] per
+ * detection: a at each row's box, then (classes_axis) at its class. */
+static weft_value *cnms_pick(weft_ctx *cx, weft_value *a, weft_value *box, weft_value *cls,
+                             bool by_class)
+{
+    weft_value *rows = weft_gather_ex(cx, a, box, 1, 1);          /* [batch, p, ...] */
+    if (!by_class)
+        return rows;
+    return weft_squeeze(cx, weft_gather_ex(cx, rows, cls, 2, 2), 2);
+}
+
+int weft_combined_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value *scores,
+                                      int64_t max_output_size_per_class, int64_t max_total_size,
+                                      double iou_threshold, double score_threshold,
+                                      bool pad_per_class, bool clip_boxes, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 4);
+    static const char fn[] = "weft_combined_non_max_suppression";
+    weft_value *in[2] = { boxes, scores };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 4);
+    if (rc != 0)
+        return rc;
+    if (max_output_size_per_class < 0 || max_output_size_per_class > INT32_MAX)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: max_output_size_per_class %lld is not "
+                               "within 0..%d", fn, (long long)max_output_size_per_class,
+                               INT32_MAX);
+    if (max_total_size < 1 || max_total_size > INT32_MAX)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: max_total_size %lld is not within 1..%d",
+                               fn, (long long)max_total_size, INT32_MAX);
+    if (!(iou_threshold >= 0 && iou_threshold <= 1))
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: iou_threshold %g is not within [0, 1]", fn,
+                               iou_threshold);
+    if (isnan(score_threshold))
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: score_threshold is NaN", fn);
+    const weft_spec *bs = weft__value_spec(boxes), *ss = weft__value_spec(scores);
+    int64_t classes = ss->rank == 3 ? ss->dims[2] : WEFT_DIM_ANY;
+    int64_t q = bs->rank == 4 ? bs->dims[2] : WEFT_DIM_ANY;
+    /* Other ranks are the node's to refuse. */
+    if (bs->rank == 4 && ss->rank == 3 && (classes == WEFT_DIM_ANY || q == WEFT_DIM_ANY)) {
+        char sb[WEFT__SPEC_STR_MAX], sc[WEFT__SPEC_STR_MAX];
+        return weft__ctx_failf(cx, WEFT_ESHAPE, "%s: the boxes %s and scores %s need q and the "
+                               "classes known while tracing", fn,
+                               weft__spec_str(bs, sb, sizeof sb),
+                               weft__spec_str(ss, sc, sizeof sc));
+    }
+    /* TensorFlow's detections per image: max_total_size, or with
+     * pad_per_class no more than every class's most. */
+    int64_t per_batch = max_total_size, most;
+    if (pad_per_class && classes >= 0 && !__builtin_mul_overflow(max_output_size_per_class, classes, &most) &&
+        most < per_batch)
+        per_batch = most;
+    weft__node n = { .op = WEFT__OP_COMBINED_NMS };
+    n.attr.cnms.max_per_class = max_output_size_per_class;
+    n.attr.cnms.per_batch = per_batch;
+    n.attr.cnms.iou = iou_threshold;
+    n.attr.cnms.score = score_threshold;
+    weft_value *sel = weft__ops_finish(cx, &n, in, 2);           /* [batch, p, 2] */
+    if (!sel)
+        return weft_ctx_status(cx);
+    /* Rows past an image's detections hold -1: picked at 0, then zeroed. */
+    weft_value *safe = weft_maximum(cx, sel, weft_const_i64(cx, 0));
+    int64_t b0[3] = { 0, 0, 0 }, b1[3] = { 0, 0, 1 }, e1[3] = { WEFT_END, WEFT_END, 1 },
+            e2[3] = { WEFT_END, WEFT_END, 2 };
+    weft_value *box = weft_squeeze(cx, weft_slice(cx, safe, b0, e1, NULL), 2);   /* [batch, p] */
+    weft_value *cls = weft_slice(cx, safe, b1, e2, NULL);                        /* [batch, p, 1] */
+    weft_value *valid = weft_ge(cx, weft_squeeze(cx, weft_slice(cx, sel, b0, e1, NULL), 2),
+                                weft_const_i64(cx, 0));
+    weft_value *zero = weft_const_f64(cx, 0.0);
+    weft_value *picked = cnms_pick(cx, boxes, box, cls, q > 1);
+    if (q == 1)
+        picked = weft_squeeze(cx, picked, 2);                                     /* [batch, p, 4] */
+    if (clip_boxes)
+        picked = weft_clip(cx, picked, zero, weft_const_f64(cx, 1.0));
+    weft_value *r[4];
+    r[0] = weft_where(cx, weft_expand_dims(cx, valid, 2), picked, zero);
+    r[1] = weft_where(cx, valid, cnms_pick(cx, scores, box, cls, true), zero);
+    r[2] = weft_where(cx, valid, weft_cast(cx, weft_squeeze(cx, cls, 2), bs->dtype), zero);
+    r[3] = weft_cast(cx, weft_sum(cx, valid, 1), WEFT_I32);
+    if (weft_ctx_status(cx) == 0)
+        for (int k = 0; k < 4; k++)
+            outs[k] = r[k];
+    return weft_ctx_status(cx);
 }

@@ -81,6 +81,10 @@ bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box);
  * sized here. */
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out);
+/* combined_non_max_suppression (kernel_nms.c): i32 [batch, per_batch, 2],
+ * each image's detections as (box, class), -1 past its last. */
+int weft__eval_combined_nms(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                            weft_tensor *out);
 /* crop_and_resize (kernel_crop.c): in[0] the images, in[1] the boxes,
  * in[2] their image indices. */
 int weft__eval_crop_and_resize(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,

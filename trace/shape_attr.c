@@ -64,6 +64,12 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.nms.iou, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
         break;
+    case WEFT__OP_COMBINED_NMS:
+        w[k++] = n->attr.cnms.max_per_class;
+        w[k++] = n->attr.cnms.per_batch;
+        memcpy(&w[k++], &n->attr.cnms.iou, sizeof(double));
+        memcpy(&w[k++], &n->attr.cnms.score, sizeof(double));
+        break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES:   /* k is the indices' shape */
     case WEFT__OP_ARGWHERE: case WEFT__OP_UNIQUE_FIRST: case WEFT__OP_UNIQUE_IDX:
@@ -250,6 +256,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_NON_MAX_SUPPRESSION:
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g>",
                 n->attr.nms.max_output, n->attr.nms.iou, n->attr.nms.score);
+        break;
+    case WEFT__OP_COMBINED_NMS:
+        fprintf(f, "<max_output_size_per_class=%" PRId64 ",detections=%" PRId64
+                ",iou_threshold=%g,score_threshold=%g>", n->attr.cnms.max_per_class,
+                n->attr.cnms.per_batch, n->attr.cnms.iou, n->attr.cnms.score);
         break;
     case WEFT__OP_SHAPE_OF:
     case WEFT__OP_TOP_K_VALUES: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:

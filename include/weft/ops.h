@@ -1165,6 +1165,31 @@ WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence
 WEFT_API weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes,
                                               weft_value *scores, int64_t max_output_size,
                                               double iou_threshold, double score_threshold);
+/* tf.image.combined_non_max_suppression(boxes, scores,
+ * max_output_size_per_class, max_total_size, iou_threshold,
+ * score_threshold, pad_per_class, clip_boxes): greedy hard NMS per image
+ * and class (weft_non_max_suppression's rules, at most
+ * max_output_size_per_class boxes a class), then the boxes kept in all
+ * classes by falling score.  boxes [batch, n, q, 4] (q 1: the same box for
+ * every class, or q = classes) and scores [batch, n, classes], both f32 or
+ * both f64, q and classes known while tracing.  outs[0] the boxes [batch,
+ * d, 4] (each coordinate clipped to [0, 1] with clip_boxes), outs[1] their
+ * scores [batch, d], outs[2] their classes [batch, d] (as numbers of the
+ * boxes' dtype, as TensorFlow's floats), all zero past an image's
+ * detections, and outs[3] the number of detections per image, i32
+ * [batch].  d is max_total_size, or with pad_per_class
+ * min(max_total_size, max_output_size_per_class * classes).  Equal scores
+ * keep the lower box index within a class and the lower class across
+ * classes (TensorFlow leaves ties to its sort).  0 <=
+ * max_output_size_per_class and 1 <= max_total_size, both <= INT32_MAX;
+ * iou_threshold in [0, 1] (WEFT_EINVAL otherwise).  Returns 0, or the
+ * context's error code with every outs[k] NULL. */
+WEFT_API int weft_combined_non_max_suppression(weft_ctx *cx, weft_value *boxes,
+                                               weft_value *scores,
+                                               int64_t max_output_size_per_class,
+                                               int64_t max_total_size, double iou_threshold,
+                                               double score_threshold, bool pad_per_class,
+                                               bool clip_boxes, weft_value **outs);
 /* tf.math.zero_fraction(x): the fraction of x's elements equal to 0, an
  * f32 scalar (NaN for an empty x).  Any dtype. */
 WEFT_API weft_value *weft_zero_fraction(weft_ctx *cx, weft_value *x);

@@ -246,3 +246,321 @@ Test(ops_nms, refused_calls_name_the_op)
     for (int i = 0; i < 3; i++)
         weft_tensor_release(args[i]);
 }
+
+/* ---- weft_combined_non_max_suppression ---- */
+
+typedef struct cnms_case {
+    int64_t per_class, total;
+    double iou, score;
+    bool pad, clip;
+} cnms_case;
+
+static int cnms_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const cnms_case *c = user;
+    return weft_combined_non_max_suppression(cx, a[0], a[1], c->per_class, c->total, c->iou,
+                                             c->score, c->pad, c->clip, outs);
+}
+
+/* TensorFlow's three clusters with a second class (q 1): class 0 keeps
+ * boxes 3, 0, 5 (0.95, 0.9, 0.3); class 1 keeps 2 and 4 (0.8, 0.4; box
+ * 1 and 0 overlap 2, 3 overlaps 4, and 5's 0.0 is not above the threshold). */
+Test(ops_nms, combined_by_hand)
+{
+    const double boxes[6 * 4] = { 0, 0,  1, 1,  0, 0.1,  1, 1.1,  0, -0.1, 1, 0.9,
+                                  0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100,  1, 101 };
+    const double scores[6 * 2] = { 0.9, 0.1, 0.75, 0.2, 0.6, 0.8, 0.95, 0.05, 0.5, 0.4, 0.3, 0 };
+    weft_tensor *args[2] = { make(WEFT_F32, 4, (const int64_t[]){ 1, 6, 1, 4 }, boxes),
+                             make(WEFT_F32, 3, (const int64_t[]){ 1, 6, 2 }, scores) };
+    cnms_case c = { 3, 4, 0.5, 0.0, false, false };
+    weft_tensor *out[4];
+    op_results_everywhere(cnms_body, &c, args, 2, out, 4, "by hand");
+    test_assert_shape(out[0], WEFT_F32, 3, (const int64_t[]){ 1, 4, 4 }, "boxes");
+    test_assert_shape(out[1], WEFT_F32, 2, (const int64_t[]){ 1, 4 }, "scores");
+    test_assert_shape(out[2], WEFT_F32, 2, (const int64_t[]){ 1, 4 }, "classes");
+    test_assert_shape(out[3], WEFT_I32, 1, (const int64_t[]){ 1 }, "detections");
+    const int order[4] = { 3, 0, 2, 4 };
+    const float want_scores[4] = { 0.95f, 0.9f, 0.8f, 0.4f }, want_classes[4] = { 0, 0, 1, 1 };
+    const float *ob = weft_tensor_data(out[0]), *os = weft_tensor_data(out[1]),
+                *oc = weft_tensor_data(out[2]);
+    for (int r = 0; r < 4; r++) {
+        for (int k = 0; k < 4; k++)
+            cr_expect_eq(ob[4 * r + k], (float)boxes[4 * order[r] + k], "row %d coord %d", r, k);
+        cr_expect_eq(os[r], want_scores[r], "score %d", r);
+        cr_expect_eq(oc[r], want_classes[r], "class %d", r);
+    }
+    cr_expect_eq(*(const int32_t *)weft_tensor_data(out[3]), 4);
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(out[k]);
+
+    /* Clipped to [0, 1]; ten rows, five detections, the rest zero. */
+    c = (cnms_case){ 3, 10, 0.5, 0.0, false, true };
+    op_results_everywhere(cnms_body, &c, args, 2, out, 4, "clipped, padded");
+    test_assert_shape(out[0], WEFT_F32, 3, (const int64_t[]){ 1, 10, 4 }, "padded");
+    ob = weft_tensor_data(out[0]);
+    os = weft_tensor_data(out[1]);
+    const float box3[4] = { 0, 1, 1, 1 };
+    cr_expect(memcmp(ob, box3, sizeof box3) == 0, "box 3 clipped: %g %g %g %g", ob[0], ob[1],
+              ob[2], ob[3]);
+    cr_expect_eq(os[4], 0.3f);
+    cr_expect_eq(*(const int32_t *)weft_tensor_data(out[3]), 5);
+    for (int r = 5; r < 10; r++)
+        cr_expect(os[r] == 0 && ob[4 * r] == 0 && ob[4 * r + 3] == 0 &&
+                  ((const float *)weft_tensor_data(out[2]))[r] == 0, "row %d is padding", r);
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(out[k]);
+
+    /* pad_per_class: rows for no more than 3 a class, so 6 of the 10. */
+    c.pad = true;
+    op_results_everywhere(cnms_body, &c, args, 2, out, 4, "pad per class");
+    test_assert_shape(out[1], WEFT_F32, 2, (const int64_t[]){ 1, 6 }, "pad per class");
+    cr_expect_eq(*(const int32_t *)weft_tensor_data(out[3]), 5);
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(out[k]);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+typedef struct cnms_ref {
+    double score;
+    int box, cls;
+} cnms_ref;
+
+/* One image: hard NMS per class with the greedy reference above (boxes of
+ * class c at stride q), then the kept boxes by falling score, class by
+ * class on ties; returns how many. */
+static int cnms_reference(const double *b, const double *s, int n, int q, int classes,
+                          const cnms_case *c, bool f32, cnms_ref *det)
+{
+    int m = 0;
+    for (int cls = 0; cls < classes; cls++) {
+        double *bc = malloc(sizeof *bc * 4 * (size_t)n), *sc = malloc(sizeof *sc * (size_t)n);
+        int32_t *kept = malloc(sizeof *kept * (size_t)n);
+        cr_assert(bc && sc && kept);
+        for (int i = 0; i < n; i++) {
+            memcpy(bc + 4 * i, b + 4 * (i * q + (q > 1 ? cls : 0)), 4 * sizeof *bc);
+            sc[i] = s[i * classes + cls];
+        }
+        nms_case one = { c->per_class, c->iou, c->score };
+        int64_t k = reference(bc, sc, n, &one, f32, kept);
+        for (int64_t j = 0; j < k; j++)
+            det[m++] = (cnms_ref){ f32 ? (double)(float)sc[kept[j]] : sc[kept[j]], kept[j], cls };
+        free(bc);
+        free(sc);
+        free(kept);
+    }
+    /* A stable insertion sort by falling score keeps the class order. */
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && det[j].score > det[j - 1].score; j--) {
+            cnms_ref t = det[j];
+            det[j] = det[j - 1];
+            det[j - 1] = t;
+        }
+    return m;
+}
+
+/* Random images, q 1 and q = classes, f32 and f64, ties in score, against
+ * the reference, every output checked row by row. */
+Test(ops_nms, combined_random_against_the_reference)
+{
+    enum { B = 3, N = 60, C = 4 };
+    static double b[B * N * C * 4], s[B * N * C];
+    uint64_t st = 0x2545f4914f6cdd1du;
+    for (int i = 0; i < B * N * C; i++) {
+        double y = 6 * op_uniform(&st) - 0.5, x = 6 * op_uniform(&st) - 0.5;
+        b[4 * i + 0] = y;
+        b[4 * i + 1] = x;
+        b[4 * i + 2] = y + 2 * op_uniform(&st);
+        b[4 * i + 3] = x + 2 * op_uniform(&st);
+        s[i] = i % 13 == 0 ? 0.5 : op_uniform(&st);
+    }
+    const cnms_case cases[] = { { 5, 12, 0.4, 0.2, false, true }, { 100, 7, 0.6, -INFINITY, false, false },
+                                { 3, 100, 0.5, 0.0, true, true }, { 0, 5, 0.5, 0.0, false, true },
+                                { 8, 40, 0.0, 0.3, false, false } };
+    for (int qi = 0; qi < 2; qi++)
+        for (int f32 = 0; f32 < 2; f32++) {
+            int q = qi ? C : 1;
+            weft_dtype dt = f32 ? WEFT_F32 : WEFT_F64;
+            weft_tensor *args[2] = { make(dt, 4, (const int64_t[]){ B, N, q, 4 }, b),
+                                     make(dt, 3, (const int64_t[]){ B, N, C }, s) };
+            for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+                const cnms_case *c = &cases[ci];
+                weft_tensor *out[4];
+                op_results_everywhere(cnms_body, (void *)c, args, 2, out, 4, "random");
+                int64_t d = c->pad && c->per_class * C < c->total ? c->per_class * C : c->total;
+                test_assert_shape(out[1], dt, 2, (const int64_t[]){ B, d }, "random");
+                for (int img = 0; img < B; img++) {
+                    cnms_ref det[N * C];
+                    const double *bi = b + (size_t)img * N * q * 4;
+                    int m = cnms_reference(bi, s + (size_t)img * N * C, N, q, C, c, f32, det);
+                    int valid = m < d ? m : (int)d;
+                    cr_assert_eq(((const int32_t *)weft_tensor_data(out[3]))[img], valid,
+                                 "q %d %s case %zu image %d", q, weft_dtype_name(dt), ci, img);
+                    for (int r = 0; r < d; r++) {
+                        int64_t at = (int64_t)img * d + r;
+                        bool in = r < valid;
+                        double want_s = in ? det[r].score : 0, want_c = in ? det[r].cls : 0;
+                        cr_assert_eq(test_element(out[1], at), want_s, "q %d %s case %zu "
+                                     "image %d row %d: score %g, want %g", q,
+                                     weft_dtype_name(dt), ci, img, r,
+                                     test_element(out[1], at), want_s);
+                        cr_assert_eq(test_element(out[2], at), want_c);
+                        for (int k = 0; k < 4; k++) {
+                            double v = in ? bi[4 * (det[r].box * q + (q > 1 ? det[r].cls : 0)) + k]
+                                          : 0;
+                            if (f32)
+                                v = (float)v;
+                            if (in && c->clip)
+                                v = v < 0 ? 0 : v > 1 ? 1 : v;
+                            cr_assert_eq(test_element(out[0], at * 4 + k), v,
+                                         "case %zu image %d row %d coord %d", ci, img, r, k);
+                        }
+                    }
+                }
+                for (int k = 0; k < 4; k++)
+                    weft_tensor_release(out[k]);
+            }
+            weft_tensor_release(args[0]);
+            weft_tensor_release(args[1]);
+        }
+}
+
+/* Equal scores: the lower box first within a class, the lower class first
+ * across classes. */
+Test(ops_nms, combined_ties)
+{
+    const double boxes[3 * 4] = { 0, 0, 1, 1, 0, 5, 1, 6, 0, 9, 1, 10 };
+    const double scores[3 * 2] = { 0.6, 0.6, 0.6, 0.6, 0.1, 0.6 };
+    weft_tensor *args[2] = { make(WEFT_F64, 4, (const int64_t[]){ 1, 3, 1, 4 }, boxes),
+                             make(WEFT_F64, 3, (const int64_t[]){ 1, 3, 2 }, scores) };
+    cnms_case c = { 3, 6, 0.5, 0.0, false, false };
+    weft_tensor *out[4];
+    op_results_everywhere(cnms_body, &c, args, 2, out, 4, "ties");
+    const double want_box_x[6] = { 0, 5, 0, 5, 9, 9 }, want_class[6] = { 0, 0, 1, 1, 1, 0 };
+    for (int r = 0; r < 6; r++) {
+        cr_expect_eq(test_element(out[0], 4 * r + 1), want_box_x[r], "row %d", r);
+        cr_expect_eq(test_element(out[2], r), want_class[r], "row %d", r);
+    }
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(out[k]);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* The batch and the box count may be unknown while tracing: one trace. */
+Test(ops_nms, combined_one_trace_for_any_batch)
+{
+    weft_spec sig[2] = {
+        { .dtype = WEFT_F64, .rank = 4, .dims = { WEFT_DIM_ANY, WEFT_DIM_ANY, 1, 4 } },
+        { .dtype = WEFT_F64, .rank = 3, .dims = { WEFT_DIM_ANY, WEFT_DIM_ANY, 2 } } };
+    cnms_case c = { 2, 3, 0.5, 0.0, false, false };
+    weft_function_desc fd = { .name = "cnms", .body = cnms_body, .user = &c, .n_args = 2,
+                              .n_outs = 4, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &fd, &f), 0, "%s", weft_errmsg());
+    for (int64_t batch = 1; batch <= 3; batch++) {
+        int64_t n = batch + 1;
+        double b[4 * 4 * 4] = { 0 }, s[4 * 4 * 2] = { 0 };
+        for (int64_t i = 0; i < batch * n; i++) {   /* disjoint unit boxes */
+            double box[4] = { 0, 2.0 * i, 1, 2.0 * i + 1 };
+            memcpy(b + 4 * i, box, sizeof box);
+            s[2 * i] = 0.9;
+        }
+        weft_tensor *bt = make(WEFT_F64, 4, (const int64_t[]){ batch, n, 1, 4 }, b);
+        weft_tensor *stt = make(WEFT_F64, 3, (const int64_t[]){ batch, n, 2 }, s);
+        weft_arg a[2] = { weft_arg_tensor(bt), weft_arg_tensor(stt) };
+        weft_tensor *out[4] = { 0 };
+        cr_assert_eq(weft_function_call(f, a, 2, out, 4), 0, "%s", weft_errmsg());
+        test_assert_shape(out[0], WEFT_F64, 3, (const int64_t[]){ batch, 3, 4 }, "any batch");
+        for (int64_t img = 0; img < batch; img++)
+            cr_expect_eq(((const int32_t *)weft_tensor_data(out[3]))[img], 2,
+                         "batch %lld image %lld: class 0 keeps 2 of %lld", (long long)batch,
+                         (long long)img, (long long)n);
+        for (int k = 0; k < 4; k++)
+            weft_tensor_release(out[k]);
+        weft_tensor_release(bt);
+        weft_tensor_release(stt);
+    }
+    cr_expect_eq(weft_function_tracing_count(f), 1);
+    weft_function_destroy(&f);
+}
+
+typedef enum cnms_bad {
+    PER_CLASS_NEGATIVE, TOTAL_ZERO, CNMS_IOU, CNMS_NAN, Q_MISMATCH, CNMS_DTYPES, CNMS_RANK,
+    OUTS_NULL
+} cnms_bad;
+
+/* args: boxes f64 [1, 3, 1, 4], scores f64 [1, 3, 2], boxes f64 [1, 3, 3, 4]. */
+static int cnms_bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *b = a[0], *s = a[1], *res[4];
+    cnms_case c = { 2, 4, 0.5, 0.0, false, true };
+    weft_value **o = res;
+    switch ((cnms_bad) * (const int *)user) {
+    case PER_CLASS_NEGATIVE: c.per_class = -1; break;
+    case TOTAL_ZERO: c.total = 0; break;
+    case CNMS_IOU: c.iou = -0.1; break;
+    case CNMS_NAN: c.score = NAN; break;
+    case Q_MISMATCH: b = a[2]; break;
+    case CNMS_DTYPES: s = weft_cast(cx, s, WEFT_F32); break;
+    case CNMS_RANK: b = weft_squeeze(cx, b, 2); break;
+    case OUTS_NULL: o = NULL; break;
+    }
+    int rc = weft_combined_non_max_suppression(cx, b, s, c.per_class, c.total, c.iou, c.score,
+                                               c.pad, c.clip, o);
+    outs[0] = rc == 0 ? res[0] : NULL;
+    return weft_ctx_status(cx);
+}
+
+Test(ops_nms, combined_refused_calls_name_the_op)
+{
+    const double b[36] = { 0 }, s[6] = { 1, 2, 3, 4, 5, 6 };
+    weft_tensor *args[3] = { make(WEFT_F64, 4, (const int64_t[]){ 1, 3, 1, 4 }, b),
+                             make(WEFT_F64, 3, (const int64_t[]){ 1, 3, 2 }, s),
+                             make(WEFT_F64, 4, (const int64_t[]){ 1, 3, 3, 4 }, b) };
+    const op_error_case cases[] = {
+        { PER_CLASS_NEGATIVE, WEFT_EINVAL, "weft_combined_non_max_suppression: "
+                                           "max_output_size_per_class -1 is not within 0.." },
+        { TOTAL_ZERO, WEFT_EINVAL, "weft_combined_non_max_suppression: max_total_size 0 is not "
+                                   "within 1.." },
+        { CNMS_IOU, WEFT_EINVAL, "weft_combined_non_max_suppression: iou_threshold -0.1 is not "
+                                 "within [0, 1]" },
+        { CNMS_NAN, WEFT_EINVAL, "weft_combined_non_max_suppression: score_threshold is NaN" },
+        { Q_MISMATCH, WEFT_ESHAPE, "weft_combined_non_max_suppression: the boxes f64[1,3,3,4] "
+                                   "and scores f64[1,3,2] are not [batch, n, q, 4] and "
+                                   "[batch, n, classes] with q 1 or classes" },
+        { CNMS_DTYPES, WEFT_EDTYPE, "weft_combined_non_max_suppression: the boxes f64[1,3,1,4] "
+                                    "and scores f32[1,3,2] are not both f32 or both f64" },
+        { CNMS_RANK, WEFT_ESHAPE, "weft_combined_non_max_suppression: the boxes f64[1,3,4] and "
+                                  "scores f64[1,3,2] are not [batch, n, q, 4]" },
+        { OUTS_NULL, WEFT_EINVAL, "weft_combined_non_max_suppression: outs is NULL but n_outs "
+                                  "is 4" },
+    };
+    op_expect_errors(rts[1], cnms_bad_body, cases, sizeof cases / sizeof *cases, args, 3);
+    for (int i = 0; i < 3; i++)
+        weft_tensor_release(args[i]);
+}
+
+/* The classes decide the outputs' layout: unknown while tracing, refused. */
+Test(ops_nms, combined_needs_the_classes_known)
+{
+    weft_spec sig[2] = { { .dtype = WEFT_F64, .rank = 4, .dims = { 1, 3, 1, 4 } },
+                         { .dtype = WEFT_F64, .rank = 3, .dims = { 1, 3, WEFT_DIM_ANY } } };
+    cnms_case c = { 2, 3, 0.5, 0.0, false, false };
+    weft_function_desc fd = { .name = "cnms", .body = cnms_body, .user = &c, .n_args = 2,
+                              .n_outs = 4, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &fd, &f), 0, "%s", weft_errmsg());
+    const double b[12] = { 0 }, s[6] = { 0 };
+    weft_tensor *bt = make(WEFT_F64, 4, (const int64_t[]){ 1, 3, 1, 4 }, b);
+    weft_tensor *stt = make(WEFT_F64, 3, (const int64_t[]){ 1, 3, 2 }, s);
+    weft_arg a[2] = { weft_arg_tensor(bt), weft_arg_tensor(stt) };
+    weft_tensor *out[4] = { 0 };
+    cr_expect_eq(weft_function_call(f, a, 2, out, 4), WEFT_ESHAPE);
+    cr_expect(strstr(weft_errmsg(), "weft_combined_non_max_suppression: the boxes f64[1,3,1,4] "
+                                    "and scores f64[1,3,?] need q and the classes known while "
+                                    "tracing") != NULL, "%s", weft_errmsg());
+    weft_tensor_release(bt);
+    weft_tensor_release(stt);
+    weft_function_destroy(&f);
+}
