@@ -200,22 +200,27 @@ bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box)
 }
 
 /* non_max_suppression: boxes [n, 4] and scores [n], f32 or f64 alike; the
- * i32 indices of the boxes kept, [count]. */
-static int infer_nms(const weft_spec *in, weft_spec *out)
+ * i32 indices of the boxes kept, [count]; with scores (NMS_SCORED), f64
+ * [count, 2], each row an index and its score. */
+static int infer_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
+    const char *fn = n->op == WEFT__OP_NMS_SCORED ? "weft_non_max_suppression_with_scores"
+                                                  : "weft_non_max_suppression";
     const weft_spec *b = &in[0], *s = &in[1];
     char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
     weft__spec_str(b, sb, sizeof sb);
     weft__spec_str(s, ss, sizeof ss);
     if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
-        return weft__errorf(WEFT_EDTYPE, "weft_non_max_suppression: the boxes %s and scores %s "
-                            "are not both f32 or both f64", sb, ss);
+        return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both "
+                            "f32 or both f64", fn, sb, ss);
     if (!weft__spec_boxes(b, s))
-        return weft__errorf(WEFT_ESHAPE, "weft_non_max_suppression: the boxes %s and scores %s "
-                            "are not [n, 4] and [n]", sb, ss);
-    out->dtype = WEFT_I32;
-    out->rank = 1;
+        return weft__errorf(WEFT_ESHAPE, "%s: the boxes %s and scores %s are not [n, 4] "
+                            "and [n]", fn, sb, ss);
+    bool scored = n->op == WEFT__OP_NMS_SCORED;
+    out->dtype = scored ? WEFT_F64 : WEFT_I32;
+    out->rank = scored ? 2 : 1;
     out->dims[0] = ANY;
+    out->dims[1] = scored ? 2 : 0;
     return 0;
 }
 
@@ -268,7 +273,8 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_BINCOUNT:     return infer_bincount(n, in, out);
     case WEFT__OP_SEARCHSORTED: return infer_searchsorted(in, out);
     case WEFT__OP_RANGE_TO:     return infer_range_to(&in[0], out);
-    case WEFT__OP_NON_MAX_SUPPRESSION: return infer_nms(in, out);
+    case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_NMS_SCORED: return infer_nms(n, in, out);
     case WEFT__OP_COMBINED_NMS: return infer_combined_nms(n, in, out);
     case WEFT__OP_CONFUSION_MATRIX: return infer_confusion(n, in, out);
     default:

@@ -107,6 +107,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_IMAGE_TRANSFORM] = "image_projective_transform",
     [WEFT__OP_DRAW_BOXES] = "draw_bounding_boxes",
     [WEFT__OP_COMBINED_NMS] = "combined_non_max_suppression",
+    [WEFT__OP_NMS_SCORED] = "non_max_suppression_with_scores",
     [WEFT__OP_FFT] = "fft",
 };
 
@@ -138,7 +139,8 @@ bool weft__op_shape_from_values(weft__op op)
     return op == WEFT__OP_ARGWHERE || op == WEFT__OP_BOOLEAN_MASK ||
            op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS ||
            op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT || op == WEFT__OP_RANGE_TO ||
-           op == WEFT__OP_NON_MAX_SUPPRESSION || op == WEFT__OP_CONFUSION_MATRIX;
+           op == WEFT__OP_NON_MAX_SUPPRESSION || op == WEFT__OP_NMS_SCORED ||
+           op == WEFT__OP_CONFUSION_MATRIX;
 }
 
 void weft__reduce_set_axis(weft__node *n, int axis)

@@ -8,6 +8,7 @@
  * corners in any order, [y1, x1, y2, x2]; IoU is TensorFlow's: 0 when
  * either box has no area, else the intersection over the union, in the
  * boxes' dtype. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,13 @@ static double score_at(const weft_tensor *scores, int64_t i)
                                      : ((const double *)weft_tensor_data(scores))[i];
 }
 
+/* v as the boxes' dtype holds it: TensorFlow casts its thresholds to the
+ * scores' type before comparing (0.3 as f32 is a little above 0.3). */
+static double in_dtype(const weft_tensor *t, double v)
+{
+    return t->dtype == WEFT_F32 ? (double)(float)v : v;
+}
+
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out)
 {
@@ -82,10 +90,11 @@ int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_ten
                           (long long)count);
         goto done;
     }
+    double thr = in_dtype(boxes, n->attr.nms.score), iou_thr = in_dtype(boxes, n->attr.nms.iou);
     int64_t nc = 0;
     for (int64_t i = 0; i < count; i++) {
         double s = score_at(scores, i);
-        if (s > n->attr.nms.score)
+        if (s > thr)
             c[nc++] = (candidate){ s, i };
     }
     qsort(c, (size_t)nc, sizeof *c, by_score);
@@ -93,7 +102,7 @@ int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_ten
     for (int64_t k = 0; k < nc && m < n->attr.nms.max_output; k++) {
         bool suppressed = false;
         for (int64_t s = 0; s < m && !suppressed; s++)
-            suppressed = iou_of(boxes, c[k].index, kept[s]) > n->attr.nms.iou;
+            suppressed = iou_of(boxes, c[k].index, kept[s]) > iou_thr;
         if (!suppressed)
             kept[m++] = (int32_t)c[k].index;
     }
@@ -105,6 +114,125 @@ int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_ten
     *out = t;
 done:
     weft__free(c);
+    weft__free(kept);
+    return rc;
+}
+
+/* ---- non_max_suppression_with_scores (soft-NMS) ----
+ *
+ * TensorFlow's NonMaxSuppressionV5: the candidates in a heap by score
+ * (ties: lower index first).  The best one is compared with the boxes
+ * kept since it was last looked at, newest first: each multiplies its
+ * score by exp(-0.5 iou^2 / sigma) (with sigma 0: by 1, or a hard
+ * suppression when the IoU is above the threshold), stopping once the
+ * score is no longer above the score threshold.  Unchanged, it is kept;
+ * lowered but still above the threshold, it goes back into the heap.
+ * The result is f64 [kept, 2]: each row the index and the score kept. */
+
+typedef struct soft_candidate {
+    double score;
+    int64_t index, seen;     /* seen: the kept boxes it was compared with */
+} soft_candidate;
+
+static bool soft_before(const soft_candidate *a, const soft_candidate *b)
+{
+    return a->score > b->score || (a->score == b->score && a->index < b->index);
+}
+
+static void heap_push(soft_candidate *h, int64_t *n, soft_candidate c)
+{
+    int64_t i = (*n)++;
+    while (i > 0 && soft_before(&c, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = c;
+}
+
+static soft_candidate heap_pop(soft_candidate *h, int64_t *n)
+{
+    soft_candidate top = h[0], last = h[--*n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && soft_before(&h[c + 1], &h[c]))
+            c++;
+        if (!soft_before(&h[c], &last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = last;
+    return top;
+}
+
+int weft__eval_nms_scored(const weft__node *n, const weft_tensor *boxes,
+                          const weft_tensor *scores, weft_tensor **out)
+{
+    int64_t count = boxes->dims[0];
+    if (scores->dims[0] != count)
+        return weft__errorf(WEFT_ESHAPE, "weft_non_max_suppression_with_scores: %lld boxes and "
+                            "%lld scores", (long long)count, (long long)scores->dims[0]);
+    soft_candidate *heap = weft__malloc(sizeof *heap * (size_t)(count ? count : 1));
+    double *kept = weft__malloc(sizeof *kept * 2 * (size_t)(count ? count : 1));
+    int rc = 0;
+    if (!heap || !kept) {
+        rc = weft__errorf(WEFT_ENOMEM, "weft_non_max_suppression_with_scores: out of memory "
+                          "for %lld boxes", (long long)count);
+        goto done;
+    }
+    double thr = in_dtype(boxes, n->attr.nms.score), iou_thr = in_dtype(boxes, n->attr.nms.iou);
+    double sigma = n->attr.nms.sigma;
+    bool soft = sigma > 0, f32 = boxes->dtype == WEFT_F32;
+    double scale = soft ? -0.5 / sigma : 0;
+    float scale_f = soft ? -0.5f / (float)sigma : 0;
+    int64_t h = 0, m = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double s = score_at(scores, i);
+        if (s > thr)
+            heap_push(heap, &h, (soft_candidate){ s, i, 0 });
+    }
+    while (m < n->attr.nms.max_output && h > 0) {
+        soft_candidate c = heap_pop(heap, &h);
+        double original = c.score;
+        bool hard = false;
+        for (int64_t j = m - 1; j >= c.seen; j--) {
+            double sim = iou_of(boxes, c.index, (int64_t)kept[2 * j]);
+            if (!soft && sim > iou_thr) {
+                hard = true;
+                break;
+            }
+            /* In the scores' dtype, as TensorFlow's T (a product of two
+             * floats rounds once to float, exactly as float arithmetic). */
+            if (f32)
+                c.score = (double)(float)(c.score * (double)expf(scale_f * (float)sim * (float)sim));
+            else
+                c.score *= exp(scale * sim * sim);
+            if (c.score <= thr)
+                break;
+        }
+        c.seen = m;
+        if (hard)
+            continue;
+        if (c.score == original) {
+            kept[2 * m] = (double)c.index;
+            kept[2 * m + 1] = c.score;
+            m++;
+        } else if (c.score > thr) {
+            heap_push(heap, &h, c);
+        }
+    }
+    weft_tensor *t = NULL;
+    rc = weft__tensor_new(WEFT_F64, 2, (const int64_t[]){ m, 2 }, &t);
+    if (rc < 0)
+        goto done;
+    memcpy(weft__tensor_mut(t), kept, sizeof *kept * 2 * (size_t)m);
+    *out = t;
+done:
+    weft__free(heap);
     weft__free(kept);
     return rc;
 }
@@ -162,7 +290,7 @@ static size_t cnms_class(const cnms_job *j, int64_t img, int64_t cls, candidate 
     int64_t nc = 0, row = img * j->n_boxes * j->classes;
     for (int64_t i = 0; i < j->n_boxes; i++) {
         double s = score_at(j->scores, row + i * j->classes + cls);
-        if (s > j->n->attr.cnms.score)
+        if (s > in_dtype(j->boxes, j->n->attr.cnms.score))
             c[nc++] = (candidate){ s, i };
     }
     qsort(c, (size_t)nc, sizeof *c, by_score);
@@ -170,7 +298,8 @@ static size_t cnms_class(const cnms_job *j, int64_t img, int64_t cls, candidate 
     for (int64_t k = 0; k < nc && (int64_t)(n_det - first) < j->per_class; k++) {
         bool suppressed = false;
         for (size_t s = first; s < n_det && !suppressed; s++)
-            suppressed = cnms_iou(j, img, cls, c[k].index, det[s].box) > j->n->attr.cnms.iou;
+            suppressed = cnms_iou(j, img, cls, c[k].index, det[s].box) >
+                         in_dtype(j->boxes, j->n->attr.cnms.iou);
         if (!suppressed) {
             det[n_det] = (detection){ c[k].score, (int32_t)c[k].index, (int32_t)cls,
                                       (int64_t)n_det };

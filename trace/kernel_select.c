@@ -707,6 +707,8 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
         return eval_range_to(in[0], out);
     case WEFT__OP_NON_MAX_SUPPRESSION:
         return weft__eval_nms(n, in[0], in[1], out);
+    case WEFT__OP_NMS_SCORED:
+        return weft__eval_nms_scored(n, in[0], in[1], out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: its result's size is not decided by its "
                             "values", weft__op_name(n->op));

@@ -222,12 +222,12 @@ int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partition
     return 0;
 }
 
-weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value *scores,
-                                     int64_t max_output_size, double iou_threshold,
-                                     double score_threshold)
+/* The NON_MAX_SUPPRESSION or NMS_SCORED node of fn's call, its arguments
+ * checked first. */
+static weft_value *nms_node(weft_ctx *cx, const char *fn, weft__op op, weft_value *boxes,
+                            weft_value *scores, int64_t max_output_size, double iou_threshold,
+                            double score_threshold, double soft_nms_sigma)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_non_max_suppression";
     weft_value *in[2] = { boxes, scores };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
@@ -239,11 +239,53 @@ weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value
                               iou_threshold);
     if (isnan(score_threshold))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: score_threshold is NaN", fn);
-    weft__node n = { .op = WEFT__OP_NON_MAX_SUPPRESSION };
+    if (!(soft_nms_sigma >= 0) || isinf(soft_nms_sigma))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: soft_nms_sigma %g is not finite and >= 0",
+                              fn, soft_nms_sigma);
+    weft__node n = { .op = op };
     n.attr.nms.max_output = max_output_size;
     n.attr.nms.iou = iou_threshold;
     n.attr.nms.score = score_threshold;
-    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 2));
+    n.attr.nms.sigma = soft_nms_sigma;
+    return weft__ops_finish(cx, &n, in, 2);
+}
+
+weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value *scores,
+                                     int64_t max_output_size, double iou_threshold,
+                                     double score_threshold)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nms_node(cx, "weft_non_max_suppression", WEFT__OP_NON_MAX_SUPPRESSION,
+                               boxes, scores, max_output_size, iou_threshold, score_threshold,
+                               0));
+}
+
+int weft_non_max_suppression_with_scores(weft_ctx *cx, weft_value *boxes, weft_value *scores,
+                                         int64_t max_output_size, double iou_threshold,
+                                         double score_threshold, double soft_nms_sigma,
+                                         weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_non_max_suppression_with_scores";
+    weft_value *in[2] = { boxes, scores };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 2);
+    if (rc != 0)
+        return rc;
+    /* One node: f64 rows of (index, score), exact for both. */
+    weft_value *kept = nms_node(cx, fn, WEFT__OP_NMS_SCORED, boxes, scores, max_output_size,
+                                iou_threshold, score_threshold, soft_nms_sigma);
+    if (!kept)
+        return weft_ctx_status(cx);
+    int64_t b0[2] = { 0, 0 }, b1[2] = { 0, 1 }, e1[2] = { WEFT_END, 1 }, e2[2] = { WEFT_END, 2 };
+    weft_value *index = weft_squeeze(cx, weft_slice(cx, kept, b0, e1, NULL), 1);
+    weft_value *score = weft_squeeze(cx, weft_slice(cx, kept, b1, e2, NULL), 1);
+    weft_value *r0 = weft_cast(cx, index, WEFT_I32);
+    weft_value *r1 = weft_cast(cx, score, weft__value_spec(scores)->dtype);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = r0;
+        outs[1] = r1;
+    }
+    return weft_ctx_status(cx);
 }
 
 /* weft_combined_non_max_suppression's picks of a [batch, n, ...] per

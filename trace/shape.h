@@ -81,6 +81,10 @@ bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box);
  * sized here. */
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out);
+/* non_max_suppression_with_scores (kernel_nms.c): f64 [count, 2], the
+ * index and the score of each box kept. */
+int weft__eval_nms_scored(const weft__node *n, const weft_tensor *boxes,
+                          const weft_tensor *scores, weft_tensor **out);
 /* combined_non_max_suppression (kernel_nms.c): i32 [batch, per_batch, 2],
  * each image's detections as (box, class), -1 past its last. */
 int weft__eval_combined_nms(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,

@@ -59,10 +59,11 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.confusion.dtype;
         w[k++] = n->attr.confusion.num_classes;
         break;
-    case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_NON_MAX_SUPPRESSION: case WEFT__OP_NMS_SCORED:
         w[k++] = n->attr.nms.max_output;
         memcpy(&w[k++], &n->attr.nms.iou, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
+        memcpy(&w[k++], &n->attr.nms.sigma, sizeof(double));
         break;
     case WEFT__OP_COMBINED_NMS:
         w[k++] = n->attr.cnms.max_per_class;
@@ -256,6 +257,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_NON_MAX_SUPPRESSION:
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g>",
                 n->attr.nms.max_output, n->attr.nms.iou, n->attr.nms.score);
+        break;
+    case WEFT__OP_NMS_SCORED:
+        fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g,"
+                "soft_nms_sigma=%g>", n->attr.nms.max_output, n->attr.nms.iou,
+                n->attr.nms.score, n->attr.nms.sigma);
         break;
     case WEFT__OP_COMBINED_NMS:
         fprintf(f, "<max_output_size_per_class=%" PRId64 ",detections=%" PRId64

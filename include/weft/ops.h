@@ -1158,13 +1158,31 @@ WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence
  * corners in any order) and scores [n], both f32 or both f64.  The boxes
  * scoring above score_threshold are taken in order of falling score
  * (ties: lower index first), each kept unless its IoU with a box already
- * kept is above iou_threshold (IoU 0 for a box without area), as
- * TensorFlow; -INFINITY as score_threshold keeps every score but NaN.
+ * kept is above iou_threshold (IoU 0 for a box without area; IoU, scores
+ * and both thresholds compared in the boxes' dtype), as TensorFlow;
+ * -INFINITY as score_threshold keeps every score but NaN.
  * 0 <= max_output_size <= INT32_MAX, iou_threshold in [0, 1]
  * (WEFT_EINVAL otherwise). */
 WEFT_API weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes,
                                               weft_value *scores, int64_t max_output_size,
                                               double iou_threshold, double score_threshold);
+/* tf.image.non_max_suppression_with_scores(boxes, scores,
+ * max_output_size, iou_threshold, score_threshold, soft_nms_sigma):
+ * outs[0] the i32 indices of the boxes kept and outs[1] their scores (the
+ * scores' dtype), both [count].  soft_nms_sigma 0 is
+ * weft_non_max_suppression's hard NMS (the kept scores are the inputs');
+ * above 0 it is Soft-NMS (Bodla et al.) as TensorFlow's kernel: the best
+ * remaining candidate's score is multiplied by exp(-0.5 iou^2 / sigma) for
+ * each box kept since it was last looked at, and it is kept when no such
+ * box lowered it, else goes back among the candidates while still above
+ * score_threshold; the box count kept may then come in any order of the
+ * original scores.  Arguments as weft_non_max_suppression's, and
+ * soft_nms_sigma finite and >= 0 (WEFT_EINVAL).  Returns 0, or the
+ * context's error code with both outs NULL. */
+WEFT_API int weft_non_max_suppression_with_scores(weft_ctx *cx, weft_value *boxes,
+                                                  weft_value *scores, int64_t max_output_size,
+                                                  double iou_threshold, double score_threshold,
+                                                  double soft_nms_sigma, weft_value **outs);
 /* tf.image.combined_non_max_suppression(boxes, scores,
  * max_output_size_per_class, max_total_size, iou_threshold,
  * score_threshold, pad_per_class, clip_boxes): greedy hard NMS per image

@@ -112,6 +112,12 @@ static double ref_iou(const double *b, int64_t i, int64_t j, bool f32)
     return inter / (area[0] + area[1] - inter);
 }
 
+/* A threshold as TensorFlow compares it: cast to the scores' type. */
+static double in_dtype(double v, bool f32)
+{
+    return f32 ? (double)(float)v : v;
+}
+
 /* The kept indices: repeatedly the best remaining score (lowest index on
  * ties) above the threshold, kept unless it overlaps a kept box. */
 static int64_t reference(const double *b, const double *s, int64_t n, const nms_case *c, bool f32,
@@ -125,7 +131,7 @@ static int64_t reference(const double *b, const double *s, int64_t n, const nms_
         for (int64_t i = 0; i < n; i++) {
             double si = f32 ? (double)(float)s[i] : s[i];
             double sb = best < 0 ? 0 : (f32 ? (double)(float)s[best] : s[best]);
-            if (!done[i] && si > c->score && (best < 0 || si > sb))
+            if (!done[i] && si > in_dtype(c->score, f32) && (best < 0 || si > sb))
                 best = i;
         }
         if (best < 0 || m >= c->max_out)
@@ -133,7 +139,7 @@ static int64_t reference(const double *b, const double *s, int64_t n, const nms_
         done[best] = true;
         bool hit = false;
         for (int64_t k = 0; k < m && !hit; k++)
-            hit = ref_iou(b, best, kept[k], f32) > c->iou;
+            hit = ref_iou(b, best, kept[k], f32) > in_dtype(c->iou, f32);
         if (!hit)
             kept[m++] = (int32_t)best;
     }
@@ -563,4 +569,206 @@ Test(ops_nms, combined_needs_the_classes_known)
     weft_tensor_release(bt);
     weft_tensor_release(stt);
     weft_function_destroy(&f);
+}
+
+/* ---- weft_non_max_suppression_with_scores ---- */
+
+typedef struct soft_case {
+    int64_t max_out;
+    double iou, score, sigma;
+} soft_case;
+
+static int soft_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const soft_case *c = user;
+    return weft_non_max_suppression_with_scores(cx, a[0], a[1], c->max_out, c->iou, c->score,
+                                                c->sigma, outs);
+}
+
+/* TensorFlow's test case TestSelectFromThreeClustersWithSoftNMS. */
+Test(ops_nms, soft_three_clusters)
+{
+    const double boxes[6 * 4] = { 0, 0,  1, 1,  0, 0.1,  1, 1.1,  0, -0.1, 1, 0.9,
+                                  0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100,  1, 101 };
+    const double scores[6] = { 0.9, 0.75, 0.6, 0.95, 0.5, 0.3 };
+    weft_tensor *args[2] = { make(WEFT_F32, 2, (const int64_t[]){ 6, 4 }, boxes),
+                             make(WEFT_F32, 1, (const int64_t[]){ 6 }, scores) };
+    soft_case c = { 6, 0.5, 0.0, 0.5 };
+    weft_tensor *out[2];
+    op_results_everywhere(soft_body, &c, args, 2, out, 2, "soft three clusters");
+    test_assert_shape(out[0], WEFT_I32, 1, (const int64_t[]){ 6 }, "indices");
+    test_assert_shape(out[1], WEFT_F32, 1, (const int64_t[]){ 6 }, "scores");
+    const int32_t want[6] = { 3, 0, 1, 5, 4, 2 };
+    const double want_scores[6] = { 0.95, 0.9, 0.384, 0.3, 0.256, 0.197 };
+    for (int i = 0; i < 6; i++) {
+        cr_expect_eq(((const int32_t *)weft_tensor_data(out[0]))[i], want[i], "index %d", i);
+        cr_expect(fabs(test_element(out[1], i) - want_scores[i]) < 1e-2, "score %d: %g", i,
+                  test_element(out[1], i));
+    }
+    for (int k = 0; k < 2; k++)
+        weft_tensor_release(out[k]);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* TensorFlow's loop, written out: the best candidate (ties: lower index)
+ * decayed by the boxes kept since it was last seen, in the scores' dtype. */
+static int64_t soft_reference(const double *b, const double *s, int64_t n, const soft_case *c,
+                              bool f32, int32_t *kept, double *kept_score)
+{
+    double *score = malloc(sizeof *score * (size_t)n);
+    int64_t *seen = calloc((size_t)n, sizeof *seen);
+    bool *live = calloc((size_t)n, sizeof *live);
+    cr_assert(score && seen && live);
+    double thr = in_dtype(c->score, f32), iou_thr = in_dtype(c->iou, f32);
+    for (int64_t i = 0; i < n; i++) {
+        score[i] = f32 ? (double)(float)s[i] : s[i];
+        live[i] = score[i] > thr;
+    }
+    int64_t m = 0;
+    while (m < c->max_out) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < n; i++)
+            if (live[i] && (best < 0 || score[i] > score[best]))
+                best = i;
+        if (best < 0)
+            break;
+        live[best] = false;
+        double original = score[best];
+        bool hard = false;
+        for (int64_t j = m - 1; j >= seen[best]; j--) {
+            double sim = ref_iou(b, best, kept[j], f32);
+            if (c->sigma == 0 && sim > iou_thr) {
+                hard = true;
+                break;
+            }
+            if (c->sigma > 0) {
+                if (f32) {
+                    float scale = -0.5f / (float)c->sigma;
+                    score[best] = (float)score[best] * expf(scale * (float)sim * (float)sim);
+                } else {
+                    score[best] *= exp(-0.5 / c->sigma * sim * sim);
+                }
+            }
+            if (score[best] <= thr)
+                break;
+        }
+        seen[best] = m;
+        if (hard)
+            continue;
+        if (score[best] == original) {
+            kept[m] = (int32_t)best;
+            kept_score[m++] = score[best];
+        } else if (score[best] > thr) {
+            live[best] = true;
+        }
+    }
+    free(score);
+    free(seen);
+    free(live);
+    return m;
+}
+
+/* Random boxes, hard and soft, f32 and f64, against the loop above; with
+ * sigma 0 the indices are weft_non_max_suppression's. */
+Test(ops_nms, soft_random_against_the_reference)
+{
+    enum { N = 200 };
+    double b[N * 4], s[N];
+    uint64_t st = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < N; i++) {
+        double y = 8 * op_uniform(&st), x = 8 * op_uniform(&st);
+        b[4 * i + 0] = y;
+        b[4 * i + 1] = x;
+        b[4 * i + 2] = y + 2 * op_uniform(&st);
+        b[4 * i + 3] = x + 2 * op_uniform(&st);
+        s[i] = i % 19 == 0 ? 0.5 : op_uniform(&st);
+    }
+    const soft_case cases[] = { { 50, 0.5, 0.1, 0.5 }, { 1000, 0.3, 0.0, 0.1 },
+                                { 30, 0.5, -INFINITY, 0.0 }, { 1000, 0.7, 0.3, 0.0 },
+                                { 0, 0.5, 0.0, 0.5 }, { 1000, 1.0, 0.05, 2.0 } };
+    for (int f32 = 0; f32 < 2; f32++) {
+        weft_dtype dt = f32 ? WEFT_F32 : WEFT_F64;
+        weft_tensor *args[2] = { make(dt, 2, (const int64_t[]){ N, 4 }, b),
+                                 make(dt, 1, (const int64_t[]){ N }, s) };
+        for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+            const soft_case *c = &cases[ci];
+            int32_t want[N];
+            double want_score[N];
+            int64_t m = soft_reference(b, s, N, c, f32, want, want_score);
+            weft_tensor *out[2];
+            op_results_everywhere(soft_body, (void *)c, args, 2, out, 2, "soft random");
+            cr_assert_eq(weft_tensor_numel(out[0]), m, "%s case %zu: %lld kept, want %lld",
+                         weft_dtype_name(dt), ci, (long long)weft_tensor_numel(out[0]),
+                         (long long)m);
+            for (int64_t i = 0; i < m; i++) {
+                cr_assert_eq(((const int32_t *)weft_tensor_data(out[0]))[i], want[i],
+                             "%s case %zu row %lld", weft_dtype_name(dt), ci, (long long)i);
+                cr_assert_eq(test_element(out[1], i), want_score[i], "%s case %zu row %lld: "
+                             "score %.17g, want %.17g", weft_dtype_name(dt), ci, (long long)i,
+                             test_element(out[1], i), want_score[i]);
+            }
+            if (c->sigma == 0) {
+                nms_case h = { c->max_out, c->iou, c->score };
+                weft_tensor *hard;
+                op_results_everywhere(nms_body, &h, args, 2, &hard, 1, "hard");
+                cr_assert_eq(weft_tensor_numel(hard), m);
+                cr_assert(memcmp(weft_tensor_data(hard), want, sizeof *want * (size_t)m) == 0);
+                weft_tensor_release(hard);
+            }
+            for (int k = 0; k < 2; k++)
+                weft_tensor_release(out[k]);
+        }
+        weft_tensor_release(args[0]);
+        weft_tensor_release(args[1]);
+    }
+}
+
+/* The thresholds compare in the scores' dtype, as TensorFlow casts them:
+ * an f32 score of 0.3f is not above a threshold of 0.3 (0.3f > 0.3 in
+ * double). */
+Test(ops_nms, thresholds_compare_in_the_dtype)
+{
+    const double boxes[2 * 4] = { 0, 0, 1, 1, 0, 5, 1, 6 };
+    const double scores[2] = { 0.3, 0.9 };
+    weft_tensor *args[2] = { make(WEFT_F32, 2, (const int64_t[]){ 2, 4 }, boxes),
+                             make(WEFT_F32, 1, (const int64_t[]){ 2 }, scores) };
+    nms_case c = { 5, 0.5, 0.3 };
+    weft_tensor *out;
+    op_results_everywhere(nms_body, &c, args, 2, &out, 1, "f32 threshold");
+    cr_assert_eq(weft_tensor_numel(out), 1);
+    cr_expect_eq(((const int32_t *)weft_tensor_data(out))[0], 1);
+    weft_tensor_release(out);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+static int soft_bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *res[2];
+    double sigma = which == 0 ? -1 : which == 1 ? INFINITY : 0.5;
+    int rc = weft_non_max_suppression_with_scores(cx, a[0], which == 2 ? a[2] : a[1], 4, 0.5,
+                                                  0, sigma, which == 3 ? NULL : res);
+    outs[0] = rc == 0 ? res[0] : NULL;
+    return weft_ctx_status(cx);
+}
+
+Test(ops_nms, soft_refused_calls_name_the_op)
+{
+    const double b[12] = { 0 }, s[3] = { 1, 2, 3 };
+    weft_tensor *args[3] = { make(WEFT_F64, 2, (const int64_t[]){ 3, 4 }, b),
+                             make(WEFT_F64, 1, (const int64_t[]){ 3 }, s),
+                             make(WEFT_F32, 1, (const int64_t[]){ 3 }, s) };
+    const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_non_max_suppression_with_scores: soft_nms_sigma -1 is not "
+                          "finite and >= 0" },
+        { 1, WEFT_EINVAL, "weft_non_max_suppression_with_scores: soft_nms_sigma inf is not" },
+        { 2, WEFT_EDTYPE, "weft_non_max_suppression_with_scores: the boxes f64[3,4] and scores "
+                          "f32[3] are not both f32 or both f64" },
+        { 3, WEFT_EINVAL, "weft_non_max_suppression_with_scores: outs is NULL but n_outs is 2" },
+    };
+    op_expect_errors(rts[1], soft_bad_body, cases, sizeof cases / sizeof *cases, args, 3);
+    for (int i = 0; i < 3; i++)
+        weft_tensor_release(args[i]);
 }
