@@ -48,12 +48,14 @@ static int64_t dim_add(int64_t a, int64_t b)
     return a == ANY || b == ANY ? ANY : a + b;
 }
 
-/* The last two dims of a decomposition's packed result for a matrix
+/* The last dims of a decomposition's packed result for a matrix
  * [m, n] (p = min(m, n)), row-major:
  *   qr: [m, c + n], q in columns [0, c) and r in rows [0, c) of columns
  *       [c, c + n), zeros below r, where c is m with full_matrices, else p;
  *   eigh: [n + 1, n], the eigenvalues in row 0, the eigenvectors (as
  *       columns) in rows [1, n + 1); without vectors, [n] alone;
+ *   eig: [n + 1, n, 2], eigh's layout of complex numbers as (real,
+ *       imaginary) pairs; without vectors, [n, 2];
  *   svd: [1 + m + n, w], s in row 0, u in rows [1, 1 + m) and v in rows
  *       [1 + m, 1 + m + n), w being max(m, n) with full_matrices, else p,
  *       each in its first columns, zeros right of them; without vectors,
@@ -61,7 +63,7 @@ static int64_t dim_add(int64_t a, int64_t b)
  *   slogdet: [2], the sign and log |det|;
  *   lu: [n + 1, n], the factors (l's unit diagonal implied) in rows
  *       [0, n), the row permutation (as numbers) in row n.
- * Returns the number of dims written (1 or 2). */
+ * Returns the number of dims written (1 to 3). */
 static int packed_dims(const weft__node *n, int64_t m, int64_t cols, int64_t *dims)
 {
     unsigned flags = (unsigned)n->attr.index.kind;
@@ -78,6 +80,15 @@ static int packed_dims(const weft__node *n, int64_t m, int64_t cols, int64_t *di
         dims[0] = dim_add(cols, 1);
         dims[1] = cols;
         return 2;
+    case WEFT__OP_EIG:
+        dims[0] = cols;
+        dims[1] = 2;
+        if (!(flags & WEFT__LINALG_VECTORS))
+            return 2;
+        dims[0] = dim_add(cols, 1);
+        dims[1] = cols;
+        dims[2] = 2;
+        return 3;
     case WEFT__OP_SVD:
         dims[0] = p;
         if (!(flags & WEFT__LINALG_VECTORS))
@@ -105,8 +116,14 @@ static int infer_packed(const weft__node *n, const weft_spec *a, weft_spec *out)
         out->rank = WEFT_RANK_ANY;
         return 0;
     }
-    int64_t tail[2];
+    int64_t tail[3];
     int k = packed_dims(n, a->dims[a->rank - 2], a->dims[a->rank - 1], tail);
+    if (a->rank - 2 + k > WEFT_MAX_RANK) {
+        char sa[WEFT__SPEC_STR_MAX];
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: %s leaves no room for the result's %d more "
+                            "dims (at most %d)", weft__op_name(n->op),
+                            weft__spec_str(a, sa, sizeof sa), k - 2, WEFT_MAX_RANK);
+    }
     out->rank = a->rank - 2 + k;
     for (int d = 0; d < a->rank - 2; d++)
         out->dims[d] = a->dims[d];
@@ -201,6 +218,7 @@ int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_LU:
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
+    case WEFT__OP_EIG:
     case WEFT__OP_SVD:
         return infer_packed(n, &in[0], out);
     default:

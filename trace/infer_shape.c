@@ -896,6 +896,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_LU:
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
+    case WEFT__OP_EIG:
     case WEFT__OP_SVD:      return weft__infer_linalg_op(n, in, out);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a shape op", weft__op_name(n->op));

@@ -108,6 +108,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_DRAW_BOXES] = "draw_bounding_boxes",
     [WEFT__OP_COMBINED_NMS] = "combined_non_max_suppression",
     [WEFT__OP_NMS_SCORED] = "non_max_suppression_with_scores",
+    [WEFT__OP_EIG] = "eig",
     [WEFT__OP_FFT] = "fft",
 };
 

@@ -33,6 +33,10 @@ extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a,
 extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
                     double *s, double *u, const int *ldu, double *vt, const int *ldvt,
                     double *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
+extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
+                   double *wr, double *wi, double *vl, const int *ldvl, double *vr,
+                   const int *ldvr, double *work, const int *lwork, int *info,
+                   size_t jobvl_len, size_t jobvr_len);
 #endif
 
 /* Jacobi sweeps stop here at the latest; a symmetric matrix of 16 rows
@@ -49,12 +53,14 @@ extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, con
 
 bool weft__linalg_is_decomp(weft__op op)
 {
-    return op == WEFT__OP_QR || op == WEFT__OP_EIGH || op == WEFT__OP_SVD;
+    return op == WEFT__OP_QR || op == WEFT__OP_EIGH || op == WEFT__OP_SVD || op == WEFT__OP_EIG;
 }
 
 bool weft__decomp_lapack(const weft__node *node, int m, int n)
 {
     int p = m < n ? m : n;
+    if (node->op == WEFT__OP_EIG)
+        return weft__blas_available();   /* LAPACK's dgeev alone */
     int loop_max = node->op == WEFT__OP_EIGH ? EIGH_LOOP_MAX
                    : node->op == WEFT__OP_SVD ? SVD_LOOP_MAX
                                               : QR_LOOP_MAX;
@@ -325,6 +331,106 @@ static int eigh_one(const weft__node *node, int n, const char *src, weft_dtype d
     return 0;
 }
 
+/* ---- General eigendecomposition ------------------------------------------------ */
+
+/* LAPACK's dgeev computes the eigenvalues (wr + i wi, a complex pair next
+ * to each other, positive imaginary part first) and the right
+ * eigenvectors (a pair's as the real and imaginary columns of the first),
+ * each of unit norm with its largest component real.  The eigenvalues go
+ * out by ascending modulus, as TensorFlow's (Eigen's ComplexEigenSolver
+ * sorts them so); equal moduli by real, then imaginary part. */
+
+#if WEFT_HAVE_BLAS
+static int eig_lwork(int n, bool vectors)
+{
+    int info = 0, lwork = -1, one = 1;
+    double q = 0, dummy = 0;
+    dgeev_("N", vectors ? "V" : "N", &n, &dummy, &n, &dummy, &dummy, &dummy, &one, &dummy,
+           vectors ? &n : &one, &q, &lwork, &info, 1, 1);
+    return (int)q + 1;
+}
+#endif
+
+/* Whether eigenvalue i goes before eigenvalue j. */
+static bool eig_before(const double *wr, const double *wi, int i, int j)
+{
+    double mi = hypot(wr[i], wi[i]), mj = hypot(wr[j], wi[j]);
+    if (mi != mj)
+        return mi < mj;
+    if (wr[i] != wr[j])
+        return wr[i] < wr[j];
+    return wi[i] < wi[j];
+}
+
+/* Component r of eigenvector j as a complex number (re, im). */
+static void eig_component(int n, const double *vr, const double *wi, int j, int r, double *re,
+                          double *im)
+{
+    if (wi[j] == 0) {
+        *re = vr[r + (size_t)j * n];
+        *im = 0;
+    } else if (wi[j] > 0) {
+        *re = vr[r + (size_t)j * n];
+        *im = vr[r + (size_t)(j + 1) * n];
+    } else {
+        *re = vr[r + (size_t)(j - 1) * n];
+        *im = -vr[r + (size_t)j * n];
+    }
+}
+
+static int eig_one(const weft__node *node, int n, const char *src, weft_dtype dt, char *dst,
+                   double *scratch)
+{
+    bool vectors = node->attr.index.kind & WEFT__LINALG_VECTORS;
+    size_t nn = (size_t)n * n, cols = (size_t)n * 2, count = vectors ? (nn + n) * 2 : cols;
+    double *a = scratch, *wr = a + nn, *wi = wr + n, *vr = wi + n, *order_d = vr + nn;
+    int *order = (int *)(void *)order_d;
+    weft__linalg_load(src, dt, n, n, a);
+    bool finite = true;
+    for (size_t i = 0; i < nn && finite; i++)
+        finite = isfinite(a[i]);
+    if (!finite) {   /* LAPACK's scaling would spread the NaN anyway */
+        for (size_t i = 0; i < count; i++)
+            weft__linalg_store_at(dst, dt, i, NAN);
+        return 0;
+    }
+#if WEFT_HAVE_BLAS
+    int info = 0, one = 1, lwork = eig_lwork(n, vectors);
+    double *work = order_d + n, dummy = 0;
+    dgeev_("N", vectors ? "V" : "N", &n, a, &n, wr, wi, &dummy, &one, vectors ? vr : &dummy,
+           vectors ? &n : &one, work, &lwork, &info, 1, 1);
+    if (info != 0)
+        return 1;
+#else
+    (void)wi;
+    return 1;   /* refused while tracing: no LAPACK */
+#endif
+    /* An insertion sort: n^2 steps against dgeev's n^3. */
+    for (int i = 0; i < n; i++) {
+        int k = i;
+        while (k > 0 && eig_before(wr, wi, i, order[k - 1])) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+    for (int k = 0; k < n; k++) {
+        weft__linalg_store_at(dst, dt, 2 * (size_t)k, wr[order[k]]);
+        weft__linalg_store_at(dst, dt, 2 * (size_t)k + 1, wi[order[k]]);
+    }
+    if (!vectors)
+        return 0;
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < n; k++) {
+            double re, im;
+            eig_component(n, vr, wi, order[k], r, &re, &im);
+            size_t at = cols + ((size_t)r * n + k) * 2;
+            weft__linalg_store_at(dst, dt, at, re);
+            weft__linalg_store_at(dst, dt, at + 1, im);
+        }
+    return 0;
+}
+
 /* ---- Singular value decomposition --------------------------------------------- */
 
 /* Columns [have, total) of the orthonormal columns q (rows each) filled
@@ -543,6 +649,14 @@ size_t weft__decomp_scratch(const weft__node *node, int m, int n)
 #endif
         return base;
     }
+    case WEFT__OP_EIG: {
+        /* a, wr, wi, vr, the order (ints in doubles), LAPACK's work. */
+        size_t base = 2 * mn + 3 * (size_t)n;
+#if WEFT_HAVE_BLAS
+        return base + (size_t)eig_lwork(n, node->attr.index.kind & WEFT__LINALG_VECTORS);
+#endif
+        return base;
+    }
     case WEFT__OP_EIGH: {
         size_t base = mn + (size_t)n;
 #if WEFT_HAVE_BLAS
@@ -575,6 +689,8 @@ int weft__decomp_one(const weft__node *node, int m, int n, const char *src, weft
         return qr_one(node, m, n, src, dt, dst, scratch);
     case WEFT__OP_EIGH:
         return eigh_one(node, n, src, dt, dst, scratch);
+    case WEFT__OP_EIG:
+        return eig_one(node, n, src, dt, dst, scratch);
     default:
         return svd_one(node, m, n, src, dt, dst, scratch);
     }

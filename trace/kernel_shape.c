@@ -720,6 +720,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_LU:
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
+    case WEFT__OP_EIG:
     case WEFT__OP_SVD:
         return weft__eval_linalg(rt, n, in, out);
     case WEFT__OP_TRIDIAGONAL_SOLVE:

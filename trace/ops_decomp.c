@@ -1,5 +1,5 @@
 /* The decompositions of include/weft/ops.h and what is built on them.
- * qr, eigh (and eigvalsh), svd, lu and slogdet are each one node (inferred by
+ * qr, eigh (and eigvalsh), eig (and eigvals), svd, lu and slogdet are each one node (inferred by
  * trace/infer_linalg.c, computed by trace/kernel_decomp.c and
  * trace/kernel_linalg.c) whose factors come packed into one tensor; the
  * ops here slice them apart, so a traced function decomposes each matrix
@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "runtime/iface.h"
+#include "trace/blas.h"
 #include "trace/ctx.h"
 #include "trace/shape.h"
 
@@ -127,6 +128,54 @@ weft_value *weft_eigvalsh(weft_ctx *cx, weft_value *a)
     if (!weft__op_enter(cx, "weft_eigvalsh", &a, 1))
         return NULL;
     return WEFT__KEEP(packed(cx, WEFT__OP_EIGH, 0, a));
+}
+
+/* weft_eig and weft_eigvals need LAPACK's dgeev: false (the context
+ * failed) in a build without it. */
+static bool have_lapack(weft_ctx *cx, const char *fn)
+{
+    if (weft__blas_available())
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: this weft was built without OpenBLAS, whose LAPACK "
+                   "it needs", fn);
+    return false;
+}
+
+int weft_eig(weft_ctx *cx, weft_value *a, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    const char *fn = "weft_eig";
+    if (!enter_outs(cx, fn, a, outs, 2) || !have_lapack(cx, fn))
+        return ctx_code(cx);
+    int rank = known_rank(cx, fn, a, false);
+    if (rank < 0)
+        return ctx_code(cx);
+    /* [..., n + 1, n, 2]: the eigenvalues in row 0, then the vectors'
+     * rows; the rows are dim rank - 2. */
+    weft_value *p = packed(cx, WEFT__OP_EIG, WEFT__LINALG_VECTORS, a);
+    if (!p)   /* among the reasons, no room for rank + 1 dims */
+        return ctx_code(cx);
+    int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
+    for (int d = 0; d <= rank; d++)
+        end[d] = WEFT_END;
+    end[rank - 2] = 1;
+    weft_value *e = weft_squeeze(cx, weft_slice(cx, p, begin, end, NULL), rank - 2);
+    begin[rank - 2] = 1;
+    end[rank - 2] = WEFT_END;
+    weft_value *v = e ? weft_slice(cx, p, begin, end, NULL) : NULL;
+    if (!v)
+        return ctx_code(cx);
+    outs[0] = e;
+    outs[1] = v;
+    return 0;
+}
+
+weft_value *weft_eigvals(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    if (!weft__op_enter(cx, "weft_eigvals", &a, 1) || !have_lapack(cx, "weft_eigvals"))
+        return NULL;
+    return WEFT__KEEP(packed(cx, WEFT__OP_EIG, 0, a));
 }
 
 int weft_svd(weft_ctx *cx, weft_value *a, bool full_matrices, bool compute_uv,

@@ -97,7 +97,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
-    case WEFT__OP_EIGH: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
+    case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -279,6 +279,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:
+    case WEFT__OP_EIG:
     case WEFT__OP_SVD: {
         unsigned flags = (unsigned)n->attr.index.kind;
         fprintf(f, "<%s%s>", flags & WEFT__LINALG_FULL ? "full" : "reduced",

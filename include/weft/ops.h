@@ -2318,6 +2318,21 @@ WEFT_API weft_value *weft_lu_solve(weft_ctx *cx, weft_value *lower_upper, weft_v
 WEFT_API weft_value *weft_lu_matrix_inverse(weft_ctx *cx, weft_value *lower_upper,
                                             weft_value *perm);
 WEFT_API weft_value *weft_lu_reconstruct(weft_ctx *cx, weft_value *lower_upper, weft_value *perm);
+/* tf.linalg.eig(a): the eigenvalues and right eigenvectors of each
+ * square matrix (not symmetric), as complex numbers in weft's pairs
+ * (weft_complex): outs[0] the eigenvalues [..., n, 2] by ascending
+ * modulus, as TensorFlow orders them (equal moduli, such as a conjugate
+ * pair's, by real and then imaginary part), and outs[1] the eigenvectors
+ * as the columns of [..., n, n, 2], each of unit norm with its largest
+ * component real (LAPACK's dgeev; an eigenvector is only defined up to a
+ * complex factor, and TensorFlow's may differ from weft's by one).  A
+ * matrix with a NaN or infinity gives NaN everywhere; one whose QR
+ * iteration does not converge fails the call (WEFT_EINVAL naming it).
+ * f32 is computed in f64.  Needs a weft built with OpenBLAS (its
+ * LAPACK): WEFT_EINVAL otherwise.  weft_eigvals (tf.linalg.eigvals) is
+ * the eigenvalues alone. */
+WEFT_API int weft_eig(weft_ctx *cx, weft_value *a, weft_value **outs);
+WEFT_API weft_value *weft_eigvals(weft_ctx *cx, weft_value *a);
 /* tf.linalg.eigh(a): outs[0] the eigenvalues [..., n], ascending, and
  * outs[1] the eigenvectors as the columns of [..., n, n], of each
  * symmetric matrix, only its lower triangle read (as TensorFlow's). */
