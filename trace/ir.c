@@ -109,6 +109,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_COMBINED_NMS] = "combined_non_max_suppression",
     [WEFT__OP_NMS_SCORED] = "non_max_suppression_with_scores",
     [WEFT__OP_EIG] = "eig",
+    [WEFT__OP_ISOTONIC] = "isotonic_regression",
     [WEFT__OP_FFT] = "fft",
 };
 

@@ -208,7 +208,8 @@
     XX(DRAW_BOXES, ARRAY, 3)               \
     XX(COMBINED_NMS, ARRAY, 2)             \
     XX(NMS_SCORED, ARRAY, 2)               \
-    XX(EIG,        ARRAY,   1)
+    XX(EIG,        ARRAY,   1)             \
+    XX(ISOTONIC,   ARRAY,   1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -1,7 +1,8 @@
 /* The neural-network ops of include/weft/ops.h: softmax, log_softmax,
  * logsumexp, one_hot, reverse, pad and the activations leaky_relu, elu,
  * gelu, softplus, log_sigmoid, silu, relu6, gelu_exact, selu, softsign
- * and mish.  Each is a
+ * and mish; and isotonic_regression, one ISOTONIC node per output (the
+ * fit and the segments; trace/kernel_isotonic.c).  The others are each a
  * composition of the other ops, so eager mode, tracing, fusion, the
  * native tier and unknown dims come with them and no kernel is new.  Each
  * checks its inputs first: the inner ops it then calls cannot fail on them
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -601,4 +603,38 @@ weft_value *weft_mish(weft_ctx *cx, weft_value *a)
     weft_value *sp = weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a));
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, a,
                                       weft__op_unary(cx, WEFT__OP_TANH, fn, sp)));
+}
+
+int weft_isotonic_regression(weft_ctx *cx, weft_value *x, bool decreasing, int axis,
+                             weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_isotonic_regression";
+    int rc = weft__ctx_enter_int(cx, fn, &x, 1, outs, 2);
+    if (rc != 0)
+        return rc;
+    const weft_spec *s = weft__value_spec(x);
+    char sx[WEFT__SPEC_STR_MAX];
+    if (s->dtype == WEFT_BOOL)
+        return weft__ctx_failf(cx, WEFT_EDTYPE, "%s: %s is not a number", fn,
+                               weft__spec_str(s, sx, sizeof sx));
+    if (s->rank == WEFT_RANK_ANY || s->rank < 1 || axis < -s->rank || axis >= s->rank)
+        return weft__ctx_failf(cx, WEFT_ESHAPE, "%s: %s has no axis %d (its rank known while "
+                               "tracing)", fn, weft__spec_str(s, sx, sizeof sx), axis);
+    /* TensorFlow's steps: integers as f64, the increasing fit as the
+     * decreasing fit of -x, negated. */
+    weft_value *v = s->dtype == WEFT_F32 || s->dtype == WEFT_F64 ? x : weft_cast(cx, x, WEFT_F64);
+    if (!decreasing)
+        v = weft_neg(cx, v);
+    weft__node n = { .op = WEFT__OP_ISOTONIC, .attr.index.axis = axis < 0 ? axis + s->rank : axis };
+    weft_value *fit = weft__ops_finish(cx, &n, &v, 1);
+    n.attr.index.kind = 1;
+    weft_value *segments = weft__ops_finish(cx, &n, &v, 1);
+    if (fit && !decreasing)
+        fit = weft_neg(cx, fit);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = fit;
+        outs[1] = segments;
+    }
+    return weft_ctx_status(cx);
 }

@@ -184,6 +184,12 @@ int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *cons
 int weft__infer_check(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                      weft_tensor *out);
+/* isotonic_regression (kernel_isotonic.c): x (f32, f64) along axis
+ * attr.index.axis, the decreasing fit (kind 0) or each element's pool
+ * index (kind 1, i32), of x's shape. */
+int weft__infer_isotonic(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_isotonic(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                        weft_tensor *out);
 /* image_projective_transform (kernel_transform.c): images [b, h, w, c]
  * (f32, f64) and f32 transforms [1 or b, 8] to [b, out_h, out_w, c]. */
 int weft__infer_image_transform(const weft__node *n, const weft_spec *in, weft_spec *out);

@@ -98,6 +98,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
+    case WEFT__OP_ISOTONIC:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -289,6 +290,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     }
     case WEFT__OP_SEARCHSORTED:
         fprintf(f, "<%s>", n->attr.index.kind ? "right" : "left");
+        break;
+    case WEFT__OP_ISOTONIC:
+        fprintf(f, "<axis=%d,%s>", n->attr.index.axis, n->attr.index.kind ? "segments" : "values");
         break;
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: {

@@ -628,6 +628,18 @@ WEFT_API int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, wef
  * classes] with classes known while tracing; k >= 0. */
 WEFT_API weft_value *weft_in_top_k(weft_ctx *cx, weft_value *targets, weft_value *predictions,
                                    int64_t k);
+/* tf.nn.isotonic_regression(inputs, decreasing, axis): along axis, the
+ * least-squares fit y of x with y_1 >= y_2 >= ... (decreasing) or
+ * y_1 <= y_2 <= ... (the decreasing fit of -x, negated), by
+ * TensorFlow's pool-adjacent-violators kernel (a pool merges into the one
+ * before it while its mean is strictly above; sums and means in the
+ * dtype).  outs[0] the fit, of x's shape, f32 or f64 (integers as f64, as
+ * TensorFlow's), and outs[1] each element's pool index along its line,
+ * from 0, i32.  x of rank >= 1 known while tracing, any number dtype
+ * (bool is WEFT_EDTYPE); axis negative from the end.  Returns 0, or the
+ * context's error code with both outs NULL. */
+WEFT_API int weft_isotonic_regression(weft_ctx *cx, weft_value *x, bool decreasing, int axis,
+                                      weft_value **outs);
 
 /* ---- Neural-network ops ----
  *
