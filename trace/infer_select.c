@@ -204,18 +204,28 @@ bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box)
  * [count, 2], each row an index and its score. */
 static int infer_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
-    const char *fn = n->op == WEFT__OP_NMS_SCORED ? "weft_non_max_suppression_with_scores"
-                                                  : "weft_non_max_suppression";
+    const char *fn = n->op == WEFT__OP_NMS_SCORED     ? "weft_non_max_suppression_with_scores"
+                     : n->op == WEFT__OP_NMS_OVERLAPS ? "weft_non_max_suppression_overlaps"
+                                                      : "weft_non_max_suppression";
     const weft_spec *b = &in[0], *s = &in[1];
     char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
     weft__spec_str(b, sb, sizeof sb);
     weft__spec_str(s, ss, sizeof ss);
     if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
-        return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both "
-                            "f32 or both f64", fn, sb, ss);
-    if (!weft__spec_boxes(b, s))
+        return weft__errorf(WEFT_EDTYPE, "%s: the %s %s and scores %s are not both f32 or "
+                            "both f64", fn, n->op == WEFT__OP_NMS_OVERLAPS ? "overlaps" : "boxes",
+                            sb, ss);
+    if (n->op == WEFT__OP_NMS_OVERLAPS) {
+        bool square = b->rank == 2 && s->rank == 1 &&
+                      (b->dims[0] == ANY || b->dims[1] == ANY || b->dims[0] == b->dims[1]) &&
+                      (s->dims[0] == ANY || b->dims[0] == ANY || s->dims[0] == b->dims[0]);
+        if (!square)
+            return weft__errorf(WEFT_ESHAPE, "%s: the overlaps %s and scores %s are not [n, n] "
+                                "and [n]", fn, sb, ss);
+    } else if (!weft__spec_boxes(b, s)) {
         return weft__errorf(WEFT_ESHAPE, "%s: the boxes %s and scores %s are not [n, 4] "
                             "and [n]", fn, sb, ss);
+    }
     bool scored = n->op == WEFT__OP_NMS_SCORED;
     out->dtype = scored ? WEFT_F64 : WEFT_I32;
     out->rank = scored ? 2 : 1;
@@ -274,7 +284,8 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_SEARCHSORTED: return infer_searchsorted(in, out);
     case WEFT__OP_RANGE_TO:     return infer_range_to(&in[0], out);
     case WEFT__OP_NON_MAX_SUPPRESSION:
-    case WEFT__OP_NMS_SCORED: return infer_nms(n, in, out);
+    case WEFT__OP_NMS_SCORED:
+    case WEFT__OP_NMS_OVERLAPS: return infer_nms(n, in, out);
     case WEFT__OP_COMBINED_NMS: return infer_combined_nms(n, in, out);
     case WEFT__OP_CONFUSION_MATRIX: return infer_confusion(n, in, out);
     default:

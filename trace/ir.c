@@ -110,6 +110,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_NMS_SCORED] = "non_max_suppression_with_scores",
     [WEFT__OP_EIG] = "eig",
     [WEFT__OP_ISOTONIC] = "isotonic_regression",
+    [WEFT__OP_NMS_OVERLAPS] = "non_max_suppression_overlaps",
     [WEFT__OP_FFT] = "fft",
 };
 
@@ -142,6 +143,7 @@ bool weft__op_shape_from_values(weft__op op)
            op == WEFT__OP_UNIQUE_FIRST || op == WEFT__OP_UNIQUE_COUNTS ||
            op == WEFT__OP_SEGMENT || op == WEFT__OP_BINCOUNT || op == WEFT__OP_RANGE_TO ||
            op == WEFT__OP_NON_MAX_SUPPRESSION || op == WEFT__OP_NMS_SCORED ||
+           op == WEFT__OP_NMS_OVERLAPS ||
            op == WEFT__OP_CONFUSION_MATRIX;
 }
 

@@ -21,8 +21,8 @@
  * indices; TOP_K_VALUES(a, indices) picks a's elements at them along the
  * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST,
  * UNIQUE_COUNTS, SEGMENT (sorted segment ids), BINCOUNT, RANGE_TO (0..n-1
- * for a scalar n known when it runs), NON_MAX_SUPPRESSION and NMS_SCORED
- * (the boxes kept) and CONFUSION_MATRIX (its class count, when not given) have a dim that only their input values decide (see
+ * for a scalar n known when it runs), NON_MAX_SUPPRESSION, NMS_SCORED and
+ * NMS_OVERLAPS (the boxes kept) and CONFUSION_MATRIX (its class count, when not given) have a dim that only their input values decide (see
  * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
  * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \
@@ -209,7 +209,8 @@
     XX(COMBINED_NMS, ARRAY, 2)             \
     XX(NMS_SCORED, ARRAY, 2)               \
     XX(EIG,        ARRAY,   1)             \
-    XX(ISOTONIC,   ARRAY,   1)
+    XX(ISOTONIC,   ARRAY,   1)             \
+    XX(NMS_OVERLAPS, ARRAY, 2)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -332,7 +333,8 @@ typedef struct weft__node {
          * result's dtype and the class count (-1: the largest label or
          * prediction + 1). */
         struct { weft_dtype dtype; int64_t num_classes; } confusion;
-        /* NON_MAX_SUPPRESSION and NMS_SCORED (in[0] boxes, in[1] scores):
+        /* NON_MAX_SUPPRESSION, NMS_SCORED and NMS_OVERLAPS (in[0] boxes, or
+         * NMS_OVERLAPS' overlaps [n, n], in[1] scores):
          * the most boxes kept, the IoU and score thresholds and, for
          * NMS_SCORED, soft-NMS's sigma (0: hard). */
         struct { int64_t max_output; double iou, score, sigma; } nms;

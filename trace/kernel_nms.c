@@ -1,5 +1,6 @@
 /* non_max_suppression: TensorFlow's greedy hard NMS
- * (tf.image.non_max_suppression).
+ * (tf.image.non_max_suppression, and non_max_suppression_overlaps with a
+ * given overlap matrix in place of the boxes' IoU).
  *
  * The candidates are the boxes whose score is above score_threshold (a
  * NaN score never is), in order of falling score, ties by index.  Each in
@@ -75,18 +76,34 @@ static double in_dtype(const weft_tensor *t, double v)
     return t->dtype == WEFT_F32 ? (double)(float)v : v;
 }
 
+/* How much boxes i and j overlap: their IoU, or with NMS_OVERLAPS the
+ * given overlaps[i, j]. */
+static double similarity(const weft__node *n, const weft_tensor *boxes, int64_t i, int64_t j)
+{
+    if (n->op != WEFT__OP_NMS_OVERLAPS)
+        return iou_of(boxes, i, j);
+    int64_t at = i * boxes->dims[1] + j;
+    return boxes->dtype == WEFT_F32 ? ((const float *)weft_tensor_data(boxes))[at]
+                                    : ((const double *)weft_tensor_data(boxes))[at];
+}
+
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out)
 {
+    const char *op = weft__op_name(n->op);
     int64_t count = boxes->dims[0];
+    if (n->op == WEFT__OP_NMS_OVERLAPS && (boxes->dims[1] != count || scores->dims[0] != count))
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: overlaps [%lld, %lld] and %lld scores", op,
+                            (long long)count, (long long)boxes->dims[1],
+                            (long long)scores->dims[0]);
     if (scores->dims[0] != count)
-        return weft__errorf(WEFT_ESHAPE, "weft_non_max_suppression: %lld boxes and %lld scores",
+        return weft__errorf(WEFT_ESHAPE, "weft_%s: %lld boxes and %lld scores", op,
                             (long long)count, (long long)scores->dims[0]);
     candidate *c = weft__malloc(sizeof *c * (size_t)(count ? count : 1));
     int32_t *kept = weft__malloc(sizeof *kept * (size_t)(count ? count : 1));
     int rc = 0;
     if (!c || !kept) {
-        rc = weft__errorf(WEFT_ENOMEM, "weft_non_max_suppression: out of memory for %lld boxes",
+        rc = weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for %lld boxes", op,
                           (long long)count);
         goto done;
     }
@@ -102,7 +119,7 @@ int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_ten
     for (int64_t k = 0; k < nc && m < n->attr.nms.max_output; k++) {
         bool suppressed = false;
         for (int64_t s = 0; s < m && !suppressed; s++)
-            suppressed = iou_of(boxes, c[k].index, kept[s]) > iou_thr;
+            suppressed = similarity(n, boxes, c[k].index, kept[s]) > iou_thr;
         if (!suppressed)
             kept[m++] = (int32_t)c[k].index;
     }

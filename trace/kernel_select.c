@@ -706,6 +706,7 @@ int weft__eval_from_values(weft_runtime *rt, const weft__node *n, weft_tensor *c
     case WEFT__OP_RANGE_TO:
         return eval_range_to(in[0], out);
     case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_NMS_OVERLAPS:
         return weft__eval_nms(n, in[0], in[1], out);
     case WEFT__OP_NMS_SCORED:
         return weft__eval_nms_scored(n, in[0], in[1], out);

@@ -222,8 +222,9 @@ int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partition
     return 0;
 }
 
-/* The NON_MAX_SUPPRESSION or NMS_SCORED node of fn's call, its arguments
- * checked first. */
+/* The NON_MAX_SUPPRESSION, NMS_SCORED or NMS_OVERLAPS node of fn's call
+ * (boxes: NMS_OVERLAPS' overlaps; iou_threshold: its overlap threshold),
+ * its arguments checked first. */
 static weft_value *nms_node(weft_ctx *cx, const char *fn, weft__op op, weft_value *boxes,
                             weft_value *scores, int64_t max_output_size, double iou_threshold,
                             double score_threshold, double soft_nms_sigma)
@@ -234,7 +235,10 @@ static weft_value *nms_node(weft_ctx *cx, const char *fn, weft__op op, weft_valu
     if (max_output_size < 0 || max_output_size > INT32_MAX)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_output_size %lld is not within 0..%d",
                               fn, (long long)max_output_size, INT32_MAX);
-    if (!(iou_threshold >= 0 && iou_threshold <= 1))
+    /* Overlaps need not be IoUs: any threshold but NaN, as TensorFlow's. */
+    if (op == WEFT__OP_NMS_OVERLAPS && isnan(iou_threshold))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: overlap_threshold is NaN", fn);
+    if (op != WEFT__OP_NMS_OVERLAPS && !(iou_threshold >= 0 && iou_threshold <= 1))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: iou_threshold %g is not within [0, 1]", fn,
                               iou_threshold);
     if (isnan(score_threshold))
@@ -258,6 +262,16 @@ weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_value
     return WEFT__KEEP(nms_node(cx, "weft_non_max_suppression", WEFT__OP_NON_MAX_SUPPRESSION,
                                boxes, scores, max_output_size, iou_threshold, score_threshold,
                                0));
+}
+
+weft_value *weft_non_max_suppression_overlaps(weft_ctx *cx, weft_value *overlaps,
+                                              weft_value *scores, int64_t max_output_size,
+                                              double overlap_threshold, double score_threshold)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nms_node(cx, "weft_non_max_suppression_overlaps", WEFT__OP_NMS_OVERLAPS,
+                               overlaps, scores, max_output_size, overlap_threshold,
+                               score_threshold, 0));
 }
 
 int weft_non_max_suppression_with_scores(weft_ctx *cx, weft_value *boxes, weft_value *scores,

@@ -59,7 +59,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.confusion.dtype;
         w[k++] = n->attr.confusion.num_classes;
         break;
-    case WEFT__OP_NON_MAX_SUPPRESSION: case WEFT__OP_NMS_SCORED:
+    case WEFT__OP_NON_MAX_SUPPRESSION: case WEFT__OP_NMS_SCORED: case WEFT__OP_NMS_OVERLAPS:
         w[k++] = n->attr.nms.max_output;
         memcpy(&w[k++], &n->attr.nms.iou, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
@@ -257,6 +257,10 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_NON_MAX_SUPPRESSION:
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g>",
+                n->attr.nms.max_output, n->attr.nms.iou, n->attr.nms.score);
+        break;
+    case WEFT__OP_NMS_OVERLAPS:
+        fprintf(f, "<max_output_size=%" PRId64 ",overlap_threshold=%g,score_threshold=%g>",
                 n->attr.nms.max_output, n->attr.nms.iou, n->attr.nms.score);
         break;
     case WEFT__OP_NMS_SCORED:

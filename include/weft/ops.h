@@ -1178,6 +1178,16 @@ WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence
 WEFT_API weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes,
                                               weft_value *scores, int64_t max_output_size,
                                               double iou_threshold, double score_threshold);
+/* tf.image.non_max_suppression_overlaps(overlaps, scores,
+ * max_output_size, overlap_threshold, score_threshold):
+ * weft_non_max_suppression with overlaps[i, j] (f32 or f64 [n, n], as
+ * scores) in place of the boxes' IoU, so any similarity may drive it;
+ * overlap_threshold may be any number but NaN (WEFT_EINVAL). */
+WEFT_API weft_value *weft_non_max_suppression_overlaps(weft_ctx *cx, weft_value *overlaps,
+                                                       weft_value *scores,
+                                                       int64_t max_output_size,
+                                                       double overlap_threshold,
+                                                       double score_threshold);
 /* tf.image.non_max_suppression_with_scores(boxes, scores,
  * max_output_size, iou_threshold, score_threshold, soft_nms_sigma):
  * outs[0] the i32 indices of the boxes kept and outs[1] their scores (the

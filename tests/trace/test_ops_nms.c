@@ -772,3 +772,102 @@ Test(ops_nms, soft_refused_calls_name_the_op)
     for (int i = 0; i < 3; i++)
         weft_tensor_release(args[i]);
 }
+
+/* ---- weft_non_max_suppression_overlaps ---- */
+
+static int overlaps_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const nms_case *c = user;
+    outs[0] = weft_non_max_suppression_overlaps(cx, a[0], a[1], c->max_out, c->iou, c->score);
+    return weft_ctx_status(cx);
+}
+
+/* The boxes' IoU matrix as overlaps keeps what weft_non_max_suppression
+ * keeps; overlaps above 1 work with a threshold above 1. */
+Test(ops_nms, overlaps_of_ious_match_the_boxes)
+{
+    enum { N = 120 };
+    double b[N * 4], s[N], *ov = malloc(sizeof *ov * N * N);
+    cr_assert_not_null(ov);
+    uint64_t st = 0x510e527fade682d1u;
+    for (int i = 0; i < N; i++) {
+        double y = 6 * op_uniform(&st), x = 6 * op_uniform(&st);
+        double box[4] = { y, x, y + 2 * op_uniform(&st), x + 2 * op_uniform(&st) };
+        memcpy(b + 4 * i, box, sizeof box);
+        s[i] = i % 11 == 0 ? 0.5 : op_uniform(&st);
+    }
+    const nms_case cases[] = { { 40, 0.3, -INFINITY }, { 1000, 0.6, 0.2 } };
+    for (int f32 = 0; f32 < 2; f32++) {
+        weft_dtype dt = f32 ? WEFT_F32 : WEFT_F64;
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                ov[i * N + j] = ref_iou(b, i, j, f32);
+        weft_tensor *boxes[2] = { make(dt, 2, (const int64_t[]){ N, 4 }, b),
+                                  make(dt, 1, (const int64_t[]){ N }, s) };
+        weft_tensor *over[2] = { make(dt, 2, (const int64_t[]){ N, N }, ov),
+                                 make(dt, 1, (const int64_t[]){ N }, s) };
+        for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+            weft_tensor *want, *got;
+            op_results_everywhere(nms_body, (void *)&cases[ci], boxes, 2, &want, 1, "boxes");
+            op_results_everywhere(overlaps_body, (void *)&cases[ci], over, 2, &got, 1, "overlaps");
+            cr_assert_eq(weft_tensor_numel(got), weft_tensor_numel(want), "%s case %zu",
+                         weft_dtype_name(dt), ci);
+            cr_assert(memcmp(weft_tensor_data(got), weft_tensor_data(want),
+                             sizeof(int32_t) * (size_t)weft_tensor_numel(want)) == 0);
+            cr_expect_gt(weft_tensor_numel(want), 3);
+            weft_tensor_release(want);
+            weft_tensor_release(got);
+        }
+        for (int k = 0; k < 2; k++) {
+            weft_tensor_release(boxes[k]);
+            weft_tensor_release(over[k]);
+        }
+    }
+    free(ov);
+
+    /* overlaps[1, 0] = 2 (the candidate's row, the kept box's column, as
+     * TensorFlow reads them; [0, 1] is 0): box 1 is suppressed under 1.5,
+     * kept under 2.5. */
+    const double two[9] = { 9, 0, 0, 2, 9, 0, 0, 0, 9 }, sc[3] = { 0.9, 0.8, 0.7 };
+    weft_tensor *args[2] = { make(WEFT_F64, 2, (const int64_t[]){ 3, 3 }, two),
+                             make(WEFT_F64, 1, (const int64_t[]){ 3 }, sc) };
+    nms_case c = { 10, 1.5, -INFINITY };
+    weft_tensor *out;
+    op_results_everywhere(overlaps_body, &c, args, 2, &out, 1, "threshold 1.5");
+    cr_expect_eq(weft_tensor_numel(out), 2);
+    weft_tensor_release(out);
+    c.iou = 2.5;
+    op_results_everywhere(overlaps_body, &c, args, 2, &out, 1, "threshold 2.5");
+    cr_expect_eq(weft_tensor_numel(out), 3);
+    weft_tensor_release(out);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+static int overlaps_bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    outs[0] = weft_non_max_suppression_overlaps(cx, which == 1 ? a[2] : a[0],
+                                                which == 2 ? a[3] : a[1], 4,
+                                                which == 0 ? NAN : 0.5, 0);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_nms, overlaps_refused_calls_name_the_op)
+{
+    const double z[9] = { 0 };
+    weft_tensor *args[4] = { make(WEFT_F64, 2, (const int64_t[]){ 3, 3 }, z),
+                             make(WEFT_F64, 1, (const int64_t[]){ 3 }, z),
+                             make(WEFT_F64, 2, (const int64_t[]){ 3, 2 }, z),
+                             make(WEFT_F64, 1, (const int64_t[]){ 2 }, z) };
+    const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_non_max_suppression_overlaps: overlap_threshold is NaN" },
+        { 1, WEFT_ESHAPE, "weft_non_max_suppression_overlaps: the overlaps f64[3,2] and scores "
+                          "f64[3] are not [n, n] and [n]" },
+        { 2, WEFT_ESHAPE, "weft_non_max_suppression_overlaps: the overlaps f64[3,3] and scores "
+                          "f64[2] are not [n, n] and [n]" },
+    };
+    op_expect_errors(rts[1], overlaps_bad_body, cases, sizeof cases / sizeof *cases, args, 4);
+    for (int i = 0; i < 4; i++)
+        weft_tensor_release(args[i]);
+}
