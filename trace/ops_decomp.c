@@ -10,6 +10,7 @@
 
 #include "runtime/iface.h"
 #include "trace/blas.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/shape.h"
 
@@ -33,19 +34,11 @@ static int known_rank(weft_ctx *cx, const char *fn, weft_value *a, bool dims)
     return s->rank;
 }
 
-/* Clears outs[0..n) and checks the op's arguments; false when the
- * context failed. */
+/* Clears outs[0..n) and checks the op's arguments (the int ops' common
+ * entry); false when the context failed. */
 static bool enter_outs(weft_ctx *cx, const char *fn, weft_value *a, weft_value **outs, size_t n)
 {
-    for (size_t k = 0; outs && k < n; k++)
-        outs[k] = NULL;
-    if (!weft__op_enter(cx, fn, &a, 1))
-        return false;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return false;
-    }
-    return true;
+    return weft__ctx_enter_int(cx, fn, &a, 1, outs, n) == 0;
 }
 
 static int ctx_code(weft_ctx *cx)

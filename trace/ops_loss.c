@@ -279,16 +279,11 @@ int weft_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n_axes, bo
     WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_moments";
     static const char *const names[] = { "x" };
-    if (!outs) {
-        if (cx)
-            weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL outs", fn);
-        else
-            weft__errorf(WEFT_EINVAL, "%s: NULL outs", fn);
-        return WEFT_EINVAL;
-    }
-    outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_floats_alike(cx, fn, &x, names, 1))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    int rc = weft__ctx_enter_int(cx, fn, &x, 1, outs, 2);
+    if (rc != 0)
+        return rc;
+    if (!weft__ops_floats_alike(cx, fn, &x, names, 1))
+        return weft_ctx_status(cx);
     if (n_axes > 0 && !axes) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for %zu axes", fn, n_axes);
         return WEFT_EINVAL;
@@ -399,14 +394,9 @@ int weft_weighted_moments(weft_ctx *cx, weft_value *x, const int *axes, size_t n
     static const char fn[] = "weft_weighted_moments";
     static const char *const names[] = { "x", "frequency_weights" };
     weft_value *in[2] = { x, frequency_weights };
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, in, 2))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL outs", fn);
-        return WEFT_EINVAL;
-    }
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 2);
+    if (rc != 0)
+        return rc;
     if (!weft__ops_floats_alike(cx, fn, in, names, 2))
         return weft_ctx_status(cx);
     if (n_axes > 0 && !axes) {
