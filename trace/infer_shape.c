@@ -791,7 +791,7 @@ static uint32_t shape_op_arity(weft__op op)
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
-    case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES:
+    case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES: case WEFT__OP_SAMPLE_BOX:
         return 3;
     case WEFT__OP_CTC_LOSS:
         return 4;
@@ -867,6 +867,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_IMAGE_TRANSFORM: return weft__infer_image_transform(n, in, out);
     case WEFT__OP_DRAW_BOXES: return weft__infer_draw_boxes(in, out);
     case WEFT__OP_ISOTONIC: return weft__infer_isotonic(n, in, out);
+    case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:

@@ -210,7 +210,8 @@
     XX(NMS_SCORED, ARRAY, 2)               \
     XX(EIG,        ARRAY,   1)             \
     XX(ISOTONIC,   ARRAY,   1)             \
-    XX(NMS_OVERLAPS, ARRAY, 2)
+    XX(NMS_OVERLAPS, ARRAY, 2)             \
+    XX(SAMPLE_BOX, ARRAY,   3)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -353,6 +354,15 @@ typedef struct weft__node {
          * reports, cut to fit.  Both pass in[0] through and are side
          * effects. */
         struct { char message[WEFT__CHECK_MESSAGE_MAX]; } check;
+        /* SAMPLE_BOX (in[0] image_size, in[1] boxes, in[2] the seed;
+         * trace/kernel_sample_box.c): min_object_covered, the aspect ratio
+         * and area ranges, the attempts, and whether the whole image stands
+         * in for no boxes. */
+        struct {
+            double covered, aspect[2], area[2];
+            int64_t attempts;
+            bool use_image;
+        } sample_box;
         /* IMAGE_TRANSFORM (in[0] images, in[1] the f32 transforms [1 or
          * batch, 8]; trace/kernel_transform.c): weft_resize_method
          * (BILINEAR, NEAREST), weft_fill_mode, the output's h and w and

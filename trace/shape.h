@@ -184,6 +184,11 @@ int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *cons
 int weft__infer_check(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                      weft_tensor *out);
+/* sample_distorted_bounding_box (kernel_sample_box.c): image_size (i32,
+ * i64 [3]), f32 boxes [batch, n, 4] and a seed to i64 [4], the crop's
+ * row, column, height and width. */
+int weft__infer_sample_box(const weft_spec *in, weft_spec *out);
+int weft__eval_sample_box(const weft__node *n, weft_tensor *const *in, weft_tensor *out);
 /* isotonic_regression (kernel_isotonic.c): x (f32, f64) along axis
  * attr.index.axis, the decreasing fit (kind 0) or each element's pool
  * index (kind 1, i32), of x's shape. */

@@ -113,6 +113,16 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = bits;
         break;
     }
+    case WEFT__OP_SAMPLE_BOX: {
+        const double d[5] = { n->attr.sample_box.covered, n->attr.sample_box.aspect[0],
+                              n->attr.sample_box.aspect[1], n->attr.sample_box.area[0],
+                              n->attr.sample_box.area[1] };
+        for (int i = 0; i < 5; i++)
+            memcpy(&w[k++], &d[i], sizeof(double));
+        w[k++] = n->attr.sample_box.attempts;
+        w[k++] = n->attr.sample_box.use_image;
+        break;
+    }
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         for (size_t at = 0; at < sizeof n->attr.check.message; at += sizeof *w) {
             int64_t word = 0;
@@ -363,6 +373,14 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         fprintf(f, "<message=\"%s\">", n->attr.check.message);
+        break;
+    case WEFT__OP_SAMPLE_BOX:
+        fprintf(f, "<min_object_covered=%g,aspect_ratio_range=[%g,%g],area_range=[%g,%g],"
+                "max_attempts=%" PRId64 "%s>", n->attr.sample_box.covered,
+                n->attr.sample_box.aspect[0], n->attr.sample_box.aspect[1],
+                n->attr.sample_box.area[0], n->attr.sample_box.area[1],
+                n->attr.sample_box.attempts,
+                n->attr.sample_box.use_image ? ",use_image_if_no_bounding_boxes" : "");
         break;
     case WEFT__OP_IMAGE_TRANSFORM: {
         static const char *const modes[4] = { "reflect", "wrap", "constant", "nearest" };

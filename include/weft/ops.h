@@ -1316,6 +1316,34 @@ WEFT_API weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, do
                                             double upper, weft_value *seed);
 WEFT_API weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta,
                                      weft_value *seed);
+/* tf.image.stateless_sample_distorted_bounding_box(image_size,
+ * bounding_boxes, seed, min_object_covered, aspect_ratio_range,
+ * area_range, max_attempts, use_image_if_no_bounding_boxes): a random
+ * crop for data augmentation, by TensorFlow's algorithm with weft's random
+ * stream (so not TensorFlow's crops).  Up to max_attempts times: an
+ * aspect ratio drawn in aspect_ratio_range, a crop of it whose area is
+ * within area_range of the image's (TensorFlow's rounding steps), at a
+ * uniform position; the first crop of at least 10 pixels that covers
+ * min_object_covered of the area of some box (every box of
+ * bounding_boxes, f32 [batch, n, 4] as [y_min, x_min, y_max, x_max] in
+ * [0, 1], or with none and use_image_if_no_bounding_boxes the whole image)
+ * is the result, else the whole image.  image_size is i32 or i64 [3]
+ * (height, width, channels); seed as weft_random_uniform's.  outs[0] the
+ * crop's begin [y, x, 0] and outs[1] its size [h, w, -1] (image_size's
+ * dtype, for weft_slice), outs[2] its box f32 [1, 1, 4] in [0, 1].
+ * aspect_ratio_range NULL is [0.75, 1.33], area_range NULL [0.05, 1] (both
+ * ranges lo <= hi, positive, areas <= 1); min_object_covered >= 0;
+ * 1 <= max_attempts <= INT32_MAX (WEFT_EINVAL).  A box coordinate outside
+ * [0, 1], no boxes without use_image_if_no_bounding_boxes or a side of
+ * 0 fail the call when it runs (WEFT_EINVAL).  Returns 0, or the
+ * context's error code with every outs[k] NULL. */
+WEFT_API int weft_sample_distorted_bounding_box(weft_ctx *cx, weft_value *image_size,
+                                                weft_value *bounding_boxes, weft_value *seed,
+                                                double min_object_covered,
+                                                const double *aspect_ratio_range,
+                                                const double *area_range, int64_t max_attempts,
+                                                bool use_image_if_no_bounding_boxes,
+                                                weft_value **outs);
 /* tf.image.stateless_random_crop(value, size, seed): the size[0..rank)
  * block of value (any dtype, rank known while tracing) at offsets drawn
  * uniformly per dim, TensorFlow's way: a uniform integer modulo dim -
