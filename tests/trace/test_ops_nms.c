@@ -669,21 +669,27 @@ static int64_t soft_reference(const double *b, const double *s, int64_t n, const
     return m;
 }
 
+/* n boxes with corners in [0, span + 2) and sides up to 2, and their
+ * scores: uniform, but 0.5 (ties) for every tie_every-th. */
+static void random_boxes(double *b, double *s, int n, double span, int tie_every, uint64_t st)
+{
+    for (int i = 0; i < n; i++) {
+        double y = span * op_uniform(&st), x = span * op_uniform(&st);
+        b[4 * i + 0] = y;
+        b[4 * i + 1] = x;
+        b[4 * i + 2] = y + 2 * op_uniform(&st);
+        b[4 * i + 3] = x + 2 * op_uniform(&st);
+        s[i] = i % tie_every == 0 ? 0.5 : op_uniform(&st);
+    }
+}
+
 /* Random boxes, hard and soft, f32 and f64, against the loop above; with
  * sigma 0 the indices are weft_non_max_suppression's. */
 Test(ops_nms, soft_random_against_the_reference)
 {
     enum { N = 200 };
     double b[N * 4], s[N];
-    uint64_t st = 0x9e3779b97f4a7c15u;
-    for (int i = 0; i < N; i++) {
-        double y = 8 * op_uniform(&st), x = 8 * op_uniform(&st);
-        b[4 * i + 0] = y;
-        b[4 * i + 1] = x;
-        b[4 * i + 2] = y + 2 * op_uniform(&st);
-        b[4 * i + 3] = x + 2 * op_uniform(&st);
-        s[i] = i % 19 == 0 ? 0.5 : op_uniform(&st);
-    }
+    random_boxes(b, s, N, 8, 19, 0x9e3779b97f4a7c15u);
     const soft_case cases[] = { { 50, 0.5, 0.1, 0.5 }, { 1000, 0.3, 0.0, 0.1 },
                                 { 30, 0.5, -INFINITY, 0.0 }, { 1000, 0.7, 0.3, 0.0 },
                                 { 0, 0.5, 0.0, 0.5 }, { 1000, 1.0, 0.05, 2.0 } };
@@ -789,13 +795,7 @@ Test(ops_nms, overlaps_of_ious_match_the_boxes)
     enum { N = 120 };
     double b[N * 4], s[N], *ov = malloc(sizeof *ov * N * N);
     cr_assert_not_null(ov);
-    uint64_t st = 0x510e527fade682d1u;
-    for (int i = 0; i < N; i++) {
-        double y = 6 * op_uniform(&st), x = 6 * op_uniform(&st);
-        double box[4] = { y, x, y + 2 * op_uniform(&st), x + 2 * op_uniform(&st) };
-        memcpy(b + 4 * i, box, sizeof box);
-        s[i] = i % 11 == 0 ? 0.5 : op_uniform(&st);
-    }
+    random_boxes(b, s, N, 6, 11, 0x510e527fade682d1u);
     const nms_case cases[] = { { 40, 0.3, -INFINITY }, { 1000, 0.6, 0.2 } };
     for (int f32 = 0; f32 < 2; f32++) {
         weft_dtype dt = f32 ? WEFT_F32 : WEFT_F64;
