@@ -100,9 +100,12 @@ static void evict_oldest_of(unsigned c, void **evicted)
 static unsigned oldest_class(void)
 {
     unsigned best = BUF_CLASSES;
-    for (unsigned c = 0; c < BUF_CLASSES; c++)
-        if (cache.cls[c].n && (best == BUF_CLASSES || cache.cls[c].e[0].seq < cache.cls[best].e[0].seq))
+    for (unsigned c = 0; c < BUF_CLASSES; c++) {
+        if (!cache.cls[c].n)
+            continue;
+        if (best == BUF_CLASSES || cache.cls[c].e[0].seq < cache.cls[best].e[0].seq)
             best = c;
+    }
     return best;
 }
 

@@ -22,7 +22,8 @@
  * last axis (its values).  ARGWHERE, BOOLEAN_MASK, UNIQUE_FIRST,
  * UNIQUE_COUNTS, SEGMENT (sorted segment ids), BINCOUNT, RANGE_TO (0..n-1
  * for a scalar n known when it runs), NON_MAX_SUPPRESSION, NMS_SCORED and
- * NMS_OVERLAPS (the boxes kept) and CONFUSION_MATRIX (its class count, when not given) have a dim that only their input values decide (see
+ * NMS_OVERLAPS (the boxes kept) and CONFUSION_MATRIX (its class count,
+ * when not given) have a dim that only their input values decide (see
  * weft__op_shape_from_values); UNIQUE_IDX is weft_unique's indices, of its
  * input's shape, and UNIQUE_FIRST and UNIQUE_COUNTS read those indices. */
 #define WEFT__OP_TABLE(XX)                 \

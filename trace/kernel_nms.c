@@ -224,9 +224,10 @@ int weft__eval_nms_scored(const weft__node *n, const weft_tensor *boxes,
             }
             /* In the scores' dtype, as TensorFlow's T (a product of two
              * floats rounds once to float, exactly as float arithmetic). */
-            if (f32)
-                c.score = (double)(float)(c.score * (double)expf(scale_f * (float)sim * (float)sim));
-            else
+            if (f32) {
+                float w = expf(scale_f * (float)sim * (float)sim);
+                c.score = (double)(float)(c.score * (double)w);
+            } else
                 c.score *= exp(scale * sim * sim);
             if (c.score <= thr)
                 break;

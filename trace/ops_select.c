@@ -1,9 +1,10 @@
 /* The selection ops of include/weft/ops.h: argwhere, boolean_mask, unique,
- * unique_with_counts, bincount, confusion_matrix and non_max_suppression,
- * whose results the input values size, count_nonzero (a sum of a
- * comparison) and combined_non_max_suppression (one COMBINED_NMS node
- * picking boxes and classes, then gathers).  Each records nodes of its own (ARGWHERE, BOOLEAN_MASK,
- * UNIQUE_*, ...), checked by trace/infer_select.c and computed by
+ * unique_with_counts, bincount, confusion_matrix and the non-max
+ * suppressions (plain, with overlaps, with scores), whose results the
+ * input values size, count_nonzero (a sum of a comparison) and
+ * combined_non_max_suppression (one COMBINED_NMS node picking boxes and
+ * classes, then gathers).  Each records nodes of its own (ARGWHERE,
+ * BOOLEAN_MASK, UNIQUE_*, ...), checked by trace/infer_select.c and computed by
  * trace/kernel_select.c.  unique hashes x once, into the indices; the
  * first occurrences and the counts are read off the indices, and the
  * values are x gathered at the first occurrences. */
@@ -350,8 +351,8 @@ int weft_combined_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_valu
     /* TensorFlow's detections per image: max_total_size, or with
      * pad_per_class no more than every class's most. */
     int64_t per_batch = max_total_size, most;
-    if (pad_per_class && classes >= 0 && !__builtin_mul_overflow(max_output_size_per_class, classes, &most) &&
-        most < per_batch)
+    if (pad_per_class && classes >= 0 &&
+        !__builtin_mul_overflow(max_output_size_per_class, classes, &most) && most < per_batch)
         per_batch = most;
     weft__node n = { .op = WEFT__OP_COMBINED_NMS };
     n.attr.cnms.max_per_class = max_output_size_per_class;
@@ -372,7 +373,7 @@ int weft_combined_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_valu
     weft_value *zero = weft_const_f64(cx, 0.0);
     weft_value *picked = cnms_pick(cx, boxes, box, cls, q > 1);
     if (q == 1)
-        picked = weft_squeeze(cx, picked, 2);                                     /* [batch, p, 4] */
+        picked = weft_squeeze(cx, picked, 2);   /* [batch, p, 4] */
     if (clip_boxes)
         picked = weft_clip(cx, picked, zero, weft_const_f64(cx, 1.0));
     weft_value *r[4];

@@ -75,7 +75,8 @@ static void check_one(const double *a, int n, const weft_tensor *e, const weft_t
         cr_assert(fabs(big_im) <= tol, "%s: matrix %lld, vector %d: largest component "
                   "not real (imaginary part %g)", what, (long long)b, k, big_im);
     }
-    cr_assert(fabs(sum_re - trace) <= tol * n * (1 + norm_a) && fabs(sum_im) <= tol * n * (1 + norm_a),
+    double sum_tol = tol * n * (1 + norm_a);
+    cr_assert(fabs(sum_re - trace) <= sum_tol && fabs(sum_im) <= sum_tol,
               "%s: matrix %lld: eigenvalues sum to %g%+gi, trace %g", what, (long long)b, sum_re,
               sum_im, trace);
 }

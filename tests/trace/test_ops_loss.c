@@ -430,6 +430,7 @@ Test(ops_loss, errors_name_the_op)
     weft_ctx *cx = NULL;
     cr_assert_eq(weft_eager_begin(rt, &cx), 0);
     cr_assert_eq(weft_moments(cx, NULL, NULL, 0, false, NULL), WEFT_EINVAL);
-    cr_assert(strstr(weft_errmsg(), "weft_moments: outs is NULL but n_outs is 2"), "%s", weft_errmsg());
+    cr_assert(strstr(weft_errmsg(), "weft_moments: outs is NULL but n_outs is 2"), "%s",
+              weft_errmsg());
     weft_eager_end(&cx);
 }

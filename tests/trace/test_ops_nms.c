@@ -380,8 +380,10 @@ Test(ops_nms, combined_random_against_the_reference)
         b[4 * i + 3] = x + 2 * op_uniform(&st);
         s[i] = i % 13 == 0 ? 0.5 : op_uniform(&st);
     }
-    const cnms_case cases[] = { { 5, 12, 0.4, 0.2, false, true }, { 100, 7, 0.6, -INFINITY, false, false },
-                                { 3, 100, 0.5, 0.0, true, true }, { 0, 5, 0.5, 0.0, false, true },
+    const cnms_case cases[] = { { 5, 12, 0.4, 0.2, false, true },
+                                { 100, 7, 0.6, -INFINITY, false, false },
+                                { 3, 100, 0.5, 0.0, true, true },
+                                { 0, 5, 0.5, 0.0, false, true },
                                 { 8, 40, 0.0, 0.3, false, false } };
     for (int qi = 0; qi < 2; qi++)
         for (int f32 = 0; f32 < 2; f32++) {

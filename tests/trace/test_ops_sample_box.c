@@ -208,7 +208,9 @@ Test(ops_sample_box, impossible_constraints_and_no_boxes)
     release_all(args, 3);
 }
 
-typedef enum box_bad { COVERED, ASPECT, AREA, ATTEMPTS, SIZE_DTYPE, BOXES_DTYPE, SEED_DTYPE } box_bad;
+typedef enum box_bad {
+    COVERED, ASPECT, AREA, ATTEMPTS, SIZE_DTYPE, BOXES_DTYPE, SEED_DTYPE
+} box_bad;
 
 /* args: image_size i32 [3], boxes f32 [1, 1, 4], seed i64, f32 [3]. */
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)

@@ -96,7 +96,8 @@ Test(ops_weighted_moments, refused_calls_name_the_op)
     cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
     weft_value *x = weft_eager_value(cx, args[0]);
     cr_assert_eq(weft_weighted_moments(cx, x, NULL, 0, x, false, NULL), WEFT_EINVAL);
-    cr_assert(strstr(weft_errmsg(), "weft_weighted_moments: outs is NULL but n_outs is 2"), "%s", weft_errmsg());
+    cr_assert(strstr(weft_errmsg(), "weft_weighted_moments: outs is NULL but n_outs is 2"),
+              "%s", weft_errmsg());
     weft_eager_end(&cx);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
