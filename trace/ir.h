@@ -326,7 +326,7 @@ typedef struct weft__node {
          * (trace/kernel_resize.c); CROP_AND_RESIZE (in[0] the images,
          * in[1] the boxes, in[2] their image indices) also the value of
          * a sample outside its image (trace/kernel_crop.c). */
-        struct { int method; int64_t size[2]; double extrapolation; } resize;
+        struct { int method; int64_t size[2]; double extrapolation; bool antialias; } resize;
         /* BINCOUNT: the result's dtype without weights (with weights, theirs),
          * the least length and the most (-1: none). */
         struct { weft_dtype dtype; int64_t minlength, maxlength; } bincount;

@@ -221,6 +221,8 @@ static int eval_area(weft_runtime *rt, resize_job *j, const weft_tensor *out)
 int weft__eval_resize(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                       weft_tensor *out)
 {
+    if (weft__resize_filtered(n))
+        return weft__eval_resize_filter(rt, n, x, out);
     if (n->attr.resize.method == WEFT_RESIZE_BICUBIC)
         return weft__eval_resize_bicubic(rt, x, out);
     if (out->numel == 0)

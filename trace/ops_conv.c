@@ -197,17 +197,14 @@ weft_value *weft_crop_and_resize(weft_ctx *cx, weft_value *images, weft_value *b
     return WEFT__KEEP(weft__ops_finish(cx, &n, in, 3));
 }
 
-weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_t width,
-                        weft_resize_method method)
+static weft_value *resize(weft_ctx *cx, const char *fn, weft_value *images, int64_t height,
+                         int64_t width, weft_resize_method method, bool antialias)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_resize";
     if (!weft__op_enter(cx, fn, &images, 1))
         return NULL;
-    if (method != WEFT_RESIZE_BILINEAR && method != WEFT_RESIZE_NEAREST &&
-        method != WEFT_RESIZE_AREA && method != WEFT_RESIZE_BICUBIC)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not WEFT_RESIZE_BILINEAR, "
-                              "_NEAREST, _AREA or _BICUBIC", fn, (int)method);
+    if ((int)method < (int)WEFT_RESIZE_BILINEAR || (int)method > (int)WEFT_RESIZE_MITCHELLCUBIC)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not a weft_resize_method", fn,
+                              (int)method);
     if (height < 1 || width < 1 || height > INT32_MAX || width > INT32_MAX)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: size %lld x %lld is not within 1..%d", fn,
                               (long long)height, (long long)width, INT32_MAX);
@@ -217,10 +214,28 @@ weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_
     weft_value *x = single ? weft_expand_dims(cx, images, 0) : images;
     if (!x)
         return NULL;
+    /* Antialias changes only the methods that filter (TensorFlow: area
+     * always averages, nearest never does). */
+    bool filters = method != WEFT_RESIZE_NEAREST && method != WEFT_RESIZE_AREA;
     weft__node n = { .op = WEFT__OP_RESIZE, .attr.resize.method = (int)method,
-                     .attr.resize.size = { height, width } };
+                     .attr.resize.size = { height, width },
+                     .attr.resize.antialias = antialias && filters };
     weft_value *y = weft__ops_finish(cx, &n, &x, 1);
-    return WEFT__KEEP(y && single ? weft_squeeze(cx, y, 0) : y);
+    return y && single ? weft_squeeze(cx, y, 0) : y;
+}
+
+weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height, int64_t width,
+                        weft_resize_method method)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(resize(cx, "weft_resize", images, height, width, method, false));
+}
+
+weft_value *weft_resize_ex(weft_ctx *cx, weft_value *images, int64_t height, int64_t width,
+                           weft_resize_method method, bool antialias)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(resize(cx, "weft_resize_ex", images, height, width, method, antialias));
 }
 
 static weft_value *pool(weft_ctx *cx, weft__op op, const char *fn, weft_value *input,

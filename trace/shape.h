@@ -189,6 +189,11 @@ int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *
  * row, column, height and width. */
 int weft__infer_sample_box(const weft_spec *in, weft_spec *out);
 int weft__eval_sample_box(const weft__node *n, weft_tensor *const *in, weft_tensor *out);
+/* resize by a sampling kernel (kernel_resize_filter.c): whether node n
+ * (RESIZE) takes that path, and the kernel. */
+bool weft__resize_filtered(const weft__node *n);
+int weft__eval_resize_filter(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
+                             weft_tensor *out);
 /* isotonic_regression (kernel_isotonic.c): x (f32, f64) along axis
  * attr.index.axis, the decreasing fit (kind 0) or each element's pool
  * index (kind 1, i32), of x's shape. */

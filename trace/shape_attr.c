@@ -160,6 +160,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.resize.size[0];
         w[k++] = n->attr.resize.size[1];
         memcpy(&w[k++], &n->attr.resize.extrapolation, sizeof(double));
+        w[k++] = n->attr.resize.antialias;
         break;
     default:   /* the ops with one axis */
         w[k++] = n->attr.axis.axis;
@@ -396,14 +397,17 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 n->op == WEFT__OP_ROLL ? "shift" : "repeats", n->attr.index.count,
                 n->attr.index.kind == 1 ? "+half" : n->attr.index.kind == 2 ? "-half" : "");
         break;
-    case WEFT__OP_RESIZE:
-        fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "]>",
-                n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest"
-                : n->attr.resize.method == WEFT_RESIZE_AREA  ? "area"
-                : n->attr.resize.method == WEFT_RESIZE_BICUBIC ? "bicubic"
-                                                             : "bilinear",
-                n->attr.resize.size[0], n->attr.resize.size[1]);
+    case WEFT__OP_RESIZE: {
+        static const char *const names[] = { "bilinear", "nearest", "area", "bicubic",
+                                             "lanczos3", "lanczos5", "gaussian",
+                                             "mitchellcubic" };
+        int m = n->attr.resize.method;
+        fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "]%s>",
+                m >= 0 && m < (int)(sizeof names / sizeof *names) ? names[m] : "?",
+                n->attr.resize.size[0], n->attr.resize.size[1],
+                n->attr.resize.antialias ? ",antialias" : "");
         break;
+    }
     case WEFT__OP_CROP_AND_RESIZE:
         fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "],extrapolation=%g>",
                 n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest" : "bilinear",

@@ -1507,15 +1507,34 @@ WEFT_API weft_value *weft_conv2d_transpose_ex(weft_ctx *cx, weft_value *input,
  * the source, its weights taken from TensorFlow's table of 1024 steps in
  * float, a pixel outside the image weighted 0 and the rest renormalized;
  * along the height first, then the width, in the dtype's arithmetic.
- * Bilinear, nearest and bicubic do not antialias. */
+ * Bilinear, nearest and bicubic do not antialias (weft_resize_ex below
+ * can, and adds TensorFlow's kernel methods). */
 typedef enum weft_resize_method {
     WEFT_RESIZE_BILINEAR,
     WEFT_RESIZE_NEAREST,
     WEFT_RESIZE_AREA,
-    WEFT_RESIZE_BICUBIC
+    WEFT_RESIZE_BICUBIC,
+    WEFT_RESIZE_LANCZOS3,
+    WEFT_RESIZE_LANCZOS5,
+    WEFT_RESIZE_GAUSSIAN,
+    WEFT_RESIZE_MITCHELLCUBIC
 } weft_resize_method;
 WEFT_API weft_value *weft_resize(weft_ctx *cx, weft_value *images, int64_t height,
                                  int64_t width, weft_resize_method method);
+/* tf.image.resize(images, size, method, antialias): weft_resize, and the
+ * methods TensorFlow runs through its ScaleAndTranslate kernel: LANCZOS3
+ * and LANCZOS5 (Lanczos windows of radius 3 and 5), GAUSSIAN (radius 1.5,
+ * sigma 0.5) and MITCHELLCUBIC, and with antialias BILINEAR (the triangle
+ * kernel) and BICUBIC (Keys' cubic).  Each output pixel o samples the
+ * input at (o + 0.5) in / out along each dim and weighs the pixels within
+ * the kernel's radius of it, the weights normalized to 1; antialias
+ * widens the kernel by in / out when shrinking, so that it averages
+ * instead of skipping pixels.  Along the height first, then the width,
+ * with TensorFlow's f32 weights; f32 images sum in f32 as TensorFlow's,
+ * f64 images in f64 (TensorFlow returns f32 for them).  antialias does
+ * nothing to NEAREST and AREA, as in TensorFlow. */
+WEFT_API weft_value *weft_resize_ex(weft_ctx *cx, weft_value *images, int64_t height,
+                                    int64_t width, weft_resize_method method, bool antialias);
 /* How weft_image_projective_transform maps a coordinate outside the
  * image (TensorFlow's fill_mode): REFLECT about the edge ([abcd] ->
  * [dcba|abcd|dcba]), WRAP around ([abcd|abcd|abcd]), CONSTANT (the pixels
