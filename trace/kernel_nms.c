@@ -287,6 +287,7 @@ typedef struct cnms_job {
     const weft_tensor *boxes, *scores;
     weft_tensor *out;
     int64_t n_boxes, q, classes, per_class, per_batch, batch;
+    double score_thr, iou_thr;   /* the node's thresholds in the boxes' dtype */
     size_t chunks;
 } cnms_job;
 
@@ -308,7 +309,7 @@ static size_t cnms_class(const cnms_job *j, int64_t img, int64_t cls, candidate 
     int64_t nc = 0, row = img * j->n_boxes * j->classes;
     for (int64_t i = 0; i < j->n_boxes; i++) {
         double s = score_at(j->scores, row + i * j->classes + cls);
-        if (s > in_dtype(j->boxes, j->n->attr.cnms.score))
+        if (s > j->score_thr)
             c[nc++] = (candidate){ s, i };
     }
     qsort(c, (size_t)nc, sizeof *c, by_score);
@@ -316,8 +317,7 @@ static size_t cnms_class(const cnms_job *j, int64_t img, int64_t cls, candidate 
     for (int64_t k = 0; k < nc && (int64_t)(n_det - first) < j->per_class; k++) {
         bool suppressed = false;
         for (size_t s = first; s < n_det && !suppressed; s++)
-            suppressed = cnms_iou(j, img, cls, c[k].index, det[s].box) >
-                         in_dtype(j->boxes, j->n->attr.cnms.iou);
+            suppressed = cnms_iou(j, img, cls, c[k].index, det[s].box) > j->iou_thr;
         if (!suppressed) {
             det[n_det] = (detection){ c[k].score, (int32_t)c[k].index, (int32_t)cls,
                                       (int64_t)n_det };
@@ -374,6 +374,8 @@ int weft__eval_combined_nms(weft_runtime *rt, const weft__node *n, weft_tensor *
                             (long long)j.n_boxes, (long long)j.q, (long long)s->dims[0],
                             (long long)s->dims[1], (long long)j.classes);
     j.per_class = n->attr.cnms.max_per_class < j.n_boxes ? n->attr.cnms.max_per_class : j.n_boxes;
+    j.score_thr = in_dtype(b, n->attr.cnms.score);
+    j.iou_thr = in_dtype(b, n->attr.cnms.iou);
     if (out->numel == 0)
         return 0;
     j.chunks = weft__chunk_count_of(rt, (uint64_t)(j.batch * j.n_boxes * j.classes * 16),
