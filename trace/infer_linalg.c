@@ -15,11 +15,6 @@
 
 #define ANY WEFT_DIM_ANY
 
-static bool dims_clash(int64_t a, int64_t b)
-{
-    return a != ANY && b != ANY && a != b;
-}
-
 /* The matrix (or a batch of them) of a linear-algebra op: square unless
  * the op is qr or svd. */
 static int check_matrix(const weft__node *n, const weft_spec *a)
@@ -31,7 +26,7 @@ static int check_matrix(const weft__node *n, const weft_spec *a)
                             weft__op_name(n->op), weft__spec_str(a, sa, sizeof sa));
     if (a->rank == WEFT_RANK_ANY)
         return 0;
-    if (a->rank < 2 || (square && dims_clash(a->dims[a->rank - 2], a->dims[a->rank - 1])))
+    if (a->rank < 2 || (square && weft__dims_clash(a->dims[a->rank - 2], a->dims[a->rank - 1])))
         return weft__errorf(WEFT_ESHAPE, "weft_%s: %s is not a %smatrix (or a batch of them)",
                             weft__op_name(n->op), weft__spec_str(a, sa, sizeof sa),
                             square ? "square " : "");
@@ -151,7 +146,7 @@ static int infer_solve(const weft__node *n, const weft_spec *in, weft_spec *out)
         return weft__errorf(WEFT_ESHAPE, "weft_%s: the right-hand sides %s are not of the "
                             "matrix's rank (%s)", weft__op_name(n->op), sb, sa);
     for (int d = 0; d < a->rank - 1; d++) {
-        if (dims_clash(a->dims[d], b->dims[d]))
+        if (weft__dims_clash(a->dims[d], b->dims[d]))
             return weft__errorf(WEFT_ESHAPE, "weft_%s: the right-hand sides %s do not match the "
                                 "matrix %s in dim %d", weft__op_name(n->op), sb, sa, d);
         if (out->dims[d] == ANY)
@@ -175,14 +170,14 @@ static int infer_tridiagonal(const weft_spec *in, weft_spec *out)
         return weft__errorf(WEFT_EDTYPE, "weft_tridiagonal_solve: the diagonals %s and "
                             "right-hand sides %s are not f32 or f64 of one dtype", sd, sb);
     if (d->rank == WEFT_RANK_ANY || b->rank == WEFT_RANK_ANY || d->rank < 2 ||
-        dims_clash(d->dims[d->rank - 2], 3))
+        weft__dims_clash(d->dims[d->rank - 2], 3))
         return weft__errorf(WEFT_ESHAPE, "weft_tridiagonal_solve: the diagonals %s are not "
                             "[..., 3, m] (compact format, ranks known while tracing)", sd);
     bool vector = b->rank == d->rank - 1, fits = vector || b->rank == d->rank;
     for (int q = 0; fits && q < d->rank - 2; q++)
-        fits = !dims_clash(d->dims[q], b->dims[q]);
+        fits = !weft__dims_clash(d->dims[q], b->dims[q]);
     if (fits)
-        fits = !dims_clash(d->dims[d->rank - 1], b->dims[d->rank - 2]);
+        fits = !weft__dims_clash(d->dims[d->rank - 1], b->dims[d->rank - 2]);
     if (!fits)
         return weft__errorf(WEFT_ESHAPE, "weft_tridiagonal_solve: the right-hand sides %s do "
                             "not fit the diagonals %s ([..., m, k] or [..., m])", sb, sd);

@@ -216,9 +216,8 @@ static int infer_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
                             "both f64", fn, n->op == WEFT__OP_NMS_OVERLAPS ? "overlaps" : "boxes",
                             sb, ss);
     if (n->op == WEFT__OP_NMS_OVERLAPS) {
-        bool square = b->rank == 2 && s->rank == 1 &&
-                      (b->dims[0] == ANY || b->dims[1] == ANY || b->dims[0] == b->dims[1]) &&
-                      (s->dims[0] == ANY || b->dims[0] == ANY || s->dims[0] == b->dims[0]);
+        bool square = b->rank == 2 && s->rank == 1 && !weft__dims_clash(b->dims[0], b->dims[1]) &&
+                      !weft__dims_clash(s->dims[0], b->dims[0]);
         if (!square)
             return weft__errorf(WEFT_ESHAPE, "%s: the overlaps %s and scores %s are not [n, n] "
                                 "and [n]", fn, sb, ss);
@@ -234,11 +233,6 @@ static int infer_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
     return 0;
 }
 
-static bool dims_fit(int64_t a, int64_t b)
-{
-    return a == ANY || b == ANY || a == b;
-}
-
 /* combined_non_max_suppression: boxes [batch, n, q, 4] and scores [batch,
  * n, classes] (q 1 or classes), f32 or f64 alike; i32 [batch, detections,
  * 2], the detections fixed by the node. */
@@ -252,9 +246,10 @@ static int infer_combined_nms(const weft__node *n, const weft_spec *in, weft_spe
     if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
         return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both f32 or "
                             "both f64", fn, sb, ss);
-    bool fit = b->rank == 4 && s->rank == 3 && dims_fit(b->dims[3], 4) &&
-               dims_fit(b->dims[0], s->dims[0]) && dims_fit(b->dims[1], s->dims[1]) &&
-               (b->dims[2] == ANY || b->dims[2] == 1 || dims_fit(b->dims[2], s->dims[2]));
+    bool fit = b->rank == 4 && s->rank == 3 && !weft__dims_clash(b->dims[3], 4) &&
+               !weft__dims_clash(b->dims[0], s->dims[0]) &&
+               !weft__dims_clash(b->dims[1], s->dims[1]) &&
+               (b->dims[2] == 1 || !weft__dims_clash(b->dims[2], s->dims[2]));
     if (!fit)
         return weft__errorf(WEFT_ESHAPE, "%s: the boxes %s and scores %s are not [batch, n, q, "
                             "4] and [batch, n, classes] with q 1 or classes", fn, sb, ss);

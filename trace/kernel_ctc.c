@@ -31,12 +31,6 @@ typedef struct ctc_job {
     int64_t *failed;   /* per chunk: the first batch element refused, or -1 */
 } ctc_job;
 
-static int64_t int_at(const weft_tensor *t, int64_t i)
-{
-    const void *p = weft_tensor_data(t);
-    return t->dtype == WEFT_I32 ? ((const int32_t *)p)[i] : ((const int64_t *)p)[i];
-}
-
 static double logit_at(const ctc_job *j, int64_t b, int64_t t, int64_t c)
 {
     int64_t row = j->time_major ? t * j->batch + b : b * j->frames + t;
@@ -75,14 +69,15 @@ static void log_softmax(const ctc_job *j, int64_t b, int64_t t, double *lp)
  * refused.  work holds 2 (2 max_label + 1) + classes + max_label doubles. */
 static bool element_loss(const ctc_job *j, int64_t b, double *work, double *loss)
 {
-    int64_t len = int_at(j->label_length, b), frames = int_at(j->logit_length, b);
+    int64_t len = weft__tensor_int_at(j->label_length, b);
+    int64_t frames = weft__tensor_int_at(j->logit_length, b);
     if (len < 0 || len > j->max_label || frames < 0 || frames > j->frames)
         return false;
     int64_t states = 2 * len + 1;
     double *alpha = work, *next = alpha + 2 * j->max_label + 1, *lp = next + 2 * j->max_label + 1;
     int64_t *label = (int64_t *)(void *)(lp + j->classes);
     for (int64_t i = 0; i < len; i++) {
-        label[i] = int_at(j->labels, b * j->max_label + i);
+        label[i] = weft__tensor_int_at(j->labels, b * j->max_label + i);
         if (label[i] < 0 || label[i] >= j->classes || label[i] == j->blank)
             return false;
     }

@@ -92,6 +92,12 @@ static inline double unit53_open0(uint64_t x)
     return (double)((x >> 11) + 1) * 0x1p-53;
 }
 
+void weft__random_block(const uint32_t key[2], const uint32_t stream[2], uint64_t blk,
+                        uint32_t r[4])
+{
+    philox_block(key, stream, blk, r);
+}
+
 void weft__random_f64_block(const uint32_t key[2], const uint32_t stream[2], uint64_t blk,
                             double u[2])
 {
@@ -268,10 +274,9 @@ int weft__random_key(const weft__node *n, const weft_tensor *seed, uint32_t key[
         return weft__errorf(WEFT_EINVAL, "weft_%s: the seed %s is not an i32 or i64 scalar or "
                             "vector of two", weft__op_name(n->op), ss);
     }
-    const void *p = weft_tensor_data(seed);
     int64_t s[2] = { 0, 0 };
     for (int64_t k = 0; k < 2 && k < seed->numel; k++)
-        s[k] = seed->dtype == WEFT_I32 ? ((const int32_t *)p)[k] : ((const int64_t *)p)[k];
+        s[k] = weft__tensor_int_at(seed, k);
     key[0] = (uint32_t)s[0];
     key[1] = (uint32_t)((uint64_t)s[0] >> 32);
     stream[0] = (uint32_t)s[1];

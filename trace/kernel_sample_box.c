@@ -103,12 +103,6 @@ static bool covers(rect crop, float min_covered, const rect *boxes, int64_t n)
     return false;
 }
 
-static int64_t int_at(const weft_tensor *t, int64_t i)
-{
-    return t->dtype == WEFT_I32 ? ((const int32_t *)weft_tensor_data(t))[i]
-                                : ((const int64_t *)weft_tensor_data(t))[i];
-}
-
 int weft__eval_sample_box(const weft__node *n, weft_tensor *const *in, weft_tensor *out)
 {
     static const char fn[] = "weft_sample_distorted_bounding_box";
@@ -116,7 +110,8 @@ int weft__eval_sample_box(const weft__node *n, weft_tensor *const *in, weft_tens
     if (size->numel != 3)
         return weft__errorf(WEFT_ESHAPE, "%s: image_size has %lld elements, not 3", fn,
                             (long long)size->numel);
-    int64_t height = int_at(size, 0), width = int_at(size, 1);
+    int64_t height = weft__tensor_int_at(size, 0);
+    int64_t width = weft__tensor_int_at(size, 1);
     if (height <= 0 || width <= 0 || height > INT32_MAX || width > INT32_MAX)
         return weft__errorf(WEFT_EINVAL, "%s: an image of %lld x %lld pixels", fn,
                             (long long)height, (long long)width);
@@ -152,9 +147,8 @@ int weft__eval_sample_box(const weft__node *n, weft_tensor *const *in, weft_tens
     const float lo = (float)n->attr.sample_box.aspect[0], hi = (float)n->attr.sample_box.aspect[1];
     rect crop = image;
     for (int64_t a = 0; a < n->attr.sample_box.attempts; a++) {
-        uint32_t ctr[4] = { (uint32_t)a, (uint32_t)((uint64_t)a >> 32), stream[0], stream[1] };
         uint32_t draw[4];
-        weft__philox4x32_10(ctr, key, draw);
+        weft__random_block(key, stream, (uint64_t)a, draw);
         float aspect = (float)((draw[0] >> 8) * 0x1p-24) * (hi - lo) + lo;
         rect c;
         if (random_crop(width, height, (float)n->attr.sample_box.area[0],

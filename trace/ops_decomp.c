@@ -12,6 +12,7 @@
 #include "trace/blas.h"
 #include "trace/control.h"
 #include "trace/ctx.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 
 /* a's rank, or -1 (the context failed) when it is not known while
@@ -148,14 +149,8 @@ int weft_eig(weft_ctx *cx, weft_value *a, weft_value **outs)
     weft_value *p = packed(cx, WEFT__OP_EIG, WEFT__LINALG_VECTORS, a);
     if (!p)   /* among the reasons, no room for rank + 1 dims */
         return ctx_code(cx);
-    int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
-    for (int d = 0; d <= rank; d++)
-        end[d] = WEFT_END;
-    end[rank - 2] = 1;
-    weft_value *e = weft_squeeze(cx, weft_slice(cx, p, begin, end, NULL), rank - 2);
-    begin[rank - 2] = 1;
-    end[rank - 2] = WEFT_END;
-    weft_value *v = e ? weft_slice(cx, p, begin, end, NULL) : NULL;
+    weft_value *e = weft_squeeze(cx, weft__ops_axis_slice(cx, p, rank - 2, 0, 1), rank - 2);
+    weft_value *v = e ? weft__ops_axis_slice(cx, p, rank - 2, 1, WEFT_END) : NULL;
     if (!v)
         return ctx_code(cx);
     outs[0] = e;

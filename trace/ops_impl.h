@@ -120,7 +120,7 @@ weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);
 bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
                           int n, int64_t *out);
 /* t[begin:end] along axis (Python's slice: end may count from the back,
- * WEFT_END is the end), every other dim whole (ops_nn.c). */
+ * WEFT_END is the end), every other dim whole; NULL for t NULL (ops_nn.c). */
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
                                  int64_t end);
 /* The i64 vector 0, 1, ..., n - 1 for x's first dim n, known only when

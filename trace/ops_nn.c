@@ -318,6 +318,8 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
                                  int64_t end)
 {
     WEFT__SCOPE(cx);
+    if (!t)   /* an earlier step failed: the context says why */
+        return NULL;
     int64_t b[WEFT_MAX_RANK] = { 0 }, e[WEFT_MAX_RANK];
     for (int d = 0; d < spec_of(t)->rank; d++)
         e[d] = WEFT_END;

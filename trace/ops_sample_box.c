@@ -23,13 +23,6 @@ static bool range_ok(weft_ctx *cx, const char *what, const double r[2], double m
     return ok;
 }
 
-/* v[b, b + 2) of an i64 [4] or i32/i64 [3] vector. */
-static weft_value *pair_at(weft_ctx *cx, weft_value *v, int64_t b)
-{
-    int64_t begin = b, end = b + 2;
-    return weft_slice(cx, v, &begin, &end, NULL);
-}
-
 int weft_sample_distorted_bounding_box(weft_ctx *cx, weft_value *image_size,
                                        weft_value *bounding_boxes, weft_value *seed,
                                        double min_object_covered,
@@ -67,7 +60,8 @@ int weft_sample_distorted_bounding_box(weft_ctx *cx, weft_value *image_size,
     weft_dtype dt = weft__value_spec(image_size)->dtype;
     int64_t one = 1;
     const double zero = 0, minus_one = -1;
-    weft_value *yx = pair_at(cx, crop, 0), *hw = pair_at(cx, crop, 2);
+    weft_value *yx = weft__ops_axis_slice(cx, crop, 0, 0, 2);
+    weft_value *hw = weft__ops_axis_slice(cx, crop, 0, 2, 4);
     weft_value *begin_parts[2] = { yx, weft__ops_constant(cx, fn, WEFT_F64, 1, &one, &zero,
                                                           WEFT_I64) };
     weft_value *size_parts[2] = { hw, weft__ops_constant(cx, fn, WEFT_F64, 1, &one, &minus_one,
@@ -76,7 +70,7 @@ int weft_sample_distorted_bounding_box(weft_ctx *cx, weft_value *image_size,
     weft_value *size = weft_cast(cx, weft_concat(cx, size_parts, 2, 0), dt);
     /* TensorFlow's box of the crop: each edge over the side, in f32. */
     weft_value *edges[2] = { yx, weft_add(cx, yx, hw) };
-    weft_value *sides_hw = weft_cast(cx, pair_at(cx, image_size, 0), WEFT_F32);
+    weft_value *sides_hw = weft_cast(cx, weft__ops_axis_slice(cx, image_size, 0, 0, 2), WEFT_F32);
     weft_value *sides[2] = { sides_hw, sides_hw };
     weft_value *box = weft_div(cx, weft_cast(cx, weft_concat(cx, edges, 2, 0), WEFT_F32),
                                weft_concat(cx, sides, 2, 0));

@@ -15,6 +15,7 @@
 #include "runtime/iface.h"
 #include "trace/control.h"
 #include "trace/ctx.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 
 weft_value *weft_argwhere(weft_ctx *cx, weft_value *a)
@@ -291,9 +292,8 @@ int weft_non_max_suppression_with_scores(weft_ctx *cx, weft_value *boxes, weft_v
                                 iou_threshold, score_threshold, soft_nms_sigma);
     if (!kept)
         return weft_ctx_status(cx);
-    int64_t b0[2] = { 0, 0 }, b1[2] = { 0, 1 }, e1[2] = { WEFT_END, 1 }, e2[2] = { WEFT_END, 2 };
-    weft_value *index = weft_squeeze(cx, weft_slice(cx, kept, b0, e1, NULL), 1);
-    weft_value *score = weft_squeeze(cx, weft_slice(cx, kept, b1, e2, NULL), 1);
+    weft_value *index = weft_squeeze(cx, weft__ops_axis_slice(cx, kept, 1, 0, 1), 1);
+    weft_value *score = weft_squeeze(cx, weft__ops_axis_slice(cx, kept, 1, 1, 2), 1);
     weft_value *r0 = weft_cast(cx, index, WEFT_I32);
     weft_value *r1 = weft_cast(cx, score, weft__value_spec(scores)->dtype);
     if (weft_ctx_status(cx) == 0) {
@@ -364,11 +364,10 @@ int weft_combined_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_valu
         return weft_ctx_status(cx);
     /* Rows past an image's detections hold -1: picked at 0, then zeroed. */
     weft_value *safe = weft_maximum(cx, sel, weft_const_i64(cx, 0));
-    int64_t b0[3] = { 0, 0, 0 }, b1[3] = { 0, 0, 1 }, e1[3] = { WEFT_END, WEFT_END, 1 },
-            e2[3] = { WEFT_END, WEFT_END, 2 };
-    weft_value *box = weft_squeeze(cx, weft_slice(cx, safe, b0, e1, NULL), 2);   /* [batch, p] */
-    weft_value *cls = weft_slice(cx, safe, b1, e2, NULL);                        /* [batch, p, 1] */
-    weft_value *valid = weft_ge(cx, weft_squeeze(cx, weft_slice(cx, sel, b0, e1, NULL), 2),
+    /* The box of each row [batch, p], and its class kept as [batch, p, 1]. */
+    weft_value *box = weft_squeeze(cx, weft__ops_axis_slice(cx, safe, 2, 0, 1), 2);
+    weft_value *cls = weft__ops_axis_slice(cx, safe, 2, 1, 2);
+    weft_value *valid = weft_ge(cx, weft_squeeze(cx, weft__ops_axis_slice(cx, sel, 2, 0, 1), 2),
                                 weft_const_i64(cx, 0));
     weft_value *zero = weft_const_f64(cx, 0.0);
     weft_value *picked = cnms_pick(cx, boxes, box, cls, q > 1);

@@ -29,6 +29,11 @@ int weft__check_seed(const char *fn, const weft_spec *seed);
 /* a * b for dims, either of which may be unknown (the product of a known
  * 0 and anything is 0); false on overflow. */
 bool weft__dim_mul(int64_t a, int64_t b, int64_t *out);
+/* Whether dims a and b, which must agree, are both known and differ. */
+static inline bool weft__dims_clash(int64_t a, int64_t b)
+{
+    return a != WEFT_DIM_ANY && b != WEFT_DIM_ANY && a != b;
+}
 
 /* weft__kernel_eval_into for the ARRAY ops (same contract: out has the
  * inferred shape; data-dependent failures, a gather index out of range,
@@ -153,6 +158,10 @@ void weft__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t 
  * it is not an i32 or i64 scalar or vector of two (kernel_random.c). */
 int weft__random_key(const weft__node *n, const weft_tensor *seed, uint32_t key[2],
                      uint32_t stream[2]);
+/* The four 32-bit words of Philox block blk of the stream (a seed's key
+ * and stream, from weft__random_key), as the random ops number blocks. */
+void weft__random_block(const uint32_t key[2], const uint32_t stream[2], uint64_t blk,
+                        uint32_t r[4]);
 /* The two f64 uniform draws in [0, 1) of Philox block blk: elements 2 blk
  * and 2 blk + 1 of weft_random_uniform's f64 stream for that key and
  * stream. */

@@ -29,6 +29,12 @@ void  weft__tensor_buf_free(void *data, size_t cap);
 void  weft__tensor_buf_cache_drain(void);
 size_t weft__tensor_buf_cache_bytes(void);
 
+/* Element i of an i32 or i64 tensor (lengths, sizes, seeds), as int64_t. */
+static inline int64_t weft__tensor_int_at(const weft_tensor *t, int64_t i)
+{
+    return t->dtype == WEFT_I32 ? ((const int32_t *)t->data)[i] : ((const int64_t *)t->data)[i];
+}
+
 /* A tensor with uninitialised data (one reference), for kernels to fill.
  * Validates dt, rank and dims; numel overflow is caught before allocating. */
 int   weft__tensor_new(weft_dtype dt, int rank, const int64_t *dims, weft_tensor **out);
