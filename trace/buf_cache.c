@@ -6,15 +6,18 @@
  * the next tensor of that size pays a page fault per 4 KiB on first touch.
  * Four eager elementwise ops on f32[100000] spent 99% of their time in
  * those faults on a virtual machine (3.4 ms against 40 us with the buffers
- * kept, bench_eager).
+ * kept, bench_eager).  Small buffers are kept because glibc's aligned
+ * allocation skips its per-thread cache and, for 1 KiB or more, first
+ * merges every small free chunk: an eager softmax of f32[32,10] spent a
+ * fifth of its time in malloc and free.
  *
- * Buffers of BUF_MIN..BUF_MAX bytes are rounded up to a size class, four
- * per doubling (at most 25% more), so that a freed buffer fits the next
+ * Buffers of up to BUF_MAX bytes are rounded up to a size class, four per
+ * doubling from BUF_MIN (at most 25% more), so that a freed buffer fits the next
  * request of its class exactly.  Each class keeps up to BUF_DEPTH freed
  * buffers, newest on top (still in cache); all of them together hold at
  * most BUF_BYTES, and the oldest buffer of all goes first when a new one
- * needs room.  One mutex guards the classes: it is taken once per buffer
- * of 16 KiB or more, never per element, and holds no call into the C
+ * needs room.  One mutex guards the classes: it is taken once per buffer,
+ * never per element, and holds no call into the C
  * library.  Under AddressSanitizer a cached buffer is poisoned, so that a
  * use after release is still reported. */
 #include <pthread.h>
@@ -34,7 +37,7 @@
 #endif
 
 enum {
-    BUF_MIN_LOG2 = 14,                                   /* 16 KiB */
+    BUF_MIN_LOG2 = 6,                                    /* 64 bytes */
     BUF_MAX_LOG2 = 27,                                   /* 128 MiB */
     BUF_STEPS = 4,                                       /* classes per doubling */
     BUF_CLASSES = (BUF_MAX_LOG2 - BUF_MIN_LOG2) * BUF_STEPS + 1,
@@ -65,9 +68,11 @@ static size_t class_size(unsigned c)
     return base / BUF_STEPS * (BUF_STEPS + c % BUF_STEPS);
 }
 
-/* The smallest class whose size holds n bytes, BUF_MIN <= n <= BUF_MAX. */
+/* The smallest class whose size holds n bytes, n <= BUF_MAX. */
 static unsigned class_of(size_t n)
 {
+    if (n < BUF_MIN)
+        return 0;
     unsigned k = 63u - (unsigned)__builtin_clzll((unsigned long long)n);
     size_t base = (size_t)1 << k, step = base / BUF_STEPS;
     size_t j = (n - base + step - 1) / step;             /* 0 .. BUF_STEPS */
@@ -76,7 +81,7 @@ static unsigned class_of(size_t n)
 
 static bool cacheable(size_t n)
 {
-    return n >= BUF_MIN && n <= BUF_MAX;
+    return n <= BUF_MAX;
 }
 
 /* Takes the oldest buffer of class c off it (under the mutex); the buffer
@@ -118,6 +123,115 @@ static void free_chain(void *evicted)
     }
 }
 
+/* ---- The thread's own small buffers -----------------------------------
+ *
+ * Each thread keeps up to MAG_DEPTH freed buffers of each class up to
+ * MAG_MAX bytes in a magazine of its own, in front of the shared classes:
+ * an eager op on a small tensor frees one buffer and takes another, and
+ * the shared mutex (two atomic read-modify-writes per buffer) was a fifth
+ * of an eager f32[4] add.  A thread's magazine goes to the shared classes
+ * when the thread exits (a thread-specific key's destructor) and when that
+ * thread drains the cache.  Armed magazines are listed (under the mutex)
+ * only so that weft__tensor_buf_cache_bytes can count what they hold; a
+ * magazine's bytes are written by its thread alone. */
+enum {
+    MAG_MAX_LOG2 = 12,                                   /* 4 KiB */
+    MAG_CLASSES = (MAG_MAX_LOG2 - BUF_MIN_LOG2) * BUF_STEPS + 1,
+    MAG_DEPTH = 8,
+};
+
+typedef struct magazine {
+    struct magazine *next, *prev;    /* the list of armed magazines */
+    bool armed;                      /* listed, and the exit destructor set */
+    size_t bytes;                    /* held here; other threads read it */
+    unsigned char n[MAG_CLASSES];
+    void *p[MAG_CLASSES][MAG_DEPTH];
+} magazine;
+
+static _Thread_local magazine mag;
+static magazine *mag_list;           /* under cache.mu */
+static pthread_key_t mag_key;
+static pthread_once_t mag_once = PTHREAD_ONCE_INIT;
+static bool mag_key_ok;
+
+static void shared_free(void *data, unsigned c);
+
+static void mag_set_bytes(size_t bytes)
+{
+    __atomic_store_n(&mag.bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* Hands every buffer of the calling thread's magazine to the shared
+ * classes and takes the magazine off the list (the key's destructor at
+ * the thread's exit; its argument is the magazine). */
+static void mag_flush(void *unused)
+{
+    (void)unused;
+    if (mag.armed) {
+        pthread_mutex_lock(&cache.mu);
+        if (mag.prev)
+            mag.prev->next = mag.next;
+        else
+            mag_list = mag.next;
+        if (mag.next)
+            mag.next->prev = mag.prev;
+        pthread_mutex_unlock(&cache.mu);
+        /* Re-armed by the next buffer this thread keeps, even from another
+         * key's destructor at its exit (POSIX runs destructors again then). */
+        mag.armed = false;
+    }
+    for (unsigned c = 0; c < MAG_CLASSES; c++)
+        while (mag.n[c])
+            shared_free(mag.p[c][--mag.n[c]], c);
+    mag_set_bytes(0);
+}
+
+static void mag_key_create(void)
+{
+    mag_key_ok = pthread_key_create(&mag_key, mag_flush) == 0;
+}
+
+/* Whether the calling thread may keep a buffer: its magazine's buffers
+ * must reach the shared classes when it exits, so the destructor is set
+ * and the magazine listed first (a thread that cannot set the destructor
+ * keeps nothing). */
+static bool mag_arm(void)
+{
+    if (mag.armed)
+        return true;
+    pthread_once(&mag_once, mag_key_create);
+    if (!mag_key_ok || pthread_setspecific(mag_key, &mag) != 0)
+        return false;
+    pthread_mutex_lock(&cache.mu);
+    mag.prev = NULL;
+    mag.next = mag_list;
+    if (mag_list)
+        mag_list->prev = &mag;
+    mag_list = &mag;
+    pthread_mutex_unlock(&cache.mu);
+    mag.armed = true;
+    return true;
+}
+
+static void *mag_take(unsigned c)
+{
+    if (c >= MAG_CLASSES || !mag.n[c])
+        return NULL;
+    mag_set_bytes(mag.bytes - class_size(c));
+    return mag.p[c][--mag.n[c]];
+}
+
+static bool mag_keep(void *data, unsigned c)
+{
+    if (c >= MAG_CLASSES || mag.n[c] == MAG_DEPTH || !mag_arm())
+        return false;
+    mag.p[c][mag.n[c]++] = data;
+    mag_set_bytes(mag.bytes + class_size(c));
+    return true;
+}
+
+/* ---- Entry points ------------------------------------------------------ */
+
 void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap)
 {
     if (!cacheable(nbytes)) {
@@ -126,15 +240,17 @@ void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap)
         return weft__aligned_alloc(*cap);
     }
     unsigned c = class_of(nbytes);
-    void *data = NULL;
-    pthread_mutex_lock(&cache.mu);
-    buf_class *k = &cache.cls[c];
-    if (k->n) {
-        data = k->e[--k->n].data;
-        cache.bytes -= class_size(c);
-    }
-    pthread_mutex_unlock(&cache.mu);
     *cap = class_size(c);
+    void *data = mag_take(c);
+    if (!data) {
+        pthread_mutex_lock(&cache.mu);
+        buf_class *k = &cache.cls[c];
+        if (k->n) {
+            data = k->e[--k->n].data;
+            cache.bytes -= class_size(c);
+        }
+        pthread_mutex_unlock(&cache.mu);
+    }
     if (data) {
         UNPOISON(data, *cap);
         return data;
@@ -152,8 +268,17 @@ void weft__tensor_buf_free(void *data, size_t cap)
         return;
     }
     unsigned c = class_of(cap);
-    void *evicted = NULL;
     POISON(data, cap);
+    if (!mag_keep(data, c))
+        shared_free(data, c);
+}
+
+/* Puts a (poisoned) buffer of class c into the shared classes, making room
+ * by letting the oldest buffers go. */
+static void shared_free(void *data, unsigned c)
+{
+    size_t cap = class_size(c);
+    void *evicted = NULL;
     pthread_mutex_lock(&cache.mu);
     if (cache.cls[c].n == BUF_DEPTH)
         evict_oldest_of(c, &evicted);
@@ -170,6 +295,7 @@ void weft__tensor_buf_free(void *data, size_t cap)
 
 void weft__tensor_buf_cache_drain(void)
 {
+    mag_flush(NULL);
     void *evicted = NULL;
     pthread_mutex_lock(&cache.mu);
     unsigned c;
@@ -183,6 +309,8 @@ size_t weft__tensor_buf_cache_bytes(void)
 {
     pthread_mutex_lock(&cache.mu);
     size_t bytes = cache.bytes;
+    for (const magazine *m = mag_list; m; m = m->next)
+        bytes += __atomic_load_n(&m->bytes, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&cache.mu);
     return bytes;
 }

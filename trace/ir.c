@@ -157,33 +157,42 @@ void weft__reduce_set_axis(weft__node *n, int axis)
     n->attr.reduce.axes[0] = (int8_t)axis;
 }
 
+/* The name weft__reduce_mask's errors give: the caller's, or the node's
+ * own, formatted only when there is an error to report (an eager reduction
+ * calls weft__reduce_mask on every op). */
+static const char *reduce_fn(const weft__node *n, const char *fn, char *own, size_t size)
+{
+    if (fn)
+        return fn;
+    snprintf(own, size, "weft_%s", weft__op_name(n->op));
+    return own;
+}
+
 int weft__reduce_mask(const weft__node *n, const char *fn, const weft_spec *a, unsigned *mask)
 {
     const struct weft__reduce_axes *r = &n->attr.reduce;
     int rank = a->rank;
     char sa[WEFT__SPEC_STR_MAX], own[32];
-    if (!fn) {
-        snprintf(own, sizeof own, "weft_%s", weft__op_name(n->op));
-        fn = own;
-    }
     *mask = 0;
     if (r->n_axes == 0) {
         *mask = rank > 0 ? (1u << rank) - 1u : 0u;
         return 0;
     }
     if (r->n_axes > WEFT_MAX_RANK)
-        return weft__errorf(WEFT_EINVAL, "%s: %u axes, at most %d", fn, (unsigned)r->n_axes,
-                            WEFT_MAX_RANK);
+        return weft__errorf(WEFT_EINVAL, "%s: %u axes, at most %d",
+                            reduce_fn(n, fn, own, sizeof own), (unsigned)r->n_axes, WEFT_MAX_RANK);
     for (unsigned k = 0; k < r->n_axes; k++) {
         int d = r->axes[k];
         if (d < -rank || d >= rank)
-            return weft__errorf(WEFT_EINVAL, "%s: axis %d is out of range for %s", fn, d,
+            return weft__errorf(WEFT_EINVAL, "%s: axis %d is out of range for %s",
+                                reduce_fn(n, fn, own, sizeof own), d,
                                 weft__spec_str(a, sa, sizeof sa));
         if (d < 0)
             d += rank;
         if (*mask & (1u << d))
-            return weft__errorf(WEFT_EINVAL, "%s: axis %d is given twice for %s", fn,
-                                r->axes[k], weft__spec_str(a, sa, sizeof sa));
+            return weft__errorf(WEFT_EINVAL, "%s: axis %d is given twice for %s",
+                                reduce_fn(n, fn, own, sizeof own), r->axes[k],
+                                weft__spec_str(a, sa, sizeof sa));
         *mask |= 1u << d;
     }
     return 0;

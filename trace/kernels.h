@@ -168,6 +168,13 @@ int weft__infer_spec(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__kernel_eval(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor **out);
 
+/* weft__kernel_eval for a node whose n->spec the caller has already
+ * inferred from specs equal to these inputs' (an eager op): the inference
+ * is not repeated when n->spec is concrete (debug builds, with
+ * WEFT_SELF_CHECKS, check that it agrees). */
+int weft__kernel_eval_known(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                            weft_tensor **out);
+
 /* Computes n into out, a tensor the caller holds exclusively whose dtype,
  * rank, dims, numel and nbytes already hold n's output spec for these
  * inputs (the caller inferred or validated it; nothing is re-checked) and

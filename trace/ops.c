@@ -120,7 +120,7 @@ static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint
     bool prof = rt && weft__profiling(rt);
     uint64_t t0 = prof ? weft__now_ns() : 0;
     weft_tensor *out = NULL;
-    int rc = weft__kernel_eval(rt, n, ts, &out);
+    int rc = weft__kernel_eval_known(rt, n, ts, &out);
     if (ts != ts_s)
         weft__free(ts);
     if (rc < 0)

@@ -165,6 +165,16 @@ bool weft__spec_matches(const weft_spec *pattern, const weft_spec *actual)
     return true;
 }
 
+bool weft__spec_is_concrete(const weft_spec *s)
+{
+    if (s->rank < 0 || s->rank > WEFT_MAX_RANK)
+        return false;
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] < 0)
+            return false;
+    return true;
+}
+
 bool weft__spec_equal(const weft_spec *a, const weft_spec *b)
 {
     if (a->dtype != b->dtype || a->rank != b->rank)

@@ -25,7 +25,9 @@ struct weft_tensor {
  * size (>= nbytes); weft__tensor_buf_free wants it back. */
 void *weft__tensor_buf_alloc(size_t nbytes, size_t *cap);
 void  weft__tensor_buf_free(void *data, size_t cap);
-/* Frees every cached buffer; the bytes the cache holds now. */
+/* Frees every cached buffer of the shared classes and of the calling
+ * thread's own (other threads' own small buffers stay theirs); the bytes
+ * the cache holds now, every thread's own included. */
 void  weft__tensor_buf_cache_drain(void);
 size_t weft__tensor_buf_cache_bytes(void);
 
@@ -51,6 +53,8 @@ bool  weft__numel_checked(int rank, const int64_t *dims, size_t elem_size, int64
  * for use inside messages. */
 const char *weft__spec_str(const weft_spec *s, char *buf, size_t size);
 #define WEFT__SPEC_STR_MAX 96
+/* True when s's rank and every dim are known, as a tensor's are. */
+bool  weft__spec_is_concrete(const weft_spec *s);
 /* True when a and b have the same dtype, rank and dims (unknown ones
  * included: WEFT_DIM_ANY equals only WEFT_DIM_ANY). */
 bool  weft__spec_equal(const weft_spec *a, const weft_spec *b);

@@ -428,6 +428,9 @@ static long allocs_per_run(const weft__program *p, weft_tensor *const *args, siz
     size_t n_outs = p->g.n_outs;
     for (long k = 1; k < 4096; k++) {
         weft_tensor *o[4] = { NULL, NULL, NULL, NULL };
+        /* Every buffer fresh, as in a new process: a cached one would not
+         * be counted. */
+        weft__tensor_buf_cache_drain();
         weft__fault_fail_after(k);
         int rc = weft__program_run(p, args, n_args, o, n_outs);
         bool hit = weft__fault_hit();

@@ -201,9 +201,8 @@ Test(tensor, refcount_is_atomic, .timeout = 10)
     weft_tensor_release(t);  /* the last reference: ASan reports a leak otherwise */
 }
 
-/* Large buffers are reused (no fresh mmap and page faults per call); small
- * ones never go through the cache, and a small request never takes a much
- * larger buffer. */
+/* Large buffers are reused (no fresh mmap and page faults per call); a
+ * small request never takes a much larger buffer. */
 Test(tensor, large_buffers_are_reused, .timeout = 10)
 {
     int64_t big = 1 << 20;  /* 4 MiB of f32 */
@@ -229,10 +228,11 @@ Test(tensor, large_buffers_are_reused, .timeout = 10)
     cr_expect_neq(weft_tensor_data(c), pa, "a 1 MiB tensor must not pin a 4 MiB buffer");
     weft_tensor_release(c);
 
-    int64_t small = 1000;  /* 8000 bytes: below the cache's 16 KiB */
+    int64_t small = 1000;  /* 8000 bytes, rounded to the class of 8 KiB */
     weft_tensor *s1 = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_F64, 1, &small, NULL, &s1), 0);
-    cr_expect_eq(s1->cap, s1->nbytes, "a small buffer is not rounded to a class");
+    cr_expect_eq(s1->cap, 8192, "a small buffer is rounded to its class");
+    cr_expect_neq(weft_tensor_data(s1), pa);
     weft_tensor_release(s1);
 
     cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &big, NULL, &d), 0);
@@ -286,17 +286,68 @@ Test(tensor, mid_sized_buffers_are_reused, .timeout = 10)
     cr_expect_eq(weft__tensor_buf_cache_bytes(), 0);
 }
 
+/* Small buffers are kept too: eager ops on small tensors allocate one
+ * per op, and glibc's aligned allocation of them costs more than the op. */
+Test(tensor, small_buffers_are_reused, .timeout = 10)
+{
+    int64_t n = 320;  /* 1280 bytes of f32 */
+    weft_tensor *a = NULL, *b = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, NULL, &a), 0);
+    const void *pa = weft_tensor_data(a);
+    weft_tensor_release(a);
+    void *hog[4];
+    for (int i = 0; i < 4; i++) {
+        hog[i] = malloc((size_t)n * 4);
+        cr_assert_not_null(hog[i]);
+    }
+    cr_assert_eq(weft_tensor_create(WEFT_F32, 1, &n, NULL, &b), 0);
+    for (int i = 0; i < 4; i++)
+        free(hog[i]);
+    cr_expect_eq(weft_tensor_data(b), pa, "a freed 1280-byte buffer is handed to the next one");
+    weft_tensor_release(b);
+    weft__tensor_buf_cache_drain();
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), 0);
+}
+
+static void *release_small_tensor(void *unused)
+{
+    (void)unused;
+    int64_t n = 4;
+    weft_tensor *t = NULL;
+    if (weft_tensor_create(WEFT_F32, 1, &n, NULL, &t) == 0)
+        weft_tensor_release(t);
+    return t;
+}
+
+/* A thread keeps its own freed small buffers and hands them to the shared
+ * classes when it exits, so none is lost with it. */
+Test(tensor, small_buffers_outlive_their_thread, .timeout = 10)
+{
+    weft__tensor_buf_cache_drain();
+    pthread_t th;
+    void *made = NULL;
+    cr_assert_eq(pthread_create(&th, NULL, release_small_tensor, NULL), 0);
+    cr_assert_eq(pthread_join(th, &made), 0);
+    cr_assert_not_null(made, "the thread made its tensor");
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), 64, "the exited thread's 16 bytes, as 64");
+    weft__tensor_buf_cache_drain();
+    cr_expect_eq(weft__tensor_buf_cache_bytes(), 0);
+}
+
 /* Cached sizes are rounded up to one of four classes per doubling: at most
- * 25% more, and any request of a class takes a buffer freed in it. */
+ * 25% more (64 bytes at least), and any request of a class takes a buffer
+ * freed in it. */
 Test(tensor, buffer_classes_round_up_by_a_quarter_at_most, .timeout = 10)
 {
-    for (size_t n = 1000; n < ((size_t)200 << 20); n += n / 7 + 1) {
+    for (size_t n = 0; n < ((size_t)200 << 20); n += n / 7 + 1) {
         size_t cap = 0;
         void *p = weft__tensor_buf_alloc(n, &cap);
         cr_assert_not_null(p);
         cr_assert_geq(cap, n);
-        if (n < ((size_t)16 << 10) || n > ((size_t)128 << 20))
-            cr_expect_eq(cap, n, "%zu bytes: only 16 KiB .. 128 MiB are rounded", n);
+        if (n > ((size_t)128 << 20))
+            cr_expect_eq(cap, n, "%zu bytes: only up to 128 MiB are rounded", n);
+        else if (n <= 64)
+            cr_expect_eq(cap, 64, "%zu bytes take the least class", n);
         else
             cr_expect_leq(cap * 4, n * 5, "%zu bytes rounded to %zu", n, cap);
         weft__tensor_buf_free(p, cap);
