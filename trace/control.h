@@ -1,7 +1,8 @@
 /* Composition and control flow inside trace/: weft_call, weft_cond,
- * weft_while_loop, weft_map_ex and weft_host_call_ex.  trace/ internal.
+ * weft_while_loop, weft_map_ex, weft_host_call_ex and weft_scan (with the
+ * folds).  trace/ internal.
  *
- * cond, while, map_ex and host_call_ex record one CONTROL node with any
+ * cond, while, map_ex, host_call_ex and scan record one CONTROL node with any
  * number of results, followed by one RESULT node per result (a value of
  * the body reads a RESULT node, never the CONTROL node).  The functions a
  * CONTROL node runs are resolved (traced, through their caches) when it is
@@ -19,14 +20,26 @@
 struct weft__multi {
     uint32_t       n_outs;
     weft_spec     *outs;               /* n_outs result specs */
-    weft_function *fn[2];              /* cond: then, else; while: cond, body; map_ex: fn */
+    weft_function *fn[2];              /* cond: then, else; while: cond, body; map_ex, scan: fn */
     void          *concrete[2];        /* fn[k] resolved through its callee interface */
-    uint32_t       n_mapped;           /* map_ex: inputs sliced along dim 0 (then captures) */
+    uint32_t       n_mapped;           /* map_ex, scan: inputs sliced along dim 0 (then
+                                          captures) */
+    unsigned       scan_mode;          /* scan: an OR of weft__scan_mode */
     unsigned       parallel_iterations; /* map_ex */
     weft_host_fn_ex host_fn;           /* host_call_ex */
     void          *host_user;
     unsigned       host_flags;
 };
+
+/* How a SCAN node runs: from the last row (foldr, scan's reverse flag);
+ * keeping only the last accumulator (foldl, foldr); with the accumulators
+ * starting from the first row of elems instead of given values (a NULL
+ * init). */
+typedef enum weft__scan_mode {
+    WEFT__SCAN_REVERSE = 1u,
+    WEFT__SCAN_FOLD = 2u,
+    WEFT__SCAN_NO_INIT = 4u,
+} weft__scan_mode;
 
 /* A new attribute with room for n_outs specs (zeroed), or NULL. */
 struct weft__multi *weft__multi_new(uint32_t n_outs);
@@ -50,6 +63,8 @@ int weft__map_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *
                      weft_tensor **outs);
 int weft__host_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor **outs);
+int weft__scan_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                   weft_tensor **outs);
 
 /* The attributes of a CONTROL or RESULT node for an op listing
  * ("<then,else>"), and the specs of a CONTROL node's results
@@ -73,6 +88,21 @@ int weft__ctx_enter_int(weft_ctx *cx, const char *who, weft_value *const *in, si
  * on failure cx holds the error.  who names the public entry point. */
 int weft__call_inline(weft_ctx *cx, const char *who, weft_function *fn,
                       weft_value *const *args, size_t n_args, weft_value **outs, size_t n_outs);
+
+/* The specs map_ex and scan share (trace/map.c), each false with cx's
+ * error set.  weft__slice_spec: one row of elems (spec es), dim 0 removed;
+ * of unknown rank when es has an unknown rank (fn is then traced for any
+ * rank, and the run decides it, as eager mode does).  weft__stacked_spec:
+ * fn's results (spec out) stacked over rows rows.  weft__shared_rows: the
+ * rows the mapped inputs share, the first known dim 0 (any other known one
+ * must equal it), else unknown.  who starts the messages; what names the
+ * input. */
+bool weft__slice_spec(weft_ctx *cx, const char *who, const char *what, const weft_spec *es,
+                      weft_spec *slice);
+bool weft__stacked_spec(weft_ctx *cx, const char *who, const weft_spec *out, int64_t rows,
+                        weft_spec *res);
+bool weft__shared_rows(weft_ctx *cx, const char *who, weft_value *const *elems, size_t n,
+                       int64_t *rows);
 
 /* The name of fn (borrowed; lives as long as fn). */
 const char *weft__fn_name(const weft_function *fn);

@@ -98,6 +98,7 @@
     XX(WHILE,      CONTROL, -1)            \
     XX(MAP_EX,     CONTROL, -1)            \
     XX(HOST_EX,    CONTROL, -1)            \
+    XX(SCAN,       CONTROL, -1)            \
     XX(RESULT,     RESULT,  1)             \
     XX(FUSED,      FUSED,  -1)             \
     XX(SORT,       ARRAY,   1)             \

@@ -417,11 +417,8 @@ int weft__map_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *
     return map_job_run(rt, &j, outs);
 }
 
-/* The spec of one row of elems (spec es): dim 0 removed; of unknown rank
- * when es has an unknown rank (fn is then traced for any rank, and the
- * rank is decided by the run, as eager mode decides it). */
-static bool slice_spec(weft_ctx *cx, const char *who, const char *what, const weft_spec *es,
-                       weft_spec *slice)
+bool weft__slice_spec(weft_ctx *cx, const char *who, const char *what, const weft_spec *es,
+                      weft_spec *slice)
 {
     char a[WEFT__SPEC_STR_MAX];
     memset(slice, 0, sizeof *slice);
@@ -440,9 +437,8 @@ static bool slice_spec(weft_ctx *cx, const char *who, const char *what, const we
     return true;
 }
 
-/* The spec of fn's results (spec out) stacked over rows rows. */
-static bool stacked_spec(weft_ctx *cx, const char *who, const weft_spec *out, int64_t rows,
-                         weft_spec *res)
+bool weft__stacked_spec(weft_ctx *cx, const char *who, const weft_spec *out, int64_t rows,
+                        weft_spec *res)
 {
     char a[WEFT__SPEC_STR_MAX];
     memset(res, 0, sizeof *res);
@@ -485,7 +481,7 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     if (!fn)
         return weft__ctx_fail(cx, WEFT_EINVAL, "weft_map: fn is NULL");
     const weft_spec *es = weft__value_spec(elems);
-    if (!slice_spec(cx, who, "elems", es, &slice))
+    if (!weft__slice_spec(cx, who, "elems", es, &slice))
         return NULL;
 
     const weft__callee_ops *ops = weft__callee_of(fn)->ops;
@@ -496,7 +492,7 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     }
     weft__node node;
     memset(&node, 0, sizeof node);
-    if (!stacked_spec(cx, who, &out_spec, rows_of(es), &node.spec)) {
+    if (!weft__stacked_spec(cx, who, &out_spec, rows_of(es), &node.spec)) {
         ops->release(concrete);
         return NULL;
     }
@@ -523,9 +519,8 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     return weft__ctx_wrap(cx, res);
 }
 
-/* The rows the mapped inputs share: the first known dim 0 (any other known
- * one must equal it), else unknown. */
-static bool shared_rows(weft_ctx *cx, weft_value *const *elems, size_t n, int64_t *rows)
+bool weft__shared_rows(weft_ctx *cx, const char *who, weft_value *const *elems, size_t n,
+                       int64_t *rows)
 {
     *rows = WEFT_DIM_ANY;
     size_t from = 0;
@@ -534,8 +529,8 @@ static bool shared_rows(weft_ctx *cx, weft_value *const *elems, size_t n, int64_
         if (r == WEFT_DIM_ANY)
             continue;
         if (*rows != WEFT_DIM_ANY && r != *rows) {
-            weft__ctx_fail(cx, WEFT_ESHAPE, "weft_map_ex: elems %zu has %lld rows, elems %zu has "
-                           "%lld", e, (long long)r, from, (long long)*rows);
+            weft__ctx_fail(cx, WEFT_ESHAPE, "%s: elems %zu has %lld rows, elems %zu has %lld", who,
+                           e, (long long)r, from, (long long)*rows);
             return false;
         }
         if (*rows == WEFT_DIM_ANY) {
@@ -577,7 +572,7 @@ int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *elems, size_
     for (size_t e = 0; e < n_elems; e++) {
         char what[32];
         snprintf(what, sizeof what, "elems %zu", e);
-        if (!slice_spec(cx, who, what, weft__value_spec(elems[e]), &specs[e]))
+        if (!weft__slice_spec(cx, who, what, weft__value_spec(elems[e]), &specs[e]))
             goto sticky;
         in[e] = elems[e];
     }
@@ -585,7 +580,7 @@ int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *elems, size_
         specs[n_elems + c] = *weft__value_spec(captures[c]);
         in[n_elems + c] = captures[c];
     }
-    if (!shared_rows(cx, elems, n_elems, &rows))
+    if (!weft__shared_rows(cx, who, elems, n_elems, &rows))
         goto sticky;
     m->fn[0] = fn;
     weft_spec *got = specs + n_in;
@@ -597,7 +592,7 @@ int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *elems, size_
         goto done;
     }
     for (size_t k = 0; k < n_outs; k++)
-        if (!stacked_spec(cx, who, &got[k], rows, &m->outs[k]))
+        if (!weft__stacked_spec(cx, who, &got[k], rows, &m->outs[k]))
             goto sticky;
     const weft__callee_ops *ops = weft__callee_of(fn)->ops;
     node.op = WEFT__OP_MAP_EX;

@@ -1,4 +1,4 @@
-/* CONTROL nodes (cond, while, map_ex, host_call_ex): their attribute,
+/* CONTROL nodes (cond, while, map_ex, host_call_ex, scan): their attribute,
  * recording one with its RESULT nodes or running it eagerly, dispatching
  * a run, and their op-listing text.  Plus the helpers the ops that return
  * an int share. */
@@ -182,6 +182,7 @@ int weft__multi_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
     case WEFT__OP_WHILE:   return weft__while_run(rt, n, in, outs);
     case WEFT__OP_MAP_EX:  return weft__map_ex_run(rt, n, in, outs);
     case WEFT__OP_HOST_EX: return weft__host_ex_run(rt, n, in, outs);
+    case WEFT__OP_SCAN:    return weft__scan_run(rt, n, in, outs);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a control op", weft__op_name(n->op));
     }
@@ -201,6 +202,12 @@ void weft__multi_print_attrs(const weft__node *n, FILE *f)
     case WEFT__OP_MAP_EX:
         fprintf(f, "<%s,mapped=%" PRIu32 ",pi=%u>", weft__fn_name(m->fn[0]), m->n_mapped,
                 m->parallel_iterations);
+        break;
+    case WEFT__OP_SCAN:
+        fprintf(f, "<%s,elems=%" PRIu32 "%s%s%s>", weft__fn_name(m->fn[0]), m->n_mapped,
+                m->scan_mode & WEFT__SCAN_FOLD ? ",fold" : "",
+                m->scan_mode & WEFT__SCAN_REVERSE ? ",reverse" : "",
+                m->scan_mode & WEFT__SCAN_NO_INIT ? ",from_rows" : "");
         break;
     default:
         break;

@@ -889,6 +889,35 @@ WEFT_API int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *ele
                          size_t n_elems, weft_value *const *captures, size_t n_captures,
                          weft_value **outs, size_t n_outs, unsigned parallel_iterations);
 
+/* tf.scan(fn, elems, initializer, reverse): fn(acc, x) applied row after
+ * row of elems (dim 0), each result the next acc, the accumulators of every
+ * step stacked along a new dim 0 into outs[0..n_acc) (row i: the acc after
+ * row i of elems, also with WEFT_SCAN_REVERSE, which runs from the last
+ * row; any other flag bit is refused).  fn takes n_acc + n_elems +
+ * n_captures arguments (the accumulators, one row of each elems[k], then
+ * the captures, passed whole) and returns n_acc values of the accumulators'
+ * specs (WEFT_EDTYPE / WEFT_ESHAPE naming the accumulator otherwise, while
+ * tracing or, for a dim unknown then, at the step that changes it).  init
+ * holds the n_acc first accumulators; NULL starts them from the first row
+ * of elems instead, which needs n_acc == n_elems and at least one row
+ * (WEFT_EINVAL when the run finds none), and that row's result is the row
+ * itself (TensorFlow's scan without initializer).  The rows run one after
+ * another (each step needs the last), every op inside them on the
+ * workers; fn is traced once for the specs of its arguments, an error
+ * names the row.  The elems share dim 0 (WEFT_ESHAPE).  n_acc, n_elems >=
+ * 1.  weft_foldl / weft_foldr (tf.foldl, tf.foldr): the same from the
+ * first or the last row, keeping only the last accumulators; with no rows
+ * they return init. */
+WEFT_API int weft_scan(weft_ctx *cx, weft_function *fn, weft_value *const *init, size_t n_acc,
+                       weft_value *const *elems, size_t n_elems, weft_value *const *captures,
+                       size_t n_captures, weft_value **outs, unsigned flags);
+WEFT_API int weft_foldl(weft_ctx *cx, weft_function *fn, weft_value *const *init, size_t n_acc,
+                        weft_value *const *elems, size_t n_elems, weft_value *const *captures,
+                        size_t n_captures, weft_value **outs);
+WEFT_API int weft_foldr(weft_ctx *cx, weft_function *fn, weft_value *const *init, size_t n_acc,
+                        weft_value *const *elems, size_t n_elems, weft_value *const *captures,
+                        size_t n_captures, weft_value **outs);
+
 /* weft_host_call with n_out outputs: fn stores n_out new tensors in
  * out[0..n_out), out[k] matching out_specs[k] (weft takes those
  * references; on a failure it releases what fn stored).  n_out may be 0 (a

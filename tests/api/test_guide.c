@@ -1497,3 +1497,48 @@ weft_tensor_print(outs[1], stdout);
     weft_function_destroy(&f);
     weft_function_destroy(&row_fn);
 }
+
+/* snippet: compose-scan */
+/* One step of a moving average: keep * avg + (1 - keep) * row */
+static int average_step(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *keep = args[2];
+    weft_value *fresh = weft_sub(cx, weft_const_f64(cx, 1.0), keep);
+    outs[0] = weft_add(cx, weft_mul(cx, keep, args[0]), weft_mul(cx, fresh, args[1]));
+    return weft_ctx_status(cx);
+}
+
+/* x f32[?,2]: the moving average of each column, from the first row on */
+static int moving_average(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    weft_function *step = user;
+    weft_value *keep = weft_const(cx, WEFT_F32, 0.5);
+    return weft_scan(cx, step, NULL, 1, args, 1, &keep, 1, outs, 0);
+}
+/* end snippet */
+
+Test(guide, compose_scan)
+{
+    weft_function *step = guide_fn("average_step", average_step, NULL, 3, 1, NULL);
+    weft_spec sig;
+    weft_spec_parse("f32[?,2]", &sig);
+    weft_function *f = guide_fn("moving_average", moving_average, step, 1, 1, &sig);
+    capture_begin();
+/* snippet: compose-scan-run */
+weft_tensor *x, *avg;
+weft_tensor_create(WEFT_F32, 2, (int64_t[]){ 4, 2 }, (float[]){ 2, 4, 4, 0, 0, 8, 6, 2 }, &x);
+weft_arg a = weft_arg_tensor(x);
+weft_function_call(f, &a, 1, &avg, 1);
+weft_tensor_print(avg, stdout);
+/* end snippet */
+    char *out = capture_end();
+    char *want = guide_output("compose-scan-run");
+    cr_assert_str_eq(out, want);
+    free(want);
+    free(out);
+    weft_tensor_release(x);
+    weft_tensor_release(avg);
+    weft_function_destroy(&f);
+    weft_function_destroy(&step);
+}
