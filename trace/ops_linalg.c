@@ -1,7 +1,8 @@
 /* Matrix helpers and small math ops of include/weft/ops.h: band_part,
- * matrix_diag, matrix_set_diag, matrix_diag_part, trace, cross, norm, clip_by_norm,
- * clip_by_global_norm, divide_no_nan, squared_difference, reciprocal,
- * xlogy, xlog1py, xdivy and multiply_no_nan.  Each is a
+ * matrix_diag, matrix_set_diag, matrix_diag_part, tensor_diag,
+ * tensor_diag_part, trace, cross, norm, clip_by_norm, clip_by_global_norm,
+ * divide_no_nan, squared_difference, reciprocal, reciprocal_no_nan, xlogy,
+ * xlog1py, xdivy and multiply_no_nan.  Each is a
  * composition of other ops (as ops_nn.c's), checks its inputs first so
  * that an error names the public op, and builds its elementwise steps
  * through weft__op_unary / weft__op_binary with the public name. */
@@ -104,6 +105,73 @@ weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v)
     weft_value *on = offset_mask(cx, fn, k, k, WEFT__OP_EQ, 0);
     weft_value *rows = weft_expand_dims(cx, v, -2);
     return WEFT__KEEP(weft_where(cx, on, rows, weft_zeros_like(cx, rows)));
+}
+
+/* The dims of a tensor_diag's diagonal (all of a, or the first half of
+ * tensor_diag_part's input), known while tracing, and their product. */
+static bool known_dims(weft_ctx *cx, const char *fn, const weft_spec *s, int rank, int64_t *n)
+{
+    char ss[WEFT__SPEC_STR_MAX];
+    *n = 1;
+    for (int d = 0; d < rank; d++) {
+        const char *why = s->dims[d] < 0 ? "has a dim unknown while tracing"
+                          : __builtin_mul_overflow(*n, s->dims[d], n) ? "has too many elements"
+                                                                      : NULL;
+        if (why) {
+            weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s", fn, weft__spec_str(s, ss, sizeof ss), why);
+            return false;
+        }
+    }
+    return true;
+}
+
+weft_value *weft_tensor_diag(weft_ctx *cx, weft_value *diagonal)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_tensor_diag";
+    if (!weft__op_enter(cx, fn, &diagonal, 1))
+        return NULL;
+    const weft_spec *s = spec_of(diagonal);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank == WEFT_RANK_ANY || s->rank < 1 || 2 * s->rank > WEFT_MAX_RANK)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the diagonal %s must have a rank of 1 to %d "
+                              "known while tracing", fn, weft__spec_str(s, ss, sizeof ss),
+                              WEFT_MAX_RANK / 2);
+    int64_t n, dims[WEFT_MAX_RANK];
+    if (!known_dims(cx, fn, s, s->rank, &n))
+        return NULL;
+    for (int d = 0; d < s->rank; d++)
+        dims[d] = dims[s->rank + d] = s->dims[d];
+    /* The diagonal of an [n, n] matrix, its dims then split in two. */
+    weft_value *square = weft_matrix_diag(cx, weft_reshape(cx, diagonal, 1, &n));
+    return WEFT__KEEP(weft_reshape(cx, square, 2 * s->rank, dims));
+}
+
+weft_value *weft_tensor_diag_part(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_tensor_diag_part";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = spec_of(a);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank == WEFT_RANK_ANY || s->rank < 2 || s->rank % 2)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s must have an even rank of 2 or more, "
+                              "known while tracing", fn, weft__spec_str(s, ss, sizeof ss));
+    int k = s->rank / 2;
+    int64_t n;
+    if (!known_dims(cx, fn, s, s->rank, &n))
+        return NULL;
+    for (int d = 0; d < k; d++)
+        if (s->dims[d] != s->dims[k + d])
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s: dim %d (%lld) differs from dim %d "
+                                  "(%lld)", fn, weft__spec_str(s, ss, sizeof ss), d,
+                                  (long long)s->dims[d], k + d, (long long)s->dims[k + d]);
+    known_dims(cx, fn, s, k, &n);
+    /* Element (i..., i...) is at i (n + 1) of the flattened tensor. */
+    int64_t all = n * n, begin = 0, end = n ? (n - 1) * (n + 1) + 1 : 0, step = n + 1;
+    weft_value *flat = weft_reshape(cx, a, 1, &all);
+    return WEFT__KEEP(weft_reshape(cx, weft_slice(cx, flat, &begin, &end, &step), k, s->dims));
 }
 
 /* tf.linalg.set_diag: a where the row equals the column, diagonal there
@@ -391,6 +459,15 @@ weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(zero_where_zero(cx, "weft_divide_no_nan", x, y, true, x_div_y));
+}
+
+weft_value *weft_reciprocal_no_nan(weft_ctx *cx, weft_value *x)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_reciprocal_no_nan";
+    if (!weft__op_enter(cx, fn, &x, 1) || !need_float(cx, fn, x, "x"))
+        return NULL;
+    return WEFT__KEEP(zero_where_zero(cx, fn, weft_const_f64(cx, 1.0), x, true, x_div_y));
 }
 
 weft_value *weft_multiply_no_nan(weft_ctx *cx, weft_value *x, weft_value *y)

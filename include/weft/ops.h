@@ -1112,6 +1112,20 @@ WEFT_API int weft_unique(weft_ctx *cx, weft_value *x, weft_value **outs);
 /* tf.unique_with_counts: weft_unique's two results and outs[2], how many
  * elements of x each distinct value has (i64, the length of outs[0]). */
 WEFT_API int weft_unique_with_counts(weft_ctx *cx, weft_value *x, weft_value **outs);
+/* tf.math.invert_permutation(x): y with y[x[i]] = i, for x a vector (i32
+ * or i64, WEFT_EDTYPE; a rank other than 1, WEFT_ESHAPE) holding each of
+ * 0 .. n-1 once; y has x's dtype.  Anything else fails the call with
+ * WEFT_EINVAL when it runs (weft_check).  An argsort of x underneath. */
+WEFT_API weft_value *weft_invert_permutation(weft_ctx *cx, weft_value *x);
+/* tf.compat.v1.setdiff1d(x, y, index_dtype) (TensorFlow's ListDiff): outs[0]
+ * the elements of vector x that are not in vector y, in x's order (repeats
+ * in x kept), and outs[1] their positions in x as index_dtype (i32, TF's
+ * default, or i64).  x and y share a dtype, not bool (WEFT_EDTYPE); NaN
+ * is never in y, and -0.0 is 0.0.  Lengths may be unknown while tracing
+ * (the results' always are).  y is sorted, then each x found by binary
+ * search. */
+WEFT_API int weft_setdiff1d(weft_ctx *cx, weft_value *x, weft_value *y, weft_dtype index_dtype,
+                            weft_value **outs);
 /* tf.math.confusion_matrix(labels, predictions, num_classes, weights,
  * dtype): element [i, j] counts the positions whose label is i and
  * prediction j, or, with weights (NULL for none), sums their weights
@@ -2232,6 +2246,26 @@ WEFT_API weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_val
 /* tf.nn.l2_loss(t): sum(t^2) / 2 over every element, a scalar of t's
  * dtype (f32 or f64). */
 WEFT_API weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t);
+/* tf.nn.embedding_lookup(params, ids, max_norm): weft_gather(params, ids,
+ * 0), and with max_norm > 0 each looked-up embedding (the dims after the
+ * ids') scaled down to that l2 norm when it is longer, as
+ * weft_clip_by_norm (params f32 or f64, the ids' rank known while
+ * tracing).  max_norm 0: no clipping (TensorFlow's None); negative, NaN
+ * or infinite: WEFT_EINVAL.  One params tensor (TF's list of shards is
+ * not taken). */
+WEFT_API weft_value *weft_embedding_lookup(weft_ctx *cx, weft_value *params, weft_value *ids,
+                                           double max_norm);
+/* tf.nn.compute_average_loss(per_example_loss, sample_weight,
+ * global_batch_size): sum(loss * sample_weight) / global_batch_size, a
+ * scalar of the losses' dtype (f32 or f64, rank 1 or more).
+ * sample_weight (NULL for none; any number dtype) broadcasts to the
+ * losses' shape, one rank below them gaining a last dim of 1 as
+ * TensorFlow's (WEFT_ESHAPE if the product grows past the losses).
+ * global_batch_size 0: the losses' dim 0 when the function runs (one
+ * replica; no rows give NaN, 0 / 0, as in TensorFlow). */
+WEFT_API weft_value *weft_compute_average_loss(weft_ctx *cx, weft_value *per_example_loss,
+                                               weft_value *sample_weight,
+                                               int64_t global_batch_size);
 /* tf.math.l2_normalize(x, axis, epsilon): x * rsqrt(max(sum(x^2), epsilon))
  * with the sum over axes[0..n_axes) (n_axes 0: every axis), kept as 1s.
  * epsilon >= 0 (TensorFlow's default is 1e-12). */
@@ -2489,6 +2523,13 @@ WEFT_API weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v);
  * diagonal, exactly (a strided slice); m and n known while tracing, at
  * most one batch dim unknown.  Any dtype. */
 WEFT_API weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a);
+/* tf.linalg.tensor_diag(diagonal): rank k (1..4) to 2k, diagonal's dims
+ * twice, zero but where the two halves of an index agree;
+ * tf.linalg.tensor_diag_part(a): the inverse, a of rank 2k whose first k
+ * dims equal its last k (WEFT_ESHAPE).  Any dtype; dims known while
+ * tracing. */
+WEFT_API weft_value *weft_tensor_diag(weft_ctx *cx, weft_value *diagonal);
+WEFT_API weft_value *weft_tensor_diag_part(weft_ctx *cx, weft_value *a);
 /* tf.linalg.set_diag(a, diagonal): a [..., m, n] with its main diagonal
  * replaced by diagonal [..., min(m, n)] of a's dtype (m and n known while
  * tracing). */
@@ -2543,6 +2584,8 @@ WEFT_API weft_value *weft_divide_no_nan(weft_ctx *cx, weft_value *x, weft_value 
 WEFT_API weft_value *weft_squared_difference(weft_ctx *cx, weft_value *x, weft_value *y);
 /* tf.math.reciprocal(x): 1 / x as weft_truediv (integers give f64). */
 WEFT_API weft_value *weft_reciprocal(weft_ctx *cx, weft_value *x);
+/* tf.math.reciprocal_no_nan(x): 1 / x, and 0 where x is 0; f32, f64. */
+WEFT_API weft_value *weft_reciprocal_no_nan(weft_ctx *cx, weft_value *x);
 /* tf.math.xlogy(x, y): x * log(y), and 0 where x is 0 (whatever y is);
  * f32, f64. */
 WEFT_API weft_value *weft_xlogy(weft_ctx *cx, weft_value *x, weft_value *y);

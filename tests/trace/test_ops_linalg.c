@@ -1,6 +1,7 @@
 /* The matrix helpers, norms and small math ops (band_part, matrix_diag,
- * matrix_diag_part, trace, norm, clip_by_norm, normalize, divide_no_nan,
- * squared_difference, reciprocal, xlogy) against references computed
+ * matrix_diag_part, tensor_diag, tensor_diag_part, trace, norm,
+ * clip_by_norm, normalize, divide_no_nan, squared_difference, reciprocal,
+ * reciprocal_no_nan, xlogy) against references computed
  * here, eagerly and traced (the two bit for bit equal), and their
  * errors. */
 #include <math.h>
@@ -19,7 +20,7 @@ TestSuite(ops_linalg, .init = setup, .fini = teardown, .timeout = 60);
 
 typedef enum la_op {
     BAND, DIAG, DIAG_PART, TRACE, NORM, CLIP, DIV_NO_NAN, SQ_DIFF, RECIP, XLOGY, NORMALIZED,
-    NORMALIZE_NORM
+    NORMALIZE_NORM, TENSOR_DIAG, TENSOR_DIAG_PART, RECIP_NO_NAN
 } la_op;
 
 typedef struct la_case {
@@ -47,6 +48,9 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case SQ_DIFF: outs[0] = weft_squared_difference(cx, a[0], a[1]); break;
     case RECIP: outs[0] = weft_reciprocal(cx, a[0]); break;
     case XLOGY: outs[0] = weft_xlogy(cx, a[0], a[1]); break;
+    case TENSOR_DIAG: outs[0] = weft_tensor_diag(cx, a[0]); break;
+    case TENSOR_DIAG_PART: outs[0] = weft_tensor_diag_part(cx, a[0]); break;
+    case RECIP_NO_NAN: outs[0] = weft_reciprocal_no_nan(cx, a[0]); break;
     case NORMALIZED:
     case NORMALIZE_NORM: {
         weft_value *both[2];
@@ -164,6 +168,34 @@ Test(ops_linalg, diag_and_diag_part_and_trace)
     free(x);
 }
 
+/* tensor_diag of [2, 3] is [2, 3, 2, 3], element (i, j, i, j) = v[i, j];
+ * tensor_diag_part takes it back, and picks the diagonal of any tensor. */
+Test(ops_linalg, tensor_diag_and_its_part)
+{
+    double v[6] = { 1, -2, 3, 4, 5, -6 };
+    for (int k = 0; k < 2; k++) {
+        weft_dtype dt = k ? WEFT_I32 : WEFT_F64;
+        weft_tensor *tv = test_tensor(dt, 2, DIMS(2, 3), v);
+        double want[36] = { 0 };
+        for (int i = 0; i < 6; i++)
+            want[i * 6 + i] = v[i];
+        la_case d = { .op = TENSOR_DIAG, .n_args = 1 };
+        check(&d, &tv, 4, DIMS(2, 3, 2, 3), want, 0, "tensor_diag");
+        weft_tensor *tw = test_tensor(dt, 4, DIMS(2, 3, 2, 3), want);
+        la_case p = { .op = TENSOR_DIAG_PART, .n_args = 1 };
+        check(&p, &tw, 2, DIMS(2, 3), v, 0, "tensor_diag_part");
+        weft_tensor_release(tv);
+        weft_tensor_release(tw);
+    }
+    /* Off the diagonal nothing is read: the part of 1..36 as [6, 6]. */
+    double *x = iota_values(36);
+    weft_tensor *t = test_tensor(WEFT_I64, 2, DIMS(6, 6), x);
+    la_case p = { .op = TENSOR_DIAG_PART, .n_args = 1 };
+    check(&p, &t, 1, DIMS(6), (const double[]){ 1, 8, 15, 22, 29, 36 }, 0, "diag of 1..36");
+    weft_tensor_release(t);
+    free(x);
+}
+
 /* ---- Norms -------------------------------------------------------------- */
 
 Test(ops_linalg, norm_and_clip_by_norm)
@@ -216,6 +248,14 @@ Test(ops_linalg, small_math_ops)
     la_case r = { .op = RECIP, .n_args = 1 };
     check(&r, &i, 1, DIMS(3), (const double[]){ 0.5, 0.25, -0.125 }, 0, "reciprocal");
     weft_tensor_release(i);
+    double rv[6] = { 2, 0, -4, INFINITY, NAN, -0.0 };
+    for (int dt = 0; dt < 2; dt++) {
+        weft_tensor *f = test_tensor(dt ? WEFT_F64 : WEFT_F32, 1, DIMS(6), rv);
+        la_case rn = { .op = RECIP_NO_NAN, .n_args = 1 };
+        check(&rn, &f, 1, DIMS(6), (const double[]){ 0.5, 0, -0.25, 0, NAN, 0 }, 0,
+              "reciprocal_no_nan");
+        weft_tensor_release(f);
+    }
 }
 
 /* ---- Errors ------------------------------------------------------------- */
@@ -240,8 +280,16 @@ Test(ops_linalg, errors_name_the_op)
           "weft_clip_by_norm: clip_norm 0 is not finite and > 0" },
         { { .op = DIV_NO_NAN, .n_args = 2 }, WEFT_I64, 1, { 4 }, WEFT_EDTYPE,
           "weft_divide_no_nan: x i64[4] is not f32 or f64" },
+        { { .op = RECIP_NO_NAN, .n_args = 1 }, WEFT_I32, 1, { 4 }, WEFT_EDTYPE,
+          "weft_reciprocal_no_nan: x i32[4] is not f32 or f64" },
+        { { .op = TENSOR_DIAG, .n_args = 1 }, WEFT_F32, 0, { 0 }, WEFT_ESHAPE,
+          "weft_tensor_diag: the diagonal f32[] must have a rank of 1 to 4" },
+        { { .op = TENSOR_DIAG_PART, .n_args = 1 }, WEFT_F32, 1, { 4 }, WEFT_ESHAPE,
+          "weft_tensor_diag_part: f32[4] must have an even rank" },
+        { { .op = TENSOR_DIAG_PART, .n_args = 1 }, WEFT_F32, 2, { 2, 3 }, WEFT_ESHAPE,
+          "weft_tensor_diag_part: f32[2,3]: dim 0 (2) differs from dim 1 (3)" },
     };
-    double zeros[4] = { 0 };
+    double zeros[8] = { 0 };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         weft_tensor *args[2] = { test_tensor(cases[k].t, cases[k].rank, cases[k].dims, zeros),
                                  test_tensor(cases[k].t, cases[k].rank, cases[k].dims, zeros) };
