@@ -1,8 +1,9 @@
 /* Composition and control flow inside trace/: weft_call, weft_cond,
- * weft_while_loop, weft_map_ex, weft_host_call_ex and weft_scan (with the
- * folds).  trace/ internal.
+ * weft_switch_case, weft_while_loop, weft_map_ex, weft_host_call_ex and
+ * weft_scan (with the folds).  trace/ internal.
  *
- * cond, while, map_ex, host_call_ex and scan record one CONTROL node with any
+ * cond, switch_case, while, map_ex, host_call_ex and scan record one
+ * CONTROL node with any
  * number of results, followed by one RESULT node per result (a value of
  * the body reads a RESULT node, never the CONTROL node).  The functions a
  * CONTROL node runs are resolved (traced, through their caches) when it is
@@ -26,6 +27,9 @@ struct weft__multi {
                                           captures) */
     unsigned       scan_mode;          /* scan: an OR of weft__scan_mode */
     unsigned       parallel_iterations; /* map_ex */
+    weft_function **branch_fn;         /* switch_case: n_branches functions, */
+    void          **branch_concrete;   /* each resolved (weft__multi_branches) */
+    uint32_t       n_branches;
     weft_host_fn_ex host_fn;           /* host_call_ex */
     void          *host_user;
     unsigned       host_flags;
@@ -43,6 +47,9 @@ typedef enum weft__scan_mode {
 
 /* A new attribute with room for n_outs specs (zeroed), or NULL. */
 struct weft__multi *weft__multi_new(uint32_t n_outs);
+
+/* Room for n switch_case branches in m (zeroed); 0 or WEFT_ENOMEM. */
+int weft__multi_branches(struct weft__multi *m, uint32_t n);
 
 /* Records (tracing) or runs (eager) the CONTROL node n, whose
  * attr.multi.m is taken over in every case, on inputs in[0..n_in) (checked
@@ -64,6 +71,8 @@ int weft__map_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *
 int weft__host_ex_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor **outs);
 int weft__scan_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                   weft_tensor **outs);
+int weft__case_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                    weft_tensor **outs);
 
 /* The attributes of a CONTROL or RESULT node for an op listing

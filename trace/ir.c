@@ -46,7 +46,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_ARGMAX] = "argmax", [WEFT__OP_ARGMIN] = "argmin", [WEFT__OP_CUMSUM] = "cumsum",
     [WEFT__OP_HOST] = "host_call", [WEFT__OP_FUSED] = "fused",
     [WEFT__OP_COND] = "cond", [WEFT__OP_WHILE] = "while_loop", [WEFT__OP_MAP_EX] = "map_ex",
-    [WEFT__OP_SCAN] = "scan",
+    [WEFT__OP_SCAN] = "scan", [WEFT__OP_CASE] = "switch_case",
     [WEFT__OP_HOST_EX] = "host_call_ex", [WEFT__OP_RESULT] = "result",
     [WEFT__OP_SORT] = "sort", [WEFT__OP_ARGSORT] = "argsort", [WEFT__OP_TOP_K] = "top_k",
     [WEFT__OP_TOP_K_VALUES] = "top_k_values",
@@ -254,7 +254,7 @@ void weft__node_drop_attrs(weft__node *n)
         n->attr.map.concrete = NULL;
         break;
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
-    case WEFT__OP_SCAN:
+    case WEFT__OP_SCAN: case WEFT__OP_CASE:
         weft__multi_free(n->attr.multi.m);
         n->attr.multi.m = NULL;
         break;

@@ -99,6 +99,7 @@
     XX(MAP_EX,     CONTROL, -1)            \
     XX(HOST_EX,    CONTROL, -1)            \
     XX(SCAN,       CONTROL, -1)            \
+    XX(CASE,       CONTROL, -1)            \
     XX(RESULT,     RESULT,  1)             \
     XX(FUSED,      FUSED,  -1)             \
     XX(SORT,       ARRAY,   1)             \

@@ -1,6 +1,6 @@
-/* CONTROL nodes (cond, while, map_ex, host_call_ex, scan): their attribute,
- * recording one with its RESULT nodes or running it eagerly, dispatching
- * a run, and their op-listing text.  Plus the helpers the ops that return
+/* CONTROL nodes (cond, switch_case, while, map_ex, host_call_ex, scan):
+ * their attribute, recording one with its RESULT nodes or running it
+ * eagerly, dispatching a run, and their op-listing text.  Plus the helpers the ops that return
  * an int share. */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -24,6 +24,16 @@ struct weft__multi *weft__multi_new(uint32_t n_outs)
     return m;
 }
 
+int weft__multi_branches(struct weft__multi *m, uint32_t n)
+{
+    m->branch_fn = weft__calloc(n, sizeof *m->branch_fn);
+    m->branch_concrete = weft__calloc(n, sizeof *m->branch_concrete);
+    if (!m->branch_fn || !m->branch_concrete)
+        return WEFT_ENOMEM;
+    m->n_branches = n;
+    return 0;
+}
+
 void weft__multi_free(struct weft__multi *m)
 {
     if (!m)
@@ -31,6 +41,11 @@ void weft__multi_free(struct weft__multi *m)
     for (int k = 0; k < 2; k++)
         if (m->concrete[k])
             weft__callee_of(m->fn[k])->ops->release(m->concrete[k]);
+    for (uint32_t b = 0; b < m->n_branches; b++)
+        if (m->branch_concrete[b])
+            weft__callee_of(m->branch_fn[b])->ops->release(m->branch_concrete[b]);
+    weft__free(m->branch_fn);
+    weft__free(m->branch_concrete);
     weft__free(m->outs);
     weft__free(m);
 }
@@ -183,6 +198,7 @@ int weft__multi_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
     case WEFT__OP_MAP_EX:  return weft__map_ex_run(rt, n, in, outs);
     case WEFT__OP_HOST_EX: return weft__host_ex_run(rt, n, in, outs);
     case WEFT__OP_SCAN:    return weft__scan_run(rt, n, in, outs);
+    case WEFT__OP_CASE:    return weft__case_run(rt, n, in, outs);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a control op", weft__op_name(n->op));
     }
@@ -202,6 +218,11 @@ void weft__multi_print_attrs(const weft__node *n, FILE *f)
     case WEFT__OP_MAP_EX:
         fprintf(f, "<%s,mapped=%" PRIu32 ",pi=%u>", weft__fn_name(m->fn[0]), m->n_mapped,
                 m->parallel_iterations);
+        break;
+    case WEFT__OP_CASE:
+        for (uint32_t b = 0; b < m->n_branches; b++)
+            fprintf(f, "%c%s", b ? ',' : '<', weft__fn_name(m->branch_fn[b]));
+        fputc('>', f);
         break;
     case WEFT__OP_SCAN:
         fprintf(f, "<%s,elems=%" PRIu32 "%s%s%s>", weft__fn_name(m->fn[0]), m->n_mapped,

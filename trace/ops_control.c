@@ -1,8 +1,9 @@
-/* weft_cond and weft_while_loop.  Eagerly they are C control flow over
- * weft_call-style calls of the functions' bodies.  While tracing, the
- * functions are resolved through their caches for the specs of the values
- * passed, and one COND or WHILE node runs their concrete functions: the
- * chosen branch, or the loop, inside the caller's program. */
+/* weft_cond, weft_switch_case and weft_while_loop.  Eagerly they are C
+ * control flow over weft_call-style calls of the functions' bodies.  While
+ * tracing, the functions are resolved through their caches for the specs
+ * of the values passed, and one COND, CASE or WHILE node runs their
+ * concrete functions: the chosen branch, or the loop, inside the caller's
+ * program. */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -71,17 +72,23 @@ static int truth(const char *who, const char *what, const weft_tensor *t)
 
 /* ---- cond ---- */
 
+/* One branch in a message: its role ("then_fn", "branch_fns[2]") and fn. */
+typedef struct branch_name {
+    const char *role;
+    const weft_function *fn;
+} branch_name;
+
 /* The spec both branches' output k fits: unknown where either is. */
-static int merge_branch_specs(weft_ctx *cx, const struct weft__multi *m, size_t k,
-                              const weft_spec *a, const weft_spec *b, weft_spec *out)
+static int merge_branch_specs(weft_ctx *cx, const char *who, size_t k, branch_name na,
+                              const weft_spec *a, branch_name nb, const weft_spec *b,
+                              weft_spec *out)
 {
     if (!weft__spec_compatible(a, b)) {
         char sa[WEFT__SPEC_STR_MAX], sb[WEFT__SPEC_STR_MAX];
         return weft__ctx_failf(cx, a->dtype != b->dtype ? WEFT_EDTYPE : WEFT_ESHAPE,
-                               "weft_cond: output %zu: then_fn '%s' returns %s, else_fn '%s' "
-                               "returns %s", k, weft__fn_name(m->fn[0]),
-                               weft__spec_str(a, sa, sizeof sa), weft__fn_name(m->fn[1]),
-                               weft__spec_str(b, sb, sizeof sb));
+                               "%s: output %zu: %s '%s' returns %s, %s '%s' returns %s", who, k,
+                               na.role, weft__fn_name(na.fn), weft__spec_str(a, sa, sizeof sa),
+                               nb.role, weft__fn_name(nb.fn), weft__spec_str(b, sb, sizeof sb));
     }
     *out = *a;
     if (a->rank == WEFT_RANK_ANY || b->rank == WEFT_RANK_ANY) {
@@ -117,7 +124,9 @@ static int record_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn,
         (rc = resolve(cx, who, "else_fn", else_fn, specs, n_args, n_outs, m, 1, b)) < 0)
         goto done;
     for (size_t k = 0; k < n_outs; k++)
-        if ((rc = merge_branch_specs(cx, m, k, &a[k], &b[k], &m->outs[k])) < 0)
+        if ((rc = merge_branch_specs(cx, who, k, (branch_name){ "then_fn", then_fn }, &a[k],
+                                     (branch_name){ "else_fn", else_fn }, &b[k],
+                                     &m->outs[k])) < 0)
             goto done;
     node.op = WEFT__OP_COND;
     node.after = WEFT__NO_NODE;
@@ -143,19 +152,19 @@ done:
  * Traced, such a cond runs branches traced for the specs of args, which
  * carry no weakness; so here too a weak scalar argument enters as an
  * ordinary one, and both modes give the same dtypes. */
-static int eager_branch(weft_ctx *cx, weft_function *fn, weft_value *const *args, size_t n_args,
-                        weft_value **outs, size_t n_outs)
+static int eager_branch(weft_ctx *cx, const char *who, weft_function *fn,
+                        weft_value *const *args, size_t n_args, weft_value **outs, size_t n_outs)
 {
     weft_value *stack_v[STACK_VALUES];
     weft_value **strong = n_args > STACK_VALUES ? weft__malloc(n_args * sizeof *strong) : stack_v;
     if (!strong)
-        return weft__ctx_failf(cx, WEFT_ENOMEM, "weft_cond: out of memory");
+        return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
     int rc = 0;
     for (size_t i = 0; i < n_args && rc == 0; i++)
         if (!(strong[i] = weft__value_strong(cx, args[i])))
             rc = weft_ctx_status(cx);
     if (rc == 0)
-        rc = weft__call_inline(cx, "weft_cond", fn, strong, n_args, outs, n_outs);
+        rc = weft__call_inline(cx, who, fn, strong, n_args, outs, n_outs);
     if (strong != stack_v)
         weft__free(strong);
     return rc;
@@ -199,7 +208,7 @@ int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_funct
     weft_function *chosen = t ? then_fn : else_fn;
     if (konst)
         return weft__call_inline(cx, who, chosen, args, n_args, outs, n_outs);
-    return eager_branch(cx, chosen, args, n_args, outs, n_outs);
+    return eager_branch(cx, who, chosen, args, n_args, outs, n_outs);
 }
 
 int weft__cond_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
@@ -213,6 +222,144 @@ int weft__cond_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
     int k = t ? 0 : 1;
     return weft__callee_of(m->fn[k])->ops->invoke_n(m->concrete[k], in + 1, n->n_in - 1, outs,
                                                      m->n_outs);
+}
+
+/* ---- switch_case ---- */
+
+/* The branch an index picks: out of range, the last one (TensorFlow's
+ * default branch when none is given). */
+static size_t pick_branch(int64_t index, size_t n_branches)
+{
+    return index >= 0 && (uint64_t)index < n_branches ? (size_t)index : n_branches - 1;
+}
+
+/* An index tensor's value into *index: 0, or a negative code (with the
+ * error set) when it is not an integer scalar. */
+static int index_of(const char *who, const weft_tensor *t, int64_t *index)
+{
+    if (!t || (t->dtype != WEFT_I32 && t->dtype != WEFT_I64) || t->numel != 1 || t->rank != 0) {
+        char s[WEFT__SPEC_STR_MAX];
+        weft_spec sp = { .dtype = WEFT_I32 };
+        if (t)
+            weft__tensor_spec(t, &sp);
+        return weft__errorf(t && t->dtype != WEFT_I32 && t->dtype != WEFT_I64 ? WEFT_EDTYPE
+                                                                               : WEFT_ESHAPE,
+                            "%s: branch_index is %s, not an i32[] or i64[]", who,
+                            t ? weft__spec_str(&sp, s, sizeof s) : "missing");
+    }
+    *index = t->dtype == WEFT_I32 ? *(const int32_t *)t->data : *(const int64_t *)t->data;
+    return 0;
+}
+
+static int record_case(weft_ctx *cx, weft_value *index, weft_function *const *fns,
+                       size_t n_fns, weft_value *const *args, size_t n_args, weft_value **outs,
+                       size_t n_outs)
+{
+    static const char *who = "weft_switch_case";
+    weft_spec *specs = specs_of(args, n_args);
+    weft_spec *got = weft__calloc(n_outs ? n_outs : 1, sizeof *got);
+    weft_value **in = weft__malloc((n_args + 1) * sizeof *in);
+    weft__node node;
+    memset(&node, 0, sizeof node);
+    struct weft__multi *m = weft__multi_new((uint32_t)n_outs);
+    int rc;
+    if (!specs || !got || !in || !m || weft__multi_branches(m, (uint32_t)n_fns) < 0) {
+        rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+        goto done;
+    }
+    for (size_t b = 0; b < n_fns; b++) {
+        char role[40];
+        snprintf(role, sizeof role, "branch_fns[%zu]", b);
+        const weft__callee_ops *ops = weft__callee_of(fns[b])->ops;
+        m->branch_fn[b] = fns[b];
+        rc = ops->resolve_n(fns[b], who, specs, n_args, n_outs, &m->branch_concrete[b],
+                            b ? got : m->outs);
+        if (rc < 0) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s", weft_errmsg());
+            rc = weft__ctx_failf(cx, rc, "%s: %s: %s", who, role, msg);
+            goto done;
+        }
+        if (ops->side_effects && ops->side_effects(m->branch_concrete[b]))
+            node.flags = WEFT__NODE_SIDE_EFFECT;
+        char first[40] = "branch_fns[0]";
+        for (size_t k = 0; b && k < n_outs; k++)
+            if ((rc = merge_branch_specs(cx, who, k, (branch_name){ first, fns[0] }, &m->outs[k],
+                                         (branch_name){ role, fns[b] }, &got[k],
+                                         &m->outs[k])) < 0)
+                goto done;
+    }
+    node.op = WEFT__OP_CASE;
+    node.after = WEFT__NO_NODE;
+    node.spec.dtype = WEFT_BOOL;
+    in[0] = index;
+    if (n_args)
+        memcpy(in + 1, args, n_args * sizeof *in);
+    node.attr.multi.m = m;
+    m = NULL;   /* emit takes it over */
+    rc = weft__multi_emit(cx, &node, in, (uint32_t)(n_args + 1), outs);
+done:
+    weft__multi_free(m);
+    weft__free(specs);
+    weft__free(got);
+    weft__free(in);
+    return rc;
+}
+
+int weft_switch_case(weft_ctx *cx, weft_value *branch_index, weft_function *const *branch_fns,
+                     size_t n_branches, weft_value *const *args, size_t n_args,
+                     weft_value **outs, size_t n_outs)
+{
+    static const char *who = "weft_switch_case";
+    int rc = weft__ctx_enter_int(cx, who, args, n_args, outs, n_outs);
+    if (rc < 0)
+        return rc;
+    if (!branch_index)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: branch_index is NULL", who);
+    if (!weft__ctx_check_inputs(cx, who, &branch_index, 1))
+        return weft_ctx_status(cx);
+    if (!branch_fns || n_branches == 0 || n_branches > UINT32_MAX / 4)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: %s", who,
+                               branch_fns ? "no branches (n_branches is 0)" : "branch_fns is NULL");
+    for (size_t b = 0; b < n_branches; b++)
+        if (!branch_fns[b])
+            return weft__ctx_failf(cx, WEFT_EINVAL, "%s: branch_fns[%zu] is NULL", who, b);
+    const weft_spec *is = weft__value_spec(branch_index);
+    if ((is->dtype != WEFT_I32 && is->dtype != WEFT_I64) || is->rank != 0) {
+        char s[WEFT__SPEC_STR_MAX];
+        return weft__ctx_failf(cx, is->dtype != WEFT_I32 && is->dtype != WEFT_I64 ? WEFT_EDTYPE
+                                                                                 : WEFT_ESHAPE,
+                               "%s: branch_index is %s, not an i32[] or i64[]", who,
+                               weft__spec_str(is, s, sizeof s));
+    }
+    /* Eagerly, or with a constant index, only the chosen branch runs. */
+    const weft_tensor *konst = weft__value_konst(branch_index);
+    const weft_tensor *known = konst ? konst : weft__value_tensor(branch_index);
+    if (!known)
+        return record_case(cx, branch_index, branch_fns, n_branches, args, n_args, outs, n_outs);
+    int64_t index;
+    if ((rc = index_of(who, known, &index)) < 0) {
+        weft__ctx_fail_errmsg(cx, rc);
+        return weft_ctx_status(cx);
+    }
+    weft_function *chosen = branch_fns[pick_branch(index, n_branches)];
+    if (konst)
+        return weft__call_inline(cx, who, chosen, args, n_args, outs, n_outs);
+    return eager_branch(cx, who, chosen, args, n_args, outs, n_outs);
+}
+
+int weft__case_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                   weft_tensor **outs)
+{
+    (void)rt;
+    const struct weft__multi *m = n->attr.multi.m;
+    int64_t index;
+    int rc = index_of("weft_switch_case", in[0], &index);
+    if (rc < 0)
+        return rc;
+    size_t b = pick_branch(index, m->n_branches);
+    return weft__callee_of(m->branch_fn[b])->ops->invoke_n(m->branch_concrete[b], in + 1,
+                                                            n->n_in - 1, outs, m->n_outs);
 }
 
 /* ---- while_loop ---- */

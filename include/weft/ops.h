@@ -863,6 +863,22 @@ WEFT_API int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn,
                        weft_function *else_fn, weft_value *const *args, size_t n_args,
                        weft_value **outs, size_t n_outs);
 
+/* tf.switch_case(branch_index, branch_fns): branch_fns[branch_index](args),
+ * and the last branch when the index is out of range (TensorFlow's default
+ * when none is given).  branch_index is an i32[] or i64[] (WEFT_EDTYPE /
+ * WEFT_ESHAPE), or a static integer scalar (weft_arg_i64); n_branches >= 1,
+ * none NULL.  As weft_cond otherwise: eagerly, and with a constant or
+ * static index while tracing, only the chosen branch runs (as weft_call
+ * would run it); with a computed index every branch is traced for the
+ * specs of args, they must return the same specs (a dim known in one and
+ * unknown in another becomes unknown; WEFT_EDTYPE / WEFT_ESHAPE naming the
+ * output and the two branches otherwise), and the run calls only the
+ * chosen one. */
+WEFT_API int weft_switch_case(weft_ctx *cx, weft_value *branch_index,
+                              weft_function *const *branch_fns, size_t n_branches,
+                              weft_value *const *args, size_t n_args, weft_value **outs,
+                              size_t n_outs);
+
 /* tf.while_loop: vars = body_fn(vars) while cond_fn(vars) is true; outs
  * receive the final n_vars values.  cond_fn takes n_vars arguments and
  * returns one bool[]; body_fn takes and returns n_vars values of the same

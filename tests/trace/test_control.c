@@ -1,5 +1,5 @@
-/* Composition and control flow: weft_call, weft_cond, weft_while_loop,
- * weft_map_ex and weft_host_call_ex, each eager and traced, against worked
+/* Composition and control flow: weft_call, weft_cond, weft_switch_case,
+ * weft_while_loop, weft_map_ex and weft_host_call_ex, each eager and traced, against worked
  * examples; nesting; their errors; what the compiler keeps; trace counts. */
 #include <pthread.h>
 #include <string.h>
@@ -481,6 +481,156 @@ Test(control, cond_bad_input)
     weft_tensor_release(pt);
     weft_function_destroy(&b.then_fn);
     weft_function_destroy(&b.else_fn);
+}
+
+/* ---- weft_switch_case ---- */
+
+static int body_plus_one(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_add(cx, a[0], weft_cast(cx, weft_const_f64(cx, 1.0), WEFT_F32));
+    return 0;
+}
+
+typedef struct cases3 { weft_function *fns[3]; } cases3;
+
+/* f(i, x) = switch_case(i, fns, x) */
+static int body_switch(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    cases3 *c = u;
+    return weft_switch_case(cx, a[0], c->fns, 3, a + 1, 1, o, 1);
+}
+
+static weft_tensor *i32_scalar(int32_t v)
+{
+    weft_tensor *t = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I32, 0, NULL, &v, &t), 0);
+    return t;
+}
+
+Test(control, switch_case_values_eager_and_traced)
+{
+    const float x[3] = { 1, -2, 3 }, dbl[3] = { 2, -4, 6 }, neg[3] = { -1, 2, -3 };
+    const float inc[3] = { 2, -1, 4 };
+    /* Out of range, either side, is the last branch. */
+    const int32_t index[5] = { 0, 1, 2, 7, -1 };
+    const float *want[5] = { dbl, neg, inc, inc, inc };
+    for (int m = 0; m < 2; m++) {
+        cases3 c = { { fn_new("double", body_double, NULL, 1, 1, NULL, 0),
+                       fn_new("negate", body_negate, NULL, 1, 1, NULL, 0),
+                       fn_new("plus_one", body_plus_one, NULL, 1, 1, NULL, 0) } };
+        weft_function *f = fn_new("pick", body_switch, &c, 2, 1, NULL, modes[m]);
+        weft_tensor *xt = vec(3, x);
+        for (int call = 0; call < 5; call++) {
+            weft_tensor *it = i32_scalar(index[call]), *y = NULL;
+            weft_arg args[2] = { weft_arg_tensor(it), weft_arg_tensor(xt) };
+            cr_assert_eq(weft_function_call(f, args, 2, &y, 1), 0, "%s", weft_errmsg());
+            expect_f32(y, 3, want[call]);
+            weft_tensor_release(y);
+            weft_tensor_release(it);
+        }
+        if (m == 0) {
+            /* One trace of the caller, each branch traced once when the
+             * node was recorded. */
+            cr_expect_eq(weft_function_tracing_count(f), 1);
+            for (int k = 0; k < 3; k++)
+                cr_expect_eq(weft_function_tracing_count(c.fns[k]), 1);
+            char *text = test_ops_text(f);
+            cr_expect(strstr(text, "= switch_case<double,negate,plus_one>(%0, %1) : (f32[3])"),
+                      "%s", text);
+            free(text);
+        }
+        weft_tensor_release(xt);
+        weft_function_destroy(&f);
+        for (int k = 0; k < 3; k++)
+            weft_function_destroy(&c.fns[k]);
+    }
+}
+
+/* A static index (weft_arg_i64) picks the branch at trace time. */
+static int body_switch_static(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    cases3 *c = u;
+    return weft_switch_case(cx, a[1], c->fns, 3, a, 1, o, 1);
+}
+
+Test(control, switch_case_static_index_and_spec_mismatch)
+{
+    cases3 c = { { fn_new("double", body_double, NULL, 1, 1, NULL, 0),
+                   fn_new("negate", body_negate, NULL, 1, 1, NULL, 0),
+                   fn_new("total", body_sum_all, NULL, 1, 1, NULL, 0) } };
+    weft_tensor *xt = vec(3, (const float[]){ 1, 2, 3 }), *y = NULL;
+    /* Static: the branches may differ, only the chosen one is traced. */
+    weft_function *f = fn_new("pick", body_switch_static, &c, 2, 1, NULL, 0);
+    weft_arg args[2] = { weft_arg_tensor(xt), weft_arg_i64(2) };
+    cr_assert_eq(weft_function_call(f, args, 2, &y, 1), 0, "%s", weft_errmsg());
+    expect_f32(y, 1, (const float[]){ 6 });
+    weft_tensor_release(y);
+    args[1] = weft_arg_i64(0);
+    cr_assert_eq(weft_function_call(f, args, 2, &y, 1), 0, "%s", weft_errmsg());
+    expect_f32(y, 3, (const float[]){ 2, 4, 6 });
+    weft_tensor_release(y);
+    for (int k = 0; k < 3; k++)
+        cr_expect_eq(weft_function_tracing_count(c.fns[k]), 0);
+    weft_function_destroy(&f);
+    /* Computed: every branch is traced, and they must agree. */
+    for (int m = 0; m < 2; m++) {
+        weft_function *g = fn_new("pick", body_switch, &c, 2, 1, NULL, modes[m]);
+        weft_tensor *it = i32_scalar(0);
+        weft_arg a2[2] = { weft_arg_tensor(it), weft_arg_tensor(xt) };
+        int rc = weft_function_call(g, a2, 2, &y, 1);
+        if (m == 0) {
+            cr_assert_eq(rc, WEFT_ESHAPE);
+            cr_expect_str_eq(weft_errmsg(), "pick: %2 = weft_switch_case: output 0: "
+                             "branch_fns[0] 'double' returns f32[3], branch_fns[2] 'total' "
+                             "returns f32[]");
+        } else {
+            cr_assert_eq(rc, 0, "%s", weft_errmsg());
+            expect_f32(y, 3, (const float[]){ 2, 4, 6 });
+            weft_tensor_release(y);
+        }
+        weft_tensor_release(it);
+        weft_function_destroy(&g);
+    }
+    weft_tensor_release(xt);
+    for (int k = 0; k < 3; k++)
+        weft_function_destroy(&c.fns[k]);
+}
+
+Test(control, switch_case_bad_input)
+{
+    weft_function *fns[2] = { fn_new("double", body_double, NULL, 1, 1, NULL, 0), NULL };
+    weft_tensor *xt = vec(2, (const float[]){ 1, 2 }), *it = i32_scalar(0);
+    weft_tensor *two = f32s(1, (const int64_t[]){ 2 }, NULL);
+    struct { int code; const char *says; } want[] = {
+        { WEFT_EDTYPE, "weft_switch_case: branch_index is f32[2], not an i32[] or i64[]" },
+        { WEFT_EINVAL, "weft_switch_case: branch_fns is NULL" },
+        { WEFT_EINVAL, "weft_switch_case: no branches (n_branches is 0)" },
+        { WEFT_EINVAL, "weft_switch_case: branch_fns[1] is NULL" },
+        { WEFT_EINVAL, "weft_switch_case: branch_index is NULL" },
+    };
+    for (int k = 0; k < 5; k++) {
+        weft_ctx *cx = NULL;
+        cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+        weft_value *x = weft_eager_value(cx, xt), *i = weft_eager_value(cx, it);
+        weft_value *bad = weft_eager_value(cx, two), *out = NULL;
+        int rc;
+        switch (k) {
+        case 0: rc = weft_switch_case(cx, bad, fns, 1, &x, 1, &out, 1); break;
+        case 1: rc = weft_switch_case(cx, i, NULL, 1, &x, 1, &out, 1); break;
+        case 2: rc = weft_switch_case(cx, i, fns, 0, &x, 1, &out, 1); break;
+        case 3: rc = weft_switch_case(cx, i, fns, 2, &x, 1, &out, 1); break;
+        default: rc = weft_switch_case(cx, NULL, fns, 1, &x, 1, &out, 1); break;
+        }
+        cr_expect_eq(rc, want[k].code, "case %d: %d", k, rc);
+        cr_expect_str_eq(weft_errmsg(), want[k].says, "case %d", k);
+        cr_expect_null(out);
+        weft_eager_end(&cx);
+    }
+    weft_tensor_release(xt);
+    weft_tensor_release(it);
+    weft_tensor_release(two);
+    weft_function_destroy(&fns[0]);
 }
 
 /* Host calls inside a branch: they run when the branch is taken only, and
