@@ -1,6 +1,6 @@
 /* Matrix helpers and small math ops of include/weft/ops.h: band_part,
- * matrix_diag, matrix_set_diag, matrix_diag_part, tensor_diag,
- * tensor_diag_part, trace, cross, norm, clip_by_norm, clip_by_global_norm,
+ * matrix_diag, matrix_set_diag, matrix_diag_part, matrix_transpose,
+ * tensor_diag, tensor_diag_part, trace, cross, norm, clip_by_norm, clip_by_global_norm,
  * divide_no_nan, squared_difference, reciprocal, reciprocal_no_nan, xlogy,
  * xlog1py, xdivy and multiply_no_nan.  Each is a
  * composition of other ops (as ops_nn.c's), checks its inputs first so
@@ -172,6 +172,27 @@ weft_value *weft_tensor_diag_part(weft_ctx *cx, weft_value *a)
     int64_t all = n * n, begin = 0, end = n ? (n - 1) * (n + 1) + 1 : 0, step = n + 1;
     weft_value *flat = weft_reshape(cx, a, 1, &all);
     return WEFT__KEEP(weft_reshape(cx, weft_slice(cx, flat, &begin, &end, &step), k, s->dims));
+}
+
+weft_value *weft_matrix_transpose(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_matrix_transpose";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = spec_of(a);
+    if (s->rank == WEFT_RANK_ANY || s->rank < 2) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is not a matrix (or a batch of them) "
+                              "of a rank known while tracing", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    }
+    int perm[WEFT_MAX_RANK];
+    for (int d = 0; d < s->rank; d++)
+        perm[d] = d;
+    perm[s->rank - 2] = s->rank - 1;
+    perm[s->rank - 1] = s->rank - 2;
+    return WEFT__KEEP(weft_transpose(cx, a, perm));
 }
 
 /* tf.linalg.set_diag: a where the row equals the column, diagonal there

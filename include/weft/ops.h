@@ -2539,6 +2539,10 @@ WEFT_API weft_value *weft_matrix_diag(weft_ctx *cx, weft_value *v);
  * diagonal, exactly (a strided slice); m and n known while tracing, at
  * most one batch dim unknown.  Any dtype. */
 WEFT_API weft_value *weft_matrix_diag_part(weft_ctx *cx, weft_value *a);
+/* tf.linalg.matrix_transpose(a) (tf.linalg.adjoint of a real matrix): the
+ * last two dims swapped, [..., m, n] to [..., n, m]; rank 2 or more, known
+ * while tracing (WEFT_ESHAPE).  Any dtype; a weft_transpose. */
+WEFT_API weft_value *weft_matrix_transpose(weft_ctx *cx, weft_value *a);
 /* tf.linalg.tensor_diag(diagonal): rank k (1..4) to 2k, diagonal's dims
  * twice, zero but where the two halves of an index agree;
  * tf.linalg.tensor_diag_part(a): the inverse, a of rank 2k whose first k

@@ -1,8 +1,7 @@
 /* The matrix helpers, norms and small math ops (band_part, matrix_diag,
- * matrix_diag_part, tensor_diag, tensor_diag_part, trace, norm,
- * clip_by_norm, normalize, divide_no_nan, squared_difference, reciprocal,
- * reciprocal_no_nan, xlogy) against references computed
- * here, eagerly and traced (the two bit for bit equal), and their
+ * matrix_diag_part, matrix_transpose, tensor_diag, tensor_diag_part,
+ * trace, norm, clip_by_norm, normalize, divide_no_nan, squared_difference,
+ * reciprocal, reciprocal_no_nan, xlogy) against references computed here, eagerly and traced (the two bit for bit equal), and their
  * errors. */
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@ TestSuite(ops_linalg, .init = setup, .fini = teardown, .timeout = 60);
 
 typedef enum la_op {
     BAND, DIAG, DIAG_PART, TRACE, NORM, CLIP, DIV_NO_NAN, SQ_DIFF, RECIP, XLOGY, NORMALIZED,
-    NORMALIZE_NORM, TENSOR_DIAG, TENSOR_DIAG_PART, RECIP_NO_NAN
+    NORMALIZE_NORM, TENSOR_DIAG, TENSOR_DIAG_PART, RECIP_NO_NAN, MATRIX_T
 } la_op;
 
 typedef struct la_case {
@@ -51,6 +50,7 @@ static int body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *use
     case TENSOR_DIAG: outs[0] = weft_tensor_diag(cx, a[0]); break;
     case TENSOR_DIAG_PART: outs[0] = weft_tensor_diag_part(cx, a[0]); break;
     case RECIP_NO_NAN: outs[0] = weft_reciprocal_no_nan(cx, a[0]); break;
+    case MATRIX_T: outs[0] = weft_matrix_transpose(cx, a[0]); break;
     case NORMALIZED:
     case NORMALIZE_NORM: {
         weft_value *both[2];
@@ -170,7 +170,7 @@ Test(ops_linalg, diag_and_diag_part_and_trace)
 
 /* tensor_diag of [2, 3] is [2, 3, 2, 3], element (i, j, i, j) = v[i, j];
  * tensor_diag_part takes it back, and picks the diagonal of any tensor. */
-Test(ops_linalg, tensor_diag_and_its_part)
+Test(ops_linalg, tensor_diag_its_part_and_matrix_transpose)
 {
     double v[6] = { 1, -2, 3, 4, 5, -6 };
     for (int k = 0; k < 2; k++) {
@@ -187,6 +187,17 @@ Test(ops_linalg, tensor_diag_and_its_part)
         weft_tensor_release(tv);
         weft_tensor_release(tw);
     }
+    /* matrix_transpose of [2, 3, 4]: [2, 4, 3], (b, j, i) = (b, i, j). */
+    double *y = iota_values(24), yt[24];
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++)
+                yt[b * 12 + j * 3 + i] = y[b * 12 + i * 4 + j];
+    weft_tensor *ty = test_tensor(WEFT_I32, 3, DIMS(2, 3, 4), y);
+    la_case mt = { .op = MATRIX_T, .n_args = 1 };
+    check(&mt, &ty, 3, DIMS(2, 4, 3), yt, 0, "matrix_transpose");
+    weft_tensor_release(ty);
+    free(y);
     /* Off the diagonal nothing is read: the part of 1..36 as [6, 6]. */
     double *x = iota_values(36);
     weft_tensor *t = test_tensor(WEFT_I64, 2, DIMS(6, 6), x);
@@ -282,6 +293,8 @@ Test(ops_linalg, errors_name_the_op)
           "weft_divide_no_nan: x i64[4] is not f32 or f64" },
         { { .op = RECIP_NO_NAN, .n_args = 1 }, WEFT_I32, 1, { 4 }, WEFT_EDTYPE,
           "weft_reciprocal_no_nan: x i32[4] is not f32 or f64" },
+        { { .op = MATRIX_T, .n_args = 1 }, WEFT_F32, 1, { 4 }, WEFT_ESHAPE,
+          "weft_matrix_transpose: f32[4] is not a matrix" },
         { { .op = TENSOR_DIAG, .n_args = 1 }, WEFT_F32, 0, { 0 }, WEFT_ESHAPE,
           "weft_tensor_diag: the diagonal f32[] must have a rank of 1 to 4" },
         { { .op = TENSOR_DIAG_PART, .n_args = 1 }, WEFT_F32, 1, { 4 }, WEFT_ESHAPE,
