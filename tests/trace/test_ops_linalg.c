@@ -1,8 +1,8 @@
 /* The matrix helpers, norms and small math ops (band_part, matrix_diag,
  * matrix_diag_part, matrix_transpose, tensor_diag, tensor_diag_part,
  * trace, norm, clip_by_norm, normalize, divide_no_nan, squared_difference,
- * reciprocal, reciprocal_no_nan, xlogy) against references computed here, eagerly and traced (the two bit for bit equal), and their
- * errors. */
+ * reciprocal, reciprocal_no_nan, xlogy) against references computed here,
+ * eagerly and traced (the two bit for bit equal), and their errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
