@@ -192,6 +192,30 @@ weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *in
                                  indices, updates));
 }
 
+weft_value *weft_scatter_nd(weft_ctx *cx, weft_value *indices, weft_value *updates, int rank,
+                            const int64_t *dims)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_scatter_nd";
+    weft_value *in[2] = { indices, updates };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (rank < 0 || rank > WEFT_MAX_RANK || (rank && !dims))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: rank %d with dims %s", fn, rank,
+                              dims ? "given" : "NULL");
+    for (int d = 0; d < rank; d++)
+        if (dims[d] < 0)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dims[%d] is %lld", fn, d,
+                                  (long long)dims[d]);
+    weft_dtype dt = weft__value_spec(updates)->dtype;
+    if (dt == WEFT_BOOL)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the updates are bool, which it sums", fn);
+    /* Zeros of the updates' dtype and the given shape, the updates added
+     * in (duplicates summed, as TensorFlow's scatter_nd). */
+    weft_value *zeros = weft_fill(cx, dt, rank, dims, 0.0);
+    return WEFT__KEEP(scatter_nd(cx, WEFT__OP_SCATTER_ND_ADD, fn, zeros, indices, updates));
+}
+
 weft_value *weft_scatter_nd_sub(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                 weft_value *updates)
 {

@@ -1037,6 +1037,13 @@ WEFT_API weft_value *weft_scatter_nd_update(weft_ctx *cx, weft_value *tensor,
                                             weft_value *indices, weft_value *updates);
 WEFT_API weft_value *weft_scatter_nd_add(weft_ctx *cx, weft_value *tensor, weft_value *indices,
                                          weft_value *updates);
+/* tf.scatter_nd(indices, updates, shape): weft_scatter_nd_add into zeros of
+ * the updates' dtype and shape dims[0..rank) (rank 0..8, dims >= 0;
+ * WEFT_EINVAL otherwise): duplicate tuples sum, as in TensorFlow; bool
+ * updates are refused (WEFT_EINVAL).  The checks of the shapes and of the
+ * indices are weft_scatter_nd_add's, whose name their messages give. */
+WEFT_API weft_value *weft_scatter_nd(weft_ctx *cx, weft_value *indices, weft_value *updates,
+                                     int rank, const int64_t *dims);
 /* tf.tensor_scatter_nd_sub / _max / _min: as weft_scatter_nd_add, each
  * named slice combined with its updates in the same order by subtraction
  * (integers wrap), maximum or minimum (NaN propagates, as weft_maximum and

@@ -1,5 +1,5 @@
 /* The indexing ops (unsorted_segment, gather_nd, scatter_nd_update,
- * scatter_nd_add, _sub, _max, _min, roll, fftshift, ifftshift, repeat,
+ * scatter_nd_add, _sub, _max, _min, scatter_nd, roll, fftshift, ifftshift, repeat,
  * unravel_index)
  * through the public API: values against
  * plain reference loops written here, for every dtype each op takes, run
@@ -26,7 +26,7 @@ TestSuite(ops_index, .init = setup, .fini = teardown, .timeout = 60);
 
 typedef enum ix_op { SEGMENT, GATHER_ND, SCATTER_UPDATE, SCATTER_ADD, ROLL, REPEAT, ROLL_AXES,
                      REPEAT_COUNTS, GATHER_ND_EX, SCATTER_SUB, SCATTER_MAX, SCATTER_MIN,
-                     FFTSHIFT, IFFTSHIFT, UNRAVEL, SQRT_N } ix_op;
+                     FFTSHIFT, IFFTSHIFT, UNRAVEL, SQRT_N, SCATTER_NEW } ix_op;
 
 /* One op with its static arguments; sig[k], when set, is argument k's
  * input signature (weft_spec_parse text; all or none). */
@@ -46,7 +46,7 @@ typedef struct ix_case {
 static int n_args_of(const ix_case *c)
 {
     switch (c->op) {
-    case SEGMENT: case GATHER_ND: case GATHER_ND_EX: case SQRT_N: return 2;
+    case SEGMENT: case GATHER_ND: case GATHER_ND_EX: case SQRT_N: case SCATTER_NEW: return 2;
     case SCATTER_UPDATE: case SCATTER_ADD: case SCATTER_SUB: case SCATTER_MAX: case SCATTER_MIN:
         return c->weak_update ? 2 : 3;
     default: return 1;
@@ -80,6 +80,9 @@ static int body_op(weft_ctx *cx, weft_value *const *args, weft_value **outs, voi
         outs[0] = weft_unsorted_segment_sqrt_n(cx, args[0], args[1], c->count);
         break;
     case IFFTSHIFT: outs[0] = weft_ifftshift(cx, args[0], c->axes, c->n_axes); break;
+    case SCATTER_NEW:
+        outs[0] = weft_scatter_nd(cx, args[0], args[1], (int)c->n_axes, c->shifts);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -683,6 +686,44 @@ Test(ops_index, scatter_nd_elements_weak_and_unknown_dims)
     c.sig[2] = "f32[?,?]";
     refused(&c, in3, WEFT_ESHAPE, "the updates f32[2,2]");
     release_all(in3, 3);
+}
+
+/* tf.scatter_nd's documented examples: elements into a vector, and whole
+ * [4, 4] slices into a [4, 4, 4]; duplicates sum. */
+Test(ops_index, scatter_nd_into_zeros_like_tensorflow)
+{
+    const double idx[4] = { 4, 3, 1, 7 }, u[4] = { 9, 10, 11, 12 };
+    for (int di = 0; di < 4; di++) {
+        weft_dtype dt = num_dtypes[di];
+        weft_tensor *in[2] = { test_tensor(WEFT_I32, 2, (int64_t[]){ 4, 1 }, idx),
+                               test_tensor(dt, 1, (int64_t[]){ 4 }, u) };
+        ix_case c = { .op = SCATTER_NEW, .shifts = (const int64_t[]){ 8 }, .n_axes = 1 };
+        check(run(&c, in), dt, 1, (int64_t[]){ 8 }, (double[]){ 0, 11, 0, 10, 9, 0, 0, 12 },
+              weft_dtype_name(dt));
+        release_all(in, 2);
+    }
+    double slices[32];
+    for (int i = 0; i < 32; i++)
+        slices[i] = i < 16 ? 5 + i / 4 % 4 : 1 + i / 4 % 4;
+    weft_tensor *in[2] = { test_tensor(WEFT_I64, 2, (int64_t[]){ 2, 1 }, (double[]){ 0, 2 }),
+                           test_tensor(WEFT_F32, 3, (int64_t[]){ 2, 4, 4 }, slices) };
+    ix_case c = { .op = SCATTER_NEW, .shifts = (const int64_t[]){ 4, 4, 4 }, .n_axes = 3 };
+    double want[64] = { 0 };
+    for (int i = 0; i < 16; i++) {
+        want[i] = slices[i];
+        want[32 + i] = slices[16 + i];
+    }
+    check(run(&c, in), WEFT_F32, 3, (int64_t[]){ 4, 4, 4 }, want, "slices");
+    release_all(in, 2);
+    weft_tensor *dup[2] = { test_tensor(WEFT_I32, 2, (int64_t[]){ 3, 1 }, (double[]){ 1, 1, 0 }),
+                            test_tensor(WEFT_I64, 1, (int64_t[]){ 3 }, (double[]){ 1, 2, 4 }) };
+    c = (ix_case){ .op = SCATTER_NEW, .shifts = (const int64_t[]){ 3 }, .n_axes = 1 };
+    check(run(&c, dup), WEFT_I64, 1, (int64_t[]){ 3 }, (double[]){ 4, 3, 0 }, "duplicates");
+    c.shifts = (const int64_t[]){ -1 };
+    refused(&c, dup, WEFT_EINVAL, "weft_scatter_nd: dims[0] is -1");
+    c.n_axes = 9;
+    refused(&c, dup, WEFT_EINVAL, "weft_scatter_nd: rank 9");
+    release_all(dup, 2);
 }
 
 Test(ops_index, scatter_nd_errors)
