@@ -170,6 +170,17 @@ static int eager_branch(weft_ctx *cx, const char *who, weft_function *fn,
     return rc;
 }
 
+/* The branch a known predicate or index chose: a constant (or static) one
+ * is traced into the caller like weft_call; an eager one gets strong
+ * arguments (eager_branch). */
+static int run_chosen(weft_ctx *cx, const char *who, weft_function *chosen, bool konst,
+                      weft_value *const *args, size_t n_args, weft_value **outs, size_t n_outs)
+{
+    if (konst)
+        return weft__call_inline(cx, who, chosen, args, n_args, outs, n_outs);
+    return eager_branch(cx, who, chosen, args, n_args, outs, n_outs);
+}
+
 int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_function *else_fn,
               weft_value *const *args, size_t n_args, weft_value **outs, size_t n_outs)
 {
@@ -205,10 +216,8 @@ int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_funct
         weft__ctx_fail_errmsg(cx, t);
         return weft_ctx_status(cx);
     }
-    weft_function *chosen = t ? then_fn : else_fn;
-    if (konst)
-        return weft__call_inline(cx, who, chosen, args, n_args, outs, n_outs);
-    return eager_branch(cx, who, chosen, args, n_args, outs, n_outs);
+    return run_chosen(cx, who, t ? then_fn : else_fn, konst != NULL, args, n_args, outs,
+                      n_outs);
 }
 
 int weft__cond_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
@@ -342,10 +351,8 @@ int weft_switch_case(weft_ctx *cx, weft_value *branch_index, weft_function *cons
         weft__ctx_fail_errmsg(cx, rc);
         return weft_ctx_status(cx);
     }
-    weft_function *chosen = branch_fns[pick_branch(index, n_branches)];
-    if (konst)
-        return weft__call_inline(cx, who, chosen, args, n_args, outs, n_outs);
-    return eager_branch(cx, who, chosen, args, n_args, outs, n_outs);
+    return run_chosen(cx, who, branch_fns[pick_branch(index, n_branches)], konst != NULL, args,
+                      n_args, outs, n_outs);
 }
 
 int weft__case_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,

@@ -112,6 +112,26 @@ static inline double test_element(const weft_tensor *t, int64_t i)
     return NAN;
 }
 
+/* A function of body on r (name, user, counts, input signature or NULL,
+ * weft_function_flags); the test fails when it cannot be made. */
+static inline weft_function *test_function(weft_runtime *r, const char *name,
+                                           weft_body_fn body, void *user, size_t n_args,
+                                           size_t n_outs, const weft_spec *sig, unsigned flags)
+{
+    weft_function_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.body = body;
+    d.user = user;
+    d.n_args = n_args;
+    d.n_outs = n_outs;
+    d.input_signature = sig;
+    d.flags = flags;
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(r, &d, &f), 0, "%s", weft_errmsg());
+    return f;
+}
+
 /* f's compiled op list as weft_function_print_ops writes it (caller
  * frees); the test fails when it cannot be written. */
 static inline char *test_ops_text(weft_function *f)

@@ -30,18 +30,7 @@ static weft_spec spec_of(const char *text)
 static weft_function *fn_new(const char *name, weft_body_fn body, void *user, size_t n_args,
                              size_t n_outs, const weft_spec *sig, unsigned flags)
 {
-    weft_function_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.body = body;
-    d.user = user;
-    d.n_args = n_args;
-    d.n_outs = n_outs;
-    d.input_signature = sig;
-    d.flags = flags;
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
-    return f;
+    return test_function(rt, name, body, user, n_args, n_outs, sig, flags);
 }
 
 static weft_tensor *f32s(int rank, const int64_t *dims, const float *v)

@@ -24,18 +24,7 @@ TestSuite(scan, .init = setup, .fini = teardown, .timeout = 60);
 static weft_function *fn_new(const char *name, weft_body_fn body, void *user, size_t n_args,
                              size_t n_outs, const weft_spec *sig, unsigned flags)
 {
-    weft_function_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.body = body;
-    d.user = user;
-    d.n_args = n_args;
-    d.n_outs = n_outs;
-    d.input_signature = sig;
-    d.flags = flags;
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
-    return f;
+    return test_function(rt, name, body, user, n_args, n_outs, sig, flags);
 }
 
 static weft_tensor *i64s(int64_t n, const double *v)
