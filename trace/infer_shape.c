@@ -736,11 +736,13 @@ static int infer_random_counts(const weft__node *n, const weft_spec *in, weft_sp
     int rc = check_seed(n, &in[0]);
     if (rc)
         return rc;
-    if (in[1].dtype != WEFT_F64) {
-        char sp[WEFT__SPEC_STR_MAX];
-        return weft__errorf(WEFT_EDTYPE, "weft_%s: the parameters %s are not f64",
-                            weft__op_name(n->op), sstr(&in[1], sp));
-    }
+    bool two = n->op == WEFT__OP_RANDOM_BINOMIAL;
+    for (int k = 1; k <= (two ? 2 : 1); k++)
+        if (in[k].dtype != WEFT_F64 || !weft__spec_equal(&in[k], &in[1])) {
+            char sp[WEFT__SPEC_STR_MAX];
+            return weft__errorf(WEFT_EDTYPE, "weft_%s: the parameters %s are not f64 of one "
+                                "shape", weft__op_name(n->op), sstr(&in[k], sp));
+        }
     *out = in[1];
     out->dtype = n->attr.random.dtype;
     return 0;
@@ -792,6 +794,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES: case WEFT__OP_SAMPLE_BOX:
+    case WEFT__OP_RANDOM_BINOMIAL:
         return 3;
     case WEFT__OP_CTC_LOSS:
         return 4;
@@ -860,7 +863,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: return infer_random(n, in, out);
     case WEFT__OP_RANDOM_CATEGORICAL: return infer_categorical(n, in, out);
     case WEFT__OP_RANDOM_GAMMA:
-    case WEFT__OP_RANDOM_POISSON: return infer_random_counts(n, in, out);
+    case WEFT__OP_RANDOM_POISSON:
+    case WEFT__OP_RANDOM_BINOMIAL: return infer_random_counts(n, in, out);
     case WEFT__OP_CTC_LOSS: return weft__infer_ctc_loss(n, in, out);
     case WEFT__OP_CHECK_NUMERICS:
     case WEFT__OP_ASSERT: return weft__infer_check(n, in, out);

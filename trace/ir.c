@@ -113,6 +113,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_ISOTONIC] = "isotonic_regression",
     [WEFT__OP_NMS_OVERLAPS] = "non_max_suppression_overlaps",
     [WEFT__OP_SAMPLE_BOX] = "sample_distorted_bounding_box",
+    [WEFT__OP_RANDOM_BINOMIAL] = "random_binomial",
     [WEFT__OP_FFT] = "fft",
 };
 

@@ -214,7 +214,8 @@
     XX(EIG,        ARRAY,   1)             \
     XX(ISOTONIC,   ARRAY,   1)             \
     XX(NMS_OVERLAPS, ARRAY, 2)             \
-    XX(SAMPLE_BOX, ARRAY,   3)
+    XX(SAMPLE_BOX, ARRAY,   3)             \
+    XX(RANDOM_BINOMIAL, ARRAY, 3)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,
@@ -317,7 +318,8 @@ typedef struct weft__node {
          * trace/kernel_random.c).  RANDOM_CATEGORICAL: the result's dtype,
          * rank 1 and dims[0] = num_samples (in[1] the logits).
          * RANDOM_GAMMA and RANDOM_POISSON: the result's dtype, rank -1
-         * (in[1], f64, holds each element's alpha or lam). */
+         * (in[1], f64, holds each element's alpha or lam); RANDOM_BINOMIAL
+         * the same with in[1] the counts and in[2] the probabilities. */
         struct { weft_dtype dtype; int rank; int64_t dims[WEFT_MAX_RANK]; double a, b; } random;
         /* CONV2D, DEPTHWISE_CONV2D (in[1] the filters; window unused),
          * MAX_POOL2D and

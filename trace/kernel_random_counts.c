@@ -1,6 +1,7 @@
-/* random_gamma and random_poisson: tf.random.stateless_gamma's and
- * stateless_poisson's draws, each element by rejection from its own
- * parameter (in[1], f64, of the result's shape).
+/* random_gamma, random_poisson and random_binomial:
+ * tf.random.stateless_gamma's, stateless_poisson's and
+ * stateless_binomial's draws, each element by rejection from its own
+ * parameters (in[1] and binomial's in[2], f64, of the result's shape).
  *
  * Element i's uniforms are a function of the seed and i alone, as the
  * other draws': its sub-draw j is the Philox4x32-10 block of the counter
@@ -17,7 +18,11 @@
  * method for generating Poisson random variables", 1993) from there, as
  * TensorFlow's CPU kernel; NaN (-1 in an integer dtype) for lam < 0 or
  * NaN, the dtype's largest value for an integer dtype that cannot hold
- * the count. */
+ * the count.  Binomial(n, p): TensorFlow's kernel's steps, by the
+ * waiting times of a geometric inversion below n p = 10 and Hormann's
+ * BTRS ("The generation of binomial random variates", 1993) from there,
+ * drawing Binomial(n, 1 - p) and returning n minus it for p > 1/2; 0 for
+ * n <= 0 or p <= 0, n for p >= 1, NaN for a NaN n or p. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -30,7 +35,8 @@
 typedef struct counts_job {
     const weft__node *n;
     uint32_t key[2], stream[2];   /* from the seed */
-    const double *param;          /* alpha or lam, one per element */
+    const double *param;          /* alpha, lam or n, one per element */
+    const double *prob;           /* binomial: p, one per element */
     void *out;
     int64_t numel;
     size_t chunks;
@@ -138,6 +144,74 @@ static double poisson_draw(element_stream *s, double lam)
     return lam < 10 ? poisson_small(s, lam) : poisson_ptrs(s, lam);
 }
 
+/* Stirling's approximation's error at k: a table to 9, then its series. */
+static double stirling_tail(double k)
+{
+    static const double tail[10] = {
+        0.0810614667953272,  0.0413406959554092,  0.0276779256849983, 0.02079067210376509,
+        0.0166446911898211,  0.0138761288230707,  0.0118967099458917, 0.0104112652619720,
+        0.00925546218271273, 0.00833056343336287,
+    };
+    if (k <= 9)
+        return tail[(int)k];
+    double kp1sq = (k + 1) * (k + 1);
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
+}
+
+/* Successes as the number of geometric waiting times that fit in n. */
+static double binomial_inversion(element_stream *s, double n, double p)
+{
+    double log_q = log1p(-p), sum = 0, k = 0;
+    for (;;) {
+        double u[2];
+        sub_draw(s, u);
+        for (int t = 0; t < 2; t++) {
+            sum += ceil(log(u[t]) / log_q);
+            if (sum > n)
+                return k;
+            k++;
+        }
+    }
+}
+
+/* BTRS for n p >= 10 and p <= 1/2. */
+static double binomial_btrs(element_stream *s, double n, double p)
+{
+    double sd = sqrt(n * p * (1 - p)), b = 1.15 + 2.53 * sd;
+    double a = -0.0873 + 0.0248 * b + 0.01 * p, c = n * p + 0.5, v_r = 0.92 - 4.2 / b;
+    double r = p / (1 - p), alpha = (2.83 + 5.1 / b) * sd, m = floor((n + 1) * p);
+    for (;;) {
+        double uv[2];
+        sub_draw(s, uv);
+        double u = uv[0] - 0.5, v = uv[1], us = 0.5 - fabs(u);
+        double k = floor((2 * a / us + b) * u + c);
+        if (us >= 0.07 && v <= v_r)
+            return k;
+        if (k < 0 || k > n)
+            continue;
+        v = log(v * alpha / (a / (us * us) + b));
+        double bound = (m + 0.5) * log((m + 1) / (r * (n - m + 1))) +
+                       (n + 1) * log((n - m + 1) / (n - k + 1)) +
+                       (k + 0.5) * log(r * (n - k + 1) / (k + 1)) + stirling_tail(m) +
+                       stirling_tail(n - m) - stirling_tail(k) - stirling_tail(n - k);
+        if (v <= bound)
+            return k;
+    }
+}
+
+static double binomial_draw(element_stream *s, double n, double p)
+{
+    if (isnan(n) || isnan(p))
+        return NAN;
+    if (n <= 0 || p <= 0)
+        return 0;
+    if (p >= 1)
+        return n;
+    if (p > 0.5)
+        return n - binomial_draw(s, n, 1 - p);
+    return n * p < 10 ? binomial_inversion(s, n, p) : binomial_btrs(s, n, p);
+}
+
 static void store(const counts_job *j, int64_t i, double v)
 {
     switch (j->n->attr.random.dtype) {
@@ -157,19 +231,22 @@ static void store(const counts_job *j, int64_t i, double v)
 static int counts_chunk(size_t cb, size_t ce, void *ctx)
 {
     const counts_job *j = ctx;
-    bool gamma = j->n->op == WEFT__OP_RANDOM_GAMMA;
+    weft__op op = j->n->op;
     uint64_t b = weft__chunk_begin((uint64_t)j->numel, j->chunks, cb);
     uint64_t e = weft__chunk_begin((uint64_t)j->numel, j->chunks, ce);
     for (uint64_t i = b; i < e; i++) {
         element_stream s = { j, i, 0 };
         double p = j->param[i];
-        store(j, (int64_t)i, gamma ? gamma_draw(&s, p) : poisson_draw(&s, p));
+        store(j, (int64_t)i, op == WEFT__OP_RANDOM_GAMMA     ? gamma_draw(&s, p)
+                             : op == WEFT__OP_RANDOM_POISSON ? poisson_draw(&s, p)
+                                                             : binomial_draw(&s, p, j->prob[i]));
     }
     return 0;
 }
 
 int weft__eval_random_counts(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
-                             const weft_tensor *param, weft_tensor *out)
+                             const weft_tensor *param, const weft_tensor *param2,
+                             weft_tensor *out)
 {
     counts_job j;
     memset(&j, 0, sizeof j);
@@ -178,6 +255,7 @@ int weft__eval_random_counts(weft_runtime *rt, const weft__node *n, const weft_t
         return rc;
     j.n = n;
     j.param = weft_tensor_data(param);
+    j.prob = param2 ? weft_tensor_data(param2) : NULL;
     j.out = weft__tensor_mut(out);
     j.numel = out->numel;
     if (j.numel == 0)

@@ -1,8 +1,8 @@
 /* The stateless random ops of include/weft/ops.h: weft_random_uniform,
  * weft_random_normal, weft_random_truncated_normal, the _like forms,
  * weft_dropout, weft_random_shuffle, the random flips, image adjustments
- * and crop (made of the uniform draw), and weft_random_gamma and
- * weft_random_poisson.  The entry points check the dtype, the dims, the
+ * and crop (made of the uniform draw), and weft_random_gamma,
+ * weft_random_poisson and weft_random_binomial.  The entry points check the dtype, the dims, the
  * bounds and the seed (weft__check_seed, naming the op); kernel_random.c
  * and kernel_random_counts.c draw. */
 #include <float.h>
@@ -467,6 +467,34 @@ weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype
         return NULL;
     return WEFT__KEEP(count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, lam,
                                  WEFT_F64));
+}
+
+/* tf.random.stateless_binomial: Binomial(counts, probs) successes in
+ * dtype, counts and probs in f64 broadcast to the draw's dims. */
+weft_value *weft_random_binomial(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
+                                 const int64_t *dims, weft_value *counts, weft_value *probs)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_random_binomial";
+    weft_value *in[3] = { seed, counts, probs };
+    if (!weft__op_enter(cx, fn, in, 3))
+        return NULL;
+    if (dtype == WEFT_BOOL || !weft_dtype_name(dtype))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32, i64, f32 or f64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+        !param_fits(cx, fn, "counts", counts, rank, dims) ||
+        !param_fits(cx, fn, "probs", probs, rank, dims))
+        return NULL;
+    weft_value *n64 = weft_broadcast_to(cx, weft_cast(cx, counts, WEFT_F64), rank, dims);
+    weft_value *p64 = weft_broadcast_to(cx, weft_cast(cx, probs, WEFT_F64), rank, dims);
+    weft_value *args[3] = { seed, n64, p64 };
+    if (!n64 || !p64)
+        return NULL;
+    weft__node n = { .op = WEFT__OP_RANDOM_BINOMIAL };
+    n.attr.random.dtype = dtype;
+    n.attr.random.rank = -1;
+    return WEFT__KEEP(weft__ops_finish(cx, &n, args, 3));
 }
 
 /* ---- Random crop ----------------------------------------------------------- */

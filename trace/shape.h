@@ -172,10 +172,13 @@ void weft__random_f64_block(const uint32_t key[2], const uint32_t stream[2], uin
 int weft__eval_random_categorical(weft_runtime *rt, const weft__node *n,
                                   const weft_tensor *seed, const weft_tensor *logits,
                                   weft_tensor *out);
-/* random_gamma and random_poisson (kernel_random_counts.c): in[0] the
- * seed, in[1] each element's parameter (f64, of the result's shape). */
+/* random_gamma, random_poisson and random_binomial
+ * (kernel_random_counts.c): in[0] the seed, in[1] each element's
+ * parameter (f64, of the result's shape), and binomial's probabilities in
+ * param2 (NULL for the others). */
 int weft__eval_random_counts(weft_runtime *rt, const weft__node *n, const weft_tensor *seed,
-                             const weft_tensor *param, weft_tensor *out);
+                             const weft_tensor *param, const weft_tensor *param2,
+                             weft_tensor *out);
 /* ctc_loss (kernel_ctc.c): in[0] the labels [batch, max_label_length],
  * in[1] the logits, in[2] and in[3] the label and logit lengths; attr.index
  * axis the blank index (negative: from the classes' end), kind non-zero

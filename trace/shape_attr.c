@@ -132,7 +132,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_RANDOM_UNIFORM: case WEFT__OP_RANDOM_NORMAL:
     case WEFT__OP_RANDOM_TRUNCATED_NORMAL: case WEFT__OP_RANDOM_CATEGORICAL:
-    case WEFT__OP_RANDOM_GAMMA: case WEFT__OP_RANDOM_POISSON:
+    case WEFT__OP_RANDOM_GAMMA: case WEFT__OP_RANDOM_POISSON: case WEFT__OP_RANDOM_BINOMIAL:
         w[k++] = n->attr.random.dtype;
         w[k++] = n->attr.random.rank;
         for (int d = 0; d < n->attr.random.rank && d < WEFT_MAX_RANK; d++)

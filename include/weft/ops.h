@@ -1460,6 +1460,19 @@ WEFT_API weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtyp
                                        weft_value *beta);
 WEFT_API weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                          int rank, const int64_t *dims, weft_value *lam);
+/* tf.random.stateless_binomial(shape, seed, counts, probs, output_dtype):
+ * Binomial(counts, probs) successes of dtype (i32, i64, f32 or f64) and
+ * shape dims[0..rank), counts and probs broadcast to it as
+ * weft_random_poisson's lam (any number dtype, taken as f64).
+ * TensorFlow's algorithm: the waiting times of geometric draws below
+ * counts * probs = 10, Hormann's BTRS from there, n - Binomial(n, 1 - p)
+ * for p > 1/2; counts <= 0 or probs <= 0 give 0, probs >= 1 counts, a NaN
+ * NaN (-1 in an integer dtype).  The same seed rules and bits on any
+ * worker count as the other draws; weft's own stream, not TensorFlow's
+ * numbers. */
+WEFT_API weft_value *weft_random_binomial(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                          int rank, const int64_t *dims, weft_value *counts,
+                                          weft_value *probs);
 /* tf.nn.experimental.stateless_dropout(x, rate, seed): each element of x
  * kept with probability 1 - rate and scaled by 1 / (1 - rate), else 0;
  * kept exactly where weft_random_uniform_like(cx, seed, x, x's dtype, 0,

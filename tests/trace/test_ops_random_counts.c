@@ -1,5 +1,7 @@
-/* random_gamma and random_poisson.  The draws follow their laws: for fixed
- * seeds, Gamma(alpha) (and divided by beta) passes a Kolmogorov-Smirnov
+/* random_gamma, random_poisson and random_binomial.  The draws follow
+ * their laws (binomial: Pearson's chi-square on both of TensorFlow's
+ * methods, and draws above p = 1/2 mirror those below); for fixed seeds,
+ * Gamma(alpha) (and divided by beta) passes a Kolmogorov-Smirnov
  * test against the gamma CDF (weft_igamma) at the 0.1% level with its mean
  * within 4 standard errors; Poisson(lam) on both sides of the method
  * switch at lam = 10 passes Pearson's chi-square over the counts of 5 or
@@ -257,4 +259,144 @@ Test(ops_random_counts, refused_calls_name_the_op)
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 4);
     for (int k = 0; k < 4; k++)
         weft_tensor_release(args[k]);
+}
+
+/* ---- random_binomial ---- */
+
+/* a[0] the seed, a[1] the counts, a[2] the probabilities. */
+static int binomial_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const draw_case *c = user;
+    outs[0] = weft_random_binomial(cx, a[0], c->dtype, c->rank, c->dims, a[1], a[2]);
+    return weft_ctx_status(cx);
+}
+
+#define N_BINOMIAL 100000
+
+/* Both methods (n p below and above 10), each also through p > 1/2:
+ * Pearson's chi-square over the outcomes of 5 or more expected, and the
+ * mean within 4 standard errors. */
+Test(ops_random_counts, binomial_follows_its_law)
+{
+    const double cases[][2] = { { 10, 0.3 }, { 50, 0.15 }, { 100, 0.2 }, { 1000, 0.7 },
+                                { 30, 0.9 }, { 5, 0.5 } };
+    for (size_t k = 0; k < 6; k++) {
+        double n = cases[k][0], p = cases[k][1];
+        draw_case c = { false, WEFT_F64, 1, { N_BINOMIAL, 0 }, false };
+        weft_tensor *args[3] = { seed_of(40 + (int64_t)k), test_tensor(WEFT_F64, 0, NULL, &n),
+                                 test_tensor(WEFT_F64, 0, NULL, &p) }, *out = NULL;
+        cr_assert_eq(op_call(rts[1], binomial_body, &c, args, 3, &out, 1, true), 0, "%s",
+                     weft_errmsg());
+        const double *v = weft_tensor_data(out);
+        double m = mean_of(v, N_BINOMIAL);
+        cr_assert(fabs(m - n * p) <= 4 * sqrt(n * p * (1 - p) / N_BINOMIAL), "n %g p %g: mean %g",
+                  n, p, m);
+        int64_t *count = calloc((size_t)n + 1, sizeof *count);
+        cr_assert_not_null(count);
+        for (int64_t i = 0; i < N_BINOMIAL; i++) {
+            cr_assert(v[i] >= 0 && v[i] <= n && v[i] == floor(v[i]), "n %g p %g: draw %g", n, p,
+                      v[i]);
+            count[(int64_t)v[i]]++;
+        }
+        double chi2 = 0;
+        int bins = 0;
+        for (int64_t j = 0; j <= (int64_t)n; j++) {
+            int sign;
+            double lp = lgamma_r(n + 1, &sign) - lgamma_r((double)j + 1, &sign) -
+                        lgamma_r(n - (double)j + 1, &sign) + (double)j * log(p) +
+                        (n - (double)j) * log1p(-p);
+            double want = N_BINOMIAL * exp(lp);
+            if (want < 5)
+                continue;
+            chi2 += ((double)count[j] - want) * ((double)count[j] - want) / want;
+            bins++;
+        }
+        cr_assert(chi2 <= bins + 5 * sqrt(2.0 * bins), "n %g p %g: chi-square %g over %d "
+                  "outcomes", n, p, chi2, bins);
+        free(count);
+        weft_tensor_release(out);
+        for (int a = 0; a < 3; a++)
+            weft_tensor_release(args[a]);
+    }
+}
+
+/* Counts [3] and probabilities [2, 1] broadcast to [2, 3]; the edges of
+ * the domain; the same bits everywhere. */
+Test(ops_random_counts, binomial_edges_and_the_same_bits_everywhere)
+{
+    const double counts[3] = { 0, 40, 7 }, probs[2] = { 0.25, 0.8 };
+    weft_tensor *args[3] = { seed_of(9), test_tensor(WEFT_I32, 1, (const int64_t[]){ 3 }, counts),
+                             test_tensor(WEFT_F32, 2, (const int64_t[]){ 2, 1 }, probs) };
+    draw_case c = { false, WEFT_I64, 2, { 2, 3 }, false };
+    weft_tensor *y;
+    op_results_everywhere(binomial_body, &c, args, 3, &y, 1, "binomial");
+    test_assert_shape(y, WEFT_I64, 2, (const int64_t[]){ 2, 3 }, "binomial");
+    for (int i = 0; i < 6; i++) {
+        double v = test_element(y, i), n = counts[i % 3];
+        cr_expect(v >= 0 && v <= n, "element %d: %g of %g", i, v, n);
+    }
+    cr_expect_eq(test_element(y, 0), 0, "no trials, no successes");
+    weft_tensor_release(y);
+    for (int a = 0; a < 3; a++)
+        weft_tensor_release(args[a]);
+
+    const double n5[5] = { 12, 12, 12, -3, 12 }, p5[5] = { 0, 1, NAN, 0.5, 1.5 };
+    weft_tensor *edge[3] = { seed_of(3), test_tensor(WEFT_F64, 1, (const int64_t[]){ 5 }, n5),
+                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 5 }, p5) };
+    draw_case e = { false, WEFT_I32, 1, { 5, 0 }, false };
+    op_results_everywhere(binomial_body, &e, edge, 3, &y, 1, "binomial edges");
+    const double want[5] = { 0, 12, -1, 0, 12 };
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(test_element(y, i), want[i], "edge %d: %g", i, test_element(y, i));
+    weft_tensor_release(y);
+    for (int a = 0; a < 3; a++)
+        weft_tensor_release(edge[a]);
+}
+
+/* Above p = 1/2 an element is n minus its own draw at 1 - p, as in
+ * TensorFlow's kernel: the same seed gives mirrored counts, for both
+ * methods (n (1 - p) below and above 10). */
+Test(ops_random_counts, binomial_mirrors_above_one_half)
+{
+    const double ns[2] = { 20, 400 };
+    for (int k = 0; k < 2; k++) {
+        weft_tensor *y[2];
+        for (int m = 0; m < 2; m++) {
+            double p = m ? 0.8 : 0.2;
+            draw_case c = { false, WEFT_F64, 1, { 1000, 0 }, false };
+            weft_tensor *args[3] = { seed_of(77), test_tensor(WEFT_F64, 0, NULL, &ns[k]),
+                                     test_tensor(WEFT_F64, 0, NULL, &p) };
+            cr_assert_eq(op_call(rts[1], binomial_body, &c, args, 3, &y[m], 1, false), 0, "%s",
+                         weft_errmsg());
+            for (int a = 0; a < 3; a++)
+                weft_tensor_release(args[a]);
+        }
+        for (int64_t i = 0; i < 1000; i++)
+            cr_assert_eq(test_element(y[1], i), ns[k] - test_element(y[0], i), "n %g: draw %lld",
+                         ns[k], (long long)i);
+        weft_tensor_release(y[0]);
+        weft_tensor_release(y[1]);
+    }
+}
+
+static int bad_binomial(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int k = *(const int *)user;
+    outs[0] = weft_random_binomial(cx, a[0], k == 0 ? WEFT_BOOL : WEFT_I32, 1,
+                                   (const int64_t[]){ 4 }, a[1], a[2]);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_random_counts, binomial_refused_calls)
+{
+    weft_tensor *args[3] = { seed_of(1), test_tensor(WEFT_F64, 0, NULL, (const double[]){ 3 }),
+                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 },
+                                         (const double[]){ 0.1, 0.2, 0.3 }) };
+    static const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_random_binomial: dtype bool is not i32, i64, f32 or f64" },
+        { 1, WEFT_ESHAPE, "weft_random_binomial: probs f64[3] does not broadcast" },
+    };
+    op_expect_errors(rt, bad_binomial, cases, 2, args, 3);
+    for (int a = 0; a < 3; a++)
+        weft_tensor_release(args[a]);
 }
