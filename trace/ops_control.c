@@ -346,7 +346,7 @@ int weft_switch_case(weft_ctx *cx, weft_value *branch_index, weft_function *cons
     const weft_tensor *known = konst ? konst : weft__value_tensor(branch_index);
     if (!known)
         return record_case(cx, branch_index, branch_fns, n_branches, args, n_args, outs, n_outs);
-    int64_t index;
+    int64_t index = 0;
     if ((rc = index_of(who, known, &index)) < 0) {
         weft__ctx_fail_errmsg(cx, rc);
         return weft_ctx_status(cx);
@@ -360,7 +360,7 @@ int weft__case_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
 {
     (void)rt;
     const struct weft__multi *m = n->attr.multi.m;
-    int64_t index;
+    int64_t index = 0;
     int rc = index_of("weft_switch_case", in[0], &index);
     if (rc < 0)
         return rc;
