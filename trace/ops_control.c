@@ -266,13 +266,16 @@ static int record_case(weft_ctx *cx, weft_value *index, weft_function *const *fn
 {
     static const char *who = "weft_switch_case";
     weft_spec *specs = specs_of(args, n_args);
-    weft_spec *got = weft__calloc(n_outs ? n_outs : 1, sizeof *got);
+    /* first: branch 0's outputs, which every other branch must fit; got:
+     * the branch at hand's. */
+    weft_spec *first = weft__calloc(2 * (n_outs ? n_outs : 1), sizeof *first);
+    weft_spec *got = first ? first + (n_outs ? n_outs : 1) : NULL;
     weft_value **in = weft__malloc((n_args + 1) * sizeof *in);
     weft__node node;
     memset(&node, 0, sizeof node);
     struct weft__multi *m = weft__multi_new((uint32_t)n_outs);
     int rc;
-    if (!specs || !got || !in || !m || weft__multi_branches(m, (uint32_t)n_fns) < 0) {
+    if (!specs || !first || !in || !m || weft__multi_branches(m, (uint32_t)n_fns) < 0) {
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
         goto done;
     }
@@ -282,7 +285,7 @@ static int record_case(weft_ctx *cx, weft_value *index, weft_function *const *fn
         const weft__callee_ops *ops = weft__callee_of(fns[b])->ops;
         m->branch_fn[b] = fns[b];
         rc = ops->resolve_n(fns[b], who, specs, n_args, n_outs, &m->branch_concrete[b],
-                            b ? got : m->outs);
+                            b ? got : first);
         if (rc < 0) {
             char msg[400];
             snprintf(msg, sizeof msg, "%s", weft_errmsg());
@@ -291,12 +294,22 @@ static int record_case(weft_ctx *cx, weft_value *index, weft_function *const *fn
         }
         if (ops->side_effects && ops->side_effects(m->branch_concrete[b]))
             node.flags = WEFT__NODE_SIDE_EFFECT;
-        char first[40] = "branch_fns[0]";
-        for (size_t k = 0; b && k < n_outs; k++)
-            if ((rc = merge_branch_specs(cx, who, k, (branch_name){ first, fns[0] }, &m->outs[k],
-                                         (branch_name){ role, fns[b] }, &got[k],
+        if (b == 0) {
+            memcpy(m->outs, first, n_outs * sizeof *first);
+            continue;
+        }
+        /* Checked against branch 0 (so the message shows what it returns),
+         * then merged into the specs every branch fits. */
+        weft_spec fits;
+        for (size_t k = 0; k < n_outs; k++) {
+            if ((rc = merge_branch_specs(cx, who, k, (branch_name){ "branch_fns[0]", fns[0] },
+                                         &first[k], (branch_name){ role, fns[b] }, &got[k],
+                                         &fits)) < 0 ||
+                (rc = merge_branch_specs(cx, who, k, (branch_name){ "the branches", fns[0] },
+                                         &m->outs[k], (branch_name){ role, fns[b] }, &got[k],
                                          &m->outs[k])) < 0)
                 goto done;
+        }
     }
     node.op = WEFT__OP_CASE;
     node.after = WEFT__NO_NODE;
@@ -310,7 +323,7 @@ static int record_case(weft_ctx *cx, weft_value *index, weft_function *const *fn
 done:
     weft__multi_free(m);
     weft__free(specs);
-    weft__free(got);
+    weft__free(first);
     weft__free(in);
     return rc;
 }

@@ -586,6 +586,45 @@ Test(control, switch_case_static_index_and_spec_mismatch)
         weft_function_destroy(&c.fns[k]);
 }
 
+/* x where it is positive: a length unknown while tracing. */
+static int body_positive(weft_ctx *cx, weft_value *const *a, weft_value **o, void *u)
+{
+    (void)u;
+    o[0] = weft_boolean_mask(cx, a[0], weft_gt(cx, a[0], weft_const_f64(cx, 0.0)), 0);
+    return 0;
+}
+
+/* Branch 1 returns f32[?] and fits branch 0's f32[3] (the result is
+ * f32[?]); branch 2's f32[] does not, and the message shows branch 0's
+ * own spec, not the merged one. */
+Test(control, switch_case_merges_unknown_dims_and_names_branch_zero)
+{
+    cases3 c = { { fn_new("double", body_double, NULL, 1, 1, NULL, 0),
+                   fn_new("positive", body_positive, NULL, 1, 1, NULL, 0),
+                   fn_new("double_again", body_double, NULL, 1, 1, NULL, 0) } };
+    weft_function *f = fn_new("pick", body_switch, &c, 2, 1, NULL, 0);
+    weft_tensor *xt = vec(3, (const float[]){ 1, -2, 3 }), *it = i32_scalar(1), *y = NULL;
+    weft_arg args[2] = { weft_arg_tensor(it), weft_arg_tensor(xt) };
+    cr_assert_eq(weft_function_call(f, args, 2, &y, 1), 0, "%s", weft_errmsg());
+    expect_f32(y, 2, (const float[]){ 1, 3 });
+    weft_tensor_release(y);
+    char *text = test_ops_text(f);
+    cr_expect(strstr(text, ": (f32[?])"), "%s", text);
+    free(text);
+    weft_function_destroy(&f);
+    weft_function_destroy(&c.fns[2]);
+    c.fns[2] = fn_new("total", body_sum_all, NULL, 1, 1, NULL, 0);
+    f = fn_new("pick", body_switch, &c, 2, 1, NULL, 0);
+    cr_assert_eq(weft_function_call(f, args, 2, &y, 1), WEFT_ESHAPE);
+    cr_expect_str_eq(weft_errmsg(), "pick: %2 = weft_switch_case: output 0: branch_fns[0] "
+                     "'double' returns f32[3], branch_fns[2] 'total' returns f32[]");
+    weft_function_destroy(&f);
+    weft_tensor_release(xt);
+    weft_tensor_release(it);
+    for (int k = 0; k < 3; k++)
+        weft_function_destroy(&c.fns[k]);
+}
+
 Test(control, switch_case_bad_input)
 {
     weft_function *fns[2] = { fn_new("double", body_double, NULL, 1, 1, NULL, 0), NULL };
