@@ -5,25 +5,17 @@
 #include "trace/kernels.h"
 #include "trace/program.h"
 #include "trace/shape.h"
+#include "trace/tensor_impl.h"
 
 /* Leaves bigger than this stay leaves: folding them would only move their
  * cost from every run into the program's memory. */
 #define FOLD_LEAF_MAX 4096
 
-static bool spec_known(const weft_spec *s)
-{
-    if (s->rank < 0)
-        return false;
-    for (int d = 0; d < s->rank; d++)
-        if (s->dims[d] < 0)
-            return false;
-    return true;
-}
-
 /* n's element count, when its shape is known and the count fits. */
 static bool result_numel(const weft__node *n, int64_t *numel)
 {
-    return spec_known(&n->spec) && weft__numel_checked(n->spec.rank, n->spec.dims, 1, numel);
+    return weft__spec_is_concrete(&n->spec) &&
+           weft__numel_checked(n->spec.rank, n->spec.dims, 1, numel);
 }
 
 static bool all_inputs_const(const weft__graph *g, const weft__node *n)
@@ -46,7 +38,8 @@ static void refine_spec(const weft__graph *g, weft__node *n)
     default:
         break;
     }
-    if (spec_known(&n->spec) || n->n_in == 0 || n->n_in > 3 || !all_inputs_const(g, n))
+    if (weft__spec_is_concrete(&n->spec) || n->n_in == 0 || n->n_in > 3 ||
+        !all_inputs_const(g, n))
         return;
     weft_spec in[3], out;
     for (uint32_t k = 0; k < n->n_in; k++)

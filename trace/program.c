@@ -16,16 +16,6 @@ static bool is_borrowed(const weft__node *n)
     return n->op == WEFT__OP_ARG || n->op == WEFT__OP_CONST;
 }
 
-static bool spec_has_any(const weft_spec *s)
-{
-    if (s->rank < 0)
-        return true;
-    for (int d = 0; d < s->rank; d++)
-        if (s->dims[d] < 0)
-            return true;
-    return false;
-}
-
 /* Distinct dependencies of node i that must finish before it (executable
  * inputs and the ordering edge); dep[] receives at most n_in + 1 ids. */
 static uint32_t deps_of(const weft__graph *g, uint32_t i, uint32_t *dep)
@@ -108,9 +98,9 @@ static int program_edges(weft__program *p)
         p->n_exec++;
         /* Maps of functions that make host calls may block like them. */
         p->has_host |= nd->op == WEFT__OP_HOST || (nd->flags & WEFT__NODE_SIDE_EFFECT);
-        bool dyn = spec_has_any(&nd->spec);
+        bool dyn = !weft__spec_is_concrete(&nd->spec);
         for (uint32_t k = 0; k < nd->n_in; k++)
-            dyn |= spec_has_any(&p->g.nodes[nd->in[k]].spec);
+            dyn |= !weft__spec_is_concrete(&p->g.nodes[nd->in[k]].spec);
         if (dyn)
             p->pflags[i] |= WEFT__PN_DYNAMIC;
         uint32_t nd_n = deps_of(&p->g, i, dep);
@@ -196,7 +186,7 @@ static int program_slots(weft__program *p)
     for (uint32_t i = n; i-- > 0;) {
         const weft_spec *s = &p->g.nodes[i].spec;
         int64_t own = 0;
-        if (spec_has_any(s) ||
+        if (!weft__spec_is_concrete(s) ||
             !weft__numel_checked(s->rank, s->dims, weft_dtype_size(s->dtype), &own))
             own = -1;
         p->numel[i] = own;
