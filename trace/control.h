@@ -113,6 +113,13 @@ bool weft__stacked_spec(weft_ctx *cx, const char *who, const weft_spec *out, int
 bool weft__shared_rows(weft_ctx *cx, const char *who, weft_value *const *elems, size_t n,
                        int64_t *rows);
 
+/* The checks map_ex and scan share: captures[0..n_captures) valid (NULL
+ * only with no captures) and fn not NULL.  0, or cx's sticky code. */
+int weft__check_fn_captures(weft_ctx *cx, const char *who, const weft_function *fn,
+                            weft_value *const *captures, size_t n_captures);
+/* Releases ts[0..n) and sets them to NULL. */
+void weft__release_tensors(weft_tensor **ts, size_t n);
+
 /* The name of fn (borrowed; lives as long as fn). */
 const char *weft__fn_name(const weft_function *fn);
 

@@ -36,7 +36,6 @@ typedef struct map_job {
 /* One input sliced along dim 0, and one stacked output. */
 typedef struct map_in {
     weft_spec slice;               /* the input's spec minus dim 0 */
-    size_t slice_bytes;
 } map_in;
 
 typedef struct map_out {
@@ -255,15 +254,9 @@ static int map_iteration(size_t i, void *ctx)
     }
     memset(args, 0, j->n_elems * sizeof *args);
     memset(res, 0, j->n_outs * sizeof *res);
-    for (size_t e = 0; e < j->n_elems; e++) {
-        const map_in *in = &m->ins[e];
-        if ((rc = weft__tensor_new(in->slice.dtype, in->slice.rank, in->slice.dims, &args[e])))
+    for (size_t e = 0; e < j->n_elems; e++)
+        if ((rc = weft__tensor_row(j->elems[e], (int64_t)i, &args[e])))
             goto error;
-        if (in->slice_bytes)
-            memcpy(weft__tensor_mut(args[e]),
-                   (const char *)weft_tensor_data(j->elems[e]) + i * in->slice_bytes,
-                   in->slice_bytes);
-    }
     for (size_t c = 0; c < j->n_caps; c++)
         args[j->n_elems + c] = j->caps[c];
     if ((rc = m->ops->invoke_n(j->concrete, args, n_args, res, j->n_outs)))
@@ -316,7 +309,6 @@ static int slice_inputs(map_run *m)
         in->slice.rank = t->rank - 1;
         memset(in->slice.dims, 0, sizeof in->slice.dims);
         memcpy(in->slice.dims, t->dims + 1, (size_t)in->slice.rank * sizeof in->slice.dims[0]);
-        in->slice_bytes = t->dims[0] ? t->nbytes / (size_t)t->dims[0] : 0;
     }
     return 0;
 }
@@ -549,13 +541,8 @@ int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *elems, size_
     int rc = weft__ctx_enter_int(cx, who, elems, n_elems, outs, n_outs);
     if (rc < 0)
         return rc;
-    if (!captures && n_captures)
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: captures is NULL but n_captures is %zu", who,
-                               n_captures);
-    if (n_captures > UINT32_MAX / 4 || !weft__ctx_check_inputs(cx, who, captures, n_captures))
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: bad captures", who);
-    if (!fn)
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: fn is NULL", who);
+    if ((rc = weft__check_fn_captures(cx, who, fn, captures, n_captures)) < 0)
+        return rc;
     if (n_elems == 0)
         return weft__ctx_failf(cx, WEFT_EINVAL, "%s: nothing to map (n_elems is 0)", who);
     size_t n_in = n_elems + n_captures;

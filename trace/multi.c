@@ -1,7 +1,7 @@
 /* CONTROL nodes (cond, switch_case, while, map_ex, host_call_ex, scan):
  * their attribute, recording one with its RESULT nodes or running it
- * eagerly, dispatching a run, and their op-listing text.  Plus the helpers the ops that return
- * an int share. */
+ * eagerly, dispatching a run, and their op-listing text.  Plus the
+ * helpers the ops that return an int share. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
@@ -90,6 +90,27 @@ int weft__ctx_enter_int(weft_ctx *cx, const char *who, weft_value *const *in, si
     if (!weft__ctx_check_inputs(cx, who, in, n_in))
         return weft_ctx_status(cx);
     return 0;
+}
+
+int weft__check_fn_captures(weft_ctx *cx, const char *who, const weft_function *fn,
+                            weft_value *const *captures, size_t n_captures)
+{
+    if (!captures && n_captures)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: captures is NULL but n_captures is %zu",
+                               who, n_captures);
+    if (n_captures > UINT32_MAX / 4 || !weft__ctx_check_inputs(cx, who, captures, n_captures))
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: bad captures", who);
+    if (!fn)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: fn is NULL", who);
+    return 0;
+}
+
+void weft__release_tensors(weft_tensor **ts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        weft_tensor_release(ts[i]);
+        ts[i] = NULL;
+    }
 }
 
 bool weft__spec_compatible(const weft_spec *a, const weft_spec *b)

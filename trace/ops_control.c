@@ -209,9 +209,7 @@ int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_funct
     const weft_tensor *known = konst ? konst : weft__value_tensor(pred);
     if (!known)
         return record_cond(cx, pred, then_fn, else_fn, args, n_args, outs, n_outs);
-    int t = static_int ? (ps->dtype == WEFT_I32 ? *(const int32_t *)known->data != 0
-                                                : *(const int64_t *)known->data != 0)
-                       : truth(who, "pred", known);
+    int t = static_int ? weft__tensor_int_at(known, 0) != 0 : truth(who, "pred", known);
     if (t < 0) {
         weft__ctx_fail_errmsg(cx, t);
         return weft_ctx_status(cx);
@@ -256,7 +254,7 @@ static int index_of(const char *who, const weft_tensor *t, int64_t *index)
                             "%s: branch_index is %s, not an i32[] or i64[]", who,
                             t ? weft__spec_str(&sp, s, sizeof s) : "missing");
     }
-    *index = t->dtype == WEFT_I32 ? *(const int32_t *)t->data : *(const int64_t *)t->data;
+    *index = weft__tensor_int_at(t, 0);
     return 0;
 }
 
@@ -447,14 +445,6 @@ done:
     return rc;
 }
 
-static void release_all(weft_tensor **ts, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        weft_tensor_release(ts[i]);
-        ts[i] = NULL;
-    }
-}
-
 /* One eager iteration in its own context (so that its temporaries go when
  * it ends): *go receives cond_fn(cur); when true, next receives
  * body_fn(cur). */
@@ -527,7 +517,7 @@ static int eager_while(weft_ctx *cx, weft_function *cond_fn, weft_function *body
             goto done;
         if (!go)
             break;
-        release_all(cur, n);
+        weft__release_tensors(cur, n);
         memcpy(cur, next, n * sizeof *cur);
         memset(next, 0, n * sizeof *next);
     }
@@ -542,7 +532,7 @@ static int eager_while(weft_ctx *cx, weft_function *cond_fn, weft_function *body
     rc = 0;
 done:
     if (cur)
-        release_all(cur, 2 * n);
+        weft__release_tensors(cur, 2 * n);
     if (rc < 0)
         for (size_t i = 0; i < n; i++)
             outs[i] = NULL;
@@ -596,15 +586,15 @@ int weft__while_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
             break;
         if ((rc = bops->invoke_n(m->concrete[1], cur, nv, next, nv)) < 0)
             break;
-        release_all(cur, nv);
+        weft__release_tensors(cur, nv);
         memcpy(cur, next, nv * sizeof *cur);
         memset(next, 0, nv * sizeof *next);
     }
     if (rc == 0)
         memcpy(outs, cur, nv * sizeof *outs);
     else
-        release_all(cur, nv);
-    release_all(next, nv);
+        weft__release_tensors(cur, nv);
+    weft__release_tensors(next, nv);
     if (cur != stack_t)
         weft__free(cur);
     return rc;

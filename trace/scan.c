@@ -37,29 +37,6 @@ typedef struct scan_run {
     weft_tensor **res;             /* n_acc: the step's results */
 } scan_run;
 
-static void release_n(weft_tensor **ts, size_t n)
-{
-    for (size_t i = 0; ts && i < n; i++) {
-        weft_tensor_release(ts[i]);
-        ts[i] = NULL;
-    }
-}
-
-static size_t row_bytes(const weft_tensor *t)
-{
-    return t->dims[0] ? t->nbytes / (size_t)t->dims[0] : 0;
-}
-
-/* Row r of t (rank >= 1) as a new tensor. */
-static int row_of(const weft_tensor *t, int64_t r, weft_tensor **out)
-{
-    int rc = weft__tensor_new(t->dtype, t->rank - 1, t->dims + 1, out);
-    if (rc == 0 && row_bytes(t))
-        memcpy(weft__tensor_mut(*out), (const char *)t->data + (size_t)r * row_bytes(t),
-               row_bytes(t));
-    return rc;
-}
-
 /* The rows every input has (they must agree). */
 static int count_rows(scan_run *s)
 {
@@ -108,7 +85,7 @@ static int start_acc(scan_run *s, int64_t first)
         if (s->init)
             s->acc[k] = weft_tensor_retain(s->init[k]);
         else {
-            int rc = row_of(s->elems[k], first, &s->acc[k]);
+            int rc = weft__tensor_row(s->elems[k], first, &s->acc[k]);
             if (rc < 0)
                 return rc;
         }
@@ -153,21 +130,21 @@ static int step(scan_run *s, int64_t r)
     int rc = 0;
     memcpy(s->args, s->acc, s->n_acc * sizeof *s->args);
     for (size_t e = 0; e < s->n_elems && rc == 0; e++)
-        rc = row_of(s->elems[e], r, &s->args[s->n_acc + e]);
+        rc = weft__tensor_row(s->elems[e], r, &s->args[s->n_acc + e]);
     memcpy(s->args + s->n_acc + s->n_elems, s->caps, s->n_caps * sizeof *s->args);
     if (rc == 0 && (rc = ops->invoke_n(s->m->concrete[0], s->args, n_args, s->res, s->n_acc))) {
         char inner[SCAN_MSG_MAX];
         snprintf(inner, sizeof inner, "%s", weft_errmsg());
         rc = weft__errorf(rc, "%s: row %lld: %s", s->who, (long long)r, inner);
     }
-    release_n(s->args + s->n_acc, s->n_elems);
+    weft__release_tensors(s->args + s->n_acc, s->n_elems);
     for (size_t k = 0; k < s->n_acc && rc == 0; k++)
         rc = check_result(s, k, r);
     if (rc < 0) {
-        release_n(s->res, s->n_acc);
+        weft__release_tensors(s->res, s->n_acc);
         return rc;
     }
-    release_n(s->acc, s->n_acc);
+    weft__release_tensors(s->acc, s->n_acc);
     memcpy(s->acc, s->res, s->n_acc * sizeof *s->acc);
     memset(s->res, 0, s->n_acc * sizeof *s->res);
     return 0;
@@ -228,8 +205,8 @@ int weft__scan_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
     s.res = held + 2 * s.n_acc;
     s.args = held + 3 * s.n_acc;
     int rc = scan_steps(&s, outs);
-    release_n(s.acc, s.n_acc);
-    release_n(s.stacked, s.n_acc);
+    weft__release_tensors(s.acc, s.n_acc);
+    weft__release_tensors(s.stacked, s.n_acc);
     weft__free(held);
     return rc;
 }
@@ -256,13 +233,8 @@ static int check_call(weft_ctx *cx, const char *who, weft_function *fn, weft_val
         return rc;
     if (init && !weft__ctx_check_inputs(cx, who, init, n_acc))
         return weft_ctx_status(cx);
-    if (!captures && n_captures)
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: captures is NULL but n_captures is %zu",
-                               who, n_captures);
-    if (n_captures > UINT32_MAX / 4 || !weft__ctx_check_inputs(cx, who, captures, n_captures))
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: bad captures", who);
-    if (!fn)
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: fn is NULL", who);
+    if ((rc = weft__check_fn_captures(cx, who, fn, captures, n_captures)) < 0)
+        return rc;
     if (n_elems == 0)
         return weft__ctx_failf(cx, WEFT_EINVAL, "%s: nothing to scan (n_elems is 0)", who);
     if (n_acc == 0)

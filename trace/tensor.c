@@ -75,6 +75,15 @@ int weft__tensor_new(weft_dtype dt, int rank, const int64_t *dims, weft_tensor *
     return tensor_alloc("weft_tensor", dt, rank, dims, out);
 }
 
+int weft__tensor_row(const weft_tensor *t, int64_t r, weft_tensor **out)
+{
+    int rc = tensor_alloc("weft_tensor", t->dtype, t->rank - 1, t->dims + 1, out);
+    size_t bytes = t->dims[0] ? t->nbytes / (size_t)t->dims[0] : 0;
+    if (rc == 0 && bytes)
+        memcpy((*out)->data, (const char *)t->data + (size_t)r * bytes, bytes);
+    return rc;
+}
+
 int weft__tensor_new_spec(const weft_spec *s, weft_tensor **out)
 {
     if (s->rank == WEFT_RANK_ANY)

@@ -40,6 +40,8 @@ static inline int64_t weft__tensor_int_at(const weft_tensor *t, int64_t i)
 /* A tensor with uninitialised data (one reference), for kernels to fill.
  * Validates dt, rank and dims; numel overflow is caught before allocating. */
 int   weft__tensor_new(weft_dtype dt, int rank, const int64_t *dims, weft_tensor **out);
+/* Row r along dim 0 of t (rank >= 1, r < dims[0]) as a new tensor. */
+int   weft__tensor_row(const weft_tensor *t, int64_t r, weft_tensor **out);
 int   weft__tensor_new_spec(const weft_spec *s, weft_tensor **out);   /* all dims known */
 /* Writable data: only while the caller holds the only reference. */
 void *weft__tensor_mut(weft_tensor *t);
