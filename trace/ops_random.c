@@ -2,9 +2,9 @@
  * weft_random_normal, weft_random_truncated_normal, the _like forms,
  * weft_dropout, weft_random_shuffle, the random flips, image adjustments
  * and crop (made of the uniform draw), and weft_random_gamma,
- * weft_random_poisson and weft_random_binomial.  The entry points check the dtype, the dims, the
- * bounds and the seed (weft__check_seed, naming the op); kernel_random.c
- * and kernel_random_counts.c draw. */
+ * weft_random_poisson and weft_random_binomial.  The entry points check
+ * the dtype, the dims, the bounds and the seed (weft__check_seed, naming
+ * the op); kernel_random.c and kernel_random_counts.c draw. */
 #include <float.h>
 #include <math.h>
 
@@ -410,20 +410,34 @@ static bool param_fits(weft_ctx *cx, const char *fn, const char *what, weft_valu
     return fits;
 }
 
-/* A RANDOM_GAMMA or RANDOM_POISSON node of dtype dt over p, p rounded to
- * round_to first (TensorFlow casts alpha to the draw's dtype), in f64 and
- * broadcast to the draw's dims. */
+/* A RANDOM_GAMMA, RANDOM_POISSON or RANDOM_BINOMIAL node of dtype dt over
+ * the parameters p[0..n_p), each rounded to round_to first (TensorFlow
+ * casts alpha to the draw's dtype), in f64 and broadcast to the draw's
+ * dims. */
 static weft_value *count_draw(weft_ctx *cx, weft__op op, weft_value *seed, weft_dtype dt,
-                              int rank, const int64_t *dims, weft_value *p, weft_dtype round_to)
+                              int rank, const int64_t *dims, weft_value *const *p, size_t n_p,
+                              weft_dtype round_to)
 {
-    weft_value *p64 = weft_cast(cx, weft_cast(cx, p, round_to), WEFT_F64);
-    weft_value *in[2] = { seed, weft_broadcast_to(cx, p64, rank, dims) };
-    if (!in[1])
-        return NULL;
+    weft_value *in[3] = { seed, NULL, NULL };
+    for (size_t k = 0; k < n_p; k++) {
+        weft_value *p64 = weft_cast(cx, weft_cast(cx, p[k], round_to), WEFT_F64);
+        if (!(in[1 + k] = weft_broadcast_to(cx, p64, rank, dims)))
+            return NULL;
+    }
     weft__node n = { .op = op };
     n.attr.random.dtype = dt;
     n.attr.random.rank = -1;
-    return weft__ops_finish(cx, &n, in, 2);
+    return weft__ops_finish(cx, &n, in, (uint32_t)n_p + 1);
+}
+
+/* The dtypes a count draws into (Poisson, binomial). */
+static bool count_dtype(weft_ctx *cx, const char *fn, weft_dtype dtype)
+{
+    if (dtype != WEFT_BOOL && weft_dtype_name(dtype))
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32, i64, f32 or f64", fn,
+                   weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    return false;
 }
 
 /* tf.random.stateless_gamma: Gamma(alpha) draws divided by beta, at least
@@ -443,7 +457,8 @@ weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype, 
         !param_fits(cx, fn, "alpha", alpha, rank, dims) ||
         (beta && !param_fits(cx, fn, "beta", beta, rank, dims)))
         return NULL;
-    weft_value *g = count_draw(cx, WEFT__OP_RANDOM_GAMMA, seed, dtype, rank, dims, alpha, dtype);
+    weft_value *g = count_draw(cx, WEFT__OP_RANDOM_GAMMA, seed, dtype, rank, dims, &alpha, 1,
+                               dtype);
     if (beta)
         g = weft_div(cx, g, weft_cast(cx, beta, dtype));
     double tiny = dtype == WEFT_F32 ? (double)FLT_MIN : DBL_MIN;
@@ -457,15 +472,11 @@ weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype
     WEFT__SCOPE(cx);
     const char *fn = "weft_random_poisson";
     weft_value *in[2] = { seed, lam };
-    if (!weft__op_enter(cx, fn, in, 2))
-        return NULL;
-    if (dtype == WEFT_BOOL || !weft_dtype_name(dtype))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32, i64, f32 or f64", fn,
-                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
-    if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+    if (!weft__op_enter(cx, fn, in, 2) || !count_dtype(cx, fn, dtype) ||
+        !check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
         !param_fits(cx, fn, "lam", lam, rank, dims))
         return NULL;
-    return WEFT__KEEP(count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, lam,
+    return WEFT__KEEP(count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, &lam, 1,
                                  WEFT_F64));
 }
 
@@ -477,24 +488,14 @@ weft_value *weft_random_binomial(weft_ctx *cx, weft_value *seed, weft_dtype dtyp
     WEFT__SCOPE(cx);
     const char *fn = "weft_random_binomial";
     weft_value *in[3] = { seed, counts, probs };
-    if (!weft__op_enter(cx, fn, in, 3))
-        return NULL;
-    if (dtype == WEFT_BOOL || !weft_dtype_name(dtype))
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32, i64, f32 or f64", fn,
-                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
-    if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+    if (!weft__op_enter(cx, fn, in, 3) || !count_dtype(cx, fn, dtype) ||
+        !check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
         !param_fits(cx, fn, "counts", counts, rank, dims) ||
         !param_fits(cx, fn, "probs", probs, rank, dims))
         return NULL;
-    weft_value *n64 = weft_broadcast_to(cx, weft_cast(cx, counts, WEFT_F64), rank, dims);
-    weft_value *p64 = weft_broadcast_to(cx, weft_cast(cx, probs, WEFT_F64), rank, dims);
-    weft_value *args[3] = { seed, n64, p64 };
-    if (!n64 || !p64)
-        return NULL;
-    weft__node n = { .op = WEFT__OP_RANDOM_BINOMIAL };
-    n.attr.random.dtype = dtype;
-    n.attr.random.rank = -1;
-    return WEFT__KEEP(weft__ops_finish(cx, &n, args, 3));
+    weft_value *params[2] = { counts, probs };
+    return WEFT__KEEP(count_draw(cx, WEFT__OP_RANDOM_BINOMIAL, seed, dtype, rank, dims, params, 2,
+                                 WEFT_F64));
 }
 
 /* ---- Random crop ----------------------------------------------------------- */
