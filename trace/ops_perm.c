@@ -24,13 +24,6 @@ static bool need_vector(weft_ctx *cx, const char *fn, const char *what, const we
     return false;
 }
 
-/* 0, 1, ..., n - 1 as i64, n the length of vector v (known or not). */
-static weft_value *positions(weft_ctx *cx, weft_value *v)
-{
-    weft_value *ones = weft_cast(cx, weft_ones_like(cx, v), WEFT_I64);
-    return weft_cumsum_ex(cx, ones, 0, WEFT_SCAN_EXCLUSIVE);
-}
-
 weft_value *weft_invert_permutation(weft_ctx *cx, weft_value *x)
 {
     WEFT__SCOPE(cx);
@@ -47,7 +40,7 @@ weft_value *weft_invert_permutation(weft_ctx *cx, weft_value *x)
      * 0..n-1 exactly when x sorted is 0..n-1. */
     weft_value *order = weft_argsort(cx, x, 0, false);
     weft_value *sorted = weft_cast(cx, weft_gather(cx, x, order, 0), WEFT_I64);
-    weft_value *ok = weft_eq(cx, sorted, positions(cx, x));
+    weft_value *ok = weft_eq(cx, sorted, weft__ops_axis0_range(cx, x));
     weft_value *y = weft_check(cx, weft_cast(cx, order, dt), ok,
                                "weft_invert_permutation: x is not a permutation of 0 .. n-1");
     return WEFT__KEEP(y);
@@ -87,7 +80,8 @@ int weft_setdiff1d(weft_ctx *cx, weft_value *x, weft_value *y, weft_dtype index_
                                weft_dtype_name(index_dtype));
     weft_value *keep = weft_logical_not(cx, found_in(cx, x, y));
     outs[0] = weft_boolean_mask(cx, x, keep, 0);
-    outs[1] = weft_cast(cx, weft_boolean_mask(cx, positions(cx, x), keep, 0), index_dtype);
+    weft_value *positions = weft__ops_axis0_range(cx, x);
+    outs[1] = weft_cast(cx, weft_boolean_mask(cx, positions, keep, 0), index_dtype);
     rc = weft_ctx_status(cx);
     if (rc < 0)
         outs[0] = outs[1] = NULL;
