@@ -38,19 +38,20 @@ weft_value *weft_embedding_lookup(weft_ctx *cx, weft_value *params, weft_value *
     if (!(max_norm >= 0) || isinf(max_norm))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_norm %g is not finite and >= 0 (0: no "
                               "clipping)", fn, max_norm);
+    int ids_rank = spec_of(ids)->rank, params_rank = spec_of(params)->rank;
+    if (max_norm > 0 && !is_float(spec_of(params)->dtype))
+        return fail_spec(cx, WEFT_EDTYPE, fn, "params", params,
+                         "are not f32 or f64, which max_norm needs");
+    if (max_norm > 0 && (ids_rank == WEFT_RANK_ANY || params_rank == WEFT_RANK_ANY))
+        return fail_spec(cx, WEFT_EINVAL, fn, "ids", ids,
+                         "need a rank known while tracing with max_norm");
     weft_value *rows = weft_gather(cx, params, ids, 0);
     if (max_norm == 0 || !rows)
         return WEFT__KEEP(rows);
-    int ids_rank = spec_of(ids)->rank, rank = spec_of(rows)->rank;
-    if (!is_float(spec_of(params)->dtype))
-        return fail_spec(cx, WEFT_EDTYPE, fn, "params", params,
-                         "are not f32 or f64, which max_norm needs");
-    if (ids_rank == WEFT_RANK_ANY || rank == WEFT_RANK_ANY)
-        return fail_spec(cx, WEFT_EINVAL, fn, "ids", ids,
-                         "need a rank known while tracing with max_norm");
     /* Each embedding is the dims after the ids' own; a scalar one is
      * clipped as a vector of one, which is TensorFlow's norm over no axes
      * (sqrt(x * x)). */
+    int rank = spec_of(rows)->rank;
     bool scalar = rank == ids_rank;
     if (scalar)
         rows = weft_expand_dims(cx, rows, -1);
@@ -99,13 +100,10 @@ weft_value *weft_compute_average_loss(weft_ctx *cx, weft_value *per_example_loss
         return fail_spec(cx, WEFT_ESHAPE, fn, "sample_weight", sample_weight,
                          "does not broadcast to the losses' shape");
     weft_value *total = weft_sum(cx, losses, WEFT_ALL_AXES);
-    weft_value *batch;
-    if (global_batch_size > 0)
-        batch = weft_const(cx, s->dtype, (double)global_batch_size);
-    else   /* dim 0 as the function runs, as one replica's batch */
-        batch = weft_cast(cx, weft_slice(cx, weft_shape(cx, per_example_loss),
-                                         (const int64_t[]){ 0 }, (const int64_t[]){ 1 },
-                                         (const int64_t[]){ 1 }), s->dtype);
-    weft_value *mean = weft_div(cx, total, batch);
-    return WEFT__KEEP(batch && global_batch_size == 0 ? weft_squeeze(cx, mean, 0) : mean);
+    /* Without a global batch size, dim 0 as the function runs: one
+     * replica's batch. */
+    weft_value *batch = global_batch_size > 0
+                            ? weft_const(cx, s->dtype, (double)global_batch_size)
+                            : weft_cast(cx, weft__ops_dim0(cx, per_example_loss), s->dtype);
+    return WEFT__KEEP(weft_div(cx, total, batch));
 }

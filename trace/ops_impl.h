@@ -123,8 +123,9 @@ bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const 
  * WEFT_END is the end), every other dim whole; NULL for t NULL (ops_nn.c). */
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
                                  int64_t end);
-/* The i64 vector 0, 1, ..., n - 1 for x's first dim n, known only when
- * the function runs (ops_nn.c). */
+/* x's first dim n as an i64 scalar, and the i64 vector 0, 1, ..., n - 1,
+ * both known only when the function runs (ops_nn.c). */
+weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x);
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x);
 /* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise
  * the context fails with WEFT_EINVAL naming fn (ops_conv.c). */

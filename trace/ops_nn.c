@@ -328,11 +328,17 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
     return WEFT__KEEP(weft_slice(cx, t, b, e, NULL));
 }
 
-weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x)
+weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x)
 {
     WEFT__SCOPE(cx);
     weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
-    return WEFT__KEEP(weft_range_to(cx, weft_gather(cx, weft_shape(cx, x), first, 0)));
+    return WEFT__KEEP(weft_gather(cx, weft_shape(cx, x), first, 0));
+}
+
+weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft_range_to(cx, weft__ops_dim0(cx, x)));
 }
 
 /* t[from, from + n) along axis, mirrored (a single element as it is). */
