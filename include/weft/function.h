@@ -15,6 +15,38 @@ extern "C" {
  * time only (or on every call with WEFT_RUN_EAGERLY). */
 typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user);
 
+/* tf.GradientTape.gradient / jax.value_and_grad: reverse-mode derivatives.
+ * f (a body, as in weft_function_desc) is called with xs[0..n_xs) as its
+ * arguments and returns one float value y; grads[j] (j < n_wrt) gets the
+ * gradient of the sum of y's elements with respect to xs[j], of xs[j]'s
+ * shape and dtype, and *y (when y is not NULL) y itself.  The first n_wrt
+ * arguments are differentiated (floats only, WEFT_EDTYPE otherwise) and
+ * the rest enter as constants: put the parameters first and the data
+ * after.  An argument y does not depend on gets zeros (TensorFlow's
+ * unconnected_gradients=ZERO).  Eagerly the results are computed at once;
+ * while tracing they are recorded into cx's op list, so a traced training
+ * step is one function.  f is traced once per call for the specs of xs
+ * (its own ops then run on cx, forward and backward): it must use only its
+ * arguments (a value of another context is WEFT_EINVAL), and a weak scalar
+ * among xs enters as an ordinary f64 / i64 tensor.  The ops with a rule
+ * are the elementwise arithmetic and float functions, casts, where, the
+ * sum / mean / max / min reductions, the shape ops (reshape, expand_dims,
+ * squeeze, transpose, broadcast_to, tile, concat, stack, slice with step
+ * 1), matmul, cumsum, gather along axis 0 and gather_nd, and every op made
+ * of those (softmax, logsumexp, the losses, moments ...); floor, ceil,
+ * round, sign and the integer divisions give zero.  Anything else on the
+ * path from xs to y (control flow, maps, host calls, sort, the linear
+ * algebra and convolutions) fails with WEFT_EINVAL naming it; so does a
+ * reduction or reshape whose gradient needs a rank or dims unknown while
+ * tracing.  An input broadcast along a dim unknown while tracing is
+ * checked when the function runs (the call fails instead of summing
+ * wrongly).  f may itself call weft_gradients (a second derivative) where
+ * the first gradient's ops have rules.  Returns 0 or a negative code (also
+ * recorded in cx); every result is a value of cx, released by the caller
+ * like an op's, and each is a handle of its own. */
+WEFT_API int weft_gradients(weft_ctx *cx, weft_body_fn f, void *user, weft_value *const *xs,
+                            size_t n_xs, size_t n_wrt, weft_value **y, weft_value **grads);
+
 /* Flags of weft_function_desc.flags, which holds an OR of them (an
  * unsigned, since an OR of enum constants is an int). */
 typedef enum weft_function_flags {

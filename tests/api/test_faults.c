@@ -1041,3 +1041,57 @@ Test(faults, shape_ops)
         weft_function_destroy(&s.f);
     }
 }
+
+/* ---- weft_gradients, traced for unknown dims and eager. ---------------- */
+
+static int body_grad_f(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    weft_value *m = weft_reshape(cx, args[0], 2, (int64_t[]){ 2, -1 });
+    weft_value *sq = weft_mul(cx, weft_square(cx, m), weft_const_f64(cx, 1.5));
+    outs[0] = weft_add(cx, weft_sum(cx, sq, 1), weft_sum(cx, m, 1));
+    return weft_ctx_status(cx);
+}
+
+static int body_grad(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *u)
+{
+    (void)u;
+    weft_value *x = weft_cast(cx, args[0], WEFT_F64), *g = NULL;
+    if (weft_gradients(cx, body_grad_f, NULL, &x, 1, 1, NULL, &g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_sum(cx, g, WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static void grad_prepare(void *p)
+{
+    shape_st *s = p;
+    weft_function_destroy(&s->f);
+    weft_spec sig;
+    cr_assert_eq(weft_spec_parse("i64[?]", &sig), 0);
+    weft_function_desc d = { .name = "grad", .body = body_grad, .n_args = 1, .n_outs = 1,
+                             .input_signature = &sig, .flags = s->flags };
+    cr_assert_eq(weft_function_create(rt, &d, &s->f), 0);
+    s->x = iota_i64(8);
+    s->out = NULL;
+}
+
+static int grad_check(void *p)
+{
+    shape_st *s = p;
+    const double *v = weft_tensor_data(s->out);
+    /* d/dx (1.5 x^2 + x) = 3x + 1 over 0..7: 3 * 28 + 8. */
+    return v && *v == 92.0 ? 0 : 1;
+}
+
+Test(faults, gradients)
+{
+    need_fault_injection();
+    for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
+        shape_st s = { .flags = flags };
+        op o = { flags ? "gradients (eager)" : "gradients (traced)", grad_prepare, shape_run,
+                 grad_check, shape_undo, &s };
+        cr_expect_geq(sweep(&o), 3);
+        weft_function_destroy(&s.f);
+    }
+}

@@ -1542,3 +1542,74 @@ weft_tensor_print(avg, stdout);
     weft_function_destroy(&f);
     weft_function_destroy(&step);
 }
+
+/* snippet: grad-step */
+/* loss(w, b; x, t) = mean((w * x + b - t)^2) */
+static int loss_body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *pred = weft_add(cx, weft_mul(cx, args[0], args[2]), args[1]);
+    outs[0] = weft_mean(cx, weft_square(cx, weft_sub(cx, pred, args[3])), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+/* One step of gradient descent: w, b, x f32[?], t f32[?] -> w', b', loss */
+static int train_step(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *loss, *grads[2];
+    if (weft_gradients(cx, loss_body, NULL, args, 4, 2, &loss, grads) < 0)
+        return weft_ctx_status(cx);
+    weft_value *rate = weft_const_f64(cx, 0.1);
+    outs[0] = weft_sub(cx, args[0], weft_mul(cx, rate, grads[0]));
+    outs[1] = weft_sub(cx, args[1], weft_mul(cx, rate, grads[1]));
+    outs[2] = loss;
+    return weft_ctx_status(cx);
+}
+/* end snippet */
+
+Test(guide, grad_step)
+{
+    weft_spec sig[4];
+    weft_spec_parse("f32[]", &sig[0]);
+    weft_spec_parse("f32[]", &sig[1]);
+    weft_spec_parse("f32[?]", &sig[2]);
+    weft_spec_parse("f32[?]", &sig[3]);
+    weft_function_desc d = { .name = "train_step", .body = train_step, .n_args = 4, .n_outs = 3,
+                             .input_signature = sig };
+    weft_function *train = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &train), 0, "%s", weft_errmsg());
+    capture_begin();
+/* snippet: grad-step-run */
+/* t = 2 x - 1, from w = b = 0 */
+weft_tensor *w, *b, *x, *t, *loss = NULL;
+weft_tensor_create(WEFT_F32, 0, NULL, (float[]){ 0 }, &w);
+weft_tensor_create(WEFT_F32, 0, NULL, (float[]){ 0 }, &b);
+weft_tensor_create(WEFT_F32, 1, (int64_t[]){ 4 }, (float[]){ 0, 1, 2, 3 }, &x);
+weft_tensor_create(WEFT_F32, 1, (int64_t[]){ 4 }, (float[]){ -1, 1, 3, 5 }, &t);
+for (int step = 0; step < 500; step++) {
+    weft_arg a[4] = { weft_arg_tensor(w), weft_arg_tensor(b), weft_arg_tensor(x),
+                      weft_arg_tensor(t) };
+    weft_tensor *next[3];
+    weft_function_call(train, a, 4, next, 3);
+    weft_tensor_release(w);
+    weft_tensor_release(b);
+    weft_tensor_release(loss);
+    w = next[0], b = next[1], loss = next[2];
+}
+weft_function_stats st;
+weft_function_get_stats(train, &st);
+printf("w %.3f, b %.3f, loss %.4f; traced %llu times\n", *(float *)weft_tensor_data(w),
+       *(float *)weft_tensor_data(b), *(float *)weft_tensor_data(loss),
+       (unsigned long long)st.traces);
+/* end snippet */
+    char *out = capture_end();
+    char *want = guide_output("grad-step-run");
+    cr_assert_str_eq(out, want);
+    free(want);
+    free(out);
+    weft_tensor *all[5] = { w, b, x, t, loss };
+    for (int i = 0; i < 5; i++)
+        weft_tensor_release(all[i]);
+    weft_function_destroy(&train);
+}

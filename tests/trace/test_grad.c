@@ -1,0 +1,731 @@
+/* weft_gradients: every rule against central differences of the body in
+ * f64, eagerly and traced on 1, 2 and 4 workers (the same bits each
+ * time); the closed forms of a regression and a softmax cross entropy; a
+ * traced training step; dims unknown while tracing; and the errors. */
+#include <math.h>
+#include <string.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(grad, .init = suite_runtimes_create, .fini = suite_runtimes_destroy, .timeout = 120);
+
+/* A body and what weft_gradients is asked of it. */
+typedef struct grad_case {
+    weft_body_fn f;
+    const void  *user;
+    size_t       n_xs, n_wrt;
+} grad_case;
+
+/* outs[0] = f(args), outs[1 + j] = its gradient for args[j]. */
+static int grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const grad_case *c = user;
+    return weft_gradients(cx, c->f, (void *)c->user, a, c->n_xs, c->n_wrt, &outs[0], &outs[1]);
+}
+
+typedef struct grad_arg {
+    int          rank;
+    int64_t      dims[4];
+    const double *v;
+} grad_arg;
+
+static weft_tensor *arg_tensor(const grad_arg *a, int64_t bump_at, double bump)
+{
+    int64_t n = test_numel(a->rank, a->dims);
+    double v[64];
+    cr_assert(n <= 64);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = a->v[i] + (i == bump_at ? bump : 0.0);
+    return test_tensor(WEFT_F64, a->rank, a->dims, v);
+}
+
+/* The sum of f's result's elements at args, args[j] element i moved by h. */
+static double f_sum(const grad_case *c, const grad_arg *args, size_t j, int64_t i, double h)
+{
+    weft_tensor *ts[OP_CALLS_MAX_ARGS], *y = NULL;
+    for (size_t k = 0; k < c->n_xs; k++)
+        ts[k] = arg_tensor(&args[k], k == j ? i : -1, h);
+    cr_assert_eq(op_call(rt, c->f, (void *)c->user, ts, c->n_xs, &y, 1, true), 0, "%s",
+                 weft_errmsg());
+    double s = 0;
+    for (int64_t e = 0; e < weft_tensor_numel(y); e++)
+        s += test_element(y, e);
+    for (size_t k = 0; k < c->n_xs; k++)
+        weft_tensor_release(ts[k]);
+    weft_tensor_release(y);
+    return s;
+}
+
+/* weft's gradients of c at args against central differences. */
+static void expect_gradients(const grad_case *c, const grad_arg *args, const char *what)
+{
+    weft_tensor *ts[OP_CALLS_MAX_ARGS], *outs[OP_CALLS_MAX_OUTS];
+    cr_assert(c->n_xs <= OP_CALLS_MAX_ARGS && c->n_wrt + 1 <= OP_CALLS_MAX_OUTS);
+    for (size_t k = 0; k < c->n_xs; k++)
+        ts[k] = arg_tensor(&args[k], -1, 0);
+    op_results_everywhere(grad_body, (void *)c, ts, c->n_xs, outs, c->n_wrt + 1, what);
+    double y = 0;
+    for (int64_t e = 0; e < weft_tensor_numel(outs[0]); e++)
+        y += test_element(outs[0], e);
+    cr_expect_float_eq(y, f_sum(c, args, 0, -1, 0), 1e-12 * (1 + fabs(y)), "%s: y", what);
+    for (size_t j = 0; j < c->n_wrt; j++) {
+        test_assert_shape(outs[1 + j], WEFT_F64, args[j].rank, args[j].dims, what);
+        for (int64_t i = 0; i < test_numel(args[j].rank, args[j].dims); i++) {
+            const double h = 1e-6;
+            double want = (f_sum(c, args, j, i, h) - f_sum(c, args, j, i, -h)) / (2 * h);
+            double got = test_element(outs[1 + j], i);
+            cr_expect(fabs(got - want) <= 1e-5 * (1 + fabs(want)),
+                      "%s: d/dx%zu[%lld] is %.9g, differences give %.9g", what, j, (long long)i,
+                      got, want);
+        }
+    }
+    for (size_t k = 0; k < c->n_xs; k++)
+        weft_tensor_release(ts[k]);
+    for (size_t k = 0; k <= c->n_wrt; k++)
+        weft_tensor_release(outs[k]);
+}
+
+static const double xs12[12] = { 0.3, -0.7, 1.2, 0.05, -1.4, 0.9,
+                                 0.6, -0.2, 1.7, -0.55, 0.15, 0.8 };
+static const double ws12[12] = { 0.4, 0.25, -0.6, 1.1, 0.7, -0.35,
+                                 -0.9, 0.45, 0.2, -0.15, 1.3, 0.65 };
+
+/* ---- Elementwise ------------------------------------------------------- */
+
+static int unary_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    op_unary_fn f = *(op_unary_fn const *)user;
+    outs[0] = f(cx, a[0]);
+    return weft_ctx_status(cx);
+}
+
+static weft_value *shifted_log(weft_ctx *cx, weft_value *a)
+{
+    return weft_log(cx, weft_add(cx, a, weft_const_f64(cx, 2.0)));
+}
+
+static weft_value *shifted_sqrt(weft_ctx *cx, weft_value *a)
+{
+    return weft_sqrt(cx, weft_add(cx, weft_square(cx, a), weft_const_f64(cx, 0.5)));
+}
+
+static weft_value *log1p_of(weft_ctx *cx, weft_value *a)
+{
+    return weft_log1p(cx, weft_abs(cx, a));
+}
+
+static weft_value *acosh_of(weft_ctx *cx, weft_value *a)
+{
+    return weft_acosh(cx, weft_add(cx, weft_abs(cx, a), weft_const_f64(cx, 1.5)));
+}
+
+static weft_value *scaled_atanh(weft_ctx *cx, weft_value *a)
+{
+    return weft_atanh(cx, weft_mul(cx, a, weft_const_f64(cx, 0.5)));
+}
+
+static weft_value *scaled_asin(weft_ctx *cx, weft_value *a)
+{
+    return weft_add(cx, weft_asin(cx, weft_mul(cx, a, weft_const_f64(cx, 0.5))),
+                    weft_acos(cx, weft_mul(cx, a, weft_const_f64(cx, 0.4))));
+}
+
+static weft_value *scaled_erfinv(weft_ctx *cx, weft_value *a)
+{
+    weft_value *h = weft_mul(cx, a, weft_const_f64(cx, 0.5));
+    weft_value *p = weft_add(cx, weft_mul(cx, h, weft_const_f64(cx, 0.5)), weft_const_f64(cx, 0.5));
+    return weft_add(cx, weft_erfinv(cx, h), weft_ndtri(cx, p));
+}
+
+static weft_value *positive_lgamma(weft_ctx *cx, weft_value *a)
+{
+    weft_value *p = weft_add(cx, weft_abs(cx, a), weft_const_f64(cx, 0.5));
+    return weft_add(cx, weft_lgamma(cx, p), weft_rsqrt(cx, p));
+}
+
+static weft_value *bessels(weft_ctx *cx, weft_value *a)
+{
+    weft_value *p = weft_add(cx, weft_abs(cx, a), weft_const_f64(cx, 0.5));
+    weft_value *s = weft_add(cx, weft_bessel_i0(cx, a), weft_bessel_i0e(cx, a));
+    s = weft_add(cx, s, weft_bessel_j0(cx, a));
+    return weft_add(cx, s, weft_add(cx, weft_bessel_k0(cx, p), weft_bessel_k0e(cx, p)));
+}
+
+Test(grad, unary_functions_match_differences)
+{
+    static const struct { op_unary_fn f; const char *name; } fns[] = {
+        { weft_neg, "neg" }, { weft_abs, "abs" }, { shifted_sqrt, "sqrt" }, { weft_exp, "exp" },
+        { shifted_log, "log" }, { weft_tanh, "tanh" }, { weft_sigmoid, "sigmoid" },
+        { weft_relu, "relu" }, { weft_sin, "sin" }, { weft_cos, "cos" }, { weft_square, "square" },
+        { log1p_of, "log1p" }, { weft_expm1, "expm1" }, { weft_tan, "tan" },
+        { scaled_asin, "asin + acos" }, { weft_atan, "atan" }, { weft_sinh, "sinh" },
+        { weft_cosh, "cosh" }, { weft_asinh, "asinh" }, { acosh_of, "acosh" },
+        { scaled_atanh, "atanh" }, { positive_lgamma, "lgamma + rsqrt" }, { weft_erf, "erf" },
+        { weft_erfc, "erfc" }, { scaled_erfinv, "erfinv + ndtri" }, { bessels, "bessels" },
+        { weft_softplus, "softplus" }, { weft_elu, "elu" }, { weft_gelu, "gelu" },
+        { weft_log_sigmoid, "log_sigmoid" }, { weft_silu, "silu" }, { weft_relu6, "relu6" },
+    };
+    const grad_arg x = { 1, { 12 }, xs12 };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        grad_case c = { unary_body, &fns[i].f, 1, 1 };
+        expect_gradients(&c, &x, fns[i].name);
+    }
+}
+
+static int binary_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    op_binary_fn f = *(op_binary_fn const *)user;
+    outs[0] = f(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+static weft_value *pow_of(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return weft_pow(cx, weft_add(cx, weft_abs(cx, a), weft_const_f64(cx, 0.5)), b);
+}
+
+static weft_value *div_of(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return weft_div(cx, a, weft_add(cx, weft_square(cx, b), weft_const_f64(cx, 0.5)));
+}
+
+static weft_value *mod_of(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return weft_mod(cx, weft_mul(cx, a, weft_const_f64(cx, 2.5)),
+                    weft_add(cx, weft_abs(cx, b), weft_const_f64(cx, 0.5)));
+}
+
+Test(grad, binary_ops_and_broadcasting_match_differences)
+{
+    static const struct { op_binary_fn f; const char *name; } fns[] = {
+        { weft_add, "add" }, { weft_sub, "sub" }, { weft_mul, "mul" }, { div_of, "div" },
+        { pow_of, "pow" }, { weft_maximum, "maximum" }, { weft_minimum, "minimum" },
+        { weft_atan2, "atan2" }, { mod_of, "mod" }, { weft_squared_difference, "sq diff" },
+    };
+    /* [3,4] with [3,4], with [4] (a row broadcast), with [3,1] and [1]. */
+    const grad_arg a = { 2, { 3, 4 }, xs12 };
+    const grad_arg bs[4] = { { 2, { 3, 4 }, ws12 }, { 1, { 4 }, ws12 + 2 },
+                             { 2, { 3, 1 }, ws12 + 5 }, { 1, { 1 }, ws12 + 7 } };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        for (int s = 0; s < 4; s++) {
+            grad_case c = { binary_body, &fns[i].f, 2, 2 };
+            grad_arg args[2] = { a, bs[s] };
+            char what[64];
+            snprintf(what, sizeof what, "%s, b of rank %d dim %lld", fns[i].name, bs[s].rank,
+                     (long long)bs[s].dims[0]);
+            expect_gradients(&c, args, what);
+        }
+}
+
+static int mixed_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    /* where, casts, a constant operand and an argument used twice. */
+    weft_value *x = a[0], *w = a[1];
+    weft_value *f32 = weft_cast(cx, weft_mul(cx, x, w), WEFT_F32);
+    weft_value *back = weft_cast(cx, weft_exp(cx, f32), WEFT_F64);
+    weft_value *pos = weft_gt(cx, x, weft_const_f64(cx, 0.0));
+    weft_value *sel = weft_where(cx, pos, weft_mul(cx, x, x), weft_sin(cx, w));
+    weft_value *stepped = weft_mul(cx, weft_floor(cx, x), w);
+    outs[0] = weft_add(cx, weft_add(cx, back, sel), stepped);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, where_casts_and_reuse_match_differences)
+{
+    grad_case c = { mixed_body, NULL, 2, 2 };
+    const grad_arg args[2] = { { 1, { 12 }, xs12 }, { 1, { 12 }, ws12 } };
+    weft_tensor *ts[2] = { arg_tensor(&args[0], -1, 0), arg_tensor(&args[1], -1, 0) };
+    weft_tensor *outs[3];
+    cr_assert_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, true), 0, "%s", weft_errmsg());
+    /* Through an f32 exp the differences are too coarse; the closed form
+     * instead: d/dx = w exp(x w) + where(x > 0, 2x, 0) + 0. */
+    for (int i = 0; i < 12; i++) {
+        double x = xs12[i], w = ws12[i], e = (double)expf((float)(x * w));
+        cr_expect_float_eq(test_element(outs[1], i), w * e + (x > 0 ? 2 * x : 0), 1e-6, "dx %d", i);
+        cr_expect_float_eq(test_element(outs[2], i), x * e + (x > 0 ? 0 : cos(w)) + floor(x),
+                           1e-6, "dw %d", i);
+    }
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(outs[k]);
+    weft_tensor_release(ts[0]);
+    weft_tensor_release(ts[1]);
+}
+
+/* ---- Reductions, shapes, products ------------------------------------- */
+
+/* A weighted sum of op(x): every element of op's result gets its own
+ * weight, so that a rule that moves or drops one is seen. */
+static weft_value *weighted(weft_ctx *cx, weft_value *v)
+{
+    weft_spec s;
+    if (weft_value_spec(v, &s) == 0 && s.rank == 0)
+        return v;
+    weft_value *w = weft_sin(cx, weft_add(cx, weft_cumsum(cx, weft_ones_like(cx, v), -1),
+                                          weft_const_f64(cx, 0.5)));
+    return weft_mul(cx, v, w);
+}
+
+static int shape_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *x = a[0], *w = a[1], *v = NULL;  /* x f64[3,4], w f64[4,3] */
+    static const int perm[2] = { 1, 0 }, axes02[2] = { 0, 1 };
+    switch (which) {
+    case 0: v = weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }); break;
+    case 1: v = weft_squeeze(cx, weft_expand_dims(cx, weft_transpose(cx, x, perm), 1), 1); break;
+    case 2: v = weft_concat(cx, (weft_value *[]){ x, weft_transpose(cx, w, perm), x }, 3, 0); break;
+    case 3: v = weft_stack(cx, (weft_value *[]){ x, weft_transpose(cx, w, NULL) }, 2, -1); break;
+    case 4: v = weft_slice(cx, x, (const int64_t[]){ 1, -3 }, (const int64_t[]){ WEFT_END, 3 },
+                           NULL); break;
+    case 5: v = weft_tile(cx, x, (const int64_t[]){ 2, 3 }); break;
+    case 6: v = weft_broadcast_to(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 3, 1, 4 }), 3,
+                                  (const int64_t[]){ 3, 2, 4 }); break;
+    case 7: v = weft_cumsum_ex(cx, x, 1, WEFT_SCAN_EXCLUSIVE); break;
+    case 8: v = weft_cumsum(cx, x, 0); break;
+    case 9: v = weft_sum(cx, x, 1); break;
+    case 10: v = weft_reduce(cx, WEFT_R_MEAN, x, axes02, 2, true); break;
+    case 11: v = weft_mean(cx, weft_mul(cx, x, x), 0); break;
+    case 12: v = weft_reduce_max(cx, weft_mul(cx, x, weft_transpose(cx, w, NULL)), 0); break;
+    case 13: v = weft_reduce(cx, WEFT_R_MIN, x, NULL, 0, false); break;
+    case 14: v = weft_matmul(cx, x, w); break;
+    case 15: v = weft_matmul_ex(cx, x, w, WEFT_TRANSPOSE_A | WEFT_TRANSPOSE_B); break;
+    case 16: v = weft_matmul_ex(cx, x, weft_transpose(cx, w, NULL), WEFT_TRANSPOSE_B); break;
+    case 17: v = weft_matmul_ex(cx, weft_transpose(cx, x, NULL), w, WEFT_TRANSPOSE_A); break;
+    case 18: {
+        weft_value *col = weft_slice(cx, w, NULL, (const int64_t[]){ 4, 1 }, NULL);
+        v = weft_matmul(cx, x, weft_reshape(cx, col, 1, (const int64_t[]){ 4 }));
+        break;
+    }
+    case 19: {
+        weft_value *row = weft_slice(cx, x, NULL, (const int64_t[]){ 1, 4 }, NULL);
+        v = weft_matmul(cx, weft_reshape(cx, row, 1, (const int64_t[]){ 4 }), w);
+        break;
+    }
+    case 20: v = weft_matmul(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 3, 1, 4 }), w); break;
+    case 21: v = weft_softmax(cx, x, -1); break;
+    case 22: v = weft_logsumexp(cx, x, 0, false); break;
+    case 23: {
+        weft_value *at = weft_cast(cx, weft_fill(cx, WEFT_I64, 1, (const int64_t[]){ 5 }, 2.0),
+                                   WEFT_I32);
+        v = weft_gather(cx, x, weft_concat(cx, (weft_value *[]){ at, weft_range(cx, WEFT_I32,
+                                                                   0, 3, 1) }, 2, 0), 0);
+        break;
+    }
+    case 24: {
+        weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 6, 1), 2,
+                                      (const int64_t[]){ 3, 2 });
+        v = weft_gather_nd(cx, x, weft_mod(cx, at, weft_const_i64(cx, 3)));
+        break;
+    }
+    case 25: {
+        static const int cycle[3] = { 1, 2, 0 };
+        v = weft_transpose(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }), cycle);
+        break;
+    }
+    default: break;
+    }
+    outs[0] = weighted(cx, v);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, shape_reduction_and_product_rules_match_differences)
+{
+    static const char *names[] = {
+        "reshape", "transpose, expand_dims, squeeze", "concat", "stack", "slice", "tile",
+        "broadcast_to", "exclusive cumsum", "cumsum", "sum", "mean keepdims", "mean of squares",
+        "reduce_max", "reduce_min", "matmul", "matmul TA TB", "matmul TB", "matmul TA",
+        "matmul vector b", "matmul vector a", "matmul batch broadcast", "softmax",
+        "logsumexp", "gather with repeats", "gather_nd with repeats", "transpose of rank 3",
+    };
+    const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
+        grad_case c = { shape_body, &i, 2, 2 };
+        expect_gradients(&c, args, names[i]);
+    }
+}
+
+static int extreme_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_reduction r = *(const weft_reduction *)user;
+    static const int last = -1;
+    outs[0] = weft_reduce(cx, r, a[0], &last, 1, false);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, max_and_min_share_among_ties)
+{
+    /* Rows [2, 5, 5, 1] and [3, 3, 4, 3]: TensorFlow's equal shares. */
+    const double v[8] = { 2, 5, 5, 1, 3, 3, 4, 3 };
+    static const struct { weft_reduction r; double want[8]; } cases[2] = {
+        { WEFT_R_MAX, { 0, 0.5, 0.5, 0, 0, 0, 1, 0 } },
+        { WEFT_R_MIN, { 0, 0, 0, 1, 1.0 / 3, 1.0 / 3, 0, 1.0 / 3 } },
+    };
+    weft_tensor *x = test_tensor(WEFT_F64, 2, (const int64_t[]){ 2, 4 }, v);
+    for (int k = 0; k < 2; k++) {
+        grad_case c = { extreme_body, &cases[k].r, 1, 1 };
+        weft_tensor *outs[2];
+        op_results_everywhere(grad_body, &c, &x, 1, outs, 2, "ties");
+        for (int i = 0; i < 8; i++)
+            cr_expect_float_eq(test_element(outs[1], i), cases[k].want[i], 1e-15,
+                               "%s: element %d", k ? "min" : "max", i);
+        weft_tensor_release(outs[0]);
+        weft_tensor_release(outs[1]);
+    }
+    weft_tensor_release(x);
+}
+
+/* ---- Closed forms and training ---------------------------------------- */
+
+/* The mean squared error of x @ w + b against t: args w f32[3,1], b
+ * f32[1], x f32[n,3], t f32[n,1]; only w and b differentiated. */
+static int mse_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *pred = weft_add(cx, weft_matmul(cx, a[2], a[0]), a[1]);
+    outs[0] = weft_mean_squared_error(cx, a[3], pred);
+    outs[0] = weft_mean(cx, outs[0], WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static const double reg_x[15] = { 1, 0.5, -1, 2, 1, 0, -0.5, 0.25, 1, 0, -1, 2, 1.5, 1, -2 };
+static const double reg_t[5] = { 1.5, 4.25, 0.5, -2, 3.5 };
+
+Test(grad, regression_matches_its_closed_form)
+{
+    const double w[3] = { 0.5, -1, 0.25 }, b[1] = { 0.1 };
+    weft_tensor *args[4] = { test_tensor(WEFT_F32, 2, (const int64_t[]){ 3, 1 }, w),
+                             test_tensor(WEFT_F32, 1, (const int64_t[]){ 1 }, b),
+                             test_tensor(WEFT_F32, 2, (const int64_t[]){ 5, 3 }, reg_x),
+                             test_tensor(WEFT_F32, 2, (const int64_t[]){ 5, 1 }, reg_t) };
+    grad_case c = { mse_body, NULL, 4, 2 };
+    weft_tensor *outs[3];
+    op_results_everywhere(grad_body, &c, args, 4, outs, 3, "mse");
+    /* d/dw = 2/n x^T r, d/db = 2/n sum(r), r = x w + b - t. */
+    double dw[3] = { 0 }, db = 0, loss = 0;
+    for (int i = 0; i < 5; i++) {
+        double r = b[0] - reg_t[i];
+        for (int j = 0; j < 3; j++)
+            r += reg_x[3 * i + j] * w[j];
+        loss += r * r / 5;
+        db += 2 * r / 5;
+        for (int j = 0; j < 3; j++)
+            dw[j] += 2 * r * reg_x[3 * i + j] / 5;
+    }
+    test_assert_shape(outs[1], WEFT_F32, 2, (const int64_t[]){ 3, 1 }, "dw");
+    test_assert_shape(outs[2], WEFT_F32, 1, (const int64_t[]){ 1 }, "db");
+    cr_expect_float_eq(test_element(outs[0], 0), loss, 1e-5, "loss");
+    for (int j = 0; j < 3; j++)
+        cr_expect_float_eq(test_element(outs[1], j), dw[j], 1e-5, "dw[%d]", j);
+    cr_expect_float_eq(test_element(outs[2], 0), db, 1e-5, "db");
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(args[k]);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(outs[k]);
+}
+
+static int xent_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *ce = weft_softmax_cross_entropy_with_logits(cx, a[1], a[0], -1);
+    outs[0] = weft_mean(cx, ce, WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, softmax_cross_entropy_gives_softmax_minus_labels)
+{
+    const double logits[8] = { 1, 2, 0.5, -1, 3, 3, -2, 0 };
+    const double labels[8] = { 0, 1, 0, 0, 0.25, 0.75, 0, 0 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (const int64_t[]){ 2, 4 }, logits),
+                             test_tensor(WEFT_F64, 2, (const int64_t[]){ 2, 4 }, labels) };
+    grad_case c = { xent_body, NULL, 2, 1 };
+    weft_tensor *outs[2];
+    op_results_everywhere(grad_body, &c, args, 2, outs, 2, "cross entropy");
+    for (int r = 0; r < 2; r++) {
+        double z = 0;
+        for (int j = 0; j < 4; j++)
+            z += exp(logits[4 * r + j]);
+        for (int j = 0; j < 4; j++)
+            cr_expect_float_eq(test_element(outs[1], 4 * r + j),
+                               (exp(logits[4 * r + j]) / z - labels[4 * r + j]) / 2, 1e-12,
+                               "row %d, class %d", r, j);
+    }
+    for (int k = 0; k < 2; k++) {
+        weft_tensor_release(args[k]);
+        weft_tensor_release(outs[k]);
+    }
+}
+
+/* One step of gradient descent on mse_body: w and b out, traced once. */
+static int step_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *grads[2];
+    if (weft_gradients(cx, mse_body, NULL, a, 4, 2, NULL, grads) < 0)
+        return weft_ctx_status(cx);
+    weft_value *rate = weft_const_f64(cx, 0.1);
+    outs[0] = weft_sub(cx, a[0], weft_mul(cx, rate, grads[0]));
+    outs[1] = weft_sub(cx, a[1], weft_mul(cx, rate, grads[1]));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, a_traced_training_step_fits_a_line)
+{
+    /* t = x (1, -2, 0.5) + 0.75 exactly: descent finds those. */
+    double t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = reg_x[3 * i] - 2 * reg_x[3 * i + 1] + 0.5 * reg_x[3 * i + 2] + 0.75;
+    static const weft_spec sig[4] = {
+        { WEFT_F32, 2, { 3, 1 } }, { WEFT_F32, 1, { 1 } },
+        { WEFT_F32, 2, { WEFT_DIM_ANY, 3 } }, { WEFT_F32, 2, { WEFT_DIM_ANY, 1 } } };
+    weft_function *f = test_function(rt, "step", step_body, NULL, 4, 2, sig, 0);
+    weft_tensor *w = test_tensor(WEFT_F32, 2, (const int64_t[]){ 3, 1 }, (double[3]){ 0 });
+    weft_tensor *b = test_tensor(WEFT_F32, 1, (const int64_t[]){ 1 }, (double[1]){ 0 });
+    weft_tensor *x = test_tensor(WEFT_F32, 2, (const int64_t[]){ 5, 3 }, reg_x);
+    weft_tensor *tt = test_tensor(WEFT_F32, 2, (const int64_t[]){ 5, 1 }, t);
+    weft_tensor *x4 = test_tensor(WEFT_F32, 2, (const int64_t[]){ 4, 3 }, reg_x);
+    weft_tensor *t4 = test_tensor(WEFT_F32, 2, (const int64_t[]){ 4, 1 }, t);
+    for (int it = 0; it < 3000; it++) {
+        bool four = it % 2;  /* batches of 4 and 5 rows: one trace for both */
+        weft_arg args[4] = { weft_arg_tensor(w), weft_arg_tensor(b),
+                             weft_arg_tensor(four ? x4 : x), weft_arg_tensor(four ? t4 : tt) };
+        weft_tensor *next[2] = { NULL, NULL };
+        cr_assert_eq(weft_function_call(f, args, 4, next, 2), 0, "%s", weft_errmsg());
+        weft_tensor_release(w);
+        weft_tensor_release(b);
+        w = next[0];
+        b = next[1];
+    }
+    const double want[3] = { 1, -2, 0.5 };
+    for (int j = 0; j < 3; j++)
+        cr_expect_float_eq(test_element(w, j), want[j], 1e-3, "w[%d]", j);
+    cr_expect_float_eq(test_element(b, 0), 0.75, 1e-3, "b");
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_expect_eq(st.traces, 1, "traced %llu times", (unsigned long long)st.traces);
+    weft_tensor *all[6] = { w, b, x, tt, x4, t4 };
+    for (int k = 0; k < 6; k++)
+        weft_tensor_release(all[k]);
+    weft_function_destroy(&f);
+}
+
+/* ---- Dims unknown while tracing --------------------------------------- */
+
+static int bcast_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_sum(cx, weft_square(cx, weft_mul(cx, a[0], a[1])), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int bcast_grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *g[2];
+    (void)user;
+    if (weft_gradients(cx, bcast_body, NULL, a, 2, 2, NULL, g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_add(cx, weft_sum(cx, g[0], WEFT_ALL_AXES), weft_sum(cx, g[1], WEFT_ALL_AXES));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, a_broadcast_along_an_unknown_dim_fails_when_it_runs)
+{
+    /* x, y: f32[?,2].  Equal rows: right; y of one row broadcast along the
+     * unknown dim: the sum over it cannot be known while tracing, so the
+     * call fails instead of giving y's gradient of the wrong shape. */
+    static const weft_spec sig[2] = { { WEFT_F32, 2, { WEFT_DIM_ANY, 2 } },
+                                      { WEFT_F32, 2, { WEFT_DIM_ANY, 2 } } };
+    weft_function *f = test_function(rt, "bcast", bcast_grad_body, NULL, 2, 1, sig, 0);
+    const double v[6] = { 1, 2, 3, 4, 5, 6 };
+    weft_tensor *x = test_tensor(WEFT_F32, 2, (const int64_t[]){ 3, 2 }, v);
+    weft_tensor *y = test_tensor(WEFT_F32, 2, (const int64_t[]){ 3, 2 }, v);
+    weft_tensor *y1 = test_tensor(WEFT_F32, 2, (const int64_t[]){ 1, 2 }, v);
+    weft_arg args[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };
+    weft_tensor *out = NULL;
+    cr_assert_eq(weft_function_call(f, args, 2, &out, 1), 0, "%s", weft_errmsg());
+    /* d/dx (x y)^2 = 2 x y^2, d/dy = 2 x^2 y: with x = y, 4 sum(v^3). */
+    cr_expect_float_eq(test_element(out, 0), 4 * 441.0, 1e-3);
+    weft_tensor_release(out);
+    args[1] = weft_arg_tensor(y1);
+    out = NULL;
+    cr_expect_eq(weft_function_call(f, args, 2, &out, 1), WEFT_EINVAL);
+    cr_expect(strstr(weft_errmsg(), "broadcast along a dim unknown while tracing"), "%s",
+              weft_errmsg());
+    cr_expect_null(out);
+    weft_tensor_release(x);
+    weft_tensor_release(y);
+    weft_tensor_release(y1);
+    weft_function_destroy(&f);
+}
+
+/* ---- Eager handles ----------------------------------------------------- */
+
+static int sum_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    outs[0] = which == 0 ? weft_add(cx, a[0], a[1]) : a[0];
+    return weft_ctx_status(cx);
+}
+
+Test(grad, every_result_is_a_handle_of_its_own)
+{
+    /* y = x0 + x1: both adjoints are one value inside; y = x0 is an
+     * argument; x2 is unconnected.  Each result is released once. */
+    weft_ctx *cx = NULL;
+    cr_assert_eq(weft_eager_begin(rt, &cx), 0);
+    const double v[3] = { 1, 2, 3 };
+    weft_value *xs[3];
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *t = test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v);
+        xs[k] = weft_eager_value(cx, t);
+        weft_tensor_release(t);
+    }
+    for (int which = 0; which < 2; which++) {
+        weft_value *y = NULL, *g[3] = { NULL, NULL, NULL };
+        cr_assert_eq(weft_gradients(cx, sum_body, &which, xs, 3, 3, &y, g), 0, "%s",
+                     weft_errmsg());
+        weft_value *all[4] = { y, g[0], g[1], g[2] };
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                cr_expect(i == j || all[i] != all[j], "results %d and %d share a handle", i, j);
+        for (int k = 0; k < 3; k++)
+            cr_expect(y != xs[k], "y is argument %d's handle", k);
+        double want[3] = { 1, which == 0 ? 1 : 0, 0 };
+        for (int k = 0; k < 3; k++) {
+            weft_tensor *t = weft_value_tensor(g[k]);
+            for (int i = 0; i < 3; i++)
+                cr_expect_eq(test_element(t, i), want[k], "which %d: grad %d", which, k);
+        }
+        for (int i = 0; i < 4; i++)
+            weft_value_release(cx, all[i]);
+        cr_expect_eq(weft_ctx_status(cx), 0, "%s", weft_errmsg());
+    }
+    /* The arguments survive their use. */
+    cr_expect_eq(test_element(weft_value_tensor(xs[2]), 2), 3);
+    weft_eager_end(&cx);
+}
+
+/* ---- Errors ------------------------------------------------------------ */
+
+static int returns_int(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_argmax(cx, a[0], 0);
+    return weft_ctx_status(cx);
+}
+
+static int sorts(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_sort(cx, a[0], 0, false);
+    return weft_ctx_status(cx);
+}
+
+static int fails_inside(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, a[0], weft_ones_like(cx, a[2]));  /* f64[3] + i32[2] */
+    return weft_ctx_status(cx);
+}
+
+static int reads_another_context(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                                 void *user)
+{
+    outs[0] = weft_add(cx, a[0], *(weft_value *const *)user);
+    return weft_ctx_status(cx);
+}
+
+static int error_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const weft_body_fn fns[] = { sorts, sorts, returns_int, sorts, fails_inside, sorts,
+                                        reads_another_context };
+    static const size_t n_wrt[] = { 0, 4, 1, 1, 1, 1, 1 };
+    int k = *(const int *)user;
+    weft_value *const xs[3] = { k == 3 ? a[2] : a[0], a[1], a[2] };
+    weft_value *g[3];
+    const void *u = k == 6 ? (const void *)&a[1] : NULL;
+    if (weft_gradients(cx, fns[k], (void *)u, xs, 3, n_wrt[k], NULL, g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = g[0];
+    return weft_ctx_status(cx);
+}
+
+Test(grad, errors)
+{
+    const double v[3] = { 3, 1, 2 };
+    weft_tensor *args[3] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
+                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
+                             test_tensor(WEFT_I32, 1, (const int64_t[]){ 2 }, v) };
+    static const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_gradients: n_wrt is 0; it must be 1..n_xs (3)" },
+        { 1, WEFT_EINVAL, "n_wrt is 4" },
+        { 2, WEFT_EDTYPE, "weft_gradients: the body returns i64[]; only a float result" },
+        { 3, WEFT_EDTYPE, "weft_gradients: xs[0] is i32[2]; only floats can be differentiated" },
+        { 4, WEFT_ESHAPE, "weft_add" },
+        { 5, WEFT_EINVAL, "weft_gradients: no gradient for sort" },
+        { 6, WEFT_EINVAL, "weft_add" },
+    };
+    op_expect_errors(rt, error_case, cases, sizeof cases / sizeof cases[0], args, 3);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
+static int sorted_weights(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_mul(cx, a[0], weft_sort(cx, a[1], 0, false));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, an_op_without_a_rule_is_fine_off_the_path)
+{
+    /* sort has no rule, but it sorts a constant here (x1 is not
+     * differentiated): d/dx0 sum(x0 * sort(x1)) = sort(x1). */
+    const double v[3] = { 3, 1, 2 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
+                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
+    grad_case c = { sorted_weights, NULL, 2, 1 };
+    weft_tensor *outs[2];
+    op_results_everywhere(grad_body, &c, args, 2, outs, 2, "sort off the path");
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(test_element(outs[1], i), i + 1);
+    for (int k = 0; k < 2; k++) {
+        weft_tensor_release(args[k]);
+        weft_tensor_release(outs[k]);
+    }
+}
+
+/* ---- Gradients of gradients -------------------------------------------- */
+
+static int tanh_of_square(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_mean(cx, weft_tanh(cx, weft_mul(cx, a[0], a[0])), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int first_derivative(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    return weft_gradients(cx, tanh_of_square, NULL, a, 1, 1, NULL, outs);
+}
+
+Test(grad, a_gradient_of_a_gradient_is_the_second_derivative)
+{
+    /* f = mean(tanh(x^2)) over 3: f'' = (2 s - 8 x^2 s tanh(x^2)) / 3, s = sech^2(x^2). */
+    const double v[3] = { 0.5, 1, -1.5 };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v);
+    grad_case c = { first_derivative, NULL, 1, 1 };
+    weft_tensor *outs[2];
+    op_results_everywhere(grad_body, &c, &x, 1, outs, 2, "second derivative");
+    for (int i = 0; i < 3; i++) {
+        double x2 = v[i] * v[i], s = 1 / (cosh(x2) * cosh(x2));
+        cr_expect_float_eq(test_element(outs[0], i), 2 * v[i] * s / 3, 1e-14, "f' %d", i);
+        cr_expect_float_eq(test_element(outs[1], i), (2 * s - 8 * x2 * s * tanh(x2)) / 3, 1e-14,
+                           "f'' %d", i);
+    }
+    weft_tensor_release(x);
+    weft_tensor_release(outs[0]);
+    weft_tensor_release(outs[1]);
+}
