@@ -63,9 +63,16 @@ static weft_value *unbroadcast(const rule_in *r, weft_value *g, weft_value *a)
         return NULL;
     if (!unsure)
         return g;
+    /* The check passes the comparison through, not g: a check copies its
+     * input, and a side effect runs whether its result is used or not. */
     weft_value *same = weft_eq(r->cx, weft_shape(r->cx, g), weft_shape(r->cx, a));
-    return weft_check(r->cx, g, same, "weft_gradients: an input was broadcast along a dim "
-                      "unknown while tracing (give it in the input signature)");
+    weft_value *checked = weft_check(r->cx, same, same, "weft_gradients: an input was broadcast "
+                                     "along a dim unknown while tracing (give it in the input "
+                                     "signature)");
+    if (!checked)
+        return NULL;
+    weft_value_release(r->cx, checked);
+    return g;
 }
 
 /* Whether input k_in takes an adjoint: a float that depends on a
