@@ -17,6 +17,15 @@ typedef struct weft__grad_tape {
     const bool        *depends;    /* by node id: depends on a differentiated argument */
 } weft__grad_tape;
 
+/* What a rule reads: the node, its adjoint g, its forward value y and
+ * first two inputs a and b (NULL when it has fewer). */
+typedef struct weft__grad_rule {
+    weft__grad_tape  *t;
+    weft_ctx         *cx;
+    const weft__node *n;
+    weft_value       *g, *y, *a, *b;
+} weft__grad_rule;
+
 /* Adds the adjoints node id's rule gives its inputs (t->adj[id] is set and
  * a float).  Returns 0, or a negative code recorded in t->cx: an op with
  * no rule is WEFT_EINVAL naming it. */
@@ -26,5 +35,23 @@ int weft__grad_node(weft__grad_tape *t, uint32_t id);
  * argument and is a float (else v is dropped); v NULL is the context's
  * error. */
 int weft__grad_accumulate(weft__grad_tape *t, uint32_t id, weft_value *v);
+
+/* Shared by the rule files (trace/grad_rules.c, grad_array.c, grad_nn.c). */
+
+/* A weak scalar v (it takes the other operand's dtype). */
+weft_value *weft__grad_k(const weft__grad_rule *r, double v);
+/* WEFT_EINVAL "no gradient for <op>[ why]"; returns the code. */
+int         weft__grad_unsupported(const weft__grad_rule *r, const char *why);
+/* Whether input k takes an adjoint (a float depending on a differentiated
+ * argument): a rule computes only those. */
+bool        weft__grad_wants(const weft__grad_rule *r, uint32_t k);
+/* Adds v to input k's adjoint when it wants one. */
+int         weft__grad_give(const weft__grad_rule *r, uint32_t k, weft_value *v);
+/* g summed down to x's shape (a broadcast's gradient). */
+weft_value *weft__grad_unbroadcast(const weft__grad_rule *r, weft_value *g, weft_value *x);
+/* The rules of the ops that move or index elements (trace/grad_array.c)
+ * and of the convolutions and pools (trace/grad_nn.c). */
+int         weft__grad_array(const weft__grad_rule *r);
+int         weft__grad_nn(const weft__grad_rule *r);
 
 #endif

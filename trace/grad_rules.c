@@ -8,20 +8,20 @@
 #include "trace/grad.h"
 #include "trace/tensor_impl.h"
 
-/* What a rule reads: the node, its adjoint, its forward value and inputs. */
-typedef struct rule_in {
-    weft__grad_tape  *t;
-    weft_ctx         *cx;
-    const weft__node *n;
-    weft_value       *g, *y, *a, *b;
-} rule_in;
+typedef weft__grad_rule rule_in;
 
-static weft_value *k(const rule_in *r, double v)
+weft_value *weft__grad_k(const rule_in *r, double v)
 {
     return weft_const_f64(r->cx, v);
 }
 
-static int unsupported(const rule_in *r, const char *why)
+#define k weft__grad_k
+#define unsupported weft__grad_unsupported
+#define unbroadcast weft__grad_unbroadcast
+#define wants weft__grad_wants
+#define give weft__grad_give
+
+int weft__grad_unsupported(const rule_in *r, const char *why)
 {
     return weft__ctx_failf(r->cx, WEFT_EINVAL, "weft_gradients: no gradient for %s%s%s",
                            weft__op_name(r->n->op), why ? " " : "", why ? why : "");
@@ -36,7 +36,7 @@ static int spec_rank(const weft_value *v)
  * gradient).  A dim unknown while tracing that may have been broadcast is
  * checked when the function runs: the call then fails rather than give a
  * wrong sum. */
-static weft_value *unbroadcast(const rule_in *r, weft_value *g, weft_value *a)
+weft_value *weft__grad_unbroadcast(const rule_in *r, weft_value *g, weft_value *a)
 {
     if (!g)
         return NULL;
@@ -78,14 +78,14 @@ static weft_value *unbroadcast(const rule_in *r, weft_value *g, weft_value *a)
 /* Whether input k_in takes an adjoint: a float that depends on a
  * differentiated argument.  A rule computes only those (eagerly, the rest
  * would be passes over the data for nothing). */
-static bool wants(const rule_in *r, uint32_t k_in)
+bool weft__grad_wants(const rule_in *r, uint32_t k_in)
 {
     uint32_t id = r->n->in[k_in];
     weft_dtype dt = r->t->g->nodes[id].spec.dtype;
     return r->t->depends[id] && (dt == WEFT_F32 || dt == WEFT_F64);
 }
 
-static int give(const rule_in *r, uint32_t k_in, weft_value *v)
+int weft__grad_give(const rule_in *r, uint32_t k_in, weft_value *v)
 {
     return wants(r, k_in) ? weft__grad_accumulate(r->t, r->n->in[k_in], v) : 0;
 }
@@ -263,6 +263,52 @@ static weft_value *spread(const rule_in *r, weft_value *v)
     return weft_broadcast_to(r->cx, v, as->rank, as->dims);
 }
 
+/* The product of every other element along the last axis of v: the
+ * exclusive products from the left times those from the right, with no
+ * division (so a zero among them is right, as TensorFlow's rule). */
+static weft_value *others_product(weft_ctx *cx, weft_value *v, int axis)
+{
+    weft_value *left = weft_cumprod(cx, v, axis, WEFT_SCAN_EXCLUSIVE);
+    weft_value *right = weft_cumprod(cx, v, axis, WEFT_SCAN_EXCLUSIVE | WEFT_SCAN_REVERSE);
+    return weft_mul(cx, left, right);
+}
+
+/* A product's gradient: g times the product of the other reduced
+ * elements.  Several axes are moved to the end and joined into one (a's
+ * dims known). */
+static weft_value *prod_gradient(const rule_in *r, weft_value *g, const int *axes, int n_axes)
+{
+    weft_ctx *cx = r->cx;
+    const weft_spec *as = weft__value_spec(r->a);
+    if (n_axes == 1)
+        return weft_mul(cx, g, others_product(cx, r->a, axes[0]));
+    int perm[WEFT_MAX_RANK], back[WEFT_MAX_RANK], at = 0, kept = 0;
+    int64_t dims[WEFT_MAX_RANK], moved[WEFT_MAX_RANK];
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < as->rank; d++) {
+            bool reduced = false;
+            for (int i = 0; i < n_axes; i++)
+                reduced |= axes[i] == d;
+            if (reduced == (pass == 1))
+                perm[at++] = d;
+        }
+    for (int d = 0; d < as->rank; d++) {
+        if (as->dims[perm[d]] == WEFT_DIM_ANY) {
+            weft__grad_unsupported(r, "over several axes of an input with a dim unknown while "
+                                      "tracing");
+            return NULL;
+        }
+        back[perm[d]] = d;
+        moved[d] = as->dims[perm[d]];
+        if (d < as->rank - n_axes)
+            dims[kept++] = moved[d];
+    }
+    dims[kept] = -1;
+    weft_value *joined = weft_reshape(cx, weft_transpose(cx, r->a, perm), kept + 1, dims);
+    weft_value *others = weft_reshape(cx, others_product(cx, joined, kept), as->rank, moved);
+    return weft_mul(cx, g, weft_transpose(cx, others, back));
+}
+
 static int reduce_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
@@ -286,6 +332,8 @@ static int reduce_rule(const rule_in *r)
                                                  (size_t)n_axes, true);
         return give(r, 0, spread(r, weft_div(cx, g, c)));
     }
+    case WEFT__OP_PROD:
+        return give(r, 0, prod_gradient(r, g, axes, n_axes));
     case WEFT__OP_REDUCE_MAX: case WEFT__OP_REDUCE_MIN: {
         /* Shared equally among the elements equal to the extreme. */
         weft_value *hit = weft_cast(cx, weft_eq(cx, r->a, keep_dims(r, r->y, axes, n_axes)),
@@ -369,134 +417,6 @@ static int matmul_rule(const rule_in *r)
 #undef FOR_A
 #undef FOR_B
 
-/* ---- Moving and indexing elements ------------------------------------- */
-
-static int transpose_rule(const rule_in *r)
-{
-    int rank = r->n->attr.transpose.rank;
-    if (rank < 0)
-        return give(r, 0, weft_transpose(r->cx, r->g, NULL));
-    int inv[WEFT_MAX_RANK];
-    for (int d = 0; d < rank; d++) {
-        int p = r->n->attr.transpose.perm[d];
-        inv[p < 0 ? p + rank : p] = d;
-    }
-    return give(r, 0, weft_transpose(r->cx, r->g, inv));
-}
-
-/* Python's slice bound v on a dim of size dim, step 1. */
-static int64_t slice_bound(int64_t v, int64_t dim)
-{
-    if (v == WEFT_END)
-        return dim;
-    if (v < 0)
-        v += dim;
-    return v < 0 ? 0 : v > dim ? dim : v;
-}
-
-/* g padded with zeros back to a's shape (steps of 1, a's dims known). */
-static int slice_rule(const rule_in *r)
-{
-    const weft_spec *as = weft__value_spec(r->a);
-    int64_t pads[WEFT_MAX_RANK][2];
-    for (int d = 0; d < as->rank; d++) {
-        int64_t dim = as->dims[d], b = 0, e = dim;
-        if (d < r->n->attr.slice.rank) {
-            if (r->n->attr.slice.step[d] != 1)
-                return unsupported(r, "with a step other than 1");
-            b = slice_bound(r->n->attr.slice.begin[d], dim);
-            e = slice_bound(r->n->attr.slice.end[d], dim);
-        }
-        if (dim == WEFT_DIM_ANY)
-            return unsupported(r, "of an input with a dim unknown while tracing");
-        pads[d][0] = b;
-        pads[d][1] = dim - (e > b ? e : b);
-    }
-    return give(r, 0, weft_pad(r->cx, r->g, (const int64_t (*)[2])pads, 0.0));
-}
-
-static int concat_rule(const rule_in *r)
-{
-    weft_ctx *cx = r->cx;
-    uint32_t n_in = r->n->n_in;
-    int axis = r->n->attr.axis.axis;
-    int rank = spec_rank(r->g);
-    if (rank < 0 || n_in > 64)
-        return unsupported(r, rank < 0 ? "of a rank unknown while tracing" : "of over 64 inputs");
-    int ax = axis < 0 ? axis + rank : axis;
-    weft_value *parts[64];
-    if (r->n->op == WEFT__OP_STACK) {
-        if (weft_unstack(cx, r->g, axis, n_in, parts) < 0)
-            return weft_ctx_status(cx);
-    } else {
-        int64_t sizes[64];
-        for (uint32_t i = 0; i < n_in; i++)
-            if ((sizes[i] = weft__value_spec(r->t->val[r->n->in[i]])->dims[ax]) == WEFT_DIM_ANY)
-                return unsupported(r, "along a dim unknown while tracing");
-        if (weft_split(cx, r->g, n_in, sizes, axis, parts) < 0)
-            return weft_ctx_status(cx);
-    }
-    for (uint32_t i = 0; i < n_in; i++) {
-        int rc = give(r, i, parts[i]);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
-/* g summed over the copies of a (a's dims known; rank up to 4). */
-static int tile_rule(const rule_in *r)
-{
-    const weft_spec *as = weft__value_spec(r->a);
-    if (as->rank < 0 || as->rank > WEFT_MAX_RANK / 2)
-        return unsupported(r, "of a rank above 4 or unknown while tracing");
-    int64_t dims[WEFT_MAX_RANK];
-    int axes[WEFT_MAX_RANK];
-    for (int d = 0; d < as->rank; d++) {
-        if (as->dims[d] == WEFT_DIM_ANY)
-            return unsupported(r, "of an input with a dim unknown while tracing");
-        dims[2 * d] = r->n->attr.shape.dims[d];
-        dims[2 * d + 1] = as->dims[d];
-        axes[d] = 2 * d;
-    }
-    weft_value *split = weft_reshape(r->cx, r->g, 2 * as->rank, dims);
-    return give(r, 0, weft_reduce(r->cx, WEFT_R_SUM, split, axes, (size_t)as->rank, false));
-}
-
-static int array(const rule_in *r)
-{
-    weft_ctx *cx = r->cx;
-    const weft__node *n = r->n;
-    switch (n->op) {
-    case WEFT__OP_TRANSPOSE:
-        return transpose_rule(r);
-    case WEFT__OP_BROADCAST_TO:
-        return give_unbroadcast(r, 0, r->g, r->a);
-    case WEFT__OP_SLICE:
-        return slice_rule(r);
-    case WEFT__OP_CONCAT: case WEFT__OP_STACK:
-        return concat_rule(r);
-    case WEFT__OP_TILE:
-        return tile_rule(r);
-    case WEFT__OP_CUMSUM:
-        return give(r, 0, weft_cumsum_ex(cx, r->g, n->attr.axis.axis,
-                                         n->attr.axis.scan ^ WEFT_SCAN_REVERSE));
-    case WEFT__OP_GATHER: {
-        int axis = n->attr.axis.axis;
-        if (n->attr.axis.batch != 0 || (axis != 0 && axis != -spec_rank(r->a)))
-            return unsupported(r, "along an axis other than 0, or with batch dims");
-        weft_value *at = weft_expand_dims(cx, r->b, -1);
-        return give(r, 0, weft_scatter_nd_add(cx, weft_zeros_like(cx, r->a), at, r->g));
-    }
-    case WEFT__OP_GATHER_ND:
-        return give(r, 0, weft_scatter_nd_add(cx, weft_zeros_like(cx, r->a), r->b, r->g));
-    case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
-        return give(r, 0, r->g);
-    default:
-        return unsupported(r, NULL);
-    }
-}
-
 int weft__grad_node(weft__grad_tape *t, uint32_t id)
 {
     const weft__node *n = &t->g->nodes[id];
@@ -521,7 +441,7 @@ int weft__grad_node(weft__grad_tape *t, uint32_t id)
     case WEFT__KIND_MATMUL:
         return matmul_rule(&r);
     case WEFT__KIND_ARRAY:
-        return array(&r);
+        return weft__grad_array(&r);
     default:
         return unsupported(&r, NULL);
     }

@@ -30,15 +30,17 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * arguments (a value of another context is WEFT_EINVAL), and a weak scalar
  * among xs enters as an ordinary f64 / i64 tensor.  The ops with a rule
  * are the elementwise arithmetic and float functions, casts, where, the
- * sum / mean / max / min reductions, the shape ops (reshape, expand_dims,
- * squeeze, transpose, broadcast_to, tile, concat, stack, slice with step
- * 1), matmul, cumsum, gather along axis 0 and gather_nd, and every op made
- * of those (softmax, logsumexp, the losses, moments ...); floor, ceil,
+ * sum / mean / max / min / prod reductions, the shape ops (reshape,
+ * expand_dims, squeeze, transpose, broadcast_to, tile, repeat, roll,
+ * concat, stack, split, slice with any steps), matmul, cumsum, cumprod,
+ * gather (no batch dims), gather_nd, the unsorted segment sum, conv2d,
+ * max_pool2d and avg_pool2d, and every op made of those (softmax,
+ * logsumexp, the losses, moments, pad, unstack, einsum ...); floor, ceil,
  * round, sign and the integer divisions give zero.  Anything else on the
  * path from xs to y (control flow, maps, host calls, sort, the linear
- * algebra and convolutions) fails with WEFT_EINVAL naming it; so does a
- * reduction or reshape whose gradient needs a rank or dims unknown while
- * tracing.  An input broadcast along a dim unknown while tracing is
+ * algebra, depthwise convolutions, resizing) fails with WEFT_EINVAL
+ * naming it; so does a rule that needs a rank or dims unknown while
+ * tracing (a slice's, a split's, a pool's height, width and channels).  An input broadcast along a dim unknown while tracing is
  * checked when the function runs (the call fails instead of summing
  * wrongly).  f may itself call weft_gradients (a second derivative) where
  * the first gradient's ops have rules.  Returns 0 or a negative code (also

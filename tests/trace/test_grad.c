@@ -324,6 +324,53 @@ static int shape_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, voi
         v = weft_transpose(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }), cycle);
         break;
     }
+    case 26: {
+        weft_value *parts[3];
+        weft_split(cx, x, 3, (const int64_t[]){ 1, -1, 1 }, 1, parts);
+        v = weft_concat(cx, (weft_value *[]){ weft_mul(cx, parts[0], parts[2]), parts[1] }, 2, 1);
+        break;
+    }
+    case 27: {
+        weft_value *rows[3];
+        weft_unstack(cx, x, 0, 3, rows);
+        v = weft_add(cx, weft_mul(cx, rows[0], rows[1]), weft_exp(cx, rows[2]));
+        break;
+    }
+    case 28: v = weft_slice(cx, x, (const int64_t[]){ 2, 0 }, (const int64_t[]){ WEFT_END, 4 },
+                            (const int64_t[]){ -2, 3 }); break;
+    case 29: v = weft_reverse(cx, weft_slice(cx, x, (const int64_t[]){ 0, 1 }, NULL,
+                                             (const int64_t[]){ 2, 2 }), 1); break;
+    case 30: v = weft_roll(cx, x, 3, 1); break;
+    case 31: {
+        /* An odd length, where fftshift and ifftshift differ. */
+        weft_value *odd = weft_slice(cx, weft_reshape(cx, x, 1, (const int64_t[]){ 12 }), NULL,
+                                     (const int64_t[]){ 11 }, NULL);
+        v = weft_fftshift(cx, odd, NULL, 0);
+        break;
+    }
+    case 32: v = weft_repeat(cx, x, 2, 0); break;
+    case 33: v = weft_cumprod(cx, weft_add(cx, x, weft_const_f64(cx, 2.0)), 1,
+                              WEFT_SCAN_EXCLUSIVE); break;
+    case 34: v = weft_reduce(cx, WEFT_R_PROD, x, (const int[]){ 1 }, 1, false); break;
+    case 35: v = weft_reduce(cx, WEFT_R_PROD, x, NULL, 0, true); break;
+    case 36: v = weft_reduce(cx, WEFT_R_PROD, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }),
+                             (const int[]){ 0, 1 }, 2, false); break;
+    case 37: {
+        /* [[2, 0], [1, 2]] along the last axis of [2,2,3]: 2 twice. */
+        weft_value *at = weft_mod(cx, weft_range(cx, WEFT_I32, 2, 6, 1), weft_const_i64(cx, 3));
+        at = weft_where(cx, weft_eq(cx, at, weft_const_i64(cx, 2)), weft_const_i64(cx, 2), at);
+        at = weft_where(cx, weft_eq(cx, weft_range(cx, WEFT_I32, 0, 4, 1), weft_const_i64(cx, 3)),
+                        weft_const_i64(cx, 2), at);
+        v = weft_gather(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 2, 3 }),
+                        weft_reshape(cx, at, 2, (const int64_t[]){ 2, 2 }), 2);
+        break;
+    }
+    case 38: {
+        /* ids [1, 0, -1]: the last row is dropped. */
+        weft_value *ids = weft_sub(cx, weft_const_i64(cx, 1), weft_range(cx, WEFT_I32, 0, 3, 1));
+        v = weft_unsorted_segment(cx, WEFT_R_SUM, x, ids, 2);
+        break;
+    }
     default: break;
     }
     outs[0] = weighted(cx, v);
@@ -338,6 +385,10 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "reduce_max", "reduce_min", "matmul", "matmul TA TB", "matmul TB", "matmul TA",
         "matmul vector b", "matmul vector a", "matmul batch broadcast", "softmax",
         "logsumexp", "gather with repeats", "gather_nd with repeats", "transpose of rank 3",
+        "split", "unstack", "slice with negative and strided steps", "reverse of a strided slice",
+        "roll", "fftshift", "repeat", "exclusive cumprod", "prod along an axis",
+        "prod of everything, keepdims", "prod over two axes", "gather along the last axis",
+        "segment sum with a dropped row",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
@@ -728,4 +779,121 @@ Test(grad, a_gradient_of_a_gradient_is_the_second_derivative)
     weft_tensor_release(x);
     weft_tensor_release(outs[0]);
     weft_tensor_release(outs[1]);
+}
+
+/* ---- Convolutions and pools ------------------------------------------- */
+
+static int nn_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *x = a[0], *f = a[1], *v = NULL;   /* x f64[1,5,5,2], f f64[3,3,2,2] */
+    static const int64_t one[2] = { 1, 1 }, two[2] = { 2, 2 }, win[2] = { 2, 3 };
+    switch (which) {
+    case 0: v = weft_conv2d(cx, x, f, one, WEFT_PADDING_SAME, NULL); break;
+    case 1: v = weft_conv2d(cx, x, f, two, WEFT_PADDING_VALID, NULL); break;
+    case 2: v = weft_conv2d(cx, x, f, one, WEFT_PADDING_SAME, two); break;
+    case 3: v = weft_max_pool2d(cx, x, win, two, WEFT_PADDING_SAME); break;
+    case 4: v = weft_max_pool2d(cx, x, win, one, WEFT_PADDING_VALID); break;
+    case 5: v = weft_avg_pool2d(cx, x, win, two, WEFT_PADDING_SAME); break;
+    case 6: v = weft_avg_pool2d(cx, x, two, one, WEFT_PADDING_VALID); break;
+    case 7: v = weft_max_pool2d(cx, x, two, one, WEFT_PADDING_SAME); break;   /* x [2,3,3,2] */
+    case 8: v = weft_avg_pool2d(cx, x, win, two, WEFT_PADDING_SAME); break;
+    default: break;
+    }
+    outs[0] = weighted(cx, v);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, convolution_and_pool_rules_match_differences)
+{
+    static const char *names[] = { "conv2d SAME", "conv2d VALID stride 2", "conv2d dilated",
+                                   "max_pool2d SAME stride 2", "max_pool2d VALID overlapping",
+                                   "avg_pool2d SAME stride 2", "avg_pool2d VALID overlapping" };
+    double xv[50], fv[36];
+    for (int i = 0; i < 50; i++)
+        xv[i] = sin(1.7 * i + 0.3);   /* distinct, so that no pool window ties */
+    for (int i = 0; i < 36; i++)
+        fv[i] = cos(0.9 * i) * 0.5;
+    const grad_arg args[2] = { { 4, { 1, 5, 5, 2 }, xv }, { 4, { 3, 3, 2, 2 }, fv } };
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
+        grad_case c = { nn_body, &i, 2, i < 3 ? 2 : 1 };
+        expect_gradients(&c, args, names[i]);
+    }
+    /* Two images: each maximum's gradient in its own image. */
+    const grad_arg two_images[2] = { { 4, { 2, 3, 3, 2 }, xv }, args[1] };
+    for (int i = 7; i <= 8; i++) {
+        grad_case c = { nn_body, &i, 2, 1 };
+        expect_gradients(&c, two_images, i == 7 ? "max_pool2d of two images" : "avg_pool2d of two");
+    }
+}
+
+Test(grad, a_product_with_a_zero_has_the_others_product)
+{
+    /* d/dx prod(x) = the product of the other elements, 0 included. */
+    const double v[4] = { 2, 0, 3, -1.5 }, want[4] = { 0, -9, 0, 0 };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, (const int64_t[]){ 4 }, v);
+    weft_reduction r = WEFT_R_PROD;
+    grad_case c = { extreme_body, &r, 1, 1 };
+    weft_tensor *outs[2];
+    op_results_everywhere(grad_body, &c, &x, 1, outs, 2, "prod with a zero");
+    for (int i = 0; i < 4; i++)
+        cr_expect_eq(test_element(outs[1], i), want[i], "element %d", i);
+    weft_tensor_release(x);
+    weft_tensor_release(outs[0]);
+    weft_tensor_release(outs[1]);
+}
+
+static int cnn_loss(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    static const int64_t one[2] = { 1, 1 }, two[2] = { 2, 2 };
+    weft_value *h = weft_relu(cx, weft_conv2d(cx, a[0], a[1], one, WEFT_PADDING_SAME, NULL));
+    h = weft_add(cx, weft_max_pool2d(cx, h, two, two, WEFT_PADDING_SAME),
+                 weft_avg_pool2d(cx, h, two, two, WEFT_PADDING_SAME));
+    outs[0] = weft_mean(cx, weft_square(cx, h), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int cnn_grads(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *g[2];
+    if (weft_gradients(cx, cnn_loss, NULL, a, 2, 2, NULL, g) < 0)
+        return weft_ctx_status(cx);
+    weft_value *flat = weft_reshape(cx, g[0], 1, (const int64_t[]){ -1 });
+    outs[0] = weft_concat(cx, (weft_value *[]){ flat, weft_reshape(cx, g[1], 1,
+                                                (const int64_t[]){ -1 }) }, 2, 0);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, a_cnn_traced_for_any_batch_matches_eager)
+{
+    /* The pools' and the convolution's rules with the batch unknown while
+     * tracing, against the same gradients computed eagerly. */
+    static const weft_spec sig[2] = { { WEFT_F32, 4, { WEFT_DIM_ANY, 5, 5, 2 } },
+                                      { WEFT_F32, 4, { 3, 3, 2, 3 } } };
+    weft_function *f = op_signature_function(rt, cnn_grads, NULL, sig, 2);
+    double xv[100], fv[54];
+    for (int i = 0; i < 100; i++)
+        xv[i] = sin(1.3 * i + 0.1);
+    for (int i = 0; i < 54; i++)
+        fv[i] = cos(0.7 * i) * 0.4;
+    for (int64_t batch = 1; batch <= 2; batch++) {
+        weft_tensor *args[2] = { test_tensor(WEFT_F32, 4, (const int64_t[]){ batch, 5, 5, 2 }, xv),
+                                 test_tensor(WEFT_F32, 4, (const int64_t[]){ 3, 3, 2, 3 }, fv) };
+        weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
+        weft_tensor *traced = NULL, *eager = NULL;
+        cr_assert_eq(weft_function_call(f, a, 2, &traced, 1), 0, "%s", weft_errmsg());
+        cr_assert_eq(op_call(rt, cnn_grads, NULL, args, 2, &eager, 1, true), 0, "%s",
+                     weft_errmsg());
+        cr_assert_eq(weft_tensor_numel(traced), batch * 50 + 54);
+        for (int64_t i = 0; i < weft_tensor_numel(traced); i++)
+            cr_expect_float_eq(test_element(traced, i), test_element(eager, i), 1e-6,
+                               "batch %lld, element %lld", (long long)batch, (long long)i);
+        weft_tensor_release(traced);
+        weft_tensor_release(eager);
+        weft_tensor_release(args[0]);
+        weft_tensor_release(args[1]);
+    }
+    op_destroy_traced_once(&f);
 }

@@ -1,0 +1,317 @@
+/* The gradient rules of the ops that move, copy or index elements
+ * (weft_gradients; the helpers are trace/grad_rules.c's).  Most need the
+ * input's dims known while tracing: an op whose gradient needs one that
+ * is not fails naming it. */
+#include "base/base.h"
+#include "trace/control.h"
+#include "trace/grad.h"
+#include "trace/shape.h"
+#include "trace/tensor_impl.h"
+
+typedef weft__grad_rule rule_in;
+
+#define k weft__grad_k
+#define unsupported weft__grad_unsupported
+#define unbroadcast weft__grad_unbroadcast
+#define wants weft__grad_wants
+#define give weft__grad_give
+
+static int spec_rank(const weft_value *v)
+{
+    return v ? weft__value_spec(v)->rank : WEFT_RANK_ANY;
+}
+
+/* ---- Permutations and copies ------------------------------------------ */
+
+static int transpose_rule(const rule_in *r)
+{
+    int rank = r->n->attr.transpose.rank;
+    if (rank < 0)
+        return give(r, 0, weft_transpose(r->cx, r->g, NULL));
+    int inv[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        int p = r->n->attr.transpose.perm[d];
+        inv[p < 0 ? p + rank : p] = d;
+    }
+    return give(r, 0, weft_transpose(r->cx, r->g, inv));
+}
+
+/* a's dims, or false (after recording the error) when one is unknown. */
+static bool known_dims(const rule_in *r, const weft_spec **as)
+{
+    *as = weft__value_spec(r->a);
+    bool known = (*as)->rank >= 0;
+    for (int d = 0; known && d < (*as)->rank; d++)
+        known = (*as)->dims[d] != WEFT_DIM_ANY;
+    if (!known)
+        unsupported(r, "of an input with a dim unknown while tracing");
+    return known;
+}
+
+/* A constant i64 vector of v[0..n). */
+static weft_value *index_vector(const rule_in *r, const int64_t *v, int64_t n)
+{
+    weft_tensor *t = NULL;
+    int rc = weft_tensor_create(WEFT_I64, 1, &n, v, &t);
+    if (rc < 0)
+        return weft__ctx_fail_errmsg(r->cx, rc);
+    weft_value *c = weft_const_tensor(r->cx, t);
+    weft_tensor_release(t);
+    return c;
+}
+
+/* g (count elements along axis) put back at positions first + i step of a
+ * dim of dim elements, zeros elsewhere: a zero appended after the last
+ * element, then a gather that picks each position's element or that
+ * zero. */
+static weft_value *unstride(const rule_in *r, weft_value *g, int axis, int64_t dim,
+                            int64_t first, int64_t count, int64_t step)
+{
+    int64_t pads[WEFT_MAX_RANK][2] = { { 0 } };
+    pads[axis][1] = 1;
+    int64_t *map = weft__calloc(dim ? (size_t)dim : 1, sizeof *map);
+    if (!map)
+        return weft__ctx_fail(r->cx, WEFT_ENOMEM, "weft_gradients: out of memory");
+    for (int64_t j = 0; j < dim; j++)
+        map[j] = count;
+    for (int64_t i = 0; i < count; i++)
+        map[first + i * step] = i;
+    weft_value *at = index_vector(r, map, dim);
+    weft__free(map);
+    weft_value *padded = weft_pad(r->cx, g, (const int64_t (*)[2])pads, 0.0);
+    return weft_gather(r->cx, padded, at, axis);
+}
+
+/* Zeros around g: steps of 1 pad, other steps unstride (a's dims known). */
+static int slice_rule(const rule_in *r)
+{
+    const weft_spec *as;
+    if (!known_dims(r, &as))
+        return weft_ctx_status(r->cx);
+    int64_t pads[WEFT_MAX_RANK][2], first[WEFT_MAX_RANK], count[WEFT_MAX_RANK];
+    int64_t step[WEFT_MAX_RANK];
+    bool strided = false;
+    for (int d = 0; d < as->rank; d++) {
+        bool sliced = d < r->n->attr.slice.rank;
+        step[d] = sliced ? r->n->attr.slice.step[d] : 1;
+        if (sliced)
+            weft__slice_resolve(as->dims[d], r->n->attr.slice.begin[d], r->n->attr.slice.end[d],
+                                step[d], &first[d], &count[d]);
+        else
+            first[d] = 0, count[d] = as->dims[d];
+        bool unit = step[d] == 1;
+        strided |= !unit;
+        pads[d][0] = unit ? first[d] : 0;
+        pads[d][1] = unit ? as->dims[d] - first[d] - count[d] : 0;
+    }
+    weft_value *v = weft_pad(r->cx, r->g, (const int64_t (*)[2])pads, 0.0);
+    for (int d = 0; strided && d < as->rank && v; d++)
+        if (step[d] != 1)
+            v = unstride(r, v, d, as->dims[d], first[d], count[d], step[d]);
+    return give(r, 0, v);
+}
+
+/* Part of a split: zeros before and after it along the axis. */
+static int split_rule(const rule_in *r)
+{
+    const weft_spec *as;
+    if (!known_dims(r, &as))
+        return weft_ctx_status(r->cx);
+    int axis = r->n->attr.split.axis < 0 ? r->n->attr.split.axis + as->rank
+                                         : r->n->attr.split.axis;
+    int64_t first, count, pads[WEFT_MAX_RANK][2] = { { 0 } };
+    if (!weft__split_resolve(r->n, as, as->dims[axis], &first, &count)) {
+        weft__ctx_fail_errmsg(r->cx, WEFT_EINVAL);
+        return WEFT_EINVAL;
+    }
+    pads[axis][0] = first;
+    pads[axis][1] = as->dims[axis] - first - count;
+    return give(r, 0, weft_pad(r->cx, r->g, (const int64_t (*)[2])pads, 0.0));
+}
+
+static int concat_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    uint32_t n_in = r->n->n_in;
+    int axis = r->n->attr.axis.axis;
+    int rank = spec_rank(r->g);
+    if (rank < 0 || n_in > 64)
+        return unsupported(r, rank < 0 ? "of a rank unknown while tracing" : "of over 64 inputs");
+    int ax = axis < 0 ? axis + rank : axis;
+    weft_value *parts[64];
+    if (r->n->op == WEFT__OP_STACK) {
+        if (weft_unstack(cx, r->g, axis, n_in, parts) < 0)
+            return weft_ctx_status(cx);
+    } else {
+        int64_t sizes[64];
+        for (uint32_t i = 0; i < n_in; i++)
+            if ((sizes[i] = weft__value_spec(r->t->val[r->n->in[i]])->dims[ax]) == WEFT_DIM_ANY)
+                return unsupported(r, "along a dim unknown while tracing");
+        if (weft_split(cx, r->g, n_in, sizes, axis, parts) < 0)
+            return weft_ctx_status(cx);
+    }
+    for (uint32_t i = 0; i < n_in; i++) {
+        int rc = give(r, i, parts[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* g summed over the copies of a (a's dims known; rank up to 4). */
+static int tile_rule(const rule_in *r)
+{
+    const weft_spec *as;
+    if (!known_dims(r, &as))
+        return weft_ctx_status(r->cx);
+    if (as->rank > WEFT_MAX_RANK / 2)
+        return unsupported(r, "of a rank above 4");
+    int64_t dims[WEFT_MAX_RANK];
+    int axes[WEFT_MAX_RANK];
+    for (int d = 0; d < as->rank; d++) {
+        dims[2 * d] = r->n->attr.shape.dims[d];
+        dims[2 * d + 1] = as->dims[d];
+        axes[d] = 2 * d;
+    }
+    weft_value *split = weft_reshape(r->cx, r->g, 2 * as->rank, dims);
+    return give(r, 0, weft_reduce(r->cx, WEFT_R_SUM, split, axes, (size_t)as->rank, false));
+}
+
+/* g summed over each element's repeats (a's dims known but one). */
+static int repeat_rule(const rule_in *r)
+{
+    const weft_spec *as = weft__value_spec(r->a);
+    int axis = r->n->attr.index.axis;
+    if (as->rank < 0 || as->rank >= WEFT_MAX_RANK)
+        return unsupported(r, "of a rank unknown while tracing or of 8");
+    axis = axis < 0 ? axis + as->rank : axis;
+    int64_t dims[WEFT_MAX_RANK];
+    int unknown = 0, at = 0;
+    for (int d = 0; d < as->rank; d++) {
+        unknown += as->dims[d] == WEFT_DIM_ANY;
+        dims[at++] = as->dims[d];
+        if (d == axis)
+            dims[at++] = r->n->attr.index.count;
+    }
+    if (unknown > 1)
+        return unsupported(r, "of an input with more than one dim unknown while tracing");
+    weft_value *split = weft_reshape(r->cx, r->g, as->rank + 1, dims);
+    return give(r, 0, weft_sum(r->cx, split, axis + 1));
+}
+
+/* The roll back: the opposite shift, fftshift's half undone by
+ * ifftshift's. */
+static int roll_rule(const rule_in *r)
+{
+    weft__node back = { .op = WEFT__OP_ROLL, .attr.index = r->n->attr.index };
+    back.attr.index.count = -r->n->attr.index.count;
+    back.attr.index.kind = r->n->attr.index.kind == 1 ? 2 : r->n->attr.index.kind == 2 ? 1 : 0;
+    weft_value *g = r->g;
+    return give(r, 0, weft__ops_finish(r->cx, &back, &g, 1));
+}
+
+/* ---- Scans ------------------------------------------------------------- */
+
+static int scan_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    int axis = r->n->attr.axis.axis;
+    unsigned back = r->n->attr.axis.scan ^ WEFT_SCAN_REVERSE;
+    if (r->n->op == WEFT__OP_CUMSUM)
+        return give(r, 0, weft_cumsum_ex(cx, r->g, axis, back));
+    /* cumprod: TensorFlow's rule, the reverse cumsum of y g over a (an
+     * element of a that is 0 gives NaN or an infinity, as there). */
+    return give(r, 0, weft_div(cx, weft_cumsum_ex(cx, weft_mul(cx, r->y, r->g), axis, back), r->a));
+}
+
+/* ---- Indexing ---------------------------------------------------------- */
+
+/* d moved to the front of a rank-n permutation (into perm), and back (inv). */
+static void to_front(int n, int from, int count, int *perm)
+{
+    int at = 0;
+    for (int i = 0; i < count; i++)
+        perm[at++] = from + i;
+    for (int d = 0; d < n; d++)
+        if (d < from || d >= from + count)
+            perm[at++] = d;
+}
+
+/* The gathered rows added back where they came from: along axis 0 one
+ * scatter_nd_add; along another axis the same after moving it (and the
+ * indices' dims in g) to the front. */
+static int gather_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    int ra = spec_rank(r->a), ri = spec_rank(r->b), axis = r->n->attr.axis.axis;
+    if (r->n->attr.axis.batch != 0)
+        return unsupported(r, "with batch dims");
+    if (ra < 0 || ri < 0)
+        return unsupported(r, "of a rank unknown while tracing");
+    axis = axis < 0 ? axis + ra : axis;
+    weft_value *at = weft_expand_dims(cx, r->b, -1);
+    if (axis == 0)
+        return give(r, 0, weft_scatter_nd_add(cx, weft_zeros_like(cx, r->a), at, r->g));
+    int pa[WEFT_MAX_RANK], pg[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
+    to_front(ra, axis, 1, pa);
+    to_front(ra - 1 + ri, axis, ri, pg);
+    for (int d = 0; d < ra; d++)
+        back[pa[d]] = d;
+    weft_value *a_t = weft_transpose(cx, r->a, pa), *g_t = weft_transpose(cx, r->g, pg);
+    weft_value *sum = weft_scatter_nd_add(cx, weft_zeros_like(cx, a_t), at, g_t);
+    return give(r, 0, weft_transpose(cx, sum, back));
+}
+
+/* A segment sum's rows go back to the rows that made them; a negative id
+ * dropped its row, which gets zeros. */
+static int segment_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    if (r->n->attr.index.kind != WEFT_R_SUM)
+        return unsupported(r, "other than a sum");
+    int ra = spec_rank(r->a), ri = spec_rank(r->b);
+    if (ra < 0 || ri < 0)
+        return unsupported(r, "of a rank unknown while tracing");
+    weft_value *ids = r->b, *zero = weft_const_i64(cx, 0);
+    weft_value *kept = weft_ge(cx, ids, zero);
+    weft_value *rows = weft_gather(cx, r->g, weft_maximum(cx, ids, zero), 0);
+    for (int d = ri; d < ra && kept; d++)
+        kept = weft_expand_dims(cx, kept, -1);
+    return give(r, 0, weft_where(cx, kept, rows, k(r, 0.0)));
+}
+
+int weft__grad_array(const rule_in *r)
+{
+    switch (r->n->op) {
+    case WEFT__OP_TRANSPOSE:
+        return transpose_rule(r);
+    case WEFT__OP_BROADCAST_TO:
+        return give(r, 0, unbroadcast(r, r->g, r->a));
+    case WEFT__OP_SLICE:
+        return slice_rule(r);
+    case WEFT__OP_SPLIT:
+        return split_rule(r);
+    case WEFT__OP_CONCAT: case WEFT__OP_STACK:
+        return concat_rule(r);
+    case WEFT__OP_TILE:
+        return tile_rule(r);
+    case WEFT__OP_REPEAT:
+        return repeat_rule(r);
+    case WEFT__OP_ROLL:
+        return roll_rule(r);
+    case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD:
+        return scan_rule(r);
+    case WEFT__OP_GATHER:
+        return gather_rule(r);
+    case WEFT__OP_GATHER_ND:
+        return give(r, 0, weft_scatter_nd_add(r->cx, weft_zeros_like(r->cx, r->a), r->b, r->g));
+    case WEFT__OP_UNSORTED_SEGMENT:
+        return segment_rule(r);
+    case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
+        return give(r, 0, r->g);
+    case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
+        return weft__grad_nn(r);
+    default:
+        return unsupported(r, NULL);
+    }
+}
