@@ -49,9 +49,11 @@ bool        weft__grad_wants(const weft__grad_rule *r, uint32_t k);
 int         weft__grad_give(const weft__grad_rule *r, uint32_t k, weft_value *v);
 /* g summed down to x's shape (a broadcast's gradient). */
 weft_value *weft__grad_unbroadcast(const weft__grad_rule *r, weft_value *g, weft_value *x);
-/* The rules of the ops that move or index elements (trace/grad_array.c)
- * and of the convolutions and pools (trace/grad_nn.c). */
+/* The rules of the ops that move or index elements (trace/grad_array.c),
+ * of the convolutions and pools (trace/grad_nn.c) and of the linear
+ * algebra (trace/grad_linalg.c). */
 int         weft__grad_array(const weft__grad_rule *r);
 int         weft__grad_nn(const weft__grad_rule *r);
+int         weft__grad_linalg(const weft__grad_rule *r);
 
 #endif

@@ -280,6 +280,42 @@ static int segment_rule(const rule_in *r)
     return give(r, 0, weft_where(cx, kept, rows, k(r, 0.0)));
 }
 
+/* ---- Sorting ----------------------------------------------------------- */
+
+/* Each sorted element's gradient back to where it came from: the sort's
+ * permutation (argsort, ties as the sort's own), inverted, picks g's
+ * element of every input position (along the last axis, the others
+ * moved there first). */
+static int sort_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    int rank = spec_rank(r->a), axis = r->n->attr.sort.axis;
+    if (rank < 1)
+        return unsupported(r, "of a rank unknown while tracing");
+    axis = axis < 0 ? axis + rank : axis;
+    int perm[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        perm[d] = d == axis ? rank - 1 : d == rank - 1 ? axis : d;
+    weft_value *a = weft_transpose(cx, r->a, perm), *g = weft_transpose(cx, r->g, perm);
+    weft_value *order = weft_argsort(cx, a, -1, r->n->attr.sort.descending);
+    weft_value *place = weft_argsort(cx, order, -1, false);
+    return give(r, 0, weft_transpose(cx, weft_gather_ex(cx, g, place, -1, rank - 1), perm));
+}
+
+/* top_k's values are a's elements at the indices along the last axis:
+ * each g to its index, through a one-hot of the indices. */
+static int top_k_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    const weft_spec *as = weft__value_spec(r->a);
+    int64_t n = as->rank >= 1 ? as->dims[as->rank - 1] : WEFT_DIM_ANY;
+    if (n == WEFT_DIM_ANY)
+        return unsupported(r, "of a last dim unknown while tracing");
+    weft_value *hot = weft_one_hot(cx, r->b, n, as->dtype);          /* [..., k, n] */
+    weft_value *spread = weft_mul(cx, hot, weft_expand_dims(cx, r->g, -1));
+    return give(r, 0, weft_sum(cx, spread, -2));
+}
+
 int weft__grad_array(const rule_in *r)
 {
     switch (r->n->op) {
@@ -309,8 +345,15 @@ int weft__grad_array(const rule_in *r)
         return segment_rule(r);
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         return give(r, 0, r->g);
+    case WEFT__OP_SORT:
+        return sort_rule(r);
+    case WEFT__OP_TOP_K_VALUES:
+        return top_k_rule(r);
     case WEFT__OP_CONV2D: case WEFT__OP_MAX_POOL2D: case WEFT__OP_AVG_POOL2D:
         return weft__grad_nn(r);
+    case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_SOLVE: case WEFT__OP_TRIANGULAR_SOLVE:
+    case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_CHOLESKY:
+        return weft__grad_linalg(r);
     default:
         return unsupported(r, NULL);
     }

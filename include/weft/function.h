@@ -33,12 +33,14 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * sum / mean / max / min / prod reductions, the shape ops (reshape,
  * expand_dims, squeeze, transpose, broadcast_to, tile, repeat, roll,
  * concat, stack, split, slice with any steps), matmul, cumsum, cumprod,
- * gather (no batch dims), gather_nd, the unsorted segment sum, conv2d,
- * max_pool2d and avg_pool2d, and every op made of those (softmax,
- * logsumexp, the losses, moments, pad, unstack, einsum ...); floor, ceil,
- * round, sign and the integer divisions give zero.  Anything else on the
- * path from xs to y (control flow, maps, host calls, sort, the linear
- * algebra, depthwise convolutions, resizing) fails with WEFT_EINVAL
+ * gather (no batch dims), gather_nd, the unsorted segment sum, sort and
+ * top_k's values, conv2d, max_pool2d and avg_pool2d, matrix_inverse,
+ * matrix_solve, triangular_solve, matrix_determinant and cholesky, and
+ * every op made of those (softmax, logsumexp, the losses, moments, pad,
+ * unstack, einsum, cholesky_solve ...); floor, ceil, round, sign and the
+ * integer divisions give zero.  Anything else on the path from xs to y
+ * (control flow, maps, host calls, the decompositions but cholesky,
+ * depthwise convolutions, resizing) fails with WEFT_EINVAL
  * naming it; so does a rule that needs a rank or dims unknown while
  * tracing (a slice's, a split's, a pool's height, width and channels).  An input broadcast along a dim unknown while tracing is
  * checked when the function runs (the call fails instead of summing

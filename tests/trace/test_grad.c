@@ -673,6 +673,13 @@ static int sorts(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *us
     return weft_ctx_status(cx);
 }
 
+static int log_cumsum_exp(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_cumulative_logsumexp(cx, a[0], 0, 0);
+    return weft_ctx_status(cx);
+}
+
 static int fails_inside(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     (void)user;
@@ -689,8 +696,8 @@ static int reads_another_context(weft_ctx *cx, weft_value *const *a, weft_value 
 
 static int error_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    static const weft_body_fn fns[] = { sorts, sorts, returns_int, sorts, fails_inside, sorts,
-                                        reads_another_context };
+    static const weft_body_fn fns[] = { sorts, sorts, returns_int, sorts, fails_inside,
+                                        log_cumsum_exp, reads_another_context };
     static const size_t n_wrt[] = { 0, 4, 1, 1, 1, 1, 1 };
     int k = *(const int *)user;
     weft_value *const xs[3] = { k == 3 ? a[2] : a[0], a[1], a[2] };
@@ -714,7 +721,7 @@ Test(grad, errors)
         { 2, WEFT_EDTYPE, "weft_gradients: the body returns i64[]; only a float result" },
         { 3, WEFT_EDTYPE, "weft_gradients: xs[0] is i32[2]; only floats can be differentiated" },
         { 4, WEFT_ESHAPE, "weft_add" },
-        { 5, WEFT_EINVAL, "weft_gradients: no gradient for sort" },
+        { 5, WEFT_EINVAL, "weft_gradients: no gradient for cum" },
         { 6, WEFT_EINVAL, "weft_add" },
     };
     op_expect_errors(rt, error_case, cases, sizeof cases / sizeof cases[0], args, 3);
@@ -725,14 +732,16 @@ Test(grad, errors)
 static int sorted_weights(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     (void)user;
-    outs[0] = weft_mul(cx, a[0], weft_sort(cx, a[1], 0, false));
+    weft_value *w = weft_cumulative_logsumexp(cx, weft_sort(cx, a[1], 0, false), 0, 0);
+    outs[0] = weft_mul(cx, a[0], weft_sub(cx, w, weft_sub(cx, w, weft_sort(cx, a[1], 0, false))));
     return weft_ctx_status(cx);
 }
 
 Test(grad, an_op_without_a_rule_is_fine_off_the_path)
 {
-    /* sort has no rule, but it sorts a constant here (x1 is not
-     * differentiated): d/dx0 sum(x0 * sort(x1)) = sort(x1). */
+    /* cumulative_logsumexp has no rule, but it reads a constant here (x1
+     * is not differentiated): d/dx0 sum(x0 * (w - (w - sort(x1)))) =
+     * sort(x1). */
     const double v[3] = { 3, 1, 2 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
                              test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
@@ -740,7 +749,7 @@ Test(grad, an_op_without_a_rule_is_fine_off_the_path)
     weft_tensor *outs[2];
     op_results_everywhere(grad_body, &c, args, 2, outs, 2, "sort off the path");
     for (int i = 0; i < 3; i++)
-        cr_expect_eq(test_element(outs[1], i), i + 1);
+        cr_expect_float_eq(test_element(outs[1], i), i + 1, 1e-12);
     for (int k = 0; k < 2; k++) {
         weft_tensor_release(args[k]);
         weft_tensor_release(outs[k]);
@@ -896,4 +905,46 @@ Test(grad, a_cnn_traced_for_any_batch_matches_eager)
         weft_tensor_release(args[1]);
     }
     op_destroy_traced_once(&f);
+}
+
+/* ---- Linear algebra and sorting ---------------------------------------- */
+
+static int linalg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *x = a[0], *b = a[1], *v = NULL;   /* x f64[3,3], b f64[3,2] */
+    weft_value *m = weft_add(cx, x, weft_mul(cx, weft_eye(cx, 3, 3, WEFT_F64),
+                                             weft_const_f64(cx, 3.0)));
+    weft_value *spd = weft_add(cx, weft_matmul_ex(cx, x, x, WEFT_TRANSPOSE_B),
+                               weft_mul(cx, weft_eye(cx, 3, 3, WEFT_F64), weft_const_f64(cx, 2)));
+    weft_value *tk[2];
+    switch (which) {
+    case 0: v = weft_matrix_inverse(cx, m); break;
+    case 1: v = weft_matrix_solve(cx, m, b, false); break;
+    case 2: v = weft_matrix_solve(cx, m, b, true); break;
+    case 3: v = weft_triangular_solve(cx, m, b, true, false); break;
+    case 4: v = weft_triangular_solve(cx, m, b, false, true); break;
+    case 5: v = weft_matrix_determinant(cx, m); break;
+    case 6: v = weft_cholesky(cx, spd); break;
+    case 7: v = weft_cholesky_solve(cx, weft_cholesky(cx, spd), b); break;
+    case 8: v = weft_sort(cx, x, 0, false); break;
+    case 9: v = weft_sort(cx, weft_concat(cx, (weft_value *[]){ x, b }, 2, 1), -1, true); break;
+    case 10: weft_top_k(cx, weft_transpose(cx, x, NULL), 2, true, tk); v = tk[0]; break;
+    default: break;
+    }
+    outs[0] = weighted(cx, v);
+    return weft_ctx_status(cx);
+}
+
+Test(grad, linear_algebra_and_sort_rules_match_differences)
+{
+    static const char *names[] = { "inverse", "solve", "adjoint solve", "lower solve",
+                                   "upper adjoint solve", "determinant", "cholesky",
+                                   "cholesky_solve", "sort along axis 0", "sort descending",
+                                   "top_k values" };
+    const grad_arg args[2] = { { 2, { 3, 3 }, xs12 }, { 2, { 3, 2 }, ws12 } };
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
+        grad_case c = { linalg_body, &i, 2, 2 };
+        expect_gradients(&c, args, names[i]);
+    }
 }

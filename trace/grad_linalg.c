@@ -1,0 +1,91 @@
+/* The gradient rules of the linear-algebra nodes (weft_gradients; the
+ * helpers are trace/grad_rules.c's): TensorFlow's, written with the
+ * public ops.  With y = inv(a): ga = -y^T g y^T.  With x = a \ b: gb =
+ * a^T \ g and ga = -gb x^T (the transposes swapped for an adjoint solve;
+ * a triangular solve keeps ga on its triangle).  det: g det inv(a)^T.
+ * cholesky: TensorFlow's CholeskyGrad (Murray 2016), symmetrized. */
+#include "trace/control.h"
+#include "trace/grad.h"
+#include "trace/shape.h"
+#include "trace/tensor_impl.h"
+
+typedef weft__grad_rule rule_in;
+
+#define k weft__grad_k
+#define unsupported weft__grad_unsupported
+#define give weft__grad_give
+#define wants weft__grad_wants
+
+static weft_value *neg_product(weft_ctx *cx, weft_value *p, weft_value *q, unsigned flags)
+{
+    return weft_neg(cx, weft_matmul_ex(cx, p, q, flags));
+}
+
+static int inverse_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    weft_value *ty = weft_matmul_ex(cx, r->y, r->g, WEFT_TRANSPOSE_A);
+    return give(r, 0, neg_product(cx, ty, r->y, WEFT_TRANSPOSE_B));
+}
+
+static int solve_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    unsigned flags = (unsigned)r->n->attr.index.kind;
+    bool adjoint = flags & WEFT__LINALG_ADJOINT;
+    bool triangular = r->n->op == WEFT__OP_TRIANGULAR_SOLVE;
+    /* gb solves the other system: the same node with adjoint flipped. */
+    weft__node other = { .op = r->n->op, .attr.index.kind = (int)(flags ^ WEFT__LINALG_ADJOINT) };
+    weft_value *in[2] = { r->a, r->g };
+    weft_value *gb = weft__ops_finish(cx, &other, in, 2);
+    int rc = give(r, 1, gb);
+    if (rc < 0 || !wants(r, 0))
+        return rc;
+    weft_value *ga = adjoint ? neg_product(cx, r->y, gb, WEFT_TRANSPOSE_B)
+                             : neg_product(cx, gb, r->y, WEFT_TRANSPOSE_B);
+    if (triangular && ga)
+        ga = (flags & WEFT__LINALG_LOWER) ? weft_band_part(cx, ga, -1, 0)
+                                          : weft_band_part(cx, ga, 0, -1);
+    return give(r, 0, ga);
+}
+
+static int determinant_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    weft_value *scale = weft_mul(cx, r->g, r->y);
+    scale = weft_expand_dims(cx, weft_expand_dims(cx, scale, -1), -1);
+    weft_value *inv_t = weft_matrix_transpose(cx, weft_matrix_inverse(cx, r->a));
+    return give(r, 0, weft_mul(cx, scale, inv_t));
+}
+
+/* phi(l^T g) between l^-T and l^-1, where phi keeps the lower triangle
+ * and halves the diagonal; then the symmetric part. */
+static int cholesky_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    const weft_spec *ls = weft__value_spec(r->y);
+    int64_t n = ls->rank >= 2 ? ls->dims[ls->rank - 1] : WEFT_DIM_ANY;
+    if (n == WEFT_DIM_ANY)
+        return unsupported(r, "of a matrix whose size is unknown while tracing");
+    weft_value *eye = weft_eye(cx, n, n, ls->dtype);
+    weft_value *l_inv = weft_triangular_solve(cx, r->y, eye, true, false);
+    weft_value *middle = weft_matmul_ex(cx, r->y, r->g, WEFT_TRANSPOSE_A);
+    middle = weft_matrix_set_diag(cx, middle,
+                                  weft_mul(cx, k(r, 0.5), weft_matrix_diag_part(cx, middle)));
+    middle = weft_band_part(cx, middle, -1, 0);
+    weft_value *ga = weft_matmul(cx, weft_matmul_ex(cx, l_inv, middle, WEFT_TRANSPOSE_A), l_inv);
+    ga = weft_add(cx, ga, weft_matrix_transpose(cx, ga));
+    return give(r, 0, weft_mul(cx, ga, k(r, 0.5)));
+}
+
+int weft__grad_linalg(const rule_in *r)
+{
+    switch (r->n->op) {
+    case WEFT__OP_MATRIX_INVERSE:     return inverse_rule(r);
+    case WEFT__OP_MATRIX_SOLVE:
+    case WEFT__OP_TRIANGULAR_SOLVE:   return solve_rule(r);
+    case WEFT__OP_MATRIX_DETERMINANT: return determinant_rule(r);
+    case WEFT__OP_CHOLESKY:           return cholesky_rule(r);
+    default:                          return unsupported(r, NULL);
+    }
+}
