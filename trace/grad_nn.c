@@ -1,4 +1,4 @@
-/* The gradient rules of conv2d and the 2-D pools (weft_gradients; the
+/* The gradient rules of conv2d, depthwise_conv2d and the 2-D pools (weft_gradients; the
  * helpers are trace/grad_rules.c's), written with the public ops as
  * TensorFlow's kernels compute them: a convolution's input gradient is a
  * transposed convolution and its filters' gradient the products of the
@@ -108,10 +108,52 @@ static int avg_pool_rule(const rule_in *r)
     return give(r, 0, weft_transpose(cx, nchw, to_nhwc));
 }
 
+/* A depthwise convolution is a conv2d whose filter is block-diagonal
+ * over the channels (each input channel c feeds only outputs c m .. c m +
+ * m - 1): the input's gradient is that filter's transposed convolution
+ * (C times the depthwise work, one op); the filters' gradient pairs each
+ * channel's patches with its own outputs, one product per channel. */
+static int depthwise_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    const weft__node *n = r->n;
+    int64_t hwc[3];
+    if (!known_hwc(r, r->a, hwc))
+        return weft_ctx_status(cx);
+    const weft_spec *fs = weft__value_spec(r->b);
+    int64_t kh = fs->dims[0], kw = fs->dims[1], c = fs->dims[2], m = fs->dims[3];
+    weft_padding pad = (weft_padding)n->attr.conv.padding;
+    if (wants(r, 0)) {
+        weft_value *eye = weft_reshape(cx, weft_eye(cx, c, c, fs->dtype), 5,
+                                       (const int64_t[]){ 1, 1, c, c, 1 });
+        weft_value *blocks = weft_mul(cx, weft_reshape(cx, r->b, 5,
+                                                       (const int64_t[]){ kh, kw, c, 1, m }), eye);
+        weft_value *dense = weft_reshape(cx, blocks, 4, (const int64_t[]){ kh, kw, c, c * m });
+        int rc = give(r, 0, weft_conv2d_transpose_ex(cx, r->g, dense, hwc, n->attr.conv.stride,
+                                                     pad, n->attr.conv.dilation));
+        if (rc < 0)
+            return rc;
+    }
+    if (!wants(r, 1))
+        return 0;
+    /* patches [N, taps, c] -> [c, taps, N]; g [N, c, m] -> [c, N, m]. */
+    static const int to_channel_first[3] = { 2, 1, 0 }, g_channel_first[3] = { 1, 0, 2 };
+    static const int back[3] = { 1, 0, 2 };
+    weft_value *patches = weft_extract_patches(cx, r->a, fs->dims, n->attr.conv.stride,
+                                               n->attr.conv.dilation, pad);
+    weft_value *p3 = weft_transpose(cx, weft_reshape(cx, patches, 3, (const int64_t[]){
+                                        -1, kh * kw, c }), to_channel_first);
+    weft_value *g3 = weft_transpose(cx, weft_reshape(cx, r->g, 3, (const int64_t[]){ -1, c, m }),
+                                    g_channel_first);
+    weft_value *df = weft_transpose(cx, weft_matmul(cx, p3, g3), back);   /* [taps, c, m] */
+    return give(r, 1, weft_reshape(cx, df, 4, fs->dims));
+}
+
 int weft__grad_nn(const rule_in *r)
 {
     switch (r->n->op) {
     case WEFT__OP_CONV2D:     return conv2d_rule(r);
+    case WEFT__OP_DEPTHWISE_CONV2D: return depthwise_rule(r);
     case WEFT__OP_MAX_POOL2D: return max_pool_rule(r);
     case WEFT__OP_AVG_POOL2D: return avg_pool_rule(r);
     default:                  return unsupported(r, NULL);

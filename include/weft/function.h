@@ -28,26 +28,28 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * step is one function.  f is traced once per call for the specs of xs
  * (its own ops then run on cx, forward and backward): it must use only its
  * arguments (a value of another context is WEFT_EINVAL), and a weak scalar
- * among xs enters as an ordinary f64 / i64 tensor.  The ops with a rule
- * are the elementwise arithmetic and float functions, casts, where, the
- * sum / mean / max / min / prod reductions, the shape ops (reshape,
- * expand_dims, squeeze, transpose, broadcast_to, tile, repeat, roll,
- * concat, stack, split, slice with any steps), matmul, cumsum, cumprod,
- * gather (no batch dims), gather_nd, the unsorted segment sum, sort and
- * top_k's values, conv2d, max_pool2d and avg_pool2d, matrix_inverse,
- * matrix_solve, triangular_solve, matrix_determinant and cholesky, and
- * every op made of those (softmax, logsumexp, the losses, moments, pad,
- * unstack, einsum, cholesky_solve ...); floor, ceil, round, sign and the
- * integer divisions give zero.  Anything else on the path from xs to y
- * (control flow, maps, host calls, the decompositions but cholesky,
- * depthwise convolutions, resizing) fails with WEFT_EINVAL
+ * among xs enters as an ordinary f64 / i64 tensor.
+ *
+ * The ops with a rule are the elementwise arithmetic and float functions,
+ * casts, where, the sum / mean / max / min / prod reductions, the shape
+ * ops (reshape, expand_dims, squeeze, transpose, broadcast_to, tile,
+ * repeat, roll, concat, stack, split, slice with any steps), matmul,
+ * cumsum, cumprod, gather (no batch dims), gather_nd, the unsorted segment
+ * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
+ * avg_pool2d, matrix_inverse, matrix_solve, triangular_solve,
+ * matrix_determinant and cholesky, and every op made of those (softmax,
+ * logsumexp, the losses, moments, pad, unstack, einsum, cholesky_solve
+ * ...); floor, ceil, round, sign and the integer divisions give zero.
+ * Anything else on the path from xs to y (control flow, maps, host
+ * calls, the other decompositions, resizing) fails with WEFT_EINVAL
  * naming it; so does a rule that needs a rank or dims unknown while
- * tracing (a slice's, a split's, a pool's height, width and channels).  An input broadcast along a dim unknown while tracing is
- * checked when the function runs (the call fails instead of summing
- * wrongly).  f may itself call weft_gradients (a second derivative) where
- * the first gradient's ops have rules.  Returns 0 or a negative code (also
- * recorded in cx); every result is a value of cx, released by the caller
- * like an op's, and each is a handle of its own. */
+ * tracing (a slice's, a split's, a pool's height, width and channels).
+ * An input broadcast along a dim unknown while tracing is checked when the
+ * function runs (the call fails instead of summing wrongly).  f may itself
+ * call weft_gradients (a second derivative) where the first gradient's
+ * ops have rules.  Returns 0 or a negative code (also recorded in cx);
+ * every result is a value of cx, released by the caller like an op's, and
+ * each is a handle of its own. */
 WEFT_API int weft_gradients(weft_ctx *cx, weft_body_fn f, void *user, weft_value *const *xs,
                             size_t n_xs, size_t n_wrt, weft_value **y, weft_value **grads);
 

@@ -805,6 +805,9 @@ static int nn_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     case 4: v = weft_max_pool2d(cx, x, win, one, WEFT_PADDING_VALID); break;
     case 5: v = weft_avg_pool2d(cx, x, win, two, WEFT_PADDING_SAME); break;
     case 6: v = weft_avg_pool2d(cx, x, two, one, WEFT_PADDING_VALID); break;
+    case 9: v = weft_depthwise_conv2d(cx, x, f, one, WEFT_PADDING_SAME, NULL); break;
+    case 10: v = weft_depthwise_conv2d(cx, x, f, two, WEFT_PADDING_VALID, NULL); break;
+    case 11: v = weft_depthwise_conv2d(cx, x, f, one, WEFT_PADDING_SAME, two); break;
     case 7: v = weft_max_pool2d(cx, x, two, one, WEFT_PADDING_SAME); break;   /* x [2,3,3,2] */
     case 8: v = weft_avg_pool2d(cx, x, win, two, WEFT_PADDING_SAME); break;
     default: break;
@@ -827,6 +830,12 @@ Test(grad, convolution_and_pool_rules_match_differences)
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
         grad_case c = { nn_body, &i, 2, i < 3 ? 2 : 1 };
         expect_gradients(&c, args, names[i]);
+    }
+    static const char *depthwise[3] = { "depthwise SAME", "depthwise VALID stride 2",
+                                        "depthwise dilated" };
+    for (int i = 9; i <= 11; i++) {
+        grad_case c = { nn_body, &i, 2, 2 };
+        expect_gradients(&c, args, depthwise[i - 9]);
     }
     /* Two images: each maximum's gradient in its own image. */
     const grad_arg two_images[2] = { { 4, { 2, 3, 3, 2 }, xv }, args[1] };
