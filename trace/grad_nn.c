@@ -1,4 +1,4 @@
-/* The gradient rules of conv2d, depthwise_conv2d and the 2-D pools (weft_gradients; the
+/* The gradient rules of conv2d, depthwise_conv2d, the 2-D pools and resize (weft_gradients; the
  * helpers are trace/grad_rules.c's), written with the public ops as
  * TensorFlow's kernels compute them: a convolution's input gradient is a
  * transposed convolution and its filters' gradient the products of the
@@ -149,11 +149,41 @@ static int depthwise_rule(const rule_in *r)
     return give(r, 1, weft_reshape(cx, df, 4, fs->dims));
 }
 
+/* The resize's matrix along one dim: an identity of n pixels resized as
+ * n channels of a one-pixel-wide (or -high) image, [out, n]. */
+static weft_value *resize_matrix(const rule_in *r, int64_t n, int64_t out, bool height)
+{
+    weft_ctx *cx = r->cx;
+    weft_value *eye = weft_eye(cx, n, n, weft__value_spec(r->a)->dtype);
+    int64_t dims[4] = { 1, height ? n : 1, height ? 1 : n, n };
+    weft_value *plane = weft_reshape(cx, eye, 4, dims);
+    weft__node one = { .op = WEFT__OP_RESIZE, .attr.resize = r->n->attr.resize };
+    one.attr.resize.size[0] = height ? out : 1;
+    one.attr.resize.size[1] = height ? 1 : out;
+    weft_value *m = plane ? weft__ops_finish(cx, &one, &plane, 1) : NULL;
+    return weft_reshape(cx, m, 2, (const int64_t[]){ out, n });
+}
+
+/* Every method resizes the height and then the width, each a fixed
+ * linear map of its dim: y = R_h x R_w^T per image and channel, so the
+ * gradient is R_h^T g R_w, the matrices read off resizing identities. */
+static int resize_rule(const rule_in *r)
+{
+    int64_t hwc[3];
+    if (!known_hwc(r, r->a, hwc))
+        return weft_ctx_status(r->cx);
+    const int64_t *size = r->n->attr.resize.size;
+    weft_value *in[3] = { resize_matrix(r, hwc[0], size[0], true), r->g,
+                          resize_matrix(r, hwc[1], size[1], false) };
+    return give(r, 0, weft_einsum(r->cx, "ih,bijc,jw->bhwc", in, 3));
+}
+
 int weft__grad_nn(const rule_in *r)
 {
     switch (r->n->op) {
     case WEFT__OP_CONV2D:     return conv2d_rule(r);
     case WEFT__OP_DEPTHWISE_CONV2D: return depthwise_rule(r);
+    case WEFT__OP_RESIZE:     return resize_rule(r);
     case WEFT__OP_MAX_POOL2D: return max_pool_rule(r);
     case WEFT__OP_AVG_POOL2D: return avg_pool_rule(r);
     default:                  return unsupported(r, NULL);

@@ -36,12 +36,12 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * repeat, roll, concat, stack, split, slice with any steps), matmul,
  * cumsum, cumprod, gather (no batch dims), gather_nd, the unsorted segment
  * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
- * avg_pool2d, matrix_inverse, matrix_solve, triangular_solve,
+ * avg_pool2d, resize (every method), matrix_inverse, matrix_solve, triangular_solve,
  * matrix_determinant and cholesky, and every op made of those (softmax,
  * logsumexp, the losses, moments, pad, unstack, einsum, cholesky_solve
  * ...); floor, ceil, round, sign and the integer divisions give zero.
  * Anything else on the path from xs to y (control flow, maps, host
- * calls, the other decompositions, resizing) fails with WEFT_EINVAL
+ * calls, the other decompositions) fails with WEFT_EINVAL
  * naming it; so does a rule that needs a rank or dims unknown while
  * tracing (a slice's, a split's, a pool's height, width and channels).
  * An input broadcast along a dim unknown while tracing is checked when the

@@ -808,6 +808,11 @@ static int nn_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     case 9: v = weft_depthwise_conv2d(cx, x, f, one, WEFT_PADDING_SAME, NULL); break;
     case 10: v = weft_depthwise_conv2d(cx, x, f, two, WEFT_PADDING_VALID, NULL); break;
     case 11: v = weft_depthwise_conv2d(cx, x, f, one, WEFT_PADDING_SAME, two); break;
+    case 12: v = weft_resize(cx, x, 7, 4, WEFT_RESIZE_BILINEAR); break;
+    case 13: v = weft_resize(cx, x, 3, 8, WEFT_RESIZE_BICUBIC); break;
+    case 14: v = weft_resize(cx, x, 2, 3, WEFT_RESIZE_AREA); break;
+    case 15: v = weft_resize_ex(cx, x, 3, 2, WEFT_RESIZE_LANCZOS3, true); break;
+    case 16: v = weft_resize(cx, x, 8, 7, WEFT_RESIZE_NEAREST); break;
     case 7: v = weft_max_pool2d(cx, x, two, one, WEFT_PADDING_SAME); break;   /* x [2,3,3,2] */
     case 8: v = weft_avg_pool2d(cx, x, win, two, WEFT_PADDING_SAME); break;
     default: break;
@@ -836,6 +841,12 @@ Test(grad, convolution_and_pool_rules_match_differences)
     for (int i = 9; i <= 11; i++) {
         grad_case c = { nn_body, &i, 2, 2 };
         expect_gradients(&c, args, depthwise[i - 9]);
+    }
+    static const char *resizes[5] = { "resize bilinear up", "resize bicubic", "resize area down",
+                                      "resize lanczos3 antialiased down", "resize nearest up" };
+    for (int i = 12; i <= 16; i++) {
+        grad_case c = { nn_body, &i, 2, 1 };
+        expect_gradients(&c, args, resizes[i - 12]);
     }
     /* Two images: each maximum's gradient in its own image. */
     const grad_arg two_images[2] = { { 4, { 2, 3, 3, 2 }, xv }, args[1] };
