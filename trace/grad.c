@@ -52,11 +52,15 @@ static void mark_nodes(const weft__graph *g, uint32_t y, size_t n_wrt, bool *nee
 static weft_value *replay_node(weft__grad_tape *t, uint32_t id, weft_value *const *xs)
 {
     const weft__node *n = &t->g->nodes[id];
+    if (weft__grad_is_branch(n->op))
+        return weft__grad_replay_branch(t, id) < 0 ? NULL : t->val[id];
+    if (n->op == WEFT__OP_RESULT && t->val[id])
+        return t->val[id];   /* set by its branch node's replay */
     switch (weft__op_kind_of(n->op)) {
     case WEFT__KIND_CONTROL: case WEFT__KIND_RESULT: case WEFT__KIND_MAP:
     case WEFT__KIND_HOST: case WEFT__KIND_FUSED:
         return weft__ctx_fail(t->cx, WEFT_EINVAL, "%s: the body uses %s, which cannot be "
-                              "differentiated (control flow, maps and host calls)", who,
+                              "differentiated (loops, maps and host calls)", who,
                               weft__op_name(n->op));
     default:
         break;
@@ -85,9 +89,12 @@ static int backward(weft__grad_tape *t, uint32_t y)
     if (!t->adj[y])
         return weft_ctx_status(t->cx);
     for (uint32_t i = y + 1; i-- > 0;) {
-        if (!t->adj[i] || !t->depends[i] || t->g->nodes[i].op == WEFT__OP_ARG)
+        weft__op op = t->g->nodes[i].op;
+        if (!t->depends[i] || op == WEFT__OP_ARG || op == WEFT__OP_RESULT)
             continue;
-        int rc = weft__grad_node(t, i);
+        if (!t->adj[i] && !weft__grad_is_branch(op))
+            continue;
+        int rc = weft__grad_is_branch(op) ? weft__grad_branch(t, i) : weft__grad_node(t, i);
         if (rc < 0)
             return rc;
     }

@@ -56,4 +56,11 @@ int         weft__grad_array(const weft__grad_rule *r);
 int         weft__grad_nn(const weft__grad_rule *r);
 int         weft__grad_linalg(const weft__grad_rule *r);
 
+/* weft_cond and weft_switch_case (trace/grad_control.c): whether op is
+ * one; the node's replay (it sets the values of its RESULT nodes); its
+ * rule (from the adjoints of its RESULT nodes). */
+bool        weft__grad_is_branch(weft__op op);
+int         weft__grad_replay_branch(weft__grad_tape *t, uint32_t id);
+int         weft__grad_branch(weft__grad_tape *t, uint32_t id);
+
 #endif

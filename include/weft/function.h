@@ -37,11 +37,15 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * cumsum, cumprod, gather (no batch dims), gather_nd, the unsorted segment
  * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
  * avg_pool2d, resize (every method), matrix_inverse, matrix_solve, triangular_solve,
- * matrix_determinant and cholesky, and every op made of those (softmax,
- * logsumexp, the losses, moments, pad, unstack, einsum, cholesky_solve
- * ...); floor, ceil, round, sign and the integer divisions give zero.
- * Anything else on the path from xs to y (control flow, maps, host
- * calls, the other decompositions) fails with WEFT_EINVAL
+ * matrix_determinant and cholesky, weft_cond and weft_switch_case, and
+ * every op made of those (softmax, logsumexp, the losses, moments, pad,
+ * unstack, einsum, cholesky_solve ...); floor, ceil, round, sign and the
+ * integer divisions give zero.  A branch's gradient comes from its own
+ * ops: eagerly only the chosen branch's, while tracing every branch's,
+ * selected when the function runs (so every branch's ops, checks and
+ * host calls run).  Anything else on the path from xs to y (while_loop,
+ * scan, maps, host calls, the other decompositions) fails with
+ * WEFT_EINVAL
  * naming it; so does a rule that needs a rank or dims unknown while
  * tracing (a slice's, a split's, a pool's height, width and channels).
  * An input broadcast along a dim unknown while tracing is checked when the

@@ -968,3 +968,86 @@ Test(grad, linear_algebra_and_sort_rules_match_differences)
         expect_gradients(&c, args, names[i]);
     }
 }
+
+/* ---- cond and switch_case ---------------------------------------------- */
+
+static int branch_mul(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_mul(cx, a[0], a[1]);
+    outs[1] = weft_exp(cx, a[1]);
+    return weft_ctx_status(cx);
+}
+
+static int branch_sin(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, weft_sin(cx, a[0]), weft_square(cx, a[1]));
+    outs[1] = weft_mul(cx, a[0], weft_const_f64(cx, 3.0));
+    return weft_ctx_status(cx);
+}
+
+static int branch_pow(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_mul(cx, weft_square(cx, a[0]), a[1]);
+    outs[1] = weft_tanh(cx, weft_add(cx, a[0], a[1]));
+    return weft_ctx_status(cx);
+}
+
+typedef struct branches {
+    weft_function *fn[3];
+    int which;   /* 0: cond on the sign of sum(x); 1: switch_case on floor(2 sum(x));
+                    2: cond with the arguments swapped */
+} branches;
+
+static int branching_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const branches *b = user;
+    weft_value *s = weft_sum(cx, a[0], WEFT_ALL_AXES), *r[2];
+    int rc;
+    if (b->which != 1) {
+        /* which 2: the arguments the other way round, so that the one
+         * differentiated (x) comes after the one that is not (w). */
+        weft_value *args[2] = { a[b->which == 2], a[b->which != 2] };
+        rc = weft_cond(cx, weft_gt(cx, s, weft_const_f64(cx, 0.0)), b->fn[0], b->fn[1], args, 2,
+                       r, 2);
+    } else {
+        weft_value *index = weft_cast(cx, weft_floor(cx, weft_mul(cx, s, weft_const_f64(cx, 2))),
+                                      WEFT_I32);
+        rc = weft_switch_case(cx, index, b->fn, 3, a, 2, r, 2);
+    }
+    if (rc < 0)
+        return rc;
+    /* Only the first output's elements weigh in beyond the second's sum. */
+    outs[0] = weft_add(cx, weighted(cx, r[0]), weft_sum(cx, r[1], WEFT_ALL_AXES));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, through_cond_and_switch_case)
+{
+    /* Eagerly only the chosen branch is differentiated; traced, every
+     * branch and a selection.  x's sum picks the branch. */
+    branches b = { { test_function(rt, "mul", branch_mul, NULL, 2, 2, NULL, 0),
+                     test_function(rt, "sin", branch_sin, NULL, 2, 2, NULL, 0),
+                     test_function(rt, "pow", branch_pow, NULL, 2, 2, NULL, 0) }, 0 };
+    /* Sums 0.3, -0.7 and 0.7: cond's then, else, then; switch_case's 0,
+     * -2 (out of range: the last) and 1, away from every boundary. */
+    static const double shifts[3] = { 0.05, -0.2, 0.15 };
+    const double base[4] = { 0.3, -0.5, 0.2, 0.1 };
+    for (b.which = 0; b.which < 3; b.which++)
+        for (int s = 0; s < 3; s++) {
+            double x[4];
+            for (int i = 0; i < 4; i++)
+                x[i] = base[i] + shifts[s];
+            const grad_arg args[2] = { { 1, { 4 }, x }, { 1, { 4 }, ws12 } };
+            grad_case c = { branching_body, &b, 2, b.which == 2 ? 1 : 2 };
+            char what[64];
+            snprintf(what, sizeof what, "%s, sum of x %.2f",
+                     b.which == 1 ? "switch_case" : b.which ? "cond (w, x), x only" : "cond",
+                     0.1 + 4 * shifts[s]);
+            expect_gradients(&c, args, what);
+        }
+    for (int i = 0; i < 3; i++)
+        weft_function_destroy(&b.fn[i]);
+}
