@@ -29,28 +29,37 @@ static bool known_hwc(const rule_in *r, const weft_value *x, int64_t hwc[3])
     return known;
 }
 
+/* A convolution's input gradient: the transposed convolution of g by
+ * the convolution's dense filters (HWIO) back to the input's hwc. */
+static int give_input_gradient(const rule_in *r, weft_value *filters, const int64_t *hwc)
+{
+    const weft__node *n = r->n;
+    return give(r, 0, weft_conv2d_transpose_ex(r->cx, r->g, filters, hwc, n->attr.conv.stride,
+                                               (weft_padding)n->attr.conv.padding,
+                                               n->attr.conv.dilation));
+}
+
+/* The input's patches under filters of spec fs: [b, oh, ow, fh fw c]. */
+static weft_value *patches_of(const rule_in *r, const weft_spec *fs)
+{
+    const weft__node *n = r->n;
+    return weft_extract_patches(r->cx, r->a, fs->dims, n->attr.conv.stride,
+                                n->attr.conv.dilation, (weft_padding)n->attr.conv.padding);
+}
+
 static int conv2d_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
-    const weft__node *n = r->n;
     int64_t hwc[3];
     if (!known_hwc(r, r->a, hwc))
         return weft_ctx_status(cx);
     const weft_spec *fs = weft__value_spec(r->b);
-    weft_padding pad = (weft_padding)n->attr.conv.padding;
-    if (wants(r, 0)) {
-        int rc = give(r, 0, weft_conv2d_transpose_ex(cx, r->g, r->b, hwc, n->attr.conv.stride,
-                                                     pad, n->attr.conv.dilation));
-        if (rc < 0)
-            return rc;
-    }
-    if (!wants(r, 1))
-        return 0;
+    int rc = wants(r, 0) ? give_input_gradient(r, r->b, hwc) : 0;
+    if (rc < 0 || !wants(r, 1))
+        return rc;
     /* dF[ky, kx, ci, co] = sum over pixels of patch[.., (ky, kx, ci)] g[.., co]. */
     int64_t taps = fs->dims[0] * fs->dims[1] * fs->dims[2], cout = fs->dims[3];
-    weft_value *patches = weft_extract_patches(cx, r->a, fs->dims, n->attr.conv.stride,
-                                               n->attr.conv.dilation, pad);
-    weft_value *p2 = weft_reshape(cx, patches, 2, (const int64_t[]){ -1, taps });
+    weft_value *p2 = weft_reshape(cx, patches_of(r, fs), 2, (const int64_t[]){ -1, taps });
     weft_value *g2 = weft_reshape(cx, r->g, 2, (const int64_t[]){ -1, cout });
     weft_value *df = weft_matmul_ex(cx, p2, g2, WEFT_TRANSPOSE_A);
     return give(r, 1, weft_reshape(cx, df, 4, fs->dims));
@@ -116,21 +125,18 @@ static int avg_pool_rule(const rule_in *r)
 static int depthwise_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
-    const weft__node *n = r->n;
     int64_t hwc[3];
     if (!known_hwc(r, r->a, hwc))
         return weft_ctx_status(cx);
     const weft_spec *fs = weft__value_spec(r->b);
     int64_t kh = fs->dims[0], kw = fs->dims[1], c = fs->dims[2], m = fs->dims[3];
-    weft_padding pad = (weft_padding)n->attr.conv.padding;
     if (wants(r, 0)) {
         weft_value *eye = weft_reshape(cx, weft_eye(cx, c, c, fs->dtype), 5,
                                        (const int64_t[]){ 1, 1, c, c, 1 });
         weft_value *blocks = weft_mul(cx, weft_reshape(cx, r->b, 5,
                                                        (const int64_t[]){ kh, kw, c, 1, m }), eye);
         weft_value *dense = weft_reshape(cx, blocks, 4, (const int64_t[]){ kh, kw, c, c * m });
-        int rc = give(r, 0, weft_conv2d_transpose_ex(cx, r->g, dense, hwc, n->attr.conv.stride,
-                                                     pad, n->attr.conv.dilation));
+        int rc = give_input_gradient(r, dense, hwc);
         if (rc < 0)
             return rc;
     }
@@ -139,9 +145,7 @@ static int depthwise_rule(const rule_in *r)
     /* patches [N, taps, c] -> [c, taps, N]; g [N, c, m] -> [c, N, m]. */
     static const int to_channel_first[3] = { 2, 1, 0 }, g_channel_first[3] = { 1, 0, 2 };
     static const int back[3] = { 1, 0, 2 };
-    weft_value *patches = weft_extract_patches(cx, r->a, fs->dims, n->attr.conv.stride,
-                                               n->attr.conv.dilation, pad);
-    weft_value *p3 = weft_transpose(cx, weft_reshape(cx, patches, 3, (const int64_t[]){
+    weft_value *p3 = weft_transpose(cx, weft_reshape(cx, patches_of(r, fs), 3, (const int64_t[]){
                                         -1, kh * kw, c }), to_channel_first);
     weft_value *g3 = weft_transpose(cx, weft_reshape(cx, r->g, 3, (const int64_t[]){ -1, c, m }),
                                     g_channel_first);

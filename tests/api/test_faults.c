@@ -987,8 +987,10 @@ static int body_shape_ops(weft_ctx *cx, weft_value *const *args, weft_value **ou
     return weft_ctx_status(cx);
 }
 
+/* A function of one i64[?] argument (0..7), traced or eager (flags). */
 typedef struct shape_st {
     unsigned flags;
+    weft_body_fn body;
     weft_function *f;
     weft_tensor *x, *out;
 } shape_st;
@@ -999,7 +1001,7 @@ static void shape_prepare(void *p)
     weft_function_destroy(&s->f);
     weft_spec sig;
     cr_assert_eq(weft_spec_parse("i64[?]", &sig), 0);
-    weft_function_desc d = { .name = "shape_ops", .body = body_shape_ops, .n_args = 1,
+    weft_function_desc d = { .name = "shape_ops", .body = s->body, .n_args = 1,
                              .n_outs = 1, .input_signature = &sig, .flags = s->flags };
     cr_assert_eq(weft_function_create(rt, &d, &s->f), 0);
     s->x = iota_i64(8);
@@ -1034,7 +1036,7 @@ Test(faults, shape_ops)
 {
     need_fault_injection();
     for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
-        shape_st s = { .flags = flags };
+        shape_st s = { .flags = flags, .body = body_shape_ops };
         op o = { flags ? "shape ops (eager)" : "shape ops (traced)", shape_prepare, shape_run,
                  shape_check, shape_undo, &s };
         cr_expect_geq(sweep(&o), 3);
@@ -1063,19 +1065,6 @@ static int body_grad(weft_ctx *cx, weft_value *const *args, weft_value **outs, v
     return weft_ctx_status(cx);
 }
 
-static void grad_prepare(void *p)
-{
-    shape_st *s = p;
-    weft_function_destroy(&s->f);
-    weft_spec sig;
-    cr_assert_eq(weft_spec_parse("i64[?]", &sig), 0);
-    weft_function_desc d = { .name = "grad", .body = body_grad, .n_args = 1, .n_outs = 1,
-                             .input_signature = &sig, .flags = s->flags };
-    cr_assert_eq(weft_function_create(rt, &d, &s->f), 0);
-    s->x = iota_i64(8);
-    s->out = NULL;
-}
-
 static int grad_check(void *p)
 {
     shape_st *s = p;
@@ -1088,8 +1077,8 @@ Test(faults, gradients)
 {
     need_fault_injection();
     for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
-        shape_st s = { .flags = flags };
-        op o = { flags ? "gradients (eager)" : "gradients (traced)", grad_prepare, shape_run,
+        shape_st s = { .flags = flags, .body = body_grad };
+        op o = { flags ? "gradients (eager)" : "gradients (traced)", shape_prepare, shape_run,
                  grad_check, shape_undo, &s };
         cr_expect_geq(sweep(&o), 3);
         weft_function_destroy(&s.f);
