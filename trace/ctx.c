@@ -91,6 +91,11 @@ size_t weft__ctx_value_slots(const weft_ctx *cx)
     return slots;
 }
 
+const weft__graph *weft__ctx_graph(const weft_ctx *cx)
+{
+    return cx->g;
+}
+
 bool weft__ctx_is_eager(const weft_ctx *cx)
 {
     return cx->g == NULL;

@@ -17,6 +17,8 @@ int weft__trace_body(weft_runtime *rt, const char *name, weft_body_fn body, void
                      const weft__targ *args, size_t n_args, size_t n_outs, weft__graph *out);
 
 bool          weft__ctx_is_eager(const weft_ctx *cx);
+/* The op list cx records into (NULL for an eager context). */
+const weft__graph *weft__ctx_graph(const weft_ctx *cx);
 weft_runtime *weft__ctx_runtime(const weft_ctx *cx);
 /* Records the first error of cx (sticky) with a message; returns NULL so
  * that ops can `return weft__ctx_fail(...)`. */

@@ -15,6 +15,16 @@
 
 static const char *const who = "weft_gradients";
 
+/* The tape this thread is tracing, if any.  Only the tape's own context
+ * unrolls (the functions a branch resolves through their caches are
+ * traced into those caches, as for any other caller). */
+static _Thread_local const weft__graph *tape;
+
+bool weft__grad_taping(const weft_ctx *cx)
+{
+    return tape && weft__ctx_graph(cx) == tape;
+}
+
 static bool is_float(weft_dtype dt)
 {
     return dt == WEFT_F32 || dt == WEFT_F64;
@@ -110,7 +120,10 @@ static int trace_tape(weft_ctx *cx, weft_body_fn f, void *user, weft_value *cons
         return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
     for (size_t i = 0; i < n_xs; i++)
         targs[i] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = *weft__value_spec(xs[i]) };
+    const weft__graph *outer = tape;
+    tape = g;
     int rc = weft__trace_body(weft__ctx_runtime(cx), who, f, user, targs, n_xs, 1, g);
+    tape = outer;
     if (targs != small)
         weft__free(targs);
     if (rc < 0)

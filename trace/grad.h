@@ -63,4 +63,18 @@ bool        weft__grad_is_branch(weft__op op);
 int         weft__grad_replay_branch(weft__grad_tape *t, uint32_t id);
 int         weft__grad_branch(weft__grad_tape *t, uint32_t id);
 
+/* Whether cx records a gradient's tape: its scans, folds and maps with a
+ * row count known then unroll (trace/unroll.c) instead of recording a
+ * node that has no rule. */
+bool weft__grad_taping(const weft_ctx *cx);
+/* fn on the rows of elems[0..n_elems) (dim 0, rows of them) one
+ * weft_call after another on cx, the captures after each row: a scan or
+ * fold (mode: weft__scan_mode's REVERSE and FOLD) carrying n_acc
+ * accumulators from init (NULL: from the first row), or with n_acc 0 a
+ * map of n_outs results.  outs as the node would give them. */
+int  weft__unroll_rows(weft_ctx *cx, weft_function *fn, unsigned mode, weft_value *const *init,
+                       size_t n_acc, weft_value *const *elems, size_t n_elems,
+                       weft_value *const *caps, size_t n_caps, int64_t rows, weft_value **outs,
+                       size_t n_outs);
+
 #endif

@@ -11,6 +11,7 @@
 
 #include "runtime/iface.h"
 #include "trace/control.h"
+#include "trace/grad.h"
 #include "trace/sidefx.h"
 #include "trace/tensor_impl.h"
 
@@ -475,6 +476,11 @@ weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
     const weft_spec *es = weft__value_spec(elems);
     if (!weft__slice_spec(cx, who, "elems", es, &slice))
         return NULL;
+    if (weft__grad_taping(cx) && rows_of(es) > 0) {
+        weft_value *out = NULL;
+        weft__unroll_rows(cx, fn, 0, NULL, 0, &elems, 1, NULL, 0, rows_of(es), &out, 1);
+        return out;
+    }
 
     const weft__callee_ops *ops = weft__callee_of(fn)->ops;
     int rc = ops->resolve(fn, &slice, &concrete, &out_spec);
@@ -569,6 +575,11 @@ int weft_map_ex(weft_ctx *cx, weft_function *fn, weft_value *const *elems, size_
     }
     if (!weft__shared_rows(cx, who, elems, n_elems, &rows))
         goto sticky;
+    if (weft__grad_taping(cx) && rows > 0) {
+        rc = weft__unroll_rows(cx, fn, 0, NULL, 0, elems, n_elems, captures, n_captures, rows,
+                               outs, n_outs);
+        goto done;
+    }
     m->fn[0] = fn;
     weft_spec *got = specs + n_in;
     rc = weft__callee_of(fn)->ops->resolve_n(fn, who, specs, n_in, n_outs, &m->concrete[0], got);

@@ -9,6 +9,7 @@
 
 #include "runtime/iface.h"
 #include "trace/control.h"
+#include "trace/grad.h"
 #include "trace/tensor_impl.h"
 
 #define SCAN_MSG_MAX 400
@@ -296,6 +297,11 @@ static int scan_op(weft_ctx *cx, unsigned mode, weft_function *fn, weft_value *c
         goto done;
     if (!weft__shared_rows(cx, who, elems, n_elems, &rows)) {
         rc = weft_ctx_status(cx);
+        goto done;
+    }
+    if (weft__grad_taping(cx) && rows > 0) {
+        rc = weft__unroll_rows(cx, fn, mode, init, n_acc, elems, n_elems, captures, n_captures,
+                               rows, outs, n_acc);
         goto done;
     }
     m->fn[0] = fn;

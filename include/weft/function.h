@@ -43,9 +43,12 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * integer divisions give zero.  A branch's gradient comes from its own
  * ops: eagerly only the chosen branch's, while tracing every branch's,
  * selected when the function runs (so every branch's ops, checks and
- * host calls run).  Anything else on the path from xs to y (while_loop,
- * scan, maps, host calls, the other decompositions) fails with
- * WEFT_EINVAL
+ * host calls run).  weft_scan, weft_foldl, weft_foldr, weft_map and
+ * weft_map_ex inside f unroll into one weft_call per row when their row
+ * count is known while tracing (always eagerly), so their functions' ops
+ * differentiate.  Anything else on the path from xs to y (while_loop,
+ * those with rows unknown, host calls, the other decompositions) fails
+ * with WEFT_EINVAL
  * naming it; so does a rule that needs a rank or dims unknown while
  * tracing (a slice's, a split's, a pool's height, width and channels).
  * An input broadcast along a dim unknown while tracing is checked when the

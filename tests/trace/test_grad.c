@@ -1051,3 +1051,120 @@ Test(grad, through_cond_and_switch_case)
     for (int i = 0; i < 3; i++)
         weft_function_destroy(&b.fn[i]);
 }
+
+/* ---- Scans, folds and maps --------------------------------------------- */
+
+/* h' = tanh(h w + x_row): a recurrent cell, w a capture. */
+static int rnn_cell(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_tanh(cx, weft_add(cx, weft_mul(cx, a[0], a[2]), a[1]));
+    return weft_ctx_status(cx);
+}
+
+/* Two accumulators, no captures: (s, p) -> (s + x, p * cos(x)). */
+static int sum_and_product(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, a[0], a[2]);
+    outs[1] = weft_mul(cx, a[1], weft_cos(cx, a[3]));
+    return weft_ctx_status(cx);
+}
+
+static int row_map(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, weft_mul(cx, a[0], a[1]), weft_sin(cx, a[0]));
+    outs[1] = weft_sum(cx, weft_exp(cx, a[0]), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int row_exp(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_mul(cx, weft_exp(cx, a[0]), weft_const_f64(cx, 2.0));
+    return weft_ctx_status(cx);
+}
+
+typedef struct loops {
+    weft_function *cell, *pair, *map2, *map1;
+    int which;
+} loops;
+
+static int loops_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const loops *l = user;
+    weft_value *x = a[0], *w = a[1], *h0 = weft_slice(cx, w, NULL, (const int64_t[]){ 3 }, NULL);
+    weft_value *r[2] = { NULL, NULL };   /* x f64[4,3], w f64[3] */
+    int rc = 0;
+    switch (l->which) {
+    case 0: rc = weft_scan(cx, l->cell, &h0, 1, &x, 1, &w, 1, r, 0); break;
+    case 1: rc = weft_scan(cx, l->cell, &h0, 1, &x, 1, &w, 1, r, WEFT_SCAN_REVERSE); break;
+    case 2: rc = weft_foldl(cx, l->cell, NULL, 1, &x, 1, &w, 1, r); break;
+    case 3: {
+        weft_value *xs[2] = { x, weft_mul(cx, x, weft_const_f64(cx, 0.5)) };
+        rc = weft_foldr(cx, l->pair, NULL, 2, xs, 2, NULL, 0, r);
+        break;
+    }
+    case 4: rc = weft_map_ex(cx, l->map2, &x, 1, &w, 1, r, 2, 2); break;
+    case 5: r[0] = weft_map(cx, l->map1, x, 4); break;
+    case 6: rc = weft_scan(cx, l->cell, NULL, 1, &x, 1, &w, 1, r, WEFT_SCAN_REVERSE); break;
+    default: break;
+    }
+    if (rc < 0)
+        return rc;
+    outs[0] = weighted(cx, r[0]);
+    if (r[1])
+        outs[0] = weft_add(cx, weft_sum(cx, outs[0], WEFT_ALL_AXES), weighted(cx, r[1]));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, through_scans_folds_and_maps)
+{
+    loops l = { test_function(rt, "cell", rnn_cell, NULL, 3, 1, NULL, 0),
+                test_function(rt, "pair", sum_and_product, NULL, 4, 2, NULL, 0),
+                test_function(rt, "map2", row_map, NULL, 2, 2, NULL, 0),
+                test_function(rt, "map1", row_exp, NULL, 1, 1, NULL, 0), 0 };
+    static const char *names[] = { "scan", "scan reversed", "foldl without init",
+                                   "foldr of two accumulators", "map_ex", "map",
+                                   "scan reversed without init" };
+    const grad_arg args[2] = { { 2, { 4, 3 }, xs12 }, { 1, { 3 }, ws12 } };
+    for (l.which = 0; l.which < 7; l.which++) {
+        grad_case c = { loops_body, &l, 2, 2 };
+        expect_gradients(&c, args, names[l.which]);
+    }
+    weft_function_destroy(&l.cell);
+    weft_function_destroy(&l.pair);
+    weft_function_destroy(&l.map2);
+    weft_function_destroy(&l.map1);
+}
+
+static int scan_grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *g[2];
+    if (weft_gradients(cx, loops_body, user, a, 2, 2, NULL, g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_add(cx, weft_sum(cx, g[0], WEFT_ALL_AXES), weft_sum(cx, g[1], WEFT_ALL_AXES));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, a_scan_over_rows_unknown_while_tracing_is_refused)
+{
+    /* The rows must be known to unroll the scan into the tape. */
+    loops l = { test_function(rt, "cell", rnn_cell, NULL, 3, 1, NULL, 0), NULL, NULL, NULL, 0 };
+    static const weft_spec sig[2] = { { WEFT_F64, 2, { WEFT_DIM_ANY, 3 } },
+                                      { WEFT_F64, 1, { 3 } } };
+    weft_function *f = test_function(rt, "rows", scan_grad_body, &l, 2, 1, sig, 0);
+    weft_tensor *x = test_tensor(WEFT_F64, 2, (const int64_t[]){ 4, 3 }, xs12);
+    weft_tensor *w = test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, ws12);
+    weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(w) };
+    weft_tensor *out = NULL;
+    cr_expect_eq(weft_function_call(f, a, 2, &out, 1), WEFT_EINVAL);
+    cr_expect(strstr(weft_errmsg(), "weft_gradients: the body uses scan, which cannot be "
+                     "differentiated"), "%s", weft_errmsg());
+    cr_expect_null(out);
+    weft_tensor_release(x);
+    weft_tensor_release(w);
+    weft_function_destroy(&f);
+    weft_function_destroy(&l.cell);
+}
