@@ -216,6 +216,7 @@ int weft_gradients(weft_ctx *cx, weft_body_fn f, void *user, weft_value *const *
     if ((rc = check_wrt(cx, xs, n_xs, n_wrt)) < 0)
         return rc;
     weft__graph g;
+    weft__graph_init(&g, 0);   /* freed on every path below, a failed trace's too */
     void *scratch = NULL;
     weft_value **res = weft__calloc(n_wrt + 1, sizeof *res);
     if (!res) {

@@ -42,8 +42,9 @@ weft_value *weft__grad_unbroadcast(const rule_in *r, weft_value *g, weft_value *
         return NULL;
     const weft_spec *as = weft__value_spec(a), *gs = weft__value_spec(g);
     if (as->rank < 0 || gs->rank < as->rank)
-        return weft__ctx_fail(r->cx, WEFT_EINVAL, "weft_gradients: %s of an input whose rank "
-                              "is unknown while tracing", weft__op_name(r->n->op));
+        return weft__ctx_fail(r->cx, WEFT_EINVAL, "weft_gradients: no gradient for %s of an "
+                              "input whose rank is unknown while tracing",
+                              weft__op_name(r->n->op));
     int axes[WEFT_MAX_RANK], n_axes = 0, lead = gs->rank - as->rank;
     int64_t gdims[WEFT_MAX_RANK];
     for (int d = 0; d < as->rank; d++)
@@ -97,8 +98,8 @@ static int give_unbroadcast(const rule_in *r, uint32_t k_in, weft_value *v, weft
 
 /* ---- Elementwise ------------------------------------------------------- */
 
-/* d y / d a for y = op(a), or NULL when the op has no rule (*none set) or
- * its gradient is zero (*zero set). */
+/* d y / d a for y = op(a); NULL when the op has no rule, or when its
+ * gradient is zero (then *zero is set). */
 static weft_value *unary_derivative(const rule_in *r, bool *zero)
 {
     weft_ctx *cx = r->cx;

@@ -1032,16 +1032,23 @@ static void shape_undo(void *p)
     s->out = s->x = NULL;
 }
 
-Test(faults, shape_ops)
+/* Sweeps a function of body traced, then eagerly; what names both. */
+static void sweep_both_modes(const char *what, weft_body_fn body, int (*check)(void *))
 {
     need_fault_injection();
     for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
-        shape_st s = { .flags = flags, .body = body_shape_ops };
-        op o = { flags ? "shape ops (eager)" : "shape ops (traced)", shape_prepare, shape_run,
-                 shape_check, shape_undo, &s };
+        char name[64];
+        snprintf(name, sizeof name, "%s (%s)", what, flags ? "eager" : "traced");
+        shape_st s = { .flags = flags, .body = body };
+        op o = { name, shape_prepare, shape_run, check, shape_undo, &s };
         cr_expect_geq(sweep(&o), 3);
         weft_function_destroy(&s.f);
     }
+}
+
+Test(faults, shape_ops)
+{
+    sweep_both_modes("shape ops", body_shape_ops, shape_check);
 }
 
 /* ---- weft_gradients, traced for unknown dims and eager. ---------------- */
@@ -1075,12 +1082,5 @@ static int grad_check(void *p)
 
 Test(faults, gradients)
 {
-    need_fault_injection();
-    for (unsigned flags = 0; flags <= WEFT_RUN_EAGERLY; flags += WEFT_RUN_EAGERLY) {
-        shape_st s = { .flags = flags, .body = body_grad };
-        op o = { flags ? "gradients (eager)" : "gradients (traced)", shape_prepare, shape_run,
-                 grad_check, shape_undo, &s };
-        cr_expect_geq(sweep(&o), 3);
-        weft_function_destroy(&s.f);
-    }
+    sweep_both_modes("gradients", body_grad, grad_check);
 }
