@@ -64,6 +64,8 @@ static weft_value *replay_node(weft__grad_tape *t, uint32_t id, weft_value *cons
     const weft__node *n = &t->g->nodes[id];
     if (weft__grad_is_branch(n->op))
         return weft__grad_replay_branch(t, id) < 0 ? NULL : t->val[id];
+    if (n->op == WEFT__OP_WHILE)
+        return weft__grad_replay_while(t, id) < 0 ? NULL : t->val[id];
     if (n->op == WEFT__OP_RESULT && t->val[id])
         return t->val[id];   /* set by its branch node's replay */
     switch (weft__op_kind_of(n->op)) {
@@ -102,9 +104,12 @@ static int backward(weft__grad_tape *t, uint32_t y)
         weft__op op = t->g->nodes[i].op;
         if (!t->depends[i] || op == WEFT__OP_ARG || op == WEFT__OP_RESULT)
             continue;
-        if (!t->adj[i] && !weft__grad_is_branch(op))
+        bool control = weft__grad_is_branch(op) || op == WEFT__OP_WHILE;
+        if (!t->adj[i] && !control)
             continue;
-        int rc = weft__grad_is_branch(op) ? weft__grad_branch(t, i) : weft__grad_node(t, i);
+        int rc = op == WEFT__OP_WHILE       ? weft__grad_while(t, i)
+                 : weft__grad_is_branch(op) ? weft__grad_branch(t, i)
+                                            : weft__grad_node(t, i);
         if (rc < 0)
             return rc;
     }
@@ -165,10 +170,13 @@ static int differentiate(weft_ctx *cx, const weft__graph *g, weft_value *const *
     bool *needed = (bool *)(t.adj + n), *depends = needed + n;
     t.depends = depends;
     mark_nodes(g, y, n_wrt, needed, depends);
-    for (uint32_t i = 0; i < n; i++)
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++)
         if (needed[i] && !(t.val[i] = replay_node(&t, i, xs)))
-            return weft_ctx_status(cx);
-    int rc = backward(&t, y);
+            rc = weft_ctx_status(cx);
+    if (rc == 0)
+        rc = backward(&t, y);
+    weft__grad_free_loops(&t);
     if (rc < 0)
         return rc;
     res[0] = t.val[y];

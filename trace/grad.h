@@ -15,6 +15,8 @@ typedef struct weft__grad_tape {
     weft_value       **val;        /* by node id: the replayed forward value, or NULL */
     weft_value       **adj;        /* by node id: the adjoint so far, NULL for zero */
     const bool        *depends;    /* by node id: depends on a differentiated argument */
+    struct weft__grad_loop *loops; /* the while loops replayed, with their iterations */
+    size_t             n_loops;
 } weft__grad_tape;
 
 /* What a rule reads: the node, its adjoint g, its forward value y and
@@ -62,6 +64,27 @@ int         weft__grad_linalg(const weft__grad_rule *r);
 bool        weft__grad_is_branch(weft__op op);
 int         weft__grad_replay_branch(weft__grad_tape *t, uint32_t id);
 int         weft__grad_branch(weft__grad_tape *t, uint32_t id);
+/* weft_while_loop, eagerly only (trace/grad_loop.c): the replay runs the
+ * loop on cx keeping every iteration's variables; the rule walks them
+ * back, one body gradient an iteration.  free_loops drops the records. */
+int         weft__grad_replay_while(weft__grad_tape *t, uint32_t id);
+int         weft__grad_while(weft__grad_tape *t, uint32_t id);
+void        weft__grad_free_loops(weft__grad_tape *t);
+/* The adjoints of control node id's outputs (summed over its RESULT
+ * nodes; NULL where none) into adj[0..n_outs); 0 or the context's code. */
+int         weft__grad_result_adjoints(weft__grad_tape *t, uint32_t id, uint32_t n_outs,
+                                       weft_value **adj);
+/* A body computing the dot of fn's outputs with their adjoints: its
+ * arguments are fn's (the wanted first, arg_of giving each one's place),
+ * then the adjoints of the outputs with has_adj. */
+typedef struct weft__grad_vjp {
+    weft_function  *fn;
+    uint32_t        n_args, n_outs;
+    const uint32_t *arg_of;
+    const bool     *has_adj;
+} weft__grad_vjp;
+int         weft__grad_vjp_body(weft_ctx *cx, weft_value *const *xs, weft_value **outs,
+                                void *user);
 
 /* Whether cx records a gradient's tape: its scans, folds and maps with a
  * row count known then unroll (trace/unroll.c) instead of recording a

@@ -47,18 +47,9 @@ int weft__grad_replay_branch(weft__grad_tape *t, uint32_t id)
     return rc;
 }
 
-/* One branch's vector-Jacobian product, as a body: xs are the wanted
- * arguments, then the others, then the outputs' adjoints. */
-typedef struct branch_vjp {
-    weft_function  *fn;
-    uint32_t        n_args, n_outs;
-    const uint32_t *arg_of;    /* xs position -> the branch's argument */
-    const bool     *has_adj;   /* by output */
-} branch_vjp;
-
-static int vjp_body(weft_ctx *cx, weft_value *const *xs, weft_value **outs, void *user)
+int weft__grad_vjp_body(weft_ctx *cx, weft_value *const *xs, weft_value **outs, void *user)
 {
-    const branch_vjp *v = user;
+    const weft__grad_vjp *v = user;
     weft_value *small[16], **buf = small;
     size_t need = (size_t)v->n_args + v->n_outs;
     if (need > 16 && !(buf = weft__calloc(need, sizeof *buf)))
@@ -78,6 +69,23 @@ static int vjp_body(weft_ctx *cx, weft_value *const *xs, weft_value **outs, void
     if (buf != small)
         weft__free(buf);
     return rc < 0 ? rc : weft_ctx_status(cx);
+}
+
+int weft__grad_result_adjoints(weft__grad_tape *t, uint32_t id, uint32_t n_outs,
+                               weft_value **adj)
+{
+    for (uint32_t k = 0; k < n_outs; k++)
+        adj[k] = NULL;
+    for (uint32_t j = id + 1; j < t->g->n_nodes; j++) {
+        const weft__node *res = &t->g->nodes[j];
+        if (res->op != WEFT__OP_RESULT || res->in[0] != id || !t->adj[j])
+            continue;
+        uint32_t k = res->attr.result.index;
+        adj[k] = adj[k] ? weft_add(t->cx, adj[k], t->adj[j]) : t->adj[j];
+        if (!adj[k])
+            return weft_ctx_status(t->cx);
+    }
+    return 0;
 }
 
 /* Which branch an eager selector picks (cond: 0 then, 1 else; case: the
@@ -109,17 +117,8 @@ int weft__grad_branch(weft__grad_tape *t, uint32_t id)
     weft_value **xs = mem, **adj = xs + n_args + n_outs, **grads = adj + n_outs;
     uint32_t *arg_of = (uint32_t *)(void *)((weft_value **)mem + count);
     bool *has_adj = (bool *)(arg_of + count);
-    /* The outputs' adjoints, summed over their RESULT nodes. */
-    int rc = 0;
+    int rc = weft__grad_result_adjoints(t, id, n_outs, adj);
     size_t n_adj = 0;
-    for (uint32_t j = id + 1; j < t->g->n_nodes && rc == 0; j++) {
-        const weft__node *res = &t->g->nodes[j];
-        if (res->op != WEFT__OP_RESULT || res->in[0] != id || !t->adj[j])
-            continue;
-        uint32_t k = res->attr.result.index;
-        adj[k] = adj[k] ? weft_add(t->cx, adj[k], t->adj[j]) : t->adj[j];
-        rc = adj[k] ? 0 : weft_ctx_status(t->cx);
-    }
     /* xs: the wanted arguments first, the others, then the adjoints. */
     size_t n_xs = 0, n_wanted = 0;
     for (int pass = 0; pass < 2; pass++)
@@ -134,14 +133,15 @@ int weft__grad_branch(weft__grad_tape *t, uint32_t id)
             xs[n_xs++] = adj[k], n_adj++;
     if (rc < 0 || n_wanted == 0 || n_adj == 0)
         goto done;
-    branch_vjp v = { .n_args = n_args, .n_outs = n_outs, .arg_of = arg_of, .has_adj = has_adj };
+    weft__grad_vjp v = { .n_args = n_args, .n_outs = n_outs, .arg_of = arg_of,
+                         .has_adj = has_adj };
     weft_value *sel = t->val[n->in[0]];
     int pick = chosen_branch(n, sel);
     for (uint32_t b = 0; b < n_fns && rc == 0; b++) {
         if (pick >= 0 && (int)b != pick)
             continue;
         v.fn = n->op == WEFT__OP_COND ? m->fn[b] : m->branch_fn[b];
-        rc = weft_gradients(t->cx, vjp_body, &v, xs, n_xs, n_wanted, NULL,
+        rc = weft_gradients(t->cx, weft__grad_vjp_body, &v, xs, n_xs, n_wanted, NULL,
                             grads + (size_t)b * n_args);
     }
     /* Each wanted argument: the chosen branch's gradient, or (tracing) a

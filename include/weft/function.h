@@ -46,8 +46,10 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * host calls run).  weft_scan, weft_foldl, weft_foldr, weft_map and
  * weft_map_ex inside f unroll into one weft_call per row when their row
  * count is known while tracing (always eagerly), so their functions' ops
- * differentiate.  Anything else on the path from xs to y (while_loop,
- * those with rows unknown, host calls, the other decompositions) fails
+ * differentiate.  weft_while_loop differentiates eagerly (its iterations
+ * kept and walked back); while tracing its trip count is a value and it
+ * fails.  Anything else on the path from xs to y (a scan or map over rows
+ * unknown while tracing, host calls, the other decompositions) fails
  * with WEFT_EINVAL
  * naming it; so does a rule that needs a rank or dims unknown while
  * tracing (a slice's, a split's, a pool's height, width and channels).

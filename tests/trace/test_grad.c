@@ -1168,3 +1168,72 @@ Test(grad, a_scan_over_rows_unknown_while_tracing_is_refused)
     weft_function_destroy(&f);
     weft_function_destroy(&l.cell);
 }
+
+/* ---- while_loop, eagerly ----------------------------------------------- */
+
+/* (i, v, x): while i < n: v = sin(v) * x + v / 2, i += 1. */
+static int loop_cond(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = weft_lt(cx, a[0], weft_const_i64(cx, *(const int *)user));
+    return weft_ctx_status(cx);
+}
+
+static int loop_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, a[0], weft_const_i64(cx, 1));
+    outs[1] = weft_add(cx, weft_mul(cx, weft_sin(cx, a[1]), a[2]),
+                       weft_mul(cx, a[1], weft_const_f64(cx, 0.5)));
+    outs[2] = a[2];
+    return weft_ctx_status(cx);
+}
+
+typedef struct looping {
+    weft_function *cond, *body;
+} looping;
+
+static int while_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const looping *l = user;
+    weft_value *vars[3] = { weft_const(cx, WEFT_I64, 0), a[0], a[1] }, *r[3];
+    if (weft_while_loop(cx, l->cond, l->body, vars, 3, r) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weighted(cx, weft_square(cx, r[1]));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, through_a_while_loop_eagerly)
+{
+    /* Three trips and none; traced, the trip count is a value and the
+     * gradient fails naming the loop. */
+    for (int trips = 0; trips <= 3; trips += 3) {
+        looping l = { test_function(rt, "cond", loop_cond, &trips, 3, 1, NULL, 0),
+                      test_function(rt, "body", loop_body, NULL, 3, 3, NULL, 0) };
+        const grad_arg args[2] = { { 1, { 4 }, xs12 }, { 1, { 4 }, ws12 } };
+        grad_case c = { while_body, &l, 2, 2 };
+        weft_tensor *ts[2] = { arg_tensor(&args[0], -1, 0), arg_tensor(&args[1], -1, 0) };
+        weft_tensor *outs[3];
+        cr_assert_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, true), 0, "%s", weft_errmsg());
+        double y = 0;
+        for (int64_t i = 0; i < 4; i++)
+            y += test_element(outs[0], i);
+        cr_expect_float_eq(y, f_sum(&c, args, 0, -1, 0), 1e-12, "%d trips: y", trips);
+        for (size_t j = 0; j < 2; j++)
+            for (int64_t i = 0; i < 4; i++) {
+                const double h = 1e-6;
+                double want = (f_sum(&c, args, j, i, h) - f_sum(&c, args, j, i, -h)) / (2 * h);
+                cr_expect(fabs(test_element(outs[1 + j], i) - want) <= 1e-5 * (1 + fabs(want)),
+                          "%d trips: d/dx%zu[%lld] is %.9g, differences give %.9g", trips, j,
+                          (long long)i, test_element(outs[1 + j], i), want);
+            }
+        for (int k = 0; k < 3; k++)
+            weft_tensor_release(outs[k]);
+        cr_expect_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, false), WEFT_EINVAL);
+        cr_expect(strstr(weft_errmsg(), "a while_loop differentiates only eagerly"), "%s",
+                  weft_errmsg());
+        weft_tensor_release(ts[0]);
+        weft_tensor_release(ts[1]);
+        weft_function_destroy(&l.cond);
+        weft_function_destroy(&l.body);
+    }
+}
