@@ -30,35 +30,33 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * arguments (a value of another context is WEFT_EINVAL), and a weak scalar
  * among xs enters as an ordinary f64 / i64 tensor.
  *
- * The ops with a rule are the elementwise arithmetic and float functions,
+ * The ops with a rule: the elementwise arithmetic and float functions,
  * casts, where, the sum / mean / max / min / prod reductions, the shape
  * ops (reshape, expand_dims, squeeze, transpose, broadcast_to, tile,
  * repeat, roll, concat, stack, split, slice with any steps), matmul,
  * cumsum, cumprod, gather (no batch dims), gather_nd, the unsorted segment
  * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
- * avg_pool2d, resize (every method), matrix_inverse, matrix_solve, triangular_solve,
- * matrix_determinant and cholesky, weft_cond and weft_switch_case, and
- * every op made of those (softmax, logsumexp, the losses, moments, pad,
- * unstack, einsum, cholesky_solve ...); floor, ceil, round, sign and the
- * integer divisions give zero.  A branch's gradient comes from its own
- * ops: eagerly only the chosen branch's, while tracing every branch's,
- * selected when the function runs (so every branch's ops, checks and
- * host calls run).  weft_scan, weft_foldl, weft_foldr, weft_map and
- * weft_map_ex inside f unroll into one weft_call per row when their row
- * count is known while tracing (always eagerly), so their functions' ops
- * differentiate.  weft_while_loop differentiates eagerly (its iterations
- * kept and walked back); while tracing its trip count is a value and it
- * fails.  Anything else on the path from xs to y (a scan or map over rows
- * unknown while tracing, host calls, the other decompositions) fails
- * with WEFT_EINVAL
- * naming it; so does a rule that needs a rank or dims unknown while
- * tracing (a slice's, a split's, a pool's height, width and channels).
- * An input broadcast along a dim unknown while tracing is checked when the
- * function runs (the call fails instead of summing wrongly).  f may itself
- * call weft_gradients (a second derivative) where the first gradient's
- * ops have rules.  Returns 0 or a negative code (also recorded in cx);
- * every result is a value of cx, released by the caller like an op's, and
- * each is a handle of its own. */
+ * avg_pool2d, resize (every method), matrix_inverse, matrix_solve,
+ * triangular_solve, matrix_determinant and cholesky, and every op made of
+ * those (softmax, logsumexp, the losses, moments, pad, unstack, einsum,
+ * cholesky_solve ...); floor, ceil, round, sign and the integer divisions
+ * give zero.  Control flow: weft_cond and weft_switch_case differentiate
+ * through the chosen branch eagerly, and while tracing through every
+ * branch, selected when the function runs (so every branch's ops, checks
+ * and host calls run); weft_scan, weft_foldl, weft_foldr, weft_map and
+ * weft_map_ex unroll into one weft_call per row when their row count is
+ * known while tracing (always eagerly); weft_while_loop differentiates
+ * eagerly only (its iterations are kept and walked back).  Anything else
+ * on the path from xs to y (a traced while_loop, a scan or map over rows
+ * unknown while tracing, host calls, the other decompositions) fails with
+ * WEFT_EINVAL naming it; so does a rule that needs a rank or dims unknown
+ * while tracing (a slice's, a split's, a pool's height, width and
+ * channels).  An input broadcast along a dim unknown while tracing is
+ * checked when the function runs (the call fails instead of summing
+ * wrongly).  f may itself call weft_gradients (a second derivative) where
+ * the first gradient's ops have rules.  Returns 0 or a negative code (also
+ * recorded in cx); every result is a value of cx, released by the caller
+ * like an op's, and each is a handle of its own. */
 WEFT_API int weft_gradients(weft_ctx *cx, weft_body_fn f, void *user, weft_value *const *xs,
                             size_t n_xs, size_t n_wrt, weft_value **y, weft_value **grads);
 
