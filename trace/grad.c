@@ -25,16 +25,11 @@ bool weft__grad_taping(const weft_ctx *cx)
     return tape && weft__ctx_graph(cx) == tape;
 }
 
-static bool is_float(weft_dtype dt)
-{
-    return dt == WEFT_F32 || dt == WEFT_F64;
-}
-
 int weft__grad_accumulate(weft__grad_tape *t, uint32_t id, weft_value *v)
 {
     if (!v)
         return weft_ctx_status(t->cx) < 0 ? weft_ctx_status(t->cx) : WEFT_ENOMEM;
-    if (!t->depends[id] || !is_float(t->g->nodes[id].spec.dtype))
+    if (!t->depends[id] || !weft__dtype_is_float(t->g->nodes[id].spec.dtype))
         return 0;
     t->adj[id] = t->adj[id] ? weft_add(t->cx, t->adj[id], v) : v;
     return t->adj[id] ? 0 : weft_ctx_status(t->cx);
@@ -134,7 +129,7 @@ static int trace_tape(weft_ctx *cx, weft_body_fn f, void *user, weft_value *cons
     if (rc < 0)
         return weft__ctx_failf(cx, rc, "%s", weft_errmsg());
     const weft_spec *ys = &g->nodes[g->outs[0]].spec;
-    if (!is_float(ys->dtype)) {
+    if (!weft__dtype_is_float(ys->dtype)) {
         char s[WEFT__SPEC_STR_MAX];
         return weft__ctx_failf(cx, WEFT_EDTYPE, "%s: the body returns %s; only a float result "
                                "can be differentiated", who, weft__spec_str(ys, s, sizeof s));
@@ -202,7 +197,7 @@ static int check_wrt(weft_ctx *cx, weft_value *const *xs, size_t n_xs, size_t n_
                                who, n_wrt, n_xs);
     for (size_t j = 0; j < n_wrt; j++) {
         const weft_spec *s = weft__value_spec(xs[j]);
-        if (!is_float(s->dtype)) {
+        if (!weft__dtype_is_float(s->dtype)) {
             char b[WEFT__SPEC_STR_MAX];
             return weft__ctx_failf(cx, WEFT_EDTYPE, "%s: xs[%zu] is %s; only floats can be "
                                    "differentiated", who, j, weft__spec_str(s, b, sizeof b));

@@ -40,6 +40,11 @@ int weft__grad_accumulate(weft__grad_tape *t, uint32_t id, weft_value *v);
 
 /* Shared by the rule files (trace/grad_rules.c, grad_array.c, grad_nn.c). */
 
+/* v's rank (WEFT_RANK_ANY for NULL or a rank unknown while tracing). */
+static inline int weft__grad_rank(const weft_value *v)
+{
+    return v ? weft__value_spec(v)->rank : WEFT_RANK_ANY;
+}
 /* A weak scalar v (it takes the other operand's dtype). */
 weft_value *weft__grad_k(const weft__grad_rule *r, double v);
 /* WEFT_EINVAL "no gradient for <op>[ why]"; returns the code. */

@@ -16,11 +16,6 @@ typedef weft__grad_rule rule_in;
 #define wants weft__grad_wants
 #define give weft__grad_give
 
-static int spec_rank(const weft_value *v)
-{
-    return v ? weft__value_spec(v)->rank : WEFT_RANK_ANY;
-}
-
 /* ---- Permutations and copies ------------------------------------------ */
 
 static int transpose_rule(const rule_in *r)
@@ -134,7 +129,7 @@ static int concat_rule(const rule_in *r)
     weft_ctx *cx = r->cx;
     uint32_t n_in = r->n->n_in;
     int axis = r->n->attr.axis.axis;
-    int rank = spec_rank(r->g);
+    int rank = weft__grad_rank(r->g);
     if (rank < 0 || n_in > 64)
         return unsupported(r, rank < 0 ? "of a rank unknown while tracing" : "of over 64 inputs");
     int ax = axis < 0 ? axis + rank : axis;
@@ -243,7 +238,7 @@ static void to_front(int n, int from, int count, int *perm)
 static int gather_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
-    int ra = spec_rank(r->a), ri = spec_rank(r->b), axis = r->n->attr.axis.axis;
+    int ra = weft__grad_rank(r->a), ri = weft__grad_rank(r->b), axis = r->n->attr.axis.axis;
     if (r->n->attr.axis.batch != 0)
         return unsupported(r, "with batch dims");
     if (ra < 0 || ri < 0)
@@ -269,7 +264,7 @@ static int segment_rule(const rule_in *r)
     weft_ctx *cx = r->cx;
     if (r->n->attr.index.kind != WEFT_R_SUM)
         return unsupported(r, "other than a sum");
-    int ra = spec_rank(r->a), ri = spec_rank(r->b);
+    int ra = weft__grad_rank(r->a), ri = weft__grad_rank(r->b);
     if (ra < 0 || ri < 0)
         return unsupported(r, "of a rank unknown while tracing");
     weft_value *ids = r->b, *zero = weft_const_i64(cx, 0);
@@ -289,7 +284,7 @@ static int segment_rule(const rule_in *r)
 static int sort_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
-    int rank = spec_rank(r->a), axis = r->n->attr.sort.axis;
+    int rank = weft__grad_rank(r->a), axis = r->n->attr.sort.axis;
     if (rank < 1)
         return unsupported(r, "of a rank unknown while tracing");
     axis = axis < 0 ? axis + rank : axis;

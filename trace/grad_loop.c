@@ -101,12 +101,6 @@ int weft__grad_replay_while(weft__grad_tape *t, uint32_t id)
     return rc;
 }
 
-static bool is_float(const weft_value *v)
-{
-    weft_dtype dt = weft__value_spec(v)->dtype;
-    return dt == WEFT_F32 || dt == WEFT_F64;
-}
-
 /* The adjoints adj[0..n) of iteration `it`'s results made those of its
  * variables: one weft_gradients of the body's outputs dotted with adj. */
 static int step_back(weft__grad_tape *t, weft_function *body, weft_value *const *vars, size_t n,
@@ -115,7 +109,7 @@ static int step_back(weft__grad_tape *t, weft_function *body, weft_value *const 
     size_t n_xs = 0, n_float = 0, n_adj = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < n; k++)
-            if (is_float(vars[k]) == (pass == 0)) {
+            if (weft__dtype_is_float(weft__value_spec(vars[k])->dtype) == (pass == 0)) {
                 arg_of[n_xs] = (uint32_t)k;
                 xs[n_xs++] = vars[k];
                 n_float += pass == 0;

@@ -27,11 +27,6 @@ int weft__grad_unsupported(const rule_in *r, const char *why)
                            weft__op_name(r->n->op), why ? " " : "", why ? why : "");
 }
 
-static int spec_rank(const weft_value *v)
-{
-    return v ? weft__value_spec(v)->rank : WEFT_RANK_ANY;
-}
-
 /* g summed down to a's shape (TensorFlow's reduction of a broadcast
  * gradient).  A dim unknown while tracing that may have been broadcast is
  * checked when the function runs: the call then fails rather than give a
@@ -82,8 +77,7 @@ weft_value *weft__grad_unbroadcast(const rule_in *r, weft_value *g, weft_value *
 bool weft__grad_wants(const rule_in *r, uint32_t k_in)
 {
     uint32_t id = r->n->in[k_in];
-    weft_dtype dt = r->t->g->nodes[id].spec.dtype;
-    return r->t->depends[id] && (dt == WEFT_F32 || dt == WEFT_F64);
+    return r->t->depends[id] && weft__dtype_is_float(r->t->g->nodes[id].spec.dtype);
 }
 
 int weft__grad_give(const rule_in *r, uint32_t k_in, weft_value *v)
@@ -313,7 +307,7 @@ static weft_value *prod_gradient(const rule_in *r, weft_value *g, const int *axe
 static int reduce_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
-    int rank = spec_rank(r->a), axes[WEFT_MAX_RANK];
+    int rank = weft__grad_rank(r->a), axes[WEFT_MAX_RANK];
     if (rank < 0)
         return unsupported(r, "of an input whose rank is unknown while tracing");
     int n_axes = reduced_axes(r, rank, axes);
@@ -375,12 +369,12 @@ static int matmul_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
     unsigned f = r->n->attr.matmul.flags;
-    bool a_vec = spec_rank(r->a) == 1, b_vec = spec_rank(r->b) == 1;
+    bool a_vec = weft__grad_rank(r->a) == 1, b_vec = weft__grad_rank(r->b) == 1;
     weft_value *a = a_vec ? weft_expand_dims(cx, r->a, 0) : r->a;
     weft_value *b = b_vec ? weft_expand_dims(cx, r->b, -1) : r->b;
     weft_value *g = r->g;
     if (a_vec)
-        g = weft_expand_dims(cx, g, spec_rank(g) - (b_vec ? 0 : 1));
+        g = weft_expand_dims(cx, g, weft__grad_rank(g) - (b_vec ? 0 : 1));
     if (b_vec)
         g = weft_expand_dims(cx, g, -1);
     weft_value *ga = NULL, *gb = NULL;

@@ -19,8 +19,6 @@
 #include "trace/kernels.h"
 #include "trace/shape.h"
 
-static bool is_float(weft_dtype dt) { return dt == WEFT_F32 || dt == WEFT_F64; }
-
 static bool dtype_ok(weft_dtype dt) { return (unsigned)dt <= (unsigned)WEFT_F64; }
 
 /* Checks a spec given as an input: known dtype, rank in range, dims >= -1. */
@@ -159,7 +157,7 @@ static int infer_leaf(const weft__node *n, weft_spec *out)
 static int infer_reduce(const weft__node *n, const weft_spec *a, weft_spec *out)
 {
     const char *name = weft__op_name(n->op);
-    if (n->op == WEFT__OP_MEAN && !is_float(a->dtype)) {
+    if (n->op == WEFT__OP_MEAN && !weft__dtype_is_float(a->dtype)) {
         char sa[WEFT__SPEC_STR_MAX];
         return weft__errorf(WEFT_EDTYPE, "weft_%s: %s is not a float tensor", name,
                             weft__spec_str(a, sa, sizeof sa));

@@ -231,6 +231,12 @@ typedef enum weft__op_kind {
     WEFT__KIND_CONTROL, WEFT__KIND_RESULT, WEFT__KIND_ARRAY
 } weft__op_kind;
 
+/* Whether dt is a float dtype (f32 or f64). */
+static inline bool weft__dtype_is_float(weft_dtype dt)
+{
+    return dt == WEFT_F32 || dt == WEFT_F64;
+}
+
 /* Table lookups (ir.c). */
 const char   *weft__op_name(weft__op op);      /* "add" */
 weft__op_kind weft__op_kind_of(weft__op op);

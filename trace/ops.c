@@ -28,15 +28,10 @@ static weft_dtype wider(weft_dtype a, weft_dtype b)
     return a > b ? a : b;
 }
 
-static bool is_float(weft_dtype dt)
-{
-    return dt == WEFT_F32 || dt == WEFT_F64;
-}
-
 /* bool < integer < float, for weak promotion. */
 static int kind_of(weft_dtype dt)
 {
-    return dt == WEFT_BOOL ? 0 : is_float(dt) ? 2 : 1;
+    return dt == WEFT_BOOL ? 0 : weft__dtype_is_float(dt) ? 2 : 1;
 }
 
 /* The dtype n operands compute in: the widest of the strong ones, which a
@@ -246,7 +241,7 @@ static weft_value *build(weft_ctx *cx, const char *fn, weft__node *n, weft_value
  * f64. */
 static weft_dtype class_dtype(weft__op op, weft_dtype dt)
 {
-    if (weft__ew_class_of(op) == WEFT__EW_FLOAT && !is_float(dt))
+    if (weft__ew_class_of(op) == WEFT__EW_FLOAT && !weft__dtype_is_float(dt))
         return WEFT_F64;
     return dt;
 }
@@ -432,7 +427,7 @@ static weft_value *reduce(weft_ctx *cx, weft__op op, const char *fn, weft_value 
     if (!reduce_axes(cx, fn, a, &n))
         return NULL;
     weft_dtype dt = dtype_of(a);
-    if (float_only && !is_float(dt))
+    if (float_only && !weft__dtype_is_float(dt))
         dt = WEFT_F64;
     return build(cx, fn, &n, in, 1, &dt);
 }
@@ -473,7 +468,7 @@ weft_value *weft_reduce_max(weft_ctx *cx, weft_value *a, int axis)
  * NumPy's ddof = 0), in f64 for integer and bool inputs. */
 static weft_value *variance(weft_ctx *cx, weft_value *a, const struct weft__reduce_axes *ax)
 {
-    if (!is_float(dtype_of(a)))
+    if (!weft__dtype_is_float(dtype_of(a)))
         a = convert(cx, a, WEFT_F64);
     struct weft__reduce_axes kept = *ax;
     kept.keepdims = true;

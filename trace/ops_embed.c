@@ -14,11 +14,6 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-static bool is_float(weft_dtype dt)
-{
-    return dt == WEFT_F32 || dt == WEFT_F64;
-}
-
 static weft_value *fail_spec(weft_ctx *cx, int code, const char *fn, const char *what,
                              const weft_value *v, const char *why)
 {
@@ -39,7 +34,7 @@ weft_value *weft_embedding_lookup(weft_ctx *cx, weft_value *params, weft_value *
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_norm %g is not finite and >= 0 (0: no "
                               "clipping)", fn, max_norm);
     int ids_rank = spec_of(ids)->rank, params_rank = spec_of(params)->rank;
-    if (max_norm > 0 && !is_float(spec_of(params)->dtype))
+    if (max_norm > 0 && !weft__dtype_is_float(spec_of(params)->dtype))
         return fail_spec(cx, WEFT_EDTYPE, fn, "params", params,
                          "are not f32 or f64, which max_norm needs");
     if (max_norm > 0 && (ids_rank == WEFT_RANK_ANY || params_rank == WEFT_RANK_ANY))
@@ -83,7 +78,7 @@ weft_value *weft_compute_average_loss(weft_ctx *cx, weft_value *per_example_loss
     if (!weft__op_enter(cx, fn, in, sample_weight ? 2 : 1))
         return NULL;
     const weft_spec *s = spec_of(per_example_loss);
-    if (!is_float(s->dtype))
+    if (!weft__dtype_is_float(s->dtype))
         return fail_spec(cx, WEFT_EDTYPE, fn, "per_example_loss", per_example_loss,
                          "is not f32 or f64");
     if (s->rank == 0 || s->rank == WEFT_RANK_ANY)

@@ -21,14 +21,9 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-static bool is_float(weft_dtype dt)
-{
-    return dt == WEFT_F32 || dt == WEFT_F64;
-}
-
 static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a, const char *name)
 {
-    if (is_float(spec_of(a)->dtype))
+    if (weft__dtype_is_float(spec_of(a)->dtype))
         return true;
     char s[WEFT__SPEC_STR_MAX];
     weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not f32 or f64 (weft_cast it first)", fn, name,

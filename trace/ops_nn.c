@@ -35,16 +35,11 @@ static const weft_spec *spec_of(const weft_value *v)
     return weft__value_spec(v);
 }
 
-static bool is_float(weft_dtype dt)
-{
-    return dt == WEFT_F32 || dt == WEFT_F64;
-}
-
 /* These ops are defined on floats only, as in TensorFlow: an integer
  * softmax would be a cast the caller did not ask for. */
 static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a)
 {
-    if (is_float(spec_of(a)->dtype))
+    if (weft__dtype_is_float(spec_of(a)->dtype))
         return true;
     char s[WEFT__SPEC_STR_MAX];
     weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a is %s, not f32 or f64 (weft_cast it first)", fn,
