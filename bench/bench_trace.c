@@ -12,8 +12,9 @@
  *      cost of an empty call subtracted;
  *  (d) eager ops in one long-lived eager context, 1000 calls a repetition,
  *      each result released: an add and a multiply by a weak scalar of
- *      f32[4], and softmax (exp, sum, divide) of f32[32,10] against the C
- *      loop of the same softmax; then 100 000 softmax calls in a row, with
+ *      f32[4], softmax (max, subtract, exp, sum, divide) of f32[32,10] and
+ *      gelu (tanh's form, nine ops) of f32[4096], against the C loops of
+ *      the same softmax and gelu; then 100 000 softmax calls in a row, with
  *      the growth of the process's resident memory over them. */
 #include "bench.h"
 #include "contenders.h"
@@ -220,12 +221,12 @@ static void do_concrete(void *p)
 
 /* ---- (d) eager ops ---- */
 
-enum { EAGER_CALLS = 1000, SM_ROWS = 32, SM_COLS = 10 };
+enum { EAGER_CALLS = 1000, SM_ROWS = 32, SM_COLS = 10, GELU_N = 4096 };
 
 typedef struct eager_run {
     weft_ctx *cx;
-    weft_value *small, *logits;
-    int which;   /* 0 add, 1 times a weak 2.0, 2 softmax */
+    weft_value *small, *logits, *wide;
+    int which;   /* 0 add, 1 times a weak 2.0, 2 softmax, 3 gelu */
 } eager_run;
 
 static void do_eager(void *p)
@@ -236,7 +237,8 @@ static void do_eager(void *p)
         switch (e->which) {
         case 0: y = weft_add(e->cx, e->small, e->small); break;
         case 1: y = weft_mul(e->cx, e->small, k = weft_const_f64(e->cx, 2.0)); break;
-        default: y = weft_softmax(e->cx, e->logits, -1); break;
+        case 2: y = weft_softmax(e->cx, e->logits, -1); break;
+        default: y = weft_gelu(e->cx, e->wide); break;
         }
         if (!y)
             bench_die("eager op", weft_ctx_status(e->cx));
@@ -269,6 +271,21 @@ static void c_softmax(void *p)
     }
 }
 
+/* weft_gelu's formula in its order: (x * 0.5) * (tanh((x + x^2 x *
+ * 0.044715) * sqrt(2 / pi)) + 1). */
+static void c_gelu(void *p)
+{
+    softmax_loop *s = p;
+    for (int i = 0; i < EAGER_CALLS; i++) {
+        for (int j = 0; j < GELU_N; j++) {
+            float x = s->x[j];
+            float t = tanhf((x + x * x * x * 0.044715f) * 0.7978845608f);
+            s->y[j] = x * 0.5f * (t + 1.0f);
+        }
+        bench_sink += (uint64_t)(s->y[i % GELU_N] * 1000);
+    }
+}
+
 /* The process's resident memory now (Linux's /proc/self/statm), in KiB. */
 static long resident_kib(void)
 {
@@ -284,22 +301,24 @@ static long resident_kib(void)
 
 static void bench_eager(bench_table *t, int w, const int *rows, int reps)
 {
-    static float logits[SM_ROWS * SM_COLS];
-    for (int i = 0; i < SM_ROWS * SM_COLS; i++)
-        logits[i] = (float)(i % 7) * 0.5f;
+    static float logits[GELU_N];
+    for (int i = 0; i < GELU_N; i++)
+        logits[i] = (float)(i % 7) * 0.5f - 1.5f;
     eager_run e = { 0 };
     int err = weft_eager_begin(rt, &e.cx);
     if (err)
         bench_die("weft_eager_begin", err);
-    weft_tensor *ts = NULL, *tl = NULL;
-    int64_t d4 = 4, dl[2] = { SM_ROWS, SM_COLS };
+    weft_tensor *ts = NULL, *tl = NULL, *tw = NULL;
+    int64_t d4 = 4, dl[2] = { SM_ROWS, SM_COLS }, dw = GELU_N;
     if (weft_tensor_create(WEFT_F32, 1, &d4, logits, &ts) ||
-        weft_tensor_create(WEFT_F32, 2, dl, logits, &tl))
+        weft_tensor_create(WEFT_F32, 2, dl, logits, &tl) ||
+        weft_tensor_create(WEFT_F32, 1, &dw, logits, &tw))
         bench_die("weft_tensor_create", WEFT_ENOMEM);
     e.small = weft_eager_value(e.cx, ts);
     e.logits = weft_eager_value(e.cx, tl);
-    for (e.which = 0; e.which < 3; e.which++)
-        t->med[rows[e.which]][w] = bench_time(reps, 1, do_eager, &e);
+    e.wide = weft_eager_value(e.cx, tw);
+    for (e.which = 0; e.which < 4; e.which++)
+        t->med[rows[e.which < 3 ? e.which : 4]][w] = bench_time(reps, 1, do_eager, &e);
     /* A long loop: what it costs per call and whether memory stays put. */
     long before = resident_kib();
     e.which = 2;
@@ -314,10 +333,12 @@ static void bench_eager(bench_table *t, int w, const int *rows, int reps)
     weft_eager_end(&e.cx);
     weft_tensor_release(ts);
     weft_tensor_release(tl);
+    weft_tensor_release(tw);
     if (w == 0) {
-        static float out[SM_ROWS * SM_COLS];
+        static float out[GELU_N];
         softmax_loop s = { logits, out };
         t->med[rows[3]][0] = bench_time(reps, 1, c_softmax, &s);
+        t->med[rows[5]][0] = bench_time(reps, 1, c_gelu, &s);
     }
 }
 
@@ -351,11 +372,13 @@ int main(int argc, char **argv)
     bench_table td;
     bench_table_init(&td, "(d) eager ops in a long-lived context, result released: per call",
                      "ns", 1e9 / EAGER_CALLS, nw, workers);
-    int d_rows[4];
+    int d_rows[6];
     d_rows[0] = bench_table_impl(&td, "weft eager add f32[4]", 0, reps);
     d_rows[1] = bench_table_impl(&td, "weft eager x * 2.0 f32[4]", 0, reps);
     d_rows[2] = bench_table_impl(&td, "weft eager softmax f32[32,10]", 0, reps);
     d_rows[3] = bench_table_impl(&td, "C softmax loop f32[32,10]", 1, reps);
+    d_rows[4] = bench_table_impl(&td, "weft eager gelu f32[4096]", 0, reps);
+    d_rows[5] = bench_table_impl(&td, "C gelu loop f32[4096]", 1, reps);
 
     size_t n = 10000000;
     float *xs = aligned_alloc(64, n * sizeof *xs), *ys = aligned_alloc(64, n * sizeof *ys);
@@ -469,9 +492,10 @@ int main(int argc, char **argv)
     bench_table_print(&td);
     for (int w = 0; w < nw; w++)
         printf("summary (d): %u workers: eager add %.0f ns, x * 2.0 %.0f ns, softmax %.0f ns "
-               "(%.1fx the C loop)\n", workers[w], td.med[d_rows[0]][w] * 1e9 / EAGER_CALLS,
-               td.med[d_rows[1]][w] * 1e9 / EAGER_CALLS, td.med[d_rows[2]][w] * 1e9 / EAGER_CALLS,
-               td.med[d_rows[2]][w] / td.med[d_rows[3]][0]);
+               "(%.2fx the C loop), gelu %.0f ns (%.2fx the C loop)\n", workers[w],
+               td.med[d_rows[0]][w] * 1e9 / EAGER_CALLS, td.med[d_rows[1]][w] * 1e9 / EAGER_CALLS,
+               td.med[d_rows[2]][w] * 1e9 / EAGER_CALLS, td.med[d_rows[2]][w] / td.med[d_rows[3]][0],
+               td.med[d_rows[4]][w] * 1e9 / EAGER_CALLS, td.med[d_rows[4]][w] / td.med[d_rows[5]][0]);
     free(xs);
     free(ys);
     printf("checksum %" PRIu64 "\n", (uint64_t)bench_sink);

@@ -15,6 +15,7 @@
 #include "runtime/iface.h"
 #include "trace/control.h"
 #include "trace/ctx.h"
+#include "trace/eager_fused.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
@@ -96,12 +97,37 @@ static weft_value *shifted(weft_ctx *cx, const char *fn, weft_value *a, int axis
     return weft__op_binary(cx, WEFT__OP_SUB, fn, a, max_keep(cx, a, &axis, 1));
 }
 
+static weft_value *softmax_last(weft_ctx *cx, weft_value *a)
+{
+    return weft_softmax(cx, a, -1);
+}
+
+static weft_value *log_softmax_last(weft_ctx *cx, weft_value *a)
+{
+    return weft_log_softmax(cx, a, -1);
+}
+
+static weft__fused_site softmax_site = WEFT__FUSED_SITE("weft_softmax", softmax_last, true);
+static weft__fused_site log_softmax_site =
+    WEFT__FUSED_SITE("weft_log_softmax", log_softmax_last, true);
+
+/* Eagerly, over the last axis: the composite as one pass
+ * (trace/eager_fused.h). */
+static bool fused_last(weft_ctx *cx, weft__fused_site *site, weft_value *a, int axis,
+                       weft_value **y)
+{
+    return axis == spec_of(a)->rank - 1 && weft__eager_fused(cx, site, a, y);
+}
+
 weft_value *weft_softmax(weft_ctx *cx, weft_value *a, int axis)
 {
     WEFT__SCOPE(cx);
     const char *fn = "weft_softmax";
     if (!float_axis(cx, fn, a, axis, &axis))
         return NULL;
+    weft_value *y;
+    if (fused_last(cx, &softmax_site, a, axis, &y))
+        return WEFT__KEEP(y);
     weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, shifted(cx, fn, a, axis));
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, e, sum_keep(cx, e, &axis, 1)));
 }
@@ -114,6 +140,9 @@ weft_value *weft_log_softmax(weft_ctx *cx, weft_value *a, int axis)
     const char *fn = "weft_log_softmax";
     if (!float_axis(cx, fn, a, axis, &axis))
         return NULL;
+    weft_value *y;
+    if (fused_last(cx, &log_softmax_site, a, axis, &y))
+        return WEFT__KEEP(y);
     weft_value *s = shifted(cx, fn, a, axis);
     weft_value *e = weft__op_unary(cx, WEFT__OP_EXP, fn, s);
     weft_value *lse = weft__op_unary(cx, WEFT__OP_LOG, fn, sum_keep(cx, e, &axis, 1));
@@ -425,6 +454,21 @@ weft_value *weft_pad_ex(weft_ctx *cx, weft_value *a, const int64_t (*pads)[2], w
 
 /* ---- Activations -------------------------------------------------------- */
 
+/* Eagerly, each activation on floats runs as one pass
+ * (trace/eager_fused.h). */
+static weft__fused_site elu_site = WEFT__FUSED_SITE("weft_elu", weft_elu, false);
+static weft__fused_site gelu_site = WEFT__FUSED_SITE("weft_gelu", weft_gelu, false);
+static weft__fused_site softplus_site = WEFT__FUSED_SITE("weft_softplus", weft_softplus, false);
+static weft__fused_site log_sigmoid_site =
+    WEFT__FUSED_SITE("weft_log_sigmoid", weft_log_sigmoid, false);
+static weft__fused_site silu_site = WEFT__FUSED_SITE("weft_silu", weft_silu, false);
+static weft__fused_site gelu_exact_site =
+    WEFT__FUSED_SITE("weft_gelu_exact", weft_gelu_exact, false);
+static weft__fused_site selu_site = WEFT__FUSED_SITE("weft_selu", weft_selu, false);
+static weft__fused_site softsign_site = WEFT__FUSED_SITE("weft_softsign", weft_softsign, false);
+static weft__fused_site mish_site = WEFT__FUSED_SITE("weft_mish", weft_mish, false);
+static weft__fused_site relu6_site = WEFT__FUSED_SITE("weft_relu6", weft_relu6, false);
+
 /* v times the constant c, in v's dtype (a weak constant). */
 static weft_value *scale(weft_ctx *cx, const char *fn, weft_value *v, double c)
 {
@@ -450,6 +494,9 @@ weft_value *weft_elu(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_elu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &elu_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
     return WEFT__KEEP(weft_where(cx, pos, a, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a)));
 }
@@ -462,6 +509,9 @@ weft_value *weft_gelu(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_gelu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &gelu_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *cube = weft__op_binary(cx, WEFT__OP_MUL, fn,
                                        weft__op_unary(cx, WEFT__OP_SQUARE, fn, a), a);
     weft_value *inner = weft__op_binary(cx, WEFT__OP_ADD, fn, a, scale(cx, fn, cube, 0.044715));
@@ -486,6 +536,9 @@ weft_value *weft_softplus(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_softplus";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &softplus_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, a, weft_const_f64(cx, 0.0));
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a)));
 }
@@ -497,6 +550,9 @@ weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_log_sigmoid";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &log_sigmoid_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *neg = weft__op_binary(cx, WEFT__OP_MINIMUM, fn, a, weft_const_f64(cx, 0.0));
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, neg, log1p_exp_neg_abs(cx, fn, a)));
 }
@@ -508,6 +564,9 @@ weft_value *weft_silu(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_silu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &silu_site, a, &y))
+        return WEFT__KEEP(y);
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, a,
                                       weft__op_unary(cx, WEFT__OP_SIGMOID, fn, a)));
 }
@@ -525,6 +584,9 @@ weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
         return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a is %s, not a number (weft_cast it first)",
                               fn, weft__spec_str(spec_of(a), s, sizeof s));
     }
+    weft_value *y;
+    if (weft__eager_fused(cx, &relu6_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, a);
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MINIMUM, fn, r, weft_const_i64(cx, 6)));
 }
@@ -561,6 +623,9 @@ weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_gelu_exact";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &gelu_exact_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *z = weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, weft_const_f64(cx, 1.4142135623730951));
     weft_value *one_plus = weft__op_binary(cx, WEFT__OP_ADD, fn, weft_const_f64(cx, 1.0),
                                            weft__op_unary(cx, WEFT__OP_ERF, fn, z));
@@ -575,6 +640,9 @@ weft_value *weft_selu(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_selu";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &selu_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *pos = weft__op_binary(cx, WEFT__OP_GT, fn, a, weft_const_f64(cx, 0.0));
     weft_value *neg = scale(cx, fn, weft__op_unary(cx, WEFT__OP_EXPM1, fn, a),
                             1.6732632423543772848170429916717);
@@ -589,6 +657,9 @@ weft_value *weft_softsign(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_softsign";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &softsign_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *den = weft__op_binary(cx, WEFT__OP_ADD, fn, weft__op_unary(cx, WEFT__OP_ABS, fn, a),
                                       weft_const_f64(cx, 1.0));
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, a, den));
@@ -602,6 +673,9 @@ weft_value *weft_mish(weft_ctx *cx, weft_value *a)
     const char *fn = "weft_mish";
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &mish_site, a, &y))
+        return WEFT__KEEP(y);
     weft_value *pos = weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, a, weft_const_f64(cx, 0.0));
     weft_value *sp = weft__op_binary(cx, WEFT__OP_ADD, fn, pos, log1p_exp_neg_abs(cx, fn, a));
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, a,
