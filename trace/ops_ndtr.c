@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "trace/ctx.h"
+#include "trace/eager_fused.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
@@ -51,12 +52,20 @@ static weft_value *ndtr_steps(weft_ctx *cx, const char *fn, weft_value *x)
     return weft__op_binary(cx, WEFT__OP_MUL, fn, constant(cx, 0.5), y);
 }
 
+/* Eagerly, ndtr and erfcinv on floats run as one pass
+ * (trace/eager_fused.h). */
+static weft__fused_site ndtr_site = WEFT__FUSED_SITE("weft_ndtr", weft_ndtr, false);
+static weft__fused_site erfcinv_site = WEFT__FUSED_SITE("weft_erfcinv", weft_erfcinv, false);
+
 weft_value *weft_ndtr(weft_ctx *cx, weft_value *x)
 {
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_ndtr";
     if (!float_input(cx, fn, x))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &ndtr_site, x, &y))
+        return WEFT__KEEP(y);
     return WEFT__KEEP(ndtr_steps(cx, fn, x));
 }
 
@@ -130,6 +139,9 @@ weft_value *weft_erfcinv(weft_ctx *cx, weft_value *x)
     static const char fn[] = "weft_erfcinv";
     if (!float_input(cx, fn, x))
         return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &erfcinv_site, x, &y))
+        return WEFT__KEEP(y);
     weft_value *half = weft__op_binary(cx, WEFT__OP_MUL, fn, constant(cx, 0.5), x);
     weft_value *q = weft__op_unary(cx, WEFT__OP_NDTRI, fn, half);
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, weft__op_unary(cx, WEFT__OP_NEG, fn, q),

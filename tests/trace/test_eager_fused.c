@@ -1,5 +1,5 @@
 /* Eager composites in one pass (trace/eager_fused.c): softmax, log_softmax
- * and the activations run eagerly as their fused group, with the bits of
+ * the activations, ndtr and erfcinv run eagerly as their fused group, with the bits of
  * the ops one by one and of the traced op; where the fast path does not
  * apply the composite runs, with the same results. */
 #include <pthread.h>
@@ -42,7 +42,8 @@ static const op_case OPS[] = {
     { "gelu_exact", weft_gelu_exact, false }, { "softplus", weft_softplus, false },
     { "log_sigmoid", weft_log_sigmoid, false }, { "silu", weft_silu, false },
     { "selu", weft_selu, false },        { "softsign", weft_softsign, false },
-    { "mish", weft_mish, false },        { "relu6", weft_relu6, false },
+    { "mish", weft_mish, false },        { "ndtr", weft_ndtr, false },
+    { "erfcinv", weft_erfcinv, false },  { "relu6", weft_relu6, false },
 };
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
