@@ -84,6 +84,21 @@ static weft_value *fold_now(weft_ctx *cx, const weft__node *n, weft_value *const
     return constant(cx, t);
 }
 
+/* Eager mode: computes n on the tensors ts into a value of cx. */
+static weft_value *eager_eval(weft_ctx *cx, const weft__node *n, weft_tensor *const *ts)
+{
+    weft_runtime *rt = weft__ctx_runtime(cx);
+    bool prof = rt && weft__profiling(rt);
+    uint64_t t0 = prof ? weft__now_ns() : 0;
+    weft_tensor *out = NULL;
+    int rc = weft__kernel_eval_known(rt, n, ts, &out);
+    if (rc < 0)
+        return weft__ctx_fail_errmsg(cx, rc);
+    if (prof)
+        weft__profile_span(rt, "op", weft__op_name(n->op), t0, weft__now_ns(), NULL);
+    return weft__ctx_wrap(cx, out);
+}
+
 /* Records or computes n, whose spec is already known, on inputs in.  Past
  * three inputs (concat, stack) the ids live in the recorded node only. */
 static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
@@ -106,23 +121,15 @@ static weft_value *emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint
         return weft__ctx_record(cx, n, in, n_in);
     if (n->op == WEFT__OP_CONST)
         return weft__ctx_wrap_const(cx, n->attr.constant.value);
-    weft_runtime *rt = weft__ctx_runtime(cx);
     weft_tensor *ts_s[3] = { NULL, NULL, NULL }, **ts = ts_s;
     if (n_in > 3 && !(ts = weft__malloc(sizeof *ts * n_in)))
         return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_%s: out of memory", weft__op_name(n->op));
     for (uint32_t i = 0; i < n_in; i++)
         ts[i] = weft__value_tensor(in[i]);
-    bool prof = rt && weft__profiling(rt);
-    uint64_t t0 = prof ? weft__now_ns() : 0;
-    weft_tensor *out = NULL;
-    int rc = weft__kernel_eval_known(rt, n, ts, &out);
+    weft_value *v = eager_eval(cx, n, ts);
     if (ts != ts_s)
         weft__free(ts);
-    if (rc < 0)
-        return weft__ctx_fail_errmsg(cx, rc);
-    if (prof)
-        weft__profile_span(rt, "op", weft__op_name(n->op), t0, weft__now_ns(), NULL);
-    return weft__ctx_wrap(cx, out);
+    return v;
 }
 
 weft_value *weft__ops_emit(weft_ctx *cx, weft__node *n, weft_value *const *in, uint32_t n_in)
@@ -211,6 +218,64 @@ static weft_value *coerce(weft_ctx *cx, weft_value *v, weft_dtype to)
     return c;
 }
 
+/* A rank-0 tensor on the caller's stack, for one element of up to 8 bytes. */
+typedef struct stack_scalar {
+    struct weft_tensor t;
+    _Alignas(64) unsigned char data[64];
+} stack_scalar;
+
+/* Eagerly, whether n on in can skip the values of its conversions: not all
+ * weak (that is folded, and stays weak), and every input already of its
+ * dtype or a weak scalar, which stack_convert converts. */
+static bool direct_eager(weft_ctx *cx, weft_value *const *in, uint32_t n_in,
+                         const weft_dtype *dts)
+{
+    if (!weft__ctx_is_eager(cx) || all_weak(in, n_in))
+        return false;
+    for (uint32_t i = 0; i < n_in; i++)
+        if (dtype_of(in[i]) != dts[i] && (!weft__value_is_weak(in[i]) ||
+                                          !weft__ew_lookup(WEFT__OP_CAST, dtype_of(in[i]), dts[i])))
+            return false;
+    return true;
+}
+
+/* The weak scalar v as dtype `to` in s, by the cast loop a conversion
+ * node runs (the same bits). */
+static weft_tensor *stack_convert(const weft_value *v, weft_dtype to, stack_scalar *s)
+{
+    const weft_tensor *k = weft__value_konst(v);
+    memset(&s->t, 0, sizeof s->t);
+    s->t.refs = 1;
+    s->t.dtype = to;
+    s->t.numel = 1;
+    s->t.nbytes = s->t.cap = weft_dtype_size(to);
+    s->t.data = s->data;
+    const void *src[1] = { k->data };
+    int64_t stride[1] = { 0 };
+    unsigned char step[1] = { 0 };
+    weft__ew_lookup(WEFT__OP_CAST, k->dtype, to)(src, stride, step, s->data, 1, 1);
+    return &s->t;
+}
+
+/* An op of up to three inputs whose weak scalars take their dtypes on the
+ * stack: x * 2.0 eagerly made a converted constant (a tensor and a value)
+ * and released it, 40% of the op. */
+static weft_value *build_direct(weft_ctx *cx, weft__node *n, weft_value *const *in,
+                                uint32_t n_in, const weft_dtype *dts)
+{
+    stack_scalar conv[3];
+    weft_tensor *ts[3] = { NULL, NULL, NULL };
+    n->n_in = n_in;
+    n->in = n->inline_in;
+    n->after = WEFT__NO_NODE;
+    for (uint32_t i = 0; i < n_in; i++) {
+        n->inline_in[i] = weft__value_node(in[i]);
+        ts[i] = dtype_of(in[i]) == dts[i] ? weft__value_tensor(in[i])
+                                          : stack_convert(in[i], dts[i], &conv[i]);
+    }
+    return eager_eval(cx, n, ts);
+}
+
 /* Infers n on inputs converted to dts, emits the conversions, then n. */
 static weft_value *build(weft_ctx *cx, const char *fn, weft__node *n, weft_value **in,
                          uint32_t n_in, const weft_dtype *dts)
@@ -220,6 +285,8 @@ static weft_value *build(weft_ctx *cx, const char *fn, weft__node *n, weft_value
     for (uint32_t i = 0; i < n_in; i++)
         if (!weak_fits(cx, fn, in[i], dts[i]))
             return NULL;
+    if (direct_eager(cx, in, n_in, dts))
+        return build_direct(cx, n, in, n_in, dts);
     weft_value *given[3] = { NULL, NULL, NULL };
     for (uint32_t i = 0; i < n_in; i++) {
         given[i] = in[i];
