@@ -62,6 +62,10 @@ weft_value *weft__grad_unbroadcast(const weft__grad_rule *r, weft_value *g, weft
 int         weft__grad_array(const weft__grad_rule *r);
 int         weft__grad_nn(const weft__grad_rule *r);
 int         weft__grad_linalg(const weft__grad_rule *r);
+/* The special functions (trace/grad_special.c): a unary one's derivative
+ * (NULL when it has none), and the rule of a binary or ternary one. */
+weft_value *weft__grad_special_derivative(const weft__grad_rule *r);
+int         weft__grad_special_args(const weft__grad_rule *r);
 
 /* weft_cond and weft_switch_case (trace/grad_control.c): whether op is
  * one; the node's replay (it sets the values of its RESULT nodes); its

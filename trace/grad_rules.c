@@ -144,7 +144,7 @@ static weft_value *unary_derivative(const rule_in *r, bool *zero)
         *zero = true;   /* TensorFlow: no gradient, read as zero */
         return NULL;
     default:
-        return NULL;
+        return weft__grad_special_derivative(r);
     }
 }
 
@@ -206,7 +206,7 @@ static int binary(const rule_in *r)
     case WEFT__OP_FLOORDIV: case WEFT__OP_TRUNCATEDIV:
         return 0;  /* TensorFlow: no gradient, read as zero */
     default:
-        return unsupported(r, NULL);
+        return weft__grad_special_args(r);
     }
     int rc = wa ? give_unbroadcast(r, 0, ga, a) : 0;
     return rc < 0 || !wb ? rc : give_unbroadcast(r, 1, gb, b);
@@ -426,7 +426,7 @@ int weft__grad_node(weft__grad_tape *t, uint32_t id)
     case WEFT__KIND_BINARY:
         return binary(&r);
     case WEFT__KIND_TERNARY:
-        return n->op == WEFT__OP_WHERE ? where_rule(&r) : unsupported(&r, NULL);
+        return n->op == WEFT__OP_WHERE ? where_rule(&r) : weft__grad_special_args(&r);
     case WEFT__KIND_CAST:
         return wants(&r, 0) ? give(&r, 0, weft_cast(t->cx, r.g, weft__value_spec(r.a)->dtype)) : 0;
     case WEFT__KIND_REDUCE:

@@ -173,6 +173,120 @@ Test(grad, unary_functions_match_differences)
     }
 }
 
+/* The special functions, on positive arguments where they need them. */
+static weft_value *positive(weft_ctx *cx, weft_value *a)
+{
+    return weft_add(cx, weft_abs(cx, a), weft_const_f64(cx, 0.5));
+}
+
+static weft_value *bessels_1(weft_ctx *cx, weft_value *a)
+{
+    weft_value *p = positive(cx, a);
+    weft_value *s = weft_add(cx, weft_bessel_i1(cx, a), weft_bessel_i1e(cx, a));
+    s = weft_add(cx, s, weft_add(cx, weft_bessel_j1(cx, a), weft_bessel_y0(cx, p)));
+    s = weft_add(cx, s, weft_bessel_y1(cx, p));
+    return weft_add(cx, s, weft_add(cx, weft_bessel_k1(cx, p), weft_bessel_k1e(cx, p)));
+}
+
+static weft_value *special_others(weft_ctx *cx, weft_value *a)
+{
+    weft_value *p = positive(cx, a);
+    weft_value *s = weft_add(cx, weft_digamma(cx, p), weft_dawsn(cx, a));
+    s = weft_add(cx, s, weft_add(cx, weft_expint(cx, p), weft_spence(cx, p)));
+    return weft_add(cx, s, weft_add(cx, weft_fresnel_cos(cx, a), weft_fresnel_sin(cx, a)));
+}
+
+/* Order 1 Bessel functions at 0, where their rules take the limits. */
+static const double with_zeros[12] = { 0.0, -0.7, 1.2, 0.0, -1.4, 0.9,
+                                       0.6, -0.2, 1.7, -0.55, 0.0, 0.8 };
+
+Test(grad, special_functions_match_differences)
+{
+    static const struct { op_unary_fn f; const char *name; } fns[] = {
+        { bessels_1, "bessels of order 1, y0" }, { special_others, "digamma, dawsn, expint, "
+          "spence, fresnel" },
+    };
+    const grad_arg xs[2] = { { 1, { 12 }, xs12 }, { 1, { 12 }, with_zeros } };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        for (int x = 0; x < 2; x++) {
+            grad_case c = { unary_body, &fns[i].f, 1, 1 };
+            expect_gradients(&c, &xs[x], fns[i].name);
+        }
+}
+
+/* The special functions of two and three arguments, with respect to the
+ * last one; x0 f64[12] is differentiated, x1 f64[12] is a constant. */
+static int special_args_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *x = positive(cx, a[0]), *w = positive(cx, a[1]), *v = NULL;
+    switch (which) {
+    case 0: v = weft_polygamma(cx, weft_const_f64(cx, 2.0), x); break;
+    case 1: v = weft_igamma(cx, w, x); break;
+    case 2: v = weft_igammac(cx, weft_add(cx, w, weft_const_f64(cx, 1.0)), x); break;
+    case 3: v = weft_zeta(cx, weft_add(cx, w, weft_const_f64(cx, 1.5)), x); break;
+    case 4: v = weft_betainc(cx, w, weft_const_f64(cx, 2.5), weft_sigmoid(cx, a[0])); break;
+    case 5: v = weft_igamma(cx, w, weft_reduce(cx, WEFT_R_MEAN, x, NULL, 0, false)); break;
+    default: break;
+    }
+    outs[0] = v;
+    return weft_ctx_status(cx);
+}
+
+Test(grad, special_functions_of_several_arguments_match_differences)
+{
+    static const char *names[] = { "polygamma", "igamma", "igammac", "zeta", "betainc",
+                                   "igamma of a broadcast x" };
+    const grad_arg args[2] = { { 1, { 12 }, xs12 }, { 1, { 12 }, ws12 } };
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
+        grad_case c = { special_args_body, &i, 2, 1 };
+        expect_gradients(&c, args, names[i]);
+    }
+}
+
+/* Differentiating the arguments TensorFlow has no gradient for. */
+static int special_order_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *x = positive(cx, a[0]), *w = positive(cx, a[1]);
+    switch (which) {
+    case 0: outs[0] = weft_polygamma(cx, weft_floor(cx, w), x); break;   /* n depends on w */
+    case 1: outs[0] = weft_igamma(cx, w, x); break;
+    case 2: outs[0] = weft_betainc(cx, x, w, weft_sigmoid(cx, a[0])); break;
+    default: outs[0] = weft_zeta(cx, weft_add(cx, w, weft_const_f64(cx, 1.5)), x); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+static int special_order_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *g[2];
+    if (weft_gradients(cx, special_order_body, user, a, 2, 2, NULL, g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = g[0];
+    return weft_ctx_status(cx);
+}
+
+Test(grad, special_functions_refuse_the_other_arguments)
+{
+    const double v[3] = { 3, 1, 2 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
+                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
+    static const char *want[] = { "no gradient for polygamma with respect to its order n",
+                                  "no gradient for igamma with respect to a",
+                                  "no gradient for betainc with respect to a or b",
+                                  "no gradient for zeta with respect to x" };
+    for (int i = 0; i < 4; i++) {
+        weft_tensor *out = NULL;
+        int rc = op_call(rt, special_order_case, &i, args, 2, &out, 1, true);
+        cr_expect_eq(rc, WEFT_EINVAL, "%s: %d", want[i], rc);
+        cr_expect(strstr(weft_errmsg(), want[i]) != NULL, "message: %s", weft_errmsg());
+        weft_tensor_release(out);
+    }
+    for (int k = 0; k < 2; k++)
+        weft_tensor_release(args[k]);
+}
+
 static int binary_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     op_binary_fn f = *(op_binary_fn const *)user;
