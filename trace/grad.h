@@ -60,6 +60,8 @@ weft_value *weft__grad_unbroadcast(const weft__grad_rule *r, weft_value *g, weft
  * of the convolutions and pools (trace/grad_nn.c) and of the linear
  * algebra (trace/grad_linalg.c). */
 int         weft__grad_array(const weft__grad_rule *r);
+/* The segment reductions, sorted or not (trace/grad_segment.c). */
+int         weft__grad_segment(const weft__grad_rule *r);
 int         weft__grad_nn(const weft__grad_rule *r);
 int         weft__grad_linalg(const weft__grad_rule *r);
 /* The special functions (trace/grad_special.c): a unary one's derivative

@@ -232,47 +232,48 @@ static void to_front(int n, int from, int count, int *perm)
             perm[at++] = d;
 }
 
-/* The gathered rows added back where they came from: along axis 0 one
- * scatter_nd_add; along another axis the same after moving it (and the
- * indices' dims in g) to the front. */
-static int gather_rule(const rule_in *r)
+/* g's rows added into zeros shaped like a at the indices `at` (one row of
+ * at per row of g): a's dims [axis, axis + a_dims) are the ones indexed,
+ * g's dims [axis, axis + g_dims) the rows.  At axis 0 one scatter_nd_add;
+ * elsewhere the same after moving those dims to the front. */
+static weft_value *scatter_back(const rule_in *r, weft_value *at, int axis, int a_dims,
+                                int g_dims)
 {
     weft_ctx *cx = r->cx;
+    int ra = weft__grad_rank(r->a);
+    if (axis == 0)
+        return weft_scatter_nd_add(cx, weft_zeros_like(cx, r->a), at, r->g);
+    int pa[WEFT_MAX_RANK], pg[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
+    to_front(ra, axis, a_dims, pa);
+    to_front(ra - a_dims + g_dims, axis, g_dims, pg);
+    for (int d = 0; d < ra; d++)
+        back[pa[d]] = d;
+    weft_value *a_t = weft_transpose(cx, r->a, pa), *g_t = weft_transpose(cx, r->g, pg);
+    weft_value *sum = weft_scatter_nd_add(cx, weft_zeros_like(cx, a_t), at, g_t);
+    return weft_transpose(cx, sum, back);
+}
+
+/* The gathered rows added back where they came from. */
+static int gather_rule(const rule_in *r)
+{
     int ra = weft__grad_rank(r->a), ri = weft__grad_rank(r->b), axis = r->n->attr.axis.axis;
     if (r->n->attr.axis.batch != 0)
         return unsupported(r, "with batch dims");
     if (ra < 0 || ri < 0)
         return unsupported(r, "of a rank unknown while tracing");
     axis = axis < 0 ? axis + ra : axis;
-    weft_value *at = weft_expand_dims(cx, r->b, -1);
-    if (axis == 0)
-        return give(r, 0, weft_scatter_nd_add(cx, weft_zeros_like(cx, r->a), at, r->g));
-    int pa[WEFT_MAX_RANK], pg[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
-    to_front(ra, axis, 1, pa);
-    to_front(ra - 1 + ri, axis, ri, pg);
-    for (int d = 0; d < ra; d++)
-        back[pa[d]] = d;
-    weft_value *a_t = weft_transpose(cx, r->a, pa), *g_t = weft_transpose(cx, r->g, pg);
-    weft_value *sum = weft_scatter_nd_add(cx, weft_zeros_like(cx, a_t), at, g_t);
-    return give(r, 0, weft_transpose(cx, sum, back));
+    return give(r, 0, scatter_back(r, weft_expand_dims(r->cx, r->b, -1), axis, 1, ri));
 }
 
-/* A segment sum's rows go back to the rows that made them; a negative id
- * dropped its row, which gets zeros. */
-static int segment_rule(const rule_in *r)
+/* The kept elements back to where the mask found them (argwhere's order
+ * is the op's); the others get zeros. */
+static int boolean_mask_rule(const rule_in *r)
 {
-    weft_ctx *cx = r->cx;
-    if (r->n->attr.index.kind != WEFT_R_SUM)
-        return unsupported(r, "other than a sum");
-    int ra = weft__grad_rank(r->a), ri = weft__grad_rank(r->b);
-    if (ra < 0 || ri < 0)
+    int ra = weft__grad_rank(r->a), rm = weft__grad_rank(r->b), axis = r->n->attr.index.axis;
+    if (ra < 0 || rm < 0)
         return unsupported(r, "of a rank unknown while tracing");
-    weft_value *ids = r->b, *zero = weft_const_i64(cx, 0);
-    weft_value *kept = weft_ge(cx, ids, zero);
-    weft_value *rows = weft_gather(cx, r->g, weft_maximum(cx, ids, zero), 0);
-    for (int d = ri; d < ra && kept; d++)
-        kept = weft_expand_dims(cx, kept, -1);
-    return give(r, 0, weft_where(cx, kept, rows, k(r, 0.0)));
+    axis = axis < 0 ? axis + ra : axis;
+    return give(r, 0, scatter_back(r, weft_argwhere(r->cx, r->b), axis, rm, 1));
 }
 
 /* ---- Sorting ----------------------------------------------------------- */
@@ -336,10 +337,14 @@ int weft__grad_array(const rule_in *r)
         return gather_rule(r);
     case WEFT__OP_GATHER_ND:
         return give(r, 0, weft_scatter_nd_add(r->cx, weft_zeros_like(r->cx, r->a), r->b, r->g));
-    case WEFT__OP_UNSORTED_SEGMENT:
-        return segment_rule(r);
+    case WEFT__OP_BOOLEAN_MASK:
+        return boolean_mask_rule(r);
+    case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_SEGMENT:
+        return weft__grad_segment(r);
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         return give(r, 0, r->g);
+    case WEFT__OP_FILL_LIKE: case WEFT__OP_SHAPE_OF:
+        return 0;   /* they read only the input's shape */
     case WEFT__OP_SORT:
         return sort_rule(r);
     case WEFT__OP_TOP_K_VALUES:

@@ -381,6 +381,48 @@ static weft_value *weighted(weft_ctx *cx, weft_value *v)
     return weft_mul(cx, v, w);
 }
 
+/* A constant of dtype dt and shape dims holding v, inside a body. */
+static weft_value *const_of(weft_ctx *cx, weft_dtype dt, int rank, const int64_t *dims,
+                            const double *v)
+{
+    weft_tensor *t = test_tensor(dt, rank, dims, v);
+    weft_value *c = weft_const_tensor(cx, t);
+    weft_tensor_release(t);
+    return c;
+}
+
+static weft_value *ids_of(weft_ctx *cx, int64_t n, const double *v)
+{
+    return const_of(cx, WEFT_I64, 1, &n, v);
+}
+
+/* The segment and mask cases of shape_body, from case 39. */
+static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x)
+{
+    weft_value *twice = weft_concat(cx, (weft_value *[]){ x, x }, 2, 0);   /* rows tie */
+    switch (which) {
+    case 39: return weft_unsorted_segment(cx, WEFT_R_MEAN, x, ids_of(cx, 3, (const double[]){
+                                              1, 0, -1 }), 2);
+    case 40: return weft_unsorted_segment(cx, WEFT_R_MAX, twice, ids_of(cx, 6, (const double[]){
+                                              0, 1, 2, 0, 1, -1 }), 3);
+    case 41: return weft_unsorted_segment(cx, WEFT_R_MIN, x, ids_of(cx, 3, (const double[]){
+                                              1, 0, 1 }), 2);
+    case 42: return weft_segment(cx, WEFT_R_SUM, x, ids_of(cx, 3, (const double[]){ 0, 0, 2 }));
+    case 43: return weft_segment(cx, WEFT_R_MEAN, x, ids_of(cx, 3, (const double[]){ 0, 0, 1 }));
+    case 44: return weft_segment(cx, WEFT_R_MAX, twice, ids_of(cx, 6, (const double[]){
+                                     0, 0, 1, 1, 1, 2 }));
+    case 45: return weft_segment(cx, WEFT_R_MIN, x, ids_of(cx, 3, (const double[]){ 0, 1, 1 }));
+    case 46: return weft_boolean_mask(cx, x, const_of(cx, WEFT_BOOL, 1, (const int64_t[]){ 3 },
+                                                      (const double[]){ 1, 0, 1 }), 0);
+    case 47: return weft_boolean_mask(cx, x, const_of(cx, WEFT_BOOL, 1, (const int64_t[]){ 4 },
+                                                      (const double[]){ 0, 1, 1, 0 }), 1);
+    case 48: return weft_boolean_mask(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }),
+                                      const_of(cx, WEFT_BOOL, 2, (const int64_t[]){ 3, 2 },
+                                               (const double[]){ 1, 0, 0, 1, 1, 1 }), 1);
+    default: return NULL;
+    }
+}
+
 static int shape_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     int which = *(const int *)user;
@@ -485,7 +527,7 @@ static int shape_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, voi
         v = weft_unsorted_segment(cx, WEFT_R_SUM, x, ids, 2);
         break;
     }
-    default: break;
+    default: v = segment_case(cx, which, x); break;
     }
     outs[0] = weighted(cx, v);
     return weft_ctx_status(cx);
@@ -502,7 +544,11 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "split", "unstack", "slice with negative and strided steps", "reverse of a strided slice",
         "roll", "fftshift", "repeat", "exclusive cumprod", "prod along an axis",
         "prod of everything, keepdims", "prod over two axes", "gather along the last axis",
-        "segment sum with a dropped row",
+        "segment sum with a dropped row", "unsorted segment mean with a dropped row",
+        "unsorted segment max with ties and a dropped row", "unsorted segment min",
+        "sorted segment sum with an empty segment", "sorted segment mean",
+        "sorted segment max with ties", "sorted segment min", "boolean_mask",
+        "boolean_mask along axis 1", "boolean_mask of two dims along axis 1",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
