@@ -267,6 +267,42 @@ static int special_order_case(weft_ctx *cx, weft_value *const *a, weft_value **o
     return weft_ctx_status(cx);
 }
 
+static int scatter_update_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                               void *user)
+{
+    (void)user;
+    weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 2, 1), 2,
+                                  (const int64_t[]){ 2, 1 });
+    outs[0] = weft_scatter_nd_update(cx, a[1], at, weft_slice(cx, a[0], NULL,
+                                                              (const int64_t[]){ 2 }, NULL));
+    return weft_ctx_status(cx);
+}
+
+static int scatter_update_case(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                               void *user)
+{
+    weft_value *g[2];
+    if (weft_gradients(cx, scatter_update_body, user, a, 2, 2, NULL, g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = g[0];
+    return weft_ctx_status(cx);
+}
+
+Test(grad, scatter_nd_update_refuses_its_updates)
+{
+    const double v[3] = { 3, 1, 2 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
+                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
+    weft_tensor *out = NULL;
+    int rc = op_call(rt, scatter_update_case, NULL, args, 2, &out, 1, true);
+    cr_expect_eq(rc, WEFT_EINVAL, "%d", rc);
+    cr_expect(strstr(weft_errmsg(), "no gradient for scatter_nd_update for its updates") != NULL,
+              "message: %s", weft_errmsg());
+    weft_tensor_release(out);
+    for (int k = 0; k < 2; k++)
+        weft_tensor_release(args[k]);
+}
+
 Test(grad, special_functions_refuse_the_other_arguments)
 {
     const double v[3] = { 3, 1, 2 };
@@ -396,9 +432,10 @@ static weft_value *ids_of(weft_ctx *cx, int64_t n, const double *v)
     return const_of(cx, WEFT_I64, 1, &n, v);
 }
 
-/* The segment and mask cases of shape_body, from case 39. */
-static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x)
+/* The segment, mask and scatter cases of shape_body, from case 39. */
+static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x, weft_value *w)
 {
+    weft_value *wt = weft_transpose(cx, w, NULL);   /* f64[3,4] */
     weft_value *twice = weft_concat(cx, (weft_value *[]){ x, x }, 2, 0);   /* rows tie */
     switch (which) {
     case 39: return weft_unsorted_segment(cx, WEFT_R_MEAN, x, ids_of(cx, 3, (const double[]){
@@ -419,6 +456,20 @@ static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x)
     case 48: return weft_boolean_mask(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }),
                                       const_of(cx, WEFT_BOOL, 2, (const int64_t[]){ 3, 2 },
                                                (const double[]){ 1, 0, 0, 1, 1, 1 }), 1);
+    case 49: return weft_scatter_nd_add(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 1 },
+                                                        (const double[]){ 0, 2, 0 }), wt);
+    case 50: return weft_scatter_nd_sub(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 1 },
+                                                        (const double[]){ 1, 1, 2 }), wt);
+    case 51: return weft_scatter_nd_update(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){
+                                               2, 1 }, (const double[]){ 2, 0 }),
+                                           weft_fill(cx, WEFT_F64, 2, (const int64_t[]){ 2, 4 },
+                                                     0.5));
+    case 52: {
+        weft_value *col = weft_reshape(cx, weft_slice(cx, w, NULL, (const int64_t[]){ 3, 1 }, NULL),
+                                       1, (const int64_t[]){ 3 });
+        return weft_scatter_nd_add(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 2 },
+                                                   (const double[]){ 0, 1, 2, 3, 0, 1 }), col);
+    }
     default: return NULL;
     }
 }
@@ -527,7 +578,7 @@ static int shape_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, voi
         v = weft_unsorted_segment(cx, WEFT_R_SUM, x, ids, 2);
         break;
     }
-    default: v = segment_case(cx, which, x); break;
+    default: v = segment_case(cx, which, x, w); break;
     }
     outs[0] = weighted(cx, v);
     return weft_ctx_status(cx);
@@ -549,6 +600,8 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "sorted segment sum with an empty segment", "sorted segment mean",
         "sorted segment max with ties", "sorted segment min", "boolean_mask",
         "boolean_mask along axis 1", "boolean_mask of two dims along axis 1",
+        "scatter_nd_add with a duplicate", "scatter_nd_sub with a duplicate", "scatter_nd_update",
+        "scatter_nd_add of elements",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
