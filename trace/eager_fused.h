@@ -6,7 +6,7 @@
  * group's interpreter (trace/fused_run.c) on the eager tensor from then on:
  * the same loops over the same values in the same order, so the same bits
  * as the ops one by one, in one pass and with one tensor.  trace/ internal
- * (the ops of ops_nn.c). */
+ * (the composite ops of ops_nn.c and ops_ndtr.c). */
 #ifndef WEFT_TRACE_EAGER_FUSED_H
 #define WEFT_TRACE_EAGER_FUSED_H
 
