@@ -1003,6 +1003,35 @@ Test(grad, a_gradient_of_a_gradient_is_the_second_derivative)
     weft_tensor_release(outs[1]);
 }
 
+/* sum(gather(x, [2, 0, 2])^3), and its gradient: a scatter_nd_add of the
+ * rows, differentiated in turn (an embedding's gradient's gradient). */
+static int gathered_cubes(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *ids = ids_of(cx, 3, (const double[]){ 2, 0, 2 });
+    weft_value *rows = weft_gather(cx, a[0], ids, 0);
+    outs[0] = weft_sum(cx, weft_mul(cx, rows, weft_square(cx, rows)), WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int gathered_cubes_gradient(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                                   void *user)
+{
+    (void)user;
+    weft_value *g;
+    if (weft_gradients(cx, gathered_cubes, NULL, a, 1, 1, NULL, &g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_mul(cx, g, weft_cos(cx, a[0]));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, a_gradient_through_a_gathers_gradient)
+{
+    const grad_arg x = { 2, { 3, 4 }, xs12 };
+    grad_case c = { gathered_cubes_gradient, NULL, 1, 1 };
+    expect_gradients(&c, &x, "gather's gradient, differentiated");
+}
+
 /* ---- Convolutions and pools ------------------------------------------- */
 
 static int nn_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
