@@ -380,7 +380,7 @@ int weft__grad_array(const rule_in *r)
     case WEFT__OP_AVG_POOL2D: case WEFT__OP_RESIZE:
         return weft__grad_nn(r);
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_SOLVE: case WEFT__OP_TRIANGULAR_SOLVE:
-    case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_CHOLESKY:
+    case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_CHOLESKY: case WEFT__OP_SLOGDET:
         return weft__grad_linalg(r);
     default:
         return unsupported(r, NULL);

@@ -2,7 +2,8 @@
  * helpers are trace/grad_rules.c's): TensorFlow's, written with the
  * public ops.  With y = inv(a): ga = -y^T g y^T.  With x = a \ b: gb =
  * a^T \ g and ga = -gb x^T (the transposes swapped for an adjoint solve;
- * a triangular solve keeps ga on its triangle).  det: g det inv(a)^T.
+ * a triangular solve keeps ga on its triangle).  det: g det inv(a)^T;
+ * log |det|: g inv(a)^T.
  * cholesky: TensorFlow's CholeskyGrad (Murray 2016), symmetrized. */
 #include "trace/control.h"
 #include "trace/grad.h"
@@ -58,6 +59,17 @@ static int determinant_rule(const rule_in *r)
     return give(r, 0, weft_mul(cx, scale, inv_t));
 }
 
+/* slogdet's node packs [..., 2] (the sign, log |det|): the sign passes
+ * nothing back, log |det| passes g inv(a)^T. */
+static int slogdet_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    weft_value *g = weft_gather(cx, r->g, weft_const_i64(cx, 1), -1);
+    g = weft_expand_dims(cx, weft_expand_dims(cx, g, -1), -1);
+    weft_value *inv_t = weft_matrix_transpose(cx, weft_matrix_inverse(cx, r->a));
+    return give(r, 0, weft_mul(cx, g, inv_t));
+}
+
 /* phi(l^T g) between l^-T and l^-1, where phi keeps the lower triangle
  * and halves the diagonal; then the symmetric part. */
 static int cholesky_rule(const rule_in *r)
@@ -85,6 +97,7 @@ int weft__grad_linalg(const rule_in *r)
     case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE:   return solve_rule(r);
     case WEFT__OP_MATRIX_DETERMINANT: return determinant_rule(r);
+    case WEFT__OP_SLOGDET:            return slogdet_rule(r);
     case WEFT__OP_CHOLESKY:           return cholesky_rule(r);
     default:                          return unsupported(r, NULL);
     }

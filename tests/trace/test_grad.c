@@ -1192,6 +1192,14 @@ static int linalg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, vo
     case 8: v = weft_sort(cx, x, 0, false); break;
     case 9: v = weft_sort(cx, weft_concat(cx, (weft_value *[]){ x, b }, 2, 1), -1, true); break;
     case 10: weft_top_k(cx, weft_transpose(cx, x, NULL), 2, true, tk); v = tk[0]; break;
+    case 11:   /* a negative determinant: the sign is a constant factor */
+        if (weft_slogdet(cx, weft_neg(cx, m), tk) == 0)
+            v = weft_mul(cx, tk[1], weft_sub(cx, tk[0], weft_const_f64(cx, 2.0)));
+        break;
+    case 12:
+        if (weft_slogdet(cx, weft_stack(cx, (weft_value *[]){ m, spd }, 2, 0), tk) == 0)
+            v = tk[1];
+        break;
     default: break;
     }
     outs[0] = weighted(cx, v);
@@ -1203,7 +1211,7 @@ Test(grad, linear_algebra_and_sort_rules_match_differences)
     static const char *names[] = { "inverse", "solve", "adjoint solve", "lower solve",
                                    "upper adjoint solve", "determinant", "cholesky",
                                    "cholesky_solve", "sort along axis 0", "sort descending",
-                                   "top_k values" };
+                                   "top_k values", "slogdet", "slogdet of a batch" };
     const grad_arg args[2] = { { 2, { 3, 3 }, xs12 }, { 2, { 3, 2 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
         grad_case c = { linalg_body, &i, 2, 2 };
