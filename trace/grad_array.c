@@ -5,6 +5,7 @@
 #include "base/base.h"
 #include "trace/control.h"
 #include "trace/grad.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
@@ -253,15 +254,33 @@ static weft_value *scatter_back(const rule_in *r, weft_value *at, int axis, int 
     return weft_transpose(cx, sum, back);
 }
 
+/* With batch dims b gathered along axis b (TensorFlow's default axis):
+ * each row back to its batch's matrix, the tuples' batch coordinates
+ * joined in front as weft_gather_nd_ex does. */
+static int batch_gather_rule(const rule_in *r, int ra, int axis)
+{
+    int b = r->n->attr.axis.batch;
+    b = b < 0 ? b + weft__grad_rank(r->b) : b;
+    if (axis != b)
+        return unsupported(r, "with batch dims along an axis after them");
+    const weft_spec *as = weft__value_spec(r->a);
+    int64_t batch[WEFT_MAX_RANK];
+    for (int d = 0; d < b && d < ra; d++)
+        if ((batch[d] = as->dims[d]) == WEFT_DIM_ANY)
+            return unsupported(r, "with a batch dim unknown while tracing");
+    weft_value *tuples = weft__ops_batch_tuples(r->cx, weft_expand_dims(r->cx, r->b, -1), batch, b);
+    return give(r, 0, weft_scatter_nd_add(r->cx, weft_zeros_like(r->cx, r->a), tuples, r->g));
+}
+
 /* The gathered rows added back where they came from. */
 static int gather_rule(const rule_in *r)
 {
     int ra = weft__grad_rank(r->a), ri = weft__grad_rank(r->b), axis = r->n->attr.axis.axis;
-    if (r->n->attr.axis.batch != 0)
-        return unsupported(r, "with batch dims");
     if (ra < 0 || ri < 0)
         return unsupported(r, "of a rank unknown while tracing");
     axis = axis < 0 ? axis + ra : axis;
+    if (r->n->attr.axis.batch != 0)
+        return batch_gather_rule(r, ra, axis);
     return give(r, 0, scatter_back(r, weft_expand_dims(r->cx, r->b, -1), axis, 1, ri));
 }
 

@@ -43,6 +43,14 @@ bool weft__ops_float_images(weft_ctx *cx, const char *fn, const weft_value *imag
 weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int kind,
                           int64_t len);
 
+/* Index tuples with batch coordinates in front: for indices (integers,
+ * rank r known, tuples along the last dim) whose first batch_dims dims are
+ * batch[0..batch_dims) long (known), an i64 [..., batch_dims + k] holding
+ * each element's batch indices, then its tuple (trace/ops_index.c;
+ * weft_gather_nd_ex's, and gather's gradient with batch dims). */
+weft_value *weft__ops_batch_tuples(weft_ctx *cx, weft_value *indices, const int64_t *batch,
+                                   int batch_dims);
+
 /* Axis `axis` of x (rank `rank`, that axis `have` long, known) cut to its
  * first len elements or zero-padded at its end to len; x itself when
  * len is have (trace/ops_fft_nd.c; dct's, inverse_stft's and the N-D

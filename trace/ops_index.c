@@ -8,6 +8,7 @@
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/kernels.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
@@ -140,7 +141,14 @@ weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indi
             return weft__ctx_fail(cx, WEFT_EINVAL, "%s: batch dim %d of params %s and "
                                   "indices %s is unknown while tracing", fn, d, sp, si);
     }
-    int rank = is->rank;
+    weft_value *tuples = weft__ops_batch_tuples(cx, indices, batch, batch_dims);
+    return WEFT__KEEP(tuples ? weft_gather_nd(cx, params, tuples) : NULL);
+}
+
+weft_value *weft__ops_batch_tuples(weft_ctx *cx, weft_value *indices, const int64_t *batch,
+                                   int batch_dims)
+{
+    int rank = weft__value_spec(indices)->rank;
     weft_value *idx = weft_cast(cx, indices, WEFT_I64);
     int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];
     for (int d = 0; d < rank; d++)
@@ -159,8 +167,7 @@ weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indi
     parts[batch_dims] = idx;
     if (weft_ctx_status(cx) != 0)
         return NULL;
-    return WEFT__KEEP(weft_gather_nd(cx, params,
-                                     weft_concat(cx, parts, (size_t)batch_dims + 1, -1)));
+    return weft_concat(cx, parts, (size_t)batch_dims + 1, -1);
 }
 
 static weft_value *scatter_nd(weft_ctx *cx, weft__op op, const char *fn, weft_value *tensor,

@@ -270,7 +270,15 @@ static int special_order_case(weft_ctx *cx, weft_value *const *a, weft_value **o
 static int scatter_update_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
                                void *user)
 {
-    (void)user;
+    if (*(const int *)user == 1) {
+        /* Batch dim 0, gathered along axis 1 of [3, 1, 2]: not the batch's own axis. */
+        weft_value *m = weft_reshape(cx, weft_concat(cx, (weft_value *[]){ a[0], a[1] }, 2, 0), 3,
+                                     (const int64_t[]){ 3, 1, 2 });
+        weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 3, 1), 2,
+                                      (const int64_t[]){ 3, 1 });
+        outs[0] = weft_gather_ex(cx, m, weft_mul(cx, at, weft_const_i64(cx, 0)), 2, 1);
+        return weft_ctx_status(cx);
+    }
     weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 2, 1), 2,
                                   (const int64_t[]){ 2, 1 });
     outs[0] = weft_scatter_nd_update(cx, a[1], at, weft_slice(cx, a[0], NULL,
@@ -288,17 +296,20 @@ static int scatter_update_case(weft_ctx *cx, weft_value *const *a, weft_value **
     return weft_ctx_status(cx);
 }
 
-Test(grad, scatter_nd_update_refuses_its_updates)
+Test(grad, scatter_update_and_batch_gather_refusals)
 {
     const double v[3] = { 3, 1, 2 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
                              test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
-    weft_tensor *out = NULL;
-    int rc = op_call(rt, scatter_update_case, NULL, args, 2, &out, 1, true);
-    cr_expect_eq(rc, WEFT_EINVAL, "%d", rc);
-    cr_expect(strstr(weft_errmsg(), "no gradient for scatter_nd_update for its updates") != NULL,
-              "message: %s", weft_errmsg());
-    weft_tensor_release(out);
+    static const char *want[] = { "no gradient for scatter_nd_update for its updates",
+                                  "no gradient for gather with batch dims along an axis after" };
+    for (int i = 0; i < 2; i++) {
+        weft_tensor *out = NULL;
+        int rc = op_call(rt, scatter_update_case, &i, args, 2, &out, 1, true);
+        cr_expect_eq(rc, WEFT_EINVAL, "%s: %d", want[i], rc);
+        cr_expect(strstr(weft_errmsg(), want[i]) != NULL, "message: %s", weft_errmsg());
+        weft_tensor_release(out);
+    }
     for (int k = 0; k < 2; k++)
         weft_tensor_release(args[k]);
 }
@@ -470,6 +481,17 @@ static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x, weft_val
         return weft_scatter_nd_add(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 2 },
                                                    (const double[]){ 0, 1, 2, 3, 0, 1 }), col);
     }
+    case 53: {
+        /* Each row gathers its own columns, a repeat in the second. */
+        weft_value *at = const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 3 },
+                                  (const double[]){ 3, 0, 1, 1, 1, 2, 2, 0, 3 });
+        return weft_gather_ex(cx, x, at, 1, 1);
+    }
+    case 54: {
+        weft_value *at = const_of(cx, WEFT_I32, 3, (const int64_t[]){ 2, 3, 1 },
+                                  (const double[]){ 1, 0, 1, 1, 0, 0 });
+        return weft_gather_ex(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }), at, 2, 2);
+    }
     default: return NULL;
     }
 }
@@ -601,7 +623,7 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "sorted segment max with ties", "sorted segment min", "boolean_mask",
         "boolean_mask along axis 1", "boolean_mask of two dims along axis 1",
         "scatter_nd_add with a duplicate", "scatter_nd_sub with a duplicate", "scatter_nd_update",
-        "scatter_nd_add of elements",
+        "scatter_nd_add of elements", "gather with a batch dim", "gather with two batch dims",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
