@@ -158,7 +158,7 @@ static bool applies(weft_ctx *cx, const weft__fused_site *site, const weft_value
         !__atomic_load_n(&fast_path_on, __ATOMIC_RELAXED))
         return false;
     const weft_tensor *t = weft__value_tensor(a);
-    if (!t || (t->dtype != WEFT_F32 && t->dtype != WEFT_F64))
+    if (!t || !weft__dtype_is_float(t->dtype))
         return false;
     return !site->over_rows || (t->rank >= 1 && t->dims[t->rank - 1] <= WEFT__FUSED_TILE);
 }

@@ -50,24 +50,26 @@ static int solve_rule(const rule_in *r)
     return give(r, 0, ga);
 }
 
-static int determinant_rule(const rule_in *r)
+/* a's adjoint scale inv(a)^T, scale one number per matrix (det's and
+ * log |det|'s rules). */
+static int times_inverse_t(const rule_in *r, weft_value *scale)
 {
     weft_ctx *cx = r->cx;
-    weft_value *scale = weft_mul(cx, r->g, r->y);
     scale = weft_expand_dims(cx, weft_expand_dims(cx, scale, -1), -1);
     weft_value *inv_t = weft_matrix_transpose(cx, weft_matrix_inverse(cx, r->a));
     return give(r, 0, weft_mul(cx, scale, inv_t));
+}
+
+static int determinant_rule(const rule_in *r)
+{
+    return times_inverse_t(r, weft_mul(r->cx, r->g, r->y));
 }
 
 /* slogdet's node packs [..., 2] (the sign, log |det|): the sign passes
  * nothing back, log |det| passes g inv(a)^T. */
 static int slogdet_rule(const rule_in *r)
 {
-    weft_ctx *cx = r->cx;
-    weft_value *g = weft_gather(cx, r->g, weft_const_i64(cx, 1), -1);
-    g = weft_expand_dims(cx, weft_expand_dims(cx, g, -1), -1);
-    weft_value *inv_t = weft_matrix_transpose(cx, weft_matrix_inverse(cx, r->a));
-    return give(r, 0, weft_mul(cx, g, inv_t));
+    return times_inverse_t(r, weft_gather(r->cx, r->g, weft_const_i64(r->cx, 1), -1));
 }
 
 /* phi(l^T g) between l^-T and l^-1, where phi keeps the lower triangle
