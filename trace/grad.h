@@ -64,6 +64,10 @@ int         weft__grad_array(const weft__grad_rule *r);
 int         weft__grad_segment(const weft__grad_rule *r);
 int         weft__grad_nn(const weft__grad_rule *r);
 int         weft__grad_linalg(const weft__grad_rule *r);
+/* The Fourier transforms, stft's included (trace/grad_fft.c). */
+int         weft__grad_fft(const weft__grad_rule *r);
+/* eigh, qr and svd (trace/grad_decomp.c). */
+int         weft__grad_decomp(const weft__grad_rule *r);
 /* The special functions (trace/grad_special.c): a unary one's derivative
  * (NULL when it has none), and the rule of a binary or ternary one. */
 weft_value *weft__grad_special_derivative(const weft__grad_rule *r);

@@ -2,6 +2,8 @@
  * (weft_gradients; the helpers are trace/grad_rules.c's).  Most need the
  * input's dims known while tracing: an op whose gradient needs one that
  * is not fails naming it. */
+#include <float.h>
+
 #include "base/base.h"
 #include "trace/control.h"
 #include "trace/grad.h"
@@ -208,6 +210,24 @@ static int roll_rule(const rule_in *r)
 
 /* ---- Scans ------------------------------------------------------------- */
 
+/* cumulative_logsumexp: x_j gets exp(x_j) times the sum of g_i exp(-y_i)
+ * over the y_i that summed it, a scan the other way.  TensorFlow's rule:
+ * that scan in logs, the positive and negative parts of g apart (the
+ * dtype's lowest number standing for the log of 0). */
+static int logsumexp_scan_rule(const rule_in *r, int axis, unsigned back)
+{
+    weft_ctx *cx = r->cx;
+    weft_value *lowest = k(r, weft__value_spec(r->g)->dtype == WEFT_F32 ? -FLT_MAX : -DBL_MAX);
+    weft_value *part[2];
+    for (int p = 0; p < 2; p++) {
+        weft_value *mag = p == 0 ? r->g : weft_neg(cx, r->g);
+        weft_value *log_g = weft_where(cx, weft_gt(cx, mag, k(r, 0.0)), weft_log(cx, mag), lowest);
+        weft_value *sums = weft_cumulative_logsumexp(cx, weft_sub(cx, log_g, r->y), axis, back);
+        part[p] = weft_exp(cx, weft_add(cx, sums, r->a));
+    }
+    return give(r, 0, weft_sub(cx, part[0], part[1]));
+}
+
 static int scan_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
@@ -215,6 +235,8 @@ static int scan_rule(const rule_in *r)
     unsigned back = r->n->attr.axis.scan ^ WEFT_SCAN_REVERSE;
     if (r->n->op == WEFT__OP_CUMSUM)
         return give(r, 0, weft_cumsum_ex(cx, r->g, axis, back));
+    if (r->n->op == WEFT__OP_CUMLOGSUMEXP)
+        return logsumexp_scan_rule(r, axis, back);
     /* cumprod: TensorFlow's rule, the reverse cumsum of y g over a (an
      * element of a that is 0 gives NaN or an infinity, as there). */
     return give(r, 0, weft_div(cx, weft_cumsum_ex(cx, weft_mul(cx, r->y, r->g), axis, back), r->a));
@@ -374,7 +396,7 @@ int weft__grad_array(const rule_in *r)
         return repeat_rule(r);
     case WEFT__OP_ROLL:
         return roll_rule(r);
-    case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD:
+    case WEFT__OP_CUMSUM: case WEFT__OP_CUMPROD: case WEFT__OP_CUMLOGSUMEXP:
         return scan_rule(r);
     case WEFT__OP_GATHER:
         return gather_rule(r);
@@ -401,6 +423,10 @@ int weft__grad_array(const rule_in *r)
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_SOLVE: case WEFT__OP_TRIANGULAR_SOLVE:
     case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_CHOLESKY: case WEFT__OP_SLOGDET:
         return weft__grad_linalg(r);
+    case WEFT__OP_FFT:
+        return weft__grad_fft(r);
+    case WEFT__OP_EIGH: case WEFT__OP_QR: case WEFT__OP_SVD:
+        return weft__grad_decomp(r);
     default:
         return unsupported(r, NULL);
     }

@@ -5,86 +5,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "op_calls.h"
-#include "suite_runtimes.h"
+#include "grad_check.h"
 
 TestSuite(grad, .init = suite_runtimes_create, .fini = suite_runtimes_destroy, .timeout = 120);
-
-/* A body and what weft_gradients is asked of it. */
-typedef struct grad_case {
-    weft_body_fn f;
-    const void  *user;
-    size_t       n_xs, n_wrt;
-} grad_case;
-
-/* outs[0] = f(args), outs[1 + j] = its gradient for args[j]. */
-static int grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    const grad_case *c = user;
-    return weft_gradients(cx, c->f, (void *)c->user, a, c->n_xs, c->n_wrt, &outs[0], &outs[1]);
-}
-
-typedef struct grad_arg {
-    int          rank;
-    int64_t      dims[4];
-    const double *v;
-} grad_arg;
-
-static weft_tensor *arg_tensor(const grad_arg *a, int64_t bump_at, double bump)
-{
-    int64_t n = test_numel(a->rank, a->dims);
-    double v[64];
-    cr_assert(n <= 64);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = a->v[i] + (i == bump_at ? bump : 0.0);
-    return test_tensor(WEFT_F64, a->rank, a->dims, v);
-}
-
-/* The sum of f's result's elements at args, args[j] element i moved by h. */
-static double f_sum(const grad_case *c, const grad_arg *args, size_t j, int64_t i, double h)
-{
-    weft_tensor *ts[OP_CALLS_MAX_ARGS], *y = NULL;
-    for (size_t k = 0; k < c->n_xs; k++)
-        ts[k] = arg_tensor(&args[k], k == j ? i : -1, h);
-    cr_assert_eq(op_call(rt, c->f, (void *)c->user, ts, c->n_xs, &y, 1, true), 0, "%s",
-                 weft_errmsg());
-    double s = 0;
-    for (int64_t e = 0; e < weft_tensor_numel(y); e++)
-        s += test_element(y, e);
-    for (size_t k = 0; k < c->n_xs; k++)
-        weft_tensor_release(ts[k]);
-    weft_tensor_release(y);
-    return s;
-}
-
-/* weft's gradients of c at args against central differences. */
-static void expect_gradients(const grad_case *c, const grad_arg *args, const char *what)
-{
-    weft_tensor *ts[OP_CALLS_MAX_ARGS], *outs[OP_CALLS_MAX_OUTS];
-    cr_assert(c->n_xs <= OP_CALLS_MAX_ARGS && c->n_wrt + 1 <= OP_CALLS_MAX_OUTS);
-    for (size_t k = 0; k < c->n_xs; k++)
-        ts[k] = arg_tensor(&args[k], -1, 0);
-    op_results_everywhere(grad_body, (void *)c, ts, c->n_xs, outs, c->n_wrt + 1, what);
-    double y = 0;
-    for (int64_t e = 0; e < weft_tensor_numel(outs[0]); e++)
-        y += test_element(outs[0], e);
-    cr_expect_float_eq(y, f_sum(c, args, 0, -1, 0), 1e-12 * (1 + fabs(y)), "%s: y", what);
-    for (size_t j = 0; j < c->n_wrt; j++) {
-        test_assert_shape(outs[1 + j], WEFT_F64, args[j].rank, args[j].dims, what);
-        for (int64_t i = 0; i < test_numel(args[j].rank, args[j].dims); i++) {
-            const double h = 1e-6;
-            double want = (f_sum(c, args, j, i, h) - f_sum(c, args, j, i, -h)) / (2 * h);
-            double got = test_element(outs[1 + j], i);
-            cr_expect(fabs(got - want) <= 1e-5 * (1 + fabs(want)),
-                      "%s: d/dx%zu[%lld] is %.9g, differences give %.9g", what, j, (long long)i,
-                      got, want);
-        }
-    }
-    for (size_t k = 0; k < c->n_xs; k++)
-        weft_tensor_release(ts[k]);
-    for (size_t k = 0; k <= c->n_wrt; k++)
-        weft_tensor_release(outs[k]);
-}
 
 static const double xs12[12] = { 0.3, -0.7, 1.2, 0.05, -1.4, 0.9,
                                  0.6, -0.2, 1.7, -0.55, 0.15, 0.8 };
@@ -397,7 +320,7 @@ Test(grad, where_casts_and_reuse_match_differences)
 {
     grad_case c = { mixed_body, NULL, 2, 2 };
     const grad_arg args[2] = { { 1, { 12 }, xs12 }, { 1, { 12 }, ws12 } };
-    weft_tensor *ts[2] = { arg_tensor(&args[0], -1, 0), arg_tensor(&args[1], -1, 0) };
+    weft_tensor *ts[2] = { grad_arg_tensor(&args[0], -1, 0), grad_arg_tensor(&args[1], -1, 0) };
     weft_tensor *outs[3];
     cr_assert_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, true), 0, "%s", weft_errmsg());
     /* Through an f32 exp the differences are too coarse; the closed form
@@ -491,6 +414,17 @@ static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x, weft_val
         weft_value *at = const_of(cx, WEFT_I32, 3, (const int64_t[]){ 2, 3, 1 },
                                   (const double[]){ 1, 0, 1, 1, 0, 0 });
         return weft_gather_ex(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }), at, 2, 2);
+    }
+    case 55: return weft_cumulative_logsumexp(cx, x, 1, 0);
+    case 56: {
+        /* The last row is -inf (the log of no terms): left out of the sum. */
+        weft_value *v = weft_cumulative_logsumexp(cx, weft_mul(cx, x, weft_const_f64(cx, 3.0)), 0,
+                                                  WEFT_SCAN_EXCLUSIVE | WEFT_SCAN_REVERSE);
+        return weft_slice(cx, v, NULL, (const int64_t[]){ 2, WEFT_END }, NULL);
+    }
+    case 57: {
+        weft_value *v = weft_cumulative_logsumexp(cx, x, 1, WEFT_SCAN_EXCLUSIVE);
+        return weft_slice(cx, v, (const int64_t[]){ 0, 1 }, NULL, NULL);
     }
     default: return NULL;
     }
@@ -624,6 +558,8 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "boolean_mask along axis 1", "boolean_mask of two dims along axis 1",
         "scatter_nd_add with a duplicate", "scatter_nd_sub with a duplicate", "scatter_nd_update",
         "scatter_nd_add of elements", "gather with a batch dim", "gather with two batch dims",
+        "cumulative_logsumexp", "cumulative_logsumexp exclusive and reversed",
+        "cumulative_logsumexp exclusive",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
@@ -908,10 +844,10 @@ static int sorts(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *us
     return weft_ctx_status(cx);
 }
 
-static int log_cumsum_exp(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+static int next_after(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     (void)user;
-    outs[0] = weft_cumulative_logsumexp(cx, a[0], 0, 0);
+    outs[0] = weft_nextafter(cx, a[0], a[1]);
     return weft_ctx_status(cx);
 }
 
@@ -932,7 +868,7 @@ static int reads_another_context(weft_ctx *cx, weft_value *const *a, weft_value 
 static int error_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const weft_body_fn fns[] = { sorts, sorts, returns_int, sorts, fails_inside,
-                                        log_cumsum_exp, reads_another_context };
+                                        next_after, reads_another_context };
     static const size_t n_wrt[] = { 0, 4, 1, 1, 1, 1, 1 };
     int k = *(const int *)user;
     weft_value *const xs[3] = { k == 3 ? a[2] : a[0], a[1], a[2] };
@@ -956,7 +892,7 @@ Test(grad, errors)
         { 2, WEFT_EDTYPE, "weft_gradients: the body returns i64[]; only a float result" },
         { 3, WEFT_EDTYPE, "weft_gradients: xs[0] is i32[2]; only floats can be differentiated" },
         { 4, WEFT_ESHAPE, "weft_add" },
-        { 5, WEFT_EINVAL, "weft_gradients: no gradient for cum" },
+        { 5, WEFT_EINVAL, "weft_gradients: no gradient for nextafter" },
         { 6, WEFT_EINVAL, "weft_add" },
     };
     op_expect_errors(rt, error_case, cases, sizeof cases / sizeof cases[0], args, 3);
@@ -967,14 +903,14 @@ Test(grad, errors)
 static int sorted_weights(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     (void)user;
-    weft_value *w = weft_cumulative_logsumexp(cx, weft_sort(cx, a[1], 0, false), 0, 0);
+    weft_value *w = weft_nextafter(cx, weft_sort(cx, a[1], 0, false), weft_const_f64(cx, 0.0));
     outs[0] = weft_mul(cx, a[0], weft_sub(cx, w, weft_sub(cx, w, weft_sort(cx, a[1], 0, false))));
     return weft_ctx_status(cx);
 }
 
 Test(grad, an_op_without_a_rule_is_fine_off_the_path)
 {
-    /* cumulative_logsumexp has no rule, but it reads a constant here (x1
+    /* nextafter has no rule, but it reads a constant here (x1
      * is not differentiated): d/dx0 sum(x0 * (w - (w - sort(x1)))) =
      * sort(x1). */
     const double v[3] = { 3, 1, 2 };
@@ -1483,17 +1419,18 @@ Test(grad, through_a_while_loop_eagerly)
                       test_function(rt, "body", loop_body, NULL, 3, 3, NULL, 0) };
         const grad_arg args[2] = { { 1, { 4 }, xs12 }, { 1, { 4 }, ws12 } };
         grad_case c = { while_body, &l, 2, 2 };
-        weft_tensor *ts[2] = { arg_tensor(&args[0], -1, 0), arg_tensor(&args[1], -1, 0) };
+        weft_tensor *ts[2] = { grad_arg_tensor(&args[0], -1, 0), grad_arg_tensor(&args[1], -1, 0) };
         weft_tensor *outs[3];
         cr_assert_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, true), 0, "%s", weft_errmsg());
         double y = 0;
         for (int64_t i = 0; i < 4; i++)
             y += test_element(outs[0], i);
-        cr_expect_float_eq(y, f_sum(&c, args, 0, -1, 0), 1e-12, "%d trips: y", trips);
+        cr_expect_float_eq(y, grad_f_sum(&c, args, 0, -1, 0), 1e-12, "%d trips: y", trips);
         for (size_t j = 0; j < 2; j++)
             for (int64_t i = 0; i < 4; i++) {
                 const double h = 1e-6;
-                double want = (f_sum(&c, args, j, i, h) - f_sum(&c, args, j, i, -h)) / (2 * h);
+                double want = (grad_f_sum(&c, args, j, i, h) - grad_f_sum(&c, args, j, i, -h)) /
+                              (2 * h);
                 cr_expect(fabs(test_element(outs[1 + j], i) - want) <= 1e-5 * (1 + fabs(want)),
                           "%d trips: d/dx%zu[%lld] is %.9g, differences give %.9g", trips, j,
                           (long long)i, test_element(outs[1 + j], i), want);
