@@ -33,6 +33,8 @@ struct weft__multi {
     weft_host_fn_ex host_fn;           /* host_call_ex */
     void          *host_user;
     unsigned       host_flags;
+    weft__program *vjp;                /* while_loop_gradient: one iteration's vector-Jacobian
+                                          product (trace/grad_loop.c), owned */
 };
 
 /* How a SCAN node runs: from the last row (foldr, scan's reverse flag);
@@ -44,6 +46,18 @@ typedef enum weft__scan_mode {
     WEFT__SCAN_FOLD = 2u,
     WEFT__SCAN_NO_INIT = 4u,
 } weft__scan_mode;
+
+/* Resolves fn for args[0..n_args) (specs) into m->fn[k] / m->concrete[k]
+ * and out[0..n_outs); 0, or the context's code (messages start with who,
+ * then role, "body_fn"). */
+int weft__multi_resolve(weft_ctx *cx, const char *who, const char *role, weft_function *fn,
+                        const weft_spec *args, size_t n_args, size_t n_outs,
+                        struct weft__multi *m, int k, weft_spec *out);
+/* A predicate tensor's truth (0 or 1), or a negative code when it is not
+ * one bool (the message says who and what). */
+int weft__control_truth(const char *who, const char *what, const weft_tensor *t);
+/* Whether running m's functions fn[0] and fn[1] has side effects. */
+bool weft__multi_side_effects(const struct weft__multi *m);
 
 /* A new attribute with room for n_outs specs (zeroed), or NULL. */
 struct weft__multi *weft__multi_new(uint32_t n_outs);
@@ -74,6 +88,8 @@ int weft__scan_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
                    weft_tensor **outs);
 int weft__case_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                    weft_tensor **outs);
+int weft__while_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor **outs);
 
 /* The attributes of a CONTROL or RESULT node for an op listing
  * ("<then,else>"), and the specs of a CONTROL node's results

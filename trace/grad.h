@@ -79,12 +79,16 @@ int         weft__grad_special_args(const weft__grad_rule *r);
 bool        weft__grad_is_branch(weft__op op);
 int         weft__grad_replay_branch(weft__grad_tape *t, uint32_t id);
 int         weft__grad_branch(weft__grad_tape *t, uint32_t id);
-/* weft_while_loop, eagerly only (trace/grad_loop.c): the replay runs the
+/* weft_while_loop, eagerly (trace/grad_loop.c): the replay runs the
  * loop on cx keeping every iteration's variables; the rule walks them
  * back, one body gradient an iteration.  free_loops drops the records. */
 int         weft__grad_replay_while(weft__grad_tape *t, uint32_t id);
 int         weft__grad_while(weft__grad_tape *t, uint32_t id);
 void        weft__grad_free_loops(weft__grad_tape *t);
+/* The same while tracing (trace/grad_while.c): the replay records the
+ * loop; the rule records a while_loop_gradient node. */
+int         weft__grad_replay_while_traced(weft__grad_tape *t, uint32_t id);
+int         weft__grad_while_traced(weft__grad_tape *t, uint32_t id);
 /* The adjoints of control node id's outputs (summed over its RESULT
  * nodes; NULL where none) into adj[0..n_outs); 0 or the context's code. */
 int         weft__grad_result_adjoints(weft__grad_tape *t, uint32_t id, uint32_t n_outs,

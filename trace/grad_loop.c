@@ -4,7 +4,7 @@
  * iteration's variables, and the rule walks the iterations back, each a
  * weft_gradients of the body's outputs dotted with their adjoints (the
  * float variables differentiated, the others constants).  While tracing,
- * the gradient fails naming the loop. */
+ * trace/grad_while.c records one node that does the same when it runs. */
 #include <string.h>
 
 #include "base/base.h"
@@ -73,8 +73,7 @@ int weft__grad_replay_while(weft__grad_tape *t, uint32_t id)
     const struct weft__multi *m = node->attr.multi.m;
     size_t n = node->n_in, cap = 0, n_iter = 0;
     if (!weft__ctx_is_eager(cx))
-        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: a while_loop differentiates only eagerly "
-                               "(while tracing, its trip count is a value)", who);
+        return weft__grad_replay_while_traced(t, id);
     struct weft__grad_loop *loops = weft__realloc(t->loops, (t->n_loops + 1) * sizeof *loops);
     if (!loops)
         return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
@@ -138,6 +137,8 @@ int weft__grad_while(weft__grad_tape *t, uint32_t id)
     const weft__node *node = &t->g->nodes[id];
     const struct weft__multi *m = node->attr.multi.m;
     size_t n = node->n_in;
+    if (!weft__ctx_is_eager(t->cx))
+        return t->val[id] ? weft__grad_while_traced(t, id) : 0;
     const struct weft__grad_loop *loop = NULL;
     for (size_t i = 0; i < t->n_loops && !loop; i++)
         if (t->loops[i].id == id)

@@ -215,7 +215,8 @@
     XX(ISOTONIC,   ARRAY,   1)             \
     XX(NMS_OVERLAPS, ARRAY, 2)             \
     XX(SAMPLE_BOX, ARRAY,   3)             \
-    XX(RANDOM_BINOMIAL, ARRAY, 3)
+    XX(RANDOM_BINOMIAL, ARRAY, 3)        \
+    XX(WHILE_VJP,  CONTROL, -1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

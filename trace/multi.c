@@ -44,6 +44,7 @@ void weft__multi_free(struct weft__multi *m)
     for (uint32_t b = 0; b < m->n_branches; b++)
         if (m->branch_concrete[b])
             weft__callee_of(m->branch_fn[b])->ops->release(m->branch_concrete[b]);
+    weft__program_free(m->vjp);
     weft__free(m->branch_fn);
     weft__free(m->branch_concrete);
     weft__free(m->outs);
@@ -220,6 +221,7 @@ int weft__multi_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
     case WEFT__OP_HOST_EX: return weft__host_ex_run(rt, n, in, outs);
     case WEFT__OP_SCAN:    return weft__scan_run(rt, n, in, outs);
     case WEFT__OP_CASE:    return weft__case_run(rt, n, in, outs);
+    case WEFT__OP_WHILE_VJP: return weft__while_vjp_run(rt, n, in, outs);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a control op", weft__op_name(n->op));
     }
@@ -233,7 +235,7 @@ void weft__multi_print_attrs(const weft__node *n, FILE *f)
     }
     const struct weft__multi *m = n->attr.multi.m;
     switch (n->op) {
-    case WEFT__OP_COND: case WEFT__OP_WHILE:
+    case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_WHILE_VJP:
         fprintf(f, "<%s,%s>", weft__fn_name(m->fn[0]), weft__fn_name(m->fn[1]));
         break;
     case WEFT__OP_MAP_EX:

@@ -22,11 +22,9 @@ static weft_spec *specs_of(weft_value *const *vs, size_t n)
     return s;
 }
 
-/* Resolves fn for args (specs) into m->fn[k] / m->concrete[k] and out.
- * role names fn in messages ("then_fn"). */
-static int resolve(weft_ctx *cx, const char *who, const char *role, weft_function *fn,
-                   const weft_spec *args, size_t n_args, size_t n_outs, struct weft__multi *m,
-                   int k, weft_spec *out)
+int weft__multi_resolve(weft_ctx *cx, const char *who, const char *role, weft_function *fn,
+                        const weft_spec *args, size_t n_args, size_t n_outs,
+                        struct weft__multi *m, int k, weft_spec *out)
 {
     const weft__callee_ops *ops = weft__callee_of(fn)->ops;
     m->fn[k] = fn;
@@ -39,7 +37,7 @@ static int resolve(weft_ctx *cx, const char *who, const char *role, weft_functio
     return 0;
 }
 
-static bool has_side_effects(const struct weft__multi *m)
+bool weft__multi_side_effects(const struct weft__multi *m)
 {
     bool any = false;
     for (int k = 0; k < 2; k++) {
@@ -55,8 +53,7 @@ static bool is_bool_scalar(const weft_spec *s)
     return s->dtype == WEFT_BOOL && (s->rank == 0 || s->rank == WEFT_RANK_ANY);
 }
 
-/* A predicate tensor's truth, or a negative code (not one bool). */
-static int truth(const char *who, const char *what, const weft_tensor *t)
+int weft__control_truth(const char *who, const char *what, const weft_tensor *t)
 {
     if (!t || t->dtype != WEFT_BOOL || t->numel != 1) {
         char s[WEFT__SPEC_STR_MAX];
@@ -120,8 +117,10 @@ static int record_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn,
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
         goto done;
     }
-    if ((rc = resolve(cx, who, "then_fn", then_fn, specs, n_args, n_outs, m, 0, a)) < 0 ||
-        (rc = resolve(cx, who, "else_fn", else_fn, specs, n_args, n_outs, m, 1, b)) < 0)
+    if ((rc = weft__multi_resolve(cx, who, "then_fn", then_fn, specs, n_args, n_outs, m, 0,
+                                  a)) < 0 ||
+        (rc = weft__multi_resolve(cx, who, "else_fn", else_fn, specs, n_args, n_outs, m, 1,
+                                  b)) < 0)
         goto done;
     for (size_t k = 0; k < n_outs; k++)
         if ((rc = merge_branch_specs(cx, who, k, (branch_name){ "then_fn", then_fn }, &a[k],
@@ -133,7 +132,7 @@ static int record_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn,
     node.spec.dtype = WEFT_BOOL;
     /* A branch's host calls make the cond a side effect: kept, and ordered
      * among the other host calls. */
-    node.flags = has_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
+    node.flags = weft__multi_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
     in[0] = pred;
     if (n_args)
         memcpy(in + 1, args, n_args * sizeof *in);
@@ -209,7 +208,8 @@ int weft_cond(weft_ctx *cx, weft_value *pred, weft_function *then_fn, weft_funct
     const weft_tensor *known = konst ? konst : weft__value_tensor(pred);
     if (!known)
         return record_cond(cx, pred, then_fn, else_fn, args, n_args, outs, n_outs);
-    int t = static_int ? weft__tensor_int_at(known, 0) != 0 : truth(who, "pred", known);
+    int t = static_int ? weft__tensor_int_at(known, 0) != 0
+                       : weft__control_truth(who, "pred", known);
     if (t < 0) {
         weft__ctx_fail_errmsg(cx, t);
         return weft_ctx_status(cx);
@@ -223,7 +223,7 @@ int weft__cond_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
 {
     (void)rt;
     const struct weft__multi *m = n->attr.multi.m;
-    int t = truth("weft_cond", "pred", in[0]);
+    int t = weft__control_truth("weft_cond", "pred", in[0]);
     if (t < 0)
         return t;
     int k = t ? 0 : 1;
@@ -416,13 +416,15 @@ static int record_while(weft_ctx *cx, weft_function *cond_fn, weft_function *bod
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
         goto done;
     }
-    if ((rc = resolve(cx, who, "cond_fn", cond_fn, specs, n_vars, 1, m, 0, &cond_out)) < 0)
+    if ((rc = weft__multi_resolve(cx, who, "cond_fn", cond_fn, specs, n_vars, 1, m, 0,
+                                  &cond_out)) < 0)
         goto done;
     if (!is_bool_scalar(&cond_out)) {
         rc = bad_cond_out(cx, cond_fn, &cond_out);
         goto done;
     }
-    if ((rc = resolve(cx, who, "body_fn", body_fn, specs, n_vars, n_vars, m, 1, body_out)) < 0)
+    if ((rc = weft__multi_resolve(cx, who, "body_fn", body_fn, specs, n_vars, n_vars, m, 1,
+                                  body_out)) < 0)
         goto done;
     /* A body output keeps a variable's spec when it has its dtype and
      * rank and every dim the variable knows. */
@@ -435,7 +437,7 @@ static int record_while(weft_ctx *cx, weft_function *cond_fn, weft_function *bod
     node.op = WEFT__OP_WHILE;
     node.after = WEFT__NO_NODE;
     node.spec.dtype = WEFT_BOOL;
-    node.flags = has_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
+    node.flags = weft__multi_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
     m = NULL;   /* emit takes it over */
     rc = weft__multi_emit(cx, &node, vars, (uint32_t)n_vars, outs);
 done:
@@ -580,7 +582,7 @@ int weft__while_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
         weft_tensor *p = NULL;
         if ((rc = cops->invoke_n(m->concrete[0], cur, nv, &p, 1)) < 0)
             break;
-        rc = truth("weft_while_loop", "cond_fn's result", p);
+        rc = weft__control_truth("weft_while_loop", "cond_fn's result", p);
         weft_tensor_release(p);
         if (rc <= 0)
             break;

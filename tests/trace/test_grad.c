@@ -1377,7 +1377,7 @@ Test(grad, a_scan_over_rows_unknown_while_tracing_is_refused)
     weft_function_destroy(&l.cell);
 }
 
-/* ---- while_loop, eagerly ----------------------------------------------- */
+/* ---- while_loop --------------------------------------------------------- */
 
 /* (i, v, x): while i < n: v = sin(v) * x + v / 2, i += 1. */
 static int loop_cond(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -1410,38 +1410,121 @@ static int while_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, voi
     return weft_ctx_status(cx);
 }
 
-Test(grad, through_a_while_loop_eagerly)
+/* (i, n, v, x): while i < n: the same step; n is an argument. */
+static int n_cond(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    /* Three trips and none; traced, the trip count is a value and the
-     * gradient fails naming the loop. */
+    (void)user;
+    outs[0] = weft_lt(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+static int n_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *step[3];
+    loop_body(cx, (weft_value *[]){ a[0], a[2], a[3] }, step, user);
+    outs[0] = step[0];
+    outs[1] = a[1];
+    outs[2] = step[1];
+    outs[3] = step[2];
+    return weft_ctx_status(cx);
+}
+
+/* (x, w, n) -> the loop's weighted result; differentiated in x and w. */
+static int n_loss(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const looping *l = user;
+    weft_value *vars[4] = { weft_const(cx, WEFT_I64, 0), a[2], a[0], a[1] }, *r[4];
+    if (weft_while_loop(cx, l->cond, l->body, vars, 4, r) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weighted(cx, weft_square(cx, r[2]));
+    return weft_ctx_status(cx);
+}
+
+static int n_grad(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    return weft_gradients(cx, n_loss, user, a, 3, 2, &outs[0], &outs[1]);
+}
+
+Test(grad, a_traced_while_loop_gradient_serves_every_trip_count)
+{
+    looping l = { test_function(rt, "n_cond", n_cond, NULL, 4, 1, NULL, 0),
+                  test_function(rt, "n_body", n_body, NULL, 4, 4, NULL, 0) };
+    const weft_spec sig[3] = { { WEFT_F64, 1, { 4 } }, { WEFT_F64, 1, { 4 } },
+                               { WEFT_I64, 0, { 0 } } };
+    weft_function *f = test_function(rt, "step", n_grad, &l, 3, 3, sig, 0);
+    weft_tensor *x = test_tensor(WEFT_F64, 1, (const int64_t[]){ 4 }, xs12);
+    weft_tensor *w = test_tensor(WEFT_F64, 1, (const int64_t[]){ 4 }, ws12);
+    for (int64_t trips = 0; trips <= 6; trips += 2) {
+        weft_tensor *n = test_tensor(WEFT_I64, 0, NULL, (const double[]){ (double)trips });
+        weft_tensor *traced[3], *eager[3], *args[3] = { x, w, n };
+        weft_arg a[3] = { weft_arg_tensor(x), weft_arg_tensor(w), weft_arg_tensor(n) };
+        cr_assert_eq(weft_function_call(f, a, 3, traced, 3), 0, "%s", weft_errmsg());
+        cr_assert_eq(op_call(rt, n_grad, &l, args, 3, eager, 3, true), 0, "%s", weft_errmsg());
+        for (int k = 0; k < 3; k++) {
+            cr_expect(op_same_bits(traced[k], eager[k]), "%lld trips: output %d",
+                      (long long)trips, k);
+            weft_tensor_release(traced[k]);
+            weft_tensor_release(eager[k]);
+        }
+        weft_tensor_release(n);
+    }
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_expect_eq(st.traces, 1);
+    char *ops = test_ops_text(f);
+    cr_expect(strstr(ops, "while_loop_gradient"), "%s", ops);
+    free(ops);
+    weft_tensor_release(x);
+    weft_tensor_release(w);
+    weft_function_destroy(&f);
+    weft_function_destroy(&l.cond);
+    weft_function_destroy(&l.body);
+}
+
+static int nextafter_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_add(cx, a[0], weft_const_i64(cx, 1));
+    outs[1] = weft_nextafter(cx, a[1], a[2]);
+    outs[2] = a[2];
+    return weft_ctx_status(cx);
+}
+
+static int nextafter_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    grad_case c = { while_body, user, 2, 2 };
+    return grad_body(cx, a, outs, &c);
+}
+
+Test(grad, a_while_loop_body_without_a_rule_fails_the_call)
+{
+    int trips = 2;
+    looping l = { test_function(rt, "cond", loop_cond, &trips, 3, 1, NULL, 0),
+                  test_function(rt, "stepper", nextafter_body, NULL, 3, 3, NULL, 0) };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, (const int64_t[]){ 4 }, xs12), *out[3];
+    weft_tensor *args[2] = { x, x };
+    for (int eager = 0; eager < 2; eager++) {
+        cr_expect_eq(op_call(rt, nextafter_case, &l, args, 2, out, 3, eager), WEFT_EINVAL);
+        cr_expect(strstr(weft_errmsg(), "no gradient for nextafter"), "%s", weft_errmsg());
+        if (!eager)
+            cr_expect(strstr(weft_errmsg(), "the gradient of a while_loop's body_fn 'stepper'"),
+                      "%s", weft_errmsg());
+    }
+    weft_tensor_release(x);
+    weft_function_destroy(&l.cond);
+    weft_function_destroy(&l.body);
+}
+
+Test(grad, through_a_while_loop)
+{
+    /* Three trips and none, eagerly and traced (one while_loop_gradient
+     * node walking the iterations back). */
     for (int trips = 0; trips <= 3; trips += 3) {
         looping l = { test_function(rt, "cond", loop_cond, &trips, 3, 1, NULL, 0),
                       test_function(rt, "body", loop_body, NULL, 3, 3, NULL, 0) };
         const grad_arg args[2] = { { 1, { 4 }, xs12 }, { 1, { 4 }, ws12 } };
         grad_case c = { while_body, &l, 2, 2 };
-        weft_tensor *ts[2] = { grad_arg_tensor(&args[0], -1, 0), grad_arg_tensor(&args[1], -1, 0) };
-        weft_tensor *outs[3];
-        cr_assert_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, true), 0, "%s", weft_errmsg());
-        double y = 0;
-        for (int64_t i = 0; i < 4; i++)
-            y += test_element(outs[0], i);
-        cr_expect_float_eq(y, grad_f_sum(&c, args, 0, -1, 0), 1e-12, "%d trips: y", trips);
-        for (size_t j = 0; j < 2; j++)
-            for (int64_t i = 0; i < 4; i++) {
-                const double h = 1e-6;
-                double want = (grad_f_sum(&c, args, j, i, h) - grad_f_sum(&c, args, j, i, -h)) /
-                              (2 * h);
-                cr_expect(fabs(test_element(outs[1 + j], i) - want) <= 1e-5 * (1 + fabs(want)),
-                          "%d trips: d/dx%zu[%lld] is %.9g, differences give %.9g", trips, j,
-                          (long long)i, test_element(outs[1 + j], i), want);
-            }
-        for (int k = 0; k < 3; k++)
-            weft_tensor_release(outs[k]);
-        cr_expect_eq(op_call(rt, grad_body, &c, ts, 2, outs, 3, false), WEFT_EINVAL);
-        cr_expect(strstr(weft_errmsg(), "a while_loop differentiates only eagerly"), "%s",
-                  weft_errmsg());
-        weft_tensor_release(ts[0]);
-        weft_tensor_release(ts[1]);
+        expect_gradients(&c, args, trips ? "three trips" : "no trip");
         weft_function_destroy(&l.cond);
         weft_function_destroy(&l.body);
     }
