@@ -33,8 +33,10 @@ struct weft__multi {
     weft_host_fn_ex host_fn;           /* host_call_ex */
     void          *host_user;
     unsigned       host_flags;
-    weft__program *vjp;                /* while_loop_gradient: one iteration's vector-Jacobian
-                                          product (trace/grad_loop.c), owned */
+    weft__program *vjp;                /* while_loop_gradient, scan_gradient: one step's
+                                          vector-Jacobian product (trace/grad_while.c,
+                                          grad_scan.c), owned */
+    uint32_t       n_acc;              /* scan_gradient: the scan's accumulators */
 };
 
 /* How a SCAN node runs: from the last row (foldr, scan's reverse flag);
@@ -90,6 +92,15 @@ int weft__case_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in
                    weft_tensor **outs);
 int weft__while_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor **outs);
+int weft__scan_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                       weft_tensor **outs);
+
+/* weft_scan, weft_foldl and weft_foldr by mode (weft__scan_mode's
+ * REVERSE and FOLD; init NULL for none): records or runs a SCAN node
+ * (trace/scan.c). */
+int weft__scan_emit(weft_ctx *cx, unsigned mode, weft_function *fn, weft_value *const *init,
+                    size_t n_acc, weft_value *const *elems, size_t n_elems,
+                    weft_value *const *captures, size_t n_captures, weft_value **outs);
 
 /* The attributes of a CONTROL or RESULT node for an op listing
  * ("<then,else>"), and the specs of a CONTROL node's results

@@ -89,6 +89,24 @@ void        weft__grad_free_loops(weft__grad_tape *t);
  * loop; the rule records a while_loop_gradient node. */
 int         weft__grad_replay_while_traced(weft__grad_tape *t, uint32_t id);
 int         weft__grad_while_traced(weft__grad_tape *t, uint32_t id);
+/* weft_scan and the folds over rows unknown while the tape was traced
+ * (trace/grad_scan.c): the replay runs or records the scan; the rule
+ * records a scan_gradient node. */
+int         weft__grad_replay_scan(weft__grad_tape *t, uint32_t id);
+int         weft__grad_scan(weft__grad_tape *t, uint32_t id);
+/* The vector-Jacobian product of fn (trace/grad_while.c) as a program:
+ * its arguments are fn's float arguments, its others (specs args[0..n_args)
+ * in that order, weft__grad_float_first's), then an adjoint for each of
+ * fn's n_outs outputs that is a float (output k has spec args[k], as a
+ * loop's variables and a scan's accumulators do); its results are the
+ * float arguments' adjoints.  Traced now, on the interpreter; role names
+ * fn in the message of a failure ("a while_loop's body_fn"). */
+int         weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
+                                 const weft_spec *args, size_t n_args, size_t n_outs,
+                                 weft__program **out);
+/* The order of that program's arguments: arg_of[i] is the place among
+ * specs[0..n) of its i-th; returns the number of floats (they come first). */
+size_t      weft__grad_float_first(const weft_spec *specs, size_t n, uint32_t *arg_of);
 /* The adjoints of control node id's outputs (summed over its RESULT
  * nodes; NULL where none) into adj[0..n_outs); 0 or the context's code. */
 int         weft__grad_result_adjoints(weft__grad_tape *t, uint32_t id, uint32_t n_outs,

@@ -44,54 +44,57 @@ int weft__grad_replay_while_traced(weft__grad_tape *t, uint32_t id)
     return rc;
 }
 
-/* The vector-Jacobian product's program for variables of specs
- * vars[0..n): its arguments are the float variables, the others, then an
- * adjoint per float variable; its results the float variables' adjoints.
- * arg_of and has_adj have room for n each. */
+/* The vector-Jacobian product's program (trace/grad.h). */
 typedef struct vjp_step {
     weft__grad_vjp v;
-    size_t         n_float;
+    size_t         n_float, n_adj;
 } vjp_step;
 
 static int vjp_step_body(weft_ctx *cx, weft_value *const *xs, weft_value **outs, void *user)
 {
     const vjp_step *s = user;
-    return weft_gradients(cx, weft__grad_vjp_body, (void *)&s->v, xs,
-                          s->v.n_args + s->n_float, s->n_float, NULL, outs);
+    return weft_gradients(cx, weft__grad_vjp_body, (void *)&s->v, xs, s->v.n_args + s->n_adj,
+                          s->n_float, NULL, outs);
 }
 
-static int trace_vjp(weft_ctx *cx, weft_function *body, const weft_spec *vars, size_t n,
-                     weft__program **out)
+size_t weft__grad_float_first(const weft_spec *specs, size_t n, uint32_t *arg_of)
 {
-    size_t n_float = 0;
-    for (size_t k = 0; k < n; k++)
-        n_float += weft__dtype_is_float(vars[k].dtype);
-    uint32_t *arg_of = weft__calloc(n, sizeof *arg_of);
-    bool *has_adj = weft__calloc(n, sizeof *has_adj);
-    weft__targ *targs = weft__calloc(n + n_float, sizeof *targs);
+    size_t at = 0, n_float = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < n; k++)
+            if (weft__dtype_is_float(specs[k].dtype) == (pass == 0)) {
+                arg_of[at++] = (uint32_t)k;
+                n_float += pass == 0;
+            }
+    return n_float;
+}
+
+int weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
+                         const weft_spec *args, size_t n_args, size_t n_outs,
+                         weft__program **out)
+{
+    uint32_t *arg_of = weft__calloc(n_args, sizeof *arg_of);
+    bool *has_adj = weft__calloc(n_outs, sizeof *has_adj);
+    weft__targ *targs = weft__calloc(2 * n_args, sizeof *targs);
     int rc = 0;
     if (!arg_of || !has_adj || !targs) {
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
         goto done;
     }
-    size_t at = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < n; k++)
-            if (weft__dtype_is_float(vars[k].dtype) == (pass == 0)) {
-                arg_of[at] = (uint32_t)k;
-                targs[at++] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = vars[k] };
-            }
-    for (size_t k = 0; k < n; k++)
-        if ((has_adj[k] = weft__dtype_is_float(vars[k].dtype)))
-            targs[at++] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = vars[k] };
-    vjp_step s = { .v = { .fn = body, .n_args = (uint32_t)n, .n_outs = (uint32_t)n,
+    size_t n_float = weft__grad_float_first(args, n_args, arg_of), n_adj = 0;
+    for (size_t i = 0; i < n_args; i++)
+        targs[i] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = args[arg_of[i]] };
+    for (size_t k = 0; k < n_outs; k++)
+        if ((has_adj[k] = weft__dtype_is_float(args[k].dtype)))
+            targs[n_args + n_adj++] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = args[k] };
+    vjp_step s = { .v = { .fn = fn, .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
                           .arg_of = arg_of, .has_adj = has_adj },
-                   .n_float = n_float };
-    rc = weft__trace_compile(weft__ctx_runtime(cx), "while_loop_gradient", vjp_step_body, &s,
-                             targs, n + n_float, n_float, out, NULL);
+                   .n_float = n_float, .n_adj = n_adj };
+    rc = weft__trace_compile(weft__ctx_runtime(cx), "vector_jacobian_product", vjp_step_body, &s,
+                             targs, n_args + n_adj, n_float, out, NULL);
     if (rc < 0)
-        rc = weft__ctx_failf(cx, rc, "%s: the gradient of a while_loop's body_fn '%s': %s", who,
-                             weft__fn_name(body), weft_errmsg());
+        rc = weft__ctx_failf(cx, rc, "%s: the gradient of %s '%s': %s", who, role,
+                             weft__fn_name(fn), weft_errmsg());
     else
         weft__program_set_jit(*out, false);
 done:
@@ -137,7 +140,8 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj)
                                   &cond_out)) < 0 ||
         (rc = weft__multi_resolve(cx, who, "body_fn", lm->fn[1], specs, n, n, m, 1,
                                   body_out)) < 0 ||
-        (rc = trace_vjp(cx, lm->fn[1], specs, n, &m->vjp)) < 0)
+        (rc = weft__grad_trace_vjp(cx, "a while_loop's body_fn", lm->fn[1], specs, n, n,
+                                   &m->vjp)) < 0)
         goto done;
     node.op = WEFT__OP_WHILE_VJP;
     node.after = WEFT__NO_NODE;

@@ -216,7 +216,8 @@
     XX(NMS_OVERLAPS, ARRAY, 2)             \
     XX(SAMPLE_BOX, ARRAY,   3)             \
     XX(RANDOM_BINOMIAL, ARRAY, 3)        \
-    XX(WHILE_VJP,  CONTROL, -1)
+    XX(WHILE_VJP,  CONTROL, -1)            \
+    XX(SCAN_VJP,   CONTROL, -1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

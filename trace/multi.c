@@ -222,6 +222,7 @@ int weft__multi_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
     case WEFT__OP_SCAN:    return weft__scan_run(rt, n, in, outs);
     case WEFT__OP_CASE:    return weft__case_run(rt, n, in, outs);
     case WEFT__OP_WHILE_VJP: return weft__while_vjp_run(rt, n, in, outs);
+    case WEFT__OP_SCAN_VJP: return weft__scan_vjp_run(rt, n, in, outs);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a control op", weft__op_name(n->op));
     }
@@ -247,7 +248,7 @@ void weft__multi_print_attrs(const weft__node *n, FILE *f)
             fprintf(f, "%c%s", b ? ',' : '<', weft__fn_name(m->branch_fn[b]));
         fputc('>', f);
         break;
-    case WEFT__OP_SCAN:
+    case WEFT__OP_SCAN: case WEFT__OP_SCAN_VJP:
         fprintf(f, "<%s,elems=%" PRIu32 "%s%s%s>", weft__fn_name(m->fn[0]), m->n_mapped,
                 m->scan_mode & WEFT__SCAN_FOLD ? ",fold" : "",
                 m->scan_mode & WEFT__SCAN_REVERSE ? ",reverse" : "",

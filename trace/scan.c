@@ -273,9 +273,9 @@ static int gather_inputs(weft_ctx *cx, const char *who, weft_value *const *init,
     return 0;
 }
 
-static int scan_op(weft_ctx *cx, unsigned mode, weft_function *fn, weft_value *const *init,
-                   size_t n_acc, weft_value *const *elems, size_t n_elems,
-                   weft_value *const *captures, size_t n_captures, weft_value **outs)
+int weft__scan_emit(weft_ctx *cx, unsigned mode, weft_function *fn, weft_value *const *init,
+                    size_t n_acc, weft_value *const *elems, size_t n_elems,
+                    weft_value *const *captures, size_t n_captures, weft_value **outs)
 {
     const char *who = scan_name(mode);
     int rc = check_call(cx, who, fn, init, n_acc, elems, n_elems, captures, n_captures, outs);
@@ -355,21 +355,22 @@ int weft_scan(weft_ctx *cx, weft_function *fn, weft_value *const *init, size_t n
                                              "WEFT_SCAN_REVERSE applies", flags);
     }
     unsigned mode = flags & WEFT_SCAN_REVERSE ? WEFT__SCAN_REVERSE : 0u;
-    return scan_op(cx, mode, fn, init, n_acc, elems, n_elems, captures, n_captures, outs);
+    return weft__scan_emit(cx, mode, fn, init, n_acc, elems, n_elems, captures, n_captures,
+                           outs);
 }
 
 int weft_foldl(weft_ctx *cx, weft_function *fn, weft_value *const *init, size_t n_acc,
                weft_value *const *elems, size_t n_elems, weft_value *const *captures,
                size_t n_captures, weft_value **outs)
 {
-    return scan_op(cx, WEFT__SCAN_FOLD, fn, init, n_acc, elems, n_elems, captures, n_captures,
-                   outs);
+    return weft__scan_emit(cx, WEFT__SCAN_FOLD, fn, init, n_acc, elems, n_elems, captures,
+                           n_captures, outs);
 }
 
 int weft_foldr(weft_ctx *cx, weft_function *fn, weft_value *const *init, size_t n_acc,
                weft_value *const *elems, size_t n_elems, weft_value *const *captures,
                size_t n_captures, weft_value **outs)
 {
-    return scan_op(cx, WEFT__SCAN_FOLD | WEFT__SCAN_REVERSE, fn, init, n_acc, elems, n_elems,
-                   captures, n_captures, outs);
+    return weft__scan_emit(cx, WEFT__SCAN_FOLD | WEFT__SCAN_REVERSE, fn, init, n_acc, elems,
+                           n_elems, captures, n_captures, outs);
 }

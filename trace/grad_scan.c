@@ -1,0 +1,166 @@
+/* weft_gradients through weft_scan, weft_foldl and weft_foldr whose rows
+ * are unknown when the tape is traced (a known count unrolls instead,
+ * trace/unroll.c).  The replay runs or records the scan again; the rule
+ * records one CONTROL node, scan_gradient (SCAN_VJP):
+ *   inputs:  the scan's inputs (init, elems, captures), then an adjoint
+ *            for each float accumulator's result (a scan's stacked rows,
+ *            a fold's last value), zeros where the result is unused;
+ *   outputs: the adjoints of the scan's float inputs, in their order.
+ * When it runs it reruns the steps keeping each step's accumulators, then
+ * walks the steps back through fn's vector-Jacobian product
+ * (weft__grad_trace_vjp, traced when the rule runs): a step's accumulator
+ * adjoint is the next step's plus, for a scan, its own row of the stacked
+ * adjoint; each row's adjoint lands in that row of its elems' adjoint; the
+ * captures' adjoints add up over the steps. */
+#include <string.h>
+
+#include "base/base.h"
+#include "trace/control.h"
+#include "trace/grad.h"
+#include "trace/tensor_impl.h"
+
+static const char *const who = "weft_gradients";
+
+/* A SCAN or SCAN_VJP node's inputs by role. */
+typedef struct scan_roles {
+    unsigned mode;
+    size_t   n_acc, n_init, n_elems, n_caps;
+} scan_roles;
+
+static scan_roles roles_of(const weft__node *node, size_t n_acc, size_t n_tail)
+{
+    const struct weft__multi *m = node->attr.multi.m;
+    scan_roles s = { .mode = m->scan_mode, .n_acc = n_acc, .n_elems = m->n_mapped };
+    s.n_init = s.mode & WEFT__SCAN_NO_INIT ? 0 : n_acc;
+    s.n_caps = node->n_in - s.n_init - s.n_elems - n_tail;
+    return s;
+}
+
+int weft__grad_replay_scan(weft__grad_tape *t, uint32_t id)
+{
+    const weft__node *node = &t->g->nodes[id];
+    const struct weft__multi *m = node->attr.multi.m;
+    scan_roles s = roles_of(node, m->n_outs, 0);
+    weft_value **vals = weft__calloc(node->n_in + s.n_acc, sizeof *vals);
+    if (!vals)
+        return weft__ctx_failf(t->cx, WEFT_ENOMEM, "%s: out of memory", who);
+    weft_value **outs = vals + node->n_in;
+    for (uint32_t k = 0; k < node->n_in; k++)
+        vals[k] = t->val[node->in[k]];
+    unsigned mode = s.mode & (WEFT__SCAN_FOLD | WEFT__SCAN_REVERSE);
+    int rc = weft__scan_emit(t->cx, mode, m->fn[0], s.n_init ? vals : NULL, s.n_acc,
+                             vals + s.n_init, s.n_elems, vals + s.n_init + s.n_elems, s.n_caps,
+                             outs);
+    for (uint32_t j = id + 1; rc == 0 && j < t->g->n_nodes; j++) {
+        const weft__node *res = &t->g->nodes[j];
+        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
+            t->val[j] = outs[res->attr.result.index];
+    }
+    t->val[id] = rc == 0 ? vals[0] : NULL;   /* marks the node as replayed */
+    weft__free(vals);
+    return rc;
+}
+
+/* The specs fn takes (accumulators, a row of each elems, captures) from
+ * the scan's replayed inputs in[], into specs; 0 or the context's code. */
+static int fn_specs(weft_ctx *cx, const scan_roles *s, weft_value *const *in, weft_spec *specs)
+{
+    weft_value *const *elems = in + s->n_init;
+    for (size_t e = 0; e < s->n_elems; e++)
+        if (!weft__slice_spec(cx, who, "elems", weft__value_spec(elems[e]),
+                              &specs[s->n_acc + e]))
+            return weft_ctx_status(cx);
+    for (size_t k = 0; k < s->n_acc; k++)
+        specs[k] = s->n_init ? *weft__value_spec(in[k]) : specs[s->n_acc + k];
+    for (size_t c = 0; c < s->n_caps; c++)
+        specs[s->n_acc + s->n_elems + c] = *weft__value_spec(in[s->n_init + s->n_elems + c]);
+    return 0;
+}
+
+/* The scan_gradient node of scan node id, given its results' adjoints
+ * adj[] and values res[]; gives its float inputs their adjoints. */
+static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, weft_value **res)
+{
+    weft_ctx *cx = t->cx;
+    const weft__node *scan = &t->g->nodes[id];
+    const struct weft__multi *sm = scan->attr.multi.m;
+    scan_roles s = roles_of(scan, sm->n_outs, 0);
+    size_t n_in = scan->n_in, n_args = s.n_acc + s.n_elems + s.n_caps;
+    weft_value **in = weft__calloc(2 * n_in + s.n_acc, sizeof *in);
+    weft_spec *specs = weft__calloc(2 * n_args, sizeof *specs);
+    struct weft__multi *m = NULL;
+    size_t n_fin = 0, n_tail = 0;
+    int rc = 0;
+    if (!in || !specs) {
+        rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+        goto done;
+    }
+    for (size_t k = 0; k < n_in; k++) {
+        in[k] = t->val[scan->in[k]];
+        n_fin += weft__dtype_is_float(weft__value_spec(in[k])->dtype);
+    }
+    if ((rc = fn_specs(cx, &s, in, specs)) < 0)
+        goto done;
+    for (size_t k = 0; k < s.n_acc; k++)
+        if (weft__dtype_is_float(specs[k].dtype))
+            in[n_in + n_tail++] = adj[k] ? adj[k] : weft_zeros_like(cx, res[k]);
+    if (!(m = weft__multi_new((uint32_t)n_fin))) {
+        rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+        goto done;
+    }
+    for (size_t k = 0, j = 0; k < n_in; k++)
+        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
+            m->outs[j++] = *weft__value_spec(in[k]);
+    m->n_mapped = (uint32_t)s.n_elems;
+    m->scan_mode = s.mode;
+    m->n_acc = (uint32_t)s.n_acc;
+    if ((rc = weft__multi_resolve(cx, who, "fn", sm->fn[0], specs, n_args, s.n_acc, m, 0,
+                                  specs + n_args)) < 0 ||
+        (rc = weft__grad_trace_vjp(cx, "a scan's fn", sm->fn[0], specs, n_args, s.n_acc,
+                                   &m->vjp)) < 0)
+        goto done;
+    weft__node node;
+    memset(&node, 0, sizeof node);
+    node.op = WEFT__OP_SCAN_VJP;
+    node.after = WEFT__NO_NODE;
+    node.spec.dtype = WEFT_BOOL;
+    node.flags = weft__multi_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
+    node.attr.multi.m = m;
+    m = NULL;   /* emit takes it over */
+    weft_value **outs = in + n_in + s.n_acc;
+    if ((rc = weft__multi_emit(cx, &node, in, (uint32_t)(n_in + n_tail), outs)) < 0)
+        goto done;
+    weft__grad_rule r = { .t = t, .cx = cx, .n = scan };
+    for (size_t k = 0, j = 0; rc == 0 && k < n_in; k++)
+        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
+            rc = weft__grad_give(&r, (uint32_t)k, outs[j++]);
+done:
+    weft__multi_free(m);
+    weft__free(in);
+    weft__free(specs);
+    return rc;
+}
+
+int weft__grad_scan(weft__grad_tape *t, uint32_t id)
+{
+    if (!t->val[id])
+        return 0;   /* not replayed: nothing needed it */
+    size_t n_acc = t->g->nodes[id].attr.multi.m->n_outs;
+    weft_value **adj = weft__calloc(2 * n_acc, sizeof *adj);
+    if (!adj)
+        return weft__ctx_failf(t->cx, WEFT_ENOMEM, "%s: out of memory", who);
+    weft_value **res = adj + n_acc;
+    int rc = weft__grad_result_adjoints(t, id, (uint32_t)n_acc, adj);
+    bool any = false;
+    for (size_t k = 0; k < n_acc; k++)
+        any |= adj[k] != NULL;
+    for (uint32_t j = id + 1; j < t->g->n_nodes; j++) {
+        const weft__node *n = &t->g->nodes[j];
+        if (n->op == WEFT__OP_RESULT && n->in[0] == id)
+            res[n->attr.result.index] = t->val[j];
+    }
+    if (rc == 0 && any)
+        rc = record_vjp(t, id, adj, res);
+    weft__free(adj);
+    return rc;
+}
