@@ -182,6 +182,25 @@ static int resize_rule(const rule_in *r)
     return give(r, 0, weft_einsum(r->cx, "ih,bijc,jw->bhwc", in, 3));
 }
 
+/* ctc_loss: for the logits (input 1), the gradient of each element's loss
+ * by its logits (one CTC_LOSS_GRAD node: the softmax minus each class's
+ * share of the paths, from the forward and backward recursions) times
+ * that element's g.  The labels and lengths are integers. */
+static int ctc_loss_rule(const rule_in *r)
+{
+    if (!weft__grad_wants(r, 1))
+        return 0;
+    weft_ctx *cx = r->cx;
+    weft__node n = { .op = WEFT__OP_CTC_LOSS_GRAD, .attr = r->n->attr };
+    weft_value *in[4];
+    for (int k = 0; k < 4; k++)
+        in[k] = r->t->val[r->n->in[k]];
+    weft_value *per_logit = weft__ops_finish(cx, &n, in, 4);
+    bool time_major = r->n->attr.index.kind != 0;
+    weft_value *g = weft_expand_dims(cx, weft_expand_dims(cx, r->g, -1), time_major ? 0 : -1);
+    return weft__grad_give(r, 1, weft_mul(cx, per_logit, g));
+}
+
 int weft__grad_nn(const rule_in *r)
 {
     switch (r->n->op) {
@@ -190,6 +209,7 @@ int weft__grad_nn(const rule_in *r)
     case WEFT__OP_RESIZE:     return resize_rule(r);
     case WEFT__OP_MAX_POOL2D: return max_pool_rule(r);
     case WEFT__OP_AVG_POOL2D: return avg_pool_rule(r);
+    case WEFT__OP_CTC_LOSS:   return ctc_loss_rule(r);
     default:                  return unsupported(r, NULL);
     }
 }

@@ -796,7 +796,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES: case WEFT__OP_SAMPLE_BOX:
     case WEFT__OP_RANDOM_BINOMIAL:
         return 3;
-    case WEFT__OP_CTC_LOSS:
+    case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD:
         return 4;
     default:
         return 1;
@@ -865,7 +865,8 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_RANDOM_GAMMA:
     case WEFT__OP_RANDOM_POISSON:
     case WEFT__OP_RANDOM_BINOMIAL: return infer_random_counts(n, in, out);
-    case WEFT__OP_CTC_LOSS: return weft__infer_ctc_loss(n, in, out);
+    case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD:
+        return weft__infer_ctc_loss(n, in, out);
     case WEFT__OP_CHECK_NUMERICS:
     case WEFT__OP_ASSERT: return weft__infer_check(n, in, out);
     case WEFT__OP_IMAGE_TRANSFORM: return weft__infer_image_transform(n, in, out);

@@ -115,6 +115,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_SAMPLE_BOX] = "sample_distorted_bounding_box",
     [WEFT__OP_RANDOM_BINOMIAL] = "random_binomial",
     [WEFT__OP_WHILE_VJP] = "while_loop_gradient", [WEFT__OP_SCAN_VJP] = "scan_gradient",
+    [WEFT__OP_CTC_LOSS_GRAD] = "ctc_loss_gradient",
     [WEFT__OP_FFT] = "fft",
 };
 

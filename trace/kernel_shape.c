@@ -685,7 +685,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_random_counts(rt, n, in[0], in[1], NULL, out);
     case WEFT__OP_RANDOM_BINOMIAL:
         return weft__eval_random_counts(rt, n, in[0], in[1], in[2], out);
-    case WEFT__OP_CTC_LOSS:
+    case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD:
         return weft__eval_ctc_loss(rt, n, in, out);
     case WEFT__OP_CHECK_NUMERICS:
     case WEFT__OP_ASSERT:
