@@ -7,6 +7,7 @@
  * cholesky: TensorFlow's CholeskyGrad (Murray 2016), symmetrized. */
 #include "trace/control.h"
 #include "trace/grad.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
@@ -92,6 +93,71 @@ static int cholesky_rule(const rule_in *r)
     return give(r, 0, weft_mul(cx, ga, k(r, 0.5)));
 }
 
+/* expm (TensorFlow's rule): the upper right block of expm([[a^T, g],
+ * [0, a^T]]), the derivative's adjoint applied to g. */
+static int expm_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    const weft_spec *as = weft__value_spec(r->a);
+    int64_t n = as->rank >= 2 ? as->dims[as->rank - 1] : WEFT_DIM_ANY;
+    if (n == WEFT_DIM_ANY)
+        return unsupported(r, "of a matrix whose size is unknown while tracing");
+    weft_value *at = weft_matrix_transpose(cx, r->a);
+    weft_value *top[2] = { at, r->g }, *bottom[2] = { weft_zeros_like(cx, at), at };
+    weft_value *rows[2] = { weft_concat(cx, top, 2, -1), weft_concat(cx, bottom, 2, -1) };
+    weft_value *big = weft_matrix_exponential(cx, weft_concat(cx, rows, 2, -2));
+    int rank = as->rank;
+    return give(r, 0, weft__ops_axis_slice(cx, weft__ops_axis_slice(cx, big, rank - 2, 0, n),
+                                           rank - 1, n, 2 * n));
+}
+
+/* v [..., m, k] shifted by one along its rows (up: row i + 1 to row i),
+ * a zero row coming in. */
+static weft_value *shift_rows(weft_ctx *cx, weft_value *v, bool up)
+{
+    int rank = weft__grad_rank(v);
+    int64_t pads[WEFT_MAX_RANK][2] = { { 0 } };
+    pads[rank - 2][up ? 1 : 0] = 1;
+    weft_value *cut = up ? weft__ops_axis_slice(cx, v, rank - 2, 1, WEFT_END)
+                         : weft__ops_axis_slice(cx, v, rank - 2, 0, -1);
+    return weft_pad(cx, cut, (const int64_t(*)[2])pads, 0.0);
+}
+
+/* tridiagonal_solve (TensorFlow's rule): grhs solves the transposed
+ * system (superdiagonal and subdiagonal swapped, each shifted into the
+ * compact format's place); the diagonals get -(grhs x^T)'s three
+ * diagonals, each a row sum of grhs times x (shifted for the off
+ * diagonals). */
+static int tridiagonal_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    int rank = weft__grad_rank(r->a);
+    if (rank < 2 || weft__grad_rank(r->b) < 0)
+        return unsupported(r, "of inputs whose rank is unknown while tracing");
+    bool vector = weft__grad_rank(r->b) == rank - 1;
+    weft_value *g = vector ? weft_expand_dims(cx, r->g, -1) : r->g;
+    weft_value *x = vector ? weft_expand_dims(cx, r->y, -1) : r->y;
+    weft_value *rows[3];
+    for (int d = 0; d < 3; d++)
+        rows[d] = weft_squeeze(cx, weft__ops_axis_slice(cx, r->a, rank - 2, d, d + 1),
+                               rank - 2);
+    /* As columns [..., m, 1], shifted like rows of a matrix. */
+    weft_value *sub_col = weft_expand_dims(cx, rows[2], -1);
+    weft_value *super_col = weft_expand_dims(cx, rows[0], -1);
+    weft_value *t_diags[3] = { weft_squeeze(cx, shift_rows(cx, sub_col, true), -1), rows[1],
+                               weft_squeeze(cx, shift_rows(cx, super_col, false), -1) };
+    weft_value *in[2] = { weft_stack(cx, t_diags, 3, -2), g };
+    weft__node solve = { .op = WEFT__OP_TRIDIAGONAL_SOLVE };
+    weft_value *grhs = weft__ops_finish(cx, &solve, in, 2);
+    int rc = give(r, 1, vector ? weft_squeeze(cx, grhs, -1) : grhs);
+    if (rc < 0 || !wants(r, 0))
+        return rc;
+    weft_value *bands[3] = { shift_rows(cx, x, true), x, shift_rows(cx, x, false) };
+    for (int d = 0; d < 3; d++)
+        bands[d] = weft_neg(cx, weft_sum(cx, weft_mul(cx, grhs, bands[d]), -1));
+    return give(r, 0, weft_stack(cx, bands, 3, -2));
+}
+
 int weft__grad_linalg(const rule_in *r)
 {
     switch (r->n->op) {
@@ -101,6 +167,8 @@ int weft__grad_linalg(const rule_in *r)
     case WEFT__OP_MATRIX_DETERMINANT: return determinant_rule(r);
     case WEFT__OP_SLOGDET:            return slogdet_rule(r);
     case WEFT__OP_CHOLESKY:           return cholesky_rule(r);
+    case WEFT__OP_MATRIX_EXPONENTIAL: return expm_rule(r);
+    case WEFT__OP_TRIDIAGONAL_SOLVE:  return tridiagonal_rule(r);
     default:                          return unsupported(r, NULL);
     }
 }

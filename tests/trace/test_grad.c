@@ -1158,6 +1158,23 @@ static int linalg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, vo
         if (weft_slogdet(cx, weft_stack(cx, (weft_value *[]){ m, spd }, 2, 0), tk) == 0)
             v = tk[1];
         break;
+    case 13: v = weft_matrix_exponential(cx, weft_mul(cx, x, weft_const_f64(cx, 0.5))); break;
+    case 14:
+        v = weft_matrix_exponential(cx, weft_stack(cx, (weft_value *[]){
+            weft_mul(cx, x, weft_const_f64(cx, 0.3)), weft_transpose(cx, spd, NULL) }, 2, 0));
+        break;
+    case 15: case 16: {
+        /* x's rows as the superdiagonal, diagonal (made dominant) and
+         * subdiagonal; the first's last and the last's first are not read. */
+        weft_value *diags = weft_add(cx, x, const_of(cx, WEFT_F64, 2, (const int64_t[]){ 3, 1 },
+                                                     (const double[]){ 0, 4, 0 }));
+        weft_value *rhs = which == 15 ? b : weft_reshape(cx, weft_slice(cx, b, NULL,
+                                                                        (const int64_t[]){
+                                                                            3, 1 }, NULL),
+                                                         1, (const int64_t[]){ 3 });
+        v = weft_tridiagonal_solve(cx, diags, rhs);
+        break;
+    }
     default: break;
     }
     outs[0] = weighted(cx, v);
@@ -1169,7 +1186,9 @@ Test(grad, linear_algebra_and_sort_rules_match_differences)
     static const char *names[] = { "inverse", "solve", "adjoint solve", "lower solve",
                                    "upper adjoint solve", "determinant", "cholesky",
                                    "cholesky_solve", "sort along axis 0", "sort descending",
-                                   "top_k values", "slogdet", "slogdet of a batch" };
+                                   "top_k values", "slogdet", "slogdet of a batch",
+                                   "matrix_exponential", "matrix_exponential of a batch",
+                                   "tridiagonal_solve", "tridiagonal_solve of a vector" };
     const grad_arg args[2] = { { 2, { 3, 3 }, xs12 }, { 2, { 3, 2 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
         grad_case c = { linalg_body, &i, 2, 2 };
