@@ -111,6 +111,44 @@ static int expm_rule(const rule_in *r)
                                            rank - 1, n, 2 * n));
 }
 
+/* The Kronecker product of p and q [..., n, n]: [..., n n, n n], element
+ * [i n + k, j n + l] = p[i, j] q[k, l]. */
+static weft_value *kron(weft_ctx *cx, weft_value *p, weft_value *q, int rank,
+                        const int64_t *dims)
+{
+    weft_value *pp = weft_expand_dims(cx, weft_expand_dims(cx, p, -1), -3);
+    weft_value *qq = weft_expand_dims(cx, weft_expand_dims(cx, q, -2), -4);
+    return weft_reshape(cx, weft_mul(cx, pp, qq), rank, dims);
+}
+
+/* sqrtm: s = sqrtm(a) moves by ds with s ds + ds s = da, so a's adjoint
+ * is the x of the transposed Sylvester equation s^T x + x s^T = g, solved
+ * as one system of n^2 unknowns (TensorFlow's way, for the small
+ * matrices it suits): (s^T (x) I + I (x) s) rows(x) = rows(g). */
+static int sqrtm_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    const weft_spec *as = weft__value_spec(r->a);
+    int rank = as->rank, unknown = 0;
+    int64_t n = rank >= 2 ? as->dims[rank - 1] : WEFT_DIM_ANY;
+    for (int d = 0; d < rank - 2; d++)
+        unknown += as->dims[d] == WEFT_DIM_ANY;
+    if (n == WEFT_DIM_ANY || unknown > 1)
+        return unsupported(r, "of a matrix whose size (or more than one batch dim) is unknown "
+                              "while tracing");
+    int64_t dims[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        dims[d] = as->dims[d] == WEFT_DIM_ANY ? -1 : as->dims[d];
+    dims[rank - 2] = dims[rank - 1] = n * n;
+    weft_value *eye = weft_eye(cx, n, n, as->dtype);
+    weft_value *k2 = weft_add(cx, kron(cx, weft_matrix_transpose(cx, r->y), eye, rank, dims),
+                              kron(cx, eye, r->y, rank, dims));
+    dims[rank - 1] = 1;
+    weft_value *x = weft_matrix_solve(cx, k2, weft_reshape(cx, r->g, rank, dims), false);
+    dims[rank - 2] = dims[rank - 1] = n;
+    return give(r, 0, weft_reshape(cx, x, rank, dims));
+}
+
 /* v [..., m, k] shifted by one along its rows (up: row i + 1 to row i),
  * a zero row coming in. */
 static weft_value *shift_rows(weft_ctx *cx, weft_value *v, bool up)
@@ -168,6 +206,7 @@ int weft__grad_linalg(const rule_in *r)
     case WEFT__OP_SLOGDET:            return slogdet_rule(r);
     case WEFT__OP_CHOLESKY:           return cholesky_rule(r);
     case WEFT__OP_MATRIX_EXPONENTIAL: return expm_rule(r);
+    case WEFT__OP_MATRIX_SQRT:        return sqrtm_rule(r);
     case WEFT__OP_TRIDIAGONAL_SOLVE:  return tridiagonal_rule(r);
     default:                          return unsupported(r, NULL);
     }
