@@ -104,6 +104,11 @@ int         weft__grad_scan(weft__grad_tape *t, uint32_t id);
 int         weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
                                  const weft_spec *args, size_t n_args, size_t n_outs,
                                  weft__program **out);
+/* Emits CONTROL node op with attribute m (taken over in every case) on
+ * in[0..n_in), the first of them node id's inputs' replayed values, its
+ * outputs the adjoints of those that are floats, in order; gives them. */
+int         weft__grad_emit_vjp(weft__grad_tape *t, uint32_t id, weft__op op,
+                                struct weft__multi *m, weft_value *const *in, size_t n_in);
 /* The order of that program's arguments: arg_of[i] is the place among
  * specs[0..n) of its i-th; returns the number of floats (they come first). */
 size_t      weft__grad_float_first(const weft_spec *specs, size_t n, uint32_t *arg_of);

@@ -21,18 +21,18 @@
 
 static const char *const who = "weft_gradients";
 
-/* A SCAN or SCAN_VJP node's inputs by role. */
+/* A SCAN node's inputs by role. */
 typedef struct scan_roles {
     unsigned mode;
     size_t   n_acc, n_init, n_elems, n_caps;
 } scan_roles;
 
-static scan_roles roles_of(const weft__node *node, size_t n_acc, size_t n_tail)
+static scan_roles roles_of(const weft__node *node)
 {
     const struct weft__multi *m = node->attr.multi.m;
-    scan_roles s = { .mode = m->scan_mode, .n_acc = n_acc, .n_elems = m->n_mapped };
-    s.n_init = s.mode & WEFT__SCAN_NO_INIT ? 0 : n_acc;
-    s.n_caps = node->n_in - s.n_init - s.n_elems - n_tail;
+    scan_roles s = { .mode = m->scan_mode, .n_acc = m->n_outs, .n_elems = m->n_mapped };
+    s.n_init = s.mode & WEFT__SCAN_NO_INIT ? 0 : s.n_acc;
+    s.n_caps = node->n_in - s.n_init - s.n_elems;
     return s;
 }
 
@@ -40,7 +40,7 @@ int weft__grad_replay_scan(weft__grad_tape *t, uint32_t id)
 {
     const weft__node *node = &t->g->nodes[id];
     const struct weft__multi *m = node->attr.multi.m;
-    scan_roles s = roles_of(node, m->n_outs, 0);
+    scan_roles s = roles_of(node);
     weft_value **vals = weft__calloc(node->n_in + s.n_acc, sizeof *vals);
     if (!vals)
         return weft__ctx_failf(t->cx, WEFT_ENOMEM, "%s: out of memory", who);
@@ -84,9 +84,9 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, weft_va
     weft_ctx *cx = t->cx;
     const weft__node *scan = &t->g->nodes[id];
     const struct weft__multi *sm = scan->attr.multi.m;
-    scan_roles s = roles_of(scan, sm->n_outs, 0);
+    scan_roles s = roles_of(scan);
     size_t n_in = scan->n_in, n_args = s.n_acc + s.n_elems + s.n_caps;
-    weft_value **in = weft__calloc(2 * n_in + s.n_acc, sizeof *in);
+    weft_value **in = weft__calloc(n_in + s.n_acc, sizeof *in);
     weft_spec *specs = weft__calloc(2 * n_args, sizeof *specs);
     struct weft__multi *m = NULL;
     size_t n_fin = 0, n_tail = 0;
@@ -119,21 +119,8 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, weft_va
         (rc = weft__grad_trace_vjp(cx, "a scan's fn", sm->fn[0], specs, n_args, s.n_acc,
                                    &m->vjp)) < 0)
         goto done;
-    weft__node node;
-    memset(&node, 0, sizeof node);
-    node.op = WEFT__OP_SCAN_VJP;
-    node.after = WEFT__NO_NODE;
-    node.spec.dtype = WEFT_BOOL;
-    node.flags = weft__multi_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
-    node.attr.multi.m = m;
-    m = NULL;   /* emit takes it over */
-    weft_value **outs = in + n_in + s.n_acc;
-    if ((rc = weft__multi_emit(cx, &node, in, (uint32_t)(n_in + n_tail), outs)) < 0)
-        goto done;
-    weft__grad_rule r = { .t = t, .cx = cx, .n = scan };
-    for (size_t k = 0, j = 0; rc == 0 && k < n_in; k++)
-        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
-            rc = weft__grad_give(&r, (uint32_t)k, outs[j++]);
+    rc = weft__grad_emit_vjp(t, id, WEFT__OP_SCAN_VJP, m, in, n_in + n_tail);
+    m = NULL;   /* taken over */
 done:
     weft__multi_free(m);
     weft__free(in);

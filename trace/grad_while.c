@@ -104,6 +104,32 @@ done:
     return rc;
 }
 
+int weft__grad_emit_vjp(weft__grad_tape *t, uint32_t id, weft__op op, struct weft__multi *m,
+                        weft_value *const *in, size_t n_in)
+{
+    weft_ctx *cx = t->cx;
+    const weft__node *of = &t->g->nodes[id];
+    weft_value **outs = weft__calloc(m->n_outs + 1, sizeof *outs);
+    if (!outs) {
+        weft__multi_free(m);
+        return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+    }
+    weft__node node;
+    memset(&node, 0, sizeof node);
+    node.op = op;
+    node.after = WEFT__NO_NODE;
+    node.spec.dtype = WEFT_BOOL;
+    node.flags = weft__multi_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
+    node.attr.multi.m = m;   /* emit takes it over */
+    int rc = weft__multi_emit(cx, &node, in, (uint32_t)n_in, outs);
+    weft__grad_rule r = { .t = t, .cx = cx, .n = of };
+    for (uint32_t k = 0, j = 0; rc == 0 && k < of->n_in; k++)
+        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
+            rc = weft__grad_give(&r, k, outs[j++]);
+    weft__free(outs);
+    return rc;
+}
+
 /* The while_loop_gradient node of loop node id, given the adjoints adj[k]
  * of its results (NULL: none), into the float variables' adjoints. */
 static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj)
@@ -112,11 +138,9 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj)
     const weft__node *loop = &t->g->nodes[id];
     const struct weft__multi *lm = loop->attr.multi.m;
     size_t n = loop->n_in, n_float = 0;
-    weft_value **in = weft__calloc(3 * n, sizeof *in);
+    weft_value **in = weft__calloc(2 * n, sizeof *in);
     weft_spec *specs = weft__calloc(n, sizeof *specs);
     weft_spec cond_out, *body_out = weft__calloc(n, sizeof *body_out);
-    weft__node node;
-    memset(&node, 0, sizeof node);
     struct weft__multi *m = NULL;
     int rc = 0;
     if (!in || !specs || !body_out) {
@@ -143,19 +167,8 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj)
         (rc = weft__grad_trace_vjp(cx, "a while_loop's body_fn", lm->fn[1], specs, n, n,
                                    &m->vjp)) < 0)
         goto done;
-    node.op = WEFT__OP_WHILE_VJP;
-    node.after = WEFT__NO_NODE;
-    node.spec.dtype = WEFT_BOOL;
-    node.flags = weft__multi_side_effects(m) ? WEFT__NODE_SIDE_EFFECT : 0;
-    node.attr.multi.m = m;
-    m = NULL;   /* emit takes it over */
-    weft_value **outs = in + 2 * n;
-    if ((rc = weft__multi_emit(cx, &node, in, (uint32_t)(n + n_float), outs)) < 0)
-        goto done;
-    weft__grad_rule r = { .t = t, .cx = cx, .n = loop };
-    for (size_t k = 0, j = 0; rc == 0 && k < n; k++)
-        if (weft__dtype_is_float(specs[k].dtype))
-            rc = weft__grad_give(&r, (uint32_t)k, outs[j++]);
+    rc = weft__grad_emit_vjp(t, id, WEFT__OP_WHILE_VJP, m, in, n + n_float);
+    m = NULL;   /* taken over */
 done:
     weft__multi_free(m);
     weft__free(in);
