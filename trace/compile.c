@@ -15,6 +15,7 @@ static void disown(weft__node *n)
     case WEFT__OP_FUSED: n->attr.fused.prog = NULL; break;
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
     case WEFT__OP_SCAN: case WEFT__OP_CASE: case WEFT__OP_WHILE_VJP: case WEFT__OP_SCAN_VJP:
+    case WEFT__OP_MAP_VJP:
         n->attr.multi.m = NULL;
         break;
     default: break;

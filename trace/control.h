@@ -36,7 +36,8 @@ struct weft__multi {
     weft__program *vjp;                /* while_loop_gradient, scan_gradient: one step's
                                           vector-Jacobian product (trace/grad_while.c,
                                           grad_scan.c), owned */
-    uint32_t       n_acc;              /* scan_gradient: the scan's accumulators */
+    uint32_t       n_acc;              /* scan_gradient: the scan's accumulators;
+                                          map_gradient: the outputs' adjoints it takes */
 };
 
 /* How a SCAN node runs: from the last row (foldr, scan's reverse flag);
@@ -94,6 +95,8 @@ int weft__while_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *cons
                         weft_tensor **outs);
 int weft__scan_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                        weft_tensor **outs);
+int weft__map_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                      weft_tensor **outs);
 
 /* weft_scan, weft_foldl and weft_foldr by mode (weft__scan_mode's
  * REVERSE and FOLD; init NULL for none): records or runs a SCAN node

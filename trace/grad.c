@@ -63,6 +63,8 @@ static weft_value *replay_node(weft__grad_tape *t, uint32_t id, weft_value *cons
         return weft__grad_replay_while(t, id) < 0 ? NULL : t->val[id];
     if (n->op == WEFT__OP_SCAN)
         return weft__grad_replay_scan(t, id) < 0 ? NULL : t->val[id];
+    if (n->op == WEFT__OP_MAP || n->op == WEFT__OP_MAP_EX)
+        return weft__grad_replay_map(t, id);
     if (n->op == WEFT__OP_RESULT && t->val[id])
         return t->val[id];   /* set by its branch node's replay */
     switch (weft__op_kind_of(n->op)) {
@@ -101,11 +103,13 @@ static int backward(weft__grad_tape *t, uint32_t y)
         weft__op op = t->g->nodes[i].op;
         if (!t->depends[i] || op == WEFT__OP_ARG || op == WEFT__OP_RESULT)
             continue;
-        bool control = weft__grad_is_branch(op) || op == WEFT__OP_WHILE || op == WEFT__OP_SCAN;
+        bool control = weft__grad_is_branch(op) || op == WEFT__OP_WHILE || op == WEFT__OP_SCAN ||
+                       op == WEFT__OP_MAP_EX;
         if (!t->adj[i] && !control)
             continue;
         int rc = op == WEFT__OP_WHILE       ? weft__grad_while(t, i)
                  : op == WEFT__OP_SCAN      ? weft__grad_scan(t, i)
+                 : op == WEFT__OP_MAP || op == WEFT__OP_MAP_EX ? weft__grad_map(t, i)
                  : weft__grad_is_branch(op) ? weft__grad_branch(t, i)
                                             : weft__grad_node(t, i);
         if (rc < 0)

@@ -94,16 +94,20 @@ int         weft__grad_while_traced(weft__grad_tape *t, uint32_t id);
  * records a scan_gradient node. */
 int         weft__grad_replay_scan(weft__grad_tape *t, uint32_t id);
 int         weft__grad_scan(weft__grad_tape *t, uint32_t id);
+/* The same for weft_map and weft_map_ex (MAP, MAP_EX): the replay returns
+ * the map's value (MAP) or a marker, setting its results (MAP_EX); the
+ * rule records a map_gradient node. */
+weft_value *weft__grad_replay_map(weft__grad_tape *t, uint32_t id);
+int         weft__grad_map(weft__grad_tape *t, uint32_t id);
 /* The vector-Jacobian product of fn (trace/grad_while.c) as a program:
  * its arguments are fn's float arguments, its others (specs args[0..n_args)
  * in that order, weft__grad_float_first's), then an adjoint for each of
- * fn's n_outs outputs that is a float (output k has spec args[k], as a
- * loop's variables and a scan's accumulators do); its results are the
+ * fn's n_outs outputs (specs outs[]) that is a float; its results are the
  * float arguments' adjoints.  Traced now, on the interpreter; role names
  * fn in the message of a failure ("a while_loop's body_fn"). */
 int         weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
-                                 const weft_spec *args, size_t n_args, size_t n_outs,
-                                 weft__program **out);
+                                 const weft_spec *args, size_t n_args, const weft_spec *outs,
+                                 size_t n_outs, weft__program **out);
 /* Emits CONTROL node op with attribute m (taken over in every case) on
  * in[0..n_in), the first of them node id's inputs' replayed values, its
  * outputs the adjoints of those that are floats, in order; gives them. */

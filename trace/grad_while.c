@@ -70,12 +70,12 @@ size_t weft__grad_float_first(const weft_spec *specs, size_t n, uint32_t *arg_of
 }
 
 int weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
-                         const weft_spec *args, size_t n_args, size_t n_outs,
-                         weft__program **out)
+                         const weft_spec *args, size_t n_args, const weft_spec *outs,
+                         size_t n_outs, weft__program **out)
 {
-    uint32_t *arg_of = weft__calloc(n_args, sizeof *arg_of);
-    bool *has_adj = weft__calloc(n_outs, sizeof *has_adj);
-    weft__targ *targs = weft__calloc(2 * n_args, sizeof *targs);
+    uint32_t *arg_of = weft__calloc(n_args + 1, sizeof *arg_of);
+    bool *has_adj = weft__calloc(n_outs + 1, sizeof *has_adj);
+    weft__targ *targs = weft__calloc(n_args + n_outs + 1, sizeof *targs);
     int rc = 0;
     if (!arg_of || !has_adj || !targs) {
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
@@ -85,8 +85,8 @@ int weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
     for (size_t i = 0; i < n_args; i++)
         targs[i] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = args[arg_of[i]] };
     for (size_t k = 0; k < n_outs; k++)
-        if ((has_adj[k] = weft__dtype_is_float(args[k].dtype)))
-            targs[n_args + n_adj++] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = args[k] };
+        if ((has_adj[k] = weft__dtype_is_float(outs[k].dtype)))
+            targs[n_args + n_adj++] = (weft__targ){ .kind = WEFT_ARG_TENSOR, .spec = outs[k] };
     vjp_step s = { .v = { .fn = fn, .n_args = (uint32_t)n_args, .n_outs = (uint32_t)n_outs,
                           .arg_of = arg_of, .has_adj = has_adj },
                    .n_float = n_float, .n_adj = n_adj };
@@ -164,8 +164,8 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj)
                                   &cond_out)) < 0 ||
         (rc = weft__multi_resolve(cx, who, "body_fn", lm->fn[1], specs, n, n, m, 1,
                                   body_out)) < 0 ||
-        (rc = weft__grad_trace_vjp(cx, "a while_loop's body_fn", lm->fn[1], specs, n, n,
-                                   &m->vjp)) < 0)
+        (rc = weft__grad_trace_vjp(cx, "a while_loop's body_fn", lm->fn[1], specs, n, specs,
+                                   n, &m->vjp)) < 0)
         goto done;
     rc = weft__grad_emit_vjp(t, id, WEFT__OP_WHILE_VJP, m, in, n + n_float);
     m = NULL;   /* taken over */

@@ -115,7 +115,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_SAMPLE_BOX] = "sample_distorted_bounding_box",
     [WEFT__OP_RANDOM_BINOMIAL] = "random_binomial",
     [WEFT__OP_WHILE_VJP] = "while_loop_gradient", [WEFT__OP_SCAN_VJP] = "scan_gradient",
-    [WEFT__OP_CTC_LOSS_GRAD] = "ctc_loss_gradient",
+    [WEFT__OP_CTC_LOSS_GRAD] = "ctc_loss_gradient", [WEFT__OP_MAP_VJP] = "map_gradient",
     [WEFT__OP_FFT] = "fft",
 };
 
@@ -258,6 +258,7 @@ void weft__node_drop_attrs(weft__node *n)
         break;
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
     case WEFT__OP_SCAN: case WEFT__OP_CASE: case WEFT__OP_WHILE_VJP: case WEFT__OP_SCAN_VJP:
+    case WEFT__OP_MAP_VJP:
         weft__multi_free(n->attr.multi.m);
         n->attr.multi.m = NULL;
         break;

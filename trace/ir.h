@@ -218,7 +218,8 @@
     XX(RANDOM_BINOMIAL, ARRAY, 3)        \
     XX(WHILE_VJP,  CONTROL, -1)            \
     XX(SCAN_VJP,   CONTROL, -1)            \
-    XX(CTC_LOSS_GRAD, ARRAY, 4)
+    XX(CTC_LOSS_GRAD, ARRAY, 4)          \
+    XX(MAP_VJP,    CONTROL, -1)
 
 typedef enum weft__op {
 #define WEFT__OP_ENUM(name, kind, arity) WEFT__OP_##name,

@@ -223,6 +223,7 @@ int weft__multi_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *i
     case WEFT__OP_CASE:    return weft__case_run(rt, n, in, outs);
     case WEFT__OP_WHILE_VJP: return weft__while_vjp_run(rt, n, in, outs);
     case WEFT__OP_SCAN_VJP: return weft__scan_vjp_run(rt, n, in, outs);
+    case WEFT__OP_MAP_VJP:  return weft__map_vjp_run(rt, n, in, outs);
     default:
         return weft__errorf(WEFT_EINVAL, "weft_%s: not a control op", weft__op_name(n->op));
     }
@@ -238,6 +239,9 @@ void weft__multi_print_attrs(const weft__node *n, FILE *f)
     switch (n->op) {
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_WHILE_VJP:
         fprintf(f, "<%s,%s>", weft__fn_name(m->fn[0]), weft__fn_name(m->fn[1]));
+        break;
+    case WEFT__OP_MAP_VJP:
+        fprintf(f, "<%s,mapped=%" PRIu32 ">", weft__fn_name(m->fn[0]), m->n_mapped);
         break;
     case WEFT__OP_MAP_EX:
         fprintf(f, "<%s,mapped=%" PRIu32 ",pi=%u>", weft__fn_name(m->fn[0]), m->n_mapped,

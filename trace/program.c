@@ -382,7 +382,7 @@ static void print_attrs(const weft__node *n, bool native, FILE *f)
     }
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_MAP_EX: case WEFT__OP_HOST_EX:
     case WEFT__OP_SCAN: case WEFT__OP_CASE: case WEFT__OP_WHILE_VJP: case WEFT__OP_SCAN_VJP:
-    case WEFT__OP_RESULT:
+    case WEFT__OP_MAP_VJP: case WEFT__OP_RESULT:
         weft__multi_print_attrs(n, f);
         break;
     default:

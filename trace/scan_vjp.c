@@ -1,7 +1,8 @@
 /* Running a scan_gradient node (SCAN_VJP, recorded by trace/grad_scan.c):
  * the scan's steps again, keeping each step's accumulators, then the steps
  * back through the vector-Jacobian product of fn, a program run once a
- * step.  Adjoints are f32 or f64 (weft's float dtypes). */
+ * step; and a map_gradient node (MAP_VJP): that program once a row, in
+ * order on this thread.  Adjoints are f32 or f64 (weft's float dtypes). */
 #include <string.h>
 
 #include "base/base.h"
@@ -82,13 +83,15 @@ static int64_t row_of_step(const vjp_run *v, int64_t i)
  * elems, the captures. */
 static int step_args(vjp_run *v, int64_t i, int64_t r)
 {
-    memcpy(v->args, v->hist + (size_t)i * v->n_acc, v->n_acc * sizeof *v->args);
+    if (v->n_acc)
+        memcpy(v->args, v->hist + (size_t)i * v->n_acc, v->n_acc * sizeof *v->args);
     for (size_t e = 0; e < v->n_elems; e++) {
         int rc = weft__tensor_row(v->elems[e], r, &v->args[v->n_acc + e]);
         if (rc < 0)
             return rc;
     }
-    memcpy(v->args + v->n_acc + v->n_elems, v->caps, v->n_caps * sizeof *v->args);
+    if (v->n_caps)
+        memcpy(v->args + v->n_acc + v->n_elems, v->caps, v->n_caps * sizeof *v->args);
     return 0;
 }
 
@@ -292,6 +295,81 @@ int weft__scan_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *co
     int rc = run(&v, outs);
     weft__release_tensors(v.hist, n_hist);
     weft__release_tensors(v.adj_acc, v.n_facc);
+    weft__release_tensors(v.adj_elems, v.n_elems);
+    weft__release_tensors(v.adj_caps, v.n_caps);
+    weft__release_tensors(v.res, v.n_args + v.n_facc);
+    weft__free(all);
+    return rc;
+}
+
+/* ---- map_gradient (MAP_VJP) ------------------------------------------ */
+
+/* Row r back: fn's arguments (row r of each elems, the captures), then the
+ * adjoints of its float outputs (row r of each stacked adjoint). */
+static int map_row_back(vjp_run *v, int64_t r)
+{
+    int rc = step_args(v, 0, r);
+    weft_tensor **out_adj = v->args + v->n_args;
+    for (size_t j = 0; rc == 0 && j < v->n_facc; j++)
+        rc = weft__tensor_row(v->adj_in[j], r, &out_adj[j]);
+    size_t at = 0, n_float = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < v->n_args; k++)
+            if (is_float(v->args[k]) == (pass == 0)) {
+                v->order[at++] = v->args[k];
+                n_float += pass == 0;
+            }
+    memcpy(v->order + v->n_args, out_adj, v->n_facc * sizeof *out_adj);
+    if (rc == 0)
+        rc = weft__program_run(v->m->vjp, v->order, v->n_args + v->n_facc, v->res, n_float);
+    weft__release_tensors(out_adj, v->n_facc);
+    drop_rows(v);
+    size_t got = 0;
+    for (size_t e = 0; rc == 0 && e < v->n_elems; e++)
+        if (v->adj_elems[e]) {
+            put_row(v->adj_elems[e], r, v->res[got]);
+            weft_tensor_release(v->res[got]);
+            v->res[got++] = NULL;
+        }
+    for (size_t c = 0; rc == 0 && c < v->n_caps; c++)
+        if (is_float(v->caps[c])) {
+            rc = add_into(&v->adj_caps[c], v->res[got]);
+            v->res[got++] = NULL;
+        }
+    return rc;
+}
+
+int weft__map_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *const *in,
+                      weft_tensor **outs)
+{
+    (void)rt;
+    const struct weft__multi *m = node->attr.multi.m;
+    vjp_run v = { .m = m, .n_elems = m->n_mapped, .n_facc = m->n_acc, .elems = in };
+    v.n_caps = node->n_in - v.n_elems - v.n_facc;
+    v.caps = in + v.n_elems;
+    v.adj_in = v.caps + v.n_caps;
+    v.n_args = v.n_elems + v.n_caps;
+    v.rows = v.elems[0]->rank > 0 ? v.elems[0]->dims[0] : 0;
+    size_t n_all = v.n_elems + v.n_caps + 3 * (v.n_args + v.n_facc) + 1;
+    weft_tensor **all = weft__calloc(n_all, sizeof *all);
+    if (!all)
+        return weft__errorf(WEFT_ENOMEM, "%s: out of memory", who);
+    v.adj_elems = all;
+    v.adj_caps = v.adj_elems + v.n_elems;
+    v.args = v.adj_caps + v.n_caps;
+    v.order = v.args + v.n_args + v.n_facc;
+    v.res = v.order + v.n_args + v.n_facc;
+    int rc = 0;
+    for (size_t e = 0; rc == 0 && e < v.n_elems; e++)
+        if (is_float(v.elems[e]))
+            rc = zeros_like(v.elems[e], &v.adj_elems[e]);
+    for (size_t c = 0; rc == 0 && c < v.n_caps; c++)
+        if (is_float(v.caps[c]))
+            rc = zeros_like(v.caps[c], &v.adj_caps[c]);
+    for (int64_t r = 0; rc == 0 && r < v.rows; r++)
+        rc = map_row_back(&v, r);
+    if (rc == 0)
+        hand_out(&v, outs);
     weft__release_tensors(v.adj_elems, v.n_elems);
     weft__release_tensors(v.adj_caps, v.n_caps);
     weft__release_tensors(v.res, v.n_args + v.n_facc);
