@@ -137,20 +137,16 @@ static void put_row(weft_tensor *dst, int64_t r, const weft_tensor *t)
         memcpy((char *)weft__tensor_mut(dst) + (size_t)r * bytes, t->data, bytes);
 }
 
-/* Step i back: the adjoints of its accumulators, rows and captures. */
-static int back_step(vjp_run *v, int64_t i)
+/* The product on fn's arguments in v->args and the output adjoints after
+ * them (n_facc, released here), in the program's order, into v->res; the
+ * rows in v->args are released too. */
+static int run_product(vjp_run *v, int rc)
 {
-    int64_t r = row_of_step(v, i);
-    int rc = step_args(v, i, r);
     weft_tensor **out_adj = v->args + v->n_args;
-    for (size_t j = 0; rc == 0 && j < v->n_facc; j++)
-        out_adj[j] = weft_tensor_retain(v->adj_acc[j]);
-    if (rc == 0 && !v->fold)
-        rc = add_stacked_row(v, r, out_adj);
     size_t at = 0, n_float = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < v->n_args; k++)
-            if (is_float(v->args[k]) == (pass == 0)) {
+            if (v->args[k] && is_float(v->args[k]) == (pass == 0)) {
                 v->order[at++] = v->args[k];
                 n_float += pass == 0;
             }
@@ -159,16 +155,14 @@ static int back_step(vjp_run *v, int64_t i)
         rc = weft__program_run(v->m->vjp, v->order, v->n_args + v->n_facc, v->res, n_float);
     weft__release_tensors(out_adj, v->n_facc);
     drop_rows(v);
-    if (rc < 0)
-        return rc;
-    /* The results come in fn's argument order, floats only. */
-    size_t got = 0;
-    for (size_t k = 0; k < v->n_acc; k++)
-        if (is_float(v->hist[k])) {
-            weft_tensor_release(v->adj_acc[got]);
-            v->adj_acc[got] = v->res[got];
-            v->res[got++] = NULL;
-        }
+    return rc;
+}
+
+/* The product's results from place got on: each float row's adjoint into
+ * row r of its elems' adjoint, each float capture's added to its sum. */
+static int take_rows_and_caps(vjp_run *v, int64_t r, size_t got)
+{
+    int rc = 0;
     for (size_t e = 0; e < v->n_elems; e++)
         if (v->adj_elems[e]) {
             put_row(v->adj_elems[e], r, v->res[got]);
@@ -181,6 +175,29 @@ static int back_step(vjp_run *v, int64_t i)
             v->res[got++] = NULL;
         }
     return rc;
+}
+
+/* Step i back: the adjoints of its accumulators, rows and captures. */
+static int back_step(vjp_run *v, int64_t i)
+{
+    int64_t r = row_of_step(v, i);
+    int rc = step_args(v, i, r);
+    weft_tensor **out_adj = v->args + v->n_args;
+    for (size_t j = 0; rc == 0 && j < v->n_facc; j++)
+        out_adj[j] = weft_tensor_retain(v->adj_acc[j]);
+    if (rc == 0 && !v->fold)
+        rc = add_stacked_row(v, r, out_adj);
+    if ((rc = run_product(v, rc)) < 0)
+        return rc;
+    /* The results come in fn's argument order, floats only. */
+    size_t got = 0;
+    for (size_t k = 0; k < v->n_acc; k++)
+        if (is_float(v->hist[k])) {
+            weft_tensor_release(v->adj_acc[got]);
+            v->adj_acc[got] = v->res[got];
+            v->res[got++] = NULL;
+        }
+    return take_rows_and_caps(v, r, got);
 }
 
 /* The adjoints start: the accumulators' (a fold's given, a scan's zero),
@@ -312,31 +329,9 @@ static int map_row_back(vjp_run *v, int64_t r)
     weft_tensor **out_adj = v->args + v->n_args;
     for (size_t j = 0; rc == 0 && j < v->n_facc; j++)
         rc = weft__tensor_row(v->adj_in[j], r, &out_adj[j]);
-    size_t at = 0, n_float = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < v->n_args; k++)
-            if (is_float(v->args[k]) == (pass == 0)) {
-                v->order[at++] = v->args[k];
-                n_float += pass == 0;
-            }
-    memcpy(v->order + v->n_args, out_adj, v->n_facc * sizeof *out_adj);
-    if (rc == 0)
-        rc = weft__program_run(v->m->vjp, v->order, v->n_args + v->n_facc, v->res, n_float);
-    weft__release_tensors(out_adj, v->n_facc);
-    drop_rows(v);
-    size_t got = 0;
-    for (size_t e = 0; rc == 0 && e < v->n_elems; e++)
-        if (v->adj_elems[e]) {
-            put_row(v->adj_elems[e], r, v->res[got]);
-            weft_tensor_release(v->res[got]);
-            v->res[got++] = NULL;
-        }
-    for (size_t c = 0; rc == 0 && c < v->n_caps; c++)
-        if (is_float(v->caps[c])) {
-            rc = add_into(&v->adj_caps[c], v->res[got]);
-            v->res[got++] = NULL;
-        }
-    return rc;
+    if ((rc = run_product(v, rc)) < 0)
+        return rc;
+    return take_rows_and_caps(v, r, 0);
 }
 
 int weft__map_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *const *in,
