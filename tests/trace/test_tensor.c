@@ -11,7 +11,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-Test(tensor, create_copies_data_and_reports_shape, .timeout = 10)
+Test(tensor, create_copies_data_and_reports_shape, .timeout = 60)
 {
     float src[6] = { 1, 2, 3, 4, 5, 6 };
     int64_t dims[2] = { 2, 3 };
@@ -30,7 +30,7 @@ Test(tensor, create_copies_data_and_reports_shape, .timeout = 10)
     weft_tensor_release(t);
 }
 
-Test(tensor, null_data_gives_zeros_and_scalars_need_no_dims, .timeout = 10)
+Test(tensor, null_data_gives_zeros_and_scalars_need_no_dims, .timeout = 60)
 {
     weft_tensor *t = NULL;
     cr_assert_eq(weft_tensor_create(WEFT_I64, 0, NULL, NULL, &t), 0, "%s", weft_errmsg());
@@ -47,7 +47,7 @@ Test(tensor, null_data_gives_zeros_and_scalars_need_no_dims, .timeout = 10)
     weft_tensor_release(t);
 }
 
-Test(tensor, empty_tensor_has_data_pointer, .timeout = 10)
+Test(tensor, empty_tensor_has_data_pointer, .timeout = 60)
 {
     int64_t dims[2] = { 3, 0 };
     weft_tensor *t = NULL;
@@ -57,7 +57,7 @@ Test(tensor, empty_tensor_has_data_pointer, .timeout = 10)
     weft_tensor_release(t);
 }
 
-Test(tensor, bool_data_is_normalised, .timeout = 10)
+Test(tensor, bool_data_is_normalised, .timeout = 60)
 {
     unsigned char src[4] = { 0, 1, 7, 255 };
     int64_t dims[1] = { 4 };
@@ -80,7 +80,7 @@ static void expect_einval(weft_dtype dt, int rank, const int64_t *dims)
     cr_assert_not_null(strstr(weft_errmsg(), "weft_tensor_create"), "message: %s", weft_errmsg());
 }
 
-Test(tensor, invalid_inputs_are_einval, .timeout = 10)
+Test(tensor, invalid_inputs_are_einval, .timeout = 60)
 {
     int64_t nine[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
     int64_t neg[2] = { 2, -1 };
@@ -97,7 +97,7 @@ Test(tensor, invalid_inputs_are_einval, .timeout = 10)
     weft_tensor_release(t);
 }
 
-Test(tensor, numel_overflow_is_caught_before_allocating, .timeout = 10)
+Test(tensor, numel_overflow_is_caught_before_allocating, .timeout = 60)
 {
     int64_t elems[2] = { INT64_MAX, 2 };                  /* past INT64_MAX elements */
     int64_t bytes[2] = { (int64_t)1 << 61, 1 };           /* 2^64 bytes of f64 */
@@ -118,7 +118,7 @@ Test(tensor, numel_overflow_is_caught_before_allocating, .timeout = 10)
     cr_assert_eq(n, 1);
 }
 
-Test(tensor, out_of_memory_fails_cleanly, .timeout = 10)
+Test(tensor, out_of_memory_fails_cleanly, .timeout = 60)
 {
     int64_t dims[1] = { 16 };
     for (long k = 1; k <= 2; k++) {
@@ -134,7 +134,7 @@ Test(tensor, out_of_memory_fails_cleanly, .timeout = 10)
     }
 }
 
-Test(tensor, null_accessors, .timeout = 10)
+Test(tensor, null_accessors, .timeout = 60)
 {
     cr_assert_eq(weft_tensor_dtype(NULL), WEFT_BOOL);
     cr_assert_eq(weft_tensor_rank(NULL), -1);
@@ -145,7 +145,7 @@ Test(tensor, null_accessors, .timeout = 10)
     weft_tensor_release(NULL);
 }
 
-Test(tensor, new_spec_needs_known_dims, .timeout = 10)
+Test(tensor, new_spec_needs_known_dims, .timeout = 60)
 {
     weft_spec s;
     weft_tensor *t = NULL;
@@ -183,7 +183,7 @@ static void *retain_release(void *p)
     return NULL;
 }
 
-Test(tensor, refcount_is_atomic, .timeout = 10)
+Test(tensor, refcount_is_atomic, .timeout = 60)
 {
     int32_t seven = 7;
     weft_tensor *t = NULL;
@@ -203,7 +203,7 @@ Test(tensor, refcount_is_atomic, .timeout = 10)
 
 /* Large buffers are reused (no fresh mmap and page faults per call); a
  * small request never takes a much larger buffer. */
-Test(tensor, large_buffers_are_reused, .timeout = 10)
+Test(tensor, large_buffers_are_reused, .timeout = 60)
 {
     int64_t big = 1 << 20;  /* 4 MiB of f32 */
     weft_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL;
@@ -243,7 +243,7 @@ Test(tensor, large_buffers_are_reused, .timeout = 10)
 
 /* A full cache makes room for the newest buffer: many freed buffers of one
  * size never lock a buffer of another size out. */
-Test(tensor, full_buffer_cache_keeps_the_newest, .timeout = 10)
+Test(tensor, full_buffer_cache_keeps_the_newest, .timeout = 60)
 {
     int64_t mib = 1 << 18;  /* 1 MiB of f32 */
     weft_tensor *many[12];
@@ -268,7 +268,7 @@ Test(tensor, full_buffer_cache_keeps_the_newest, .timeout = 10)
 /* Mid-sized buffers (an eager op's f32[100000]) are kept too: handed back
  * to the C library, they would come back from the kernel with a page fault
  * per 4 KiB. */
-Test(tensor, mid_sized_buffers_are_reused, .timeout = 10)
+Test(tensor, mid_sized_buffers_are_reused, .timeout = 60)
 {
     int64_t n = 100000;  /* 400 kB of f32 */
     weft_tensor *a = NULL, *b = NULL;
@@ -288,7 +288,7 @@ Test(tensor, mid_sized_buffers_are_reused, .timeout = 10)
 
 /* Small buffers are kept too: eager ops on small tensors allocate one
  * per op, and glibc's aligned allocation of them costs more than the op. */
-Test(tensor, small_buffers_are_reused, .timeout = 10)
+Test(tensor, small_buffers_are_reused, .timeout = 60)
 {
     int64_t n = 320;  /* 1280 bytes of f32 */
     weft_tensor *a = NULL, *b = NULL;
@@ -321,7 +321,7 @@ static void *release_small_tensor(void *unused)
 
 /* A thread keeps its own freed small buffers and hands them to the shared
  * classes when it exits, so none is lost with it. */
-Test(tensor, small_buffers_outlive_their_thread, .timeout = 10)
+Test(tensor, small_buffers_outlive_their_thread, .timeout = 60)
 {
     weft__tensor_buf_cache_drain();
     pthread_t th;
@@ -337,7 +337,7 @@ Test(tensor, small_buffers_outlive_their_thread, .timeout = 10)
 /* Cached sizes are rounded up to one of four classes per doubling: at most
  * 25% more (64 bytes at least), and any request of a class takes a buffer
  * freed in it. */
-Test(tensor, buffer_classes_round_up_by_a_quarter_at_most, .timeout = 10)
+Test(tensor, buffer_classes_round_up_by_a_quarter_at_most, .timeout = 60)
 {
     for (size_t n = 0; n < ((size_t)200 << 20); n += n / 7 + 1) {
         size_t cap = 0;
@@ -366,7 +366,7 @@ Test(tensor, buffer_classes_round_up_by_a_quarter_at_most, .timeout = 10)
 /* The cache holds 128 MiB at most and 16 buffers a class; the oldest
  * buffers go first.  The buffers here are never touched, so they cost
  * address space only. */
-Test(tensor, buffer_cache_is_bounded, .timeout = 10)
+Test(tensor, buffer_cache_is_bounded, .timeout = 60)
 {
     enum { N = 20 };
     size_t mib16 = (size_t)16 << 20, cap[N];
@@ -398,7 +398,7 @@ Test(tensor, buffer_cache_is_bounded, .timeout = 10)
 
 /* A cached buffer is poisoned under AddressSanitizer: a tensor's data read
  * after its release is still reported, cache or not. */
-Test(tensor, cached_buffers_are_poisoned_under_asan, .timeout = 10)
+Test(tensor, cached_buffers_are_poisoned_under_asan, .timeout = 60)
 {
 #ifdef WEFT__ASAN
     int64_t n = 100000;
