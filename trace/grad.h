@@ -114,8 +114,15 @@ int         weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *
 int         weft__grad_emit_vjp(weft__grad_tape *t, uint32_t id, weft__op op,
                                 struct weft__multi *m, weft_value *const *in, size_t n_in);
 /* The order of that program's arguments: arg_of[i] is the place among
- * specs[0..n) of its i-th; returns the number of floats (they come first). */
+ * specs[0..n) of its i-th; returns the number of floats (they come first).
+ * weft__grad_order_tensors puts tensors ts[0..n) in that order into order
+ * (NULL ones left out), for the nodes that run the program. */
 size_t      weft__grad_float_first(const weft_spec *specs, size_t n, uint32_t *arg_of);
+size_t      weft__grad_order_tensors(weft_tensor *const *ts, size_t n, weft_tensor **order);
+/* The values of control node id's outputs (its RESULT nodes): set from
+ * outs[] after a replay, or read into res[] (each by its index). */
+void        weft__grad_set_results(weft__grad_tape *t, uint32_t id, weft_value *const *outs);
+void        weft__grad_result_values(const weft__grad_tape *t, uint32_t id, weft_value **res);
 /* The adjoints of control node id's outputs (summed over its RESULT
  * nodes; NULL where none) into adj[0..n_outs); 0 or the context's code. */
 int         weft__grad_result_adjoints(weft__grad_tape *t, uint32_t id, uint32_t n_outs,

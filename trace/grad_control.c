@@ -37,11 +37,8 @@ int weft__grad_replay_branch(weft__grad_tape *t, uint32_t id)
                  ? weft_cond(t->cx, sel, m->fn[0], m->fn[1], args, n_args, outs, n_outs)
                  : weft_switch_case(t->cx, sel, m->branch_fn, m->n_branches, args, n_args, outs,
                                     n_outs);
-    for (uint32_t j = id + 1; rc == 0 && j < t->g->n_nodes; j++) {
-        const weft__node *res = &t->g->nodes[j];
-        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
-            t->val[j] = outs[res->attr.result.index];
-    }
+    if (rc == 0)
+        weft__grad_set_results(t, id, outs);
     t->val[id] = sel;   /* no value of its own: marks the node as replayed */
     weft__free(args);
     return rc;
@@ -69,6 +66,24 @@ int weft__grad_vjp_body(weft_ctx *cx, weft_value *const *xs, weft_value **outs, 
     if (buf != small)
         weft__free(buf);
     return rc < 0 ? rc : weft_ctx_status(cx);
+}
+
+void weft__grad_set_results(weft__grad_tape *t, uint32_t id, weft_value *const *outs)
+{
+    for (uint32_t j = id + 1; j < t->g->n_nodes; j++) {
+        const weft__node *res = &t->g->nodes[j];
+        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
+            t->val[j] = outs[res->attr.result.index];
+    }
+}
+
+void weft__grad_result_values(const weft__grad_tape *t, uint32_t id, weft_value **res)
+{
+    for (uint32_t j = id + 1; j < t->g->n_nodes; j++) {
+        const weft__node *n = &t->g->nodes[j];
+        if (n->op == WEFT__OP_RESULT && n->in[0] == id)
+            res[n->attr.result.index] = t->val[j];
+    }
 }
 
 int weft__grad_result_adjoints(weft__grad_tape *t, uint32_t id, uint32_t n_outs,

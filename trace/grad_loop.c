@@ -91,11 +91,8 @@ int weft__grad_replay_while(weft__grad_tape *t, uint32_t id)
         n_iter += rc == 0;
     }
     t->loops[t->n_loops++] = (struct weft__grad_loop){ id, n_iter, vars };
-    for (uint32_t j = id + 1; rc == 0 && j < t->g->n_nodes; j++) {
-        const weft__node *res = &t->g->nodes[j];
-        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
-            t->val[j] = vars[n_iter * n + res->attr.result.index];
-    }
+    if (rc == 0)
+        weft__grad_set_results(t, id, vars + n_iter * n);
     t->val[id] = vars ? vars[0] : NULL;   /* marks the node as replayed */
     return rc;
 }

@@ -53,11 +53,8 @@ int weft__grad_replay_scan(weft__grad_tape *t, uint32_t id)
     int rc = weft__scan_emit(t->cx, mode, m->fn[0], s.n_init ? vals : NULL, s.n_acc,
                              vals + s.n_init, s.n_elems, vals + s.n_init + s.n_elems, s.n_caps,
                              outs);
-    for (uint32_t j = id + 1; rc == 0 && j < t->g->n_nodes; j++) {
-        const weft__node *res = &t->g->nodes[j];
-        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
-            t->val[j] = outs[res->attr.result.index];
-    }
+    if (rc == 0)
+        weft__grad_set_results(t, id, outs);
     t->val[id] = rc == 0 ? vals[0] : NULL;   /* marks the node as replayed */
     weft__free(vals);
     return rc;
@@ -143,11 +140,7 @@ int weft__grad_scan(weft__grad_tape *t, uint32_t id)
     bool any = false;
     for (size_t k = 0; k < n_acc; k++)
         any |= adj[k] != NULL;
-    for (uint32_t j = id + 1; j < t->g->n_nodes; j++) {
-        const weft__node *n = &t->g->nodes[j];
-        if (n->op == WEFT__OP_RESULT && n->in[0] == id)
-            res[n->attr.result.index] = t->val[j];
-    }
+    weft__grad_result_values(t, id, res);
     if (rc == 0 && any)
         rc = record_vjp(t, id, adj, res);
     weft__free(adj);
@@ -186,11 +179,8 @@ weft_value *weft__grad_replay_map(weft__grad_tape *t, uint32_t id)
         vals[k] = t->val[node->in[k]];
     int rc = weft_map_ex(t->cx, s.fn, vals, s.n_elems, vals + s.n_elems, s.n_caps, outs, s.n_out,
                          s.parallel_iterations);
-    for (uint32_t j = id + 1; rc == 0 && j < t->g->n_nodes; j++) {
-        const weft__node *res = &t->g->nodes[j];
-        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
-            t->val[j] = outs[res->attr.result.index];
-    }
+    if (rc == 0)
+        weft__grad_set_results(t, id, outs);
     weft_value *marker = rc == 0 ? vals[0] : NULL;
     weft__free(vals);
     return marker;
@@ -269,11 +259,7 @@ int weft__grad_map(weft__grad_tape *t, uint32_t id)
         res[0] = t->val[id];
     } else {
         rc = weft__grad_result_adjoints(t, id, (uint32_t)s.n_out, adj);
-        for (uint32_t j = id + 1; j < t->g->n_nodes; j++) {
-            const weft__node *n = &t->g->nodes[j];
-            if (n->op == WEFT__OP_RESULT && n->in[0] == id)
-                res[n->attr.result.index] = t->val[j];
-        }
+        weft__grad_result_values(t, id, res);
     }
     bool any = false;
     for (size_t k = 0; k < s.n_out; k++)

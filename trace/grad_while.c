@@ -33,11 +33,8 @@ int weft__grad_replay_while_traced(weft__grad_tape *t, uint32_t id)
     for (size_t k = 0; k < n; k++)
         vars[k] = t->val[node->in[k]];
     int rc = weft_while_loop(t->cx, m->fn[0], m->fn[1], vars, n, outs);
-    for (uint32_t j = id + 1; rc == 0 && j < t->g->n_nodes; j++) {
-        const weft__node *res = &t->g->nodes[j];
-        if (res->op == WEFT__OP_RESULT && res->in[0] == id)
-            t->val[j] = outs[res->attr.result.index];
-    }
+    if (rc == 0)
+        weft__grad_set_results(t, id, outs);
     t->val[id] = rc == 0 ? vars[0] : NULL;   /* marks the node as replayed */
     if (buf != small)
         weft__free(buf);
@@ -64,6 +61,18 @@ size_t weft__grad_float_first(const weft_spec *specs, size_t n, uint32_t *arg_of
         for (size_t k = 0; k < n; k++)
             if (weft__dtype_is_float(specs[k].dtype) == (pass == 0)) {
                 arg_of[at++] = (uint32_t)k;
+                n_float += pass == 0;
+            }
+    return n_float;
+}
+
+size_t weft__grad_order_tensors(weft_tensor *const *ts, size_t n, weft_tensor **order)
+{
+    size_t at = 0, n_float = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < n; k++)
+            if (ts[k] && weft__dtype_is_float(ts[k]->dtype) == (pass == 0)) {
+                order[at++] = ts[k];
                 n_float += pass == 0;
             }
     return n_float;
@@ -255,12 +264,7 @@ int weft__while_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *c
     for (size_t j = 0; rc == 0 && j < n_float; j++)
         adj[j] = weft_tensor_retain(in[n + j]);
     for (size_t it = n_iter; rc == 0 && it-- > 0;) {
-        weft_tensor *const *cur = vars + it * n;
-        size_t at = 0;
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t k = 0; k < n; k++)
-                if (weft__dtype_is_float(cur[k]->dtype) == (pass == 0))
-                    args[at++] = cur[k];
+        weft__grad_order_tensors(vars + it * n, n, args);
         rc = weft__program_run(m->vjp, args, n + n_float, next, n_float);
         if (rc == 0) {
             weft__release_tensors(adj, n_float);

@@ -143,13 +143,7 @@ static void put_row(weft_tensor *dst, int64_t r, const weft_tensor *t)
 static int run_product(vjp_run *v, int rc)
 {
     weft_tensor **out_adj = v->args + v->n_args;
-    size_t at = 0, n_float = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < v->n_args; k++)
-            if (v->args[k] && is_float(v->args[k]) == (pass == 0)) {
-                v->order[at++] = v->args[k];
-                n_float += pass == 0;
-            }
+    size_t n_float = weft__grad_order_tensors(v->args, v->n_args, v->order);
     memcpy(v->order + v->n_args, out_adj, v->n_facc * sizeof *out_adj);
     if (rc == 0)
         rc = weft__program_run(v->m->vjp, v->order, v->n_args + v->n_facc, v->res, n_float);
