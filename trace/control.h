@@ -97,6 +97,12 @@ int weft__scan_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const
                        weft_tensor **outs);
 int weft__map_vjp_run(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                       weft_tensor **outs);
+/* Tensor steps those kernels share (trace/scan_vjp.c), on f32 or f64:
+ * *acc += v (v released; *acc NULL takes v), a zero tensor of t's spec,
+ * t copied into row r of dst. */
+int  weft__vjp_add_into(weft_tensor **acc, weft_tensor *v);
+int  weft__vjp_zeros_like(const weft_tensor *t, weft_tensor **out);
+void weft__vjp_put_row(weft_tensor *dst, int64_t r, const weft_tensor *t);
 
 /* weft_scan, weft_foldl and weft_foldr by mode (weft__scan_mode's
  * REVERSE and FOLD; init NULL for none): records or runs a SCAN node

@@ -127,33 +127,43 @@ static int split_rule(const rule_in *r)
     return give(r, 0, weft_pad(r->cx, r->g, (const int64_t (*)[2])pads, 0.0));
 }
 
-static int concat_rule(const rule_in *r)
+/* The parts of g, one an input, through unstack or split (sizes: room
+ * for n_in sizes). */
+static int concat_parts(const rule_in *r, int rank, weft_value **parts, int64_t *sizes)
 {
     weft_ctx *cx = r->cx;
     uint32_t n_in = r->n->n_in;
-    int axis = r->n->attr.axis.axis;
+    int axis = r->n->attr.axis.axis, ax = axis < 0 ? axis + rank : axis;
+    if (r->n->op == WEFT__OP_STACK)
+        return weft_unstack(cx, r->g, axis, n_in, parts) < 0 ? weft_ctx_status(cx) : 0;
+    for (uint32_t i = 0; i < n_in; i++)
+        if ((sizes[i] = weft__value_spec(r->t->val[r->n->in[i]])->dims[ax]) == WEFT_DIM_ANY)
+            return unsupported(r, "along a dim unknown while tracing");
+    return weft_split(cx, r->g, n_in, sizes, axis, parts) < 0 ? weft_ctx_status(cx) : 0;
+}
+
+static int concat_rule(const rule_in *r)
+{
+    uint32_t n_in = r->n->n_in;
     int rank = weft__grad_rank(r->g);
-    if (rank < 0 || n_in > 64)
-        return unsupported(r, rank < 0 ? "of a rank unknown while tracing" : "of over 64 inputs");
-    int ax = axis < 0 ? axis + rank : axis;
-    weft_value *parts[64];
-    if (r->n->op == WEFT__OP_STACK) {
-        if (weft_unstack(cx, r->g, axis, n_in, parts) < 0)
-            return weft_ctx_status(cx);
-    } else {
-        int64_t sizes[64];
-        for (uint32_t i = 0; i < n_in; i++)
-            if ((sizes[i] = weft__value_spec(r->t->val[r->n->in[i]])->dims[ax]) == WEFT_DIM_ANY)
-                return unsupported(r, "along a dim unknown while tracing");
-        if (weft_split(cx, r->g, n_in, sizes, axis, parts) < 0)
-            return weft_ctx_status(cx);
+    if (rank < 0)
+        return unsupported(r, "of a rank unknown while tracing");
+    weft_value *small_parts[64], **parts = small_parts;
+    int64_t small_sizes[64], *sizes = small_sizes;
+    if (n_in > 64) {
+        parts = weft__calloc(n_in, sizeof *parts);
+        sizes = weft__calloc(n_in, sizeof *sizes);
     }
-    for (uint32_t i = 0; i < n_in; i++) {
-        int rc = give(r, i, parts[i]);
-        if (rc < 0)
-            return rc;
+    int rc = !parts || !sizes
+                 ? weft__ctx_failf(r->cx, WEFT_ENOMEM, "weft_gradients: out of memory")
+                 : concat_parts(r, rank, parts, sizes);
+    for (uint32_t i = 0; rc == 0 && i < n_in; i++)
+        rc = give(r, i, parts[i]);
+    if (parts != small_parts) {
+        weft__free(parts);
+        weft__free(sizes);
     }
-    return 0;
+    return rc;
 }
 
 /* g summed over the copies of a (a's dims known; rank up to 4). */

@@ -1,8 +1,8 @@
 /* weft_gradients through weft_scan, weft_foldl, weft_foldr, weft_map and
  * weft_map_ex whose rows are unknown when the tape is traced (a known count
  * unrolls instead, trace/unroll.c).  Maps (at the end) take the same way
- * with map_gradient (MAP_VJP): each row's adjoints from its own outputs',
- * no carry.  The replay runs or records the scan again; the rule
+ * with map_gradient (MAP_VJP, run by trace/map_vjp.c over the workers):
+ * each row's adjoints from its own outputs', no carry.  The replay runs or records the scan again; the rule
  * records one CONTROL node, scan_gradient (SCAN_VJP):
  *   inputs:  the scan's inputs (init, elems, captures), then an adjoint
  *            for each float accumulator's result (a scan's stacked rows,
@@ -230,6 +230,7 @@ static int record_map_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, wef
             m->outs[j++] = *weft__value_spec(in[k]);
     m->n_mapped = (uint32_t)s.n_elems;
     m->n_acc = (uint32_t)n_tail;
+    m->parallel_iterations = s.parallel_iterations;
     if ((rc = weft__multi_resolve(cx, who, "fn", s.fn, specs, n_args, s.n_out, m, 0, got)) < 0 ||
         (rc = weft__grad_trace_vjp(cx, "a map's fn", s.fn, specs, n_args, outs, s.n_out,
                                    &m->vjp)) < 0)

@@ -240,10 +240,7 @@ void weft__multi_print_attrs(const weft__node *n, FILE *f)
     case WEFT__OP_COND: case WEFT__OP_WHILE: case WEFT__OP_WHILE_VJP:
         fprintf(f, "<%s,%s>", weft__fn_name(m->fn[0]), weft__fn_name(m->fn[1]));
         break;
-    case WEFT__OP_MAP_VJP:
-        fprintf(f, "<%s,mapped=%" PRIu32 ">", weft__fn_name(m->fn[0]), m->n_mapped);
-        break;
-    case WEFT__OP_MAP_EX:
+    case WEFT__OP_MAP_VJP: case WEFT__OP_MAP_EX:
         fprintf(f, "<%s,mapped=%" PRIu32 ",pi=%u>", weft__fn_name(m->fn[0]), m->n_mapped,
                 m->parallel_iterations);
         break;

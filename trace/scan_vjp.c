@@ -1,8 +1,8 @@
 /* Running a scan_gradient node (SCAN_VJP, recorded by trace/grad_scan.c):
  * the scan's steps again, keeping each step's accumulators, then the steps
  * back through the vector-Jacobian product of fn, a program run once a
- * step; and a map_gradient node (MAP_VJP): that program once a row, in
- * order on this thread.  Adjoints are f32 or f64 (weft's float dtypes). */
+ * step.  Adjoints are f32 or f64 (weft's float dtypes).  The sum and row
+ * helpers serve trace/map_vjp.c's map_gradient too. */
 #include <string.h>
 
 #include "base/base.h"
@@ -52,8 +52,7 @@ static int add(const weft_tensor *a, const weft_tensor *b, weft_tensor **out)
     return 0;
 }
 
-/* *acc = *acc + v (v released); *acc NULL takes v. */
-static int add_into(weft_tensor **acc, weft_tensor *v)
+int weft__vjp_add_into(weft_tensor **acc, weft_tensor *v)
 {
     if (!*acc) {
         *acc = v;
@@ -67,7 +66,7 @@ static int add_into(weft_tensor **acc, weft_tensor *v)
     return rc;
 }
 
-static int zeros_like(const weft_tensor *t, weft_tensor **out)
+int weft__vjp_zeros_like(const weft_tensor *t, weft_tensor **out)
 {
     return weft_tensor_create(t->dtype, t->rank, t->dims, NULL, out);
 }
@@ -122,15 +121,15 @@ static int add_stacked_row(vjp_run *v, int64_t r, weft_tensor **out)
     for (size_t j = 0; j < v->n_facc; j++) {
         weft_tensor *row = NULL;
         int rc = weft__tensor_row(v->adj_in[j], r, &row);
-        if (rc < 0 || (rc = add_into(&out[j], row)) < 0)
+        if (rc < 0 || (rc = weft__vjp_add_into(&out[j], row)) < 0)
             return rc;
     }
     return 0;
 }
 
-/* Writes t into row r of dst (an elems' adjoint: each row is written once,
- * by its step or, without init, as the first accumulators' row). */
-static void put_row(weft_tensor *dst, int64_t r, const weft_tensor *t)
+/* Each elems' adjoint row is written once: by its step or, without init,
+ * as the first accumulators' row. */
+void weft__vjp_put_row(weft_tensor *dst, int64_t r, const weft_tensor *t)
 {
     size_t bytes = t->nbytes;
     if (bytes)
@@ -159,13 +158,13 @@ static int take_rows_and_caps(vjp_run *v, int64_t r, size_t got)
     int rc = 0;
     for (size_t e = 0; e < v->n_elems; e++)
         if (v->adj_elems[e]) {
-            put_row(v->adj_elems[e], r, v->res[got]);
+            weft__vjp_put_row(v->adj_elems[e], r, v->res[got]);
             weft_tensor_release(v->res[got]);
             v->res[got++] = NULL;
         }
     for (size_t c = 0; rc == 0 && c < v->n_caps; c++)
         if (is_float(v->caps[c])) {
-            rc = add_into(&v->adj_caps[c], v->res[got]);
+            rc = weft__vjp_add_into(&v->adj_caps[c], v->res[got]);
             v->res[got++] = NULL;
         }
     return rc;
@@ -204,15 +203,15 @@ static int start_adjoints(vjp_run *v)
             if (v->fold)
                 v->adj_acc[j] = weft_tensor_retain(v->adj_in[j]);
             else
-                rc = zeros_like(v->hist[k], &v->adj_acc[j]);
+                rc = weft__vjp_zeros_like(v->hist[k], &v->adj_acc[j]);
             j++;
         }
     for (size_t e = 0; rc == 0 && e < v->n_elems; e++)
         if (is_float(v->elems[e]))
-            rc = zeros_like(v->elems[e], &v->adj_elems[e]);
+            rc = weft__vjp_zeros_like(v->elems[e], &v->adj_elems[e]);
     for (size_t c = 0; rc == 0 && c < v->n_caps; c++)
         if (is_float(v->caps[c]))
-            rc = zeros_like(v->caps[c], &v->adj_caps[c]);
+            rc = weft__vjp_zeros_like(v->caps[c], &v->adj_caps[c]);
     return rc;
 }
 
@@ -228,7 +227,7 @@ static int first_row_back(vjp_run *v)
     int rc = v->fold ? 0 : add_stacked_row(v, r0, tmp);
     for (size_t k = 0, j = 0; rc == 0 && k < v->n_acc; k++)
         if (v->adj_elems[k])
-            put_row(v->adj_elems[k], r0, tmp[j++]);
+            weft__vjp_put_row(v->adj_elems[k], r0, tmp[j++]);
     weft__release_tensors(tmp, v->n_facc);
     return rc;
 }
@@ -306,59 +305,6 @@ int weft__scan_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *co
     int rc = run(&v, outs);
     weft__release_tensors(v.hist, n_hist);
     weft__release_tensors(v.adj_acc, v.n_facc);
-    weft__release_tensors(v.adj_elems, v.n_elems);
-    weft__release_tensors(v.adj_caps, v.n_caps);
-    weft__release_tensors(v.res, v.n_args + v.n_facc);
-    weft__free(all);
-    return rc;
-}
-
-/* ---- map_gradient (MAP_VJP) ------------------------------------------ */
-
-/* Row r back: fn's arguments (row r of each elems, the captures), then the
- * adjoints of its float outputs (row r of each stacked adjoint). */
-static int map_row_back(vjp_run *v, int64_t r)
-{
-    int rc = step_args(v, 0, r);
-    weft_tensor **out_adj = v->args + v->n_args;
-    for (size_t j = 0; rc == 0 && j < v->n_facc; j++)
-        rc = weft__tensor_row(v->adj_in[j], r, &out_adj[j]);
-    if ((rc = run_product(v, rc)) < 0)
-        return rc;
-    return take_rows_and_caps(v, r, 0);
-}
-
-int weft__map_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *const *in,
-                      weft_tensor **outs)
-{
-    (void)rt;
-    const struct weft__multi *m = node->attr.multi.m;
-    vjp_run v = { .m = m, .n_elems = m->n_mapped, .n_facc = m->n_acc, .elems = in };
-    v.n_caps = node->n_in - v.n_elems - v.n_facc;
-    v.caps = in + v.n_elems;
-    v.adj_in = v.caps + v.n_caps;
-    v.n_args = v.n_elems + v.n_caps;
-    v.rows = v.elems[0]->rank > 0 ? v.elems[0]->dims[0] : 0;
-    size_t n_all = v.n_elems + v.n_caps + 3 * (v.n_args + v.n_facc) + 1;
-    weft_tensor **all = weft__calloc(n_all, sizeof *all);
-    if (!all)
-        return weft__errorf(WEFT_ENOMEM, "%s: out of memory", who);
-    v.adj_elems = all;
-    v.adj_caps = v.adj_elems + v.n_elems;
-    v.args = v.adj_caps + v.n_caps;
-    v.order = v.args + v.n_args + v.n_facc;
-    v.res = v.order + v.n_args + v.n_facc;
-    int rc = 0;
-    for (size_t e = 0; rc == 0 && e < v.n_elems; e++)
-        if (is_float(v.elems[e]))
-            rc = zeros_like(v.elems[e], &v.adj_elems[e]);
-    for (size_t c = 0; rc == 0 && c < v.n_caps; c++)
-        if (is_float(v.caps[c]))
-            rc = zeros_like(v.caps[c], &v.adj_caps[c]);
-    for (int64_t r = 0; rc == 0 && r < v.rows; r++)
-        rc = map_row_back(&v, r);
-    if (rc == 0)
-        hand_out(&v, outs);
     weft__release_tensors(v.adj_elems, v.n_elems);
     weft__release_tensors(v.adj_caps, v.n_caps);
     weft__release_tensors(v.res, v.n_args + v.n_facc);

@@ -4,6 +4,7 @@
  * traced training step; dims unknown while tracing; and the errors. */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grad_check.h"
 
@@ -426,6 +427,14 @@ static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x, weft_val
         weft_value *v = weft_cumulative_logsumexp(cx, x, 1, WEFT_SCAN_EXCLUSIVE);
         return weft_slice(cx, v, (const int64_t[]){ 0, 1 }, NULL, NULL);
     }
+    case 58: case 59: {
+        /* 70 parts (over the 64 a rule once took), x's rows in turn. */
+        weft_value *rows[3], *parts[70];
+        weft_unstack(cx, x, 0, 3, rows);
+        for (int i = 0; i < 70; i++)
+            parts[i] = weft_mul(cx, rows[i % 3], weft_const_f64(cx, 1.0 + i / 3));
+        return which == 58 ? weft_concat(cx, parts, 70, 0) : weft_stack(cx, parts, 70, 1);
+    }
     default: return NULL;
     }
 }
@@ -559,7 +568,7 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "scatter_nd_add with a duplicate", "scatter_nd_sub with a duplicate", "scatter_nd_update",
         "scatter_nd_add of elements", "gather with a batch dim", "gather with two batch dims",
         "cumulative_logsumexp", "cumulative_logsumexp exclusive and reversed",
-        "cumulative_logsumexp exclusive",
+        "cumulative_logsumexp exclusive", "concat of 70 inputs", "stack of 70 inputs",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
@@ -1423,6 +1432,107 @@ Test(grad, a_scan_or_map_over_rows_unknown_while_tracing)
     weft_function_destroy(&l.pair);
     weft_function_destroy(&l.map2);
     weft_function_destroy(&l.map1);
+}
+
+/* The rows each "map_gradient" span of the timeline at path covers, counted
+ * into seen[0..rows); returns the number of spans. */
+static int map_gradient_spans(const char *path, int64_t rows, int *seen)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    int spans = 0;
+    const char *tag = "\"name\":\"map_gradient\",\"cat\":\"map\"";
+    for (const char *p = strstr(buf, tag); p; p = strstr(p + 1, tag)) {
+        const char *d = strstr(p, "\"detail\":\"rows ");
+        long long a = -1, b = -2;
+        cr_assert(d && sscanf(d, "\"detail\":\"rows %lld-%lld", &a, &b) == 2, "%.200s", p);
+        cr_assert(0 <= a && a <= b && b < rows, "rows %lld-%lld", a, b);
+        for (long long r = a; r <= b; r++)
+            seen[r]++;
+        spans++;
+    }
+    return spans;
+}
+
+Test(grad, a_map_gradient_spreads_its_rows_over_the_workers)
+{
+    /* map_ex over 100 rows unknown while tracing, with a capture whose
+     * gradient sums every row's: the same bits on 1, 2 and 4 workers, the
+     * values of the eager (unrolled) gradient, the map's
+     * parallel_iterations on the node, and every row in exactly one of the
+     * node's timeline spans (one weft_parallel_map iteration each). */
+    enum { ROWS = 100 };
+    double xs[ROWS * 3];
+    for (int i = 0; i < ROWS * 3; i++)
+        xs[i] = 1.3 * sin(0.37 * i);
+    weft_tensor *x = test_tensor(WEFT_F64, 2, (const int64_t[]){ ROWS, 3 }, xs);
+    weft_tensor *w = test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, ws12);
+    static const weft_spec sig[2] = { { WEFT_F64, 2, { WEFT_DIM_ANY, 3 } },
+                                      { WEFT_F64, 1, { 3 } } };
+    weft_tensor *first[3] = { NULL, NULL, NULL };
+    char path[] = "/tmp/weft_map_gradXXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    for (int k = 0; k < N_RT; k++) {
+        loops l = { test_function(rts[k], "cell", rnn_cell, NULL, 3, 1, NULL, 0),
+                    test_function(rts[k], "pair", sum_and_product, NULL, 4, 2, NULL, 0),
+                    test_function(rts[k], "map2", row_map, NULL, 2, 2, NULL, 0),
+                    test_function(rts[k], "map1", row_exp, NULL, 1, 1, NULL, 0), 4 };
+        weft_function *f = test_function(rts[k], "rows", scan_grad_body, &l, 2, 3, sig, 0);
+        bool profiled = rt_workers[k] == 4;
+        if (profiled)
+            cr_assert_eq(weft_profile_begin(rts[k], path), 0, "%s", weft_errmsg());
+        weft_arg a[2] = { weft_arg_tensor(x), weft_arg_tensor(w) };
+        weft_tensor *got[3] = { NULL, NULL, NULL };
+        cr_assert_eq(weft_function_call(f, a, 2, got, 3), 0, "%s", weft_errmsg());
+        if (profiled) {
+            cr_assert_eq(weft_profile_end(rts[k]), 0, "%s", weft_errmsg());
+            int seen[ROWS] = { 0 };
+            cr_expect_gt(map_gradient_spans(path, ROWS, seen), 1);
+            for (int r = 0; r < ROWS; r++)
+                cr_expect_eq(seen[r], 1, "row %d in %d spans", r, seen[r]);
+        }
+        char *ops = test_ops_text(f);
+        cr_expect(strstr(ops, "map_gradient<map2,mapped=1,pi=2>"), "%s", ops);
+        free(ops);
+        for (int o = 0; o < 3; o++) {
+            if (k == 0) {
+                first[o] = got[o];
+                continue;
+            }
+            cr_assert_eq(weft_tensor_numel(got[o]), weft_tensor_numel(first[o]));
+            cr_expect_eq(memcmp(weft_tensor_data(got[o]), weft_tensor_data(first[o]),
+                                (size_t)weft_tensor_numel(got[o]) * sizeof(double)), 0,
+                         "output %d on %u workers differs from 1 worker's", o, rt_workers[k]);
+            weft_tensor_release(got[o]);
+        }
+        weft_function_destroy(&f);
+        weft_function_destroy(&l.cell);
+        weft_function_destroy(&l.pair);
+        weft_function_destroy(&l.map2);
+        weft_function_destroy(&l.map1);
+    }
+    unlink(path);
+    loops l = { NULL, NULL, test_function(rt, "map2", row_map, NULL, 2, 2, NULL, 0), NULL, 4 };
+    weft_tensor *eager[3], *args[2] = { x, w };
+    cr_assert_eq(op_call(rt, scan_grad_body, &l, args, 2, eager, 3, true), 0, "%s",
+                 weft_errmsg());
+    for (int o = 0; o < 3; o++) {
+        for (int64_t i = 0; i < weft_tensor_numel(eager[o]); i++)
+            cr_expect_float_eq(test_element(first[o], i), test_element(eager[o], i),
+                               1e-12 * (1 + fabs(test_element(eager[o], i))),
+                               "output %d [%lld]", o, (long long)i);
+        weft_tensor_release(eager[o]);
+        weft_tensor_release(first[o]);
+    }
+    weft_function_destroy(&l.map2);
+    weft_tensor_release(x);
+    weft_tensor_release(w);
 }
 
 /* ---- while_loop --------------------------------------------------------- */
