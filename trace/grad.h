@@ -60,13 +60,19 @@ weft_value *weft__grad_unbroadcast(const weft__grad_rule *r, weft_value *g, weft
  * of the convolutions and pools (trace/grad_nn.c) and of the linear
  * algebra (trace/grad_linalg.c). */
 int         weft__grad_array(const weft__grad_rule *r);
-/* The segment reductions, sorted or not (trace/grad_segment.c). */
+/* The segment reductions, sorted or not, and isotonic_regression's fit
+ * (its pools' means; trace/grad_segment.c). */
 int         weft__grad_segment(const weft__grad_rule *r);
+int         weft__grad_isotonic(const weft__grad_rule *r);
+/* The tensor scatters: update, add, sub, max, min (trace/grad_scatter.c). */
+int         weft__grad_scatter(const weft__grad_rule *r);
 int         weft__grad_nn(const weft__grad_rule *r);
+/* crop_and_resize, for its images and boxes (trace/grad_crop.c). */
+int         weft__grad_crop_and_resize(const weft__grad_rule *r);
 int         weft__grad_linalg(const weft__grad_rule *r);
 /* The Fourier transforms, stft's included (trace/grad_fft.c). */
 int         weft__grad_fft(const weft__grad_rule *r);
-/* eigh, qr and svd (trace/grad_decomp.c). */
+/* eigh, qr, svd and lu (trace/grad_decomp.c). */
 int         weft__grad_decomp(const weft__grad_rule *r);
 /* The special functions (trace/grad_special.c): a unary one's derivative
  * (NULL when it has none), and the rule of a binary or ternary one. */

@@ -316,30 +316,6 @@ static int gather_rule(const rule_in *r)
     return give(r, 0, scatter_back(r, weft_expand_dims(r->cx, r->b, -1), axis, 1, ri));
 }
 
-/* tensor_scatter_nd_add / _sub: the tensor passes g through, each update
- * gets (or, subtracted, loses) the slice of g its tuple names.  _update:
- * the replaced slices pass nothing back to the tensor; its updates have
- * no rule, since with duplicate tuples only the last one's lands
- * (TensorFlow gives every duplicate the slice's gradient). */
-static int scatter_rule(const rule_in *r)
-{
-    weft_ctx *cx = r->cx;
-    weft__op op = r->n->op;
-    if (op == WEFT__OP_SCATTER_ND_UPDATE) {
-        if (wants(r, 2))
-            return unsupported(r, "for its updates (duplicate tuples: only the last lands)");
-        weft_value *updates = r->t->val[r->n->in[2]];
-        return give(r, 0, weft_scatter_nd_update(cx, r->g, r->b, weft_zeros_like(cx, updates)));
-    }
-    if (op != WEFT__OP_SCATTER_ND_ADD && op != WEFT__OP_SCATTER_ND_SUB)
-        return unsupported(r, NULL);
-    int rc = give(r, 0, r->g);
-    if (rc < 0 || !wants(r, 2))
-        return rc;
-    weft_value *slices = weft_gather_nd(cx, r->g, r->b);
-    return give(r, 2, op == WEFT__OP_SCATTER_ND_ADD ? slices : weft_neg(cx, slices));
-}
-
 /* The kept elements back to where the mask found them (argwhere's order
  * is the op's); the others get zeros. */
 static int boolean_mask_rule(const rule_in *r)
@@ -414,9 +390,13 @@ int weft__grad_array(const rule_in *r)
         return give(r, 0, weft_scatter_nd_add(r->cx, weft_zeros_like(r->cx, r->a), r->b, r->g));
     case WEFT__OP_BOOLEAN_MASK:
         return boolean_mask_rule(r);
+    case WEFT__OP_ISOTONIC:
+        return weft__grad_isotonic(r);
+    case WEFT__OP_CROP_AND_RESIZE:
+        return weft__grad_crop_and_resize(r);
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_SCATTER_ND_SUB:
     case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
-        return scatter_rule(r);
+        return weft__grad_scatter(r);
     case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_SEGMENT:
         return weft__grad_segment(r);
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
@@ -436,7 +416,7 @@ int weft__grad_array(const rule_in *r)
         return weft__grad_linalg(r);
     case WEFT__OP_FFT:
         return weft__grad_fft(r);
-    case WEFT__OP_EIGH: case WEFT__OP_QR: case WEFT__OP_SVD:
+    case WEFT__OP_EIGH: case WEFT__OP_QR: case WEFT__OP_SVD: case WEFT__OP_LU:
         return weft__grad_decomp(r);
     default:
         return unsupported(r, NULL);

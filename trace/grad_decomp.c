@@ -13,6 +13,10 @@
  *   v^T gv + its transpose)) v^T with f_ij = 1 / (s_j^2 - s_i^2), plus
  *   for a wide matrix u s^-1 (gv^T - gv^T v v^T); a tall one through its
  *   transpose.  Singular values alone: u diag(gs) v^T.
+ * - lu (LuGrad), for p a = l u with l unit lower and u upper, the packed
+ *   factors' adjoint split the same way (dl strictly lower, du upper):
+ *   p a gets l^-T (tril_-1(l^T dl) + triu(du u^T)) u^-T, and a's rows are
+ *   those of p a put back in place.
  * The reciprocals are TensorFlow's safe ones, x / (x^2 + 1e-20), so that
  * equal values give 0 rather than infinities (the gradient there is not
  * defined).  TensorFlow's limits stay: qr with full_matrices of a tall
@@ -197,12 +201,44 @@ static int svd_rule(const rule_in *r)
     return give(r, 0, svd_wide(cx, s, u, v, gs, gu, gv, m == n));
 }
 
+/* x's lower triangle without its diagonal. */
+static weft_value *strictly_lower(weft_ctx *cx, weft_value *x)
+{
+    weft_value *lower = weft_band_part(cx, x, -1, 0);
+    return weft_matrix_set_diag(cx, lower, weft_zeros_like(cx, weft_matrix_diag_part(cx, x)));
+}
+
+static int lu_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    int64_t m, n;
+    if (!matrix_dims(r, &m, &n))
+        return weft_ctx_status(cx);
+    weft_value *lu = block(cx, r->y, 0, n, 0, n), *dlu = block(cx, r->g, 0, n, 0, n);
+    weft_value *perm = weft_cast(cx, row(cx, r->y, n, 0, n), WEFT_I32);
+    weft_value *ones = weft_ones_like(cx, weft_matrix_diag_part(cx, lu));
+    weft_value *l = weft_matrix_set_diag(cx, weft_band_part(cx, lu, -1, 0), ones);
+    weft_value *u = weft_band_part(cx, lu, 0, -1);
+    /* l^T is upper and u^T lower, so those triangles of l^T dlu and
+     * dlu u^T read only dl and du: dlu needs no split. */
+    weft_value *phi_l = strictly_lower(cx, weft_matmul_ex(cx, l, dlu, WEFT_TRANSPOSE_A));
+    weft_value *phi_u = weft_band_part(cx, weft_matmul_ex(cx, dlu, u, WEFT_TRANSPOSE_B), 0, -1);
+    weft_value *x = weft_triangular_solve(cx, l, weft_add(cx, phi_l, phi_u), true, true);
+    weft_value *g_pa = times_r_inv_t(cx, x, u);
+    /* Row i of p a is row perm[i] of a: the inverse permutation puts
+     * them back. */
+    int rank = weft__grad_rank(r->a);
+    weft_value *back = weft_argsort(cx, perm, -1, false);
+    return give(r, 0, weft_gather_ex(cx, g_pa, back, rank - 2, rank - 2));
+}
+
 int weft__grad_decomp(const rule_in *r)
 {
     switch (r->n->op) {
     case WEFT__OP_EIGH: return eigh_rule(r);
     case WEFT__OP_QR:   return qr_rule(r);
     case WEFT__OP_SVD:  return svd_rule(r);
+    case WEFT__OP_LU:   return lu_rule(r);
     default:            return unsupported(r, NULL);
     }
 }

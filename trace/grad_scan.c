@@ -2,8 +2,9 @@
  * weft_map_ex whose rows are unknown when the tape is traced (a known count
  * unrolls instead, trace/unroll.c).  Maps (at the end) take the same way
  * with map_gradient (MAP_VJP, run by trace/map_vjp.c over the workers):
- * each row's adjoints from its own outputs', no carry.  The replay runs or records the scan again; the rule
- * records one CONTROL node, scan_gradient (SCAN_VJP):
+ * each row's adjoints from its own outputs', no carry.  The replay runs
+ * or records the scan again; the rule records one CONTROL node,
+ * scan_gradient (SCAN_VJP):
  *   inputs:  the scan's inputs (init, elems, captures), then an adjoint
  *            for each float accumulator's result (a scan's stacked rows,
  *            a fold's last value), zeros where the result is unused;

@@ -191,51 +191,98 @@ static int special_order_case(weft_ctx *cx, weft_value *const *a, weft_value **o
     return weft_ctx_status(cx);
 }
 
-static int scatter_update_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
-                               void *user)
+static int batch_gather_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    if (*(const int *)user == 1) {
-        /* Batch dim 0, gathered along axis 1 of [3, 1, 2]: not the batch's own axis. */
-        weft_value *m = weft_reshape(cx, weft_concat(cx, (weft_value *[]){ a[0], a[1] }, 2, 0), 3,
-                                     (const int64_t[]){ 3, 1, 2 });
-        weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 3, 1), 2,
-                                      (const int64_t[]){ 3, 1 });
-        outs[0] = weft_gather_ex(cx, m, weft_mul(cx, at, weft_const_i64(cx, 0)), 2, 1);
-        return weft_ctx_status(cx);
-    }
-    weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 2, 1), 2,
-                                  (const int64_t[]){ 2, 1 });
-    outs[0] = weft_scatter_nd_update(cx, a[1], at, weft_slice(cx, a[0], NULL,
-                                                              (const int64_t[]){ 2 }, NULL));
+    (void)user;
+    /* Batch dim 0, gathered along axis 1 of [3, 1, 2]: not the batch's own axis. */
+    weft_value *m = weft_reshape(cx, weft_concat(cx, (weft_value *[]){ a[0], a[1] }, 2, 0), 3,
+                                 (const int64_t[]){ 3, 1, 2 });
+    weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 3, 1), 2,
+                                  (const int64_t[]){ 3, 1 });
+    outs[0] = weft_gather_ex(cx, m, weft_mul(cx, at, weft_const_i64(cx, 0)), 2, 1);
     return weft_ctx_status(cx);
 }
 
-static int scatter_update_case(weft_ctx *cx, weft_value *const *a, weft_value **outs,
-                               void *user)
+static int batch_gather_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     weft_value *g[2];
-    if (weft_gradients(cx, scatter_update_body, user, a, 2, 2, NULL, g) < 0)
+    if (weft_gradients(cx, batch_gather_body, user, a, 2, 2, NULL, g) < 0)
         return weft_ctx_status(cx);
     outs[0] = g[0];
     return weft_ctx_status(cx);
 }
 
-Test(grad, scatter_update_and_batch_gather_refusals)
+Test(grad, a_batch_gather_along_a_later_axis_is_refused)
 {
     const double v[3] = { 3, 1, 2 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
                              test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
-    static const char *want[] = { "no gradient for scatter_nd_update for its updates",
-                                  "no gradient for gather with batch dims along an axis after" };
-    for (int i = 0; i < 2; i++) {
-        weft_tensor *out = NULL;
-        int rc = op_call(rt, scatter_update_case, &i, args, 2, &out, 1, true);
-        cr_expect_eq(rc, WEFT_EINVAL, "%s: %d", want[i], rc);
-        cr_expect(strstr(weft_errmsg(), want[i]) != NULL, "message: %s", weft_errmsg());
-        weft_tensor_release(out);
-    }
+    static const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "no gradient for gather with batch dims along an axis after" },
+    };
+    op_expect_errors(rt, batch_gather_case, cases, 1, args, 2);
     for (int k = 0; k < 2; k++)
         weft_tensor_release(args[k]);
+}
+
+/* sum(scatter_nd_update(x, at, u) * [1, 2, 3, 4]) and its gradients for x
+ * and u. */
+static int scatter_rows_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *scaled = weft_mul(cx, weft_scatter_nd_update(cx, a[0], a[2], a[1]),
+                                  weft_cast(cx, weft_range(cx, WEFT_I64, 1, 5, 1), WEFT_F64));
+    outs[0] = weft_sum(cx, scaled, WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+static int scatter_rows_gradients(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                                  void *user)
+{
+    return weft_gradients(cx, scatter_rows_body, user, a, 3, 2, NULL, outs);
+}
+
+Test(grad, scatter_update_gradients_with_an_update_count_unknown_while_tracing)
+{
+    /* x f64[4], updates f64[?] at i64[?, 1]: the duplicate tuple's last
+     * update lands, and only it gets the gradient; x's replaced elements
+     * get none.  Indices of two dims before the tuples, unknown, are
+     * refused, naming why. */
+    weft_spec sig[3] = { { WEFT_F64, 1, { 4 } }, { WEFT_F64, 1, { WEFT_DIM_ANY } },
+                         { WEFT_I64, 2, { WEFT_DIM_ANY, 1 } } };
+    weft_function *f = test_function(rt, "scatter_rows", scatter_rows_gradients, NULL, 3, 2, sig,
+                                     0);
+    const double xv[4] = { 0.5, 1.5, 2.5, 3.5 }, uv[3] = { 10, 20, 30 }, at[3] = { 1, 3, 1 };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, (const int64_t[]){ 4 }, xv);
+    weft_tensor *u = test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, uv);
+    weft_tensor *idx = test_tensor(WEFT_I64, 2, (const int64_t[]){ 3, 1 }, at);
+    weft_arg args[3] = { weft_arg_tensor(x), weft_arg_tensor(u), weft_arg_tensor(idx) };
+    weft_tensor *g[2] = { NULL, NULL };
+    cr_assert_eq(weft_function_call(f, args, 3, g, 2), 0, "%s", weft_errmsg());
+    static const double want_x[4] = { 1, 0, 3, 0 }, want_u[3] = { 0, 4, 2 };
+    for (int i = 0; i < 4; i++)
+        cr_expect_eq(test_element(g[0], i), want_x[i], "x [%d]", i);
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(test_element(g[1], i), want_u[i], "updates [%d]", i);
+    weft_tensor_release(g[0]);
+    weft_tensor_release(g[1]);
+    weft_function_destroy(&f);
+    sig[1] = (weft_spec){ WEFT_F64, 2, { WEFT_DIM_ANY, 1 } };
+    sig[2] = (weft_spec){ WEFT_I64, 3, { WEFT_DIM_ANY, 1, 1 } };
+    f = test_function(rt, "scatter_grid", scatter_rows_gradients, NULL, 3, 2, sig, 0);
+    weft_tensor *u2 = test_tensor(WEFT_F64, 2, (const int64_t[]){ 3, 1 }, uv);
+    weft_tensor *idx2 = test_tensor(WEFT_I64, 3, (const int64_t[]){ 3, 1, 1 }, at);
+    weft_arg args2[3] = { weft_arg_tensor(x), weft_arg_tensor(u2), weft_arg_tensor(idx2) };
+    cr_expect_eq(weft_function_call(f, args2, 3, g, 2), WEFT_EINVAL);
+    cr_expect(strstr(weft_errmsg(), "no gradient for scatter_nd_update for its updates when the "
+                                    "indices have more than one dim before the tuples"),
+              "%s", weft_errmsg());
+    weft_function_destroy(&f);
+    weft_tensor_release(x);
+    weft_tensor_release(u);
+    weft_tensor_release(idx);
+    weft_tensor_release(u2);
+    weft_tensor_release(idx2);
 }
 
 Test(grad, special_functions_refuse_the_other_arguments)
@@ -435,6 +482,45 @@ static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x, weft_val
             parts[i] = weft_mul(cx, rows[i % 3], weft_const_f64(cx, 1.0 + i / 3));
         return which == 58 ? weft_concat(cx, parts, 70, 0) : weft_stack(cx, parts, 70, 1);
     }
+    case 60: case 61: {
+        /* x minus its own values at four places: zeros there, two of them
+         * in one column of a segment (that segment passes nothing back). */
+        static const double at[12] = { 0.3, 0, 0, 0.05, 0, 0, 0.6, -0.2, 0, 0, 0, 0 };
+        weft_value *z = weft_sub(cx, x, const_of(cx, WEFT_F64, 2, (const int64_t[]){ 3, 4 }, at));
+        if (which == 60)
+            return weft_unsorted_segment(cx, WEFT_R_PROD, z, ids_of(cx, 3, (const double[]){
+                                             1, 1, -1 }), 3);
+        return weft_segment(cx, WEFT_R_PROD, weft_mul(cx, z, weft_const_f64(cx, 2.0)),
+                            ids_of(cx, 3, (const double[]){ 0, 0, 1 }));
+    }
+    case 62: return weft_scatter_nd_update(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){
+                                               3, 1 }, (const double[]){ 2, 0, 2 }),
+                                           weft_mul(cx, wt, wt));
+    case 63: {
+        weft_value *u = weft_reshape(cx, weft_slice(cx, w, NULL, (const int64_t[]){ 2, 2 }, NULL),
+                                     1, (const int64_t[]){ 4 });
+        return weft_scatter_nd_update(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 4, 2 },
+                                                      (const double[]){ 0, 1, 2, 3, 0, 1, 1, 1 }),
+                                      u);
+    }
+    case 64: return weft_scatter_nd_max(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 1 },
+                                                        (const double[]){ 1, 0, 1 }),
+                                        weft_mul(cx, wt, weft_const_f64(cx, 1.5)));
+    case 66: case 67: {
+        /* Pools of one, two and three elements. */
+        weft_value *fit[2];
+        if (weft_isotonic_regression(cx, x, which == 67, which == 66 ? -1 : 0, fit) < 0)
+            return NULL;
+        return weft_mul(cx, fit[0], fit[0]);
+    }
+    case 65: {
+        /* Row 2 of x ties with its first update: each gets half. */
+        weft_value *row2 = weft_slice(cx, x, (const int64_t[]){ 2, 0 }, NULL, NULL);
+        weft_value *w0 = weft_slice(cx, wt, NULL, (const int64_t[]){ 1, 4 }, NULL);
+        return weft_scatter_nd_min(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 2, 1 },
+                                                   (const double[]){ 2, 2 }),
+                                   weft_concat(cx, (weft_value *[]){ row2, w0 }, 2, 0));
+    }
     default: return NULL;
     }
 }
@@ -569,6 +655,10 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "scatter_nd_add of elements", "gather with a batch dim", "gather with two batch dims",
         "cumulative_logsumexp", "cumulative_logsumexp exclusive and reversed",
         "cumulative_logsumexp exclusive", "concat of 70 inputs", "stack of 70 inputs",
+        "unsorted segment prod with zeros", "sorted segment prod with zeros",
+        "scatter_nd_update's updates with a duplicate", "scatter_nd_update of elements",
+        "scatter_nd_max with a duplicate", "scatter_nd_min with a tie",
+        "isotonic_regression along the last axis", "isotonic_regression decreasing, axis 0",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
@@ -1134,6 +1224,36 @@ Test(grad, a_cnn_traced_for_any_batch_matches_eager)
         weft_tensor_release(args[1]);
     }
     op_destroy_traced_once(&f);
+}
+
+/* crop_and_resize of images f64[2,4,5,2] in boxes f64[3,4] (one flipped,
+ * one reaching outside the image: samples there take the extrapolation
+ * value), on images 1, 0, 1; no sample sits on a pixel or an edge, where
+ * the gradient is not defined. */
+static int crop_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    static const int64_t sizes[3][2] = { { 3, 3 }, { 1, 1 }, { 2, 4 } };
+    weft_value *at = const_of(cx, WEFT_I32, 1, (const int64_t[]){ 3 }, (const double[]){ 1, 0, 1 });
+    weft_resize_method m = which == 3 ? WEFT_RESIZE_NEAREST : WEFT_RESIZE_BILINEAR;
+    outs[0] = weighted(cx, weft_crop_and_resize(cx, a[0], a[1], at, sizes[which % 3], m, 0.25));
+    return weft_ctx_status(cx);
+}
+
+Test(grad, crop_and_resize_matches_differences)
+{
+    static const char *names[4] = { "crop_and_resize 3 x 3", "crop_and_resize of box centres",
+                                    "crop_and_resize 2 x 4", "crop_and_resize nearest" };
+    double iv[80];
+    for (int i = 0; i < 80; i++)
+        iv[i] = sin(0.9 * i + 0.2) + 0.1 * (i % 7);
+    static const double boxes[12] = { 0.1, 0.15, 0.8, 0.9, 0.7, 0.05, 0.2, 0.6,
+                                      -0.2, 0.3, 0.52, 1.3 };
+    const grad_arg args[2] = { { 4, { 2, 4, 5, 2 }, iv }, { 2, { 3, 4 }, boxes } };
+    for (int i = 0; i < 4; i++) {
+        grad_case c = { crop_body, &i, 2, 2 };
+        expect_gradients(&c, args, names[i]);
+    }
 }
 
 /* ---- Linear algebra and sorting ---------------------------------------- */

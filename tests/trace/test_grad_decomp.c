@@ -1,5 +1,5 @@
-/* weft_gradients through eigh, eigvalsh, qr and svd: tall, wide, square
- * and batched matrices, on weft's own loops and (larger) LAPACK's, against
+/* weft_gradients through eigh, eigvalsh, qr, svd and lu: tall, wide,
+ * square and batched matrices, on weft's own loops and (larger) LAPACK's, against
  * central differences of a weighted sum of the factors, eagerly and
  * traced on 1, 2 and 4 workers; and the cases TensorFlow refuses too.
  * Eigen- and singular vectors enter squared: their signs are LAPACK's
@@ -55,6 +55,23 @@ static int decomp_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, vo
         weft_svd(cx, a[0], false, false, f);
         n = 1;
         break;
+    case 14: case 15: case 16: {   /* lu, its permutation a constant */
+        weft_value *lp[2];
+        if (weft_lu(cx, a[0], lp) == 0)
+            f[0] = lp[0];
+        n = 1;
+        break;
+    }
+    case 17: case 18: case 19: {   /* lu_solve, lu_matrix_inverse, lu_reconstruct */
+        weft_value *lp[2], *rhs = weft_reshape(cx, weft_range(cx, WEFT_F64, 1, 7, 1), 2,
+                                                (const int64_t[]){ 3, 2 });
+        if (weft_lu(cx, a[0], lp) == 0)
+            f[0] = which == 17 ? weft_lu_solve(cx, lp[0], lp[1], rhs)
+                   : which == 18 ? weft_lu_matrix_inverse(cx, lp[0], lp[1])
+                                 : weft_lu_reconstruct(cx, lp[0], lp[1]);
+        n = 1;
+        break;
+    }
     default:   /* svd with vectors */
         weft_svd(cx, a[0], which == 12, true, f);
         f[1] = squared(cx, f[1]);
@@ -96,6 +113,12 @@ Test(grad_decomp, factors_match_differences)
         { "svd of a batch of square matrices", { 3, { 2, 3, 3 }, NULL } },
         { "svd of a square matrix, full_matrices", { 2, { 3, 3 }, NULL } },
         { "svd of 10 x 9 (LAPACK)", { 2, { 10, 9 }, NULL } },
+        { "lu of 3 x 3", { 2, { 3, 3 }, NULL } },
+        { "lu of a batch of 4 x 4", { 3, { 2, 4, 4 }, NULL } },
+        { "lu of 9 x 9", { 2, { 9, 9 }, NULL } },
+        { "lu_solve of lu's factors", { 2, { 3, 3 }, NULL } },
+        { "lu_matrix_inverse of lu's factors", { 2, { 3, 3 }, NULL } },
+        { "lu_reconstruct of lu's factors", { 2, { 3, 3 }, NULL } },
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         double xv[GRAD_CHECK_MAX_ELEMENTS];
