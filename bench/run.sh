@@ -5,7 +5,7 @@
 #   bench/run.sh                 # workers/threads "1 2"
 #   bench/run.sh "1 2 4 8 16"    # a bigger machine
 #   BENCH_REPS=5 bench/run.sh    # fewer repetitions (default 11)
-#   BENCH_ONLY="fib spawn" bench/run.sh   # a subset: fib spawn lace map idle trace eager cache dist shape matmul numeric index conv linalg signal grad
+#   BENCH_ONLY="fib spawn" bench/run.sh   # a subset: fib spawn lace map idle trace eager cache dist shape matmul numeric index conv linalg signal grad grad_map
 #   BENCH_WAIT_QUIET=120 bench/run.sh     # on a shared machine: before each
 #       program wait (at most 120 s) until the CPUs are >= 90% idle over 2 s
 # Finer knobs read by the programs: BENCH_FIB_N="30 35", BENCH_WEFT_ONLY=1
@@ -23,7 +23,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 workers=${1:-"1 2"}
 build=${BENCH_BUILD:-"$root/build/bench"}
-only=${BENCH_ONLY:-"fib spawn lace map idle trace eager cache dist shape matmul numeric index conv linalg signal grad"}
+only=${BENCH_ONLY:-"fib spawn lace map idle trace eager cache dist shape matmul numeric index conv linalg signal grad grad_map"}
 
 if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "$root" --buildtype=release -Dbenchmarks=true -Dtests=false

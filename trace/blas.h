@@ -23,8 +23,9 @@ static inline bool weft__blas_available(void)
 void weft__blas_hold(void);
 void weft__blas_release(void);
 
-/* Called on the thread about to make a BLAS call, inside a hold: settles
- * what the BLAS keeps per thread (an OpenMP build's thread count). */
+/* Called on the thread about to make a BLAS call, inside a hold or for a
+ * call too small for the BLAS to thread: settles what the BLAS keeps per
+ * thread (an OpenMP build's thread count). */
 void weft__blas_thread_enter(void);
 
 #endif

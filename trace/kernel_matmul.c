@@ -34,6 +34,12 @@
 /* Products of fewer multiply-adds skip the BLAS, whose per-call setup
  * (argument checks, buffer pool) outweighs a small loop. */
 #define MM_BLAS_MIN_WORK 4096
+/* Products of fewer multiply-adds run on the calling thread in OpenBLAS
+ * whatever its thread count (it threads gemm above 65536 x 4 of them and
+ * gemv above 2304 x 4 matrix elements), so they skip weft__blas_hold: a
+ * process-wide lock that workers multiplying small matrices side by side
+ * (a map's rows) would take twice a product and fight over. */
+#define MM_BLAS_SERIAL_WORK 9216
 
 typedef struct mm_job {
     weft_dtype dt;
@@ -375,5 +381,6 @@ int weft__eval_matmul(weft_runtime *rt, const weft__node *n, const weft_tensor *
         return 0;
     }
     mm_plan(&j, rt, work, (uint64_t)out->numel / ((uint64_t)j.m * (uint64_t)j.n));
-    return weft__run_chunks_blas(rt, j.chunks, mm_chunk, &j, j.blas);
+    return weft__run_chunks_blas(rt, j.chunks, mm_chunk, &j,
+                                 j.blas && work >= MM_BLAS_SERIAL_WORK);
 }

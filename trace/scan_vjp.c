@@ -32,36 +32,44 @@ static bool is_float(const weft_tensor *t)
     return weft__dtype_is_float(t->dtype);
 }
 
-/* a + b (the same shape, f32 or f64) as a new tensor. */
-static int add(const weft_tensor *a, const weft_tensor *b, weft_tensor **out)
+/* z = a + b elementwise (the same shape, f32 or f64); z may be a or b. */
+static void add(const weft_tensor *a, const weft_tensor *b, weft_tensor *z)
 {
-    int rc = weft__tensor_new(a->dtype, a->rank, a->dims, out);
-    if (rc < 0)
-        return rc;
     if (a->dtype == WEFT_F32) {
         const float *x = a->data, *y = b->data;
-        float *z = weft__tensor_mut(*out);
+        float *o = weft__tensor_mut(z);
         for (int64_t i = 0; i < a->numel; i++)
-            z[i] = x[i] + y[i];
+            o[i] = x[i] + y[i];
     } else {
         const double *x = a->data, *y = b->data;
-        double *z = weft__tensor_mut(*out);
+        double *o = weft__tensor_mut(z);
         for (int64_t i = 0; i < a->numel; i++)
-            z[i] = x[i] + y[i];
+            o[i] = x[i] + y[i];
     }
-    return 0;
 }
 
+static bool sole_reference(const weft_tensor *t)
+{
+    return __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* The sum goes into whichever operand no one else holds (a buffer is
+ * never shared between tensors), else into a new tensor: summing a
+ * capture's adjoint over many rows allocates nothing. */
 int weft__vjp_add_into(weft_tensor **acc, weft_tensor *v)
 {
     if (!*acc) {
         *acc = v;
         return 0;
     }
-    weft_tensor *sum = NULL;
-    int rc = add(*acc, v, &sum);
-    weft_tensor_release(v);
-    weft_tensor_release(*acc);
+    weft_tensor *sum = sole_reference(*acc) ? *acc : sole_reference(v) ? v : NULL;
+    int rc = sum ? 0 : weft__tensor_new((*acc)->dtype, (*acc)->rank, (*acc)->dims, &sum);
+    if (rc == 0)
+        add(*acc, v, sum);
+    if (sum != v)
+        weft_tensor_release(v);
+    if (sum != *acc)
+        weft_tensor_release(*acc);
     *acc = sum;
     return rc;
 }
