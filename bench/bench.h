@@ -49,6 +49,17 @@ struct weft_ctx;
 struct weft_value;
 /* An f32[] constant v in a body (weft_const_f64 would be f64). */
 struct weft_value *bench_f32_scalar(struct weft_ctx *cx, float v);
+struct weft_function;
+struct weft_tensor;
+/* weft_function_call of f on the tensors in[0..n_in) into out[0..n_out),
+ * or bench_die. */
+void bench_call(struct weft_function *f, struct weft_tensor *const *in, size_t n_in,
+                struct weft_tensor **out, size_t n_out);
+/* Calls f (its results released) until its fused groups run native code
+ * (at most 5 s) and for at least the warm-up time: the steady state a
+ * table times. */
+void bench_warm_native(struct weft_function *f, struct weft_tensor *const *in, size_t n_in,
+                       size_t n_out);
 
 /* Results reach this so that no computation can be removed as dead. */
 extern volatile uint64_t bench_sink;

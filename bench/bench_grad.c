@@ -183,27 +183,7 @@ static void release_all(weft_tensor **t, int n)
 
 static void weft_step(weft_function *f, weft_tensor *const *in, weft_tensor **out)
 {
-    weft_arg a[6];
-    for (int i = 0; i < 6; i++)
-        a[i] = weft_arg_tensor(in[i]);
-    int err = weft_function_call(f, a, 6, out, 5);
-    if (err < 0)
-        bench_die("weft_function_call", err);
-}
-
-/* Calls f until its fused groups run native code (at most 5 s): the
- * steady state that the table times. */
-static void warm(weft_function *f, weft_tensor *const *in)
-{
-    weft_function_stats st;
-    double t0 = bench_now();
-    do {
-        weft_tensor *out[5];
-        weft_step(f, in, out);
-        release_all(out, 5);
-        weft_function_get_stats(f, &st);
-    } while ((st.native_compile_ns == 0 || bench_now() - t0 < BENCH_WARMUP_NS * 1e-9) &&
-             bench_now() - t0 < 5.0);
+    bench_call(f, in, 6, out, 5);
 }
 
 static void check(const char *what, net *n, weft_tensor *const *out)
@@ -261,7 +241,7 @@ int main(int argc, char **argv)
         weft_step(eager, in, out);
         check("eager step against C", &n, out);
         release_all(out, 5);
-        warm(traced, in);
+        bench_warm_native(traced, in, 6, 5);
         weft_function_stats st;
         weft_function_get_stats(traced, &st);
         double t1[BENCH_MAX_REPS], tn[BENCH_MAX_REPS], tt[BENCH_MAX_REPS], te[BENCH_MAX_REPS];

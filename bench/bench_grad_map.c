@@ -68,26 +68,7 @@ static weft_function *function_of(weft_runtime *rt, const char *name, weft_body_
 
 static void weft_grads(weft_function *f, weft_tensor *const *in, weft_tensor **out)
 {
-    weft_arg a[2] = { weft_arg_tensor(in[0]), weft_arg_tensor(in[1]) };
-    int err = weft_function_call(f, a, 2, out, 2);
-    if (err < 0)
-        bench_die("weft_function_call", err);
-}
-
-/* Calls f until its fused groups run native code (at most 5 s), and for
- * at least the warm-up time: the steady state that the table times. */
-static void warm(weft_function *f, weft_tensor *const *in)
-{
-    weft_function_stats st;
-    double t0 = bench_now();
-    do {
-        weft_tensor *out[2];
-        weft_grads(f, in, out);
-        weft_tensor_release(out[0]);
-        weft_tensor_release(out[1]);
-        weft_function_get_stats(f, &st);
-    } while ((st.native_compile_ns == 0 || bench_now() - t0 < BENCH_WARMUP_NS * 1e-9) &&
-             bench_now() - t0 < 5.0);
+    bench_call(f, in, 2, out, 2);
 }
 
 /* ---- C by hand ---------------------------------------------------------- */
@@ -169,7 +150,7 @@ int main(int argc, char **argv)
         check(dw, out[1], (size_t)D * D, "dW against C");
         weft_tensor_release(out[0]);
         weft_tensor_release(out[1]);
-        warm(f, in);
+        bench_warm_native(f, in, 2, 2);
         double tc[BENCH_MAX_REPS], tw[BENCH_MAX_REPS], ratio[BENCH_MAX_REPS];
         for (int r = 0; r < reps; r++) {
             double t0 = bench_now();

@@ -30,6 +30,35 @@ weft_runtime *bench_runtime(unsigned workers)
     return rt;
 }
 
+void bench_call(weft_function *f, weft_tensor *const *in, size_t n_in, weft_tensor **out,
+                size_t n_out)
+{
+    weft_arg a[16];
+    if (n_in > 16)
+        bench_die("bench_call: more than 16 arguments", WEFT_EINVAL);
+    for (size_t i = 0; i < n_in; i++)
+        a[i] = weft_arg_tensor(in[i]);
+    int err = weft_function_call(f, a, n_in, out, n_out);
+    if (err < 0)
+        bench_die("weft_function_call", err);
+}
+
+void bench_warm_native(weft_function *f, weft_tensor *const *in, size_t n_in, size_t n_out)
+{
+    weft_function_stats st;
+    weft_tensor *out[16];
+    if (n_out > 16)
+        bench_die("bench_warm_native: more than 16 results", WEFT_EINVAL);
+    double t0 = bench_now();
+    do {
+        bench_call(f, in, n_in, out, n_out);
+        for (size_t i = 0; i < n_out; i++)
+            weft_tensor_release(out[i]);
+        weft_function_get_stats(f, &st);
+    } while ((st.native_compile_ns == 0 || bench_now() - t0 < BENCH_WARMUP_NS * 1e-9) &&
+             bench_now() - t0 < 5.0);
+}
+
 weft_value *bench_f32_scalar(weft_ctx *cx, float v)
 {
     weft_tensor *t = NULL;

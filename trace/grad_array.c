@@ -288,20 +288,41 @@ static weft_value *scatter_back(const rule_in *r, weft_value *at, int axis, int 
 
 /* With batch dims b gathered along axis b (TensorFlow's default axis):
  * each row back to its batch's matrix, the tuples' batch coordinates
- * joined in front as weft_gather_nd_ex does. */
+ * joined in front as weft_gather_nd_ex does.  Along a later axis the
+ * gather is the same one of a with that axis moved to b, whose result
+ * has the index dims before the dims they passed: a and g are moved so,
+ * and the sum moved back. */
 static int batch_gather_rule(const rule_in *r, int ra, int axis)
 {
+    weft_ctx *cx = r->cx;
     int b = r->n->attr.axis.batch;
     b = b < 0 ? b + weft__grad_rank(r->b) : b;
-    if (axis != b)
-        return unsupported(r, "with batch dims along an axis after them");
     const weft_spec *as = weft__value_spec(r->a);
     int64_t batch[WEFT_MAX_RANK];
     for (int d = 0; d < b && d < ra; d++)
         if ((batch[d] = as->dims[d]) == WEFT_DIM_ANY)
             return unsupported(r, "with a batch dim unknown while tracing");
-    weft_value *tuples = weft__ops_batch_tuples(r->cx, weft_expand_dims(r->cx, r->b, -1), batch, b);
-    return give(r, 0, weft_scatter_nd_add(r->cx, weft_zeros_like(r->cx, r->a), tuples, r->g));
+    weft_value *a = r->a, *g = r->g;
+    int pa[WEFT_MAX_RANK], pg[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
+    if (axis != b) {
+        int n_idx = weft__grad_rank(r->b) - b, rg = ra - 1 + n_idx, at = 0;
+        for (int d = 0; d < ra; d++)
+            pa[d] = d < b ? d : d == b ? axis : d <= axis ? d - 1 : d;
+        for (int d = 0; d < b; d++)
+            pg[at++] = d;
+        for (int i = 0; i < n_idx; i++)
+            pg[at++] = axis + i;
+        for (int d = b; d < rg; d++)
+            if (d < axis || d >= axis + n_idx)
+                pg[at++] = d;
+        for (int d = 0; d < ra; d++)
+            back[pa[d]] = d;
+        a = weft_transpose(cx, a, pa);
+        g = weft_transpose(cx, g, pg);
+    }
+    weft_value *tuples = weft__ops_batch_tuples(cx, weft_expand_dims(cx, r->b, -1), batch, b);
+    weft_value *sum = weft_scatter_nd_add(cx, weft_zeros_like(cx, a), tuples, g);
+    return give(r, 0, axis != b ? weft_transpose(cx, sum, back) : sum);
 }
 
 /* The gathered rows added back where they came from. */

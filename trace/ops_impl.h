@@ -47,7 +47,8 @@ weft_value *weft__ops_fft(weft_ctx *cx, const char *fn, weft_value *input, int k
  * rank r known, tuples along the last dim) whose first batch_dims dims are
  * batch[0..batch_dims) long (known), an i64 [..., batch_dims + k] holding
  * each element's batch indices, then its tuple (trace/ops_index.c;
- * weft_gather_nd_ex's, and gather's gradient with batch dims). */
+ * weft_gather_nd_ex's, and gather's gradient with batch dims).  indices
+ * NULL (an earlier step failed) gives NULL. */
 weft_value *weft__ops_batch_tuples(weft_ctx *cx, weft_value *indices, const int64_t *batch,
                                    int batch_dims);
 

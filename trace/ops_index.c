@@ -148,6 +148,8 @@ weft_value *weft_gather_nd_ex(weft_ctx *cx, weft_value *params, weft_value *indi
 weft_value *weft__ops_batch_tuples(weft_ctx *cx, weft_value *indices, const int64_t *batch,
                                    int batch_dims)
 {
+    if (!indices)
+        return NULL;   /* an earlier step failed: the context holds why */
     int rank = weft__value_spec(indices)->rank;
     weft_value *idx = weft_cast(cx, indices, WEFT_I64);
     int64_t begin[WEFT_MAX_RANK] = { 0 }, end[WEFT_MAX_RANK];

@@ -191,40 +191,6 @@ static int special_order_case(weft_ctx *cx, weft_value *const *a, weft_value **o
     return weft_ctx_status(cx);
 }
 
-static int batch_gather_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    (void)user;
-    /* Batch dim 0, gathered along axis 1 of [3, 1, 2]: not the batch's own axis. */
-    weft_value *m = weft_reshape(cx, weft_concat(cx, (weft_value *[]){ a[0], a[1] }, 2, 0), 3,
-                                 (const int64_t[]){ 3, 1, 2 });
-    weft_value *at = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, 3, 1), 2,
-                                  (const int64_t[]){ 3, 1 });
-    outs[0] = weft_gather_ex(cx, m, weft_mul(cx, at, weft_const_i64(cx, 0)), 2, 1);
-    return weft_ctx_status(cx);
-}
-
-static int batch_gather_case(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    weft_value *g[2];
-    if (weft_gradients(cx, batch_gather_body, user, a, 2, 2, NULL, g) < 0)
-        return weft_ctx_status(cx);
-    outs[0] = g[0];
-    return weft_ctx_status(cx);
-}
-
-Test(grad, a_batch_gather_along_a_later_axis_is_refused)
-{
-    const double v[3] = { 3, 1, 2 };
-    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v),
-                             test_tensor(WEFT_F64, 1, (const int64_t[]){ 3 }, v) };
-    static const op_error_case cases[] = {
-        { 0, WEFT_EINVAL, "no gradient for gather with batch dims along an axis after" },
-    };
-    op_expect_errors(rt, batch_gather_case, cases, 1, args, 2);
-    for (int k = 0; k < 2; k++)
-        weft_tensor_release(args[k]);
-}
-
 /* sum(scatter_nd_update(x, at, u) * [1, 2, 3, 4]) and its gradients for x
  * and u. */
 static int scatter_rows_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -506,6 +472,37 @@ static weft_value *segment_case(weft_ctx *cx, int which, weft_value *x, weft_val
     case 64: return weft_scatter_nd_max(cx, x, const_of(cx, WEFT_I64, 2, (const int64_t[]){ 3, 1 },
                                                         (const double[]){ 1, 0, 1 }),
                                         weft_mul(cx, wt, weft_const_f64(cx, 1.5)));
+    case 68: {
+        /* Batch dims before the gathered axis: along axis 2 of [3, 2, 2],
+         * along axis 2 of [2, 3, 2] with indices of two dims, along axis
+         * 3 of [2, 1, 3, 2] with two batch dims; repeats in each. */
+        weft_value *at = const_of(cx, WEFT_I32, 2, (const int64_t[]){ 3, 3 },
+                                  (const double[]){ 1, 0, 1, 0, 0, 1, 1, 1, 0 });
+        return weft_gather_ex(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 3, 2, 2 }), at, 2, 1);
+    }
+    case 69: {
+        weft_value *at = const_of(cx, WEFT_I64, 3, (const int64_t[]){ 2, 2, 2 },
+                                  (const double[]){ 1, 1, 0, 1, 0, 0, 1, 0 });
+        return weft_gather_ex(cx, weft_reshape(cx, x, 3, (const int64_t[]){ 2, 3, 2 }), at, 2, 1);
+    }
+    case 70: {
+        weft_value *at = const_of(cx, WEFT_I32, 3, (const int64_t[]){ 2, 1, 3 },
+                                  (const double[]){ 0, 1, 1, 1, 1, 0 });
+        return weft_gather_ex(cx, weft_reshape(cx, x, 4, (const int64_t[]){ 2, 1, 3, 2 }), at, 3,
+                              2);
+    }
+    case 71: {   /* two dims between the batch and the axis */
+        weft_value *at = const_of(cx, WEFT_I32, 2, (const int64_t[]){ 2, 3 },
+                                  (const double[]){ 1, 0, 1, 0, 0, 1 });
+        return weft_gather_ex(cx, weft_reshape(cx, x, 4, (const int64_t[]){ 2, 3, 1, 2 }), at, 3,
+                              1);
+    }
+    case 72: {   /* a dim after the axis */
+        weft_value *at = const_of(cx, WEFT_I32, 2, (const int64_t[]){ 2, 2 },
+                                  (const double[]){ 2, 0, 1, 1 });
+        return weft_gather_ex(cx, weft_reshape(cx, x, 4, (const int64_t[]){ 2, 1, 3, 2 }), at, 2,
+                              1);
+    }
     case 66: case 67: {
         /* Pools of one, two and three elements. */
         weft_value *fit[2];
@@ -659,6 +656,9 @@ Test(grad, shape_reduction_and_product_rules_match_differences)
         "scatter_nd_update's updates with a duplicate", "scatter_nd_update of elements",
         "scatter_nd_max with a duplicate", "scatter_nd_min with a tie",
         "isotonic_regression along the last axis", "isotonic_regression decreasing, axis 0",
+        "gather along axis 2 after a batch dim", "gather of index pairs along axis 2",
+        "gather along axis 3 after two batch dims", "gather two dims after its batch dim",
+        "gather before a last dim, after a batch dim",
     };
     const grad_arg args[2] = { { 2, { 3, 4 }, xs12 }, { 2, { 4, 3 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
@@ -1505,6 +1505,16 @@ static int scan_grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
     return weft_gradients(cx, loops_body, user, a, 2, 2, &outs[0], &outs[1]);
 }
 
+/* got's elements equal want's to 1e-12, relative. */
+static void expect_close(const weft_tensor *got, const weft_tensor *want, const char *what)
+{
+    cr_assert_eq(weft_tensor_numel(got), weft_tensor_numel(want), "%s", what);
+    for (int64_t i = 0; i < weft_tensor_numel(want); i++)
+        cr_expect_float_eq(test_element(got, i), test_element(want, i),
+                           1e-12 * (1 + fabs(test_element(want, i))), "%s [%lld]", what,
+                           (long long)i);
+}
+
 Test(grad, a_scan_or_map_over_rows_unknown_while_tracing)
 {
     /* With the rows unknown while tracing, a scan or fold differentiates
@@ -1531,11 +1541,10 @@ Test(grad, a_scan_or_map_over_rows_unknown_while_tracing)
             cr_assert_eq(op_call(rt, scan_grad_body, &l, args, 2, eager, 3, true), 0, "%s",
                          weft_errmsg());
             for (int k = 0; k < 3; k++) {
-                for (int64_t i = 0; i < weft_tensor_numel(eager[k]); i++)
-                    cr_expect_float_eq(test_element(traced[k], i), test_element(eager[k], i),
-                                       1e-12 * (1 + fabs(test_element(eager[k], i))),
-                                       "case %d, %lld rows: output %d [%lld]", l.which,
-                                       (long long)rows, k, (long long)i);
+                char what[64];
+                snprintf(what, sizeof what, "case %d, %lld rows: output %d", l.which,
+                         (long long)rows, k);
+                expect_close(traced[k], eager[k], what);
                 weft_tensor_release(traced[k]);
                 weft_tensor_release(eager[k]);
             }
@@ -1558,12 +1567,7 @@ Test(grad, a_scan_or_map_over_rows_unknown_while_tracing)
  * into seen[0..rows); returns the number of spans. */
 static int map_gradient_spans(const char *path, int64_t rows, int *seen)
 {
-    FILE *f = fopen(path, "r");
-    cr_assert(f);
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = test_read_file(path);
     int spans = 0;
     const char *tag = "\"name\":\"map_gradient\",\"cat\":\"map\"";
     for (const char *p = strstr(buf, tag); p; p = strstr(p + 1, tag)) {
@@ -1575,6 +1579,7 @@ static int map_gradient_spans(const char *path, int64_t rows, int *seen)
             seen[r]++;
         spans++;
     }
+    free(buf);
     return spans;
 }
 
@@ -1643,10 +1648,9 @@ Test(grad, a_map_gradient_spreads_its_rows_over_the_workers)
     cr_assert_eq(op_call(rt, scan_grad_body, &l, args, 2, eager, 3, true), 0, "%s",
                  weft_errmsg());
     for (int o = 0; o < 3; o++) {
-        for (int64_t i = 0; i < weft_tensor_numel(eager[o]); i++)
-            cr_expect_float_eq(test_element(first[o], i), test_element(eager[o], i),
-                               1e-12 * (1 + fabs(test_element(eager[o], i))),
-                               "output %d [%lld]", o, (long long)i);
+        char what[16];
+        snprintf(what, sizeof what, "output %d", o);
+        expect_close(first[o], eager[o], what);
         weft_tensor_release(eager[o]);
         weft_tensor_release(first[o]);
     }
