@@ -45,6 +45,13 @@ static inline int weft__grad_rank(const weft_value *v)
 {
     return v ? weft__value_spec(v)->rank : WEFT_RANK_ANY;
 }
+/* v with n dims of 1 appended (NULL stays NULL). */
+static inline weft_value *weft__grad_trailing_ones(weft_ctx *cx, weft_value *v, int n)
+{
+    for (int d = 0; d < n && v; d++)
+        v = weft_expand_dims(cx, v, -1);
+    return v;
+}
 /* A weak scalar v (it takes the other operand's dtype). */
 weft_value *weft__grad_k(const weft__grad_rule *r, double v);
 /* WEFT_EINVAL "no gradient for <op>[ why]"; returns the code. */

@@ -11,21 +11,12 @@
  * - max / min: g shared equally among the values that reached each
  *   element, the tensor's own and the updates' (TensorFlow's rule). */
 #include "trace/grad.h"
-#include "trace/ops_impl.h"
 
 typedef weft__grad_rule rule_in;
 
 #define k weft__grad_k
 #define wants weft__grad_wants
 #define give weft__grad_give
-
-/* v with n dims of 1 appended. */
-static weft_value *trailing_ones(weft_ctx *cx, weft_value *v, int n)
-{
-    for (int d = 0; d < n && v; d++)
-        v = weft_expand_dims(cx, v, -1);
-    return v;
-}
 
 /* The number of dims of updates beyond the tuples' (the slice's rank). */
 static int slice_rank(const rule_in *r, weft_value *updates)
@@ -96,7 +87,7 @@ static int update_rule(const rule_in *r, weft_value *updates)
         return weft__grad_unsupported(r, "for its updates when the indices have more than one "
                                          "dim before the tuples and one is unknown while "
                                          "tracing");
-    mask = trailing_ones(cx, mask, slice_rank(r, updates));
+    mask = weft__grad_trailing_ones(cx, mask, slice_rank(r, updates));
     return give(r, 2, weft_where(cx, mask, weft_gather_nd(cx, r->g, r->b), k(r, 0.0)));
 }
 

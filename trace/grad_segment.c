@@ -37,14 +37,6 @@ static weft_value *per_row(const rule_in *r, weft_value *v)
     return weft_gather(r->cx, v, weft_maximum(r->cx, r->b, weft_const_i64(r->cx, 0)), 0);
 }
 
-/* v with `n` dims of 1 appended. */
-static weft_value *trailing_ones(weft_ctx *cx, weft_value *v, int n)
-{
-    for (int d = 0; d < n && v; d++)
-        v = weft_expand_dims(cx, v, -1);
-    return v;
-}
-
 /* What a selected row of v / count(selected) gets (count at least 1: a
  * segment nothing selected is read by no row, but where computes both
  * branches). */
@@ -78,7 +70,8 @@ int weft__grad_segment(const rule_in *r)
     weft_value *rows;
     if (kind == WEFT_R_MEAN) {
         weft_value *count = segment_sums(r, weft_cast(cx, weft_ones_like(cx, r->b), dt));
-        rows = per_row(r, shared(r, r->g, trailing_ones(cx, count, ra - ri)));
+        count = weft__grad_trailing_ones(cx, count, ra - ri);
+        rows = per_row(r, shared(r, r->g, count));
     } else if (kind == WEFT_R_PROD) {
         rows = product_rows(r, dt);
     } else if (kind == WEFT_R_MAX || kind == WEFT_R_MIN) {
@@ -90,7 +83,8 @@ int weft__grad_segment(const rule_in *r)
     }
     if (r->n->op == WEFT__OP_SEGMENT)
         return weft__grad_give(r, 0, rows);   /* sorted ids are never negative */
-    weft_value *kept = trailing_ones(cx, weft_ge(cx, r->b, weft_const_i64(cx, 0)), ra - ri);
+    weft_value *kept = weft_ge(cx, r->b, weft_const_i64(cx, 0));
+    kept = weft__grad_trailing_ones(cx, kept, ra - ri);
     return weft__grad_give(r, 0, weft_where(cx, kept, rows, k(r, 0.0)));
 }
 

@@ -2,9 +2,10 @@
  * the vector-Jacobian product of fn, a program, once a row with that row's
  * output adjoints.  Rows are independent, so they run as the forward map
  * does, through weft_parallel_map with the map's parallel_iterations, an
- * iteration (and a timeline span) a block of rows.  Each row's elems adjoints go into their own rows; the captures'
- * adjoints are summed within fixed blocks of rows and the blocks' sums in
- * block order, so the bits do not depend on the worker count. */
+ * iteration (and a timeline span) a block of rows.  Each row's elems
+ * adjoints go into their own rows; the captures' adjoints are summed
+ * within fixed blocks of rows and the blocks' sums in block order, so the
+ * bits do not depend on the worker count. */
 #include <pthread.h>
 #include <string.h>
 
@@ -172,7 +173,8 @@ int weft__map_vjp_run(weft_runtime *rt, const weft__node *node, weft_tensor *con
                       weft_tensor **outs)
 {
     const struct weft__multi *m = node->attr.multi.m;
-    map_back b = { .rt = rt, .profiling = weft__profiling(rt), .m = m, .n_elems = m->n_mapped, .n_fout = m->n_acc, .elems = in };
+    map_back b = { .rt = rt, .profiling = weft__profiling(rt), .m = m,
+                   .n_elems = m->n_mapped, .n_fout = m->n_acc, .elems = in };
     b.n_caps = node->n_in - b.n_elems - b.n_fout;
     b.caps = in + b.n_elems;
     b.adj_in = b.caps + b.n_caps;
