@@ -121,6 +121,9 @@ int         weft__grad_map(weft__grad_tape *t, uint32_t id);
 int         weft__grad_trace_vjp(weft_ctx *cx, const char *role, weft_function *fn,
                                  const weft_spec *args, size_t n_args, const weft_spec *outs,
                                  size_t n_outs, weft__program **out);
+/* The attribute of such a node on in[0..n_in): its outputs the specs of
+ * the float ones among them (their adjoints); NULL after failing cx. */
+struct weft__multi *weft__grad_vjp_multi(weft_ctx *cx, weft_value *const *in, size_t n_in);
 /* Emits CONTROL node op with attribute m (taken over in every case) on
  * in[0..n_in), the first of them node id's inputs' replayed values, its
  * outputs the adjoints of those that are floats, in order; gives them. */

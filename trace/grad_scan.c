@@ -89,7 +89,7 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, weft_va
     weft_value **in = weft__calloc(n_in + s.n_acc, sizeof *in);
     weft_spec *specs = weft__calloc(2 * n_args, sizeof *specs);
     struct weft__multi *m = NULL;
-    size_t n_fin = 0, n_tail = 0;
+    size_t n_tail = 0;
     int rc = 0;
     if (!in || !specs) {
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
@@ -97,20 +97,16 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, weft_va
     }
     for (size_t k = 0; k < n_in; k++) {
         in[k] = t->val[scan->in[k]];
-        n_fin += weft__dtype_is_float(weft__value_spec(in[k])->dtype);
     }
     if ((rc = fn_specs(cx, &s, in, specs)) < 0)
         goto done;
     for (size_t k = 0; k < s.n_acc; k++)
         if (weft__dtype_is_float(specs[k].dtype))
             in[n_in + n_tail++] = adj[k] ? adj[k] : weft_zeros_like(cx, res[k]);
-    if (!(m = weft__multi_new((uint32_t)n_fin))) {
-        rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+    if (!(m = weft__grad_vjp_multi(cx, in, n_in))) {
+        rc = weft_ctx_status(cx);
         goto done;
     }
-    for (size_t k = 0, j = 0; k < n_in; k++)
-        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
-            m->outs[j++] = *weft__value_spec(in[k]);
     m->n_mapped = (uint32_t)s.n_elems;
     m->scan_mode = s.mode;
     m->n_acc = (uint32_t)s.n_acc;
@@ -194,7 +190,7 @@ static int record_map_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, wef
     weft_ctx *cx = t->cx;
     const weft__node *map = &t->g->nodes[id];
     map_roles s = map_roles_of(map);
-    size_t n_in = map->n_in, n_args = s.n_elems + s.n_caps, n_fin = 0, n_tail = 0;
+    size_t n_in = map->n_in, n_args = s.n_elems + s.n_caps, n_tail = 0;
     weft_value **in = weft__calloc(n_in + s.n_out, sizeof *in);
     weft_spec *specs = weft__calloc(2 * n_args + 2 * s.n_out, sizeof *specs);
     struct weft__multi *m = NULL;
@@ -207,7 +203,6 @@ static int record_map_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, wef
     for (size_t k = 0; k < n_in; k++) {
         in[k] = t->val[map->in[k]];
         const weft_spec *ks = weft__value_spec(in[k]);
-        n_fin += weft__dtype_is_float(ks->dtype);
         specs[k] = *ks;
         if (k < s.n_elems && !weft__slice_spec(cx, who, "elems", ks, &specs[k])) {
             rc = weft_ctx_status(cx);
@@ -222,13 +217,10 @@ static int record_map_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, wef
         if (weft__dtype_is_float(outs[k].dtype))
             in[n_in + n_tail++] = adj[k] ? adj[k] : weft_zeros_like(cx, res[k]);
     }
-    if (!(m = weft__multi_new((uint32_t)n_fin))) {
-        rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+    if (!(m = weft__grad_vjp_multi(cx, in, n_in))) {
+        rc = weft_ctx_status(cx);
         goto done;
     }
-    for (size_t k = 0, j = 0; k < n_in; k++)
-        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
-            m->outs[j++] = *weft__value_spec(in[k]);
     m->n_mapped = (uint32_t)s.n_elems;
     m->n_acc = (uint32_t)n_tail;
     m->parallel_iterations = s.parallel_iterations;

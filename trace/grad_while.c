@@ -113,6 +113,22 @@ done:
     return rc;
 }
 
+struct weft__multi *weft__grad_vjp_multi(weft_ctx *cx, weft_value *const *in, size_t n_in)
+{
+    uint32_t n_float = 0;
+    for (size_t k = 0; k < n_in; k++)
+        n_float += weft__dtype_is_float(weft__value_spec(in[k])->dtype);
+    struct weft__multi *m = weft__multi_new(n_float);
+    if (!m) {
+        weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+        return NULL;
+    }
+    for (size_t k = 0, j = 0; k < n_in; k++)
+        if (weft__dtype_is_float(weft__value_spec(in[k])->dtype))
+            m->outs[j++] = *weft__value_spec(in[k]);
+    return m;
+}
+
 int weft__grad_emit_vjp(weft__grad_tape *t, uint32_t id, weft__op op, struct weft__multi *m,
                         weft_value *const *in, size_t n_in)
 {
@@ -162,13 +178,10 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj)
         if (weft__dtype_is_float(specs[k].dtype))
             in[n + n_float++] = adj[k] ? adj[k] : weft_zeros_like(cx, in[k]);
     }
-    if (!(m = weft__multi_new((uint32_t)n_float))) {
-        rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
+    if (!(m = weft__grad_vjp_multi(cx, in, n))) {
+        rc = weft_ctx_status(cx);
         goto done;
     }
-    for (size_t k = 0, j = 0; k < n; k++)
-        if (weft__dtype_is_float(specs[k].dtype))
-            m->outs[j++] = specs[k];
     if ((rc = weft__multi_resolve(cx, who, "cond_fn", lm->fn[0], specs, n, 1, m, 0,
                                   &cond_out)) < 0 ||
         (rc = weft__multi_resolve(cx, who, "body_fn", lm->fn[1], specs, n, n, m, 1,
