@@ -13,13 +13,17 @@
  *  (f) qr_batch     q and r of 1024 [16,16] (Householder loops against
  *                   dgeqrf + dorgqr);
  *  (g) eigh_big     eigenvalues and vectors of one symmetric [512,512]
- *                   (dsyevd on both sides).
+ *                   (dsyevd on both sides);
+ *  (h) chol_big     the Cholesky factor of one SPD [1024,1024].
  *
- * The C peer copies each matrix into column-major order, calls LAPACK
+ * The C peer copies each matrix into column-major order (Cholesky's and
+ * solve's as they are, see peer()), calls LAPACK
  * (dgetrf and dgetrs, dpotrf, dsyevd, dgesdd, dgeqrf and dorgqr), and
  * copies every result back row-major: the same work as weft's, on 1
  * OpenBLAS thread, and for a lone matrix also on as many threads as weft
- * has workers.  Each repetition times the peers and then weft; the table
+ * has workers.  Each repetition times the peers and then weft (after a
+ * pause of 300 ms past a threaded peer: OpenBLAS's threads spin about
+ * 130 ms after a threaded call, on the CPUs weft's workers need); the table
  * gives medians and the median of the per-repetition ratios weft / the
  * best peer (below 1: weft faster).  Before timing, weft's first output
  * is compared with the 1-thread peer's (within 1e-9 relative; for the
@@ -78,6 +82,8 @@ static workload workloads[] = {
     { "svd_batch", "(e) svd of 1024 x f64[16,8]", SVD, 1024, 16, 8, NULL, NULL, NULL, NULL },
     { "qr_batch", "(f) qr of 1024 x f64[16,16]", QR, 1024, 16, 16, NULL, NULL, NULL, NULL },
     { "eigh_big", "(g) eigh of symmetric f64[512,512]", EIGH, 1, 512, 0,
+      NULL, NULL, NULL, NULL },
+    { "chol_big", "(h) cholesky of SPD f64[1024,1024]", CHOL, 1, 1024, 0,
       NULL, NULL, NULL, NULL },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
@@ -218,24 +224,31 @@ static void to_rows(const double *src, int ld, int rows, int cols, double *dst)
 }
 
 /* The peer: per matrix, column-major copies, LAPACK, every result copied
- * back row-major: the checked one into out, the others into rest. */
+ * back row-major: the checked one into out, the others into rest.
+ * Cholesky and solve need no transposition of the matrix, as weft does
+ * without one: a row-major lower triangle is LAPACK's column-major upper
+ * one (dpotrf "U"), and a row-major matrix read column-major is its
+ * transpose t, so a x = b is t^T x = b (dgetrf of t, dgetrs "T"). */
 static void peer(const workload *w, peer_ws *ws, double *out, double *rest)
 {
     int n = w->n, k = w->k, cols = cols_of(w), info = 0;
     size_t nn = (size_t)n * n, nk = (size_t)n * k, mat = (size_t)n * cols;
     for (int64_t q = 0; q < w->batch; q++) {
-        to_cols(w->a + q * mat, n, cols, ws->ca);
+        if (w->op == CHOL || w->op == SOLVE)
+            memcpy(ws->ca, w->a + q * mat, sizeof *ws->ca * nn);
+        else
+            to_cols(w->a + q * mat, n, cols, ws->ca);
         switch (w->op) {
         case CHOL:
-            dpotrf_("L", &n, ws->ca, &n, &info, 1);
+            dpotrf_("U", &n, ws->ca, &n, &info, 1);
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++)
-                    out[q * nn + (size_t)i * n + j] = j <= i ? ws->ca[i + (size_t)j * n] : 0;
+                    out[q * nn + (size_t)i * n + j] = j <= i ? ws->ca[(size_t)i * n + j] : 0;
             break;
         case SOLVE:
             to_cols(w->b + q * nk, n, k, ws->cb);
             dgetrf_(&n, &n, ws->ca, &n, ws->ipiv, &info);
-            dgetrs_("N", &n, &k, ws->ca, &n, ws->ipiv, ws->cb, &n, &info, 1);
+            dgetrs_("T", &n, &k, ws->ca, &n, ws->ipiv, ws->cb, &n, &info, 1);
             to_rows(ws->cb, n, n, k, out + q * nk);
             break;
         case EIGH:
@@ -362,6 +375,8 @@ static void measure(workload *w, int reps, unsigned workers, result *res)
             peer(w, &ws, out, rest);
             tp[p][r] = bench_now() - t0;
             best = tp[p][r] < best ? tp[p][r] : best;
+            if (p == PEER_N && workers > 1)
+                bench_settle(300);
         }
         openblas_set_num_threads(1);
         double t0 = bench_now();

@@ -4,14 +4,18 @@
  * a batch of matrices in the last two dims; the batch driver here also
  * runs the decompositions of trace/kernel_decomp.c.
  *
- * Each matrix is copied into an f64 scratch in column-major order (f32
- * inputs compute in f64 and round once), factored, and the result written
- * back in the output's dtype.  Matrices above WEFT__LINALG_LOOP_MAX rows
- * go to LAPACK (OpenBLAS bundles it: dgetrf, dgetrs, dpotrf) and
- * triangular solves to the BLAS (dtrsm); smaller ones, and every matrix
- * in a build without a BLAS, to the loops below, which a call costs less
- * than LAPACK's setup for.  The batch is cut into chunks over the intra-op threads, each
- * chunk's matrices one after the other; a matrix is never split, so
+ * Each matrix is copied into an f64 scratch (f32 inputs compute in f64
+ * and round once), factored, and the result written back in the output's
+ * dtype.  Matrices above WEFT__LINALG_LOOP_MAX rows go to LAPACK
+ * (OpenBLAS bundles it: dgetrf, dgetrs, dpotrf) and triangular solves to
+ * the BLAS (dtrsm), which read the rows as they lie wherever the op
+ * allows (reads_as_is, cholesky_rows); smaller ones, and every matrix in
+ * a build without a BLAS, are copied in column-major order for the loops
+ * below, which a call costs less than LAPACK's setup for.  The batch is
+ * cut into chunks over the intra-op threads, each chunk's matrices one
+ * after the other; from WEFT__LINALG_TILED_MIN rows a matrix's LU,
+ * Cholesky and solves are cut into tiles over the workers
+ * (trace/kernel_linalg_tiled.c), tiles fixed by the matrix alone, so
  * results do not depend on the worker count. */
 #include <math.h>
 #include <string.h>
@@ -197,32 +201,23 @@ void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, doub
     lu_solve_loop(n, k, lu, ipiv, trans, b, scratch);
 }
 
-static int cholesky_factor(int n, double *a)
-{
-#if WEFT_HAVE_BLAS
-    if (weft__linalg_lapack(n)) {
-        int info = 0;
-        dpotrf_("L", &n, a, &n, &info, 1);
-        return info;
-    }
-#endif
-    return cholesky_loop(n, a);
-}
-
 /* x of op(t) x = b for the triangle of a; op is the transpose when
- * adjoint. */
-static void tri_solve(int n, int k, const double *a, unsigned flags, double *b,
-                      double *scratch)
+ * adjoint.  Returns 0 or a negative weft error (the tiled path's loop). */
+static int tri_solve(weft_runtime *rt, int n, int k, const double *a, unsigned flags,
+                     double *b, double *scratch)
 {
     bool lower = flags & LOWER;
 #if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_tri_solve_tiled(rt, n, k, a, flags, b);
     if (weft__linalg_lapack(n)) {
         cblas_dtrsm(CblasColMajor, CblasLeft, lower ? CblasLower : CblasUpper,
                     flags & ADJOINT ? CblasTrans : CblasNoTrans, CblasNonUnit, n, k, 1.0, a, n,
                     b, n);
-        return;
+        return 0;
     }
 #endif
+    (void)rt;
     if (flags & ADJOINT) {
         /* The transpose of a lower triangle is an upper one. */
         transpose_into(n, a, scratch);
@@ -230,11 +225,37 @@ static void tri_solve(int n, int k, const double *a, unsigned flags, double *b,
     } else {
         tri_loop(n, k, a, lower, false, b);
     }
+    return 0;
+}
+
+/* LU of a matrix of the batch: tiled over rt's workers when it is large.
+ * Returns weft__linalg_lu_tiled's codes. */
+static int lu_factor(weft_runtime *rt, int n, double *a, int *ipiv)
+{
+#if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_lu_tiled(rt, n, a, ipiv);
+#endif
+    (void)rt;
+    return weft__linalg_lu_factor(n, a, ipiv);
+}
+
+static int lu_solve(weft_runtime *rt, int n, int k, double *lu, int *ipiv, bool trans,
+                    double *b, double *scratch)
+{
+#if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_lu_solve_tiled(rt, n, k, lu, ipiv, trans, b);
+#endif
+    (void)rt;
+    weft__linalg_lu_solve(n, k, lu, ipiv, trans, b, scratch);
+    return 0;
 }
 
 /* ---- Batches --------------------------------------------------------------- */
 
 typedef struct linalg_job {
+    weft_runtime *rt;      /* a large matrix's tiles run on its workers */
     const weft__node *n;
     const char *a, *b;     /* inputs: batch x [m, cols], batch x [cols, k] */
     char *out;
@@ -291,6 +312,45 @@ static void store_matrix(const double *src, int rows, int cols, char *dst, weft_
     weft__linalg_store(src, rows, rows, cols, dst, (size_t)cols, dt);
 }
 
+/* count elements of dtype dt at src into f64 at dst as they lie, and
+ * back: for matrices that LAPACK reads without a transposition. */
+static void load_as_is(const char *src, weft_dtype dt, size_t count, double *dst)
+{
+    if (dt == WEFT_F64) {
+        memcpy(dst, src, count * sizeof *dst);
+        return;
+    }
+    const float *s = (const float *)(const void *)src;
+    for (size_t i = 0; i < count; i++)
+        dst[i] = s[i];
+}
+
+static void store_as_is(const double *src, size_t count, char *dst, weft_dtype dt)
+{
+    if (dt == WEFT_F64) {
+        memcpy(dst, src, count * sizeof *src);
+        return;
+    }
+    float *d = (float *)(void *)dst;
+    for (size_t i = 0; i < count; i++)
+        d[i] = (float)src[i];
+}
+
+/* Whether op reads a matrix of n rows as it lies: above the loops' sizes,
+ * a row-major matrix read column-major is its transpose t, and det(a) =
+ * det(t), a x = b is t^T x = b, a^-1 read row-major is t^-1 read
+ * column-major, and a triangle of a is the other triangle of t: LAPACK
+ * and the BLAS take the transposition as a flag, where copying a large
+ * matrix into column-major order costs a cache miss per element.  lu's
+ * factors are a's own, so it transposes. */
+static bool reads_as_is(weft__op op, int n)
+{
+    return weft__linalg_lapack(n) &&
+           (op == WEFT__OP_MATRIX_DETERMINANT || op == WEFT__OP_SLOGDET ||
+            op == WEFT__OP_MATRIX_SOLVE || op == WEFT__OP_MATRIX_INVERSE ||
+            op == WEFT__OP_TRIANGULAR_SOLVE);
+}
+
 /* The sign and log |det| of the LU factors of lu_factor (info its
  * result): the diagonal's, negated once per row swap; 0 and -inf for a
  * singular matrix, as TensorFlow's slogdet. */
@@ -306,21 +366,57 @@ static void lu_slogdet(int n, const double *lu, const int *ipiv, int info, doubl
     }
 }
 
-/* Matrix m of the batch: its result into out.  Returns 0, or nonzero
- * when it is singular (solve, inverse), not positive definite
- * (cholesky), or LAPACK's iteration did not converge (eigh, svd). */
+#if WEFT_HAVE_BLAS
+/* Matrix m's lower Cholesky factor into out, factored where its rows lie
+ * (a row-major lower triangle is LAPACK's column-major upper one): no
+ * transposition in or out, which at 1024 rows cost about as much as the
+ * factorization itself.  An f64 matrix is factored in the output's own
+ * buffer; f32 in scratch, a (n x n doubles). */
+static int cholesky_rows(const linalg_job *j, int64_t m, double *a)
+{
+    int n = j->cols, info = 0;
+    size_t nn = (size_t)n * n, es = weft_dtype_size(j->dt);
+    char *dst = j->out + (size_t)m * nn * es;
+    double *f = j->dt == WEFT_F64 ? (double *)(void *)dst : a;
+    load_as_is(j->a + (size_t)m * nn * es, j->dt, nn, f);
+    if (weft__linalg_tiled(n))
+        info = weft__linalg_cholesky_tiled(j->rt, n, f);
+    else
+        dpotrf_("U", &n, f, &n, &info, 1);
+    if (info != 0)
+        return info;
+    for (int i = 0; i + 1 < n; i++)   /* the upper triangle is 0 */
+        memset(f + (size_t)i * n + i + 1, 0, sizeof *f * (size_t)(n - i - 1));
+    if (j->dt == WEFT_F32)
+        store_as_is(f, nn, dst, j->dt);
+    return 0;
+}
+#endif
+
+/* Matrix m of the batch: its result into out.  Returns 0, a positive
+ * number when it is singular (solve, inverse), not positive definite
+ * (cholesky), or LAPACK's iteration did not converge (eigh, svd), or a
+ * negative weft error when the runtime failed a tiled matrix's loop. */
 static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, double *scratch,
                       int *ipiv)
 {
     int n = j->cols, k = j->k;
     size_t es = weft_dtype_size(j->dt), nn = (size_t)n * n, nk = (size_t)n * k;
+#if WEFT_HAVE_BLAS
+    if (j->n->op == WEFT__OP_CHOLESKY && weft__linalg_lapack(n))
+        return cholesky_rows(j, m, a);
+#endif
     if (weft__linalg_is_decomp(j->n->op))
         return weft__decomp_one(j->n, j->m, n, j->a + (size_t)m * j->m * n * es, j->dt,
                                 j->out + (size_t)m * j->out_count * es, j->out_count, a);
-    weft__linalg_load(j->a + (size_t)m * nn * es, j->dt, n, n, a);
+    bool as_is = reads_as_is(j->n->op, n);
+    if (as_is)
+        load_as_is(j->a + (size_t)m * nn * es, j->dt, nn, a);
+    else
+        weft__linalg_load(j->a + (size_t)m * nn * es, j->dt, n, n, a);
     switch (j->n->op) {
-    case WEFT__OP_CHOLESKY: {
-        if (cholesky_factor(n, a) != 0)
+    case WEFT__OP_CHOLESKY: {   /* the loops' sizes: cholesky_rows takes the others */
+        if (cholesky_loop(n, a) != 0)
             return 1;
         for (int c = 1; c < n; c++)   /* the upper triangle is 0 */
             for (int i = 0; i < c; i++)
@@ -330,7 +426,10 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_MATRIX_DETERMINANT: {
         double det = 1;
-        if (weft__linalg_lu_factor(n, a, ipiv) == 0) {
+        int rc = lu_factor(j->rt, n, a, ipiv);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
             for (int i = 0; i < n; i++)
                 det *= ipiv[i] != i ? -a[i + (size_t)i * n] : a[i + (size_t)i * n];
         } else {
@@ -342,7 +441,9 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     case WEFT__OP_LU: {
         /* Singular matrices factor too (TensorFlow's lu does not fail);
          * the swaps become the permutation p with p A = l u. */
-        weft__linalg_lu_factor(n, a, ipiv);
+        int rc = lu_factor(j->rt, n, a, ipiv);
+        if (rc < 0)
+            return rc;
         char *dst = j->out + (size_t)m * j->out_count * es;
         weft__linalg_store(a, n, n, n, dst, (size_t)n, j->dt);
         for (int i = 0; i < n; i++)
@@ -357,7 +458,10 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_SLOGDET: {
         double sign, logabs;
-        lu_slogdet(n, a, ipiv, weft__linalg_lu_factor(n, a, ipiv), &sign, &logabs);
+        int info = lu_factor(j->rt, n, a, ipiv);
+        if (info < 0)
+            return info;
+        lu_slogdet(n, a, ipiv, info, &sign, &logabs);
         weft__linalg_store_at(j->out, j->dt, 2 * (size_t)m, sign);
         weft__linalg_store_at(j->out, j->dt, 2 * (size_t)m + 1, logabs);
         return 0;
@@ -370,28 +474,43 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         weft__sqrtm_one(n, a, b, ipiv);
         store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
         return 0;
-    case WEFT__OP_MATRIX_INVERSE:
+    case WEFT__OP_MATRIX_INVERSE: {
         for (size_t i = 0; i < nn; i++)
             b[i] = 0;
         for (int i = 0; i < n; i++)
             b[i + (size_t)i * n] = 1;
-        if (weft__linalg_lu_factor(n, a, ipiv) != 0)
-            return 1;
-        weft__linalg_lu_solve(n, n, a, ipiv, false, b, scratch);
-        store_matrix(b, n, n, j->out + (size_t)m * nn * es, j->dt);
+        int rc = lu_factor(j->rt, n, a, ipiv);
+        if (rc == 0)
+            rc = lu_solve(j->rt, n, n, a, ipiv, false, b, scratch);
+        if (rc != 0)
+            return rc;
+        if (as_is)
+            store_as_is(b, nn, j->out + (size_t)m * nn * es, j->dt);
+        else
+            store_matrix(b, n, n, j->out + (size_t)m * nn * es, j->dt);
         return 0;
-    case WEFT__OP_MATRIX_SOLVE:
+    }
+    case WEFT__OP_MATRIX_SOLVE: {
         weft__linalg_load(j->b + (size_t)m * nk * es, j->dt, n, k, b);
-        if (weft__linalg_lu_factor(n, a, ipiv) != 0)
-            return 1;
-        weft__linalg_lu_solve(n, k, a, ipiv, j->n->attr.index.kind & ADJOINT, b, scratch);
+        int rc = lu_factor(j->rt, n, a, ipiv);
+        if (rc == 0)
+            rc = lu_solve(j->rt, n, k, a, ipiv, ((j->n->attr.index.kind & ADJOINT) != 0) != as_is,
+                          b, scratch);
+        if (rc != 0)
+            return rc;
         store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
         return 0;
-    default:   /* TRIANGULAR_SOLVE: a zero on the diagonal gives inf or NaN */
+    }
+    default: {   /* TRIANGULAR_SOLVE: a zero on the diagonal gives inf or NaN */
         weft__linalg_load(j->b + (size_t)m * nk * es, j->dt, n, k, b);
-        tri_solve(n, k, a, (unsigned)j->n->attr.index.kind, b, scratch);
+        unsigned flags = (unsigned)j->n->attr.index.kind;
+        int rc = tri_solve(j->rt, n, k, a, as_is ? flags ^ (LOWER | ADJOINT) : flags, b,
+                           scratch);
+        if (rc != 0)
+            return rc;
         store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);
         return 0;
+    }
     }
 }
 
@@ -416,7 +535,10 @@ static int linalg_chunks(size_t begin, size_t end, void *ctx)
     size_t doubles = 2 * n * n + b_doubles + (sizeof(int) * n + 1) / sizeof(double) + 1;
     if (weft__linalg_is_decomp(j->n->op))
         doubles = weft__decomp_scratch(j->n, j->m, j->cols);
-    double *buf = weft__malloc(sizeof(double) * doubles);
+    /* From the tensor buffers' cache: a large matrix's fresh scratch would
+     * pay a page fault per 4 KiB on every call. */
+    size_t cap;
+    double *buf = weft__tensor_buf_alloc(sizeof(double) * doubles, &cap);
     if (!buf)
         return weft__errorf(WEFT_ENOMEM, "weft_%s: out of memory for a %d x %zu matrix",
                             weft__op_name(j->n->op), j->m, n);
@@ -429,13 +551,18 @@ static int linalg_chunks(size_t begin, size_t end, void *ctx)
         int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, c + 1);
         j->failed[c] = -1;
         for (int64_t m = lo; m < hi; m++) {
-            if (one_matrix(j, m, a, b, scratch, ipiv) != 0) {
+            int rc = one_matrix(j, m, a, b, scratch, ipiv);
+            if (rc < 0) {
+                weft__tensor_buf_free(buf, cap);
+                return rc;
+            }
+            if (rc > 0) {
                 j->failed[c] = m;
                 break;
             }
         }
     }
-    weft__free(buf);
+    weft__tensor_buf_free(buf, cap);
     return 0;
 }
 
@@ -463,9 +590,10 @@ int weft__eval_linalg(weft_runtime *rt, const weft__node *n, weft_tensor *const 
     if (rows > 46340 || cols > 46340)
         return weft__errorf(WEFT_EINVAL, "weft_%s: a %lld x %lld matrix is too large",
                             weft__op_name(n->op), (long long)rows, (long long)cols);
-    linalg_job j = { .n = n, .a = weft_tensor_data(a), .b = b ? weft_tensor_data(b) : NULL,
-                     .out = weft__tensor_mut(out), .dt = a->dtype, .m = (int)rows,
-                     .cols = (int)cols, .k = b ? (int)b->dims[b->rank - 1] : 0 };
+    linalg_job j = { .rt = rt, .n = n, .a = weft_tensor_data(a),
+                     .b = b ? weft_tensor_data(b) : NULL, .out = weft__tensor_mut(out),
+                     .dt = a->dtype, .m = (int)rows, .cols = (int)cols,
+                     .k = b ? (int)b->dims[b->rank - 1] : 0 };
     j.batch = 1;
     for (int d = 0; d < a->rank - 2; d++)
         j.batch *= a->dims[d];

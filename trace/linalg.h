@@ -30,6 +30,40 @@ int weft__linalg_lu_factor(int n, double *a, int *ipiv);
 void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
                            double *scratch);
 
+/* From this many rows, LU and Cholesky factor a matrix in column tiles
+ * over the workers, and LU and triangular solves cut their right-hand
+ * sides into tiles (trace/kernel_linalg_tiled.c): below it, LAPACK's own
+ * call on one thread costs less than a step's hand-offs.  Tiles depend on
+ * the matrix alone, so results do not depend on the worker count. */
+#define WEFT__LINALG_TILED_MIN 512
+/* The columns of one panel of the tiled factorizations (LAPACK's own
+ * block size for dgetrf). */
+#define WEFT__LINALG_PANEL 64
+
+/* Whether a square matrix of n rows takes the tiled paths: only in a
+ * build with a BLAS, from WEFT__LINALG_TILED_MIN rows. */
+bool weft__linalg_tiled(int n);
+/* weft__linalg_lu_factor's factors and pivots (the same contract), the
+ * trailing updates over rt's workers (rt NULL: on the calling thread).
+ * Returns 0, the first zero pivot's row counted from 1, or a negative
+ * weft error when the runtime failed the loop. */
+int weft__linalg_lu_tiled(weft_runtime *rt, int n, double *a, int *ipiv);
+/* The lower Cholesky factor of a in place, a held row-major (unlike the
+ * other functions here: LAPACK reads its lower triangle as the upper one
+ * of a column-major matrix, so nothing is transposed), its upper triangle
+ * left as it was.  Returns 0, nonzero when a is not positive definite, or
+ * a negative weft error. */
+int weft__linalg_cholesky_tiled(weft_runtime *rt, int n, double *a);
+/* weft__linalg_lu_solve over tiles of b's k columns.  Returns 0 or a
+ * negative weft error. */
+int weft__linalg_lu_solve_tiled(weft_runtime *rt, int n, int k, const double *lu, int *ipiv,
+                                bool trans, double *b);
+/* x of op(t) x = b for the triangle t of a (flags: WEFT__LINALG_LOWER,
+ * WEFT__LINALG_ADJOINT), over tiles of b's k columns.  Returns 0 or a
+ * negative weft error. */
+int weft__linalg_tri_solve_tiled(weft_runtime *rt, int n, int k, const double *a,
+                                 unsigned flags, double *b);
+
 /* Row-major [rows, cols] of dtype dt at src into column-major f64 at dst
  * (leading dim rows). */
 void weft__linalg_load(const char *src, weft_dtype dt, int rows, int cols, double *dst);

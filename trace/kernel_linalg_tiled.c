@@ -1,0 +1,318 @@
+/* LU and Cholesky of one large matrix in column tiles over the workers,
+ * and solves whose right-hand sides are cut into tiles.
+ *
+ * LAPACK's dgetrf and dpotrf run a matrix on the calling thread (weft
+ * holds OpenBLAS's own threads at 1 while its workers call it), so a lone
+ * large matrix used one CPU.  Here the factorization is right-looking and
+ * blocked: a panel of WEFT__LINALG_PANEL columns is factored by LAPACK on
+ * one thread, and the trailing matrix's update (row swaps, a triangular
+ * solve, a product) is cut into column tiles, one task each.  The tile
+ * holding the next panel factors that panel as soon as it is updated
+ * (look-ahead), so the other tiles' updates overlap the one step that
+ * cannot be shared.
+ *
+ * Tiles are fixed by the matrix's size alone, never by the worker count,
+ * and each tile's arithmetic is the same whichever worker runs it: the
+ * bits do not depend on how many workers there are.  While a timeline is
+ * recorded, each tile is a span ("lu_tile", "cholesky_tile",
+ * "solve_tile") naming its step and columns. */
+#include <stdio.h>
+
+#include "base/base.h"
+#include "runtime/iface.h"
+#include "trace/blas.h"
+#include "trace/linalg.h"
+#include "trace/shape.h"
+
+#if WEFT_HAVE_BLAS
+
+#include <cblas.h>
+
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                    size_t trans_len);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                    size_t uplo_len);
+extern void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
+                    const int *ipiv, const int *incx);
+
+/* Columns of the trailing matrix per tile.  At 1024 rows on one thread,
+ * 128 and 256 both cost what LAPACK's own dgetrf does; 128 leaves twice
+ * the tasks for more workers. */
+#define TILE_COLS 128
+
+bool weft__linalg_tiled(int n)
+{
+    return weft__blas_available() && n >= WEFT__LINALG_TILED_MIN;
+}
+
+static int run_tiles(weft_runtime *rt, size_t tiles, weft_range_fn fn, void *ctx)
+{
+    if (!rt || tiles <= 1 || weft__intra_op_threads(rt) <= 1)
+        return fn(0, tiles, ctx);
+    return weft_parallel_for(rt, tiles, 1, fn, ctx);
+}
+
+/* The timeline span of a tile that started at t0: the panel's first
+ * column (step; -1 for a tile of right-hand sides) and the tile's
+ * columns. */
+static void tile_span(weft_runtime *rt, const char *name, int step, int c0, int w, uint64_t t0)
+{
+    char detail[64];
+    if (step >= 0)
+        snprintf(detail, sizeof detail, "step %d cols %d-%d", step, c0, c0 + w - 1);
+    else
+        snprintf(detail, sizeof detail, "cols %d-%d", c0, c0 + w - 1);
+    weft__profile_span(rt, "op", name, t0, weft__now_ns(), detail);
+}
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/* The columns of tile t of the step whose panel starts at column k and is
+ * nb wide: tile 0 is the next panel (up to nb columns), the others
+ * TILE_COLS each. */
+static void tile_cols(int n, int k, int nb, size_t t, int *c0, int *w)
+{
+    int next = k + nb, next_nb = min_int(nb, n - next);
+    if (t == 0) {
+        *c0 = next;
+        *w = next_nb;
+        return;
+    }
+    *c0 = next + next_nb + (int)(t - 1) * TILE_COLS;
+    *w = min_int(TILE_COLS, n - *c0);
+}
+
+static size_t tile_count(int n, int k, int nb)
+{
+    int rest = n - k - nb;
+    if (rest <= 0)
+        return 0;
+    int after = rest - min_int(nb, rest);
+    return 1 + (size_t)((after + TILE_COLS - 1) / TILE_COLS);
+}
+
+/* ---- LU ------------------------------------------------------------------ */
+
+typedef struct lu_step {
+    weft_runtime *rt;
+    bool profiling;
+    int n, k, nb;
+    double *a;
+    int *ipiv;             /* counted from 1, as LAPACK's */
+    int next_info;         /* the next panel's dgetrf info (tile 0 only) */
+} lu_step;
+
+/* Factors the panel of columns [k, k + nb) below row k; its pivots go to
+ * ipiv[k..k + nb) as rows of the whole matrix.  Returns dgetrf's info. */
+static int lu_panel(int n, int k, int nb, double *a, int *ipiv)
+{
+    int m = n - k, info = 0;
+    dgetrf_(&m, &nb, a + k + (size_t)k * n, &n, ipiv + k, &info);
+    for (int j = k; j < k + nb; j++)
+        ipiv[j] += k;
+    return info;
+}
+
+/* Brings columns [c0, c0 + w) up to date with the panel at k: its row
+ * swaps, U's rows (a unit lower solve) and the product below them. */
+static void lu_update(const lu_step *s, int c0, int w)
+{
+    int n = s->n, k = s->k, nb = s->nb, k1 = k + 1, k2 = k + nb, one = 1, below = n - k - nb;
+    double *col = s->a + (size_t)c0 * n;
+    const double *panel = s->a + k + (size_t)k * n;
+    dlaswp_(&w, col, &n, &k1, &k2, s->ipiv, &one);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, nb, w, 1.0,
+                panel, n, col + k, n);
+    if (below > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, below, w, nb, -1.0, panel + nb,
+                    n, col + k, n, 1.0, col + k + nb, n);
+}
+
+static int lu_tiles(size_t begin, size_t end, void *ctx)
+{
+    lu_step *s = ctx;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = s->profiling ? weft__now_ns() : 0;
+        int c0, w;
+        tile_cols(s->n, s->k, s->nb, t, &c0, &w);
+        lu_update(s, c0, w);
+        if (t == 0)
+            s->next_info = lu_panel(s->n, c0, w, s->a, s->ipiv);
+        if (s->profiling)
+            tile_span(s->rt, "lu_tile", s->k, c0, w, t0);
+    }
+    return 0;
+}
+
+int weft__linalg_lu_tiled(weft_runtime *rt, int n, double *a, int *ipiv)
+{
+    int first_zero = 0;   /* the first zero pivot, counted from 1, or 0 */
+    int nb = min_int(WEFT__LINALG_PANEL, n);
+    int info = lu_panel(n, 0, nb, a, ipiv);
+    for (int k = 0; k < n; k += WEFT__LINALG_PANEL) {
+        nb = min_int(WEFT__LINALG_PANEL, n - k);
+        if (info && !first_zero)
+            first_zero = k + info;
+        lu_step s = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k, .nb = nb,
+                      .a = a, .ipiv = ipiv };
+        int rc = run_tiles(rt, tile_count(n, k, nb), lu_tiles, &s);
+        if (rc)
+            return rc;
+        info = s.next_info;
+        /* The columns left of the panel take its swaps too (L's rows). */
+        int k1 = k + 1, k2 = k + nb, one = 1;
+        if (k > 0)
+            dlaswp_(&k, a, &n, &k1, &k2, ipiv, &one);
+    }
+    for (int j = 0; j < n; j++)
+        ipiv[j]--;
+    return first_zero;
+}
+
+/* ---- Cholesky ------------------------------------------------------------ */
+
+typedef struct chol_step {
+    weft_runtime *rt;
+    bool profiling;
+    int n, k, nb;
+    double *a;
+    int next_info;
+} chol_step;
+
+/* Factors the panel of columns [k, k + nb): its diagonal block by dpotrf
+ * (the row-major lower triangle is the column-major upper one), the rows
+ * below by a triangular solve.  Returns dpotrf's info. */
+static int chol_panel(int n, int k, int nb, double *a)
+{
+    int info = 0;
+    double *diag = a + (size_t)k * n + k;
+    dpotrf_("U", &nb, diag, &n, &info, 1);
+    if (info == 0 && n - k - nb > 0)
+        cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+                    n - k - nb, nb, 1.0, diag, n, diag + (size_t)nb * n, n);
+    return info;
+}
+
+/* Subtracts the panel at k's part from columns [c0, c0 + w) on and below
+ * the diagonal. */
+static void chol_update(const chol_step *s, int c0, int w)
+{
+    int n = s->n, below = n - c0 - w;
+    double *a = s->a;
+    const double *rows = a + (size_t)c0 * n + s->k;   /* L's rows c0.. of the panel */
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, w, s->nb, -1.0, rows, n, 1.0,
+                a + (size_t)c0 * n + c0, n);
+    if (below > 0)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, below, w, s->nb, -1.0,
+                    rows + (size_t)w * n, n, rows, n, 1.0, a + (size_t)(c0 + w) * n + c0, n);
+}
+
+static int chol_tiles(size_t begin, size_t end, void *ctx)
+{
+    chol_step *s = ctx;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = s->profiling ? weft__now_ns() : 0;
+        int c0, w;
+        tile_cols(s->n, s->k, s->nb, t, &c0, &w);
+        chol_update(s, c0, w);
+        if (t == 0)
+            s->next_info = chol_panel(s->n, c0, w, s->a);
+        if (s->profiling)
+            tile_span(s->rt, "cholesky_tile", s->k, c0, w, t0);
+    }
+    return 0;
+}
+
+int weft__linalg_cholesky_tiled(weft_runtime *rt, int n, double *a)
+{
+    int info = chol_panel(n, 0, min_int(WEFT__LINALG_PANEL, n), a);
+    for (int k = 0; k < n && info == 0; k += WEFT__LINALG_PANEL) {
+        chol_step s = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k,
+                        .nb = min_int(WEFT__LINALG_PANEL, n - k), .a = a };
+        int rc = run_tiles(rt, tile_count(n, k, s.nb), chol_tiles, &s);
+        if (rc)
+            return rc;
+        if (s.next_info)
+            return k + s.nb + s.next_info;
+    }
+    return info;
+}
+
+/* ---- Solves by tiles of right-hand sides ---------------------------------- */
+
+typedef struct rhs_job {
+    weft_runtime *rt;
+    bool profiling;
+    int n, k;
+    const double *a;
+    const int *ipiv;       /* LU's, counted from 1; NULL for a triangle */
+    unsigned flags;        /* WEFT__LINALG_LOWER, WEFT__LINALG_ADJOINT */
+    double *b;
+} rhs_job;
+
+static int rhs_tiles(size_t begin, size_t end, void *ctx)
+{
+    const rhs_job *j = ctx;
+    int n = j->n;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = j->profiling ? weft__now_ns() : 0;
+        int c0 = (int)t * TILE_COLS, w = min_int(TILE_COLS, j->k - c0), info = 0;
+        double *b = j->b + (size_t)c0 * n;
+        if (j->ipiv)
+            dgetrs_(j->flags & WEFT__LINALG_ADJOINT ? "T" : "N", &n, &w, j->a, &n, j->ipiv, b, &n,
+                    &info, 1);
+        else
+            cblas_dtrsm(CblasColMajor, CblasLeft,
+                        j->flags & WEFT__LINALG_LOWER ? CblasLower : CblasUpper,
+                        j->flags & WEFT__LINALG_ADJOINT ? CblasTrans : CblasNoTrans, CblasNonUnit,
+                        n, w, 1.0, j->a, n, b, n);
+        if (j->profiling)
+            tile_span(j->rt, "solve_tile", -1, c0, w, t0);
+    }
+    return 0;
+}
+
+static size_t rhs_tile_count(int k)
+{
+    return (size_t)((k + TILE_COLS - 1) / TILE_COLS);
+}
+
+int weft__linalg_lu_solve_tiled(weft_runtime *rt, int n, int k, const double *lu, int *ipiv,
+                                bool trans, double *b)
+{
+    for (int j = 0; j < n; j++)
+        ipiv[j]++;
+    rhs_job job = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k, .a = lu,
+                    .ipiv = ipiv,
+                    .flags = trans ? WEFT__LINALG_ADJOINT : 0, .b = b };
+    int rc = run_tiles(rt, rhs_tile_count(k), rhs_tiles, &job);
+    for (int j = 0; j < n; j++)
+        ipiv[j]--;
+    return rc;
+}
+
+int weft__linalg_tri_solve_tiled(weft_runtime *rt, int n, int k, const double *a,
+                                 unsigned flags, double *b)
+{
+    rhs_job job = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k, .a = a,
+                    .flags = flags, .b = b };
+    return run_tiles(rt, rhs_tile_count(k), rhs_tiles, &job);
+}
+
+#else
+
+bool weft__linalg_tiled(int n)
+{
+    (void)n;
+    return false;
+}
+
+#endif
