@@ -14,7 +14,8 @@
  *                   dgeqrf + dorgqr);
  *  (g) eigh_big     eigenvalues and vectors of one symmetric [512,512]
  *                   (dsyevd on both sides);
- *  (h) chol_big     the Cholesky factor of one SPD [1024,1024].
+ *  (h) chol_big     the Cholesky factor of one SPD [1024,1024];
+ *  (i) inv_big      the inverse of one [1024,1024] (dgetrf + dgetri).
  *
  * The C peer copies each matrix into column-major order (Cholesky's and
  * solve's as they are, see peer()), calls LAPACK
@@ -48,6 +49,8 @@ extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const doub
                     size_t trans_len);
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
                     size_t uplo_len);
+extern void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work,
+                    const int *lwork, int *info);
 extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
                     double *work, const int *lwork, int *info);
 extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
@@ -59,7 +62,7 @@ extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, con
                     double *s, double *u, const int *ldu, double *vt, const int *ldvt,
                     double *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
 
-typedef enum la_op { SOLVE, CHOL, EIGH, SVD, QR } la_op;
+typedef enum la_op { SOLVE, CHOL, EIGH, SVD, QR, INV } la_op;
 
 typedef struct workload {
     const char *name, *title;
@@ -85,6 +88,7 @@ static workload workloads[] = {
       NULL, NULL, NULL, NULL },
     { "chol_big", "(h) cholesky of SPD f64[1024,1024]", CHOL, 1, 1024, 0,
       NULL, NULL, NULL, NULL },
+    { "inv_big", "(i) inverse of f64[1024,1024]", INV, 1, 1024, 0, NULL, NULL, NULL, NULL },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
@@ -130,7 +134,7 @@ static void setup(workload *w)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < cols; j++) {
                 double s = m[i * cols + j];
-                if (w->op == SOLVE && i == j)
+                if ((w->op == SOLVE || w->op == INV) && i == j)
                     s += n;
                 if (w->op == EIGH)
                     s = j <= i ? m[i * n + j] : m[j * n + i];
@@ -182,6 +186,9 @@ static void ws_init(const workload *w, peer_ws *ws)
         dgesdd_("S", &n, &k, NULL, &n, NULL, NULL, &n, NULL, &k, &dq, &q, NULL, &info, 1);
         ws->lwork = (int)dq + 1;
         ws->liwork = 8 * k;
+    } else if (w->op == INV) {
+        dgetri_(&n, NULL, &n, NULL, &dq, &q, &info);
+        ws->lwork = (int)dq + 1;
     } else if (w->op == QR) {
         dgeqrf_(&n, &k, NULL, &n, NULL, &dq, &q, &info);
         dorgqr_(&n, &k, &k, NULL, &n, NULL, &dq2, &q, &info);
@@ -225,16 +232,17 @@ static void to_rows(const double *src, int ld, int rows, int cols, double *dst)
 
 /* The peer: per matrix, column-major copies, LAPACK, every result copied
  * back row-major: the checked one into out, the others into rest.
- * Cholesky and solve need no transposition of the matrix, as weft does
- * without one: a row-major lower triangle is LAPACK's column-major upper
+ * Cholesky, solve and inverse need no transposition of the matrix, as
+ * weft does without one: a row-major lower triangle is LAPACK's column-major upper
  * one (dpotrf "U"), and a row-major matrix read column-major is its
- * transpose t, so a x = b is t^T x = b (dgetrf of t, dgetrs "T"). */
+ * transpose t, so a x = b is t^T x = b (dgetrf of t, dgetrs "T"), and t^-1 read
+ * row-major is a^-1 (dgetri). */
 static void peer(const workload *w, peer_ws *ws, double *out, double *rest)
 {
     int n = w->n, k = w->k, cols = cols_of(w), info = 0;
     size_t nn = (size_t)n * n, nk = (size_t)n * k, mat = (size_t)n * cols;
     for (int64_t q = 0; q < w->batch; q++) {
-        if (w->op == CHOL || w->op == SOLVE)
+        if (w->op == CHOL || w->op == SOLVE || w->op == INV)
             memcpy(ws->ca, w->a + q * mat, sizeof *ws->ca * nn);
         else
             to_cols(w->a + q * mat, n, cols, ws->ca);
@@ -250,6 +258,11 @@ static void peer(const workload *w, peer_ws *ws, double *out, double *rest)
             dgetrf_(&n, &n, ws->ca, &n, ws->ipiv, &info);
             dgetrs_("T", &n, &k, ws->ca, &n, ws->ipiv, ws->cb, &n, &info, 1);
             to_rows(ws->cb, n, n, k, out + q * nk);
+            break;
+        case INV:   /* t^-1 read row-major is a^-1 */
+            dgetrf_(&n, &n, ws->ca, &n, ws->ipiv, &info);
+            dgetri_(&n, ws->ca, &n, ws->ipiv, ws->work, &ws->lwork, &info);
+            memcpy(out + q * nn, ws->ca, sizeof *out * nn);
             break;
         case EIGH:
             dsyevd_("V", "L", &n, ws->ca, &n, out + q * n, ws->work, &ws->lwork, ws->iwork,
@@ -285,6 +298,7 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
     switch (w->op) {
     case SOLVE: outs[0] = weft_matrix_solve(cx, args[0], args[1], false); break;
     case CHOL: outs[0] = weft_cholesky(cx, args[0]); break;
+    case INV: outs[0] = weft_matrix_inverse(cx, args[0]); break;
     case EIGH: return weft_eigh(cx, args[0], outs);
     case SVD: return weft_svd(cx, args[0], false, true, outs);
     case QR: return weft_qr(cx, args[0], false, outs);

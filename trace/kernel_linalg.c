@@ -252,6 +252,21 @@ static int lu_solve(weft_runtime *rt, int n, int k, double *lu, int *ipiv, bool 
     return 0;
 }
 
+/* a^-1 into b from the factors of lu_factor. */
+static int lu_inverse(weft_runtime *rt, int n, double *lu, int *ipiv, double *b,
+                      double *scratch)
+{
+#if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_lu_inverse_tiled(rt, n, lu, ipiv, b);
+#endif
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        b[i] = 0;
+    for (int i = 0; i < n; i++)
+        b[i + (size_t)i * n] = 1;
+    return lu_solve(rt, n, n, lu, ipiv, false, b, scratch);
+}
+
 /* ---- Batches --------------------------------------------------------------- */
 
 typedef struct linalg_job {
@@ -475,13 +490,9 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
         return 0;
     case WEFT__OP_MATRIX_INVERSE: {
-        for (size_t i = 0; i < nn; i++)
-            b[i] = 0;
-        for (int i = 0; i < n; i++)
-            b[i + (size_t)i * n] = 1;
         int rc = lu_factor(j->rt, n, a, ipiv);
         if (rc == 0)
-            rc = lu_solve(j->rt, n, n, a, ipiv, false, b, scratch);
+            rc = lu_inverse(j->rt, n, a, ipiv, b, scratch);
         if (rc != 0)
             return rc;
         if (as_is)

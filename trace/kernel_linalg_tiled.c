@@ -15,8 +15,9 @@
  * and each tile's arithmetic is the same whichever worker runs it: the
  * bits do not depend on how many workers there are.  While a timeline is
  * recorded, each tile is a span ("lu_tile", "cholesky_tile",
- * "solve_tile") naming its step and columns. */
+ * "solve_tile", "inverse_tile") naming its step and columns. */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/base.h"
 #include "runtime/iface.h"
@@ -297,6 +298,55 @@ int weft__linalg_lu_solve_tiled(weft_runtime *rt, int n, int k, const double *lu
     for (int j = 0; j < n; j++)
         ipiv[j]--;
     return rc;
+}
+
+/* ---- The inverse from LU's factors ---------------------------------------- */
+
+typedef struct inverse_job {
+    weft_runtime *rt;
+    bool profiling;
+    int n;
+    const double *lu;
+    double *x;
+} inverse_job;
+
+/* Columns [c0, c0 + w) of u^-1 l^-1: the identity's columns, l's solve
+ * from row c0 down (the rows above stay 0), u's solve of every row. */
+static int inverse_tiles(size_t begin, size_t end, void *ctx)
+{
+    const inverse_job *j = ctx;
+    int n = j->n;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = j->profiling ? weft__now_ns() : 0;
+        int c0 = (int)t * TILE_COLS, w = min_int(TILE_COLS, n - c0);
+        double *x = j->x + (size_t)c0 * n;
+        memset(x, 0, sizeof *x * (size_t)n * (size_t)w);
+        for (int c = 0; c < w; c++)
+            x[(size_t)c * n + c0 + c] = 1;
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n - c0, w,
+                    1.0, j->lu + c0 + (size_t)c0 * n, n, x + c0, n);
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, w, 1.0,
+                    j->lu, n, x, n);
+        if (j->profiling)
+            tile_span(j->rt, "inverse_tile", -1, c0, w, t0);
+    }
+    return 0;
+}
+
+int weft__linalg_lu_inverse_tiled(weft_runtime *rt, int n, const double *lu, const int *ipiv,
+                                  double *x)
+{
+    inverse_job job = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .lu = lu, .x = x };
+    int rc = run_tiles(rt, rhs_tile_count(n), inverse_tiles, &job);
+    if (rc)
+        return rc;
+    /* a^-1 = u^-1 l^-1 p^T: the swaps undone on the columns, last first
+     * (LAPACK's dgetri). */
+    for (int c = n - 1; c >= 0; c--)
+        if (ipiv[c] != c)
+            cblas_dswap(n, x + (size_t)c * n, 1, x + (size_t)ipiv[c] * n, 1);
+    return 0;
 }
 
 int weft__linalg_tri_solve_tiled(weft_runtime *rt, int n, int k, const double *a,
