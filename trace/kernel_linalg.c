@@ -29,14 +29,7 @@
 #if WEFT_HAVE_BLAS
 #include <cblas.h>
 
-/* LAPACK's Fortran entry points in OpenBLAS (no header ships with it);
- * trailing lengths of character arguments, as gfortran passes them. */
-extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
-                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
-                    size_t trans_len);
-extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
-                    size_t uplo_len);
+#include "trace/lapack.h"
 #endif
 
 #define LOWER   WEFT__LINALG_LOWER

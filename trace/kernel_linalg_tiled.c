@@ -29,14 +29,7 @@
 
 #include <cblas.h>
 
-extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
-                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
-                    size_t trans_len);
-extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
-                    size_t uplo_len);
-extern void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
-                    const int *ipiv, const int *incx);
+#include "trace/lapack.h"
 
 /* Columns of the trailing matrix per tile.  At 1024 rows on one thread,
  * 128 and 256 both cost what LAPACK's own dgetrf does; 128 leaves twice
@@ -97,31 +90,81 @@ static size_t tile_count(int n, int k, int nb)
     return 1 + (size_t)((after + TILE_COLS - 1) / TILE_COLS);
 }
 
-/* ---- LU ------------------------------------------------------------------ */
+/* ---- One step of a factorization ------------------------------------------ */
 
-typedef struct lu_step {
+typedef struct factor_step factor_step;
+
+/* What LU and Cholesky do in a step: factor a panel (the first before the
+ * steps, the next in tile 0) and update a tile of the trailing columns. */
+typedef struct factor_kind {
+    const char *span;
+    /* Factors the panel of columns [k, k + nb); returns LAPACK's info. */
+    int (*panel)(const factor_step *s, int k, int nb);
+    /* Brings columns [c0, c0 + w) up to date with the panel at s->k. */
+    void (*update)(const factor_step *s, int c0, int w);
+} factor_kind;
+
+struct factor_step {
+    const factor_kind *kind;
     weft_runtime *rt;
     bool profiling;
-    int n, k, nb;
+    int n, k, nb;          /* the matrix's rows; the step's panel's columns */
     double *a;
-    int *ipiv;             /* counted from 1, as LAPACK's */
-    int next_info;         /* the next panel's dgetrf info (tile 0 only) */
-} lu_step;
+    int *ipiv;             /* LU's, counted from 1 as LAPACK's; NULL for Cholesky */
+    int next_info;         /* the next panel's info (tile 0 only) */
+};
 
-/* Factors the panel of columns [k, k + nb) below row k; its pivots go to
- * ipiv[k..k + nb) as rows of the whole matrix.  Returns dgetrf's info. */
-static int lu_panel(int n, int k, int nb, double *a, int *ipiv)
+static int factor_tiles(size_t begin, size_t end, void *ctx)
 {
-    int m = n - k, info = 0;
-    dgetrf_(&m, &nb, a + k + (size_t)k * n, &n, ipiv + k, &info);
+    factor_step *s = ctx;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = s->profiling ? weft__now_ns() : 0;
+        int c0, w;
+        tile_cols(s->n, s->k, s->nb, t, &c0, &w);
+        s->kind->update(s, c0, w);
+        if (t == 0)
+            s->next_info = s->kind->panel(s, c0, w);
+        if (s->profiling)
+            tile_span(s->rt, s->kind->span, s->k, c0, w, t0);
+    }
+    return 0;
+}
+
+/* The step whose panel starts at column k, its panel already factored:
+ * the trailing columns' tiles, the next panel factored in tile 0.
+ * Returns 0 or a negative weft error. */
+static int factor_step_run(factor_step *s, int k)
+{
+    s->k = k;
+    s->nb = min_int(WEFT__LINALG_PANEL, s->n - k);
+    s->next_info = 0;
+    return run_tiles(s->rt, tile_count(s->n, k, s->nb), factor_tiles, s);
+}
+
+static factor_step factor_start(const factor_kind *kind, weft_runtime *rt, int n, double *a,
+                                int *ipiv)
+{
+    return (factor_step){ .kind = kind, .rt = rt, .profiling = weft__profiling(rt), .n = n,
+                          .a = a, .ipiv = ipiv };
+}
+
+/* ---- LU ------------------------------------------------------------------ */
+
+/* Factors the panel below row k; its pivots go to ipiv[k..k + nb) as rows
+ * of the whole matrix.  Returns dgetrf's info. */
+static int lu_panel(const factor_step *s, int k, int nb)
+{
+    int n = s->n, m = n - k, info = 0;
+    dgetrf_(&m, &nb, s->a + k + (size_t)k * n, &n, s->ipiv + k, &info);
     for (int j = k; j < k + nb; j++)
-        ipiv[j] += k;
+        s->ipiv[j] += k;
     return info;
 }
 
-/* Brings columns [c0, c0 + w) up to date with the panel at k: its row
- * swaps, U's rows (a unit lower solve) and the product below them. */
-static void lu_update(const lu_step *s, int c0, int w)
+/* The panel's row swaps, U's rows (a unit lower solve) and the product
+ * below them. */
+static void lu_update(const factor_step *s, int c0, int w)
 {
     int n = s->n, k = s->k, nb = s->nb, k1 = k + 1, k2 = k + nb, one = 1, below = n - k - nb;
     double *col = s->a + (size_t)c0 * n;
@@ -134,40 +177,22 @@ static void lu_update(const lu_step *s, int c0, int w)
                     n, col + k, n, 1.0, col + k + nb, n);
 }
 
-static int lu_tiles(size_t begin, size_t end, void *ctx)
-{
-    lu_step *s = ctx;
-    weft__blas_thread_enter();
-    for (size_t t = begin; t < end; t++) {
-        uint64_t t0 = s->profiling ? weft__now_ns() : 0;
-        int c0, w;
-        tile_cols(s->n, s->k, s->nb, t, &c0, &w);
-        lu_update(s, c0, w);
-        if (t == 0)
-            s->next_info = lu_panel(s->n, c0, w, s->a, s->ipiv);
-        if (s->profiling)
-            tile_span(s->rt, "lu_tile", s->k, c0, w, t0);
-    }
-    return 0;
-}
+static const factor_kind lu_kind = { "lu_tile", lu_panel, lu_update };
 
 int weft__linalg_lu_tiled(weft_runtime *rt, int n, double *a, int *ipiv)
 {
+    factor_step s = factor_start(&lu_kind, rt, n, a, ipiv);
     int first_zero = 0;   /* the first zero pivot, counted from 1, or 0 */
-    int nb = min_int(WEFT__LINALG_PANEL, n);
-    int info = lu_panel(n, 0, nb, a, ipiv);
+    int info = lu_panel(&s, 0, min_int(WEFT__LINALG_PANEL, n));
     for (int k = 0; k < n; k += WEFT__LINALG_PANEL) {
-        nb = min_int(WEFT__LINALG_PANEL, n - k);
         if (info && !first_zero)
             first_zero = k + info;
-        lu_step s = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k, .nb = nb,
-                      .a = a, .ipiv = ipiv };
-        int rc = run_tiles(rt, tile_count(n, k, nb), lu_tiles, &s);
+        int rc = factor_step_run(&s, k);
         if (rc)
             return rc;
         info = s.next_info;
         /* The columns left of the panel take its swaps too (L's rows). */
-        int k1 = k + 1, k2 = k + nb, one = 1;
+        int k1 = k + 1, k2 = k + s.nb, one = 1;
         if (k > 0)
             dlaswp_(&k, a, &n, &k1, &k2, ipiv, &one);
     }
@@ -178,21 +203,13 @@ int weft__linalg_lu_tiled(weft_runtime *rt, int n, double *a, int *ipiv)
 
 /* ---- Cholesky ------------------------------------------------------------ */
 
-typedef struct chol_step {
-    weft_runtime *rt;
-    bool profiling;
-    int n, k, nb;
-    double *a;
-    int next_info;
-} chol_step;
-
-/* Factors the panel of columns [k, k + nb): its diagonal block by dpotrf
- * (the row-major lower triangle is the column-major upper one), the rows
- * below by a triangular solve.  Returns dpotrf's info. */
-static int chol_panel(int n, int k, int nb, double *a)
+/* The panel's diagonal block by dpotrf (the row-major lower triangle is
+ * the column-major upper one), the rows below by a triangular solve.
+ * Returns dpotrf's info. */
+static int chol_panel(const factor_step *s, int k, int nb)
 {
-    int info = 0;
-    double *diag = a + (size_t)k * n + k;
+    int n = s->n, info = 0;
+    double *diag = s->a + (size_t)k * n + k;
     dpotrf_("U", &nb, diag, &n, &info, 1);
     if (info == 0 && n - k - nb > 0)
         cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
@@ -200,9 +217,9 @@ static int chol_panel(int n, int k, int nb, double *a)
     return info;
 }
 
-/* Subtracts the panel at k's part from columns [c0, c0 + w) on and below
- * the diagonal. */
-static void chol_update(const chol_step *s, int c0, int w)
+/* The panel's part subtracted from the columns on and below the
+ * diagonal. */
+static void chol_update(const factor_step *s, int c0, int w)
 {
     int n = s->n, below = n - c0 - w;
     double *a = s->a;
@@ -214,30 +231,14 @@ static void chol_update(const chol_step *s, int c0, int w)
                     rows + (size_t)w * n, n, rows, n, 1.0, a + (size_t)(c0 + w) * n + c0, n);
 }
 
-static int chol_tiles(size_t begin, size_t end, void *ctx)
-{
-    chol_step *s = ctx;
-    weft__blas_thread_enter();
-    for (size_t t = begin; t < end; t++) {
-        uint64_t t0 = s->profiling ? weft__now_ns() : 0;
-        int c0, w;
-        tile_cols(s->n, s->k, s->nb, t, &c0, &w);
-        chol_update(s, c0, w);
-        if (t == 0)
-            s->next_info = chol_panel(s->n, c0, w, s->a);
-        if (s->profiling)
-            tile_span(s->rt, "cholesky_tile", s->k, c0, w, t0);
-    }
-    return 0;
-}
+static const factor_kind chol_kind = { "cholesky_tile", chol_panel, chol_update };
 
 int weft__linalg_cholesky_tiled(weft_runtime *rt, int n, double *a)
 {
-    int info = chol_panel(n, 0, min_int(WEFT__LINALG_PANEL, n), a);
+    factor_step s = factor_start(&chol_kind, rt, n, a, NULL);
+    int info = chol_panel(&s, 0, min_int(WEFT__LINALG_PANEL, n));
     for (int k = 0; k < n && info == 0; k += WEFT__LINALG_PANEL) {
-        chol_step s = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k,
-                        .nb = min_int(WEFT__LINALG_PANEL, n - k), .a = a };
-        int rc = run_tiles(rt, tile_count(n, k, s.nb), chol_tiles, &s);
+        int rc = factor_step_run(&s, k);
         if (rc)
             return rc;
         if (s.next_info)

@@ -4,8 +4,9 @@
  * right-hand sides span two tiles: the same bits eagerly and traced on
  * 1, 2 and 4 workers, checked against factors built into the inputs (a
  * row permutation of L U with a known determinant; the Cholesky factor
- * itself), and the failures of a zero pivot or a negative one found in
- * a panel after the first; on the timeline, each tile once. */
+ * itself; a batch of two, each matrix as the lone one), and the
+ * failures of a zero pivot or a negative one found in a panel after the
+ * first; on the timeline, each tile once. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,21 @@ Test(ops_solve_large, cholesky_and_triangular_solves)
     for (size_t i = 0; i < (size_t)N * N; i++)
         near(lv[i], l0[i]);   /* l0's upper triangle is 0, and so must l's be */
     cr_assert(worst <= 1e-13, "cholesky factor off by %g", worst);
+
+    /* A batch of two: each matrix's tiles run inside a chunk of the
+     * batch (a loop over tiles within a loop over matrices), the bits of
+     * the lone matrix's. */
+    double *two = doubles(2 * (size_t)N * N);
+    memcpy(two, a, sizeof *a * N * N);
+    memcpy(two + (size_t)N * N, a, sizeof *a * N * N);
+    weft_tensor *pair = test_tensor(WEFT_F64, 3, (int64_t[]){ 2, N, N }, two), *lp;
+    results(&cc, &pair, &lp);
+    for (int m = 0; m < 2; m++)
+        cr_assert_eq(memcmp(data(lp) + (size_t)m * N * N, lv, sizeof *lv * N * N), 0,
+                     "matrix %d of the batch differs from the lone one", m);
+    weft_tensor_release(lp);
+    weft_tensor_release(pair);
+    free(two);
 
     for (int lower = 0; lower < 2; lower++)
         for (int adj = 0; adj < 2; adj++) {

@@ -1,0 +1,19 @@
+/* LAPACK's Fortran entry points for LU and Cholesky in OpenBLAS (no header
+ * ships with it), for trace/kernel_linalg.c and
+ * trace/kernel_linalg_tiled.c; trailing lengths of character arguments,
+ * as gfortran passes them.  Only in a build with a BLAS. */
+#ifndef WEFT_TRACE_LAPACK_H
+#define WEFT_TRACE_LAPACK_H
+
+#include <stddef.h>
+
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                    size_t trans_len);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                    size_t uplo_len);
+extern void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
+                    const int *ipiv, const int *incx);
+
+#endif
