@@ -15,7 +15,8 @@
  *  (g) eigh_big     eigenvalues and vectors of one symmetric [512,512]
  *                   (dsyevd on both sides);
  *  (h) chol_big     the Cholesky factor of one SPD [1024,1024];
- *  (i) inv_big      the inverse of one [1024,1024] (dgetrf + dgetri).
+ *  (i) inv_big      the inverse of one [1024,1024] (dgetrf + dgetri);
+ *  (j) qr_big       q and r of one [1024,1024] (dgeqrf + dorgqr).
  *
  * The C peer copies each matrix into column-major order (Cholesky's and
  * solve's as they are, see peer()), calls LAPACK
@@ -89,6 +90,7 @@ static workload workloads[] = {
     { "chol_big", "(h) cholesky of SPD f64[1024,1024]", CHOL, 1, 1024, 0,
       NULL, NULL, NULL, NULL },
     { "inv_big", "(i) inverse of f64[1024,1024]", INV, 1, 1024, 0, NULL, NULL, NULL, NULL },
+    { "qr_big", "(j) qr of f64[1024,1024]", QR, 1, 1024, 1024, NULL, NULL, NULL, NULL },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 

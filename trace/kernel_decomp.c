@@ -21,10 +21,10 @@
 #include "trace/shape.h"
 
 #if WEFT_HAVE_BLAS
-/* LAPACK's Fortran entry points in OpenBLAS (no header ships with it);
+#include "trace/lapack.h"
+
+/* More of LAPACK's Fortran entry points in OpenBLAS (no header ships with it);
  * trailing lengths of character arguments, as gfortran passes them. */
-extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
-                    double *work, const int *lwork, int *info);
 extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
                     const double *tau, double *work, const int *lwork, int *info);
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
@@ -171,6 +171,12 @@ static qr_shape qr_shape_of(const weft__node *node, int m, int n)
 }
 
 #if WEFT_HAVE_BLAS
+/* Whether a QR of [m, n] runs in tiles over the workers. */
+static bool qr_tiled(int m, int n)
+{
+    return weft__linalg_tiled(min_int(m, n));
+}
+
 /* LAPACK's best workspace for dgeqrf and dorgqr of this shape. */
 static int qr_lwork(qr_shape s)
 {
@@ -182,14 +188,21 @@ static int qr_lwork(qr_shape s)
 }
 #endif
 
-static int qr_one(const weft__node *node, int m, int n, const char *src, weft_dtype dt,
-                  char *dst, double *scratch)
+static int qr_one(weft_runtime *rt, const weft__node *node, int m, int n, const char *src,
+                  weft_dtype dt, char *dst, double *scratch)
 {
     qr_shape s = qr_shape_of(node, m, n);
     double *a = scratch, *tau = a + (size_t)m * n, *q = tau + s.k + 1;
     weft__linalg_load(src, dt, m, n, a);
 #if WEFT_HAVE_BLAS
-    if (weft__decomp_lapack(node, m, n)) {
+    if (qr_tiled(m, n)) {
+        double *work = q + (size_t)m * s.qc;
+        int rc = weft__linalg_qr_tiled(rt, m, n, a, tau, work);
+        if (rc == 0)
+            rc = weft__linalg_qr_q_tiled(rt, m, n, s.qc, a, work, q);
+        if (rc != 0)
+            return rc;
+    } else if (weft__decomp_lapack(node, m, n)) {
         double *work = q + (size_t)m * s.qc;
         int info = 0, lwork = qr_lwork(s);
         dgeqrf_(&s.m, &s.n, a, &m, tau, work, &lwork, &info);
@@ -198,6 +211,7 @@ static int qr_one(const weft__node *node, int m, int n, const char *src, weft_dt
     } else
 #endif
     {
+        (void)rt;
         qr_loop(m, n, a, tau);
         qr_form_q(m, s.qc, s.k, a, tau, q);
     }
@@ -644,6 +658,8 @@ size_t weft__decomp_scratch(const weft__node *node, int m, int n)
         qr_shape s = qr_shape_of(node, m, n);
         size_t base = mn + (size_t)s.k + 1 + (size_t)m * s.qc;
 #if WEFT_HAVE_BLAS
+        if (qr_tiled(m, n))
+            return base + weft__linalg_qr_tiled_scratch(m, n, s.qc);
         if (weft__decomp_lapack(node, m, n))
             return base + (size_t)qr_lwork(s);
 #endif
@@ -679,14 +695,14 @@ size_t weft__decomp_scratch(const weft__node *node, int m, int n)
     }
 }
 
-int weft__decomp_one(const weft__node *node, int m, int n, const char *src, weft_dtype dt,
-                     char *dst, size_t out_count, double *scratch)
+int weft__decomp_one(weft_runtime *rt, const weft__node *node, int m, int n, const char *src,
+                     weft_dtype dt, char *dst, size_t out_count, double *scratch)
 {
     /* The packed result's padding is 0. */
     memset(dst, 0, out_count * weft_dtype_size(dt));
     switch (node->op) {
     case WEFT__OP_QR:
-        return qr_one(node, m, n, src, dt, dst, scratch);
+        return qr_one(rt, node, m, n, src, dt, dst, scratch);
     case WEFT__OP_EIGH:
         return eigh_one(node, n, src, dt, dst, scratch);
     case WEFT__OP_EIG:

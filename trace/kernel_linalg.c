@@ -415,7 +415,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         return cholesky_rows(j, m, a);
 #endif
     if (weft__linalg_is_decomp(j->n->op))
-        return weft__decomp_one(j->n, j->m, n, j->a + (size_t)m * j->m * n * es, j->dt,
+        return weft__decomp_one(j->rt, j->n, j->m, n, j->a + (size_t)m * j->m * n * es, j->dt,
                                 j->out + (size_t)m * j->out_count * es, j->out_count, a);
     bool as_is = reads_as_is(j->n->op, n);
     if (as_is)

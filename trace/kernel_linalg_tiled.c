@@ -1,12 +1,13 @@
-/* LU and Cholesky of one large matrix in column tiles over the workers,
- * and solves whose right-hand sides are cut into tiles.
+/* LU, Cholesky and QR of one large matrix in column tiles over the
+ * workers, and solves whose right-hand sides are cut into tiles.
  *
- * LAPACK's dgetrf and dpotrf run a matrix on the calling thread (weft
- * holds OpenBLAS's own threads at 1 while its workers call it), so a lone
- * large matrix used one CPU.  Here the factorization is right-looking and
- * blocked: a panel of WEFT__LINALG_PANEL columns is factored by LAPACK on
- * one thread, and the trailing matrix's update (row swaps, a triangular
- * solve, a product) is cut into column tiles, one task each.  The tile
+ * LAPACK's dgetrf, dpotrf and dgeqrf run a matrix on the calling thread
+ * (weft holds OpenBLAS's own threads at 1 while its workers call it), so
+ * a lone large matrix used one CPU.  Here the factorization is
+ * right-looking and blocked: a panel of WEFT__LINALG_PANEL columns is
+ * factored by LAPACK on one thread, and the trailing matrix's update (LU:
+ * row swaps, a triangular solve, a product; QR: the panel's block
+ * reflector) is cut into column tiles, one task each.  The tile
  * holding the next panel factors that panel as soon as it is updated
  * (look-ahead), so the other tiles' updates overlap the one step that
  * cannot be shared.
@@ -14,8 +15,9 @@
  * Tiles are fixed by the matrix's size alone, never by the worker count,
  * and each tile's arithmetic is the same whichever worker runs it: the
  * bits do not depend on how many workers there are.  While a timeline is
- * recorded, each tile is a span ("lu_tile", "cholesky_tile",
- * "solve_tile", "inverse_tile") naming its step and columns. */
+ * recorded, each tile is a span ("lu_tile", "cholesky_tile", "qr_tile",
+ * "qr_q_tile", "solve_tile", "inverse_tile") naming its step and
+ * columns. */
 #include <stdio.h>
 #include <string.h>
 
@@ -94,23 +96,28 @@ static size_t tile_count(int n, int k, int nb)
 
 typedef struct factor_step factor_step;
 
-/* What LU and Cholesky do in a step: factor a panel (the first before the
- * steps, the next in tile 0) and update a tile of the trailing columns. */
+/* What LU, Cholesky and QR do in a step: factor a panel (the first
+ * before the steps, the next in tile 0) and update a tile of the trailing
+ * columns; t is the tile's index in its step (QR's workspace). */
 typedef struct factor_kind {
     const char *span;
     /* Factors the panel of columns [k, k + nb); returns LAPACK's info. */
-    int (*panel)(const factor_step *s, int k, int nb);
+    int (*panel)(const factor_step *s, size_t t, int k, int nb);
     /* Brings columns [c0, c0 + w) up to date with the panel at s->k. */
-    void (*update)(const factor_step *s, int c0, int w);
+    void (*update)(const factor_step *s, size_t t, int c0, int w);
 } factor_kind;
 
 struct factor_step {
     const factor_kind *kind;
     weft_runtime *rt;
     bool profiling;
-    int n, k, nb;          /* the matrix's rows; the step's panel's columns */
+    int m, n;              /* the matrix's rows and columns (its leading dim is m) */
+    int panels_end;        /* columns that have panels: n, or QR's min(m, n) */
+    int k, nb;             /* the step's panel's columns */
     double *a;
-    int *ipiv;             /* LU's, counted from 1 as LAPACK's; NULL for Cholesky */
+    int *ipiv;             /* LU's, counted from 1 as LAPACK's; NULL otherwise */
+    double *tau, *tfac;    /* QR's: the reflectors' factors, each panel's T */
+    double *work;          /* QR's: a workspace per tile of a step */
     int next_info;         /* the next panel's info (tile 0 only) */
 };
 
@@ -122,9 +129,9 @@ static int factor_tiles(size_t begin, size_t end, void *ctx)
         uint64_t t0 = s->profiling ? weft__now_ns() : 0;
         int c0, w;
         tile_cols(s->n, s->k, s->nb, t, &c0, &w);
-        s->kind->update(s, c0, w);
+        s->kind->update(s, t, c0, w);
         if (t == 0)
-            s->next_info = s->kind->panel(s, c0, w);
+            s->next_info = s->kind->panel(s, 0, c0, w);
         if (s->profiling)
             tile_span(s->rt, s->kind->span, s->k, c0, w, t0);
     }
@@ -137,24 +144,25 @@ static int factor_tiles(size_t begin, size_t end, void *ctx)
 static int factor_step_run(factor_step *s, int k)
 {
     s->k = k;
-    s->nb = min_int(WEFT__LINALG_PANEL, s->n - k);
+    s->nb = min_int(WEFT__LINALG_PANEL, s->panels_end - k);
     s->next_info = 0;
     return run_tiles(s->rt, tile_count(s->n, k, s->nb), factor_tiles, s);
 }
 
-static factor_step factor_start(const factor_kind *kind, weft_runtime *rt, int n, double *a,
-                                int *ipiv)
+static factor_step factor_start(const factor_kind *kind, weft_runtime *rt, int m, int n,
+                                double *a)
 {
-    return (factor_step){ .kind = kind, .rt = rt, .profiling = weft__profiling(rt), .n = n,
-                          .a = a, .ipiv = ipiv };
+    return (factor_step){ .kind = kind, .rt = rt, .profiling = weft__profiling(rt), .m = m,
+                          .n = n, .panels_end = n, .a = a };
 }
 
 /* ---- LU ------------------------------------------------------------------ */
 
 /* Factors the panel below row k; its pivots go to ipiv[k..k + nb) as rows
  * of the whole matrix.  Returns dgetrf's info. */
-static int lu_panel(const factor_step *s, int k, int nb)
+static int lu_panel(const factor_step *s, size_t t, int k, int nb)
 {
+    (void)t;
     int n = s->n, m = n - k, info = 0;
     dgetrf_(&m, &nb, s->a + k + (size_t)k * n, &n, s->ipiv + k, &info);
     for (int j = k; j < k + nb; j++)
@@ -164,8 +172,9 @@ static int lu_panel(const factor_step *s, int k, int nb)
 
 /* The panel's row swaps, U's rows (a unit lower solve) and the product
  * below them. */
-static void lu_update(const factor_step *s, int c0, int w)
+static void lu_update(const factor_step *s, size_t t, int c0, int w)
 {
+    (void)t;
     int n = s->n, k = s->k, nb = s->nb, k1 = k + 1, k2 = k + nb, one = 1, below = n - k - nb;
     double *col = s->a + (size_t)c0 * n;
     const double *panel = s->a + k + (size_t)k * n;
@@ -181,9 +190,10 @@ static const factor_kind lu_kind = { "lu_tile", lu_panel, lu_update };
 
 int weft__linalg_lu_tiled(weft_runtime *rt, int n, double *a, int *ipiv)
 {
-    factor_step s = factor_start(&lu_kind, rt, n, a, ipiv);
+    factor_step s = factor_start(&lu_kind, rt, n, n, a);
+    s.ipiv = ipiv;
     int first_zero = 0;   /* the first zero pivot, counted from 1, or 0 */
-    int info = lu_panel(&s, 0, min_int(WEFT__LINALG_PANEL, n));
+    int info = lu_panel(&s, 0, 0, min_int(WEFT__LINALG_PANEL, n));
     for (int k = 0; k < n; k += WEFT__LINALG_PANEL) {
         if (info && !first_zero)
             first_zero = k + info;
@@ -206,8 +216,9 @@ int weft__linalg_lu_tiled(weft_runtime *rt, int n, double *a, int *ipiv)
 /* The panel's diagonal block by dpotrf (the row-major lower triangle is
  * the column-major upper one), the rows below by a triangular solve.
  * Returns dpotrf's info. */
-static int chol_panel(const factor_step *s, int k, int nb)
+static int chol_panel(const factor_step *s, size_t t, int k, int nb)
 {
+    (void)t;
     int n = s->n, info = 0;
     double *diag = s->a + (size_t)k * n + k;
     dpotrf_("U", &nb, diag, &n, &info, 1);
@@ -219,8 +230,9 @@ static int chol_panel(const factor_step *s, int k, int nb)
 
 /* The panel's part subtracted from the columns on and below the
  * diagonal. */
-static void chol_update(const factor_step *s, int c0, int w)
+static void chol_update(const factor_step *s, size_t t, int c0, int w)
 {
+    (void)t;
     int n = s->n, below = n - c0 - w;
     double *a = s->a;
     const double *rows = a + (size_t)c0 * n + s->k;   /* L's rows c0.. of the panel */
@@ -235,8 +247,8 @@ static const factor_kind chol_kind = { "cholesky_tile", chol_panel, chol_update 
 
 int weft__linalg_cholesky_tiled(weft_runtime *rt, int n, double *a)
 {
-    factor_step s = factor_start(&chol_kind, rt, n, a, NULL);
-    int info = chol_panel(&s, 0, min_int(WEFT__LINALG_PANEL, n));
+    factor_step s = factor_start(&chol_kind, rt, n, n, a);
+    int info = chol_panel(&s, 0, 0, min_int(WEFT__LINALG_PANEL, n));
     for (int k = 0; k < n && info == 0; k += WEFT__LINALG_PANEL) {
         int rc = factor_step_run(&s, k);
         if (rc)
@@ -245,6 +257,128 @@ int weft__linalg_cholesky_tiled(weft_runtime *rt, int n, double *a)
             return k + s.nb + s.next_info;
     }
     return info;
+}
+
+/* ---- QR ------------------------------------------------------------------ */
+
+/* Doubles of one tile's workspace: dlarfb's w x nb, and dgeqrf's for a
+ * panel. */
+#define TILE_WORK ((size_t)TILE_COLS * WEFT__LINALG_PANEL)
+
+static size_t qr_panels(int m, int n)
+{
+    int kk = min_int(m, n);
+    return (size_t)((kk + WEFT__LINALG_PANEL - 1) / WEFT__LINALG_PANEL);
+}
+
+/* The most tiles at once: a step's (its next panel and the columns after
+ * it) or q's. */
+static size_t qr_tiles_max(int n, int qc)
+{
+    size_t step = 2 + (size_t)(n / TILE_COLS), q = (size_t)((qc + TILE_COLS - 1) / TILE_COLS);
+    return step > q ? step : q;
+}
+
+size_t weft__linalg_qr_tiled_scratch(int m, int n, int qc)
+{
+    return qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL +
+           qr_tiles_max(n, qc) * TILE_WORK;
+}
+
+static double *panel_t(double *tfac, int k)
+{
+    return tfac + (size_t)(k / WEFT__LINALG_PANEL) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL;
+}
+
+/* The panel's reflectors (dgeqrf) and their block's T (dlarft); no panel
+ * from min(m, n) columns on. */
+static int qr_panel(const factor_step *s, size_t t, int k, int nb)
+{
+    if (k >= s->panels_end)
+        return 0;
+    nb = min_int(nb, s->panels_end - k);
+    int m = s->m, rows = m - k, lwork = (int)TILE_WORK, ldt = WEFT__LINALG_PANEL, info = 0;
+    double *v = s->a + k + (size_t)k * m;
+    dgeqrf_(&rows, &nb, v, &m, s->tau + k, s->work + t * TILE_WORK, &lwork, &info);
+    dlarft_("F", "C", &rows, &nb, v, &m, s->tau + k, panel_t(s->tfac, k), &ldt, 1, 1);
+    return info;
+}
+
+/* The panel's block reflector, transposed, applied to the columns from
+ * row k down. */
+static void qr_update(const factor_step *s, size_t t, int c0, int w)
+{
+    int m = s->m, k = s->k, nb = s->nb, rows = m - k, ldt = WEFT__LINALG_PANEL, ldw = w;
+    dlarfb_("L", "T", "F", "C", &rows, &w, &nb, s->a + k + (size_t)k * m, &m,
+            panel_t(s->tfac, k), &ldt, s->a + k + (size_t)c0 * m, &m, s->work + t * TILE_WORK,
+            &ldw, 1, 1, 1, 1);
+}
+
+static const factor_kind qr_kind = { "qr_tile", qr_panel, qr_update };
+
+int weft__linalg_qr_tiled(weft_runtime *rt, int m, int n, double *a, double *tau,
+                          double *work)
+{
+    factor_step s = factor_start(&qr_kind, rt, m, n, a);
+    s.panels_end = min_int(m, n);
+    s.tau = tau;
+    s.tfac = work;
+    s.work = work + qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL;
+    qr_panel(&s, 0, 0, WEFT__LINALG_PANEL);
+    for (int k = 0; k < s.panels_end; k += WEFT__LINALG_PANEL) {
+        int rc = factor_step_run(&s, k);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+typedef struct qr_q_job {
+    weft_runtime *rt;
+    bool profiling;
+    int m, kk, qc;
+    const double *a, *tfac;
+    double *work, *q;
+} qr_q_job;
+
+/* Columns [c0, c0 + w) of q: the identity's, with the panels' block
+ * reflectors applied last first; a panel from column c0 + w on leaves
+ * them as they are (they are 0 from its first row down). */
+static int qr_q_tiles(size_t begin, size_t end, void *ctx)
+{
+    const qr_q_job *j = ctx;
+    int m = j->m, ldt = WEFT__LINALG_PANEL;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = j->profiling ? weft__now_ns() : 0;
+        int c0 = (int)t * TILE_COLS, w = min_int(TILE_COLS, j->qc - c0);
+        double *x = j->q + (size_t)c0 * m;
+        memset(x, 0, sizeof *x * (size_t)m * (size_t)w);
+        for (int c = 0; c < w; c++)
+            x[(size_t)c * m + c0 + c] = 1;
+        int last = (j->kk - 1) / WEFT__LINALG_PANEL * WEFT__LINALG_PANEL;
+        for (int k = last; k >= 0; k -= WEFT__LINALG_PANEL) {
+            if (k >= c0 + w)
+                continue;
+            int nb = min_int(WEFT__LINALG_PANEL, j->kk - k), rows = m - k, ldw = w;
+            dlarfb_("L", "N", "F", "C", &rows, &w, &nb, j->a + k + (size_t)k * m, &m,
+                    panel_t((double *)j->tfac, k), &ldt, x + k, &m, j->work + t * TILE_WORK,
+                    &ldw, 1, 1, 1, 1);
+        }
+        if (j->profiling)
+            tile_span(j->rt, "qr_q_tile", -1, c0, w, t0);
+    }
+    return 0;
+}
+
+int weft__linalg_qr_q_tiled(weft_runtime *rt, int m, int n, int qc, const double *a,
+                            double *work, double *q)
+{
+    qr_q_job job = { .rt = rt, .profiling = weft__profiling(rt), .m = m, .kk = min_int(m, n),
+                     .qc = qc, .a = a, .tfac = work,
+                     .work = work + qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL,
+                     .q = q };
+    return run_tiles(rt, (size_t)((qc + TILE_COLS - 1) / TILE_COLS), qr_q_tiles, &job);
 }
 
 /* ---- Solves by tiles of right-hand sides ---------------------------------- */

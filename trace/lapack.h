@@ -1,7 +1,8 @@
-/* LAPACK's Fortran entry points for LU and Cholesky in OpenBLAS (no header
- * ships with it), for trace/kernel_linalg.c and
- * trace/kernel_linalg_tiled.c; trailing lengths of character arguments,
- * as gfortran passes them.  Only in a build with a BLAS. */
+/* LAPACK's Fortran entry points for LU, Cholesky and QR in OpenBLAS (no
+ * header ships with it), for trace/kernel_linalg.c,
+ * trace/kernel_linalg_tiled.c and trace/kernel_decomp.c; trailing
+ * lengths of character arguments, as gfortran passes them.  Only in a
+ * build with a BLAS. */
 #ifndef WEFT_TRACE_LAPACK_H
 #define WEFT_TRACE_LAPACK_H
 
@@ -15,5 +16,16 @@ extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, i
                     size_t uplo_len);
 extern void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
                     const int *ipiv, const int *incx);
+
+extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
+                    double *work, const int *lwork, int *info);
+extern void dlarft_(const char *direct, const char *storev, const int *n, const int *k,
+                    const double *v, const int *ldv, const double *tau, double *t,
+                    const int *ldt, size_t direct_len, size_t storev_len);
+extern void dlarfb_(const char *side, const char *trans, const char *direct, const char *storev,
+                    const int *m, const int *n, const int *k, const double *v, const int *ldv,
+                    const double *t, const int *ldt, double *c, const int *ldc, double *work,
+                    const int *ldwork, size_t side_len, size_t trans_len, size_t direct_len,
+                    size_t storev_len);
 
 #endif

@@ -71,6 +71,22 @@ int weft__linalg_lu_inverse_tiled(weft_runtime *rt, int n, const double *lu, con
 int weft__linalg_tri_solve_tiled(weft_runtime *rt, int n, int k, const double *a,
                                  unsigned flags, double *b);
 
+/* The f64 scratch of the two functions below beyond a, tau and q: each
+ * panel's T factor and a workspace per tile. */
+size_t weft__linalg_qr_tiled_scratch(int m, int n, int qc);
+/* Householder QR of the m x n column-major a in place, as LAPACK's dgeqrf
+ * leaves it (r on and above the diagonal, the reflectors below, their
+ * factors in tau), the trailing updates over rt's workers; work
+ * (weft__linalg_qr_tiled_scratch) keeps each panel's block factor T for
+ * weft__linalg_qr_q_tiled.  Returns 0 or a negative weft error. */
+int weft__linalg_qr_tiled(weft_runtime *rt, int m, int n, double *a, double *tau,
+                          double *work);
+/* q's qc columns (m x qc, apart from a) from weft__linalg_qr_tiled's a and
+ * work: the block reflectors applied to the identity's columns, in tiles
+ * of columns over rt's workers.  Returns 0 or a negative weft error. */
+int weft__linalg_qr_q_tiled(weft_runtime *rt, int m, int n, int qc, const double *a,
+                            double *work, double *q);
+
 /* Row-major [rows, cols] of dtype dt at src into column-major f64 at dst
  * (leading dim rows). */
 void weft__linalg_load(const char *src, weft_dtype dt, int rows, int cols, double *dst);
@@ -91,10 +107,11 @@ bool weft__decomp_lapack(const weft__node *n, int m, int cols);
  * included, asked of LAPACK); 0 when LAPACK refuses the size. */
 size_t weft__decomp_scratch(const weft__node *n, int m, int cols);
 /* Decomposes the row-major matrix [m, cols] at src into the packed
- * result at dst (out_count elements, all written).  Returns 0, or nonzero
+ * result at dst (out_count elements, all written); a large QR runs in
+ * tiles over rt's workers.  Returns 0, or nonzero
  * when LAPACK's iteration did not converge. */
-int weft__decomp_one(const weft__node *n, int m, int cols, const char *src, weft_dtype dt,
-                     char *dst, size_t out_count, double *scratch);
+int weft__decomp_one(weft_runtime *rt, const weft__node *n, int m, int cols, const char *src,
+                     weft_dtype dt, char *dst, size_t out_count, double *scratch);
 
 /* The first failed item of a batch cut into chunks (failed[c]: chunk c's
  * first failed item, or -1) as WEFT_EINVAL "weft_OP: <item> <index> of

@@ -1,4 +1,4 @@
-/* LU and Cholesky of matrices large enough to be factored in column
+/* LU, Cholesky and QR of matrices large enough to be factored in column
  * tiles over the workers (520 rows: eight panels and a part, the last
  * tile of each step narrower than the others), and solves whose
  * right-hand sides span two tiles: the same bits eagerly and traced on
@@ -6,7 +6,7 @@
  * row permutation of L U with a known determinant; the Cholesky factor
  * itself; a batch of two, each matrix as the lone one), and the
  * failures of a zero pivot or a negative one found in a panel after the
- * first; on the timeline, each tile once. */
+ * first; on the timeline, each tile once; q r of tall and wide matrices. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,11 +360,20 @@ static void tile_cover(const char *path, const char *name, int (*cover)[N])
     free(buf);
 }
 
+typedef struct qr_case {
+    bool full;
+} qr_case;
+
+static int qr_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    return weft_qr(cx, a[0], ((const qr_case *)user)->full, outs);
+}
+
 Test(ops_solve_large, the_timeline_shows_each_tile_once)
 {
     /* On 4 workers: each step's tiles cover the columns right of its
      * panel once (the last panel has none), and the solve's tiles the
-     * right-hand sides' columns once. */
+     * right-hand sides' columns once, and a qr's tiles q's columns. */
 #if !WEFT_HAVE_BLAS
     cr_skip_test("a build without a BLAS factors every matrix with its own loops");
 #endif
@@ -385,11 +394,19 @@ Test(ops_solve_large, the_timeline_shows_each_tile_once)
     weft_tensor *x = NULL;
     cr_assert_eq(op_call(four, body, &(big_case){ .op = SOLVE }, args, 2, &x, 1, false), 0,
                  "%s", weft_errmsg());
+    weft_tensor *qr[2] = { NULL, NULL };
+    cr_assert_eq(op_call(four, qr_body, &(qr_case){ .full = false }, args, 1, qr, 2, false), 0,
+                 "%s", weft_errmsg());
     cr_assert_eq(weft_profile_end(four), 0, "%s", weft_errmsg());
-    static int lu[STEPS][N], rhs[STEPS][N];
+    static int lu[STEPS][N], rhs[STEPS][N], q[STEPS][N];
     tile_cover(path, "lu_tile", lu);
     tile_cover(path, "solve_tile", rhs);
+    tile_cover(path, "qr_q_tile", q);
     remove(path);
+    for (int c = 0; c < N; c++)
+        cr_expect_eq(q[0][c], 1, "q's column %d in %d tiles", c, q[0][c]);
+    weft_tensor_release(qr[0]);
+    weft_tensor_release(qr[1]);
     for (int s = 0; s < STEPS; s++)
         for (int c = 0; c < N; c++) {
             int right = c >= s * 64 + 64;
@@ -403,4 +420,50 @@ Test(ops_solve_large, the_timeline_shows_each_tile_once)
     weft_tensor_release(args[1]);
     free(a);
     free(b);
+}
+
+/* ---- QR ----------------------------------------------------------------- */
+
+/* q r of a [m, n] (tall, wide, and tall with the full q): the same bits
+ * everywhere, r upper triangular, q's columns orthonormal and a = q r, on
+ * every seventh row of a and every thirteenth column of q. */
+Test(ops_solve_large, qr_of_tall_and_wide_matrices)
+{
+    const int shapes[][3] = { { 600, 520, 0 }, { 520, 600, 0 }, { 600, 520, 1 } };
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+        int m = shapes[c][0], n = shapes[c][1], kk = m < n ? m : n;
+        qr_case qc = { .full = shapes[c][2] };
+        int qcols = qc.full ? m : kk, rrows = qc.full ? m : kk;
+        double *a = random_values((size_t)m * n);
+        weft_tensor *t = test_tensor(WEFT_F64, 2, (int64_t[]){ m, n }, a), *qr[2];
+        op_results_everywhere(qr_body, &qc, &t, 1, qr, 2, "qr");
+        test_assert_shape(qr[0], WEFT_F64, 2, (int64_t[]){ m, qcols }, "q");
+        test_assert_shape(qr[1], WEFT_F64, 2, (int64_t[]){ rrows, n }, "r");
+        const double *q = data(qr[0]), *r = data(qr[1]);
+        for (int i = 0; i < rrows; i++)
+            for (int j = 0; j < i && j < n; j++)
+                cr_assert_eq(r[(size_t)i * n + j], 0, "r[%d][%d] of [%d,%d]", i, j, m, n);
+        worst = 0;
+        for (int j = 0; j < qcols; j += 13)
+            for (int i = 0; i < qcols; i++) {
+                double s = 0;
+                for (int p = 0; p < m; p++)
+                    s += q[(size_t)p * qcols + i] * q[(size_t)p * qcols + j];
+                near(s, i == j);
+            }
+        cr_assert(worst <= 1e-12, "q^T q of [%d,%d] full %d off by %g", m, n, qc.full, worst);
+        worst = 0;
+        for (int i = 0; i < m; i += 7)
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int p = 0; p < rrows && p <= j; p++)
+                    s += q[(size_t)i * qcols + p] * r[(size_t)p * n + j];
+                near(s, a[(size_t)i * n + j]);
+            }
+        cr_assert(worst <= 1e-12, "q r of [%d,%d] full %d off by %g", m, n, qc.full, worst);
+        weft_tensor_release(qr[0]);
+        weft_tensor_release(qr[1]);
+        weft_tensor_release(t);
+        free(a);
+    }
 }
