@@ -3,6 +3,9 @@
  *
  *  (d) sort      weft_sort of f32[1024,4096] along the last axis, against
  *                qsort of each row (NaN last, as weft orders);
+ *      argsort_row  weft_argsort of one row of 2^22 (its segments and
+ *                merges over the workers) against qsort of the row's
+ *                (key, index) pairs;
  *      argsort   weft_argsort of the same, against qsort of each row's
  *                (key, index) pairs (which makes it stable, as weft is);
  *  (e) top_k     weft_top_k k=8 of f32[4096,1024], against a loop keeping
@@ -33,7 +36,7 @@
  * ratios weft / C (below 1: weft is faster).  Before timing, weft's result
  * on each worker count is compared with C's element by element, exactly
  * (bench_fail on any difference).  BENCH_INDEX_ONLY="sort top_k" runs a
- * subset of: sort argsort top_k segsum gather_nd random mask argwhere
+ * subset of: sort argsort argsort_row top_k segsum gather_nd random mask argwhere
  * unique; BENCH_REPS sets the repetitions (default 11). */
 #include "bench.h"
 
@@ -130,10 +133,12 @@ static int cmp_keyed(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-static void setup_sort(workload *w)
+#define SORT_ROW_LEN (1 << 22)
+
+static void sort_input(workload *w, int64_t rows, int64_t cols)
 {
-    w->rows = SORT_ROWS;
-    w->cols = SORT_COLS;
+    w->rows = rows;
+    w->cols = cols;
     w->in[0] = make_f32(w->rows, w->cols, 65536);
     add_arg(w, 0, WEFT_F32, 2, (int64_t[]){ w->rows, w->cols });
     w->n_args = 1;
@@ -142,37 +147,48 @@ static void setup_sort(workload *w)
 
 static void setup_sort_values(workload *w)
 {
-    setup_sort(w);
+    sort_input(w, SORT_ROWS, SORT_COLS);
     w->out_elem[0] = sizeof(float);
     w->out_bytes[0] = sizeof(float) * SORT_ROWS * SORT_COLS;
 }
 
+static void setup_argsort_of(workload *w, int64_t rows, int64_t cols)
+{
+    sort_input(w, rows, cols);
+    w->out_elem[0] = sizeof(int64_t);
+    w->out_bytes[0] = sizeof(int64_t) * (size_t)(rows * cols);
+}
+
 static void setup_argsort(workload *w)
 {
-    setup_sort(w);
-    w->out_elem[0] = sizeof(int64_t);
-    w->out_bytes[0] = sizeof(int64_t) * SORT_ROWS * SORT_COLS;
+    setup_argsort_of(w, SORT_ROWS, SORT_COLS);
+}
+
+static void setup_argsort_row(workload *w)
+{
+    setup_argsort_of(w, 1, SORT_ROW_LEN);
 }
 
 static void c_sort(const workload *w, void **outs)
 {
     float *o = outs[0];
     memcpy(o, w->in[0], w->out_bytes[0]);
-    for (size_t r = 0; r < SORT_ROWS; r++)
-        qsort(o + r * SORT_COLS, SORT_COLS, sizeof(float), cmp_f32);
+    for (size_t r = 0; r < (size_t)w->rows; r++)
+        qsort(o + r * (size_t)w->cols, (size_t)w->cols, sizeof(float), cmp_f32);
 }
 
 static void c_argsort(const workload *w, void **outs)
 {
     const float *x = w->in[0];
     int64_t *o = outs[0];
-    keyed *row = malloc(sizeof *row * SORT_COLS);
-    for (size_t r = 0; r < SORT_ROWS; r++) {
-        for (size_t c = 0; c < SORT_COLS; c++)
-            row[c] = (keyed){ x[r * SORT_COLS + c], (int64_t)c };
-        qsort(row, SORT_COLS, sizeof *row, cmp_keyed);
-        for (size_t c = 0; c < SORT_COLS; c++)
-            o[r * SORT_COLS + c] = row[c].index;
+    size_t cols = (size_t)w->cols;
+    keyed *row = malloc(sizeof *row * cols);
+    for (size_t r = 0; r < (size_t)w->rows; r++) {
+        for (size_t c = 0; c < cols; c++)
+            row[c] = (keyed){ x[r * cols + c], (int64_t)c };
+        qsort(row, cols, sizeof *row, cmp_keyed);
+        for (size_t c = 0; c < cols; c++)
+            o[r * cols + c] = row[c].index;
     }
     free(row);
 }
@@ -544,6 +560,8 @@ static workload workloads[] = {
       .body = sort_body, .setup = setup_sort_values, .cloop = c_sort },
     { .name = "argsort", .title = "(d) argsort of f32[1024,4096] along the last axis",
       .body = argsort_body, .setup = setup_argsort, .cloop = c_argsort },
+    { .name = "argsort_row", .title = "(d) argsort of one row f32[1,4194304]",
+      .body = argsort_body, .setup = setup_argsort_row, .cloop = c_argsort },
     { .name = "top_k", .title = "(e) top_k k=8 of f32[4096,1024]",
       .body = top_k_body, .setup = setup_top_k, .cloop = c_top_k },
     { .name = "segsum", .title = "(f) unsorted_segment sum of f32[1e6,16], 1000 segments",

@@ -29,6 +29,10 @@
 /* Sorts v[0..n) by BEFORE, carrying ix[0..n) along when ix is not NULL;
  * tmp and tix (when ix is) hold n elements of scratch. */
 typedef void (*sort_fn)(void *v, int64_t *ix, void *tmp, int64_t *tix, int64_t n);
+/* Merges the sorted runs s[lo..mid) and s[mid..hi) into d[lo..hi) (and
+ * is into id when is is not NULL), the first run's first on ties. */
+typedef void (*merge_fn)(const void *s, const int64_t *is, void *d, int64_t *id, int64_t lo,
+                         int64_t mid, int64_t hi);
 /* The k (1 <= k <= n) first of v[0..n) in descending order into bv and bi
  * (values and indices), ties in index order. */
 typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *bi);
@@ -94,6 +98,11 @@ typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *b
             if (ix)                                                                         \
                 memcpy(ix, isrc, sizeof(int64_t) * (size_t)n);                              \
         }                                                                                   \
+    }                                                                                       \
+    static void NAME##_merge_any(const void *s, const int64_t *is, void *d, int64_t *id,    \
+                                 int64_t lo, int64_t mid, int64_t hi)                       \
+    {                                                                                       \
+        NAME##_merge(s, is, d, id, lo, mid, hi);                                            \
     }
 
 /* top_k for small k: a buffer of the best k so far, in order; an element
@@ -191,6 +200,12 @@ static const sort_fn sorts[2][5] = {
     { asc_b, asc_i32, asc_i64, asc_f32, asc_f64 },
     { desc_b, desc_i32, desc_i64, desc_f32, desc_f64 },
 };
+static const merge_fn merges[2][5] = {
+    { asc_b_merge_any, asc_i32_merge_any, asc_i64_merge_any, asc_f32_merge_any,
+      asc_f64_merge_any },
+    { desc_b_merge_any, desc_i32_merge_any, desc_i64_merge_any, desc_f32_merge_any,
+      desc_f64_merge_any },
+};
 static const top_fn tops[5] = { top_b, top_i32, top_i64, top_f32, top_f64 };
 
 /* n elements of esize bytes from src (every sstride-th) to dst (every
@@ -225,8 +240,11 @@ static void iota(int64_t *ix, int64_t n)
 /* ---- sort and argsort -------------------------------------------------- */
 
 typedef struct sort_job {
+    weft_runtime *rt;
     sort_fn sort;
+    merge_fn merge;
     bool argsort;
+    size_t segments;            /* > 1: each row sorted in that many parts at once */
     const char *src;
     char *dst;
     size_t esize;
@@ -236,9 +254,104 @@ typedef struct sort_job {
     size_t chunks;
 } sort_job;
 
+/* ---- One long row over the workers ------------------------------------
+ *
+ * A row of at least SPLIT_MIN elements, when there are fewer rows than
+ * threads, is cut into a power of two of segments sorted at once, which
+ * are then merged pairwise, level by level, each level's merges at once.
+ * A stable sort's result is unique, so the cut changes no bit. */
+#define SPLIT_MIN ((int64_t)1 << 16)
+#define SEGMENT_MIN ((int64_t)1 << 13)
+
+typedef struct split_sort {
+    const sort_job *j;
+    char *v, *tmp;              /* the row and its scratch, len elements each */
+    int64_t *ix, *tix;          /* argsort's indices and their scratch; else NULL */
+    int64_t len;
+    size_t width;               /* merges: segments per run */
+    bool to_tmp;                /* merges: from v into tmp, or back */
+} split_sort;
+
+static int64_t segment_begin(const split_sort *s, size_t g)
+{
+    return (int64_t)weft__chunk_begin((uint64_t)s->len, s->j->segments,
+                                      g < s->j->segments ? g : s->j->segments);
+}
+
+static int sort_segments(size_t begin, size_t end, void *ctx)
+{
+    const split_sort *s = ctx;
+    size_t es = s->j->esize;
+    for (size_t g = begin; g < end; g++) {
+        int64_t lo = segment_begin(s, g), n = segment_begin(s, g + 1) - lo;
+        s->j->sort(s->v + (size_t)lo * es, s->ix ? s->ix + lo : NULL, s->tmp + (size_t)lo * es,
+                   s->tix ? s->tix + lo : NULL, n);
+    }
+    return 0;
+}
+
+static int merge_runs(size_t begin, size_t end, void *ctx)
+{
+    const split_sort *s = ctx;
+    const char *src = s->to_tmp ? s->v : s->tmp;
+    char *dst = s->to_tmp ? s->tmp : s->v;
+    const int64_t *isrc = s->to_tmp ? s->ix : s->tix;
+    int64_t *idst = s->to_tmp ? s->tix : s->ix;
+    for (size_t m = begin; m < end; m++) {
+        size_t g = 2 * m * s->width;
+        s->j->merge(src, isrc, dst, idst, segment_begin(s, g), segment_begin(s, g + s->width),
+                    segment_begin(s, g + 2 * s->width));
+    }
+    return 0;
+}
+
+/* Sorts one row as j->sort does, its segments and merges over the
+ * workers; the result back in v. */
+static int split_sort_row(const sort_job *j, char *v, int64_t *ix, char *tmp, int64_t *tix,
+                          int64_t len)
+{
+    split_sort s = { .j = j, .v = v, .tmp = tmp, .ix = ix, .tix = ix ? tix : NULL, .len = len };
+    int rc = weft_parallel_for(j->rt, j->segments, 1, sort_segments, &s);
+    bool in_tmp = false;
+    for (s.width = 1; rc == 0 && s.width < j->segments; s.width *= 2) {
+        s.to_tmp = !in_tmp;
+        rc = weft_parallel_for(j->rt, j->segments / (2 * s.width), 1, merge_runs, &s);
+        in_tmp = !in_tmp;
+    }
+    if (rc == 0 && in_tmp) {   /* the last level wrote tmp */
+        memcpy(v, tmp, (size_t)len * j->esize);
+        if (ix)
+            memcpy(ix, tix, sizeof *ix * (size_t)len);
+    }
+    return rc;
+}
+
+/* The segments of each row: a power of two up to twice the threads, each
+ * of at least SEGMENT_MIN elements; 1 (no split) for rows shorter than
+ * SPLIT_MIN or at least as many as the threads. */
+static size_t split_segments(weft_runtime *rt, int64_t rows, int64_t len)
+{
+    unsigned threads = rt ? weft__intra_op_threads(rt) : 1;
+    if (threads <= 1 || rows >= (int64_t)threads || len < SPLIT_MIN)
+        return 1;
+    size_t segs = 1;
+    while (segs < 2 * (size_t)threads && len / (int64_t)(2 * segs) >= SEGMENT_MIN)
+        segs *= 2;
+    return segs;
+}
+
+static int row_sort(const sort_job *j, char *v, int64_t *ix, char *tmp, int64_t *tix,
+                    int64_t len)
+{
+    if (j->segments > 1)
+        return split_sort_row(j, v, ix, tmp, tix, len);
+    j->sort(v, ix, tmp, tix, len);
+    return 0;
+}
+
 /* Row r: len elements from element (r / inner) * len * inner + r % inner,
  * inner apart. */
-static void sort_row(const sort_job *j, int64_t r, char *scratch)
+static int sort_row(const sort_job *j, int64_t r, char *scratch)
 {
     int64_t len = j->len, inner = j->inner;
     int64_t at = (r / inner) * len * inner + r % inner;
@@ -249,19 +362,19 @@ static void sort_row(const sort_job *j, int64_t r, char *scratch)
         char *row = j->dst + (size_t)at * j->esize;
         if (row != src)
             memcpy(row, src, (size_t)len * j->esize);
-        j->sort(row, NULL, tmp, NULL, len);
-        return;
+        return row_sort(j, row, NULL, tmp, NULL, len);
     }
     copy_strided(src, inner, keys, 1, len, j->esize);
     if (!j->argsort) {
-        j->sort(keys, NULL, tmp, NULL, len);
+        int rc = row_sort(j, keys, NULL, tmp, NULL, len);
         copy_strided(keys, 1, j->dst + (size_t)at * j->esize, inner, len, j->esize);
-        return;
+        return rc;
     }
     iota(ix, len);
-    j->sort(keys, ix, tmp, tix, len);
+    int rc = row_sort(j, keys, ix, tmp, tix, len);
     copy_strided((const char *)ix, 1, j->dst + (size_t)at * sizeof(int64_t), inner, len,
                  sizeof(int64_t));
+    return rc;
 }
 
 static int sort_chunk(size_t cb, size_t ce, void *ctx)
@@ -271,8 +384,11 @@ static int sort_chunk(size_t cb, size_t ce, void *ctx)
         char *scratch = j->scratch + c * j->scratch_per_chunk;
         uint64_t b = weft__chunk_begin((uint64_t)j->rows, j->chunks, c);
         uint64_t e = weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1);
-        for (uint64_t r = b; r < e; r++)
-            sort_row(j, (int64_t)r, scratch);
+        for (uint64_t r = b; r < e; r++) {
+            int rc = sort_row(j, (int64_t)r, scratch);
+            if (rc)
+                return rc;
+        }
     }
     return 0;
 }
@@ -303,7 +419,9 @@ int weft__eval_sort(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
     if (a->numel == 0)
         return 0;
     j.rows = a->numel / j.len;
+    j.rt = rt;
     j.sort = sorts[n->attr.sort.descending ? 1 : 0][a->dtype];
+    j.merge = merges[n->attr.sort.descending ? 1 : 0][a->dtype];
     j.argsort = n->op == WEFT__OP_ARGSORT;
     j.src = weft_tensor_data(a);
     j.dst = weft__tensor_mut(out);
@@ -311,6 +429,9 @@ int weft__eval_sort(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
     j.chunks = weft__chunk_count(rt, (uint64_t)a->numel);
     if (j.chunks > (uint64_t)j.rows)
         j.chunks = (size_t)j.rows;
+    j.segments = split_segments(rt, j.rows, j.len);
+    if (j.segments > 1)
+        j.chunks = 1;   /* the rows one after another, each over the workers */
     int rc = alloc_scratch(n, j.len, j.esize, j.chunks, &j.scratch, &j.scratch_per_chunk);
     if (rc == 0)
         rc = weft__run_chunks(rt, j.chunks, sort_chunk, &j);

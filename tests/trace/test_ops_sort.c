@@ -445,11 +445,17 @@ Test(ops_sort, rank_one_and_rank_four)
 /* Above the split threshold (32768 elements): the rows are spread over the
  * workers; every worker count gives the reference's result, eagerly and
  * traced. */
+/* Rows of 65536 elements or more, fewer than the threads, are each cut
+ * into segments sorted at once and merged: the long row on every runtime,
+ * the three long rows on 4 workers (one row per chunk on 2), the two long
+ * columns through the strided copy. */
 Test(ops_sort, large_inputs_on_one_two_and_four_workers)
 {
     weft_tensor *wide = random_tensor(WEFT_F32, 2, DIMS(96, 700), 21);   /* 67200 */
     weft_tensor *tall = random_tensor(WEFT_I32, 2, DIMS(700, 96), 22);
     weft_tensor *row = random_tensor(WEFT_F64, 1, DIMS(70000), 23);     /* one long row */
+    weft_tensor *rows3 = random_tensor(WEFT_F32, 2, DIMS(3, 70000), 24);
+    weft_tensor *cols2 = random_tensor(WEFT_I64, 2, DIMS(70000, 2), 25);
     const struct { weft_tensor *x; sort_case c; const char *what; } cases[] = {
         { wide, { OP_SORT, -1, false, 0, false }, "wide sort" },
         { wide, { OP_ARGSORT, 1, true, 0, false }, "wide argsort" },
@@ -458,6 +464,10 @@ Test(ops_sort, large_inputs_on_one_two_and_four_workers)
         { tall, { OP_SORT, 0, true, 0, false }, "tall sort axis 0" },
         { tall, { OP_ARGSORT, 0, false, 0, false }, "tall argsort axis 0" },
         { row, { OP_ARGSORT, 0, false, 0, false }, "long row argsort" },
+        { row, { OP_SORT, 0, true, 0, false }, "long row sort descending" },
+        { rows3, { OP_SORT, 1, false, 0, false }, "three long rows sort" },
+        { rows3, { OP_ARGSORT, -1, true, 0, false }, "three long rows argsort descending" },
+        { cols2, { OP_ARGSORT, 0, false, 0, false }, "two long columns argsort" },
         { row, { OP_TOP_K, 0, false, 17, false }, "long row top_k 17" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -469,6 +479,8 @@ Test(ops_sort, large_inputs_on_one_two_and_four_workers)
     weft_tensor_release(wide);
     weft_tensor_release(tall);
     weft_tensor_release(row);
+    weft_tensor_release(rows3);
+    weft_tensor_release(cols2);
 }
 
 /* ---- top_k ------------------------------------------------------------- */
