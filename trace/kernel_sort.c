@@ -10,7 +10,8 @@
  * the last axis is sorted where it lies (sort: in the output itself); one
  * along another axis is gathered into scratch and written back.  Scratch is
  * allocated before the chunks start, one slice per chunk, so that no worker
- * can fail. */
+ * can fail.  A long row, when the rows are fewer than the threads, is
+ * sorted in segments and merged over the workers (split_sort_row). */
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -29,10 +30,12 @@
 /* Sorts v[0..n) by BEFORE, carrying ix[0..n) along when ix is not NULL;
  * tmp and tix (when ix is) hold n elements of scratch. */
 typedef void (*sort_fn)(void *v, int64_t *ix, void *tmp, int64_t *tix, int64_t n);
-/* Merges the sorted runs s[lo..mid) and s[mid..hi) into d[lo..hi) (and
- * is into id when is is not NULL), the first run's first on ties. */
-typedef void (*merge_fn)(const void *s, const int64_t *is, void *d, int64_t *id, int64_t lo,
-                         int64_t mid, int64_t hi);
+/* How many of the sorted a[0..na) are among the first k elements of its
+ * stable merge with the sorted b[0..nb) (a's first on ties). */
+typedef int64_t (*corank_fn)(const void *a, int64_t na, const void *b, int64_t nb, int64_t k);
+/* That merge into d (and ia, ib into id when ia is not NULL). */
+typedef void (*merge_fn)(const void *a, const int64_t *ia, int64_t na, const void *b,
+                         const int64_t *ib, int64_t nb, void *d, int64_t *id);
 /* The k (1 <= k <= n) first of v[0..n) in descending order into bv and bi
  * (values and indices), ties in index order. */
 typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *bi);
@@ -99,10 +102,44 @@ typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *b
                 memcpy(ix, isrc, sizeof(int64_t) * (size_t)n);                              \
         }                                                                                   \
     }                                                                                       \
-    static void NAME##_merge_any(const void *s, const int64_t *is, void *d, int64_t *id,    \
-                                 int64_t lo, int64_t mid, int64_t hi)                       \
+    /* a[0..na) and b[0..nb) merged into d, a's first on ties. */                           \
+    static void NAME##_merge_into(const void *a_, const int64_t *ia, int64_t na,            \
+                                  const void *b_, const int64_t *ib, int64_t nb, void *d_,  \
+                                  int64_t *id)                                              \
     {                                                                                       \
-        NAME##_merge(s, is, d, id, lo, mid, hi);                                            \
+        const T *a = a_, *b = b_;                                                           \
+        T *d = d_;                                                                          \
+        int64_t i = 0, j = 0, o = 0;                                                        \
+        while (i < na && j < nb) {                                                          \
+            bool from_b = BEFORE(b[j], a[i]);                                               \
+            d[o] = from_b ? b[j] : a[i];                                                    \
+            if (id)                                                                         \
+                id[o] = from_b ? ib[j] : ia[i];                                             \
+            j += from_b;                                                                    \
+            i += !from_b;                                                                   \
+            o++;                                                                            \
+        }                                                                                   \
+        memcpy(d + o, a + i, sizeof(T) * (size_t)(na - i));                                 \
+        memcpy(d + o + (na - i), b + j, sizeof(T) * (size_t)(nb - j));                     \
+        if (id) {                                                                           \
+            memcpy(id + o, ia + i, sizeof(int64_t) * (size_t)(na - i));                     \
+            memcpy(id + o + (na - i), ib + j, sizeof(int64_t) * (size_t)(nb - j));          \
+        }                                                                                   \
+    }                                                                                       \
+    /* The elements of a[0..na) among the first k of the merge of a and b. */              \
+    static int64_t NAME##_corank(const void *a_, int64_t na, const void *b_, int64_t nb,    \
+                                 int64_t k)                                                 \
+    {                                                                                       \
+        const T *a = a_, *b = b_;                                                           \
+        int64_t lo = k - nb > 0 ? k - nb : 0, hi = k < na ? k : na;                         \
+        while (lo < hi) {                                                                   \
+            int64_t i = lo + (hi - lo) / 2;                                                 \
+            if (BEFORE(b[k - i - 1], a[i]))                                                 \
+                hi = i;                                                                     \
+            else                                                                            \
+                lo = i + 1;                                                                 \
+        }                                                                                   \
+        return lo;                                                                          \
     }
 
 /* top_k for small k: a buffer of the best k so far, in order; an element
@@ -200,11 +237,15 @@ static const sort_fn sorts[2][5] = {
     { asc_b, asc_i32, asc_i64, asc_f32, asc_f64 },
     { desc_b, desc_i32, desc_i64, desc_f32, desc_f64 },
 };
+static const corank_fn coranks[2][5] = {
+    { asc_b_corank, asc_i32_corank, asc_i64_corank, asc_f32_corank, asc_f64_corank },
+    { desc_b_corank, desc_i32_corank, desc_i64_corank, desc_f32_corank, desc_f64_corank },
+};
 static const merge_fn merges[2][5] = {
-    { asc_b_merge_any, asc_i32_merge_any, asc_i64_merge_any, asc_f32_merge_any,
-      asc_f64_merge_any },
-    { desc_b_merge_any, desc_i32_merge_any, desc_i64_merge_any, desc_f32_merge_any,
-      desc_f64_merge_any },
+    { asc_b_merge_into, asc_i32_merge_into, asc_i64_merge_into, asc_f32_merge_into,
+      asc_f64_merge_into },
+    { desc_b_merge_into, desc_i32_merge_into, desc_i64_merge_into, desc_f32_merge_into,
+      desc_f64_merge_into },
 };
 static const top_fn tops[5] = { top_b, top_i32, top_i64, top_f32, top_f64 };
 
@@ -242,6 +283,7 @@ static void iota(int64_t *ix, int64_t n)
 typedef struct sort_job {
     weft_runtime *rt;
     sort_fn sort;
+    corank_fn corank;
     merge_fn merge;
     bool argsort;
     size_t segments;            /* > 1: each row sorted in that many parts at once */
@@ -290,6 +332,10 @@ static int sort_segments(size_t begin, size_t end, void *ctx)
     return 0;
 }
 
+/* Part p of a level's merges: every merge is cut into 2 * width parts of
+ * its output (as many parts as segments in all), each finding where its
+ * part starts and ends in both runs by their coranks, so that the last
+ * merges run on every thread too. */
 static int merge_runs(size_t begin, size_t end, void *ctx)
 {
     const split_sort *s = ctx;
@@ -297,10 +343,19 @@ static int merge_runs(size_t begin, size_t end, void *ctx)
     char *dst = s->to_tmp ? s->tmp : s->v;
     const int64_t *isrc = s->to_tmp ? s->ix : s->tix;
     int64_t *idst = s->to_tmp ? s->tix : s->ix;
-    for (size_t m = begin; m < end; m++) {
-        size_t g = 2 * m * s->width;
-        s->j->merge(src, isrc, dst, idst, segment_begin(s, g), segment_begin(s, g + s->width),
-                    segment_begin(s, g + 2 * s->width));
+    size_t es = s->j->esize, parts = 2 * s->width;
+    for (size_t p = begin; p < end; p++) {
+        size_t g = p / parts * parts;   /* the merge's first segment */
+        int64_t lo = segment_begin(s, g), mid = segment_begin(s, g + s->width);
+        int64_t hi = segment_begin(s, g + parts), na = mid - lo, nb = hi - mid;
+        int64_t k0 = (int64_t)weft__chunk_begin((uint64_t)(hi - lo), parts, p % parts);
+        int64_t k1 = (int64_t)weft__chunk_begin((uint64_t)(hi - lo), parts, p % parts + 1);
+        const char *a = src + (size_t)lo * es, *b = src + (size_t)mid * es;
+        int64_t i0 = s->j->corank(a, na, b, nb, k0), i1 = s->j->corank(a, na, b, nb, k1);
+        int64_t j0 = k0 - i0, j1 = k1 - i1;
+        s->j->merge(a + (size_t)i0 * es, isrc ? isrc + lo + i0 : NULL, i1 - i0,
+                    b + (size_t)j0 * es, isrc ? isrc + mid + j0 : NULL, j1 - j0,
+                    dst + (size_t)(lo + k0) * es, idst ? idst + lo + k0 : NULL);
     }
     return 0;
 }
@@ -315,7 +370,7 @@ static int split_sort_row(const sort_job *j, char *v, int64_t *ix, char *tmp, in
     bool in_tmp = false;
     for (s.width = 1; rc == 0 && s.width < j->segments; s.width *= 2) {
         s.to_tmp = !in_tmp;
-        rc = weft_parallel_for(j->rt, j->segments / (2 * s.width), 1, merge_runs, &s);
+        rc = weft_parallel_for(j->rt, j->segments, 1, merge_runs, &s);
         in_tmp = !in_tmp;
     }
     if (rc == 0 && in_tmp) {   /* the last level wrote tmp */
@@ -421,6 +476,7 @@ int weft__eval_sort(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
     j.rows = a->numel / j.len;
     j.rt = rt;
     j.sort = sorts[n->attr.sort.descending ? 1 : 0][a->dtype];
+    j.corank = coranks[n->attr.sort.descending ? 1 : 0][a->dtype];
     j.merge = merges[n->attr.sort.descending ? 1 : 0][a->dtype];
     j.argsort = n->op == WEFT__OP_ARGSORT;
     j.src = weft_tensor_data(a);
