@@ -7,7 +7,9 @@
  * rotations for eigh and one-sided (Hestenes) Jacobi for svd, which are
  * accurate to the last bits on a small matrix and simple to get right.
  * Larger ones go to OpenBLAS's bundled LAPACK: dgeqrf + dorgqr, dsyevd and
- * dgesdd, their workspace sizes asked of LAPACK itself.  Eigenvalues come
+ * dgesdd, their workspace sizes asked of LAPACK itself; a QR from
+ * WEFT__LINALG_TILED_MIN in the smaller dim runs in column tiles over the
+ * workers (trace/kernel_linalg_tiled.c).  Eigenvalues come
  * out ascending and singular values descending, as TensorFlow's; the
  * signs of eigen- and singular vectors are whatever the algorithm gives
  * (TensorFlow promises none either). */

@@ -14,7 +14,7 @@
  * below, which a call costs less than LAPACK's setup for.  The batch is
  * cut into chunks over the intra-op threads, each chunk's matrices one
  * after the other; from WEFT__LINALG_TILED_MIN rows a matrix's LU,
- * Cholesky and solves are cut into tiles over the workers
+ * Cholesky, QR and solves are cut into tiles over the workers
  * (trace/kernel_linalg_tiled.c), tiles fixed by the matrix alone, so
  * results do not depend on the worker count. */
 #include <math.h>

@@ -50,9 +50,9 @@ static int run_tiles(weft_runtime *rt, size_t tiles, weft_range_fn fn, void *ctx
     return weft_parallel_for(rt, tiles, 1, fn, ctx);
 }
 
-/* The timeline span of a tile that started at t0: the panel's first
- * column (step; -1 for a tile of right-hand sides) and the tile's
- * columns. */
+/* The timeline span of a tile that started at t0: its step's panel's
+ * first column (step; -1 for the tiles of the solves, the inverse and
+ * q, which have no steps) and the tile's columns. */
 static void tile_span(weft_runtime *rt, const char *name, int step, int c0, int w, uint64_t t0)
 {
     char detail[64];
@@ -337,8 +337,8 @@ typedef struct qr_q_job {
     weft_runtime *rt;
     bool profiling;
     int m, kk, qc;
-    const double *a, *tfac;
-    double *work, *q;
+    const double *a;
+    double *tfac, *work, *q;
 } qr_q_job;
 
 /* Columns [c0, c0 + w) of q: the identity's, with the panels' block
@@ -362,7 +362,7 @@ static int qr_q_tiles(size_t begin, size_t end, void *ctx)
                 continue;
             int nb = min_int(WEFT__LINALG_PANEL, j->kk - k), rows = m - k, ldw = w;
             dlarfb_("L", "N", "F", "C", &rows, &w, &nb, j->a + k + (size_t)k * m, &m,
-                    panel_t((double *)j->tfac, k), &ldt, x + k, &m, j->work + t * TILE_WORK,
+                    panel_t(j->tfac, k), &ldt, x + k, &m, j->work + t * TILE_WORK,
                     &ldw, 1, 1, 1, 1);
         }
         if (j->profiling)
@@ -427,8 +427,7 @@ int weft__linalg_lu_solve_tiled(weft_runtime *rt, int n, int k, const double *lu
     for (int j = 0; j < n; j++)
         ipiv[j]++;
     rhs_job job = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .k = k, .a = lu,
-                    .ipiv = ipiv,
-                    .flags = trans ? WEFT__LINALG_ADJOINT : 0, .b = b };
+                    .ipiv = ipiv, .flags = trans ? WEFT__LINALG_ADJOINT : 0, .b = b };
     int rc = run_tiles(rt, rhs_tile_count(k), rhs_tiles, &job);
     for (int j = 0; j < n; j++)
         ipiv[j]--;
