@@ -95,9 +95,8 @@ static int record_vjp(weft__grad_tape *t, uint32_t id, weft_value **adj, weft_va
         rc = weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", who);
         goto done;
     }
-    for (size_t k = 0; k < n_in; k++) {
+    for (size_t k = 0; k < n_in; k++)
         in[k] = t->val[scan->in[k]];
-    }
     if ((rc = fn_specs(cx, &s, in, specs)) < 0)
         goto done;
     for (size_t k = 0; k < s.n_acc; k++)

@@ -279,10 +279,16 @@ static size_t qr_tiles_max(int n, int qc)
     return step > q ? step : q;
 }
 
+/* Doubles of the panels' T factors, at the start of the scratch; the
+ * tiles' workspaces follow them. */
+static size_t qr_t_doubles(int m, int n)
+{
+    return qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL;
+}
+
 size_t weft__linalg_qr_tiled_scratch(int m, int n, int qc)
 {
-    return qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL +
-           qr_tiles_max(n, qc) * TILE_WORK;
+    return qr_t_doubles(m, n) + qr_tiles_max(n, qc) * TILE_WORK;
 }
 
 static double *panel_t(double *tfac, int k)
@@ -323,7 +329,7 @@ int weft__linalg_qr_tiled(weft_runtime *rt, int m, int n, double *a, double *tau
     s.panels_end = min_int(m, n);
     s.tau = tau;
     s.tfac = work;
-    s.work = work + qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL;
+    s.work = work + qr_t_doubles(m, n);
     qr_panel(&s, 0, 0, WEFT__LINALG_PANEL);
     for (int k = 0; k < s.panels_end; k += WEFT__LINALG_PANEL) {
         int rc = factor_step_run(&s, k);
@@ -375,8 +381,7 @@ int weft__linalg_qr_q_tiled(weft_runtime *rt, int m, int n, int qc, const double
                             double *work, double *q)
 {
     qr_q_job job = { .rt = rt, .profiling = weft__profiling(rt), .m = m, .kk = min_int(m, n),
-                     .qc = qc, .a = a, .tfac = work,
-                     .work = work + qr_panels(m, n) * WEFT__LINALG_PANEL * WEFT__LINALG_PANEL,
+                     .qc = qc, .a = a, .tfac = work, .work = work + qr_t_doubles(m, n),
                      .q = q };
     return run_tiles(rt, (size_t)((qc + TILE_COLS - 1) / TILE_COLS), qr_q_tiles, &job);
 }

@@ -316,8 +316,7 @@ typedef struct split_sort {
 
 static int64_t segment_begin(const split_sort *s, size_t g)
 {
-    return (int64_t)weft__chunk_begin((uint64_t)s->len, s->j->segments,
-                                      g < s->j->segments ? g : s->j->segments);
+    return (int64_t)weft__chunk_begin((uint64_t)s->len, s->j->segments, g);
 }
 
 static int sort_segments(size_t begin, size_t end, void *ctx)
@@ -367,13 +366,11 @@ static int split_sort_row(const sort_job *j, char *v, int64_t *ix, char *tmp, in
 {
     split_sort s = { .j = j, .v = v, .tmp = tmp, .ix = ix, .tix = ix ? tix : NULL, .len = len };
     int rc = weft_parallel_for(j->rt, j->segments, 1, sort_segments, &s);
-    bool in_tmp = false;
     for (s.width = 1; rc == 0 && s.width < j->segments; s.width *= 2) {
-        s.to_tmp = !in_tmp;
+        s.to_tmp = !s.to_tmp;   /* the segments' sorts left v; each level flips */
         rc = weft_parallel_for(j->rt, j->segments, 1, merge_runs, &s);
-        in_tmp = !in_tmp;
     }
-    if (rc == 0 && in_tmp) {   /* the last level wrote tmp */
+    if (rc == 0 && s.to_tmp) {   /* the last level wrote tmp */
         memcpy(v, tmp, (size_t)len * j->esize);
         if (ix)
             memcpy(ix, tix, sizeof *ix * (size_t)len);
