@@ -1,6 +1,6 @@
 /* Image ops of include/weft/ops.h on NHWC data: space_to_depth,
- * depth_to_space, extract_patches, rgb_to_grayscale,
- * per_image_standardization, adjust_contrast, image_gradients,
+ * depth_to_space, extract_patches (and extract_volume_patches on NDHWC),
+ * rgb_to_grayscale, per_image_standardization, adjust_contrast, image_gradients,
  * total_variation, psnr, sobel_edges and ssim (depthwise convolutions
  * with constant filters); the colour ops are trace/ops_color.c's.  Each is a
  * composition of other ops (as ops_linalg.c's): it checks its inputs
@@ -107,9 +107,67 @@ weft_value *weft_depth_to_space(weft_ctx *cx, weft_value *x, int64_t block_size)
                                    joined));
 }
 
-/* tf.image.extract_patches: one strided slice of the (zero-padded) images
- * per window tap (ky, kx), [b, oh, ow, c] each, joined along the channels
- * in tap order, which is TensorFlow's patch layout [(ky kw + kx) c + ch]. */
+/* One strided slice of the (zero-padded) input per window tap, [b, o..., c]
+ * each, joined along the channels in tap order (the last spatial dim's
+ * taps fastest), which is TensorFlow's patch layout for extract_patches
+ * [(ky kw + kx) c + ch] and extract_volume_patches alike.  The input's
+ * rank is nsp + 2, its spatial dims 1..nsp; k, st and rt have nsp
+ * entries each. */
+static weft_value *extract_windows(weft_ctx *cx, const char *fn, weft_value *x, int nsp,
+                                   const int64_t *k, const int64_t *st, const int64_t *rt,
+                                   weft_padding padding)
+{
+    if (!weft__ops_padding_ok(cx, fn, padding))
+        return NULL;
+    static const char *const dim_names[3][3] = { { "width" }, { "height", "width" },
+                                                 { "depth", "height", "width" } };
+    const weft_spec *s = spec_of(x);
+    int64_t out[3], pads[5][2] = { { 0, 0 } };
+    bool padded = false;
+    for (int d = 0; d < nsp; d++) {
+        int64_t in = s->dims[1 + d], before;
+        out[d] = weft__conv_out_dim(padding, in, k[d], st[d], rt[d], &before);
+        if (out[d] < 0) {
+            char ss[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the %s of %s is smaller than the "
+                                  "window's span (VALID)", fn, dim_names[nsp - 1][d],
+                                  weft__spec_str(s, ss, sizeof ss));
+        }
+        int64_t need = out[d] > 0 ? (out[d] - 1) * st[d] + (k[d] - 1) * rt[d] + 1 : 0;
+        pads[1 + d][0] = before;
+        pads[1 + d][1] = need - in - before > 0 ? need - in - before : 0;
+        padded |= pads[1 + d][0] || pads[1 + d][1];
+    }
+    if (padded)
+        x = weft_pad(cx, x, (const int64_t(*)[2])pads, 0);
+    int64_t taps = 1;
+    for (int d = 0; d < nsp; d++)
+        taps *= k[d];
+    weft_value **parts = weft__malloc(sizeof *parts * (size_t)taps);
+    if (!parts)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    for (int64_t t = 0; t < taps; t++) {
+        int64_t begin[5] = { 0 }, end[5] = { 0 }, step[5] = { 1, 1, 1, 1, 1 };
+        end[0] = end[nsp + 1] = WEFT_END;
+        /* An empty output dim (SAME on an empty input) slices nothing. */
+        int64_t rest = t;
+        for (int d = nsp - 1; d >= 0; d--) {
+            int64_t tap = rest % k[d];
+            rest /= k[d];
+            if (out[d] > 0) {
+                begin[1 + d] = tap * rt[d];
+                end[1 + d] = begin[1 + d] + (out[d] - 1) * st[d] + 1;
+                step[1 + d] = st[d];
+            }
+        }
+        parts[t] = weft_slice(cx, x, begin, end, step);
+    }
+    weft_value *r = weft_concat(cx, parts, (size_t)taps, nsp + 1);
+    weft__free(parts);
+    return r;
+}
+
+/* tf.image.extract_patches: NHWC windows with rates. */
 weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t *sizes,
                                  const int64_t *strides, const int64_t *rates,
                                  weft_padding padding)
@@ -123,50 +181,24 @@ weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t
         !weft__ops_take_sizes(cx, fn, "rates", rates, 2, rt) ||
         !known_rank(cx, fn, images, 4, 4, 3, "NHWC data (rank 4, h, w and c known while tracing)"))
         return NULL;
-    if (padding != WEFT_PADDING_VALID && padding != WEFT_PADDING_SAME)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: padding %d is not WEFT_PADDING_VALID or "
-                              "WEFT_PADDING_SAME", fn, (int)padding);
-    const weft_spec *s = spec_of(images);
-    int64_t out[2], before[2], after[2];
-    for (int d = 0; d < 2; d++) {
-        int64_t in = s->dims[1 + d];
-        out[d] = weft__conv_out_dim(padding, in, k[d], st[d], rt[d], &before[d]);
-        if (out[d] < 0) {
-            char ss[WEFT__SPEC_STR_MAX];
-            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the %s of %s is smaller than the "
-                                  "window's span (VALID)", fn, d ? "width" : "height",
-                                  weft__spec_str(s, ss, sizeof ss));
-        }
-        int64_t need = out[d] > 0 ? (out[d] - 1) * st[d] + (k[d] - 1) * rt[d] + 1 : 0;
-        after[d] = need - in - before[d] > 0 ? need - in - before[d] : 0;
-    }
-    weft_value *x = images;
-    if (before[0] || before[1] || after[0] || after[1]) {
-        const int64_t pads[4][2] = { { 0, 0 }, { before[0], after[0] }, { before[1], after[1] },
-                                     { 0, 0 } };
-        x = weft_pad(cx, x, pads, 0);
-    }
-    int64_t taps = k[0] * k[1];
-    weft_value **parts = weft__malloc(sizeof *parts * (size_t)taps);
-    if (!parts)
-        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
-    for (int64_t ky = 0; ky < k[0]; ky++)
-        for (int64_t kx = 0; kx < k[1]; kx++) {
-            /* An empty output dim (SAME on an empty input) slices nothing. */
-            const int64_t at[2] = { ky * rt[0], kx * rt[1] };
-            int64_t begin[4] = { 0, 0, 0, 0 }, end[4] = { WEFT_END, 0, 0, WEFT_END },
-                    step[4] = { 1, 1, 1, 1 };
-            for (int d = 0; d < 2; d++)
-                if (out[d] > 0) {
-                    begin[1 + d] = at[d];
-                    end[1 + d] = at[d] + (out[d] - 1) * st[d] + 1;
-                    step[1 + d] = st[d];
-                }
-            parts[ky * k[1] + kx] = weft_slice(cx, x, begin, end, step);
-        }
-    weft_value *r = weft_concat(cx, parts, (size_t)taps, 3);
-    weft__free(parts);
-    return WEFT__KEEP(r);
+    return WEFT__KEEP(extract_windows(cx, fn, images, 2, k, st, rt, padding));
+}
+
+/* tf.extract_volume_patches: NDHWC windows, no rates. */
+weft_value *weft_extract_volume_patches(weft_ctx *cx, weft_value *input, const int64_t *sizes,
+                                        const int64_t *strides, weft_padding padding)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_extract_volume_patches";
+    static const int64_t ones[3] = { 1, 1, 1 };
+    int64_t k[3], st[3];
+    if (!weft__op_enter(cx, fn, &input, 1) ||
+        !weft__ops_take_sizes(cx, fn, "sizes", sizes, 3, k) ||
+        !weft__ops_take_sizes(cx, fn, "strides", strides, 3, st) ||
+        !known_rank(cx, fn, input, 5, 5, 4,
+                    "NDHWC data (rank 5, d, h, w and c known while tracing)"))
+        return NULL;
+    return WEFT__KEEP(extract_windows(cx, fn, input, 3, k, st, ones, padding));
 }
 
 /* ---- Colour and contrast ------------------------------------------------ */

@@ -2011,6 +2011,16 @@ WEFT_API weft_value *weft_batch_to_space_nd(weft_ctx *cx, weft_value *input, int
 WEFT_API weft_value *weft_extract_patches(weft_ctx *cx, weft_value *images, const int64_t *sizes,
                                           const int64_t *strides, const int64_t *rates,
                                           weft_padding padding);
+/* tf.extract_volume_patches(input, ksizes, strides, padding): NDHWC
+ * [b, d, h, w, c] (d, h, w, c known while tracing) to [b, od, oh, ow,
+ * kd kh kw c], the kd x kh x kw window (sizes) every strides voxels, laid
+ * out as TensorFlow's (tap (kz, ky, kx) at channels ((kz kh + ky) kw +
+ * kx) c ...); SAME pads with zeros as conv3d places them.  sizes and
+ * strides are int64_t[3] (NULL: 1s).  Any dtype; exact (one strided
+ * slice per tap, joined), so its gradient is that of the slices. */
+WEFT_API weft_value *weft_extract_volume_patches(weft_ctx *cx, weft_value *input,
+                                                 const int64_t *sizes, const int64_t *strides,
+                                                 weft_padding padding);
 /* tf.image.rgb_to_grayscale(images): [..., 3] to [..., 1],
  * 0.2989 r + 0.5870 g + 0.1140 b added in that order, in the images'
  * dtype (f32 or f64, else WEFT_EDTYPE); the last dim must be 3, known

@@ -1,6 +1,7 @@
-/* The image ops (space_to_depth, depth_to_space, rgb_to_grayscale, grayscale_to_rgb,
- * per_image_standardization, adjust_contrast, image_gradients,
- * total_variation, psnr): values against references written out here
+/* The image ops (space_to_depth, depth_to_space, rgb_to_grayscale,
+ * grayscale_to_rgb, per_image_standardization, adjust_contrast,
+ * image_gradients, total_variation, psnr, extract_patches,
+ * extract_volume_patches): values against references written out here
  * from TensorFlow's definitions, the same bits eagerly and traced on 1, 2
  * and 4 workers, a batch unknown while tracing, and the refused calls,
  * whose messages name the op. */
@@ -15,14 +16,15 @@ TestSuite(ops_image, .init = suite_runtimes_create, .fini = suite_runtimes_destr
           .timeout = 60);
 
 typedef enum im_op {
-    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR, PATCHES, GRAY_TO_RGB
+    S2D, D2S, GRAY, STANDARDIZE, CONTRAST, GRADIENTS, TV, PSNR, PATCHES, GRAY_TO_RGB, VOLUME,
+    VOLUME_GRAD, VOLUME_LOSS
 } im_op;
 
 typedef struct im_case {
     im_op op;
     int64_t block;
     double factor;
-    int64_t sizes[2], strides[2], rates[2];   /* PATCHES */
+    int64_t sizes[3], strides[3], rates[2];   /* PATCHES (two of each), VOLUME */
     weft_padding padding;
 } im_case;
 
@@ -42,6 +44,19 @@ static int im_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     case PATCHES:
         outs[0] = weft_extract_patches(cx, a[0], c->sizes, c->strides, c->rates, c->padding);
         break;
+    case VOLUME:
+        outs[0] = weft_extract_volume_patches(cx, a[0], c->sizes, c->strides, c->padding);
+        break;
+    case VOLUME_GRAD: {
+        im_case inner = *c;
+        inner.op = VOLUME_LOSS;
+        return weft_gradients(cx, im_body, &inner, a, 2, 1, NULL, outs);
+    }
+    case VOLUME_LOSS: {
+        weft_value *p = weft_extract_volume_patches(cx, a[0], c->sizes, c->strides, c->padding);
+        outs[0] = weft_sum(cx, weft_mul(cx, p, a[1]), WEFT_ALL_AXES);
+        break;
+    }
     }
     return weft_ctx_status(cx);
 }
@@ -227,6 +242,115 @@ Test(ops_image, extract_patches_against_the_definition)
     weft_tensor_release(t);
 }
 
+/* extract_volume_patches: out[b, oz, oy, ox, ((kz kh + ky) kw + kx) c + ch]
+ * reads x[b, oz sz - pz + kz, oy sy - py + ky, ox sx - px + kx, ch] (0 in
+ * the padding); calls `visit` with each output index and input index (-1:
+ * padding). */
+typedef struct volume_geom {
+    int64_t dims[5], out[3], before[3], depth;
+} volume_geom;
+
+static volume_geom volume_place(const im_case *c, const int64_t dims[5])
+{
+    volume_geom g;
+    memcpy(g.dims, dims, sizeof g.dims);
+    g.depth = dims[4];
+    for (int d = 0; d < 3; d++) {
+        g.out[d] = place(c->padding == WEFT_PADDING_SAME, dims[1 + d], c->sizes[d], c->strides[d],
+                         1, &g.before[d]);
+        g.depth *= c->sizes[d];
+    }
+    return g;
+}
+
+/* The input element output element o reads, or -1 for the padding. */
+static int64_t volume_source(const im_case *c, const volume_geom *g, int64_t o)
+{
+    int64_t C = g->dims[4], ch = o % C, rest = o / C, tap[3], pos[3];
+    for (int d = 2; d >= 0; d--) {
+        tap[d] = rest % c->sizes[d];
+        rest /= c->sizes[d];
+    }
+    for (int d = 2; d >= 0; d--) {
+        pos[d] = rest % g->out[d];
+        rest /= g->out[d];
+    }
+    int64_t i = rest;   /* the batch */
+    for (int d = 0; d < 3; d++) {
+        int64_t at = pos[d] * c->strides[d] - g->before[d] + tap[d];
+        if (at < 0 || at >= g->dims[1 + d])
+            return -1;
+        i = i * g->dims[1 + d] + at;
+    }
+    return i * C + ch;
+}
+
+static const im_case volume_cases[] = {
+    { VOLUME, 0, 0, { 2, 2, 2 }, { 1, 1, 1 }, { 1, 1 }, WEFT_PADDING_SAME },
+    { VOLUME, 0, 0, { 3, 2, 1 }, { 2, 1, 2 }, { 1, 1 }, WEFT_PADDING_VALID },
+    { VOLUME, 0, 0, { 1, 3, 2 }, { 1, 2, 3 }, { 1, 1 }, WEFT_PADDING_SAME },
+    { VOLUME, 0, 0, { 1, 1, 1 }, { 2, 2, 2 }, { 1, 1 }, WEFT_PADDING_VALID },
+};
+
+Test(ops_image, extract_volume_patches_against_the_definition)
+{
+    const int64_t dims[5] = { 2, 4, 5, 3, 2 };
+    enum { N = 2 * 4 * 5 * 3 * 2 };
+    double x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = i + 1;
+    weft_tensor *t = tensor_of(WEFT_I32, 5, dims, x);
+    for (size_t ci = 0; ci < sizeof volume_cases / sizeof volume_cases[0]; ci++) {
+        const im_case *c = &volume_cases[ci];
+        volume_geom g = volume_place(c, dims);
+        weft_tensor *out;
+        op_results_everywhere(im_body, (void *)c, &t, 1, &out, 1, "extract_volume_patches");
+        expect_dims(out, 5, (const int64_t[]){ 2, g.out[0], g.out[1], g.out[2], g.depth });
+        for (int64_t o = 0; o < weft_tensor_numel(out); o++) {
+            int64_t i = volume_source(c, &g, o);
+            cr_assert_eq(at(out, o), i < 0 ? 0 : x[i], "case %zu element %lld", ci, (long long)o);
+        }
+        weft_tensor_release(out);
+    }
+    weft_tensor_release(t);
+}
+
+/* The gradient of sum(patches * w) for x: each element's w summed over the
+ * patches that read it (small integers, so exact in f64). */
+Test(ops_image, extract_volume_patches_gradient)
+{
+    const int64_t dims[5] = { 1, 3, 4, 3, 2 };
+    enum { N = 3 * 4 * 3 * 2 };
+    double x[N], dx[N];
+    for (int i = 0; i < N; i++)
+        x[i] = 0.5 * i;
+    for (size_t ci = 0; ci < sizeof volume_cases / sizeof volume_cases[0]; ci++) {
+        im_case c = volume_cases[ci];
+        c.op = VOLUME_GRAD;
+        volume_geom g = volume_place(&c, dims);
+        int64_t odims[5] = { 1, g.out[0], g.out[1], g.out[2], g.depth };
+        int64_t m = g.out[0] * g.out[1] * g.out[2] * g.depth;
+        double *w = malloc(sizeof *w * (size_t)m);
+        cr_assert_not_null(w);
+        memset(dx, 0, sizeof dx);
+        for (int64_t o = 0; o < m; o++) {
+            w[o] = (double)(o % 7) - 3;
+            int64_t i = volume_source(&c, &g, o);
+            if (i >= 0)
+                dx[i] += w[o];
+        }
+        weft_tensor *ts[2] = { tensor_of(WEFT_F64, 5, dims, x), tensor_of(WEFT_F64, 5, odims, w) };
+        weft_tensor *out;
+        op_results_everywhere(im_body, &c, ts, 2, &out, 1, "extract_volume_patches gradient");
+        expect_dims(out, 5, dims);
+        expect_near(out, dx, N, 0, "extract_volume_patches gradient");
+        weft_tensor_release(out);
+        weft_tensor_release(ts[0]);
+        weft_tensor_release(ts[1]);
+        free(w);
+    }
+}
+
 /* ---- Colour and contrast ------------------------------------------------ */
 
 Test(ops_image, rgb_to_grayscale_weights)
@@ -402,13 +526,15 @@ Test(ops_image, psnr)
 
 typedef enum bad_call { S2D_BLOCK, S2D_RANK, S2D_DIVIDE, D2S_DIVIDE, GRAY_INT, GRAY_CHANNELS,
                         STANDARDIZE_RANK, CONTRAST_NAN, GRADIENTS_RANK, TV_RANK, PSNR_MAX,
-                        GRADIENTS_OUTS, GRAY_TO_RGB_CHANNELS } bad_call;
+                        GRADIENTS_OUTS, GRAY_TO_RGB_CHANNELS, VOLUME_RANK, VOLUME_SPAN,
+                        VOLUME_STRIDE, VOLUME_PADDING } bad_call;
 
 /* args: i32 [1, 4, 6, 3], f64 [1, 4, 6, 3]. */
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     weft_value *i = a[0], *f = a[1];
-    switch ((bad_call) * (const int *)user) {
+    bad_call b = (bad_call) * (const int *)user;
+    switch (b) {
     case S2D_BLOCK: outs[0] = weft_space_to_depth(cx, i, 1); break;
     case S2D_RANK: outs[0] = weft_space_to_depth(cx, weft_squeeze(cx, i, 0), 2); break;
     case S2D_DIVIDE: outs[0] = weft_space_to_depth(cx, i, 4); break;
@@ -433,6 +559,20 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case PSNR_MAX: outs[0] = weft_psnr(cx, f, f, 0); break;
     case GRADIENTS_OUTS: return weft_image_gradients(cx, f, NULL);
     case GRAY_TO_RGB_CHANNELS: outs[0] = weft_grayscale_to_rgb(cx, i); break;
+    case VOLUME_RANK:
+        outs[0] = weft_extract_volume_patches(cx, i, NULL, NULL, WEFT_PADDING_VALID);
+        break;
+    case VOLUME_SPAN:
+    case VOLUME_STRIDE:
+    case VOLUME_PADDING: {
+        weft_value *v = weft_expand_dims(cx, i, 4);
+        const int64_t span[3] = { 1, 1, 4 }, stride[3] = { 1, 0, 1 };
+        outs[0] = weft_extract_volume_patches(cx, v, b == VOLUME_SPAN ? span : NULL,
+                                              b == VOLUME_STRIDE ? stride : NULL,
+                                              b == VOLUME_PADDING ? (weft_padding)7
+                                                                   : WEFT_PADDING_VALID);
+        break;
+    }
     }
     return weft_ctx_status(cx);
 }
@@ -462,6 +602,13 @@ Test(ops_image, refused_calls_name_the_op)
         { GRADIENTS_OUTS, WEFT_EINVAL, "weft_image_gradients: outs is NULL" },
         { GRAY_TO_RGB_CHANNELS, WEFT_ESHAPE, "weft_grayscale_to_rgb: i32[1,4,6,3] does not have "
                                              "1 channel" },
+        { VOLUME_RANK, WEFT_ESHAPE, "weft_extract_volume_patches: i32[1,4,6,3] is not NDHWC "
+                                    "data" },
+        { VOLUME_SPAN, WEFT_ESHAPE, "weft_extract_volume_patches: the width of i32[1,4,6,3,1] "
+                                    "is smaller than the window's span (VALID)" },
+        { VOLUME_STRIDE, WEFT_EINVAL, "weft_extract_volume_patches: strides[1] is 0, not within" },
+        { VOLUME_PADDING, WEFT_EINVAL, "weft_extract_volume_patches: padding 7 is not "
+                                       "WEFT_PADDING_VALID" },
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 2);
     weft_tensor_release(args[0]);
