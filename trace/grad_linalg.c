@@ -93,9 +93,11 @@ static int cholesky_rule(const rule_in *r)
     return give(r, 0, weft_mul(cx, ga, k(r, 0.5)));
 }
 
-/* expm (TensorFlow's rule): the upper right block of expm([[a^T, g],
- * [0, a^T]]), the derivative's adjoint applied to g. */
-static int expm_rule(const rule_in *r)
+/* expm (TensorFlow's rule) and logm: the upper right block of
+ * f([[a^T, g], [0, a^T]]), the derivative's adjoint applied to g (a
+ * primary matrix function with real coefficients, f(a)'s Frechet
+ * derivative's adjoint is f(a^T)'s). */
+static int block_rule(const rule_in *r, weft_value *(*f)(weft_ctx *, weft_value *))
 {
     weft_ctx *cx = r->cx;
     const weft_spec *as = weft__value_spec(r->a);
@@ -105,7 +107,7 @@ static int expm_rule(const rule_in *r)
     weft_value *at = weft_matrix_transpose(cx, r->a);
     weft_value *top[2] = { at, r->g }, *bottom[2] = { weft_zeros_like(cx, at), at };
     weft_value *rows[2] = { weft_concat(cx, top, 2, -1), weft_concat(cx, bottom, 2, -1) };
-    weft_value *big = weft_matrix_exponential(cx, weft_concat(cx, rows, 2, -2));
+    weft_value *big = f(cx, weft_concat(cx, rows, 2, -2));
     int rank = as->rank;
     return give(r, 0, weft__ops_axis_slice(cx, weft__ops_axis_slice(cx, big, rank - 2, 0, n),
                                            rank - 1, n, 2 * n));
@@ -205,7 +207,8 @@ int weft__grad_linalg(const rule_in *r)
     case WEFT__OP_MATRIX_DETERMINANT: return determinant_rule(r);
     case WEFT__OP_SLOGDET:            return slogdet_rule(r);
     case WEFT__OP_CHOLESKY:           return cholesky_rule(r);
-    case WEFT__OP_MATRIX_EXPONENTIAL: return expm_rule(r);
+    case WEFT__OP_MATRIX_EXPONENTIAL: return block_rule(r, weft_matrix_exponential);
+    case WEFT__OP_MATRIX_LOG:         return block_rule(r, weft_matrix_logarithm);
     case WEFT__OP_MATRIX_SQRT:        return sqrtm_rule(r);
     case WEFT__OP_TRIDIAGONAL_SOLVE:  return tridiagonal_rule(r);
     default:                          return unsupported(r, NULL);

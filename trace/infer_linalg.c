@@ -197,6 +197,7 @@ int weft__infer_linalg_op(const weft__node *n, const weft_spec *in, weft_spec *o
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_EXPONENTIAL:
     case WEFT__OP_MATRIX_SQRT:
+    case WEFT__OP_MATRIX_LOG:
         *out = in[0];
         return 0;
     case WEFT__OP_MATRIX_DETERMINANT:

@@ -899,6 +899,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_EXPONENTIAL:
     case WEFT__OP_MATRIX_SQRT:
+    case WEFT__OP_MATRIX_LOG:
     case WEFT__OP_TRIDIAGONAL_SOLVE:
     case WEFT__OP_MATRIX_DETERMINANT:
     case WEFT__OP_SLOGDET:

@@ -490,6 +490,10 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         weft__sqrtm_one(n, a, b, ipiv);
         store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
         return 0;
+    case WEFT__OP_MATRIX_LOG:
+        weft__logm_one(n, a, b, ipiv);
+        store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
+        return 0;
     case WEFT__OP_MATRIX_INVERSE: {
         int rc = lu_factor(j->rt, n, a, ipiv);
         if (rc == 0)
@@ -543,6 +547,7 @@ static int linalg_chunks(size_t begin, size_t end, void *ctx)
      * place. */
     size_t b_doubles = j->n->op == WEFT__OP_MATRIX_EXPONENTIAL ? weft__expm_scratch(j->cols)
                        : j->n->op == WEFT__OP_MATRIX_SQRT  ? weft__sqrtm_scratch(j->cols)
+                       : j->n->op == WEFT__OP_MATRIX_LOG   ? weft__logm_scratch(j->cols)
                                                            : n * cols;
     size_t doubles = 2 * n * n + b_doubles + (sizeof(int) * n + 1) / sizeof(double) + 1;
     if (weft__linalg_is_decomp(j->n->op))

@@ -721,6 +721,7 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_EXPONENTIAL:
     case WEFT__OP_MATRIX_SQRT:
+    case WEFT__OP_MATRIX_LOG:
     case WEFT__OP_MATRIX_DETERMINANT:
     case WEFT__OP_SLOGDET:
     case WEFT__OP_LU:

@@ -138,5 +138,12 @@ size_t weft__sqrtm_scratch(int n);
  * (trace/kernel_sqrtm.c); work holds weft__sqrtm_scratch(n) doubles, ipiv
  * n ints. */
 void weft__sqrtm_one(int n, double *a, double *work, int *ipiv);
+/* The f64 scratch of weft__logm_one for an n x n matrix. */
+size_t weft__logm_scratch(int n);
+/* The principal logarithm of the n x n matrix a in place, or NaN in every
+ * entry where it has none that is real and the square roots reach
+ * (trace/kernel_logm.c); work holds weft__logm_scratch(n) doubles, ipiv
+ * n ints. */
+void weft__logm_one(int n, double *a, double *work, int *ipiv);
 
 #endif

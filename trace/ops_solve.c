@@ -1,6 +1,6 @@
 /* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
  * triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential,
- * matrix_sqrt and matrix_determinant, each a node of
+ * matrix_sqrt, matrix_logarithm and matrix_determinant, each a node of
  * its own (checked by trace/infer_linalg.c, computed by
  * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
 #include "runtime/iface.h"
@@ -37,6 +37,12 @@ weft_value *weft_matrix_sqrt(weft_ctx *cx, weft_value *a)
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(square_op(cx, WEFT__OP_MATRIX_SQRT, "weft_matrix_sqrt", a));
+}
+
+weft_value *weft_matrix_logarithm(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(square_op(cx, WEFT__OP_MATRIX_LOG, "weft_matrix_logarithm", a));
 }
 
 weft_value *weft_tridiagonal_solve(weft_ctx *cx, weft_value *diagonals, weft_value *rhs)

@@ -77,7 +77,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY: case WEFT__OP_MATRIX_INVERSE:
     case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_RANGE_TO: case WEFT__OP_SLOGDET:
     case WEFT__OP_LU: case WEFT__OP_MATRIX_EXPONENTIAL: case WEFT__OP_TRIDIAGONAL_SOLVE:
-    case WEFT__OP_MATRIX_SQRT:
+    case WEFT__OP_MATRIX_SQRT: case WEFT__OP_MATRIX_LOG:
         break;
     case WEFT__OP_SORT:
     case WEFT__OP_ARGSORT:
@@ -291,7 +291,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_UNIQUE_IDX: case WEFT__OP_UNIQUE_COUNTS: case WEFT__OP_CHOLESKY:
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_RANGE_TO:
     case WEFT__OP_SLOGDET: case WEFT__OP_LU: case WEFT__OP_MATRIX_EXPONENTIAL:
-    case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_MATRIX_SQRT:
+    case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_MATRIX_SQRT: case WEFT__OP_MATRIX_LOG:
         break;
     case WEFT__OP_QR:
     case WEFT__OP_EIGH:

@@ -2439,6 +2439,16 @@ WEFT_API weft_value *weft_matrix_exponential(weft_ctx *cx, weft_value *a);
  * an iteration that does not converge) or with a NaN or infinite entry
  * comes out NaN: no error, as TensorFlow's. */
 WEFT_API weft_value *weft_matrix_sqrt(weft_ctx *cx, weft_value *a);
+/* tf.linalg.logm: the principal logarithm of each matrix [..., n, n] (f32
+ * or f64, computed in f64): the X with expm(X) = a whose eigenvalues have
+ * imaginary parts in (-pi, pi), by inverse scaling and squaring (square
+ * roots as weft_matrix_sqrt's until the matrix is within 0.3 of I, then
+ * an 8-point Gauss-Legendre Pade approximant).  TensorFlow's logm takes
+ * complex matrices only; weft's are real, so its domain is sqrtm's:
+ * invertible, with no real negative eigenvalue.  A matrix outside it, or
+ * with a NaN or infinite entry, comes out NaN: no error.  Differentiable
+ * (the adjoint is the upper right block of logm([[a^T, g], [0, a^T]])). */
+WEFT_API weft_value *weft_matrix_logarithm(weft_ctx *cx, weft_value *a);
 /* tf.linalg.det: the determinant of each matrix, [...] (0 for a singular
  * one, no error), from the LU factors. */
 WEFT_API weft_value *weft_matrix_determinant(weft_ctx *cx, weft_value *a);

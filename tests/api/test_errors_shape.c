@@ -603,6 +603,8 @@ static weft_value *op_nms_boxes(weft_ctx *cx)
 static int c_nms_boxes(void) { return eager_op(op_nms_boxes); }
 static weft_value *op_expm_rect(weft_ctx *cx) { return weft_matrix_exponential(cx, ev(cx, m23)); }
 static int c_expm_rect(void) { return eager_op(op_expm_rect); }
+static weft_value *op_logm_rect(weft_ctx *cx) { return weft_matrix_logarithm(cx, ev(cx, m23)); }
+static int c_logm_rect(void) { return eager_op(op_logm_rect); }
 static weft_value *op_confusion_label(weft_ctx *cx)
 {
     weft_value *labels = weft_range(cx, WEFT_I32, 0, 4, 1);
@@ -811,6 +813,7 @@ static const err_case cases[] = {
     C("weft_space_to_depth", "f32[1,3,3,2] with block_size 2", WEFT_ESHAPE, c_space_to_depth_odd),
     C("weft_non_max_suppression", "boxes f32[2,3]", WEFT_ESHAPE, c_nms_boxes),
     C("weft_matrix_exponential", "f32[2,3]", WEFT_ESHAPE, c_expm_rect),
+    C("weft_matrix_logarithm", "f32[2,3]", WEFT_ESHAPE, c_logm_rect),
     C("weft_confusion_matrix", "labels 0..3 with num_classes 3", WEFT_EINVAL, c_confusion_label),
     C("weft_rgb_to_hsv", "f32[3,2]", WEFT_ESHAPE, c_hsv_channels),
     C("weft_ssim", "f32[2,3,1] with filter_size 11", WEFT_ESHAPE, c_ssim_small),

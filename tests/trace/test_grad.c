@@ -1308,6 +1308,8 @@ static int linalg_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, vo
     case 18:   /* m is not symmetric: its root is not either */
         v = weft_matrix_sqrt(cx, weft_stack(cx, (weft_value *[]){ spd, m }, 2, 0));
         break;
+    case 19: v = weft_matrix_logarithm(cx, spd); break;
+    case 20: v = weft_matrix_logarithm(cx, weft_stack(cx, (weft_value *[]){ spd, m }, 2, 0)); break;
     default: break;
     }
     outs[0] = weighted(cx, v);
@@ -1322,7 +1324,8 @@ Test(grad, linear_algebra_and_sort_rules_match_differences)
                                    "top_k values", "slogdet", "slogdet of a batch",
                                    "matrix_exponential", "matrix_exponential of a batch",
                                    "tridiagonal_solve", "tridiagonal_solve of a vector",
-                                   "matrix_sqrt", "matrix_sqrt of a batch" };
+                                   "matrix_sqrt", "matrix_sqrt of a batch",
+                                   "matrix_logarithm", "matrix_logarithm of a batch" };
     const grad_arg args[2] = { { 2, { 3, 3 }, xs12 }, { 2, { 3, 2 }, ws12 } };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
         grad_case c = { linalg_body, &i, 2, 2 };
