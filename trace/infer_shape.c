@@ -872,6 +872,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_IMAGE_TRANSFORM: return weft__infer_image_transform(n, in, out);
     case WEFT__OP_DRAW_BOXES: return weft__infer_draw_boxes(in, out);
     case WEFT__OP_ISOTONIC: return weft__infer_isotonic(n, in, out);
+    case WEFT__OP_BITCAST: return weft__infer_bitcast(n, in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:

@@ -205,6 +205,7 @@
     XX(RANDOM_POISSON, ARRAY, 2)           \
     XX(MATRIX_SQRT, ARRAY, 1)              \
     XX(MATRIX_LOG, ARRAY, 1)               \
+    XX(BITCAST,    ARRAY,   1)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

@@ -1,6 +1,6 @@
 /* The shape ops of include/weft/ops.h: transpose, slice, split, gather,
  * concat, stack, expand_dims, squeeze, tile, broadcast_to, the fill-likes,
- * shape, argmax, argmin, cumsum, sort, argsort and top_k.  Each validates
+ * shape, bitcast, argmax, argmin, cumsum, sort, argsort and top_k.  Each validates
  * what only the call can check (NULL arrays, counts), puts its arguments
  * in the node's attributes and leaves the rest to inference
  * (trace/infer_shape.c), which checks the node again on concrete shapes at
@@ -10,6 +10,7 @@
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/kernels.h"
+#include "trace/ops_impl.h"
 #include "trace/shape.h"
 
 static const weft_spec *spec_of(const weft_value *v)
@@ -336,6 +337,19 @@ weft_value *weft_shape(weft_ctx *cx, weft_value *a)
     if (!weft__op_enter(cx, "weft_shape", &a, 1))
         return NULL;
     weft__node n = { .op = WEFT__OP_SHAPE_OF };
+    return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
+}
+
+weft_value *weft_bitcast(weft_ctx *cx, weft_value *a, weft_dtype to)
+{
+    WEFT__SCOPE(cx);
+    if (!weft__op_enter(cx, "weft_bitcast", &a, 1))
+        return NULL;
+    if (weft_dtype_size(to) == 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "weft_bitcast: unknown dtype %d", (int)to);
+    /* A weak scalar has no dtype of its own until it is made strong. */
+    a = weft__value_strong(cx, a);
+    weft__node n = { .op = WEFT__OP_BITCAST, .attr.cast.to = to };
     return WEFT__KEEP(weft__ops_finish(cx, &n, &a, 1));
 }
 

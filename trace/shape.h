@@ -209,6 +209,9 @@ int weft__eval_resize_filter(weft_runtime *rt, const weft__node *n, const weft_t
 /* isotonic_regression (kernel_isotonic.c): x (f32, f64) along axis
  * attr.index.axis, the decreasing fit (kind 0) or each element's pool
  * index (kind 1, i32), of x's shape. */
+/* bitcast (kernel_bitcast.c): the bytes of in[0] as attr.cast.to. */
+int weft__infer_bitcast(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_bitcast(const weft_tensor *a, weft_tensor *out);
 int weft__infer_isotonic(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_isotonic(weft_runtime *rt, const weft__node *n, const weft_tensor *x,
                         weft_tensor *out);

@@ -55,6 +55,9 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_FILL_LIKE:
         memcpy(&w[k++], &n->attr.fill.value, sizeof(double));   /* bit for bit: -0.0, NaN */
         break;
+    case WEFT__OP_BITCAST:
+        w[k++] = n->attr.cast.to;
+        break;
     case WEFT__OP_CONFUSION_MATRIX:
         w[k++] = n->attr.confusion.dtype;
         w[k++] = n->attr.confusion.num_classes;
@@ -261,6 +264,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_FILL_LIKE:
         fprintf(f, "<%g>", n->attr.fill.value);
+        break;
+    case WEFT__OP_BITCAST:
+        fprintf(f, "<%s>", weft_dtype_name(n->attr.cast.to));
         break;
     case WEFT__OP_CONFUSION_MATRIX:
         fprintf(f, "<%s,num_classes=%" PRId64 ">", weft_dtype_name(n->attr.confusion.dtype),

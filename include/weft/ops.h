@@ -332,6 +332,14 @@ WEFT_API weft_value *weft_is_finite(weft_ctx *cx, weft_value *a);
  * Integer to float rounds to nearest.  To bool: anything non-zero (NaN
  * included) is true; from bool: 0 or 1. */
 WEFT_API weft_value *weft_cast(weft_ctx *cx, weft_value *a, weft_dtype to);
+/* tf.bitcast(input, type): a's bytes read as dtype `to`, in the machine's
+ * byte order (x86-64: little-endian).  Equal sizes keep the shape (f32 to
+ * i32, i64 to f64); an 8-byte dtype to a 4-byte one appends a dim of 2 (the
+ * lower-addressed half first); a 4-byte dtype to an 8-byte one drops the
+ * last dim, which must be 2 (WEFT_ESHAPE; checked when the function runs
+ * if unknown while tracing).  bool on either side is WEFT_EDTYPE, as in
+ * TensorFlow.  Not differentiable (TensorFlow's has no gradient either). */
+WEFT_API weft_value *weft_bitcast(weft_ctx *cx, weft_value *a, weft_dtype to);
 /* cond ? a : b elementwise; cond is bool; all three broadcast; a and b
  * promote like the operands of a binary op (a weak scalar takes the other's
  * dtype). */
