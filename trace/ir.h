@@ -206,6 +206,7 @@
     XX(MATRIX_SQRT, ARRAY, 1)              \
     XX(MATRIX_LOG, ARRAY, 1)               \
     XX(BITCAST,    ARRAY,   1)             \
+    XX(CTC_BEAM,   ARRAY,   2)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

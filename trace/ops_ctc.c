@@ -1,6 +1,8 @@
 /* tf.nn.ctc_loss on dense labels: one CTC_LOSS node (checked and computed
- * by trace/kernel_ctc.c). */
+ * by trace/kernel_ctc.c); the greedy decoder, a composition; the beam
+ * search decoder, one CTC_BEAM node (trace/kernel_ctc_beam.c). */
 #include "runtime/iface.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/shape.h"
@@ -87,5 +89,37 @@ int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequen
     weft_value *base = weft_pad(cx, weft_fill_like(cx, best, -1), spare, -1);
     weft_value *decoded = weft_scatter_nd_update(cx, base, indices, best);
     outs[0] = weft__ops_axis_slice(cx, decoded, 1, 0, frames);
+    return weft_ctx_status(cx);
+}
+
+/* tf.nn.ctc_beam_search_decoder, dense: one node of f64 rows (score,
+ * labels), cut into the labels and the scores. */
+int weft_ctc_beam_search_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequence_length,
+                                 int beam_width, int top_paths, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_ctc_beam_search_decoder";
+    weft_value *in[2] = { inputs, sequence_length };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 2);
+    if (rc != 0)
+        return rc;
+    if (beam_width < 1 || top_paths < 1 || top_paths > beam_width) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: beam_width %d and top_paths %d are not 1 <= "
+                       "top_paths <= beam_width", fn, beam_width, top_paths);
+        return weft_ctx_status(cx);
+    }
+    weft__node n = { .op = WEFT__OP_CTC_BEAM };
+    n.attr.index.count = beam_width;
+    n.attr.index.axis = top_paths;
+    weft_value *rows = weft__ops_finish(cx, &n, in, 2);
+    if (!rows)
+        return weft_ctx_status(cx);
+    weft_value *labels = weft_cast(cx, weft__ops_axis_slice(cx, rows, 2, 1, WEFT_END), WEFT_I64);
+    weft_value *scores = weft_cast(cx, weft_squeeze(cx, weft__ops_axis_slice(cx, rows, 2, 0, 1), 2),
+                                   weft__value_spec(inputs)->dtype);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = labels;
+        outs[1] = scores;
+    }
     return weft_ctx_status(cx);
 }

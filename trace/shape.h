@@ -189,6 +189,13 @@ int weft__infer_ctc_loss(const weft__node *n, const weft_spec *in, weft_spec *ou
 int64_t weft__ctc_blank(int blank_index, int64_t classes);
 int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out);
+/* ctc_beam_search_decoder (kernel_ctc_beam.c): in[0] the inputs [frames,
+ * batch, classes], in[1] the sequence lengths [batch]; attr.index count
+ * the beam width, axis the paths kept.  f64 [batch, paths, frames + 1]:
+ * each path's score, then its labels, -1 after them. */
+int weft__infer_ctc_beam(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_ctc_beam(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                        weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
  * it holds no NaN or inf (check_numerics) or when every element of the
  * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's

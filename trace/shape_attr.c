@@ -101,7 +101,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_BOOLEAN_MASK: case WEFT__OP_SEGMENT: case WEFT__OP_MATRIX_SOLVE:
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
-    case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC:
+    case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC: case WEFT__OP_CTC_BEAM:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -377,6 +377,10 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD:
         fprintf(f, "<blank_index=%d,%s>", n->attr.index.axis,
                 n->attr.index.kind ? "time_major" : "batch_major");
+        break;
+    case WEFT__OP_CTC_BEAM:
+        fprintf(f, "<beam_width=%" PRId64 ",top_paths=%d>", n->attr.index.count,
+                n->attr.index.axis);
         break;
     case WEFT__OP_CHECK_NUMERICS: case WEFT__OP_ASSERT:
         fprintf(f, "<message=\"%s\">", n->attr.check.message);

@@ -2225,6 +2225,26 @@ WEFT_API weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value 
  * Returns weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
 WEFT_API int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequence_length,
                                      bool merge_repeated, int blank_index, weft_value **outs);
+/* tf.nn.ctc_beam_search_decoder(inputs, sequence_length, beam_width,
+ * top_paths) with dense results: TensorFlow's prefix beam search (its
+ * default scorer, no label selection; repeated labels kept apart by a
+ * blank stay two, as in TensorFlow 2), the blank the last class.  inputs
+ * [frames, batch, classes] (f32 or f64; frames and classes, at least 2,
+ * known while tracing), sequence_length [batch] (i32 or i64, each within
+ * 0..frames, else WEFT_EINVAL when the function runs).  outs[0] is i64
+ * [batch, top_paths, frames], each path's labels first, -1 after them,
+ * best path first; outs[1] [batch, top_paths] of the inputs' dtype, each
+ * path's score: TensorFlow's log probability, the log-sum-exp over the
+ * path's alignments of their logits less each frame's largest logit (a
+ * true log probability when the inputs are log-softmax outputs).  Where
+ * the beam holds fewer than top_paths labellings (TensorFlow fails) the
+ * missing paths are all -1 with a score of -inf.  Computed in f64; paths
+ * of equal scores rank by their age in the beam (TensorFlow leaves that
+ * to its heap).  1 <= top_paths <= beam_width (WEFT_EINVAL).  Returns
+ * weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
+WEFT_API int weft_ctc_beam_search_decoder(weft_ctx *cx, weft_value *inputs,
+                                          weft_value *sequence_length, int beam_width,
+                                          int top_paths, weft_value **outs);
 /* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
  * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
  * and labels z. */
