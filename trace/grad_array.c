@@ -434,7 +434,7 @@ int weft__grad_array(const rule_in *r)
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_SOLVE: case WEFT__OP_TRIANGULAR_SOLVE:
     case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_CHOLESKY: case WEFT__OP_SLOGDET:
     case WEFT__OP_MATRIX_EXPONENTIAL: case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_MATRIX_SQRT:
-    case WEFT__OP_MATRIX_LOG:
+    case WEFT__OP_MATRIX_LOG: case WEFT__OP_BANDED_SOLVE:
         return weft__grad_linalg(r);
     case WEFT__OP_FFT:
         return weft__grad_fft(r);

@@ -2,9 +2,10 @@
  * helpers are trace/grad_rules.c's): TensorFlow's, written with the
  * public ops.  With y = inv(a): ga = -y^T g y^T.  With x = a \ b: gb =
  * a^T \ g and ga = -gb x^T (the transposes swapped for an adjoint solve;
- * a triangular solve keeps ga on its triangle).  det: g det inv(a)^T;
+ * a triangular solve keeps ga on its triangle, a banded one its bands).  det: g det inv(a)^T;
  * log |det|: g inv(a)^T.
  * cholesky: TensorFlow's CholeskyGrad (Murray 2016), symmetrized. */
+#include "runtime/iface.h"
 #include "trace/control.h"
 #include "trace/grad.h"
 #include "trace/ops_impl.h"
@@ -30,6 +31,51 @@ static int inverse_rule(const rule_in *r)
     return give(r, 0, neg_product(cx, ty, r->y, WEFT_TRANSPOSE_B));
 }
 
+/* v [..., m, k] shifted by d along its rows (up: row i + d to row i),
+ * zero rows coming in (all zeros for d >= m). */
+static weft_value *shift_rows(weft_ctx *cx, weft_value *v, int64_t d, bool up)
+{
+    if (d == 0)
+        return v;
+    int rank = weft__grad_rank(v);
+    int64_t pads[WEFT_MAX_RANK][2] = { { 0 } };
+    pads[rank - 2][up ? 1 : 0] = d;
+    weft_value *padded = weft_pad(cx, v, (const int64_t(*)[2])pads, 0.0);
+    return up ? weft__ops_axis_slice(cx, padded, rank - 2, d, WEFT_END)
+              : weft__ops_axis_slice(cx, padded, rank - 2, 0, -d);
+}
+
+/* A banded solve's a gradient, -p q^T (p = gb and q = x, swapped for an
+ * adjoint solve), read at the band entries: band k's row i is a[i][i - k]
+ * (lower) or a[i][i + K - 1 - k] (upper), so each band is the row sums of
+ * p times q shifted by the band's distance from the diagonal, zeros where
+ * the band is padding.  NULL when the band count is unknown while
+ * tracing (the context failed). */
+static weft_value *band_gradient(const rule_in *r, weft_value *gb)
+{
+    weft_ctx *cx = r->cx;
+    int rank = weft__grad_rank(r->a);
+    int64_t kb = rank >= 2 ? weft__value_spec(r->a)->dims[rank - 2] : WEFT_DIM_ANY;
+    if (kb == WEFT_DIM_ANY) {
+        unsupported(r, "of bands whose count is unknown while tracing");
+        return NULL;
+    }
+    unsigned flags = (unsigned)r->n->attr.index.kind;
+    bool lower = flags & WEFT__LINALG_LOWER, adjoint = flags & WEFT__LINALG_ADJOINT;
+    weft_value *p = adjoint ? r->y : gb, *q = adjoint ? gb : r->y;
+    weft_value **rows = weft__malloc(sizeof *rows * (size_t)kb);
+    if (!rows)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_gradients: out of memory");
+    for (int64_t band = 0; band < kb; band++) {
+        int64_t d = lower ? band : kb - 1 - band;
+        weft_value *shifted = shift_rows(cx, q, d, !lower);
+        rows[band] = weft_neg(cx, weft_sum(cx, weft_mul(cx, p, shifted), -1));
+    }
+    weft_value *ga = weft_stack(cx, rows, (size_t)kb, -2);
+    weft__free(rows);
+    return ga;
+}
+
 static int solve_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
@@ -43,6 +89,10 @@ static int solve_rule(const rule_in *r)
     int rc = give(r, 1, gb);
     if (rc < 0 || !wants(r, 0))
         return rc;
+    if (r->n->op == WEFT__OP_BANDED_SOLVE) {
+        weft_value *ga = band_gradient(r, gb);
+        return ga ? give(r, 0, ga) : weft_ctx_status(cx);
+    }
     weft_value *ga = adjoint ? neg_product(cx, r->y, gb, WEFT_TRANSPOSE_B)
                              : neg_product(cx, gb, r->y, WEFT_TRANSPOSE_B);
     if (triangular && ga)
@@ -151,18 +201,6 @@ static int sqrtm_rule(const rule_in *r)
     return give(r, 0, weft_reshape(cx, x, rank, dims));
 }
 
-/* v [..., m, k] shifted by one along its rows (up: row i + 1 to row i),
- * a zero row coming in. */
-static weft_value *shift_rows(weft_ctx *cx, weft_value *v, bool up)
-{
-    int rank = weft__grad_rank(v);
-    int64_t pads[WEFT_MAX_RANK][2] = { { 0 } };
-    pads[rank - 2][up ? 1 : 0] = 1;
-    weft_value *cut = up ? weft__ops_axis_slice(cx, v, rank - 2, 1, WEFT_END)
-                         : weft__ops_axis_slice(cx, v, rank - 2, 0, -1);
-    return weft_pad(cx, cut, (const int64_t(*)[2])pads, 0.0);
-}
-
 /* tridiagonal_solve (TensorFlow's rule): grhs solves the transposed
  * system (superdiagonal and subdiagonal swapped, each shifted into the
  * compact format's place); the diagonals get -(grhs x^T)'s three
@@ -184,15 +222,15 @@ static int tridiagonal_rule(const rule_in *r)
     /* As columns [..., m, 1], shifted like rows of a matrix. */
     weft_value *sub_col = weft_expand_dims(cx, rows[2], -1);
     weft_value *super_col = weft_expand_dims(cx, rows[0], -1);
-    weft_value *t_diags[3] = { weft_squeeze(cx, shift_rows(cx, sub_col, true), -1), rows[1],
-                               weft_squeeze(cx, shift_rows(cx, super_col, false), -1) };
+    weft_value *t_diags[3] = { weft_squeeze(cx, shift_rows(cx, sub_col, 1, true), -1), rows[1],
+                               weft_squeeze(cx, shift_rows(cx, super_col, 1, false), -1) };
     weft_value *in[2] = { weft_stack(cx, t_diags, 3, -2), g };
     weft__node solve = { .op = WEFT__OP_TRIDIAGONAL_SOLVE };
     weft_value *grhs = weft__ops_finish(cx, &solve, in, 2);
     int rc = give(r, 1, vector ? weft_squeeze(cx, grhs, -1) : grhs);
     if (rc < 0 || !wants(r, 0))
         return rc;
-    weft_value *bands[3] = { shift_rows(cx, x, true), x, shift_rows(cx, x, false) };
+    weft_value *bands[3] = { shift_rows(cx, x, 1, true), x, shift_rows(cx, x, 1, false) };
     for (int d = 0; d < 3; d++)
         bands[d] = weft_neg(cx, weft_sum(cx, weft_mul(cx, grhs, bands[d]), -1));
     return give(r, 0, weft_stack(cx, bands, 3, -2));
@@ -203,7 +241,8 @@ int weft__grad_linalg(const rule_in *r)
     switch (r->n->op) {
     case WEFT__OP_MATRIX_INVERSE:     return inverse_rule(r);
     case WEFT__OP_MATRIX_SOLVE:
-    case WEFT__OP_TRIANGULAR_SOLVE:   return solve_rule(r);
+    case WEFT__OP_TRIANGULAR_SOLVE:
+    case WEFT__OP_BANDED_SOLVE:       return solve_rule(r);
     case WEFT__OP_MATRIX_DETERMINANT: return determinant_rule(r);
     case WEFT__OP_SLOGDET:            return slogdet_rule(r);
     case WEFT__OP_CHOLESKY:           return cholesky_rule(r);

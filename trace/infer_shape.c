@@ -789,7 +789,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_RANDOM_GAMMA: case WEFT__OP_RANDOM_POISSON:
     case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_ASSERT:
     case WEFT__OP_IMAGE_TRANSFORM: case WEFT__OP_COMBINED_NMS: case WEFT__OP_NMS_SCORED:
-    case WEFT__OP_NMS_OVERLAPS: case WEFT__OP_CTC_BEAM:
+    case WEFT__OP_NMS_OVERLAPS: case WEFT__OP_CTC_BEAM: case WEFT__OP_BANDED_SOLVE:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
@@ -874,6 +874,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ISOTONIC: return weft__infer_isotonic(n, in, out);
     case WEFT__OP_BITCAST: return weft__infer_bitcast(n, in, out);
     case WEFT__OP_CTC_BEAM: return weft__infer_ctc_beam(n, in, out);
+    case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:

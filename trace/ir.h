@@ -207,6 +207,7 @@
     XX(MATRIX_LOG, ARRAY, 1)               \
     XX(BITCAST,    ARRAY,   1)             \
     XX(CTC_BEAM,   ARRAY,   2)             \
+    XX(BANDED_SOLVE, ARRAY, 2)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

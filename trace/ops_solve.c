@@ -1,5 +1,5 @@
 /* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
- * triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential,
+ * triangular_solve, banded_triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential,
  * matrix_sqrt, matrix_logarithm and matrix_determinant, each a node of
  * its own (checked by trace/infer_linalg.c, computed by
  * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
@@ -85,6 +85,15 @@ weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, weft_value *
     unsigned flags = (lower ? WEFT__LINALG_LOWER : 0) | (adjoint ? WEFT__LINALG_ADJOINT : 0);
     return WEFT__KEEP(solve_op(cx, WEFT__OP_TRIANGULAR_SOLVE, "weft_triangular_solve", matrix, rhs,
                                flags));
+}
+
+weft_value *weft_banded_triangular_solve(weft_ctx *cx, weft_value *bands, weft_value *rhs,
+                                         bool lower, bool adjoint)
+{
+    WEFT__SCOPE(cx);
+    unsigned flags = (lower ? WEFT__LINALG_LOWER : 0) | (adjoint ? WEFT__LINALG_ADJOINT : 0);
+    return WEFT__KEEP(solve_op(cx, WEFT__OP_BANDED_SOLVE, "weft_banded_triangular_solve", bands,
+                               rhs, flags));
 }
 
 weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs)

@@ -194,6 +194,12 @@ int weft__eval_ctc_loss(weft_runtime *rt, const weft__node *n, weft_tensor *cons
  * the beam width, axis the paths kept.  f64 [batch, paths, frames + 1]:
  * each path's score, then its labels, -1 after them. */
 int weft__infer_ctc_beam(const weft__node *n, const weft_spec *in, weft_spec *out);
+/* banded_triangular_solve (kernel_banded.c): in[0] the bands [..., K, M],
+ * in[1] the right-hand sides [..., M, N]; attr.index.kind holds
+ * WEFT__LINALG_LOWER and WEFT__LINALG_ADJOINT. */
+int weft__infer_banded_solve(const weft_spec *in, weft_spec *out);
+int weft__eval_banded_solve(weft_runtime *rt, const weft__node *n, const weft_tensor *bands,
+                            const weft_tensor *rhs, weft_tensor *out);
 int weft__eval_ctc_beam(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when

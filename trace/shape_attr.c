@@ -102,6 +102,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
     case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC: case WEFT__OP_CTC_BEAM:
+    case WEFT__OP_BANDED_SOLVE:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -316,7 +317,8 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<axis=%d,%s>", n->attr.index.axis, n->attr.index.kind ? "segments" : "values");
         break;
     case WEFT__OP_MATRIX_SOLVE:
-    case WEFT__OP_TRIANGULAR_SOLVE: {
+    case WEFT__OP_TRIANGULAR_SOLVE:
+    case WEFT__OP_BANDED_SOLVE: {
         unsigned flags = (unsigned)n->attr.index.kind;
         if (flags)
             fprintf(f, "<%s%s%s>", flags & WEFT__LINALG_LOWER ? "lower" : "",

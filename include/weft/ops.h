@@ -2410,6 +2410,19 @@ WEFT_API weft_value *weft_bias_add(weft_ctx *cx, weft_value *value, weft_value *
  * with WEFT_EINVAL naming the matrix's index in the batch, when it runs
  * (TensorFlow raises too). */
 
+/* tf.linalg.banded_triangular_solve(bands, rhs, lower, adjoint): x of a x
+ * = rhs (a^T x = rhs with adjoint) for the triangular a of K bands given
+ * as bands [..., K, M] in TensorFlow's compact format (LEFT_RIGHT): with
+ * lower, row k holds the k-th subdiagonal, a[i][i - k] = bands[k][i] (its
+ * first k entries not read), the diagonal first; otherwise row K - 1 - d
+ * holds the d-th superdiagonal, a[i][i + d] = bands[K - 1 - d][i] (its
+ * last d entries not read), the diagonal last.  rhs [..., M, N] of the
+ * bands' dtype (f32 or f64) and batch dims; the result is rhs's shape.
+ * Substitution in O(M K N) per system, in f64; a 0 on the diagonal gives
+ * inf or NaN (no error).  Differentiable for both inputs (the bands'
+ * gradient is a's, read back into the band layout). */
+WEFT_API weft_value *weft_banded_triangular_solve(weft_ctx *cx, weft_value *bands,
+                                                  weft_value *rhs, bool lower, bool adjoint);
 /* tf.linalg.cholesky: the lower triangular L with L L^T = a; only a's
  * lower triangle is read; L's upper triangle is 0. */
 WEFT_API weft_value *weft_cholesky(weft_ctx *cx, weft_value *a);
