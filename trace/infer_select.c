@@ -233,6 +233,33 @@ static int infer_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
     return 0;
 }
 
+/* non_max_suppression_padded: boxes [..., n, 4] and scores [..., n], f32
+ * or f64 alike, the same batch dims; i32 [..., max_output + 1]. */
+static int infer_nms_padded(const weft__node *n, const weft_spec *in, weft_spec *out)
+{
+    static const char fn[] = "weft_non_max_suppression_padded";
+    const weft_spec *b = &in[0], *s = &in[1];
+    char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
+    weft__spec_str(b, sb, sizeof sb);
+    weft__spec_str(s, ss, sizeof ss);
+    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
+        return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both f32 or "
+                            "both f64", fn, sb, ss);
+    bool fit = b->rank != WEFT_RANK_ANY && b->rank >= 2 && s->rank == b->rank - 1 &&
+               !weft__dims_clash(b->dims[b->rank - 1], 4);
+    for (int d = 0; fit && d < b->rank - 1; d++)
+        fit = !weft__dims_clash(b->dims[d], s->dims[d]);
+    if (!fit)
+        return weft__errorf(WEFT_ESHAPE, "%s: the boxes %s and scores %s are not [..., n, 4] "
+                            "and [..., n] (ranks known while tracing)", fn, sb, ss);
+    out->dtype = WEFT_I32;
+    out->rank = b->rank - 1;
+    for (int d = 0; d < b->rank - 2; d++)
+        out->dims[d] = b->dims[d] != ANY ? b->dims[d] : s->dims[d];
+    out->dims[b->rank - 2] = n->attr.nms.max_output + 1;
+    return 0;
+}
+
 /* combined_non_max_suppression: boxes [batch, n, q, 4] and scores [batch,
  * n, classes] (q 1 or classes), f32 or f64 alike; i32 [batch, detections,
  * 2], the detections fixed by the node. */
@@ -272,6 +299,7 @@ int weft__infer_select_op(const weft__node *n, const weft_spec *in, weft_spec *o
     switch (n->op) {
     case WEFT__OP_ARGWHERE:     return infer_argwhere(&in[0], out);
     case WEFT__OP_BOOLEAN_MASK: return infer_boolean_mask(n, in, out);
+    case WEFT__OP_NMS_PADDED:   return infer_nms_padded(n, in, out);
     case WEFT__OP_UNIQUE_FIRST:
     case WEFT__OP_UNIQUE_IDX:
     case WEFT__OP_UNIQUE_COUNTS: return infer_unique(n, &in[0], out);

@@ -790,6 +790,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_ASSERT:
     case WEFT__OP_IMAGE_TRANSFORM: case WEFT__OP_COMBINED_NMS: case WEFT__OP_NMS_SCORED:
     case WEFT__OP_NMS_OVERLAPS: case WEFT__OP_CTC_BEAM: case WEFT__OP_BANDED_SOLVE:
+    case WEFT__OP_NMS_PADDED:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
@@ -894,6 +895,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_COMBINED_NMS:
     case WEFT__OP_NMS_SCORED:
     case WEFT__OP_NMS_OVERLAPS:
+    case WEFT__OP_NMS_PADDED:
     case WEFT__OP_CONFUSION_MATRIX: return weft__infer_select_op(n, in, out);
     case WEFT__OP_FFT:          return weft__infer_fft(n, in, out);
     case WEFT__OP_CHOLESKY:

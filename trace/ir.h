@@ -208,6 +208,7 @@
     XX(BITCAST,    ARRAY,   1)             \
     XX(CTC_BEAM,   ARRAY,   2)             \
     XX(BANDED_SOLVE, ARRAY, 2)             \
+    XX(NMS_PADDED, ARRAY,   2)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

@@ -87,6 +87,33 @@ static double similarity(const weft__node *n, const weft_tensor *boxes, int64_t 
                                     : ((const double *)weft_tensor_data(boxes))[at];
 }
 
+/* Greedy hard NMS over the count boxes and scores from index base (a
+ * batch element's): their indices, counted from base, into kept (count
+ * room), c the candidates' scratch (count room).  Returns how many were
+ * kept. */
+static int64_t greedy_keep(const weft__node *n, const weft_tensor *boxes,
+                           const weft_tensor *scores, int64_t base, int64_t count, candidate *c,
+                           int32_t *kept)
+{
+    double thr = in_dtype(boxes, n->attr.nms.score), iou_thr = in_dtype(boxes, n->attr.nms.iou);
+    int64_t nc = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double s = score_at(scores, base + i);
+        if (s > thr)
+            c[nc++] = (candidate){ s, i };
+    }
+    qsort(c, (size_t)nc, sizeof *c, by_score);
+    int64_t m = 0;
+    for (int64_t k = 0; k < nc && m < n->attr.nms.max_output; k++) {
+        bool suppressed = false;
+        for (int64_t s = 0; s < m && !suppressed; s++)
+            suppressed = similarity(n, boxes, base + c[k].index, base + kept[s]) > iou_thr;
+        if (!suppressed)
+            kept[m++] = (int32_t)c[k].index;
+    }
+    return m;
+}
+
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out)
 {
@@ -107,22 +134,7 @@ int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_ten
                           (long long)count);
         goto done;
     }
-    double thr = in_dtype(boxes, n->attr.nms.score), iou_thr = in_dtype(boxes, n->attr.nms.iou);
-    int64_t nc = 0;
-    for (int64_t i = 0; i < count; i++) {
-        double s = score_at(scores, i);
-        if (s > thr)
-            c[nc++] = (candidate){ s, i };
-    }
-    qsort(c, (size_t)nc, sizeof *c, by_score);
-    int64_t m = 0;
-    for (int64_t k = 0; k < nc && m < n->attr.nms.max_output; k++) {
-        bool suppressed = false;
-        for (int64_t s = 0; s < m && !suppressed; s++)
-            suppressed = similarity(n, boxes, c[k].index, kept[s]) > iou_thr;
-        if (!suppressed)
-            kept[m++] = (int32_t)c[k].index;
-    }
+    int64_t m = greedy_keep(n, boxes, scores, 0, count, c, kept);
     weft_tensor *t = NULL;
     rc = weft__tensor_new(WEFT_I32, 1, &m, &t);
     if (rc < 0)
@@ -133,6 +145,64 @@ done:
     weft__free(c);
     weft__free(kept);
     return rc;
+}
+
+/* ---- non_max_suppression_padded ----
+ *
+ * The greedy rule on each batch element of boxes [..., n, 4] and scores
+ * [..., n], one task per chunk of elements; i32 [..., max_output + 1]:
+ * each row the count kept, then their indices, zeros after them. */
+
+typedef struct padded_job {
+    const weft__node  *n;
+    const weft_tensor *boxes, *scores;
+    int32_t           *out;
+    int64_t            batch, count, width;
+    size_t             chunks;
+} padded_job;
+
+static int padded_chunk(size_t cb, size_t ce, void *ctx)
+{
+    padded_job *j = ctx;
+    size_t room = (size_t)(j->count ? j->count : 1);
+    candidate *c = weft__malloc(sizeof *c * room);
+    int32_t *kept = weft__malloc(sizeof *kept * room);
+    int rc = 0;
+    if (!c || !kept) {
+        rc = weft__errorf(WEFT_ENOMEM, "weft_non_max_suppression_padded: out of memory for "
+                          "%lld boxes", (long long)j->count);
+        goto done;
+    }
+    for (size_t ch = cb; ch < ce; ch++) {
+        int64_t lo = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, ch);
+        int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, ch + 1);
+        for (int64_t b = lo; b < hi; b++) {
+            int64_t m = greedy_keep(j->n, j->boxes, j->scores, b * j->count, j->count, c, kept);
+            int32_t *row = j->out + b * j->width;
+            memset(row, 0, sizeof *row * (size_t)j->width);
+            row[0] = (int32_t)m;
+            memcpy(row + 1, kept, sizeof *kept * (size_t)m);
+        }
+    }
+done:
+    weft__free(c);
+    weft__free(kept);
+    return rc;
+}
+
+int weft__eval_nms_padded(weft_runtime *rt, const weft__node *n, const weft_tensor *boxes,
+                          const weft_tensor *scores, weft_tensor *out)
+{
+    padded_job j = { .n = n, .boxes = boxes, .scores = scores, .out = weft__tensor_mut(out),
+                     .count = boxes->dims[boxes->rank - 2], .width = n->attr.nms.max_output + 1,
+                     .batch = 1 };
+    for (int d = 0; d < boxes->rank - 2; d++)   /* the specs were checked on these shapes */
+        j.batch *= boxes->dims[d];
+    if (j.batch == 0)
+        return 0;
+    uint64_t work = weft__sat_mul((uint64_t)j.batch, (uint64_t)j.count * 16);
+    j.chunks = weft__chunk_count_of(rt, work, (uint64_t)j.batch);
+    return weft__run_chunks(rt, j.chunks, padded_chunk, &j);
 }
 
 /* ---- non_max_suppression_with_scores (soft-NMS) ----

@@ -704,6 +704,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_ctc_beam(rt, n, in, out);
     case WEFT__OP_BANDED_SOLVE:
         return weft__eval_banded_solve(rt, n, in[0], in[1], out);
+    case WEFT__OP_NMS_PADDED:
+        return weft__eval_nms_padded(rt, n, in[0], in[1], out);
     case WEFT__OP_SAMPLE_BOX:
         return weft__eval_sample_box(n, in, out);
     case WEFT__OP_CONV2D:

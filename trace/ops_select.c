@@ -276,6 +276,49 @@ weft_value *weft_non_max_suppression_overlaps(weft_ctx *cx, weft_value *overlaps
                                score_threshold, 0));
 }
 
+/* Padded: one node of i32 rows (count, indices...), cut in two.  Not
+ * padded: weft_non_max_suppression's result and its length. */
+int weft_non_max_suppression_padded(weft_ctx *cx, weft_value *boxes, weft_value *scores,
+                                    int64_t max_output_size, double iou_threshold,
+                                    double score_threshold, bool pad_to_max_output_size,
+                                    weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_non_max_suppression_padded";
+    weft_value *in[2] = { boxes, scores };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 2);
+    if (rc != 0)
+        return rc;
+    const weft_spec *bs = weft__value_spec(boxes);
+    if (!pad_to_max_output_size && bs->rank != 2) {
+        char s[WEFT__SPEC_STR_MAX];
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the boxes %s are not [n, 4]: a batch needs "
+                       "pad_to_max_output_size", fn, weft__spec_str(bs, s, sizeof s));
+        return weft_ctx_status(cx);
+    }
+    weft_value *r0, *r1;
+    if (pad_to_max_output_size) {
+        weft_value *rows = nms_node(cx, fn, WEFT__OP_NMS_PADDED, boxes, scores, max_output_size,
+                                    iou_threshold, score_threshold, 0);
+        if (!rows)
+            return weft_ctx_status(cx);
+        int last = bs->rank - 2;
+        r0 = weft__ops_axis_slice(cx, rows, last, 1, WEFT_END);
+        r1 = weft_squeeze(cx, weft__ops_axis_slice(cx, rows, last, 0, 1), last);
+    } else {
+        r0 = nms_node(cx, fn, WEFT__OP_NON_MAX_SUPPRESSION, boxes, scores, max_output_size,
+                      iou_threshold, score_threshold, 0);
+        if (!r0)
+            return weft_ctx_status(cx);
+        r1 = weft_cast(cx, weft_squeeze(cx, weft_shape(cx, r0), 0), WEFT_I32);
+    }
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = r0;
+        outs[1] = r1;
+    }
+    return weft_ctx_status(cx);
+}
+
 int weft_non_max_suppression_with_scores(weft_ctx *cx, weft_value *boxes, weft_value *scores,
                                          int64_t max_output_size, double iou_threshold,
                                          double score_threshold, double soft_nms_sigma,

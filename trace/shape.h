@@ -86,6 +86,10 @@ bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box);
  * sized here. */
 int weft__eval_nms(const weft__node *n, const weft_tensor *boxes, const weft_tensor *scores,
                    weft_tensor **out);
+/* non_max_suppression_padded (kernel_nms.c): i32 [..., max_output + 1],
+ * each batch element's count kept, then the indices, zeros after them. */
+int weft__eval_nms_padded(weft_runtime *rt, const weft__node *n, const weft_tensor *boxes,
+                          const weft_tensor *scores, weft_tensor *out);
 /* non_max_suppression_with_scores (kernel_nms.c): f64 [count, 2], the
  * index and the score of each box kept. */
 int weft__eval_nms_scored(const weft__node *n, const weft_tensor *boxes,

@@ -63,6 +63,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.confusion.num_classes;
         break;
     case WEFT__OP_NON_MAX_SUPPRESSION: case WEFT__OP_NMS_SCORED: case WEFT__OP_NMS_OVERLAPS:
+    case WEFT__OP_NMS_PADDED:
         w[k++] = n->attr.nms.max_output;
         memcpy(&w[k++], &n->attr.nms.iou, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
@@ -274,6 +275,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 n->attr.confusion.num_classes);
         break;
     case WEFT__OP_NON_MAX_SUPPRESSION:
+    case WEFT__OP_NMS_PADDED:
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g>",
                 n->attr.nms.max_output, n->attr.nms.iou, n->attr.nms.score);
         break;

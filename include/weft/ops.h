@@ -1252,6 +1252,23 @@ WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence
 WEFT_API weft_value *weft_non_max_suppression(weft_ctx *cx, weft_value *boxes,
                                               weft_value *scores, int64_t max_output_size,
                                               double iou_threshold, double score_threshold);
+/* tf.image.non_max_suppression_padded(boxes, scores, max_output_size,
+ * iou_threshold, score_threshold, pad_to_max_output_size): outs[0] the
+ * i32 indices of the boxes kept and outs[1] their i32 count.  With
+ * pad_to_max_output_size, boxes [..., n, 4] and scores [..., n] (any batch
+ * dims, the same on both, ranks known while tracing): outs[0] [...,
+ * max_output_size], each batch element's indices first and zeros after
+ * them, outs[1] [...], the batch over the workers.  Without it, boxes [n,
+ * 4] only (TensorFlow slices the first element alike): outs[0] [count],
+ * outs[1] a scalar.  The selection is weft_non_max_suppression's greedy
+ * rule and arguments (TensorFlow's tiled kernel also drops boxes whose
+ * coordinates are all <= 0, and reads the corner order from the first box
+ * only; weft takes each box's corners in any order).  Returns
+ * weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
+WEFT_API int weft_non_max_suppression_padded(weft_ctx *cx, weft_value *boxes, weft_value *scores,
+                                             int64_t max_output_size, double iou_threshold,
+                                             double score_threshold, bool pad_to_max_output_size,
+                                             weft_value **outs);
 /* tf.image.non_max_suppression_overlaps(overlaps, scores,
  * max_output_size, overlap_threshold, score_threshold):
  * weft_non_max_suppression with overlaps[i, j] (f32 or f64 [n, n], as
