@@ -199,6 +199,20 @@ bool weft__spec_boxes(const weft_spec *boxes, const weft_spec *per_box)
             boxes->dims[0] == per_box->dims[0]);
 }
 
+/* The spec strings of boxes b and scores s into sb and ss; 0 when both
+ * are f32 or both f64, else fn's WEFT_EDTYPE naming them (the boxes as
+ * `what`). */
+static int nms_dtypes(const char *fn, const char *what, const weft_spec *b, const weft_spec *s,
+                      char *sb, char *ss)
+{
+    weft__spec_str(b, sb, WEFT__SPEC_STR_MAX);
+    weft__spec_str(s, ss, WEFT__SPEC_STR_MAX);
+    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
+        return weft__errorf(WEFT_EDTYPE, "%s: the %s %s and scores %s are not both f32 or "
+                            "both f64", fn, what, sb, ss);
+    return 0;
+}
+
 /* non_max_suppression: boxes [n, 4] and scores [n], f32 or f64 alike; the
  * i32 indices of the boxes kept, [count]; with scores (NMS_SCORED), f64
  * [count, 2], each row an index and its score. */
@@ -209,12 +223,9 @@ static int infer_nms(const weft__node *n, const weft_spec *in, weft_spec *out)
                                                       : "weft_non_max_suppression";
     const weft_spec *b = &in[0], *s = &in[1];
     char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
-    weft__spec_str(b, sb, sizeof sb);
-    weft__spec_str(s, ss, sizeof ss);
-    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
-        return weft__errorf(WEFT_EDTYPE, "%s: the %s %s and scores %s are not both f32 or "
-                            "both f64", fn, n->op == WEFT__OP_NMS_OVERLAPS ? "overlaps" : "boxes",
-                            sb, ss);
+    int rc = nms_dtypes(fn, n->op == WEFT__OP_NMS_OVERLAPS ? "overlaps" : "boxes", b, s, sb, ss);
+    if (rc < 0)
+        return rc;
     if (n->op == WEFT__OP_NMS_OVERLAPS) {
         bool square = b->rank == 2 && s->rank == 1 && !weft__dims_clash(b->dims[0], b->dims[1]) &&
                       !weft__dims_clash(s->dims[0], b->dims[0]);
@@ -240,11 +251,9 @@ static int infer_nms_padded(const weft__node *n, const weft_spec *in, weft_spec 
     static const char fn[] = "weft_non_max_suppression_padded";
     const weft_spec *b = &in[0], *s = &in[1];
     char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
-    weft__spec_str(b, sb, sizeof sb);
-    weft__spec_str(s, ss, sizeof ss);
-    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
-        return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both f32 or "
-                            "both f64", fn, sb, ss);
+    int rc = nms_dtypes(fn, "boxes", b, s, sb, ss);
+    if (rc < 0)
+        return rc;
     bool fit = b->rank != WEFT_RANK_ANY && b->rank >= 2 && s->rank == b->rank - 1 &&
                !weft__dims_clash(b->dims[b->rank - 1], 4);
     for (int d = 0; fit && d < b->rank - 1; d++)
@@ -268,11 +277,9 @@ static int infer_combined_nms(const weft__node *n, const weft_spec *in, weft_spe
     static const char fn[] = "weft_combined_non_max_suppression";
     const weft_spec *b = &in[0], *s = &in[1];
     char sb[WEFT__SPEC_STR_MAX], ss[WEFT__SPEC_STR_MAX];
-    weft__spec_str(b, sb, sizeof sb);
-    weft__spec_str(s, ss, sizeof ss);
-    if ((b->dtype != WEFT_F32 && b->dtype != WEFT_F64) || s->dtype != b->dtype)
-        return weft__errorf(WEFT_EDTYPE, "%s: the boxes %s and scores %s are not both f32 or "
-                            "both f64", fn, sb, ss);
+    int rc = nms_dtypes(fn, "boxes", b, s, sb, ss);
+    if (rc < 0)
+        return rc;
     bool fit = b->rank == 4 && s->rank == 3 && !weft__dims_clash(b->dims[3], 4) &&
                !weft__dims_clash(b->dims[0], s->dims[0]) &&
                !weft__dims_clash(b->dims[1], s->dims[1]) &&
