@@ -231,7 +231,6 @@ typedef struct beam_job {
     int64_t            frames, batch, classes, width, top;
     size_t             chunks;
     int64_t           *failed;   /* per chunk: the element whose length is bad, or -1 */
-    bool               oom;
 } beam_job;
 
 /* Element b's top paths into its [top, frames + 1] rows: the score, then
@@ -321,11 +320,7 @@ int weft__eval_ctc_beam(weft_runtime *rt, const weft__node *n, weft_tensor *cons
     j.classes = in[0]->dims[2];
     j.width = n->attr.index.count;
     j.top = n->attr.index.axis;
-    if (in[1]->dims[0] != j.batch)
-        return weft__errorf(WEFT_ESHAPE, "weft_ctc_beam_search_decoder: %lld sequence lengths "
-                            "for a batch of %lld", (long long)in[1]->dims[0],
-                            (long long)j.batch);
-    if (j.batch == 0)
+    if (j.batch == 0)   /* the lengths' count was checked against it on these shapes */
         return 0;
     uint64_t work = weft__sat_mul(weft__sat_mul((uint64_t)j.batch, (uint64_t)j.frames),
                                   weft__sat_mul((uint64_t)j.width, (uint64_t)j.classes));

@@ -398,7 +398,7 @@ Test(ops_ctc_beam, f32_is_the_f64_search_rounded_once)
 }
 
 typedef enum bad_call { TOP_OVER_WIDTH, ZERO_WIDTH, LONG_SEQUENCE, ONE_CLASS, INT_INPUTS,
-                        NULL_OUTS } bad_call;
+                        NULL_OUTS, BATCH_CLASH } bad_call;
 
 /* args: f64 [3, 2, 4], i32 lengths [2] of { 3, 4 }, i32 [3, 2, 4]. */
 static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -417,6 +417,11 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
         break;
     case INT_INPUTS: rc = weft_ctc_beam_search_decoder(cx, a[2], a[1], 4, 1, r); break;
     case NULL_OUTS: rc = weft_ctc_beam_search_decoder(cx, a[0], a[1], 4, 1, NULL); break;
+    case BATCH_CLASH:
+        rc = weft_ctc_beam_search_decoder(
+            cx, a[0], weft_slice(cx, a[1], (const int64_t[]){ 0 }, (const int64_t[]){ 1 }, NULL),
+            4, 1, r);
+        break;
     }
     outs[0] = rc == 0 ? r[0] : NULL;
     return weft_ctx_status(cx);
@@ -439,6 +444,9 @@ Test(ops_ctc_beam, refused_calls_name_the_op)
         { INT_INPUTS, WEFT_EDTYPE, "weft_ctc_beam_search_decoder: the inputs i32[3,2,4] are not "
                                    "f32 or f64" },
         { NULL_OUTS, WEFT_EINVAL, "weft_ctc_beam_search_decoder: outs is NULL" },
+        { BATCH_CLASH, WEFT_ESHAPE, "weft_ctc_beam_search_decoder: the inputs f64[3,2,4] are not "
+                                    "[frames, batch, classes] with frames and classes (2 or more) "
+                                    "known while tracing, or the lengths i32[1] not [batch]" },
     };
     op_expect_errors(rts[1], bad_body, cases, sizeof cases / sizeof *cases, args, 3);
     for (int k = 0; k < 3; k++)

@@ -3,8 +3,8 @@
  * f64, ties, boxes without area, a NaN score, the thresholds and the
  * output limit, 0 included), the padding zeros and the counts; without
  * padding the unbatched result and its length; the same bits eagerly and
- * traced on 1, 2 and 4 workers; a batch unknown while tracing; the refused
- * calls. */
+ * traced on 1, 2 and 4 workers; a batch unknown while tracing (and batches
+ * that disagree, caught when the function runs); the refused calls. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +144,17 @@ Test(ops_nms_padded, one_trace_for_any_batch)
             weft_tensor_release(args[k]);
         }
     }
+    /* Batches that disagree are caught when the function runs. */
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 3, (const int64_t[]){ 2, N, 4 }, b),
+                             test_tensor(WEFT_F64, 2, (const int64_t[]){ 3, N }, s) };
+    weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(args[1]) };
+    weft_tensor *outs[2] = { NULL, NULL };
+    cr_assert_eq(weft_function_call(f, a, 2, outs, 2), WEFT_ESHAPE);
+    cr_assert(strstr(weft_errmsg(), "weft_non_max_suppression_padded: the boxes f64[2,40,4] and "
+                                    "scores f64[3,40] are not"), "%s", weft_errmsg());
+    cr_assert(outs[0] == NULL && outs[1] == NULL);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
     op_destroy_traced_once(&f);
 }
 
