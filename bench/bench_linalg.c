@@ -16,7 +16,11 @@
  *                   (dsyevd on both sides);
  *  (h) chol_big     the Cholesky factor of one SPD [1024,1024];
  *  (i) inv_big      the inverse of one [1024,1024] (dgetrf + dgetri);
- *  (j) qr_big       q and r of one [1024,1024] (dgeqrf + dorgqr).
+ *  (j) qr_big       q and r of one [1024,1024] (dgeqrf + dorgqr);
+ *  (k) expm_big     the exponential of one [1024,1024] of 1-norm about 2
+ *                   (Higham's scaling and squaring: degree 9, no
+ *                   squaring; the peer's products by dgemm, its solve by
+ *                   dgetrf + dgetrs).
  *
  * The C peer copies each matrix into column-major order (Cholesky's and
  * solve's as they are, see peer()), calls LAPACK
@@ -63,7 +67,7 @@ extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, con
                     double *s, double *u, const int *ldu, double *vt, const int *ldvt,
                     double *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
 
-typedef enum la_op { SOLVE, CHOL, EIGH, SVD, QR, INV } la_op;
+typedef enum la_op { SOLVE, CHOL, EIGH, SVD, QR, INV, EXPM } la_op;
 
 typedef struct workload {
     const char *name, *title;
@@ -91,6 +95,8 @@ static workload workloads[] = {
       NULL, NULL, NULL, NULL },
     { "inv_big", "(i) inverse of f64[1024,1024]", INV, 1, 1024, 0, NULL, NULL, NULL, NULL },
     { "qr_big", "(j) qr of f64[1024,1024]", QR, 1, 1024, 1024, NULL, NULL, NULL, NULL },
+    { "expm_big", "(k) expm of f64[1024,1024], 1-norm about 2", EXPM, 1, 1024, 0,
+      NULL, NULL, NULL, NULL },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
@@ -140,6 +146,8 @@ static void setup(workload *w)
                     s += n;
                 if (w->op == EIGH)
                     s = j <= i ? m[i * n + j] : m[j * n + i];
+                if (w->op == EXPM)   /* columns of n entries of magnitude 2 / n */
+                    s *= 4.0 / n;
                 if (w->op == CHOL) {   /* m m^T + n I */
                     s = i == j ? n : 0;
                     for (int c = 0; c < n; c++)
@@ -191,6 +199,8 @@ static void ws_init(const workload *w, peer_ws *ws)
     } else if (w->op == INV) {
         dgetri_(&n, NULL, &n, NULL, &dq, &q, &info);
         ws->lwork = (int)dq + 1;
+    } else if (w->op == EXPM) {
+        ws->lwork = 7 * n * n;   /* a^2, a^4, a^6, a^8, u, v, t */
     } else if (w->op == QR) {
         dgeqrf_(&n, &k, NULL, &n, NULL, &dq, &q, &info);
         dorgqr_(&n, &k, &k, NULL, &n, NULL, &dq2, &q, &info);
@@ -232,6 +242,110 @@ static void to_rows(const double *src, int ld, int rows, int cols, double *dst)
             dst[(size_t)i * cols + j] = src[i + (size_t)j * ld];
 }
 
+/* ---- The exponential as a C programmer ports it (Higham 2005) ---------- */
+
+static const double theta[5] = { 1.495585217958292e-2, 2.539398330063230e-1,
+                                 9.504178996162932e-1, 2.097847961257068e+0,
+                                 5.371920351148152e+0 };
+static const double pade_b[5][14] = {
+    { 120, 60, 12, 1 },
+    { 30240, 15120, 3360, 420, 30, 1 },
+    { 17297280, 8648640, 1995840, 277200, 25200, 1512, 56, 1 },
+    { 17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0,
+      3960.0, 90.0, 1.0 },
+    { 64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+      129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+      40840800.0, 960960.0, 16380.0, 182.0, 1.0 },
+};
+
+static void gemm(int n, const double *x, const double *y, double *z)
+{
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, x, n, y, n, 0.0, z, n);
+}
+
+/* dst = c0 I + sum of c[i] pw[i]. */
+static void comb(int n, double c0, const double *c, double *const *pw, int count, double *dst)
+{
+    for (size_t e = 0; e < (size_t)n * n; e++) {
+        double s = 0;
+        for (int i = 0; i < count; i++)
+            s += c[i] * pw[i][e];
+        dst[e] = s;
+    }
+    for (int i = 0; i < n; i++)
+        dst[i + (size_t)i * n] += c0;
+}
+
+/* expm of the column-major a in place; work holds 7 n^2 doubles. */
+static void peer_expm(int n, double *a, double *work, int *ipiv)
+{
+    size_t nn = (size_t)n * n;
+    double norm = 0;
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += fabs(a[i + (size_t)j * n]);
+        norm = s > norm ? s : norm;
+    }
+    int d = 0;
+    while (d < 4 && norm > theta[d])
+        d++;
+    int m = 2 * d + 3 + (d == 4 ? 2 : 0), sq = 0;
+    if (d == 4 && norm > theta[4]) {
+        sq = (int)ceil(log2(norm / theta[4]));
+        for (size_t e = 0; e < nn; e++)
+            a[e] = ldexp(a[e], -sq);
+    }
+    const double *b = pade_b[d];
+    double *p[4] = { work, work + nn, work + 2 * nn, work + 3 * nn };
+    double *u = work + 4 * nn, *v = work + 5 * nn, *t = work + 6 * nn;
+    gemm(n, a, a, p[0]);
+    if (m >= 5)
+        gemm(n, p[0], p[0], p[1]);
+    if (m >= 7)
+        gemm(n, p[0], p[1], p[2]);
+    if (m == 9)
+        gemm(n, p[1], p[1], p[3]);
+    if (m == 13) {
+        comb(n, 0, (const double[]){ b[9], b[11], b[13] }, p, 3, t);
+        gemm(n, p[2], t, u);
+        comb(n, b[1], (const double[]){ b[3], b[5], b[7] }, p, 3, t);
+        for (size_t e = 0; e < nn; e++)
+            t[e] += u[e];
+        gemm(n, a, t, u);
+        comb(n, 0, (const double[]){ b[8], b[10], b[12] }, p, 3, t);
+        gemm(n, p[2], t, v);
+        comb(n, b[0], (const double[]){ b[2], b[4], b[6] }, p, 3, t);
+        for (size_t e = 0; e < nn; e++)
+            v[e] += t[e];
+    } else {
+        int count = (m - 1) / 2;
+        double odd[4], even[4];
+        for (int i = 0; i < count; i++) {
+            odd[i] = b[2 * i + 3];
+            even[i] = b[2 * i + 2];
+        }
+        comb(n, b[1], odd, p, count, t);
+        gemm(n, a, t, u);
+        comb(n, b[0], even, p, count, v);
+    }
+    for (size_t e = 0; e < nn; e++) {
+        double s = v[e] + u[e];
+        v[e] -= u[e];
+        u[e] = s;
+    }
+    int info = 0;
+    dgetrf_(&n, &n, v, &n, ipiv, &info);
+    dgetrs_("N", &n, &n, v, &n, ipiv, u, &n, &info, 1);
+    for (int s = 0; s < sq; s++) {
+        gemm(n, u, u, t);
+        double *x = u;
+        u = t;
+        t = x;
+    }
+    memcpy(a, u, sizeof *a * nn);
+}
+
 /* The peer: per matrix, column-major copies, LAPACK, every result copied
  * back row-major: the checked one into out, the others into rest.
  * Cholesky, solve and inverse need no transposition of the matrix, as
@@ -244,7 +358,7 @@ static void peer(const workload *w, peer_ws *ws, double *out, double *rest)
     int n = w->n, k = w->k, cols = cols_of(w), info = 0;
     size_t nn = (size_t)n * n, nk = (size_t)n * k, mat = (size_t)n * cols;
     for (int64_t q = 0; q < w->batch; q++) {
-        if (w->op == CHOL || w->op == SOLVE || w->op == INV)
+        if (w->op == CHOL || w->op == SOLVE || w->op == INV || w->op == EXPM)
             memcpy(ws->ca, w->a + q * mat, sizeof *ws->ca * nn);
         else
             to_cols(w->a + q * mat, n, cols, ws->ca);
@@ -260,6 +374,10 @@ static void peer(const workload *w, peer_ws *ws, double *out, double *rest)
             dgetrf_(&n, &n, ws->ca, &n, ws->ipiv, &info);
             dgetrs_("T", &n, &k, ws->ca, &n, ws->ipiv, ws->cb, &n, &info, 1);
             to_rows(ws->cb, n, n, k, out + q * nk);
+            break;
+        case EXPM:   /* expm(t) read row-major is expm(a) */
+            peer_expm(n, ws->ca, ws->work, ws->ipiv);
+            memcpy(out + q * nn, ws->ca, sizeof *out * nn);
             break;
         case INV:   /* t^-1 read row-major is a^-1 */
             dgetrf_(&n, &n, ws->ca, &n, ws->ipiv, &info);
@@ -301,6 +419,7 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
     case SOLVE: outs[0] = weft_matrix_solve(cx, args[0], args[1], false); break;
     case CHOL: outs[0] = weft_cholesky(cx, args[0]); break;
     case INV: outs[0] = weft_matrix_inverse(cx, args[0]); break;
+    case EXPM: outs[0] = weft_matrix_exponential(cx, args[0]); break;
     case EIGH: return weft_eigh(cx, args[0], outs);
     case SVD: return weft_svd(cx, args[0], false, true, outs);
     case QR: return weft_qr(cx, args[0], false, outs);

@@ -6,7 +6,8 @@
  * 9 and 13 whose backward error stays below the f64 unit roundoff; above
  * theta_13 the matrix is halved s times first and the result squared s
  * times after.  The kernel_linalg.c batch driver calls it on each matrix
- * of a batch, in column-major f64. */
+ * of a batch, in column-major f64; from WEFT__LINALG_TILED_MIN rows the
+ * products and the solve run in tiles of columns over the workers. */
 #include <math.h>
 #include <string.h>
 
@@ -35,15 +36,18 @@ static const double pade13[] = { 64764752532480000.0, 32382376266240000.0, 77717
                                  40840800.0,          960960.0,            16380.0,
                                  182.0,               1.0 };
 
-void weft__linalg_mat_mul(int n, const double *x, const double *y, double *z)
+int weft__linalg_mat_mul(weft_runtime *rt, int n, const double *x, const double *y, double *z)
 {
 #if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_mat_mul_tiled(rt, n, x, y, z);
     if (weft__linalg_lapack(n)) {
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, x, n, y, n, 0.0, z,
                     n);
-        return;
+        return 0;
     }
 #endif
+    (void)rt;
     size_t nn = (size_t)n * n;
     memset(z, 0, sizeof *z * nn);
     for (int j = 0; j < n; j++)
@@ -52,6 +56,7 @@ void weft__linalg_mat_mul(int n, const double *x, const double *y, double *z)
             for (int i = 0; i < n; i++)
                 z[i + (size_t)j * n] += x[i + (size_t)k * n] * f;
         }
+    return 0;
 }
 
 /* dst = c0 I + sum of c[i] * pw[i] over the count given powers. */
@@ -84,9 +89,9 @@ double weft__linalg_one_norm(int n, const double *a)
 
 /* u (the odd part, times a) and v (the even part) of the Pade approximant
  * of degree m in {3, 5, 7, 9}, from a's even powers pw[0..] = a^2, a^4,
- * ...; t is scratch. */
-static void pade_low(int n, int m, const double *a, const double *const *pw, double *u,
-                     double *v, double *t)
+ * ...; t is scratch.  Returns 0 or a negative weft error. */
+static int pade_low(weft_runtime *rt, int n, int m, const double *a, const double *const *pw,
+                    double *u, double *v, double *t)
 {
     const double *b = m == 3 ? pade3 : m == 5 ? pade5 : m == 7 ? pade7 : pade9;
     int count = (m - 1) / 2;
@@ -96,29 +101,35 @@ static void pade_low(int n, int m, const double *a, const double *const *pw, dou
         even[i] = b[2 * i + 2];
     }
     combine(n, b[1], odd, pw, count, t);
-    weft__linalg_mat_mul(n, a, t, u);
+    int rc = weft__linalg_mat_mul(rt, n, a, t, u);
     combine(n, b[0], even, pw, count, v);
+    return rc;
 }
 
 /* u and v of degree 13 from pw = a^2, a^4, a^6, with Higham's
- * evaluation (a^6 times the high terms, six products in all); t and w
- * are scratch. */
-static void pade_13(int n, const double *a, const double *const *pw, double *u, double *v,
-                    double *t, double *w)
+ * evaluation scheme (three products).  Returns 0 or a negative weft
+ * error. */
+static int pade_13(weft_runtime *rt, int n, const double *a, const double *const *pw, double *u,
+                   double *v, double *t, double *w)
 {
     const double *b = pade13;
     const double *a6 = pw[2];
     combine(n, 0, (const double[]){ b[9], b[11], b[13] }, pw, 3, t);
-    weft__linalg_mat_mul(n, a6, t, w);
+    int rc = weft__linalg_mat_mul(rt, n, a6, t, w);
+    if (rc < 0)
+        return rc;
     combine(n, b[1], (const double[]){ b[3], b[5], b[7] }, pw, 3, t);
     for (size_t e = 0, nn = (size_t)n * n; e < nn; e++)
         t[e] += w[e];
-    weft__linalg_mat_mul(n, a, t, u);
+    rc = weft__linalg_mat_mul(rt, n, a, t, u);
+    if (rc < 0)
+        return rc;
     combine(n, 0, (const double[]){ b[8], b[10], b[12] }, pw, 3, t);
-    weft__linalg_mat_mul(n, a6, t, w);
+    rc = weft__linalg_mat_mul(rt, n, a6, t, w);
     combine(n, b[0], (const double[]){ b[2], b[4], b[6] }, pw, 3, v);
     for (size_t e = 0, nn = (size_t)n * n; e < nn; e++)
         v[e] += w[e];
+    return rc;
 }
 
 size_t weft__expm_scratch(int n)
@@ -126,7 +137,7 @@ size_t weft__expm_scratch(int n)
     return 7 * (size_t)n * n;
 }
 
-void weft__expm_one(int n, double *a, double *work, int *ipiv)
+int weft__expm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv)
 {
     size_t nn = (size_t)n * n;
     double norm = weft__linalg_one_norm(n, a);
@@ -134,7 +145,7 @@ void weft__expm_one(int n, double *a, double *work, int *ipiv)
         /* A NaN or inf entry reaches every entry through the products. */
         for (size_t e = 0; e < nn; e++)
             a[e] = NAN;
-        return;
+        return 0;
     }
     int m = norm <= theta3 ? 3 : norm <= theta5 ? 5 : norm <= theta7 ? 7 : norm <= theta9 ? 9 : 13;
     int squarings = 0;
@@ -146,17 +157,17 @@ void weft__expm_one(int n, double *a, double *work, int *ipiv)
     double *p2 = work, *p4 = p2 + nn, *p6 = p4 + nn, *u = p6 + nn, *v = u + nn, *t = v + nn,
            *w = t + nn;
     const double *pw[4] = { p2, p4, p6, w };   /* w holds a^8 for degree 9 */
-    weft__linalg_mat_mul(n, a, a, p2);
-    if (m >= 5)
-        weft__linalg_mat_mul(n, p2, p2, p4);
-    if (m >= 7)
-        weft__linalg_mat_mul(n, p2, p4, p6);
-    if (m == 9)
-        weft__linalg_mat_mul(n, p4, p4, w);
-    if (m == 13)
-        pade_13(n, a, pw, u, v, t, w);
-    else
-        pade_low(n, m, a, pw, u, v, t);
+    int rc = weft__linalg_mat_mul(rt, n, a, a, p2);
+    if (rc == 0 && m >= 5)
+        rc = weft__linalg_mat_mul(rt, n, p2, p2, p4);
+    if (rc == 0 && m >= 7)
+        rc = weft__linalg_mat_mul(rt, n, p2, p4, p6);
+    if (rc == 0 && m == 9)
+        rc = weft__linalg_mat_mul(rt, n, p4, p4, w);
+    if (rc == 0)
+        rc = m == 13 ? pade_13(rt, n, a, pw, u, v, t, w) : pade_low(rt, n, m, a, pw, u, v, t);
+    if (rc < 0)
+        return rc;
     /* (v - u) r = (v + u); v - u is well conditioned at these norms
      * (Higham's section 2), so the solve's pivots are not checked. */
     for (size_t e = 0; e < nn; e++) {
@@ -164,13 +175,17 @@ void weft__expm_one(int n, double *a, double *work, int *ipiv)
         v[e] -= u[e];
         u[e] = sum;
     }
-    weft__linalg_lu_factor(n, v, ipiv);
-    weft__linalg_lu_solve(n, n, v, ipiv, false, u, t);
-    for (int s = 0; s < squarings; s++) {
-        weft__linalg_mat_mul(n, u, u, t);
+    rc = weft__linalg_lu_factor(rt, n, v, ipiv);
+    if (rc < 0)
+        return rc;
+    rc = weft__linalg_lu_solve(rt, n, n, v, ipiv, false, u, t);
+    for (int s = 0; rc == 0 && s < squarings; s++) {
+        rc = weft__linalg_mat_mul(rt, n, u, u, t);
         double *swap = u;
         u = t;
         t = swap;
     }
-    memcpy(a, u, sizeof *a * nn);
+    if (rc == 0)
+        memcpy(a, u, sizeof *a * nn);
+    return rc;
 }

@@ -163,9 +163,11 @@ bool weft__linalg_lapack(int n)
     return weft__blas_available() && n > WEFT__LINALG_LOOP_MAX;
 }
 
-int weft__linalg_lu_factor(int n, double *a, int *ipiv)
+int weft__linalg_lu_factor(weft_runtime *rt, int n, double *a, int *ipiv)
 {
 #if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_lu_tiled(rt, n, a, ipiv);
     if (weft__linalg_lapack(n)) {
         int info = 0;
         dgetrf_(&n, &n, a, &n, ipiv, &info);
@@ -174,13 +176,16 @@ int weft__linalg_lu_factor(int n, double *a, int *ipiv)
         return info;
     }
 #endif
+    (void)rt;
     return lu_loop(n, a, ipiv);
 }
 
-void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
-                           double *scratch)
+int weft__linalg_lu_solve(weft_runtime *rt, int n, int k, double *lu, int *ipiv, bool trans,
+                          double *b, double *scratch)
 {
 #if WEFT_HAVE_BLAS
+    if (weft__linalg_tiled(n))
+        return weft__linalg_lu_solve_tiled(rt, n, k, lu, ipiv, trans, b);
     if (weft__linalg_lapack(n)) {
         int info = 0;
         for (int j = 0; j < n; j++)
@@ -188,10 +193,12 @@ void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, doub
         dgetrs_(trans ? "T" : "N", &n, &k, lu, &n, ipiv, b, &n, &info, 1);
         for (int j = 0; j < n; j++)
             ipiv[j]--;
-        return;
+        return 0;
     }
 #endif
+    (void)rt;
     lu_solve_loop(n, k, lu, ipiv, trans, b, scratch);
+    return 0;
 }
 
 /* x of op(t) x = b for the triangle of a; op is the transpose when
@@ -221,31 +228,7 @@ static int tri_solve(weft_runtime *rt, int n, int k, const double *a, unsigned f
     return 0;
 }
 
-/* LU of a matrix of the batch: tiled over rt's workers when it is large.
- * Returns weft__linalg_lu_tiled's codes. */
-static int lu_factor(weft_runtime *rt, int n, double *a, int *ipiv)
-{
-#if WEFT_HAVE_BLAS
-    if (weft__linalg_tiled(n))
-        return weft__linalg_lu_tiled(rt, n, a, ipiv);
-#endif
-    (void)rt;
-    return weft__linalg_lu_factor(n, a, ipiv);
-}
-
-static int lu_solve(weft_runtime *rt, int n, int k, double *lu, int *ipiv, bool trans,
-                    double *b, double *scratch)
-{
-#if WEFT_HAVE_BLAS
-    if (weft__linalg_tiled(n))
-        return weft__linalg_lu_solve_tiled(rt, n, k, lu, ipiv, trans, b);
-#endif
-    (void)rt;
-    weft__linalg_lu_solve(n, k, lu, ipiv, trans, b, scratch);
-    return 0;
-}
-
-/* a^-1 into b from the factors of lu_factor. */
+/* a^-1 into b from the factors of weft__linalg_lu_factor. */
 static int lu_inverse(weft_runtime *rt, int n, double *lu, int *ipiv, double *b,
                       double *scratch)
 {
@@ -257,7 +240,7 @@ static int lu_inverse(weft_runtime *rt, int n, double *lu, int *ipiv, double *b,
         b[i] = 0;
     for (int i = 0; i < n; i++)
         b[i + (size_t)i * n] = 1;
-    return lu_solve(rt, n, n, lu, ipiv, false, b, scratch);
+    return weft__linalg_lu_solve(rt, n, n, lu, ipiv, false, b, scratch);
 }
 
 /* ---- Batches --------------------------------------------------------------- */
@@ -367,9 +350,9 @@ static bool reads_as_is(weft__op op, int n)
             op == WEFT__OP_TRIANGULAR_SOLVE);
 }
 
-/* The sign and log |det| of the LU factors of lu_factor (info its
- * result): the diagonal's, negated once per row swap; 0 and -inf for a
- * singular matrix, as TensorFlow's slogdet. */
+/* The sign and log |det| of the LU factors of weft__linalg_lu_factor
+ * (info its result): the diagonal's, negated once per row swap; 0 and
+ * -inf for a singular matrix, as TensorFlow's slogdet. */
 static void lu_slogdet(int n, const double *lu, const int *ipiv, int info, double *sign,
                        double *logabs)
 {
@@ -442,7 +425,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_MATRIX_DETERMINANT: {
         double det = 1;
-        int rc = lu_factor(j->rt, n, a, ipiv);
+        int rc = weft__linalg_lu_factor(j->rt, n, a, ipiv);
         if (rc < 0)
             return rc;
         if (rc == 0) {
@@ -457,7 +440,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     case WEFT__OP_LU: {
         /* Singular matrices factor too (TensorFlow's lu does not fail);
          * the swaps become the permutation p with p A = l u. */
-        int rc = lu_factor(j->rt, n, a, ipiv);
+        int rc = weft__linalg_lu_factor(j->rt, n, a, ipiv);
         if (rc < 0)
             return rc;
         char *dst = j->out + (size_t)m * j->out_count * es;
@@ -474,7 +457,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_SLOGDET: {
         double sign, logabs;
-        int info = lu_factor(j->rt, n, a, ipiv);
+        int info = weft__linalg_lu_factor(j->rt, n, a, ipiv);
         if (info < 0)
             return info;
         lu_slogdet(n, a, ipiv, info, &sign, &logabs);
@@ -483,19 +466,18 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
         return 0;
     }
     case WEFT__OP_MATRIX_EXPONENTIAL:
-        weft__expm_one(n, a, b, ipiv);
-        store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
-        return 0;
     case WEFT__OP_MATRIX_SQRT:
-        weft__sqrtm_one(n, a, b, ipiv);
-        store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
-        return 0;
-    case WEFT__OP_MATRIX_LOG:
-        weft__logm_one(n, a, b, ipiv);
-        store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
-        return 0;
+    case WEFT__OP_MATRIX_LOG: {
+        weft__op op = j->n->op;
+        int rc = op == WEFT__OP_MATRIX_EXPONENTIAL ? weft__expm_one(j->rt, n, a, b, ipiv)
+                 : op == WEFT__OP_MATRIX_SQRT      ? weft__sqrtm_one(j->rt, n, a, b, ipiv)
+                                                   : weft__logm_one(j->rt, n, a, b, ipiv);
+        if (rc == 0)
+            store_matrix(a, n, n, j->out + (size_t)m * nn * es, j->dt);
+        return rc;
+    }
     case WEFT__OP_MATRIX_INVERSE: {
-        int rc = lu_factor(j->rt, n, a, ipiv);
+        int rc = weft__linalg_lu_factor(j->rt, n, a, ipiv);
         if (rc == 0)
             rc = lu_inverse(j->rt, n, a, ipiv, b, scratch);
         if (rc != 0)
@@ -508,10 +490,10 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     }
     case WEFT__OP_MATRIX_SOLVE: {
         weft__linalg_load(j->b + (size_t)m * nk * es, j->dt, n, k, b);
-        int rc = lu_factor(j->rt, n, a, ipiv);
+        bool trans = ((j->n->attr.index.kind & ADJOINT) != 0) != as_is;
+        int rc = weft__linalg_lu_factor(j->rt, n, a, ipiv);
         if (rc == 0)
-            rc = lu_solve(j->rt, n, k, a, ipiv, ((j->n->attr.index.kind & ADJOINT) != 0) != as_is,
-                          b, scratch);
+            rc = weft__linalg_lu_solve(j->rt, n, k, a, ipiv, trans, b, scratch);
         if (rc != 0)
             return rc;
         store_matrix(b, n, k, j->out + (size_t)m * nk * es, j->dt);

@@ -488,6 +488,47 @@ int weft__linalg_lu_inverse_tiled(weft_runtime *rt, int n, const double *lu, con
     return 0;
 }
 
+/* ---- Products ------------------------------------------------------------- */
+
+/* Columns of a product's tile: each tile packs all of x again, so they
+ * are wider than the factorizations' (expm of a [1024,1024] on one
+ * worker took 1.11x of the one-dgemm peer's time with 128 columns, 1.07x
+ * with 256, 1.04x with one tile). */
+#define PRODUCT_COLS 256
+
+typedef struct product_job {
+    weft_runtime *rt;
+    bool profiling;
+    int n;
+    const double *x, *y;
+    double *z;
+} product_job;
+
+/* Columns [c0, c0 + w) of z = x y: x times y's columns. */
+static int product_tiles(size_t begin, size_t end, void *ctx)
+{
+    const product_job *j = ctx;
+    int n = j->n;
+    weft__blas_thread_enter();
+    for (size_t t = begin; t < end; t++) {
+        uint64_t t0 = j->profiling ? weft__now_ns() : 0;
+        int c0 = (int)t * PRODUCT_COLS, w = min_int(PRODUCT_COLS, n - c0);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, w, n, 1.0, j->x, n,
+                    j->y + (size_t)c0 * n, n, 0.0, j->z + (size_t)c0 * n, n);
+        if (j->profiling)
+            tile_span(j->rt, "matmul_tile", -1, c0, w, t0);
+    }
+    return 0;
+}
+
+int weft__linalg_mat_mul_tiled(weft_runtime *rt, int n, const double *x, const double *y,
+                               double *z)
+{
+    product_job job = { .rt = rt, .profiling = weft__profiling(rt), .n = n, .x = x, .y = y,
+                        .z = z };
+    return run_tiles(rt, (size_t)((n + PRODUCT_COLS - 1) / PRODUCT_COLS), product_tiles, &job);
+}
+
 int weft__linalg_tri_solve_tiled(weft_runtime *rt, int n, int k, const double *a,
                                  unsigned flags, double *b)
 {

@@ -47,8 +47,9 @@ static void fill_nan(size_t nn, double *a)
 }
 
 /* a = I + x in place, then the sum over the rule's nodes of
- * w x (I + t x)^-1 into a.  Returns nonzero on a zero pivot. */
-static int pade_log(int n, double *a, double *work, int *ipiv)
+ * w x (I + t x)^-1 into a.  Returns 0, a positive number on a zero pivot,
+ * or a negative weft error. */
+static int pade_log(weft_runtime *rt, int n, double *a, double *work, int *ipiv)
 {
     size_t nn = (size_t)n * n;
     double *x = work, *lu = x + nn, *z = lu + nn, *t = z + nn;
@@ -61,11 +62,14 @@ static int pade_log(int n, double *a, double *work, int *ipiv)
             lu[e] = node[k] * x[e];
         for (int i = 0; i < n; i++)
             lu[i + (size_t)i * n] += 1;
-        if (weft__linalg_lu_factor(n, lu, ipiv) != 0)
-            return 1;
+        int rc = weft__linalg_lu_factor(rt, n, lu, ipiv);
+        if (rc != 0)
+            return rc;
         /* (I + t x)^-1 x = x (I + t x)^-1: they commute. */
         memcpy(z, x, sizeof *z * nn);
-        weft__linalg_lu_solve(n, n, lu, ipiv, false, z, t);
+        rc = weft__linalg_lu_solve(rt, n, n, lu, ipiv, false, z, t);
+        if (rc < 0)
+            return rc;
         for (size_t e = 0; e < nn; e++)
             a[e] += weight[k] * z[e];
     }
@@ -88,7 +92,7 @@ static double distance_to_identity(int n, const double *a)
     return most;
 }
 
-void weft__logm_one(int n, double *a, double *work, int *ipiv)
+int weft__logm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv)
 {
     size_t nn = (size_t)n * n;
     int roots = 0;
@@ -96,18 +100,24 @@ void weft__logm_one(int n, double *a, double *work, int *ipiv)
         double gap = distance_to_identity(n, a);
         if (!isfinite(gap) || roots > MAX_ROOTS) {
             fill_nan(nn, a);
-            return;
+            return 0;
         }
         if (gap <= THETA)
             break;
-        weft__sqrtm_one(n, a, work, ipiv);   /* NaN on failure: caught above */
+        int rc = weft__sqrtm_one(rt, n, a, work, ipiv);   /* NaN on failure: caught above */
+        if (rc < 0)
+            return rc;
         roots++;
     }
-    if (pade_log(n, a, work, ipiv) != 0) {
+    int rc = pade_log(rt, n, a, work, ipiv);
+    if (rc < 0)
+        return rc;
+    if (rc > 0) {
         fill_nan(nn, a);
-        return;
+        return 0;
     }
     double scale = ldexp(1.0, roots);
     for (size_t e = 0; e < nn; e++)
         a[e] *= scale;
+    return 0;
 }

@@ -51,12 +51,12 @@ static void fill_nan(size_t nn, double *a)
         a[e] = NAN;
 }
 
-void weft__sqrtm_one(int n, double *a, double *work, int *ipiv)
+int weft__sqrtm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv)
 {
     size_t nn = (size_t)n * n;
     if (!isfinite(weft__linalg_one_norm(n, a))) {
         fill_nan(nn, a);
-        return;
+        return 0;
     }
     double *m = work, *y = m + nn, *inv = y + nn, *lu = inv + nn, *t = lu + nn, *s = t + nn;
     memcpy(m, a, sizeof *m * nn);
@@ -66,14 +66,19 @@ void weft__sqrtm_one(int n, double *a, double *work, int *ipiv)
         double gap = distance_to_identity(n, m, t);
         if (gap <= 4 * n * DBL_EPSILON) {
             memcpy(a, y, sizeof *a * nn);
-            return;
+            return 0;
         }
         scaled = scaled && gap > 1e-2;
         memcpy(lu, m, sizeof *lu * nn);
-        if (weft__linalg_lu_factor(n, lu, ipiv) != 0)
+        int rc = weft__linalg_lu_factor(rt, n, lu, ipiv);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
             break;
         identity(n, inv);
-        weft__linalg_lu_solve(n, n, lu, ipiv, false, inv, t);
+        rc = weft__linalg_lu_solve(rt, n, n, lu, ipiv, false, inv, t);
+        if (rc < 0)
+            return rc;
         /* mu^2 = |det M|^(-1/n), from the pivots' logarithms (the
          * determinant itself over- or underflows for large n). */
         double mu2 = 1;
@@ -88,7 +93,9 @@ void weft__sqrtm_one(int n, double *a, double *work, int *ipiv)
             t[e] = inv[e] / mu2 / 2;
         for (int i = 0; i < n; i++)
             t[i + (size_t)i * n] += 0.5;
-        weft__linalg_mat_mul(n, y, t, s);
+        rc = weft__linalg_mat_mul(rt, n, y, t, s);
+        if (rc < 0)
+            return rc;
         double mu = sqrt(mu2);
         for (size_t e = 0; e < nn; e++) {
             y[e] = mu * s[e];
@@ -98,4 +105,5 @@ void weft__sqrtm_one(int n, double *a, double *work, int *ipiv)
             m[i + (size_t)i * n] += 0.5;
     }
     fill_nan(nn, a);
+    return 0;
 }

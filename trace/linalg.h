@@ -22,13 +22,17 @@ bool weft__linalg_lapack(int n);
 
 /* LU with partial pivoting of the n x n matrix a in place (a = P L U,
  * ipiv[j] the row swapped with row j, counted from 0), by LAPACK or the
- * loops as weft__linalg_lapack says.  Returns 0, or nonzero when a pivot
- * is 0 (the factors are still complete). */
-int weft__linalg_lu_factor(int n, double *a, int *ipiv);
+ * loops as weft__linalg_lapack says, in column tiles over rt's workers
+ * where weft__linalg_tiled says (rt NULL: on the calling thread).
+ * Returns 0, a positive number when a pivot is 0 (the factors are still
+ * complete), or a negative weft error when the runtime failed a loop. */
+int weft__linalg_lu_factor(weft_runtime *rt, int n, double *a, int *ipiv);
 /* Solves a x = b (a^T x = b when trans) for k columns of b in place,
- * with the factors of weft__linalg_lu_factor; scratch holds n x n. */
-void weft__linalg_lu_solve(int n, int k, double *lu, int *ipiv, bool trans, double *b,
-                           double *scratch);
+ * with the factors of weft__linalg_lu_factor (tiles of b's columns where
+ * weft__linalg_tiled says); scratch holds n x n.  Returns 0 or a
+ * negative weft error. */
+int weft__linalg_lu_solve(weft_runtime *rt, int n, int k, double *lu, int *ipiv, bool trans,
+                          double *b, double *scratch);
 
 /* From this many rows, LU and Cholesky factor a matrix in column tiles
  * over the workers, and LU and triangular solves cut their right-hand
@@ -120,30 +124,40 @@ int weft__linalg_batch_failure(const weft__node *n, const int64_t *failed, size_
                                const char *item, const weft_tensor *t, const char *why);
 
 /* z = x y, all n x n column-major (z apart from x and y), by the BLAS
- * where weft__linalg_lapack(n) says so (trace/kernel_expm.c). */
-void weft__linalg_mat_mul(int n, const double *x, const double *y, double *z);
+ * where weft__linalg_lapack(n) says so, in tiles of z's columns over rt's
+ * workers where weft__linalg_tiled(n) does (trace/kernel_expm.c).
+ * Returns 0 or a negative weft error. */
+int weft__linalg_mat_mul(weft_runtime *rt, int n, const double *x, const double *y, double *z);
 /* The 1-norm of the n x n column-major a: the largest column sum of
  * magnitudes (NaN if any is). */
 double weft__linalg_one_norm(int n, const double *a);
 
 /* The f64 scratch of weft__expm_one for an n x n matrix. */
 size_t weft__expm_scratch(int n);
-/* The exponential of the n x n matrix a in place (trace/kernel_expm.c);
- * work holds weft__expm_scratch(n) doubles, ipiv n ints. */
-void weft__expm_one(int n, double *a, double *work, int *ipiv);
+/* The exponential of the n x n matrix a in place (trace/kernel_expm.c),
+ * its products and solve over rt's workers from WEFT__LINALG_TILED_MIN
+ * rows; work holds weft__expm_scratch(n) doubles, ipiv n ints.  Returns
+ * 0 or a negative weft error. */
+int weft__expm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv);
 /* The f64 scratch of weft__sqrtm_one for an n x n matrix. */
 size_t weft__sqrtm_scratch(int n);
 /* The principal square root of the n x n matrix a in place, or NaN in
  * every entry where it has none that is real and the iteration reaches
- * (trace/kernel_sqrtm.c); work holds weft__sqrtm_scratch(n) doubles, ipiv
- * n ints. */
-void weft__sqrtm_one(int n, double *a, double *work, int *ipiv);
+ * (trace/kernel_sqrtm.c), over rt's workers as weft__expm_one; work holds
+ * weft__sqrtm_scratch(n) doubles, ipiv n ints.  Returns 0 or a negative
+ * weft error. */
+int weft__sqrtm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv);
 /* The f64 scratch of weft__logm_one for an n x n matrix. */
 size_t weft__logm_scratch(int n);
 /* The principal logarithm of the n x n matrix a in place, or NaN in every
  * entry where it has none that is real and the square roots reach
- * (trace/kernel_logm.c); work holds weft__logm_scratch(n) doubles, ipiv
- * n ints. */
-void weft__logm_one(int n, double *a, double *work, int *ipiv);
+ * (trace/kernel_logm.c), over rt's workers as weft__expm_one; work holds
+ * weft__logm_scratch(n) doubles, ipiv n ints.  Returns 0 or a negative
+ * weft error. */
+int weft__logm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv);
+/* weft__linalg_mat_mul's tiles (trace/kernel_linalg_tiled.c; a build with
+ * a BLAS).  Returns 0 or a negative weft error. */
+int weft__linalg_mat_mul_tiled(weft_runtime *rt, int n, const double *x, const double *y,
+                               double *z);
 
 #endif

@@ -6,7 +6,8 @@
  * row permutation of L U with a known determinant; the Cholesky factor
  * itself; a batch of two, each matrix as the lone one), and the
  * failures of a zero pivot or a negative one found in a panel after the
- * first; on the timeline, each tile once; q r of tall and wide matrices. */
+ * first; on the timeline, each tile once; q r of tall and wide matrices;
+ * expm, sqrtm and logm, whose products and solves run in tiles too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +421,80 @@ Test(ops_solve_large, the_timeline_shows_each_tile_once)
     weft_tensor_release(args[1]);
     free(a);
     free(b);
+}
+
+/* ---- Matrix functions ------------------------------------------------------ */
+
+typedef enum fn_op { EXP_TIMES_EXP_NEG, SQRT_SQUARED, EXP_OF_LOG } fn_op;
+
+static int function_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const fn_op *)user) {
+    case EXP_TIMES_EXP_NEG:
+        outs[0] = weft_matmul(cx, weft_matrix_exponential(cx, a[0]),
+                              weft_matrix_exponential(cx, weft_neg(cx, a[0])));
+        break;
+    case SQRT_SQUARED: {
+        weft_value *r = weft_matrix_sqrt(cx, a[0]);
+        outs[0] = weft_matmul(cx, r, r);
+        break;
+    }
+    case EXP_OF_LOG: outs[0] = weft_matrix_exponential(cx, weft_matrix_logarithm(cx, a[0])); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* expm, sqrtm and logm of a matrix past the tiled size, whose products
+ * and solves run in column tiles: the same bits everywhere, expm(a)
+ * expm(-a) = I, sqrtm(a)^2 = a and expm(logm(a)) = a; on the timeline
+ * every product covers each column once. */
+Test(ops_solve_large, matrix_functions_in_tiles)
+{
+    double *a = random_values((size_t)N * N);
+    for (size_t e = 0; e < (size_t)N * N; e++)
+        a[e] *= 0.1 / sqrt((double)N);
+    for (int i = 0; i < N; i++)
+        a[(size_t)i * N + (size_t)i] += 1;   /* I plus a small perturbation */
+    weft_tensor *arg = test_tensor(WEFT_F64, 2, (int64_t[]){ N, N }, a);
+    const fn_op ops[3] = { EXP_TIMES_EXP_NEG, SQRT_SQUARED, EXP_OF_LOG };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *out;
+        op_results_everywhere(function_body, (void *)&ops[k], &arg, 1, &out, 1,
+                              "matrix function");
+        const double *y = data(out);
+        worst = 0;
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                near(y[(size_t)i * N + j], ops[k] == EXP_TIMES_EXP_NEG ? (i == j)
+                                                                       : a[(size_t)i * N + j]);
+        cr_assert(worst <= 1e-11, "function %d: error %g", k, worst);
+        weft_tensor_release(out);
+    }
+#if WEFT_HAVE_BLAS
+    weft_runtime *four = NULL;
+    for (int k = 0; k < N_RT; k++)
+        if (rt_workers[k] == 4)
+            four = rts[k];
+    char path[] = "/tmp/weft_productsXXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    cr_assert_eq(weft_profile_begin(four, path), 0, "%s", weft_errmsg());
+    weft_tensor *out = NULL;
+    cr_assert_eq(op_call(four, function_body, (void *)&ops[0], &arg, 1, &out, 1, false), 0, "%s",
+                 weft_errmsg());
+    cr_assert_eq(weft_profile_end(four), 0, "%s", weft_errmsg());
+    static int cover[STEPS][N];
+    tile_cover(path, "matmul_tile", cover);
+    remove(path);
+    cr_assert_gt(cover[0][0], 0, "no product in tiles");
+    for (int c = 1; c < N; c++)
+        cr_expect_eq(cover[0][c], cover[0][0], "column %d in %d products, column 0 in %d", c,
+                     cover[0][c], cover[0][0]);
+    weft_tensor_release(out);
+#endif
+    weft_tensor_release(arg);
+    free(a);
 }
 
 /* ---- QR ----------------------------------------------------------------- */
