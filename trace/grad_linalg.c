@@ -2,8 +2,8 @@
  * helpers are trace/grad_rules.c's): TensorFlow's, written with the
  * public ops.  With y = inv(a): ga = -y^T g y^T.  With x = a \ b: gb =
  * a^T \ g and ga = -gb x^T (the transposes swapped for an adjoint solve;
- * a triangular solve keeps ga on its triangle, a banded one its bands).  det: g det inv(a)^T;
- * log |det|: g inv(a)^T.
+ * a triangular solve keeps ga on its triangle, a banded one its bands).
+ * det: g det inv(a)^T; log |det|: g inv(a)^T.
  * cholesky: TensorFlow's CholeskyGrad (Murray 2016), symmetrized. */
 #include "runtime/iface.h"
 #include "trace/control.h"

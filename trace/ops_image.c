@@ -1,12 +1,12 @@
 /* Image ops of include/weft/ops.h on NHWC data: space_to_depth,
  * depth_to_space, extract_patches (and extract_volume_patches on NDHWC),
- * rgb_to_grayscale, per_image_standardization, adjust_contrast, image_gradients,
- * total_variation, psnr, sobel_edges and ssim (depthwise convolutions
- * with constant filters); the colour ops are trace/ops_color.c's.  Each is a
- * composition of other ops (as ops_linalg.c's): it checks its inputs
- * first, so that an error names the public op, and builds its
- * elementwise steps through weft__op_unary / weft__op_binary with the
- * public name. */
+ * rgb_to_grayscale, per_image_standardization, adjust_contrast,
+ * image_gradients, total_variation, psnr, sobel_edges and ssim
+ * (depthwise convolutions with constant filters); the colour ops are
+ * trace/ops_color.c's.  Each is a composition of other ops (as
+ * ops_linalg.c's): it checks its inputs first, so that an error names the
+ * public op, and builds its elementwise steps through weft__op_unary /
+ * weft__op_binary with the public name. */
 #include <math.h>
 
 #include "runtime/iface.h"

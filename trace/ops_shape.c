@@ -1,8 +1,8 @@
 /* The shape ops of include/weft/ops.h: transpose, slice, split, gather,
  * concat, stack, expand_dims, squeeze, tile, broadcast_to, the fill-likes,
- * shape, bitcast, argmax, argmin, cumsum, sort, argsort and top_k.  Each validates
- * what only the call can check (NULL arrays, counts), puts its arguments
- * in the node's attributes and leaves the rest to inference
+ * shape, bitcast, argmax, argmin, cumsum, sort, argsort and top_k.  Each
+ * validates what only the call can check (NULL arrays, counts), puts its
+ * arguments in the node's attributes and leaves the rest to inference
  * (trace/infer_shape.c), which checks the node again on concrete shapes at
  * run time. */
 #include <string.h>

@@ -1,8 +1,10 @@
 /* The linear-algebra ops of include/weft/ops.h: cholesky, matrix_solve,
- * triangular_solve, banded_triangular_solve, tridiagonal_solve, matrix_inverse, matrix_exponential,
- * matrix_sqrt, matrix_logarithm and matrix_determinant, each a node of
- * its own (checked by trace/infer_linalg.c, computed by
- * trace/kernel_linalg.c), and cholesky_solve, two triangular solves. */
+ * triangular_solve, banded_triangular_solve, tridiagonal_solve,
+ * matrix_inverse, matrix_exponential, matrix_sqrt, matrix_logarithm and
+ * matrix_determinant, each a node of its own (checked by
+ * trace/infer_linalg.c, computed by trace/kernel_linalg.c; the banded
+ * solve by trace/kernel_banded.c), and cholesky_solve, two triangular
+ * solves. */
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/shape.h"
