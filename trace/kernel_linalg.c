@@ -228,9 +228,8 @@ static int tri_solve(weft_runtime *rt, int n, int k, const double *a, unsigned f
     return 0;
 }
 
-/* a^-1 into b from the factors of weft__linalg_lu_factor. */
-static int lu_inverse(weft_runtime *rt, int n, double *lu, int *ipiv, double *b,
-                      double *scratch)
+int weft__linalg_lu_inverse(weft_runtime *rt, int n, double *lu, int *ipiv, double *b,
+                            double *scratch)
 {
 #if WEFT_HAVE_BLAS
     if (weft__linalg_tiled(n))
@@ -479,7 +478,7 @@ static int one_matrix(const linalg_job *j, int64_t m, double *a, double *b, doub
     case WEFT__OP_MATRIX_INVERSE: {
         int rc = weft__linalg_lu_factor(j->rt, n, a, ipiv);
         if (rc == 0)
-            rc = lu_inverse(j->rt, n, a, ipiv, b, scratch);
+            rc = weft__linalg_lu_inverse(j->rt, n, a, ipiv, b, scratch);
         if (rc != 0)
             return rc;
         if (as_is)

@@ -28,13 +28,6 @@ size_t weft__sqrtm_scratch(int n)
     return 6 * (size_t)n * n;
 }
 
-static void identity(int n, double *x)
-{
-    memset(x, 0, sizeof *x * (size_t)n * n);
-    for (int i = 0; i < n; i++)
-        x[i + (size_t)i * n] = 1;
-}
-
 /* ||m - I||_1. */
 static double distance_to_identity(int n, const double *m, double *t)
 {
@@ -75,8 +68,7 @@ int weft__sqrtm_one(weft_runtime *rt, int n, double *a, double *work, int *ipiv)
             return rc;
         if (rc > 0)
             break;
-        identity(n, inv);
-        rc = weft__linalg_lu_solve(rt, n, n, lu, ipiv, false, inv, t);
+        rc = weft__linalg_lu_inverse(rt, n, lu, ipiv, inv, t);
         if (rc < 0)
             return rc;
         /* mu^2 = |det M|^(-1/n), from the pivots' logarithms (the

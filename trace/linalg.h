@@ -33,6 +33,12 @@ int weft__linalg_lu_factor(weft_runtime *rt, int n, double *a, int *ipiv);
  * negative weft error. */
 int weft__linalg_lu_solve(weft_runtime *rt, int n, int k, double *lu, int *ipiv, bool trans,
                           double *b, double *scratch);
+/* a^-1 into the n x n b from the factors of weft__linalg_lu_factor: in
+ * tiles of b's columns where weft__linalg_tiled says (u^-1 l^-1, 4/3 n^3
+ * flops), else by solving for the identity; scratch holds n x n.  Returns
+ * 0 or a negative weft error. */
+int weft__linalg_lu_inverse(weft_runtime *rt, int n, double *lu, int *ipiv, double *b,
+                            double *scratch);
 
 /* From this many rows, LU and Cholesky factor a matrix in column tiles
  * over the workers, and LU and triangular solves cut their right-hand
