@@ -361,6 +361,22 @@ static void tile_cover(const char *path, const char *name, int (*cover)[N])
     free(buf);
 }
 
+/* The suite's 4-worker runtime, recording a timeline into a fresh file
+ * made from the template path. */
+static weft_runtime *profile_four(char *path)
+{
+    weft_runtime *four = NULL;
+    for (int k = 0; k < N_RT; k++)
+        if (rt_workers[k] == 4)
+            four = rts[k];
+    cr_assert_not_null(four);
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    cr_assert_eq(weft_profile_begin(four, path), 0, "%s", weft_errmsg());
+    return four;
+}
+
 typedef struct qr_case {
     bool full;
 } qr_case;
@@ -382,16 +398,8 @@ Test(ops_solve_large, the_timeline_shows_each_tile_once)
     double *a = permuted_lu(&sign, &logabs), *b = random_values((size_t)N * K);
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ N, N }, a),
                              test_tensor(WEFT_F64, 2, (int64_t[]){ N, K }, b) };
-    weft_runtime *four = NULL;
-    for (int k = 0; k < N_RT; k++)
-        if (rt_workers[k] == 4)
-            four = rts[k];
-    cr_assert_not_null(four);
     char path[] = "/tmp/weft_tilesXXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    cr_assert_eq(weft_profile_begin(four, path), 0, "%s", weft_errmsg());
+    weft_runtime *four = profile_four(path);
     weft_tensor *x = NULL;
     cr_assert_eq(op_call(four, body, &(big_case){ .op = SOLVE }, args, 2, &x, 1, false), 0,
                  "%s", weft_errmsg());
@@ -471,15 +479,8 @@ Test(ops_solve_large, matrix_functions_in_tiles)
         weft_tensor_release(out);
     }
 #if WEFT_HAVE_BLAS
-    weft_runtime *four = NULL;
-    for (int k = 0; k < N_RT; k++)
-        if (rt_workers[k] == 4)
-            four = rts[k];
     char path[] = "/tmp/weft_productsXXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    cr_assert_eq(weft_profile_begin(four, path), 0, "%s", weft_errmsg());
+    weft_runtime *four = profile_four(path);
     weft_tensor *out = NULL;
     cr_assert_eq(op_call(four, function_body, (void *)&ops[0], &arg, 1, &out, 1, false), 0, "%s",
                  weft_errmsg());
