@@ -875,6 +875,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_ISOTONIC: return weft__infer_isotonic(n, in, out);
     case WEFT__OP_BITCAST: return weft__infer_bitcast(n, in, out);
     case WEFT__OP_CTC_BEAM: return weft__infer_ctc_beam(n, in, out);
+    case WEFT__OP_CTC_UNIQUE: return weft__infer_ctc_unique(in, out);
     case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:

@@ -209,6 +209,7 @@
     XX(CTC_BEAM,   ARRAY,   2)             \
     XX(BANDED_SOLVE, ARRAY, 2)             \
     XX(NMS_PADDED, ARRAY,   2)             \
+    XX(CTC_UNIQUE, ARRAY,   1)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

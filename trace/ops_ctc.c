@@ -1,6 +1,7 @@
 /* tf.nn.ctc_loss on dense labels: one CTC_LOSS node (checked and computed
- * by trace/kernel_ctc.c); the greedy decoder, a composition; the beam
- * search decoder, one CTC_BEAM node (trace/kernel_ctc_beam.c). */
+ * by trace/kernel_ctc.c); the greedy decoder and collapse_repeated,
+ * compositions; the beam search decoder and ctc_unique_labels, a node
+ * each (trace/kernel_ctc_beam.c, trace/kernel_ctc_unique.c). */
 #include "runtime/iface.h"
 #include "trace/control.h"
 #include "trace/ctx.h"
@@ -120,6 +121,88 @@ int weft_ctc_beam_search_decoder(weft_ctx *cx, weft_value *inputs, weft_value *s
     if (weft_ctx_status(cx) == 0) {
         outs[0] = labels;
         outs[1] = scores;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* tf.nn.collapse_repeated, TensorFlow's own composition with a spare
+ * column for the dropped labels (as the greedy decoder): a label equal to
+ * the one before it, or past its row's length, is dropped; the kept ones
+ * move to the front of their row, zeros after them; the columns past the
+ * longest new length are cut off. */
+int weft_collapse_repeated(weft_ctx *cx, weft_value *labels, weft_value *seq_length,
+                           weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_collapse_repeated";
+    weft_value *in[2] = { labels, seq_length };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 2);
+    if (rc != 0)
+        return rc;
+    const weft_spec *s = weft__value_spec(labels), *l = weft__value_spec(seq_length);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if (s->dtype == WEFT_BOOL || (l->dtype != WEFT_I32 && l->dtype != WEFT_I64)) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the labels %s are bool, or the lengths %s not i32 "
+                       "or i64", fn, weft__spec_str(s, s1, sizeof s1),
+                       weft__spec_str(l, s2, sizeof s2));
+        return weft_ctx_status(cx);
+    }
+    if (s->rank != 2 || s->dims[1] < 0 || l->rank != 1) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the labels %s are not [batch, max_length] with "
+                       "max_length known while tracing, or the lengths %s not [batch]", fn,
+                       weft__spec_str(s, s1, sizeof s1), weft__spec_str(l, s2, sizeof s2));
+        return weft_ctx_status(cx);
+    }
+    int64_t width = s->dims[1];
+    weft_value *changed[2] = {
+        weft_cast(cx, weft_ones_like(cx, weft__ops_axis_slice(cx, labels, 1, 0, 1)), WEFT_BOOL),
+        weft_ne(cx, weft__ops_axis_slice(cx, labels, 1, 1, WEFT_END),
+                weft__ops_axis_slice(cx, labels, 1, 0, -1)),
+    };
+    weft_value *keep = weft_logical_and(cx, weft_concat(cx, changed, 2, 1),
+                                        weft_sequence_mask(cx, seq_length, width, WEFT_BOOL));
+    weft_value *count = weft_cumsum(cx, weft_cast(cx, keep, WEFT_I64), 1);
+    weft_value *column = weft_where(cx, keep, weft_sub(cx, count, weft_const_i64(cx, 1)),
+                                    weft__value_strong(cx, weft_const_i64(cx, width)));
+    weft_value *rows = weft_broadcast_to(
+        cx, weft_expand_dims(cx, weft__ops_axis0_range(cx, labels), 1), 2,
+        (const int64_t[]){ -1, width });
+    weft_value *pair[2] = { rows, column };
+    const int64_t spare[2][2] = { { 0, 0 }, { 0, 1 } };
+    weft_value *base = weft_pad(cx, weft_zeros_like(cx, labels), spare, 0);
+    weft_value *collapsed = weft__ops_axis_slice(
+        cx, weft_scatter_nd_update(cx, base, weft_stack(cx, pair, 2, -1), labels), 1, 0, width);
+    weft_value *lengths = weft_sum(cx, weft_cast(cx, keep, WEFT_I64), 1);
+    weft_value *kept = weft_lt(cx, weft_range(cx, WEFT_I64, 0, width, 1),
+                               weft_reduce_max(cx, lengths, 0));
+    weft_value *cut = weft_boolean_mask(cx, collapsed, kept, 1);
+    weft_value *new_length = weft_cast(cx, lengths, l->dtype);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = cut;
+        outs[1] = new_length;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* tf.nn.ctc_unique_labels: one CTC_UNIQUE node (trace/kernel_ctc_unique.c)
+ * of i64 [batch, 2, max_length], cut into the labels and the indices. */
+int weft_ctc_unique_labels(weft_ctx *cx, weft_value *labels, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_ctc_unique_labels";
+    int rc = weft__ctx_enter_int(cx, fn, &labels, 1, outs, 2);
+    if (rc != 0)
+        return rc;
+    weft__node n = { .op = WEFT__OP_CTC_UNIQUE };
+    weft_value *both = weft__ops_finish(cx, &n, &labels, 1);
+    if (!both)
+        return weft_ctx_status(cx);
+    weft_value *unique = weft_squeeze(cx, weft__ops_axis_slice(cx, both, 1, 0, 1), 1);
+    weft_value *index = weft_cast(cx, weft_squeeze(cx, weft__ops_axis_slice(cx, both, 1, 1, 2), 1),
+                                  WEFT_I32);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = unique;
+        outs[1] = index;
     }
     return weft_ctx_status(cx);
 }

@@ -206,6 +206,11 @@ int weft__eval_banded_solve(weft_runtime *rt, const weft__node *n, const weft_te
                             const weft_tensor *rhs, weft_tensor *out);
 int weft__eval_ctc_beam(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                         weft_tensor *out);
+/* ctc_unique_labels (kernel_ctc_unique.c): labels (i32, i64) [batch, n]
+ * to i64 [batch, 2, n], each row's distinct labels in order of first
+ * occurrence padded with zeros, then each label's index among them. */
+int weft__infer_ctc_unique(const weft_spec *in, weft_spec *out);
+int weft__eval_ctc_unique(weft_runtime *rt, const weft_tensor *labels, weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
  * it holds no NaN or inf (check_numerics) or when every element of the
  * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's

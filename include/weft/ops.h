@@ -2262,6 +2262,24 @@ WEFT_API int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_valu
 WEFT_API int weft_ctc_beam_search_decoder(weft_ctx *cx, weft_value *inputs,
                                           weft_value *sequence_length, int beam_width,
                                           int top_paths, weft_value **outs);
+/* tf.nn.collapse_repeated(labels, seq_length): each row of labels [batch,
+ * max_length] (any dtype but bool; max_length known while tracing) with
+ * its first seq_length[b] labels kept (i32 or i64; past max_length counts
+ * as max_length, 0 or less keeps none) and a label equal to the one
+ * before it dropped.  outs[0] holds each row's kept labels first, zeros
+ * after them, and as many columns as the longest row has labels (as
+ * TensorFlow computes it, so unknown while tracing); outs[1] [batch] the
+ * new lengths, of seq_length's dtype.  Returns weft_ctx_status(cx); outs
+ * NULL is WEFT_EINVAL. */
+WEFT_API int weft_collapse_repeated(weft_ctx *cx, weft_value *labels, weft_value *seq_length,
+                                    weft_value **outs);
+/* tf.nn.ctc_unique_labels(labels): for each row of labels [batch,
+ * max_length] (i32 or i64), outs[0] (i64, labels' shape) its distinct
+ * labels in order of first occurrence, zeros after them, and outs[1]
+ * (i32, labels' shape) each label's index among them, as TensorFlow's
+ * tf.unique of each row (the padding is a label like any other).  Returns
+ * weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
+WEFT_API int weft_ctc_unique_labels(weft_ctx *cx, weft_value *labels, weft_value **outs);
 /* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
  * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
  * and labels z. */

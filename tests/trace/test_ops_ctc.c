@@ -5,7 +5,9 @@
  * bits), the blank first and last, an empty label, a label the frames
  * cannot hold (+inf), f32 (the f64 loss of the same logits, rounded once);
  * the same bits eagerly and traced on 1, 2 and 4 workers; the refused
- * calls, at tracing and when the function runs. */
+ * calls, at tracing and when the function runs.  The greedy decoder and
+ * collapse_repeated against loops written here; ctc_unique_labels against
+ * a scan of the labels seen so far. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,5 +289,272 @@ Test(ops_ctc, greedy_decoder_refusals)
     x = weft_fill(cx, WEFT_F64, 3, (const int64_t[]){ 2, 1, 3 }, 0.5);
     cr_assert_eq(weft_ctc_greedy_decoder(cx, x, x, true, 0, NULL), WEFT_EINVAL);
     cr_assert(strstr(weft_errmsg(), "outs is NULL"), "%s", weft_errmsg());
+    weft_eager_end(&cx);
+}
+
+/* ---- collapse_repeated --------------------------------------------------- */
+
+static int collapse_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    return weft_collapse_repeated(cx, a[0], a[1], outs);
+}
+
+/* Row b of labels [rows, width] collapsed by a loop: its kept labels into
+ * want (width of them, zeros after), their count returned. */
+static int collapse_row(const double *labels, int width, int b, double len, double *want)
+{
+    int n = 0;
+    for (int t = 0; t < width; t++) {
+        want[t] = 0;
+        if (t < len && (t == 0 || labels[b * width + t] != labels[b * width + t - 1]))
+            want[n++] = labels[b * width + t];
+    }
+    for (int t = n; t < width; t++)
+        want[t] = 0;
+    return n;
+}
+
+Test(ops_ctc, collapse_repeated_against_a_loop)
+{
+    enum { CB = 6, CW = 9 };
+    /* Labels in 1..3 (repeats common), lengths past the width, zero and
+     * negative; i32 and f64 labels, i32 and i64 lengths. */
+    double labels[CB * CW];
+    uint64_t s = 11;
+    for (int i = 0; i < CB * CW; i++)
+        labels[i] = 2 + floor(1.5 * op_uniform(&s));
+    const double lens[CB] = { 9, 4, 0, 12, 1, -3 };
+    const weft_dtype label_dt[2] = { WEFT_I32, WEFT_F64 }, len_dt[2] = { WEFT_I64, WEFT_I32 };
+    for (int k = 0; k < 2; k++) {
+        weft_tensor *args[2] = {
+            test_tensor(label_dt[k], 2, (const int64_t[]){ CB, CW }, labels),
+            test_tensor(len_dt[k], 1, (const int64_t[]){ CB }, lens),
+        };
+        double want[CB][CW];
+        int longest = 0, n[CB];
+        for (int b = 0; b < CB; b++) {
+            n[b] = collapse_row(labels, CW, b, lens[b], want[b]);
+            longest = n[b] > longest ? n[b] : longest;
+        }
+        cr_assert(longest > 0 && longest < CW, "the case cuts columns off (%d)", longest);
+        weft_tensor *outs[2];
+        op_results_everywhere(collapse_body, NULL, args, 2, outs, 2, "collapse_repeated");
+        test_assert_shape(outs[0], label_dt[k], 2, (const int64_t[]){ CB, longest }, "labels");
+        test_assert_shape(outs[1], len_dt[k], 1, (const int64_t[]){ CB }, "lengths");
+        for (int b = 0; b < CB; b++) {
+            cr_assert_eq(test_element(outs[1], b), n[b], "row %d's length", b);
+            for (int t = 0; t < longest; t++)
+                cr_assert_eq(test_element(outs[0], b * longest + t), want[b][t],
+                             "case %d row %d column %d", k, b, t);
+        }
+        for (int i = 0; i < 2; i++) {
+            weft_tensor_release(outs[i]);
+            weft_tensor_release(args[i]);
+        }
+    }
+}
+
+Test(ops_ctc, collapse_repeated_tensorflows_example)
+{
+    /* [[A, A, B, B, A], [A, B, C, D, E]] with lengths 4 and 5 (A = 1). */
+    const double labels[10] = { 1, 1, 2, 2, 1, 1, 2, 3, 4, 5 }, lens[2] = { 4, 5 };
+    weft_tensor *args[2] = { test_tensor(WEFT_I64, 2, (const int64_t[]){ 2, 5 }, labels),
+                             test_tensor(WEFT_I32, 1, (const int64_t[]){ 2 }, lens) };
+    weft_tensor *outs[2];
+    op_results_everywhere(collapse_body, NULL, args, 2, outs, 2, "collapse_repeated");
+    const double want[10] = { 1, 2, 0, 0, 0, 1, 2, 3, 4, 5 };
+    test_assert_shape(outs[0], WEFT_I64, 2, (const int64_t[]){ 2, 5 }, "labels");
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(test_element(outs[0], i), want[i], "element %d", i);
+    cr_assert(test_element(outs[1], 0) == 2 && test_element(outs[1], 1) == 5);
+    for (int i = 0; i < 2; i++) {
+        weft_tensor_release(outs[i]);
+        weft_tensor_release(args[i]);
+    }
+}
+
+Test(ops_ctc, collapse_repeated_with_nothing_kept)
+{
+    /* Every length 0: no column is left; an empty row width keeps none. */
+    const double labels[6] = { 1, 2, 3, 4, 5, 6 }, lens[2] = { 0, 0 };
+    for (int width = 0; width <= 3; width += 3) {
+        weft_tensor *args[2] = {
+            test_tensor(WEFT_I32, 2, (const int64_t[]){ 2, width }, labels),
+            test_tensor(WEFT_I32, 1, (const int64_t[]){ 2 }, lens),
+        };
+        weft_tensor *outs[2];
+        op_results_everywhere(collapse_body, NULL, args, 2, outs, 2, "collapse_repeated");
+        test_assert_shape(outs[0], WEFT_I32, 2, (const int64_t[]){ 2, 0 }, "labels");
+        cr_assert(test_element(outs[1], 0) == 0 && test_element(outs[1], 1) == 0);
+        for (int i = 0; i < 2; i++) {
+            weft_tensor_release(outs[i]);
+            weft_tensor_release(args[i]);
+        }
+    }
+}
+
+Test(ops_ctc, collapse_repeated_refusals)
+{
+    weft_ctx *cx = NULL;
+    weft_value *outs[2];
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    weft_value *b = weft_fill(cx, WEFT_BOOL, 2, (const int64_t[]){ 2, 3 }, 1);
+    weft_value *len = weft_fill(cx, WEFT_I32, 1, (const int64_t[]){ 2 }, 2);
+    cr_assert_eq(weft_collapse_repeated(cx, b, len, outs), WEFT_EDTYPE);
+    cr_assert(strstr(weft_errmsg(), "weft_collapse_repeated: the labels bool[2,3] are bool"),
+              "%s", weft_errmsg());
+    cr_assert(outs[0] == NULL && outs[1] == NULL);
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    len = weft_fill(cx, WEFT_F32, 1, (const int64_t[]){ 2 }, 2);
+    cr_assert_eq(weft_collapse_repeated(cx, len, len, outs), WEFT_EDTYPE);
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    len = weft_fill(cx, WEFT_I32, 1, (const int64_t[]){ 2 }, 2);
+    cr_assert_eq(weft_collapse_repeated(cx, len, len, outs), WEFT_ESHAPE);
+    cr_assert(strstr(weft_errmsg(), "are not [batch, max_length]"), "%s", weft_errmsg());
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    len = weft_fill(cx, WEFT_I32, 1, (const int64_t[]){ 2 }, 2);
+    cr_assert_eq(weft_collapse_repeated(cx, len, len, NULL), WEFT_EINVAL);
+    weft_eager_end(&cx);
+}
+
+/* ---- ctc_unique_labels --------------------------------------------------- */
+
+static int unique_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    return weft_ctc_unique_labels(cx, a[0], outs);
+}
+
+/* Each row of labels [rows, width] against a scan of the distinct labels
+ * found so far. */
+static void expect_unique_rows(weft_tensor *const *outs, const double *labels, int rows,
+                               int width)
+{
+    for (int r = 0; r < rows; r++) {
+        double seen[64];
+        int distinct = 0;
+        for (int c = 0; c < width; c++) {
+            double x = labels[r * width + c];
+            int k = 0;
+            while (k < distinct && seen[k] != x)
+                k++;
+            if (k == distinct)
+                seen[distinct++] = x;
+            cr_assert_eq(test_element(outs[1], r * width + c), k, "row %d column %d's index", r,
+                         c);
+        }
+        for (int c = 0; c < width; c++)
+            cr_assert_eq(test_element(outs[0], r * width + c), c < distinct ? seen[c] : 0,
+                         "row %d's label %d", r, c);
+    }
+}
+
+Test(ops_ctc, unique_labels_against_a_scan)
+{
+    enum { UB = 5, UW = 40 };
+    /* Row 0 all equal, row 1 all distinct (falling, so sorting moves
+     * every one), rows 2-4 drawn from ten values with negatives; i32 and
+     * i64, the same rows. */
+    double labels[UB * UW];
+    uint64_t s = 23;
+    for (int c = 0; c < UW; c++) {
+        labels[c] = 7;
+        labels[UW + c] = 100 - 3 * c;
+    }
+    for (int i = 2 * UW; i < UB * UW; i++)
+        labels[i] = floor(5 * op_uniform(&s));
+    const weft_dtype dts[2] = { WEFT_I32, WEFT_I64 };
+    for (int k = 0; k < 2; k++) {
+        weft_tensor *x = test_tensor(dts[k], 2, (const int64_t[]){ UB, UW }, labels), *outs[2];
+        op_results_everywhere(unique_body, NULL, &x, 1, outs, 2, "ctc_unique_labels");
+        test_assert_shape(outs[0], WEFT_I64, 2, (const int64_t[]){ UB, UW }, "labels");
+        test_assert_shape(outs[1], WEFT_I32, 2, (const int64_t[]){ UB, UW }, "indices");
+        expect_unique_rows(outs, labels, UB, UW);
+        weft_tensor_release(outs[0]);
+        weft_tensor_release(outs[1]);
+        weft_tensor_release(x);
+    }
+}
+
+Test(ops_ctc, unique_labels_tensorflows_example_and_extremes)
+{
+    /* TensorFlow's example [[3, 4, 4, 3]]; i64's extremes, which a
+     * difference of labels would overflow; the padding counts as a label. */
+    const double small[4] = { 3, 4, 4, 3 };
+    weft_tensor *x = test_tensor(WEFT_I32, 2, (const int64_t[]){ 1, 4 }, small), *outs[2];
+    op_results_everywhere(unique_body, NULL, &x, 1, outs, 2, "ctc_unique_labels");
+    const double want_labels[4] = { 3, 4, 0, 0 }, want_index[4] = { 0, 1, 1, 0 };
+    for (int i = 0; i < 4; i++)
+        cr_assert(test_element(outs[0], i) == want_labels[i] &&
+                  test_element(outs[1], i) == want_index[i], "element %d", i);
+    for (int i = 0; i < 2; i++)
+        weft_tensor_release(outs[i]);
+    weft_tensor_release(x);
+    const int64_t big[6] = { INT64_MAX, 0, INT64_MIN, 0, INT64_MAX, 5 };
+    weft_tensor *y = NULL;
+    cr_assert_eq(weft_tensor_create(WEFT_I64, 2, (const int64_t[]){ 1, 6 }, big, &y), 0);
+    op_results_everywhere(unique_body, NULL, &y, 1, outs, 2, "ctc_unique_labels");
+    const int64_t *u = weft_tensor_data(outs[0]);
+    const int32_t *ix = weft_tensor_data(outs[1]);
+    const int64_t want_u[6] = { INT64_MAX, 0, INT64_MIN, 5, 0, 0 };
+    const int32_t want_ix[6] = { 0, 1, 2, 1, 0, 3 };
+    for (int i = 0; i < 6; i++)
+        cr_assert(u[i] == want_u[i] && ix[i] == want_ix[i], "element %d: %lld %d", i,
+                  (long long)u[i], ix[i]);
+    for (int i = 0; i < 2; i++)
+        weft_tensor_release(outs[i]);
+    weft_tensor_release(y);
+}
+
+Test(ops_ctc, unique_labels_traced_once_for_any_size)
+{
+    const weft_spec sig = { .dtype = WEFT_I64, .rank = 2, .dims = { -1, -1 } };
+    weft_function_desc d = { .name = "unique", .body = unique_body, .n_args = 1, .n_outs = 2,
+                             .input_signature = &sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rts[1], &d, &f), 0, "%s", weft_errmsg());
+    const int sizes[4][2] = { { 3, 7 }, { 0, 4 }, { 2, 0 }, { 1, 13 } };
+    for (int k = 0; k < 4; k++) {
+        int rows = sizes[k][0], width = sizes[k][1];
+        double labels[13 * 3];
+        for (int i = 0; i < rows * width; i++)
+            labels[i] = (i * 7 + k) % 5;
+        weft_tensor *x = test_tensor(WEFT_I64, 2, (const int64_t[]){ rows, width }, labels);
+        weft_tensor *outs[2] = { NULL, NULL };
+        weft_arg arg = weft_arg_tensor(x);
+        cr_assert_eq(weft_function_call(f, &arg, 1, outs, 2), 0, "%s", weft_errmsg());
+        test_assert_shape(outs[1], WEFT_I32, 2, (const int64_t[]){ rows, width }, "indices");
+        expect_unique_rows(outs, labels, rows, width);
+        for (int i = 0; i < 2; i++)
+            weft_tensor_release(outs[i]);
+        weft_tensor_release(x);
+    }
+    op_destroy_traced_once(&f);
+}
+
+Test(ops_ctc, unique_labels_refusals)
+{
+    weft_ctx *cx = NULL;
+    weft_value *outs[2];
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    weft_value *x = weft_fill(cx, WEFT_F32, 2, (const int64_t[]){ 2, 3 }, 1);
+    cr_assert_eq(weft_ctc_unique_labels(cx, x, outs), WEFT_EDTYPE);
+    cr_assert(strstr(weft_errmsg(), "weft_ctc_unique_labels: the labels f32[2,3] are not i32 or "
+                                    "i64"), "%s", weft_errmsg());
+    cr_assert(outs[0] == NULL && outs[1] == NULL);
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    x = weft_fill(cx, WEFT_I32, 1, (const int64_t[]){ 3 }, 1);
+    cr_assert_eq(weft_ctc_unique_labels(cx, x, outs), WEFT_ESHAPE);
+    cr_assert(strstr(weft_errmsg(), "weft_ctc_unique_labels: the labels i32[3] are not [batch, "
+                                    "max_length]"), "%s", weft_errmsg());
+    weft_eager_end(&cx);
+    cr_assert_eq(weft_eager_begin(rts[1], &cx), 0);
+    x = weft_fill(cx, WEFT_I32, 2, (const int64_t[]){ 1, 3 }, 1);
+    cr_assert_eq(weft_ctc_unique_labels(cx, x, NULL), WEFT_EINVAL);
     weft_eager_end(&cx);
 }
