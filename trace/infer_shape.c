@@ -795,7 +795,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES: case WEFT__OP_SAMPLE_BOX:
-    case WEFT__OP_RANDOM_BINOMIAL:
+    case WEFT__OP_RANDOM_BINOMIAL: case WEFT__OP_GLIMPSE:
         return 3;
     case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD:
         return 4;
@@ -876,6 +876,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_BITCAST: return weft__infer_bitcast(n, in, out);
     case WEFT__OP_CTC_BEAM: return weft__infer_ctc_beam(n, in, out);
     case WEFT__OP_CTC_UNIQUE: return weft__infer_ctc_unique(in, out);
+    case WEFT__OP_GLIMPSE: return weft__infer_glimpse(n, in, out);
     case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:

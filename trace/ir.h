@@ -210,6 +210,7 @@
     XX(BANDED_SOLVE, ARRAY, 2)             \
     XX(NMS_PADDED, ARRAY,   2)             \
     XX(CTC_UNIQUE, ARRAY,   1)             \
+    XX(GLIMPSE,    ARRAY,   3)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

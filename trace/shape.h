@@ -211,6 +211,14 @@ int weft__eval_ctc_beam(weft_runtime *rt, const weft__node *n, weft_tensor *cons
  * occurrence padded with zeros, then each label's index among them. */
 int weft__infer_ctc_unique(const weft_spec *in, weft_spec *out);
 int weft__eval_ctc_unique(weft_runtime *rt, const weft_tensor *labels, weft_tensor *out);
+/* extract_glimpse (kernel_glimpse.c): in[0] the images [b, h, w, c], in[1]
+ * the offsets [b, 2] (y, x), in[2] the noise (a scalar, or of the
+ * result's shape); attr.resize.size the window, attr.resize.method the
+ * flags below. */
+enum { WEFT__GLIMPSE_CENTERED = 1, WEFT__GLIMPSE_NORMALIZED = 2 };
+int weft__infer_glimpse(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_glimpse(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                       weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
  * it holds no NaN or inf (check_numerics) or when every element of the
  * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's

@@ -160,7 +160,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.fft.frame_length;
         w[k++] = n->attr.fft.frame_step;
         break;
-    case WEFT__OP_RESIZE: case WEFT__OP_CROP_AND_RESIZE:
+    case WEFT__OP_RESIZE: case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_GLIMPSE:
         w[k++] = n->attr.resize.method;
         w[k++] = n->attr.resize.size[0];
         w[k++] = n->attr.resize.size[1];
@@ -424,6 +424,12 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 n->attr.resize.antialias ? ",antialias" : "");
         break;
     }
+    case WEFT__OP_GLIMPSE:
+        fprintf(f, "<size=[%" PRId64 ",%" PRId64 "]%s%s>", n->attr.resize.size[0],
+                n->attr.resize.size[1],
+                n->attr.resize.method & WEFT__GLIMPSE_CENTERED ? ",centered" : "",
+                n->attr.resize.method & WEFT__GLIMPSE_NORMALIZED ? ",normalized" : "");
+        break;
     case WEFT__OP_CROP_AND_RESIZE:
         fprintf(f, "<%s,size=[%" PRId64 ",%" PRId64 "],extrapolation=%g>",
                 n->attr.resize.method == WEFT_RESIZE_NEAREST ? "nearest" : "bilinear",

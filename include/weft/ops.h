@@ -1407,6 +1407,31 @@ WEFT_API weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, do
                                             double upper, weft_value *seed);
 WEFT_API weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta,
                                      weft_value *seed);
+/* The fill of weft_extract_glimpse outside its image. */
+typedef enum weft_glimpse_noise {
+    WEFT_GLIMPSE_UNIFORM,    /* uniform between the image's least and greatest values */
+    WEFT_GLIMPSE_GAUSSIAN,   /* each channel's mean + its standard deviation times a normal
+                                draw, kept within the channel's least and greatest values */
+    WEFT_GLIMPSE_ZERO        /* zeros */
+} weft_glimpse_noise;
+/* tf.image.extract_glimpse(input, size, offsets, centered, normalized,
+ * noise): a size[0] x size[1] window of each image of input [batch,
+ * height, width, channels] (f32 or f64; height and width at least 1), as
+ * TensorFlow 2 places it from offsets [batch, 2] (f32 or f64, each row
+ * (y, x), computed in f32 as TensorFlow does): normalized and centered,
+ * the window's centre at (y + 1) / 2 of the image's height (x alike);
+ * normalized only, its first row at y times the height; not normalized,
+ * its first row at y (plus half the height when centered); each
+ * converted toward zero.  What falls outside the image is noise, drawn
+ * for the whole window from weft's random streams under seed (as
+ * weft_random_uniform_like and weft_random_normal_like take it; NULL only
+ * with WEFT_GLIMPSE_ZERO): not TensorFlow's numbers, but the same ones
+ * for the same seed, and new ones for a new seed without a retrace.  The
+ * result is [batch, size[0], size[1], channels] of input's dtype; no
+ * gradient (TensorFlow has none). */
+WEFT_API weft_value *weft_extract_glimpse(weft_ctx *cx, weft_value *input, const int64_t *size,
+                                          weft_value *offsets, bool centered, bool normalized,
+                                          weft_glimpse_noise noise, weft_value *seed);
 /* tf.image.stateless_sample_distorted_bounding_box(image_size,
  * bounding_boxes, seed, min_object_covered, aspect_ratio_range,
  * area_range, max_attempts, use_image_if_no_bounding_boxes): a random
