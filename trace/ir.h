@@ -211,6 +211,7 @@
     XX(NMS_PADDED, ARRAY,   2)             \
     XX(CTC_UNIQUE, ARRAY,   1)             \
     XX(GLIMPSE,    ARRAY,   3)             \
+    XX(BOX_PROPOSALS, ARRAY, 4)            \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \
@@ -366,6 +367,10 @@ typedef struct weft__node {
          * the detections per image (the result's dim 1) and the
          * thresholds. */
         struct { int64_t max_per_class, per_batch; double iou, score; } cnms;
+        /* BOX_PROPOSALS (trace/kernel_proposals.c): the best anchors decoded
+         * per image, the most proposals kept (the result's dim 1), the
+         * NMS threshold and the least side, before the image's scale. */
+        struct { int64_t pre_nms, post_nms; double iou, min_size; } proposals;
         /* FFT (trace/kernel_fft.c): which transform (WEFT__FFT_* of
          * trace/shape.h), its length (0: the input's), and for FRAMES
          * (in[0] the signals, in[1] the window) the frames' length and

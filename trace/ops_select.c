@@ -3,7 +3,8 @@
  * suppressions (plain, with overlaps, with scores), whose results the
  * input values size, count_nonzero (a sum of a comparison) and
  * combined_non_max_suppression (one COMBINED_NMS node picking boxes and
- * classes, then gathers).  Each records nodes of its own (ARGWHERE,
+ * classes, then gathers) and generate_bounding_box_proposals (one
+ * BOX_PROPOSALS node, trace/kernel_proposals.c).  Each records nodes of its own (ARGWHERE,
  * BOOLEAN_MASK, UNIQUE_*, ...), checked by trace/infer_select.c and computed by
  * trace/kernel_select.c.  unique hashes x once, into the indices; the
  * first occurrences and the counts are read off the indices, and the
@@ -426,5 +427,45 @@ int weft_combined_non_max_suppression(weft_ctx *cx, weft_value *boxes, weft_valu
     if (weft_ctx_status(cx) == 0)
         for (int k = 0; k < 4; k++)
             outs[k] = r[k];
+    return weft_ctx_status(cx);
+}
+
+/* tf.image.generate_bounding_box_proposals: one BOX_PROPOSALS node
+ * (trace/kernel_proposals.c) of [batch, post_nms_topn, 5] rows, cut into
+ * the boxes and their scores. */
+int weft_generate_bounding_box_proposals(weft_ctx *cx, weft_value *scores,
+                                         weft_value *bbox_deltas, weft_value *image_info,
+                                         weft_value *anchors, double nms_threshold,
+                                         int64_t pre_nms_topn, double min_size,
+                                         int64_t post_nms_topn, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_generate_bounding_box_proposals";
+    weft_value *in[4] = { scores, bbox_deltas, image_info, anchors };
+    int rc = weft__ctx_enter_int(cx, fn, in, 4, outs, 2);
+    if (rc != 0)
+        return rc;
+    if (!(nms_threshold >= 0 && nms_threshold <= 1) || pre_nms_topn < 1 || post_nms_topn < 1 ||
+        post_nms_topn > INT32_MAX || !isfinite(min_size)) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: nms_threshold %g is not within 0..1, pre_nms_topn "
+                       "%lld or post_nms_topn %lld not 1 or more, or min_size %g not finite", fn,
+                       nms_threshold, (long long)pre_nms_topn, (long long)post_nms_topn,
+                       min_size);
+        return weft_ctx_status(cx);
+    }
+    weft__node n = { .op = WEFT__OP_BOX_PROPOSALS };
+    n.attr.proposals.pre_nms = pre_nms_topn;
+    n.attr.proposals.post_nms = post_nms_topn;
+    n.attr.proposals.iou = nms_threshold;
+    n.attr.proposals.min_size = min_size;
+    weft_value *rows = weft__ops_finish(cx, &n, in, 4);
+    if (!rows)
+        return weft_ctx_status(cx);
+    weft_value *boxes = weft__ops_axis_slice(cx, rows, 2, 0, 4);
+    weft_value *probs = weft_squeeze(cx, weft__ops_axis_slice(cx, rows, 2, 4, 5), 2);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = boxes;
+        outs[1] = probs;
+    }
     return weft_ctx_status(cx);
 }

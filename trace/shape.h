@@ -219,6 +219,12 @@ enum { WEFT__GLIMPSE_CENTERED = 1, WEFT__GLIMPSE_NORMALIZED = 2 };
 int weft__infer_glimpse(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_glimpse(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                        weft_tensor *out);
+/* generate_bounding_box_proposals (kernel_proposals.c): in[] the scores,
+ * deltas, image_info and anchors; attr.proposals.  [batch, post_nms, 5]
+ * rows of y1, x1, y2, x2 and the score, zeros after the kept ones. */
+int weft__infer_box_proposals(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_box_proposals(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                             weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
  * it holds no NaN or inf (check_numerics) or when every element of the
  * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's

@@ -69,6 +69,12 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.sigma, sizeof(double));
         break;
+    case WEFT__OP_BOX_PROPOSALS:
+        w[k++] = n->attr.proposals.pre_nms;
+        w[k++] = n->attr.proposals.post_nms;
+        memcpy(&w[k++], &n->attr.proposals.iou, sizeof(double));
+        memcpy(&w[k++], &n->attr.proposals.min_size, sizeof(double));
+        break;
     case WEFT__OP_COMBINED_NMS:
         w[k++] = n->attr.cnms.max_per_class;
         w[k++] = n->attr.cnms.per_batch;
@@ -289,6 +295,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g,"
                 "soft_nms_sigma=%g>", n->attr.nms.max_output, n->attr.nms.iou,
                 n->attr.nms.score, n->attr.nms.sigma);
+        break;
+    case WEFT__OP_BOX_PROPOSALS:
+        fprintf(f, "<nms_threshold=%g,pre_nms_topn=%" PRId64 ",min_size=%g,post_nms_topn=%" PRId64
+                ">", n->attr.proposals.iou, n->attr.proposals.pre_nms,
+                n->attr.proposals.min_size, n->attr.proposals.post_nms);
         break;
     case WEFT__OP_COMBINED_NMS:
         fprintf(f, "<max_output_size_per_class=%" PRId64 ",detections=%" PRId64

@@ -1407,6 +1407,33 @@ WEFT_API weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, do
                                             double upper, weft_value *seed);
 WEFT_API weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta,
                                      weft_value *seed);
+/* tf.image.generate_bounding_box_proposals(scores, bbox_deltas,
+ * image_info, anchors, nms_threshold, pre_nms_topn, min_size,
+ * post_nms_topn): Faster R-CNN's region proposals, as TensorFlow's kernel
+ * (GPU-only there) computes them, one image per task.  scores [batch, H,
+ * W, A], bbox_deltas [batch, H, W, 4 A] (each anchor's dy, dx, dh, dw),
+ * image_info [batch, 5] (height, width, scale; the rest unread) and
+ * anchors [H, W, 4 A] (each position's anchors as y1, x1, y2, x2, as the
+ * kernel reads them), all f32 or all f64.  Per image: the anchors ranked
+ * by falling score (ties by index, NaN last), the best pre_nms_topn
+ * decoded (centre moved by dy and dx times the anchor's size, size times
+ * exp of dh and dw, those at most log(1000 / 16)), clipped to [0, height]
+ * x [0, width], dropped when the shorter side is below min_size times the
+ * scale, then greedy NMS in rank order (a box overlapping a kept one by
+ * more than nms_threshold of their union is dropped, as TensorFlow's GPU
+ * NMS; one without area drops none) until post_nms_topn are kept; in the
+ * dtype's arithmetic.  outs[0] [batch, post_nms_topn, 4] the boxes (y1,
+ * x1, y2, x2), outs[1] [batch, post_nms_topn] their scores, zeros after
+ * the last.  nms_threshold within 0..1, pre_nms_topn and post_nms_topn 1
+ * or more, min_size finite (WEFT_EINVAL).  TensorFlow's defaults are 0.7,
+ * 6000, 16 and 300.  Returns weft_ctx_status(cx); outs NULL is
+ * WEFT_EINVAL. */
+WEFT_API int weft_generate_bounding_box_proposals(weft_ctx *cx, weft_value *scores,
+                                                  weft_value *bbox_deltas,
+                                                  weft_value *image_info, weft_value *anchors,
+                                                  double nms_threshold, int64_t pre_nms_topn,
+                                                  double min_size, int64_t post_nms_topn,
+                                                  weft_value **outs);
 /* The fill of weft_extract_glimpse outside its image. */
 typedef enum weft_glimpse_noise {
     WEFT_GLIMPSE_UNIFORM,    /* uniform between the image's least and greatest values */
