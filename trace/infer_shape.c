@@ -798,6 +798,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_RANDOM_BINOMIAL: case WEFT__OP_GLIMPSE:
         return 3;
     case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_BOX_PROPOSALS:
+    case WEFT__OP_EDIT_DISTANCE:
         return 4;
     default:
         return 1;
@@ -878,6 +879,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_CTC_UNIQUE: return weft__infer_ctc_unique(in, out);
     case WEFT__OP_GLIMPSE: return weft__infer_glimpse(n, in, out);
     case WEFT__OP_BOX_PROPOSALS: return weft__infer_box_proposals(n, in, out);
+    case WEFT__OP_EDIT_DISTANCE: return weft__infer_edit_distance(n, in, out);
     case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:

@@ -212,6 +212,7 @@
     XX(CTC_UNIQUE, ARRAY,   1)             \
     XX(GLIMPSE,    ARRAY,   3)             \
     XX(BOX_PROPOSALS, ARRAY, 4)            \
+    XX(EDIT_DISTANCE, ARRAY, 4)            \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

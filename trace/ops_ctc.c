@@ -1,7 +1,8 @@
 /* tf.nn.ctc_loss on dense labels: one CTC_LOSS node (checked and computed
  * by trace/kernel_ctc.c); the greedy decoder and collapse_repeated,
- * compositions; the beam search decoder and ctc_unique_labels, a node
- * each (trace/kernel_ctc_beam.c, trace/kernel_ctc_unique.c). */
+ * compositions; the beam search decoder, ctc_unique_labels and
+ * edit_distance (the decoders' score against a truth), a node each
+ * (trace/kernel_ctc_beam.c, kernel_ctc_unique.c, kernel_edit_distance.c). */
 #include "runtime/iface.h"
 #include "trace/control.h"
 #include "trace/ctx.h"
@@ -205,4 +206,27 @@ int weft_ctc_unique_labels(weft_ctx *cx, weft_value *labels, weft_value **outs)
         outs[1] = index;
     }
     return weft_ctx_status(cx);
+}
+
+/* tf.edit_distance on dense sequences: one EDIT_DISTANCE node
+ * (trace/kernel_edit_distance.c); a sequence stands in for lengths not
+ * given, which the node's flags say it does not read. */
+weft_value *weft_edit_distance(weft_ctx *cx, weft_value *hypothesis, weft_value *hypothesis_length,
+                               weft_value *truth, weft_value *truth_length, bool normalize)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_edit_distance";
+    weft_value *seqs[2] = { hypothesis, truth };
+    if (!weft__op_enter(cx, fn, seqs, 2))
+        return NULL;
+    weft_value *lens[2] = { hypothesis_length, truth_length };
+    for (int k = 0; k < 2; k++)
+        if (lens[k] && !weft__op_enter(cx, fn, &lens[k], 1))
+            return NULL;
+    weft__node n = { .op = WEFT__OP_EDIT_DISTANCE };
+    n.attr.index.kind = (hypothesis_length ? 1 : 0) | (truth_length ? 2 : 0);
+    n.attr.index.count = normalize;
+    weft_value *in[4] = { hypothesis, hypothesis_length ? hypothesis_length : hypothesis, truth,
+                          truth_length ? truth_length : truth };
+    return WEFT__KEEP(weft__ops_finish(cx, &n, in, 4));
 }

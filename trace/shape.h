@@ -225,6 +225,14 @@ int weft__eval_glimpse(weft_runtime *rt, const weft__node *n, weft_tensor *const
 int weft__infer_box_proposals(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_box_proposals(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                              weft_tensor *out);
+/* edit_distance (kernel_edit_distance.c): in[] the hypothesis, its
+ * lengths, the truth, its lengths; attr.index.kind bit 0 (1) when the
+ * hypothesis lengths are given, bit 1 (2) the truth's (else in[1], in[3]
+ * are unread stand-ins); count non-zero to normalize.  f32 of the batch
+ * dims. */
+int weft__infer_edit_distance(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_edit_distance(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                             weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
  * it holds no NaN or inf (check_numerics) or when every element of the
  * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's

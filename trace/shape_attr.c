@@ -109,7 +109,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_TRIANGULAR_SOLVE: case WEFT__OP_SEARCHSORTED: case WEFT__OP_QR:
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
     case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC: case WEFT__OP_CTC_BEAM:
-    case WEFT__OP_BANDED_SOLVE: case WEFT__OP_CTC_UNIQUE:
+    case WEFT__OP_BANDED_SOLVE: case WEFT__OP_CTC_UNIQUE: case WEFT__OP_EDIT_DISTANCE:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -278,6 +278,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_CTC_UNIQUE:
         break;   /* no attributes */
+    case WEFT__OP_EDIT_DISTANCE:
+        fprintf(f, "<%s%s%s>", n->attr.index.count ? "normalize" : "raw",
+                n->attr.index.kind & 1 ? ",hypothesis_length" : "",
+                n->attr.index.kind & 2 ? ",truth_length" : "");
+        break;
     case WEFT__OP_CONFUSION_MATRIX:
         fprintf(f, "<%s,num_classes=%" PRId64 ">", weft_dtype_name(n->attr.confusion.dtype),
                 n->attr.confusion.num_classes);

@@ -2332,6 +2332,21 @@ WEFT_API int weft_collapse_repeated(weft_ctx *cx, weft_value *labels, weft_value
  * tf.unique of each row (the padding is a label like any other).  Returns
  * weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
 WEFT_API int weft_ctc_unique_labels(weft_ctx *cx, weft_value *labels, weft_value **outs);
+/* tf.edit_distance(hypothesis, truth, normalize) on dense sequences: the
+ * Levenshtein distance (insertions, deletions and substitutions, 1 each)
+ * between each hypothesis [..., hyp_len] and its truth [..., truth_len]
+ * (both i32 or both i64, the same batch dims), as f32 of the batch dims.
+ * Sequence b holds its first hypothesis_length[b] (truth_length[b])
+ * elements: each lengths tensor i32 or i64 of the batch dims, or NULL for
+ * whole rows (a length outside 0..its row fails the call when the
+ * function runs, WEFT_EINVAL).  TensorFlow takes SparseTensors; this is
+ * the dense form the decoders give (weft_ctc_greedy_decoder's -1 padding
+ * excluded by its lengths).  normalize divides by the truth's length: an
+ * empty truth gives +inf against a non-empty hypothesis and 0 against an
+ * empty one, as TensorFlow. */
+WEFT_API weft_value *weft_edit_distance(weft_ctx *cx, weft_value *hypothesis,
+                                        weft_value *hypothesis_length, weft_value *truth,
+                                        weft_value *truth_length, bool normalize);
 /* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
  * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
  * and labels z. */
