@@ -880,6 +880,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_GLIMPSE: return weft__infer_glimpse(n, in, out);
     case WEFT__OP_BOX_PROPOSALS: return weft__infer_box_proposals(n, in, out);
     case WEFT__OP_EDIT_DISTANCE: return weft__infer_edit_distance(n, in, out);
+    case WEFT__OP_CANDIDATES: return weft__infer_candidates(n, in, out);
     case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:

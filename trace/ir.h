@@ -213,6 +213,7 @@
     XX(GLIMPSE,    ARRAY,   3)             \
     XX(BOX_PROPOSALS, ARRAY, 4)            \
     XX(EDIT_DISTANCE, ARRAY, 4)            \
+    XX(CANDIDATES, ARRAY,   1)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \
@@ -372,6 +373,9 @@ typedef struct weft__node {
          * per image, the most proposals kept (the result's dim 1), the
          * NMS threshold and the least side, before the image's scale. */
         struct { int64_t pre_nms, post_nms; double iou, min_size; } proposals;
+        /* CANDIDATES (in[0] the seed; trace/kernel_candidates.c): how many
+         * classes are drawn, of how many, and whether distinct. */
+        struct { int64_t num_sampled, range_max; bool unique; } sampler;
         /* FFT (trace/kernel_fft.c): which transform (WEFT__FFT_* of
          * trace/shape.h), its length (0: the input's), and for FRAMES
          * (in[0] the signals, in[1] the window) the frames' length and

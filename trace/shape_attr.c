@@ -69,6 +69,11 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.sigma, sizeof(double));
         break;
+    case WEFT__OP_CANDIDATES:
+        w[k++] = n->attr.sampler.num_sampled;
+        w[k++] = n->attr.sampler.range_max;
+        w[k++] = n->attr.sampler.unique;
+        break;
     case WEFT__OP_BOX_PROPOSALS:
         w[k++] = n->attr.proposals.pre_nms;
         w[k++] = n->attr.proposals.post_nms;
@@ -300,6 +305,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<max_output_size=%" PRId64 ",iou_threshold=%g,score_threshold=%g,"
                 "soft_nms_sigma=%g>", n->attr.nms.max_output, n->attr.nms.iou,
                 n->attr.nms.score, n->attr.nms.sigma);
+        break;
+    case WEFT__OP_CANDIDATES:
+        fprintf(f, "<num_sampled=%" PRId64 ",range_max=%" PRId64 "%s>",
+                n->attr.sampler.num_sampled, n->attr.sampler.range_max,
+                n->attr.sampler.unique ? ",unique" : "");
         break;
     case WEFT__OP_BOX_PROPOSALS:
         fprintf(f, "<nms_threshold=%g,pre_nms_topn=%" PRId64 ",min_size=%g,post_nms_topn=%" PRId64

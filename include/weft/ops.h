@@ -2347,6 +2347,50 @@ WEFT_API int weft_ctc_unique_labels(weft_ctx *cx, weft_value *labels, weft_value
 WEFT_API weft_value *weft_edit_distance(weft_ctx *cx, weft_value *hypothesis,
                                         weft_value *hypothesis_length, weft_value *truth,
                                         weft_value *truth_length, bool normalize);
+/* tf.random.log_uniform_candidate_sampler(true_classes, num_true,
+ * num_sampled, unique, range_max, seed): num_sampled classes of
+ * 0..range_max-1 drawn with TensorFlow's log-uniform (Zipfian) law, class
+ * k with probability log((k + 2) / (k + 1)) / log(range_max + 1); with
+ * unique, draws are repeated until num_sampled distinct classes came (at
+ * most range_max).  Draw i takes element i of weft_random_uniform's f64
+ * stream under seed (as weft_random_uniform takes it): not TensorFlow's
+ * numbers, but the same ones for the same seed.  true_classes [batch,
+ * num_true] (i32 or i64).  outs[0] i64 [num_sampled] the classes in the
+ * order drawn; outs[1] f32 [batch, num_true] and outs[2] f32
+ * [num_sampled] the expected counts of the true and the sampled classes
+ * (TensorFlow's: p num_sampled when no draw repeated, else 1 - (1 -
+ * p)^draws).  num_true, num_sampled and range_max 1 or more (WEFT_EINVAL).
+ * Returns weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
+WEFT_API int weft_log_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_classes,
+                                                int64_t num_true, int64_t num_sampled,
+                                                bool unique, int64_t range_max,
+                                                weft_value *seed, weft_value **outs);
+/* tf.nn.nce_loss(weights, biases, labels, inputs, num_sampled,
+ * num_classes, num_true, remove_accidental_hits) and
+ * tf.nn.sampled_softmax_loss(...): TensorFlow's sampled logits with its
+ * default sampler (weft_log_uniform_candidate_sampler, unique, over
+ * num_classes, under seed; TensorFlow's sampled_values argument is not
+ * taken): the logits of each row's num_true labels and of the sampled
+ * classes (inputs times each class's weights row, plus its bias), each
+ * less the log of its expected count; with remove_accidental_hits a
+ * sampled class equal to one of the row's labels has FLT_MAX taken off
+ * (TensorFlow's defaults: false for nce_loss, true for
+ * sampled_softmax_loss).  nce_loss sums the sigmoid cross entropy of the
+ * logits against 1 / num_true for the labels and 0 for the samples;
+ * sampled_softmax_loss takes their softmax cross entropy.  weights
+ * [num_classes, dim], biases [num_classes] or NULL, inputs [batch, dim],
+ * all f32 or all f64; labels [batch, num_true] (i32 or i64).  The result
+ * is [batch]; its gradients reach the weights, the biases and the inputs
+ * (the samples are constants, as in TensorFlow). */
+WEFT_API weft_value *weft_nce_loss(weft_ctx *cx, weft_value *weights, weft_value *biases,
+                                   weft_value *labels, weft_value *inputs, int64_t num_sampled,
+                                   int64_t num_classes, int64_t num_true,
+                                   bool remove_accidental_hits, weft_value *seed);
+WEFT_API weft_value *weft_sampled_softmax_loss(weft_ctx *cx, weft_value *weights,
+                                               weft_value *biases, weft_value *labels,
+                                               weft_value *inputs, int64_t num_sampled,
+                                               int64_t num_classes, int64_t num_true,
+                                               bool remove_accidental_hits, weft_value *seed);
 /* tf.nn.sigmoid_cross_entropy_with_logits(labels, logits), elementwise in
  * TensorFlow's stable form max(x, 0) - x z + log1p(exp(-|x|)) for logits x
  * and labels z. */

@@ -1,0 +1,221 @@
+/* Candidate sampling (tf.random.log_uniform_candidate_sampler) and the
+ * sampled losses built on it (tf.nn.nce_loss, tf.nn.sampled_softmax_loss):
+ * one CANDIDATES node draws the classes (trace/kernel_candidates.c); the
+ * expected counts and the losses are compositions of ops, TensorFlow's
+ * _compute_sampled_logits, so the losses differentiate with respect to the
+ * weights, the biases and the inputs. */
+#include <float.h>
+#include <math.h>
+
+#include "trace/control.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/shape.h"
+
+/* The expected count of each class of ids (i64) among num_sampled drawn in
+ * tries draws, in f32 as TensorFlow: p num_sampled when there were no
+ * repeats to skip, else 1 - (1 - p)^tries, p the class's probability. */
+static weft_value *expected_count(weft_ctx *cx, weft_value *ids, int64_t range_max,
+                                  weft_value *tries, int64_t num_sampled)
+{
+    weft_value *k = weft_cast(cx, ids, WEFT_F64);
+    weft_value *ratio = weft_div(cx, weft_add(cx, k, weft_const_f64(cx, 2)),
+                                 weft_add(cx, k, weft_const_f64(cx, 1)));
+    weft_value *p = weft_cast(cx, weft_div(cx, weft_log(cx, ratio),
+                                           weft_const_f64(cx, log1p((double)range_max))),
+                              WEFT_F32);
+    weft_value *in_tries = weft_neg(
+        cx, weft_expm1(cx, weft_mul(cx, weft_cast(cx, tries, WEFT_F32),
+                                    weft_log1p(cx, weft_neg(cx, p)))));
+    weft_value *no_repeat = weft_eq(cx, tries, weft_const_i64(cx, num_sampled));
+    return weft_where(cx, no_repeat, weft_mul(cx, p, weft_const_f64(cx, (double)num_sampled)),
+                      in_tries);
+}
+
+/* The sampler's checks, the context failing (naming fn) on a bad one. */
+static bool sampler_args_ok(weft_ctx *cx, const char *fn, weft_value *true_classes,
+                            int64_t num_true, int64_t num_sampled, bool unique,
+                            int64_t range_max)
+{
+    if (num_true < 1 || num_sampled < 1 || range_max < 1 || (unique && num_sampled > range_max)) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: num_true %lld, num_sampled %lld or range_max %lld "
+                       "is not 1 or more, or more unique classes are asked for than there are",
+                       fn, (long long)num_true, (long long)num_sampled, (long long)range_max);
+        return false;
+    }
+    const weft_spec *s = weft__value_spec(true_classes);
+    char str[WEFT__SPEC_STR_MAX];
+    if (s->dtype != WEFT_I32 && s->dtype != WEFT_I64) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the true classes %s are not i32 or i64", fn,
+                       weft__spec_str(s, str, sizeof str));
+        return false;
+    }
+    if (s->rank != 2 || (s->dims[1] >= 0 && s->dims[1] != num_true)) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the true classes %s are not [batch, %lld]", fn,
+                       weft__spec_str(s, str, sizeof str), (long long)num_true);
+        return false;
+    }
+    return true;
+}
+
+/* The three results into outs, or the context failed. */
+static void draw_candidates(weft_ctx *cx, weft_value *true_classes, int64_t num_sampled,
+                            bool unique, int64_t range_max, weft_value *seed, weft_value **outs)
+{
+    weft__node n = { .op = WEFT__OP_CANDIDATES };
+    n.attr.sampler.num_sampled = num_sampled;
+    n.attr.sampler.range_max = range_max;
+    n.attr.sampler.unique = unique;
+    weft_value *drawn = weft__ops_finish(cx, &n, &seed, 1);
+    if (!drawn)
+        return;
+    weft_value *sampled = weft__ops_axis_slice(cx, drawn, 0, 0, num_sampled);
+    weft_value *tries = weft_squeeze(cx, weft__ops_axis_slice(cx, drawn, 0, num_sampled, WEFT_END),
+                                     0);
+    weft_value *true_count = expected_count(cx, weft_cast(cx, true_classes, WEFT_I64), range_max,
+                                            tries, num_sampled);
+    weft_value *sampled_count = expected_count(cx, sampled, range_max, tries, num_sampled);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = sampled;
+        outs[1] = true_count;
+        outs[2] = sampled_count;
+    }
+}
+
+int weft_log_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_classes, int64_t num_true,
+                                       int64_t num_sampled, bool unique, int64_t range_max,
+                                       weft_value *seed, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    static const char fn[] = "weft_log_uniform_candidate_sampler";
+    weft_value *in[2] = { true_classes, seed };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 3);
+    if (rc != 0)
+        return rc;
+    if (sampler_args_ok(cx, fn, true_classes, num_true, num_sampled, unique, range_max))
+        draw_candidates(cx, true_classes, num_sampled, unique, range_max, seed, outs);
+    return weft_ctx_status(cx);
+}
+
+/* A sampled loss's sizes: classes drawn, of how many, true classes per
+ * row, and whether sampled classes equal to a row's label are removed. */
+typedef struct sampled_shape {
+    int64_t num_sampled, num_classes, num_true;
+    bool remove_hits;
+} sampled_shape;
+
+/* TensorFlow's _compute_sampled_logits with its log-uniform sampler and
+ * subtract_log_q: the logits [batch, num_true + num_sampled] of the true
+ * classes and the sampled ones, each less the log of its expected count
+ * (sampled classes equal to one of the row's labels pushed down by
+ * FLT_MAX when remove_hits), into *logits, and the labels (1 / num_true
+ * for each true class, 0 for the sampled) into *labels. */
+static void sampled_logits(weft_ctx *cx, const char *fn, const sampled_shape *s,
+                           weft_value *weights, weft_value *biases, weft_value *labels,
+                           weft_value *inputs, weft_value *seed, weft_value **logits,
+                           weft_value **targets)
+{
+    if (!sampler_args_ok(cx, fn, labels, s->num_true, s->num_sampled, true, s->num_classes))
+        return;
+    weft_value *drawn[3];
+    draw_candidates(cx, labels, s->num_sampled, true, s->num_classes, seed, drawn);
+    if (weft_ctx_status(cx) != 0)
+        return;
+    weft_dtype dt = weft__value_spec(inputs)->dtype;
+    weft_value *ids = weft_cast(cx, labels, WEFT_I64), *sampled = drawn[0];
+    weft_value *true_w = weft_gather(cx, weights, ids, 0);   /* [batch, num_true, dim] */
+    weft_value *true_logits = weft_sum(cx, weft_mul(cx, weft_expand_dims(cx, inputs, 1), true_w),
+                                       -1);
+    weft_value *sampled_logits =
+        weft_matmul_ex(cx, inputs, weft_gather(cx, weights, sampled, 0), WEFT_TRANSPOSE_B);
+    if (biases) {
+        true_logits = weft_add(cx, true_logits, weft_gather(cx, biases, ids, 0));
+        sampled_logits = weft_add(cx, sampled_logits, weft_gather(cx, biases, sampled, 0));
+    }
+    if (s->remove_hits) {
+        int along_true = 1;
+        weft_value *hit = weft_reduce(cx, WEFT_R_ANY,
+                                      weft_eq(cx, weft_expand_dims(cx, ids, 2), sampled),
+                                      &along_true, 1, false);
+        weft_value *push = weft_where(cx, hit, weft_const_f64(cx, -FLT_MAX), weft_const_f64(cx, 0));
+        sampled_logits = weft_add(cx, sampled_logits, weft_cast(cx, push, dt));
+    }
+    true_logits = weft_sub(cx, true_logits, weft_log(cx, weft_cast(cx, drawn[1], dt)));
+    sampled_logits = weft_sub(cx, sampled_logits, weft_log(cx, weft_cast(cx, drawn[2], dt)));
+    weft_value *both[2] = { true_logits, sampled_logits };
+    weft_value *marks[2] = { weft_fill_like(cx, true_logits, 1.0 / (double)s->num_true),
+                             weft_zeros_like(cx, sampled_logits) };
+    *logits = weft_concat(cx, both, 2, 1);
+    *targets = weft_concat(cx, marks, 2, 1);
+}
+
+/* The losses' common checks: weights [classes, dim] and inputs [batch,
+ * dim] of one float dtype, biases [classes] of it or NULL. */
+static bool loss_args_ok(weft_ctx *cx, const char *fn, weft_value *weights, weft_value *biases,
+                         weft_value *labels, weft_value *inputs)
+{
+    const weft_spec *w = weft__value_spec(weights), *x = weft__value_spec(inputs);
+    const weft_spec *l = weft__value_spec(labels);
+    const weft_spec *b = biases ? weft__value_spec(biases) : NULL;
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if ((w->dtype != WEFT_F32 && w->dtype != WEFT_F64) || x->dtype != w->dtype ||
+        (b && b->dtype != w->dtype)) {
+        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: the weights %s, inputs %s and biases are not all "
+                       "f32 or all f64", fn, weft__spec_str(w, s1, sizeof s1),
+                       weft__spec_str(x, s2, sizeof s2));
+        return false;
+    }
+    if (w->rank != 2 || x->rank != 2 || (b && b->rank != 1) ||
+        (w->dims[1] >= 0 && x->dims[1] >= 0 && w->dims[1] != x->dims[1])) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the weights %s and inputs %s are not [classes, dim] "
+                       "and [batch, dim], or the biases not [classes]", fn,
+                       weft__spec_str(w, s1, sizeof s1), weft__spec_str(x, s2, sizeof s2));
+        return false;
+    }
+    if (l->rank >= 1 && l->dims[0] >= 0 && x->dims[0] >= 0 && l->dims[0] != x->dims[0]) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the labels %s and inputs %s disagree on the batch",
+                       fn, weft__spec_str(l, s1, sizeof s1), weft__spec_str(x, s2, sizeof s2));
+        return false;
+    }
+    return true;
+}
+
+static weft_value *sampled_loss(weft_ctx *cx, const char *fn, bool softmax,
+                                const sampled_shape *s, weft_value *weights, weft_value *biases,
+                                weft_value *labels, weft_value *inputs, weft_value *seed)
+{
+    weft_value *in[4] = { weights, labels, inputs, seed };
+    if (!weft__op_enter(cx, fn, in, 4) || (biases && !weft__op_enter(cx, fn, &biases, 1)))
+        return NULL;
+    if (!loss_args_ok(cx, fn, weights, biases, labels, inputs))
+        return NULL;
+    weft_value *logits = NULL, *targets = NULL;
+    sampled_logits(cx, fn, s, weights, biases, labels, inputs, seed, &logits, &targets);
+    if (weft_ctx_status(cx) != 0)
+        return NULL;
+    if (softmax)
+        return weft_softmax_cross_entropy_with_logits(cx, targets, logits, -1);
+    return weft_sum(cx, weft_sigmoid_cross_entropy_with_logits(cx, targets, logits), 1);
+}
+
+weft_value *weft_nce_loss(weft_ctx *cx, weft_value *weights, weft_value *biases,
+                          weft_value *labels, weft_value *inputs, int64_t num_sampled,
+                          int64_t num_classes, int64_t num_true, bool remove_accidental_hits,
+                          weft_value *seed)
+{
+    WEFT__SCOPE(cx);
+    sampled_shape s = { num_sampled, num_classes, num_true, remove_accidental_hits };
+    return WEFT__KEEP(sampled_loss(cx, "weft_nce_loss", false, &s, weights, biases, labels,
+                                   inputs, seed));
+}
+
+weft_value *weft_sampled_softmax_loss(weft_ctx *cx, weft_value *weights, weft_value *biases,
+                                      weft_value *labels, weft_value *inputs, int64_t num_sampled,
+                                      int64_t num_classes, int64_t num_true,
+                                      bool remove_accidental_hits, weft_value *seed)
+{
+    WEFT__SCOPE(cx);
+    sampled_shape s = { num_sampled, num_classes, num_true, remove_accidental_hits };
+    return WEFT__KEEP(sampled_loss(cx, "weft_sampled_softmax_loss", true, &s, weights, biases,
+                                   labels, inputs, seed));
+}
