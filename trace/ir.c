@@ -109,7 +109,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_CTC_UNIQUE] = "ctc_unique_labels", [WEFT__OP_GLIMPSE] = "extract_glimpse",
     [WEFT__OP_BOX_PROPOSALS] = "generate_bounding_box_proposals",
     [WEFT__OP_EDIT_DISTANCE] = "edit_distance",
-    [WEFT__OP_CANDIDATES] = "log_uniform_candidate_sampler",
+    [WEFT__OP_CANDIDATES] = "candidate_sampler",
     [WEFT__OP_CTC_LOSS] = "ctc_loss",
     [WEFT__OP_CHECK_NUMERICS] = "check_numerics",
     [WEFT__OP_ASSERT] = "assert",

@@ -374,8 +374,9 @@ typedef struct weft__node {
          * NMS threshold and the least side, before the image's scale. */
         struct { int64_t pre_nms, post_nms; double iou, min_size; } proposals;
         /* CANDIDATES (in[0] the seed; trace/kernel_candidates.c): how many
-         * classes are drawn, of how many, and whether distinct. */
-        struct { int64_t num_sampled, range_max; bool unique; } sampler;
+         * classes are drawn, of how many, whether distinct, and whether
+         * uniformly (else log-uniformly). */
+        struct { int64_t num_sampled, range_max; bool unique, uniform; } sampler;
         /* FFT (trace/kernel_fft.c): which transform (WEFT__FFT_* of
          * trace/shape.h), its length (0: the input's), and for FRAMES
          * (in[0] the signals, in[1] the window) the frames' length and

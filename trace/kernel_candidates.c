@@ -1,9 +1,10 @@
-/* log_uniform_candidate_sampler (tf.random.log_uniform_candidate_sampler):
- * TensorFlow's LogUniformSampler drawn from weft's random stream.  Draw i
- * takes element i of weft_random_uniform's f64 stream u under the seed,
- * and gives floor(exp(u log(range + 1))) - 1 modulo range, so class k
- * comes with probability log((k + 2) / (k + 1)) / log(range + 1) (Zipf's
- * law over the classes by frequency rank).  Unique sampling draws until
+/* log_uniform_candidate_sampler and uniform_candidate_sampler
+ * (tf.random.*): TensorFlow's LogUniformSampler and UniformSampler drawn
+ * from weft's random stream.  Draw i takes element i of
+ * weft_random_uniform's f64 stream u under the seed; log-uniform gives
+ * floor(exp(u log(range + 1))) - 1 modulo range, so class k comes with
+ * probability log((k + 2) / (k + 1)) / log(range + 1) (Zipf's law over
+ * the classes by frequency rank); uniform gives floor(u range).  Unique sampling draws until
  * num_sampled distinct classes came, counting the draws.  The node's
  * result is i64 [num_sampled + 1]: the classes in the order drawn, then
  * the number of draws, from which the composition computes the expected
@@ -36,6 +37,13 @@ static bool set_insert(class_set *s, int64_t v)
     }
 }
 
+/* The public op a node stands for, for messages. */
+static const char *sampler_fn(const weft__node *n)
+{
+    return n->attr.sampler.uniform ? "weft_uniform_candidate_sampler"
+                                   : "weft_log_uniform_candidate_sampler";
+}
+
 int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, weft_tensor *out)
 {
     uint32_t key[2], stream[2];
@@ -52,7 +60,7 @@ int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, weft_ten
             room *= 2;
         set.slot = weft__malloc(room * sizeof *set.slot);
         if (!set.slot)
-            return weft__errorf(WEFT_ENOMEM, "weft_log_uniform_candidate_sampler: out of memory");
+            return weft__errorf(WEFT_ENOMEM, "%s: out of memory", sampler_fn(n));
         memset(set.slot, 0xff, room * sizeof *set.slot);
         set.mask = room - 1;
     }
@@ -61,13 +69,15 @@ int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, weft_ten
     while (picked < want) {
         if (tries == INT32_MAX) {   /* TensorFlow's bound too */
             weft__free(set.slot);
-            return weft__errorf(WEFT_EINVAL, "weft_log_uniform_candidate_sampler: %lld unique "
-                                "classes of %lld not drawn in %d tries", (long long)want,
+            return weft__errorf(WEFT_EINVAL, "%s: %lld unique classes of %lld not drawn in "
+                                "%d tries", sampler_fn(n), (long long)want,
                                 (long long)range, INT32_MAX);
         }
         if (tries % 2 == 0)
             weft__random_f64_block(key, stream, (uint64_t)tries / 2, u);
-        int64_t v = ((int64_t)exp(u[tries % 2] * log_range) - 1) % range;
+        double x = u[tries % 2];
+        int64_t v = n->attr.sampler.uniform ? (int64_t)(x * (double)range)
+                                            : ((int64_t)exp(x * log_range) - 1) % range;
         tries++;
         if (!set.slot || set_insert(&set, v))
             o[picked++] = v;
@@ -79,7 +89,7 @@ int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, weft_ten
 
 int weft__infer_candidates(const weft__node *n, const weft_spec *in, weft_spec *out)
 {
-    int rc = weft__check_seed("weft_log_uniform_candidate_sampler", &in[0]);
+    int rc = weft__check_seed(sampler_fn(n), &in[0]);
     if (rc)
         return rc;
     memset(out, 0, sizeof *out);

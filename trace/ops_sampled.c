@@ -1,4 +1,5 @@
-/* Candidate sampling (tf.random.log_uniform_candidate_sampler) and the
+/* Candidate sampling (tf.random.log_uniform_candidate_sampler,
+ * uniform_candidate_sampler) and the
  * sampled losses built on it (tf.nn.nce_loss, tf.nn.sampled_softmax_loss):
  * one CANDIDATES node draws the classes (trace/kernel_candidates.c); the
  * expected counts and the losses are compositions of ops, TensorFlow's
@@ -12,18 +13,29 @@
 #include "trace/ops_impl.h"
 #include "trace/shape.h"
 
-/* The expected count of each class of ids (i64) among num_sampled drawn in
- * tries draws, in f32 as TensorFlow: p num_sampled when there were no
- * repeats to skip, else 1 - (1 - p)^tries, p the class's probability. */
-static weft_value *expected_count(weft_ctx *cx, weft_value *ids, int64_t range_max,
-                                  weft_value *tries, int64_t num_sampled)
+/* Each class of ids' (i64) probability, in f32 as TensorFlow: 1 / range
+ * (uniform), or log((k + 2) / (k + 1)) / log(range + 1). */
+static weft_value *class_probability(weft_ctx *cx, weft_value *ids, int64_t range_max,
+                                     bool uniform)
 {
+    if (uniform)
+        return weft_fill_like(cx, weft_cast(cx, ids, WEFT_F32), 1.0 / (double)range_max);
     weft_value *k = weft_cast(cx, ids, WEFT_F64);
     weft_value *ratio = weft_div(cx, weft_add(cx, k, weft_const_f64(cx, 2)),
                                  weft_add(cx, k, weft_const_f64(cx, 1)));
-    weft_value *p = weft_cast(cx, weft_div(cx, weft_log(cx, ratio),
-                                           weft_const_f64(cx, log1p((double)range_max))),
-                              WEFT_F32);
+    return weft_cast(cx, weft_div(cx, weft_log(cx, ratio),
+                                  weft_const_f64(cx, log1p((double)range_max))),
+                     WEFT_F32);
+}
+
+/* The expected count of each class of ids (i64) among num_sampled drawn in
+ * tries draws, in f32 as TensorFlow: p num_sampled when there were no
+ * repeats to skip, else 1 - (1 - p)^tries, p the class's probability. */
+static weft_value *expected_count(weft_ctx *cx, weft_value *ids, const weft__node *n,
+                                  weft_value *tries)
+{
+    int64_t num_sampled = n->attr.sampler.num_sampled;
+    weft_value *p = class_probability(cx, ids, n->attr.sampler.range_max, n->attr.sampler.uniform);
     weft_value *in_tries = weft_neg(
         cx, weft_expm1(cx, weft_mul(cx, weft_cast(cx, tries, WEFT_F32),
                                     weft_log1p(cx, weft_neg(cx, p)))));
@@ -58,23 +70,20 @@ static bool sampler_args_ok(weft_ctx *cx, const char *fn, weft_value *true_class
     return true;
 }
 
-/* The three results into outs, or the context failed. */
-static void draw_candidates(weft_ctx *cx, weft_value *true_classes, int64_t num_sampled,
-                            bool unique, int64_t range_max, weft_value *seed, weft_value **outs)
+/* The three results of node n (its attr.sampler set) into outs, or the
+ * context failed. */
+static void draw_candidates(weft_ctx *cx, weft__node *n, weft_value *true_classes,
+                            weft_value *seed, weft_value **outs)
 {
-    weft__node n = { .op = WEFT__OP_CANDIDATES };
-    n.attr.sampler.num_sampled = num_sampled;
-    n.attr.sampler.range_max = range_max;
-    n.attr.sampler.unique = unique;
-    weft_value *drawn = weft__ops_finish(cx, &n, &seed, 1);
+    int64_t num_sampled = n->attr.sampler.num_sampled;
+    weft_value *drawn = weft__ops_finish(cx, n, &seed, 1);
     if (!drawn)
         return;
     weft_value *sampled = weft__ops_axis_slice(cx, drawn, 0, 0, num_sampled);
     weft_value *tries = weft_squeeze(cx, weft__ops_axis_slice(cx, drawn, 0, num_sampled, WEFT_END),
                                      0);
-    weft_value *true_count = expected_count(cx, weft_cast(cx, true_classes, WEFT_I64), range_max,
-                                            tries, num_sampled);
-    weft_value *sampled_count = expected_count(cx, sampled, range_max, tries, num_sampled);
+    weft_value *true_count = expected_count(cx, weft_cast(cx, true_classes, WEFT_I64), n, tries);
+    weft_value *sampled_count = expected_count(cx, sampled, n, tries);
     if (weft_ctx_status(cx) == 0) {
         outs[0] = sampled;
         outs[1] = true_count;
@@ -82,19 +91,48 @@ static void draw_candidates(weft_ctx *cx, weft_value *true_classes, int64_t num_
     }
 }
 
+static weft__node sampler_node(int64_t num_sampled, bool unique, int64_t range_max,
+                               bool uniform)
+{
+    weft__node n = { .op = WEFT__OP_CANDIDATES };
+    n.attr.sampler.num_sampled = num_sampled;
+    n.attr.sampler.range_max = range_max;
+    n.attr.sampler.unique = unique;
+    n.attr.sampler.uniform = uniform;
+    return n;
+}
+
+static int candidate_sampler(weft_ctx *cx, const char *fn, bool uniform,
+                             weft_value *true_classes, int64_t num_true, int64_t num_sampled,
+                             bool unique, int64_t range_max, weft_value *seed, weft_value **outs)
+{
+    weft_value *in[2] = { true_classes, seed };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 3);
+    if (rc != 0)
+        return rc;
+    if (sampler_args_ok(cx, fn, true_classes, num_true, num_sampled, unique, range_max)) {
+        weft__node n = sampler_node(num_sampled, unique, range_max, uniform);
+        draw_candidates(cx, &n, true_classes, seed, outs);
+    }
+    return weft_ctx_status(cx);
+}
+
 int weft_log_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_classes, int64_t num_true,
                                        int64_t num_sampled, bool unique, int64_t range_max,
                                        weft_value *seed, weft_value **outs)
 {
     WEFT__SCOPE_OUTS(cx, outs, 3);
-    static const char fn[] = "weft_log_uniform_candidate_sampler";
-    weft_value *in[2] = { true_classes, seed };
-    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 3);
-    if (rc != 0)
-        return rc;
-    if (sampler_args_ok(cx, fn, true_classes, num_true, num_sampled, unique, range_max))
-        draw_candidates(cx, true_classes, num_sampled, unique, range_max, seed, outs);
-    return weft_ctx_status(cx);
+    return candidate_sampler(cx, "weft_log_uniform_candidate_sampler", false, true_classes,
+                             num_true, num_sampled, unique, range_max, seed, outs);
+}
+
+int weft_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_classes, int64_t num_true,
+                                   int64_t num_sampled, bool unique, int64_t range_max,
+                                   weft_value *seed, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    return candidate_sampler(cx, "weft_uniform_candidate_sampler", true, true_classes, num_true,
+                             num_sampled, unique, range_max, seed, outs);
 }
 
 /* A sampled loss's sizes: classes drawn, of how many, true classes per
@@ -118,7 +156,8 @@ static void sampled_logits(weft_ctx *cx, const char *fn, const sampled_shape *s,
     if (!sampler_args_ok(cx, fn, labels, s->num_true, s->num_sampled, true, s->num_classes))
         return;
     weft_value *drawn[3];
-    draw_candidates(cx, labels, s->num_sampled, true, s->num_classes, seed, drawn);
+    weft__node n = sampler_node(s->num_sampled, true, s->num_classes, false);
+    draw_candidates(cx, &n, labels, seed, drawn);
     if (weft_ctx_status(cx) != 0)
         return;
     weft_dtype dt = weft__value_spec(inputs)->dtype;

@@ -73,6 +73,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.sampler.num_sampled;
         w[k++] = n->attr.sampler.range_max;
         w[k++] = n->attr.sampler.unique;
+        w[k++] = n->attr.sampler.uniform;
         break;
     case WEFT__OP_BOX_PROPOSALS:
         w[k++] = n->attr.proposals.pre_nms;
@@ -307,9 +308,9 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 n->attr.nms.score, n->attr.nms.sigma);
         break;
     case WEFT__OP_CANDIDATES:
-        fprintf(f, "<num_sampled=%" PRId64 ",range_max=%" PRId64 "%s>",
-                n->attr.sampler.num_sampled, n->attr.sampler.range_max,
-                n->attr.sampler.unique ? ",unique" : "");
+        fprintf(f, "<%s,num_sampled=%" PRId64 ",range_max=%" PRId64 "%s>",
+                n->attr.sampler.uniform ? "uniform" : "log_uniform", n->attr.sampler.num_sampled,
+                n->attr.sampler.range_max, n->attr.sampler.unique ? ",unique" : "");
         break;
     case WEFT__OP_BOX_PROPOSALS:
         fprintf(f, "<nms_threshold=%g,pre_nms_topn=%" PRId64 ",min_size=%g,post_nms_topn=%" PRId64

@@ -2365,6 +2365,12 @@ WEFT_API int weft_log_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_c
                                                 int64_t num_true, int64_t num_sampled,
                                                 bool unique, int64_t range_max,
                                                 weft_value *seed, weft_value **outs);
+/* tf.random.uniform_candidate_sampler: the same with every class equally
+ * likely (class floor(u range_max) from draw u; p = 1 / range_max). */
+WEFT_API int weft_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_classes,
+                                            int64_t num_true, int64_t num_sampled, bool unique,
+                                            int64_t range_max, weft_value *seed,
+                                            weft_value **outs);
 /* tf.nn.nce_loss(weights, biases, labels, inputs, num_sampled,
  * num_classes, num_true, remove_accidental_hits) and
  * tf.nn.sampled_softmax_loss(...): TensorFlow's sampled logits with its

@@ -1,5 +1,5 @@
-/* Candidate sampling and the sampled losses: the log-uniform law's
- * frequencies over many draws, unique draws distinct, the expected counts
+/* Candidate sampling and the sampled losses: the log-uniform and uniform
+ * laws' frequencies over many draws, unique draws distinct, the expected counts
  * against TensorFlow's formulas, a seed's draws the same eagerly and
  * traced; nce_loss and sampled_softmax_loss against the same logits
  * written here from the drawn classes (with and without the accidental
@@ -18,12 +18,15 @@ TestSuite(ops_sampled, .init = suite_runtimes_create, .fini = suite_runtimes_des
 
 typedef struct sampler_case {
     int64_t num_true, num_sampled, range;
-    bool unique;
+    bool unique, uniform;
 } sampler_case;
 
 static int sampler_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     const sampler_case *c = user;
+    if (c->uniform)
+        return weft_uniform_candidate_sampler(cx, a[0], c->num_true, c->num_sampled, c->unique,
+                                              c->range, a[1], outs);
     return weft_log_uniform_candidate_sampler(cx, a[0], c->num_true, c->num_sampled, c->unique,
                                               c->range, a[1], outs);
 }
@@ -38,7 +41,7 @@ Test(ops_sampled, draws_follow_the_log_uniform_law)
     const double classes[4] = { 0, 3, 9, 2 }, seed = 12;
     weft_tensor *args[2] = { test_tensor(WEFT_I64, 2, (const int64_t[]){ 2, 2 }, classes),
                              test_tensor(WEFT_I64, 0, NULL, &seed) };
-    sampler_case c = { 2, 20000, 10, false };
+    sampler_case c = { 2, 20000, 10, false, false };
     weft_tensor *outs[3];
     op_results_everywhere(sampler_body, &c, args, 2, outs, 3, "sampler");
     test_assert_shape(outs[0], WEFT_I64, 1, (const int64_t[]){ 20000 }, "sampled");
@@ -73,7 +76,7 @@ Test(ops_sampled, unique_draws_and_their_expected_counts)
     weft_tensor *args[2] = { test_tensor(WEFT_I32, 2, (const int64_t[]){ 3, 1 }, classes),
                              test_tensor(WEFT_I64, 0, NULL, &seed) };
     for (int64_t want = 8; want <= 10; want += 2) {
-        sampler_case c = { 1, want, 10, true };
+        sampler_case c = { 1, want, 10, true, false };
         weft_tensor *outs[3];
         op_results_everywhere(sampler_body, &c, args, 2, outs, 3, "sampler");
         bool seen[10] = { false };
@@ -99,6 +102,45 @@ Test(ops_sampled, unique_draws_and_their_expected_counts)
         for (int i = 0; i < 3; i++)
             weft_tensor_release(outs[i]);
     }
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+Test(ops_sampled, uniform_draws_and_counts)
+{
+    /* 7000 draws over 7 classes: each within 5 standard deviations of
+     * 1000, every expected count 1000; unique, all 7 once each and a
+     * count of 1 - (6 / 7)^tries, the same for all. */
+    const double classes[2] = { 6, 0 }, seed = 3;
+    weft_tensor *args[2] = { test_tensor(WEFT_I64, 2, (const int64_t[]){ 1, 2 }, classes),
+                             test_tensor(WEFT_I64, 0, NULL, &seed) };
+    sampler_case plain = { 2, 7000, 7, false, true }, unique = { 2, 7, 7, true, true };
+    weft_tensor *outs[3];
+    op_results_everywhere(sampler_body, &plain, args, 2, outs, 3, "uniform sampler");
+    int count[7] = { 0 };
+    for (int i = 0; i < 7000; i++) {
+        double k = test_element(outs[0], i);
+        cr_assert(k >= 0 && k < 7, "draw %d is %g", i, k);
+        count[(int)k]++;
+        cr_assert_eq(test_element(outs[2], i), (float)((float)(1.0 / 7) * 7000.0f));
+    }
+    for (int k = 0; k < 7; k++)
+        cr_assert(abs(count[k] - 1000) < 5 * 30, "class %d drawn %d times", k, count[k]);
+    cr_assert_eq(test_element(outs[1], 1), test_element(outs[2], 0));
+    for (int i = 0; i < 3; i++)
+        weft_tensor_release(outs[i]);
+    op_results_everywhere(sampler_body, &unique, args, 2, outs, 3, "uniform sampler");
+    bool seen[7] = { false };
+    for (int i = 0; i < 7; i++) {
+        int k = (int)test_element(outs[0], i);
+        cr_assert(!seen[k], "class %d twice", k);
+        seen[k] = true;
+        cr_assert_eq(test_element(outs[2], i), test_element(outs[2], 0));
+    }
+    double e = test_element(outs[2], 0), tries = log1p(-e) / log1p(-(double)(float)(1.0 / 7));
+    cr_assert(tries > 7 && fabs(tries - round(tries)) < 1e-3 * tries, "%g tries", tries);
+    for (int i = 0; i < 3; i++)
+        weft_tensor_release(outs[i]);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }
