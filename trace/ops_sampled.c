@@ -1,10 +1,10 @@
-/* Candidate sampling (tf.random.log_uniform_candidate_sampler,
- * uniform_candidate_sampler) and the
- * sampled losses built on it (tf.nn.nce_loss, tf.nn.sampled_softmax_loss):
- * one CANDIDATES node draws the classes (trace/kernel_candidates.c); the
- * expected counts and the losses are compositions of ops, TensorFlow's
- * _compute_sampled_logits, so the losses differentiate with respect to the
- * weights, the biases and the inputs. */
+/* Candidate sampling (tf.random.log_uniform_candidate_sampler and
+ * uniform_candidate_sampler) and the sampled losses built on the first
+ * (tf.nn.nce_loss, tf.nn.sampled_softmax_loss): one CANDIDATES node draws
+ * the classes (trace/kernel_candidates.c); the expected counts and the
+ * losses are compositions of ops, TensorFlow's _compute_sampled_logits,
+ * so the losses differentiate with respect to the weights, the biases and
+ * the inputs. */
 #include <float.h>
 #include <math.h>
 
