@@ -159,6 +159,10 @@ static void compile_unit(struct weft__jit_unit *u)
             fs[k] = &u->g[k].f;
         rc = weft__jit_engine_compile(engine, fs, u->n, addr, &u->code, err, sizeof err);
     }
+    /* The time before the counts, each count with release (and read with
+     * acquire, weft__program_jit_stats): statistics that count a group
+     * include its compile's time. */
+    __atomic_add_fetch(&u->compile_ns, weft__now_ns() - t0, __ATOMIC_RELAXED);
     if (rc == 0) {
         __atomic_add_fetch(&live_code, 1, __ATOMIC_RELAXED);
         for (uint32_t k = 0; k < u->n; k++) {
@@ -166,14 +170,13 @@ static void compile_unit(struct weft__jit_unit *u)
                 continue;
             /* Release: a run that sees the address sees the code. */
             __atomic_store_n(&u->g[k].addr, addr[k], __ATOMIC_RELEASE);
-            __atomic_add_fetch(&u->native, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&u->native, 1, __ATOMIC_RELEASE);
         }
     }
     weft__free(fs);
     weft__free(addr);
-    __atomic_add_fetch(&u->compile_ns, weft__now_ns() - t0, __ATOMIC_RELAXED);
     if (rc < 0) {
-        __atomic_add_fetch(&u->failed, u->n, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&u->failed, u->n, __ATOMIC_RELEASE);
         if (engine)
             log_line("weft: native code for %s failed (%s); its groups stay on the interpreter",
                      u->name, err);
@@ -447,8 +450,8 @@ void weft__program_jit_stats(const weft__program *p, weft__jit_stats *out)
     struct weft__jit_unit *u = p ? __atomic_load_n(&p->jit, __ATOMIC_ACQUIRE) : NULL;
     if (!u)
         return;
-    out->native_groups = __atomic_load_n(&u->native, __ATOMIC_RELAXED);
-    out->failed_groups = __atomic_load_n(&u->failed, __ATOMIC_RELAXED);
+    out->native_groups = __atomic_load_n(&u->native, __ATOMIC_ACQUIRE);
+    out->failed_groups = __atomic_load_n(&u->failed, __ATOMIC_ACQUIRE);
     out->compile_ns = __atomic_load_n(&u->compile_ns, __ATOMIC_RELAXED);
 }
 

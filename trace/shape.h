@@ -233,9 +233,9 @@ int weft__eval_box_proposals(weft_runtime *rt, const weft__node *n, weft_tensor 
 int weft__infer_edit_distance(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_edit_distance(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                              weft_tensor *out);
-/* log_uniform_candidate_sampler (kernel_candidates.c): in[0] the seed;
- * attr.sampler.  i64 [num_sampled + 1]: the classes drawn, then the
- * number of draws. */
+/* log_uniform_candidate_sampler and uniform_candidate_sampler
+ * (kernel_candidates.c): in[0] the seed; attr.sampler.  i64 [num_sampled
+ * + 1]: the classes drawn, then the number of draws. */
 int weft__infer_candidates(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
