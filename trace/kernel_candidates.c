@@ -4,8 +4,9 @@
  * weft_random_uniform's f64 stream u under the seed; log-uniform gives
  * floor(exp(u log(range + 1))) - 1 modulo range, so class k comes with
  * probability log((k + 2) / (k + 1)) / log(range + 1) (Zipf's law over
- * the classes by frequency rank); uniform gives floor(u range).  Unique sampling draws until
- * num_sampled distinct classes came, counting the draws.  The node's
+ * the classes by frequency rank); uniform gives floor(u range).  Unique
+ * sampling draws until num_sampled distinct classes came, counting the
+ * draws.  The node's
  * result is i64 [num_sampled + 1]: the classes in the order drawn, then
  * the number of draws, from which the composition computes the expected
  * counts (trace/ops_sampled.c).  One task: the draws are sequential. */

@@ -25,11 +25,30 @@ weft_value *weft_ctc_loss(weft_ctx *cx, weft_value *labels, weft_value *logits,
     return WEFT__KEEP(weft__ops_finish(cx, &n, in, 4));
 }
 
+/* Each row of values [batch, width] with its kept elements (keep, bool)
+ * moved to the front, fill after them: a running count of the kept ones
+ * gives each its column, the others go to a spare column that is cut off.
+ * The greedy decoder's and collapse_repeated's last step. */
+static weft_value *kept_to_front(weft_ctx *cx, weft_value *values, weft_value *keep,
+                                 int64_t width, double fill)
+{
+    weft_value *count = weft_cumsum(cx, weft_cast(cx, keep, WEFT_I64), 1);
+    weft_value *column = weft_where(cx, keep, weft_sub(cx, count, weft_const_i64(cx, 1)),
+                                    weft__value_strong(cx, weft_const_i64(cx, width)));
+    weft_value *rows = weft_broadcast_to(
+        cx, weft_expand_dims(cx, weft__ops_axis0_range(cx, values), 1), 2,
+        (const int64_t[]){ -1, width });
+    weft_value *pair[2] = { rows, column };
+    const int64_t spare[2][2] = { { 0, 0 }, { 0, 1 } };
+    weft_value *base = weft_pad(cx, weft_fill_like(cx, values, fill), spare, fill);
+    weft_value *moved = weft_scatter_nd_update(cx, base, weft_stack(cx, pair, 2, -1), values);
+    return weft__ops_axis_slice(cx, moved, 1, 0, width);
+}
+
 /* tf.nn.ctc_greedy_decoder, dense: each frame's best class; with
  * merge_repeated a class equal to the frame before it is dropped; blanks
- * are dropped; what is left of each element moves to the front of its row
- * (a running count of the kept frames gives each its column, the others
- * go to a spare column that is cut off), -1 after it. */
+ * are dropped; what is left of each element moves to the front of its
+ * row, -1 after it. */
 int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequence_length,
                             bool merge_repeated, int blank_index, weft_value **outs)
 {
@@ -80,17 +99,7 @@ int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequen
         weft_value *before = weft_pad(cx, weft__ops_axis_slice(cx, best, 1, 0, -1), front, -1);
         keep = weft_logical_and(cx, keep, weft_ne(cx, best, before));
     }
-    weft_value *count = weft_cumsum(cx, weft_cast(cx, keep, WEFT_I64), 1);
-    weft_value *column = weft_where(cx, keep, weft_sub(cx, count, weft_const_i64(cx, 1)),
-                                    weft__value_strong(cx, weft_const_i64(cx, frames)));
-    weft_value *rows = weft_broadcast_to(cx, weft_expand_dims(cx, weft__ops_axis0_range(cx, best), 1),
-                                         2, (const int64_t[]){ -1, frames });
-    weft_value *pair[2] = { rows, column };
-    weft_value *indices = weft_stack(cx, pair, 2, -1);
-    const int64_t spare[2][2] = { { 0, 0 }, { 0, 1 } };
-    weft_value *base = weft_pad(cx, weft_fill_like(cx, best, -1), spare, -1);
-    weft_value *decoded = weft_scatter_nd_update(cx, base, indices, best);
-    outs[0] = weft__ops_axis_slice(cx, decoded, 1, 0, frames);
+    outs[0] = kept_to_front(cx, best, keep, frames, -1);
     return weft_ctx_status(cx);
 }
 
@@ -126,11 +135,10 @@ int weft_ctc_beam_search_decoder(weft_ctx *cx, weft_value *inputs, weft_value *s
     return weft_ctx_status(cx);
 }
 
-/* tf.nn.collapse_repeated, TensorFlow's own composition with a spare
- * column for the dropped labels (as the greedy decoder): a label equal to
+/* tf.nn.collapse_repeated, TensorFlow's own composition: a label equal to
  * the one before it, or past its row's length, is dropped; the kept ones
- * move to the front of their row, zeros after them; the columns past the
- * longest new length are cut off. */
+ * move to the front of their row (kept_to_front), zeros after them; the
+ * columns past the longest new length are cut off. */
 int weft_collapse_repeated(weft_ctx *cx, weft_value *labels, weft_value *seq_length,
                            weft_value **outs)
 {
@@ -162,17 +170,7 @@ int weft_collapse_repeated(weft_ctx *cx, weft_value *labels, weft_value *seq_len
     };
     weft_value *keep = weft_logical_and(cx, weft_concat(cx, changed, 2, 1),
                                         weft_sequence_mask(cx, seq_length, width, WEFT_BOOL));
-    weft_value *count = weft_cumsum(cx, weft_cast(cx, keep, WEFT_I64), 1);
-    weft_value *column = weft_where(cx, keep, weft_sub(cx, count, weft_const_i64(cx, 1)),
-                                    weft__value_strong(cx, weft_const_i64(cx, width)));
-    weft_value *rows = weft_broadcast_to(
-        cx, weft_expand_dims(cx, weft__ops_axis0_range(cx, labels), 1), 2,
-        (const int64_t[]){ -1, width });
-    weft_value *pair[2] = { rows, column };
-    const int64_t spare[2][2] = { { 0, 0 }, { 0, 1 } };
-    weft_value *base = weft_pad(cx, weft_zeros_like(cx, labels), spare, 0);
-    weft_value *collapsed = weft__ops_axis_slice(
-        cx, weft_scatter_nd_update(cx, base, weft_stack(cx, pair, 2, -1), labels), 1, 0, width);
+    weft_value *collapsed = kept_to_front(cx, labels, keep, width, 0);
     weft_value *lengths = weft_sum(cx, weft_cast(cx, keep, WEFT_I64), 1);
     weft_value *kept = weft_lt(cx, weft_range(cx, WEFT_I64, 0, width, 1),
                                weft_reduce_max(cx, lengths, 0));
