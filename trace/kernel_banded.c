@@ -24,11 +24,6 @@ typedef struct band_job {
     size_t             chunks;
 } band_job;
 
-static double load_at(const weft_tensor *t, int64_t i)
-{
-    return t->dtype == WEFT_F32 ? ((const float *)t->data)[i] : ((const double *)t->data)[i];
-}
-
 /* a[i][col] of one system, read from its bands (col within the band):
  * either layout keeps row i's element in column i of its band. */
 static double entry(const band_job *j, const double *bands, int64_t i, int64_t col)
@@ -77,9 +72,9 @@ static int band_chunks(size_t cb, size_t ce, void *ctx)
         int64_t hi = (int64_t)weft__chunk_begin((uint64_t)j->batch, j->chunks, c + 1);
         for (int64_t s = lo; s < hi; s++) {
             for (size_t e = 0; e < kb; e++)
-                bands[e] = load_at(j->bands, s * (int64_t)kb + (int64_t)e);
+                bands[e] = weft__real_at(j->bands, s * (int64_t)kb + (int64_t)e);
             for (size_t e = 0; e < xb; e++)
-                x[e] = load_at(j->rhs, s * (int64_t)xb + (int64_t)e);
+                x[e] = weft__real_at(j->rhs, s * (int64_t)xb + (int64_t)e);
             substitute(j, bands, x);
             for (size_t e = 0; e < xb; e++)
                 weft__linalg_store_at(j->out, j->rhs->dtype, (size_t)s * xb + e, x[e]);

@@ -34,9 +34,7 @@ typedef struct ctc_job {
 static double logit_at(const ctc_job *j, int64_t b, int64_t t, int64_t c)
 {
     int64_t row = j->time_major ? t * j->batch + b : b * j->frames + t;
-    const void *p = weft_tensor_data(j->logits);
-    int64_t i = row * j->classes + c;
-    return j->logits->dtype == WEFT_F32 ? ((const float *)p)[i] : ((const double *)p)[i];
+    return weft__real_at(j->logits, row * j->classes + c);
 }
 
 static double log_add(double x, double y)

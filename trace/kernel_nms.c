@@ -63,12 +63,6 @@ static double iou_of(const weft_tensor *boxes, int64_t i, int64_t j)
     return iou_f64(b + 4 * i, b + 4 * j);
 }
 
-static double score_at(const weft_tensor *scores, int64_t i)
-{
-    return scores->dtype == WEFT_F32 ? ((const float *)weft_tensor_data(scores))[i]
-                                     : ((const double *)weft_tensor_data(scores))[i];
-}
-
 /* v as the boxes' dtype holds it: TensorFlow casts its thresholds to the
  * scores' type before comparing (0.3 as f32 is a little above 0.3). */
 static double in_dtype(const weft_tensor *t, double v)
@@ -82,9 +76,7 @@ static double similarity(const weft__node *n, const weft_tensor *boxes, int64_t 
 {
     if (n->op != WEFT__OP_NMS_OVERLAPS)
         return iou_of(boxes, i, j);
-    int64_t at = i * boxes->dims[1] + j;
-    return boxes->dtype == WEFT_F32 ? ((const float *)weft_tensor_data(boxes))[at]
-                                    : ((const double *)weft_tensor_data(boxes))[at];
+    return weft__real_at(boxes, i * boxes->dims[1] + j);
 }
 
 /* Greedy hard NMS over the count boxes and scores from index base (a
@@ -98,7 +90,7 @@ static int64_t greedy_keep(const weft__node *n, const weft_tensor *boxes,
     double thr = in_dtype(boxes, n->attr.nms.score), iou_thr = in_dtype(boxes, n->attr.nms.iou);
     int64_t nc = 0;
     for (int64_t i = 0; i < count; i++) {
-        double s = score_at(scores, base + i);
+        double s = weft__real_at(scores, base + i);
         if (s > thr)
             c[nc++] = (candidate){ s, i };
     }
@@ -278,7 +270,7 @@ int weft__eval_nms_scored(const weft__node *n, const weft_tensor *boxes,
     float scale_f = soft ? -0.5f / (float)sigma : 0;
     int64_t h = 0, m = 0;
     for (int64_t i = 0; i < count; i++) {
-        double s = score_at(scores, i);
+        double s = weft__real_at(scores, i);
         if (s > thr)
             heap_push(heap, &h, (soft_candidate){ s, i, 0 });
     }
@@ -378,7 +370,7 @@ static size_t cnms_class(const cnms_job *j, int64_t img, int64_t cls, candidate 
 {
     int64_t nc = 0, row = img * j->n_boxes * j->classes;
     for (int64_t i = 0; i < j->n_boxes; i++) {
-        double s = score_at(j->scores, row + i * j->classes + cls);
+        double s = weft__real_at(j->scores, row + i * j->classes + cls);
         if (s > j->score_thr)
             c[nc++] = (candidate){ s, i };
     }

@@ -112,12 +112,6 @@ static int by_rank(const void *pa, const void *pb)
 PROPOSALS_IMAGE(image_f32, float, expf)
 PROPOSALS_IMAGE(image_f64, double, exp)
 
-static double score_at(const weft_tensor *t, int64_t i)
-{
-    return t->dtype == WEFT_F32 ? ((const float *)weft_tensor_data(t))[i]
-                                : ((const double *)weft_tensor_data(t))[i];
-}
-
 static int proposals_chunk(size_t cb, size_t ce, void *ctx)
 {
     const proposals_job *j = ctx;
@@ -134,7 +128,7 @@ static int proposals_chunk(size_t cb, size_t ce, void *ctx)
                  i1 = weft__chunk_begin((uint64_t)j->batch, j->chunks, c + 1);
         for (uint64_t img = i0; img < i1; img++) {
             for (int64_t k = 0; k < n; k++)
-                r[k] = (ranked){ score_at(j->in[0], (int64_t)img * n + k), k };
+                r[k] = (ranked){ weft__real_at(j->in[0], (int64_t)img * n + k), k };
             qsort(r, (size_t)n, sizeof *r, by_rank);
             if (j->in[0]->dtype == WEFT_F32)
                 image_f32(j, (int64_t)img, r, count, (float *)scratch,

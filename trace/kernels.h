@@ -252,6 +252,13 @@ static inline int64_t weft__index_at(const weft_tensor *idx, int64_t i)
                                   : ((const int32_t *)weft_tensor_data(idx))[i];
 }
 
+/* Element i of an f32 or f64 tensor, as a double (scores, boxes, logits). */
+static inline double weft__real_at(const weft_tensor *t, int64_t i)
+{
+    return t->dtype == WEFT_F32 ? ((const float *)weft_tensor_data(t))[i]
+                                : ((const double *)weft_tensor_data(t))[i];
+}
+
 /* The kernels behind weft__kernel_eval_into, by kind (same contract). */
 int weft__eval_elementwise(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                            weft_tensor *out);
