@@ -8,6 +8,8 @@
  * (the batch may be unknown). */
 #include "trace/control.h"
 #include "trace/grad.h"
+#include "trace/ops_impl.h"
+#include "trace/shape.h"
 #include "trace/tensor_impl.h"
 
 typedef weft__grad_rule rule_in;
@@ -65,8 +67,21 @@ static int conv2d_rule(const rule_in *r)
     return give(r, 1, weft_reshape(cx, df, 4, fs->dims));
 }
 
-/* Each g to the element its maximum came from: the argmax's flat index
+/* Each g to the element its maximum came from: argmax, the flat index
  * within its image, plus the image's offset, scattered into zeros. */
+static int give_to_argmax(const rule_in *r, weft_value *argmax, const int64_t *hwc)
+{
+    weft_ctx *cx = r->cx;
+    int64_t image = hwc[0] * hwc[1] * hwc[2];
+    weft_value *batch = weft_gather(cx, weft_shape(cx, r->a), weft_const_i64(cx, 0), 0);
+    weft_value *offset = weft_mul(cx, weft_range_to(cx, batch), weft_const_i64(cx, image));
+    offset = weft_reshape(cx, offset, 4, (const int64_t[]){ -1, 1, 1, 1 });
+    weft_value *at = weft_expand_dims(cx, weft_add(cx, argmax, offset), -1);
+    weft_value *flat = weft_reshape(cx, weft_zeros_like(cx, r->a), 1, (const int64_t[]){ -1 });
+    weft_value *sum = weft_scatter_nd_add(cx, flat, at, r->g);
+    return give(r, 0, weft_reshape(cx, sum, 4, (const int64_t[]){ -1, hwc[0], hwc[1], hwc[2] }));
+}
+
 static int max_pool_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
@@ -79,14 +94,7 @@ static int max_pool_rule(const rule_in *r)
                                   (weft_padding)n->attr.conv.padding, false, outs) < 0)
         return weft_ctx_status(cx);
     weft_value_release(cx, outs[0]);
-    int64_t image = hwc[0] * hwc[1] * hwc[2];
-    weft_value *batch = weft_gather(cx, weft_shape(cx, r->a), weft_const_i64(cx, 0), 0);
-    weft_value *offset = weft_mul(cx, weft_range_to(cx, batch), weft_const_i64(cx, image));
-    offset = weft_reshape(cx, offset, 4, (const int64_t[]){ -1, 1, 1, 1 });
-    weft_value *at = weft_expand_dims(cx, weft_add(cx, outs[1], offset), -1);
-    weft_value *flat = weft_reshape(cx, weft_zeros_like(cx, r->a), 1, (const int64_t[]){ -1 });
-    weft_value *sum = weft_scatter_nd_add(cx, flat, at, r->g);
-    return give(r, 0, weft_reshape(cx, sum, 4, (const int64_t[]){ -1, hwc[0], hwc[1], hwc[2] }));
+    return give_to_argmax(r, outs[1], hwc);
 }
 
 /* Each g / count spread over its window: the channels moved into the
@@ -115,6 +123,45 @@ static int avg_pool_rule(const rule_in *r)
     weft_value *nchw = weft_reshape(cx, spread, 4,
                                     (const int64_t[]){ -1, hwc[2], hwc[0], hwc[1] });
     return give(r, 0, weft_transpose(cx, nchw, to_nhwc));
+}
+
+/* A fractional pool's [out, size] matrix along one dim from its pooling
+ * sequence: row i is 1 / length over region i's elements and 0 elsewhere. */
+static weft_value *region_matrix(const rule_in *r, weft_value *seq, int64_t size)
+{
+    weft_ctx *cx = r->cx;
+    int64_t out = weft__value_spec(seq)->dims[0] - 1;
+    weft_value *start = weft_reshape(cx, weft__ops_axis_slice(cx, seq, 0, 0, out), 2,
+                                     (const int64_t[]){ out, 1 });
+    weft_value *end = weft_reshape(cx, weft__ops_axis_slice(cx, seq, 0, 1, WEFT_END), 2,
+                                   (const int64_t[]){ out, 1 });
+    if (r->n->attr.index.count == 0)
+        end = weft_sub(cx, end, weft_const_i64(cx, 1));
+    weft_value *at = weft_range(cx, WEFT_I64, 0, size, 1);
+    weft_value *inside = weft_logical_and(cx, weft_ge(cx, at, start), weft_le(cx, at, end));
+    weft_value *ones = weft_cast(cx, inside, weft__value_spec(r->a)->dtype);
+    const int along[1] = { 1 };
+    return weft_div(cx, ones, weft_reduce(cx, WEFT_R_SUM, ones, along, 1, true));
+}
+
+/* fractional_max_pool: each g to the first element holding its maximum
+ * (the node's argmax mode).  fractional_avg_pool: each g / count over its
+ * region, R_rows^T g R_cols with the regions' matrices (the regions of a
+ * pixel are a product of a row and a column region). */
+static int fractional_pool_rule(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    int64_t hwc[3];
+    if (!known_hwc(r, r->a, hwc))
+        return weft_ctx_status(cx);
+    weft_value *in[3] = { r->a, r->b, r->t->val[r->n->in[2]] };
+    if (r->n->attr.index.kind == WEFT__FRACTIONAL_MAX) {
+        weft__node n = { .op = WEFT__OP_FRACTIONAL_POOL, .attr = r->n->attr };
+        n.attr.index.kind = WEFT__FRACTIONAL_ARGMAX;
+        return give_to_argmax(r, weft__ops_finish(cx, &n, in, 3), hwc);
+    }
+    weft_value *m[3] = { region_matrix(r, in[1], hwc[0]), r->g, region_matrix(r, in[2], hwc[1]) };
+    return give(r, 0, weft_einsum(cx, "ih,bijc,jw->bhwc", m, 3));
 }
 
 /* A depthwise convolution is a conv2d whose filter is block-diagonal
@@ -209,6 +256,7 @@ int weft__grad_nn(const rule_in *r)
     case WEFT__OP_RESIZE:     return resize_rule(r);
     case WEFT__OP_MAX_POOL2D: return max_pool_rule(r);
     case WEFT__OP_AVG_POOL2D: return avg_pool_rule(r);
+    case WEFT__OP_FRACTIONAL_POOL: return fractional_pool_rule(r);
     case WEFT__OP_CTC_LOSS:   return ctc_loss_rule(r);
     default:                  return unsupported(r, NULL);
     }

@@ -790,12 +790,12 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_CONFUSION_MATRIX: case WEFT__OP_TRIDIAGONAL_SOLVE: case WEFT__OP_ASSERT:
     case WEFT__OP_IMAGE_TRANSFORM: case WEFT__OP_COMBINED_NMS: case WEFT__OP_NMS_SCORED:
     case WEFT__OP_NMS_OVERLAPS: case WEFT__OP_CTC_BEAM: case WEFT__OP_BANDED_SOLVE:
-    case WEFT__OP_NMS_PADDED:
+    case WEFT__OP_NMS_PADDED: case WEFT__OP_UNIGRAM_CANDIDATES:
         return 2;
     case WEFT__OP_SCATTER_ND_UPDATE: case WEFT__OP_SCATTER_ND_ADD:
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES: case WEFT__OP_SAMPLE_BOX:
-    case WEFT__OP_RANDOM_BINOMIAL: case WEFT__OP_GLIMPSE:
+    case WEFT__OP_RANDOM_BINOMIAL: case WEFT__OP_GLIMPSE: case WEFT__OP_FRACTIONAL_POOL:
         return 3;
     case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_BOX_PROPOSALS:
     case WEFT__OP_EDIT_DISTANCE:
@@ -878,9 +878,11 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_CTC_BEAM: return weft__infer_ctc_beam(n, in, out);
     case WEFT__OP_CTC_UNIQUE: return weft__infer_ctc_unique(in, out);
     case WEFT__OP_GLIMPSE: return weft__infer_glimpse(n, in, out);
+    case WEFT__OP_FRACTIONAL_POOL: return weft__infer_fractional_pool(n, in, out);
     case WEFT__OP_BOX_PROPOSALS: return weft__infer_box_proposals(n, in, out);
     case WEFT__OP_EDIT_DISTANCE: return weft__infer_edit_distance(n, in, out);
-    case WEFT__OP_CANDIDATES: return weft__infer_candidates(n, in, out);
+    case WEFT__OP_CANDIDATES:
+    case WEFT__OP_UNIGRAM_CANDIDATES: return weft__infer_candidates(n, in, out);
     case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
     case WEFT__OP_CONV2D:

@@ -107,6 +107,8 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_BANDED_SOLVE] = "banded_triangular_solve",
     [WEFT__OP_NMS_PADDED] = "non_max_suppression_padded",
     [WEFT__OP_CTC_UNIQUE] = "ctc_unique_labels", [WEFT__OP_GLIMPSE] = "extract_glimpse",
+    [WEFT__OP_FRACTIONAL_POOL] = "fractional_pool",
+    [WEFT__OP_UNIGRAM_CANDIDATES] = "unigram_candidate_sampler",
     [WEFT__OP_BOX_PROPOSALS] = "generate_bounding_box_proposals",
     [WEFT__OP_EDIT_DISTANCE] = "edit_distance",
     [WEFT__OP_CANDIDATES] = "candidate_sampler",

@@ -214,6 +214,8 @@
     XX(BOX_PROPOSALS, ARRAY, 4)            \
     XX(EDIT_DISTANCE, ARRAY, 4)            \
     XX(CANDIDATES, ARRAY,   1)             \
+    XX(FRACTIONAL_POOL, ARRAY, 3)          \
+    XX(UNIGRAM_CANDIDATES, ARRAY, 2)       \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \
@@ -323,13 +325,16 @@ typedef struct weft__node {
         struct { int rank; int64_t dims[WEFT_MAX_RANK]; } shape;  /* TILE multiples,
                                        BROADCAST_TO dims (-1: the input's dim) */
         /* SORT, ARGSORT: axis (may be negative) and direction; TOP_K: k
-         * along the last axis (axis unused). */
+         * along the last axis (axis unused), the largest when descending,
+         * else the smallest in ascending order. */
         struct { int axis; bool descending; int64_t k; } sort;
         /* The indexing ops (trace/ops_index.c): UNSORTED_SEGMENT's
          * weft_reduction in kind and num_segments in count; ROLL's shift
          * and REPEAT's repeats in count, along axis (may be negative);
          * ROLL's kind 1 adds floor(m / 2) of the axis's dim m to the shift
-         * and kind 2 subtracts it (fftshift, ifftshift). */
+         * and kind 2 subtracts it (fftshift, ifftshift).
+         * FRACTIONAL_POOL (in[1], in[2] the row and column sequences):
+         * its mode in kind (trace/shape.h), overlapping in count. */
         struct { int axis, kind; int64_t count; } index;
         /* RANDOM_UNIFORM (a = minval, b = maxval), RANDOM_NORMAL and
          * RANDOM_TRUNCATED_NORMAL (a = mean, b = stddev): the result's
@@ -375,7 +380,8 @@ typedef struct weft__node {
         struct { int64_t pre_nms, post_nms; double iou, min_size; } proposals;
         /* CANDIDATES (in[0] the seed; trace/kernel_candidates.c): how many
          * classes are drawn, of how many, whether distinct, and whether
-         * uniformly (else log-uniformly). */
+         * uniformly (else log-uniformly); UNIGRAM_CANDIDATES the same
+         * (uniform unused) with in[1] the cumulative weights. */
         struct { int64_t num_sampled, range_max; bool unique, uniform; } sampler;
         /* FFT (trace/kernel_fft.c): which transform (WEFT__FFT_* of
          * trace/shape.h), its length (0: the input's), and for FRAMES

@@ -706,12 +706,16 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_ctc_unique(rt, in[0], out);
     case WEFT__OP_GLIMPSE:
         return weft__eval_glimpse(rt, n, in, out);
+    case WEFT__OP_FRACTIONAL_POOL:
+        return weft__eval_fractional_pool(rt, n, in, out);
     case WEFT__OP_BOX_PROPOSALS:
         return weft__eval_box_proposals(rt, n, in, out);
     case WEFT__OP_EDIT_DISTANCE:
         return weft__eval_edit_distance(rt, n, in, out);
     case WEFT__OP_CANDIDATES:
-        return weft__eval_candidates(n, in[0], out);
+        return weft__eval_candidates(n, in[0], NULL, out);
+    case WEFT__OP_UNIGRAM_CANDIDATES:
+        return weft__eval_candidates(n, in[0], in[1], out);
     case WEFT__OP_BANDED_SOLVE:
         return weft__eval_banded_solve(rt, n, in[0], in[1], out);
     case WEFT__OP_NMS_PADDED:

@@ -161,15 +161,15 @@ static inline bool top_block_any(const void *mask)
     return (w[0] | w[1]) != 0;
 }
 
-#define TOP_FN(NAME, T, BEFORE, MAY_ENTER)                                                  \
+#define TOP_FN(NAME, T, BEFORE, NUMBER_BEFORE, MAY_ENTER)                                   \
     static inline void NAME##_insert(T x, int64_t i, int64_t *m, int64_t k, T *bv,          \
                                      int64_t *bi)                                           \
     {                                                                                       \
         int64_t j = *m < k ? (*m)++ : *m - 1;                                               \
-        /* In descending order anything but a NaN goes before exactly the    \
-         * values below it. */                                               \
+        /* A number's test is simpler than BEFORE's (descending: it goes     \
+         * before exactly the values below it). */                           \
         if (x == x) {                                                                       \
-            for (; j > 0 && bv[j - 1] < x; j--) {                                           \
+            for (; j > 0 && NUMBER_BEFORE(x, bv[j - 1]); j--) {                             \
                 bv[j] = bv[j - 1];                                                          \
                 bi[j] = bi[j - 1];                                                          \
             }                                                                               \
@@ -215,6 +215,9 @@ static inline bool top_block_any(const void *mask)
 
 #define I_MAY_ENTER(x, last) ((last) < (x))
 #define F_MAY_ENTER(x, last) (((last) < (x)) | ((x) != (x)))
+/* Ascending (the smallest k): a NaN never enters unless a NaN is last. */
+#define I_MAY_ENTER_ASC(x, last) ((x) < (last))
+#define F_MAY_ENTER_ASC(x, last) (((x) < (last)) | ((last) != (last)))
 
 SORT_FNS(asc_b, uint8_t, I_ASC)
 SORT_FNS(asc_i32, int32_t, I_ASC)
@@ -226,11 +229,16 @@ SORT_FNS(desc_i32, int32_t, I_DESC)
 SORT_FNS(desc_i64, int64_t, I_DESC)
 SORT_FNS(desc_f32, float, F_DESC)
 SORT_FNS(desc_f64, double, F_DESC)
-TOP_FN(top_b, uint8_t, I_DESC, I_MAY_ENTER)
-TOP_FN(top_i32, int32_t, I_DESC, I_MAY_ENTER)
-TOP_FN(top_i64, int64_t, I_DESC, I_MAY_ENTER)
-TOP_FN(top_f32, float, F_DESC, F_MAY_ENTER)
-TOP_FN(top_f64, double, F_DESC, F_MAY_ENTER)
+TOP_FN(top_b, uint8_t, I_DESC, I_DESC, I_MAY_ENTER)
+TOP_FN(top_i32, int32_t, I_DESC, I_DESC, I_MAY_ENTER)
+TOP_FN(top_i64, int64_t, I_DESC, I_DESC, I_MAY_ENTER)
+TOP_FN(top_f32, float, F_DESC, I_DESC, F_MAY_ENTER)
+TOP_FN(top_f64, double, F_DESC, I_DESC, F_MAY_ENTER)
+TOP_FN(bottom_b, uint8_t, I_ASC, I_ASC, I_MAY_ENTER_ASC)
+TOP_FN(bottom_i32, int32_t, I_ASC, I_ASC, I_MAY_ENTER_ASC)
+TOP_FN(bottom_i64, int64_t, I_ASC, I_ASC, I_MAY_ENTER_ASC)
+TOP_FN(bottom_f32, float, F_ASC, F_ASC, F_MAY_ENTER_ASC)
+TOP_FN(bottom_f64, double, F_ASC, F_ASC, F_MAY_ENTER_ASC)
 
 /* By direction (descending 1) and dtype, in weft_dtype order. */
 static const sort_fn sorts[2][5] = {
@@ -247,7 +255,10 @@ static const merge_fn merges[2][5] = {
     { desc_b_merge_into, desc_i32_merge_into, desc_i64_merge_into, desc_f32_merge_into,
       desc_f64_merge_into },
 };
-static const top_fn tops[5] = { top_b, top_i32, top_i64, top_f32, top_f64 };
+static const top_fn tops[2][5] = {
+    { bottom_b, bottom_i32, bottom_i64, bottom_f32, bottom_f64 },
+    { top_b, top_i32, top_i64, top_f32, top_f64 },
+};
 
 /* n elements of esize bytes from src (every sstride-th) to dst (every
  * dstride-th). */
@@ -495,7 +506,7 @@ int weft__eval_sort(weft_runtime *rt, const weft__node *n, const weft_tensor *a,
 /* ---- top_k ------------------------------------------------------------- */
 
 typedef struct top_job {
-    sort_fn sort;      /* descending, for k above TOP_K_SMALL */
+    sort_fn sort;      /* in the node's direction, for k above TOP_K_SMALL */
     top_fn top;
     const char *src;
     int64_t *dst;
@@ -546,8 +557,8 @@ int weft__eval_top_k(weft_runtime *rt, const weft__node *n, const weft_tensor *a
     if (out->numel == 0)
         return 0;   /* k == 0 or no rows */
     j.rows = out->numel / j.k;
-    j.sort = sorts[1][a->dtype];
-    j.top = tops[a->dtype];
+    j.sort = sorts[n->attr.sort.descending ? 1 : 0][a->dtype];
+    j.top = tops[n->attr.sort.descending ? 1 : 0][a->dtype];
     j.src = weft_tensor_data(a);
     j.dst = weft__tensor_mut(out);
     j.esize = weft_dtype_size(a->dtype);

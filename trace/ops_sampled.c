@@ -1,23 +1,33 @@
-/* Candidate sampling (tf.random.log_uniform_candidate_sampler and
- * uniform_candidate_sampler) and the sampled losses built on the first
- * (tf.nn.nce_loss, tf.nn.sampled_softmax_loss): one CANDIDATES node draws
- * the classes (trace/kernel_candidates.c); the expected counts and the
- * losses are compositions of ops, TensorFlow's _compute_sampled_logits,
- * so the losses differentiate with respect to the weights, the biases and
- * the inputs. */
+/* Candidate sampling (tf.random.log_uniform_candidate_sampler,
+ * uniform_candidate_sampler, fixed_unigram_candidate_sampler and
+ * all_candidate_sampler) and the sampled losses built on the first
+ * (tf.nn.nce_loss, tf.nn.sampled_softmax_loss): one CANDIDATES or
+ * UNIGRAM_CANDIDATES node draws the classes (trace/kernel_candidates.c);
+ * the expected counts and the losses are compositions of ops, TensorFlow's
+ * _compute_sampled_logits, so the losses differentiate with respect to the
+ * weights, the biases and the inputs. */
 #include <float.h>
 #include <math.h>
 
+#include "base/base.h"
 #include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/shape.h"
 
-/* Each class of ids' (i64) probability, in f32 as TensorFlow: 1 / range
- * (uniform), or log((k + 2) / (k + 1)) / log(range + 1). */
+/* Each class of ids' (i64) probability, in f32 as TensorFlow: its entry
+ * of probs (the unigram law's table; 0 outside the range, as TensorFlow's
+ * FixedUnigramSampler), else 1 / range (uniform) or log((k + 2) / (k +
+ * 1)) / log(range + 1). */
 static weft_value *class_probability(weft_ctx *cx, weft_value *ids, int64_t range_max,
-                                     bool uniform)
+                                     bool uniform, weft_value *probs)
 {
+    if (probs) {
+        weft_value *inside = weft_logical_and(cx, weft_ge(cx, ids, weft_const_i64(cx, 0)),
+                                              weft_lt(cx, ids, weft_const_i64(cx, range_max)));
+        weft_value *at = weft_where(cx, inside, ids, weft_const_i64(cx, 0));
+        return weft_where(cx, inside, weft_gather(cx, probs, at, 0), weft_const(cx, WEFT_F32, 0));
+    }
     if (uniform)
         return weft_fill_like(cx, weft_cast(cx, ids, WEFT_F32), 1.0 / (double)range_max);
     weft_value *k = weft_cast(cx, ids, WEFT_F64);
@@ -32,10 +42,11 @@ static weft_value *class_probability(weft_ctx *cx, weft_value *ids, int64_t rang
  * tries draws, in f32 as TensorFlow: p num_sampled when there were no
  * repeats to skip, else 1 - (1 - p)^tries, p the class's probability. */
 static weft_value *expected_count(weft_ctx *cx, weft_value *ids, const weft__node *n,
-                                  weft_value *tries)
+                                  weft_value *tries, weft_value *probs)
 {
     int64_t num_sampled = n->attr.sampler.num_sampled;
-    weft_value *p = class_probability(cx, ids, n->attr.sampler.range_max, n->attr.sampler.uniform);
+    weft_value *p = class_probability(cx, ids, n->attr.sampler.range_max, n->attr.sampler.uniform,
+                                      probs);
     weft_value *in_tries = weft_neg(
         cx, weft_expm1(cx, weft_mul(cx, weft_cast(cx, tries, WEFT_F32),
                                     weft_log1p(cx, weft_neg(cx, p)))));
@@ -70,20 +81,23 @@ static bool sampler_args_ok(weft_ctx *cx, const char *fn, weft_value *true_class
     return true;
 }
 
-/* The three results of node n (its attr.sampler set) into outs, or the
- * context failed. */
+/* The three results of node n (its attr.sampler set; for the unigram law
+ * table[0] the cumulative weights, its node's second input, and table[1]
+ * the probabilities) into outs, or the context failed. */
 static void draw_candidates(weft_ctx *cx, weft__node *n, weft_value *true_classes,
-                            weft_value *seed, weft_value **outs)
+                            weft_value *seed, weft_value *const *table, weft_value **outs)
 {
     int64_t num_sampled = n->attr.sampler.num_sampled;
-    weft_value *drawn = weft__ops_finish(cx, n, &seed, 1);
+    weft_value *in[2] = { seed, table ? table[0] : NULL }, *probs = table ? table[1] : NULL;
+    weft_value *drawn = weft__ops_finish(cx, n, in, table ? 2 : 1);
     if (!drawn)
         return;
     weft_value *sampled = weft__ops_axis_slice(cx, drawn, 0, 0, num_sampled);
     weft_value *tries = weft_squeeze(cx, weft__ops_axis_slice(cx, drawn, 0, num_sampled, WEFT_END),
                                      0);
-    weft_value *true_count = expected_count(cx, weft_cast(cx, true_classes, WEFT_I64), n, tries);
-    weft_value *sampled_count = expected_count(cx, sampled, n, tries);
+    weft_value *true_count =
+        expected_count(cx, weft_cast(cx, true_classes, WEFT_I64), n, tries, probs);
+    weft_value *sampled_count = expected_count(cx, sampled, n, tries, probs);
     if (weft_ctx_status(cx) == 0) {
         outs[0] = sampled;
         outs[1] = true_count;
@@ -112,7 +126,7 @@ static int candidate_sampler(weft_ctx *cx, const char *fn, bool uniform,
         return rc;
     if (sampler_args_ok(cx, fn, true_classes, num_true, num_sampled, unique, range_max)) {
         weft__node n = sampler_node(num_sampled, unique, range_max, uniform);
-        draw_candidates(cx, &n, true_classes, seed, outs);
+        draw_candidates(cx, &n, true_classes, seed, NULL, outs);
     }
     return weft_ctx_status(cx);
 }
@@ -133,6 +147,116 @@ int weft_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_classes, int64
     WEFT__SCOPE_OUTS(cx, outs, 3);
     return candidate_sampler(cx, "weft_uniform_candidate_sampler", true, true_classes, num_true,
                              num_sampled, unique, range_max, seed, outs);
+}
+
+/* The unigram law's weights: num_reserved zeros, then each unigram
+ * rounded to f32 (TensorFlow's attribute) to the power distortion in f32;
+ * every weight finite, some positive, and for unique draws at least
+ * num_sampled positive.  Their cumulative sums (f64) into table[0] and
+ * each weight's share of the total (f32) into table[1], as constants, or
+ * the context failed. */
+static void unigram_table(weft_ctx *cx, const char *fn, int64_t range, int64_t num_reserved,
+                          const double *unigrams, double distortion, bool unique,
+                          int64_t num_sampled, weft_value **table)
+{
+    double *cum = weft__malloc((size_t)range * sizeof *cum);
+    float *share = weft__malloc((size_t)range * sizeof *share);
+    double total = 0;
+    int64_t positive = 0, bad = -1;
+    for (int64_t i = 0; cum && share && i < range; i++) {
+        float w = i < num_reserved ? 0.0f : powf((float)unigrams[i - num_reserved],
+                                                 (float)distortion);
+        if (!(w >= 0 && w < INFINITY) && bad < 0)
+            bad = i;
+        positive += w > 0;
+        total += w;
+        cum[i] = total;
+        share[i] = w;
+    }
+    if (!cum || !share)
+        weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory for %lld classes", fn,
+                       (long long)range);
+    else if (bad >= 0)
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: class %lld's weight (unigram %g to the power %g) "
+                       "is not finite and 0 or more", fn, (long long)bad,
+                       unigrams[bad - num_reserved], distortion);
+    else if (positive == 0 || (unique && positive < num_sampled))
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %lld classes have a weight, fewer than %s", fn,
+                       (long long)positive, unique ? "the unique classes asked for" : "one");
+    weft_tensor *t[2] = { NULL, NULL };
+    for (int64_t i = 0; weft_ctx_status(cx) == 0 && i < range; i++)
+        share[i] = (float)(share[i] / total);
+    if (weft_ctx_status(cx) == 0) {
+        int rc = weft_tensor_create(WEFT_F64, 1, &range, cum, &t[0]);
+        if (rc == 0)
+            rc = weft_tensor_create(WEFT_F32, 1, &range, share, &t[1]);
+        if (rc != 0)
+            weft__ctx_fail(cx, rc, "%s: %s", fn, weft_errmsg());
+    }
+    for (int k = 0; k < 2; k++) {
+        table[k] = t[k] ? weft_const_tensor(cx, t[k]) : NULL;
+        weft_tensor_release(t[k]);
+    }
+    weft__free(cum);
+    weft__free(share);
+}
+
+int weft_fixed_unigram_candidate_sampler(weft_ctx *cx, weft_value *true_classes,
+                                         int64_t num_true, int64_t num_sampled, bool unique,
+                                         int64_t range_max, double distortion,
+                                         int64_t num_reserved_ids, const double *unigrams,
+                                         int64_t n_unigrams, weft_value *seed, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    static const char fn[] = "weft_fixed_unigram_candidate_sampler";
+    weft_value *in[2] = { true_classes, seed };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 3);
+    if (rc != 0)
+        return rc;
+    if (!sampler_args_ok(cx, fn, true_classes, num_true, num_sampled, unique, range_max))
+        return weft_ctx_status(cx);
+    if (n_unigrams < 0 || num_reserved_ids < 0 || (n_unigrams > 0 && !unigrams) ||
+        num_reserved_ids > range_max || n_unigrams != range_max - num_reserved_ids) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: num_reserved_ids %lld and %lld unigrams (at %p) do "
+                       "not make range_max %lld classes", fn, (long long)num_reserved_ids,
+                       (long long)n_unigrams, (const void *)unigrams, (long long)range_max);
+        return weft_ctx_status(cx);
+    }
+    if (!isfinite(distortion)) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: distortion %g is not finite", fn, distortion);
+        return weft_ctx_status(cx);
+    }
+    weft_value *table[2];
+    unigram_table(cx, fn, range_max, num_reserved_ids, unigrams, distortion, unique, num_sampled,
+                  table);
+    if (weft_ctx_status(cx) == 0) {
+        weft__node n = sampler_node(num_sampled, unique, range_max, false);
+        n.op = WEFT__OP_UNIGRAM_CANDIDATES;
+        draw_candidates(cx, &n, true_classes, seed, table, outs);
+    }
+    return weft_ctx_status(cx);
+}
+
+int weft_all_candidate_sampler(weft_ctx *cx, weft_value *true_classes, int64_t num_true,
+                               int64_t num_sampled, bool unique, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    static const char fn[] = "weft_all_candidate_sampler";
+    int rc = weft__ctx_enter_int(cx, fn, &true_classes, 1, outs, 3);
+    if (rc != 0)
+        return rc;
+    if (!sampler_args_ok(cx, fn, true_classes, num_true, num_sampled, false, num_sampled))
+        return weft_ctx_status(cx);
+    (void)unique;   /* every class once either way, as TensorFlow's AllSampler */
+    weft_value *sampled = weft_range(cx, WEFT_I64, 0, num_sampled, 1);
+    weft_value *true_count = weft_fill_like(cx, weft_cast(cx, true_classes, WEFT_F32), 1);
+    weft_value *sampled_count = weft_fill(cx, WEFT_F32, 1, &num_sampled, 1);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = sampled;
+        outs[1] = true_count;
+        outs[2] = sampled_count;
+    }
+    return weft_ctx_status(cx);
 }
 
 /* A sampled loss's sizes: classes drawn, of how many, true classes per
@@ -157,7 +281,7 @@ static void sampled_logits(weft_ctx *cx, const char *fn, const sampled_shape *s,
         return;
     weft_value *drawn[3];
     weft__node n = sampler_node(s->num_sampled, true, s->num_classes, false);
-    draw_candidates(cx, &n, labels, seed, drawn);
+    draw_candidates(cx, &n, labels, seed, NULL, drawn);
     if (weft_ctx_status(cx) != 0)
         return;
     weft_dtype dt = weft__value_spec(inputs)->dtype;

@@ -449,7 +449,7 @@ int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value *
         weft__ctx_fail(cx, WEFT_EINVAL, "weft_top_k: outs is NULL");
         return weft_ctx_status(cx);
     }
-    weft__node n = { .op = WEFT__OP_TOP_K, .attr.sort.k = k };
+    weft__node n = { .op = WEFT__OP_TOP_K, .attr.sort.k = k, .attr.sort.descending = true };
     weft_value *idx = weft__ops_finish(cx, &n, &a, 1);
     if (!idx)
         return weft_ctx_status(cx);

@@ -216,6 +216,12 @@ int weft__eval_ctc_unique(weft_runtime *rt, const weft_tensor *labels, weft_tens
  * result's shape); attr.resize.size the window, attr.resize.method the
  * flags below. */
 enum { WEFT__GLIMPSE_CENTERED = 1, WEFT__GLIMPSE_NORMALIZED = 2 };
+/* FRACTIONAL_POOL's modes (attr.index.kind; count is overlapping). */
+enum { WEFT__FRACTIONAL_MAX, WEFT__FRACTIONAL_AVG, WEFT__FRACTIONAL_ARGMAX };
+const char *weft__fractional_pool_fn(const weft__node *n);
+int weft__infer_fractional_pool(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_fractional_pool(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                               weft_tensor *out);
 int weft__infer_glimpse(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_glimpse(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                        weft_tensor *out);
@@ -233,11 +239,13 @@ int weft__eval_box_proposals(weft_runtime *rt, const weft__node *n, weft_tensor 
 int weft__infer_edit_distance(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_edit_distance(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
                              weft_tensor *out);
-/* log_uniform_candidate_sampler and uniform_candidate_sampler
- * (kernel_candidates.c): in[0] the seed; attr.sampler.  i64 [num_sampled
- * + 1]: the classes drawn, then the number of draws. */
+/* The candidate samplers (kernel_candidates.c): in[0] the seed, and for
+ * UNIGRAM_CANDIDATES in[1] the classes' cumulative weights (f64
+ * [range_max]; cum NULL for the other laws); attr.sampler.  i64
+ * [num_sampled + 1]: the classes drawn, then the number of draws. */
 int weft__infer_candidates(const weft__node *n, const weft_spec *in, weft_spec *out);
-int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, weft_tensor *out);
+int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, const weft_tensor *cum,
+                          weft_tensor *out);
 /* check_numerics and assert (kernel_check.c): in[0] passed through when
  * it holds no NaN or inf (check_numerics) or when every element of the
  * bool in[1] is true (assert); otherwise WEFT_EINVAL with the node's

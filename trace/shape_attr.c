@@ -69,7 +69,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         memcpy(&w[k++], &n->attr.nms.score, sizeof(double));
         memcpy(&w[k++], &n->attr.nms.sigma, sizeof(double));
         break;
-    case WEFT__OP_CANDIDATES:
+    case WEFT__OP_CANDIDATES: case WEFT__OP_UNIGRAM_CANDIDATES:
         w[k++] = n->attr.sampler.num_sampled;
         w[k++] = n->attr.sampler.range_max;
         w[k++] = n->attr.sampler.unique;
@@ -102,6 +102,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         break;
     case WEFT__OP_TOP_K:
         w[k++] = n->attr.sort.k;
+        w[k++] = n->attr.sort.descending;
         break;
     case WEFT__OP_UNSORTED_SEGMENT: case WEFT__OP_GATHER_ND: case WEFT__OP_SCATTER_ND_UPDATE:
     case WEFT__OP_SCATTER_ND_ADD: case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX:
@@ -116,6 +117,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
     case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC: case WEFT__OP_CTC_BEAM:
     case WEFT__OP_BANDED_SOLVE: case WEFT__OP_CTC_UNIQUE: case WEFT__OP_EDIT_DISTANCE:
+    case WEFT__OP_FRACTIONAL_POOL:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -284,6 +286,13 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         break;
     case WEFT__OP_CTC_UNIQUE:
         break;   /* no attributes */
+    case WEFT__OP_FRACTIONAL_POOL: {
+        static const char *const modes[] = { "max", "avg", "argmax" };
+        int m = n->attr.index.kind;
+        fprintf(f, "<%s%s>", m >= 0 && m < 3 ? modes[m] : "?",
+                n->attr.index.count ? ",overlapping" : "");
+        break;
+    }
     case WEFT__OP_EDIT_DISTANCE:
         fprintf(f, "<%s%s%s>", n->attr.index.count ? "normalize" : "raw",
                 n->attr.index.kind & 1 ? ",hypothesis_length" : "",
@@ -307,9 +316,11 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
                 "soft_nms_sigma=%g>", n->attr.nms.max_output, n->attr.nms.iou,
                 n->attr.nms.score, n->attr.nms.sigma);
         break;
-    case WEFT__OP_CANDIDATES:
+    case WEFT__OP_CANDIDATES: case WEFT__OP_UNIGRAM_CANDIDATES:
         fprintf(f, "<%s,num_sampled=%" PRId64 ",range_max=%" PRId64 "%s>",
-                n->attr.sampler.uniform ? "uniform" : "log_uniform", n->attr.sampler.num_sampled,
+                n->op == WEFT__OP_UNIGRAM_CANDIDATES ? "unigram"
+                : n->attr.sampler.uniform            ? "uniform"
+                                                     : "log_uniform", n->attr.sampler.num_sampled,
                 n->attr.sampler.range_max, n->attr.sampler.unique ? ",unique" : "");
         break;
     case WEFT__OP_BOX_PROPOSALS:
@@ -370,7 +381,8 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
         fprintf(f, "<axis=%d%s>", n->attr.sort.axis, n->attr.sort.descending ? ",descending" : "");
         break;
     case WEFT__OP_TOP_K:
-        fprintf(f, "<k=%" PRId64 ">", n->attr.sort.k);
+        fprintf(f, "<k=%" PRId64 "%s>", n->attr.sort.k,
+                n->attr.sort.descending ? "" : ",smallest");
         break;
     case WEFT__OP_UNSORTED_SEGMENT:
     case WEFT__OP_SEGMENT: {

@@ -627,6 +627,25 @@ WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool de
  * 0, or the context's error code with outs[0] and outs[1] NULL (outs NULL
  * is WEFT_EINVAL). */
 WEFT_API int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value **outs);
+/* tf.math.approx_max_k(operand, k, reduction_dimension, recall_target)
+ * and tf.math.approx_min_k: the k largest (smallest) elements along
+ * reduction_dimension (negative counts from the end) in descending
+ * (ascending) order, outs[0] (operand's dtype), and their indices along
+ * that dim, outs[1] (i32, as TensorFlow's), both operand's shape with
+ * that dim k.  Answered exactly (a recall of 1, which meets any target):
+ * weft_top_k's selection in either direction, ties to the lower index;
+ * NaN counts as the largest (first in max_k, last in min_k).  recall_target
+ * must be in (0, 1]; TensorFlow's reduction_input_size_override and
+ * aggregate_to_topk=False (an approximation's unaggregated bins) are not
+ * taken.  f32 or f64 of a rank known while tracing; k in 0..the dim (a
+ * dim unknown while tracing is checked when the function runs, naming
+ * weft_top_k).  The values' gradient goes to the elements picked.
+ * Returns 0, or the context's error code with both outs NULL (outs NULL
+ * is WEFT_EINVAL). */
+WEFT_API int weft_approx_max_k(weft_ctx *cx, weft_value *operand, int64_t k,
+                               int reduction_dimension, double recall_target, weft_value **outs);
+WEFT_API int weft_approx_min_k(weft_ctx *cx, weft_value *operand, int64_t k,
+                               int reduction_dimension, double recall_target, weft_value **outs);
 /* tf.math.in_top_k(targets, predictions, k): bool [batch], whether
  * predictions[i][targets[i]] is among the k largest of row i, counted as
  * TensorFlow does: fewer than k predictions of the row are greater (so
@@ -1799,6 +1818,38 @@ WEFT_API weft_value *weft_avg_pool2d(weft_ctx *cx, weft_value *input, const int6
 WEFT_API int weft_max_pool_with_argmax(weft_ctx *cx, weft_value *input, const int64_t *ksize,
                                        const int64_t *strides, weft_padding padding,
                                        bool include_batch_in_index, weft_value **outs);
+/* tf.nn.fractional_max_pool(value, pooling_ratio, pseudo_random,
+ * overlapping, seed) and tf.nn.fractional_avg_pool (Graham's fractional
+ * pooling): value [batch, height, width, channels] (height and width known
+ * while tracing; f32, f64, i32, i64) pooled over regions of about
+ * pooling_ratio[1] x pooling_ratio[2] elements into [batch, floor(height /
+ * pooling_ratio[1]), floor(width / pooling_ratio[2]), channels].
+ * pooling_ratio is double[4] as TensorFlow's: 1, the height's and the
+ * width's ratio (finite, 1 or more, at most the dim), 1.  The regions
+ * along each dim are k or k + 1 elements long (k = floor(dim / out)):
+ * outs[1] (rows) and outs[2] (columns) hold TensorFlow's pooling
+ * sequences, i64 [out + 1] from 0 to the dim, region i starting at seq[i]
+ * and ending at seq[i + 1] - 1, or at seq[i + 1] (cut at the last
+ * element) when overlapping.  The sequences are drawn by TensorFlow's
+ * laws from weft_random_uniform's f64 stream under the seed (required; as
+ * weft_random_uniform's), the same for every image: random (the longer
+ * regions in an order uniformly drawn) or, with pseudo_random, Graham's
+ * a_i = ceil(alpha (i + u)) with one draw u per dim; they are weft's
+ * numbers, not TensorFlow's, and a new seed draws new regions without a
+ * retrace.  outs[0] holds each region's maximum (a NaN in a region is its
+ * maximum, weft_max_pool2d's rule) or its mean (summed in the dtype in
+ * row-major order, then divided by the count, TensorFlow's order;
+ * integers divide toward zero).  The gradient of a maximum goes to the
+ * first element in row-major order that holds it (TensorFlow's
+ * FractionalMaxPoolGrad); an average's spreads over its region.  Returns
+ * 0, or the context's error code with every out NULL (outs NULL is
+ * WEFT_EINVAL). */
+WEFT_API int weft_fractional_max_pool(weft_ctx *cx, weft_value *value,
+                                      const double *pooling_ratio, bool pseudo_random,
+                                      bool overlapping, weft_value *seed, weft_value **outs);
+WEFT_API int weft_fractional_avg_pool(weft_ctx *cx, weft_value *value,
+                                      const double *pooling_ratio, bool pseudo_random,
+                                      bool overlapping, weft_value *seed, weft_value **outs);
 /* tf.nn.max_pool1d(input, ksize, strides, padding) and tf.nn.avg_pool1d:
  * input [batch, width, channels], a window of ksize elements (>= 1)
  * every stride (>= 1); weft_max_pool2d's and weft_avg_pool2d's rules on
@@ -2371,6 +2422,32 @@ WEFT_API int weft_uniform_candidate_sampler(weft_ctx *cx, weft_value *true_class
                                             int64_t num_true, int64_t num_sampled, bool unique,
                                             int64_t range_max, weft_value *seed,
                                             weft_value **outs);
+/* tf.random.fixed_unigram_candidate_sampler(true_classes, num_true,
+ * num_sampled, unique, range_max, distortion=..., num_reserved_ids=...,
+ * unigrams=...): the same results with class k drawn in proportion to
+ * its weight: 0 for the first num_reserved_ids classes, then
+ * unigrams[k - num_reserved_ids] (each rounded to f32, as TensorFlow's
+ * attribute holds it) to the power distortion, so num_reserved_ids +
+ * n_unigrams must be range_max.  Draw u gives the first class whose
+ * cumulative weight passes u times the total (TensorFlow draws by Walker's
+ * alias method: the same law, other numbers); a class's probability is
+ * its weight over the total in f32, and 0 for a true class outside the
+ * range (TensorFlow's).  Every weight must be finite and 0 or more, with
+ * at least one positive (num_sampled for unique draws); the weights are
+ * copied, so unigrams may be freed after the call.  TensorFlow's
+ * vocab_file, num_shards and shard are not taken (one shard, unigrams
+ * given). */
+WEFT_API int weft_fixed_unigram_candidate_sampler(
+    weft_ctx *cx, weft_value *true_classes, int64_t num_true, int64_t num_sampled, bool unique,
+    int64_t range_max, double distortion, int64_t num_reserved_ids, const double *unigrams,
+    int64_t n_unigrams, weft_value *seed, weft_value **outs);
+/* tf.random.all_candidate_sampler(true_classes, num_true, num_sampled,
+ * unique): every class 0 .. num_sampled - 1 once, in order, each expected
+ * count 1 (f32), as TensorFlow's AllSampler (which takes a seed and
+ * ignores it, as it ignores unique; weft takes no seed). */
+WEFT_API int weft_all_candidate_sampler(weft_ctx *cx, weft_value *true_classes,
+                                        int64_t num_true, int64_t num_sampled, bool unique,
+                                        weft_value **outs);
 /* tf.nn.nce_loss(weights, biases, labels, inputs, num_sampled,
  * num_classes, num_true, remove_accidental_hits) and
  * tf.nn.sampled_softmax_loss(...): TensorFlow's sampled logits with its
