@@ -10,7 +10,10 @@
  *  (e) avg_pool  [8,56,56,64], 2x2, stride 2, VALID;
  *  (f) depthwise [8,112,112,32] * [3,3,32,1], stride 1, SAME (MobileNet);
  *  (g) conv3d    [2,8,28,28,16] * [3,3,3,16,32], stride 1, SAME (a C3D
- *      layer; weft_conv3d is one conv2d per depth tap).
+ *      layer; weft_conv3d is one conv2d per depth tap);
+ *  (h) frac_pool [8,112,112,64], fractional max pool, ratio 1.44 x 1.44
+ *      (random regions, not overlapping; the C loop pools over the
+ *      regions weft drew, weft's call draws them too).
  *
  * Contenders (bench/conv_cloop.c, -O3): the direct loop ("C loop", the
  * inner loop over output channels); for the convolutions also im2col and
@@ -35,7 +38,8 @@
 #include <string.h>
 #include <weft.h>
 
-enum kind { CONV, DEPTHWISE, MAX_POOL, AVG_POOL, CONV3D };
+enum kind { CONV, DEPTHWISE, MAX_POOL, AVG_POOL, CONV3D, FRAC_POOL };
+#define FRAC_RATIO 1.44
 enum { C_LOOP, BLAS_1, BLAS_N, N_PEERS };
 static const char *const peer_names[N_PEERS] = { "C loop", "im2col+sgemm 1t",
                                                  "im2col+sgemm Nt" };
@@ -46,6 +50,7 @@ typedef struct workload {
     conv_shape s;
     bool same;
     float *x, *f, *y, *patches;
+    int64_t *rows, *cols;   /* FRAC_POOL: the regions of weft's first call */
     weft_tensor *tx, *tf;
 } workload;
 
@@ -71,6 +76,8 @@ static workload workloads[] = {
       .kind = CONV3D, .same = true,
       .s = { .n = 2, .d = 8, .h = 28, .w = 28, .c = 16, .kd = 3, .kh = 3, .kw = 3, .o = 32,
              .sd = 1, .sh = 1, .sw = 1 } },
+    { .name = "frac_pool", .title = "(h) fractional_max_pool [8,112,112,64], ratio 1.44 x 1.44",
+      .kind = FRAC_POOL, .same = false, .s = SHAPE(8, 112, 112, 64, 0, 0, 0, 1) },
 };
 #define N_WORK (sizeof workloads / sizeof workloads[0])
 
@@ -114,6 +121,10 @@ static void setup(workload *w)
     conv_shape *s = &w->s;
     s->oh = place(w->same, s->h, s->kh, s->sh, &s->pt);
     s->ow = place(w->same, s->w, s->kw, s->sw, &s->pl);
+    if (w->kind == FRAC_POOL) {
+        s->oh = (int64_t)floor((double)s->h / FRAC_RATIO);
+        s->ow = (int64_t)floor((double)s->w / FRAC_RATIO);
+    }
     bool d3 = w->kind == CONV3D;
     if (d3)
         s->od = place(w->same, s->d, s->kd, s->sd, &s->pd);
@@ -146,6 +157,8 @@ static void teardown(workload *w)
     free(w->f);
     free(w->y);
     free(w->patches);
+    free(w->rows);
+    free(w->cols);
 }
 
 static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *user)
@@ -164,6 +177,11 @@ static int body(weft_ctx *cx, weft_value *const *args, weft_value **outs, void *
         const int64_t st3[3] = { w->s.sd, w->s.sh, w->s.sw };
         outs[0] = weft_conv3d(cx, args[0], args[1], st3, p, NULL);
         break;
+    }
+    case FRAC_POOL: {
+        const double ratio[4] = { 1, FRAC_RATIO, FRAC_RATIO, 1 };
+        return weft_fractional_max_pool(cx, args[0], ratio, false, false,
+                                        weft_const(cx, WEFT_I64, 7), outs);
     }
     }
     return weft_ctx_status(cx);
@@ -196,7 +214,7 @@ static weft_function *make_fn(workload *w)
     d.body = body;
     d.user = w;
     d.n_args = n_args;
-    d.n_outs = 1;
+    d.n_outs = w->kind == FRAC_POOL ? 3 : 1;
     d.input_signature = sig;
     weft_function *f = NULL;
     int err = weft_function_create(rt, &d, &f);
@@ -205,14 +223,32 @@ static weft_function *make_fn(workload *w)
     return f;
 }
 
-static weft_tensor *w_call(const workload *w, weft_function *f)
+/* A copy of a pooling sequence's n entries. */
+static int64_t *sequence_copy(const weft_tensor *t, int64_t n)
+{
+    int64_t *v = malloc(sizeof(int64_t) * (size_t)n);
+    if (!v || weft_tensor_numel(t) != n)
+        bench_die("sequence_copy", WEFT_ENOMEM);
+    memcpy(v, weft_tensor_data(t), sizeof(int64_t) * (size_t)n);
+    return v;
+}
+
+/* weft's result; a fractional pool's first call keeps its regions. */
+static weft_tensor *w_call(workload *w, weft_function *f)
 {
     weft_arg a[2] = { weft_arg_tensor(w->tx), weft_arg_tensor(w->tf) };
-    weft_tensor *out = NULL;
-    int err = weft_function_call(f, a, has_filters(w) ? 2 : 1, &out, 1);
+    weft_tensor *out[3] = { NULL, NULL, NULL };
+    int err = weft_function_call(f, a, has_filters(w) ? 2 : 1, out,
+                                 w->kind == FRAC_POOL ? 3 : 1);
     if (err)
         bench_die("weft_function_call", err);
-    return out;
+    if (w->kind == FRAC_POOL && !w->rows) {
+        w->rows = sequence_copy(out[1], w->s.oh + 1);
+        w->cols = sequence_copy(out[2], w->s.ow + 1);
+    }
+    weft_tensor_release(out[1]);
+    weft_tensor_release(out[2]);
+    return out[0];
 }
 
 static void c_run(workload *w, int peer, unsigned threads)
@@ -224,6 +260,8 @@ static void c_run(workload *w, int peer, unsigned threads)
             cloop_conv3d_f32(&w->s, w->x, w->f, w->y);
         else if (w->kind == DEPTHWISE)
             cloop_depthwise_f32(&w->s, w->x, w->f, w->y);
+        else if (w->kind == FRAC_POOL)
+            cloop_fractional_max_pool_f32(&w->s, w->rows, w->cols, w->x, w->y);
         else
             cloop_pool_f32(&w->s, w->kind == AVG_POOL, w->x, w->y);
     } else {
@@ -240,7 +278,7 @@ static void check(workload *w, weft_function *f, unsigned workers)
     c_run(w, C_LOOP, 1);
     const float *got = weft_tensor_data(out);
     int64_t n = weft_tensor_numel(out), bad = 0;
-    double tol = w->kind == MAX_POOL ? 0 : 1e-3;
+    double tol = w->kind == MAX_POOL || w->kind == FRAC_POOL ? 0 : 1e-3;
     for (int64_t i = 0; i < n; i++)
         bad += !(fabs((double)got[i] - w->y[i]) <= tol * (1 + fabs(w->y[i])));
     char what[128];

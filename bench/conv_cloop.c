@@ -119,6 +119,25 @@ void cloop_pool_f32(const conv_shape *s, int avg, const float *restrict x, float
             }
 }
 
+void cloop_fractional_max_pool_f32(const conv_shape *s, const int64_t *rows, const int64_t *cols,
+                                   const float *restrict x, float *restrict y)
+{
+    for (int64_t b = 0; b < s->n; b++)
+        for (int64_t oy = 0; oy < s->oh; oy++)
+            for (int64_t ox = 0; ox < s->ow; ox++) {
+                float *restrict out = y + ((b * s->oh + oy) * s->ow + ox) * s->c;
+                const float *first = x + ((b * s->h + rows[oy]) * s->w + cols[ox]) * s->c;
+                for (int64_t q = 0; q < s->c; q++)
+                    out[q] = first[q];
+                for (int64_t iy = rows[oy]; iy < rows[oy + 1]; iy++)
+                    for (int64_t ix = cols[ox]; ix < cols[ox + 1]; ix++) {
+                        const float *restrict v = x + ((b * s->h + iy) * s->w + ix) * s->c;
+                        for (int64_t q = 0; q < s->c; q++)
+                            out[q] = v[q] > out[q] ? v[q] : out[q];
+                    }
+            }
+}
+
 void cloop_conv3d_f32(const conv_shape *s, const float *restrict x, const float *restrict f,
                       float *restrict y)
 {

@@ -30,5 +30,10 @@ void cloop_depthwise_f32(const conv_shape *s, const float *restrict x, const flo
                          float *restrict y);
 /* max (avg 0) or avg (avg 1) pool, the window clipped to the input. */
 void cloop_pool_f32(const conv_shape *s, int avg, const float *restrict x, float *restrict y);
+/* A fractional max pool over given regions: output pixel (i, j) takes
+ * rows rows[i] .. rows[i + 1] - 1 and columns cols[j] .. cols[j + 1] - 1
+ * (oh + 1 and ow + 1 entries, from 0 to h and w). */
+void cloop_fractional_max_pool_f32(const conv_shape *s, const int64_t *rows, const int64_t *cols,
+                                   const float *restrict x, float *restrict y);
 
 #endif

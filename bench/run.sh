@@ -14,8 +14,8 @@
 # BENCH_NUMERIC_ONLY="normalize softmax" (a subset of: normalize chain softmax colsum
 # matmul fused4), BENCH_INDEX_ONLY="sort top_k" (a subset of: sort argsort top_k
 # segsum gather_nd random mask argwhere unique), BENCH_CONV_ONLY="conv3x3 max_pool" (a
-# subset of: conv3x3 stem conv1x1 max_pool avg_pool depthwise conv3d), BENCH_LINALG_ONLY="solve_big" (a
-# subset of: solve_batch chol_batch solve_big).
+# subset of: conv3x3 stem conv1x1 max_pool avg_pool depthwise conv3d frac_pool),
+# BENCH_LINALG_ONLY="solve_big" (a subset of: solve_batch chol_batch solve_big).
 #
 # Run it on a quiet machine: every program measures weft, serial C, OpenMP
 # and oneTBB in the same process, one after the other.

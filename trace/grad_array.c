@@ -430,7 +430,7 @@ int weft__grad_array(const rule_in *r)
         return top_k_rule(r);
     case WEFT__OP_CONV2D: case WEFT__OP_DEPTHWISE_CONV2D: case WEFT__OP_MAX_POOL2D:
     case WEFT__OP_AVG_POOL2D: case WEFT__OP_RESIZE: case WEFT__OP_CTC_LOSS:
-    case WEFT__OP_FRACTIONAL_POOL:
+    case WEFT__OP_FRACTIONAL_POOL: case WEFT__OP_IMAGE_TRANSFORM:
         return weft__grad_nn(r);
     case WEFT__OP_MATRIX_INVERSE: case WEFT__OP_MATRIX_SOLVE: case WEFT__OP_TRIANGULAR_SOLVE:
     case WEFT__OP_MATRIX_DETERMINANT: case WEFT__OP_CHOLESKY: case WEFT__OP_SLOGDET:

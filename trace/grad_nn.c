@@ -1,11 +1,12 @@
-/* The gradient rules of conv2d, depthwise_conv2d, the 2-D pools and resize (weft_gradients; the
- * helpers are trace/grad_rules.c's), written with the public ops as
- * TensorFlow's kernels compute them: a convolution's input gradient is a
- * transposed convolution and its filters' gradient the products of the
- * input's patches with g; a max pool's gradient goes to the element each
- * maximum came from; an average pool's spreads each g / count over its
- * window.  NHWC, with the height, width and channels known while tracing
- * (the batch may be unknown). */
+/* The gradient rules of conv2d, depthwise_conv2d, the 2-D pools (fractional
+ * ones too), resize and the image transform (weft_gradients; the helpers
+ * are trace/grad_rules.c's), written with the public ops as TensorFlow's
+ * kernels compute them: a convolution's input gradient is a transposed
+ * convolution and its filters' gradient the products of the input's
+ * patches with g; a max pool's gradient goes to the element each maximum
+ * came from; an average pool's spreads each g / count over its window.
+ * NHWC, with the height, width and channels known while tracing (the
+ * batch may be unknown). */
 #include "trace/control.h"
 #include "trace/grad.h"
 #include "trace/ops_impl.h"
@@ -164,6 +165,38 @@ static int fractional_pool_rule(const rule_in *r)
     return give(r, 0, weft_einsum(cx, "ih,bijc,jw->bhwc", m, 3));
 }
 
+/* The image transform's gradient by TensorFlow's rule
+ * (_image_projective_transform_v3_grad): g transformed by each
+ * transform's inverse (the matrix [a0 a1 a2; b0 b1 b2; c0 c1 1] inverted
+ * and scaled to a last entry of 1) back to the images' height and width,
+ * with the same interpolation and fill mode and a fill of 0.  It is the
+ * adjoint for whole-pixel translations with a constant fill and
+ * TensorFlow's approximation of it otherwise (a fill mode that reads a
+ * pixel twice, or a scale, is not undone exactly).  The transforms get
+ * none, as in TensorFlow. */
+static int transform_rule(const rule_in *r)
+{
+    if (!wants(r, 0))
+        return 0;
+    weft_ctx *cx = r->cx;
+    const weft_spec *s = weft__value_spec(r->a);
+    if (s->dims[1] < 0 || s->dims[2] < 0)
+        return unsupported(r, "of images whose height or width is unknown while tracing");
+    const int64_t hw[2] = { s->dims[1], s->dims[2] };
+    weft_value *t = r->b;
+    weft_value *parts[2] = { t, weft_fill_like(cx, weft__ops_axis_slice(cx, t, 1, 0, 1), 1) };
+    weft_value *m = weft_reshape(cx, weft_concat(cx, parts, 2, 1), 3,
+                                 (const int64_t[]){ -1, 3, 3 });
+    weft_value *inv = weft_reshape(cx, weft_matrix_inverse(cx, m), 2,
+                                   (const int64_t[]){ -1, 9 });
+    weft_value *flat = weft__ops_axis_slice(
+        cx, weft_div(cx, inv, weft__ops_axis_slice(cx, inv, 1, 8, 9)), 1, 0, 8);
+    const weft__node *n = r->n;
+    return give(r, 0, weft_image_projective_transform(
+                          cx, r->g, flat, hw, (weft_resize_method)n->attr.transform.interpolation,
+                          (weft_fill_mode)n->attr.transform.fill_mode, 0));
+}
+
 /* A depthwise convolution is a conv2d whose filter is block-diagonal
  * over the channels (each input channel c feeds only outputs c m .. c m +
  * m - 1): the input's gradient is that filter's transposed convolution
@@ -257,6 +290,7 @@ int weft__grad_nn(const rule_in *r)
     case WEFT__OP_MAX_POOL2D: return max_pool_rule(r);
     case WEFT__OP_AVG_POOL2D: return avg_pool_rule(r);
     case WEFT__OP_FRACTIONAL_POOL: return fractional_pool_rule(r);
+    case WEFT__OP_IMAGE_TRANSFORM: return transform_rule(r);
     case WEFT__OP_CTC_LOSS:   return ctc_loss_rule(r);
     default:                  return unsupported(r, NULL);
     }

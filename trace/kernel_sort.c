@@ -147,8 +147,10 @@ typedef void (*top_fn)(const void *v, int64_t n, int64_t k, void *bv, int64_t *b
  * later element never displaces an earlier one.  Once the buffer is full
  * few elements enter (about k ln(n / k) of n random ones), so blocks of two
  * vectors are first tested at once against the last kept: MAY_ENTER is
- * BEFORE or looser (a NaN always may), and a block where any element may
- * enter is walked one element at a time with the exact test. */
+ * BEFORE or looser (descending: a NaN always may), and a block where any
+ * element may enter is walked one element at a time with the exact test.
+ * The same buffer keeps the smallest k in ascending order (TOP_K not
+ * descending). */
 #define TOP_VEC 16                 /* bytes: SSE2's vectors, the x86-64 baseline */
 #define TOP_BLOCK (2 * TOP_VEC)    /* bytes of elements tested at once */
 

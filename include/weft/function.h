@@ -36,8 +36,10 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * repeat, roll, concat, stack, split, slice with any steps), matmul,
  * cumsum, cumprod, gather (no batch dims), gather_nd, the unsorted segment
  * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
- * avg_pool2d, the fractional pools, resize (every method), matrix_inverse, matrix_solve,
- * triangular_solve, matrix_determinant and cholesky, and every op made of
+ * avg_pool2d, the fractional pools, resize (every method), the image
+ * transform (TensorFlow's rule: g transformed by the inverse transform),
+ * matrix_inverse, matrix_solve, triangular_solve, matrix_determinant and
+ * cholesky, and every op made of
  * those (softmax, logsumexp, the losses, moments, pad, unstack, einsum,
  * cholesky_solve ...); floor, ceil, round, sign and the integer divisions
  * give zero.  Control flow: weft_cond and weft_switch_case differentiate
