@@ -126,43 +126,35 @@ static int avg_pool_rule(const rule_in *r)
     return give(r, 0, weft_transpose(cx, nchw, to_nhwc));
 }
 
-/* A fractional pool's [out, size] matrix along one dim from its pooling
- * sequence: row i is 1 / length over region i's elements and 0 elsewhere. */
-static weft_value *region_matrix(const rule_in *r, weft_value *seq, int64_t size)
-{
-    weft_ctx *cx = r->cx;
-    int64_t out = weft__value_spec(seq)->dims[0] - 1;
-    weft_value *start = weft_reshape(cx, weft__ops_axis_slice(cx, seq, 0, 0, out), 2,
-                                     (const int64_t[]){ out, 1 });
-    weft_value *end = weft_reshape(cx, weft__ops_axis_slice(cx, seq, 0, 1, WEFT_END), 2,
-                                   (const int64_t[]){ out, 1 });
-    if (r->n->attr.index.count == 0)
-        end = weft_sub(cx, end, weft_const_i64(cx, 1));
-    weft_value *at = weft_range(cx, WEFT_I64, 0, size, 1);
-    weft_value *inside = weft_logical_and(cx, weft_ge(cx, at, start), weft_le(cx, at, end));
-    weft_value *ones = weft_cast(cx, inside, weft__value_spec(r->a)->dtype);
-    const int along[1] = { 1 };
-    return weft_div(cx, ones, weft_reduce(cx, WEFT_R_SUM, ones, along, 1, true));
-}
-
 /* fractional_max_pool: each g to the first element holding its maximum
- * (the node's argmax mode).  fractional_avg_pool: each g / count over its
- * region, R_rows^T g R_cols with the regions' matrices (the regions of a
- * pixel are a product of a row and a column region). */
+ * (the node's argmax mode).  fractional_avg_pool: each g / count spread
+ * over its region (the node's avg_grad mode, TensorFlow's
+ * FractionalAvgPoolGrad); that spread is linear, and its own gradient (a
+ * second derivative) is the average pool of g. */
 static int fractional_pool_rule(const rule_in *r)
 {
     weft_ctx *cx = r->cx;
+    weft_value *in[3] = { r->a, r->b, r->t->val[r->n->in[2]] };
+    weft__node n = { .op = WEFT__OP_FRACTIONAL_POOL, .attr = r->n->attr };
+    if (r->n->attr.resize.method == WEFT__FRACTIONAL_AVG_GRAD) {
+        n.attr.resize.method = WEFT__FRACTIONAL_AVG;
+        weft_value *pool[3] = { r->g, in[1], in[2] };
+        return give(r, 0, weft__ops_finish(cx, &n, pool, 3));
+    }
+    if (r->n->attr.resize.method == WEFT__FRACTIONAL_ARGMAX)
+        return unsupported(r, "of the maximum's indices");
     int64_t hwc[3];
     if (!known_hwc(r, r->a, hwc))
         return weft_ctx_status(cx);
-    weft_value *in[3] = { r->a, r->b, r->t->val[r->n->in[2]] };
-    if (r->n->attr.index.kind == WEFT__FRACTIONAL_MAX) {
-        weft__node n = { .op = WEFT__OP_FRACTIONAL_POOL, .attr = r->n->attr };
-        n.attr.index.kind = WEFT__FRACTIONAL_ARGMAX;
+    if (r->n->attr.resize.method == WEFT__FRACTIONAL_MAX) {
+        n.attr.resize.method = WEFT__FRACTIONAL_ARGMAX;
         return give_to_argmax(r, weft__ops_finish(cx, &n, in, 3), hwc);
     }
-    weft_value *m[3] = { region_matrix(r, in[1], hwc[0]), r->g, region_matrix(r, in[2], hwc[1]) };
-    return give(r, 0, weft_einsum(cx, "ih,bijc,jw->bhwc", m, 3));
+    n.attr.resize.method = WEFT__FRACTIONAL_AVG_GRAD;
+    n.attr.resize.size[0] = hwc[0];
+    n.attr.resize.size[1] = hwc[1];
+    weft_value *spread[3] = { r->g, in[1], in[2] };
+    return give(r, 0, weft__ops_finish(cx, &n, spread, 3));
 }
 
 /* The image transform's gradient by TensorFlow's rule

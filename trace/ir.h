@@ -332,9 +332,7 @@ typedef struct weft__node {
          * weft_reduction in kind and num_segments in count; ROLL's shift
          * and REPEAT's repeats in count, along axis (may be negative);
          * ROLL's kind 1 adds floor(m / 2) of the axis's dim m to the shift
-         * and kind 2 subtracts it (fftshift, ifftshift).
-         * FRACTIONAL_POOL (in[1], in[2] the row and column sequences):
-         * its mode in kind (trace/shape.h), overlapping in count. */
+         * and kind 2 subtracts it (fftshift, ifftshift). */
         struct { int axis, kind; int64_t count; } index;
         /* RANDOM_UNIFORM (a = minval, b = maxval), RANDOM_NORMAL and
          * RANDOM_TRUNCATED_NORMAL (a = mean, b = stddev): the result's
@@ -354,7 +352,11 @@ typedef struct weft__node {
         /* RESIZE: a weft_resize_method and the output's height and width
          * (trace/kernel_resize.c); CROP_AND_RESIZE (in[0] the images,
          * in[1] the boxes, in[2] their image indices) also the value of
-         * a sample outside its image (trace/kernel_crop.c). */
+         * a sample outside its image (trace/kernel_crop.c).
+         * FRACTIONAL_POOL (in[1], in[2] the row and column sequences):
+         * its mode in method (trace/shape.h), overlapping in antialias,
+         * and for the average's gradient the input's height and width in
+         * size. */
         struct { int method; int64_t size[2]; double extrapolation; bool antialias; } resize;
         /* BINCOUNT: the result's dtype without weights (with weights, theirs),
          * the least length and the most (-1: none). */

@@ -93,8 +93,8 @@ static int fractional_pool(weft_ctx *cx, const char *fn, int mode, weft_value *v
         return weft_ctx_status(cx);
     }
     weft__node n = { .op = WEFT__OP_FRACTIONAL_POOL };
-    n.attr.index.kind = mode;
-    n.attr.index.count = overlapping;
+    n.attr.resize.method = mode;
+    n.attr.resize.antialias = overlapping;
     /* The node's checks of the value first, with stand-in sequences. */
     const weft_spec *vs = weft__value_spec(value);
     const weft_spec seq = { .dtype = WEFT_I64, .rank = 1, .dims = { 2 } };

@@ -216,8 +216,12 @@ int weft__eval_ctc_unique(weft_runtime *rt, const weft_tensor *labels, weft_tens
  * result's shape); attr.resize.size the window, attr.resize.method the
  * flags below. */
 enum { WEFT__GLIMPSE_CENTERED = 1, WEFT__GLIMPSE_NORMALIZED = 2 };
-/* FRACTIONAL_POOL's modes (attr.index.kind; count is overlapping). */
-enum { WEFT__FRACTIONAL_MAX, WEFT__FRACTIONAL_AVG, WEFT__FRACTIONAL_ARGMAX };
+/* FRACTIONAL_POOL's modes (attr.resize.method; antialias is
+ * overlapping): the pools, the maximum's argmax (i64 flat indices within
+ * the image) and the average's gradient (in[0] g, the result the input's
+ * shape, attr.resize.size its height and width). */
+enum { WEFT__FRACTIONAL_MAX, WEFT__FRACTIONAL_AVG, WEFT__FRACTIONAL_ARGMAX,
+       WEFT__FRACTIONAL_AVG_GRAD };
 const char *weft__fractional_pool_fn(const weft__node *n);
 int weft__infer_fractional_pool(const weft__node *n, const weft_spec *in, weft_spec *out);
 int weft__eval_fractional_pool(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,

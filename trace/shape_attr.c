@@ -117,7 +117,6 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
     case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC: case WEFT__OP_CTC_BEAM:
     case WEFT__OP_BANDED_SOLVE: case WEFT__OP_CTC_UNIQUE: case WEFT__OP_EDIT_DISTANCE:
-    case WEFT__OP_FRACTIONAL_POOL:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -175,6 +174,7 @@ static int attr_words(const weft__node *n, int64_t *w)
         w[k++] = n->attr.fft.frame_step;
         break;
     case WEFT__OP_RESIZE: case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_GLIMPSE:
+    case WEFT__OP_FRACTIONAL_POOL:
         w[k++] = n->attr.resize.method;
         w[k++] = n->attr.resize.size[0];
         w[k++] = n->attr.resize.size[1];
@@ -287,10 +287,10 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_CTC_UNIQUE:
         break;   /* no attributes */
     case WEFT__OP_FRACTIONAL_POOL: {
-        static const char *const modes[] = { "max", "avg", "argmax" };
-        int m = n->attr.index.kind;
-        fprintf(f, "<%s%s>", m >= 0 && m < 3 ? modes[m] : "?",
-                n->attr.index.count ? ",overlapping" : "");
+        static const char *const modes[] = { "max", "avg", "argmax", "avg_grad" };
+        int m = n->attr.resize.method;
+        fprintf(f, "<%s%s>", m >= 0 && m < 4 ? modes[m] : "?",
+                n->attr.resize.antialias ? ",overlapping" : "");
         break;
     }
     case WEFT__OP_EDIT_DISTANCE:

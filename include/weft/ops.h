@@ -1841,7 +1841,9 @@ WEFT_API int weft_max_pool_with_argmax(weft_ctx *cx, weft_value *input, const in
  * row-major order, then divided by the count, TensorFlow's order;
  * integers divide toward zero).  The gradient of a maximum goes to the
  * first element in row-major order that holds it (TensorFlow's
- * FractionalMaxPoolGrad); an average's spreads over its region.  Returns
+ * FractionalMaxPoolGrad); an average's spreads g / count over its region
+ * (summed in f64 in TensorFlow's order, FractionalAvgPoolGrad's, and
+ * rounded once; its own gradient is the average pool).  Returns
  * 0, or the context's error code with every out NULL (outs NULL is
  * WEFT_EINVAL). */
 WEFT_API int weft_fractional_max_pool(weft_ctx *cx, weft_value *value,

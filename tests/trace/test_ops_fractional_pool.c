@@ -1,12 +1,14 @@
 /* fractional_max_pool and fractional_avg_pool: the pooling sequences (from
  * 0 to the dim, regions k or k + 1 long; random ones with in % out long
  * regions, each place long as often as the others over many seeds;
- * pseudo-random ones Graham's ceil(alpha (i + u)) - 1 for one u in TensorFlow's bound);
+ * pseudo-random ones Graham's ceil(alpha (i + u)) - 1 for one u in
+ * TensorFlow's bound);
  * the pooled values against a loop over those regions for both modes,
  * overlapping or not, in four dtypes; a ratio that divides the dims as
  * max_pool2d; NaN; the same bits eagerly and traced on 1, 2 and 4
  * workers; one trace for any batch and seed; gradients against central
- * differences and the maximum's tie rule; the refused calls. */
+ * differences (second ones for the average) and the maximum's tie rule;
+ * the refused calls. */
 #include <math.h>
 
 #include "grad_check.h"
@@ -330,6 +332,103 @@ Test(ops_fractional_pool, gradients)
         snprintf(what, sizeof what, "%s%s%s", f.avg ? "avg" : "max",
                  f.pseudo_random ? " pseudo-random" : "", f.overlapping ? " overlapping" : "");
         expect_gradients(&c, &arg, what);
+    }
+}
+
+/* Second derivatives of the average: the gradient of sum(G(x)^2), G the
+ * gradient of sum(avg_pool(x)^2), against central differences (the
+ * spread's own rule is the average pool). */
+static int gradient_squared_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
+                                 void *user)
+{
+    weft_value *g;
+    if (weft_gradients(cx, squared_body, user, a, 1, 1, NULL, &g) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_square(cx, g);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_fractional_pool, second_derivatives_of_the_average)
+{
+    double x[126];
+    uint64_t s = 4321;
+    for (int i = 0; i < 126; i++)
+        x[i] = op_uniform(&s);
+    grad_arg arg = { 4, { 1, 7, 6, 3 }, x };
+    for (int m = 0; m < 2; m++) {
+        frac_case f = { true, false, m, { 1, 1.6, 1.4, 1 } };
+        grad_case c = { gradient_squared_body, &f, 1, 1 };
+        expect_gradients(&c, &arg, m ? "overlapping" : "apart");
+    }
+}
+
+/* The average's gradient in f32 as TensorFlow's FractionalAvgPoolGrad
+ * computes it: each input element the sum, in f64 and in the regions'
+ * row-major order, of g / count over the regions holding it, rounded
+ * once.  a[0] the value, a[1] g; outs: the gradient of sum(pool(x) g),
+ * the row and the column sequences. */
+static int weighted_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 5) };
+    weft_value *o[3];
+    if (frac_body(cx, in, o, user) < 0)
+        return weft_ctx_status(cx);
+    outs[0] = weft_mul(cx, o[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+static int avg_grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 5) };
+    weft_value *o[3];
+    if (frac_body(cx, in, o, user) < 0)
+        return weft_ctx_status(cx);
+    outs[1] = o[1];
+    outs[2] = o[2];
+    weft_value_release(cx, o[0]);
+    return weft_gradients(cx, weighted_body, user, a, 2, 1, NULL, &outs[0]);
+}
+
+Test(ops_fractional_pool, average_gradient_in_tensorflow_order)
+{
+    enum { H = 9, W = 7, C = 3, OH = 6, OW = 4 };
+    double x[2 * H * W * C], g[2 * OH * OW * C];
+    uint64_t s = 8080;
+    for (int i = 0; i < 2 * H * W * C; i++)
+        x[i] = op_uniform(&s);
+    for (int i = 0; i < 2 * OH * OW * C; i++)
+        g[i] = op_uniform(&s) * 3;
+    for (int m = 0; m < 2; m++) {
+        frac_case f = { true, false, m, { 1, 1.5, 1.5, 1 } };
+        weft_tensor *args[2] = { test_tensor(WEFT_F32, 4, (const int64_t[]){ 2, H, W, C }, x),
+                                 test_tensor(WEFT_F32, 4, (const int64_t[]){ 2, OH, OW, C },
+                                             g) };
+        weft_tensor *outs[3];
+        op_results_everywhere(avg_grad_body, &f, args, 2, outs, 3, "average's gradient");
+        const int64_t *rows = weft_tensor_data(outs[1]), *cols = weft_tensor_data(outs[2]);
+        for (int b = 0; b < 2; b++)
+            for (int y = 0; y < H; y++)
+                for (int xx = 0; xx < W; xx++)
+                    for (int ch = 0; ch < C; ch++) {
+                        double sum = 0;
+                        for (int i = 0; i < OH; i++)
+                            for (int j = 0; j < OW; j++) {
+                                int64_t y1 = region_last(rows, i, H, m);
+                                int64_t x1 = region_last(cols, j, W, m);
+                                if (y < rows[i] || y > y1 || xx < cols[j] || xx > x1)
+                                    continue;
+                                double count = (double)((y1 - rows[i] + 1) * (x1 - cols[j] + 1));
+                                sum += (double)(float)g[((b * OH + i) * OW + j) * C + ch] / count;
+                            }
+                        int at = ((b * H + y) * W + xx) * C + ch;
+                        double got = test_element(outs[0], at), want = (float)sum;
+                        cr_assert_eq(got, want, "%s: element %d is %.9g, not %.9g",
+                                     m ? "overlapping" : "apart", at, got, want);
+                    }
+        for (int k = 0; k < 3; k++)
+            weft_tensor_release(outs[k]);
+        weft_tensor_release(args[0]);
+        weft_tensor_release(args[1]);
     }
 }
 
