@@ -31,6 +31,14 @@ static int frac_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void
         cx, a[0], f->ratio, f->pseudo_random, f->overlapping, a[1], outs);
 }
 
+/* f on x with the constant seed 11, for the bodies whose only float
+ * argument is the value (those that differentiate): its outputs into o. */
+static int frac_seeded(weft_ctx *cx, weft_value *x, void *user, weft_value **o)
+{
+    weft_value *in[2] = { x, weft_const(cx, WEFT_I64, 11) };
+    return frac_body(cx, in, o, user);
+}
+
 /* seq (out + 1 entries) runs from 0 to size in steps of k or k + 1, k =
  * size / out; returns how many steps are k + 1. */
 static int64_t check_sequence(const weft_tensor *seq, int64_t size, int64_t out, const char *what)
@@ -307,12 +315,11 @@ Test(ops_fractional_pool, sequences_over_seeds)
 
 /* Gradients: of sum(pool(x)^2) (a different g for each output) against
  * central differences, for both modes and both laws, overlapping or not;
- * distinct values, so no ties.  The seed is a constant of the body. */
+ * distinct values, so no ties. */
 static int squared_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 11) };
     weft_value *o[3];
-    if (frac_body(cx, in, o, user) < 0)
+    if (frac_seeded(cx, a[0], user, o) < 0)
         return weft_ctx_status(cx);
     outs[0] = weft_square(cx, o[0]);
     return weft_ctx_status(cx);
@@ -369,9 +376,8 @@ Test(ops_fractional_pool, second_derivatives_of_the_average)
  * the row and the column sequences. */
 static int weighted_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 5) };
     weft_value *o[3];
-    if (frac_body(cx, in, o, user) < 0)
+    if (frac_seeded(cx, a[0], user, o) < 0)
         return weft_ctx_status(cx);
     outs[0] = weft_mul(cx, o[0], a[1]);
     return weft_ctx_status(cx);
@@ -379,9 +385,8 @@ static int weighted_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, 
 
 static int avg_grad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 5) };
     weft_value *o[3];
-    if (frac_body(cx, in, o, user) < 0)
+    if (frac_seeded(cx, a[0], user, o) < 0)
         return weft_ctx_status(cx);
     outs[1] = o[1];
     outs[2] = o[2];
@@ -438,9 +443,8 @@ Test(ops_fractional_pool, average_gradient_in_tensorflow_order)
  * gradient of sum(pool(x)), the row and the column sequences. */
 static int pooled_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 11) };
     weft_value *o[3];
-    if (frac_body(cx, in, o, user) < 0)
+    if (frac_seeded(cx, a[0], user, o) < 0)
         return weft_ctx_status(cx);
     outs[0] = o[0];
     return weft_ctx_status(cx);
@@ -448,9 +452,8 @@ static int pooled_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, vo
 
 static int tie_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    weft_value *in[2] = { a[0], weft_const(cx, WEFT_I64, 11) };
     weft_value *o[3];
-    if (frac_body(cx, in, o, user) < 0)
+    if (frac_seeded(cx, a[0], user, o) < 0)
         return weft_ctx_status(cx);
     outs[1] = o[1];
     outs[2] = o[2];
