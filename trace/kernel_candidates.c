@@ -9,9 +9,9 @@
  * unigram law (UNIGRAM_CANDIDATES, in[1] the cumulative weights) the
  * first class whose cumulative weight passes u times the total.  Unique
  * sampling draws until num_sampled distinct classes came, counting the
- * draws.  The node's result is i64 [num_sampled + 1]: the classes in the order drawn, then
- * the number of draws, from which the composition computes the expected
- * counts (trace/ops_sampled.c).  One task: the draws are sequential. */
+ * draws.  The node's result is i64 [num_sampled + 1]: the classes in the
+ * order drawn, then the number of draws, from which the composition
+ * computes the expected counts (trace/ops_sampled.c).  One task: the draws are sequential. */
 #include <math.h>
 #include <string.h>
 
@@ -100,6 +100,7 @@ int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, const we
     }
     int64_t picked = 0, tries = 0;
     double u[2];
+    const double *table = cum ? weft_tensor_data(cum) : NULL;
     while (picked < want) {
         if (tries == INT32_MAX) {   /* TensorFlow's bound too */
             weft__free(set.slot);
@@ -110,7 +111,7 @@ int weft__eval_candidates(const weft__node *n, const weft_tensor *seed, const we
         if (tries % 2 == 0)
             weft__random_f64_block(key, stream, (uint64_t)tries / 2, u);
         double x = u[tries % 2];
-        int64_t v = class_of(n, cum ? weft_tensor_data(cum) : NULL, x, log_range);
+        int64_t v = class_of(n, table, x, log_range);
         tries++;
         if (!set.slot || set_insert(&set, v))
             o[picked++] = v;

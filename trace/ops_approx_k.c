@@ -54,12 +54,10 @@ static int approx_k(weft_ctx *cx, const char *fn, bool largest, weft_value *oper
     int perm[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
     axis_last(rank, axis, perm, back);
     bool moved = axis != rank - 1;
-    weft_value *x = moved ? weft_transpose(cx, operand, perm) : operand;
-    weft__node top = { .op = WEFT__OP_TOP_K, .attr.sort.k = k, .attr.sort.descending = largest };
-    weft_value *idx = x ? weft__ops_finish(cx, &top, &x, 1) : NULL;
-    weft__node pick = { .op = WEFT__OP_TOP_K_VALUES };
-    weft_value *vals = idx ? weft__ops_finish(cx, &pick, (weft_value *[]){ x, idx }, 2) : NULL;
-    idx = weft_cast(cx, idx, WEFT_I32);
+    weft_value *x = moved ? weft_transpose(cx, operand, perm) : operand, *top[2];
+    if (!x || weft__ops_top_k(cx, x, k, largest, top) != 0)
+        return weft_ctx_status(cx);
+    weft_value *vals = top[0], *idx = weft_cast(cx, top[1], WEFT_I32);
     if (moved) {
         vals = weft_transpose(cx, vals, back);
         idx = weft_transpose(cx, idx, back);

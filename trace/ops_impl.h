@@ -128,6 +128,12 @@ weft_value *weft__value_strong(weft_ctx *cx, weft_value *v);
  * dilations and windows of the convolutions and pools, ops_conv.c). */
 bool weft__ops_take_sizes(weft_ctx *cx, const char *fn, const char *what, const int64_t *v,
                           int n, int64_t *out);
+/* The k largest elements along a's last axis in descending order (largest
+ * true) or the k smallest in ascending order into outs[0], their i64
+ * indices into outs[1]: the TOP_K and TOP_K_VALUES nodes, for weft_top_k
+ * and approx_max_k / approx_min_k (ops_shape.c).  Returns 0 or the
+ * context's error code, outs untouched then. */
+int weft__ops_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool largest, weft_value **outs);
 /* t[begin:end] along axis (Python's slice: end may count from the back,
  * WEFT_END is the end), every other dim whole; NULL for t NULL (ops_nn.c). */
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,

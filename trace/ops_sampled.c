@@ -184,9 +184,9 @@ static void unigram_table(weft_ctx *cx, const char *fn, int64_t range, int64_t n
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: %lld classes have a weight, fewer than %s", fn,
                        (long long)positive, unique ? "the unique classes asked for" : "one");
     weft_tensor *t[2] = { NULL, NULL };
-    for (int64_t i = 0; weft_ctx_status(cx) == 0 && i < range; i++)
-        share[i] = (float)(share[i] / total);
     if (weft_ctx_status(cx) == 0) {
+        for (int64_t i = 0; i < range; i++)
+            share[i] = (float)(share[i] / total);
         int rc = weft_tensor_create(WEFT_F64, 1, &range, cum, &t[0]);
         if (rc == 0)
             rc = weft_tensor_create(WEFT_F32, 1, &range, share, &t[1]);

@@ -437,6 +437,22 @@ weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending)
     return WEFT__KEEP(sort_op(cx, WEFT__OP_ARGSORT, "weft_argsort", a, axis, descending));
 }
 
+int weft__ops_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool largest, weft_value **outs)
+{
+    weft__node n = { .op = WEFT__OP_TOP_K, .attr.sort.k = k, .attr.sort.descending = largest };
+    weft_value *idx = weft__ops_finish(cx, &n, &a, 1);
+    if (!idx)
+        return weft_ctx_status(cx);
+    weft_value *in[2] = { a, idx };
+    weft__node v = { .op = WEFT__OP_TOP_K_VALUES };
+    weft_value *vals = weft__ops_finish(cx, &v, in, 2);
+    if (!vals)
+        return weft_ctx_status(cx);
+    outs[0] = vals;
+    outs[1] = idx;
+    return 0;
+}
+
 int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value **outs)
 {
     WEFT__SCOPE_OUTS(cx, outs, 2);
@@ -449,16 +465,5 @@ int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value *
         weft__ctx_fail(cx, WEFT_EINVAL, "weft_top_k: outs is NULL");
         return weft_ctx_status(cx);
     }
-    weft__node n = { .op = WEFT__OP_TOP_K, .attr.sort.k = k, .attr.sort.descending = true };
-    weft_value *idx = weft__ops_finish(cx, &n, &a, 1);
-    if (!idx)
-        return weft_ctx_status(cx);
-    weft_value *in[2] = { a, idx };
-    weft__node v = { .op = WEFT__OP_TOP_K_VALUES };
-    weft_value *vals = weft__ops_finish(cx, &v, in, 2);
-    if (!vals)
-        return weft_ctx_status(cx);
-    outs[0] = vals;
-    outs[1] = idx;
-    return 0;
+    return weft__ops_top_k(cx, a, k, true, outs);
 }
