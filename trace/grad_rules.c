@@ -123,6 +123,10 @@ static weft_value *unary_derivative(const rule_in *r, bool *zero)
     case WEFT__OP_ACOSH:   return weft_rsqrt(cx, weft_sub(cx, weft_square(cx, a), k(r, 1.0)));
     case WEFT__OP_ATANH:   return weft_reciprocal(cx, weft_sub(cx, k(r, 1.0), weft_square(cx, a)));
     case WEFT__OP_LGAMMA:  return weft_digamma(cx, a);
+    case WEFT__OP_LOG2:    return weft_reciprocal(cx, weft_mul(cx, a, k(r, 0.69314718055994531)));
+    case WEFT__OP_LOG10:   return weft_reciprocal(cx, weft_mul(cx, a, k(r, 2.3025850929940457)));
+    case WEFT__OP_EXP2:    return weft_mul(cx, y, k(r, 0.69314718055994531));
+    case WEFT__OP_CBRT:    return weft_reciprocal(cx, weft_mul(cx, k(r, 3.0), weft_square(cx, y)));
     case WEFT__OP_ERF:
     case WEFT__OP_ERFC: {
         /* 2 / sqrt(pi) exp(-a^2), negated for erfc. */

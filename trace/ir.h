@@ -216,6 +216,10 @@
     XX(CANDIDATES, ARRAY,   1)             \
     XX(FRACTIONAL_POOL, ARRAY, 3)          \
     XX(UNIGRAM_CANDIDATES, ARRAY, 2)       \
+    XX(LOG2,       UNARY,   1)             \
+    XX(LOG10,      UNARY,   1)             \
+    XX(EXP2,       UNARY,   1)             \
+    XX(CBRT,       UNARY,   1)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

@@ -313,6 +313,12 @@ static weft_dtype class_dtype(weft__op op, weft_dtype dt)
     return dt;
 }
 
+weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n)
+{
+    weft_dtype dt = promote_n((const weft_value *const *)in, n);
+    return weft__dtype_is_float(dt) ? dt : WEFT_F64;
+}
+
 /* The logical ops take bool only; refused before any promotion, so the
  * message shows the operand as the caller passed it. */
 bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in)

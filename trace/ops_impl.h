@@ -17,6 +17,11 @@ weft_value *weft__op_binary(weft_ctx *cx, weft__op op, const char *fn, weft_valu
 weft_value *weft__op_ternary(weft_ctx *cx, weft__op op, const char *fn, weft_value *a,
                              weft_value *b, weft_value *c);
 
+/* The float dtype in[0..n) compute in when promoted together (weak
+ * scalars included), as the float functions take them: integers and bool
+ * as f64 (ops.c; the compositions of ops_numpy.c). */
+weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n);
+
 /* Whether in[0..n_in) are f32 or f64, all of one dtype (weak scalars
  * aside); otherwise the context fails with WEFT_EDTYPE naming fn and
  * names[i] (the losses, ops_loss.c and ops_keras_loss.c). */

@@ -1,8 +1,8 @@
 /* Keras's per-sample losses (tf.keras.losses' functions) of
  * include/weft/ops.h: the mean squared, absolute, absolute percentage
  * and squared logarithmic errors, huber, log_cosh, hinge, squared_hinge,
- * categorical_hinge, kl_divergence, poisson, cosine_similarity and the
- * three crossentropies on probabilities or logits.  Each reduces the last
+ * categorical_hinge, kl_divergence, poisson, cosine_similarity, the
+ * three crossentropies on probabilities or logits and the two focal ones.  Each reduces the last
  * axis as Keras does (a loss per sample, [...]), with Keras's formulas
  * and its epsilon 1e-7, and is a composition of elementwise steps
  * recorded with the public op's name (they fuse) and one reduction. */
@@ -280,9 +280,21 @@ static weft_value *smooth(const weft__steps *o, weft_value *t, double s, double 
     return add(o, mul(o, t, k(o, 1 - s)), k(o, s / classes));
 }
 
-/* Logits: tf.nn.sigmoid_cross_entropy_with_logits.  Probabilities,
- * Keras's: p clipped to [eps, 1 - eps], -(t log(p + eps) + (1 - t)
- * log(1 - p + eps)).  The mean over the last axis. */
+/* The binary crossentropy of each element.  Logits:
+ * tf.nn.sigmoid_cross_entropy_with_logits.  Probabilities, Keras's: p
+ * clipped to [eps, 1 - eps], -(t log(p + eps) + (1 - t) log(1 - p + eps)). */
+static weft_value *binary_ce(const weft__steps *o, weft_value *t, weft_value *y_pred,
+                             bool from_logits)
+{
+    if (from_logits)
+        return weft_sigmoid_cross_entropy_with_logits(o->cx, t, y_pred);
+    weft_value *p = clip(o, y_pred, KERAS_EPSILON, 1 - KERAS_EPSILON);
+    weft_value *log_p = ln(o, add(o, p, k(o, KERAS_EPSILON)));
+    weft_value *log_q = ln(o, add(o, sub(o, k(o, 1), p), k(o, KERAS_EPSILON)));
+    return negate(o, add(o, mul(o, t, log_p), mul(o, sub(o, k(o, 1), t), log_q)));
+}
+
+/* The mean over the last axis of the elements' binary crossentropies. */
 weft_value *weft_binary_crossentropy(weft_ctx *cx, weft_value *y_true, weft_value *y_pred,
                                      bool from_logits, double label_smoothing)
 {
@@ -292,14 +304,7 @@ weft_value *weft_binary_crossentropy(weft_ctx *cx, weft_value *y_true, weft_valu
     if (!take_pair(cx, o.fn, y_true, y_pred, &t) || !smoothing_ok(cx, o.fn, label_smoothing))
         return NULL;
     t = smooth(&o, t, label_smoothing, 2);
-    if (from_logits)
-        return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN,
-                                    weft_sigmoid_cross_entropy_with_logits(cx, t, y_pred)));
-    weft_value *p = clip(&o, y_pred, KERAS_EPSILON, 1 - KERAS_EPSILON);
-    weft_value *log_p = ln(&o, add(&o, p, k(&o, KERAS_EPSILON)));
-    weft_value *log_q = ln(&o, add(&o, sub(&o, k(&o, 1), p), k(&o, KERAS_EPSILON)));
-    weft_value *bce = add(&o, mul(&o, t, log_p), mul(&o, sub(&o, k(&o, 1), t), log_q));
-    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, negate(&o, bce)));
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, binary_ce(&o, t, y_pred, from_logits)));
 }
 
 /* The classes: y_pred's last dim, known while tracing. */
@@ -368,4 +373,69 @@ weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_value *y_tru
     if (!from_logits)
         logits = ln(&o, clip(&o, y_pred, KERAS_EPSILON, 1 - KERAS_EPSILON));
     return WEFT__KEEP(weft_sparse_softmax_cross_entropy_with_logits(cx, y_true, logits));
+}
+
+/* ---- Focal crossentropies ---------------------------------------------------- */
+
+/* alpha finite and gamma finite and >= 0; else the context fails. */
+static bool focal_ok(weft_ctx *cx, const char *fn, double alpha, double gamma)
+{
+    if (isfinite(alpha) && isfinite(gamma) && gamma >= 0)
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: alpha %g or gamma %g is not finite, or gamma is "
+                   "negative", fn, alpha, gamma);
+    return false;
+}
+
+/* Keras's (tf.keras.backend.binary_focal_crossentropy): the elements'
+ * crossentropies times (1 - p_t)^gamma, p_t the probability given to the
+ * true label, and with class balancing times t alpha + (1 - t) (1 -
+ * alpha); the mean over the last axis. */
+weft_value *weft_binary_focal_crossentropy(weft_ctx *cx, weft_value *y_true, weft_value *y_pred,
+                                           bool apply_class_balancing, double alpha,
+                                           double gamma, bool from_logits,
+                                           double label_smoothing)
+{
+    WEFT__SCOPE(cx);
+    const weft__steps o = { cx, "weft_binary_focal_crossentropy" };
+    weft_value *t;
+    if (!take_pair(cx, o.fn, y_true, y_pred, &t) || !smoothing_ok(cx, o.fn, label_smoothing) ||
+        !focal_ok(cx, o.fn, alpha, gamma))
+        return NULL;
+    t = smooth(&o, t, label_smoothing, 2);
+    weft_value *p = from_logits ? weft__step1(&o, WEFT__OP_SIGMOID, y_pred) : y_pred;
+    weft_value *not_t = sub(&o, k(&o, 1), t);
+    weft_value *p_t = add(&o, mul(&o, t, p), mul(&o, not_t, sub(&o, k(&o, 1), p)));
+    weft_value *factor = weft__step2(&o, WEFT__OP_POW, sub(&o, k(&o, 1), p_t), k(&o, gamma));
+    weft_value *focal = mul(&o, factor, binary_ce(&o, t, y_pred, from_logits));
+    if (apply_class_balancing) {
+        weft_value *weight = add(&o, mul(&o, t, k(&o, alpha)), mul(&o, not_t, k(&o, 1 - alpha)));
+        focal = mul(&o, weight, focal);
+    }
+    return WEFT__KEEP(last_axis(&o, WEFT_R_MEAN, focal));
+}
+
+/* Keras's (tf.keras.backend.categorical_focal_crossentropy): p (softmax
+ * of logits) over its sum, clipped to [eps, 1 - eps]; the sum over the
+ * last axis of alpha (1 - p)^gamma (-t log p). */
+weft_value *weft_categorical_focal_crossentropy(weft_ctx *cx, weft_value *y_true,
+                                                weft_value *y_pred, double alpha, double gamma,
+                                                bool from_logits, double label_smoothing)
+{
+    WEFT__SCOPE(cx);
+    const weft__steps o = { cx, "weft_categorical_focal_crossentropy" };
+    weft_value *t;
+    int64_t classes;
+    if (!take_pair(cx, o.fn, y_true, y_pred, &t) || !smoothing_ok(cx, o.fn, label_smoothing) ||
+        !focal_ok(cx, o.fn, alpha, gamma) || !classes_known(cx, o.fn, y_pred, &classes))
+        return NULL;
+    t = smooth(&o, t, label_smoothing, (double)classes);
+    weft_value *p = from_logits ? weft_softmax(cx, y_pred, -1) : y_pred;
+    static const int last = -1;
+    weft_value *total = weft_reduce(cx, WEFT_R_SUM, p, &last, 1, true);
+    p = clip(&o, quot(&o, p, total), KERAS_EPSILON, 1 - KERAS_EPSILON);
+    weft_value *ce = mul(&o, negate(&o, t), ln(&o, p));
+    weft_value *factor = weft__step2(&o, WEFT__OP_POW, sub(&o, k(&o, 1), p), k(&o, gamma));
+    weft_value *focal = mul(&o, mul(&o, factor, k(&o, alpha)), ce);
+    return WEFT__KEEP(last_axis(&o, WEFT_R_SUM, focal));
 }

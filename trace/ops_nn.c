@@ -468,6 +468,10 @@ static weft__fused_site selu_site = WEFT__FUSED_SITE("weft_selu", weft_selu, fal
 static weft__fused_site softsign_site = WEFT__FUSED_SITE("weft_softsign", weft_softsign, false);
 static weft__fused_site mish_site = WEFT__FUSED_SITE("weft_mish", weft_mish, false);
 static weft__fused_site relu6_site = WEFT__FUSED_SITE("weft_relu6", weft_relu6, false);
+static weft__fused_site hard_sigmoid_site =
+    WEFT__FUSED_SITE("weft_hard_sigmoid", weft_hard_sigmoid, false);
+static weft__fused_site hard_swish_site =
+    WEFT__FUSED_SITE("weft_hard_swish", weft_hard_swish, false);
 
 /* v times the constant c, in v's dtype (a weak constant). */
 static weft_value *scale(weft_ctx *cx, const char *fn, weft_value *v, double c)
@@ -588,7 +592,43 @@ weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
     if (weft__eager_fused(cx, &relu6_site, a, &y))
         return WEFT__KEEP(y);
     weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, a);
-    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MINIMUM, fn, r, weft_const_i64(cx, 6)));
+    /* 6 first: minimum's gradient goes to its first operand on a tie, so
+     * none reaches x at 6 (TensorFlow's Relu6Grad, 0 at both knees). */
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MINIMUM, fn, weft_const_i64(cx, 6), r));
+}
+
+/* relu6(x + 3) / 6, Keras 3's hard_sigmoid (a division, as there, so the
+ * same bits), with relu6's order of operands. */
+static weft_value *hard_sigmoid_of(weft_ctx *cx, const char *fn, weft_value *a)
+{
+    weft_value *shifted = weft__op_binary(cx, WEFT__OP_ADD, fn, a, weft_const_f64(cx, 3.0));
+    weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, shifted);
+    r = weft__op_binary(cx, WEFT__OP_MINIMUM, fn, weft_const_f64(cx, 6.0), r);
+    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, r, weft_const_f64(cx, 6.0));
+}
+
+weft_value *weft_hard_sigmoid(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_hard_sigmoid";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &hard_sigmoid_site, a, &y))
+        return WEFT__KEEP(y);
+    return WEFT__KEEP(hard_sigmoid_of(cx, fn, a));
+}
+
+weft_value *weft_hard_swish(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_hard_swish";
+    if (!enter(cx, fn, a) || !need_float(cx, fn, a))
+        return NULL;
+    weft_value *y;
+    if (weft__eager_fused(cx, &hard_swish_site, a, &y))
+        return WEFT__KEEP(y);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MUL, fn, a, hard_sigmoid_of(cx, fn, a)));
 }
 
 /* relu(x) and relu(-x) joined along axis (tf.nn.crelu's concat, then

@@ -382,3 +382,54 @@ weft_value *weft_sampled_softmax_loss(weft_ctx *cx, weft_value *weights, weft_va
     return WEFT__KEEP(sampled_loss(cx, "weft_sampled_softmax_loss", true, &s, weights, biases,
                                    labels, inputs, seed));
 }
+
+/* Whether the sampled candidates are an i32 or i64 vector; else the
+ * context fails. */
+static bool candidates_ok(weft_ctx *cx, const char *fn, weft_value *sampled)
+{
+    const weft_spec *s = weft__value_spec(sampled);
+    if ((s->dtype == WEFT_I32 || s->dtype == WEFT_I64) && s->rank == 1)
+        return true;
+    char str[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, s->rank == 1 ? WEFT_EDTYPE : WEFT_ESHAPE,
+                   "%s: the sampled candidates %s are not an i32 or i64 vector", fn,
+                   weft__spec_str(s, str, sizeof str));
+    return false;
+}
+
+/* TensorFlow's kernel maps each sampled class to its position, the last
+ * one where a class was drawn twice, and looks each row's true classes up
+ * in row-major order; so here: the largest matching position per (row,
+ * true class), then the pairs that have one, in that order. */
+int weft_compute_accidental_hits(weft_ctx *cx, weft_value *true_classes,
+                                 weft_value *sampled_candidates, int64_t num_true,
+                                 weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    static const char fn[] = "weft_compute_accidental_hits";
+    weft_value *in[2] = { true_classes, sampled_candidates };
+    int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 3);
+    if (rc != 0)
+        return rc;
+    if (!sampler_args_ok(cx, fn, true_classes, num_true, 1, false, 1) ||
+        !candidates_ok(cx, fn, sampled_candidates))
+        return weft_ctx_status(cx);
+    weft_value *sampled = weft_cast(cx, sampled_candidates, WEFT_I64);
+    weft_value *match = weft_eq(cx, weft_expand_dims(cx, weft_cast(cx, true_classes, WEFT_I64), 2),
+                                sampled);
+    weft_value *at = weft_where(cx, match, weft__ops_axis0_range(cx, sampled),
+                                weft_const_i64(cx, -1));
+    int along_sampled = 2;
+    weft_value *last = weft_reduce(cx, WEFT_R_MAX, at, &along_sampled, 1, false);
+    weft_value *pairs = weft_argwhere(cx, weft_ge(cx, last, weft_const_i64(cx, 0)));
+    weft_value *rows = weft_squeeze(cx, weft__ops_axis_slice(cx, pairs, 1, 0, 1), 1);
+    weft_value *indices = weft_cast(cx, rows, WEFT_I32);
+    weft_value *ids = weft_gather_nd(cx, last, pairs);
+    weft_value *weights = weft_fill_like(cx, weft_cast(cx, rows, WEFT_F32), -FLT_MAX);
+    if (weft_ctx_status(cx) == 0) {
+        outs[0] = indices;
+        outs[1] = ids;
+        outs[2] = weights;
+    }
+    return weft_ctx_status(cx);
+}

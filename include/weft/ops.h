@@ -255,6 +255,37 @@ WEFT_API weft_value *weft_lgamma(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_digamma(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_erfinv(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_ndtri(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.log2, log10, exp2 and cbrt (the cube root,
+ * negative for negative x): float functions as the ones above, each the
+ * C libm function of its name on every tier, so NumPy's values (TensorFlow's
+ * NumPy layer composes them: log(x) / log(2), 2 ** x, a power of |x|, a
+ * rounding or two apart).  log2 and log10 are -inf at 0 and NaN below;
+ * exp2 is 0 from -1075 (f64) down and +inf from 1024 up. */
+WEFT_API weft_value *weft_log2(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_log10(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_exp2(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_cbrt(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.logaddexp(x1, x2) = log(e^x1 + e^x2) and
+ * logaddexp2 = log2(2^x1 + 2^x2), elementwise (broadcast and promoted as
+ * atan2: integers and bool compute in f64, weak scalars take the other's
+ * dtype), in NumPy's form max(x1, x2) + log1p(e^-|x1 - x2|) (log1p(2^-|d|)
+ * / ln 2), which neither overflows nor loses a tiny share; where x1 - x2 is
+ * NaN (a NaN, or two infinities of one sign) the result is x1 + x2. */
+WEFT_API weft_value *weft_logaddexp(weft_ctx *cx, weft_value *x1, weft_value *x2);
+WEFT_API weft_value *weft_logaddexp2(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* tf.experimental.numpy.sinc: sin(pi x) / (pi x), the normalized sinc,
+ * elementwise in x's float dtype (integers and bool in f64), in NumPy's
+ * formula: 0 is first replaced by 1e-20, which gives exactly 1 there and a
+ * zero gradient; +-inf gives NaN (sin of inf), as in NumPy. */
+WEFT_API weft_value *weft_sinc(weft_ctx *cx, weft_value *x);
+/* tf.experimental.numpy.kron(a, b): the Kronecker product, NumPy's kron in
+ * any rank (the operand of lower rank takes leading 1s): dim d of the
+ * result is a.dims[d] * b.dims[d] and out[i * b.dims + j] = a[i] * b[j]
+ * per dim, i.e. each element of a scales a whole copy of b.  Dtypes
+ * promote as weft_mul (numbers only); every dim known while tracing and
+ * the rank at most WEFT_MAX_RANK / 2 (4), else WEFT_ESHAPE.  A broadcast
+ * multiply and a reshape, so gradients flow to both. */
+WEFT_API weft_value *weft_kron(weft_ctx *cx, weft_value *a, weft_value *b);
 /* tf.math.bessel_i0, bessel_i0e, bessel_i1 and bessel_i1e: the modified
  * Bessel functions of the first kind of orders 0 and 1, and the same
  * times exp(-|x|) (the scaled forms stay finite where the others
@@ -766,7 +797,8 @@ WEFT_API weft_value *weft_gelu(weft_ctx *cx, weft_value *a);
  * (approximate=False), in TensorFlow's order of operations.  These take f32
  * and f64 only.  relu6: min(max(x, 0), 6) (tf.nn.relu6); like relu it
  * takes integers too and keeps their dtype; bool is WEFT_EDTYPE.  NaN
- * stays NaN in all of them; -0.0 gives 0.0 in relu6; silu(-inf) and
+ * stays NaN in all of them; -0.0 gives 0.0 in relu6, whose gradient is 0
+ * at both knees, 0 and 6 (TensorFlow's Relu6Grad); silu(-inf) and
  * gelu_exact(-inf) are NaN (-inf times 0), as in TensorFlow. */
 WEFT_API weft_value *weft_softplus(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_log_sigmoid(weft_ctx *cx, weft_value *a);
@@ -776,6 +808,14 @@ WEFT_API weft_value *weft_relu6(weft_ctx *cx, weft_value *a);
  * the last; the rank known while tracing), which doubles that dim.
  * Numbers; bool is WEFT_EDTYPE. */
 WEFT_API weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis);
+/* Keras 3's hard_sigmoid: relu6(x + 3) / 6, a piecewise-linear sigmoid
+ * (0 below -3, 1 above 3; Keras 2's was clip(0.2 x + 0.5, 0, 1), with other
+ * knees), and hard_swish (Keras' hard_silu): x * hard_sigmoid(x), as in
+ * MobileNetV3.  f32 and f64 only (WEFT_EDTYPE); NaN stays NaN; the gradient
+ * is 1/6 strictly between -3 and 3 and 0 elsewhere, the knees included
+ * (TensorFlow's Relu6Grad). */
+WEFT_API weft_value *weft_hard_sigmoid(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_hard_swish(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a);
 /* tf.nn.selu: 1.0507009873554805 * (x where x > 0, else
  * 1.6732632423543772 * expm1(x)); tf.nn.softsign: x / (1 + |x|); mish
@@ -2095,6 +2135,28 @@ WEFT_API weft_value *weft_rfft2d(weft_ctx *cx, weft_value *input, const int64_t 
 WEFT_API weft_value *weft_irfft2d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
 WEFT_API weft_value *weft_rfft3d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
 WEFT_API weft_value *weft_irfft3d(weft_ctx *cx, weft_value *input, const int64_t *fft_length);
+/* tf.signal.fftnd / ifftnd / rfftnd / irfftnd (input, fft_length, axes),
+ * NumPy's fftn family: the transforms over any n_axes axes of numbers
+ * (complex [..., 2] tensors count their axes before the pairs' axis;
+ * negative axes from the last of them).  axes (int[n_axes], borrowed, no
+ * axis twice) NULL takes the last n_axes axes; fft_length (int64_t[n_axes],
+ * borrowed) cuts or zero-pads each axis first, NULL keeps the dims; with
+ * both NULL, n_axes 0 takes every axis.  rfftnd takes a real tensor and
+ * gives the last axis listed fft_length / 2 + 1 bins (a real transform),
+ * the others complex ones; irfftnd runs the inverse complex transforms,
+ * then the real inverse along the last axis listed (length fft_length's,
+ * else 2 (bins - 1)), scaled by 1 / n per axis as ifft.  An axis cut or
+ * padded needs its dim known while tracing.  TensorFlow's norm is not
+ * taken (its default, "backward": the inverse is scaled).  The 1-D node
+ * per axis, so gradients as those of weft_fft and weft_rfft. */
+WEFT_API weft_value *weft_fftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
+                                const int *axes, int n_axes);
+WEFT_API weft_value *weft_ifftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
+                                 const int *axes, int n_axes);
+WEFT_API weft_value *weft_rfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
+                                 const int *axes, int n_axes);
+WEFT_API weft_value *weft_irfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
+                                  const int *axes, int n_axes);
 
 /* ---- Image ops ----
  *
@@ -2450,6 +2512,20 @@ WEFT_API int weft_fixed_unigram_candidate_sampler(
 WEFT_API int weft_all_candidate_sampler(weft_ctx *cx, weft_value *true_classes,
                                         int64_t num_true, int64_t num_sampled, bool unique,
                                         weft_value **outs);
+/* tf.nn.compute_accidental_hits(true_classes, sampled_candidates,
+ * num_true): where a row's true class was also sampled.  true_classes
+ * [batch, num_true] and sampled_candidates [num_sampled], i32 or i64.  One
+ * hit per (row, true class) whose class is among the candidates, in
+ * row-major order of those pairs (a class twice in a row hits twice, as in
+ * TensorFlow): outs[0] i32 [hits] the row, outs[1] i64 [hits] the
+ * candidate's position (the last one when a class was sampled twice:
+ * TensorFlow's map keeps the last), outs[2] f32 [hits] all -FLT_MAX, the
+ * weights that push those logits down.  hits is known when the function
+ * runs.  num_true 1 or more and the true classes' last dim (WEFT_EINVAL,
+ * WEFT_ESHAPE).  Returns weft_ctx_status(cx); outs NULL is WEFT_EINVAL. */
+WEFT_API int weft_compute_accidental_hits(weft_ctx *cx, weft_value *true_classes,
+                                          weft_value *sampled_candidates, int64_t num_true,
+                                          weft_value **outs);
 /* tf.nn.nce_loss(weights, biases, labels, inputs, num_sampled,
  * num_classes, num_true, remove_accidental_hits) and
  * tf.nn.sampled_softmax_loss(...): TensorFlow's sampled logits with its
@@ -2548,6 +2624,30 @@ WEFT_API weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_t
                                                    double label_smoothing);
 WEFT_API weft_value *weft_sparse_categorical_crossentropy(weft_ctx *cx, weft_value *y_true,
                                                           weft_value *y_pred, bool from_logits);
+/* tf.keras.losses.binary_focal_crossentropy(y_true, y_pred,
+ * apply_class_balancing, alpha, gamma, from_logits, label_smoothing) and
+ * categorical_focal_crossentropy(y_true, y_pred, alpha, gamma,
+ * from_logits, label_smoothing), per sample as the losses above, with
+ * tf.keras's (Keras 2's) formulas.  Binary: each element's crossentropy
+ * (binary_crossentropy's, logits through
+ * weft_sigmoid_cross_entropy_with_logits) times (1 - p_t)^gamma, p_t = t p
+ * + (1 - t) (1 - p) with p the probability (the sigmoid of a logit), and
+ * with apply_class_balancing times t alpha + (1 - t) (1 - alpha); the mean
+ * over the last axis.  Categorical: p (the softmax of logits) over its
+ * sum, clipped to [eps, 1 - eps], then the sum over the last axis of
+ * alpha (1 - p)^gamma (-t log p), classes known while tracing.  Keras's
+ * defaults: alpha 0.25, gamma 2.  alpha finite, gamma finite and >= 0, else
+ * WEFT_EINVAL.  gamma 0 gives the plain crossentropy (times alpha for the
+ * categorical one). */
+WEFT_API weft_value *weft_binary_focal_crossentropy(weft_ctx *cx, weft_value *y_true,
+                                                    weft_value *y_pred,
+                                                    bool apply_class_balancing, double alpha,
+                                                    double gamma, bool from_logits,
+                                                    double label_smoothing);
+WEFT_API weft_value *weft_categorical_focal_crossentropy(weft_ctx *cx, weft_value *y_true,
+                                                         weft_value *y_pred, double alpha,
+                                                         double gamma, bool from_logits,
+                                                         double label_smoothing);
 /* tf.nn.l2_loss(t): sum(t^2) / 2 over every element, a scalar of t's
  * dtype (f32 or f64). */
 WEFT_API weft_value *weft_l2_loss(weft_ctx *cx, weft_value *t);

@@ -136,7 +136,8 @@ static weft_value *unary(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint6
                                 weft_bessel_i1, weft_bessel_i1e, weft_bessel_j0, weft_bessel_j1,
                                 weft_bessel_y0, weft_bessel_y1, weft_bessel_k0, weft_bessel_k0e,
                                 weft_bessel_k1, weft_bessel_k1e, weft_expint, weft_dawsn,
-                                weft_spence, weft_fresnel_cos, weft_fresnel_sin };
+                                weft_spence, weft_fresnel_cos, weft_fresnel_sin, weft_log2,
+                                weft_log10, weft_exp2, weft_cbrt };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
     return ops[k](cx, k < 11 ? numeric(cx, a, sa) : a);
 }

@@ -106,7 +106,8 @@ static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_floordiv, weft_ge, weft_ne, weft_truediv, weft_atan2,
                                    weft_igamma, weft_igammac, weft_truncatediv,
                                    weft_truncatemod, weft_zeta, weft_polygamma,
-                                   weft_nextafter, betainc_ab };
+                                   weft_nextafter, betainc_ab, weft_logaddexp,
+                                   weft_logaddexp2 };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
                                     weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
                                     weft_relu6 };
@@ -121,6 +122,8 @@ static const diff_unop flt_un[] = { weft_sqrt, weft_exp, weft_log, weft_tanh, we
                                     weft_bessel_y1, weft_bessel_k0, weft_bessel_k0e,
                                     weft_bessel_k1, weft_bessel_k1e, weft_expint, weft_dawsn,
                                     weft_spence, weft_fresnel_cos, weft_fresnel_sin,
+                                    weft_log2, weft_log10, weft_exp2, weft_cbrt, weft_sinc,
+                                    weft_hard_sigmoid, weft_hard_swish,
                                     weft_selu, weft_softsign, weft_mish, weft_softplus, weft_silu, weft_log_sigmoid, weft_gelu_exact,
                                     weft_gelu, weft_elu, leaky_relu_02, softmax_last,
                                     log_softmax_last, logsumexp_last };
@@ -322,7 +325,8 @@ static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_bitwise_and, weft_bitwise_or, weft_bitwise_xor,
                                    weft_left_shift, weft_right_shift, weft_igamma, weft_igammac,
                                    weft_truncatediv, weft_truncatemod, weft_zeta, weft_polygamma,
-                                   weft_nextafter, betainc_ab };
+                                   weft_nextafter, betainc_ab, weft_logaddexp,
+                                   weft_logaddexp2 };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
@@ -334,6 +338,7 @@ static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_l
                                  weft_bessel_y0, weft_bessel_y1, weft_bessel_k0, weft_bessel_k0e,
                                  weft_bessel_k1, weft_bessel_k1e, weft_expint, weft_dawsn,
                                  weft_spence, weft_fresnel_cos, weft_fresnel_sin, weft_invert,
+                                 weft_log2, weft_log10, weft_exp2, weft_cbrt,
                                  weft_is_nan,
                                  weft_is_inf,
                                  weft_is_finite, weft_softplus,

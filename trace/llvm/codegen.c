@@ -259,6 +259,10 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_FRESNEL_COS: return PICK(weft__fresnel_cos);
     case WEFT__OP_FRESNEL_SIN: return PICK(weft__fresnel_sin);
     case WEFT__OP_BETAINC: return PICK(weft__betainc);
+    case WEFT__OP_LOG2:  return PICK(log2);
+    case WEFT__OP_LOG10: return PICK(log10);
+    case WEFT__OP_EXP2:  return PICK(exp2);
+    case WEFT__OP_CBRT:  return PICK(cbrt);
     default:             return NULL;
     }
 #undef PICK
@@ -488,7 +492,8 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_BESSEL_J1: case WEFT__OP_BESSEL_Y0: case WEFT__OP_BESSEL_Y1:
     case WEFT__OP_BESSEL_K0: case WEFT__OP_BESSEL_K0E: case WEFT__OP_BESSEL_K1:
     case WEFT__OP_BESSEL_K1E: case WEFT__OP_EXPINT: case WEFT__OP_DAWSN: case WEFT__OP_SPENCE:
-    case WEFT__OP_FRESNEL_COS: case WEFT__OP_FRESNEL_SIN:
+    case WEFT__OP_FRESNEL_COS: case WEFT__OP_FRESNEL_SIN: case WEFT__OP_LOG2:
+    case WEFT__OP_LOG10: case WEFT__OP_EXP2: case WEFT__OP_CBRT:
         return call_libm(g, libm_of(in->op, dt), T, a, NULL);
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return emit_test(g, in->op, fl, a);

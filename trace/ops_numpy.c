@@ -1,0 +1,132 @@
+/* Functions of tf.experimental.numpy that TensorFlow's own namespaces lack
+ * (logaddexp, logaddexp2, sinc, kron), each composed of weft's ops in
+ * NumPy's formula, so eager, traced and fused runs give the same bits and
+ * the gradients come from the parts.  log2, log10, exp2 and cbrt are float
+ * functions of their own (ops_math.c). */
+#include "trace/ctx.h"
+#include "trace/eager_fused.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+static const double PI = 3.14159265358979323846;
+static const double LN2 = 0.69314718055994530942;
+
+/* v as dtype dt: itself when it already is, else a cast. */
+static weft_value *as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
+{
+    return weft__value_spec(v)->dtype == dt ? v : weft_cast(cx, v, dt);
+}
+
+/* log(e^x1 + e^x2) or its base-2 twin, NumPy's way: the larger plus the
+ * log of one plus the smaller's share, so nothing overflows; a NaN
+ * difference (NaN, or two infinities of one sign) gives x1 + x2. */
+static weft_value *log_add_exp(weft_ctx *cx, const char *fn, weft_value *x1, weft_value *x2,
+                               bool base2)
+{
+    weft_value *in[2] = { x1, x2 };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    weft_dtype dt = weft__ops_float_dtype(in, 2);
+    x1 = as_dtype(cx, x1, dt);
+    x2 = as_dtype(cx, x2, dt);
+    weft__steps s = { cx, fn };
+    weft_value *delta = weft__step2(&s, WEFT__OP_SUB, x1, x2);
+    weft_value *fall = weft__step1(&s, WEFT__OP_NEG, weft__step1(&s, WEFT__OP_ABS, delta));
+    weft_value *tail =
+        base2 ? weft__step2(&s, WEFT__OP_TRUEDIV,
+                            weft__step1(&s, WEFT__OP_LOG1P, weft__step1(&s, WEFT__OP_EXP2, fall)),
+                            weft_const_f64(cx, LN2))
+              : weft__step1(&s, WEFT__OP_LOG1P, weft__step1(&s, WEFT__OP_EXP, fall));
+    weft_value *top = weft__step2(&s, WEFT__OP_MAXIMUM, x1, x2);
+    weft_value *sum = weft__step2(&s, WEFT__OP_ADD, top, tail);
+    weft_value *nan = weft__step1(&s, WEFT__OP_IS_NAN, delta);
+    return weft_where(cx, nan, weft__step2(&s, WEFT__OP_ADD, x1, x2), sum);
+}
+
+weft_value *weft_logaddexp(weft_ctx *cx, weft_value *x1, weft_value *x2)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(log_add_exp(cx, "weft_logaddexp", x1, x2, false));
+}
+
+weft_value *weft_logaddexp2(weft_ctx *cx, weft_value *x1, weft_value *x2)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(log_add_exp(cx, "weft_logaddexp2", x1, x2, true));
+}
+
+static weft__fused_site sinc_site = WEFT__FUSED_SITE("weft_sinc", weft_sinc, false);
+
+/* sin(pi x) / (pi x), NumPy's formula: x = 0 is replaced by 1e-20 first,
+ * which gives exactly 1 there (and a zero gradient, the true one). */
+weft_value *weft_sinc(weft_ctx *cx, weft_value *x)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_sinc";
+    if (!weft__op_enter(cx, fn, &x, 1))
+        return NULL;
+    x = as_dtype(cx, x, weft__ops_float_dtype(&x, 1));
+    weft_value *y;
+    if (weft__eager_fused(cx, &sinc_site, x, &y))
+        return WEFT__KEEP(y);
+    weft__steps s = { cx, fn };
+    weft_value *zero = weft__step2(&s, WEFT__OP_EQ, x, weft_const_f64(cx, 0.0));
+    weft_value *safe = weft_where(cx, zero, weft_const_f64(cx, 1e-20), x);
+    weft_value *t = weft__step2(&s, WEFT__OP_MUL, weft_const_f64(cx, PI), safe);
+    return WEFT__KEEP(weft__step2(&s, WEFT__OP_TRUEDIV, weft__step1(&s, WEFT__OP_SIN, t), t));
+}
+
+/* Whether every dim of v is known while tracing; else the context fails. */
+static bool dims_known(weft_ctx *cx, const char *fn, const char *name, const weft_value *v)
+{
+    const weft_spec *s = weft__value_spec(v);
+    for (int d = 0; d < s->rank; d++)
+        if (s->dims[d] < 0) {
+            char str[WEFT__SPEC_STR_MAX];
+            weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s is %s; its dims must be known while tracing",
+                           fn, name, weft__spec_str(s, str, sizeof str));
+            return false;
+        }
+    return true;
+}
+
+/* v as rank 2 * rank: its dims, with 1s in front up to `rank`, each
+ * followed by a 1 ([v0, 1, v1, 1, ...]), or with ones_first each preceded
+ * by one ([1, v0, 1, v1, ...]). */
+static weft_value *interleave_ones(weft_ctx *cx, weft_value *v, int rank, bool ones_first)
+{
+    const weft_spec *s = weft__value_spec(v);
+    int64_t dims[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        int src = d - (rank - s->rank);
+        dims[2 * d + ones_first] = src < 0 ? 1 : s->dims[src];
+        dims[2 * d + !ones_first] = 1;
+    }
+    return weft_reshape(cx, v, 2 * rank, dims);
+}
+
+/* NumPy's kron: the block matrix of a's elements times b, in any rank (the
+ * shorter operand takes leading 1s): out[i * b.shape + j] = a[i] * b[j]
+ * per dim.  Dims known while tracing, rank at most WEFT_MAX_RANK / 2. */
+weft_value *weft_kron(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_kron";
+    weft_value *in[2] = { a, b };
+    if (!weft__op_enter(cx, fn, in, 2) || !dims_known(cx, fn, "a", a) ||
+        !dims_known(cx, fn, "b", b))
+        return NULL;
+    const weft_spec *sa = weft__value_spec(a), *sb = weft__value_spec(b);
+    int rank = sa->rank > sb->rank ? sa->rank : sb->rank;
+    if (2 * rank > WEFT_MAX_RANK)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: rank %d is above %d", fn, rank,
+                              WEFT_MAX_RANK / 2);
+    int64_t dims[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        int ia = d - (rank - sa->rank), ib = d - (rank - sb->rank);
+        dims[d] = (ia < 0 ? 1 : sa->dims[ia]) * (ib < 0 ? 1 : sb->dims[ib]);
+    }
+    weft_value *blocks = weft__op_binary(cx, WEFT__OP_MUL, fn, interleave_ones(cx, a, rank, false),
+                                         interleave_ones(cx, b, rank, true));
+    return WEFT__KEEP(weft_reshape(cx, blocks, rank, dims));
+}
