@@ -207,6 +207,10 @@ static int binary(const rule_in *r)
         gb = FOR_B(weft_neg(cx, weft_div(cx, weft_mul(cx, g, a), den)));
         break;
     }
+    case WEFT__OP_HYPOT:   /* a / h and b / h, h the result */
+        ga = FOR_A(weft_div(cx, weft_mul(cx, g, a), y));
+        gb = FOR_B(weft_div(cx, weft_mul(cx, g, b), y));
+        break;
     case WEFT__OP_FLOORDIV: case WEFT__OP_TRUNCATEDIV:
         return 0;  /* TensorFlow: no gradient, read as zero */
     default:

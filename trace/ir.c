@@ -110,7 +110,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_FRACTIONAL_POOL] = "fractional_pool",
     [WEFT__OP_UNIGRAM_CANDIDATES] = "unigram_candidate_sampler",
     [WEFT__OP_LOG2] = "log2", [WEFT__OP_LOG10] = "log10", [WEFT__OP_EXP2] = "exp2",
-    [WEFT__OP_CBRT] = "cbrt",
+    [WEFT__OP_CBRT] = "cbrt", [WEFT__OP_HYPOT] = "hypot",
     [WEFT__OP_BOX_PROPOSALS] = "generate_bounding_box_proposals",
     [WEFT__OP_EDIT_DISTANCE] = "edit_distance",
     [WEFT__OP_CANDIDATES] = "candidate_sampler",

@@ -220,6 +220,7 @@
     XX(LOG10,      UNARY,   1)             \
     XX(EXP2,       UNARY,   1)             \
     XX(CBRT,       UNARY,   1)             \
+    XX(HYPOT,      BINARY,  2)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

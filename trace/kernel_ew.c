@@ -219,6 +219,7 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T exp2_##S(T a) { return exp2##M(a); }                               \
     static inline T cbrt_##S(T a) { return cbrt##M(a); }                               \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
+    static inline T hypot_##S(T a, T b) { return hypot##M(a, b); }                     \
     static inline T igamma_##S(T a, T b) { return weft__igamma##M(a, b); }             \
     static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
     static inline T truncatediv_##S(T a, T b) { return trunc##M(a / b); }              \
@@ -663,6 +664,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_CALL_FN(exp2_##S##_loop, T, T, exp2_##S(x))                                     \
     UN_CALL_FN(cbrt_##S##_loop, T, T, cbrt_##S(x))                                     \
     BIN_CALL_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))                               \
+    BIN_CALL_FN(hypot_##S##_loop, T, T, hypot_##S(x, y))                               \
     BIN_CALL_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                             \
     BIN_CALL_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                           \
     BIN_CALL_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                 \
@@ -739,6 +741,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_FRESNEL_COS] = FROW(fresnel_cos), [WEFT__OP_FRESNEL_SIN] = FROW(fresnel_sin),
     [WEFT__OP_LOG2] = FROW(log2),   [WEFT__OP_LOG10] = FROW(log10),
     [WEFT__OP_EXP2] = FROW(exp2),   [WEFT__OP_CBRT] = FROW(cbrt),
+    [WEFT__OP_HYPOT] = FROW(hypot),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),

@@ -411,6 +411,12 @@ int weft_compute_accidental_hits(weft_ctx *cx, weft_value *true_classes,
     int rc = weft__ctx_enter_int(cx, fn, in, 2, outs, 3);
     if (rc != 0)
         return rc;
+    if (num_true < 1) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: num_true %lld is not 1 or more", fn,
+                       (long long)num_true);
+        return weft_ctx_status(cx);
+    }
+    /* No sampling here: the sampler's check with a draw of one class. */
     if (!sampler_args_ok(cx, fn, true_classes, num_true, 1, false, 1) ||
         !candidates_ok(cx, fn, sampled_candidates))
         return weft_ctx_status(cx);

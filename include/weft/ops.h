@@ -265,6 +265,12 @@ WEFT_API weft_value *weft_log2(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_log10(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_exp2(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_cbrt(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.hypot(x1, x2): sqrt(x1^2 + x2^2) elementwise,
+ * C's hypot (no overflow or underflow on the way; +inf when either is
+ * infinite, even beside a NaN), broadcast and promoted as atan2.  Its
+ * gradient is x1 / h and x2 / h, NaN at (0, 0) as TensorFlow's sqrt
+ * form. */
+WEFT_API weft_value *weft_hypot(weft_ctx *cx, weft_value *x1, weft_value *x2);
 /* tf.experimental.numpy.logaddexp(x1, x2) = log(e^x1 + e^x2) and
  * logaddexp2 = log2(2^x1 + 2^x2), elementwise (broadcast and promoted as
  * atan2: integers and bool compute in f64, weak scalars take the other's
@@ -286,6 +292,36 @@ WEFT_API weft_value *weft_sinc(weft_ctx *cx, weft_value *x);
  * the rank at most WEFT_MAX_RANK / 2 (4), else WEFT_ESHAPE.  A broadcast
  * multiply and a reshape, so gradients flow to both. */
 WEFT_API weft_value *weft_kron(weft_ctx *cx, weft_value *a, weft_value *b);
+/* tf.experimental.numpy.tril(m, k) and triu(m, k): m (rank >= 2, its last
+ * two dims known while tracing) with the elements above (tril) or below
+ * (triu) diagonal k of each matrix zeroed: tril keeps column j of row i
+ * where j - i <= k, triu where j - i >= k (k 0 the main diagonal, > 0
+ * above it).  Any dtype; tf.linalg.band_part's counts are from the main
+ * diagonal only. */
+WEFT_API weft_value *weft_tril(weft_ctx *cx, weft_value *m, int64_t k);
+WEFT_API weft_value *weft_triu(weft_ctx *cx, weft_value *m, int64_t k);
+/* tf.experimental.numpy.diff(a, n, axis): the n-th forward difference
+ * along axis, a[1:] - a[:-1] applied n times (n >= 0; bool: a[1:] !=
+ * a[:-1], as NumPy), so that dim shrinks by n (to 0 at the least).  a's
+ * rank known while tracing; the dim may be unknown, then with n at most
+ * 64 (each step records its ops; WEFT_EINVAL above). */
+WEFT_API weft_value *weft_diff(weft_ctx *cx, weft_value *a, int64_t n, int axis);
+/* tf.experimental.numpy.outer(a, b): [numel(a), numel(b)], a flattened as
+ * a column times b flattened as a row (weft_mul's dtype rule). */
+WEFT_API weft_value *weft_outer(weft_ctx *cx, weft_value *a, weft_value *b);
+/* tf.experimental.numpy.isclose(a, b, rtol, atol, equal_nan) and
+ * allclose: NumPy's test |a - b| <= atol + rtol |b| where b is finite, or
+ * a == b (so equal infinities are close), or with equal_nan both NaN;
+ * computed in the float dtype the two promote to (integers and bool in
+ * f64), broadcast; a bool tensor, and for allclose whether every element
+ * is close (a bool scalar; true when there is none).  NumPy's defaults:
+ * rtol 1e-5, atol 1e-8; both finite and >= 0 (WEFT_EINVAL).  TensorFlow's
+ * NumPy layer finds equal infinities not close (inf - inf is NaN); weft
+ * follows NumPy. */
+WEFT_API weft_value *weft_isclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol,
+                                  double atol, bool equal_nan);
+WEFT_API weft_value *weft_allclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol,
+                                   double atol, bool equal_nan);
 /* tf.math.bessel_i0, bessel_i0e, bessel_i1 and bessel_i1e: the modified
  * Bessel functions of the first kind of orders 0 and 1, and the same
  * times exp(-|x|) (the scaled forms stay finite where the others
@@ -816,6 +852,40 @@ WEFT_API weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis);
  * (TensorFlow's Relu6Grad). */
 WEFT_API weft_value *weft_hard_sigmoid(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_hard_swish(weft_ctx *cx, weft_value *a);
+/* Keras 3's other activations (keras.activations.*), on f32 or f64 only
+ * (WEFT_EDTYPE), compositions in Keras's formulas:
+ *   celu(x, alpha)          max(x, 0) + alpha expm1(min(x, 0) / alpha);
+ *                           alpha finite and nonzero (Keras: 1)
+ *   glu(x, axis)            a * sigmoid(b), a and b the halves of x along
+ *                           axis (an even dim known while tracing, else
+ *                           WEFT_ESHAPE; Keras: axis -1)
+ *   hard_tanh(x)            min(max(x, -1), 1)
+ *   hard_shrink(x, t)       x where |x| > t, else 0 (Keras: t 0.5)
+ *   soft_shrink(x, t)       x - t above t, x + t below -t, else 0
+ *   tanh_shrink(x)          x - tanh(x)
+ *   squareplus(x, b)        (x + sqrt(x^2 + b)) / 2 (Keras: b 4)
+ *   sparse_plus(x)          0 up to -1, (x + 1)^2 / 4 below 1, else x
+ *   sparsemax(x, axis)      the Euclidean projection of each slice along
+ *                           axis onto the probability simplex (Martins and
+ *                           Astudillo): max(x - tau, 0), tau from the
+ *                           sorted values, so the slice sums to 1 with
+ *                           exact zeros.  Keras 3 reads tau's sum as the
+ *                           largest cumulative sum, which is wrong once a
+ *                           value in the support is negative; weft sums
+ *                           the support (TensorFlow Addons' answer).
+ * t and b finite and >= 0 (WEFT_EINVAL).  In the elementwise ones NaN
+ * gives NaN, but 0 in the shrinks (their comparisons fail, as Keras's).  Gradients through the
+ * parts; sparsemax's through the sort, diag(s) - s s^T / k on the support
+ * s of size k. */
+WEFT_API weft_value *weft_celu(weft_ctx *cx, weft_value *x, double alpha);
+WEFT_API weft_value *weft_glu(weft_ctx *cx, weft_value *x, int axis);
+WEFT_API weft_value *weft_hard_tanh(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_hard_shrink(weft_ctx *cx, weft_value *x, double threshold);
+WEFT_API weft_value *weft_soft_shrink(weft_ctx *cx, weft_value *x, double threshold);
+WEFT_API weft_value *weft_tanh_shrink(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_squareplus(weft_ctx *cx, weft_value *x, double b);
+WEFT_API weft_value *weft_sparse_plus(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_sparsemax(weft_ctx *cx, weft_value *x, int axis);
 WEFT_API weft_value *weft_gelu_exact(weft_ctx *cx, weft_value *a);
 /* tf.nn.selu: 1.0507009873554805 * (x where x > 0, else
  * 1.6732632423543772 * expm1(x)); tf.nn.softsign: x / (1 + |x|); mish

@@ -263,6 +263,7 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_LOG10: return PICK(log10);
     case WEFT__OP_EXP2:  return PICK(exp2);
     case WEFT__OP_CBRT:  return PICK(cbrt);
+    case WEFT__OP_HYPOT: return PICK(hypot);
     default:             return NULL;
     }
 #undef PICK
@@ -447,7 +448,7 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_TRUNCATEMOD:
         return fl ? call_libm(g, libm_of(in->op, dt), T, a, y) : int_trunc_divmod(g, true, a, y);
     case WEFT__OP_POW: case WEFT__OP_ATAN2: case WEFT__OP_IGAMMA: case WEFT__OP_IGAMMAC:
-    case WEFT__OP_ZETA: case WEFT__OP_POLYGAMMA: case WEFT__OP_NEXTAFTER:
+    case WEFT__OP_ZETA: case WEFT__OP_POLYGAMMA: case WEFT__OP_NEXTAFTER: case WEFT__OP_HYPOT:
         return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
