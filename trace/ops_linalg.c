@@ -1,7 +1,7 @@
 /* Matrix helpers and small math ops of include/weft/ops.h: band_part,
  * matrix_diag, matrix_set_diag, matrix_diag_part, matrix_transpose,
  * tensor_diag, tensor_diag_part, trace, cross, norm, clip_by_norm, clip_by_global_norm,
- * divide_no_nan, squared_difference, reciprocal, reciprocal_no_nan, xlogy,
+ * global_norm, divide_no_nan, squared_difference, reciprocal, reciprocal_no_nan, xlogy,
  * xlog1py, xdivy and multiply_no_nan.  Each is a
  * composition of other ops (as ops_nn.c's), checks its inputs first so
  * that an error names the public op, and builds its elementwise steps
@@ -346,6 +346,47 @@ weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_norm, con
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_DIV, fn, scaled, den));
 }
 
+/* sqrt of the sum of every tensor's squares, in f64 (ts checked). */
+static weft_value *global_norm_of(weft_ctx *cx, const char *fn, weft_value *const *ts, size_t n)
+{
+    weft_value *total = weft_const_f64(cx, 0.0);
+    for (size_t i = 0; i < n; i++) {
+        weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, weft_cast(cx, ts[i], WEFT_F64));
+        total = weft__op_binary(cx, WEFT__OP_ADD, fn, total,
+                                weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false));
+    }
+    return weft__op_unary(cx, WEFT__OP_SQRT, fn, total);
+}
+
+/* Whether ts[0..n) are n >= 1 entered float tensors; else the context
+ * fails naming fn. */
+static bool float_list(weft_ctx *cx, const char *fn, weft_value *const *ts, size_t n)
+{
+    if (!ts || n == 0) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn, n == 0 ? "no tensors" : "ts is NULL");
+        return false;
+    }
+    if (!weft__op_enter(cx, fn, ts, n))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!need_float(cx, fn, ts[i], "a tensor"))
+            return false;
+    return true;
+}
+
+weft_value *weft_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_global_norm";
+    if (!cx) {
+        weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
+        return NULL;
+    }
+    if (!float_list(cx, fn, ts, n))
+        return NULL;
+    return WEFT__KEEP(global_norm_of(cx, fn, ts, n));
+}
+
 int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n, double clip_norm,
                              weft_value **outs)
 {
@@ -357,29 +398,19 @@ int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n, doub
         weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
         return WEFT_EINVAL;
     }
-    if (!ts || !outs || n == 0) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s", fn, n == 0 ? "no tensors" : "ts or outs is NULL");
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
         return weft_ctx_status(cx);
     }
-    if (!weft__op_enter(cx, fn, ts, n))
+    if (!float_list(cx, fn, ts, n))
         return weft_ctx_status(cx);
     if (!(clip_norm > 0) || !isfinite(clip_norm)) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: clip_norm %g is not finite and > 0", fn, clip_norm);
         return weft_ctx_status(cx);
     }
-    for (size_t i = 0; i < n; i++)
-        if (!need_float(cx, fn, ts[i], "a tensor"))
-            return weft_ctx_status(cx);
-    /* sqrt of the sum of every tensor's squares, in f64; then TensorFlow's
-     * t * clip_norm / max(global_norm, clip_norm), the scale in each
-     * tensor's dtype. */
-    weft_value *total = weft_const_f64(cx, 0.0);
-    for (size_t i = 0; i < n; i++) {
-        weft_value *sq = weft__op_unary(cx, WEFT__OP_SQUARE, fn, weft_cast(cx, ts[i], WEFT_F64));
-        total = weft__op_binary(cx, WEFT__OP_ADD, fn, total,
-                                weft_reduce(cx, WEFT_R_SUM, sq, NULL, 0, false));
-    }
-    weft_value *norm = weft__op_unary(cx, WEFT__OP_SQRT, fn, total);
+    /* The global norm in f64, then TensorFlow's t * clip_norm /
+     * max(global_norm, clip_norm), the scale in each tensor's dtype. */
+    weft_value *norm = global_norm_of(cx, fn, ts, n);
     weft_value *scale = weft__op_binary(
         cx, WEFT__OP_DIV, fn, weft_const_f64(cx, clip_norm),
         weft__op_binary(cx, WEFT__OP_MAXIMUM, fn, norm, weft_const_f64(cx, clip_norm)));

@@ -3063,6 +3063,11 @@ WEFT_API weft_value *weft_clip_by_norm(weft_ctx *cx, weft_value *t, double clip_
  * sqrt of the sum of every tensor's squares, computed in f64.  n >= 1
  * tensors, f32 or f64; clip_norm finite and > 0.  Returns 0, or the
  * context's error code with every outs[k] NULL. */
+/* tf.linalg.global_norm(t_list): the f64 scalar sqrt of the sum of every
+ * tensor's squares, computed in f64 (TensorFlow: in the tensors' dtype),
+ * the norm weft_clip_by_global_norm scales by; n >= 1 tensors, f32 or f64
+ * (WEFT_EINVAL, WEFT_EDTYPE); differentiable. */
+WEFT_API weft_value *weft_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n);
 WEFT_API int weft_clip_by_global_norm(weft_ctx *cx, weft_value *const *ts, size_t n,
                                       double clip_norm, weft_value **outs);
 /* tf.math.add_n(xs): xs[0] + xs[1] + ... left to right (one input is

@@ -1,6 +1,6 @@
 /* The float functions asinh, acosh, atanh and lgamma (libm's), and the
  * compositions logical_xor, selu, softsign, mish, cross,
- * clip_by_global_norm, in_top_k, histogram_fixed_width, max_pool1d,
+ * clip_by_global_norm, global_norm, in_top_k, histogram_fixed_width, max_pool1d,
  * avg_pool1d, weighted_cross_entropy_with_logits, log_poisson_loss and
  * l2_loss: values
  * against libm or a reference computed here in double precision,
@@ -269,6 +269,40 @@ Test(ops_compose, clip_by_global_norm_scales_every_tensor_alike)
     }
 }
 
+static int global_norm_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *clipped[3];
+    outs[0] = weft_global_norm(cx, a, 2);
+    if (weft_clip_by_global_norm(cx, a, 2, 1.0, clipped) == 0)
+        outs[1] = clipped[2];
+    return weft_ctx_status(cx);
+}
+
+/* tf.linalg.global_norm: the norm clip_by_global_norm scales by, bit for
+ * bit, over tensors of two dtypes; refused with no tensors. */
+Test(ops_compose, global_norm_is_the_clips_norm)
+{
+    const double a[] = { 0.1, -2.5, 3.25, 4 }, b[] = { 12, 1e-3 };
+    weft_tensor *args[2] = { test_tensor(WEFT_F32, 2, (int64_t[]){ 2, 2 }, a),
+                             test_tensor(WEFT_F64, 1, (int64_t[]){ 2 }, b) };
+    weft_tensor *y[2];
+    op_results_everywhere(global_norm_body, NULL, args, 2, y, 2, "global_norm");
+    test_assert_shape(y[0], WEFT_F64, 0, NULL, "global norm");
+    cr_assert(op_same_bits(y[0], y[1]), "the clip's norm");
+    double want = 0;
+    for (int i = 0; i < 4; i++)
+        want += (double)(float)a[i] * (double)(float)a[i];
+    want = sqrt(want + b[0] * b[0] + b[1] * b[1]);
+    cr_assert_float_eq(el(y[0], 0), want, 1e-15 * want);
+    for (int k = 0; k < 2; k++) {
+        weft_tensor_release(y[k]);
+        weft_tensor_release(args[k]);
+    }
+    weft_ctx *cx = NULL;
+    cr_assert_null(weft_global_norm(cx, NULL, 0));
+}
+
 Test(ops_compose, in_top_k_counts_as_tensorflow)
 {
     /* Row 0: 0.9 is the largest; row 1: ties at the boundary are in; row
@@ -450,6 +484,10 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 4: outs[0] = weft_histogram_fixed_width(cx, a[0], 1, 1, 3, WEFT_I32); break;
     case 5: return weft_clip_by_global_norm(cx, a, 1, 0, tmp);
     case 6: outs[0] = weft_mish(cx, weft_cast(cx, a[0], WEFT_I64)); break;
+    case 7: outs[0] = weft_global_norm(cx, a, 0); break;
+    default: tmp[0] = weft_cast(cx, a[0], WEFT_I32);
+        outs[0] = weft_global_norm(cx, tmp, 1);
+        break;
     }
     return weft_ctx_status(cx);
 }
@@ -465,6 +503,8 @@ Test(ops_compose, errors_name_the_op)
                           "lo < hi" },
         { 5, WEFT_EINVAL, "weft_clip_by_global_norm: clip_norm 0 is not finite and > 0" },
         { 6, WEFT_EDTYPE, "weft_mish: a is i64[2,2], not f32 or f64" },
+        { 7, WEFT_EINVAL, "weft_global_norm: no tensors" },
+        { 8, WEFT_EDTYPE, "weft_global_norm: a tensor i32[2,2] is not f32 or f64" },
     };
     double v[4] = { 1, 2, 3, 4 };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, (int64_t[]){ 2, 2 }, v),
