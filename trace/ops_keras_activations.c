@@ -1,6 +1,6 @@
-/* Keras 3's activations beyond tf.nn's (keras.activations: celu, glu,
- * hard_tanh, hard_shrink, soft_shrink, tanh_shrink, squareplus,
- * sparse_plus, sparsemax), each a composition in Keras's formula on f32
+/* Keras 3's activations beyond tf.nn's (keras.activations: relu with its
+ * parameters, celu, glu, hard_tanh, hard_shrink, soft_shrink, tanh_shrink,
+ * squareplus, sparse_plus, sparsemax), each a composition in Keras's formula on f32
  * or f64, so gradients come from the parts.  The ones without a parameter
  * run eagerly as one fused pass (trace/eager_fused.h). */
 #include <math.h>
@@ -25,13 +25,56 @@ static bool param_ok(weft_ctx *cx, const char *fn, const char *name, double v, d
     if (isfinite(v) && v >= lo && !(nonzero && v == 0))
         return true;
     weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s %g is not finite%s", fn, name, v,
-                   nonzero ? " and nonzero" : " and >= 0");
+                   nonzero ? " and nonzero" : lo > -INFINITY ? " and >= 0" : "");
     return false;
 }
 
 static weft_value *k(weft_ctx *cx, double v)
 {
     return weft_const_f64(cx, v);
+}
+
+/* keras.activations.relu, branch for branch as Keras 3 writes it, so each
+ * case is the op it names there: leaky_relu, relu6, relu, or x where x >
+ * threshold, capped, less negative_slope relu(threshold - x). */
+weft_value *weft_relu_ex(weft_ctx *cx, weft_value *x, double negative_slope, double max_value,
+                         double threshold)
+{
+    WEFT__SCOPE(cx);
+    const weft__steps s = { cx, "weft_relu_ex" };
+    if (!float_input(cx, s.fn, x) ||
+        !param_ok(cx, s.fn, "negative_slope", negative_slope, -INFINITY, false) ||
+        !param_ok(cx, s.fn, "threshold", threshold, -INFINITY, false))
+        return NULL;
+    bool capped = max_value != INFINITY;
+    if (capped && !param_ok(cx, s.fn, "max_value", max_value, 0, false))
+        return NULL;
+    if (negative_slope != 0 && !capped && threshold == 0)
+        return WEFT__KEEP(weft_leaky_relu(cx, x, negative_slope));
+    weft_value *negative_part = NULL;
+    if (negative_slope != 0) {
+        weft_value *flip = weft__step1(&s, WEFT__OP_NEG, x);
+        if (threshold != 0)
+            flip = weft__step2(&s, WEFT__OP_ADD, flip, k(cx, threshold));
+        negative_part = weft__step1(&s, WEFT__OP_RELU, flip);
+    }
+    weft_value *y;
+    if (threshold != 0) {
+        weft_value *above = weft_cast(cx, weft__step2(&s, WEFT__OP_GT, x, k(cx, threshold)),
+                                      weft__value_spec(x)->dtype);
+        y = weft__step2(&s, WEFT__OP_MUL, x, above);
+    } else if (max_value == 6) {
+        y = weft_relu6(cx, x);
+        capped = false;
+    } else {
+        y = weft__step1(&s, WEFT__OP_RELU, x);
+    }
+    if (capped)
+        y = weft_clip(cx, y, k(cx, 0), k(cx, max_value));
+    if (negative_slope != 0)
+        y = weft__step2(&s, WEFT__OP_SUB, y,
+                        weft__step2(&s, WEFT__OP_MUL, k(cx, negative_slope), negative_part));
+    return WEFT__KEEP(y);
 }
 
 /* max(x, 0) + alpha expm1(min(x, 0) / alpha). */

@@ -1,4 +1,4 @@
-/* Keras 3's activations celu, glu, hard_tanh, hard_shrink, soft_shrink,
+/* Keras 3's activations relu (with its parameters), celu, glu, hard_tanh, hard_shrink, soft_shrink,
  * tanh_shrink, squareplus, sparse_plus and sparsemax: values against
  * Keras's formulas in double (sparsemax against the projection computed
  * here by sorting), eagerly and traced on 1, 2 and 4 workers with the same
@@ -107,6 +107,69 @@ Test(ops_keras_activations, elementwise_gradients_match_differences)
         grad_case c = { grad_act, &cases[k], 1, 1 };
         expect_gradients(&c, &x, "activation");
     }
+}
+
+typedef struct relu_case {
+    double slope, max, threshold;
+} relu_case;
+
+static int relu_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const relu_case *c = user;
+    outs[0] = weft_relu_ex(cx, a[0], c->slope, c->max, c->threshold);
+    if (c->slope != 0 && c->max == INFINITY && c->threshold == 0)
+        outs[1] = weft_leaky_relu(cx, a[0], c->slope);
+    else if (c->slope == 0 && c->max == 6 && c->threshold == 0)
+        outs[1] = weft_relu6(cx, a[0]);
+    else
+        outs[1] = weft_relu(cx, a[0]);
+    return weft_ctx_status(cx);
+}
+
+static int relu_one(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const relu_case *c = user;
+    outs[0] = weft_relu_ex(cx, a[0], c->slope, c->max, c->threshold);
+    return weft_ctx_status(cx);
+}
+
+/* Keras 3's relu, in double. */
+static double relu_ref(const relu_case *c, double x)
+{
+    if (c->slope != 0 && c->max == INFINITY && c->threshold == 0)
+        return x > 0 ? x : c->slope * x;
+    double neg = fmax(-x + c->threshold, 0), y = c->threshold != 0 ? x * (x > c->threshold)
+                                                                  : fmax(x, 0);
+    if (c->max != INFINITY)
+        y = fmin(fmax(y, 0), c->max);
+    return c->slope != 0 ? y - c->slope * neg : y;
+}
+
+Test(ops_keras_activations, relu_with_parameters)
+{
+    const relu_case cases[] = { { 0, INFINITY, 0 }, { 0, 6, 0 }, { 0.2, INFINITY, 0 },
+                                { 0.1, 5, 1 }, { 0, 2.5, 0 }, { 0, INFINITY, -0.5 },
+                                { 0.3, INFINITY, 0.5 }, { -0.1, 1, 0 } };
+    const double v[12] = { -7, -1.5, -0.5, -0.0, 0.0, 0.25, 0.5, 1, 2.4, 5.5, 7, 100 };
+    int64_t n = 12;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        weft_tensor *x = test_tensor(WEFT_F64, 1, &n, v), *y[2];
+        op_results_everywhere(relu_body, (void *)&cases[k], &x, 1, y, 2, "relu_ex");
+        for (int i = 0; i < 12; i++)
+            cr_assert_float_eq(test_element(y[0], i), relu_ref(&cases[k], v[i]), 1e-15,
+                               "case %zu at %g: %g", k, v[i], test_element(y[0], i));
+        if (k < 3)   /* the plain ops, bit for bit */
+            cr_assert(op_same_bits(y[0], y[1]), "case %zu", k);
+        weft_tensor_release(y[0]);
+        weft_tensor_release(y[1]);
+        weft_tensor_release(x);
+    }
+    static const double g[12] = { -3, -1.2, -0.8, -0.3, -0.1, 0.1, 0.3, 0.7, 0.9, 1.3, 2.5,
+                                  6.2 };
+    const grad_arg x = { 1, { 12 }, g };
+    relu_case c = { 0.1, 5, 1 };
+    grad_case gc = { relu_one, &c, 1, 1 };
+    expect_gradients(&gc, &x, "relu_ex");
 }
 
 static int glu_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
@@ -245,7 +308,9 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 1: outs[0] = weft_soft_shrink(cx, a[0], -1); break;
     case 2: outs[0] = weft_squareplus(cx, a[0], NAN); break;
     case 3: outs[0] = weft_glu(cx, a[0], -1); break;
-    default: outs[0] = weft_sparsemax(cx, weft_cast(cx, a[0], WEFT_I32), -1); break;
+    case 4: outs[0] = weft_sparsemax(cx, weft_cast(cx, a[0], WEFT_I32), -1); break;
+    case 5: outs[0] = weft_relu_ex(cx, a[0], 0, -1, 0); break;
+    default: outs[0] = weft_relu_ex(cx, a[0], NAN, INFINITY, 0); break;
     }
     return weft_ctx_status(cx);
 }
@@ -261,7 +326,9 @@ Test(ops_keras_activations, refusals)
         { 2, WEFT_EINVAL, "weft_squareplus: b nan is not finite and >= 0" },
         { 3, WEFT_ESHAPE, "weft_glu: axis -1 of f32[3] is not an even dim" },
         { 4, WEFT_EDTYPE, "weft_sparsemax: i32[3] is not f32 or f64" },
+        { 5, WEFT_EINVAL, "weft_relu_ex: max_value -1 is not finite and >= 0" },
+        { 6, WEFT_EINVAL, "weft_relu_ex: negative_slope nan is not finite" },
     };
-    op_expect_errors(rt, refused_body, cases, 5, &x, 1);
+    op_expect_errors(rt, refused_body, cases, 7, &x, 1);
     weft_tensor_release(x);
 }
