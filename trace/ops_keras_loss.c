@@ -320,6 +320,15 @@ static bool classes_known(weft_ctx *cx, const char *fn, weft_value *y_pred, int6
     return false;
 }
 
+/* Keras's reading of predictions as probabilities: p over its sum along
+ * the last axis, clipped to [eps, 1 - eps]. */
+static weft_value *as_probabilities(const weft__steps *o, weft_value *p)
+{
+    static const int last = -1;
+    weft_value *total = weft_reduce(o->cx, WEFT_R_SUM, p, &last, 1, true);
+    return clip(o, quot(o, p, total), KERAS_EPSILON, 1 - KERAS_EPSILON);
+}
+
 /* Logits: tf.nn.softmax_cross_entropy_with_logits.  Probabilities,
  * Keras's: p over its sum, clipped to [eps, 1 - eps], -sum(t log p). */
 weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_true, weft_value *y_pred,
@@ -335,10 +344,7 @@ weft_value *weft_categorical_crossentropy(weft_ctx *cx, weft_value *y_true, weft
     t = smooth(&o, t, label_smoothing, (double)classes);
     if (from_logits)
         return WEFT__KEEP(weft_softmax_cross_entropy_with_logits(cx, t, y_pred, -1));
-    static const int last = -1;
-    weft_value *total = weft_reduce(cx, WEFT_R_SUM, y_pred, &last, 1, true);
-    weft_value *p = clip(&o, quot(&o, y_pred, total), KERAS_EPSILON, 1 - KERAS_EPSILON);
-    weft_value *v = mul(&o, t, ln(&o, p));
+    weft_value *v = mul(&o, t, ln(&o, as_probabilities(&o, y_pred)));
     return WEFT__KEEP(negate(&o, last_axis(&o, WEFT_R_SUM, v)));
 }
 
@@ -430,10 +436,7 @@ weft_value *weft_categorical_focal_crossentropy(weft_ctx *cx, weft_value *y_true
         !focal_ok(cx, o.fn, alpha, gamma) || !classes_known(cx, o.fn, y_pred, &classes))
         return NULL;
     t = smooth(&o, t, label_smoothing, (double)classes);
-    weft_value *p = from_logits ? weft_softmax(cx, y_pred, -1) : y_pred;
-    static const int last = -1;
-    weft_value *total = weft_reduce(cx, WEFT_R_SUM, p, &last, 1, true);
-    p = clip(&o, quot(&o, p, total), KERAS_EPSILON, 1 - KERAS_EPSILON);
+    weft_value *p = as_probabilities(&o, from_logits ? weft_softmax(cx, y_pred, -1) : y_pred);
     weft_value *ce = mul(&o, negate(&o, t), ln(&o, p));
     weft_value *factor = weft__step2(&o, WEFT__OP_POW, sub(&o, k(&o, 1), p), k(&o, gamma));
     weft_value *focal = mul(&o, mul(&o, factor, k(&o, alpha)), ce);

@@ -113,6 +113,22 @@ static inline void op_expect_errors(weft_runtime *r, weft_body_fn body,
         }
 }
 
+/* A call refused only while tracing (a dim it needs is unknown there):
+ * traced it fails with c->rc and a message containing c->says; eagerly it
+ * succeeds, its first result released. */
+static inline void op_expect_traced_error(weft_runtime *r, weft_body_fn body,
+                                          const op_error_case *c, weft_tensor *const *args,
+                                          size_t n_args)
+{
+    weft_tensor *out = NULL;
+    cr_assert_eq(op_call(r, body, (void *)&c->which, args, n_args, &out, 1, false), c->rc,
+                 "case %d traced: %s", c->which, weft_errmsg());
+    cr_assert(strstr(weft_errmsg(), c->says), "case %d: %s", c->which, weft_errmsg());
+    cr_assert_eq(op_call(r, body, (void *)&c->which, args, n_args, &out, 1, true), 0,
+                 "case %d eager: %s", c->which, weft_errmsg());
+    weft_tensor_release(out);
+}
+
 /* An elementwise op of one operand, for op_unary_values. */
 typedef weft_value *(*op_unary_fn)(weft_ctx *cx, weft_value *a);
 

@@ -83,19 +83,13 @@ Test(ops_hard_activations, integers_refused)
     weft_tensor_release(x);
 }
 
-static int grad_unary(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    outs[0] = (*(const op_unary_fn *)user)(cx, a[0]);
-    return weft_ctx_status(cx);
-}
-
 Test(ops_hard_activations, gradients_match_differences)
 {
     static const double v[12] = { -5, -2.9, -1.2, -0.4, 0.3, 1.1, 2.2, 2.95, 4, -3.5, 0.8, 9 };
     static const op_unary_fn fns[] = { weft_hard_sigmoid, weft_hard_swish };
     const grad_arg x = { 1, { 12 }, v };
     for (size_t i = 0; i < 2; i++) {
-        grad_case c = { grad_unary, &fns[i], 1, 1 };
+        grad_case c = { op_unary_body, &fns[i], 1, 1 };
         expect_gradients(&c, &x, i ? "hard_swish" : "hard_sigmoid");
     }
 }
@@ -111,7 +105,7 @@ Test(ops_hard_activations, gradients_at_the_knees)
     const double want[3][4] = { { 0, 0, 1.0 / 6, 1.0 / 6 }, { 0, 1, 0.5, -1.0 / 6 },
                                 { 0, 1, 0, 0 } };
     for (int f = 0; f < 3; f++) {
-        grad_case c = { grad_unary, &fns[f], 1, 1 };
+        grad_case c = { op_unary_body, &fns[f], 1, 1 };
         op_results_everywhere(grad_body, &c, &x, 1, outs, 2, "at the knees");
         for (int i = 0; i < 4; i++)
             cr_assert_eq(test_element(outs[1], i), want[f][i], "function %d: d at %g is %.17g", f,
@@ -124,7 +118,7 @@ Test(ops_hard_activations, gradients_at_the_knees)
     n = 2;
     weft_tensor *xr = test_tensor(WEFT_F64, 1, &n, r);
     op_unary_fn f = weft_relu6;
-    grad_case c = { grad_unary, &f, 1, 1 };
+    grad_case c = { op_unary_body, &f, 1, 1 };
     op_results_everywhere(grad_body, &c, &xr, 1, outs, 2, "relu6 at its knees");
     cr_assert(test_element(outs[1], 0) == 0 && test_element(outs[1], 1) == 0);
     weft_tensor_release(outs[0]);
