@@ -852,6 +852,14 @@ WEFT_API weft_value *weft_crelu(weft_ctx *cx, weft_value *features, int axis);
  * (TensorFlow's Relu6Grad). */
 WEFT_API weft_value *weft_hard_sigmoid(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_hard_swish(weft_ctx *cx, weft_value *a);
+/* keras.activations.relu(x, negative_slope, max_value, threshold) (Keras
+ * 2: alpha for negative_slope): x where x > threshold (else 0), capped at
+ * max_value (INFINITY: Keras's None), less negative_slope * relu(threshold
+ * - x); Keras 3's branches, so (s, INFINITY, 0) is weft_leaky_relu(x, s),
+ * (0, 6, 0) weft_relu6 and (0, INFINITY, 0) weft_relu, bit for bit.  f32 or
+ * f64; negative_slope and threshold finite, max_value >= 0 (WEFT_EINVAL). */
+WEFT_API weft_value *weft_relu_ex(weft_ctx *cx, weft_value *x, double negative_slope,
+                                  double max_value, double threshold);
 /* Keras 3's other activations (keras.activations.*), on f32 or f64 only
  * (WEFT_EDTYPE), compositions in Keras's formulas:
  *   celu(x, alpha)          max(x, 0) + alpha expm1(min(x, 0) / alpha);
@@ -874,17 +882,9 @@ WEFT_API weft_value *weft_hard_swish(weft_ctx *cx, weft_value *a);
  *                           value in the support is negative; weft sums
  *                           the support (TensorFlow Addons' answer).
  * t and b finite and >= 0 (WEFT_EINVAL).  In the elementwise ones NaN
- * gives NaN, but 0 in the shrinks (their comparisons fail, as Keras's).  Gradients through the
- * parts; sparsemax's through the sort, diag(s) - s s^T / k on the support
- * s of size k. */
-/* keras.activations.relu(x, negative_slope, max_value, threshold) (Keras
- * 2: alpha for negative_slope): x where x > threshold (else 0), capped at
- * max_value (INFINITY: Keras's None), less negative_slope * relu(threshold
- * - x); Keras 3's branches, so (s, INFINITY, 0) is weft_leaky_relu(x, s),
- * (0, 6, 0) weft_relu6 and (0, INFINITY, 0) weft_relu, bit for bit.  f32 or
- * f64; negative_slope and threshold finite, max_value >= 0 (WEFT_EINVAL). */
-WEFT_API weft_value *weft_relu_ex(weft_ctx *cx, weft_value *x, double negative_slope,
-                                  double max_value, double threshold);
+ * gives NaN, but 0 in the shrinks (their comparisons fail, as Keras's).
+ * Gradients through the parts; sparsemax's through the sort, diag(s) - s
+ * s^T / k on the support s of size k. */
 WEFT_API weft_value *weft_celu(weft_ctx *cx, weft_value *x, double alpha);
 WEFT_API weft_value *weft_glu(weft_ctx *cx, weft_value *x, int axis);
 WEFT_API weft_value *weft_hard_tanh(weft_ctx *cx, weft_value *x);
