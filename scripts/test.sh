@@ -19,7 +19,7 @@
 #     examples/dist_map.c through `pkg-config weft-dist`, run on 2 ranks;
 #  5. a build of bench/ with -Werror (the benchmarks are not run), and one
 #     of everything else with clang and -Werror (not run);
-#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 30),
+#  6. each libFuzzer target (clang) for $WEFT_FUZZ_SECONDS (default 20),
 #     starting from the inputs of fuzz/seeds/<target>/ (past findings).
 # Ends with one line "N passed, N failed": every criterion test run, plus one
 # for each step of 0 and 2-6.
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.." || exit 1
 scripts/setup.sh || exit 1
 
 soak_seconds=${WEFT_SOAK_SECONDS:-45}
-fuzz_seconds=${WEFT_FUZZ_SECONDS:-30}
+fuzz_seconds=${WEFT_FUZZ_SECONDS:-20}
 configs=(
     "plain:"
     "tsan:-Db_sanitize=thread"
