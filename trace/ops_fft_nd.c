@@ -3,8 +3,6 @@
  * rfftnd, irfftnd): the 1-D FFT node along each axis in turn, an outer
  * axis brought innermost by a transpose and put back.  Complex tensors
  * are [..., n, 2] as in trace/ops_fft.c. */
-#include <string.h>
-
 #include "runtime/iface.h"
 #include "trace/ctx.h"
 #include "trace/fft.h"
@@ -259,10 +257,8 @@ static weft_value *complex_any(weft_ctx *cx, const char *fn, weft_value *x,
     if (!s || !nd_axes(cx, fn, s->rank - 1, fft_length, axes, &n, ax, len))
         return NULL;
     int rank = s->rank;
-    int64_t dims[WEFT_MAX_RANK];
-    memcpy(dims, s->dims, sizeof dims);
     for (int k = 0; k < n; k++) {
-        x = fit(cx, fn, x, rank, ax[k], dims[ax[k]], len[k]);
+        x = fit(cx, fn, x, rank, ax[k], s->dims[ax[k]], len[k]);
         x = along(cx, fn, x, rank, ax[k], inverse ? WEFT__FFT_INVERSE : WEFT__FFT_FORWARD, 0);
     }
     return x;
@@ -291,9 +287,7 @@ static weft_value *real_any(weft_ctx *cx, const char *fn, weft_value *x,
     if (!s || !nd_axes(cx, fn, s->rank - inverse, fft_length, axes, &n, ax, len))
         return NULL;
     int rank = s->rank, last = ax[n - 1];
-    int64_t dims[WEFT_MAX_RANK];
-    memcpy(dims, s->dims, sizeof dims);
-    int64_t last_len = real_len(cx, fn, len[n - 1], dims[last], inverse);
+    int64_t last_len = real_len(cx, fn, len[n - 1], s->dims[last], inverse);
     if (last_len < 1)
         return NULL;
     if (!inverse) {
@@ -301,7 +295,7 @@ static weft_value *real_any(weft_ctx *cx, const char *fn, weft_value *x,
         rank++;
     }
     for (int k = 0; k < n - 1; k++) {
-        x = fit(cx, fn, x, rank, ax[k], dims[ax[k]], len[k]);
+        x = fit(cx, fn, x, rank, ax[k], s->dims[ax[k]], len[k]);
         x = along(cx, fn, x, rank, ax[k], inverse ? WEFT__FFT_INVERSE : WEFT__FFT_FORWARD, 0);
     }
     return inverse ? along(cx, fn, x, rank, last, WEFT__FFT_REAL_INVERSE, last_len) : x;

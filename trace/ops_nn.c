@@ -577,6 +577,15 @@ weft_value *weft_silu(weft_ctx *cx, weft_value *a)
 
 /* min(relu(x), 6); integers stay integers, as with relu (and
  * tf.nn.relu6). */
+/* min(6, relu(x)), 6 first: minimum's gradient goes to its first operand
+ * on a tie, so none reaches x at 6 (TensorFlow's Relu6Grad, 0 at both
+ * knees). The weak integer 6 takes a's dtype, so floats get 6.0's bits. */
+static weft_value *relu6_of(weft_ctx *cx, const char *fn, weft_value *a)
+{
+    weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, a);
+    return weft__op_binary(cx, WEFT__OP_MINIMUM, fn, weft_const_i64(cx, 6), r);
+}
+
 weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
 {
     WEFT__SCOPE(cx);
@@ -591,20 +600,16 @@ weft_value *weft_relu6(weft_ctx *cx, weft_value *a)
     weft_value *y;
     if (weft__eager_fused(cx, &relu6_site, a, &y))
         return WEFT__KEEP(y);
-    weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, a);
-    /* 6 first: minimum's gradient goes to its first operand on a tie, so
-     * none reaches x at 6 (TensorFlow's Relu6Grad, 0 at both knees). */
-    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_MINIMUM, fn, weft_const_i64(cx, 6), r));
+    return WEFT__KEEP(relu6_of(cx, fn, a));
 }
 
 /* relu6(x + 3) / 6, Keras 3's hard_sigmoid (a division, as there, so the
- * same bits), with relu6's order of operands. */
+ * same bits). */
 static weft_value *hard_sigmoid_of(weft_ctx *cx, const char *fn, weft_value *a)
 {
     weft_value *shifted = weft__op_binary(cx, WEFT__OP_ADD, fn, a, weft_const_f64(cx, 3.0));
-    weft_value *r = weft__op_unary(cx, WEFT__OP_RELU, fn, shifted);
-    r = weft__op_binary(cx, WEFT__OP_MINIMUM, fn, weft_const_f64(cx, 6.0), r);
-    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, r, weft_const_f64(cx, 6.0));
+    return weft__op_binary(cx, WEFT__OP_TRUEDIV, fn, relu6_of(cx, fn, shifted),
+                           weft_const_f64(cx, 6.0));
 }
 
 weft_value *weft_hard_sigmoid(weft_ctx *cx, weft_value *a)

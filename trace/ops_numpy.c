@@ -235,11 +235,9 @@ weft_value *weft_outer(weft_ctx *cx, weft_value *a, weft_value *b)
 /* NumPy's isclose: |a - b| <= atol + rtol |b| where b is finite, or a ==
  * b (equal infinities), or both NaN with equal_nan; in the float dtype the
  * two promote to. */
-weft_value *weft_isclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol, double atol,
-                         bool equal_nan)
+static weft_value *isclose_as(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
+                              double rtol, double atol, bool equal_nan)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_isclose";
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
@@ -261,14 +259,21 @@ weft_value *weft_isclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol
         close = weft_logical_or(cx, close,
                                 weft_logical_and(cx, weft__step1(&s, WEFT__OP_IS_NAN, a),
                                                  weft__step1(&s, WEFT__OP_IS_NAN, b)));
-    return WEFT__KEEP(close);
+    return close;
+}
+
+weft_value *weft_isclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol, double atol,
+                         bool equal_nan)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(isclose_as(cx, "weft_isclose", a, b, rtol, atol, equal_nan));
 }
 
 weft_value *weft_allclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol, double atol,
                           bool equal_nan)
 {
     WEFT__SCOPE(cx);
-    weft_value *close = weft_isclose(cx, a, b, rtol, atol, equal_nan);
+    weft_value *close = isclose_as(cx, "weft_allclose", a, b, rtol, atol, equal_nan);
     static const int first = 0;
     weft_value *flat = weft_reshape(cx, close, 1, (const int64_t[]){ -1 });
     return WEFT__KEEP(weft_reduce(cx, WEFT_R_ALL, flat, &first, 1, false));

@@ -274,6 +274,7 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 1: outs[0] = weft_diff(cx, a[0], -1, 0); break;
     case 2: outs[0] = weft_diff(cx, a[0], 1, 1); break;
     case 3: outs[0] = weft_isclose(cx, a[0], a[0], -1, 0, false); break;
+    case 4: outs[0] = weft_allclose(cx, a[0], a[0], 0, NAN, false); break;
     default: {
         weft_value *m = weft_boolean_mask(cx, a[0], weft_gt(cx, a[0], weft_const_f64(cx, 0)), 0);
         outs[0] = weft_diff(cx, m, 65, 0);
@@ -293,11 +294,12 @@ Test(ops_numpy_array, refusals)
         { 1, WEFT_EINVAL, "weft_diff: n -1 is negative or axis 0" },
         { 2, WEFT_EINVAL, "axis 1 is not in [-1, 1)" },
         { 3, WEFT_EINVAL, "weft_isclose: rtol -1 and atol 0 must be finite and >= 0" },
+        { 4, WEFT_EINVAL, "weft_allclose: rtol 0 and atol nan must be finite and >= 0" },
     };
-    op_expect_errors(rt, refused_body, cases, 4, &x, 1);
+    op_expect_errors(rt, refused_body, cases, 5, &x, 1);
     /* n past an unknown dim: refused traced; eagerly the dim is known (the
      * result is empty, diff_against_loops checks that). */
-    const op_error_case past = { 4, WEFT_EINVAL,
+    const op_error_case past = { 5, WEFT_EINVAL,
                                  "weft_diff: n 65 is above 64 along a dim unknown" };
     op_expect_traced_error(rt, refused_body, &past, &x, 1);
     weft_tensor_release(x);
