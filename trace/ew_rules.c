@@ -31,7 +31,7 @@ weft__ew_class weft__ew_class_of(weft__op op)
     case WEFT__OP_NEXTAFTER: case WEFT__OP_EXPINT: case WEFT__OP_DAWSN: case WEFT__OP_SPENCE:
     case WEFT__OP_FRESNEL_COS: case WEFT__OP_FRESNEL_SIN: case WEFT__OP_BETAINC:
     case WEFT__OP_LOG2: case WEFT__OP_LOG10: case WEFT__OP_EXP2: case WEFT__OP_CBRT:
-    case WEFT__OP_HYPOT:
+    case WEFT__OP_HYPOT: case WEFT__OP_COPYSIGN:
         return WEFT__EW_FLOAT;
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:
         return WEFT__EW_TEST;
@@ -39,6 +39,7 @@ weft__ew_class weft__ew_class_of(weft__op op)
         return WEFT__EW_LOGICAL;
     case WEFT__OP_BITWISE_AND: case WEFT__OP_BITWISE_OR: case WEFT__OP_BITWISE_XOR:
     case WEFT__OP_LEFT_SHIFT: case WEFT__OP_RIGHT_SHIFT: case WEFT__OP_INVERT:
+    case WEFT__OP_GCD: case WEFT__OP_LCM:
         return WEFT__EW_INTEGER;
     default:
         return WEFT__EW_ANY;

@@ -211,6 +211,13 @@ static int binary(const rule_in *r)
         ga = FOR_A(weft_div(cx, weft_mul(cx, g, a), y));
         gb = FOR_B(weft_div(cx, weft_mul(cx, g, b), y));
         break;
+    case WEFT__OP_COPYSIGN: {   /* |a| with b's sign: g times both signs; b's is 0 */
+        weft_value *one = k(r, 1.0);
+        ga = FOR_A(weft_mul(cx, g, weft_mul(cx, weft_copysign(cx, one, a),
+                                            weft_copysign(cx, one, b))));
+        wb = false;
+        break;
+    }
     case WEFT__OP_FLOORDIV: case WEFT__OP_TRUNCATEDIV:
         return 0;  /* TensorFlow: no gradient, read as zero */
     default:

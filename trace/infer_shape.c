@@ -796,6 +796,7 @@ static uint32_t shape_op_arity(weft__op op)
     case WEFT__OP_SCATTER_ND_SUB: case WEFT__OP_SCATTER_ND_MAX: case WEFT__OP_SCATTER_ND_MIN:
     case WEFT__OP_CROP_AND_RESIZE: case WEFT__OP_DRAW_BOXES: case WEFT__OP_SAMPLE_BOX:
     case WEFT__OP_RANDOM_BINOMIAL: case WEFT__OP_GLIMPSE: case WEFT__OP_FRACTIONAL_POOL:
+    case WEFT__OP_INDEX_SHUFFLE:
         return 3;
     case WEFT__OP_CTC_LOSS: case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_BOX_PROPOSALS:
     case WEFT__OP_EDIT_DISTANCE:
@@ -885,6 +886,7 @@ int weft__infer_shape_op(const weft__node *n, const weft_spec *in, weft_spec *ou
     case WEFT__OP_UNIGRAM_CANDIDATES: return weft__infer_candidates(n, in, out);
     case WEFT__OP_BANDED_SOLVE: return weft__infer_banded_solve(in, out);
     case WEFT__OP_SAMPLE_BOX: return weft__infer_sample_box(in, out);
+    case WEFT__OP_INDEX_SHUFFLE: return weft__infer_index_shuffle(n, in, out);
     case WEFT__OP_CONV2D:
     case WEFT__OP_DEPTHWISE_CONV2D:
     case WEFT__OP_MAX_POOL2D:

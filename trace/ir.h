@@ -221,6 +221,10 @@
     XX(EXP2,       UNARY,   1)             \
     XX(CBRT,       UNARY,   1)             \
     XX(HYPOT,      BINARY,  2)             \
+    XX(COPYSIGN,   BINARY,  2)             \
+    XX(INDEX_SHUFFLE, ARRAY, 3)            \
+    XX(GCD,        BINARY,  2)             \
+    XX(LCM,        BINARY,  2)             \
     XX(CTC_LOSS,   ARRAY,   4)             \
     XX(CHECK_NUMERICS, ARRAY, 1)           \
     XX(ASSERT,     ARRAY,   2)             \

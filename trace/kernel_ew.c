@@ -138,6 +138,33 @@ INT_OPS(i64, int64_t, uint64_t)
 BIT_OPS(i32, int32_t, uint32_t, 32)
 BIT_OPS(i64, int64_t, uint64_t, 64)
 
+/* NumPy's gcd and lcm: of the magnitudes, in the unsigned type, so the
+ * most negative value's magnitude wraps back to itself and an lcm past
+ * the range wraps, as NumPy's do; gcd(0, 0) and lcm(0, x) are 0. */
+#define GCD_OPS(S, T, U)                                                               \
+    static inline U magnitude_##S(T a) { return a < 0 ? (U)0 - (U)a : (U)a; }          \
+    static inline U gcd_u##S(U a, U b)                                                 \
+    {                                                                                  \
+        while (b) {                                                                    \
+            U r = a % b;                                                               \
+            a = b;                                                                     \
+            b = r;                                                                     \
+        }                                                                              \
+        return a;                                                                      \
+    }                                                                                  \
+    static inline T gcd_##S(T a, T b)                                                  \
+    {                                                                                  \
+        return (T)gcd_u##S(magnitude_##S(a), magnitude_##S(b));                        \
+    }                                                                                  \
+    static inline T lcm_##S(T a, T b)                                                  \
+    {                                                                                  \
+        U x = magnitude_##S(a), y = magnitude_##S(b), g = gcd_u##S(x, y);              \
+        return g == 0 ? 0 : (T)(x / g * y);                                            \
+    }
+
+GCD_OPS(i32, int32_t, uint32_t)
+GCD_OPS(i64, int64_t, uint64_t)
+
 #define FLT_OPS(S, T, FMOD, POW, FABS, SQRT, EXP, LOG)                                 \
     static inline T add_##S(T a, T b) { return a + b; }                                \
     static inline T sub_##S(T a, T b) { return a - b; }                                \
@@ -220,6 +247,7 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T cbrt_##S(T a) { return cbrt##M(a); }                               \
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline T hypot_##S(T a, T b) { return hypot##M(a, b); }                     \
+    static inline T copysign_##S(T a, T b) { return copysign##M(a, b); }               \
     static inline T igamma_##S(T a, T b) { return weft__igamma##M(a, b); }             \
     static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
     static inline T truncatediv_##S(T a, T b) { return trunc##M(a / b); }              \
@@ -258,6 +286,10 @@ float weft__floordiv_f32(float a, float b) { return floordiv_f32(a, b); }
 double weft__floordiv_f64(double a, double b) { return floordiv_f64(a, b); }
 int32_t weft__pow_i32(int32_t a, int32_t b) { return pow_i32(a, b); }
 int64_t weft__pow_i64(int64_t a, int64_t b) { return pow_i64(a, b); }
+int32_t weft__gcd_i32(int32_t a, int32_t b) { return gcd_i32(a, b); }
+int64_t weft__gcd_i64(int64_t a, int64_t b) { return gcd_i64(a, b); }
+int32_t weft__lcm_i32(int32_t a, int32_t b) { return lcm_i32(a, b); }
+int64_t weft__lcm_i64(int64_t a, int64_t b) { return lcm_i64(a, b); }
 
 /* Bool: minimum is and, maximum is or; the logical ops read non-zero as
  * true. */
@@ -612,6 +644,8 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     BIN_FN(bitwise_xor_##S##_loop, T, T, bitwise_xor_##S(x, y))                        \
     BIN_FN(left_shift_##S##_loop, T, T, left_shift_##S(x, y))                          \
     BIN_FN(right_shift_##S##_loop, T, T, right_shift_##S(x, y))                        \
+    BIN_FN(gcd_##S##_loop, T, T, gcd_##S(x, y))                                        \
+    BIN_FN(lcm_##S##_loop, T, T, lcm_##S(x, y))                                        \
     UN_FN(invert_##S##_loop, T, T, invert_##S(x))
 
 /* The float functions. */
@@ -665,6 +699,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     UN_CALL_FN(cbrt_##S##_loop, T, T, cbrt_##S(x))                                     \
     BIN_CALL_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))                               \
     BIN_CALL_FN(hypot_##S##_loop, T, T, hypot_##S(x, y))                               \
+    BIN_CALL_FN(copysign_##S##_loop, T, T, copysign_##S(x, y))                         \
     BIN_CALL_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                             \
     BIN_CALL_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                           \
     BIN_CALL_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                 \
@@ -741,7 +776,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_FRESNEL_COS] = FROW(fresnel_cos), [WEFT__OP_FRESNEL_SIN] = FROW(fresnel_sin),
     [WEFT__OP_LOG2] = FROW(log2),   [WEFT__OP_LOG10] = FROW(log10),
     [WEFT__OP_EXP2] = FROW(exp2),   [WEFT__OP_CBRT] = FROW(cbrt),
-    [WEFT__OP_HYPOT] = FROW(hypot),
+    [WEFT__OP_HYPOT] = FROW(hypot), [WEFT__OP_COPYSIGN] = FROW(copysign),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),
@@ -755,6 +790,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_BITWISE_AND] = IROW(bitwise_and), [WEFT__OP_BITWISE_OR] = IROW(bitwise_or),
     [WEFT__OP_BITWISE_XOR] = IROW(bitwise_xor), [WEFT__OP_LEFT_SHIFT] = IROW(left_shift),
     [WEFT__OP_RIGHT_SHIFT] = IROW(right_shift), [WEFT__OP_INVERT] = IROW(invert),
+    [WEFT__OP_GCD] = IROW(gcd),     [WEFT__OP_LCM] = IROW(lcm),
     [WEFT__OP_IS_NAN] = NROW(is_nan), [WEFT__OP_IS_INF] = NROW(is_inf),
     [WEFT__OP_IS_FINITE] = NROW(is_finite),
     [WEFT__OP_BETAINC] = FROW(betainc),

@@ -170,15 +170,20 @@ static void block_values(const random_job *j, uint64_t blk, double *dv, int64_t 
         }
         break;
     case WEFT_I32: {
+        /* Full range (weft_random_uniform_full_int): a span of 2^32 takes
+         * each word as it is. */
         uint64_t span = (uint64_t)((int64_t)b - (int64_t)a);
         for (int t = 0; t < 4; t++)
             iv[t] = (int64_t)a + (int64_t)(((uint64_t)r[t] * span) >> 32);
         break;
     }
     default: {   /* i64 */
-        uint64_t span = (uint64_t)(int64_t)b - (uint64_t)(int64_t)a;
+        /* Full range: [-2^63, 2^63), a span of 2^64 that no uint64_t
+         * holds (nor does int64_t hold b), taken word for word. */
+        bool every = b >= 0x1p63;
+        uint64_t lo = (uint64_t)(int64_t)a, span = every ? 0 : (uint64_t)(int64_t)b - lo;
         for (int t = 0; t < 2; t++)
-            iv[t] = (int64_t)((uint64_t)(int64_t)a + mul_high64(word64(r, t), span));
+            iv[t] = (int64_t)(lo + (every ? word64(r, t) : mul_high64(word64(r, t), span)));
         break;
     }
     }

@@ -722,6 +722,8 @@ int weft__eval_shape_op(weft_runtime *rt, const weft__node *n, weft_tensor *cons
         return weft__eval_nms_padded(rt, n, in[0], in[1], out);
     case WEFT__OP_SAMPLE_BOX:
         return weft__eval_sample_box(n, in, out);
+    case WEFT__OP_INDEX_SHUFFLE:
+        return weft__eval_index_shuffle(rt, n, in, out);
     case WEFT__OP_CONV2D:
         return weft__eval_conv2d(rt, n, in[0], in[1], out);
     case WEFT__OP_DEPTHWISE_CONV2D:

@@ -219,6 +219,11 @@ float   weft__floordiv_f32(float a, float b);
 double  weft__floordiv_f64(double a, double b);
 int32_t weft__pow_i32(int32_t a, int32_t b);
 int64_t weft__pow_i64(int64_t a, int64_t b);
+/* NumPy's gcd and lcm of integers (loops the native tier calls). */
+int32_t weft__gcd_i32(int32_t a, int32_t b);
+int64_t weft__gcd_i64(int64_t a, int64_t b);
+int32_t weft__lcm_i32(int32_t a, int32_t b);
+int64_t weft__lcm_i64(int64_t a, int64_t b);
 
 /* Work splitting shared by the kernels (kernel_chunks.c).  chunk_count:
  * how many chunks `work` units are cut into on rt (1 when rt is NULL or

@@ -28,6 +28,10 @@ weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n);
 bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
                             const char *const *names, size_t n_in);
 
+/* Whether seed is a seed of the random ops (weft__check_seed), the
+ * context failing otherwise with a message naming fn (ops_random.c). */
+bool weft__ops_seed_ok(weft_ctx *cx, const char *fn, weft_value *seed);
+
 /* Whether a dtype argument (a window's, a matrix's to be made) is f32 or
  * f64; otherwise the context fails with WEFT_EINVAL naming fn (ops.c). */
 bool weft__ops_float_dtype_arg(weft_ctx *cx, const char *fn, weft_dtype dtype);

@@ -1,6 +1,6 @@
 /* Functions of tf.experimental.numpy that TensorFlow's own namespaces lack
- * (logaddexp, logaddexp2, sinc, kron, tril, triu, diff, outer, isclose,
- * allclose), each composed of weft's ops in NumPy's formula, so eager,
+ * (logaddexp, logaddexp2, heaviside, sinc, kron, tril, triu, diff, outer,
+ * isclose, allclose), each composed of weft's ops in NumPy's formula, so eager,
  * traced and fused runs give the same bits and the gradients come from
  * the parts.  log2, log10, exp2, cbrt and hypot are float functions of
  * their own (ops_math.c). */
@@ -60,6 +60,26 @@ weft_value *weft_logaddexp2(weft_ctx *cx, weft_value *x1, weft_value *x2)
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(log_add_exp(cx, "weft_logaddexp2", x1, x2, true));
+}
+
+/* NumPy's heaviside: 0 below 0, x2 at 0 (either zero), 1 above, NaN for
+ * a NaN x1; in the float dtype the two promote to. */
+weft_value *weft_heaviside(weft_ctx *cx, weft_value *x1, weft_value *x2)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_heaviside";
+    weft_value *in[2] = { x1, x2 };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    weft_dtype dt = weft__ops_float_dtype(in, 2);
+    x1 = as_dtype(cx, x1, dt);
+    x2 = as_dtype(cx, x2, dt);
+    weft__steps s = { cx, fn };
+    weft_value *zero = weft_const_f64(cx, 0.0);
+    weft_value *at_zero = weft_where(cx, weft__step2(&s, WEFT__OP_EQ, x1, zero), x2, x1);
+    weft_value *below = weft_where(cx, weft__step2(&s, WEFT__OP_LT, x1, zero), zero, at_zero);
+    return WEFT__KEEP(weft_where(cx, weft__step2(&s, WEFT__OP_GT, x1, zero),
+                                 weft_const_f64(cx, 1.0), below));
 }
 
 static weft__fused_site sinc_site = WEFT__FUSED_SITE("weft_sinc", weft_sinc, false);

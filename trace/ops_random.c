@@ -84,7 +84,7 @@ static bool check_draw(weft_ctx *cx, weft__op op, const char *fn, weft_dtype dt,
 /* Whether seed is one (weft__check_seed), the context failing otherwise
  * with a message naming fn: the ops that draw check it before their other
  * arguments, and the draw's own inference would name the draw. */
-static bool seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
+bool weft__ops_seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
 {
     int rc = weft__check_seed(fn, weft__value_spec(seed));
     if (rc < 0)
@@ -92,19 +92,13 @@ static bool seed_ok(weft_ctx *cx, const char *fn, weft_value *seed)
     return rc == 0;
 }
 
-/* A draw of dtype dt, of dims[0..rank) or (like not NULL) of like's
- * shape. */
-static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *seed,
-                             weft_value *like, weft_dtype dt, int rank, const int64_t *dims,
-                             double a, double b)
+/* The node of a draw whose arguments were checked: of dims[0..rank) or
+ * (in[1] not NULL) of in[1]'s shape. */
+static weft_value *draw_node(weft_ctx *cx, weft__op op, weft_value **in, weft_dtype dt,
+                             int rank, const int64_t *dims, double a, double b)
 {
-    weft_value *in[2] = { seed, like };
+    weft_value *like = in[1];
     uint32_t n_in = like ? 2 : 1;
-    if (!weft__op_enter(cx, fn, in, n_in) || !seed_ok(cx, fn, seed) ||
-        !check_draw(cx, op, fn, dt, a, b))
-        return NULL;
-    if (!like && !check_dims(cx, fn, dt, rank, dims))
-        return NULL;
     weft__node n = { .op = op };
     n.attr.random.dtype = dt;
     n.attr.random.rank = like ? -1 : rank;
@@ -121,6 +115,21 @@ static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_val
     if (rc < 0)
         return weft__ctx_fail_errmsg(cx, rc);
     return weft__ops_emit(cx, &n, in, n_in);
+}
+
+/* A draw of dtype dt, of dims[0..rank) or (like not NULL) of like's
+ * shape. */
+static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_value *seed,
+                             weft_value *like, weft_dtype dt, int rank, const int64_t *dims,
+                             double a, double b)
+{
+    weft_value *in[2] = { seed, like };
+    if (!weft__op_enter(cx, fn, in, like ? 2 : 1) || !weft__ops_seed_ok(cx, fn, seed) ||
+        !check_draw(cx, op, fn, dt, a, b))
+        return NULL;
+    if (!like && !check_dims(cx, fn, dt, rank, dims))
+        return NULL;
+    return draw_node(cx, op, in, dt, rank, dims, a, b);
 }
 
 weft_value *weft_random_uniform(weft_ctx *cx, weft_value *seed, weft_dtype dtype, int rank,
@@ -147,6 +156,26 @@ weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed, weft_dt
     return WEFT__KEEP(random_op(cx, WEFT__OP_RANDOM_TRUNCATED_NORMAL,
                                 "weft_random_truncated_normal", seed, NULL, dtype, rank, dims,
                                 mean, stddev));
+}
+
+/* Every integer of the dtype: the uniform draw over [-2^31, 2^31) or
+ * [-2^63, 2^63), bounds no caller of weft_random_uniform can name (maxval
+ * must be of the dtype); the kernel takes such a span word for word. */
+weft_value *weft_random_uniform_full_int(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
+                                         int rank, const int64_t *dims)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_random_uniform_full_int";
+    weft_value *in[2] = { seed, NULL };
+    if (!weft__op_enter(cx, fn, in, 1) || !weft__ops_seed_ok(cx, fn, seed))
+        return NULL;
+    if (dtype != WEFT_I32 && dtype != WEFT_I64)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not i32 or i64", fn,
+                              weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
+    if (!check_dims(cx, fn, dtype, rank, dims))
+        return NULL;
+    double half = dtype == WEFT_I32 ? 0x1p31 : 0x1p63;
+    return WEFT__KEEP(draw_node(cx, WEFT__OP_RANDOM_UNIFORM, in, dtype, rank, dims, -half, half));
 }
 
 /* The _like forms: like is required (random_op takes NULL for the forms
@@ -249,7 +278,7 @@ weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s needs a rank of 1 or more known while "
                               "tracing", fn, weft__spec_str(s, ss, sizeof ss));
     }
-    if (!seed_ok(cx, fn, seed))
+    if (!weft__ops_seed_ok(cx, fn, seed))
         return NULL;
     weft_value *keys = draw_per_slice(cx, fn, x, seed, WEFT_I64, 0, SHUFFLE_KEY_LIMIT);
     return WEFT__KEEP(weft_gather(cx, x, weft_argsort(cx, keys, 0, false), 0));
@@ -269,7 +298,7 @@ static weft_value *random_flip(weft_ctx *cx, const char *fn, weft_value *images,
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: images %s are not [h, w, c] or [b, h, w, c]",
                               fn, weft__spec_str(s, ss, sizeof ss));
     }
-    if (!seed_ok(cx, fn, seed))
+    if (!weft__ops_seed_ok(cx, fn, seed))
         return NULL;
     weft_value *u = s->rank == 3
                         ? random_op(cx, WEFT__OP_RANDOM_UNIFORM, fn, seed, NULL, WEFT_F64, 0, NULL,
@@ -312,7 +341,7 @@ weft_value *weft_random_brightness(weft_ctx *cx, weft_value *images, double max_
     const char *fn = "weft_random_brightness";
     weft_value *in[2] = { images, seed };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_float_images(cx, fn, images) ||
-        !seed_ok(cx, fn, seed))
+        !weft__ops_seed_ok(cx, fn, seed))
         return NULL;
     if (!(max_delta >= 0) || !isfinite(max_delta))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_delta %g is not a finite number >= 0", fn,
@@ -342,7 +371,7 @@ weft_value *weft_random_contrast(weft_ctx *cx, weft_value *images, double lower,
     const char *fn = "weft_random_contrast";
     weft_value *in[2] = { images, seed };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_contrast_images(cx, fn, images) ||
-        !seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
+        !weft__ops_seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
         return NULL;
     weft_dtype dt = weft__value_spec(images)->dtype;
     return WEFT__KEEP(weft__ops_contrast(cx, fn, images,
@@ -358,7 +387,7 @@ weft_value *weft_random_saturation(weft_ctx *cx, weft_value *images, double lowe
     const char *fn = "weft_random_saturation";
     weft_value *in[2] = { images, seed }, *rgb[3];
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_rgb_channels(cx, fn, images, rgb) ||
-        !seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
+        !weft__ops_seed_ok(cx, fn, seed) || !factor_range_ok(cx, fn, lower, upper))
         return NULL;
     weft_dtype dt = weft__value_spec(images)->dtype;
     return WEFT__KEEP(weft__ops_saturation(cx, fn, rgb,
@@ -373,7 +402,7 @@ weft_value *weft_random_hue(weft_ctx *cx, weft_value *images, double max_delta, 
     const char *fn = "weft_random_hue";
     weft_value *in[2] = { images, seed }, *rgb[3];
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_rgb_channels(cx, fn, images, rgb) ||
-        !seed_ok(cx, fn, seed))
+        !weft__ops_seed_ok(cx, fn, seed))
         return NULL;
     if (!(max_delta >= 0 && max_delta <= 0.5))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: max_delta %g is not in [0, 0.5]", fn,
@@ -453,7 +482,7 @@ weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype, 
     if (dtype != WEFT_F32 && dtype != WEFT_F64)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,
                               weft_dtype_name(dtype) ? weft_dtype_name(dtype) : "?");
-    if (!check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+    if (!check_dims(cx, fn, dtype, rank, dims) || !weft__ops_seed_ok(cx, fn, seed) ||
         !param_fits(cx, fn, "alpha", alpha, rank, dims) ||
         (beta && !param_fits(cx, fn, "beta", beta, rank, dims)))
         return NULL;
@@ -473,7 +502,7 @@ weft_value *weft_random_poisson(weft_ctx *cx, weft_value *seed, weft_dtype dtype
     const char *fn = "weft_random_poisson";
     weft_value *in[2] = { seed, lam };
     if (!weft__op_enter(cx, fn, in, 2) || !count_dtype(cx, fn, dtype) ||
-        !check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+        !check_dims(cx, fn, dtype, rank, dims) || !weft__ops_seed_ok(cx, fn, seed) ||
         !param_fits(cx, fn, "lam", lam, rank, dims))
         return NULL;
     return WEFT__KEEP(count_draw(cx, WEFT__OP_RANDOM_POISSON, seed, dtype, rank, dims, &lam, 1,
@@ -489,7 +518,7 @@ weft_value *weft_random_binomial(weft_ctx *cx, weft_value *seed, weft_dtype dtyp
     const char *fn = "weft_random_binomial";
     weft_value *in[3] = { seed, counts, probs };
     if (!weft__op_enter(cx, fn, in, 3) || !count_dtype(cx, fn, dtype) ||
-        !check_dims(cx, fn, dtype, rank, dims) || !seed_ok(cx, fn, seed) ||
+        !check_dims(cx, fn, dtype, rank, dims) || !weft__ops_seed_ok(cx, fn, seed) ||
         !param_fits(cx, fn, "counts", counts, rank, dims) ||
         !param_fits(cx, fn, "probs", probs, rank, dims))
         return NULL;
@@ -536,7 +565,7 @@ weft_value *weft_random_crop(weft_ctx *cx, weft_value *value, const int64_t *siz
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     const weft_spec *s = weft__value_spec(value);
-    if (!crop_size_ok(cx, fn, s, size) || !seed_ok(cx, fn, seed))
+    if (!crop_size_ok(cx, fn, s, size) || !weft__ops_seed_ok(cx, fn, seed))
         return NULL;
     int rank = s->rank;
     int64_t r = rank;

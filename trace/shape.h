@@ -261,6 +261,11 @@ int weft__eval_check(weft_runtime *rt, const weft__node *n, weft_tensor *const *
  * i64 [3]), f32 boxes [batch, n, 4] and a seed to i64 [4], the crop's
  * row, column, height and width. */
 int weft__infer_sample_box(const weft_spec *in, weft_spec *out);
+/* random_index_shuffle (kernel_index_shuffle.c): in[0] the seed, in[1]
+ * the indices, in[2] max_index (a scalar of the indices' dtype). */
+int weft__infer_index_shuffle(const weft__node *n, const weft_spec *in, weft_spec *out);
+int weft__eval_index_shuffle(weft_runtime *rt, const weft__node *n, weft_tensor *const *in,
+                             weft_tensor *out);
 int weft__eval_sample_box(const weft__node *n, weft_tensor *const *in, weft_tensor *out);
 /* resize by a sampling kernel (kernel_resize_filter.c): whether node n
  * (RESIZE) takes that path, and the kernel. */

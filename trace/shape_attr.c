@@ -117,6 +117,7 @@ static int attr_words(const weft__node *n, int64_t *w)
     case WEFT__OP_EIGH: case WEFT__OP_EIG: case WEFT__OP_SVD: case WEFT__OP_CTC_LOSS:
     case WEFT__OP_CTC_LOSS_GRAD: case WEFT__OP_ISOTONIC: case WEFT__OP_CTC_BEAM:
     case WEFT__OP_BANDED_SOLVE: case WEFT__OP_CTC_UNIQUE: case WEFT__OP_EDIT_DISTANCE:
+    case WEFT__OP_INDEX_SHUFFLE:
         w[k++] = n->attr.index.axis;
         w[k++] = n->attr.index.kind;
         w[k++] = n->attr.index.count;
@@ -284,7 +285,7 @@ void weft__shape_attr_print(const weft__node *n, FILE *f)
     case WEFT__OP_BITCAST:
         fprintf(f, "<%s>", weft_dtype_name(n->attr.cast.to));
         break;
-    case WEFT__OP_CTC_UNIQUE:
+    case WEFT__OP_CTC_UNIQUE: case WEFT__OP_INDEX_SHUFFLE:
         break;   /* no attributes */
     case WEFT__OP_FRACTIONAL_POOL: {
         static const char *const modes[] = { "max", "avg", "argmax", "avg_grad" };

@@ -271,6 +271,18 @@ WEFT_API weft_value *weft_cbrt(weft_ctx *cx, weft_value *a);
  * gradient is x1 / h and x2 / h, NaN at (0, 0) as TensorFlow's sqrt
  * form. */
 WEFT_API weft_value *weft_hypot(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* np.copysign(x1, x2): |x1| with the sign bit of x2, elementwise (C's
+ * copysign: -0.0 and a NaN's sign bit count; a NaN x1 stays NaN),
+ * broadcast and promoted as atan2.  Its gradient is g times the signs of
+ * x1 and x2 (+-1 each, -0.0 negative) for x1, 0 for x2. */
+WEFT_API weft_value *weft_copysign(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* tf.experimental.numpy.gcd(x1, x2) and lcm(x1, x2): NumPy's greatest
+ * common divisor and least common multiple of the magnitudes,
+ * elementwise, broadcast as weft_add; i32 or i64 (else WEFT_EDTYPE).
+ * gcd(0, 0) and lcm(0, x) are 0; the most negative integer's magnitude
+ * and an lcm past the range wrap around, as NumPy's do.  No gradient. */
+WEFT_API weft_value *weft_gcd(weft_ctx *cx, weft_value *x1, weft_value *x2);
+WEFT_API weft_value *weft_lcm(weft_ctx *cx, weft_value *x1, weft_value *x2);
 /* tf.experimental.numpy.logaddexp(x1, x2) = log(e^x1 + e^x2) and
  * logaddexp2 = log2(2^x1 + 2^x2), elementwise (broadcast and promoted as
  * atan2: integers and bool compute in f64, weak scalars take the other's
@@ -279,6 +291,11 @@ WEFT_API weft_value *weft_hypot(weft_ctx *cx, weft_value *x1, weft_value *x2);
  * NaN (a NaN, or two infinities of one sign) the result is x1 + x2. */
 WEFT_API weft_value *weft_logaddexp(weft_ctx *cx, weft_value *x1, weft_value *x2);
 WEFT_API weft_value *weft_logaddexp2(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* tf.experimental.numpy.heaviside(x1, x2): 0 where x1 < 0, x2 where x1
+ * is 0 (either zero), 1 where x1 > 0, NaN where x1 is NaN; broadcast and
+ * promoted as atan2.  A composition of selections: the gradient is 0 for
+ * x1 and reaches x2 where x1 is 0. */
+WEFT_API weft_value *weft_heaviside(weft_ctx *cx, weft_value *x1, weft_value *x2);
 /* tf.experimental.numpy.sinc: sin(pi x) / (pi x), the normalized sinc,
  * elementwise in x's float dtype (integers and bool in f64), in NumPy's
  * formula: 0 is first replaced by 1e-20, which gives exactly 1 there and a
@@ -592,6 +609,15 @@ WEFT_API weft_value *weft_gather(weft_ctx *cx, weft_value *a, weft_value *indice
  * otherwise).  weft_gather is batch_dims 0. */
 WEFT_API weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *indices, int axis,
                                     int batch_dims);
+/* tf.experimental.numpy.take_along_axis(arr, indices, axis): out[..., j,
+ * ...] = arr[..., indices[..., j, ...], ...] along axis, arr and indices
+ * of one rank (1 or more, known while tracing) whose other dims broadcast
+ * (NumPy's rule; a dim of 1 broadcasts where the other's is known); an
+ * index counts as weft_gather's (negative from the end, out of range an
+ * error).  One weft_gather_ex with the axis moved last; the gradient
+ * reaches arr. */
+WEFT_API weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indices,
+                                          int axis);
 /* Joins vs[0..n) (n >= 1) along an existing axis (concat) or a new one
  * (stack, where axis may be rank(vs[0])).  The inputs are promoted to the
  * widest dtype among them, like the operands of weft_add; concat's inputs
@@ -814,6 +840,24 @@ WEFT_API weft_value *weft_eye(weft_ctx *cx, int64_t n, int64_t m, weft_dtype dty
  * an empty vector.  dtype f32 or f64; start and stop finite. */
 WEFT_API weft_value *weft_linspace(weft_ctx *cx, double start, double stop, int64_t num,
                                    weft_dtype dtype);
+/* tf.experimental.numpy.logspace(start, stop, num, base=base) and
+ * geomspace(start, stop, num), NumPy's formulas in f64, rounded to dtype
+ * (f32 or f64) once: logspace is base ** weft_linspace(start, stop, num)
+ * (base finite); geomspace is 10 ** weft_linspace(log10 |start|,
+ * log10 |stop|, num) with its ends set to |start| and |stop| exactly,
+ * negated when both are negative (start and stop nonzero, of one sign,
+ * finite).  NumPy's endpoint=True. */
+WEFT_API weft_value *weft_logspace(weft_ctx *cx, double start, double stop, int64_t num,
+                                   double base, weft_dtype dtype);
+WEFT_API weft_value *weft_geomspace(weft_ctx *cx, double start, double stop, int64_t num,
+                                    weft_dtype dtype);
+/* tf.experimental.numpy.vander(x, N, increasing): [len(x), N] of x's
+ * powers, x[i] ** (N - 1 - j) (increasing: x[i] ** j), TensorFlow's
+ * weft_pow of x against the exponents in x's dtype (NumPy multiplies up
+ * instead: a float may differ in its last bit).  x is a vector of
+ * numbers (rank known while tracing); n < 0 takes N = len(x), which must
+ * then be known while tracing. */
+WEFT_API weft_value *weft_vander(weft_ctx *cx, weft_value *x, int64_t n, bool increasing);
 /* Activations, elementwise.  leaky_relu: x for x > 0, else alpha * x
  * (tf.nn.leaky_relu; TensorFlow casts integers to f32 there, weft asks for
  * a weft_cast).  elu: x for x > 0, else expm1(x) (tf.nn.elu).  gelu: the
@@ -1512,6 +1556,36 @@ WEFT_API weft_value *weft_random_truncated_normal(weft_ctx *cx, weft_value *seed
  * (probability below n^2 / 2^63).  x has any dtype and a rank of 1 or
  * more known while tracing; its first dim may be unknown there. */
 WEFT_API weft_value *weft_random_shuffle(weft_ctx *cx, weft_value *x, weft_value *seed);
+/* tf.random.stateless_uniform(shape, seed, dtype, minval=None,
+ * maxval=None) for integers: every i32 (or i64) equally likely, a tensor
+ * of dims[0..rank) (known while tracing) drawn as weft_random_uniform's
+ * integers: element i of the i32 draw is its 32-bit word minus 2^31, of
+ * the i64 draw its 64-bit word (the block's words 2t and 2t + 1, high
+ * then low) minus 2^63.  dtype i32 or i64. */
+WEFT_API weft_value *weft_random_uniform_full_int(weft_ctx *cx, weft_value *seed,
+                                                  weft_dtype dtype, int rank,
+                                                  const int64_t *dims);
+/* tf.random.experimental.stateless_split(seed, num): num new seeds, [num,
+ * 2] of the seed's dtype, TensorFlow's composition (a full-range draw of
+ * that shape).  num >= 0. */
+WEFT_API weft_value *weft_random_split(weft_ctx *cx, weft_value *seed, int64_t num);
+/* tf.random.experimental.stateless_fold_in(seed, data): a new seed, [2]
+ * of data's dtype: a full-range scalar draw of the seed, then data (an
+ * i32 or i64 scalar, else WEFT_EDTYPE / WEFT_ESHAPE), TensorFlow's
+ * composition.  data may change between calls without a retrace. */
+WEFT_API weft_value *weft_random_fold_in(weft_ctx *cx, weft_value *seed, weft_value *data);
+/* tf.random.experimental.index_shuffle(index, seed, max_index): the place
+ * of each index in a random permutation of [0, max_index], one for each
+ * seed and max_index (both may change between calls without a retrace).
+ * index is i32 or i64 of any shape, max_index a scalar of its dtype (else
+ * WEFT_EDTYPE / WEFT_ESHAPE); the result has index's dtype and shape.
+ * Running the function fails with WEFT_EINVAL when max_index is negative
+ * or an index is outside [0, max_index].  weft's own permutation (a
+ * twelve-round Feistel network on Philox words, cycle-walked into the
+ * range; trace/kernel_index_shuffle.c), not TensorFlow's: no table, any
+ * max_index costs the same, each element on its own. */
+WEFT_API weft_value *weft_random_index_shuffle(weft_ctx *cx, weft_value *index,
+                                               weft_value *seed, weft_value *max_index);
 /* tf.image.stateless_random_flip_left_right / _up_down(images, seed):
  * each image of a batch [b, h, w, c] (b may be unknown while tracing), or
  * a single image [h, w, c], mirrored as weft_flip_left_right /

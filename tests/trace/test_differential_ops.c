@@ -151,7 +151,8 @@ static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft
                                  weft_truediv, weft_floordiv, weft_truncatediv, weft_truncatemod,
                                  weft_minimum, weft_maximum,
                                  weft_lt, weft_ge, weft_eq, weft_ne, weft_atan2, weft_igamma,
-                                 weft_igammac, weft_zeta, weft_polygamma, weft_nextafter };
+                                 weft_igammac, weft_zeta, weft_polygamma, weft_nextafter,
+                                 weft_hypot, weft_copysign };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
     return ops[k](cx, k < 10 ? numeric(cx, a, sa) : a, b);
 }

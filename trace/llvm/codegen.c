@@ -264,6 +264,7 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_EXP2:  return PICK(exp2);
     case WEFT__OP_CBRT:  return PICK(cbrt);
     case WEFT__OP_HYPOT: return PICK(hypot);
+    case WEFT__OP_COPYSIGN: return PICK(copysign);
     default:             return NULL;
     }
 #undef PICK
@@ -275,8 +276,13 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
  * op computed inline. */
 static void (*call_of(weft__op op, weft_dtype dt))(void)
 {
-    if (op == WEFT__OP_POW && (dt == WEFT_I32 || dt == WEFT_I64))
-        return dt == WEFT_I32 ? (void (*)(void))weft__pow_i32 : (void (*)(void))weft__pow_i64;
+    bool i32 = dt == WEFT_I32;
+    if (op == WEFT__OP_POW && (i32 || dt == WEFT_I64))
+        return i32 ? (void (*)(void))weft__pow_i32 : (void (*)(void))weft__pow_i64;
+    if (op == WEFT__OP_GCD)
+        return i32 ? (void (*)(void))weft__gcd_i32 : (void (*)(void))weft__gcd_i64;
+    if (op == WEFT__OP_LCM)
+        return i32 ? (void (*)(void))weft__lcm_i32 : (void (*)(void))weft__lcm_i64;
     if (!is_flt(dt))
         return NULL;
     if (op == WEFT__OP_FLOORDIV)
@@ -449,6 +455,7 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
         return fl ? call_libm(g, libm_of(in->op, dt), T, a, y) : int_trunc_divmod(g, true, a, y);
     case WEFT__OP_POW: case WEFT__OP_ATAN2: case WEFT__OP_IGAMMA: case WEFT__OP_IGAMMAC:
     case WEFT__OP_ZETA: case WEFT__OP_POLYGAMMA: case WEFT__OP_NEXTAFTER: case WEFT__OP_HYPOT:
+    case WEFT__OP_COPYSIGN: case WEFT__OP_GCD: case WEFT__OP_LCM:
         return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
