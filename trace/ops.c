@@ -319,6 +319,11 @@ weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n)
     return weft__dtype_is_float(dt) ? dt : WEFT_F64;
 }
 
+weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
+{
+    return dtype_of(v) == dt ? v : weft_cast(cx, v, dt);
+}
+
 /* The logical ops take bool only; refused before any promotion, so the
  * message shows the operand as the caller passed it. */
 bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in)

@@ -21,6 +21,9 @@ weft_value *weft__op_ternary(weft_ctx *cx, weft__op op, const char *fn, weft_val
  * scalars included), as the float functions take them: integers and bool
  * as f64 (ops.c; the compositions of ops_numpy.c). */
 weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n);
+/* v as dtype dt: v itself when it already is (a weak scalar stays weak),
+ * else weft_cast's (ops.c). */
+weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt);
 
 /* Whether in[0..n_in) are f32 or f64, all of one dtype (weak scalars
  * aside); otherwise the context fails with WEFT_EDTYPE naming fn and

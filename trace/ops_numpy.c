@@ -18,10 +18,17 @@ static const double LN2 = 0.69314718055994530942;
  * subtraction are recorded per step. */
 #define WEFT__DIFF_MAX_UNKNOWN 64
 
-/* v as dtype dt: itself when it already is, else a cast. */
-static weft_value *as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
+/* Enters fn with x1 and x2, both then in the float dtype they promote to
+ * (integers and bool: f64); false when the context has failed. */
+static bool float_pair(weft_ctx *cx, const char *fn, weft_value **x1, weft_value **x2)
 {
-    return weft__value_spec(v)->dtype == dt ? v : weft_cast(cx, v, dt);
+    weft_value *in[2] = { *x1, *x2 };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return false;
+    weft_dtype dt = weft__ops_float_dtype(in, 2);
+    *x1 = weft__ops_as_dtype(cx, *x1, dt);
+    *x2 = weft__ops_as_dtype(cx, *x2, dt);
+    return true;
 }
 
 /* log(e^x1 + e^x2) or its base-2 twin, NumPy's way: the larger plus the
@@ -30,12 +37,8 @@ static weft_value *as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
 static weft_value *log_add_exp(weft_ctx *cx, const char *fn, weft_value *x1, weft_value *x2,
                                bool base2)
 {
-    weft_value *in[2] = { x1, x2 };
-    if (!weft__op_enter(cx, fn, in, 2))
+    if (!float_pair(cx, fn, &x1, &x2))
         return NULL;
-    weft_dtype dt = weft__ops_float_dtype(in, 2);
-    x1 = as_dtype(cx, x1, dt);
-    x2 = as_dtype(cx, x2, dt);
     weft__steps s = { cx, fn };
     weft_value *delta = weft__step2(&s, WEFT__OP_SUB, x1, x2);
     weft_value *fall = weft__step1(&s, WEFT__OP_NEG, weft__step1(&s, WEFT__OP_ABS, delta));
@@ -68,12 +71,8 @@ weft_value *weft_heaviside(weft_ctx *cx, weft_value *x1, weft_value *x2)
 {
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_heaviside";
-    weft_value *in[2] = { x1, x2 };
-    if (!weft__op_enter(cx, fn, in, 2))
+    if (!float_pair(cx, fn, &x1, &x2))
         return NULL;
-    weft_dtype dt = weft__ops_float_dtype(in, 2);
-    x1 = as_dtype(cx, x1, dt);
-    x2 = as_dtype(cx, x2, dt);
     weft__steps s = { cx, fn };
     weft_value *zero = weft_const_f64(cx, 0.0);
     weft_value *at_zero = weft_where(cx, weft__step2(&s, WEFT__OP_EQ, x1, zero), x2, x1);
@@ -92,7 +91,7 @@ weft_value *weft_sinc(weft_ctx *cx, weft_value *x)
     static const char fn[] = "weft_sinc";
     if (!weft__op_enter(cx, fn, &x, 1))
         return NULL;
-    x = as_dtype(cx, x, weft__ops_float_dtype(&x, 1));
+    x = weft__ops_as_dtype(cx, x, weft__ops_float_dtype(&x, 1));
     weft_value *y;
     if (weft__eager_fused(cx, &sinc_site, x, &y))
         return WEFT__KEEP(y);
@@ -258,15 +257,11 @@ weft_value *weft_outer(weft_ctx *cx, weft_value *a, weft_value *b)
 static weft_value *isclose_as(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b,
                               double rtol, double atol, bool equal_nan)
 {
-    weft_value *in[2] = { a, b };
-    if (!weft__op_enter(cx, fn, in, 2))
+    if (!float_pair(cx, fn, &a, &b))
         return NULL;
     if (!(isfinite(rtol) && isfinite(atol) && rtol >= 0 && atol >= 0))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: rtol %g and atol %g must be finite and >= 0",
                               fn, rtol, atol);
-    weft_dtype dt = weft__ops_float_dtype(in, 2);
-    a = as_dtype(cx, a, dt);
-    b = as_dtype(cx, b, dt);
     weft__steps s = { cx, fn };
     weft_value *gap = weft__step1(&s, WEFT__OP_ABS, weft__step2(&s, WEFT__OP_SUB, a, b));
     weft_value *room = weft__step2(&s, WEFT__OP_ADD, weft_const_f64(cx, atol),

@@ -1,7 +1,8 @@
-/* Arrays tf.experimental.numpy builds (logspace, geomspace, vander) and
- * take_along_axis, composed of weft's ops in NumPy's (or, for vander,
- * TensorFlow's) formula, so eager and traced runs give the same bits and
- * the gradients come from the parts. */
+/* Arrays tf.experimental.numpy builds (logspace, geomspace, vander, tri)
+ * and rearranges (take_along_axis, moveaxis, swapaxes), composed of
+ * weft's ops in NumPy's (or, for vander, TensorFlow's) formula, so eager
+ * and traced runs give the same bits and the gradients come from the
+ * parts. */
 #include <math.h>
 
 #include "trace/ctx.h"
@@ -158,4 +159,96 @@ weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indi
         i = weft_broadcast_to(cx, i, r, dims);
     weft_value *y = weft_gather_ex(cx, a, i, r - 1, r - 1);
     return WEFT__KEEP(axis == r - 1 ? y : weft_transpose(cx, y, back));
+}
+
+/* The rank of a, known while tracing, and axis normalised into it; the
+ * context fails naming fn otherwise. */
+static bool axis_in(weft_ctx *cx, const char *fn, const weft_spec *s, int *axis)
+{
+    if (s->rank == WEFT_RANK_ANY) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a's rank is unknown while tracing", fn);
+        return false;
+    }
+    if (*axis < -s->rank || *axis >= s->rank) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is not in [%d, %d)", fn, *axis, -s->rank,
+                       s->rank);
+        return false;
+    }
+    *axis += *axis < 0 ? s->rank : 0;
+    return true;
+}
+
+/* NumPy's moveaxis: the axes not moved keep their order; each source
+ * axis is then put at its destination, by increasing destination. */
+weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
+                          const int *destination, size_t n)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_moveaxis";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(a);
+    if (n > 0 && (!source || !destination))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL source or destination", fn);
+    if (s->rank == WEFT_RANK_ANY)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a's rank is unknown while tracing", fn);
+    if (n > (size_t)s->rank)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu axes moved in a rank of %d", fn, n,
+                              s->rank);
+    int src[WEFT_MAX_RANK], dst[WEFT_MAX_RANK];
+    bool src_used[WEFT_MAX_RANK] = { false }, dst_used[WEFT_MAX_RANK] = { false };
+    for (size_t k = 0; k < n; k++) {
+        src[k] = source[k];
+        dst[k] = destination[k];
+        if (!axis_in(cx, fn, s, &src[k]) || !axis_in(cx, fn, s, &dst[k]))
+            return NULL;
+        if (src_used[src[k]] || dst_used[dst[k]])
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: an axis named twice in source or "
+                                  "destination", fn);
+        src_used[src[k]] = dst_used[dst[k]] = true;
+    }
+    int perm[WEFT_MAX_RANK], rest = 0;
+    for (int d = 0; d < s->rank; d++)
+        if (!src_used[d]) {
+            while (dst_used[rest])
+                rest++;
+            perm[rest++] = d;
+        }
+    for (size_t k = 0; k < n; k++)
+        perm[dst[k]] = src[k];
+    return WEFT__KEEP(weft_transpose(cx, a, perm));
+}
+
+weft_value *weft_swapaxes(weft_ctx *cx, weft_value *a, int axis1, int axis2)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_swapaxes";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(a);
+    if (!axis_in(cx, fn, s, &axis1) || !axis_in(cx, fn, s, &axis2))
+        return NULL;
+    int perm[WEFT_MAX_RANK];
+    for (int d = 0; d < s->rank; d++)
+        perm[d] = d == axis1 ? axis2 : d == axis2 ? axis1 : d;
+    return WEFT__KEEP(weft_transpose(cx, a, perm));
+}
+
+/* NumPy's tri: 1 where column j <= row i + k, of dtype. */
+weft_value *weft_tri(weft_ctx *cx, int64_t n, int64_t m, int64_t k, weft_dtype dtype)
+{
+    WEFT__SCOPE(cx);
+    const char *fn = "weft_tri";
+    if (!weft__op_enter(cx, fn, NULL, 0))
+        return NULL;
+    m = m < 0 ? n : m;
+    if (n < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: n %lld is negative", fn, (long long)n);
+    if (!weft_dtype_name(dtype))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %d is not a dtype", fn, (int)dtype);
+    weft_value *rows = weft_reshape(cx, weft_range(cx, WEFT_I64, 0, n, 1), 2,
+                                    (const int64_t[]){ -1, 1 });
+    weft_value *cols = weft_range(cx, WEFT_I64, 0, m, 1);
+    weft_value *in = weft_le(cx, cols, weft_add(cx, rows, weft_const_i64(cx, k)));
+    return WEFT__KEEP(weft_cast(cx, in, dtype));
 }

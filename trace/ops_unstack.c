@@ -1,6 +1,7 @@
 /* Ops that hand back one value per slice or per input (include/weft/ops.h):
- * unstack (split, then squeeze) and meshgrid (reshape, then
- * broadcast_to), TensorFlow's tf.unstack and tf.meshgrid.  Both check
+ * unstack (split, then squeeze), meshgrid (reshape, then broadcast_to)
+ * and broadcast_arrays (a where on a common mask), TensorFlow's
+ * tf.unstack, tf.meshgrid and tf.experimental.numpy's.  All check
  * their inputs first, so that an error names the public op, and leave
  * every output NULL when they fail. */
 #include "base/base.h"
@@ -128,5 +129,32 @@ int weft_meshgrid(weft_ctx *cx, weft_value *const *xs, size_t n, weft_meshgrid_i
         if (!(outs[k] = weft_broadcast_to(cx, line, rank, shape)))
             return outs_fail(cx, outs, n);
     }
+    return 0;
+}
+
+/* NumPy's broadcast_arrays: each of vs[0..n) broadcast to their common
+ * shape, through a where on a true mask of that shape (the values pass
+ * untouched, any dtype; dims unknown while tracing too). */
+int weft_broadcast_arrays(weft_ctx *cx, weft_value *const *vs, size_t n, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, n);
+    static const char fn[] = "weft_broadcast_arrays";
+    if (!outs_enter(cx, fn, outs, n))
+        return outs_fail(cx, outs, n);
+    if (!vs || n == 0) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu inputs%s (1 or more)", fn, n,
+                       vs ? "" : " at NULL");
+        return outs_fail(cx, outs, n);
+    }
+    if (!weft__op_enter(cx, fn, vs, n))
+        return outs_fail(cx, outs, n);
+    weft_value *mask = NULL;
+    for (size_t k = 0; k < n; k++) {
+        weft_value *own = weft_cast(cx, weft_ones_like(cx, vs[k]), WEFT_BOOL);
+        mask = mask ? weft_logical_and(cx, mask, own) : own;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!(outs[k] = weft_where(cx, mask, vs[k], vs[k])))
+            return outs_fail(cx, outs, n);
     return 0;
 }

@@ -296,6 +296,28 @@ WEFT_API weft_value *weft_logaddexp2(weft_ctx *cx, weft_value *x1, weft_value *x
  * promoted as atan2.  A composition of selections: the gradient is 0 for
  * x1 and reaches x2 where x1 is 0. */
 WEFT_API weft_value *weft_heaviside(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* tf.experimental.numpy.signbit(x): bool, whether the sign bit is set
+ * (-0.0 and a negative NaN count, through weft_copysign; integers: x <
+ * 0).  fix(x): rounded toward zero (ceil below 0, floor from 0; -0.0
+ * stays), integers and bool in f64.  float_power(x1, x2): weft_pow in f64
+ * whatever the dtypes (NumPy's; f32 is widened).  Bool x is WEFT_EDTYPE
+ * for signbit. */
+WEFT_API weft_value *weft_signbit(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_fix(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_float_power(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* tf.experimental.numpy.nan_to_num(x, nan, posinf, neginf): NaN replaced
+ * by nan, +inf by posinf, -inf by neginf, each rounded to x's dtype; an
+ * infinite posinf (neginf) stands for NumPy's None, the dtype's largest
+ * (lowest) finite number.  Integers and bool come back unchanged. */
+WEFT_API weft_value *weft_nan_to_num(weft_ctx *cx, weft_value *x, double nan, double posinf,
+                                     double neginf);
+/* tf.experimental.numpy.around(x, decimals): NumPy's round to decimals
+ * places, x * 10^d rounded half to even then / 10^d (d < 0: / 10^-d, round,
+ * * 10^-d), in x's dtype with the factor rounded to it, as NumPy (TF's
+ * NumPy layer always multiplies by 10^d, a rounding apart for d < 0).
+ * Integers: unchanged for d >= 0, else computed in f64 and cast back.
+ * decimals in -308..308; bool is WEFT_EDTYPE. */
+WEFT_API weft_value *weft_around(weft_ctx *cx, weft_value *x, int decimals);
 /* tf.experimental.numpy.sinc: sin(pi x) / (pi x), the normalized sinc,
  * elementwise in x's float dtype (integers and bool in f64), in NumPy's
  * formula: 0 is first replaced by 1e-20, which gives exactly 1 there and a
@@ -478,6 +500,31 @@ typedef enum weft_reduction {
 } weft_reduction;
 WEFT_API weft_value *weft_reduce(weft_ctx *cx, weft_reduction r, weft_value *a,
                                  const int *axes, size_t n_axes, bool keepdims);
+/* tf.experimental.numpy.nansum, nanprod, nanmean and ptp over axes as
+ * weft_reduce's: nansum and nanprod read a NaN as 0 (1); nanmean is the
+ * sum of the numbers over their count (NaN where there are none); ptp is
+ * the maximum minus the minimum (NaN propagates; bool is WEFT_EDTYPE).
+ * On integers and bool the nan forms are weft_reduce's SUM, PROD and
+ * MEAN. */
+WEFT_API weft_value *weft_nansum(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                 bool keepdims);
+WEFT_API weft_value *weft_nanprod(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                  bool keepdims);
+WEFT_API weft_value *weft_nanmean(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                  bool keepdims);
+WEFT_API weft_value *weft_ptp(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                              bool keepdims);
+/* tf.experimental.numpy.average(a, axis, weights): weft_reduce's mean
+ * over axis (or WEFT_ALL_AXES) without weights (NULL), else sum(a w) /
+ * sum(w) in the float dtype the two promote to, w of a's rank
+ * (broadcasting to its shape) or a vector laid along a single axis.  A
+ * zero sum of weights gives inf or NaN (NumPy raises). */
+WEFT_API weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weights);
+/* tf.experimental.numpy.inner(a, b): the sum of products over the last
+ * axes of both (a scalar multiplies); vdot(a, b): both flattened, their
+ * dot product (a scalar).  weft_tensordot's product and promotion. */
+WEFT_API weft_value *weft_inner(weft_ctx *cx, weft_value *a, weft_value *b);
+WEFT_API weft_value *weft_vdot(weft_ctx *cx, weft_value *a, weft_value *b);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);
@@ -594,6 +641,48 @@ WEFT_API int weft_unstack(weft_ctx *cx, weft_value *a, int axis, size_t num, wef
 typedef enum weft_meshgrid_indexing { WEFT_MESHGRID_XY, WEFT_MESHGRID_IJ } weft_meshgrid_indexing;
 WEFT_API int weft_meshgrid(weft_ctx *cx, weft_value *const *xs, size_t n,
                            weft_meshgrid_indexing indexing, weft_value **outs);
+/* tf.experimental.numpy.broadcast_arrays(*args): each of vs[0..n) (n >=
+ * 1) broadcast to their common shape (NumPy's rule; dims unknown while
+ * tracing too), its values and dtype untouched, into outs[0..n).  Returns
+ * 0, or the context's error code with every outs[k] NULL. */
+WEFT_API int weft_broadcast_arrays(weft_ctx *cx, weft_value *const *vs, size_t n,
+                                   weft_value **outs);
+/* tf.experimental.numpy.flip(a, axis): a reversed along axes[0..n)
+ * (negative ones from the end, each named once; n 0: every axis), one
+ * weft_slice with step -1; fliplr and flipud flip axis 1 (a rank of 2 or
+ * more) and axis 0 (1 or more).  a's rank must be known while tracing. */
+WEFT_API weft_value *weft_flip(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
+WEFT_API weft_value *weft_fliplr(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_flipud(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.atleast_1d / 2d / 3d(a): NumPy's reshapes of a
+ * smaller rank (a scalar to [1], [1, 1], [1, 1, 1]; a vector [k] to [1,
+ * k] or [1, k, 1]; a matrix [m, k] to [m, k, 1]); others unchanged. */
+WEFT_API weft_value *weft_atleast_1d(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_atleast_2d(weft_ctx *cx, weft_value *a);
+WEFT_API weft_value *weft_atleast_3d(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.hstack, vstack, dstack, column_stack(vs): vs[0..n)
+ * (1 <= n <= 256, ranks known while tracing) joined as NumPy's: hstack
+ * along axis 1 (0 for vectors), vstack along 0 after atleast_2d, dstack
+ * along 2 after atleast_3d, column_stack along 1 with each vector a
+ * column.  Dtypes promote as weft_concat's. */
+WEFT_API weft_value *weft_hstack(weft_ctx *cx, weft_value *const *vs, size_t n);
+WEFT_API weft_value *weft_vstack(weft_ctx *cx, weft_value *const *vs, size_t n);
+WEFT_API weft_value *weft_dstack(weft_ctx *cx, weft_value *const *vs, size_t n);
+WEFT_API weft_value *weft_column_stack(weft_ctx *cx, weft_value *const *vs, size_t n);
+/* tf.experimental.numpy.append(arr, values, axis): weft_concat along
+ * axis; axis WEFT_ALL_AXES (NumPy's None) flattens both first. */
+WEFT_API weft_value *weft_append(weft_ctx *cx, weft_value *arr, weft_value *values, int axis);
+/* tf.experimental.numpy.diag(v, k): a vector v [n] onto diagonal k of a
+ * square [n + |k|, n + |k|] matrix of zeros (k > 0 above the main one);
+ * a matrix v's diagonal k as a vector (empty past the matrix).  diagflat
+ * is diag of v flattened.  Dims known while tracing; any dtype. */
+WEFT_API weft_value *weft_diag(weft_ctx *cx, weft_value *v, int64_t k);
+WEFT_API weft_value *weft_diagflat(weft_ctx *cx, weft_value *v, int64_t k);
+/* tf.experimental.numpy.select(condlist, choicelist, default): where
+ * conds[i] (bool) holds for the first i, choices[i], else default_value;
+ * all broadcast, dtypes promoting as weft_where's; n >= 1. */
+WEFT_API weft_value *weft_select(weft_ctx *cx, weft_value *const *conds,
+                                 weft_value *const *choices, size_t n, weft_value *default_value);
 /* Elements of a picked along axis by indices (i32 or i64, any shape;
  * negative ones count from the end): the result's shape is a's dims
  * before axis, then indices' dims, then a's dims after axis (tf.gather).
@@ -618,6 +707,14 @@ WEFT_API weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *ind
  * reaches arr. */
 WEFT_API weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indices,
                                           int axis);
+/* tf.experimental.numpy.moveaxis(a, source, destination) and
+ * swapaxes(a, axis1, axis2): one weft_transpose.  moveaxis puts axis
+ * source[k] at destination[k] for k < n (negative ones count from the end,
+ * each named at most once), the other axes keeping their order.  a's rank
+ * must be known while tracing. */
+WEFT_API weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
+                                   const int *destination, size_t n);
+WEFT_API weft_value *weft_swapaxes(weft_ctx *cx, weft_value *a, int axis1, int axis2);
 /* Joins vs[0..n) (n >= 1) along an existing axis (concat) or a new one
  * (stack, where axis may be rank(vs[0])).  The inputs are promoted to the
  * widest dtype among them, like the operands of weft_add; concat's inputs
@@ -858,6 +955,9 @@ WEFT_API weft_value *weft_geomspace(weft_ctx *cx, double start, double stop, int
  * numbers (rank known while tracing); n < 0 takes N = len(x), which must
  * then be known while tracing. */
 WEFT_API weft_value *weft_vander(weft_ctx *cx, weft_value *x, int64_t n, bool increasing);
+/* tf.experimental.numpy.tri(N, M, k, dtype): [n, m] (m < 0: n) of dtype,
+ * 1 where column j <= row i + k, else 0. */
+WEFT_API weft_value *weft_tri(weft_ctx *cx, int64_t n, int64_t m, int64_t k, weft_dtype dtype);
 /* Activations, elementwise.  leaky_relu: x for x > 0, else alpha * x
  * (tf.nn.leaky_relu; TensorFlow casts integers to f32 there, weft asks for
  * a weft_cast).  elu: x for x > 0, else expm1(x) (tf.nn.elu).  gelu: the

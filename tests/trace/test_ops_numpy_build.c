@@ -1,9 +1,10 @@
 /* tf.experimental.numpy's copysign (libm's, bit for bit), gcd, lcm,
- * heaviside, logspace, geomspace, vander and take_along_axis: against C written here
- * in NumPy's (vander: TensorFlow's) formulas, eagerly and traced on 1, 2
- * and 4 workers with the same bits; signed zeros and NaN, dtypes,
- * broadcasting, gradients against central differences and by value where
- * a difference cannot see them, and the refusals. */
+ * heaviside, logspace, geomspace, vander, tri, take_along_axis, moveaxis
+ * and swapaxes: against C written here in NumPy's (vander: TensorFlow's)
+ * formulas, eagerly and traced on 1, 2 and 4 workers with the same bits;
+ * signed zeros and NaN, dtypes, broadcasting, gradients against central
+ * differences and by value where a difference cannot see them, and the
+ * refusals. */
 #include <math.h>
 #include <string.h>
 
@@ -469,4 +470,117 @@ Test(ops_numpy_build, take_along_axis_refusals)
     op_expect_errors(rt, take_refused_body, cases, 5, args, 5);
     for (int k = 0; k < 5; k++)
         weft_tensor_release(args[k]);
+}
+
+/* ---- moveaxis, swapaxes and tri ---------------------------------------------------- */
+
+typedef struct move_case {
+    int n;
+    int source[3], destination[3];
+    int64_t dims[4];   /* the result's */
+    int perm[4];       /* result axis d is a's axis perm[d] */
+} move_case;
+
+static int move_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const move_case *c = user;
+    outs[0] = c->n < 0 ? weft_swapaxes(cx, a[0], c->source[0], c->destination[0])
+                       : weft_moveaxis(cx, a[0], c->source, c->destination, (size_t)c->n);
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's examples on a [2, 3, 4, 5] array, and swapaxes (n -1). */
+Test(ops_numpy_build, moveaxis_and_swapaxes_are_numpys)
+{
+    const move_case cases[] = {
+        { 1, { 0 }, { -1 }, { 3, 4, 5, 2 }, { 1, 2, 3, 0 } },
+        { 1, { -1 }, { 0 }, { 5, 2, 3, 4 }, { 3, 0, 1, 2 } },
+        { 2, { 0, 1 }, { -1, -2 }, { 4, 5, 3, 2 }, { 2, 3, 1, 0 } },
+        { 3, { 0, 1, 2 }, { -1, -2, -3 }, { 5, 4, 3, 2 }, { 3, 2, 1, 0 } },
+        { 2, { 3, 0 }, { 1, 2 }, { 3, 5, 2, 4 }, { 1, 3, 0, 2 } },
+        { 0, { 0 }, { 0 }, { 2, 3, 4, 5 }, { 0, 1, 2, 3 } },
+        { -1, { 0 }, { 2 }, { 4, 3, 2, 5 }, { 2, 1, 0, 3 } },
+        { -1, { -1 }, { 1 }, { 2, 5, 4, 3 }, { 0, 3, 2, 1 } },
+    };
+    const int64_t ad[4] = { 2, 3, 4, 5 };
+    double v[120];
+    for (int i = 0; i < 120; i++)
+        v[i] = i;
+    weft_tensor *x = test_tensor(WEFT_F64, 4, ad, v);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const move_case *c = &cases[k];
+        weft_tensor *y;
+        op_results_everywhere(move_body, (void *)c, &x, 1, &y, 1, "moveaxis");
+        test_assert_shape(y, WEFT_F64, 4, c->dims, "moveaxis");
+        int64_t at[4], e = 0;
+        for (at[0] = 0; at[0] < c->dims[0]; at[0]++)
+            for (at[1] = 0; at[1] < c->dims[1]; at[1]++)
+                for (at[2] = 0; at[2] < c->dims[2]; at[2]++)
+                    for (at[3] = 0; at[3] < c->dims[3]; at[3]++, e++) {
+                        int64_t src[4];
+                        for (int d = 0; d < 4; d++)
+                            src[c->perm[d]] = at[d];
+                        double want = (double)(((src[0] * 3 + src[1]) * 4 + src[2]) * 5 + src[3]);
+                        cr_assert_eq(test_element(y, e), want, "case %zu element %lld", k,
+                                     (long long)e);
+                    }
+        weft_tensor_release(y);
+    }
+    weft_tensor_release(x);
+}
+
+static int move_refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_moveaxis(cx, a[0], (const int[]){ 0, 0 }, (const int[]){ 1, 2 }, 2);
+        break;
+    case 1: outs[0] = weft_moveaxis(cx, a[0], (const int[]){ 3 }, (const int[]){ 0 }, 1); break;
+    case 2: outs[0] = weft_swapaxes(cx, a[0], 0, -4); break;
+    default: outs[0] = weft_tri(cx, -1, 2, 0, WEFT_F32); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_build, moveaxis_refusals)
+{
+    weft_tensor *x = test_tensor(WEFT_F64, 3, DIMS(1, 2, 1), (const double[]){ 1, 2 });
+    const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_moveaxis: an axis named twice in source or destination" },
+        { 1, WEFT_EINVAL, "weft_moveaxis: axis 3 is not in [-3, 3)" },
+        { 2, WEFT_EINVAL, "weft_swapaxes: axis -4 is not in [-3, 3)" },
+        { 3, WEFT_EINVAL, "weft_tri: n -1 is negative" },
+    };
+    op_expect_errors(rt, move_refused_body, cases, 4, &x, 1);
+    weft_tensor_release(x);
+}
+
+typedef struct tri_of {
+    int64_t n, m, k;
+    weft_dtype dtype;
+} tri_of;
+
+static int tri_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)a;
+    const tri_of *c = user;
+    outs[0] = weft_tri(cx, c->n, c->m, c->k, c->dtype);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_build, tri_is_numpys)
+{
+    const tri_of cases[] = { { 3, -1, 0, WEFT_F64 }, { 3, 5, 2, WEFT_I32 }, { 4, 2, -1, WEFT_BOOL },
+                             { 0, 3, 0, WEFT_F32 },  { 2, 0, 5, WEFT_I64 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const tri_of *c = &cases[k];
+        int64_t m = c->m < 0 ? c->n : c->m;
+        weft_tensor *y;
+        op_results_everywhere(tri_body, (void *)c, NULL, 0, &y, 1, "tri");
+        test_assert_shape(y, c->dtype, 2, DIMS(c->n, m), "tri");
+        for (int64_t i = 0; i < c->n; i++)
+            for (int64_t j = 0; j < m; j++)
+                cr_assert_eq(test_element(y, i * m + j), j <= i + c->k ? 1.0 : 0.0,
+                             "case %zu [%lld, %lld]", k, (long long)i, (long long)j);
+        weft_tensor_release(y);
+    }
 }

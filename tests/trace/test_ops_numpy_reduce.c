@@ -1,0 +1,240 @@
+/* tf.experimental.numpy's nansum, nanprod, nanmean, ptp, average, inner
+ * and vdot: against loops written here, eagerly and traced on 1, 2 and 4
+ * workers with the same bits; NaN, all-NaN rows, axes and keepdims,
+ * weights of a's shape and along an axis, integer dtypes, gradients
+ * against central differences, and the refusals. */
+#include <math.h>
+#include <string.h>
+
+#include "grad_check.h"
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_numpy_reduce, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
+
+/* [3, 4] with NaNs: row 1 is all NaN. */
+static const double m34[12] = { 1.5, NAN, -2, 4, NAN, NAN, NAN, NAN, 0.25, 3, NAN, -1 };
+
+typedef enum which { NANSUM, NANPROD, NANMEAN, PTP } which;
+
+typedef struct reduce_case {
+    which w;
+    int axis;   /* WEFT_ALL_AXES: every axis */
+    bool keepdims;
+} reduce_case;
+
+static int reduce_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const reduce_case *c = user;
+    const int *axes = c->axis == WEFT_ALL_AXES ? NULL : &c->axis;
+    size_t n = c->axis == WEFT_ALL_AXES ? 0 : 1;
+    switch (c->w) {
+    case NANSUM: outs[0] = weft_nansum(cx, a[0], axes, n, c->keepdims); break;
+    case NANPROD: outs[0] = weft_nanprod(cx, a[0], axes, n, c->keepdims); break;
+    case NANMEAN: outs[0] = weft_nanmean(cx, a[0], axes, n, c->keepdims); break;
+    default: outs[0] = weft_ptp(cx, a[0], axes, n, c->keepdims); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's answer over the elements x[at(k)], k < n. */
+static double numpy_reduce(which w, const double *x, const int *at, int n)
+{
+    double sum = 0, prod = 1, hi = -INFINITY, lo = INFINITY;
+    int count = 0;
+    bool nan = false;
+    for (int k = 0; k < n; k++) {
+        double v = x[at[k]];
+        nan = nan || isnan(v);
+        if (!isnan(v)) {
+            sum += v;
+            prod *= v;
+            count++;
+            hi = fmax(hi, v);
+            lo = fmin(lo, v);
+        }
+    }
+    switch (w) {
+    case NANSUM: return sum;
+    case NANPROD: return prod;
+    case NANMEAN: return sum / count;
+    default: return nan ? NAN : hi - lo;
+    }
+}
+
+Test(ops_numpy_reduce, nan_reductions_are_numpys)
+{
+    weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(3, 4), m34);
+    for (int w = NANSUM; w <= PTP; w++) {
+        const int axes[3] = { 0, 1, WEFT_ALL_AXES };
+        for (int k = 0; k < 3; k++) {
+            reduce_case c = { (which)w, axes[k], k == 1 };
+            weft_tensor *y;
+            op_results_everywhere(reduce_body, &c, &t, 1, &y, 1, "nan reduction");
+            int outer = k == 0 ? 4 : k == 1 ? 3 : 1, inner = k == 0 ? 3 : k == 1 ? 4 : 12;
+            cr_assert_eq(weft_tensor_numel(y), outer);
+            if (k == 1)
+                test_assert_shape(y, WEFT_F64, 2, DIMS(3, 1), "keepdims");
+            for (int o = 0; o < outer; o++) {
+                int at[12];
+                for (int i = 0; i < inner; i++)
+                    at[i] = k == 0 ? i * 4 + o : k == 1 ? o * 4 + i : i;
+                double want = numpy_reduce((which)w, m34, at, inner);
+                double got = test_element(y, o);
+                cr_assert((isnan(want) && isnan(got)) || fabs(got - want) <= 1e-15 * fabs(want),
+                          "op %d axis %d output %d: %g, want %g", w, axes[k], o, got, want);
+            }
+            weft_tensor_release(y);
+        }
+    }
+    weft_tensor_release(t);
+}
+
+/* On integers the nan forms are the plain reductions; ptp subtracts. */
+Test(ops_numpy_reduce, integers)
+{
+    weft_tensor *t = test_tensor(WEFT_I32, 2, DIMS(2, 3), (const double[]){ 1, -4, 2, 7, 0, 3 });
+    const double want[4][2] = { { -1, 10 }, { -8, 0 }, { -1.0 / 3, 10.0 / 3 }, { 6, 7 } };
+    for (int w = NANSUM; w <= PTP; w++) {
+        reduce_case c = { (which)w, 1, false };
+        weft_tensor *y;
+        op_results_everywhere(reduce_body, &c, &t, 1, &y, 1, "integers");
+        test_assert_shape(y, w == NANMEAN ? WEFT_F64 : WEFT_I32, 1, DIMS(2), "integers");
+        for (int o = 0; o < 2; o++)
+            cr_assert_eq(test_element(y, o), want[w][o], "op %d row %d", w, o);
+        weft_tensor_release(y);
+    }
+    weft_tensor_release(t);
+}
+
+static int average_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const int *axis = user;
+    outs[0] = weft_average(cx, a[0], *axis, a[1]);
+    outs[1] = weft_average(cx, a[0], *axis, NULL);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_reduce, average_is_numpys)
+{
+    const double a[6] = { 1, 2, 3, 4, 5, 6 }, w6[6] = { 3, 1, 0, 2, 2, 1 }, w3[3] = { 1, 2, 5 };
+    weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(2, 3), a);
+    /* Weights of a's shape, over every axis and over axis 0. */
+    weft_tensor *args[2] = { x, test_tensor(WEFT_F64, 2, DIMS(2, 3), w6) }, *y[2];
+    const int all = WEFT_ALL_AXES, zero = 0, last = -1;
+    op_results_everywhere(average_body, (void *)&all, args, 2, y, 2, "average");
+    cr_assert_eq(test_element(y[0], 0), (3 + 2 + 0 + 8 + 10 + 6) / 9.0);
+    cr_assert_eq(test_element(y[1], 0), 3.5);
+    weft_tensor_release(y[0]);
+    weft_tensor_release(y[1]);
+    op_results_everywhere(average_body, (void *)&zero, args, 2, y, 2, "average over 0");
+    const double col[3] = { (3 + 8) / 5.0, (2 + 10) / 3.0, (0 + 6) / 1.0 };
+    for (int j = 0; j < 3; j++) {
+        cr_assert_eq(test_element(y[0], j), col[j], "column %d", j);
+        cr_assert_eq(test_element(y[1], j), (a[j] + a[3 + j]) / 2, "column %d", j);
+    }
+    weft_tensor_release(y[0]);
+    weft_tensor_release(y[1]);
+    weft_tensor_release(args[1]);
+    /* A vector of weights along the last axis; integer a and f32 weights
+     * promote to f32, as weft_atan2's operands. */
+    weft_tensor *xi = test_tensor(WEFT_I64, 2, DIMS(2, 3), a);
+    weft_tensor *vargs[2] = { xi, test_tensor(WEFT_F32, 1, DIMS(3), w3) };
+    op_results_everywhere(average_body, (void *)&last, vargs, 2, y, 2, "weights along -1");
+    test_assert_shape(y[0], WEFT_F32, 1, DIMS(2), "weights along -1");
+    for (int r = 0; r < 2; r++)
+        cr_assert_eq(test_element(y[0], r),
+                     (a[3 * r] * 1 + a[3 * r + 1] * 2 + a[3 * r + 2] * 5) / 8.0, "row %d", r);
+    weft_tensor_release(y[0]);
+    weft_tensor_release(y[1]);
+    weft_tensor_release(vargs[1]);
+    weft_tensor_release(xi);
+    weft_tensor_release(x);
+}
+
+static int products_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_inner(cx, a[0], a[1]);
+    outs[1] = weft_vdot(cx, a[0], a[2]);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_reduce, inner_and_vdot_are_numpys)
+{
+    const double a[6] = { 1, -2, 3, 0.5, 4, -1 }, b[12] = { 2, 0, 1, -1, 3, 5,
+                                                            1, 1, -2, 0.25, 6, 2 };
+    weft_tensor *args[3] = { test_tensor(WEFT_F64, 2, DIMS(2, 3), a),
+                             test_tensor(WEFT_F64, 2, DIMS(4, 3), b),
+                             test_tensor(WEFT_F64, 1, DIMS(6), b + 6) }, *y[2];
+    op_results_everywhere(products_body, NULL, args, 3, y, 2, "inner and vdot");
+    test_assert_shape(y[0], WEFT_F64, 2, DIMS(2, 4), "inner");
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            double want = 0;
+            for (int k = 0; k < 3; k++)
+                want += a[i * 3 + k] * b[j * 3 + k];
+            cr_assert_eq(test_element(y[0], i * 4 + j), want, "inner [%d, %d]", i, j);
+        }
+    test_assert_shape(y[1], WEFT_F64, 0, NULL, "vdot");
+    double dot = 0;
+    for (int k = 0; k < 6; k++)
+        dot += a[k] * b[6 + k];
+    cr_assert_eq(test_element(y[1], 0), dot);
+    for (int k = 0; k < 2; k++)
+        weft_tensor_release(y[k]);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
+static int grad_body_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int rows = 1;
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_nanmean(cx, a[0], &rows, 1, false); break;
+    case 1: outs[0] = weft_ptp(cx, a[0], &rows, 1, false); break;
+    case 2: outs[0] = weft_average(cx, a[0], 1, a[1]); break;
+    default: outs[0] = weft_inner(cx, a[0], a[1]); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_reduce, gradients_match_differences)
+{
+    const double v[12] = { 0.3, -0.7, 1.2, 0.05, -1.4, 0.9, 0.6, -0.2, 1.7, -0.55, 1.1, 0.8 };
+    const double w[12] = { 0.1, 0.2, 1.0, 2.0, 1.3, 0.4, 0.6, 0.9, 1.5, 2.0, 0.7, 0.1 };
+    const grad_arg xw[2] = { { 2, { 3, 4 }, v }, { 2, { 3, 4 }, w } };
+    static const int cases[4] = { 0, 1, 2, 3 };
+    for (int k = 0; k < 4; k++) {
+        grad_case c = { grad_body_of, &cases[k], k < 2 ? 1 : 2, k < 2 ? 1 : 2 };
+        expect_gradients(&c, xw, k == 0 ? "nanmean" : k == 1 ? "ptp" : k == 2 ? "average"
+                                                                               : "inner");
+    }
+}
+
+static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_ptp(cx, a[0], NULL, 0, false); break;
+    default: outs[0] = weft_average(cx, a[1], WEFT_ALL_AXES, a[2]); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_reduce, refusals)
+{
+    weft_tensor *args[3] = { test_tensor(WEFT_BOOL, 1, DIMS(2), (const double[]){ 1, 0 }),
+                             test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 1, 2, 3, 4 }),
+                             test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 1, 2 }) };
+    const op_error_case cases[] = {
+        { 0, WEFT_EDTYPE, "weft_ptp: a bool[2] is not a number" },
+        { 1, WEFT_ESHAPE, "weft_average: weights f64[2] are not of the rank of a f64[2,2], nor "
+                          "a vector along its axis" },
+    };
+    op_expect_errors(rt, refused_body, cases, 2, args, 3);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}

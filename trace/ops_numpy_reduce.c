@@ -1,0 +1,148 @@
+/* Reductions and products of tf.experimental.numpy composed of weft's
+ * ops in NumPy's formulas (nansum, nanprod, nanmean, ptp, average, inner,
+ * vdot): the order of a sum is weft_reduce's, so eager and traced runs
+ * give the same bits, and the gradients come from the parts. */
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+/* a with its NaNs replaced by fill (floats only; others as they are). */
+static weft_value *nan_as(weft_ctx *cx, const char *fn, weft_value *a, double fill)
+{
+    if (!weft__dtype_is_float(weft__value_spec(a)->dtype))
+        return a;
+    weft_value *nan = weft__op_unary(cx, WEFT__OP_IS_NAN, fn, a);
+    return weft_where(cx, nan, weft_const_f64(cx, fill), a);
+}
+
+/* Reduction r of a with its NaNs read as fill. */
+static weft_value *nan_reduce(weft_ctx *cx, const char *fn, weft_reduction r, double fill,
+                              weft_value *a, const int *axes, size_t n_axes, bool keepdims)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    return weft_reduce(cx, r, nan_as(cx, fn, a, fill), axes, n_axes, keepdims);
+}
+
+weft_value *weft_nansum(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                        bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_reduce(cx, "weft_nansum", WEFT_R_SUM, 0.0, a, axes, n_axes, keepdims));
+}
+
+weft_value *weft_nanprod(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                         bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_reduce(cx, "weft_nanprod", WEFT_R_PROD, 1.0, a, axes, n_axes,
+                                 keepdims));
+}
+
+/* The sum of the numbers over the count of them (NaN where there are
+ * none, as NumPy's 0 / 0); integers and bool as weft_reduce's mean. */
+weft_value *weft_nanmean(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                         bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_nanmean";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    if (!weft__dtype_is_float(weft__value_spec(a)->dtype))
+        return WEFT__KEEP(weft_reduce(cx, WEFT_R_MEAN, a, axes, n_axes, keepdims));
+    weft_value *sum = weft_reduce(cx, WEFT_R_SUM, nan_as(cx, fn, a, 0.0), axes, n_axes,
+                                  keepdims);
+    weft_value *number = weft_logical_not(cx, weft__op_unary(cx, WEFT__OP_IS_NAN, fn, a));
+    weft_value *count = weft_reduce(cx, WEFT_R_SUM, number, axes, n_axes, keepdims);
+    return WEFT__KEEP(weft_truediv(cx, sum, count));
+}
+
+/* NumPy's ptp: the maximum minus the minimum (NaN propagates). */
+weft_value *weft_ptp(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                     bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_ptp";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(a);
+    if (s->dtype == WEFT_BOOL) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a %s is not a number", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    }
+    weft_value *hi = weft_reduce(cx, WEFT_R_MAX, a, axes, n_axes, keepdims);
+    weft_value *lo = weft_reduce(cx, WEFT_R_MIN, a, axes, n_axes, keepdims);
+    return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, hi, lo));
+}
+
+/* weights laid along axis of a (NumPy's 1-D weights): [1.., n, ..1]. */
+static weft_value *along_axis(weft_ctx *cx, weft_value *w, int rank, int axis)
+{
+    int64_t dims[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        dims[d] = d == axis ? -1 : 1;
+    return weft_reshape(cx, w, rank, dims);
+}
+
+/* NumPy's average: the mean, or with weights sum(a w) / sum(w) in the
+ * float dtype the two promote to, w broadcast to a's shape first. */
+weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weights)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_average";
+    weft_value *in[2] = { a, weights };
+    if (!weft__op_enter(cx, fn, in, weights ? 2 : 1))
+        return NULL;
+    const int *axes = axis == WEFT_ALL_AXES ? NULL : &axis;
+    size_t n = axis == WEFT_ALL_AXES ? 0 : 1;
+    if (!weights)
+        return WEFT__KEEP(weft_reduce(cx, WEFT_R_MEAN, a, axes, n, false));
+    const weft_spec *sa = weft__value_spec(a), *sw = weft__value_spec(weights);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    bool same = sw->rank == sa->rank && sa->rank != WEFT_RANK_ANY;
+    bool one_d = sw->rank == 1 && sa->rank != WEFT_RANK_ANY && axis != WEFT_ALL_AXES &&
+                 axis >= -sa->rank && axis < sa->rank;
+    if (!same && !one_d)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: weights %s are not of the rank of a %s, nor "
+                              "a vector along its axis", fn, weft__spec_str(sw, s2, sizeof s2),
+                              weft__spec_str(sa, s1, sizeof s1));
+    weft_dtype dt = weft__ops_float_dtype(in, 2);
+    a = weft__ops_as_dtype(cx, a, dt);
+    weft_value *w = weft__ops_as_dtype(cx, weights, dt);
+    if (!same)
+        w = along_axis(cx, w, sa->rank, axis < 0 ? axis + sa->rank : axis);
+    weft_value *num = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, a, w), axes, n, false);
+    /* w times ones: w broadcast to a's shape, its values exact. */
+    weft_value *den = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, w, weft_ones_like(cx, a)), axes, n,
+                                  false);
+    return WEFT__KEEP(weft_truediv(cx, num, den));
+}
+
+/* NumPy's inner: the sum of products over the last axes of both (a
+ * scalar operand multiplies). */
+weft_value *weft_inner(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_inner";
+    weft_value *in[2] = { a, b };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (weft__value_spec(a)->rank == 0 || weft__value_spec(b)->rank == 0)
+        return WEFT__KEEP(weft_mul(cx, a, b));
+    static const int last = -1;
+    return WEFT__KEEP(weft_tensordot_ex(cx, a, b, &last, &last, 1));
+}
+
+/* NumPy's vdot for real numbers: both flattened, one dot product. */
+weft_value *weft_vdot(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_vdot";
+    weft_value *in[2] = { a, b };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    static const int64_t flat = -1;
+    return WEFT__KEEP(weft_tensordot(cx, weft_reshape(cx, a, 1, &flat),
+                                     weft_reshape(cx, b, 1, &flat), 1));
+}
