@@ -376,7 +376,7 @@ static double numpy_take(const double *arr, const int64_t *ad, const double *idx
 
 Test(ops_numpy_build, take_along_axis_is_numpys)
 {
-    double arr[24], idx[24];
+    double arr[24], idx[64];   /* indices of up to [3, 5, 4] */
     for (int i = 0; i < 24; i++)
         arr[i] = i * 1.5 - 7;
     const struct {
