@@ -1,13 +1,15 @@
 /* Elementwise functions of tf.experimental.numpy composed of weft's ops
- * in NumPy's formulas (signbit, fix, float_power, nan_to_num, around), so
- * eager, traced and fused runs give the same bits and the gradients come
- * from the parts. */
+ * in NumPy's formulas (signbit, fix, float_power, nan_to_num, around,
+ * deg2rad, rad2deg, divmod), so eager, traced and fused runs give the
+ * same bits and the gradients come from the parts. */
 #include <float.h>
 #include <math.h>
 
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
+
+static const double PI = 3.14159265358979323846;
 
 /* Whether x is a number (not bool); the context fails naming fn if not. */
 static bool need_number(weft_ctx *cx, const char *fn, weft_value *x)
@@ -112,4 +114,52 @@ weft_value *weft_around(weft_ctx *cx, weft_value *x, int decimals)
     weft__op back = decimals >= 0 ? WEFT__OP_TRUEDIV : WEFT__OP_MUL;
     v = weft__step2(&s, back, weft__step1(&s, WEFT__OP_ROUND, weft__step2(&s, there, v, f)), f);
     return WEFT__KEEP(is_float ? v : weft_cast(cx, v, dt));
+}
+
+/* x times the constant of its float dtype (integers and bool in f64). */
+static weft_value *scaled(weft_ctx *cx, const char *fn, weft_value *x, double c64, float c32)
+{
+    if (!weft__op_enter(cx, fn, &x, 1))
+        return NULL;
+    weft_dtype dt = weft__ops_float_dtype(&x, 1);
+    x = weft__ops_as_dtype(cx, x, dt);
+    return weft__op_binary(cx, WEFT__OP_MUL, fn, x,
+                           weft_const_f64(cx, dt == WEFT_F32 ? (double)c32 : c64));
+}
+
+/* NumPy's deg2rad and rad2deg: x * (pi / 180) and x * (180 / pi), the
+ * constant computed in the dtype (npy_rad2degf's 180.0f / pi rounded to
+ * f32 is one ulp below (float)(180 / pi), TensorFlow's NumPy layer's). */
+weft_value *weft_deg2rad(weft_ctx *cx, weft_value *x)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scaled(cx, "weft_deg2rad", x, PI / 180.0, (float)PI / 180.0f));
+}
+
+weft_value *weft_rad2deg(weft_ctx *cx, weft_value *x)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(scaled(cx, "weft_rad2deg", x, 180.0 / PI, 180.0f / (float)PI));
+}
+
+/* NumPy's divmod: weft_floordiv and weft_mod (Python's pair, q * x2 + r
+ * == x1). */
+int weft_divmod(weft_ctx *cx, weft_value *x1, weft_value *x2, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_divmod";
+    weft_value *in[2] = { x1, x2 };
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!weft__op_enter(cx, fn, in, 2))
+        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
+        return weft_ctx_status(cx);
+    }
+    outs[0] = weft_floordiv(cx, x1, x2);
+    outs[1] = weft_mod(cx, x1, x2);
+    if (weft_ctx_status(cx) != 0)
+        outs[0] = outs[1] = NULL;
+    return weft_ctx_status(cx);
 }

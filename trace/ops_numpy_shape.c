@@ -1,8 +1,8 @@
 /* tf.experimental.numpy's array manipulation composed of weft's shape
- * ops in NumPy's rules (flip, fliplr, flipud, atleast_1d/2d/3d, hstack,
- * vstack, dstack, column_stack, append, diag, diagflat, select):
- * values move without arithmetic, so every dtype keeps
- * its bits, and the gradients come from the parts. */
+ * ops in NumPy's rules (flip, fliplr, flipud, ravel, atleast_1d/2d/3d,
+ * hstack, vstack, dstack, column_stack, append, diag, diagflat, select):
+ * values move without arithmetic, so every dtype keeps its bits, and the
+ * gradients come from the parts. */
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -73,6 +73,17 @@ weft_value *weft_flipud(weft_ctx *cx, weft_value *a)
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(flip_one(cx, "weft_flipud", a, 0));
+}
+
+/* NumPy's ravel: a reshape to one dim (a copy only where weft_reshape
+ * makes one). */
+weft_value *weft_ravel(weft_ctx *cx, weft_value *a)
+{
+    WEFT__SCOPE(cx);
+    if (!weft__op_enter(cx, "weft_ravel", &a, 1))
+        return NULL;
+    static const int64_t flat = -1;
+    return WEFT__KEEP(weft_reshape(cx, a, 1, &flat));
 }
 
 /* NumPy's atleast_nd: ranks below n padded with dims of 1 (a scalar to

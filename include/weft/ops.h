@@ -305,6 +305,16 @@ WEFT_API weft_value *weft_heaviside(weft_ctx *cx, weft_value *x1, weft_value *x2
 WEFT_API weft_value *weft_signbit(weft_ctx *cx, weft_value *x);
 WEFT_API weft_value *weft_fix(weft_ctx *cx, weft_value *x);
 WEFT_API weft_value *weft_float_power(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* tf.experimental.numpy.deg2rad(x), rad2deg(x): x * (pi / 180) and x *
+ * (180 / pi) in x's float dtype (integers and bool in f64), the constant
+ * computed in that dtype as NumPy's (for f32, 180.0f / pi is one ulp
+ * below TensorFlow's NumPy layer's (float)(180 / pi)). */
+WEFT_API weft_value *weft_deg2rad(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_rad2deg(weft_ctx *cx, weft_value *x);
+/* tf.experimental.numpy.divmod(x1, x2): outs[0] weft_floordiv(x1, x2),
+ * outs[1] weft_mod(x1, x2) (Python's pair).  Returns 0, or the context's
+ * error code with both NULL. */
+WEFT_API int weft_divmod(weft_ctx *cx, weft_value *x1, weft_value *x2, weft_value **outs);
 /* tf.experimental.numpy.nan_to_num(x, nan, posinf, neginf): NaN replaced
  * by nan, +inf by posinf, -inf by neginf, each rounded to x's dtype; an
  * infinite posinf (neginf) stands for NumPy's None, the dtype's largest
@@ -654,6 +664,20 @@ WEFT_API int weft_broadcast_arrays(weft_ctx *cx, weft_value *const *vs, size_t n
 WEFT_API weft_value *weft_flip(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
 WEFT_API weft_value *weft_fliplr(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_flipud(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.ravel(a): a as one dim, weft_reshape's. */
+WEFT_API weft_value *weft_ravel(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.array_split(a, n, axis): n sections along axis,
+ * the first len % n of them of len / n + 1 elements, the rest of len / n
+ * (NumPy's; len known while tracing); hsplit, vsplit and dsplit(a, n): n
+ * equal sections along axis 1 (0 for a vector), 0 (rank 2 or more) and 2
+ * (rank 3 or more), as NumPy's split, refused by weft_split when the dim
+ * is not a multiple of n.  1 <= n <= 1024.  Returns 0, or the context's
+ * error code with every outs[k] NULL. */
+WEFT_API int weft_array_split(weft_ctx *cx, weft_value *a, size_t n, int axis,
+                              weft_value **outs);
+WEFT_API int weft_hsplit(weft_ctx *cx, weft_value *a, size_t n, weft_value **outs);
+WEFT_API int weft_vsplit(weft_ctx *cx, weft_value *a, size_t n, weft_value **outs);
+WEFT_API int weft_dsplit(weft_ctx *cx, weft_value *a, size_t n, weft_value **outs);
 /* tf.experimental.numpy.atleast_1d / 2d / 3d(a): NumPy's reshapes of a
  * smaller rank (a scalar to [1], [1, 1], [1, 1, 1]; a vector [k] to [1,
  * k] or [1, k, 1]; a matrix [m, k] to [m, k, 1]); others unchanged. */

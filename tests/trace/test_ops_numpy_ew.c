@@ -1,5 +1,5 @@
-/* tf.experimental.numpy's signbit, fix, float_power, nan_to_num and
- * around: against C written here in NumPy's formulas, eagerly and traced
+/* tf.experimental.numpy's signbit, fix, float_power, nan_to_num, around,
+ * deg2rad, rad2deg and divmod: against C written here in NumPy's formulas, eagerly and traced
  * on 1, 2 and 4 workers with the same bits; signed zeros, NaN and
  * infinities, dtypes, gradients against central differences, and the
  * refusals. */
@@ -200,6 +200,54 @@ Test(ops_numpy_ew, around_is_numpys)
     cr_assert(op_same_bits(y, t), "wide integers unchanged");
     weft_tensor_release(y);
     weft_tensor_release(t);
+}
+
+/* NumPy's constants: in f32 both computed in float (npy_deg2radf,
+ * npy_rad2degf), in f64 in double. */
+Test(ops_numpy_ew, deg2rad_and_rad2deg_are_numpys)
+{
+    const double v[6] = { 0, 90, -45.5, 1e30, NAN, 3 };
+    const float pi = 3.14159265358979323846f;
+    for (int d = 0; d < 2; d++) {
+        double y[6], z[6], x[6];
+        for (int i = 0; i < 6; i++)
+            x[i] = d ? v[i] : (double)(float)v[i];
+        op_unary_values(weft_deg2rad, d ? WEFT_F64 : WEFT_F32, x, 6, y);
+        op_unary_values(weft_rad2deg, d ? WEFT_F64 : WEFT_F32, x, 6, z);
+        for (int i = 0; i < 6; i++) {
+            double to_rad = d ? x[i] * (M_PI / 180.0) : (double)((float)x[i] * (pi / 180.0f));
+            double to_deg = d ? x[i] * (180.0 / M_PI) : (double)((float)x[i] * (180.0f / pi));
+            expect_same(y[i], to_rad, "deg2rad", i);
+            expect_same(z[i], to_deg, "rad2deg", i);
+        }
+    }
+}
+
+static int divmod_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    return weft_divmod(cx, a[0], a[1], outs);
+}
+
+/* Python's pair: q = floor(x1 / x2), r = x1 - q x2 with x2's sign. */
+Test(ops_numpy_ew, divmod_is_pythons)
+{
+    const double a[6] = { 7, -7, 7, -7, 1, 9 }, b[6] = { 2, 2, -2, -2, 3, 3 };
+    for (int d = 0; d < 2; d++) {
+        weft_dtype dt = d ? WEFT_F64 : WEFT_I32;
+        weft_tensor *args[2] = { test_tensor(dt, 1, DIMS(6), a), test_tensor(dt, 1, DIMS(6), b) };
+        weft_tensor *y[2];
+        op_results_everywhere(divmod_body, NULL, args, 2, y, 2, "divmod");
+        for (int i = 0; i < 6; i++) {
+            double q = floor(a[i] / b[i]), r = a[i] - q * b[i];
+            cr_assert_eq(test_element(y[0], i), q, "%g // %g", a[i], b[i]);
+            cr_assert_eq(test_element(y[1], i), r, "%g %% %g", a[i], b[i]);
+        }
+        for (int k = 0; k < 2; k++) {
+            weft_tensor_release(y[k]);
+            weft_tensor_release(args[k]);
+        }
+    }
 }
 
 static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)

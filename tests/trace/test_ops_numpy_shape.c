@@ -1,9 +1,10 @@
-/* tf.experimental.numpy's flip, fliplr, flipud, atleast_1d/2d/3d, hstack,
- * vstack, dstack, column_stack, append, diag, diagflat, select and
- * broadcast_arrays: shapes and values against NumPy's rules written here,
- * eagerly and traced on 1, 2 and 4 workers with the same bits; dtypes
- * kept, dims unknown while tracing where allowed, gradients against
- * central differences, and the refusals. */
+/* tf.experimental.numpy's flip, fliplr, flipud, ravel, atleast_1d/2d/3d,
+ * hstack, vstack, dstack, column_stack, append, diag, diagflat, select,
+ * broadcast_arrays, array_split, hsplit, vsplit and dsplit: shapes and
+ * values against NumPy's rules written here, eagerly and traced on 1, 2
+ * and 4 workers with the same bits; dtypes kept, dims unknown while
+ * tracing where allowed, gradients against central differences, and the
+ * refusals. */
 #include <math.h>
 #include <string.h>
 
@@ -307,6 +308,106 @@ Test(ops_numpy_shape, broadcast_arrays_of_unknown_dims)
         weft_tensor_release(b);
     }
     op_destroy_traced_once(&f);
+}
+
+/* ---- ravel and the splits ------------------------------------------------------------ */
+
+static int split_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const int *)user) {
+    case 0: return weft_array_split(cx, a[0], 3, -1, outs);
+    case 1: return weft_hsplit(cx, a[1], 2, outs);
+    case 2: return weft_vsplit(cx, a[1], 2, outs);
+    case 3: return weft_dsplit(cx, a[1], 2, outs);
+    default: outs[0] = weft_ravel(cx, a[1]); return weft_ctx_status(cx);
+    }
+}
+
+Test(ops_numpy_shape, splits_are_numpys)
+{
+    fill24();
+    weft_tensor *args[2] = { test_tensor(WEFT_F32, 2, DIMS(2, 7), v24),
+                             test_tensor(WEFT_F32, 3, DIMS(2, 4, 2), v24) };
+    /* array_split of 7 into 3: 3, 2, 2 columns. */
+    weft_tensor *y[3];
+    const int which[5] = { 0, 1, 2, 3, 4 };
+    op_results_everywhere(split_body, (void *)&which[0], args, 2, y, 3, "array_split");
+    const int64_t begin[3] = { 0, 3, 5 }, width[3] = { 3, 2, 2 };
+    for (int o = 0; o < 3; o++) {
+        test_assert_shape(y[o], WEFT_F32, 2, DIMS(2, width[o]), "array_split");
+        for (int r = 0; r < 2; r++)
+            for (int64_t c = 0; c < width[o]; c++)
+                cr_assert_eq(test_element(y[o], r * width[o] + c),
+                             (float)v24[r * 7 + begin[o] + c]);
+        weft_tensor_release(y[o]);
+    }
+    /* hsplit (axis 1), vsplit (0), dsplit (2) of [2, 4, 2] in halves. */
+    const int64_t halves[3][3] = { { 2, 2, 2 }, { 1, 4, 2 }, { 2, 4, 1 } };
+    const int axis[3] = { 1, 0, 2 };
+    for (int k = 0; k < 3; k++) {
+        op_results_everywhere(split_body, (void *)&which[k + 1], args, 2, y, 2, "even split");
+        for (int o = 0; o < 2; o++) {
+            test_assert_shape(y[o], WEFT_F32, 3, halves[k], "even split");
+            int64_t e = 0, at[3];
+            for (at[0] = 0; at[0] < halves[k][0]; at[0]++)
+                for (at[1] = 0; at[1] < halves[k][1]; at[1]++)
+                    for (at[2] = 0; at[2] < halves[k][2]; at[2]++, e++) {
+                        int64_t src[3] = { at[0], at[1], at[2] };
+                        src[axis[k]] += o * halves[k][axis[k]];
+                        cr_assert_eq(test_element(y[o], e),
+                                     (float)v24[(src[0] * 4 + src[1]) * 2 + src[2]],
+                                     "split %d part %d element %lld", k, o, (long long)e);
+                    }
+            weft_tensor_release(y[o]);
+        }
+    }
+    /* hsplit of a vector splits axis 0. */
+    weft_tensor *vec = test_tensor(WEFT_F32, 1, DIMS(4), v24);
+    weft_tensor *vargs[2] = { args[0], vec };
+    op_results_everywhere(split_body, (void *)&which[1], vargs, 2, y, 2, "hsplit of a vector");
+    for (int o = 0; o < 2; o++) {
+        test_assert_shape(y[o], WEFT_F32, 1, DIMS(2), "hsplit of a vector");
+        cr_assert_eq(test_element(y[o], 1), (float)v24[2 * o + 1]);
+        weft_tensor_release(y[o]);
+    }
+    weft_tensor_release(vec);
+    op_results_everywhere(split_body, (void *)&which[4], args, 2, y, 1, "ravel");
+    test_assert_shape(y[0], WEFT_F32, 1, DIMS(16), "ravel");
+    cr_assert(!memcmp(weft_tensor_data(y[0]), weft_tensor_data(args[1]), 16 * sizeof(float)));
+    weft_tensor_release(y[0]);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+static int split_refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *parts[3] = { NULL, NULL, NULL };
+    int rc;
+    switch (*(const int *)user) {
+    case 0: rc = weft_array_split(cx, a[0], 0, 0, parts); break;
+    case 1: rc = weft_array_split(cx, a[0], 2, 2, parts); break;
+    case 2: rc = weft_vsplit(cx, a[0], 2, parts); break;
+    default: rc = weft_hsplit(cx, a[1], 3, parts); break;
+    }
+    cr_assert(!parts[0] && !parts[1] && !parts[2], "outs left NULL");
+    outs[0] = NULL;
+    return rc;
+}
+
+Test(ops_numpy_shape, split_refusals)
+{
+    fill24();
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, DIMS(4), v24),
+                             test_tensor(WEFT_F64, 2, DIMS(2, 4), v24) };
+    const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_array_split: 0 sections (1..1024)" },
+        { 1, WEFT_ESHAPE, "weft_array_split: axis 2 is not an axis of f64[4] with a dim known" },
+        { 2, WEFT_ESHAPE, "weft_vsplit: a f64[4] has not a rank of 2 or more" },
+        { 3, WEFT_ESHAPE, "weft_split: axis 1 of f64[2,4] (4) does not split into 3 equal" },
+    };
+    op_expect_errors(rt, split_refused_body, cases, 4, args, 2);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
 }
 
 /* ---- Refusals -------------------------------------------------------------------- */
