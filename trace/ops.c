@@ -319,6 +319,23 @@ weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n)
     return weft__dtype_is_float(dt) ? dt : WEFT_F64;
 }
 
+bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,
+                              weft_value **outs, int *rc)
+{
+    if (outs)
+        outs[0] = outs[1] = NULL;
+    if (!weft__op_enter(cx, fn, in, n_in)) {
+        *rc = cx ? weft_ctx_status(cx) : WEFT_EINVAL;
+        return false;
+    }
+    if (!outs) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
+        *rc = weft_ctx_status(cx);
+        return false;
+    }
+    return true;
+}
+
 weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
 {
     return dtype_of(v) == dt ? v : weft_cast(cx, v, dt);

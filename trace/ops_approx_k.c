@@ -21,14 +21,9 @@ static int approx_k(weft_ctx *cx, const char *fn, bool largest, weft_value *oper
                     int reduction_dimension, double recall_target, weft_value **outs)
 {
     WEFT__SCOPE_OUTS(cx, outs, 2);
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, &operand, 1))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return weft_ctx_status(cx);
-    }
+    int rc;
+    if (!weft__ops_enter_two_outs(cx, fn, &operand, 1, outs, &rc))
+        return rc;
     const weft_spec *s = weft__value_spec(operand);
     if (!weft__ops_float_rank(cx, fn, s, 1, false))
         return weft_ctx_status(cx);
@@ -62,7 +57,7 @@ static int approx_k(weft_ctx *cx, const char *fn, bool largest, weft_value *oper
         vals = weft_transpose(cx, vals, back);
         idx = weft_transpose(cx, idx, back);
     }
-    int rc = weft_ctx_status(cx);
+    rc = weft_ctx_status(cx);
     if (rc != 0)
         return rc;
     outs[0] = vals;

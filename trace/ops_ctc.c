@@ -55,14 +55,9 @@ int weft_ctc_greedy_decoder(weft_ctx *cx, weft_value *inputs, weft_value *sequen
     WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_ctc_greedy_decoder";
     weft_value *in[2] = { inputs, sequence_length };
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, in, 2))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return weft_ctx_status(cx);
-    }
+    int rc;
+    if (!weft__ops_enter_two_outs(cx, fn, in, 2, outs, &rc))
+        return rc;
     const weft_spec *s = weft__value_spec(inputs), *l = weft__value_spec(sequence_length);
     char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
     if ((s->dtype != WEFT_F32 && s->dtype != WEFT_F64) ||

@@ -31,6 +31,12 @@ weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt);
 bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
                             const char *const *names, size_t n_in);
 
+/* The start of an op with two outputs: clears outs[0..2) (outs may be
+ * NULL), enters fn with in[0..n_in), then checks outs.  False when the
+ * call cannot go on; *rc is then the code it returns (ops.c). */
+bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,
+                              weft_value **outs, int *rc);
+
 /* Whether seed is a seed of the random ops (weft__check_seed), the
  * context failing otherwise with a message naming fn (ops_random.c). */
 bool weft__ops_seed_ok(weft_ctx *cx, const char *fn, weft_value *seed);

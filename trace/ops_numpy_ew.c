@@ -149,14 +149,9 @@ int weft_divmod(weft_ctx *cx, weft_value *x1, weft_value *x2, weft_value **outs)
     WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_divmod";
     weft_value *in[2] = { x1, x2 };
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, in, 2))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return weft_ctx_status(cx);
-    }
+    int rc;
+    if (!weft__ops_enter_two_outs(cx, fn, in, 2, outs, &rc))
+        return rc;
     outs[0] = weft_floordiv(cx, x1, x2);
     outs[1] = weft_mod(cx, x1, x2);
     if (weft_ctx_status(cx) != 0)

@@ -109,14 +109,9 @@ int weft_max_pool_with_argmax(weft_ctx *cx, weft_value *input, const int64_t *ks
 {
     WEFT__SCOPE_OUTS(cx, outs, 2);
     static const char fn[] = "weft_max_pool_with_argmax";
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, fn, &input, 1))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: outs is NULL", fn);
-        return weft_ctx_status(cx);
-    }
+    int rc;
+    if (!weft__ops_enter_two_outs(cx, fn, &input, 1, outs, &rc))
+        return rc;
     argmax_pool p;
     if (!plan_pool(cx, fn, input, ksize, strides, padding, include_batch_in_index, &p))
         return weft_ctx_status(cx);
@@ -157,7 +152,7 @@ int weft_max_pool_with_argmax(weft_ctx *cx, weft_value *input, const int64_t *ks
         weft_value *image = weft_const(cx, WEFT_I64, (double)(p.in[0] * p.in[1] * c));
         idx = weft__step2(&st, WEFT__OP_ADD, idx, weft__step2(&st, WEFT__OP_MUL, b, image));
     }
-    int rc = weft_ctx_status(cx);
+    rc = weft_ctx_status(cx);
     if (rc != 0)
         return rc;
     outs[0] = m;

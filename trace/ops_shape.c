@@ -457,13 +457,8 @@ int weft_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool sorted, weft_value *
 {
     WEFT__SCOPE_OUTS(cx, outs, 2);
     (void)sorted;   /* the result is always sorted, which sorted=false allows too */
-    if (outs)
-        outs[0] = outs[1] = NULL;
-    if (!weft__op_enter(cx, "weft_top_k", &a, 1))
-        return cx ? weft_ctx_status(cx) : WEFT_EINVAL;
-    if (!outs) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "weft_top_k: outs is NULL");
-        return weft_ctx_status(cx);
-    }
+    int rc;
+    if (!weft__ops_enter_two_outs(cx, "weft_top_k", &a, 1, outs, &rc))
+        return rc;
     return weft__ops_top_k(cx, a, k, true, outs);
 }
