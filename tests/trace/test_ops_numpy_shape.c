@@ -319,7 +319,15 @@ static int split_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, voi
     case 1: return weft_hsplit(cx, a[1], 2, outs);
     case 2: return weft_vsplit(cx, a[1], 2, outs);
     case 3: return weft_dsplit(cx, a[1], 2, outs);
-    default: outs[0] = weft_ravel(cx, a[1]); return weft_ctx_status(cx);
+    case 4: outs[0] = weft_ravel(cx, a[1]); return weft_ctx_status(cx);
+    default: {
+        /* 7 columns into 9 sections: 1 each, then two empty ones. */
+        weft_value *parts[9];
+        int rc = weft_array_split(cx, a[0], 9, 1, parts);
+        outs[0] = parts[6];
+        outs[1] = parts[8];
+        return rc;
+    }
     }
 }
 
@@ -330,7 +338,7 @@ Test(ops_numpy_shape, splits_are_numpys)
                              test_tensor(WEFT_F32, 3, DIMS(2, 4, 2), v24) };
     /* array_split of 7 into 3: 3, 2, 2 columns. */
     weft_tensor *y[3];
-    const int which[5] = { 0, 1, 2, 3, 4 };
+    const int which[6] = { 0, 1, 2, 3, 4, 5 };
     op_results_everywhere(split_body, (void *)&which[0], args, 2, y, 3, "array_split");
     const int64_t begin[3] = { 0, 3, 5 }, width[3] = { 3, 2, 2 };
     for (int o = 0; o < 3; o++) {
@@ -375,6 +383,13 @@ Test(ops_numpy_shape, splits_are_numpys)
     test_assert_shape(y[0], WEFT_F32, 1, DIMS(16), "ravel");
     cr_assert(!memcmp(weft_tensor_data(y[0]), weft_tensor_data(args[1]), 16 * sizeof(float)));
     weft_tensor_release(y[0]);
+    /* More sections than elements: NumPy's empty ones at the end. */
+    op_results_everywhere(split_body, (void *)&which[5], args, 2, y, 2, "sections past the dim");
+    test_assert_shape(y[0], WEFT_F32, 2, DIMS(2, 1), "the last full section");
+    cr_assert_eq(test_element(y[0], 1), (float)v24[7 + 6]);
+    test_assert_shape(y[1], WEFT_F32, 2, DIMS(2, 0), "an empty section");
+    weft_tensor_release(y[0]);
+    weft_tensor_release(y[1]);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }
