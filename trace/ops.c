@@ -341,6 +341,27 @@ weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
     return dtype_of(v) == dt ? v : weft_cast(cx, v, dt);
 }
 
+int weft__ops_known_rank(weft_ctx *cx, const char *fn, const weft_value *v)
+{
+    int r = weft__value_spec(v)->rank;
+    if (r == WEFT_RANK_ANY)
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the rank of a is unknown while tracing", fn);
+    return r;
+}
+
+bool weft__ops_axis_in(weft_ctx *cx, const char *fn, const weft_value *v, int *axis)
+{
+    int r = weft__ops_known_rank(cx, fn, v);
+    if (r < 0)
+        return false;
+    if (*axis < -r || *axis >= r) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is not in [%d, %d)", fn, *axis, -r, r);
+        return false;
+    }
+    *axis += *axis < 0 ? r : 0;
+    return true;
+}
+
 /* The logical ops take bool only; refused before any promotion, so the
  * message shows the operand as the caller passed it. */
 bool weft__ops_all_bool(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in)

@@ -48,34 +48,11 @@ static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a)
     return false;
 }
 
-/* Ops with one entry per dim, or an axis to check, need a's rank now. */
-static bool known_rank(weft_ctx *cx, const char *fn, const weft_value *a)
-{
-    if (spec_of(a)->rank != WEFT_RANK_ANY)
-        return true;
-    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the rank of a is unknown while tracing", fn);
-    return false;
-}
-
-/* axis checked against a's rank and made non-negative in *out, so that
- * the reductions and slices called next cannot refuse it. */
-static bool norm_axis(weft_ctx *cx, const char *fn, const weft_value *a, int axis, int *out)
-{
-    if (!known_rank(cx, fn, a))
-        return false;
-    int rank = spec_of(a)->rank;
-    if (axis < -rank || axis >= rank) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is out of range for rank %d", fn, axis, rank);
-        return false;
-    }
-    *out = axis < 0 ? axis + rank : axis;
-    return true;
-}
-
 /* The entry checks of the float ops over one axis. */
 static bool float_axis(weft_ctx *cx, const char *fn, weft_value *a, int axis, int *out)
 {
-    return enter(cx, fn, a) && need_float(cx, fn, a) && norm_axis(cx, fn, a, axis, out);
+    *out = axis;
+    return enter(cx, fn, a) && need_float(cx, fn, a) && weft__ops_axis_in(cx, fn, a, out);
 }
 
 /* ---- Softmax and logsumexp --------------------------------------------- */
@@ -169,7 +146,7 @@ weft_value *weft_logsumexp(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     bool all = axis == WEFT_ALL_AXES;
-    if (!all && !norm_axis(cx, fn, a, axis, &axis))
+    if (!all && !weft__ops_axis_in(cx, fn, a, &axis))
         return NULL;
     size_t n_axes = all ? 0 : 1;
     weft_value *m = finite_max(cx, fn, a, &axis, n_axes);
@@ -269,7 +246,7 @@ weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis)
 {
     WEFT__SCOPE(cx);
     const char *fn = "weft_reverse";
-    if (!enter(cx, fn, a) || !norm_axis(cx, fn, a, axis, &axis))
+    if (!enter(cx, fn, a) || !weft__ops_axis_in(cx, fn, a, &axis))
         return NULL;
     int64_t step[WEFT_MAX_RANK];
     for (int d = 0; d < spec_of(a)->rank; d++)
@@ -419,7 +396,7 @@ static bool mirror_pads_valid(weft_ctx *cx, const char *fn, const weft_value *a,
 static weft_value *pad(weft_ctx *cx, const char *fn, weft_value *a, const int64_t (*pads)[2],
                        weft_pad_mode mode, double value)
 {
-    if (!enter(cx, fn, a) || !known_rank(cx, fn, a))
+    if (!enter(cx, fn, a) || weft__ops_known_rank(cx, fn, a) < 0)
         return NULL;
     if (mode != WEFT_PAD_CONSTANT && mode != WEFT_PAD_REFLECT && mode != WEFT_PAD_SYMMETRIC)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: mode %d is not WEFT_PAD_CONSTANT, "

@@ -130,9 +130,8 @@ weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indi
     if (si->dtype != WEFT_I32 && si->dtype != WEFT_I64)
         return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: indices %s are not i32 or i64", fn,
                               weft__spec_str(si, s2, sizeof s2));
-    if (axis < -r || axis >= r)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is not in [%d, %d)", fn, axis, -r, r);
-    axis = axis < 0 ? axis + r : axis;
+    if (!weft__ops_axis_in(cx, fn, arr, &axis))
+        return NULL;
     /* axis last, in both: the other dims become the gather's batch. */
     int last_of[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
     for (int d = 0, k = 0; d < r; d++)
@@ -161,23 +160,6 @@ weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indi
     return WEFT__KEEP(axis == r - 1 ? y : weft_transpose(cx, y, back));
 }
 
-/* The rank of a, known while tracing, and axis normalised into it; the
- * context fails naming fn otherwise. */
-static bool axis_in(weft_ctx *cx, const char *fn, const weft_spec *s, int *axis)
-{
-    if (s->rank == WEFT_RANK_ANY) {
-        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a's rank is unknown while tracing", fn);
-        return false;
-    }
-    if (*axis < -s->rank || *axis >= s->rank) {
-        weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d is not in [%d, %d)", fn, *axis, -s->rank,
-                       s->rank);
-        return false;
-    }
-    *axis += *axis < 0 ? s->rank : 0;
-    return true;
-}
-
 /* NumPy's moveaxis: the axes not moved keep their order; each source
  * axis is then put at its destination, by increasing destination. */
 weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
@@ -190,8 +172,8 @@ weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
     const weft_spec *s = weft__value_spec(a);
     if (n > 0 && (!source || !destination))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL source or destination", fn);
-    if (s->rank == WEFT_RANK_ANY)
-        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a's rank is unknown while tracing", fn);
+    if (weft__ops_known_rank(cx, fn, a) < 0)
+        return NULL;
     if (n > (size_t)s->rank)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu axes moved in a rank of %d", fn, n,
                               s->rank);
@@ -200,7 +182,7 @@ weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
     for (size_t k = 0; k < n; k++) {
         src[k] = source[k];
         dst[k] = destination[k];
-        if (!axis_in(cx, fn, s, &src[k]) || !axis_in(cx, fn, s, &dst[k]))
+        if (!weft__ops_axis_in(cx, fn, a, &src[k]) || !weft__ops_axis_in(cx, fn, a, &dst[k]))
             return NULL;
         if (src_used[src[k]] || dst_used[dst[k]])
             return weft__ctx_fail(cx, WEFT_EINVAL, "%s: an axis named twice in source or "
@@ -226,7 +208,7 @@ weft_value *weft_swapaxes(weft_ctx *cx, weft_value *a, int axis1, int axis2)
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     const weft_spec *s = weft__value_spec(a);
-    if (!axis_in(cx, fn, s, &axis1) || !axis_in(cx, fn, s, &axis2))
+    if (!weft__ops_axis_in(cx, fn, a, &axis1) || !weft__ops_axis_in(cx, fn, a, &axis2))
         return NULL;
     int perm[WEFT_MAX_RANK];
     for (int d = 0; d < s->rank; d++)
