@@ -74,7 +74,7 @@ static int give_to_argmax(const rule_in *r, weft_value *argmax, const int64_t *h
 {
     weft_ctx *cx = r->cx;
     int64_t image = hwc[0] * hwc[1] * hwc[2];
-    weft_value *batch = weft_gather(cx, weft_shape(cx, r->a), weft_const_i64(cx, 0), 0);
+    weft_value *batch = weft__ops_dim0(cx, r->a);
     weft_value *offset = weft_mul(cx, weft_range_to(cx, batch), weft_const_i64(cx, image));
     offset = weft_reshape(cx, offset, 4, (const int64_t[]){ -1, 1, 1, 1 });
     weft_value *at = weft_expand_dims(cx, weft_add(cx, argmax, offset), -1);

@@ -313,6 +313,11 @@ static weft_dtype class_dtype(weft__op op, weft_dtype dt)
     return dt;
 }
 
+weft_dtype weft__ops_promoted_dtype(weft_value *const *in, uint32_t n)
+{
+    return promote_n((const weft_value *const *)in, n);
+}
+
 weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n)
 {
     weft_dtype dt = promote_n((const weft_value *const *)in, n);

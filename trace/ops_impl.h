@@ -21,6 +21,9 @@ weft_value *weft__op_ternary(weft_ctx *cx, weft__op op, const char *fn, weft_val
  * scalars included), as the float functions take them: integers and bool
  * as f64 (ops.c; the compositions of ops_numpy.c). */
 weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n);
+/* The dtype in[0..n) promote to together, weak scalars as the binary ops
+ * take them (ops.c). */
+weft_dtype weft__ops_promoted_dtype(weft_value *const *in, uint32_t n);
 /* v as dtype dt: v itself when it already is (a weak scalar stays weak),
  * else weft_cast's (ops.c). */
 weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt);
@@ -164,8 +167,10 @@ int weft__ops_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool largest, weft_v
  * WEFT_END is the end), every other dim whole; NULL for t NULL (ops_nn.c). */
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
                                  int64_t end);
-/* x's first dim n as an i64 scalar, and the i64 vector 0, 1, ..., n - 1,
- * both known only when the function runs (ops_nn.c). */
+/* x's dim axis (first dim n) as an i64 scalar, and the i64 vector 0, 1,
+ * ..., n - 1, all known only when the function runs (a constant after
+ * compilation where the dim is known then) (ops_nn.c). */
+weft_value *weft__ops_dim(weft_ctx *cx, weft_value *x, int axis);
 weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x);
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x);
 /* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise

@@ -329,11 +329,16 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
     return WEFT__KEEP(weft_slice(cx, t, b, e, NULL));
 }
 
-weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x)
+weft_value *weft__ops_dim(weft_ctx *cx, weft_value *x, int axis)
 {
     WEFT__SCOPE(cx);
-    weft_value *first = weft__value_strong(cx, weft_const_i64(cx, 0));
-    return WEFT__KEEP(weft_gather(cx, weft_shape(cx, x), first, 0));
+    weft_value *at = weft__value_strong(cx, weft_const_i64(cx, axis));
+    return WEFT__KEEP(weft_gather(cx, weft_shape(cx, x), at, 0));
+}
+
+weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x)
+{
+    return weft__ops_dim(cx, x, 0);
 }
 
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x)

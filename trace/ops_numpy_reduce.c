@@ -1,10 +1,13 @@
-/* Reductions and products of tf.experimental.numpy composed of weft's
- * ops in NumPy's formulas (nansum, nanprod, nanmean, ptp, average, inner,
- * vdot): the order of a sum is weft_reduce's, so eager and traced runs
- * give the same bits, and the gradients come from the parts. */
+/* Reductions and products of tf.experimental.numpy and NumPy composed of
+ * weft's ops in NumPy's formulas (nansum, nanprod, nanmean, nanmax,
+ * nanmin, nanvar, nanstd, ptp, average, inner, vdot): the order of a sum
+ * is weft_reduce's, so eager and traced runs give the same bits, and the
+ * gradients come from the parts. */
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
+
+#include <math.h>
 
 /* a with its NaNs replaced by fill (floats only; others as they are). */
 static weft_value *nan_as(weft_ctx *cx, const char *fn, weft_value *a, double fill)
@@ -74,6 +77,84 @@ weft_value *weft_ptp(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes
     weft_value *hi = weft_reduce(cx, WEFT_R_MAX, a, axes, n_axes, keepdims);
     weft_value *lo = weft_reduce(cx, WEFT_R_MIN, a, axes, n_axes, keepdims);
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, hi, lo));
+}
+
+/* NumPy's nanmax and nanmin: the NaNs read as the other extreme, then NaN
+ * where every element was one. */
+static weft_value *nan_extreme(weft_ctx *cx, const char *fn, weft_reduction r, weft_value *a,
+                               const int *axes, size_t n_axes, bool keepdims)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(a);
+    if (s->dtype == WEFT_BOOL) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a %s is not a number", fn,
+                              weft__spec_str(s, ss, sizeof ss));
+    }
+    if (!weft__dtype_is_float(s->dtype))
+        return weft_reduce(cx, r, a, axes, n_axes, keepdims);
+    weft_value *y = weft_reduce(cx, r, nan_as(cx, fn, a, r == WEFT_R_MAX ? -INFINITY : INFINITY),
+                                axes, n_axes, keepdims);
+    weft_value *none = weft_reduce(cx, WEFT_R_ALL, weft__op_unary(cx, WEFT__OP_IS_NAN, fn, a),
+                                   axes, n_axes, keepdims);
+    return weft_where(cx, none, weft_const_f64(cx, NAN), y);
+}
+
+weft_value *weft_nanmax(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                        bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_extreme(cx, "weft_nanmax", WEFT_R_MAX, a, axes, n_axes, keepdims));
+}
+
+weft_value *weft_nanmin(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                        bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_extreme(cx, "weft_nanmin", WEFT_R_MIN, a, axes, n_axes, keepdims));
+}
+
+/* NumPy's nanvar: the numbers' mean, their squared deviations summed,
+ * over count - ddof (NaN where that is not positive). */
+static weft_value *nan_var(weft_ctx *cx, const char *fn, weft_value *a, const int *axes,
+                           size_t n_axes, int ddof, bool keepdims)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    if (ddof < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: ddof %d is negative", fn, ddof);
+    weft_dtype dt = weft__ops_float_dtype(&a, 1);
+    weft_value *x = weft__ops_as_dtype(cx, a, dt);
+    weft_value *nan = weft__op_unary(cx, WEFT__OP_IS_NAN, fn, x);
+    weft_value *zero = weft_const_f64(cx, 0);
+    x = weft_where(cx, nan, zero, x);
+    weft_value *number = weft_logical_not(cx, nan);
+    weft_value *count = weft_cast(cx, weft_reduce(cx, WEFT_R_SUM, number, axes, n_axes, true), dt);
+    weft_value *mean = weft_truediv(cx, weft_reduce(cx, WEFT_R_SUM, x, axes, n_axes, true), count);
+    weft_value *dev = weft_where(cx, nan, zero, weft_sub(cx, x, mean));
+    weft_value *squares = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, dev, dev), axes, n_axes,
+                                      keepdims);
+    weft_value *dof = weft_sub(cx, weft_cast(cx, weft_reduce(cx, WEFT_R_SUM, number, axes,
+                                                             n_axes, keepdims), dt),
+                               weft_const_f64(cx, ddof));
+    return weft_where(cx, weft_le(cx, dof, zero), weft_const_f64(cx, NAN),
+                      weft_truediv(cx, squares, dof));
+}
+
+weft_value *weft_nanvar(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes, int ddof,
+                        bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_var(cx, "weft_nanvar", a, axes, n_axes, ddof, keepdims));
+}
+
+weft_value *weft_nanstd(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes, int ddof,
+                        bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(weft_sqrt(cx, nan_var(cx, "weft_nanstd", a, axes, n_axes, ddof,
+                                            keepdims)));
 }
 
 /* weights laid along axis of a (NumPy's 1-D weights): [1.., n, ..1]. */

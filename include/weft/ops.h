@@ -524,6 +524,22 @@ WEFT_API weft_value *weft_nanmean(weft_ctx *cx, weft_value *a, const int *axes, 
                                   bool keepdims);
 WEFT_API weft_value *weft_ptp(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
                               bool keepdims);
+/* NumPy's nanmax and nanmin over axes as weft_reduce's: the extreme of
+ * the numbers, NaN where there are none (NumPy warns); integers are
+ * weft_reduce's MAX and MIN, bool is WEFT_EDTYPE.  nanvar and nanstd: the
+ * variance (its square root) of the numbers, sum((x - mean)^2) / (count -
+ * ddof) with NaNs left out, NaN where count - ddof <= 0; a float dtype as
+ * weft_reduce's VAR (integers and bool compute in f64), ddof >= 0
+ * (WEFT_EINVAL otherwise); weft's order of summation, not NumPy's
+ * pairwise one, so the last bits may differ. */
+WEFT_API weft_value *weft_nanmax(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                 bool keepdims);
+WEFT_API weft_value *weft_nanmin(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                 bool keepdims);
+WEFT_API weft_value *weft_nanvar(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                 int ddof, bool keepdims);
+WEFT_API weft_value *weft_nanstd(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
+                                 int ddof, bool keepdims);
 /* tf.experimental.numpy.average(a, axis, weights): weft_reduce's mean
  * over axis (or WEFT_ALL_AXES) without weights (NULL), else sum(a w) /
  * sum(w) in the float dtype the two promote to, w of a's rank
@@ -535,6 +551,74 @@ WEFT_API weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_va
  * dot product (a scalar).  weft_tensordot's product and promotion. */
 WEFT_API weft_value *weft_inner(weft_ctx *cx, weft_value *a, weft_value *b);
 WEFT_API weft_value *weft_vdot(weft_ctx *cx, weft_value *a, weft_value *b);
+/* NumPy's quantile(a, q, axis, method, keepdims) (tfp.stats.percentile's
+ * interpolations): a sorted along axis (WEFT_ALL_AXES: a flattened), read
+ * at (n - 1) q for an axis of n.  q is a value of any real dtype and any
+ * rank known while tracing, read as f64: a new q never retraces; one
+ * outside [0, 1] (NaN included) fails the call, when it runs, with
+ * WEFT_EINVAL ("weft_quantile: q is not in [0, 1]").  The result has q's
+ * dims, then a's without axis (kept as 1 where keepdims; every axis, for
+ * WEFT_ALL_AXES).  The methods are NumPy's: LINEAR interpolates with
+ * NumPy's formula (below t = 1/2: lo + (hi - lo) t, else hi - (hi - lo)
+ * (1 - t), the difference taken in a's dtype, the rest in f64), MIDPOINT
+ * halfway between the two neighbours (the element itself on one); these
+ * two give a's float dtype (f64 for integers; an f32 a gets NumPy 1.24's
+ * f64 result rounded), while LOWER, HIGHER and NEAREST (halves to even,
+ * np.around's) pick an element and keep a's dtype.  A row with a NaN gives
+ * NaN (NaN sorts last).  Where an infinite neighbour makes NumPy's form
+ * NaN (inf - inf), the other form is taken, then the neighbour itself if
+ * both are one, as NumPy's interp does (NumPy 1.24's quantile gives NaN):
+ * 2 and inf interpolate to inf, -inf and inf to NaN.  a may be any
+ * real dtype but bool (WEFT_EDTYPE); an empty axis is WEFT_EINVAL (while
+ * tracing a dim unknown then: the call fails when it runs).  weft_percentile
+ * takes q in [0, 100] (divided by 100 first, as NumPy); weft_median is
+ * NumPy's median: the middle element, or the mean of the middle two,
+ * (lo + hi) / 2 in a's float dtype.  The gradient is the sort's and the
+ * gathers': it flows to the elements read. */
+typedef enum weft_quantile_method {
+    WEFT_QUANTILE_LINEAR = 0,
+    WEFT_QUANTILE_LOWER,
+    WEFT_QUANTILE_HIGHER,
+    WEFT_QUANTILE_NEAREST,
+    WEFT_QUANTILE_MIDPOINT
+} weft_quantile_method;
+WEFT_API weft_value *weft_quantile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
+                                   weft_quantile_method method, bool keepdims);
+WEFT_API weft_value *weft_percentile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
+                                     weft_quantile_method method, bool keepdims);
+WEFT_API weft_value *weft_median(weft_ctx *cx, weft_value *a, int axis, bool keepdims);
+/* NumPy's cov(m, rowvar, ddof): the covariance matrix of the variables
+ * of m (rows where rowvar, else columns; a vector is one variable, whose
+ * result is a scalar), each centred on its mean, X X^T / (N - ddof) for N
+ * observations (NumPy's default is ddof 1; its bias=True is ddof 0;
+ * N - ddof <= 0 gives inf or NaN, as NumPy's warning case).  corrcoef(x,
+ * rowvar): cov divided by the outer product of its diagonal's square
+ * roots, then clipped to [-1, 1] (NumPy's steps).  A float dtype as
+ * weft_matmul's (integers and bool compute in f64); m of rank 1 or 2
+ * (WEFT_ESHAPE otherwise); ddof >= 0 (WEFT_EINVAL). */
+WEFT_API weft_value *weft_cov(weft_ctx *cx, weft_value *m, bool rowvar, int ddof);
+WEFT_API weft_value *weft_corrcoef(weft_ctx *cx, weft_value *x, bool rowvar);
+/* NumPy's interp(x, xp, fp, left, right): the piecewise-linear function
+ * through the points (xp, fp) (xp increasing, not checked, as NumPy) at
+ * each x, of x's shape, in f64 (every operand, bool included, read as
+ * f64).  NumPy's compiled formula: slope
+ * (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]) times (x - xp[j]) plus fp[j],
+ * from the right end where that is NaN, fp[j] at x == xp[j]; below xp[0]
+ * left, above the last point right (NULL: fp's first and last), a NaN x
+ * gives NaN (NumPy 1.24 gives fp[0] for a single point).  xp and fp are
+ * vectors of one length, at least 1 (WEFT_ESHAPE; lengths unknown while
+ * tracing are checked when the call runs); left and right scalars. */
+WEFT_API weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
+                                 weft_value *left, weft_value *right);
+/* NumPy's digitize(x, bins, right): for each x the i64 index of its bin
+ * among monotonic bins (a vector): with increasing bins i such that
+ * bins[i-1] <= x < bins[i] (right: bins[i-1] < x <= bins[i]), with
+ * decreasing ones bins[i-1] > x >= bins[i] (right: >, >); 0 and len(bins)
+ * outside; NaN sorts last (weft_sort's order).  Bins neither increasing
+ * nor decreasing (a NaN among them included) fail the call when it runs
+ * (WEFT_EINVAL, as NumPy's ValueError).  x and bins promote to one dtype
+ * (not bool: WEFT_EDTYPE); the result has x's shape. */
+WEFT_API weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins, bool right);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);

@@ -1,0 +1,499 @@
+/* NumPy's nanmax, nanmin, nanvar, nanstd, cov, corrcoef, interp and
+ * digitize: against NumPy 1.24's printed values and loops written here,
+ * eagerly and traced on 1, 2 and 4 workers with the same bits; NaN rows,
+ * ddof, one variable, rowvar, the ends and infinities of interp, falling
+ * bins; one trace for every size and set of points; bins neither rising
+ * nor falling failing the call; gradients; the refusals. */
+#include <math.h>
+#include <string.h>
+
+#include "grad_check.h"
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_numpy_stats, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
+
+/* got equals want within rel (NaN matching NaN). */
+static void expect_near(double got, double want, double rel, const char *what, int k)
+{
+    cr_assert((isnan(want) && isnan(got)) || got == want || fabs(got - want) <= rel * fabs(want),
+              "%s %d: %.17g, want %.17g", what, k, got, want);
+}
+
+/* [3, 4] with NaNs: row 1 is all NaN. */
+static const double m34[12] = { 1.5, NAN, -2, 4, NAN, NAN, NAN, NAN, 0.25, 3, NAN, -1 };
+
+typedef enum which { NANMAX, NANMIN, NANVAR, NANSTD } which;
+
+typedef struct nan_case {
+    which w;
+    int axis;
+    int ddof;
+} nan_case;
+
+static int nan_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const nan_case *c = user;
+    switch (c->w) {
+    case NANMAX: outs[0] = weft_nanmax(cx, a[0], &c->axis, 1, false); break;
+    case NANMIN: outs[0] = weft_nanmin(cx, a[0], &c->axis, 1, false); break;
+    case NANVAR: outs[0] = weft_nanvar(cx, a[0], &c->axis, 1, c->ddof, false); break;
+    default: outs[0] = weft_nanstd(cx, a[0], &c->axis, 1, c->ddof, false); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's printed values: nanmax axis 1, nanmin axis 0, nanvar axis 1,
+ * nanstd axis 1 ddof 1, nanvar axis 0 ddof 1. */
+Test(ops_numpy_stats, nan_reductions_are_numpys)
+{
+    weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(3, 4), m34);
+    static const struct {
+        nan_case c;
+        int n;
+        double want[4];
+    } cases[] = {
+        { { NANMAX, 1, 0 }, 3, { 4, NAN, 3 } },
+        { { NANMIN, 0, 0 }, 4, { 0.25, 3, -2, -1 } },
+        { { NANVAR, 1, 0 }, 3, { 6.055555555555556, NAN, 2.7916666666666665 } },
+        { { NANSTD, 1, 1 }, 3, { 3.013856886670854, NAN, 2.0463381929681126 } },
+        { { NANVAR, 0, 1 }, 4, { 0.78125, NAN, NAN, 12.5 } },
+        { { NANVAR, 1, 3 }, 3, { NAN, NAN, NAN } },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        weft_tensor *y;
+        op_results_everywhere(nan_body, (void *)&cases[k].c, &t, 1, &y, 1, "nan reduction");
+        cr_assert_eq(weft_tensor_numel(y), cases[k].n);
+        for (int i = 0; i < cases[k].n; i++)
+            expect_near(test_element(y, i), cases[k].want[i], 4e-16, "case", (int)k * 10 + i);
+        weft_tensor_release(y);
+    }
+    weft_tensor_release(t);
+    /* Integers: nanmax is the plain max (i32 kept), nanvar computes in f64. */
+    t = test_tensor(WEFT_I32, 2, DIMS(2, 3), (const double[]){ 1, -4, 2, 7, 0, 3 });
+    weft_tensor *y;
+    nan_case c = { NANMAX, 1, 0 };
+    op_results_everywhere(nan_body, &c, &t, 1, &y, 1, "i32 nanmax");
+    test_assert_shape(y, WEFT_I32, 1, DIMS(2), "i32 nanmax");
+    cr_assert(test_element(y, 0) == 2 && test_element(y, 1) == 7);
+    weft_tensor_release(y);
+    c = (nan_case){ NANVAR, 1, 0 };
+    op_results_everywhere(nan_body, &c, &t, 1, &y, 1, "i32 nanvar");
+    test_assert_shape(y, WEFT_F64, 1, DIMS(2), "i32 nanvar");
+    expect_near(test_element(y, 0), 62.0 / 9, 4e-16, "i32 nanvar", 0);
+    weft_tensor_release(y);
+    weft_tensor_release(t);
+}
+
+typedef struct cov_case {
+    bool corr, rowvar;
+    int ddof;
+} cov_case;
+
+static int cov_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const cov_case *c = user;
+    outs[0] = c->corr ? weft_corrcoef(cx, a[0], c->rowvar) : weft_cov(cx, a[0], c->rowvar, c->ddof);
+    return weft_ctx_status(cx);
+}
+
+static const double x35[15] = { 1, 2, 3, 4, 5, 2, 1, 4, 3, 7, 0.5, 0.1, -3, 2, 1 };
+
+/* NumPy's printed np.cov(X), np.cov(X, ddof=0), np.corrcoef(X); rowvar
+ * false on X^T gives cov(X). */
+Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
+{
+    static const double cov1[9] = { 2.5, 3.0, 0.725, 3.0, 5.3, 0.015, 0.725, 0.015, 3.547 };
+    static const double cov0[9] = { 2.0, 2.4000000000000004, 0.58, 2.4000000000000004, 4.24,
+                                    0.012, 0.58, 0.012, 2.8376 };
+    static const double corr[9] = { 0.9999999999999999, 0.8241633836921342, 0.24346548839047913,
+                                    0.8241633836921342, 1.0, 0.0034595748400716433,
+                                    0.24346548839047913, 0.0034595748400716433,
+                                    0.9999999999999999 };
+    double xt[15];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++)
+            xt[j * 3 + i] = x35[i * 5 + j];
+    weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(3, 5), x35);
+    weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(5, 3), xt);
+    const struct {
+        cov_case c;
+        weft_tensor *arg;
+        const double *want;
+    } cases[4] = {
+        { { false, true, 1 }, x, cov1 },
+        { { false, true, 0 }, x, cov0 },
+        { { false, false, 1 }, t, cov1 },
+        { { true, true, 1 }, x, corr },
+    };
+    for (int k = 0; k < 4; k++) {
+        weft_tensor *y;
+        op_results_everywhere(cov_body, (void *)&cases[k].c, &cases[k].arg, 1, &y, 1, "cov");
+        test_assert_shape(y, WEFT_F64, 2, DIMS(3, 3), "cov");
+        for (int i = 0; i < 9; i++)
+            expect_near(test_element(y, i), cases[k].want[i], 1e-14, "cov case", k * 10 + i);
+        if (cases[k].c.corr)
+            for (int i = 0; i < 9; i++)
+                cr_assert(fabs(test_element(y, i)) <= 1, "clipped");
+        weft_tensor_release(y);
+    }
+    weft_tensor_release(x);
+    weft_tensor_release(t);
+    /* y = 3 x + 0.1: unclipped, one coefficient is 1.0000000000000002
+     * (NumPy's too); clipped, NumPy's 1 everywhere. */
+    x = test_tensor(WEFT_F64, 2, DIMS(2, 4), (const double[]){ -4.1, -2.6, 3.0, 0.8,
+                                                               -4.1 * 3 + 0.1, -2.6 * 3 + 0.1,
+                                                               3.0 * 3 + 0.1, 0.8 * 3 + 0.1 });
+    cov_case cc = { true, true, 1 };
+    weft_tensor *y;
+    op_results_everywhere(cov_body, &cc, &x, 1, &y, 1, "clipped");
+    for (int i = 0; i < 4; i++) {
+        cr_assert(test_element(y, i) <= 1, "%d: %.17g", i, test_element(y, i));
+        expect_near(test_element(y, i), 1, 3e-16, "clipped", i);
+    }
+    weft_tensor_release(y);
+    weft_tensor_release(x);
+    /* A vector is one variable: NumPy's 0-d 7.229166666666666 and 1.0. */
+    x = test_tensor(WEFT_F32, 1, DIMS(4), (const double[]){ 1, 2, 4.5, 7 });
+    for (int corr_too = 0; corr_too < 2; corr_too++) {
+        cov_case c = { corr_too, true, 1 };
+        weft_tensor *y;
+        op_results_everywhere(cov_body, &c, &x, 1, &y, 1, "one variable");
+        test_assert_shape(y, WEFT_F32, 0, NULL, "one variable");
+        expect_near(test_element(y, 0), corr_too ? 1.0 : 7.229166666666666, 1e-7, "one var", 0);
+        weft_tensor_release(y);
+    }
+    weft_tensor_release(x);
+}
+
+/* Exactly linear variables: every coefficient within [-1, 1] (unclipped,
+ * rounding takes some past 1), within 4 ulps of +-1. */
+Test(ops_numpy_stats, corrcoef_stays_within_one)
+{
+    uint64_t seed = 7;
+    int ones = 0;
+    for (int k = 0; k < 300; k++) {
+        double v[8];
+        double slope = op_uniform(&seed) * 8 - 4, shift = op_uniform(&seed) - 0.5;
+        for (int j = 0; j < 4; j++) {
+            v[j] = round(op_uniform(&seed) * 100 - 50) / 10;
+            v[4 + j] = slope * v[j] + shift;
+        }
+        weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(2, 4), v), *y = NULL;
+        cov_case c = { true, true, 1 };
+        cr_assert_eq(op_call(rt, cov_body, &c, &x, 1, &y, 1, k % 2), 0, "%s", weft_errmsg());
+        for (int i = 0; i < 4; i++) {
+            double r = test_element(y, i), want = i == 0 || i == 3 || slope > 0 ? 1 : -1;
+            cr_assert(fabs(r) <= 1 && fabs(r - want) <= 1e-15, "case %d [%d]: %.17g", k, i, r);
+            ones += fabs(r) == 1;
+        }
+        weft_tensor_release(y);
+        weft_tensor_release(x);
+    }
+    cr_assert(ones > 0, "no coefficient rounded to exactly 1");
+}
+
+/* ddof past the observations: NumPy's 1 / 0 makes inf (0 * inf NaN). */
+Test(ops_numpy_stats, cov_past_the_observations)
+{
+    weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 1, 3, 2, 2 }), *y;
+    cov_case c = { false, true, 2 };
+    op_results_everywhere(cov_body, &c, &x, 1, &y, 1, "ddof 2 of 2");
+    cr_assert_eq(test_element(y, 0), INFINITY);
+    cr_assert(isnan(test_element(y, 1)) && isnan(test_element(y, 3)));
+    weft_tensor_release(y);
+    weft_tensor_release(x);
+}
+
+typedef struct interp_case {
+    bool ends;   /* left -7 and right 9 */
+} interp_case;
+
+/* args: x, xp, fp. */
+static int interp_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const interp_case *c = user;
+    weft_value *left = c->ends ? weft_const_f64(cx, -7) : NULL;
+    weft_value *right = c->ends ? weft_const_f64(cx, 9) : NULL;
+    outs[0] = weft_interp(cx, a[0], a[1], a[2], left, right);
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's compiled interp, written out. */
+static double numpy_interp(double x, const double *xp, const double *fp, int n, double left,
+                           double right)
+{
+    if (isnan(x))
+        return x;
+    if (x < xp[0])
+        return left;
+    if (x > xp[n - 1])
+        return right;
+    if (x == xp[n - 1])
+        return fp[n - 1];
+    int j = 0;
+    while (j + 1 < n && xp[j + 1] <= x)
+        j++;
+    if (x == xp[j])
+        return fp[j];
+    double slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]);
+    double y = slope * (x - xp[j]) + fp[j];
+    if (isnan(y)) {
+        y = slope * (x - xp[j + 1]) + fp[j + 1];
+        if (isnan(y) && fp[j] == fp[j + 1])
+            y = fp[j];
+    }
+    return y;
+}
+
+static const double xp4[4] = { 1, 2, 2.5, 4 }, fp4[4] = { 3, -1, 0.5, 2 };
+static const double x9[9] = { 0, 1, 1.2, 2, 2.25, 3.9, 4, 5, NAN };
+
+Test(ops_numpy_stats, interp_is_numpys)
+{
+    static const double numpy[2][9] = { { 3.0, 3.0, 2.2, -1.0, -0.25, 1.9, 2.0, 2.0, NAN },
+                                        { -7.0, 3.0, 2.2, -1.0, -0.25, 1.9, 2.0, 9.0, NAN } };
+    weft_tensor *args[3] = { test_tensor(WEFT_F64, 2, DIMS(3, 3), x9),
+                             test_tensor(WEFT_F64, 1, DIMS(4), xp4),
+                             test_tensor(WEFT_F64, 1, DIMS(4), fp4) };
+    for (int ends = 0; ends < 2; ends++) {
+        interp_case c = { ends };
+        weft_tensor *y;
+        op_results_everywhere(interp_body, &c, args, 3, &y, 1, "interp");
+        test_assert_shape(y, WEFT_F64, 2, DIMS(3, 3), "interp");
+        for (int i = 0; i < 9; i++) {
+            double want = numpy_interp(x9[i], xp4, fp4, 4, ends ? -7 : 3, ends ? 9 : 2);
+            cr_assert(isnan(want) ? isnan(test_element(y, i)) : test_element(y, i) == want,
+                      "x %g: %.17g, want %.17g", x9[i], test_element(y, i), want);
+            expect_near(test_element(y, i), numpy[ends][i], 0, "numpy", i);
+        }
+        weft_tensor_release(y);
+    }
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
+/* Infinite values: NumPy's [inf, -inf, inf] at 1.5, 3 and 2 (a point,
+ * where the slope's -inf times 0 would make NaN) over fp inf inf -inf;
+ * x a scalar; a single point (left, fp[0], right); integer operands. */
+Test(ops_numpy_stats, interp_edges)
+{
+    weft_tensor *args[3] = { test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1.5, 3, 2 }),
+                             test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 2, 3 }),
+                             test_tensor(WEFT_F64, 1, DIMS(3),
+                                         (const double[]){ INFINITY, INFINITY, -INFINITY }) };
+    interp_case c = { false };
+    weft_tensor *y;
+    op_results_everywhere(interp_body, &c, args, 3, &y, 1, "infinities");
+    cr_assert(test_element(y, 0) == INFINITY && test_element(y, 1) == -INFINITY &&
+              test_element(y, 2) == INFINITY, "%g %g %g", test_element(y, 0), test_element(y, 1),
+              test_element(y, 2));
+    weft_tensor_release(y);
+    /* From inf to -inf and back: NaN both ways between ends that differ
+     * (NumPy's [nan, inf, -inf]). */
+    weft_tensor_release(args[2]);
+    args[2] = test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ INFINITY, -INFINITY, INFINITY });
+    op_results_everywhere(interp_body, &c, args, 3, &y, 1, "inf to -inf");
+    cr_assert(isnan(test_element(y, 0)) && test_element(y, 1) == INFINITY &&
+              test_element(y, 2) == -INFINITY, "%g %g %g", test_element(y, 0), test_element(y, 1),
+              test_element(y, 2));
+    weft_tensor_release(y);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+    args[0] = test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 0, 2, 3 });
+    args[1] = test_tensor(WEFT_I32, 1, DIMS(1), (const double[]){ 2 });
+    args[2] = test_tensor(WEFT_I64, 1, DIMS(1), (const double[]){ 5 });
+    c.ends = true;
+    op_results_everywhere(interp_body, &c, args, 3, &y, 1, "one point");
+    test_assert_shape(y, WEFT_F64, 1, DIMS(3), "one point");
+    cr_assert(test_element(y, 0) == -7 && test_element(y, 1) == 5 && test_element(y, 2) == 9);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    args[0] = test_tensor(WEFT_F64, 0, NULL, (const double[]){ 1.2 });
+    weft_tensor_release(args[1]);
+    weft_tensor_release(args[2]);
+    args[1] = test_tensor(WEFT_F64, 1, DIMS(4), xp4);
+    args[2] = test_tensor(WEFT_F64, 1, DIMS(4), fp4);
+    op_results_everywhere(interp_body, &c, args, 3, &y, 1, "scalar x");
+    test_assert_shape(y, WEFT_F64, 0, NULL, "scalar x");
+    cr_assert_eq(test_element(y, 0), 2.2);
+    weft_tensor_release(y);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
+/* x of two unknown dims and points of unknown length: one trace. */
+Test(ops_numpy_stats, interp_one_trace_for_every_size)
+{
+    const weft_spec sig[3] = { { WEFT_F64, 2, { -1, -1 } }, { WEFT_F64, 1, { -1 } },
+                               { WEFT_F64, 1, { -1 } } };
+    interp_case c = { false };
+    weft_function *f = op_signature_function(rt, interp_body, &c, sig, 3);
+    for (int size = 0; size < 2; size++) {
+        int n = size ? 3 : 4;
+        int64_t rows = size ? 1 : 3, cols = size ? 9 : 3;
+        weft_tensor *ts[3] = { test_tensor(WEFT_F64, 2, DIMS(rows, cols), x9),
+                               test_tensor(WEFT_F64, 1, DIMS(n), xp4),
+                               test_tensor(WEFT_F64, 1, DIMS(n), fp4) }, *y = NULL;
+        weft_arg a[3] = { weft_arg_tensor(ts[0]), weft_arg_tensor(ts[1]), weft_arg_tensor(ts[2]) };
+        cr_assert_eq(weft_function_call(f, a, 3, &y, 1), 0, "%s", weft_errmsg());
+        test_assert_shape(y, WEFT_F64, 2, DIMS(rows, cols), "traced");
+        for (int i = 0; i < 9; i++) {
+            double want = numpy_interp(x9[i], xp4, fp4, n, fp4[0], fp4[n - 1]);
+            cr_assert(isnan(want) ? isnan(test_element(y, i)) : test_element(y, i) == want,
+                      "size %d x %g", size, x9[i]);
+        }
+        weft_tensor_release(y);
+        for (int k = 0; k < 3; k++)
+            weft_tensor_release(ts[k]);
+    }
+    /* Points of two lengths fail the call when it runs. */
+    weft_tensor *ts[3] = { test_tensor(WEFT_F64, 2, DIMS(1, 2), x9),
+                           test_tensor(WEFT_F64, 1, DIMS(4), xp4),
+                           test_tensor(WEFT_F64, 1, DIMS(3), fp4) }, *y = NULL;
+    weft_arg a[3] = { weft_arg_tensor(ts[0]), weft_arg_tensor(ts[1]), weft_arg_tensor(ts[2]) };
+    cr_assert_eq(weft_function_call(f, a, 3, &y, 1), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_interp: xp and fp differ in length"), "%s",
+              weft_errmsg());
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(ts[k]);
+    op_destroy_traced_once(&f);
+}
+
+static int digitize_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = weft_digitize(cx, a[0], a[1], *(const bool *)user);
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's printed values for rising bins [1, 2, 2, 3] and falling
+ * [3, 2, 2, 1], right false and true; NaN sorts last. */
+Test(ops_numpy_stats, digitize_is_numpys)
+{
+    static const double x7[7] = { 0.5, 1, 1.5, 2, 2.5, 3, NAN };
+    static const double numpy[2][2][7] = { { { 0, 1, 1, 3, 3, 4, 4 }, { 0, 0, 1, 1, 3, 3, 4 } },
+                                           { { 4, 3, 3, 1, 1, 0, 0 }, { 4, 4, 3, 3, 1, 1, 0 } } };
+    static const double bins[2][4] = { { 1, 2, 2, 3 }, { 3, 2, 2, 1 } };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(7), x7);
+    for (int fall = 0; fall < 2; fall++) {
+        weft_tensor *args[2] = { x, test_tensor(WEFT_F64, 1, DIMS(4), bins[fall]) };
+        for (int right = 0; right < 2; right++) {
+            bool r = right;
+            weft_tensor *y;
+            op_results_everywhere(digitize_body, &r, args, 2, &y, 1, "digitize");
+            test_assert_shape(y, WEFT_I64, 1, DIMS(7), "digitize");
+            for (int i = 0; i < 7; i++)
+                cr_assert_eq(test_element(y, i), numpy[fall][right][i], "falling %d right %d x %g",
+                             fall, right, x7[i]);
+            weft_tensor_release(y);
+        }
+        weft_tensor_release(args[1]);
+    }
+    weft_tensor_release(x);
+    /* i32 x and i64 bins promote; x of rank 2. */
+    weft_tensor *args[2] = { test_tensor(WEFT_I32, 2, DIMS(2, 2), (const double[]){ 0, 5, 2, 9 }),
+                             test_tensor(WEFT_I64, 1, DIMS(3), (const double[]){ 1, 2, 6 }) }, *y;
+    bool r = false;
+    op_results_everywhere(digitize_body, &r, args, 2, &y, 1, "digitize ints");
+    test_assert_shape(y, WEFT_I64, 2, DIMS(2, 2), "digitize ints");
+    const double want[4] = { 0, 2, 2, 3 };
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(test_element(y, i), want[i], "element %d", i);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* Bins neither rising nor falling (a NaN among them too) fail the call
+ * when it runs, traced or eager. */
+Test(ops_numpy_stats, digitize_needs_monotonic_bins)
+{
+    static const double bad[2][3] = { { 1, 3, 2 }, { 1, NAN, 2 } };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 0.5, 2 });
+    for (int k = 0; k < 2; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *args[2] = { x, test_tensor(WEFT_F64, 1, DIMS(3), bad[k]) }, *y = NULL;
+            bool r = false;
+            cr_assert_eq(op_call(rt, digitize_body, &r, args, 2, &y, 1, eager), WEFT_EINVAL);
+            cr_assert(strstr(weft_errmsg(), "bins are neither increasing nor decreasing"), "%s",
+                      weft_errmsg());
+            cr_assert_null(y);
+            weft_tensor_release(args[1]);
+        }
+    weft_tensor_release(x);
+}
+
+static int grad_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int rows = 1;
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_nanvar(cx, a[0], &rows, 1, 1, false); break;
+    case 1: outs[0] = weft_nanmax(cx, a[0], &rows, 1, false); break;
+    case 2: outs[0] = weft_cov(cx, a[0], true, 1); break;
+    case 3: outs[0] = weft_corrcoef(cx, a[0], false); break;
+    default: outs[0] = weft_interp(cx, a[0], a[1], a[2], NULL, NULL); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* Gradients against central differences (interp's for x, xp and fp, away
+ * from the points). */
+Test(ops_numpy_stats, gradients)
+{
+    const double v[12] = { 0.3, -1.2, 2.5, 0.9, 1.7, -0.4, 3.1, 0.05, -2.2, 1.1, 0.6, 2.8 };
+    const grad_arg x = { 2, { 3, 4 }, v };
+    for (int k = 0; k < 4; k++) {
+        grad_case c = { grad_of, &k, 1, 1 };
+        expect_gradients(&c, &x, k == 0 ? "nanvar" : k == 1 ? "nanmax" : k == 2 ? "cov"
+                                                                                : "corrcoef");
+    }
+    const double xs[5] = { 0.5, 1.3, 2.2, 3.1, 4.6 };
+    const grad_arg in[3] = { { 1, { 5 }, xs }, { 1, { 4 }, xp4 }, { 1, { 4 }, fp4 } };
+    int which = 4;
+    grad_case c = { grad_of, &which, 3, 3 };
+    expect_gradients(&c, in, "interp");
+}
+
+/* args: a [3, 4] f64, a bool [2], an empty f64 [0], a matrix [2, 2, 2]. */
+static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int rows = 1;
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_nanmax(cx, a[1], &rows, 0, false); break;
+    case 1: outs[0] = weft_nanvar(cx, a[0], &rows, 1, -1, false); break;
+    case 2: outs[0] = weft_cov(cx, a[3], true, 1); break;
+    case 3: outs[0] = weft_cov(cx, a[0], true, -2); break;
+    case 4: outs[0] = weft_interp(cx, a[0], a[2], a[2], NULL, NULL); break;
+    case 5: outs[0] = weft_interp(cx, a[0], a[0], a[0], NULL, NULL); break;
+    case 6: outs[0] = weft_interp(cx, a[0], a[1], a[2], NULL, NULL); break;
+    case 7: outs[0] = weft_digitize(cx, a[1], a[0], false); break;
+    default: outs[0] = weft_digitize(cx, a[0], a[0], false); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_stats, refusals)
+{
+    double zeros[8] = { 0 };
+    weft_tensor *args[4] = { test_tensor(WEFT_F64, 2, DIMS(3, 4), m34),
+                             test_tensor(WEFT_BOOL, 1, DIMS(2), zeros),
+                             test_tensor(WEFT_F64, 1, DIMS(0), zeros),
+                             test_tensor(WEFT_F64, 3, DIMS(2, 2, 2), zeros) };
+    const op_error_case cases[] = {
+        { 0, WEFT_EDTYPE, "weft_nanmax: a bool[2] is not a number" },
+        { 1, WEFT_EINVAL, "weft_nanvar: ddof -1 is negative" },
+        { 2, WEFT_ESHAPE, "weft_cov: m f64[2,2,2] is not a vector or a matrix" },
+        { 3, WEFT_EINVAL, "weft_cov: ddof -2 is negative" },
+        { 4, WEFT_ESHAPE, "weft_interp: xp f64[0] is not a vector of 1 or more" },
+        { 5, WEFT_ESHAPE, "weft_interp: xp f64[3,4] is not a vector of 1 or more" },
+        { 6, WEFT_ESHAPE, "weft_interp: fp f64[0] is not a vector of 1 or more" },
+        { 7, WEFT_EDTYPE, "weft_digitize: x bool[2] is not a number" },
+        { 8, WEFT_ESHAPE, "weft_digitize: bins f64[3,4] is not a vector" },
+    };
+    op_expect_errors(rt, refused_body, cases, 9, args, 4);
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(args[k]);
+}

@@ -1,0 +1,157 @@
+/* NumPy's interp and digitize composed of weft_searchsorted, gathers and
+ * elementwise ops: each x finds its place among the points (bins) when the
+ * function runs, so new points never retrace.  The gradients of interp
+ * come from the parts. */
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+#include <math.h>
+
+/* searchsorted of x (any shape) in the vector v: weft_searchsorted takes
+ * rows of x's leading dims, so v is laid along them (a broadcast: x's
+ * dims may be unknown while tracing) and a scalar x is a vector of one. */
+static weft_value *search(weft_ctx *cx, weft_value *v, weft_value *x, bool right)
+{
+    if (!v || !x)
+        return NULL;
+    int rank = weft__value_spec(x)->rank;
+    if (rank == 0) {
+        static const int64_t one = 1;
+        weft_value *i = search(cx, v, weft_reshape(cx, x, 1, &one), right);
+        return weft_reshape(cx, i, 0, NULL);
+    }
+    if (rank > 1) {
+        weft_value *row = weft__ops_axis_slice(cx, x, rank - 1, 0, 1);
+        v = weft_add(cx, v, weft_zeros_like(cx, row));
+    }
+    return weft_searchsorted(cx, v, x, right);
+}
+
+/* A vector of points, its length at least 1 where known while tracing. */
+static bool points(weft_ctx *cx, const char *fn, const char *name, weft_value *v)
+{
+    const weft_spec *s = weft__value_spec(v);
+    if (s->rank == 1 && s->dims[0] != 0)
+        return true;
+    char ss[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s is not a vector of 1 or more", fn, name,
+                   weft__spec_str(s, ss, sizeof ss));
+    return false;
+}
+
+/* Whether in[0..n) (named names[i]) are numbers, not bool. */
+static bool numbers(weft_ctx *cx, const char *fn, weft_value *const *in,
+                    const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const weft_spec *s = weft__value_spec(in[i]);
+        if (s->dtype == WEFT_BOOL) {
+            char ss[WEFT__SPEC_STR_MAX];
+            weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not a number", fn, names[i],
+                           weft__spec_str(s, ss, sizeof ss));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* NumPy's compiled interp between points j and j + 1 (j clamped into the
+ * segments; the ends are chosen after). */
+static weft_value *segment_value(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
+                                 weft_value *j, weft_value *last)
+{
+    weft_value *zero = weft_const_i64(cx, 0);
+    weft_value *j0 = weft_clip(cx, j, zero, weft_maximum(cx, weft_sub(cx, last,
+                                                                      weft_const_i64(cx, 1)),
+                                                         zero));
+    weft_value *j1 = weft_minimum(cx, weft_add(cx, j0, weft_const_i64(cx, 1)), last);
+    weft_value *x0 = weft_gather(cx, xp, j0, 0), *x1 = weft_gather(cx, xp, j1, 0);
+    weft_value *y0 = weft_gather(cx, fp, j0, 0), *y1 = weft_gather(cx, fp, j1, 0);
+    weft_value *slope = weft_truediv(cx, weft_sub(cx, y1, y0), weft_sub(cx, x1, x0));
+    weft_value *from0 = weft_add(cx, weft_mul(cx, slope, weft_sub(cx, x, x0)), y0);
+    weft_value *from1 = weft_add(cx, weft_mul(cx, slope, weft_sub(cx, x, x1)), y1);
+    /* NaN one way (an infinity): the other way, then fp[j] if flat. */
+    weft_value *flat = weft_logical_and(cx, weft_is_nan(cx, from1), weft_eq(cx, y0, y1));
+    weft_value *y = weft_where(cx, weft_is_nan(cx, from0), weft_where(cx, flat, y0, from1),
+                               from0);
+    return weft_where(cx, weft_eq(cx, x, x0), y0, y);
+}
+
+weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
+                        weft_value *left, weft_value *right)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_interp";
+    weft_value *in[5] = { x, xp, fp, left, right };
+    weft_value *given[5] = { x, xp, fp };
+    size_t n_given = 3;
+    for (size_t i = 3; i < 5; i++)
+        if (in[i])
+            given[n_given++] = in[i];
+    if (!weft__op_enter(cx, fn, given, n_given) || !points(cx, fn, "xp", xp) ||
+        !points(cx, fn, "fp", fp))
+        return NULL;
+    for (int i = 3; i < 5; i++)
+        if (in[i] && weft__value_spec(in[i])->rank != 0) {
+            char ss[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s is not a scalar", fn,
+                                  i == 3 ? "left" : "right",
+                                  weft__spec_str(weft__value_spec(in[i]), ss, sizeof ss));
+        }
+    int64_t nx = weft__value_spec(xp)->dims[0], nf = weft__value_spec(fp)->dims[0];
+    if (nx >= 0 && nf >= 0 && nx != nf)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: xp has %lld points and fp %lld", fn,
+                              (long long)nx, (long long)nf);
+    x = weft_cast(cx, x, WEFT_F64);
+    xp = weft_cast(cx, xp, WEFT_F64);
+    fp = weft_cast(cx, fp, WEFT_F64);
+    if (nx < 0 || nf < 0)
+        fp = weft_check(cx, fp, weft_eq(cx, weft__ops_dim0(cx, xp), weft__ops_dim0(cx, fp)),
+                        "weft_interp: xp and fp differ in length");
+    weft_value *last = weft_sub(cx, weft__ops_dim0(cx, xp), weft_const_i64(cx, 1));
+    weft_value *lo = left ? weft_cast(cx, left, WEFT_F64)
+                          : weft_gather(cx, fp, weft_const_i64(cx, 0), 0);
+    weft_value *hi = right ? weft_cast(cx, right, WEFT_F64) : weft_gather(cx, fp, last, 0);
+    /* j: the last point at or below x (-1 for none). */
+    weft_value *j = weft_sub(cx, search(cx, xp, x, true), weft_const_i64(cx, 1));
+    weft_value *y = segment_value(cx, x, xp, fp, j, last);
+    weft_value *x_last = weft_gather(cx, xp, last, 0);
+    y = weft_where(cx, weft_eq(cx, x, x_last), weft_gather(cx, fp, last, 0), y);
+    y = weft_where(cx, weft_gt(cx, x, x_last), hi, y);
+    y = weft_where(cx, weft_lt(cx, j, weft_const_i64(cx, 0)), lo, y);
+    return WEFT__KEEP(weft_where(cx, weft_is_nan(cx, x), x, y));
+}
+
+weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins, bool right)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_digitize";
+    weft_value *in[2] = { x, bins };
+    static const char *const names[2] = { "x", "bins" };
+    if (!weft__op_enter(cx, fn, in, 2) || !numbers(cx, fn, in, names, 2))
+        return NULL;
+    const weft_spec *sb = weft__value_spec(bins);
+    if (sb->rank != 1) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: bins %s is not a vector", fn,
+                              weft__spec_str(sb, ss, sizeof ss));
+    }
+    weft_dtype dt = weft__ops_promoted_dtype(in, 2);
+    x = weft__ops_as_dtype(cx, x, dt);
+    bins = weft__ops_as_dtype(cx, bins, dt);
+    weft_value *lead = weft__ops_axis_slice(cx, bins, 0, 0, -1);
+    weft_value *next = weft__ops_axis_slice(cx, bins, 0, 1, WEFT_END);
+    weft_value *rising = weft_reduce(cx, WEFT_R_ALL, weft_le(cx, lead, next), NULL, 0, false);
+    weft_value *falling = weft_reduce(cx, WEFT_R_ALL, weft_ge(cx, lead, next), NULL, 0, false);
+    bins = weft_check(cx, bins, weft_logical_or(cx, rising, falling),
+                      "weft_digitize: bins are neither increasing nor decreasing");
+    if (!bins)
+        return NULL;
+    /* NumPy: searchsorted(bins, x, side), or for falling bins
+     * len(bins) - searchsorted(bins[::-1], x, side), side 'left' if right. */
+    weft_value *up = search(cx, bins, x, !right);
+    weft_value *down = weft_sub(cx, weft__ops_dim0(cx, bins),
+                                search(cx, weft_reverse(cx, bins, 0), x, !right));
+    return WEFT__KEEP(weft_where(cx, rising, up, down));
+}
