@@ -346,6 +346,17 @@ weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
     return dtype_of(v) == dt ? v : weft_cast(cx, v, dt);
 }
 
+bool weft__ops_number(weft_ctx *cx, const char *fn, const char *name, const weft_value *v)
+{
+    const weft_spec *s = weft__value_spec(v);
+    if (s->dtype != WEFT_BOOL)
+        return true;
+    char ss[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not a number", fn, name,
+                   weft__spec_str(s, ss, sizeof ss));
+    return false;
+}
+
 int weft__ops_known_rank(weft_ctx *cx, const char *fn, const weft_value *v)
 {
     int r = weft__value_spec(v)->rank;

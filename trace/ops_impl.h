@@ -40,6 +40,9 @@ bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
 bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,
                               weft_value **outs, int *rc);
 
+/* Whether v (named name in the message) is a number, not bool; the
+ * context fails with WEFT_EDTYPE naming fn otherwise (ops.c). */
+bool weft__ops_number(weft_ctx *cx, const char *fn, const char *name, const weft_value *v);
 /* v's rank, known while tracing; else -1, the context failing naming fn
  * (the ops with one entry per dim or an axis to check need it now). */
 int weft__ops_known_rank(weft_ctx *cx, const char *fn, const weft_value *v);

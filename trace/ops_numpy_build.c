@@ -79,9 +79,8 @@ weft_value *weft_vander(weft_ctx *cx, weft_value *x, int64_t n, bool increasing)
         return NULL;
     const weft_spec *s = weft__value_spec(x);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype == WEFT_BOOL)
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: x %s is not a number", fn,
-                              weft__spec_str(s, ss, sizeof ss));
+    if (!weft__ops_number(cx, fn, "x", x))
+        return NULL;
     if (s->rank != 1)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s is not a vector (known while tracing)",
                               fn, weft__spec_str(s, ss, sizeof ss));

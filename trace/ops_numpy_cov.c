@@ -27,9 +27,8 @@ static weft_value *variables(weft_ctx *cx, const char *fn, weft_value *m, bool r
 {
     const weft_spec *s = weft__value_spec(m);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype == WEFT_BOOL)
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: m %s is not a number", fn,
-                              weft__spec_str(s, ss, sizeof ss));
+    if (!weft__ops_number(cx, fn, "m", m))
+        return NULL;
     if (s->rank != 1 && s->rank != 2)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: m %s is not a vector or a matrix known "
                               "while tracing", fn, weft__spec_str(s, ss, sizeof ss));

@@ -11,25 +11,13 @@
 
 static const double PI = 3.14159265358979323846;
 
-/* Whether x is a number (not bool); the context fails naming fn if not. */
-static bool need_number(weft_ctx *cx, const char *fn, weft_value *x)
-{
-    const weft_spec *s = weft__value_spec(x);
-    if (s->dtype != WEFT_BOOL)
-        return true;
-    char ss[WEFT__SPEC_STR_MAX];
-    weft__ctx_fail(cx, WEFT_EDTYPE, "%s: x %s is not a number", fn,
-                   weft__spec_str(s, ss, sizeof ss));
-    return false;
-}
-
 /* The sign bit: copysign(1, x) < 0 for floats (-0.0 and a NaN's sign
  * count), x < 0 for integers. */
 weft_value *weft_signbit(weft_ctx *cx, weft_value *x)
 {
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_signbit";
-    if (!weft__op_enter(cx, fn, &x, 1) || !need_number(cx, fn, x))
+    if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_number(cx, fn, "x", x))
         return NULL;
     weft__steps s = { cx, fn };
     weft_value *zero = weft_const_f64(cx, 0.0);
@@ -98,7 +86,7 @@ weft_value *weft_around(weft_ctx *cx, weft_value *x, int decimals)
 {
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_around";
-    if (!weft__op_enter(cx, fn, &x, 1) || !need_number(cx, fn, x))
+    if (!weft__op_enter(cx, fn, &x, 1) || !weft__ops_number(cx, fn, "x", x))
         return NULL;
     if (decimals < -308 || decimals > 308)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: decimals %d is outside -308..308", fn,

@@ -40,22 +40,6 @@ static bool points(weft_ctx *cx, const char *fn, const char *name, weft_value *v
     return false;
 }
 
-/* Whether in[0..n) (named names[i]) are numbers, not bool. */
-static bool numbers(weft_ctx *cx, const char *fn, weft_value *const *in,
-                    const char *const *names, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const weft_spec *s = weft__value_spec(in[i]);
-        if (s->dtype == WEFT_BOOL) {
-            char ss[WEFT__SPEC_STR_MAX];
-            weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s is not a number", fn, names[i],
-                           weft__spec_str(s, ss, sizeof ss));
-            return false;
-        }
-    }
-    return true;
-}
-
 /* NumPy's compiled interp between points j and j + 1 (j clamped into the
  * segments; the ends are chosen after). */
 static weft_value *segment_value(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
@@ -110,14 +94,14 @@ weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value 
         fp = weft_check(cx, fp, weft_eq(cx, weft__ops_dim0(cx, xp), weft__ops_dim0(cx, fp)),
                         "weft_interp: xp and fp differ in length");
     weft_value *last = weft_sub(cx, weft__ops_dim0(cx, xp), weft_const_i64(cx, 1));
+    weft_value *x_last = weft_gather(cx, xp, last, 0), *y_last = weft_gather(cx, fp, last, 0);
     weft_value *lo = left ? weft_cast(cx, left, WEFT_F64)
                           : weft_gather(cx, fp, weft_const_i64(cx, 0), 0);
-    weft_value *hi = right ? weft_cast(cx, right, WEFT_F64) : weft_gather(cx, fp, last, 0);
+    weft_value *hi = right ? weft_cast(cx, right, WEFT_F64) : y_last;
     /* j: the last point at or below x (-1 for none). */
     weft_value *j = weft_sub(cx, search(cx, xp, x, true), weft_const_i64(cx, 1));
     weft_value *y = segment_value(cx, x, xp, fp, j, last);
-    weft_value *x_last = weft_gather(cx, xp, last, 0);
-    y = weft_where(cx, weft_eq(cx, x, x_last), weft_gather(cx, fp, last, 0), y);
+    y = weft_where(cx, weft_eq(cx, x, x_last), y_last, y);
     y = weft_where(cx, weft_gt(cx, x, x_last), hi, y);
     y = weft_where(cx, weft_lt(cx, j, weft_const_i64(cx, 0)), lo, y);
     return WEFT__KEEP(weft_where(cx, weft_is_nan(cx, x), x, y));
@@ -128,8 +112,8 @@ weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins, bool ri
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_digitize";
     weft_value *in[2] = { x, bins };
-    static const char *const names[2] = { "x", "bins" };
-    if (!weft__op_enter(cx, fn, in, 2) || !numbers(cx, fn, in, names, 2))
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_number(cx, fn, "x", x) ||
+        !weft__ops_number(cx, fn, "bins", bins))
         return NULL;
     const weft_spec *sb = weft__value_spec(bins);
     if (sb->rank != 1) {

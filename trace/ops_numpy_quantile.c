@@ -1,8 +1,10 @@
-/* NumPy's order statistics (quantile, percentile, median) composed of
- * weft's sort, gathers and elementwise ops in NumPy's formulas: the axis
- * is sorted (NaN last), moved last, and read at indices computed from q
- * when the function runs, so a new q or length never retraces.  The
- * gradients come from the parts (the sort's and the gathers'). */
+/* NumPy's order statistics (quantile, percentile, median and their nan
+ * forms) composed of weft's sort, gathers and elementwise ops in NumPy's
+ * formulas: the axis is sorted (NaN last), moved last, and read at
+ * indices computed from q when the function runs, so a new q or length
+ * never retraces.  The nan forms read each row's numbers, the prefix
+ * before its NaNs.  The gradients come from the parts (the sort's and
+ * the gathers'). */
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -14,7 +16,8 @@
  * when the function runs where the dim is unknown while tracing). */
 typedef struct sorted_rows {
     weft_value *rows;     /* a's values, sorted, the axis last */
-    weft_value *last;     /* n - 1, i64[] */
+    weft_value *last;     /* n - 1, i64[]; per row [rest...]: numbers - 1 */
+    bool per_row;         /* last is per row (the nan forms) */
     weft_dtype dtype;     /* a's float dtype, f64 for integers */
     int axis;             /* a's axis, in [0, rank) (0 for WEFT_ALL_AXES) */
     int rank;             /* a's rank (1 for WEFT_ALL_AXES) */
@@ -26,11 +29,8 @@ static bool sort_rows(weft_ctx *cx, const char *fn, weft_value *a, int axis, boo
 {
     const weft_spec *s = weft__value_spec(a);
     char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype == WEFT_BOOL) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a %s is not a number", fn,
-                       weft__spec_str(s, ss, sizeof ss));
+    if (!weft__ops_number(cx, fn, "a", a))
         return false;
-    }
     out->dtype = weft__dtype_is_float(s->dtype) ? s->dtype : WEFT_F64;
     out->kept = keepdims ? 1 : 0;
     if (axis == WEFT_ALL_AXES) {
@@ -52,6 +52,7 @@ static bool sort_rows(weft_ctx *cx, const char *fn, weft_value *a, int axis, boo
     }
     out->axis = axis;
     out->rank = s->rank;
+    out->per_row = false;
     weft_value *v = weft_sort(cx, a, axis, false);
     int last = s->rank - 1;
     if (axis != last)
@@ -61,20 +62,48 @@ static bool sort_rows(weft_ctx *cx, const char *fn, weft_value *a, int axis, boo
     return v && out->last;
 }
 
-/* The rows' elements at i64 indices idx (any rank k): [rest..., idx...]. */
-static weft_value *take(weft_ctx *cx, const sorted_rows *r, weft_value *idx)
+/* The nan forms' rows: each row's last index is its count of numbers
+ * less one (-1 for a row of NaN).  Integers have no NaN to skip. */
+static void skip_nans(weft_ctx *cx, sorted_rows *r)
 {
-    return weft_gather(cx, r->rows, idx, r->rank - 1);
+    if (!weft__dtype_is_float(weft__value_spec(r->rows)->dtype))
+        return;
+    static const int along = -1;
+    weft_value *number = weft_logical_not(cx, weft_is_nan(cx, r->rows));
+    weft_value *count = weft_reduce(cx, WEFT_R_SUM, number, &along, 1, false);
+    r->last = weft_sub(cx, count, weft_const_i64(cx, 1));
+    r->per_row = true;
 }
 
-/* y ([rest..., k dims]) with NaN where a's row holds a NaN (NumPy's
- * rule: any NaN makes the statistic NaN; sorted, it is the last). */
+/* The last index laid against q's k dims: [rest..., 1 x k] per row. */
+static weft_value *last_for(weft_ctx *cx, const sorted_rows *r, int k)
+{
+    weft_value *last = r->last;
+    for (int d = 0; r->per_row && d < k; d++)
+        last = weft_expand_dims(cx, last, -1);
+    return last;
+}
+
+/* The rows' elements at i64 indices idx: [q...] for every row, or per row
+ * [rest..., q...]; the result is [rest..., q...].  A row of NaN (last -1)
+ * reads index -1 or 0, a NaN either way, replaced after. */
+static weft_value *take(weft_ctx *cx, const sorted_rows *r, weft_value *idx)
+{
+    int axis = r->rank - 1;
+    return r->per_row ? weft_gather_ex(cx, r->rows, idx, axis, axis)
+                      : weft_gather(cx, r->rows, idx, axis);
+}
+
+/* y ([rest..., k dims]) with NaN for the rows NumPy gives NaN: a row
+ * holding a NaN (sorted, it is the last), for the nan forms a row of
+ * NaN only. */
 static weft_value *nan_rows(weft_ctx *cx, const sorted_rows *r, weft_value *y, int k)
 {
     if (!weft__dtype_is_float(weft__value_spec(r->rows)->dtype))
         return y;
-    weft_value *nan = weft_is_nan(cx, take(cx, r, r->last));
-    for (int d = 0; d < k; d++)
+    weft_value *nan = r->per_row ? weft_lt(cx, last_for(cx, r, k), weft_const_i64(cx, 0))
+                                 : weft_is_nan(cx, take(cx, r, r->last));
+    for (int d = 0; !r->per_row && d < k; d++)
         nan = weft_expand_dims(cx, nan, -1);
     return weft_where(cx, nan, weft_const_f64(cx, NAN), y);
 }
@@ -113,13 +142,13 @@ static weft_value *lerp(weft_ctx *cx, weft_value *a, weft_value *b, weft_value *
     return weft_where(cx, same, a64, y);
 }
 
-/* NumPy's quantile of the sorted rows at q (f64 in [0, 1], any rank),
+/* NumPy's quantile of the sorted rows at q (f64 in [0, 1], rank k),
  * [rest..., q's dims]: the rows' elements for the methods that pick one,
  * else f64. */
-static weft_value *quantile_of(weft_ctx *cx, const sorted_rows *r, weft_value *q,
+static weft_value *quantile_of(weft_ctx *cx, const sorted_rows *r, weft_value *q, int k,
                                weft_quantile_method method)
 {
-    weft_value *last = weft_cast(cx, r->last, WEFT_F64);
+    weft_value *last = weft_cast(cx, last_for(cx, r, k), WEFT_F64);
     weft_value *at = weft_mul(cx, q, last);   /* NumPy's virtual index, (n - 1) q */
     switch (method) {
     case WEFT_QUANTILE_LOWER:
@@ -153,13 +182,8 @@ static weft_value *quantile_of(weft_ctx *cx, const sorted_rows *r, weft_value *q
  * the function runs; its rank must be known while tracing. */
 static weft_value *checked_q(weft_ctx *cx, const char *fn, weft_value *q, double scale, int *k)
 {
-    const weft_spec *s = weft__value_spec(q);
-    char ss[WEFT__SPEC_STR_MAX];
-    if (s->dtype == WEFT_BOOL) {
-        weft__ctx_fail(cx, WEFT_EDTYPE, "%s: q %s is not a number", fn,
-                       weft__spec_str(s, ss, sizeof ss));
+    if (!weft__ops_number(cx, fn, "q", q))
         return NULL;
-    }
     if ((*k = weft__ops_known_rank(cx, fn, q)) < 0)
         return NULL;
     weft_value *f = weft_cast(cx, q, WEFT_F64);
@@ -172,8 +196,11 @@ static weft_value *checked_q(weft_ctx *cx, const char *fn, weft_value *q, double
     return weft_check(cx, f, ok, msg);
 }
 
+/* The quantile (scale 1) or percentile (100) of a, its NaNs skipped for
+ * the nan forms. */
 static weft_value *quantile(weft_ctx *cx, const char *fn, weft_value *a, weft_value *q,
-                            double scale, int axis, weft_quantile_method method, bool keepdims)
+                            double scale, int axis, weft_quantile_method method, bool keepdims,
+                            bool skip_nan)
 {
     weft_value *in[2] = { a, q };
     if (!weft__op_enter(cx, fn, in, 2))
@@ -189,9 +216,11 @@ static weft_value *quantile(weft_ctx *cx, const char *fn, weft_value *a, weft_va
     if (r.rank - 1 + k > WEFT_MAX_RANK)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: q's rank %d and a's %d make a result of "
                               "rank over %d", fn, k, r.rank, WEFT_MAX_RANK);
+    if (skip_nan)
+        skip_nans(cx, &r);
     bool picks = method != WEFT_QUANTILE_LINEAR && method != WEFT_QUANTILE_MIDPOINT;
     weft_dtype dt = picks ? weft__value_spec(a)->dtype : r.dtype;
-    weft_value *y = nan_rows(cx, &r, quantile_of(cx, &r, qf, method), k);
+    weft_value *y = nan_rows(cx, &r, quantile_of(cx, &r, qf, k, method), k);
     return numpy_layout(cx, &r, weft__ops_as_dtype(cx, y, dt), k);
 }
 
@@ -199,25 +228,42 @@ weft_value *weft_quantile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
                           weft_quantile_method method, bool keepdims)
 {
     WEFT__SCOPE(cx);
-    return WEFT__KEEP(quantile(cx, "weft_quantile", a, q, 1, axis, method, keepdims));
+    return WEFT__KEEP(quantile(cx, "weft_quantile", a, q, 1, axis, method, keepdims, false));
 }
 
 weft_value *weft_percentile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
                             weft_quantile_method method, bool keepdims)
 {
     WEFT__SCOPE(cx);
-    return WEFT__KEEP(quantile(cx, "weft_percentile", a, q, 100, axis, method, keepdims));
+    return WEFT__KEEP(quantile(cx, "weft_percentile", a, q, 100, axis, method, keepdims, false));
+}
+
+weft_value *weft_nanquantile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
+                             weft_quantile_method method, bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(quantile(cx, "weft_nanquantile", a, q, 1, axis, method, keepdims, true));
+}
+
+weft_value *weft_nanpercentile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
+                               weft_quantile_method method, bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(quantile(cx, "weft_nanpercentile", a, q, 100, axis, method, keepdims,
+                               true));
 }
 
 /* NumPy's median: the middle element, or the mean of the middle two
- * ((lo + hi) / 2 in the float dtype, as np.mean of them). */
-weft_value *weft_median(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
+ * ((lo + hi) / 2 in the float dtype, as np.mean of them); of each row's
+ * numbers for the nan form. */
+static weft_value *median(weft_ctx *cx, const char *fn, weft_value *a, int axis, bool keepdims,
+                          bool skip_nan)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_median";
     sorted_rows r;
     if (!weft__op_enter(cx, fn, &a, 1) || !sort_rows(cx, fn, a, axis, keepdims, &r))
         return NULL;
+    if (skip_nan)
+        skip_nans(cx, &r);
     weft_value *two = weft_const_i64(cx, 2);
     weft_value *lo_i = weft_floordiv(cx, r.last, two);
     weft_value *hi_i = weft_floordiv(cx, weft_add(cx, r.last, weft_const_i64(cx, 1)), two);
@@ -225,5 +271,17 @@ weft_value *weft_median(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
     weft_value *hi = weft__ops_as_dtype(cx, take(cx, &r, hi_i), r.dtype);
     weft_value *mean = weft_truediv(cx, weft_add(cx, lo, hi), weft_const_f64(cx, 2));
     weft_value *y = weft_where(cx, weft_eq(cx, lo_i, hi_i), lo, mean);
-    return WEFT__KEEP(numpy_layout(cx, &r, nan_rows(cx, &r, y, 0), 0));
+    return numpy_layout(cx, &r, nan_rows(cx, &r, y, 0), 0);
+}
+
+weft_value *weft_median(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(median(cx, "weft_median", a, axis, keepdims, false));
+}
+
+weft_value *weft_nanmedian(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(median(cx, "weft_nanmedian", a, axis, keepdims, true));
 }

@@ -1,8 +1,8 @@
 /* Reductions and products of tf.experimental.numpy and NumPy composed of
- * weft's ops in NumPy's formulas (nansum, nanprod, nanmean, nanmax,
- * nanmin, nanvar, nanstd, ptp, average, inner, vdot): the order of a sum
- * is weft_reduce's, so eager and traced runs give the same bits, and the
- * gradients come from the parts. */
+ * weft's ops in NumPy's formulas (nansum, nanprod, nanmean, nancumsum,
+ * nancumprod, nanmax, nanmin, nanvar, nanstd, ptp, average, inner, vdot):
+ * the order of a sum is weft_reduce's, so eager and traced runs give the
+ * same bits, and the gradients come from the parts. */
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -68,15 +68,38 @@ weft_value *weft_ptp(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes
     static const char fn[] = "weft_ptp";
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
-    const weft_spec *s = weft__value_spec(a);
-    if (s->dtype == WEFT_BOOL) {
-        char ss[WEFT__SPEC_STR_MAX];
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a %s is not a number", fn,
-                              weft__spec_str(s, ss, sizeof ss));
-    }
+    if (!weft__ops_number(cx, fn, "a", a))
+        return NULL;
     weft_value *hi = weft_reduce(cx, WEFT_R_MAX, a, axes, n_axes, keepdims);
     weft_value *lo = weft_reduce(cx, WEFT_R_MIN, a, axes, n_axes, keepdims);
     return WEFT__KEEP(weft__op_binary(cx, WEFT__OP_SUB, fn, hi, lo));
+}
+
+/* NumPy's nancumsum and nancumprod: the scans of a with its NaNs read as
+ * 0 (1), flattened first for every axis. */
+static weft_value *nan_scan(weft_ctx *cx, const char *fn, bool product, weft_value *a, int axis)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    a = nan_as(cx, fn, a, product ? 1.0 : 0.0);
+    if (axis == WEFT_ALL_AXES) {
+        static const int64_t flat = -1;
+        a = weft_reshape(cx, a, 1, &flat);
+        axis = 0;
+    }
+    return product ? weft_cumprod(cx, a, axis, 0) : weft_cumsum(cx, a, axis);
+}
+
+weft_value *weft_nancumsum(weft_ctx *cx, weft_value *a, int axis)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_scan(cx, "weft_nancumsum", false, a, axis));
+}
+
+weft_value *weft_nancumprod(weft_ctx *cx, weft_value *a, int axis)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_scan(cx, "weft_nancumprod", true, a, axis));
 }
 
 /* NumPy's nanmax and nanmin: the NaNs read as the other extreme, then NaN
@@ -86,13 +109,9 @@ static weft_value *nan_extreme(weft_ctx *cx, const char *fn, weft_reduction r, w
 {
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
-    const weft_spec *s = weft__value_spec(a);
-    if (s->dtype == WEFT_BOOL) {
-        char ss[WEFT__SPEC_STR_MAX];
-        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a %s is not a number", fn,
-                              weft__spec_str(s, ss, sizeof ss));
-    }
-    if (!weft__dtype_is_float(s->dtype))
+    if (!weft__ops_number(cx, fn, "a", a))
+        return NULL;
+    if (!weft__dtype_is_float(weft__value_spec(a)->dtype))
         return weft_reduce(cx, r, a, axes, n_axes, keepdims);
     weft_value *y = weft_reduce(cx, r, nan_as(cx, fn, a, r == WEFT_R_MAX ? -INFINITY : INFINITY),
                                 axes, n_axes, keepdims);

@@ -540,6 +540,12 @@ WEFT_API weft_value *weft_nanvar(weft_ctx *cx, weft_value *a, const int *axes, s
                                  int ddof, bool keepdims);
 WEFT_API weft_value *weft_nanstd(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
                                  int ddof, bool keepdims);
+/* NumPy's nancumsum and nancumprod: weft_cumsum and weft_cumprod along
+ * axis (WEFT_ALL_AXES: of the flattened tensor, 1-D) with each NaN read
+ * as 0 (1); their dtypes (bool gives i64, f32 computes in f64 and rounds
+ * each result). */
+WEFT_API weft_value *weft_nancumsum(weft_ctx *cx, weft_value *a, int axis);
+WEFT_API weft_value *weft_nancumprod(weft_ctx *cx, weft_value *a, int axis);
 /* tf.experimental.numpy.average(a, axis, weights): weft_reduce's mean
  * over axis (or WEFT_ALL_AXES) without weights (NULL), else sum(a w) /
  * sum(w) in the float dtype the two promote to, w of a's rank
@@ -587,6 +593,17 @@ WEFT_API weft_value *weft_quantile(weft_ctx *cx, weft_value *a, weft_value *q, i
 WEFT_API weft_value *weft_percentile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
                                      weft_quantile_method method, bool keepdims);
 WEFT_API weft_value *weft_median(weft_ctx *cx, weft_value *a, int axis, bool keepdims);
+/* NumPy's nanquantile, nanpercentile and nanmedian: as weft_quantile,
+ * weft_percentile and weft_median of each row's numbers, its NaNs left
+ * out (NaN for a row of NaN only; NumPy warns).  On integers they are the
+ * plain forms.  nanmedian takes the middle element of an odd count
+ * (NumPy's path for axes of 600 or more; below, np.ma.median's (x + x) / 2
+ * differs only where x + x overflows). */
+WEFT_API weft_value *weft_nanquantile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
+                                      weft_quantile_method method, bool keepdims);
+WEFT_API weft_value *weft_nanpercentile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
+                                        weft_quantile_method method, bool keepdims);
+WEFT_API weft_value *weft_nanmedian(weft_ctx *cx, weft_value *a, int axis, bool keepdims);
 /* NumPy's cov(m, rowvar, ddof): the covariance matrix of the variables
  * of m (rows where rowvar, else columns; a vector is one variable, whose
  * result is a scalar), each centred on its mean, X X^T / (N - ddof) for N
@@ -619,6 +636,22 @@ WEFT_API weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, we
  * (WEFT_EINVAL, as NumPy's ValueError).  x and bins promote to one dtype
  * (not bool: WEFT_EDTYPE); the result has x's shape. */
 WEFT_API weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins, bool right);
+/* NumPy's histogram(a, bins, range) with bins equal bins: outs[0] the i64
+ * counts [bins], outs[1] the edges [bins + 1] (np.linspace of the outer
+ * edges, in a's float dtype, f64 for integers).  The outer edges are
+ * range[0..2) (finite, min <= max; WEFT_EINVAL otherwise), or with range
+ * NULL a's minimum and maximum when the function runs ((0, 1) for no
+ * values; a NaN or an infinity there fails the call with WEFT_EINVAL, as
+ * NumPy's ValueError); equal ones are widened by 1/2 each way.  Every bin
+ * is half open but the last, which holds its right edge; values outside
+ * the range and NaN are not counted.  NumPy's steps, each value's bin
+ * from (x - lo) / (hi - lo) * bins corrected by one against the edges, so
+ * the counts are NumPy's.  a: any shape, any numbers but bool
+ * (WEFT_EDTYPE); bins in [1, 2^31) (WEFT_EINVAL).  Returns 0, or the
+ * context's error code with outs[0] and outs[1] NULL (outs NULL is
+ * WEFT_EINVAL). */
+WEFT_API int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const double *range,
+                            weft_value **outs);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);

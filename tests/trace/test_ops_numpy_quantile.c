@@ -1,4 +1,5 @@
-/* NumPy's quantile, percentile and median: against NumPy 1.24's own
+/* NumPy's quantile, percentile and median, and their nan forms: against
+ * NumPy 1.24's own
  * values and a loop written here in its formulas (bit for bit), eagerly
  * and traced on 1, 2 and 4 workers with the same bits; every method,
  * axes, keepdims and q of rank 0 and 1; f32 and integer dtypes; NaN rows
@@ -20,7 +21,7 @@ TestSuite(ops_numpy_quantile, .init = suite_runtimes_create, .fini = suite_runti
 static const double a35[15] = { 3, -1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
 static const double q6[6] = { 0, 0.1, 0.25, 0.5, 0.9, 1 };
 
-typedef enum which { QUANTILE, PERCENTILE, MEDIAN } which;
+typedef enum which { QUANTILE, PERCENTILE, MEDIAN, NANQUANTILE, NANPERCENTILE, NANMEDIAN } which;
 
 typedef struct quantile_case {
     which w;
@@ -40,6 +41,13 @@ static int quantile_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, 
     case PERCENTILE:
         outs[0] = weft_percentile(cx, a[0], a[1], c->axis, c->method, c->keepdims);
         break;
+    case NANQUANTILE:
+        outs[0] = weft_nanquantile(cx, a[0], a[1], c->axis, c->method, c->keepdims);
+        break;
+    case NANPERCENTILE:
+        outs[0] = weft_nanpercentile(cx, a[0], a[1], c->axis, c->method, c->keepdims);
+        break;
+    case NANMEDIAN: outs[0] = weft_nanmedian(cx, a[0], c->axis, c->keepdims); break;
     default: outs[0] = weft_median(cx, a[0], c->axis, c->keepdims); break;
     }
     return weft_ctx_status(cx);
@@ -390,12 +398,111 @@ Test(ops_numpy_quantile, q_out_of_range_fails_the_call)
 
 /* q a weak scalar: 0.3 along rows (two neighbours), 0.25 down the
  * columns of 3 (the midpoint of two). */
+/* [3, 4] with NaNs: row 1 is all NaN. */
+static const double m34[12] = { 1.5, NAN, -2, 4, NAN, NAN, NAN, NAN, 0.25, 3, NAN, -1 };
+
+/* The nan forms read each row's numbers: NumPy's printed values for
+ * every method at q 0, 0.3, 0.5, 1 along rows; a row of NaN gives NaN. */
+Test(ops_numpy_quantile, nan_forms_are_numpys)
+{
+    static const double numpy[5][12] = {
+        { -2.0, NAN, -1.0, 0.09999999999999987, NAN, -0.25, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -2.0, NAN, -1.0, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, 1.5, NAN, 0.25, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, 1.5, NAN, 0.25, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -0.25, NAN, -0.375, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+    };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(3, 4), m34),
+                             test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0, 0.3, 0.5,
+                                                                                  1 }) }, *y;
+    for (int m = 0; m < 5; m++) {
+        quantile_case c = { NANQUANTILE, (weft_quantile_method)m, 1, false };
+        op_results_everywhere(quantile_body, &c, args, 2, &y, 1, "nanquantile");
+        test_assert_shape(y, WEFT_F64, 2, DIMS(4, 3), "nanquantile");
+        for (int i = 0; i < 12; i++)
+            cr_assert(isnan(numpy[m][i]) ? isnan(test_element(y, i))
+                                         : test_element(y, i) == numpy[m][i],
+                      "method %d element %d: %.17g", m, i, test_element(y, i));
+        weft_tensor_release(y);
+    }
+    /* np.nanpercentile(m, 40) over every axis is 0.25. */
+    weft_tensor_release(args[1]);
+    args[1] = test_tensor(WEFT_F64, 0, NULL, (const double[]){ 40 });
+    quantile_case c = { NANPERCENTILE, WEFT_QUANTILE_LINEAR, WEFT_ALL_AXES, false };
+    op_results_everywhere(quantile_body, &c, args, 2, &y, 1, "nanpercentile");
+    test_assert_shape(y, WEFT_F64, 0, NULL, "nanpercentile");
+    cr_assert_eq(test_element(y, 0), 0.25);
+    weft_tensor_release(y);
+    /* nanmedian: NumPy's [1.5, nan, 0.25] along rows and [0.875, 3, -2,
+     * 1.5] down the columns (kept as a row of 1). */
+    c = (quantile_case){ NANMEDIAN, 0, 1, false };
+    op_results_everywhere(quantile_body, &c, args, 1, &y, 1, "nanmedian rows");
+    cr_assert(test_element(y, 0) == 1.5 && isnan(test_element(y, 1)) && test_element(y, 2) == 0.25);
+    weft_tensor_release(y);
+    c = (quantile_case){ NANMEDIAN, 0, 0, true };
+    op_results_everywhere(quantile_body, &c, args, 1, &y, 1, "nanmedian columns");
+    test_assert_shape(y, WEFT_F64, 2, DIMS(1, 4), "nanmedian columns");
+    const double cols[4] = { 0.875, 3, -2, 1.5 };
+    for (int j = 0; j < 4; j++)
+        cr_assert_eq(test_element(y, j), cols[j], "column %d", j);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    /* Integers have no NaN: the plain forms' values and dtypes. */
+    args[0] = test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 1, 5, 2, 8 });
+    weft_tensor_release(args[1]);
+    args[1] = test_tensor(WEFT_F64, 0, NULL, (const double[]){ 0.4 });
+    c = (quantile_case){ NANQUANTILE, WEFT_QUANTILE_LINEAR, 0, false };
+    op_results_everywhere(quantile_body, &c, args, 2, &y, 1, "i32 nanquantile");
+    test_assert_shape(y, WEFT_F64, 0, NULL, "i32 nanquantile");
+    cr_assert_eq(test_element(y, 0), 2.6000000000000005);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* Rows of unknown length and q of unknown length: the nan form's one trace
+ * serves both sizes, values the plain form's on rows without NaN. */
+Test(ops_numpy_quantile, nan_form_one_trace_for_every_size)
+{
+    const weft_spec sig[2] = { { WEFT_F64, 2, { -1, -1 } }, { WEFT_F64, 1, { -1 } } };
+    quantile_case c = { NANQUANTILE, WEFT_QUANTILE_LINEAR, 1, false };
+    weft_function *f = op_signature_function(rt, quantile_body, &c, sig, 2);
+    for (int size = 0; size < 2; size++) {
+        int rows = size ? 2 : 3, cols = size ? 4 : 5, nq = size ? 1 : 6;
+        double m[15], line[5];
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < cols; k++)
+                m[r * cols + k] = a35[r * 5 + k];
+        const double *qs = size ? (const double[]){ 0.7 } : q6;
+        weft_tensor *ts[2] = { test_tensor(WEFT_F64, 2, DIMS(rows, cols), m),
+                               test_tensor(WEFT_F64, 1, DIMS(nq), qs) }, *y = NULL;
+        weft_arg args[2] = { weft_arg_tensor(ts[0]), weft_arg_tensor(ts[1]) };
+        cr_assert_eq(weft_function_call(f, args, 2, &y, 1), 0, "%s", weft_errmsg());
+        test_assert_shape(y, WEFT_F64, 2, DIMS(nq, rows), "traced");
+        for (int k = 0; k < nq; k++)
+            for (int r = 0; r < rows; r++) {
+                int n = sorted_line(m, rows, cols, 1, r, line);
+                cr_assert_eq(test_element(y, k * rows + r),
+                             numpy_quantile(line, n, qs[k], WEFT_QUANTILE_LINEAR, false),
+                             "size %d q %d row %d", size, k, r);
+            }
+        weft_tensor_release(y);
+        weft_tensor_release(ts[0]);
+        weft_tensor_release(ts[1]);
+    }
+    op_destroy_traced_once(&f);
+}
+
 static int grad_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     const quantile_case *c = user;
     weft_value *q = weft_const_f64(cx, c->axis == 0 ? 0.25 : 0.3);
-    outs[0] = c->w == MEDIAN ? weft_median(cx, a[0], c->axis, false)
-                             : weft_quantile(cx, a[0], q, c->axis, c->method, false);
+    switch (c->w) {
+    case MEDIAN: outs[0] = weft_median(cx, a[0], c->axis, false); break;
+    case NANMEDIAN: outs[0] = weft_nanmedian(cx, a[0], c->axis, false); break;
+    case NANQUANTILE: outs[0] = weft_nanquantile(cx, a[0], q, c->axis, c->method, false); break;
+    default: outs[0] = weft_quantile(cx, a[0], q, c->axis, c->method, false); break;
+    }
     return weft_ctx_status(cx);
 }
 
@@ -405,12 +512,16 @@ Test(ops_numpy_quantile, gradients)
 {
     const double v[12] = { 0.3, -1.2, 2.5, 0.9, 1.7, -0.4, 3.1, 0.05, -2.2, 1.1, 0.6, 2.8 };
     const grad_arg x = { 2, { 3, 4 }, v };
-    const quantile_case cases[3] = { { QUANTILE, WEFT_QUANTILE_LINEAR, 1, false },
+    const quantile_case cases[5] = { { QUANTILE, WEFT_QUANTILE_LINEAR, 1, false },
                                      { QUANTILE, WEFT_QUANTILE_MIDPOINT, 0, false },
-                                     { MEDIAN, 0, 1, false } };
-    for (int k = 0; k < 3; k++) {
+                                     { MEDIAN, 0, 1, false },
+                                     { NANQUANTILE, WEFT_QUANTILE_LINEAR, 1, false },
+                                     { NANMEDIAN, 0, 0, false } };
+    static const char *const names[5] = { "linear", "midpoint", "median", "nanquantile",
+                                          "nanmedian" };
+    for (int k = 0; k < 5; k++) {
         grad_case c = { grad_of, &cases[k], 1, 1 };
-        expect_gradients(&c, &x, k == 0 ? "linear" : k == 1 ? "midpoint" : "median");
+        expect_gradients(&c, &x, names[k]);
     }
 }
 

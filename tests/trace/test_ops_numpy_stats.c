@@ -1,9 +1,11 @@
-/* NumPy's nanmax, nanmin, nanvar, nanstd, cov, corrcoef, interp and
- * digitize: against NumPy 1.24's printed values and loops written here,
- * eagerly and traced on 1, 2 and 4 workers with the same bits; NaN rows,
- * ddof, one variable, rowvar, the ends and infinities of interp, falling
- * bins; one trace for every size and set of points; bins neither rising
- * nor falling failing the call; gradients; the refusals. */
+/* NumPy's nanmax, nanmin, nanvar, nanstd, nancumsum, nancumprod, cov,
+ * corrcoef, interp, digitize and histogram: against NumPy 1.24's printed
+ * values and loops written here, eagerly and traced on 1, 2 and 4 workers
+ * with the same bits; NaN rows, ddof, one variable, rowvar, the ends and
+ * infinities of interp, falling bins, values on histogram edges; one
+ * trace for every size, set of points and found range; bins neither
+ * rising nor falling and a range not finite failing the call; gradients;
+ * the refusals. */
 #include <math.h>
 #include <string.h>
 
@@ -85,6 +87,32 @@ Test(ops_numpy_stats, nan_reductions_are_numpys)
     test_assert_shape(y, WEFT_F64, 1, DIMS(2), "i32 nanvar");
     expect_near(test_element(y, 0), 62.0 / 9, 4e-16, "i32 nanvar", 0);
     weft_tensor_release(y);
+    weft_tensor_release(t);
+}
+
+static int scan_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_nancumsum(cx, a[0], 1);
+    outs[1] = weft_nancumprod(cx, a[0], WEFT_ALL_AXES);
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's printed nancumsum(m, axis=1) and nancumprod(m) (flattened). */
+Test(ops_numpy_stats, nan_scans_are_numpys)
+{
+    static const double sums[12] = { 1.5, 1.5, -0.5, 3.5, 0, 0, 0, 0, 0.25, 3.25, 3.25, 2.25 };
+    static const double prods[12] = { 1.5, 1.5, -3, -12, -12, -12, -12, -12, -3, -9, -9, 9 };
+    weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(3, 4), m34), *y[2];
+    op_results_everywhere(scan_body, NULL, &t, 1, y, 2, "nan scans");
+    test_assert_shape(y[0], WEFT_F64, 2, DIMS(3, 4), "nancumsum");
+    test_assert_shape(y[1], WEFT_F64, 1, DIMS(12), "nancumprod");
+    for (int i = 0; i < 12; i++) {
+        cr_assert_eq(test_element(y[0], i), sums[i], "nancumsum %d", i);
+        cr_assert_eq(test_element(y[1], i), prods[i], "nancumprod %d", i);
+    }
+    weft_tensor_release(y[0]);
+    weft_tensor_release(y[1]);
     weft_tensor_release(t);
 }
 
@@ -426,6 +454,114 @@ Test(ops_numpy_stats, digitize_needs_monotonic_bins)
     weft_tensor_release(x);
 }
 
+typedef struct histogram_case {
+    int64_t bins;
+    bool ranged;
+    double range[2];
+} histogram_case;
+
+static int histogram_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const histogram_case *c = user;
+    return weft_histogram(cx, a[0], c->bins, c->ranged ? c->range : NULL, outs);
+}
+
+/* NumPy's printed counts and edges: f32 (edges f32) found and given
+ * ranges, i32 (edges f64), one value widened, tenths on the edges. */
+Test(ops_numpy_stats, histogram_is_numpys)
+{
+    static const double f7[7] = { 0.1, 0.25, 0.3, 0.7, 0.7, 1.0, 0.55 };
+    static const double i5[5] = { 1, 2, 2, 3, 7 }, same[2] = { 2.5, 2.5 };
+    /* Offsets one bin past the value (corrected down), one short (up);
+     * the last edge is hi, not 2 step + lo = -0.22999999999999998. */
+    static const double past[1] = { -0.06571428571428568 }, short_[1] = { 2.8274999999999997 };
+    static const double ends[2] = { -0.55, -0.23 };
+    double tenths[11];
+    for (int i = 0; i < 11; i++)
+        tenths[i] = 0.1 * i;
+    static const struct {
+        histogram_case c;
+        weft_dtype dt;
+        int n;
+        const double *a;
+        double counts[10], edges[11];
+    } cases[] = {
+        { { 3, false, { 0 } }, WEFT_F32, 7, f7, { 3, 1, 3 },
+          { 0.10000000149011612, 0.4000000059604645, 0.699999988079071, 1.0 } },
+        { { 4, true, { 0.1, 0.9 } }, WEFT_F32, 7, f7, { 2, 1, 1, 2 },
+          { 0.10000000149011612, 0.30000001192092896, 0.5, 0.699999988079071,
+            0.8999999761581421 } },
+        { { 3, false, { 0 } }, WEFT_I32, 5, i5, { 3, 1, 1 }, { 1, 3, 5, 7 } },
+        { { 2, false, { 0 } }, WEFT_F64, 2, same, { 0, 2 }, { 2, 2.5, 3 } },
+        { { 10, true, { 0, 1 } }, WEFT_F64, 11, NULL, { 1, 1, 1, 1, 1, 1, 1, 1, 1, 2 },
+          { 0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001,
+            0.7000000000000001, 0.8, 0.9, 1.0 } },
+        { { 7, true, { 0.05, 0.95 } }, WEFT_F64, 11, NULL, { 1, 2, 1, 1, 1, 2, 1 },
+          { 0.05, 0.17857142857142855, 0.3071428571428571, 0.43571428571428567,
+            0.5642857142857143, 0.6928571428571428, 0.8214285714285714, 0.95 } },
+        { { 7, true, { -0.38, 0.72 } }, WEFT_F64, 1, past, { 0, 1, 0, 0, 0, 0, 0 },
+          { -0.38, -0.22285714285714284, -0.06571428571428567, 0.09142857142857153,
+            0.24857142857142867, 0.4057142857142858, 0.5628571428571431, 0.72 } },
+        { { 8, true, { 2.07, 4.09 } }, WEFT_F64, 1, short_, { 0, 0, 0, 1, 0, 0, 0, 0 },
+          { 2.07, 2.3225, 2.5749999999999997, 2.8274999999999997, 3.08, 3.3324999999999996,
+            3.585, 3.8375, 4.09 } },
+        { { 2, true, { -0.55, -0.23 } }, WEFT_F64, 2, ends, { 1, 1 }, { -0.55, -0.39, -0.23 } },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int64_t n = cases[k].n, bins = cases[k].c.bins;
+        weft_tensor *a = test_tensor(cases[k].dt, 1, &n, cases[k].a ? cases[k].a : tenths), *y[2];
+        op_results_everywhere(histogram_body, (void *)&cases[k].c, &a, 1, y, 2, "histogram");
+        test_assert_shape(y[0], WEFT_I64, 1, &bins, "counts");
+        int64_t n_edges = bins + 1;
+        test_assert_shape(y[1], cases[k].dt == WEFT_F32 ? WEFT_F32 : WEFT_F64, 1, &n_edges,
+                          "edges");
+        for (int64_t b = 0; b < bins; b++)
+            cr_assert_eq(test_element(y[0], b), cases[k].counts[b], "case %zu bin %lld", k,
+                         (long long)b);
+        for (int64_t b = 0; b <= bins; b++)
+            cr_assert_eq(test_element(y[1], b), cases[k].edges[b], "case %zu edge %lld: %.17g", k,
+                         (long long)b, test_element(y[1], b));
+        weft_tensor_release(y[0]);
+        weft_tensor_release(y[1]);
+        weft_tensor_release(a);
+    }
+}
+
+/* a of unknown size, no range: one trace for every size and range; an
+ * empty a counts nothing over (0, 1); a NaN fails the call. */
+Test(ops_numpy_stats, histogram_found_range_when_the_call_runs)
+{
+    const weft_spec sig = { WEFT_F64, 1, { -1 } };
+    histogram_case c = { 2, false, { 0 } };
+    weft_function_desc d = { .name = "histogram", .body = histogram_body, .user = &c,
+                             .n_args = 1, .n_outs = 2, .input_signature = &sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    const double v[4] = { 3, -1, 1, 3 };
+    const double want[3][2] = { { 1, 3 }, { 1, 1 }, { 0, 0 } }, lo[3] = { -1, 1, 0 };
+    const double hi[3] = { 3, 3, 1 };
+    for (int k = 0; k < 3; k++) {
+        int64_t n = k == 0 ? 4 : k == 1 ? 2 : 0;
+        weft_tensor *a = test_tensor(WEFT_F64, 1, &n, k == 1 ? v + 2 : v), *y[2] = { NULL, NULL };
+        weft_arg arg = weft_arg_tensor(a);
+        cr_assert_eq(weft_function_call(f, &arg, 1, y, 2), 0, "%s", weft_errmsg());
+        cr_assert(test_element(y[0], 0) == want[k][0] && test_element(y[0], 1) == want[k][1],
+                  "call %d", k);
+        cr_assert(test_element(y[1], 0) == lo[k] && test_element(y[1], 2) == hi[k], "call %d", k);
+        weft_tensor_release(y[0]);
+        weft_tensor_release(y[1]);
+        weft_tensor_release(a);
+    }
+    int64_t two = 2;
+    weft_tensor *a = test_tensor(WEFT_F64, 1, &two, (const double[]){ 1, NAN }), *y[2];
+    weft_arg arg = weft_arg_tensor(a);
+    cr_assert_eq(weft_function_call(f, &arg, 1, y, 2), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_histogram: the range of a is not finite"), "%s",
+              weft_errmsg());
+    weft_tensor_release(a);
+    op_destroy_traced_once(&f);
+}
+
 static int grad_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const int rows = 1;
@@ -470,7 +606,13 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 5: outs[0] = weft_interp(cx, a[0], a[0], a[0], NULL, NULL); break;
     case 6: outs[0] = weft_interp(cx, a[0], a[1], a[2], NULL, NULL); break;
     case 7: outs[0] = weft_digitize(cx, a[1], a[0], false); break;
-    default: outs[0] = weft_digitize(cx, a[0], a[0], false); break;
+    case 8: outs[0] = weft_digitize(cx, a[0], a[0], false); break;
+    default: {
+        static const double bad[4][2] = { { 0, 1 }, { 0, 1 }, { 1, 0 }, { 0, INFINITY } };
+        int k = *(const int *)user - 9;
+        weft_value *two[2];
+        return weft_histogram(cx, k == 0 ? a[1] : a[0], k == 1 ? 0 : 4, bad[k], two);
+    }
     }
     return weft_ctx_status(cx);
 }
@@ -492,8 +634,12 @@ Test(ops_numpy_stats, refusals)
         { 6, WEFT_ESHAPE, "weft_interp: fp f64[0] is not a vector of 1 or more" },
         { 7, WEFT_EDTYPE, "weft_digitize: x bool[2] is not a number" },
         { 8, WEFT_ESHAPE, "weft_digitize: bins f64[3,4] is not a vector" },
+        { 9, WEFT_EDTYPE, "weft_histogram: a bool[2] is not a number" },
+        { 10, WEFT_EINVAL, "weft_histogram: bins 0 is not in [1, 2^31)" },
+        { 11, WEFT_EINVAL, "weft_histogram: range [1, 0] is not finite with min <= max" },
+        { 12, WEFT_EINVAL, "weft_histogram: range [0, inf] is not finite with min <= max" },
     };
-    op_expect_errors(rt, refused_body, cases, 9, args, 4);
+    op_expect_errors(rt, refused_body, cases, 13, args, 4);
     for (int k = 0; k < 4; k++)
         weft_tensor_release(args[k]);
 }
