@@ -1510,6 +1510,34 @@ WEFT_API weft_value *weft_roll_axes(weft_ctx *cx, weft_value *a, const int64_t *
  * imaginary parts).  Any dtype; dims may be unknown while tracing. */
 WEFT_API weft_value *weft_fftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
 WEFT_API weft_value *weft_ifftshift(weft_ctx *cx, weft_value *a, const int *axes, size_t n);
+/* NumPy's modes for an index out of range (weft_take,
+ * weft_ravel_multi_index): RAISE fails the call (WEFT_EINVAL, when the
+ * function runs for traced indices), WRAP takes it modulo the dim (floor
+ * modulo: -1 is the last), CLIP clips it into [0, dim) (a negative one to
+ * 0, as NumPy: no counting from the end). */
+typedef enum weft_index_mode {
+    WEFT_INDEX_RAISE = 0,
+    WEFT_INDEX_WRAP,
+    WEFT_INDEX_CLIP
+} weft_index_mode;
+/* tf.experimental.numpy.take(a, indices, axis, mode): weft_gather of
+ * a's elements along axis (WEFT_ALL_AXES: of a flattened) at indices (i32
+ * or i64, any shape; WEFT_EDTYPE otherwise) under mode (RAISE takes
+ * negative indices from the end, as NumPy; TensorFlow's NumPy layer
+ * defaults to CLIP).  The result is a's dims before axis, indices' dims,
+ * a's dims after axis.  An empty axis fails the call for any index. */
+WEFT_API weft_value *weft_take(weft_ctx *cx, weft_value *a, weft_value *indices, int axis,
+                               weft_index_mode mode);
+/* NumPy's ravel_multi_index(multi_index, dims, mode): the i64 row-major
+ * flat index of each coordinate tuple, multi_index[0..n) (i32 or i64, 1
+ * to 8 of them, broadcasting together) into an array of dims[0..n)
+ * (positive, their product within i64; WEFT_EINVAL otherwise), each
+ * coordinate under mode (RAISE: one outside [0, dim) fails the call when
+ * it runs, as NumPy's ValueError; order 'C' only).  The inverse of
+ * weft_unravel_index. */
+WEFT_API weft_value *weft_ravel_multi_index(weft_ctx *cx, weft_value *const *multi_index,
+                                            size_t n, const int64_t *dims,
+                                            weft_index_mode mode);
 /* tf.unravel_index(indices, dims): the coordinates of each flat index in
  * a row-major array of dims[0..n), as [n, ...indices' shape] of the
  * indices' dtype (i32 or i64; TensorFlow takes 0-D and 1-D indices, weft
