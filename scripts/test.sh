@@ -146,9 +146,8 @@ bench_build() {
 step "build: bench/ with -Werror (not run)" bench_build
 
 # gcc builds everything above; clang must accept the same code (tests and
-# examples included), with -Werror too.  At -O0: clang's warnings come from
-# its front end, whatever the optimisation, and -O2 took 144 s here to
-# -O0's 82 s.
+# examples included), with -Werror too; at -O0, since clang's warnings come
+# from its front end whatever the optimisation, and -O0 builds fastest.
 # shellcheck disable=SC2317  # called through step
 clang_build() {
     [ -f build/ci-clang/build.ninja ] ||

@@ -12,6 +12,8 @@ static weft_value *cov_matrix(weft_ctx *cx, weft_value *x, int ddof)
     weft_value *n = weft__ops_dim(cx, x, obs);
     weft_value *centred = weft_sub(cx, x, weft_reduce(cx, WEFT_R_MEAN, x, &obs, 1, true));
     weft_value *prod = weft_matmul(cx, centred, weft_matrix_transpose(cx, centred));
+    if (!prod)
+        return NULL;
     /* NumPy: fact = max(N - ddof, 0), then c *= 1 / fact (inf past it). */
     weft_value *fact = weft_maximum(cx, weft_sub(cx, n, weft_const_i64(cx, ddof)),
                                     weft_const_i64(cx, 0));
@@ -19,7 +21,7 @@ static weft_value *cov_matrix(weft_ctx *cx, weft_value *x, int ddof)
     return weft_mul(cx, prod, weft_cast(cx, scale, weft__value_spec(prod)->dtype));
 }
 
-/* m's variables as the rows of a float matrix; false with the context
+/* m's variables as the rows of a float matrix; NULL with the context
  * failing otherwise.  *one_var: m has a single variable, known while
  * tracing (NumPy squeezes the result to a scalar then). */
 static weft_value *variables(weft_ctx *cx, const char *fn, weft_value *m, bool rowvar,
@@ -40,7 +42,7 @@ static weft_value *variables(weft_ctx *cx, const char *fn, weft_value *m, bool r
     }
     if (!rowvar)
         x = weft_matrix_transpose(cx, x);
-    *one_var = weft__value_spec(x) && weft__value_spec(x)->dims[0] == 1;
+    *one_var = x && weft__value_spec(x)->dims[0] == 1;
     return x;
 }
 

@@ -611,8 +611,9 @@ WEFT_API weft_value *weft_nanmedian(weft_ctx *cx, weft_value *a, int axis, bool 
  * N - ddof <= 0 gives inf or NaN, as NumPy's warning case).  corrcoef(x,
  * rowvar): cov divided by the outer product of its diagonal's square
  * roots, then clipped to [-1, 1] (NumPy's steps).  A float dtype as
- * weft_matmul's (integers and bool compute in f64); m of rank 1 or 2
- * (WEFT_ESHAPE otherwise); ddof >= 0 (WEFT_EINVAL). */
+ * weft_matmul's (integers compute in f64; bool is WEFT_EDTYPE); m of rank
+ * 1 or 2 (WEFT_ESHAPE otherwise); ddof >= 0 (WEFT_EINVAL).  A dim unknown
+ * while tracing is not squeezed: one variable then gives a 1 x 1 matrix. */
 WEFT_API weft_value *weft_cov(weft_ctx *cx, weft_value *m, bool rowvar, int ddof);
 WEFT_API weft_value *weft_corrcoef(weft_ctx *cx, weft_value *x, bool rowvar);
 /* NumPy's interp(x, xp, fp, left, right): the piecewise-linear function

@@ -476,6 +476,8 @@ Test(ops_numpy_stats, histogram_is_numpys)
      * the last edge is hi, not 2 step + lo = -0.22999999999999998. */
     static const double past[1] = { -0.06571428571428568 }, short_[1] = { 2.8274999999999997 };
     static const double ends[2] = { -0.55, -0.23 };
+    /* NaN and values outside the range are not counted. */
+    static const double outside[5] = { NAN, -1, 0.5, 2, 0.25 };
     double tenths[11];
     for (int i = 0; i < 11; i++)
         tenths[i] = 0.1 * i;
@@ -506,6 +508,7 @@ Test(ops_numpy_stats, histogram_is_numpys)
           { 2.07, 2.3225, 2.5749999999999997, 2.8274999999999997, 3.08, 3.3324999999999996,
             3.585, 3.8375, 4.09 } },
         { { 2, true, { -0.55, -0.23 } }, WEFT_F64, 2, ends, { 1, 1 }, { -0.55, -0.39, -0.23 } },
+        { { 2, true, { 0, 1 } }, WEFT_F64, 5, outside, { 1, 1 }, { 0, 0.5, 1 } },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         int64_t n = cases[k].n, bins = cases[k].c.bins;
