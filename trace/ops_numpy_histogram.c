@@ -99,8 +99,7 @@ int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const double *rang
     if (weft_ctx_status(cx) != 0)
         return weft_ctx_status(cx);
     weft_dtype dt = weft__dtype_is_float(s->dtype) ? s->dtype : WEFT_F64;
-    static const int64_t flat = -1;
-    weft_value *x = weft__ops_as_dtype(cx, weft_reshape(cx, a, 1, &flat), dt);
+    weft_value *x = weft__ops_as_dtype(cx, weft_ravel(cx, a), dt);
     outer_edges e = range ? given_edges(cx, range) : found_edges(cx, a);
     weft_value *edges = bin_edges(cx, &e, bins, dt);
     weft_value *at = bin_of(cx, x, &e, edges, bins, dt);

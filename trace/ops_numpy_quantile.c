@@ -36,8 +36,7 @@ static bool sort_rows(weft_ctx *cx, const char *fn, weft_value *a, int axis, boo
     if (axis == WEFT_ALL_AXES) {
         if (keepdims && (out->kept = weft__ops_known_rank(cx, fn, a)) < 0)
             return false;
-        static const int64_t flat = -1;
-        a = weft_reshape(cx, a, 1, &flat);
+        a = weft_ravel(cx, a);
         axis = 0;
         if (!a)
             return false;
@@ -178,7 +177,7 @@ static weft_value *quantile_of(weft_ctx *cx, const sorted_rows *r, weft_value *q
                 take(cx, r, weft_cast(cx, hi, WEFT_I64)), t);
 }
 
-/* q as f64, checked to be in [0, 1] (of [0, 100] for percentile) when
+/* q as f64, checked to be in [0, 1] ([0, 100] for percentile) when
  * the function runs; its rank must be known while tracing. */
 static weft_value *checked_q(weft_ctx *cx, const char *fn, weft_value *q, double scale, int *k)
 {

@@ -83,8 +83,7 @@ static weft_value *nan_scan(weft_ctx *cx, const char *fn, bool product, weft_val
         return NULL;
     a = nan_as(cx, fn, a, product ? 1.0 : 0.0);
     if (axis == WEFT_ALL_AXES) {
-        static const int64_t flat = -1;
-        a = weft_reshape(cx, a, 1, &flat);
+        a = weft_ravel(cx, a);
         axis = 0;
     }
     return product ? weft_cumprod(cx, a, axis, 0) : weft_cumsum(cx, a, axis);
@@ -242,7 +241,5 @@ weft_value *weft_vdot(weft_ctx *cx, weft_value *a, weft_value *b)
     weft_value *in[2] = { a, b };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    static const int64_t flat = -1;
-    return WEFT__KEEP(weft_tensordot(cx, weft_reshape(cx, a, 1, &flat),
-                                     weft_reshape(cx, b, 1, &flat), 1));
+    return WEFT__KEEP(weft_tensordot(cx, weft_ravel(cx, a), weft_ravel(cx, b), 1));
 }

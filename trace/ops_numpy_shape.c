@@ -188,9 +188,8 @@ weft_value *weft_append(weft_ctx *cx, weft_value *arr, weft_value *values, int a
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     if (axis == WEFT_ALL_AXES) {
-        static const int64_t flat = -1;
-        in[0] = weft_reshape(cx, arr, 1, &flat);
-        in[1] = weft_reshape(cx, values, 1, &flat);
+        in[0] = weft_ravel(cx, arr);
+        in[1] = weft_ravel(cx, values);
         axis = 0;
     }
     return WEFT__KEEP(weft_concat(cx, in, 2, axis));
@@ -232,8 +231,7 @@ weft_value *weft_diagflat(weft_ctx *cx, weft_value *v, int64_t k)
     static const char fn[] = "weft_diagflat";
     if (!weft__op_enter(cx, fn, &v, 1))
         return NULL;
-    static const int64_t flat = -1;
-    return WEFT__KEEP(weft_diag(cx, weft_reshape(cx, v, 1, &flat), k));
+    return WEFT__KEEP(weft_diag(cx, weft_ravel(cx, v), k));
 }
 
 /* NumPy's select: the choice of the first true condition, else

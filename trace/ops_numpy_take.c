@@ -50,8 +50,7 @@ weft_value *weft_take(weft_ctx *cx, weft_value *a, weft_value *indices, int axis
         !integer_indices(cx, fn, indices))
         return NULL;
     if (axis == WEFT_ALL_AXES) {
-        static const int64_t flat = -1;
-        a = weft_reshape(cx, a, 1, &flat);
+        a = weft_ravel(cx, a);
         axis = 0;
     } else if (!weft__ops_axis_in(cx, fn, a, &axis)) {
         return NULL;
