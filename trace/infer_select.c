@@ -148,7 +148,8 @@ static int infer_confusion(const weft__node *n, const weft_spec *in, weft_spec *
 }
 
 /* searchsorted: sorted rows [..., n] and values [..., m] of one dtype
- * (not bool) and the same leading dims; i64 indices of values' shape. */
+ * (not bool) and the same leading dims, or one sorted vector [n] for
+ * values of any rank but 0; i64 indices of values' shape. */
 static int infer_searchsorted(const weft_spec *in, weft_spec *out)
 {
     const weft_spec *seq = &in[0], *v = &in[1];
@@ -163,7 +164,8 @@ static int infer_searchsorted(const weft_spec *in, weft_spec *out)
                             "the values need a last axis", seq->rank == 0 ? ss : sv);
     *out = *v;
     out->dtype = WEFT_I64;
-    if (seq->rank == WEFT_RANK_ANY || v->rank == WEFT_RANK_ANY)
+    /* A vector sequence serves every row of the values. */
+    if (seq->rank == 1 || seq->rank == WEFT_RANK_ANY || v->rank == WEFT_RANK_ANY)
         return 0;
     bool same = seq->rank == v->rank;
     for (int d = 0; same && d < seq->rank - 1; d++) {

@@ -656,6 +656,7 @@ typedef struct search_job {
     const char *seq, *val;
     int64_t *out;
     int64_t n, m, rows;   /* row length of seq and of the values, rows */
+    int64_t seq_stride;   /* elements from one row of seq to the next: 0 for a vector */
     size_t esize, chunks;
     bool right;
 } search_job;
@@ -668,7 +669,7 @@ static int search_chunk(size_t cb, size_t ce, void *ctx)
         uint64_t b = weft__chunk_begin((uint64_t)j->rows, j->chunks, c);
         uint64_t e = weft__chunk_begin((uint64_t)j->rows, j->chunks, c + 1);
         for (uint64_t r = b; r < e; r++)
-            j->search(j->seq + r * (uint64_t)j->n * j->esize, j->n,
+            j->search(j->seq + r * (uint64_t)j->seq_stride * j->esize, j->n,
                       j->val + r * (uint64_t)j->m * j->esize, j->m, j->right,
                       j->out + r * (uint64_t)j->m);
     }
@@ -683,6 +684,7 @@ int weft__eval_searchsorted(weft_runtime *rt, const weft__node *n, const weft_te
                      .right = n->attr.index.kind != 0 };
     j.n = seq->dims[seq->rank - 1];
     j.m = val->dims[val->rank - 1];
+    j.seq_stride = seq->rank == 1 ? 0 : j.n;
     if (out->numel == 0)
         return 0;
     j.rows = val->numel / j.m;

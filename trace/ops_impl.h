@@ -176,6 +176,10 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
 weft_value *weft__ops_dim(weft_ctx *cx, weft_value *x, int axis);
 weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x);
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x);
+/* Whether each element of x (any rank but 0) is among the vector y's
+ * (one dtype, not bool): y sorted, then a binary search per element; NaN
+ * is never found and -0.0 finds 0.0 (ops_perm.c). */
+weft_value *weft__ops_found_in(weft_ctx *cx, weft_value *x, weft_value *y);
 /* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise
  * the context fails with WEFT_EINVAL naming fn (ops_conv.c). */
 bool weft__ops_padding_ok(weft_ctx *cx, const char *fn, weft_padding padding);

@@ -8,22 +8,16 @@
 
 #include <math.h>
 
-/* searchsorted of x (any shape) in the vector v: weft_searchsorted takes
- * rows of x's leading dims, so v is laid along them (a broadcast: x's
- * dims may be unknown while tracing) and a scalar x is a vector of one. */
+/* searchsorted of x (any shape) in the vector v, which serves every row
+ * of x; a scalar x is a vector of one. */
 static weft_value *search(weft_ctx *cx, weft_value *v, weft_value *x, bool right)
 {
     if (!v || !x)
         return NULL;
-    int rank = weft__value_spec(x)->rank;
-    if (rank == 0) {
+    if (weft__value_spec(x)->rank == 0) {
         static const int64_t one = 1;
         weft_value *i = search(cx, v, weft_reshape(cx, x, 1, &one), right);
         return weft_reshape(cx, i, 0, NULL);
-    }
-    if (rank > 1) {
-        weft_value *row = weft__ops_axis_slice(cx, x, rank - 1, 0, 1);
-        v = weft_add(cx, v, weft_zeros_like(cx, row));
     }
     return weft_searchsorted(cx, v, x, right);
 }

@@ -46,9 +46,7 @@ weft_value *weft_invert_permutation(weft_ctx *cx, weft_value *x)
     return WEFT__KEEP(y);
 }
 
-/* Whether each element of x is among y's (any dtype but bool, the same
- * for both), through y sorted and a binary search per element. */
-static weft_value *found_in(weft_ctx *cx, weft_value *x, weft_value *y)
+weft_value *weft__ops_found_in(weft_ctx *cx, weft_value *x, weft_value *y)
 {
     weft_value *sorted = weft_sort(cx, y, 0, false);
     weft_value *at = weft_searchsorted(cx, sorted, x, false);
@@ -78,7 +76,7 @@ int weft_setdiff1d(weft_ctx *cx, weft_value *x, weft_value *y, weft_dtype index_
     if (index_dtype != WEFT_I32 && index_dtype != WEFT_I64)
         return weft__ctx_failf(cx, WEFT_EDTYPE, "%s: index_dtype %s, not i32 or i64", fn,
                                weft_dtype_name(index_dtype));
-    weft_value *keep = weft_logical_not(cx, found_in(cx, x, y));
+    weft_value *keep = weft_logical_not(cx, weft__ops_found_in(cx, x, y));
     outs[0] = weft_boolean_mask(cx, x, keep, 0);
     weft_value *positions = weft__ops_axis0_range(cx, x);
     outs[1] = weft_cast(cx, weft_boolean_mask(cx, positions, keep, 0), index_dtype);

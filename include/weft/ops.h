@@ -371,6 +371,14 @@ WEFT_API weft_value *weft_isclose(weft_ctx *cx, weft_value *a, weft_value *b, do
                                   double atol, bool equal_nan);
 WEFT_API weft_value *weft_allclose(weft_ctx *cx, weft_value *a, weft_value *b, double rtol,
                                    double atol, bool equal_nan);
+/* tf.experimental.numpy.array_equal(a1, a2) with NumPy's equal_nan: a
+ * bool scalar, true where a1 and a2 have one shape and equal elements
+ * (-0.0 equals 0.0; NaN equals NaN only where equal_nan).  Shapes that
+ * differ give false, not an error, also where dims are unknown while
+ * tracing (the shapes are then compared when the call runs); both ranks
+ * must be known (WEFT_EINVAL).  The dtypes promote as weft_eq's. */
+WEFT_API weft_value *weft_array_equal(weft_ctx *cx, weft_value *a1, weft_value *a2,
+                                      bool equal_nan);
 /* tf.math.bessel_i0, bessel_i0e, bessel_i1 and bessel_i1e: the modified
  * Bessel functions of the first kind of orders 0 and 1, and the same
  * times exp(-|x|) (the scaled forms stay finite where the others
@@ -438,6 +446,11 @@ WEFT_API weft_value *weft_invert(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_nan(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_inf(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_is_finite(weft_ctx *cx, weft_value *a);
+/* NumPy's isposinf and isneginf: bool of x's shape, whether each element
+ * is +inf (-inf).  Integers are never infinite (false); bool is
+ * WEFT_EDTYPE, as for weft_is_inf. */
+WEFT_API weft_value *weft_isposinf(weft_ctx *cx, weft_value *x);
+WEFT_API weft_value *weft_isneginf(weft_ctx *cx, weft_value *x);
 
 /* Conversion, as NumPy's astype and TensorFlow's cast except where noted.
  * Float to integer truncates toward zero and saturates: 1e10 -> INT32_MAX,
@@ -653,6 +666,59 @@ WEFT_API weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins
  * WEFT_EINVAL). */
 WEFT_API int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const double *range,
                             weft_value **outs);
+/* NumPy's trapz(y, x, dx, axis) (NumPy 2's trapezoid): the integral of y
+ * along axis by the trapezoidal rule, the sum over i of
+ * d[i] * (y[i+1] + y[i]) / 2 (NumPy's order), where d is x's differences
+ * along axis (x a vector as long as that dim, or of y's shape) or, with x
+ * NULL, dx.  The result is y's shape without axis, in y's float dtype
+ * promoted with x's (integers and bool read as f64).  A dim of 0 or 1
+ * integrates to 0.  y's rank must be known; x's length must match (a
+ * vector's, checked when the call runs where unknown while tracing). */
+WEFT_API weft_value *weft_trapezoid(weft_ctx *cx, weft_value *y, weft_value *x, double dx,
+                                    int axis);
+/* NumPy's gradient(f, spacing, axis=axis, edge_order) along one axis:
+ * second-order central differences inside, one-sided differences of
+ * order edge_order (1 or 2, WEFT_EINVAL otherwise) at the two ends; f's
+ * shape, in f's float dtype (integers read as f64; bool is WEFT_EDTYPE).
+ * spacing NULL is 1; a scalar is the step; a vector, as long as f's dim,
+ * holds the coordinates (equal differences take the scalar path, as
+ * NumPy).  NumPy's formulas in NumPy's dtypes: the step's coefficients in
+ * f64 and the arithmetic in f's dtype; uneven coordinates' coefficients
+ * in their float dtype (f64 for integers), applied in that dtype promoted
+ * with f's.  A dim below edge_order + 1, or coordinates of another
+ * length, fail the call (when it runs, where unknown while tracing). */
+WEFT_API weft_value *weft_gradient(weft_ctx *cx, weft_value *f, weft_value *spacing, int axis,
+                                   int edge_order);
+/* NumPy's unwrap(p, discont, axis, period): p with each step along axis
+ * whose size is at least discont (NaN: NumPy's None, period / 2) moved
+ * by a multiple of period into [-period / 2, period / 2] (a step of
+ * exactly half a period keeps its sign), the corrections summed along
+ * the axis.  p's float dtype (integers and bool read as f64); period
+ * finite and > 0 (WEFT_EINVAL).  NumPy's formula: the step's remainder
+ * by weft_mod (Python's sign rule), a cumulative sum of corrections. */
+WEFT_API weft_value *weft_unwrap(weft_ctx *cx, weft_value *p, double discont, int axis,
+                                 double period);
+/* NumPy's modes for weft_convolve and weft_correlate: every overlap
+ * (n + m - 1 elements), the middle max(n, m), or only the full overlaps
+ * (max(n, m) - min(n, m) + 1). */
+typedef enum weft_convolve_mode {
+    WEFT_CONVOLVE_FULL = 0,
+    WEFT_CONVOLVE_SAME,
+    WEFT_CONVOLVE_VALID
+} weft_convolve_mode;
+/* NumPy's convolve(a, v, mode) and correlate(a, v, mode) of two vectors:
+ * convolve's element k is the sum over j of a[k - j] v[j], correlate's
+ * the sum of a[k + j] v[j] counted from the full overlap's start (NumPy's
+ * defaults are FULL for convolve and VALID for correlate).  Both f32 or
+ * both f64 (WEFT_EDTYPE otherwise; cast integers first), neither empty
+ * (WEFT_EINVAL, when the call runs where unknown while tracing), and one
+ * of the two lengths known while tracing (WEFT_ESHAPE otherwise): that
+ * one (the shorter if both) is the filter of a weft_conv1d, so the sums
+ * are the BLAS's, not NumPy's order. */
+WEFT_API weft_value *weft_convolve(weft_ctx *cx, weft_value *a, weft_value *v,
+                                   weft_convolve_mode mode);
+WEFT_API weft_value *weft_correlate(weft_ctx *cx, weft_value *a, weft_value *v,
+                                    weft_convolve_mode mode);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);
@@ -1608,6 +1674,54 @@ WEFT_API weft_value *weft_invert_permutation(weft_ctx *cx, weft_value *x);
  * search. */
 WEFT_API int weft_setdiff1d(weft_ctx *cx, weft_value *x, weft_value *y, weft_dtype index_dtype,
                             weft_value **outs);
+/* NumPy's isin(element, test_elements, invert): bool of element's shape,
+ * whether each element equals one of test_elements (any shape, read as
+ * a list); invert negates.  The two promote to one dtype (two bools
+ * compare as integers); NaN is in nothing and -0.0 equals 0.0.
+ * test_elements are sorted once, then each element found by binary
+ * search. */
+WEFT_API weft_value *weft_isin(weft_ctx *cx, weft_value *element, weft_value *test_elements,
+                               bool invert);
+/* NumPy's unique(ar, return_index, return_inverse, return_counts) (the
+ * Array API's unique_all) over ar flattened, any shape and dtype:
+ * outs[0] the distinct values in ascending order (ar's dtype, weft_sort's
+ * order; as NumPy 1.24's equal_nan, every NaN is one value, last; -0.0
+ * and 0.0 are one value, written as the first of them in ar), outs[1]
+ * the i64 index in ar flattened of each value's first occurrence,
+ * outs[2] the i64 index into outs[0] of each element of ar (ar's shape,
+ * as the Array API's; NumPy 1.24's is flat), outs[3] each value's i64
+ * count.  The distinct count is unknown while tracing.  One stable
+ * argsort, its inverse and a cumulative sum.  Returns 0, or the
+ * context's error code with outs[] NULL (outs NULL is WEFT_EINVAL). */
+WEFT_API int weft_unique_all(weft_ctx *cx, weft_value *ar, weft_value **outs);
+/* NumPy's intersect1d(ar1, ar2, assume_unique), union1d(ar1, ar2) and
+ * setxor1d(ar1, ar2, assume_unique): the distinct values, ascending (as
+ * weft_unique_all's outs[0]), found in both, in either, and in exactly
+ * one of ar1 and ar2 (any shapes, flattened; the dtypes promote to one).
+ * assume_unique skips making each input distinct first: repeats in it
+ * then give what NumPy's give.  NaN as NumPy 1.24: never in an
+ * intersection, one NaN in a union, and in a symmetric difference one
+ * NaN from each input that has any. */
+WEFT_API weft_value *weft_intersect1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2,
+                                      bool assume_unique);
+WEFT_API weft_value *weft_union1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2);
+WEFT_API weft_value *weft_setxor1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2,
+                                   bool assume_unique);
+/* tf.experimental.numpy.compress(condition, a, axis): the slices of a
+ * along axis (WEFT_ALL_AXES: a flattened) where the vector condition is
+ * true (a number: not 0).  A condition shorter than the dim reads false
+ * past its end; one longer must be false there (NumPy's IndexError: the
+ * call fails with WEFT_EINVAL when it runs).  weft_boolean_mask
+ * underneath. */
+WEFT_API weft_value *weft_compress(weft_ctx *cx, weft_value *condition, weft_value *a, int axis);
+/* NumPy's triu_indices(n, k, m) and tril_indices(n, k, m): outs[0] the
+ * rows and outs[1] the columns (i64 vectors, row-major order) of the
+ * elements of an n x m matrix on and above (triu) or on and below (tril)
+ * diagonal k (0 the main one, > 0 above it).  n and m >= 0 (WEFT_EINVAL);
+ * the lengths are known while tracing.  Returns 0, or the context's error
+ * code with outs[] NULL (outs NULL is WEFT_EINVAL). */
+WEFT_API int weft_triu_indices(weft_ctx *cx, int64_t n, int64_t k, int64_t m, weft_value **outs);
+WEFT_API int weft_tril_indices(weft_ctx *cx, int64_t n, int64_t k, int64_t m, weft_value **outs);
 /* tf.math.confusion_matrix(labels, predictions, num_classes, weights,
  * dtype): element [i, j] counts the positions whose label is i and
  * prediction j, or, with weights (NULL for none), sums their weights
@@ -1682,8 +1796,10 @@ WEFT_API weft_value *weft_dynamic_stitch(weft_ctx *cx, weft_value *const *indice
  * axis) where inserting it keeps the order: before the equal elements
  * (right false, TF's 'left') or after them (right true).  values
  * [..., m] has sorted_sequence's dtype (not bool; WEFT_EDTYPE otherwise)
- * and leading dims (WEFT_ESHAPE); the result has values' shape.  Floats
- * follow weft_sort's order (NaN last).  A row not sorted gives some
+ * and leading dims (WEFT_ESHAPE), or sorted_sequence is a vector, which
+ * serves every row of values of any rank but 0 (NumPy's searchsorted;
+ * TensorFlow asks for the leading dims); the result has values' shape.
+ * Floats follow weft_sort's order (NaN last).  A row not sorted gives some
  * index, as in TensorFlow.  Binary search, rows spread over the intra-op
  * threads. */
 WEFT_API weft_value *weft_searchsorted(weft_ctx *cx, weft_value *sorted_sequence,
