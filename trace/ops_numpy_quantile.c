@@ -141,6 +141,30 @@ static weft_value *lerp(weft_ctx *cx, weft_value *a, weft_value *b, weft_value *
     return weft_where(cx, same, a64, y);
 }
 
+/* NumPy's virtual index of the Hyndman and Fan methods of parameters
+ * alpha and beta: n q + (alpha + q (1 - alpha - beta)) - 1, its order. */
+static weft_value *hyndman_fan(weft_ctx *cx, weft_value *n, weft_value *q, double alpha,
+                               double beta)
+{
+    weft_value *shift = weft_add(cx, weft_const_f64(cx, alpha),
+                                 weft_mul(cx, q, weft_const_f64(cx, 1.0 - alpha - beta)));
+    return weft_sub(cx, weft_add(cx, weft_mul(cx, n, q), shift), weft_const_f64(cx, 1));
+}
+
+/* NumPy's _discret_interpolation_to_boundaries: the i64 index floor(at)
+ * where at is whole (closest: and floor(at) even), else the next one,
+ * clipped below at 0. */
+static weft_value *discrete_index(weft_ctx *cx, weft_value *at, bool closest)
+{
+    weft_value *below = weft_floor(cx, at), *zero = weft_const_f64(cx, 0);
+    weft_value *on = weft_eq(cx, weft_sub(cx, at, below), zero);
+    if (closest)
+        on = weft_logical_and(cx, on, weft_eq(cx, weft_mod(cx, below, weft_const_f64(cx, 2)),
+                                              zero));
+    weft_value *i = weft_where(cx, on, below, weft_add(cx, below, weft_const_f64(cx, 1)));
+    return weft_cast(cx, weft_maximum(cx, i, zero), WEFT_I64);
+}
+
 /* NumPy's quantile of the sorted rows at q (f64 in [0, 1], rank k),
  * [rest..., q's dims]: the rows' elements for the methods that pick one,
  * else f64. */
@@ -148,7 +172,9 @@ static weft_value *quantile_of(weft_ctx *cx, const sorted_rows *r, weft_value *q
                                weft_quantile_method method)
 {
     weft_value *last = weft_cast(cx, last_for(cx, r, k), WEFT_F64);
+    weft_value *n = weft_add(cx, last, weft_const_f64(cx, 1));
     weft_value *at = weft_mul(cx, q, last);   /* NumPy's virtual index, (n - 1) q */
+    weft_value *nq_1 = weft_sub(cx, weft_mul(cx, n, q), weft_const_f64(cx, 1));
     switch (method) {
     case WEFT_QUANTILE_LOWER:
         return take(cx, r, weft_cast(cx, weft_floor(cx, at), WEFT_I64));
@@ -156,23 +182,37 @@ static weft_value *quantile_of(weft_ctx *cx, const sorted_rows *r, weft_value *q
         return take(cx, r, weft_cast(cx, weft_ceil(cx, at), WEFT_I64));
     case WEFT_QUANTILE_NEAREST:   /* np.around: halves to even */
         return take(cx, r, weft_cast(cx, weft_round(cx, at), WEFT_I64));
+    case WEFT_QUANTILE_INVERTED_CDF:
+        return take(cx, r, discrete_index(cx, nq_1, false));
+    case WEFT_QUANTILE_CLOSEST_OBSERVATION:
+        return take(cx, r, discrete_index(cx, weft_sub(cx, nq_1, weft_const_f64(cx, 0.5)), true));
     case WEFT_QUANTILE_MIDPOINT:
         at = weft_mul(cx, weft_const_f64(cx, 0.5), weft_add(cx, weft_floor(cx, at),
                                                              weft_ceil(cx, at)));
         break;
-    case WEFT_QUANTILE_LINEAR:
-        break;
+    case WEFT_QUANTILE_AVERAGED_INVERTED_CDF: at = nq_1; break;
+    case WEFT_QUANTILE_INTERPOLATED_INVERTED_CDF: at = hyndman_fan(cx, n, q, 0, 1); break;
+    case WEFT_QUANTILE_HAZEN: at = hyndman_fan(cx, n, q, 0.5, 0.5); break;
+    case WEFT_QUANTILE_WEIBULL: at = hyndman_fan(cx, n, q, 0, 0); break;
+    case WEFT_QUANTILE_MEDIAN_UNBIASED: at = hyndman_fan(cx, n, q, 1 / 3.0, 1 / 3.0); break;
+    case WEFT_QUANTILE_NORMAL_UNBIASED: at = hyndman_fan(cx, n, q, 3 / 8.0, 3 / 8.0); break;
+    case WEFT_QUANTILE_LINEAR: break;
     }
     /* NumPy's _get_indexes: from the last index on, both neighbours are
      * the last element (NumPy's t there, at + 1, meets a zero difference
-     * as weft's at - lo = 0 does). */
-    weft_value *top = weft_ge(cx, at, last), *below_f = weft_floor(cx, at);
-    weft_value *lo = weft_where(cx, top, last, below_f);
-    weft_value *hi = weft_where(cx, top, last, weft_add(cx, below_f, weft_const_f64(cx, 1)));
+     * as weft's at - lo = 0 does); below 0 both are the first. */
+    weft_value *zero = weft_const_f64(cx, 0);
+    weft_value *top = weft_ge(cx, at, last), *under = weft_lt(cx, at, zero);
+    weft_value *below_f = weft_floor(cx, at);
+    weft_value *lo = weft_where(cx, top, last, weft_where(cx, under, zero, below_f));
+    weft_value *hi = weft_where(cx, top, last, weft_where(cx, under, zero,
+                                                          weft_add(cx, below_f,
+                                                                   weft_const_f64(cx, 1))));
     weft_value *t = weft_sub(cx, at, lo);
     if (method == WEFT_QUANTILE_MIDPOINT)   /* 0.5 between two, 0 on one */
-        t = weft_where(cx, weft_eq(cx, weft_floor(cx, at), at), weft_const_f64(cx, 0),
-                       weft_const_f64(cx, 0.5));
+        t = weft_where(cx, weft_eq(cx, weft_floor(cx, at), at), zero, weft_const_f64(cx, 0.5));
+    if (method == WEFT_QUANTILE_AVERAGED_INVERTED_CDF)   /* the next one, or the mean of two */
+        t = weft_where(cx, weft_eq(cx, t, zero), weft_const_f64(cx, 0.5), weft_const_f64(cx, 1));
     return lerp(cx, take(cx, r, weft_cast(cx, lo, WEFT_I64)),
                 take(cx, r, weft_cast(cx, hi, WEFT_I64)), t);
 }
@@ -204,7 +244,7 @@ static weft_value *quantile(weft_ctx *cx, const char *fn, weft_value *a, weft_va
     weft_value *in[2] = { a, q };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    if ((unsigned)method > WEFT_QUANTILE_MIDPOINT)
+    if ((unsigned)method > WEFT_QUANTILE_NORMAL_UNBIASED)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: method %d is not a weft_quantile_method",
                               fn, (int)method);
     int k = 0;
@@ -217,7 +257,9 @@ static weft_value *quantile(weft_ctx *cx, const char *fn, weft_value *a, weft_va
                               "rank over %d", fn, k, r.rank, WEFT_MAX_RANK);
     if (skip_nan)
         skip_nans(cx, &r);
-    bool picks = method != WEFT_QUANTILE_LINEAR && method != WEFT_QUANTILE_MIDPOINT;
+    bool picks = method == WEFT_QUANTILE_LOWER || method == WEFT_QUANTILE_HIGHER ||
+                 method == WEFT_QUANTILE_NEAREST || method == WEFT_QUANTILE_INVERTED_CDF ||
+                 method == WEFT_QUANTILE_CLOSEST_OBSERVATION;
     weft_dtype dt = picks ? weft__value_spec(a)->dtype : r.dtype;
     weft_value *y = nan_rows(cx, &r, quantile_of(cx, &r, qf, k, method), k);
     return numpy_layout(cx, &r, weft__ops_as_dtype(cx, y, dt), k);

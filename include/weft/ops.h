@@ -577,13 +577,18 @@ WEFT_API weft_value *weft_vdot(weft_ctx *cx, weft_value *a, weft_value *b);
  * outside [0, 1] (NaN included) fails the call, when it runs, with
  * WEFT_EINVAL ("weft_quantile: q is not in [0, 1]").  The result has q's
  * dims, then a's without axis (kept as 1 where keepdims; every axis, for
- * WEFT_ALL_AXES).  The methods are NumPy's: LINEAR interpolates with
- * NumPy's formula (below t = 1/2: lo + (hi - lo) t, else hi - (hi - lo)
- * (1 - t), the difference taken in a's dtype, the rest in f64), MIDPOINT
- * halfway between the two neighbours (the element itself on one); these
- * two give a's float dtype (f64 for integers; an f32 a gets NumPy 1.24's
- * f64 result rounded), while LOWER, HIGHER and NEAREST (halves to even,
- * np.around's) pick an element and keep a's dtype.  A row with a NaN gives
+ * WEFT_ALL_AXES).  The methods are NumPy's thirteen: LINEAR interpolates
+ * with NumPy's formula (below t = 1/2: lo + (hi - lo) t, else hi - (hi -
+ * lo) (1 - t), the difference taken in a's dtype, the rest in f64),
+ * MIDPOINT halfway between the two neighbours (the element itself on
+ * one), AVERAGED_INVERTED_CDF the next element or halfway to it, and
+ * INTERPOLATED_INVERTED_CDF, HAZEN, WEIBULL, MEDIAN_UNBIASED and
+ * NORMAL_UNBIASED interpolate at Hyndman and Fan's index n q + alpha +
+ * q (1 - alpha - beta) - 1 (NumPy's order); these give a's float dtype
+ * (f64 for integers; an f32 a gets NumPy 1.24's f64 result rounded),
+ * while LOWER, HIGHER, NEAREST (halves to even, np.around's),
+ * INVERTED_CDF and CLOSEST_OBSERVATION pick an element and keep a's
+ * dtype.  A row with a NaN gives
  * NaN (NaN sorts last).  Where an infinite neighbour makes NumPy's form
  * NaN (inf - inf), the other form is taken, then the neighbour itself if
  * both are one, as NumPy's interp does (NumPy 1.24's quantile gives NaN):
@@ -599,7 +604,15 @@ typedef enum weft_quantile_method {
     WEFT_QUANTILE_LOWER,
     WEFT_QUANTILE_HIGHER,
     WEFT_QUANTILE_NEAREST,
-    WEFT_QUANTILE_MIDPOINT
+    WEFT_QUANTILE_MIDPOINT,
+    WEFT_QUANTILE_INVERTED_CDF,
+    WEFT_QUANTILE_AVERAGED_INVERTED_CDF,
+    WEFT_QUANTILE_CLOSEST_OBSERVATION,
+    WEFT_QUANTILE_INTERPOLATED_INVERTED_CDF,
+    WEFT_QUANTILE_HAZEN,
+    WEFT_QUANTILE_WEIBULL,
+    WEFT_QUANTILE_MEDIAN_UNBIASED,
+    WEFT_QUANTILE_NORMAL_UNBIASED
 } weft_quantile_method;
 WEFT_API weft_value *weft_quantile(weft_ctx *cx, weft_value *a, weft_value *q, int axis,
                                    weft_quantile_method method, bool keepdims);

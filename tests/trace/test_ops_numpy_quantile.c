@@ -59,24 +59,50 @@ static int cmp_double(const void *x, const void *y)
     return isnan(a) ? !isnan(b) : isnan(b) ? -1 : (a > b) - (a < b);
 }
 
+/* NumPy 1.24's _compute_virtual_index for alpha and beta. */
+static double hyndman_fan(int n, double q, double alpha, double beta)
+{
+    return n * q + (alpha + q * (1 - alpha - beta)) - 1;
+}
+
+/* NumPy 1.24's _discret_interpolation_to_boundaries: floor(at) where at
+ * is whole (closest: and that is even), else the next, 0 at the least. */
+static int discrete(double at, bool closest)
+{
+    double lo = floor(at);
+    bool on = at - lo == 0 && (!closest || fmod(lo, 2) == 0);
+    double i = on ? lo : lo + 1;
+    return i < 0 ? 0 : (int)i;
+}
+
 /* NumPy 1.24's _quantile of the sorted row v[0..n) at q; f32: the
  * difference of the neighbours rounded to f32 first, as NumPy subtracts
  * two f32 arrays.  Infinities: weft's rule, below. */
 static double numpy_quantile(const double *v, int n, double q, weft_quantile_method m, bool f32)
 {
-    double at = q * (n - 1);
+    double at = q * (n - 1), nq1 = n * q - 1;
     switch (m) {
     case WEFT_QUANTILE_LOWER: return v[(int)floor(at)];
     case WEFT_QUANTILE_HIGHER: return v[(int)ceil(at)];
     case WEFT_QUANTILE_NEAREST: return v[(int)nearbyint(at)];
+    case WEFT_QUANTILE_INVERTED_CDF: return v[discrete(nq1, false)];
+    case WEFT_QUANTILE_CLOSEST_OBSERVATION: return v[discrete(nq1 - 0.5, true)];
     case WEFT_QUANTILE_MIDPOINT: at = 0.5 * (floor(at) + ceil(at)); break;
+    case WEFT_QUANTILE_AVERAGED_INVERTED_CDF: at = nq1; break;
+    case WEFT_QUANTILE_INTERPOLATED_INVERTED_CDF: at = hyndman_fan(n, q, 0, 1); break;
+    case WEFT_QUANTILE_HAZEN: at = hyndman_fan(n, q, 0.5, 0.5); break;
+    case WEFT_QUANTILE_WEIBULL: at = hyndman_fan(n, q, 0, 0); break;
+    case WEFT_QUANTILE_MEDIAN_UNBIASED: at = hyndman_fan(n, q, 1 / 3.0, 1 / 3.0); break;
+    case WEFT_QUANTILE_NORMAL_UNBIASED: at = hyndman_fan(n, q, 3 / 8.0, 3 / 8.0); break;
     case WEFT_QUANTILE_LINEAR: break;
     }
-    bool top = at >= n - 1;
-    int lo = top ? n - 1 : (int)floor(at), hi = top ? n - 1 : lo + 1;
-    double t = top ? at + 1 : at - floor(at);
+    bool top = at >= n - 1, under = at < 0;
+    int lo = top ? n - 1 : under ? 0 : (int)floor(at), hi = top || under ? lo : lo + 1;
+    double t = top ? at + 1 : under ? at : at - floor(at);
     if (m == WEFT_QUANTILE_MIDPOINT)
         t = floor(at) == at ? 0 : 0.5;
+    if (m == WEFT_QUANTILE_AVERAGED_INVERTED_CDF)
+        t = t == 0 ? 0.5 : 1;
     double d = f32 ? (double)(float)(v[hi] - v[lo]) : v[hi] - v[lo];
     double below = v[lo] + d * t, above = v[hi] - d * (1 - t);
     double y = t >= 0.5 ? above : below;
@@ -112,16 +138,28 @@ static int sorted_line(const double *a, int rows, int cols, int axis, int r, dou
 /* The reference itself against NumPy 1.24's printed values (axis 1). */
 Test(ops_numpy_quantile, reference_is_numpys)
 {
-    static const double numpy[5][18] = {
+    static const double numpy[13][18] = {
         { -1.0, 2.0, 5.0, -0.19999999999999996, 2.4, 5.8, 1.0, 3.0, 7.0, 3.0, 5.0, 8.0, 4.6,
           7.800000000000001, 9.0, 5.0, 9.0, 9.0 },
         { -1, 2, 5, -1, 2, 5, 1, 3, 7, 3, 5, 8, 4, 6, 9, 5, 9, 9 },
         { -1, 2, 5, 1, 3, 7, 1, 3, 7, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
         { -1, 2, 5, -1, 2, 5, 1, 3, 7, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
         { -1, 2, 5, 0, 2.5, 6, 1, 3, 7, 3, 5, 8, 4.5, 7.5, 9, 5, 9, 9 },
+        /* inverted_cdf, averaged_inverted_cdf, closest_observation */
+        { -1, 2, 5, -1, 2, 5, 1, 3, 7, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
+        { -1, 2, 5, -1, 2, 5, 1, 3, 7, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
+        { -1, 2, 5, -1, 2, 5, -1, 2, 5, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
+        /* interpolated_inverted_cdf, hazen, weibull */
+        { -1, 2, 5, -1, 2, 5, -0.5, 2.25, 5.5, 2, 4, 7.5, 4.5, 7.5, 9, 5, 9, 9 },
+        { -1, 2, 5, -1, 2, 5, 0.5, 2.75, 6.5, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
+        { -1, 2, 5, -1, 2, 5, 0, 2.5, 6, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
+        /* median_unbiased, normal_unbiased */
+        { -1, 2, 5, -1, 2, 5, 0.3333333333333335, 2.666666666666667, 6.333333333333334, 3, 5, 8,
+          5, 9, 9, 5, 9, 9 },
+        { -1, 2, 5, -1, 2, 5, 0.375, 2.6875, 6.375, 3, 5, 8, 5, 9, 9, 5, 9, 9 },
     };
     double row[5];
-    for (int m = 0; m < 5; m++)
+    for (int m = 0; m < 13; m++)
         for (int k = 0; k < 6; k++)
             for (int r = 0; r < 3; r++) {
                 int n = sorted_line(a35, 3, 5, 1, r, row);
@@ -138,7 +176,7 @@ Test(ops_numpy_quantile, methods_and_axes_are_numpys)
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(3, 5), a35),
                              test_tensor(WEFT_F64, 1, DIMS(6), q6) };
     double line[5];
-    for (int m = 0; m < 5; m++)
+    for (int m = 0; m < 13; m++)
         for (int axis = 0; axis < 2; axis++) {
             quantile_case c = { QUANTILE, (weft_quantile_method)m, axis == 0 ? -2 : 1, false };
             weft_tensor *y;
@@ -155,6 +193,45 @@ Test(ops_numpy_quantile, methods_and_axes_are_numpys)
                 }
             weft_tensor_release(y);
         }
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* The Hyndman and Fan methods on 7 values at q where their indices fall
+ * below 0, between elements, on one (closest_observation's even rule:
+ * q 2/7 reads index 1, q 0.5 index 2) and near the top: NumPy 1.24's
+ * printed values. */
+Test(ops_numpy_quantile, hyndman_fan_methods_are_numpys)
+{
+    static const double x[7] = { 0.1, 0.7, -3.2, 2.25, 8.5, 1.0, 4.4 };
+    static const double q[8] = { 0.05, 0.2, 0.3, 1 / 7.0, 2 / 7.0, 0.5, 0.64, 0.93 };
+    static const double numpy[8][8] = {
+        { -3.2, 0.1, 0.7, -3.2, 0.1, 1.0, 2.25, 8.5 },
+        { -3.2, 0.1, 0.7, -1.55, 0.39999999999999997, 1.0, 2.25, 8.5 },
+        { -3.2, -3.2, 0.1, -3.2, 0.1, 0.7, 1.0, 8.5 },
+        { -3.2, -1.8799999999999997, 0.16000000000000006, -3.2, 0.1, 0.85, 1.6000000000000005,
+          6.491000000000003 },
+        { -3.2, -0.22999999999999957, 0.46, -1.55, 0.39999999999999997, 1.0,
+          2.2250000000000005, 8.5 },
+        { -3.2, -1.2199999999999998, 0.33999999999999997, -2.728571428571429,
+          0.27142857142857135, 1.0, 2.5080000000000005, 8.5 },
+        { -3.2, -0.5599999999999992, 0.4199999999999999, -1.942857142857143,
+          0.3571428571428573, 1.0, 2.3073333333333346, 8.5 },
+        { -3.2, -0.4774999999999995, 0.4300000000000001, -1.8446428571428577,
+          0.36785714285714266, 1.0, 2.2822500000000012, 8.5 },
+    };
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 1, DIMS(7), x),
+                             test_tensor(WEFT_F64, 1, DIMS(8), q) };
+    for (int m = 0; m < 8; m++) {
+        quantile_case c = { QUANTILE, WEFT_QUANTILE_INVERTED_CDF + m, 0, false };
+        weft_tensor *y;
+        op_results_everywhere(quantile_body, &c, args, 2, &y, 1, "hyndman-fan");
+        test_assert_shape(y, WEFT_F64, 1, DIMS(8), "hyndman-fan");
+        for (int k = 0; k < 8; k++)
+            cr_assert_eq(test_element(y, k), numpy[m][k], "method %d q %g: %.17g", c.method,
+                         q[k], test_element(y, k));
+        weft_tensor_release(y);
+    }
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }
@@ -249,6 +326,22 @@ Test(ops_numpy_quantile, dtypes)
     test_assert_shape(y, WEFT_I32, 0, NULL, "i32 higher");
     cr_assert_eq(test_element(y, 0), 5);
     weft_tensor_release(y);
+    /* NumPy's: the discrete Hyndman and Fan methods keep i32, the others
+     * give f64. */
+    static const struct {
+        weft_quantile_method m;
+        weft_dtype dt;
+        double want;
+    } more[3] = { { WEFT_QUANTILE_INVERTED_CDF, WEFT_I32, 2 },
+                  { WEFT_QUANTILE_CLOSEST_OBSERVATION, WEFT_I32, 2 },
+                  { WEFT_QUANTILE_WEIBULL, WEFT_F64, 2.0 } };
+    for (int k = 0; k < 3; k++) {
+        c.method = more[k].m;
+        op_results_everywhere(quantile_body, &c, args, 2, &y, 1, "i32 hyndman-fan");
+        test_assert_shape(y, more[k].dt, 0, NULL, "i32 hyndman-fan");
+        cr_assert_eq(test_element(y, 0), more[k].want, "method %d", more[k].m);
+        weft_tensor_release(y);
+    }
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }
@@ -405,17 +498,28 @@ static const double m34[12] = { 1.5, NAN, -2, 4, NAN, NAN, NAN, NAN, 0.25, 3, NA
  * every method at q 0, 0.3, 0.5, 1 along rows; a row of NaN gives NaN. */
 Test(ops_numpy_quantile, nan_forms_are_numpys)
 {
-    static const double numpy[5][12] = {
+    static const double numpy[13][12] = {
         { -2.0, NAN, -1.0, 0.09999999999999987, NAN, -0.25, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
         { -2.0, NAN, -1.0, -2.0, NAN, -1.0, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
         { -2.0, NAN, -1.0, 1.5, NAN, 0.25, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
         { -2.0, NAN, -1.0, 1.5, NAN, 0.25, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
         { -2.0, NAN, -1.0, -0.25, NAN, -0.375, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -2.0, NAN, -1.0, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -2.0, NAN, -1.0, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -2.0, NAN, -1.0, -2.0, NAN, -1.0, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -2.0, NAN, -1.0, -0.25, NAN, -0.375, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -0.6000000000000003, NAN, -0.5000000000000001, 1.5, NAN, 0.25, 4.0,
+          NAN, 3.0 },
+        { -2.0, NAN, -1.0, -1.3000000000000003, NAN, -0.75, 1.5, NAN, 0.25, 4.0, NAN, 3.0 },
+        { -2.0, NAN, -1.0, -0.8333333333333335, NAN, -0.5833333333333335, 1.5, NAN, 0.25, 4.0,
+          NAN, 3.0 },
+        { -2.0, NAN, -1.0, -0.7750000000000004, NAN, -0.5625000000000002, 1.5, NAN, 0.25, 4.0,
+          NAN, 3.0 },
     };
     weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(3, 4), m34),
                              test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0, 0.3, 0.5,
                                                                                   1 }) }, *y;
-    for (int m = 0; m < 5; m++) {
+    for (int m = 0; m < 13; m++) {
         quantile_case c = { NANQUANTILE, (weft_quantile_method)m, 1, false };
         op_results_everywhere(quantile_body, &c, args, 2, &y, 1, "nanquantile");
         test_assert_shape(y, WEFT_F64, 2, DIMS(4, 3), "nanquantile");
@@ -531,7 +635,7 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     switch (*(const int *)user) {
     case 0: outs[0] = weft_quantile(cx, weft_cast(cx, a[0], WEFT_BOOL), a[1], 0, 0, false); break;
     case 1: outs[0] = weft_quantile(cx, a[0], a[1], 2, 0, false); break;
-    case 2: outs[0] = weft_quantile(cx, a[0], a[1], 0, (weft_quantile_method)9, false); break;
+    case 2: outs[0] = weft_quantile(cx, a[0], a[1], 0, (weft_quantile_method)13, false); break;
     case 3: outs[0] = weft_median(cx, a[2], 0, false); break;
     default:
         outs[0] = weft_percentile(cx, a[0], weft_cast(cx, a[1], WEFT_BOOL), 0, 0, false);
@@ -548,7 +652,7 @@ Test(ops_numpy_quantile, refusals)
     const op_error_case cases[] = {
         { 0, WEFT_EDTYPE, "weft_quantile: a bool[3,5] is not a number" },
         { 1, WEFT_EINVAL, "weft_quantile: axis 2 is not in [-2, 2)" },
-        { 2, WEFT_EINVAL, "weft_quantile: method 9 is not a weft_quantile_method" },
+        { 2, WEFT_EINVAL, "weft_quantile: method 13 is not a weft_quantile_method" },
         { 3, WEFT_EINVAL, "weft_median: axis 0 of f64[0] is empty" },
         { 4, WEFT_EDTYPE, "weft_percentile: q bool[] is not a number" },
     };
