@@ -1,4 +1,4 @@
-/* NumPy's trapz, gradient and unwrap along one axis, composed of slices,
+/* NumPy's trapz, gradient, unwrap and ediff1d, composed of slices,
  * differences and elementwise ops in NumPy 1.24's formulas and dtypes, so
  * eager and traced runs give NumPy's bits (sums aside) and the gradients
  * come from the parts.  Lengths unknown while tracing are checked when
@@ -299,4 +299,41 @@ weft_value *weft_unwrap(weft_ctx *cx, weft_value *p, double discont, int axis, d
                                  weft_cumsum(cx, correct, axis));
     weft_value *parts[2] = { part(cx, pf, axis, 0, 1), moved };
     return WEFT__KEEP(weft_concat(cx, parts, 2, axis));
+}
+
+/* ---- ediff1d ---- */
+
+/* v (NULL for none) flattened as dtype dt, for ediff1d's ends. */
+static weft_value *end_part(weft_ctx *cx, weft_value *v, weft_dtype dt)
+{
+    return v ? weft__ops_as_dtype(cx, weft_ravel(cx, v), dt) : NULL;
+}
+
+weft_value *weft_ediff1d(weft_ctx *cx, weft_value *ary, weft_value *to_end, weft_value *to_begin)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_ediff1d";
+    weft_value *in[3] = { ary, to_end ? to_end : ary, to_begin ? to_begin : ary };
+    if (!weft__op_enter(cx, fn, in, 3) || !weft__ops_number(cx, fn, "ary", ary))
+        return NULL;
+    weft_dtype dt = weft__value_spec(ary)->dtype;
+    for (int k = 1; k < 3; k++) {
+        /* NumPy's same_kind rule: a float end does not go into integers. */
+        weft_dtype ek = weft__value_spec(in[k])->dtype;
+        if (!weft__dtype_is_float(dt) && weft__dtype_is_float(ek)) {
+            char s[WEFT__SPEC_STR_MAX];
+            return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: %s %s does not cast to ary's %s", fn,
+                                  k == 1 ? "to_end" : "to_begin",
+                                  weft__spec_str(weft__value_spec(in[k]), s, sizeof s),
+                                  weft_dtype_name(dt));
+        }
+    }
+    weft_value *parts[3];
+    size_t n = 0;
+    if (to_begin)
+        parts[n++] = end_part(cx, to_begin, dt);
+    parts[n++] = weft_diff(cx, weft_ravel(cx, ary), 1, 0);
+    if (to_end)
+        parts[n++] = end_part(cx, to_end, dt);
+    return WEFT__KEEP(n == 1 ? parts[0] : weft_concat(cx, parts, n, 0));
 }

@@ -148,14 +148,16 @@ static weft_value *nan_var(weft_ctx *cx, const char *fn, weft_value *a, const in
     weft_value *zero = weft_const_f64(cx, 0);
     x = weft_where(cx, nan, zero, x);
     weft_value *number = weft_logical_not(cx, nan);
-    weft_value *count = weft_cast(cx, weft_reduce(cx, WEFT_R_SUM, number, axes, n_axes, true), dt);
-    weft_value *mean = weft_truediv(cx, weft_reduce(cx, WEFT_R_SUM, x, axes, n_axes, true), count);
+    weft_value *kept = weft_reduce(cx, WEFT_R_SUM, number, axes, n_axes, true);
+    weft_value *mean = weft_truediv(cx, weft_reduce(cx, WEFT_R_SUM, x, axes, n_axes, true),
+                                    weft_cast(cx, kept, dt));
     weft_value *dev = weft_where(cx, nan, zero, weft_sub(cx, x, mean));
     weft_value *squares = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, dev, dev), axes, n_axes,
                                       keepdims);
-    weft_value *dof = weft_sub(cx, weft_cast(cx, weft_reduce(cx, WEFT_R_SUM, number, axes,
-                                                             n_axes, keepdims), dt),
-                               weft_const_f64(cx, ddof));
+    /* The count without the kept dims: its dims of 1 summed away, cheap
+     * where the second count of a's elements was not. */
+    weft_value *count = keepdims ? kept : weft_reduce(cx, WEFT_R_SUM, kept, axes, n_axes, false);
+    weft_value *dof = weft_sub(cx, weft_cast(cx, count, dt), weft_const_f64(cx, ddof));
     return weft_where(cx, weft_le(cx, dof, zero), weft_const_f64(cx, NAN),
                       weft_truediv(cx, squares, dof));
 }

@@ -711,6 +711,13 @@ WEFT_API weft_value *weft_gradient(weft_ctx *cx, weft_value *f, weft_value *spac
  * by weft_mod (Python's sign rule), a cumulative sum of corrections. */
 WEFT_API weft_value *weft_unwrap(weft_ctx *cx, weft_value *p, double discont, int axis,
                                  double period);
+/* NumPy's ediff1d(ary, to_end, to_begin): the differences of ary
+ * flattened (a[1:] - a[:-1], ary's dtype: integers wrap), after to_begin
+ * and before to_end (each NULL for none, flattened, cast to ary's dtype;
+ * a float end for an integer ary is WEFT_EDTYPE, NumPy's same_kind rule).
+ * ary is a number, not bool (WEFT_EDTYPE, as NumPy's subtract). */
+WEFT_API weft_value *weft_ediff1d(weft_ctx *cx, weft_value *ary, weft_value *to_end,
+                                  weft_value *to_begin);
 /* NumPy's modes for weft_convolve and weft_correlate: every overlap
  * (n + m - 1 elements), the middle max(n, m), or only the full overlaps
  * (max(n, m) - min(n, m) + 1). */
@@ -899,6 +906,15 @@ WEFT_API weft_value *weft_append(weft_ctx *cx, weft_value *arr, weft_value *valu
  * is diag of v flattened.  Dims known while tracing; any dtype. */
 WEFT_API weft_value *weft_diag(weft_ctx *cx, weft_value *v, int64_t k);
 WEFT_API weft_value *weft_diagflat(weft_ctx *cx, weft_value *v, int64_t k);
+/* tf.experimental.numpy.diagonal(a, offset, axis1, axis2): the diagonal
+ * offset (0 the main one, > 0 above it) of the matrices a holds in axes
+ * axis1 (rows) and axis2 (columns), NumPy's layout: a's other dims in
+ * order, then the diagonal.  a's rank known while tracing and at least 2
+ * (WEFT_ESHAPE), the two axes distinct (WEFT_EINVAL), their dims known
+ * while tracing (weft_matrix_diag_part's).  An offset past the matrix
+ * gives an empty diagonal.  Any dtype, exact. */
+WEFT_API weft_value *weft_diagonal(weft_ctx *cx, weft_value *a, int64_t offset, int axis1,
+                                   int axis2);
 /* tf.experimental.numpy.select(condlist, choicelist, default): where
  * conds[i] (bool) holds for the first i, choices[i], else default_value;
  * all broadcast, dtypes promoting as weft_where's; n >= 1. */
@@ -1026,6 +1042,12 @@ WEFT_API weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool desce
  * stable=True promises (its default makes no promise, so this answers it
  * too). */
 WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending);
+/* NumPy's lexsort(keys, axis): the i64 indices that sort along axis by
+ * the last key, ties broken by the one before it, and so on to keys[0]
+ * (keys of one shape: ranks known alike, dims checked by the gathers);
+ * stable, weft_sort's order (NaN last).  n >= 1 (WEFT_EINVAL).  One
+ * stable argsort and two gathers per key. */
+WEFT_API weft_value *weft_lexsort(weft_ctx *cx, weft_value *const *keys, size_t n, int axis);
 /* tf.math.top_k: the k largest elements along the last axis, in
  * descending order, and their i64 indices: outs[0] (a's dtype) and
  * outs[1] (i64), both a's shape with the last dim k.  Ties give the lower
@@ -1735,6 +1757,26 @@ WEFT_API weft_value *weft_compress(weft_ctx *cx, weft_value *condition, weft_val
  * code with outs[] NULL (outs NULL is WEFT_EINVAL). */
 WEFT_API int weft_triu_indices(weft_ctx *cx, int64_t n, int64_t k, int64_t m, weft_value **outs);
 WEFT_API int weft_tril_indices(weft_ctx *cx, int64_t n, int64_t k, int64_t m, weft_value **outs);
+/* tf.experimental.numpy.nonzero(a): outs[d] the i64 coordinates along dim
+ * d of a's nonzero elements (as weft_argwhere's: bool true, a number not
+ * 0, NaN nonzero), row-major, one vector per dim; n_outs must be a's rank
+ * (known while tracing; WEFT_EINVAL otherwise), a scalar is WEFT_ESHAPE
+ * (NumPy deprecates it).  flatnonzero(a): the i64 indices of a's nonzero
+ * elements in a flattened.  The counts are unknown while tracing.
+ * weft_nonzero returns 0, or the context's error code with outs[] NULL
+ * (outs NULL is WEFT_EINVAL). */
+WEFT_API int weft_nonzero(weft_ctx *cx, weft_value *a, weft_value **outs, size_t n_outs);
+WEFT_API weft_value *weft_flatnonzero(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.diag_indices(n, ndim): outs[0..ndim) each the
+ * i64 vector 0 .. n-1 (a value of its own each), which index the main
+ * diagonal of an n x .. x n array; n >= 0 and ndim in [1, WEFT_MAX_RANK]
+ * (WEFT_EINVAL).  ix_(seqs): for n vectors (bool ones read as the
+ * indices of their trues, as NumPy), outs[k] seqs[k] reshaped to rank n
+ * with its length on dim k and 1 elsewhere, so that they broadcast to an
+ * open mesh; n in [1, WEFT_MAX_RANK].  Both return 0, or the context's
+ * error code with outs[] NULL. */
+WEFT_API int weft_diag_indices(weft_ctx *cx, int64_t n, int ndim, weft_value **outs);
+WEFT_API int weft_ix(weft_ctx *cx, weft_value *const *seqs, size_t n, weft_value **outs);
 /* tf.math.confusion_matrix(labels, predictions, num_classes, weights,
  * dtype): element [i, j] counts the positions whose label is i and
  * prediction j, or, with weights (NULL for none), sums their weights

@@ -260,6 +260,40 @@ Test(ops_numpy_calculus, unwrap_is_numpys)
         weft_tensor_release(all[k]);
 }
 
+static int ediff_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    bool ends = *(const bool *)user;
+    outs[0] = weft_ediff1d(cx, a[0], ends ? a[1] : NULL, ends ? a[2] : NULL);
+    return weft_ctx_status(cx);
+}
+
+/* np.ediff1d([1, 4, 9, 16], to_end=[99, 98], to_begin=-5) and of a
+ * matrix, flattened; an i32 ary keeps its dtype (the bool end cast). */
+Test(ops_numpy_calculus, ediff1d_is_numpys)
+{
+    weft_tensor *args[3] = { test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 1, 4, 9, 16 }),
+                             test_tensor(WEFT_I64, 1, DIMS(2), (const double[]){ 99, 98 }),
+                             test_tensor(WEFT_BOOL, 0, NULL, (const double[]){ 1 }) }, *r;
+    bool ends = true;
+    op_results_everywhere(ediff_body, &ends, args, 3, &r, 1, "ediff1d");
+    test_assert_shape(r, WEFT_I32, 1, DIMS(6), "ediff1d");
+    static const double want[6] = { 1, 3, 5, 7, 99, 98 };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(test_element(r, i), want[i], "[%d]", i);
+    weft_tensor_release(r);
+    weft_tensor *m = test_tensor(WEFT_F32, 2, DIMS(2, 2), (const double[]){ 1, 2, 4, 8 });
+    ends = false;
+    op_results_everywhere(ediff_body, &ends, &m, 1, &r, 1, "ediff1d matrix");
+    test_assert_shape(r, WEFT_F32, 1, DIMS(3), "ediff1d matrix");
+    static const double flat[3] = { 1, 2, 4 };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(test_element(r, i), flat[i], "[%d]", i);
+    weft_tensor_release(r);
+    weft_tensor_release(m);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
 typedef struct conv_op {
     bool correlate;
     weft_convolve_mode mode;
@@ -465,6 +499,8 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 7: outs[0] = weft_convolve(cx, a[0], a[2], WEFT_CONVOLVE_FULL); break;
     case 8: outs[0] = weft_convolve(cx, a[0], a[4], WEFT_CONVOLVE_FULL); break;
     case 9: outs[0] = weft_correlate(cx, a[0], a[0], (weft_convolve_mode)3); break;
+    case 11: outs[0] = weft_ediff1d(cx, a[3], NULL, NULL); break;
+    case 12: outs[0] = weft_ediff1d(cx, weft_cast(cx, a[0], WEFT_I32), NULL, a[1]); break;
     default: outs[0] = weft_correlate(cx, a[0], a[5], WEFT_CONVOLVE_FULL); break;
     }
     return weft_ctx_status(cx);
@@ -492,8 +528,10 @@ Test(ops_numpy_calculus, refusals)
         { 8, WEFT_EDTYPE, "weft_convolve" },
         { 9, WEFT_EINVAL, "weft_correlate: mode 3 is not a weft_convolve_mode" },
         { 10, WEFT_EINVAL, "weft_correlate: v is empty" },
+        { 11, WEFT_EDTYPE, "weft_ediff1d: ary bool[3] is not a number" },
+        { 12, WEFT_EDTYPE, "weft_ediff1d: to_begin f64[2] does not cast to ary's i32" },
     };
-    op_expect_errors(rt, refused_body, cases, 11, args, 6);
+    op_expect_errors(rt, refused_body, cases, 13, args, 6);
     for (int k = 0; k < 6; k++)
         weft_tensor_release(args[k]);
 }

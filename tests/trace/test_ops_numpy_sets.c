@@ -301,11 +301,61 @@ Test(ops_numpy_sets, searchsorted_vector_serves_every_row)
     weft_tensor_release(vals);
 }
 
+static int lexsort_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const int *c = user;   /* { number of keys, axis } */
+    outs[0] = weft_lexsort(cx, a, (size_t)c[0], c[1]);
+    return weft_ctx_status(cx);
+}
+
+/* np.lexsort((k1, k2)) (k2 the primary key, with a NaN: last), the keys
+ * the other way round, one key, and along axis 0 of two matrices. */
+Test(ops_numpy_sets, lexsort_is_numpys)
+{
+    weft_tensor *k1 = test_tensor(WEFT_I32, 1, DIMS(6), (const double[]){ 3, 1, 3, 2, 1, 3 });
+    weft_tensor *k2 = test_tensor(WEFT_F64, 1, DIMS(6),
+                                  (const double[]){ 0.5, 0.5, -1, 0.5, NAN, -1 });
+    struct {
+        weft_tensor *keys[2];
+        int c[2];
+        double want[6];
+    } cases[3] = { { { k1, k2 }, { 2, 0 }, { 2, 5, 1, 3, 0, 4 } },
+                   { { k2, k1 }, { 2, -1 }, { 1, 4, 3, 2, 5, 0 } },
+                   { { k1, NULL }, { 1, 0 }, { 1, 4, 3, 0, 2, 5 } } };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *r;
+        op_results_everywhere(lexsort_body, cases[k].c, cases[k].keys, (size_t)cases[k].c[0], &r,
+                              1, "lexsort");
+        test_assert_shape(r, WEFT_I64, 1, DIMS(6), "lexsort");
+        for (int i = 0; i < 6; i++)
+            cr_assert_eq(test_element(r, i), cases[k].want[i], "case %d [%d]", k, i);
+        weft_tensor_release(r);
+    }
+    /* Columns of [[2, 1, 2], [5, 5, 4]] (secondary) by [[1, 1, 0], [0, 1,
+     * 0]] (primary) along axis 0: np.lexsort((s, p), axis=0). */
+    weft_tensor *m[2] = { test_tensor(WEFT_I64, 2, DIMS(2, 3),
+                                      (const double[]){ 2, 1, 2, 5, 5, 4 }),
+                          test_tensor(WEFT_I64, 2, DIMS(2, 3),
+                                      (const double[]){ 1, 1, 0, 0, 1, 0 }) };
+    int c[2] = { 2, 0 };
+    weft_tensor *r;
+    op_results_everywhere(lexsort_body, c, m, 2, &r, 1, "lexsort axis 0");
+    static const double want[6] = { 1, 0, 0, 0, 1, 1 };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(test_element(r, i), want[i], "axis 0 [%d]", i);
+    weft_tensor_release(r);
+    weft_tensor *all[4] = { k1, k2, m[0], m[1] };
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(all[k]);
+}
+
 static int null_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     switch (*(const int *)user) {
     case 0: outs[0] = weft_isin(cx, a[0], NULL, false); break;
     case 1: outs[0] = weft_union1d(cx, NULL, a[0]); break;
+    case 3: outs[0] = weft_lexsort(cx, a, 0, 0); break;
+    case 4: outs[0] = weft_lexsort(cx, (weft_value *[]){ a[0], a[1] }, 2, 0); break;
     default: {
         int rc = weft_unique_all(cx, a[0], NULL);
         cr_assert_eq(rc, WEFT_EINVAL);
@@ -323,7 +373,11 @@ Test(ops_numpy_sets, refusals)
         { 0, WEFT_EINVAL, "weft_isin: input 1 is NULL" },
         { 1, WEFT_EINVAL, "weft_union1d: input 0 is NULL" },
         { 2, WEFT_EINVAL, "weft_unique_all: outs is NULL" },
+        { 3, WEFT_EINVAL, "weft_lexsort: 0 keys" },
+        { 4, WEFT_ESHAPE, "weft_lexsort: keys[1] f64[] and keys[0] f64[2] differ in rank" },
     };
-    op_expect_errors(rt, null_body, cases, 3, &x, 1);
+    weft_tensor *args[2] = { x, test_tensor(WEFT_F64, 0, NULL, (const double[]){ 1 }) };
+    op_expect_errors(rt, null_body, cases, 5, args, 2);
     weft_tensor_release(x);
+    weft_tensor_release(args[1]);
 }

@@ -565,6 +565,48 @@ Test(ops_numpy_stats, histogram_found_range_when_the_call_runs)
     op_destroy_traced_once(&f);
 }
 
+static int nanvar_axes_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int first_last[2] = { 0, 2 }, back[2] = { -1, 0 };
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_nanvar(cx, a[0], first_last, 2, 1, false); break;
+    case 1: outs[0] = weft_nanvar(cx, a[0], NULL, 0, 0, false); break;
+    default: outs[0] = weft_nanstd(cx, a[0], back, 2, 0, true); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* nanvar and nanstd over two axes and every axis, keepdims or not, with
+ * dims unknown while tracing: NumPy's np.nanvar(a, (0, 2), ddof=1),
+ * np.nanvar(a) and np.nanstd(a, (-1, 0), keepdims=True) of a [2, 3, 2]. */
+Test(ops_numpy_stats, nanvar_over_axes)
+{
+    static const double v[12] = { 1.5, NAN, -2, 4, 0.5, 3, NAN, 7, 2.5, -1, 6, NAN };
+    static const double want[3][3] = { { 15.125, 8.0625, 7.583333333333334 },
+                                       { 8.043209876543209 },
+                                       { 2.75, 2.45903944661325, 2.2484562605386738 } };
+    static const int rank[3] = { 1, 0, 3 };
+    static const int64_t dims[3][3] = { { 3 }, { 0 }, { 1, 3, 1 } };
+    weft_tensor *a = test_tensor(WEFT_F64, 3, DIMS(2, 3, 2), v);
+    const weft_spec sig = { WEFT_F64, 3, { WEFT_DIM_ANY, 3, WEFT_DIM_ANY } };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *y;
+        op_results_everywhere(nanvar_axes_body, &k, &a, 1, &y, 1, "nanvar axes");
+        test_assert_shape(y, WEFT_F64, rank[k], dims[k], "nanvar axes");
+        for (int i = 0; i < (k == 1 ? 1 : 3); i++)
+            expect_near(test_element(y, i), want[k][i], 4e-16, "nanvar axes", i);
+        weft_tensor_release(y);
+        weft_function *f = op_signature_function(rt, nanvar_axes_body, &k, &sig, 1);
+        weft_arg arg = weft_arg_tensor(a);
+        cr_assert_eq(weft_function_call(f, &arg, 1, &y, 1), 0, "%s", weft_errmsg());
+        for (int i = 0; i < (k == 1 ? 1 : 3); i++)
+            expect_near(test_element(y, i), want[k][i], 4e-16, "nanvar axes traced", i);
+        weft_tensor_release(y);
+        op_destroy_traced_once(&f);
+    }
+    weft_tensor_release(a);
+}
+
 static int grad_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const int rows = 1;

@@ -1,0 +1,255 @@
+/* NumPy's histogram by explicit edges (with weights), histogramdd and
+ * histogram2d against NumPy 1.24's printed values, eagerly and traced on
+ * 1, 2 and 4 workers with the same bits: repeated edges, the closed last
+ * bin, NaN and values outside; equal bins with weights through
+ * weft_histogram's edges; one trace for every sample count; edges that
+ * decrease failing the call; the refusals. */
+#include <math.h>
+#include <string.h>
+
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_numpy_histogram, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
+
+static void expect_values(const weft_tensor *r, weft_dtype dt, const double *want, int64_t n,
+                          const char *what)
+{
+    cr_assert_eq(weft_tensor_dtype(r), dt, "%s: dtype %s", what,
+                 weft_dtype_name(weft_tensor_dtype(r)));
+    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
+                 (long long)weft_tensor_numel(r));
+    for (int64_t i = 0; i < n; i++)
+        cr_assert_eq(test_element(r, i), want[i], "%s[%lld]: %.17g", what, (long long)i,
+                     test_element(r, i));
+}
+
+static int by_edges_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = weft_histogram_by_edges(cx, a[0], a[1], *(const bool *)user ? a[2] : NULL);
+    return weft_ctx_status(cx);
+}
+
+/* np.histogram(a, bins=[1, 2, 2, 4, 5]) (a repeated edge: an empty bin;
+ * 5 on the last edge counts), with i32 edges; weighted by dyadic weights
+ * (sums exact in any order) over bins [1, 2, 4, 5]. */
+Test(ops_numpy_histogram, by_edges_is_numpys)
+{
+    weft_tensor *a = test_tensor(WEFT_F64, 1, DIMS(9),
+                                 (const double[]){ 0.5, 1, 2, 2, 3, 5, 6, NAN, 4 });
+    weft_tensor *e = test_tensor(WEFT_I32, 1, DIMS(5), (const double[]){ 1, 2, 2, 4, 5 });
+    weft_tensor *args[3] = { a, e, NULL }, *r;
+    bool weighted = false;
+    op_results_everywhere(by_edges_body, &weighted, args, 2, &r, 1, "by edges");
+    expect_values(r, WEFT_I64, (const double[]){ 1, 0, 3, 2 }, 4, "by edges");
+    weft_tensor_release(r);
+    args[1] = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 4, 5 });
+    args[2] = test_tensor(WEFT_F64, 1, DIMS(9),
+                          (const double[]){ 0.5, 0.25, 0.125, 4, 8, 16, 32, 64, 128 });
+    weighted = true;
+    op_results_everywhere(by_edges_body, &weighted, args, 3, &r, 1, "weighted");
+    expect_values(r, WEFT_F64, (const double[]){ 0.25, 12.125, 144 }, 3, "weighted");
+    weft_tensor_release(r);
+    weft_tensor_release(args[1]);
+    weft_tensor_release(args[2]);
+    weft_tensor_release(e);
+    weft_tensor_release(a);
+}
+
+static int equal_bins_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *h[2];
+    int rc = weft_histogram(cx, a[0], 4, NULL, h);
+    if (rc < 0)
+        return rc;
+    outs[0] = weft_histogram_by_edges(cx, a[0], h[1], a[1]);
+    return weft_ctx_status(cx);
+}
+
+/* np.histogram(x, bins=4, weights=w): NumPy sums equal bins' weights with
+ * bincount in index order, as weft does, so weft_histogram's edges and
+ * weft_histogram_by_edges give its bits. */
+Test(ops_numpy_histogram, equal_bins_with_weights_are_numpys)
+{
+    weft_tensor *args[2] = {
+        test_tensor(WEFT_F64, 1, DIMS(10), (const double[]){ 0.3, 1.7, -2.2, 4.1, 0.05, 2.0,
+                                                             -1.25, 3.5, 3.5, -0.75 }),
+        test_tensor(WEFT_F64, 1, DIMS(10), (const double[]){ 0.1, 0.25, 1.5, -0.3, 2.0, 0.7, 0.9,
+                                                             1.1, -0.2, 0.45 }),
+    }, *r;
+    op_results_everywhere(equal_bins_body, NULL, args, 2, &r, 1, "equal bins weighted");
+    expect_values(r, WEFT_F64, (const double[]){ 2.85, 2.1, 0.95, 0.6000000000000001 }, 4,
+                  "equal bins weighted");
+    weft_tensor_release(r);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+static int dd_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int64_t bins[2] = { 3, 2 };
+    (void)user;
+    return weft_histogramdd(cx, a[0], bins, NULL, NULL, outs);
+}
+
+/* np.histogramdd of an f32 sample [4, 2] into (3, 2) bins: f64 counts,
+ * f64 edges from the f32 extremes (NumPy's linspace). */
+Test(ops_numpy_histogram, histogramdd_is_numpys)
+{
+    weft_tensor *s = test_tensor(WEFT_F32, 2, DIMS(4, 2),
+                                 (const double[]){ 0.1, 2, 0.7, -1, 0.3, 0.5, 0.25, 3 }), *r[3];
+    op_results_everywhere(dd_body, NULL, &s, 1, r, 3, "histogramdd");
+    test_assert_shape(r[0], WEFT_F64, 2, DIMS(3, 2), "histogramdd");
+    expect_values(r[0], WEFT_F64, (const double[]){ 0, 2, 1, 0, 1, 0 }, 6, "histogramdd");
+    expect_values(r[1], WEFT_F64,
+                  (const double[]){ 0.10000000149011612, 0.29999999701976776, 0.4999999925494194,
+                                    0.699999988079071 }, 4, "histogramdd edges 0");
+    expect_values(r[2], WEFT_F64, (const double[]){ -1, 1, 3 }, 3, "histogramdd edges 1");
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(r[k]);
+    weft_tensor_release(s);
+}
+
+typedef struct h2d_op {
+    int64_t bins[2];
+    bool ranged, weighted;
+} h2d_op;
+
+static int h2d_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const h2d_op *h = user;
+    static const double range[2][2] = { { 0, 4 }, { 0, 1 } };
+    return weft_histogram2d(cx, a[0], a[1], h->bins, h->ranged ? range : NULL,
+                            h->weighted ? a[2] : NULL, outs);
+}
+
+/* np.histogram2d: integers x with weights into [2, 3] bins; a given range
+ * with NaN and points outside (dropped) and on the last edges (kept). */
+Test(ops_numpy_histogram, histogram2d_is_numpys)
+{
+    weft_tensor *args[3] = {
+        test_tensor(WEFT_I64, 1, DIMS(4), (const double[]){ 1, 2, 2, 5 }),
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0, 1, 1, 0.5 }),
+        test_tensor(WEFT_F32, 1, DIMS(4), (const double[]){ 0.5, 1, 2, 4 }),
+    }, *r[3];
+    h2d_op h = { { 2, 3 }, false, true };
+    op_results_everywhere(h2d_body, &h, args, 3, r, 3, "histogram2d");
+    test_assert_shape(r[0], WEFT_F64, 2, DIMS(2, 3), "histogram2d");
+    expect_values(r[0], WEFT_F64, (const double[]){ 0.5, 0, 3, 0, 4, 0 }, 6, "histogram2d");
+    expect_values(r[1], WEFT_F64, (const double[]){ 1, 3, 5 }, 3, "histogram2d x edges");
+    expect_values(r[2], WEFT_F64,
+                  (const double[]){ 0, 0.3333333333333333, 0.6666666666666666, 1 }, 4,
+                  "histogram2d y edges");
+    for (int k = 0; k < 3; k++) {
+        weft_tensor_release(r[k]);
+        weft_tensor_release(args[k]);
+    }
+    weft_tensor *xy[2] = {
+        test_tensor(WEFT_F64, 1, DIMS(6), (const double[]){ 1, 2, 2, 5, NAN, 0 }),
+        test_tensor(WEFT_F64, 1, DIMS(6), (const double[]){ 0, 1, 1, 0.5, 0, 3 }),
+    };
+    h = (h2d_op){ { 2, 2 }, true, false };
+    op_results_everywhere(h2d_body, &h, xy, 2, r, 3, "histogram2d range");
+    expect_values(r[0], WEFT_F64, (const double[]){ 1, 0, 0, 2 }, 4, "histogram2d range");
+    expect_values(r[1], WEFT_F64, (const double[]){ 0, 2, 4 }, 3, "histogram2d range x");
+    expect_values(r[2], WEFT_F64, (const double[]){ 0, 0.5, 1 }, 3, "histogram2d range y");
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(r[k]);
+    weft_tensor_release(xy[0]);
+    weft_tensor_release(xy[1]);
+}
+
+/* The sample count and the number of edges are unknown while tracing:
+ * one trace each; edges that decrease fail the call when it runs. */
+Test(ops_numpy_histogram, one_trace_and_bad_edges)
+{
+    const weft_spec sig[2] = { { WEFT_F64, 1, { WEFT_DIM_ANY } },
+                               { WEFT_F64, 1, { WEFT_DIM_ANY } } };
+    bool weighted = false;
+    weft_function *f = op_signature_function(rt, by_edges_body, &weighted, sig, 2);
+    static const double v[6] = { 0, 1, 1.5, 2, 3, 3 };
+    struct {
+        int64_t na, ne;
+        double edges[4];
+        int rc;
+        double want[3];
+    } calls[3] = { { 6, 3, { 0, 2, 3 }, 0, { 3, 3 } },
+                   { 2, 4, { 0, 0.5, 1, 2 }, 0, { 1, 0, 1 } },
+                   { 3, 3, { 0, 2, 1 }, WEFT_EINVAL, { 0 } } };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *a = test_tensor(WEFT_F64, 1, &calls[k].na, v);
+        weft_tensor *e = test_tensor(WEFT_F64, 1, &calls[k].ne, calls[k].edges), *r = NULL;
+        weft_arg args[2] = { weft_arg_tensor(a), weft_arg_tensor(e) };
+        cr_assert_eq(weft_function_call(f, args, 2, &r, 1), calls[k].rc, "call %d: %s", k,
+                     weft_errmsg());
+        if (calls[k].rc == 0) {
+            expect_values(r, WEFT_I64, calls[k].want, calls[k].ne - 1, "traced by edges");
+            weft_tensor_release(r);
+        } else {
+            cr_assert(strstr(weft_errmsg(), "edges are empty, NaN or decrease"), "%s",
+                      weft_errmsg());
+        }
+        weft_tensor_release(a);
+        weft_tensor_release(e);
+    }
+    op_destroy_traced_once(&f);
+    const weft_spec dd_sig = { WEFT_F32, 2, { WEFT_DIM_ANY, 2 } };
+    weft_function *g = op_signature_function(rt, dd_body, NULL, &dd_sig, 1);
+    for (int64_t n = 4; n > 0; n -= 3) {
+        weft_tensor *s = test_tensor(WEFT_F32, 2, (const int64_t[]){ n, 2 },
+                                     (const double[]){ 0.1, 2, 0.7, -1, 0.3, 0.5, 0.25, 3 });
+        weft_arg arg = weft_arg_tensor(s);
+        weft_tensor *r = NULL;
+        cr_assert_eq(weft_function_call(g, &arg, 1, &r, 1), 0, "%s", weft_errmsg());
+        /* One sample: its range widened by 1/2, the sample in the middle
+         * bins (NumPy: [[0, 0], [0, 1], [0, 0]]). */
+        expect_values(r, WEFT_F64, n == 4 ? (const double[]){ 0, 2, 1, 0, 1, 0 }
+                                          : (const double[]){ 0, 0, 0, 1, 0, 0 }, 6,
+                      "traced histogramdd");
+        weft_tensor_release(r);
+        weft_tensor_release(s);
+    }
+    op_destroy_traced_once(&g);
+}
+
+static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int64_t bad_bins[2] = { 0, 2 }, bins[2] = { 2, 2 };
+    static const double bad_range[2][2] = { { 1, 0 }, { 0, 1 } };
+    weft_value *o[3];
+    int rc = 0;
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_histogram_by_edges(cx, a[0], a[1], NULL); break;
+    case 1: outs[0] = weft_histogram_by_edges(cx, a[2], a[0], NULL); break;
+    case 2: rc = weft_histogramdd(cx, a[0], bins, NULL, NULL, o); break;
+    case 3: rc = weft_histogramdd(cx, a[1], bad_bins, NULL, NULL, o); break;
+    case 4: rc = weft_histogramdd(cx, a[1], bins, bad_range, NULL, o); break;
+    default: rc = weft_histogram2d(cx, a[1], a[0], bins, NULL, NULL, o); break;
+    }
+    cr_assert(rc <= 0);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_histogram, refusals)
+{
+    weft_tensor *args[3] = {
+        test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 1, 2 }),
+        test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 1, 2, 3, 4 }),
+        test_tensor(WEFT_BOOL, 1, DIMS(2), (const double[]){ 1, 0 }),
+    };
+    const op_error_case cases[] = {
+        { 0, WEFT_ESHAPE, "weft_histogram_by_edges: edges f64[2,2] is not a vector" },
+        { 1, WEFT_EDTYPE, "weft_histogram_by_edges: a bool[2] is not a number" },
+        { 2, WEFT_ESHAPE, "weft_histogramdd: sample f64[2] is not [N, D]" },
+        { 3, WEFT_EINVAL, "weft_histogramdd: bins[0] 0 is not in [1, 2^31)" },
+        { 4, WEFT_EINVAL, "weft_histogramdd: range[0] [1, 0] is not finite with min <= max" },
+        { 5, WEFT_ESHAPE, "weft_histogram2d: x f64[2,2] is not a vector" },
+    };
+    op_expect_errors(rt, refused_body, cases, 6, args, 3);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
