@@ -1,8 +1,11 @@
-/* NumPy's histogram with equal bins, composed of reductions, gathers and
- * weft_bincount in NumPy 1.24's steps: the outer edges (given, or a's
+/* NumPy's histogram (equal bins or explicit edges), histogramdd and
+ * histogram2d, composed of reductions, gathers, searchsorted and
+ * weft_bincount in NumPy 1.24's steps: the outer edges (given, or the
  * minimum and maximum when the function runs), the edges as np.linspace
- * makes them, each value's bin from its offset, corrected by one against
- * the edges, the last bin closed. */
+ * makes them, each value's bin from its offset corrected by one against
+ * the edges (equal bins) or by binary search among them, the last bin
+ * closed. */
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -27,8 +30,10 @@ static outer_edges given_edges(weft_ctx *cx, const double *range)
 }
 
 /* No range: a's minimum and maximum ((0, 1) for no values), checked to be
- * finite when the function runs, widened by 1/2 where they are equal. */
-static outer_edges found_edges(weft_ctx *cx, weft_value *a)
+ * finite when the function runs (the message naming fn and what),
+ * widened by 1/2 where they are equal. */
+static outer_edges found_edges(weft_ctx *cx, const char *fn, const char *what,
+                               weft_value *a)
 {
     weft_value *min = weft_reduce(cx, WEFT_R_MIN, a, NULL, 0, false);
     weft_value *max = weft_reduce(cx, WEFT_R_MAX, a, NULL, 0, false);
@@ -36,7 +41,9 @@ static outer_edges found_edges(weft_ctx *cx, weft_value *a)
     weft_value *lo = weft_where(cx, none, weft_const_f64(cx, 0), weft_cast(cx, min, WEFT_F64));
     weft_value *hi = weft_where(cx, none, weft_const_f64(cx, 1), weft_cast(cx, max, WEFT_F64));
     weft_value *finite = weft_logical_and(cx, weft_is_finite(cx, lo), weft_is_finite(cx, hi));
-    lo = weft_check(cx, lo, finite, "weft_histogram: the range of a is not finite");
+    char msg[64];
+    snprintf(msg, sizeof msg, "%s: the range of %s is not finite", fn, what);
+    lo = weft_check(cx, lo, finite, msg);
     weft_value *same = weft_eq(cx, lo, hi);
     lo = weft_where(cx, same, weft_sub(cx, lo, weft_const_f64(cx, 0.5)), lo);
     hi = weft_where(cx, same, weft_add(cx, hi, weft_const_f64(cx, 0.5)), hi);
@@ -100,7 +107,7 @@ int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const double *rang
         return weft_ctx_status(cx);
     weft_dtype dt = weft__dtype_is_float(s->dtype) ? s->dtype : WEFT_F64;
     weft_value *x = weft__ops_as_dtype(cx, weft_ravel(cx, a), dt);
-    outer_edges e = range ? given_edges(cx, range) : found_edges(cx, a);
+    outer_edges e = range ? given_edges(cx, range) : found_edges(cx, fn, "a", a);
     weft_value *edges = bin_edges(cx, &e, bins, dt);
     weft_value *at = bin_of(cx, x, &e, edges, bins, dt);
     outs[0] = weft_bincount(cx, at, NULL, bins, bins, WEFT_I64);
@@ -108,4 +115,172 @@ int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const double *rang
     if (weft_ctx_status(cx) != 0)
         outs[0] = outs[1] = NULL;
     return weft_ctx_status(cx);
+}
+
+/* ---- explicit edges, and several dims ---- */
+
+/* Each value's bin among edges (a vector of nb + 1 that do not
+ * decrease): the index of the last edge at or below it (searchsorted's
+ * side right, as np.histogramdd's), a value on the last edge in the last
+ * bin (closed); -1 below, nb above and for NaN. */
+static weft_value *bin_by_edges(weft_ctx *cx, weft_value *edges, weft_value *x)
+{
+    weft_value *one = weft_const_i64(cx, 1);
+    weft_value *nb = weft_sub(cx, weft__ops_dim0(cx, edges), one);
+    weft_value *i = weft_sub(cx, weft_searchsorted(cx, edges, x, true), one);
+    weft_value *last = weft__ops_axis_slice(cx, edges, 0, -1, WEFT_END);
+    return weft_where(cx, weft_eq(cx, x, last), weft_sub(cx, nb, one), i);
+}
+
+/* edges checked, when the call runs, to be one or more numbers that do
+ * not decrease (NumPy's ValueError). */
+static weft_value *checked_edges(weft_ctx *cx, weft_value *edges)
+{
+    weft_value *head = weft__ops_axis_slice(cx, edges, 0, 0, -1);
+    weft_value *rises = weft_le(cx, head, weft__ops_axis_slice(cx, edges, 0, 1, WEFT_END));
+    weft_value *nan = weft_reduce(cx, WEFT_R_ANY, weft_is_nan(cx, edges), NULL, 0, false);
+    weft_value *some = weft_gt(cx, weft__ops_dim0(cx, edges), weft_const_i64(cx, 0));
+    weft_value *ok = weft_logical_and(cx, weft_reduce(cx, WEFT_R_ALL, rises, NULL, 0, false),
+                                      weft_logical_and(cx, some, weft_logical_not(cx, nan)));
+    return weft_check(cx, edges, ok, "weft_histogram_by_edges: edges are empty, NaN or decrease");
+}
+
+weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edges,
+                                    weft_value *weights)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_histogram_by_edges";
+    weft_value *in[3] = { a, edges, weights ? weights : a };
+    if (!weft__op_enter(cx, fn, in, 3) || !weft__ops_number(cx, fn, "a", a) ||
+        !weft__ops_number(cx, fn, "edges", edges) ||
+        (weights && !weft__ops_number(cx, fn, "weights", weights)))
+        return NULL;
+    const weft_spec *es = weft__value_spec(edges);
+    if (es->rank != 1) {
+        char s[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: edges %s is not a vector", fn,
+                              weft__spec_str(es, s, sizeof s));
+    }
+    weft_dtype dt = weft__ops_promoted_dtype(in, 2);
+    weft_value *e = checked_edges(cx, weft__ops_as_dtype(cx, edges, dt));
+    weft_value *x = weft__ops_as_dtype(cx, weft_ravel(cx, a), dt);
+    weft_value *nb = weft_sub(cx, weft__ops_dim0(cx, e), weft_const_i64(cx, 1));
+    weft_value *i = bin_by_edges(cx, e, x);
+    /* Values outside (and NaN) go to bin nb, which is cut off: one
+     * element more of bin nb (weight 0) makes the counts nb + 1 long. */
+    weft_value *inside = weft_logical_and(cx, weft_ge(cx, i, weft_const_i64(cx, 0)),
+                                          weft_lt(cx, i, nb));
+    static const int64_t one = 1;
+    weft_value *idx[2] = { weft_where(cx, inside, i, nb), weft_reshape(cx, nb, 1, &one) };
+    weft_value *w = NULL;
+    weft_dtype cdt = WEFT_I64;
+    if (weights) {
+        weft_value *flat = weft_ravel(cx, weights);
+        flat = weft_check(cx, flat, weft_eq(cx, weft__ops_dim0(cx, flat), weft__ops_dim0(cx, x)),
+                          "weft_histogram_by_edges: weights and a differ in size");
+        cdt = weft__value_spec(flat)->dtype == WEFT_BOOL ? WEFT_I64 : weft__value_spec(flat)->dtype;
+        weft_value *ws[2] = { weft__ops_as_dtype(cx, flat, cdt), weft_fill(cx, cdt, 1, &one, 0) };
+        w = weft_concat(cx, ws, 2, 0);
+    }
+    weft_value *counts = weft_bincount(cx, weft_concat(cx, idx, 2, 0), w, 0, -1, cdt);
+    return WEFT__KEEP(weft__ops_axis_slice(cx, counts, 0, 0, -1));
+}
+
+/* np.histogramdd's bins of column d of sample [N, D], with its outlier
+ * bins: 0 below, bins + 1 above and for NaN; *edges gets its edges (f64). */
+static weft_value *column_bins(weft_ctx *cx, const char *fn, weft_value *sample, int d,
+                               int64_t bins, const double *range, weft_value **edges)
+{
+    static const int64_t flat = -1;
+    weft_value *x = weft_reshape(cx, weft__ops_axis_slice(cx, sample, 1, d, d + 1), 1, &flat);
+    x = weft__ops_as_dtype(cx, x, WEFT_F64);
+    outer_edges e = range ? given_edges(cx, range) : found_edges(cx, fn, "sample", x);
+    *edges = bin_edges(cx, &e, bins, WEFT_F64);
+    return weft_add(cx, bin_by_edges(cx, *edges, x), weft_const_i64(cx, 1));
+}
+
+int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *bins,
+                     const double (*range)[2], weft_value *weights, weft_value **outs)
+{
+    static const char fn[] = "weft_histogramdd";
+    const weft_spec *s = sample ? weft__value_spec(sample) : NULL;
+    size_t dims = s && s->rank == 2 && s->dims[1] > 0 && s->dims[1] <= WEFT_MAX_RANK
+                      ? (size_t)s->dims[1] : 0;
+    weft_value *in[2] = { sample, weights };
+    int rc = weft__ctx_enter_int(cx, fn, in, weights ? 2 : 1, outs, dims + 1);
+    if (rc < 0)
+        return rc;
+    char ss[WEFT__SPEC_STR_MAX];
+    if (dims == 0)
+        return weft__ctx_failf(cx, WEFT_ESHAPE, "%s: sample %s is not [N, D] with D in [1, %d] "
+                               "known while tracing", fn, weft__spec_str(s, ss, sizeof ss),
+                               WEFT_MAX_RANK);
+    if (!bins)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: bins is NULL", fn);
+    if (!weft__ops_number(cx, fn, "sample", sample) ||
+        (weights && !weft__ops_number(cx, fn, "weights", weights)))
+        return weft_ctx_status(cx);
+    int64_t size = 1, nbin[WEFT_MAX_RANK];
+    for (size_t d = 0; d < dims; d++) {
+        if (bins[d] < 1 || bins[d] > INT32_MAX)
+            return weft__ctx_failf(cx, WEFT_EINVAL, "%s: bins[%zu] %lld is not in [1, 2^31)", fn,
+                                   d, (long long)bins[d]);
+        if (range && !(isfinite(range[d][0]) && isfinite(range[d][1]) &&
+                       range[d][0] <= range[d][1]))
+            return weft__ctx_failf(cx, WEFT_EINVAL, "%s: range[%zu] [%g, %g] is not finite with "
+                                   "min <= max", fn, d, range[d][0], range[d][1]);
+        nbin[d] = bins[d] + 2;
+        if (size > (INT64_C(1) << 40) / nbin[d])
+            return weft__ctx_failf(cx, WEFT_EINVAL, "%s: the histogram holds over 2^40 bins", fn);
+        size *= nbin[d];
+    }
+    WEFT__SCOPE_OUTS(cx, outs, dims + 1);
+    /* NumPy's flat index among the bins with outliers, then bincount. */
+    weft_value *flat_bin = NULL;
+    for (size_t d = 0; d < dims; d++) {
+        weft_value *b = column_bins(cx, fn, sample, (int)d, bins[d], range ? range[d] : NULL,
+                                    &outs[1 + d]);
+        flat_bin = flat_bin ? weft_add(cx, weft_mul(cx, flat_bin, weft_const_i64(cx, nbin[d])), b)
+                            : b;
+    }
+    weft_value *w = NULL;
+    if (weights) {
+        w = weft__ops_as_dtype(cx, weft_ravel(cx, weights), WEFT_F64);
+        w = weft_check(cx, w, weft_eq(cx, weft__ops_dim0(cx, w), weft__ops_dim(cx, sample, 0)),
+                       "weft_histogramdd: weights and sample differ in length");
+    }
+    weft_value *hist = weft_bincount(cx, flat_bin, w, size, size, WEFT_F64);
+    hist = weft_reshape(cx, hist, (int)dims, nbin);
+    int64_t begin[WEFT_MAX_RANK], end[WEFT_MAX_RANK];
+    for (size_t d = 0; d < dims; d++) {
+        begin[d] = 1;
+        end[d] = -1;
+    }
+    outs[0] = weft_slice(cx, hist, begin, end, NULL);
+    rc = weft_ctx_status(cx);
+    if (rc < 0)
+        for (size_t k = 0; k <= dims; k++)
+            outs[k] = NULL;
+    return rc;
+}
+
+int weft_histogram2d(weft_ctx *cx, weft_value *x, weft_value *y, const int64_t *bins,
+                     const double (*range)[2], weft_value *weights, weft_value **outs)
+{
+    static const char fn[] = "weft_histogram2d";
+    weft_value *in[3] = { x, y, weights };
+    int rc = weft__ctx_enter_int(cx, fn, in, weights ? 3 : 2, outs, 3);
+    if (rc < 0)
+        return rc;
+    for (int k = 0; k < 2; k++)
+        if (weft__value_spec(in[k])->rank != 1) {
+            char s[WEFT__SPEC_STR_MAX];
+            return weft__ctx_failf(cx, WEFT_ESHAPE, "%s: %s %s is not a vector", fn,
+                                   k ? "y" : "x", weft__spec_str(weft__value_spec(in[k]), s,
+                                                                 sizeof s));
+        }
+    WEFT__SCOPE_OUTS(cx, outs, 3);
+    weft_value *xy[2] = { weft__ops_as_dtype(cx, x, WEFT_F64),
+                          weft__ops_as_dtype(cx, y, WEFT_F64) };
+    return weft_histogramdd(cx, weft_stack(cx, xy, 2, 1), bins, range, weights, outs);
 }

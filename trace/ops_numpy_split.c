@@ -85,3 +85,33 @@ int weft_dsplit(weft_ctx *cx, weft_value *a, size_t n, weft_value **outs)
     WEFT__SCOPE_OUTS(cx, outs, n);
     return even_split(cx, "weft_dsplit", a, n, 2, 3, outs);
 }
+
+/* NumPy's split(a, indices, axis) by a list of indices: a[:i0], a[i0:i1],
+ * ..., a[in-1:] along axis, each a Python slice (negative indices from the
+ * end, past the end clamped, a part from a later index than its end
+ * empty), so the dim may be unknown while tracing. */
+int weft_split_at(weft_ctx *cx, weft_value *a, const int64_t *indices, size_t n_indices,
+                  int axis, weft_value **outs)
+{
+    size_t n = n_indices + 1;
+    WEFT__SCOPE_OUTS(cx, outs, n);
+    static const char fn[] = "weft_split_at";
+    if (!split_enter(cx, fn, a, n, outs))
+        return split_status(cx);
+    if (n_indices > 0 && !indices) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: indices is NULL", fn);
+        return split_status(cx);
+    }
+    if (!weft__ops_axis_in(cx, fn, a, &axis))
+        return split_status(cx);
+    for (size_t k = 0; k < n; k++) {
+        int64_t begin = k == 0 ? 0 : indices[k - 1];
+        int64_t end = k == n_indices ? WEFT_END : indices[k];
+        outs[k] = weft__ops_axis_slice(cx, a, axis, begin, end);
+    }
+    int rc = weft_ctx_status(cx);
+    if (rc < 0)
+        for (size_t k = 0; k < n; k++)
+            outs[k] = NULL;
+    return rc;
+}

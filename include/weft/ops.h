@@ -679,6 +679,38 @@ WEFT_API weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins
  * WEFT_EINVAL). */
 WEFT_API int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const double *range,
                             weft_value **outs);
+/* NumPy's histogram(a, bins=edges, weights): the counts of a's values
+ * (flattened) in the bins between consecutive edges (a vector, a traced
+ * value: new edges never retrace), [edges[i], edges[i+1]) and the last
+ * closed; values outside and NaN are not counted.  Edges that are empty
+ * or decrease fail the call when it runs (WEFT_EINVAL, NumPy's
+ * ValueError), and so does a NaN edge (NumPy lets one through); equal
+ * ones make an empty bin.  a and edges promote to one
+ * dtype (numbers, not bool: WEFT_EDTYPE).  Without weights (NULL) the
+ * counts are i64; with them (a's size, any numbers; bool counts as i64)
+ * the sums of their weights in the weights' dtype, in a's order
+ * (weft_bincount's): NumPy's own order for equal bins (pass
+ * weft_histogram's outs[1] as edges), while for explicit edges NumPy
+ * subtracts cumulative sums of the sorted weights, which may round
+ * otherwise. */
+WEFT_API weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edges,
+                                             weft_value *weights);
+/* NumPy's histogramdd(sample, bins, range, weights) for sample [N, D] (D
+ * known while tracing, 1 to WEFT_MAX_RANK; N may be unknown) with
+ * bins[d] equal bins per dim (in [1, 2^31)), range[d] each dim's outer
+ * edges (finite, min <= max; NULL: the column's extremes when the call
+ * runs, as weft_histogram's): outs[0] the f64 histogram [bins[0], ..],
+ * counts or sums of the weights (N values, read as f64, summed in
+ * order: NumPy's bits), outs[1 + d] dim d's f64 edges (np.linspace).
+ * Each value's bin by binary search among its dim's edges, the last
+ * closed; a sample outside any dim's edges (NaN included) is not
+ * counted.  histogram2d(x, y, bins, range, weights): the same for the
+ * two vectors x and y (outs[0..3)).  Returns 0, or the context's error
+ * code with outs[] NULL. */
+WEFT_API int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *bins,
+                              const double (*range)[2], weft_value *weights, weft_value **outs);
+WEFT_API int weft_histogram2d(weft_ctx *cx, weft_value *x, weft_value *y, const int64_t *bins,
+                              const double (*range)[2], weft_value *weights, weft_value **outs);
 /* NumPy's trapz(y, x, dx, axis) (NumPy 2's trapezoid): the integral of y
  * along axis by the trapezoidal rule, the sum over i of
  * d[i] * (y[i+1] + y[i]) / 2 (NumPy's order), where d is x's differences
@@ -870,6 +902,15 @@ WEFT_API weft_value *weft_fliplr(weft_ctx *cx, weft_value *a);
 WEFT_API weft_value *weft_flipud(weft_ctx *cx, weft_value *a);
 /* tf.experimental.numpy.ravel(a): a as one dim, weft_reshape's. */
 WEFT_API weft_value *weft_ravel(weft_ctx *cx, weft_value *a);
+/* tf.experimental.numpy.split(a, indices, axis) with a list of indices:
+ * the n_indices + 1 parts a[:i0], a[i0:i1], ..., a[in-1:] along axis into
+ * outs, each a Python slice (a negative index counts from the end, one
+ * past it is clamped, a part that would run backwards is empty), so the
+ * dim may be unknown while tracing.  indices may be NULL for none (one
+ * part, a itself); at most 1023 indices.  Returns 0, or the context's
+ * error code with outs[] NULL. */
+WEFT_API int weft_split_at(weft_ctx *cx, weft_value *a, const int64_t *indices, size_t n_indices,
+                           int axis, weft_value **outs);
 /* tf.experimental.numpy.array_split(a, n, axis): n sections along axis,
  * the first len % n of them of len / n + 1 elements, the rest of len / n
  * (NumPy's; len known while tracing); hsplit, vsplit and dsplit(a, n): n

@@ -394,6 +394,65 @@ Test(ops_numpy_shape, splits_are_numpys)
     weft_tensor_release(args[1]);
 }
 
+static int split_at_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int64_t flat_at[3] = { 3, -2, 20 }, back[2] = { 5, 2 }, cols[2] = { 1, 3 };
+    switch (*(const int *)user) {
+    case 0: return weft_split_at(cx, a[0], flat_at, 3, 0, outs);
+    case 1: return weft_split_at(cx, a[0], back, 2, -1, outs);
+    case 2: return weft_split_at(cx, a[1], cols, 2, 1, outs);
+    default: return weft_split_at(cx, a[1], NULL, 0, 0, outs);
+    }
+}
+
+/* np.split by indices: arange(10) at [3, -2, 20] (a negative index from
+ * the end, one past it: an empty part) and at [5, 2] (an empty middle),
+ * arange(12).reshape(3, 4) at [1, 3] along axis 1 and at no index; the
+ * vector's length unknown while tracing, with one trace. */
+Test(ops_numpy_shape, split_at_indices_is_numpys)
+{
+    double v[12];
+    for (int i = 0; i < 12; i++)
+        v[i] = i;
+    weft_tensor *args[2] = { test_tensor(WEFT_I64, 1, DIMS(10), v),
+                             test_tensor(WEFT_I64, 2, DIMS(3, 4), v) }, *y[4];
+    static const struct {
+        int n;
+        int64_t first[4], len[4];   /* each part's first element and size */
+    } want[4] = { { 4, { 0, 3, 8, 0 }, { 3, 5, 2, 0 } }, { 3, { 0, 0, 2 }, { 5, 0, 8 } },
+                  { 3, { 0, 1, 3 }, { 3, 6, 3 } }, { 1, { 0 }, { 12 } } };
+    for (int k = 0; k < 4; k++) {
+        op_results_everywhere(split_at_body, &k, args, 2, y, (size_t)want[k].n, "split_at");
+        for (int o = 0; o < want[k].n; o++) {
+            cr_assert_eq(weft_tensor_numel(y[o]), want[k].len[o], "case %d part %d", k, o);
+            if (want[k].len[o] > 0)
+                cr_assert_eq(test_element(y[o], 0), want[k].first[o], "case %d part %d", k, o);
+            weft_tensor_release(y[o]);
+        }
+    }
+    const weft_spec sig[2] = { { WEFT_I64, 1, { WEFT_DIM_ANY } }, { WEFT_I64, 2, { 3, 4 } } };
+    weft_function_desc d = { .name = "split_at", .body = split_at_body, .user = &(int){ 0 },
+                             .n_args = 2, .n_outs = 4, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    for (int64_t n = 10; n >= 4; n -= 6) {
+        weft_tensor *a = test_tensor(WEFT_I64, 1, &n, v);
+        weft_arg in[2] = { weft_arg_tensor(a), weft_arg_tensor(args[1]) };
+        cr_assert_eq(weft_function_call(f, in, 2, y, 4), 0, "%s", weft_errmsg());
+        /* n 4: [0, 1, 2], [3:-2] = [], [2:20] = [2, 3], []. */
+        const int64_t len10[4] = { 3, 5, 2, 0 }, len4[4] = { 3, 0, 2, 0 };
+        for (int o = 0; o < 4; o++) {
+            cr_assert_eq(weft_tensor_numel(y[o]), n == 10 ? len10[o] : len4[o], "n %lld part %d",
+                         (long long)n, o);
+            weft_tensor_release(y[o]);
+        }
+        weft_tensor_release(a);
+    }
+    op_destroy_traced_once(&f);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
 static int split_refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     weft_value *parts[3] = { NULL, NULL, NULL };
@@ -401,6 +460,8 @@ static int split_refused_body(weft_ctx *cx, weft_value *const *a, weft_value **o
     switch (*(const int *)user) {
     case 0: rc = weft_array_split(cx, a[0], 0, 0, parts); break;
     case 1: rc = weft_array_split(cx, a[0], 2, 2, parts); break;
+    case 4: rc = weft_split_at(cx, a[0], NULL, 2, 0, parts); break;
+    case 5: rc = weft_split_at(cx, a[0], (const int64_t[]){ 1 }, 1, 1, parts); break;
     case 2: rc = weft_vsplit(cx, a[0], 2, parts); break;
     default: rc = weft_hsplit(cx, a[1], 3, parts); break;
     }
@@ -419,8 +480,10 @@ Test(ops_numpy_shape, split_refusals)
         { 1, WEFT_ESHAPE, "weft_array_split: axis 2 is not an axis of f64[4] with a dim known" },
         { 2, WEFT_ESHAPE, "weft_vsplit: a f64[4] has not a rank of 2 or more" },
         { 3, WEFT_ESHAPE, "weft_split: axis 1 of f64[2,4] (4) does not split into 3 equal" },
+        { 4, WEFT_EINVAL, "weft_split_at: indices is NULL" },
+        { 5, WEFT_EINVAL, "weft_split_at: axis 1 is not in [-1, 1)" },
     };
-    op_expect_errors(rt, split_refused_body, cases, 4, args, 2);
+    op_expect_errors(rt, split_refused_body, cases, 6, args, 2);
     weft_tensor_release(args[0]);
     weft_tensor_release(args[1]);
 }
