@@ -176,6 +176,9 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
 weft_value *weft__ops_dim(weft_ctx *cx, weft_value *x, int axis);
 weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x);
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x);
+/* The vector v laid along axis of a rank-`rank` operand ([1, .., len,
+ * .., 1]), so that it broadcasts against it (ops_numpy_reduce.c). */
+weft_value *weft__ops_along_axis(weft_ctx *cx, weft_value *v, int rank, int axis);
 /* Whether each element of x (any rank but 0) is among the vector y's
  * (one dtype, not bool): y sorted, then a binary search per element; NaN
  * is never found and -0.0 finds 0.0 (ops_perm.c). */

@@ -22,16 +22,6 @@ static weft_value *part(weft_ctx *cx, weft_value *v, int axis, int64_t begin, in
     return weft__ops_axis_slice(cx, v, axis, begin, end);
 }
 
-/* The vector v laid along axis of a rank-r operand ([1, .., len, .., 1]),
- * so that it broadcasts against it. */
-static weft_value *along(weft_ctx *cx, weft_value *v, int rank, int axis)
-{
-    int64_t dims[WEFT_MAX_RANK];
-    for (int d = 0; d < rank; d++)
-        dims[d] = d == axis ? -1 : 1;
-    return weft_reshape(cx, v, rank, dims);
-}
-
 /* x gated on the i64 scalars n and want being equal: the call fails with
  * message when it runs otherwise. */
 static weft_value *same_length(weft_ctx *cx, weft_value *x, weft_value *n, weft_value *want,
@@ -60,7 +50,7 @@ weft_value *weft_trapezoid(weft_ctx *cx, weft_value *y, weft_value *x, double dx
         x = same_length(cx, x, weft__ops_dim0(cx, x), weft__ops_dim(cx, y, axis),
                         "weft_trapezoid: x's length is not y's dim along axis");
         weft_value *xf = weft__ops_as_dtype(cx, x, float_of(x));
-        d = along(cx, weft_diff(cx, xf, 1, 0), rank, axis);
+        d = weft__ops_along_axis(cx, weft_diff(cx, xf, 1, 0), rank, axis);
     } else {
         d = weft_diff(cx, weft__ops_as_dtype(cx, x, float_of(x)), 1, axis);
     }
@@ -180,14 +170,18 @@ static weft_value *uneven(weft_ctx *cx, weft_value *f, weft_value *steps, int ra
     weft_dtype dt = weft__value_spec(f)->dtype;
     weft_value *d1 = part(cx, steps, 0, 0, -1), *d2 = part(cx, steps, 0, 1, WEFT_END);
     weft_value *sum = weft_add(cx, d1, d2);
+    /* NumPy's coefficients, laid along the axis. */
     weft_value *a = weft_div(cx, weft_neg(cx, d2), weft_mul(cx, d1, sum));
     weft_value *b = weft_div(cx, weft_sub(cx, d2, d1), weft_mul(cx, d1, d2));
     weft_value *c = weft_div(cx, d1, weft_mul(cx, d2, sum));
+    a = weft__ops_along_axis(cx, a, rank, axis);
+    b = weft__ops_along_axis(cx, b, rank, axis);
+    c = weft__ops_along_axis(cx, c, rank, axis);
     weft_value *inside = weft_add(
         cx,
-        weft_add(cx, weft_mul(cx, along(cx, a, rank, axis), part(cx, f, axis, 0, -2)),
-                 weft_mul(cx, along(cx, b, rank, axis), part(cx, f, axis, 1, -1))),
-        weft_mul(cx, along(cx, c, rank, axis), part(cx, f, axis, 2, WEFT_END)));
+        weft_add(cx, weft_mul(cx, a, part(cx, f, axis, 0, -2)),
+                 weft_mul(cx, b, part(cx, f, axis, 1, -1))),
+        weft_mul(cx, c, part(cx, f, axis, 2, WEFT_END)));
     inside = weft__ops_as_dtype(cx, inside, dt);
     weft_value *first, *last;
     if (edge_order == 1) {

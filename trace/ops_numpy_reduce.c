@@ -177,8 +177,7 @@ weft_value *weft_nanstd(weft_ctx *cx, weft_value *a, const int *axes, size_t n_a
                                             keepdims)));
 }
 
-/* weights laid along axis of a (NumPy's 1-D weights): [1.., n, ..1]. */
-static weft_value *along_axis(weft_ctx *cx, weft_value *w, int rank, int axis)
+weft_value *weft__ops_along_axis(weft_ctx *cx, weft_value *w, int rank, int axis)
 {
     int64_t dims[WEFT_MAX_RANK];
     for (int d = 0; d < rank; d++)
@@ -212,7 +211,7 @@ weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weig
     a = weft__ops_as_dtype(cx, a, dt);
     weft_value *w = weft__ops_as_dtype(cx, weights, dt);
     if (!same)
-        w = along_axis(cx, w, sa->rank, axis < 0 ? axis + sa->rank : axis);
+        w = weft__ops_along_axis(cx, w, sa->rank, axis < 0 ? axis + sa->rank : axis);
     weft_value *num = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, a, w), axes, n, false);
     /* w times ones: w broadcast to a's shape, its values exact. */
     weft_value *den = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, w, weft_ones_like(cx, a)), axes, n,

@@ -53,6 +53,15 @@ static weft_value *distinct_values(weft_ctx *cx, weft_value *v)
     return weft_boolean_mask(cx, s, run_starts(cx, s), 0);
 }
 
+/* v as the dtype ar1 and ar2 promote to (bools compared as integers
+ * become bool again). */
+static weft_value *as_inputs_dtype(weft_ctx *cx, weft_value *v, weft_value *ar1,
+                                   weft_value *ar2)
+{
+    weft_value *in[2] = { ar1, ar2 };
+    return weft__ops_as_dtype(cx, v, weft__ops_promoted_dtype(in, 2));
+}
+
 /* Whether two values can meet in fn: not NULL (the context fails on
  * NULL through weft__op_enter). */
 static bool enter_pair(weft_ctx *cx, const char *fn, weft_value *a, weft_value *b)
@@ -137,8 +146,7 @@ weft_value *weft_intersect1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2, boo
     weft_value *head = weft__ops_axis_slice(cx, s, 0, 0, -1);
     weft_value *twice = weft_eq(cx, head, weft__ops_axis_slice(cx, s, 0, 1, WEFT_END));
     weft_value *both = weft_boolean_mask(cx, head, twice, 0);
-    return WEFT__KEEP(weft__ops_as_dtype(cx, both, weft__ops_promoted_dtype(
-                                                        (weft_value *[]){ ar1, ar2 }, 2)));
+    return WEFT__KEEP(as_inputs_dtype(cx, both, ar1, ar2));
 }
 
 weft_value *weft_union1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2)
@@ -149,8 +157,7 @@ weft_value *weft_union1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2)
     weft_dtype dt = compare_dtype(ar1, ar2);
     weft_value *v[2] = { flat_as(cx, ar1, dt), flat_as(cx, ar2, dt) };
     weft_value *either = distinct_values(cx, weft_concat(cx, v, 2, 0));
-    return WEFT__KEEP(weft__ops_as_dtype(cx, either, weft__ops_promoted_dtype(
-                                                          (weft_value *[]){ ar1, ar2 }, 2)));
+    return WEFT__KEEP(as_inputs_dtype(cx, either, ar1, ar2));
 }
 
 weft_value *weft_setxor1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2, bool assume_unique)
@@ -172,6 +179,5 @@ weft_value *weft_setxor1d(weft_ctx *cx, weft_value *ar1, weft_value *ar2, bool a
     weft_value *first_of_run = weft_logical_or(cx, weft_eq(cx, i, zero), weft_ne(cx, s, before));
     weft_value *last_of_run = weft_logical_or(cx, weft_eq(cx, i, last), weft_ne(cx, s, after));
     weft_value *once = weft_boolean_mask(cx, s, weft_logical_and(cx, first_of_run, last_of_run), 0);
-    return WEFT__KEEP(weft__ops_as_dtype(cx, once, weft__ops_promoted_dtype(
-                                                        (weft_value *[]){ ar1, ar2 }, 2)));
+    return WEFT__KEEP(as_inputs_dtype(cx, once, ar1, ar2));
 }

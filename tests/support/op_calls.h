@@ -68,6 +68,22 @@ static inline void op_results_everywhere(weft_body_fn body, void *user, weft_ten
         }
 }
 
+/* r is of dtype dt and holds want[0..n) (rounded to f32 first for an
+ * f32 r; NaN where want is NaN); `what` names the case. */
+static inline void op_expect_values(const weft_tensor *r, weft_dtype dt, const double *want,
+                                    int64_t n, const char *what)
+{
+    cr_assert_eq(weft_tensor_dtype(r), dt, "%s: dtype %s", what,
+                 weft_dtype_name(weft_tensor_dtype(r)));
+    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
+                 (long long)weft_tensor_numel(r));
+    for (int64_t i = 0; i < n; i++) {
+        double got = test_element(r, i), w = dt == WEFT_F32 ? (double)(float)want[i] : want[i];
+        cr_assert(w != w ? got != got : got == w, "%s[%lld] is %.17g, not %.17g", what,
+                  (long long)i, got, w);
+    }
+}
+
 /* A function of body on r (one output) whose n_args arguments have the
  * specs sig[]: dims unknown there are traced once for every size. */
 static inline weft_function *op_signature_function(weft_runtime *r, weft_body_fn body,

@@ -22,21 +22,6 @@ TestSuite(ops_numpy_calculus, .init = suite_runtimes_create, .fini = suite_runti
 static const double F[15] = { 0.3, 1.7, -2.2, 4.1, 0.05, 2.0, -1.25, 3.5, 3.5, -0.75,
                               1e3, 7.0, 0.125, -9.5, 2.25 };
 
-/* A result against NumPy's values: dtype, element count, bits. */
-static void expect_bits(const weft_tensor *r, weft_dtype dt, const double *want, int64_t n,
-                        const char *what)
-{
-    cr_assert_eq(weft_tensor_dtype(r), dt, "%s: dtype %s", what,
-                 weft_dtype_name(weft_tensor_dtype(r)));
-    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
-                 (long long)weft_tensor_numel(r));
-    for (int64_t i = 0; i < n; i++) {
-        double got = test_element(r, i);
-        double w = dt == WEFT_F32 ? (double)(float)want[i] : want[i];
-        cr_assert(got == w, "%s[%lld] is %.17g, NumPy's %.17g", what, (long long)i, got, w);
-    }
-}
-
 typedef struct grad_op {
     int axis, edge_order;
     bool spacing;   /* args[1] is the spacing */
@@ -57,7 +42,7 @@ static void expect_gradient(weft_tensor *f, weft_tensor *spacing, grad_op g, wef
     g.spacing = spacing != NULL;
     op_results_everywhere(gradient_body, &g, args, spacing ? 2 : 1, &r, 1, what);
     test_assert_shape(r, dt, weft_tensor_rank(f), weft_tensor_dims(f), what);
-    expect_bits(r, dt, want, weft_tensor_numel(f), what);
+    op_expect_values(r, dt, want, weft_tensor_numel(f), what);
     weft_tensor_release(r);
 }
 
@@ -165,7 +150,7 @@ static void expect_trapz(weft_tensor *y, weft_tensor *x, trapz_op t, weft_dtype 
     weft_tensor *args[2] = { y, x }, *r;
     t.by_x = x != NULL;
     op_results_everywhere(trapz_body, &t, args, x ? 2 : 1, &r, 1, what);
-    expect_bits(r, dt, want, n, what);
+    op_expect_values(r, dt, want, n, what);
     weft_tensor_release(r);
 }
 
@@ -220,7 +205,7 @@ static void expect_unwrap(weft_tensor *p, unwrap_op u, weft_dtype dt, const doub
     weft_tensor *r;
     op_results_everywhere(unwrap_body, &u, &p, 1, &r, 1, what);
     test_assert_shape(r, dt, weft_tensor_rank(p), weft_tensor_dims(p), what);
-    expect_bits(r, dt, want, weft_tensor_numel(p), what);
+    op_expect_values(r, dt, want, weft_tensor_numel(p), what);
     weft_tensor_release(r);
 }
 
@@ -346,7 +331,7 @@ Test(ops_numpy_calculus, convolve_and_correlate_are_numpys)
             conv_op c = { cases[k].correlate, (weft_convolve_mode)m };
             weft_tensor *args[2] = { cases[k].x, cases[k].y };
             op_results_everywhere(conv_body, &c, args, 2, &r, 1, "convolve");
-            expect_bits(r, WEFT_F64, cases[k].want, cases[k].n, "convolve case");
+            op_expect_values(r, WEFT_F64, cases[k].want, cases[k].n, "convolve case");
             weft_tensor_release(r);
         }
     }
@@ -371,7 +356,7 @@ Test(ops_numpy_calculus, one_trace_for_every_length)
         weft_tensor *a = test_tensor(WEFT_F64, 1, call ? DIMS(2) : DIMS(7), av), *r = NULL;
         weft_arg args[2] = { weft_arg_tensor(a), weft_arg_tensor(v) };
         cr_assert_eq(weft_function_call(f, args, 2, &r, 1), 0, "%s", weft_errmsg());
-        expect_bits(r, WEFT_F64, call ? want2 : want7, call ? 3 : 7, "traced convolve");
+        op_expect_values(r, WEFT_F64, call ? want2 : want7, call ? 3 : 7, "traced convolve");
         weft_tensor_release(r);
         weft_tensor_release(a);
     }
@@ -394,7 +379,7 @@ Test(ops_numpy_calculus, one_trace_for_every_length)
         weft_arg args[2] = { weft_arg_tensor(ft), weft_arg_tensor(xt) };
         weft_tensor *r = NULL;
         cr_assert_eq(weft_function_call(f, args, 2, &r, 1), 0, "%s", weft_errmsg());
-        expect_bits(r, WEFT_F64, call ? want3 : want5, n, "traced gradient");
+        op_expect_values(r, WEFT_F64, call ? want3 : want5, n, "traced gradient");
         weft_tensor_release(r);
         weft_tensor_release(ft);
         weft_tensor_release(xt);

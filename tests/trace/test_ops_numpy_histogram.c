@@ -15,18 +15,6 @@ TestSuite(ops_numpy_histogram, .init = suite_runtimes_create, .fini = suite_runt
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
-static void expect_values(const weft_tensor *r, weft_dtype dt, const double *want, int64_t n,
-                          const char *what)
-{
-    cr_assert_eq(weft_tensor_dtype(r), dt, "%s: dtype %s", what,
-                 weft_dtype_name(weft_tensor_dtype(r)));
-    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
-                 (long long)weft_tensor_numel(r));
-    for (int64_t i = 0; i < n; i++)
-        cr_assert_eq(test_element(r, i), want[i], "%s[%lld]: %.17g", what, (long long)i,
-                     test_element(r, i));
-}
-
 static int by_edges_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     outs[0] = weft_histogram_by_edges(cx, a[0], a[1], *(const bool *)user ? a[2] : NULL);
@@ -44,14 +32,14 @@ Test(ops_numpy_histogram, by_edges_is_numpys)
     weft_tensor *args[3] = { a, e, NULL }, *r;
     bool weighted = false;
     op_results_everywhere(by_edges_body, &weighted, args, 2, &r, 1, "by edges");
-    expect_values(r, WEFT_I64, (const double[]){ 1, 0, 3, 2 }, 4, "by edges");
+    op_expect_values(r, WEFT_I64, (const double[]){ 1, 0, 3, 2 }, 4, "by edges");
     weft_tensor_release(r);
     args[1] = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 4, 5 });
     args[2] = test_tensor(WEFT_F64, 1, DIMS(9),
                           (const double[]){ 0.5, 0.25, 0.125, 4, 8, 16, 32, 64, 128 });
     weighted = true;
     op_results_everywhere(by_edges_body, &weighted, args, 3, &r, 1, "weighted");
-    expect_values(r, WEFT_F64, (const double[]){ 0.25, 12.125, 144 }, 3, "weighted");
+    op_expect_values(r, WEFT_F64, (const double[]){ 0.25, 12.125, 144 }, 3, "weighted");
     weft_tensor_release(r);
     weft_tensor_release(args[1]);
     weft_tensor_release(args[2]);
@@ -82,7 +70,7 @@ Test(ops_numpy_histogram, equal_bins_with_weights_are_numpys)
                                                              1.1, -0.2, 0.45 }),
     }, *r;
     op_results_everywhere(equal_bins_body, NULL, args, 2, &r, 1, "equal bins weighted");
-    expect_values(r, WEFT_F64, (const double[]){ 2.85, 2.1, 0.95, 0.6000000000000001 }, 4,
+    op_expect_values(r, WEFT_F64, (const double[]){ 2.85, 2.1, 0.95, 0.6000000000000001 }, 4,
                   "equal bins weighted");
     weft_tensor_release(r);
     weft_tensor_release(args[0]);
@@ -108,11 +96,11 @@ Test(ops_numpy_histogram, histogramdd_is_numpys)
                                  (const double[]){ 0.1, 2, 0.7, -1, 0.3, 0.5, 0.25, 3 }), *r[3];
     op_results_everywhere(dd_body, NULL, &s, 1, r, 3, "histogramdd");
     test_assert_shape(r[0], WEFT_F64, 2, DIMS(3, 2), "histogramdd");
-    expect_values(r[0], WEFT_F64, (const double[]){ 0, 2, 1, 0, 1, 0 }, 6, "histogramdd");
-    expect_values(r[1], WEFT_F64,
+    op_expect_values(r[0], WEFT_F64, (const double[]){ 0, 2, 1, 0, 1, 0 }, 6, "histogramdd");
+    op_expect_values(r[1], WEFT_F64,
                   (const double[]){ 0.10000000149011612, 0.29999999701976776, 0.4999999925494194,
                                     0.699999988079071 }, 4, "histogramdd edges 0");
-    expect_values(r[2], WEFT_F64, (const double[]){ -1, 1, 3 }, 3, "histogramdd edges 1");
+    op_expect_values(r[2], WEFT_F64, (const double[]){ -1, 1, 3 }, 3, "histogramdd edges 1");
     for (int k = 0; k < 3; k++)
         weft_tensor_release(r[k]);
     weft_tensor_release(s);
@@ -143,9 +131,9 @@ Test(ops_numpy_histogram, histogram2d_is_numpys)
     h2d_op h = { { 2, 3 }, false, true };
     op_results_everywhere(h2d_body, &h, args, 3, r, 3, "histogram2d");
     test_assert_shape(r[0], WEFT_F64, 2, DIMS(2, 3), "histogram2d");
-    expect_values(r[0], WEFT_F64, (const double[]){ 0.5, 0, 3, 0, 4, 0 }, 6, "histogram2d");
-    expect_values(r[1], WEFT_F64, (const double[]){ 1, 3, 5 }, 3, "histogram2d x edges");
-    expect_values(r[2], WEFT_F64,
+    op_expect_values(r[0], WEFT_F64, (const double[]){ 0.5, 0, 3, 0, 4, 0 }, 6, "histogram2d");
+    op_expect_values(r[1], WEFT_F64, (const double[]){ 1, 3, 5 }, 3, "histogram2d x edges");
+    op_expect_values(r[2], WEFT_F64,
                   (const double[]){ 0, 0.3333333333333333, 0.6666666666666666, 1 }, 4,
                   "histogram2d y edges");
     for (int k = 0; k < 3; k++) {
@@ -158,9 +146,9 @@ Test(ops_numpy_histogram, histogram2d_is_numpys)
     };
     h = (h2d_op){ { 2, 2 }, true, false };
     op_results_everywhere(h2d_body, &h, xy, 2, r, 3, "histogram2d range");
-    expect_values(r[0], WEFT_F64, (const double[]){ 1, 0, 0, 2 }, 4, "histogram2d range");
-    expect_values(r[1], WEFT_F64, (const double[]){ 0, 2, 4 }, 3, "histogram2d range x");
-    expect_values(r[2], WEFT_F64, (const double[]){ 0, 0.5, 1 }, 3, "histogram2d range y");
+    op_expect_values(r[0], WEFT_F64, (const double[]){ 1, 0, 0, 2 }, 4, "histogram2d range");
+    op_expect_values(r[1], WEFT_F64, (const double[]){ 0, 2, 4 }, 3, "histogram2d range x");
+    op_expect_values(r[2], WEFT_F64, (const double[]){ 0, 0.5, 1 }, 3, "histogram2d range y");
     for (int k = 0; k < 3; k++)
         weft_tensor_release(r[k]);
     weft_tensor_release(xy[0]);
@@ -193,7 +181,7 @@ Test(ops_numpy_histogram, one_trace_and_bad_edges)
         cr_assert_eq(weft_function_call(f, args, 2, &r, 1), calls[k].rc, "call %d: %s", k,
                      weft_errmsg());
         if (calls[k].rc == 0) {
-            expect_values(r, WEFT_I64, calls[k].want, calls[k].ne - 1, "traced by edges");
+            op_expect_values(r, WEFT_I64, calls[k].want, calls[k].ne - 1, "traced by edges");
             weft_tensor_release(r);
         } else {
             cr_assert(strstr(weft_errmsg(), "edges are empty, NaN or decrease"), "%s",
@@ -214,7 +202,7 @@ Test(ops_numpy_histogram, one_trace_and_bad_edges)
         cr_assert_eq(weft_function_call(g, &arg, 1, &r, 1), 0, "%s", weft_errmsg());
         /* One sample: its range widened by 1/2, the sample in the middle
          * bins (NumPy: [[0, 0], [0, 1], [0, 0]]). */
-        expect_values(r, WEFT_F64, n == 4 ? (const double[]){ 0, 2, 1, 0, 1, 0 }
+        op_expect_values(r, WEFT_F64, n == 4 ? (const double[]){ 0, 2, 1, 0, 1, 0 }
                                           : (const double[]){ 0, 0, 0, 1, 0, 0 }, 6,
                       "traced histogramdd");
         weft_tensor_release(r);

@@ -12,14 +12,6 @@ TestSuite(ops_numpy_nonzero, .init = suite_runtimes_create, .fini = suite_runtim
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
-static void expect_values(const weft_tensor *r, const double *want, int64_t n, const char *what)
-{
-    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
-                 (long long)weft_tensor_numel(r));
-    for (int64_t i = 0; i < n; i++)
-        cr_assert_eq(test_element(r, i), want[i], "%s[%lld]", what, (long long)i);
-}
-
 static int nonzero_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     if (user)
@@ -38,13 +30,13 @@ Test(ops_numpy_nonzero, nonzero_is_numpys)
     op_results_everywhere(nonzero_body, &two, &a, 1, r, 2, "nonzero");
     for (int d = 0; d < 2; d++)
         test_assert_shape(r[d], WEFT_I64, 1, DIMS(4), "nonzero");
-    expect_values(r[0], (const double[]){ 0, 1, 2, 2 }, 4, "nonzero rows");
-    expect_values(r[1], (const double[]){ 1, 0, 0, 2 }, 4, "nonzero columns");
+    op_expect_values(r[0], WEFT_I64, (const double[]){ 0, 1, 2, 2 }, 4, "nonzero rows");
+    op_expect_values(r[1], WEFT_I64, (const double[]){ 1, 0, 0, 2 }, 4, "nonzero columns");
     weft_tensor_release(r[0]);
     weft_tensor_release(r[1]);
     op_results_everywhere(nonzero_body, NULL, &a, 1, r, 1, "flatnonzero");
     test_assert_shape(r[0], WEFT_I64, 1, DIMS(4), "flatnonzero");
-    expect_values(r[0], (const double[]){ 1, 3, 6, 8 }, 4, "flatnonzero");
+    op_expect_values(r[0], WEFT_I64, (const double[]){ 1, 3, 6, 8 }, 4, "flatnonzero");
     weft_tensor_release(r[0]);
     weft_tensor_release(a);
 }
@@ -61,7 +53,7 @@ Test(ops_numpy_nonzero, one_trace_for_every_count)
         weft_arg arg = weft_arg_tensor(m[k]);
         weft_tensor *r = NULL;
         cr_assert_eq(weft_function_call(f, &arg, 1, &r, 1), 0, "%s", weft_errmsg());
-        expect_values(r, (const double[]){ 1, 2 }, k ? 0 : 2, "traced flatnonzero");
+        op_expect_values(r, WEFT_I64, (const double[]){ 1, 2 }, k ? 0 : 2, "traced flatnonzero");
         weft_tensor_release(r);
         weft_tensor_release(m[k]);
     }
@@ -103,7 +95,8 @@ Test(ops_numpy_nonzero, diagonal_is_numpys)
         weft_tensor *r;
         op_results_everywhere(diagonal_body, &cases[k].op, &b, 1, &r, 1, "diagonal");
         test_assert_shape(r, WEFT_I32, 2, cases[k].dims, "diagonal");
-        expect_values(r, cases[k].want, cases[k].dims[0] * cases[k].dims[1], "diagonal");
+        op_expect_values(r, WEFT_I32, cases[k].want, cases[k].dims[0] * cases[k].dims[1],
+                         "diagonal");
         weft_tensor_release(r);
     }
     weft_tensor_release(b);
@@ -124,7 +117,7 @@ Test(ops_numpy_nonzero, diag_indices_and_ix_are_numpys)
     op_results_everywhere(indices_body, &which, NULL, 0, r, 3, "diag_indices");
     for (int d = 0; d < 3; d++) {
         test_assert_shape(r[d], WEFT_I64, 1, DIMS(3), "diag_indices");
-        expect_values(r[d], (const double[]){ 0, 1, 2 }, 3, "diag_indices");
+        op_expect_values(r[d], WEFT_I64, (const double[]){ 0, 1, 2 }, 3, "diag_indices");
         weft_tensor_release(r[d]);
     }
     which = 1;
@@ -132,9 +125,9 @@ Test(ops_numpy_nonzero, diag_indices_and_ix_are_numpys)
                              test_tensor(WEFT_BOOL, 1, DIMS(3), (const double[]){ 1, 0, 1 }) };
     op_results_everywhere(indices_body, &which, seqs, 2, r, 2, "ix_");
     test_assert_shape(r[0], WEFT_I32, 2, DIMS(2, 1), "ix_ 0");
-    expect_values(r[0], (const double[]){ 1, 3 }, 2, "ix_ 0");
+    op_expect_values(r[0], WEFT_I32, (const double[]){ 1, 3 }, 2, "ix_ 0");
     test_assert_shape(r[1], WEFT_I64, 2, DIMS(1, 2), "ix_ 1");
-    expect_values(r[1], (const double[]){ 0, 2 }, 2, "ix_ 1");
+    op_expect_values(r[1], WEFT_I64, (const double[]){ 0, 2 }, 2, "ix_ 1");
     for (int k = 0; k < 2; k++) {
         weft_tensor_release(r[k]);
         weft_tensor_release(seqs[k]);

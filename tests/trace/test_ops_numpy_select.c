@@ -20,14 +20,6 @@ static int compress_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, 
     return weft_ctx_status(cx);
 }
 
-static void expect_values(const weft_tensor *r, const double *want, int64_t n, const char *what)
-{
-    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
-                 (long long)weft_tensor_numel(r));
-    for (int64_t i = 0; i < n; i++)
-        cr_assert_eq(test_element(r, i), want[i], "%s[%lld]", what, (long long)i);
-}
-
 /* np.compress([1, 0, 2.5], m, axis=1), np.compress([0, 1], m, axis=0) (a
  * condition shorter than the dim), np.compress([1, 0, 1, 1], arange(6))
  * (flattened), and a condition longer than the dim with false past it. */
@@ -53,8 +45,8 @@ Test(ops_numpy_select, compress_is_numpys)
         weft_tensor *args[2] = { cases[k].cond, m }, *r;
         op_results_everywhere(compress_body, &cases[k].axis, args, 2, &r, 1, "compress");
         test_assert_shape(r, WEFT_I32, cases[k].rank, cases[k].dims, "compress");
-        expect_values(r, cases[k].want, cases[k].dims[0] * (cases[k].rank == 2 ? cases[k].dims[1]
-                                                                             : 1), "compress");
+        int64_t n = cases[k].dims[0] * (cases[k].rank == 2 ? cases[k].dims[1] : 1);
+        op_expect_values(r, WEFT_I32, cases[k].want, n, "compress");
         weft_tensor_release(r);
     }
     weft_tensor *all[5] = { m, c3, c2, c4, c5 };
@@ -85,7 +77,7 @@ Test(ops_numpy_select, compress_true_past_the_end_fails)
     weft_tensor *c1 = test_tensor(WEFT_BOOL, 1, DIMS(1), (const double[]){ 1 });
     args[0] = weft_arg_tensor(c1);
     cr_assert_eq(weft_function_call(f, args, 2, &r, 1), 0, "%s", weft_errmsg());
-    expect_values(r, (const double[]){ 1 }, 1, "compress traced");
+    op_expect_values(r, WEFT_F64, (const double[]){ 1 }, 1, "compress traced");
     weft_tensor_release(r);
     op_destroy_traced_once(&f);
     weft_tensor_release(c1);
@@ -125,7 +117,8 @@ Test(ops_numpy_select, tri_indices_are_numpys)
         op_results_everywhere(tri_body, &cases[k].op, NULL, 0, r, 2, "tri indices");
         for (int o = 0; o < 2; o++) {
             test_assert_shape(r[o], WEFT_I64, 1, &cases[k].n, "tri indices");
-            expect_values(r[o], o ? cases[k].cols : cases[k].rows, cases[k].n, "tri indices");
+            op_expect_values(r[o], WEFT_I64, o ? cases[k].cols : cases[k].rows, cases[k].n,
+                             "tri indices");
             weft_tensor_release(r[o]);
         }
     }
@@ -149,11 +142,11 @@ Test(ops_numpy_select, signed_infinities)
         weft_tensor *r;
         op_results_everywhere(inf_body, &p, &x, 1, &r, 1, "isinf");
         test_assert_shape(r, WEFT_BOOL, 1, DIMS(4), "isinf");
-        expect_values(r, pos ? (const double[]){ 1, 0, 0, 0 } : (const double[]){ 0, 1, 0, 0 }, 4,
-                      "isinf");
+        static const double pos_inf[4] = { 1, 0, 0, 0 }, neg_inf[4] = { 0, 1, 0, 0 };
+        op_expect_values(r, WEFT_BOOL, pos ? pos_inf : neg_inf, 4, "isinf");
         weft_tensor_release(r);
         op_results_everywhere(inf_body, &p, &i, 1, &r, 1, "isinf integers");
-        expect_values(r, (const double[]){ 0, 0 }, 2, "isinf integers");
+        op_expect_values(r, WEFT_BOOL, (const double[]){ 0, 0 }, 2, "isinf integers");
         weft_tensor_release(r);
     }
     weft_tensor_release(x);
