@@ -376,7 +376,7 @@ WEFT_API weft_value *weft_allclose(weft_ctx *cx, weft_value *a, weft_value *b, d
  * (-0.0 equals 0.0; NaN equals NaN only where equal_nan).  Shapes that
  * differ give false, not an error, also where dims are unknown while
  * tracing (the shapes are then compared when the call runs); both ranks
- * must be known (WEFT_EINVAL).  The dtypes promote as weft_eq's. */
+ * must be known (WEFT_ESHAPE).  The dtypes promote as weft_eq's. */
 WEFT_API weft_value *weft_array_equal(weft_ctx *cx, weft_value *a1, weft_value *a2,
                                       bool equal_nan);
 /* tf.math.bessel_i0, bessel_i0e, bessel_i1 and bessel_i1e: the modified
@@ -685,8 +685,8 @@ WEFT_API int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const dou
  * closed; values outside and NaN are not counted.  Edges that are empty
  * or decrease fail the call when it runs (WEFT_EINVAL, NumPy's
  * ValueError), and so does a NaN edge (NumPy lets one through); equal
- * ones make an empty bin.  a and edges promote to one
- * dtype (numbers, not bool: WEFT_EDTYPE).  Without weights (NULL) the
+ * ones make an empty bin.  a and edges promote to one dtype (numbers,
+ * not bool: WEFT_EDTYPE).  Without weights (NULL) the
  * counts are i64; with them (a's size, any numbers; bool counts as i64)
  * the sums of their weights in the weights' dtype, in a's order
  * (weft_bincount's): NumPy's own order for equal bins (pass
@@ -1085,8 +1085,8 @@ WEFT_API weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool desce
 WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending);
 /* NumPy's lexsort(keys, axis): the i64 indices that sort along axis by
  * the last key, ties broken by the one before it, and so on to keys[0]
- * (keys of one shape: ranks known alike, dims checked by the gathers);
- * stable, weft_sort's order (NaN last).  n >= 1 (WEFT_EINVAL).  One
+ * (keys of one shape: unequal ranks are WEFT_ESHAPE, the dims are checked
+ * by the gathers); stable, weft_sort's order (NaN last).  n >= 1 (WEFT_EINVAL).  One
  * stable argsort and two gathers per key. */
 WEFT_API weft_value *weft_lexsort(weft_ctx *cx, weft_value *const *keys, size_t n, int axis);
 /* tf.math.top_k: the k largest elements along the last axis, in
