@@ -746,7 +746,7 @@ weft_value *weft__ops_constant(weft_ctx *cx, const char *fn, weft_dtype dt, int 
 weft_value *weft__value_strong(weft_ctx *cx, weft_value *v)
 {
     WEFT__SCOPE(cx);
-    if (!weft__value_is_weak(v))
+    if (!v || !weft__value_is_weak(v))   /* NULL: an earlier step failed */
         return WEFT__KEEP(v);
     const weft_tensor *k = weft__value_konst(v);
     return WEFT__KEEP(const_scalar(cx, k->dtype, k->data, false));

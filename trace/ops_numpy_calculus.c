@@ -49,6 +49,8 @@ weft_value *weft_trapezoid(weft_ctx *cx, weft_value *y, weft_value *x, double dx
     } else if (weft__value_spec(x)->rank == 1) {
         x = same_length(cx, x, weft__ops_dim0(cx, x), weft__ops_dim(cx, y, axis),
                         "weft_trapezoid: x's length is not y's dim along axis");
+        if (!x)   /* eagerly the check fails at once */
+            return NULL;
         weft_value *xf = weft__ops_as_dtype(cx, x, float_of(x));
         d = weft__ops_along_axis(cx, weft_diff(cx, xf, 1, 0), rank, axis);
     } else {
@@ -252,6 +254,8 @@ weft_value *weft_gradient(weft_ctx *cx, weft_value *f, weft_value *spacing, int 
     if (spacing && weft__value_spec(spacing)->rank == 1) {
         spacing = same_length(cx, spacing, weft__ops_dim0(cx, spacing), n_along,
                               "weft_gradient: the coordinates' length is not f's dim along axis");
+        if (!spacing)   /* eagerly the check fails at once */
+            return NULL;
         g = by_coordinates(cx, ff, spacing, rank, axis, edge_order);
     } else {
         weft_value *h = spacing ? weft__ops_as_dtype(cx, spacing, WEFT_F64)

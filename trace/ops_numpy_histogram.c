@@ -178,6 +178,11 @@ weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edg
         weft_value *flat = weft_ravel(cx, weights);
         flat = weft_check(cx, flat, weft_eq(cx, weft__ops_dim0(cx, flat), weft__ops_dim0(cx, x)),
                           "weft_histogram_by_edges: weights and a differ in size");
+        if (!flat)   /* eagerly the check fails at once */
+            return NULL;
+        /* Read at a's positions, so that bincount's shapes agree while the
+         * call runs and the check above is what fails. */
+        flat = weft_gather(cx, flat, weft__ops_axis0_range(cx, x), 0);
         cdt = weft__value_spec(flat)->dtype == WEFT_BOOL ? WEFT_I64 : weft__value_spec(flat)->dtype;
         weft_value *ws[2] = { weft__ops_as_dtype(cx, flat, cdt), weft_fill(cx, cdt, 1, &one, 0) };
         w = weft_concat(cx, ws, 2, 0);
@@ -248,6 +253,8 @@ int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *bins,
         w = weft__ops_as_dtype(cx, weft_ravel(cx, weights), WEFT_F64);
         w = weft_check(cx, w, weft_eq(cx, weft__ops_dim0(cx, w), weft__ops_dim(cx, sample, 0)),
                        "weft_histogramdd: weights and sample differ in length");
+        /* Read at the samples' positions, as weft_histogram_by_edges'. */
+        w = weft_gather(cx, w, weft__ops_axis0_range(cx, sample), 0);
     }
     weft_value *hist = weft_bincount(cx, flat_bin, w, size, size, WEFT_F64);
     hist = weft_reshape(cx, hist, (int)dims, nbin);

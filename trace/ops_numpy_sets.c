@@ -29,7 +29,7 @@ static weft_value *flat_as(weft_ctx *cx, weft_value *v, weft_dtype dt)
 static weft_value *distinct(weft_ctx *cx, weft_value *a, weft_value *b)
 {
     weft_value *ne = weft_ne(cx, a, b);
-    if (!weft__dtype_is_float(weft__value_spec(a)->dtype))
+    if (!ne || !weft__dtype_is_float(weft__value_spec(a)->dtype))
         return ne;
     weft_value *both_nan = weft_logical_and(cx, weft_is_nan(cx, a), weft_is_nan(cx, b));
     return weft_logical_and(cx, ne, weft_logical_not(cx, both_nan));
@@ -77,6 +77,8 @@ weft_value *weft_isin(weft_ctx *cx, weft_value *element, weft_value *test_elemen
         return NULL;
     weft_dtype dt = compare_dtype(element, test_elements);
     weft_value *x = weft__ops_as_dtype(cx, element, dt);
+    if (!x)
+        return NULL;
     bool scalar = weft__value_spec(x)->rank == 0;
     static const int64_t one = 1;
     if (scalar)
@@ -91,7 +93,7 @@ weft_value *weft_isin(weft_ctx *cx, weft_value *element, weft_value *test_elemen
  * values: NaN finds the NaN, last, and -0.0 finds 0.0. */
 static weft_value *position_among(weft_ctx *cx, weft_value *values, weft_value *v)
 {
-    if (weft__value_spec(v)->rank != 0)
+    if (!v || weft__value_spec(v)->rank != 0)
         return weft_searchsorted(cx, values, v, false);
     static const int64_t one = 1;
     weft_value *at = weft_searchsorted(cx, values, weft_reshape(cx, v, 1, &one), false);

@@ -435,6 +435,12 @@ Test(ops_numpy_calculus, bad_lengths_fail_the_call)
                      weft_errmsg());
         cr_assert(strstr(weft_errmsg(), cases[k].says), "case %d: %s", k, weft_errmsg());
         cr_assert_null(r);
+        /* Eagerly the same call fails as it is made (an empty signal is
+         * refused before it is read). */
+        weft_tensor *ab[2] = { a, b };
+        cr_assert_eq(op_call(rt, cases[k].body, cases[k].user, ab, 2, &r, 1, true), WEFT_EINVAL,
+                     "case %d eager: %s", k, weft_errmsg());
+        cr_assert_null(r);
         weft_function_destroy(&f);
         weft_tensor_release(a);
         weft_tensor_release(b);

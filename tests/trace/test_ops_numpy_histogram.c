@@ -191,6 +191,31 @@ Test(ops_numpy_histogram, one_trace_and_bad_edges)
         weft_tensor_release(e);
     }
     op_destroy_traced_once(&f);
+    /* Weights of another size fail the call, eagerly as it is made. */
+    weft_tensor *a = test_tensor(WEFT_F64, 1, DIMS(3), v);
+    weft_tensor *w = test_tensor(WEFT_F64, 1, DIMS(2), v);
+    weft_tensor *e = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 0, 5 }), *r = NULL;
+    weft_tensor *awe[3] = { a, e, w };
+    weighted = true;
+    for (int eager = 0; eager < 2; eager++) {
+        cr_assert_eq(op_call(rt, by_edges_body, &weighted, awe, 3, &r, 1, eager), WEFT_EINVAL,
+                     "%s", weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), "weights and a differ in size"), "%s", weft_errmsg());
+        cr_assert_null(r);
+    }
+    /* histogram2d's weights alike. */
+    h2d_op h = { { 2, 2 }, false, true };
+    weft_tensor *xyw[3] = { a, a, w };
+    weft_tensor *h2[3] = { NULL, NULL, NULL };
+    for (int eager = 0; eager < 2; eager++) {
+        cr_assert_eq(op_call(rt, h2d_body, &h, xyw, 3, h2, 3, eager), WEFT_EINVAL, "%s",
+                     weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), "weights and sample differ in length"), "%s",
+                  weft_errmsg());
+    }
+    weft_tensor_release(a);
+    weft_tensor_release(w);
+    weft_tensor_release(e);
     const weft_spec dd_sig = { WEFT_F32, 2, { WEFT_DIM_ANY, 2 } };
     static int histogram_only;
     weft_function *g = op_signature_function(rt, dd_body, &histogram_only, &dd_sig, 1);
