@@ -46,6 +46,15 @@ weft_value *weft_compress(weft_ctx *cx, weft_value *condition, weft_value *a, in
     return WEFT__KEEP(weft_boolean_mask(cx, a, mask, axis));
 }
 
+/* Row i's columns [*lo, *hi) with j - i >= k (upper) or j - i <= k
+ * (lower) in a matrix of m columns. */
+static void row_span(int64_t i, int64_t k, int64_t m, bool upper, int64_t *lo, int64_t *hi)
+{
+    int64_t b = upper ? i + k : 0, e = upper ? m : i + k + 1;
+    *lo = b < 0 ? 0 : b > m ? m : b;
+    *hi = e < 0 ? 0 : e > m ? m : e;
+}
+
 /* The rows and columns of an n x m matrix's elements with j - i >= k
  * (upper) or j - i <= k (lower), row-major, as two i64 tensors. */
 static int tri_indices(weft_ctx *cx, const char *fn, int64_t n, int64_t k, int64_t m, bool upper,
@@ -57,22 +66,23 @@ static int tri_indices(weft_ctx *cx, const char *fn, int64_t n, int64_t k, int64
     if (n < 0 || m < 0 || n > INT32_MAX || m > INT32_MAX)
         return weft__ctx_failf(cx, WEFT_EINVAL, "%s: n %lld and m %lld are not both in [0, 2^31)",
                                fn, (long long)n, (long long)m);
-    int64_t count = 0;
+    /* A diagonal past either corner selects all or nothing: clamped, so
+     * that i + k cannot overflow. */
+    k = k < -n - 1 ? -n - 1 : k > m + 1 ? m + 1 : k;
+    int64_t count = 0, lo, hi;
     for (int64_t i = 0; i < n; i++) {
-        /* Row i holds columns [max(i + k, 0), m) (upper) or [0, i + k]. */
-        int64_t lo = upper ? i + k : 0, hi = upper ? m : i + k + 1;
-        lo = lo < 0 ? 0 : lo > m ? m : lo;
-        hi = hi < 0 ? 0 : hi > m ? m : hi;
-        count += hi > lo ? hi - lo : 0;
+        row_span(i, k, m, upper, &lo, &hi);
+        count += hi - lo;
     }
+    if (count > INT64_C(1) << 32)
+        return weft__ctx_failf(cx, WEFT_EINVAL, "%s: %lld indices, over 2^32", fn,
+                               (long long)count);
     int64_t *rows = weft__malloc(sizeof *rows * (size_t)(count ? 2 * count : 1));
     if (!rows)
         return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", fn);
     int64_t *cols = rows + count, at = 0;
     for (int64_t i = 0; i < n; i++) {
-        int64_t lo = upper ? i + k : 0, hi = upper ? m : i + k + 1;
-        lo = lo < 0 ? 0 : lo > m ? m : lo;
-        hi = hi < 0 ? 0 : hi > m ? m : hi;
+        row_span(i, k, m, upper, &lo, &hi);
         for (int64_t j = lo; j < hi; j++, at++) {
             rows[at] = i;
             cols[at] = j;

@@ -228,6 +228,10 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
         weft_triu_indices(cx, -1, 0, 2, o);
         outs[0] = NULL;
         break;
+    case 5:
+        weft_tril_indices(cx, 131072, INT64_MAX, 131072, o);
+        outs[0] = NULL;
+        break;
     default: outs[0] = weft_isneginf(cx, NULL); break;
     }
     return weft_ctx_status(cx);
@@ -246,8 +250,9 @@ Test(ops_numpy_select, refusals)
         { 2, WEFT_EDTYPE, "weft_isposinf" },
         { 3, WEFT_EINVAL, "weft_triu_indices: n -1 and m 2 are not both in [0, 2^31)" },
         { 4, WEFT_EINVAL, "weft_isneginf: input 0 is NULL" },
+        { 5, WEFT_EINVAL, "weft_tril_indices: 17179869184 indices, over 2^32" },
     };
-    op_expect_errors(rt, refused_body, cases, 5, args, 3);
+    op_expect_errors(rt, refused_body, cases, 6, args, 3);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
