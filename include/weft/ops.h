@@ -1793,8 +1793,9 @@ WEFT_API weft_value *weft_compress(weft_ctx *cx, weft_value *condition, weft_val
 /* NumPy's triu_indices(n, k, m) and tril_indices(n, k, m): outs[0] the
  * rows and outs[1] the columns (i64 vectors, row-major order) of the
  * elements of an n x m matrix on and above (triu) or on and below (tril)
- * diagonal k (0 the main one, > 0 above it).  n and m >= 0 (WEFT_EINVAL);
- * the lengths are known while tracing.  Returns 0, or the context's error
+ * diagonal k (0 the main one, > 0 above it).  n and m in [0, 2^31) and
+ * at most 2^32 indices (WEFT_EINVAL); the lengths are known while
+ * tracing.  Returns 0, or the context's error
  * code with outs[] NULL (outs NULL is WEFT_EINVAL). */
 WEFT_API int weft_triu_indices(weft_ctx *cx, int64_t n, int64_t k, int64_t m, weft_value **outs);
 WEFT_API int weft_tril_indices(weft_ctx *cx, int64_t n, int64_t k, int64_t m, weft_value **outs);
