@@ -149,7 +149,7 @@ static int infer_confusion(const weft__node *n, const weft_spec *in, weft_spec *
 
 /* searchsorted: sorted rows [..., n] and values [..., m] of one dtype
  * (not bool) and the same leading dims, or one sorted vector [n] for
- * values of any rank but 0; i64 indices of values' shape. */
+ * values of any rank, a scalar included; i64 indices of values' shape. */
 static int infer_searchsorted(const weft_spec *in, weft_spec *out)
 {
     const weft_spec *seq = &in[0], *v = &in[1];
@@ -159,9 +159,12 @@ static int infer_searchsorted(const weft_spec *in, weft_spec *out)
     if (seq->dtype == WEFT_BOOL || v->dtype != seq->dtype)
         return weft__errorf(WEFT_EDTYPE, "weft_searchsorted: the values %s and the sorted "
                             "sequence %s are not numbers of one dtype", sv, ss);
-    if (seq->rank == 0 || v->rank == 0)
-        return weft__errorf(WEFT_ESHAPE, "weft_searchsorted: %s is a scalar; the sequence and "
-                            "the values need a last axis", seq->rank == 0 ? ss : sv);
+    if (seq->rank == 0)
+        return weft__errorf(WEFT_ESHAPE, "weft_searchsorted: the sorted sequence %s is a "
+                            "scalar; it needs a last axis", ss);
+    if (v->rank == 0 && seq->rank != 1 && seq->rank != WEFT_RANK_ANY)
+        return weft__errorf(WEFT_ESHAPE, "weft_searchsorted: the value %s is a scalar, which "
+                            "only a vector sorted sequence serves, not %s", sv, ss);
     *out = *v;
     out->dtype = WEFT_I64;
     /* A vector sequence serves every row of the values. */

@@ -683,7 +683,7 @@ int weft__eval_searchsorted(weft_runtime *rt, const weft__node *n, const weft_te
                      .out = weft__tensor_mut(out), .esize = weft_dtype_size(seq->dtype),
                      .right = n->attr.index.kind != 0 };
     j.n = seq->dims[seq->rank - 1];
-    j.m = val->dims[val->rank - 1];
+    j.m = val->rank == 0 ? 1 : val->dims[val->rank - 1];   /* a scalar is a row of one */
     j.seq_stride = seq->rank == 1 ? 0 : j.n;
     if (out->numel == 0)
         return 0;

@@ -170,6 +170,9 @@ int weft__ops_top_k(weft_ctx *cx, weft_value *a, int64_t k, bool largest, weft_v
  * WEFT_END is the end), every other dim whole; NULL for t NULL (ops_nn.c). */
 weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t begin,
                                  int64_t end);
+/* Column d of the matrix m [N, D] as a vector [N]; NULL for m NULL
+ * (ops_nn.c). */
+weft_value *weft__ops_column(weft_ctx *cx, weft_value *m, int64_t d);
 /* x's dim axis (first dim n) as an i64 scalar, and the i64 vector 0, 1,
  * ..., n - 1, all known only when the function runs (a constant after
  * compilation where the dim is known then) (ops_nn.c). */

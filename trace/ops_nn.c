@@ -329,6 +329,12 @@ weft_value *weft__ops_axis_slice(weft_ctx *cx, weft_value *t, int axis, int64_t 
     return WEFT__KEEP(weft_slice(cx, t, b, e, NULL));
 }
 
+weft_value *weft__ops_column(weft_ctx *cx, weft_value *m, int64_t d)
+{
+    static const int64_t flat = -1;
+    return weft_reshape(cx, weft__ops_axis_slice(cx, m, 1, d, d + 1), 1, &flat);
+}
+
 weft_value *weft__ops_dim(weft_ctx *cx, weft_value *x, int axis)
 {
     WEFT__SCOPE(cx);

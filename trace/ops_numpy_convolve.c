@@ -37,26 +37,26 @@ static weft_value *full_by_filter(weft_ctx *cx, weft_value *a, weft_value *v, in
     return weft_reshape(cx, c, 1, &flat);
 }
 
-/* The full correlation of a and v: by v as the filter, or by a as the
+/* The full correlation of a and v, of lengths n and m (WEFT_DIM_ANY where
+ * known only when the call runs): by v as the filter, or by a as the
  * filter reversed (the correlation of v with a read backwards is a's with
  * v), whichever is shorter of those known while tracing. */
-static weft_value *full_correlation(weft_ctx *cx, weft_value *a, weft_value *v)
+static weft_value *full_correlation(weft_ctx *cx, weft_value *a, weft_value *v, int64_t n,
+                                    int64_t m)
 {
-    int64_t n = weft__value_spec(a)->dims[0], m = weft__value_spec(v)->dims[0];
     if (m != WEFT_DIM_ANY && (n == WEFT_DIM_ANY || m <= n))
         return full_by_filter(cx, a, v, m);
     return weft_flip(cx, full_by_filter(cx, v, a, n), (const int[]){ 0 }, 1);
 }
 
-/* The part of the full result c that mode keeps, n and m the lengths:
- * from (min - 1) / 2 (SAME) or min - 1 (VALID), max or max - min + 1
- * elements. */
+/* The part of the full result c that mode keeps, n and m the lengths of
+ * a and v as full_correlation's: from (min - 1) / 2 (SAME) or min - 1
+ * (VALID), max or max - min + 1 elements. */
 static weft_value *mode_part(weft_ctx *cx, weft_value *c, weft_value *a, weft_value *v,
-                             weft_convolve_mode mode)
+                             int64_t n, int64_t m, weft_convolve_mode mode)
 {
     if (mode == WEFT_CONVOLVE_FULL)
         return c;
-    int64_t n = weft__value_spec(a)->dims[0], m = weft__value_spec(v)->dims[0];
     if (n != WEFT_DIM_ANY && m != WEFT_DIM_ANY) {
         int64_t lo = n < m ? n : m, hi = n < m ? m : n;
         int64_t begin = mode == WEFT_CONVOLVE_SAME ? (lo - 1) / 2 : lo - 1;
@@ -102,7 +102,7 @@ static weft_value *correlation(weft_ctx *cx, const char *fn, weft_value *a, weft
         v = weft_check(cx, v, weft_gt(cx, weft__ops_dim0(cx, v), zero), empty);
     if (reverse_v)
         v = weft_flip(cx, v, (const int[]){ 0 }, 1);
-    return mode_part(cx, full_correlation(cx, a, v), a, v, mode);
+    return mode_part(cx, full_correlation(cx, a, v, n, m), a, v, n, m, mode);
 }
 
 weft_value *weft_convolve(weft_ctx *cx, weft_value *a, weft_value *v, weft_convolve_mode mode)

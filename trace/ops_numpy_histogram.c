@@ -196,9 +196,7 @@ weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edg
 static weft_value *column_bins(weft_ctx *cx, const char *fn, weft_value *sample, int d,
                                int64_t bins, const double *range, weft_value **edges)
 {
-    static const int64_t flat = -1;
-    weft_value *x = weft_reshape(cx, weft__ops_axis_slice(cx, sample, 1, d, d + 1), 1, &flat);
-    x = weft__ops_as_dtype(cx, x, WEFT_F64);
+    weft_value *x = weft__ops_as_dtype(cx, weft__ops_column(cx, sample, d), WEFT_F64);
     outer_edges e = range ? given_edges(cx, range) : found_edges(cx, fn, "sample", x);
     *edges = bin_edges(cx, &e, bins, WEFT_F64);
     return weft_add(cx, bin_by_edges(cx, *edges, x), weft_const_i64(cx, 1));

@@ -8,20 +8,6 @@
 
 #include <math.h>
 
-/* searchsorted of x (any shape) in the vector v, which serves every row
- * of x; a scalar x is a vector of one. */
-static weft_value *search(weft_ctx *cx, weft_value *v, weft_value *x, bool right)
-{
-    if (!v || !x)
-        return NULL;
-    if (weft__value_spec(x)->rank == 0) {
-        static const int64_t one = 1;
-        weft_value *i = search(cx, v, weft_reshape(cx, x, 1, &one), right);
-        return weft_reshape(cx, i, 0, NULL);
-    }
-    return weft_searchsorted(cx, v, x, right);
-}
-
 /* A vector of points, its length at least 1 where known while tracing. */
 static bool points(weft_ctx *cx, const char *fn, const char *name, weft_value *v)
 {
@@ -93,7 +79,7 @@ weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value 
                           : weft_gather(cx, fp, weft_const_i64(cx, 0), 0);
     weft_value *hi = right ? weft_cast(cx, right, WEFT_F64) : y_last;
     /* j: the last point at or below x (-1 for none). */
-    weft_value *j = weft_sub(cx, search(cx, xp, x, true), weft_const_i64(cx, 1));
+    weft_value *j = weft_sub(cx, weft_searchsorted(cx, xp, x, true), weft_const_i64(cx, 1));
     weft_value *y = segment_value(cx, x, xp, fp, j, last);
     y = weft_where(cx, weft_eq(cx, x, x_last), y_last, y);
     y = weft_where(cx, weft_gt(cx, x, x_last), hi, y);
@@ -128,8 +114,8 @@ weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins, bool ri
         return NULL;
     /* NumPy: searchsorted(bins, x, side), or for falling bins
      * len(bins) - searchsorted(bins[::-1], x, side), side 'left' if right. */
-    weft_value *up = search(cx, bins, x, !right);
+    weft_value *up = weft_searchsorted(cx, bins, x, !right);
     weft_value *down = weft_sub(cx, weft__ops_dim0(cx, bins),
-                                search(cx, weft_reverse(cx, bins, 0), x, !right));
+                                weft_searchsorted(cx, weft_reverse(cx, bins, 0), x, !right));
     return WEFT__KEEP(weft_where(cx, rising, up, down));
 }

@@ -5,13 +5,6 @@
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
-/* The i64 vector of column d of the [count, rank] coordinates. */
-static weft_value *column(weft_ctx *cx, weft_value *coords, int d)
-{
-    static const int64_t flat = -1;
-    return weft_reshape(cx, weft__ops_axis_slice(cx, coords, 1, d, d + 1), 1, &flat);
-}
-
 int weft_nonzero(weft_ctx *cx, weft_value *a, weft_value **outs, size_t n_outs)
 {
     static const char fn[] = "weft_nonzero";
@@ -32,7 +25,7 @@ int weft_nonzero(weft_ctx *cx, weft_value *a, weft_value **outs, size_t n_outs)
                                r);
     weft_value *coords = weft_argwhere(cx, a);
     for (int d = 0; d < r; d++)
-        outs[d] = column(cx, coords, d);
+        outs[d] = weft__ops_column(cx, coords, d);
     rc = weft_ctx_status(cx);
     if (rc < 0)
         for (int d = 0; d < r; d++)
@@ -45,7 +38,7 @@ weft_value *weft_flatnonzero(weft_ctx *cx, weft_value *a)
     WEFT__SCOPE(cx);
     if (!weft__op_enter(cx, "weft_flatnonzero", &a, 1))
         return NULL;
-    return WEFT__KEEP(column(cx, weft_argwhere(cx, weft_ravel(cx, a)), 0));
+    return WEFT__KEEP(weft__ops_column(cx, weft_argwhere(cx, weft_ravel(cx, a)), 0));
 }
 
 weft_value *weft_diagonal(weft_ctx *cx, weft_value *a, int64_t offset, int axis1, int axis2)
@@ -122,7 +115,7 @@ int weft_ix(weft_ctx *cx, weft_value *const *seqs, size_t n, weft_value **outs)
             break;
         }
         /* NumPy's ix_ reads a bool sequence as the indices of its trues. */
-        weft_value *v = sk->dtype == WEFT_BOOL ? column(cx, weft_argwhere(cx, seqs[k]), 0)
+        weft_value *v = sk->dtype == WEFT_BOOL ? weft__ops_column(cx, weft_argwhere(cx, seqs[k]), 0)
                                                : seqs[k];
         int64_t dims[WEFT_MAX_RANK];
         for (size_t d = 0; d < n; d++)

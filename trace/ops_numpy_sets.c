@@ -79,25 +79,8 @@ weft_value *weft_isin(weft_ctx *cx, weft_value *element, weft_value *test_elemen
     weft_value *x = weft__ops_as_dtype(cx, element, dt);
     if (!x)
         return NULL;
-    bool scalar = weft__value_spec(x)->rank == 0;
-    static const int64_t one = 1;
-    if (scalar)
-        x = weft_reshape(cx, x, 1, &one);
     weft_value *found = weft__ops_found_in(cx, x, flat_as(cx, test_elements, dt));
-    if (scalar)
-        found = weft_reshape(cx, found, 0, NULL);
     return WEFT__KEEP(invert ? weft_logical_not(cx, found) : found);
-}
-
-/* Where each element of v (any shape) lies among the ascending distinct
- * values: NaN finds the NaN, last, and -0.0 finds 0.0. */
-static weft_value *position_among(weft_ctx *cx, weft_value *values, weft_value *v)
-{
-    if (!v || weft__value_spec(v)->rank != 0)
-        return weft_searchsorted(cx, values, v, false);
-    static const int64_t one = 1;
-    weft_value *at = weft_searchsorted(cx, values, weft_reshape(cx, v, 1, &one), false);
-    return weft_reshape(cx, at, 0, NULL);
 }
 
 int weft_unique_all(weft_ctx *cx, weft_value *ar, weft_value **outs)
@@ -116,7 +99,7 @@ int weft_unique_all(weft_ctx *cx, weft_value *ar, weft_value **outs)
     weft_value *values = weft_boolean_mask(cx, s, starts, 0);
     outs[0] = weft__ops_as_dtype(cx, values, dt);
     outs[1] = weft_boolean_mask(cx, order, starts, 0);
-    outs[2] = position_among(cx, values, weft__ops_as_dtype(cx, ar, sort_dt));
+    outs[2] = weft_searchsorted(cx, values, weft__ops_as_dtype(cx, ar, sort_dt), false);
     outs[3] = weft_bincount(cx, outs[2], NULL, 0, -1, WEFT_I64);
     rc = weft_ctx_status(cx);
     if (rc < 0)

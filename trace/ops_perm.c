@@ -52,7 +52,7 @@ weft_value *weft__ops_found_in(weft_ctx *cx, weft_value *x, weft_value *y)
     weft_value *at = weft_searchsorted(cx, sorted, x, false);
     /* One element more, so that an x past every y still reads one. */
     weft_value *padded = weft_pad(cx, sorted, (const int64_t[][2]){ { 0, 1 } }, 0.0);
-    weft_value *inside = weft_lt(cx, at, weft_shape(cx, y));
+    weft_value *inside = weft_lt(cx, at, weft__ops_dim0(cx, y));
     weft_value *equal = weft_eq(cx, weft_gather(cx, padded, at, 0), x);
     return weft_logical_and(cx, inside, equal);
 }

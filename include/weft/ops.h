@@ -1894,8 +1894,9 @@ WEFT_API weft_value *weft_dynamic_stitch(weft_ctx *cx, weft_value *const *indice
  * (right false, TF's 'left') or after them (right true).  values
  * [..., m] has sorted_sequence's dtype (not bool; WEFT_EDTYPE otherwise)
  * and leading dims (WEFT_ESHAPE), or sorted_sequence is a vector, which
- * serves every row of values of any rank but 0 (NumPy's searchsorted;
- * TensorFlow asks for the leading dims); the result has values' shape.
+ * serves every row of values of any rank, a scalar included (NumPy's
+ * searchsorted; TensorFlow asks for the leading dims and a last axis);
+ * the result has values' shape.
  * Floats follow weft_sort's order (NaN last).  A row not sorted gives some
  * index, as in TensorFlow.  Binary search, rows spread over the intra-op
  * threads. */

@@ -635,6 +635,16 @@ Test(ops_select, searchsorted_left_and_right)
             weft_tensor_release(w);
         }
         release_all(args, 2);
+        /* A scalar value in a vector: NumPy's searchsorted of a scalar. */
+        for (int r = 0; r < 2; r++) {
+            weft_tensor *one[2] = { test_tensor(dt, 1, DIMS(5), seq),
+                                    test_tensor(dt, 0, NULL, (const double[]){ 2 }) };
+            sel_case c = { .op = SEARCH, .right = r };
+            weft_tensor *w = test_tensor(WEFT_I64, 0, NULL, (const double[]){ r ? 3 : 1 });
+            check_everywhere(&c, one, 2, &w, "searchsorted of a scalar");
+            weft_tensor_release(w);
+            release_all(one, 2);
+        }
     }
     /* Many values in one long row, against a linear count. */
     int64_t n = 5000, m = 40000;
@@ -809,6 +819,7 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 {
     int which = *(const int *)user;
     weft_value *u[3];
+    weft_value *one_f32 = weft_cast(cx, weft_const_f64(cx, 1), WEFT_F32);
     switch (which) {
     case 0: outs[0] = weft_boolean_mask(cx, a[0], a[0], 0); break;         /* f32 mask */
     case 1: outs[0] = weft_boolean_mask(cx, a[0], weft_gt(cx, a[0], weft_const_f64(cx, 0)),
@@ -829,6 +840,8 @@ static int bad_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
             break;
     case 10: outs[0] = weft_range_to(cx, a[0]); break;
     case 11: outs[0] = weft_searchsorted(cx, a[0], weft_cast(cx, a[0], WEFT_I32), false); break;
+    case 12: outs[0] = weft_searchsorted(cx, a[0], one_f32, false); break;
+    case 13: outs[0] = weft_searchsorted(cx, one_f32, a[0], false); break;
     }
     return weft_ctx_status(cx);
 }
@@ -852,6 +865,10 @@ Test(ops_select, errors_name_the_op)
         { 10, WEFT_EINVAL, "weft_range_to: the limit f32[2,3] is not an i32 or i64 scalar" },
         { 11, WEFT_EDTYPE, "weft_searchsorted: the values i32[2,3] and the sorted sequence "
                            "f32[2,3] are not numbers of one dtype" },
+        { 12, WEFT_ESHAPE, "weft_searchsorted: the value f32[] is a scalar, which only a "
+                           "vector sorted sequence serves, not f32[2,3]" },
+        { 13, WEFT_ESHAPE, "weft_searchsorted: the sorted sequence f32[] is a scalar; it needs "
+                           "a last axis" },
     };
     ids_3_1 = tensor_of(WEFT_I64, 1, DIMS(2), (const int64_t[]){ 3, 1 });
     weft_tensor *x = tensor_of(WEFT_F32, 2, DIMS(2, 3), (const float[]){ 1, -1, 2, 0, 3, -4 });
