@@ -186,6 +186,10 @@ weft_value *weft__ops_along_axis(weft_ctx *cx, weft_value *v, int rank, int axis
  * (one dtype, not bool): y sorted, then a binary search per element; NaN
  * is never found and -0.0 finds 0.0 (ops_perm.c). */
 weft_value *weft__ops_found_in(weft_ctx *cx, weft_value *x, weft_value *y);
+/* *v (a scalar or a vector) made a vector (NumPy's atleast_1d); false
+ * with the context failing naming fn and what otherwise
+ * (ops_numpy_convolve.c). */
+bool weft__ops_as_vector(weft_ctx *cx, const char *fn, const char *what, weft_value **v);
 /* Whether padding is WEFT_PADDING_VALID or WEFT_PADDING_SAME; otherwise
  * the context fails with WEFT_EINVAL naming fn (ops_conv.c). */
 bool weft__ops_padding_ok(weft_ctx *cx, const char *fn, weft_padding padding);

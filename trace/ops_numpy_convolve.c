@@ -6,9 +6,7 @@
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
-/* v (a scalar or a vector) as a vector; false with the context failing
- * naming fn and what otherwise. */
-static bool as_vector(weft_ctx *cx, const char *fn, const char *what, weft_value **v)
+bool weft__ops_as_vector(weft_ctx *cx, const char *fn, const char *what, weft_value **v)
 {
     const weft_spec *s = weft__value_spec(*v);
     if (s->rank == 0) {
@@ -81,7 +79,7 @@ static weft_value *correlation(weft_ctx *cx, const char *fn, weft_value *a, weft
     weft_value *in[2] = { a, v };
     const char *names[2] = { "a", "v" };
     if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_floats_alike(cx, fn, in, names, 2) ||
-        !as_vector(cx, fn, "a", &a) || !as_vector(cx, fn, "v", &v))
+        !weft__ops_as_vector(cx, fn, "a", &a) || !weft__ops_as_vector(cx, fn, "v", &v))
         return NULL;
     if ((unsigned)mode > WEFT_CONVOLVE_VALID)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: mode %d is not a weft_convolve_mode", fn,

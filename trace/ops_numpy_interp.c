@@ -7,6 +7,7 @@
 #include "trace/tensor_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 
 /* A vector of points, its length at least 1 where known while tracing. */
 static bool points(weft_ctx *cx, const char *fn, const char *name, weft_value *v)
@@ -42,37 +43,54 @@ static weft_value *segment_value(weft_ctx *cx, weft_value *x, weft_value *xp, we
     return weft_where(cx, weft_eq(cx, x, x0), y0, y);
 }
 
-weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
-                        weft_value *left, weft_value *right)
+/* interp's checks for fn: x, the points xp and fp (vectors of one
+ * length, at least 1; a length unknown while tracing checked when the
+ * call runs) and the scalars left and right (NULL for none).  On success
+ * *fp is fp gated on that check; false with the context failing. */
+static bool interp_operands(weft_ctx *cx, const char *fn, weft_value *x, weft_value *xp,
+                            weft_value **fp, weft_value *left, weft_value *right)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_interp";
-    weft_value *in[5] = { x, xp, fp, left, right };
-    weft_value *given[5] = { x, xp, fp };
+    weft_value *in[5] = { x, xp, *fp, left, right };
+    weft_value *given[5] = { x, xp, *fp };
     size_t n_given = 3;
     for (size_t i = 3; i < 5; i++)
         if (in[i])
             given[n_given++] = in[i];
     if (!weft__op_enter(cx, fn, given, n_given) || !points(cx, fn, "xp", xp) ||
-        !points(cx, fn, "fp", fp))
-        return NULL;
+        !points(cx, fn, "fp", *fp))
+        return false;
     for (int i = 3; i < 5; i++)
         if (in[i] && weft__value_spec(in[i])->rank != 0) {
             char ss[WEFT__SPEC_STR_MAX];
-            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s is not a scalar", fn,
-                                  i == 3 ? "left" : "right",
-                                  weft__spec_str(weft__value_spec(in[i]), ss, sizeof ss));
+            weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s is not a scalar", fn,
+                           i == 3 ? "left" : "right",
+                           weft__spec_str(weft__value_spec(in[i]), ss, sizeof ss));
+            return false;
         }
-    int64_t nx = weft__value_spec(xp)->dims[0], nf = weft__value_spec(fp)->dims[0];
-    if (nx >= 0 && nf >= 0 && nx != nf)
-        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: xp has %lld points and fp %lld", fn,
-                              (long long)nx, (long long)nf);
+    int64_t nx = weft__value_spec(xp)->dims[0], nf = weft__value_spec(*fp)->dims[0];
+    if (nx >= 0 && nf >= 0 && nx != nf) {
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: xp has %lld points and fp %lld", fn,
+                       (long long)nx, (long long)nf);
+        return false;
+    }
+    if (nx < 0 || nf < 0) {
+        char message[96];
+        snprintf(message, sizeof message, "%s: xp and fp differ in length", fn);
+        *fp = weft_check(cx, *fp, weft_eq(cx, weft__ops_dim0(cx, xp), weft__ops_dim0(cx, *fp)),
+                         message);
+    }
+    return *fp != NULL;
+}
+
+weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
+                        weft_value *left, weft_value *right)
+{
+    WEFT__SCOPE(cx);
+    if (!interp_operands(cx, "weft_interp", x, xp, &fp, left, right))
+        return NULL;
     x = weft_cast(cx, x, WEFT_F64);
     xp = weft_cast(cx, xp, WEFT_F64);
     fp = weft_cast(cx, fp, WEFT_F64);
-    if (nx < 0 || nf < 0)
-        fp = weft_check(cx, fp, weft_eq(cx, weft__ops_dim0(cx, xp), weft__ops_dim0(cx, fp)),
-                        "weft_interp: xp and fp differ in length");
     weft_value *last = weft_sub(cx, weft__ops_dim0(cx, xp), weft_const_i64(cx, 1));
     weft_value *x_last = weft_gather(cx, xp, last, 0), *y_last = weft_gather(cx, fp, last, 0);
     weft_value *lo = left ? weft_cast(cx, left, WEFT_F64)
@@ -85,6 +103,32 @@ weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value 
     y = weft_where(cx, weft_gt(cx, x, x_last), hi, y);
     y = weft_where(cx, weft_lt(cx, j, weft_const_i64(cx, 0)), lo, y);
     return WEFT__KEEP(weft_where(cx, weft_is_nan(cx, x), x, y));
+}
+
+weft_value *weft_interp_periodic(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
+                                 double period)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_interp_periodic";
+    if (!interp_operands(cx, fn, x, xp, &fp, NULL, NULL))
+        return NULL;
+    if (!isfinite(period) || period == 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: period %g is not finite and nonzero", fn,
+                              period);
+    /* NumPy: x and xp modulo |period|, the points sorted by xp, then one
+     * more point a period away at either end. */
+    weft_value *p = weft_const_f64(cx, fabs(period));
+    x = weft_mod(cx, weft_cast(cx, x, WEFT_F64), p);
+    xp = weft_mod(cx, weft_cast(cx, xp, WEFT_F64), p);
+    weft_value *order = weft_argsort(cx, xp, 0, false);
+    xp = weft_gather(cx, xp, order, 0);
+    fp = weft_gather(cx, weft_cast(cx, fp, WEFT_F64), order, 0);
+    weft_value *xs[3] = { weft_sub(cx, weft__ops_axis_slice(cx, xp, 0, -1, WEFT_END), p), xp,
+                          weft_add(cx, weft__ops_axis_slice(cx, xp, 0, 0, 1), p) };
+    weft_value *fs[3] = { weft__ops_axis_slice(cx, fp, 0, -1, WEFT_END), fp,
+                          weft__ops_axis_slice(cx, fp, 0, 0, 1) };
+    return WEFT__KEEP(weft_interp(cx, x, weft_concat(cx, xs, 3, 0), weft_concat(cx, fs, 3, 0),
+                                  NULL, NULL));
 }
 
 weft_value *weft_digitize(weft_ctx *cx, weft_value *x, weft_value *bins, bool right)

@@ -642,6 +642,19 @@ WEFT_API weft_value *weft_nanmedian(weft_ctx *cx, weft_value *a, int axis, bool 
  * while tracing is not squeezed: one variable then gives a 1 x 1 matrix. */
 WEFT_API weft_value *weft_cov(weft_ctx *cx, weft_value *m, bool rowvar, int ddof);
 WEFT_API weft_value *weft_corrcoef(weft_ctx *cx, weft_value *x, bool rowvar);
+/* NumPy's cov(m, y, rowvar, ddof=ddof, fweights, aweights): weft_cov
+ * with y's variables (NULL for none; a vector or a matrix read as m is,
+ * with as many observations, checked when the call runs) after m's, and
+ * weights per observation (NULL for none): fweights whole numbers >= 0,
+ * aweights numbers >= 0, vectors as long as the observations (WEFT_EINVAL
+ * when the call runs otherwise).  NumPy's steps with weights w =
+ * fweights * aweights: each variable centred on its weighted mean
+ * sum(x w) / sum(w), X (X w)^T times 1 / fact with fact sum(w) (ddof 0),
+ * sum(w) - ddof (no aweights) or sum(w) - ddof sum(w aweights) / sum(w),
+ * inf past 0.  weft_cov's dtypes (the weights take the variables' float
+ * dtype) and shapes (m one variable and no y: a scalar). */
+WEFT_API weft_value *weft_cov_ex(weft_ctx *cx, weft_value *m, weft_value *y, bool rowvar,
+                                 int ddof, weft_value *fweights, weft_value *aweights);
 /* NumPy's interp(x, xp, fp, left, right): the piecewise-linear function
  * through the points (xp, fp) (xp increasing, not checked, as NumPy) at
  * each x, of x's shape, in f64 (every operand, bool included, read as
@@ -654,6 +667,15 @@ WEFT_API weft_value *weft_corrcoef(weft_ctx *cx, weft_value *x, bool rowvar);
  * tracing are checked when the call runs); left and right scalars. */
 WEFT_API weft_value *weft_interp(weft_ctx *cx, weft_value *x, weft_value *xp, weft_value *fp,
                                  weft_value *left, weft_value *right);
+/* NumPy's interp(x, xp, fp, period=period): the periodic function
+ * through the points, NumPy's steps: x and xp taken modulo |period|
+ * (weft_mod, Python's sign rule), the points sorted by xp (a stable sort:
+ * equal xp keep their order, where NumPy's sort promises none), one point
+ * more a period away at either end, then weft_interp of them.  period
+ * finite and nonzero (WEFT_EINVAL); the rest as weft_interp (f64; no left
+ * or right, as NumPy ignores them with a period). */
+WEFT_API weft_value *weft_interp_periodic(weft_ctx *cx, weft_value *x, weft_value *xp,
+                                          weft_value *fp, double period);
 /* NumPy's digitize(x, bins, right): for each x the i64 index of its bin
  * among monotonic bins (a vector): with increasing bins i such that
  * bins[i-1] <= x < bins[i] (right: bins[i-1] < x <= bins[i]), with
@@ -771,6 +793,42 @@ WEFT_API weft_value *weft_convolve(weft_ctx *cx, weft_value *a, weft_value *v,
                                    weft_convolve_mode mode);
 WEFT_API weft_value *weft_correlate(weft_ctx *cx, weft_value *a, weft_value *v,
                                     weft_convolve_mode mode);
+/* NumPy's polynomial routines on coefficient vectors, highest power
+ * first (a scalar reads as a vector of one), lengths known or not while
+ * tracing.  polyadd(a1, a2) and polysub: the shorter padded with zeros in
+ * front, then weft_add / weft_sub (their promotion; bool is WEFT_EDTYPE,
+ * where NumPy's bool polyadd is a logical or).  polymul(a1, a2): the
+ * product polynomial, NumPy's poly1d steps: leading zeros of both trimmed
+ * first (an all-zero or empty operand reads as [0]), so the result's
+ * length, (t1 + t2 - 1) for the trimmed lengths, is known when the call
+ * runs; weft_mul's promotion (numbers, not bool), each coefficient a sum
+ * of products in weft_sum's order.  polyder(p, m): the m-th derivative,
+ * m >= 0 (m 0 returns p); NumPy's dtypes: i64 for integers and bool, f64
+ * for floats (its arange is i64).  polyint(p, m, k, n_k): the m-th
+ * antiderivative in f64 (NumPy's true division), the constant of the
+ * i-th integration k[i] (n_k 0: zeros; 1: k[0] for each; else n_k >= m,
+ * WEFT_EINVAL otherwise, as m < 0).  polyder and polyint of an empty p
+ * give an empty vector and [k[0]] as NumPy. */
+WEFT_API weft_value *weft_polyadd(weft_ctx *cx, weft_value *a1, weft_value *a2);
+WEFT_API weft_value *weft_polysub(weft_ctx *cx, weft_value *a1, weft_value *a2);
+WEFT_API weft_value *weft_polymul(weft_ctx *cx, weft_value *a1, weft_value *a2);
+WEFT_API weft_value *weft_polyder(weft_ctx *cx, weft_value *p, int m);
+WEFT_API weft_value *weft_polyint(weft_ctx *cx, weft_value *p, int m, const double *k,
+                                  size_t n_k);
+/* NumPy's polyfit(x, y, deg, w=w): the least-squares polynomial of degree
+ * deg >= 0 (WEFT_EINVAL) through (x, y), [deg + 1] coefficients, highest
+ * power first, or [deg + 1, K] for y [n, K] (a fit per column), in f64 as
+ * NumPy (its vander promotes with int).  x is a vector of n >= 1 numbers,
+ * n known while tracing (WEFT_ESHAPE); y and the weights w (NULL for
+ * none; multiplying the residuals, not squared) have n rows, checked when
+ * the call runs where unknown while tracing (WEFT_EINVAL).  NumPy's
+ * steps: the Vandermonde matrix's columns scaled to unit norm, then the
+ * minimum-norm solution by weft_pinv with NumPy's rcond, n eps of x's
+ * float dtype: a rank-deficient fit gives that solution without NumPy's
+ * RankWarning.  The SVDs differ (weft_pinv against LAPACK's gelsd), so the
+ * last bits may.  Not NumPy's cov or full outputs. */
+WEFT_API weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg,
+                                  weft_value *w);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);
@@ -3567,6 +3625,25 @@ WEFT_API weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol);
  * otherwise). */
 WEFT_API weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                                 double l2_regularizer, bool fast);
+/* tf.linalg.experimental.conjugate_gradient(operator, rhs, preconditioner,
+ * x, tol, max_iter) for dense operators: solves matrix x = rhs for a
+ * symmetric positive definite matrix [..., n, n] and rhs [..., n] (rhs
+ * carries every batch dim; the matrix's broadcast as weft_matvec's),
+ * preconditioner NULL or a matrix like it, x NULL (zeros) or the first
+ * guess of rhs's shape; all f32 or f64 alike.  TensorFlow's steps and
+ * result: outs[0] the iterations run (i32 scalar), outs[1] x, outs[2] the
+ * residual r, outs[3] the search direction p and outs[4] gamma = r^T
+ * (preconditioned r), [...]; the loop runs while fewer than max_iter
+ * iterations ran and any residual's norm is above tol times its rhs's
+ * norm (the whole batch goes on together).  tol finite and >= 0,
+ * max_iter in [0, 1000] (WEFT_EINVAL): the loop is unrolled max_iter
+ * times, iterations past the stop selected away, so a traced call pays
+ * every iteration's matvec (an eager one stops where TensorFlow's loop
+ * does); gradients come from the parts.  Returns 0, or the context's
+ * error code with outs NULL. */
+WEFT_API int weft_conjugate_gradient(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
+                                     weft_value *preconditioner, weft_value *x, double tol,
+                                     int max_iter, weft_value **outs);
 
 /* ---- Matrix helpers, norms and small math ops ----
  *

@@ -12,7 +12,7 @@
 #include "worker_runtimes.h"
 
 #define OP_CALLS_MAX_ARGS 6
-#define OP_CALLS_MAX_OUTS 4
+#define OP_CALLS_MAX_OUTS 6
 
 /* body(args[0..n_args)) on r, eagerly or traced, into outs[0..n_outs).
  * Returns the call's code. */

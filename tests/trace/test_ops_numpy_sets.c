@@ -69,17 +69,20 @@ Test(ops_numpy_sets, isin_is_numpys)
             cr_assert_eq(test_element(r, i), inv ? 1 - in[i] : in[i], "invert %d [%d]", inv, i);
         weft_tensor_release(r);
     }
-    /* A scalar element; i32 against f64 (promoted); bool with bool. */
+    /* A scalar element; i32 against f64 (promoted); bool with bool; a 0
+     * past every test element (not the search's padding). */
     weft_tensor *s = test_tensor(WEFT_F64, 0, NULL, (const double[]){ 2.5 });
     weft_tensor *i3 = test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 1, 2, 3 });
     weft_tensor *f2 = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 2.0, 3.5 });
     weft_tensor *b2 = test_tensor(WEFT_BOOL, 1, DIMS(2), (const double[]){ 1, 0 });
     weft_tensor *b1 = test_tensor(WEFT_BOOL, 1, DIMS(1), (const double[]){ 1 });
-    weft_tensor *pairs[3][2] = { { s, t }, { i3, f2 }, { b2, b1 } };
-    static const double want[3][3] = { { 1 }, { 0, 1, 0 }, { 1, 0 } };
-    static const int rank[3] = { 0, 1, 1 };
-    static const int64_t len[3] = { 1, 3, 2 };
-    for (int k = 0; k < 3; k++) {
+    weft_tensor *z2 = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 0, -1 });
+    weft_tensor *n2 = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ -1, -2 });
+    weft_tensor *pairs[4][2] = { { s, t }, { i3, f2 }, { b2, b1 }, { z2, n2 } };
+    static const double want[4][3] = { { 1 }, { 0, 1, 0 }, { 1, 0 }, { 0, 1 } };
+    static const int rank[4] = { 0, 1, 1, 1 };
+    static const int64_t len[4] = { 1, 3, 2, 2 };
+    for (int k = 0; k < 4; k++) {
         set_op op = ISIN;
         weft_tensor *r;
         op_results_everywhere(set_body, &op, pairs[k], 2, &r, 1, "isin pairs");
@@ -88,8 +91,8 @@ Test(ops_numpy_sets, isin_is_numpys)
             cr_assert_eq(test_element(r, i), want[k][i], "pair %d [%d]", k, i);
         weft_tensor_release(r);
     }
-    weft_tensor *all[7] = { e, t, s, i3, f2, b2, b1 };
-    for (int k = 0; k < 7; k++)
+    weft_tensor *all[9] = { e, t, s, i3, f2, b2, b1, z2, n2 };
+    for (int k = 0; k < 9; k++)
         weft_tensor_release(all[k]);
 }
 

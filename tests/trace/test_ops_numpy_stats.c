@@ -224,6 +224,27 @@ Test(ops_numpy_stats, corrcoef_stays_within_one)
     cr_assert(ones > 0, "no coefficient rounded to exactly 1");
 }
 
+/* cov_ex's args: m, then y, fweights and aweights where given. */
+typedef struct cov_ex_case {
+    bool y, fw, aw, rowvar;
+    int ddof;
+} cov_ex_case;
+
+static int cov_ex_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const cov_ex_case *c = user;
+    size_t k = 1;
+    weft_value *y = c->y ? a[k++] : NULL;
+    weft_value *fw = c->fw ? a[k++] : NULL;
+    weft_value *aw = c->aw ? a[k++] : NULL;
+    outs[0] = weft_cov_ex(cx, a[0], y, c->rowvar, c->ddof, fw, aw);
+    return weft_ctx_status(cx);
+}
+
+static const double m25[10] = { 0.5, 1.5, -2, 3.25, 4, 2, -1, 0.75, 1, -3.5 };
+static const double fw5[5] = { 1, 2, 0, 3, 1 }, aw5[5] = { 0.5, 1, 2, 0.25, 1.5 };
+static const double y5[5] = { 1, 0, 2, -1, 3 };
+
 /* ddof past the observations: NumPy's 1 / 0 makes inf (0 * inf NaN). */
 Test(ops_numpy_stats, cov_past_the_observations)
 {
@@ -234,6 +255,137 @@ Test(ops_numpy_stats, cov_past_the_observations)
     cr_assert(isnan(test_element(y, 1)) && isnan(test_element(y, 3)));
     weft_tensor_release(y);
     weft_tensor_release(x);
+    /* Weighted: fweights summing to 2 with ddof 3 (fact 0, NumPy's warning
+     * case): inf on the diagonal. */
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(2, 5), m25),
+                             test_tensor(WEFT_I32, 1, DIMS(5), (const double[]){ 1, 1, 0, 0,
+                                                                                 0 }) };
+    cov_ex_case w = { false, true, false, true, 3 };
+    op_results_everywhere(cov_ex_body, &w, args, 2, &y, 1, "fweights past ddof");
+    cr_assert(test_element(y, 0) == INFINITY && test_element(y, 3) == INFINITY, "%g %g",
+              test_element(y, 0), test_element(y, 3));
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
+/* NumPy's printed np.cov with fweights (i64), aweights, both, ddof 0 and
+ * 2, a y after m (rowvar or not), and a single weighted variable. */
+Test(ops_numpy_stats, cov_ex_is_numpys)
+{
+    double mt[10];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 5; j++)
+            mt[j * 2 + i] = m25[i * 5 + j];
+    weft_tensor *m = test_tensor(WEFT_F64, 2, DIMS(2, 5), m25);
+    weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(5, 2), mt);
+    weft_tensor *m0 = test_tensor(WEFT_F64, 1, DIMS(5), m25);
+    weft_tensor *y = test_tensor(WEFT_F64, 1, DIMS(5), y5);
+    weft_tensor *fw = test_tensor(WEFT_I64, 1, DIMS(5), fw5);
+    weft_tensor *aw = test_tensor(WEFT_F64, 1, DIMS(5), aw5);
+    static const double by_fw[4] = { 1.6547619047619047, -0.8363095238095237,
+                                     -0.8363095238095237, 3.535714285714285 };
+    static const double by_aw[4] = { 8.675781250000002, -5.55078125, -5.55078125, 5.359375 };
+    static const double by_both[4] = { 2.06993006993007, -2.000874125874126,
+                                       -2.0008741258741263, 4.4527972027972025 };
+    static const double both_0[4] = { 1.6398891966759002, -1.585180055401662,
+                                       -1.5851800554016622, 3.5277008310249305 };
+    static const double fw_2[4] = { 1.9857142857142858, -1.0035714285714286,
+                                    -1.0035714285714286, 4.242857142857143 };
+    static const double with_y[9] = { 5.637499999999999, -2.915625, -0.5, -2.915625, 4.675,
+                                      -1.8125, -0.5, -1.8125, 2.5 };
+    static const double vec_y_aw[4] = { 8.675781250000002, 0.48124999999999996,
+                                        0.4812499999999998, 2.0125 };
+    static const double cols_y_fw[9] = {
+        1.6547619047619047, -0.8363095238095237, 0.04761904761904759,
+        -0.8363095238095237, 3.535714285714285, -1.9047619047619044,
+        0.04761904761904759, -1.9047619047619047, 2.142857142857143 };
+    static const double one_var[1] = { 8.675781250000002 };
+    const struct {
+        cov_ex_case c;
+        weft_tensor *args[3];
+        const double *want;
+        int n;   /* variables; 0 for a scalar */
+    } cases[] = {
+        { { false, true, false, true, 1 }, { m, fw }, by_fw, 2 },
+        { { false, false, true, true, 1 }, { m, aw }, by_aw, 2 },
+        { { false, true, true, true, 1 }, { m, fw, aw }, by_both, 2 },
+        { { false, true, true, true, 0 }, { m, fw, aw }, both_0, 2 },
+        { { false, true, false, true, 2 }, { m, fw }, fw_2, 2 },
+        { { true, false, false, true, 1 }, { m, y }, with_y, 3 },
+        { { true, false, true, true, 1 }, { m0, y, aw }, vec_y_aw, 2 },
+        { { true, true, false, false, 1 }, { t, y, fw }, cols_y_fw, 3 },
+        { { false, false, true, true, 1 }, { m0, aw }, one_var, 0 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        weft_tensor *args[4] = { cases[k].args[0], cases[k].args[1], cases[k].args[2] }, *r;
+        size_t n_args = 1 + cases[k].c.y + cases[k].c.fw + cases[k].c.aw;
+        op_results_everywhere(cov_ex_body, (void *)&cases[k].c, args, n_args, &r, 1, "cov_ex");
+        int n = cases[k].n;
+        test_assert_shape(r, WEFT_F64, n ? 2 : 0, DIMS(n, n), "cov_ex");
+        for (int i = 0; i < (n ? n * n : 1); i++)
+            expect_near(test_element(r, i), cases[k].want[i], 1e-14, "cov_ex case",
+                        (int)k * 10 + i);
+        weft_tensor_release(r);
+    }
+    weft_tensor *all[6] = { m, t, m0, y, fw, aw };
+    for (int i = 0; i < 6; i++)
+        weft_tensor_release(all[i]);
+}
+
+/* Weights that are not whole (fweights), negative or of another length,
+ * and a y of other observations, fail the call when it runs. */
+Test(ops_numpy_stats, cov_ex_weights_checked_when_the_call_runs)
+{
+    weft_tensor *args[5] = {
+        test_tensor(WEFT_F64, 2, DIMS(2, 5), m25),
+        test_tensor(WEFT_F64, 1, DIMS(5), (const double[]){ 1, 2, 0.5, 3, 1 }),
+        test_tensor(WEFT_F64, 1, DIMS(5), (const double[]){ 1, 2, -1, 3, 1 }),
+        test_tensor(WEFT_F64, 1, DIMS(4), aw5),
+        test_tensor(WEFT_F64, 1, DIMS(4), y5),
+    };
+    static const cov_ex_case cases[5] = {
+        { false, true, false, true, 1 }, { false, true, false, true, 1 },
+        { false, false, true, true, 1 }, { false, false, true, true, 1 },
+        { true, false, false, true, 1 },
+    };
+    static const int which[5] = { 1, 2, 2, 3, 4 };
+    static const char *says[5] = {
+        "weft_cov_ex: fweights are not whole numbers >= 0, one per observation",
+        "weft_cov_ex: fweights are not whole numbers >= 0, one per observation",
+        "weft_cov_ex: aweights are not numbers >= 0, one per observation",
+        "weft_cov_ex: aweights are not numbers >= 0, one per observation",
+        "weft_cov_ex: y's observations are not m's",
+    };
+    for (int k = 0; k < 5; k++)
+        for (int eager = 0; eager < 2; eager++) {
+            weft_tensor *two[2] = { args[0], args[which[k]] }, *r = NULL;
+            int rc = op_call(rt, cov_ex_body, (void *)&cases[k], two, 2, &r, 1, eager);
+            cr_assert_eq(rc, WEFT_EINVAL, "case %d: %s", k, weft_err_name(rc));
+            cr_assert(strstr(weft_errmsg(), says[k]), "case %d: %s", k, weft_errmsg());
+            cr_assert_null(r);
+        }
+    /* Lengths unknown while tracing: one trace, the check when it runs. */
+    const weft_spec sig[2] = { { WEFT_F64, 2, { 2, WEFT_DIM_ANY } },
+                               { WEFT_F64, 1, { WEFT_DIM_ANY } } };
+    weft_function *f = op_signature_function(rt, cov_ex_body, (void *)&cases[2], sig, 2);
+    weft_tensor *good = test_tensor(WEFT_F64, 1, DIMS(5), aw5);
+    weft_tensor *lengths[2] = { args[3], good };
+    for (int k = 0; k < 2; k++) {
+        weft_arg a[2] = { weft_arg_tensor(args[0]), weft_arg_tensor(lengths[k]) };
+        weft_tensor *r = NULL;
+        int rc = weft_function_call(f, a, 2, &r, 1);
+        cr_assert_eq(rc, k ? 0 : WEFT_EINVAL, "%s", weft_errmsg());
+        if (k)
+            expect_near(test_element(r, 0), 8.675781250000002, 1e-14, "traced cov_ex", 0);
+        else
+            cr_assert(strstr(weft_errmsg(), says[3]), "%s", weft_errmsg());
+        weft_tensor_release(r);
+    }
+    op_destroy_traced_once(&f);
+    weft_tensor_release(good);
+    for (int i = 0; i < 5; i++)
+        weft_tensor_release(args[i]);
 }
 
 typedef struct interp_case {
@@ -300,6 +452,65 @@ Test(ops_numpy_stats, interp_is_numpys)
         }
         weft_tensor_release(y);
     }
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
+static int periodic_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    outs[0] = weft_interp_periodic(cx, a[0], a[1], a[2], *(const double *)user);
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's printed np.interp(x, xp, fp, period=...): its documentation's
+ * degrees example (x from -185 to 720.5, NaN) and a negative period with
+ * integer points; one trace for x and points of any length. */
+Test(ops_numpy_stats, interp_periodic_is_numpys)
+{
+    weft_tensor *args[3] = {
+        test_tensor(WEFT_F64, 1, DIMS(10), (const double[]){ -180, -170, -185, 185, -10, -5, 0,
+                                                             365, NAN, 720.5 }),
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 190, -190, 350, -350 }),
+        test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 5, 10, 3, 4 }) };
+    static const double deg[10] = { 7.5, 5, 8.75, 6.25, 3, 3.25, 3.5, 3.75, NAN, 3.525 };
+    static const double p360 = 360, neg1 = -1;
+    weft_tensor *y;
+    op_results_everywhere(periodic_body, (void *)&p360, args, 3, &y, 1, "period 360");
+    test_assert_shape(y, WEFT_F64, 1, DIMS(10), "period 360");
+    for (int i = 0; i < 10; i++)
+        expect_near(test_element(y, i), deg[i], 1e-15, "period 360", i);
+    weft_tensor_release(y);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+    args[0] = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0.1, 0.9, 1.3, -0.2 });
+    args[1] = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0, 0.25, 0.5, 0.75 });
+    args[2] = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 0, -1 });
+    static const double unit[4] = { 1.4, 0.20000000000000018, 1.5999999999999996,
+                                    -0.5999999999999996 };
+    op_results_everywhere(periodic_body, (void *)&neg1, args, 3, &y, 1, "period -1");
+    op_expect_values(y, WEFT_F64, unit, 4, "period -1");
+    weft_tensor_release(y);
+    const weft_spec sig[3] = { { WEFT_F64, 1, { WEFT_DIM_ANY } },
+                               { WEFT_F64, 1, { WEFT_DIM_ANY } },
+                               { WEFT_F64, 1, { WEFT_DIM_ANY } } };
+    weft_function *f = op_signature_function(rt, periodic_body, (void *)&neg1, sig, 3);
+    for (int call = 0; call < 2; call++) {
+        /* The second call: x [0.1], the first three points. */
+        int64_t nx = call ? 1 : 4, np_ = call ? 3 : 4;
+        weft_tensor *t[3] = { test_tensor(WEFT_F64, 1, &nx, (const double[]){ 0.1, 0.9, 1.3,
+                                                                              -0.2 }),
+                              test_tensor(WEFT_F64, 1, &np_, (const double[]){ 0, 0.25, 0.5,
+                                                                               0.75 }),
+                              test_tensor(WEFT_F64, 1, &np_, (const double[]){ 1, 2, 0, -1 }) };
+        weft_arg a[3] = { weft_arg_tensor(t[0]), weft_arg_tensor(t[1]), weft_arg_tensor(t[2]) };
+        cr_assert_eq(weft_function_call(f, a, 3, &y, 1), 0, "%s", weft_errmsg());
+        /* np.interp([0.1], [0, 0.25, 0.5], [1, 2, 0], period=1) */
+        op_expect_values(y, WEFT_F64, call ? (const double[]){ 1.4 } : unit, nx, "traced");
+        weft_tensor_release(y);
+        for (int k = 0; k < 3; k++)
+            weft_tensor_release(t[k]);
+    }
+    op_destroy_traced_once(&f);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
@@ -615,6 +826,7 @@ static int grad_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *
     case 1: outs[0] = weft_nanmax(cx, a[0], &rows, 1, false); break;
     case 2: outs[0] = weft_cov(cx, a[0], true, 1); break;
     case 3: outs[0] = weft_corrcoef(cx, a[0], false); break;
+    case 5: outs[0] = weft_cov_ex(cx, a[0], NULL, true, 1, NULL, a[1]); break;
     default: outs[0] = weft_interp(cx, a[0], a[1], a[2], NULL, NULL); break;
     }
     return weft_ctx_status(cx);
@@ -636,6 +848,11 @@ Test(ops_numpy_stats, gradients)
     int which = 4;
     grad_case c = { grad_of, &which, 3, 3 };
     expect_gradients(&c, in, "interp");
+    /* cov_ex for m and the aweights. */
+    const grad_arg weighted[2] = { { 2, { 3, 4 }, v }, { 1, { 4 }, xs } };
+    which = 5;
+    grad_case w = { grad_of, &which, 2, 2 };
+    expect_gradients(&w, weighted, "cov_ex");
 }
 
 /* args: a [3, 4] f64, a bool [2], an empty f64 [0], a matrix [2, 2, 2]. */
@@ -652,6 +869,12 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 6: outs[0] = weft_interp(cx, a[0], a[1], a[2], NULL, NULL); break;
     case 7: outs[0] = weft_digitize(cx, a[1], a[0], false); break;
     case 8: outs[0] = weft_digitize(cx, a[0], a[0], false); break;
+    case 13: outs[0] = weft_cov_ex(cx, a[0], NULL, true, 1, a[3], NULL); break;
+    case 14: outs[0] = weft_cov_ex(cx, a[0], NULL, true, 1, NULL, a[1]); break;
+    case 15: outs[0] = weft_cov_ex(cx, a[0], a[3], true, 1, NULL, NULL); break;
+    case 16: outs[0] = weft_cov_ex(cx, a[0], NULL, true, -1, NULL, NULL); break;
+    case 17: outs[0] = weft_interp_periodic(cx, a[1], a[1], a[1], 0); break;
+    case 18: outs[0] = weft_interp_periodic(cx, a[0], a[2], a[2], 1); break;
     default: {
         static const double bad[4][2] = { { 0, 1 }, { 0, 1 }, { 1, 0 }, { 0, INFINITY } };
         int k = *(const int *)user - 9;
@@ -683,8 +906,14 @@ Test(ops_numpy_stats, refusals)
         { 10, WEFT_EINVAL, "weft_histogram: bins 0 is not in [1, 2^31)" },
         { 11, WEFT_EINVAL, "weft_histogram: range [1, 0] is not finite with min <= max" },
         { 12, WEFT_EINVAL, "weft_histogram: range [0, inf] is not finite with min <= max" },
+        { 13, WEFT_ESHAPE, "weft_cov_ex: fweights f64[2,2,2] is not a vector" },
+        { 14, WEFT_EDTYPE, "weft_cov_ex: aweights bool[2] is not a number" },
+        { 15, WEFT_ESHAPE, "weft_cov_ex: y f64[2,2,2] is not a vector or a matrix" },
+        { 16, WEFT_EINVAL, "weft_cov_ex: ddof -1 is negative" },
+        { 17, WEFT_EINVAL, "weft_interp_periodic: period 0 is not finite and nonzero" },
+        { 18, WEFT_ESHAPE, "weft_interp_periodic: xp f64[0] is not a vector of 1 or more" },
     };
-    op_expect_errors(rt, refused_body, cases, 13, args, 4);
+    op_expect_errors(rt, refused_body, cases, 19, args, 4);
     for (int k = 0; k < 4; k++)
         weft_tensor_release(args[k]);
 }

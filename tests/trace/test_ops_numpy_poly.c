@@ -1,0 +1,443 @@
+/* NumPy's polyadd, polysub, polymul, polyder, polyint and polyfit against
+ * NumPy 1.24's printed values (polyfit's within a tolerance: its SVD is
+ * LAPACK's gelsd), eagerly and traced on 1, 2 and 4 workers with the same
+ * bits: NumPy's dtypes, polymul's trimming of leading zeros, empty
+ * operands, polyint's constants; one trace for every length; polyfit's
+ * lengths checked when the call runs; gradients against central
+ * differences; the refusals. */
+#include <math.h>
+#include <string.h>
+
+#include "grad_check.h"
+#include "op_calls.h"
+#include "suite_runtimes.h"
+
+TestSuite(ops_numpy_poly, .init = suite_runtimes_create, .fini = suite_runtimes_destroy,
+          .timeout = 60);
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
+
+typedef enum poly_op { ADD, SUB, MUL, DER, INT, FIT } poly_op;
+
+typedef struct poly_case {
+    poly_op op;
+    int m;              /* DER, INT: the order; FIT: the degree */
+    const double *k;    /* INT's constants */
+    size_t n_k;
+    bool weights;       /* FIT: args[2] is w */
+} poly_case;
+
+static int poly_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const poly_case *c = user;
+    switch (c->op) {
+    case ADD: outs[0] = weft_polyadd(cx, a[0], a[1]); break;
+    case SUB: outs[0] = weft_polysub(cx, a[0], a[1]); break;
+    case MUL: outs[0] = weft_polymul(cx, a[0], a[1]); break;
+    case DER: outs[0] = weft_polyder(cx, a[0], c->m); break;
+    case INT: outs[0] = weft_polyint(cx, a[0], c->m, c->k, c->n_k); break;
+    case FIT: outs[0] = weft_polyfit(cx, a[0], a[1], c->m, c->weights ? a[2] : NULL); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+static size_t args_of(const poly_case *c)
+{
+    return c->op == DER || c->op == INT ? 1 : c->op == FIT && c->weights ? 3 : 2;
+}
+
+/* c on args everywhere: dtype dt and the n values want, bit for bit. */
+static void expect_poly(poly_case c, weft_tensor *const *args, weft_dtype dt,
+                        const double *want, int64_t n, const char *what)
+{
+    weft_tensor *r;
+    op_results_everywhere(poly_body, &c, args, args_of(&c), &r, 1, what);
+    test_assert_shape(r, dt, 1, &n, what);
+    op_expect_values(r, dt, want, n, what);
+    weft_tensor_release(r);
+}
+
+static void release_all(weft_tensor **t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        weft_tensor_release(t[i]);
+}
+
+/* np.polyadd / polysub: the shorter padded in front, a scalar as [x],
+ * an empty operand as nothing, the operands' promoted dtype. */
+Test(ops_numpy_poly, add_and_sub_are_numpys)
+{
+    weft_tensor *a[2] = { test_tensor(WEFT_I32, 1, DIMS(2), (const double[]){ 1, 2 }),
+                          test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 3, 4, 5 }) };
+    expect_poly((poly_case){ .op = ADD }, a, WEFT_I32, (const double[]){ 3, 5, 7 }, 3, "i32 add");
+    weft_tensor *b[2] = { a[1], a[0] };
+    expect_poly((poly_case){ .op = SUB }, b, WEFT_I32, (const double[]){ 3, 3, 3 }, 3, "i32 sub");
+    release_all(a, 2);
+    weft_tensor *f[2] = { test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 1, 2 }),
+                          test_tensor(WEFT_F32, 1, DIMS(3), (const double[]){ 3, 4, 5.5 }) };
+    expect_poly((poly_case){ .op = SUB }, f, WEFT_F64, (const double[]){ -3, -3, -3.5 }, 3,
+                "f64 - f32");
+    weft_tensor_release(f[1]);
+    f[1] = test_tensor(WEFT_F64, 0, NULL, (const double[]){ 0.5 });
+    expect_poly((poly_case){ .op = ADD }, f, WEFT_F64, (const double[]){ 1, 2.5 }, 2, "a scalar");
+    weft_tensor_release(f[1]);
+    f[1] = test_tensor(WEFT_F64, 1, DIMS(0), NULL);
+    expect_poly((poly_case){ .op = SUB }, f, WEFT_F64, (const double[]){ 1, 2 },
+                2, "minus nothing");
+    release_all(f, 2);
+}
+
+/* np.polymul: NumPy's poly1d trims leading zeros, so [0, 0, 1, 2] times
+ * [0, 1, 1] is [1, 3, 2], and all-zero or empty operands read as [0]. */
+Test(ops_numpy_poly, mul_is_numpys)
+{
+    weft_tensor *a[2] = { test_tensor(WEFT_I64, 1, DIMS(3), (const double[]){ 1, 2, 3 }),
+                          test_tensor(WEFT_I64, 1, DIMS(2), (const double[]){ 4, 5 }) };
+    expect_poly((poly_case){ .op = MUL }, a, WEFT_I64, (const double[]){ 4, 13, 22, 15 }, 4, "i64");
+    release_all(a, 2);
+    weft_tensor *f[2] = { test_tensor(WEFT_F32, 1, DIMS(2), (const double[]){ 1.5, -2 }),
+                          test_tensor(WEFT_F32, 1, DIMS(3), (const double[]){ 3, 1, 0.5 }) };
+    expect_poly((poly_case){ .op = MUL }, f, WEFT_F32, (const double[]){ 4.5, -4.5, -1.25, -1 }, 4,
+                "f32");
+    release_all(f, 2);
+    weft_tensor *z[2] = { test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 0, 0, 1, 2 }),
+                          test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 0, 1, 1 }) };
+    expect_poly((poly_case){ .op = MUL }, z, WEFT_I32, (const double[]){ 1, 3, 2 }, 3,
+                "leading zeros");
+    release_all(z, 2);
+    weft_tensor *e[2] = { test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 0, -0.0 }),
+                          test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 2, 3 }) };
+    expect_poly((poly_case){ .op = MUL }, e, WEFT_F64, (const double[]){ 0, 0, 0 }, 3, "all zeros");
+    weft_tensor_release(e[0]);
+    e[0] = test_tensor(WEFT_F64, 1, DIMS(0), NULL);
+    expect_poly((poly_case){ .op = MUL }, e, WEFT_F64, (const double[]){ 0, 0, 0 }, 3, "empty");
+    weft_tensor_release(e[1]);
+    e[1] = test_tensor(WEFT_F64, 1, DIMS(0), NULL);
+    expect_poly((poly_case){ .op = MUL }, e, WEFT_F64, (const double[]){ 0 }, 1, "both empty");
+    weft_tensor_release(e[0]);
+    weft_tensor_release(e[1]);
+    e[1] = test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 2, 3 });
+    e[0] = test_tensor(WEFT_F64, 0, NULL, (const double[]){ -2 });
+    expect_poly((poly_case){ .op = MUL }, e, WEFT_F64, (const double[]){ -2, -4, -6 },
+                3, "a scalar");
+    release_all(e, 2);
+}
+
+/* np.polyder (i64 for integers and bool, f64 for floats) and np.polyint
+ * (f64) with NumPy's constants. */
+Test(ops_numpy_poly, der_and_int_are_numpys)
+{
+    weft_tensor *f = test_tensor(WEFT_F32, 1, DIMS(4), (const double[]){ 1.5, 2, 3, 4 });
+    expect_poly((poly_case){ .op = DER, .m = 1 }, &f, WEFT_F64, (const double[]){ 4.5, 4, 3 }, 3,
+                "f32 der");
+    expect_poly((poly_case){ .op = DER, .m = 0 }, &f, WEFT_F32, (const double[]){ 1.5, 2, 3, 4 }, 4,
+                "der 0");
+    expect_poly((poly_case){ .op = DER, .m = 4 }, &f, WEFT_F64, NULL, 0, "der 4");
+    weft_tensor_release(f);
+    weft_tensor *i = test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 3, 2, 1 });
+    expect_poly((poly_case){ .op = DER, .m = 2 }, &i, WEFT_I64, (const double[]){ 6 },
+                1, "i32 der 2");
+    static const double k12[2] = { 1, 2 };
+    expect_poly((poly_case){ .op = INT, .m = 2, .k = k12, .n_k = 2 }, &i, WEFT_F64,
+                (const double[]){ 0.25, 0.3333333333333333, 0.5, 1, 2 }, 5, "int 2, k 1 2");
+    expect_poly((poly_case){ .op = INT, .m = 1 }, &i, WEFT_F64, (const double[]){ 1, 1, 1, 0 },
+                4, "int");
+    weft_tensor_release(i);
+    weft_tensor *b = test_tensor(WEFT_BOOL, 1, DIMS(3), (const double[]){ 1, 0, 1 });
+    expect_poly((poly_case){ .op = DER, .m = 1 }, &b, WEFT_I64, (const double[]){ 2, 0 },
+                2, "bool der");
+    weft_tensor_release(b);
+    weft_tensor *one = test_tensor(WEFT_I64, 1, DIMS(1), (const double[]){ 1 });
+    static const double k5 = 5;
+    expect_poly((poly_case){ .op = INT, .m = 3, .k = &k5, .n_k = 1 }, &one, WEFT_F64,
+                (const double[]){ 0.16666666666666666, 2.5, 5, 5 }, 4, "int 3, k 5");
+    expect_poly((poly_case){ .op = DER, .m = 1 }, &one, WEFT_I64, NULL, 0, "der of a constant");
+    weft_tensor_release(one);
+    weft_tensor *h = test_tensor(WEFT_F32, 1, DIMS(3), (const double[]){ 1.5, -2, 0.25 });
+    static const double k05 = 0.5;
+    expect_poly((poly_case){ .op = INT, .m = 1, .k = &k05, .n_k = 1 }, &h, WEFT_F64,
+                (const double[]){ 0.5, -1, 0.25, 0.5 }, 4, "f32 int");
+    weft_tensor_release(h);
+    weft_tensor *e = test_tensor(WEFT_F64, 1, DIMS(0), NULL);
+    expect_poly((poly_case){ .op = INT, .m = 1 }, &e, WEFT_F64, (const double[]){ 0 },
+                1, "int of []");
+    expect_poly((poly_case){ .op = DER, .m = 1 }, &e, WEFT_F64, NULL, 0, "der of []");
+    weft_tensor_release(e);
+}
+
+/* Element i of r within a relative tol of want[i]. */
+static void expect_close(const weft_tensor *r, const double *want, int64_t n, double tol,
+                         const char *what)
+{
+    cr_assert_eq(weft_tensor_dtype(r), WEFT_F64, "%s: dtype", what);
+    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
+                 (long long)weft_tensor_numel(r));
+    for (int64_t i = 0; i < n; i++) {
+        double got = test_element(r, i);
+        cr_assert(fabs(got - want[i]) <= tol * fmax(1.0, fabs(want[i])),
+                  "%s[%lld] is %.17g, not %.17g", what, (long long)i, got, want[i]);
+    }
+}
+
+/* c (a FIT) on args everywhere against NumPy's coefficients. */
+static void expect_fit(poly_case c, weft_tensor *const *args, const double *want, int rank,
+                       const int64_t *dims, double tol, const char *what)
+{
+    weft_tensor *r;
+    op_results_everywhere(poly_body, &c, args, args_of(&c), &r, 1, what);
+    test_assert_shape(r, WEFT_F64, rank, dims, what);
+    expect_close(r, want, rank == 1 ? dims[0] : dims[0] * dims[1], tol, what);
+    weft_tensor_release(r);
+}
+
+static const double FIT_X[6] = { 0, 1, 2, 3, 4, 5 };
+static const double FIT_Y[6] = { 1, 2.9, 9.1, 19, 33.2, 51 };
+
+/* np.polyfit: a quadratic, a line per column, weights, f32 data (f64
+ * out), an underdetermined fit (the minimum-norm solution) and an
+ * ill-conditioned one that the column scaling serves. */
+Test(ops_numpy_poly, fit_is_numpys)
+{
+    weft_tensor *a[3] = { test_tensor(WEFT_F64, 1, DIMS(6), FIT_X),
+                          test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y),
+                          test_tensor(WEFT_F64, 1, DIMS(6), (const double[]){ 1, 2, 1, 2, 1,
+                                                                               2 }) };
+    expect_fit((poly_case){ .op = FIT, .m = 2 }, a, (const double[]){ 1.991071428571429,
+                                                           0.06750000000000286,
+                                                           0.9464285714285716 },
+               1, DIMS(3), 1e-12, "quadratic");
+    expect_fit((poly_case){ .op = FIT, .m = 2, .weights = true }, a,
+               (const double[]){ 1.992082018927447, 0.06482649842269751, 0.8962776025236782 },
+               1, DIMS(3), 1e-12, "weighted");
+    double yy[12];
+    for (int i = 0; i < 6; i++) {
+        yy[2 * i] = FIT_Y[i];
+        yy[2 * i + 1] = 2 * FIT_Y[i] + 1;
+    }
+    weft_tensor_release(a[1]);
+    a[1] = test_tensor(WEFT_F64, 2, DIMS(6, 2), yy);
+    expect_fit((poly_case){ .op = FIT, .m = 1 }, a,
+               (const double[]){ 10.022857142857141, 20.045714285714283, -5.690476190476186,
+                                 -10.380952380952378 },
+               2, DIMS(2, 2), 1e-12, "two columns");
+    release_all(a, 3);
+    weft_tensor *s[2] = { test_tensor(WEFT_F32, 1, DIMS(3), (const double[]){ 0, 1, 2 }),
+                          test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 1, 3, 5 }) };
+    expect_fit((poly_case){ .op = FIT, .m = 1 }, s, (const double[]){ 2, 1 }, 1, DIMS(2), 1e-12,
+               "f32 and i32");
+    release_all(s, 2);
+    weft_tensor *u[2] = { test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 0, 1, 2 }),
+                          test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 0, 3 }) };
+    expect_fit((poly_case){ .op = FIT, .m = 3 }, u,
+               (const double[]){ 0.5546218487394958, 0.33613445378151136, -1.8907563025210072,
+                                 0.9999999999999998 },
+               1, DIMS(4), 1e-10, "underdetermined");
+    release_all(u, 2);
+    weft_tensor *c[2] = {
+        test_tensor(WEFT_F64, 1, DIMS(5), (const double[]){ 1000, 1001, 1002, 1003, 1005 }),
+        test_tensor(WEFT_F64, 1, DIMS(5), (const double[]){ 1, 2, 0, 3, 4 }) };
+    expect_fit((poly_case){ .op = FIT, .m = 3 }, c,
+               (const double[]){ -5.6603782987819977e-02, 1.7037334364751527e+02,
+                                 -1.7093617525894401e+05, 5.7166615879572228e+07 },
+               1, DIMS(4), 1e-6, "ill-conditioned");
+    release_all(c, 2);
+    /* f32 x: NumPy's rcond is 4 f32 eps, which cuts the smallest singular
+     * value (the f64 fit is [8.3e7, -2.5e8, 2.5e8, -8.4e7]). */
+    weft_tensor *r[2] = {
+        test_tensor(WEFT_F32, 1, DIMS(4), (const double[]){ 1, 1.001, 1.002, 1.003 }),
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 3, 4.5 }) };
+    expect_fit((poly_case){ .op = FIT, .m = 3 }, r,
+               (const double[]){ 62184.320271155535, -61818.32812048333, -62141.056036612536,
+                                 61776.08887049611 },
+               1, DIMS(4), 1e-6, "f32 rcond");
+    release_all(r, 2);
+}
+
+/* Lengths unknown while tracing: one trace serves polymul's and polyadd's
+ * operands of any length (with any number of leading zeros). */
+Test(ops_numpy_poly, one_trace_for_every_length)
+{
+    const weft_spec two[2] = { { WEFT_I64, 1, { WEFT_DIM_ANY } },
+                               { WEFT_I64, 1, { WEFT_DIM_ANY } } };
+    /* The calls take the last np[call] and nq[call] of p and q. */
+    static const double p[5] = { 0, 0, 1, 2, 3 }, q[4] = { 0, 4, 5, 6 };
+    static const int64_t np_[3] = { 5, 4, 1 }, nq[3] = { 4, 3, 1 };
+    static const double mul[3][5] = { { 4, 13, 28, 27, 18 }, { 4, 13, 28, 27, 18 }, { 18 } };
+    static const int64_t n_mul[3] = { 5, 5, 1 };
+    static const double add[3][5] = { { 0, 0, 5, 7, 9 }, { 0, 5, 7, 9 }, { 9 } };
+    static const int64_t n_add[3] = { 5, 4, 1 };
+    for (int op = 0; op < 2; op++) {
+        poly_case c = { .op = op ? ADD : MUL };
+        weft_function *f = op_signature_function(rt, poly_body, &c, two, 2);
+        for (int call = 0; call < 3; call++) {
+            weft_tensor *x = test_tensor(WEFT_I64, 1, &np_[call], p + 5 - np_[call]);
+            weft_tensor *y = test_tensor(WEFT_I64, 1, &nq[call], q + 4 - nq[call]);
+            weft_arg args[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };
+            weft_tensor *r = NULL;
+            cr_assert_eq(weft_function_call(f, args, 2, &r, 1), 0, "%s", weft_errmsg());
+            op_expect_values(r, WEFT_I64, op ? add[call] : mul[call],
+                             op ? n_add[call] : n_mul[call], op ? "traced add" : "traced mul");
+            weft_tensor_release(r);
+            weft_tensor_release(x);
+            weft_tensor_release(y);
+        }
+        op_destroy_traced_once(&f);
+    }
+    /* polyder twice of [1, 2, 3, 4, 5] and of [1, 2, 3]. */
+    const weft_spec one = { WEFT_F64, 1, { WEFT_DIM_ANY } };
+    poly_case der = { .op = DER, .m = 2 };
+    weft_function *f = op_signature_function(rt, poly_body, &der, &one, 1);
+    static const double d5[3] = { 12, 12, 6 }, d3[1] = { 2 };
+    for (int call = 0; call < 2; call++) {
+        int64_t n = call ? 3 : 5;
+        weft_tensor *x = test_tensor(WEFT_F64, 1, &n, (const double[]){ 1, 2, 3, 4, 5 });
+        weft_arg arg = weft_arg_tensor(x);
+        weft_tensor *r = NULL;
+        cr_assert_eq(weft_function_call(f, &arg, 1, &r, 1), 0, "%s", weft_errmsg());
+        op_expect_values(r, WEFT_F64, call ? d3 : d5, call ? 1 : 3, "traced der");
+        weft_tensor_release(r);
+        weft_tensor_release(x);
+    }
+    op_destroy_traced_once(&f);
+}
+
+/* polyfit's y and w of another length than x fail the call when it runs
+ * (their lengths unknown while tracing), eagerly at once. */
+Test(ops_numpy_poly, fit_lengths_checked_when_the_call_runs)
+{
+    const weft_spec sig[3] = { { WEFT_F64, 1, { 6 } }, { WEFT_F64, 1, { WEFT_DIM_ANY } },
+                               { WEFT_F64, 1, { WEFT_DIM_ANY } } };
+    poly_case c = { .op = FIT, .m = 1, .weights = true };
+    weft_function_desc d = { .name = "fit", .body = poly_body, .user = &c, .n_args = 3,
+                             .n_outs = 1, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(6), FIT_X);
+    weft_tensor *y6 = test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y);
+    weft_tensor *y5 = test_tensor(WEFT_F64, 1, DIMS(5), FIT_Y);
+    weft_tensor *w6 = test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y);
+    weft_tensor *w5 = test_tensor(WEFT_F64, 1, DIMS(5), FIT_Y);
+    weft_tensor *cases[3][3] = { { x, y5, w6 }, { x, y6, w5 }, { x, y6, w6 } };
+    static const char *says[2] = { "weft_polyfit: y's length is not x's",
+                                   "weft_polyfit: w's length is not x's" };
+    for (int k = 0; k < 3; k++) {
+        weft_arg args[3] = { weft_arg_tensor(cases[k][0]), weft_arg_tensor(cases[k][1]),
+                             weft_arg_tensor(cases[k][2]) };
+        weft_tensor *r = NULL;
+        int rc = weft_function_call(f, args, 3, &r, 1);
+        if (k == 2) {
+            cr_assert_eq(rc, 0, "%s", weft_errmsg());
+            cr_assert_eq(weft_tensor_numel(r), 2);
+            weft_tensor_release(r);
+            continue;
+        }
+        cr_assert_eq(rc, WEFT_EINVAL, "case %d traced: %s", k, weft_err_name(rc));
+        cr_assert(strstr(weft_errmsg(), says[k]), "%s", weft_errmsg());
+        cr_assert_null(r);
+        cr_assert_eq(op_call(rt, poly_body, &c, cases[k], 3, &r, 1, true), WEFT_EINVAL,
+                     "case %d eager: %s", k, weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), says[k]), "%s", weft_errmsg());
+        cr_assert_null(r);
+    }
+    op_destroy_traced_once(&f);
+    weft_tensor *all[5] = { x, y6, y5, w6, w5 };
+    release_all(all, 5);
+}
+
+static int grad_fns(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const double k = 0.5;
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_polyadd(cx, a[0], a[1]); break;
+    case 1: outs[0] = weft_polymul(cx, a[0], a[1]); break;
+    case 2: outs[0] = weft_polyder(cx, a[0], 2); break;
+    case 3: outs[0] = weft_polyint(cx, a[0], 2, &k, 1); break;
+    default: outs[0] = weft_polyfit(cx, a[0], a[1], 2, NULL); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* The gradients of polyadd, polymul (both operands), polyder, polyint
+ * and polyfit (for x and y) against central differences. */
+Test(ops_numpy_poly, gradients)
+{
+    static const double a[5] = { 0.3, 1.7, -2.2, 4.1, 0.05 };
+    static const double b[3] = { 0.5, 2.0, -1.0 };
+    const grad_arg two[2] = { { 1, { 5 }, a }, { 1, { 3 }, b } };
+    const grad_arg fit[2] = { { 1, { 6 }, FIT_X }, { 1, { 6 }, FIT_Y } };
+    static const int which[5] = { 0, 1, 2, 3, 4 };
+    for (int k = 0; k < 5; k++) {
+        size_t n = k == 2 || k == 3 ? 1 : 2;
+        grad_case c = { grad_fns, &which[k], n, n };
+        expect_gradients(&c, k == 4 ? fit : two, "poly gradient");
+    }
+}
+
+static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const double k2[2] = { 1, 2 };
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_polyadd(cx, a[0], a[2]); break;
+    case 1: outs[0] = weft_polymul(cx, a[1], a[0]); break;
+    case 2: outs[0] = weft_polyder(cx, a[0], -1); break;
+    case 3: outs[0] = weft_polyint(cx, a[0], 3, k2, 2); break;
+    case 4: outs[0] = weft_polyint(cx, a[0], 1, NULL, 1); break;
+    case 5: outs[0] = weft_polyfit(cx, a[1], a[0], 1, NULL); break;
+    case 6: outs[0] = weft_polyfit(cx, a[0], a[0], -1, NULL); break;
+    case 7: outs[0] = weft_polyfit(cx, a[0], a[0], 1, a[1]); break;
+    case 8: outs[0] = weft_polyfit(cx, a[3], a[3], 1, NULL); break;
+    default: outs[0] = weft_polyfit(cx, a[2], a[0], 1, NULL); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_poly, refusals)
+{
+    weft_tensor *args[4] = {
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 3, 4 }),
+        test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 1, 2, 3, 4 }),
+        test_tensor(WEFT_BOOL, 1, DIMS(4), (const double[]){ 1, 0, 1, 1 }),
+        test_tensor(WEFT_F64, 1, DIMS(0), NULL),
+    };
+    const op_error_case cases[] = {
+        { 0, WEFT_EDTYPE, "weft_polyadd: a2 bool[4] is not a number" },
+        { 1, WEFT_ESHAPE, "weft_polymul: a1 f64[2,2] is not a vector" },
+        { 2, WEFT_EINVAL, "weft_polyder: the order m -1 is negative" },
+        { 3, WEFT_EINVAL, "weft_polyint: 2 constants k for order 3: give 0, 1 or at least m" },
+        { 4, WEFT_EINVAL, "weft_polyint: k is NULL with n_k 1" },
+        { 5, WEFT_ESHAPE, "weft_polyfit: x f64[2,2] is not a vector of 1 or more known while "
+                          "tracing" },
+        { 6, WEFT_EINVAL, "weft_polyfit: deg -1 is negative" },
+        { 7, WEFT_ESHAPE, "weft_polyfit: w f64[2,2] is not a vector" },
+        { 8, WEFT_ESHAPE, "weft_polyfit: x f64[0] is not a vector of 1 or more" },
+        { 9, WEFT_EDTYPE, "weft_polyfit: x bool[4] is not a number" },
+    };
+    op_expect_errors(rt, refused_body, cases, 10, args, 4);
+    release_all(args, 4);
+}
+
+/* Traced with x's length unknown, polyfit is refused (its SVD needs the
+ * matrix's dims); eagerly the length is known. */
+Test(ops_numpy_poly, fit_needs_x_length_while_tracing)
+{
+    const weft_spec sig[2] = { { WEFT_F64, 1, { WEFT_DIM_ANY } },
+                               { WEFT_F64, 1, { WEFT_DIM_ANY } } };
+    poly_case c = { .op = FIT, .m = 1 };
+    weft_function_desc d = { .name = "fit", .body = poly_body, .user = &c, .n_args = 2,
+                             .n_outs = 1, .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(6), FIT_X);
+    weft_tensor *y = test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y);
+    weft_arg args[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };
+    weft_tensor *r = NULL;
+    cr_assert_eq(weft_function_call(f, args, 2, &r, 1), WEFT_ESHAPE, "%s", weft_errmsg());
+    cr_assert(strstr(weft_errmsg(), "weft_polyfit: x f64[?] is not a vector of 1 or more known "
+                                    "while tracing"), "%s", weft_errmsg());
+    cr_assert_null(r);
+    weft_function_destroy(&f);
+    weft_tensor *xy[2] = { x, y };
+    cr_assert_eq(op_call(rt, poly_body, &c, xy, 2, &r, 1, true), 0, "%s", weft_errmsg());
+    weft_tensor_release(r);
+    release_all(xy, 2);
+}

@@ -1,0 +1,257 @@
+/* NumPy's polynomial routines on coefficient vectors (highest power
+ * first): polyadd, polysub, polymul, polyder, polyint and polyfit,
+ * composed of gathers, elementwise ops and sums in NumPy 1.24's steps and
+ * dtypes.  Lengths may be unknown while tracing (polyfit's x aside), so
+ * new lengths never retrace; the gradients come from the parts. */
+#include <float.h>
+
+#include "base/base.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+/* out[k] = v[k - shift] where 0 <= k - shift < len(v), else 0, for k in
+ * [0, length): shift an i64 value of any shape S (the result is S +
+ * [length]), length an i64 scalar. */
+static weft_value *shifted(weft_ctx *cx, weft_value *v, weft_value *shift, weft_value *length)
+{
+    weft_value *pos = weft_sub(cx, weft_range_to(cx, length), shift);
+    weft_value *zero = weft_const_i64(cx, 0);
+    weft_value *inside = weft_logical_and(cx, weft_ge(cx, pos, zero),
+                                          weft_lt(cx, pos, weft__ops_dim0(cx, v)));
+    /* Index 0 of the padded vector is the zero that the outside reads. */
+    weft_value *padded = weft_pad(cx, v, (const int64_t[][2]){ { 1, 0 } }, 0.0);
+    weft_value *at = weft_where(cx, inside, weft_add(cx, pos, weft_const_i64(cx, 1)), zero);
+    return weft_gather(cx, padded, at, 0);
+}
+
+/* The vector v given the static length of the vectors it was made from
+ * where all of them are known while tracing (NumPy's results have them). */
+static weft_value *with_known_length(weft_ctx *cx, weft_value *v, bool known, int64_t length)
+{
+    return known ? weft_reshape(cx, v, 1, &length) : v;
+}
+
+/* a1 and a2 (scalars read as vectors of one), numbers, for fn. */
+static bool coefficient_pair(weft_ctx *cx, const char *fn, weft_value **a1, weft_value **a2)
+{
+    weft_value *in[2] = { *a1, *a2 };
+    return weft__op_enter(cx, fn, in, 2) && weft__ops_as_vector(cx, fn, "a1", a1) &&
+           weft__ops_as_vector(cx, fn, "a2", a2) && weft__ops_number(cx, fn, "a1", *a1) &&
+           weft__ops_number(cx, fn, "a2", *a2);
+}
+
+/* a1 + a2 or a1 - a2 with the shorter padded with zeros in front. */
+static weft_value *add_aligned(weft_ctx *cx, const char *fn, weft_value *a1, weft_value *a2,
+                               bool subtract)
+{
+    if (!coefficient_pair(cx, fn, &a1, &a2))
+        return NULL;
+    int64_t n1 = weft__value_spec(a1)->dims[0], n2 = weft__value_spec(a2)->dims[0];
+    weft_value *d1 = weft__ops_dim0(cx, a1), *d2 = weft__ops_dim0(cx, a2);
+    weft_value *length = weft_maximum(cx, d1, d2);
+    weft_value *p1 = shifted(cx, a1, weft_sub(cx, length, d1), length);
+    weft_value *p2 = shifted(cx, a2, weft_sub(cx, length, d2), length);
+    weft_value *sum = subtract ? weft_sub(cx, p1, p2) : weft_add(cx, p1, p2);
+    bool known = n1 != WEFT_DIM_ANY && n2 != WEFT_DIM_ANY;
+    return with_known_length(cx, sum, known, n1 > n2 ? n1 : n2);
+}
+
+weft_value *weft_polyadd(weft_ctx *cx, weft_value *a1, weft_value *a2)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(add_aligned(cx, "weft_polyadd", a1, a2, false));
+}
+
+weft_value *weft_polysub(weft_ctx *cx, weft_value *a1, weft_value *a2)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(add_aligned(cx, "weft_polysub", a1, a2, true));
+}
+
+/* The i64 length of v with its leading zeros trimmed (NumPy's poly1d),
+ * at least 1: an all-zero v keeps one zero. */
+static weft_value *trimmed_length(weft_ctx *cx, weft_value *v)
+{
+    weft_value *seen = weft_cumsum(cx, weft_cast(cx, weft_ne(cx, v, weft_const_i64(cx, 0)),
+                                                 WEFT_I64), 0);
+    weft_value *leading = weft_sum(cx, weft_cast(cx, weft_eq(cx, seen, weft_const_i64(cx, 0)),
+                                                 WEFT_I64), 0);
+    return weft_maximum(cx, weft_sub(cx, weft__ops_dim0(cx, v), leading),
+                        weft_const_i64(cx, 1));
+}
+
+weft_value *weft_polymul(weft_ctx *cx, weft_value *a1, weft_value *a2)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_polymul";
+    if (!coefficient_pair(cx, fn, &a1, &a2))
+        return NULL;
+    /* A zero in front changes no polynomial and gives an empty one its
+     * [0] (poly1d's). */
+    static const int64_t front[1][2] = { { 1, 0 } };
+    a1 = weft_pad(cx, a1, front, 0.0);
+    a2 = weft_pad(cx, a2, front, 0.0);
+    /* The full convolution c[k] = sum over i of a1[i] a2[k - i]: row i
+     * of the products is a2 shifted by i. */
+    weft_value *d1 = weft__ops_dim0(cx, a1), *d2 = weft__ops_dim0(cx, a2);
+    weft_value *full = weft_sub(cx, weft_add(cx, d1, d2), weft_const_i64(cx, 1));
+    static const int64_t column[2] = { -1, 1 };
+    weft_value *rows = shifted(cx, a2, weft_reshape(cx, weft__ops_axis0_range(cx, a1), 2, column),
+                               full);
+    weft_value *c = weft_sum(cx, weft_mul(cx, weft_reshape(cx, a1, 2, column), rows), 0);
+    /* Leading zeros of a1 and a2 lead the product: NumPy trims them from
+     * both first (poly1d), so the result starts after them. */
+    weft_value *t1 = trimmed_length(cx, a1), *t2 = trimmed_length(cx, a2);
+    weft_value *length = weft_sub(cx, weft_add(cx, t1, t2), weft_const_i64(cx, 1));
+    weft_value *skip = weft_sub(cx, weft__ops_dim0(cx, c), length);
+    return WEFT__KEEP(weft_gather(cx, c, weft_add(cx, skip, weft_range_to(cx, length)), 0));
+}
+
+/* n, n - 1, ..., 1 for the vector v of length n, in dt (NumPy's
+ * arange(n, 0, -1)). */
+static weft_value *falling(weft_ctx *cx, weft_value *v, weft_dtype dt)
+{
+    int64_t n = weft__value_spec(v)->dims[0];
+    if (n != WEFT_DIM_ANY)
+        return weft_range(cx, dt, n, 0, -1);
+    weft_value *k = weft_sub(cx, weft__ops_dim0(cx, v), weft__ops_axis0_range(cx, v));
+    return weft_cast(cx, k, dt);
+}
+
+weft_value *weft_polyder(weft_ctx *cx, weft_value *p, int m)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_polyder";
+    if (!weft__op_enter(cx, fn, &p, 1) || !weft__ops_as_vector(cx, fn, "p", &p))
+        return NULL;
+    if (m < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the order m %d is negative", fn, m);
+    /* NumPy multiplies by an i64 arange: integers give i64, floats f64. */
+    weft_dtype dt = weft__dtype_is_float(weft__value_spec(p)->dtype) ? WEFT_F64 : WEFT_I64;
+    weft_value *v = m > 0 ? weft__ops_as_dtype(cx, p, dt) : p;
+    for (int i = 0; i < m && v; i++) {
+        weft_value *head = weft__ops_axis_slice(cx, v, 0, 0, -1);
+        v = weft_mul(cx, head, falling(cx, head, dt));
+    }
+    return WEFT__KEEP(v);
+}
+
+/* NumPy's constants for polyint: none (zeros), one for every order, or
+ * one each for the first m. */
+static bool constants_ok(weft_ctx *cx, const char *fn, int m, const double *k, size_t n_k)
+{
+    if (m < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the order m %d is negative", fn, m), false;
+    if (!k && n_k > 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: k is NULL with n_k %zu", fn, n_k), false;
+    if (n_k > 1 && n_k < (size_t)m)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu constants k for order %d: give 0, 1 or "
+                              "at least m", fn, n_k, m), false;
+    return true;
+}
+
+weft_value *weft_polyint(weft_ctx *cx, weft_value *p, int m, const double *k, size_t n_k)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_polyint";
+    if (!weft__op_enter(cx, fn, &p, 1) || !weft__ops_as_vector(cx, fn, "p", &p) ||
+        !constants_ok(cx, fn, m, k, n_k))
+        return NULL;
+    /* NumPy's true division by an i64 arange: f64 throughout. */
+    weft_value *v = m > 0 ? weft__ops_as_dtype(cx, p, WEFT_F64) : p;
+    static const int64_t one = 1;
+    for (int i = 0; i < m && v; i++) {
+        double constant = n_k == 0 ? 0.0 : k[n_k == 1 ? 0 : i];
+        weft_value *parts[2] = { weft_div(cx, v, falling(cx, v, WEFT_F64)),
+                                 weft_fill(cx, WEFT_F64, 1, &one, constant) };
+        v = weft_concat(cx, parts, 2, 0);
+    }
+    return WEFT__KEEP(v);
+}
+
+/* polyfit's operands: x a vector of known length n >= 1, y [n] or [n, K]
+ * and w NULL or [n] (lengths unknown while tracing checked when the call
+ * runs); false with the context failing otherwise. */
+static bool fit_operands(weft_ctx *cx, const char *fn, weft_value **x, weft_value **y,
+                         weft_value **w, int deg)
+{
+    weft_value *in[3] = { *x, *y, *w };
+    if (!weft__op_enter(cx, fn, in, *w ? 3 : 2))
+        return false;
+    if (deg < 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: deg %d is negative", fn, deg), false;
+    const weft_spec *sx = weft__value_spec(*x), *sy = weft__value_spec(*y);
+    char s[WEFT__SPEC_STR_MAX];
+    if (sx->rank != 1 || sx->dims[0] == WEFT_DIM_ANY || sx->dims[0] == 0)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s is not a vector of 1 or more known "
+                               "while tracing", fn, weft__spec_str(sx, s, sizeof s)), false;
+    if (sy->rank != 1 && sy->rank != 2)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: y %s is not [n] or [n, K]", fn,
+                               weft__spec_str(sy, s, sizeof s)), false;
+    if (*w && weft__value_spec(*w)->rank != 1)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: w %s is not a vector", fn,
+                               weft__spec_str(weft__value_spec(*w), s, sizeof s)), false;
+    for (int i = 0; i < 3; i++)
+        if (in[i] && !weft__ops_number(cx, fn, i == 0 ? "x" : i == 1 ? "y" : "w", in[i]))
+            return false;
+    weft_value *n = weft__ops_dim0(cx, *x);
+    *y = weft_check(cx, *y, weft_eq(cx, weft__ops_dim0(cx, *y), n),
+                    "weft_polyfit: y's length is not x's");
+    if (*w)
+        *w = weft_check(cx, *w, weft_eq(cx, weft__ops_dim0(cx, *w), n),
+                        "weft_polyfit: w's length is not x's");
+    return *y && (!*w || *w);
+}
+
+/* NumPy's vander(x, deg + 1) for x of known length n: the columns
+ * x^deg, ..., x, 1, each power multiplied up from the one below as
+ * NumPy's multiply.accumulate (weft_vander's pow may differ in the last
+ * bit, and its gradient is NaN at x = 0 for the power 0). */
+static weft_value *vandermonde(weft_ctx *cx, weft_value *x, int64_t n, int deg)
+{
+    weft_value **cols = weft__malloc(sizeof *cols * ((size_t)deg + 1));
+    if (!cols)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "weft_polyfit: out of memory");
+    cols[deg] = weft_fill(cx, WEFT_F64, 1, &n, 1.0);
+    for (int p = 1; p <= deg; p++)
+        cols[deg - p] = p == 1 ? x : weft_mul(cx, cols[deg - p + 1], x);
+    weft_value *v = weft_stack(cx, cols, (size_t)deg + 1, 1);
+    weft__free(cols);
+    return v;
+}
+
+weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg, weft_value *w)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_polyfit";
+    if (!fit_operands(cx, fn, &x, &y, &w, deg))
+        return NULL;
+    /* NumPy's rcond: len(x) eps of x's float dtype (x + 0.0). */
+    int64_t n = weft__value_spec(x)->dims[0];
+    double eps = weft__value_spec(x)->dtype == WEFT_F32 ? FLT_EPSILON : DBL_EPSILON;
+    bool matrix = weft__value_spec(y)->rank == 2;
+    /* NumPy's vander promotes with int: everything is f64. */
+    weft_value *lhs = vandermonde(cx, weft__ops_as_dtype(cx, x, WEFT_F64), n, deg);
+    weft_value *rhs = weft__ops_as_dtype(cx, y, WEFT_F64);
+    static const int64_t column[2] = { -1, 1 };
+    if (!matrix)
+        rhs = weft_reshape(cx, rhs, 2, column);
+    if (w) {
+        weft_value *wc = weft_reshape(cx, weft__ops_as_dtype(cx, w, WEFT_F64), 2, column);
+        lhs = weft_mul(cx, lhs, wc);
+        rhs = weft_mul(cx, rhs, wc);
+    }
+    /* Columns scaled to unit norm for the condition number, then the
+     * minimum-norm least squares solution (NumPy's lstsq is LAPACK's
+     * gelsd: an SVD as weft_pinv's, small singular values cut alike). */
+    weft_value *scale = weft_sqrt(cx, weft_sum(cx, weft_square(cx, lhs), 0));
+    lhs = weft_div(cx, lhs, scale);
+    weft_value *c = weft_matmul(cx, weft_pinv(cx, lhs, (double)n * eps), rhs);
+    c = weft_div(cx, c, weft_reshape(cx, scale, 2, column));
+    if (!matrix) {
+        static const int64_t flat = -1;
+        c = weft_reshape(cx, c, 1, &flat);
+    }
+    return WEFT__KEEP(c);
+}
