@@ -384,6 +384,18 @@ static int top_k_rule(const rule_in *r)
     return give(r, 0, weft_sum(cx, spread, -2));
 }
 
+/* A Gamma(alpha) draw's gradient in alpha (input 1, in f64): the
+ * implicit derivative of the sample (TensorFlow's RandomGammaGrad); the
+ * seed has none. */
+static int random_gamma_rule(const rule_in *r)
+{
+    if (!wants(r, 1))
+        return 0;
+    weft_ctx *cx = r->cx;
+    weft_value *d = weft_random_gamma_grad(cx, r->b, weft_cast(cx, r->y, WEFT_F64));
+    return give(r, 1, weft_mul(cx, weft_cast(cx, r->g, WEFT_F64), d));
+}
+
 int weft__grad_array(const rule_in *r)
 {
     switch (r->n->op) {
@@ -439,6 +451,8 @@ int weft__grad_array(const rule_in *r)
         return weft__grad_linalg(r);
     case WEFT__OP_FFT:
         return weft__grad_fft(r);
+    case WEFT__OP_RANDOM_GAMMA:
+        return random_gamma_rule(r);
     case WEFT__OP_EIGH: case WEFT__OP_QR: case WEFT__OP_SVD: case WEFT__OP_LU:
         return weft__grad_decomp(r);
     default:

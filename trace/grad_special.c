@@ -1,10 +1,11 @@
 /* The gradient rules of the special functions (TensorFlow's, in
  * math_grad.py and special_math_ops.py): the Bessel functions of order 1
  * and Y0, digamma, polygamma, dawsn, expint, spence, the Fresnel
- * integrals, and the incomplete gamma and beta functions and zeta with
- * respect to their last argument.  TensorFlow has no gradient for the
- * other arguments of the last four (the order n of polygamma, a of igamma,
- * a and b of betainc, x of zeta): wanting one fails the call, naming it. */
+ * integrals, the incomplete gamma functions in both arguments (a by
+ * weft_igamma_grad_a, TensorFlow's IgammaGradA), and the incomplete beta
+ * function and zeta with respect to their last argument.  TensorFlow has
+ * no gradient for the other arguments of polygamma (its order n), betainc
+ * (a and b) and zeta (x): wanting one fails the call, naming it. */
 #include "trace/grad.h"
 
 typedef weft__grad_rule rule_in;
@@ -71,6 +72,16 @@ static int only_last(const rule_in *r, uint32_t last, const char *names)
     return 0;
 }
 
+/* igamma's (igammac's) gradient in a: g times IgammaGradA (negated). */
+static int igamma_a(const rule_in *r)
+{
+    weft_ctx *cx = r->cx;
+    weft_value *d = weft_igamma_grad_a(cx, r->a, r->b);
+    if (r->n->op == WEFT__OP_IGAMMAC)
+        d = weft_neg(cx, d);
+    return weft__grad_give(r, 0, weft__grad_unbroadcast(r, weft_mul(cx, r->g, d), r->a));
+}
+
 /* log x^(a - 1) (1 - x)^(b - 1) / B(a, b): the log of betainc's density. */
 static weft_value *log_beta_density(const rule_in *r, weft_value *a, weft_value *b, weft_value *x)
 {
@@ -96,7 +107,8 @@ int weft__grad_special_args(const rule_in *r)
         break;
     case WEFT__OP_IGAMMA:      /* x^(a - 1) e^-x / Gamma(a); igammac's negated */
     case WEFT__OP_IGAMMAC:
-        rc = only_last(r, 1, "with respect to a");
+        if (weft__grad_wants(r, 0))
+            rc = igamma_a(r);
         d = weft_exp(cx, weft_sub(cx, weft_sub(cx, weft_mul(cx, weft_sub(cx, a, k(r, 1.0)),
                                                             weft_log(cx, b)), b),
                                   weft_lgamma(cx, a)));

@@ -222,6 +222,8 @@
     XX(CBRT,       UNARY,   1)             \
     XX(HYPOT,      BINARY,  2)             \
     XX(COPYSIGN,   BINARY,  2)             \
+    XX(IGAMMA_GRAD_A, BINARY, 2)           \
+    XX(RANDOM_GAMMA_GRAD, BINARY, 2)       \
     XX(INDEX_SHUFFLE, ARRAY, 3)            \
     XX(GCD,        BINARY,  2)             \
     XX(LCM,        BINARY,  2)             \

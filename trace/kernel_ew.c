@@ -250,6 +250,11 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T copysign_##S(T a, T b) { return copysign##M(a, b); }               \
     static inline T igamma_##S(T a, T b) { return weft__igamma##M(a, b); }             \
     static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
+    static inline T igamma_grad_a_##S(T a, T b) { return weft__igamma_grad_a##M(a, b); } \
+    static inline T random_gamma_grad_##S(T a, T b)                                    \
+    {                                                                                  \
+        return weft__random_gamma_grad##M(a, b);                                       \
+    }                                                                                  \
     static inline T truncatediv_##S(T a, T b) { return trunc##M(a / b); }              \
     static inline T zeta_##S(T a, T b) { return weft__zeta##M(a, b); }                 \
     static inline T nextafter_##S(T a, T b) { return nextafter##M(a, b); }             \
@@ -702,6 +707,8 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     BIN_CALL_FN(copysign_##S##_loop, T, T, copysign_##S(x, y))                         \
     BIN_CALL_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                             \
     BIN_CALL_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                           \
+    BIN_CALL_FN(igamma_grad_a_##S##_loop, T, T, igamma_grad_a_##S(x, y))               \
+    BIN_CALL_FN(random_gamma_grad_##S##_loop, T, T, random_gamma_grad_##S(x, y))       \
     BIN_CALL_FN(zeta_##S##_loop, T, T, zeta_##S(x, y))                                 \
     BIN_CALL_FN(polygamma_##S##_loop, T, T, polygamma_##S(x, y))                       \
     BIN_CALL_FN(nextafter_##S##_loop, T, T, nextafter_##S(x, y))                       \
@@ -777,6 +784,8 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_LOG2] = FROW(log2),   [WEFT__OP_LOG10] = FROW(log10),
     [WEFT__OP_EXP2] = FROW(exp2),   [WEFT__OP_CBRT] = FROW(cbrt),
     [WEFT__OP_HYPOT] = FROW(hypot), [WEFT__OP_COPYSIGN] = FROW(copysign),
+    [WEFT__OP_IGAMMA_GRAD_A] = FROW(igamma_grad_a),
+    [WEFT__OP_RANDOM_GAMMA_GRAD] = FROW(random_gamma_grad),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),
     [WEFT__OP_ATANH] = FROW(atanh), [WEFT__OP_LGAMMA] = FROW(lgamma),
     [WEFT__OP_DIGAMMA] = FROW(digamma), [WEFT__OP_ERFINV] = FROW(erfinv),

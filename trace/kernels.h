@@ -76,6 +76,12 @@ double weft__igamma(double a, double x);
 float weft__igammaf(float a, float x);
 double weft__igammac(double a, double x);
 float weft__igammacf(float a, float x);
+/* d/da P(a, x) and the implicit derivative of a Gamma(a) sample in a
+ * (TensorFlow's IgammaGradA and RandomGammaGrad; special_igamma.c). */
+double weft__igamma_grad_a(double a, double x);
+float weft__igamma_grad_af(float a, float x);
+double weft__random_gamma_grad(double alpha, double sample);
+float weft__random_gamma_gradf(float alpha, float sample);
 /* The regularized incomplete beta function I_x(a, b)
  * (special_betainc.c), as above. */
 double weft__betainc(double a, double b, double x);

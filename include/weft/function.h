@@ -38,6 +38,8 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
  * avg_pool2d, the fractional pools, resize (every method), the image
  * transform (TensorFlow's rule: g transformed by the inverse transform),
+ * random_gamma in alpha (each sample's implicit derivative, TensorFlow's
+ * RandomGammaGrad),
  * matrix_inverse, matrix_solve, triangular_solve, matrix_determinant and
  * cholesky, and every op made of
  * those (softmax, logsumexp, the losses, moments, pad, unstack, einsum,

@@ -213,6 +213,15 @@ WEFT_API weft_value *weft_atan2(weft_ctx *cx, weft_value *y, weft_value *x);
  * / Gamma(a) is taken in long double. */
 WEFT_API weft_value *weft_igamma(weft_ctx *cx, weft_value *a, weft_value *x);
 WEFT_API weft_value *weft_igammac(weft_ctx *cx, weft_value *a, weft_value *x);
+/* tf.raw_ops.IgammaGradA(a, x): d/da P(a, x), igamma's gradient in a;
+ * tf.raw_ops.RandomGammaGrad(alpha, sample): the implicit derivative of a
+ * Gamma(alpha) sample in alpha, -(dP/da) / (dP/dx) at (alpha, sample),
+ * weft_random_gamma's gradient in alpha.  Elementwise, broadcast and
+ * promoted as atan2; Eigen's method, as TensorFlow's kernels (P's series
+ * or Q's continued fraction differentiated along, the fraction for x > 1
+ * and x > a) in double; 0 at x = 0, NaN for a <= 0 or x < 0. */
+WEFT_API weft_value *weft_igamma_grad_a(weft_ctx *cx, weft_value *a, weft_value *x);
+WEFT_API weft_value *weft_random_gamma_grad(weft_ctx *cx, weft_value *alpha, weft_value *sample);
 /* tf.math.betainc(a, b, x): the regularized incomplete beta function
  * I_x(a, b) = B(x; a, b) / B(a, b), elementwise over the three operands
  * broadcast together (NumPy's rule) and promoted as atan2's (integers and
@@ -2284,7 +2293,9 @@ WEFT_API weft_value *weft_random_categorical(weft_ctx *cx, weft_value *logits,
  * blocks of the counter (i, seed[1]) under keys derived from seed[0]), so
  * the bits are the same on any worker count, eagerly and traced; an f32
  * gamma draw (before beta) is the f64 draw of the same rounded alpha,
- * rounded once.  weft's own streams, not TensorFlow's numbers. */
+ * rounded once.  weft's own streams, not TensorFlow's numbers.  Gamma's
+ * gradient in alpha is each sample's implicit derivative
+ * (weft_random_gamma_grad, TensorFlow's rule; in beta the division's). */
 WEFT_API weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype,
                                        int rank, const int64_t *dims, weft_value *alpha,
                                        weft_value *beta);

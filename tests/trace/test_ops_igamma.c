@@ -4,7 +4,9 @@
  * a + 1; the recurrence P(a + 1, x) = P(a, x) - x^a e^-x / Gamma(a + 1)
  * at fractional a; P + Q = 1; large a; the domain's edges and NaN;
  * broadcasting a scalar a; f32 (the f64 result rounded once); each call
- * checked the same bits eagerly and traced on 1, 2 and 4 workers. */
+ * checked the same bits eagerly and traced on 1, 2 and 4 workers.  The
+ * derivatives in a (IgammaGradA, RandomGammaGrad) against mpmath, and
+ * random_gamma's gradients in alpha and beta. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -112,5 +114,112 @@ Test(ops_igamma, edges_nan_broadcast_and_f32)
         op_binary_values(fs[k], WEFT_F64, ga, N_X, g, N_X, y64);
         for (size_t i = 0; i < N_X; i++)
             cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at (%g, %g)", k, ga[i], g[i]);
+    }
+}
+
+/* mpmath's d/da P(a, x) (numerical differentiation at 40 digits) and the
+ * implicit derivative of a Gamma(a) sample x, -(dP/da) / (dP/dx), on both
+ * sides of Eigen's branch (the fraction for x > 1 and x > a), a small a
+ * and a large one; the edges; f32 rounded once. */
+Test(ops_igamma, derivatives_in_a)
+{
+    static const double cases[11][4] = {
+        { 0.5, 0.1, -0.82293609697959875, 0.50976556708269724 },
+        { 0.5, 2.0, -0.13561933520399724, 2.5118893763620682 },
+        { 1.0, 1.0, -0.4317297106348987, 1.1735630272247269 },
+        { 2.5, 0.7, -0.11515032062805553, 0.52633279199687053 },
+        { 2.5, 3.0, -0.22754855127826082, 1.1692620067376635 },
+        { 3.0, 3.5, -0.2109843561898342, 1.140708948806544 },
+        { 7.5, 4.0, -0.058876782392362066, 0.73428535165448764 },
+        { 7.5, 12.0, -0.043521246206614132, 1.2814150454308808 },
+        { 30.0, 28.0, -0.070492692760120132, 0.971282368474091 },
+        { 0.01, 0.5, -0.56554591171525777, 46.679279405150682 },
+        { 150.0, 140.0, -0.023793726651202103, 0.96697394060659943 },
+    };
+    double a[11], x[11], da[11], ds[11];
+    for (int i = 0; i < 11; i++) {
+        a[i] = cases[i][0];
+        x[i] = cases[i][1];
+    }
+    op_binary_values(weft_igamma_grad_a, WEFT_F64, a, 11, x, 11, da);
+    op_binary_values(weft_random_gamma_grad, WEFT_F64, a, 11, x, 11, ds);
+    for (int i = 0; i < 11; i++) {
+        close_to(da[i], cases[i][2], 1e-12L, "igamma_grad_a", a[i], x[i]);
+        close_to(ds[i], cases[i][3], 1e-12L, "random_gamma_grad", a[i], x[i]);
+    }
+    const double ea[5] = { 0, -1, 2, 2, NAN }, ex[5] = { 1, 1, -1, 0, 1 };
+    op_binary_values(weft_igamma_grad_a, WEFT_F64, ea, 5, ex, 5, da);
+    op_binary_values(weft_random_gamma_grad, WEFT_F64, ea, 5, ex, 5, ds);
+    cr_assert(isnan(da[0]) && isnan(da[1]) && isnan(da[2]) && da[3] == 0 && isnan(da[4]));
+    cr_assert(isnan(ds[0]) && isnan(ds[1]) && isnan(ds[2]) && ds[3] == 0 && isnan(ds[4]));
+    double a32[11], x32[11], y32[11], y64[11];
+    for (int i = 0; i < 11; i++) {
+        a32[i] = (float)a[i];
+        x32[i] = (float)x[i];
+    }
+    const op_binary_fn fs[2] = { weft_igamma_grad_a, weft_random_gamma_grad };
+    for (int k = 0; k < 2; k++) {
+        op_binary_values(fs[k], WEFT_F32, a32, 11, x32, 11, y32);
+        op_binary_values(fs[k], WEFT_F64, a32, 11, x32, 11, y64);
+        for (int i = 0; i < 11; i++)
+            cr_assert_eq(y32[i], (double)(float)y64[i], "function %d at %d", k, i);
+    }
+}
+
+/* A sum of Gamma(alpha) / beta draws: its gradient in alpha is the sum of
+ * each sample's implicit derivative over beta (TensorFlow's rule), in
+ * beta -sum(draws) / beta; alpha a scalar broadcast to the draws, f32 and
+ * f64, on 1, 2 and 4 workers, eagerly and traced with the same bits. */
+static int gamma_sum(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const int64_t dims[1] = { 300 };
+    weft_dtype dt = *(const weft_dtype *)user;
+    outs[0] = weft_random_gamma(cx, a[2], dt, 1, dims, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+static int gamma_grads(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *y = NULL, *g[2];
+    if (weft_gradients(cx, gamma_sum, user, a, 3, 2, &y, g) < 0)
+        return weft_ctx_status(cx);
+    /* The rule written out: the draws before beta (2: exact), their
+     * implicit derivatives. */
+    weft_value *sample = weft_mul(cx, y, weft_cast(cx, a[1], *(const weft_dtype *)user));
+    outs[0] = g[0];
+    outs[1] = g[1];
+    outs[2] = weft_sum(cx, weft_truediv(cx, weft_random_gamma_grad(cx, a[0], sample), a[1]),
+                       WEFT_ALL_AXES);
+    outs[3] = weft_neg(cx, weft_truediv(cx, weft_sum(cx, y, WEFT_ALL_AXES), a[1]));
+    return weft_ctx_status(cx);
+}
+
+Test(ops_igamma, random_gamma_gradients)
+{
+    for (int f = 0; f < 2; f++) {
+        weft_dtype dt = f ? WEFT_F64 : WEFT_F32;
+        for (int k = 0; k < 2; k++) {
+            const double alpha = k ? 3.7 : 0.6, beta = 2;
+            weft_tensor *args[3] = { test_tensor(WEFT_F64, 0, NULL, &alpha),
+                                     test_tensor(WEFT_F64, 0, NULL, &beta),
+                                     test_tensor(WEFT_I64, 0, NULL, (const double[]){ 17 }) };
+            weft_tensor *r[4];
+            op_results_everywhere(gamma_grads, &dt, args, 3, r, 4, "random_gamma gradients");
+            /* f32 draws take alpha rounded to f32 (TensorFlow's cast), so
+             * the gradient in alpha passes through that cast's f32. */
+            double tol = f ? 1e-12 : 1e-6;
+            for (int j = 0; j < 2; j++) {
+                double got = test_element(r[j], 0), want = test_element(r[2 + j], 0);
+                cr_assert(got == want || fabs(got - want) <= tol * fabs(want),
+                          "%s, alpha %g, %s: %.17g, want %.17g", f ? "f64" : "f32", alpha,
+                          j ? "beta" : "alpha", got, want);
+            }
+            /* Each derivative is positive for these alphas: so is the sum. */
+            cr_assert(test_element(r[0], 0) > 0, "alpha %g: %g", alpha, test_element(r[0], 0));
+            for (int j = 0; j < 4; j++)
+                weft_tensor_release(r[j]);
+            for (int j = 0; j < 3; j++)
+                weft_tensor_release(args[j]);
+        }
     }
 }
