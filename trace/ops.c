@@ -357,17 +357,18 @@ bool weft__ops_number(weft_ctx *cx, const char *fn, const char *name, const weft
     return false;
 }
 
-int weft__ops_known_rank(weft_ctx *cx, const char *fn, const weft_value *v)
+int weft__ops_known_rank(weft_ctx *cx, const char *fn, const char *name, const weft_value *v)
 {
     int r = weft__value_spec(v)->rank;
     if (r == WEFT_RANK_ANY)
-        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the rank of a is unknown while tracing", fn);
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: the rank of %s is unknown while tracing", fn, name);
     return r;
 }
 
-bool weft__ops_axis_in(weft_ctx *cx, const char *fn, const weft_value *v, int *axis)
+bool weft__ops_axis_in(weft_ctx *cx, const char *fn, const char *name, const weft_value *v,
+                       int *axis)
 {
-    int r = weft__ops_known_rank(cx, fn, v);
+    int r = weft__ops_known_rank(cx, fn, name, v);
     if (r < 0)
         return false;
     if (*axis < -r || *axis >= r) {

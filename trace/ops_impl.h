@@ -44,12 +44,14 @@ bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *i
  * context fails with WEFT_EDTYPE naming fn otherwise (ops.c). */
 bool weft__ops_number(weft_ctx *cx, const char *fn, const char *name, const weft_value *v);
 /* v's rank, known while tracing; else -1, the context failing naming fn
- * (the ops with one entry per dim or an axis to check need it now). */
-int weft__ops_known_rank(weft_ctx *cx, const char *fn, const weft_value *v);
-/* *axis checked against v's rank (known while tracing) and made
- * non-negative, so that the ops called next cannot refuse it; false with
- * the context failing naming fn otherwise (ops.c). */
-bool weft__ops_axis_in(weft_ctx *cx, const char *fn, const weft_value *v, int *axis);
+ * and the operand's name (the ops with one entry per dim or an axis to
+ * check need it now). */
+int weft__ops_known_rank(weft_ctx *cx, const char *fn, const char *name, const weft_value *v);
+/* *axis checked against the rank of v (named name) known while tracing
+ * and made non-negative, so that the ops called next cannot refuse it;
+ * false with the context failing naming fn otherwise (ops.c). */
+bool weft__ops_axis_in(weft_ctx *cx, const char *fn, const char *name, const weft_value *v,
+                       int *axis);
 
 /* Whether seed is a seed of the random ops (weft__check_seed), the
  * context failing otherwise with a message naming fn (ops_random.c). */

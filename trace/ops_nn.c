@@ -52,7 +52,7 @@ static bool need_float(weft_ctx *cx, const char *fn, const weft_value *a)
 static bool float_axis(weft_ctx *cx, const char *fn, weft_value *a, int axis, int *out)
 {
     *out = axis;
-    return enter(cx, fn, a) && need_float(cx, fn, a) && weft__ops_axis_in(cx, fn, a, out);
+    return enter(cx, fn, a) && need_float(cx, fn, a) && weft__ops_axis_in(cx, fn, "a", a, out);
 }
 
 /* ---- Softmax and logsumexp --------------------------------------------- */
@@ -146,7 +146,7 @@ weft_value *weft_logsumexp(weft_ctx *cx, weft_value *a, int axis, bool keepdims)
     if (!enter(cx, fn, a) || !need_float(cx, fn, a))
         return NULL;
     bool all = axis == WEFT_ALL_AXES;
-    if (!all && !weft__ops_axis_in(cx, fn, a, &axis))
+    if (!all && !weft__ops_axis_in(cx, fn, "a", a, &axis))
         return NULL;
     size_t n_axes = all ? 0 : 1;
     weft_value *m = finite_max(cx, fn, a, &axis, n_axes);
@@ -246,7 +246,7 @@ weft_value *weft_reverse(weft_ctx *cx, weft_value *a, int axis)
 {
     WEFT__SCOPE(cx);
     const char *fn = "weft_reverse";
-    if (!enter(cx, fn, a) || !weft__ops_axis_in(cx, fn, a, &axis))
+    if (!enter(cx, fn, a) || !weft__ops_axis_in(cx, fn, "a", a, &axis))
         return NULL;
     int64_t step[WEFT_MAX_RANK];
     for (int d = 0; d < spec_of(a)->rank; d++)
@@ -407,7 +407,7 @@ static bool mirror_pads_valid(weft_ctx *cx, const char *fn, const weft_value *a,
 static weft_value *pad(weft_ctx *cx, const char *fn, weft_value *a, const int64_t (*pads)[2],
                        weft_pad_mode mode, double value)
 {
-    if (!enter(cx, fn, a) || weft__ops_known_rank(cx, fn, a) < 0)
+    if (!enter(cx, fn, a) || weft__ops_known_rank(cx, fn, "a", a) < 0)
         return NULL;
     if (mode != WEFT_PAD_CONSTANT && mode != WEFT_PAD_REFLECT && mode != WEFT_PAD_SYMMETRIC)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: mode %d is not WEFT_PAD_CONSTANT, "

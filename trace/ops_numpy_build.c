@@ -129,7 +129,7 @@ weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indi
     if (si->dtype != WEFT_I32 && si->dtype != WEFT_I64)
         return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: indices %s are not i32 or i64", fn,
                               weft__spec_str(si, s2, sizeof s2));
-    if (!weft__ops_axis_in(cx, fn, arr, &axis))
+    if (!weft__ops_axis_in(cx, fn, "arr", arr, &axis))
         return NULL;
     /* axis last, in both: the other dims become the gather's batch. */
     int last_of[WEFT_MAX_RANK], back[WEFT_MAX_RANK];
@@ -171,7 +171,7 @@ weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
     const weft_spec *s = weft__value_spec(a);
     if (n > 0 && (!source || !destination))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL source or destination", fn);
-    if (weft__ops_known_rank(cx, fn, a) < 0)
+    if (weft__ops_known_rank(cx, fn, "a", a) < 0)
         return NULL;
     if (n > (size_t)s->rank)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu axes moved in a rank of %d", fn, n,
@@ -181,7 +181,8 @@ weft_value *weft_moveaxis(weft_ctx *cx, weft_value *a, const int *source,
     for (size_t k = 0; k < n; k++) {
         src[k] = source[k];
         dst[k] = destination[k];
-        if (!weft__ops_axis_in(cx, fn, a, &src[k]) || !weft__ops_axis_in(cx, fn, a, &dst[k]))
+        if (!weft__ops_axis_in(cx, fn, "a", a, &src[k]) ||
+            !weft__ops_axis_in(cx, fn, "a", a, &dst[k]))
             return NULL;
         if (src_used[src[k]] || dst_used[dst[k]])
             return weft__ctx_fail(cx, WEFT_EINVAL, "%s: an axis named twice in source or "
@@ -207,7 +208,7 @@ weft_value *weft_swapaxes(weft_ctx *cx, weft_value *a, int axis1, int axis2)
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
     const weft_spec *s = weft__value_spec(a);
-    if (!weft__ops_axis_in(cx, fn, a, &axis1) || !weft__ops_axis_in(cx, fn, a, &axis2))
+    if (!weft__ops_axis_in(cx, fn, "a", a, &axis1) || !weft__ops_axis_in(cx, fn, "a", a, &axis2))
         return NULL;
     int perm[WEFT_MAX_RANK];
     for (int d = 0; d < s->rank; d++)

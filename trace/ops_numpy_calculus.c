@@ -37,8 +37,8 @@ weft_value *weft_trapezoid(weft_ctx *cx, weft_value *y, weft_value *x, double dx
     weft_value *in[2] = { y, x };
     if (!weft__op_enter(cx, fn, in, x ? 2 : 1))
         return NULL;
-    int rank = weft__ops_known_rank(cx, fn, y);
-    if (rank < 0 || !weft__ops_axis_in(cx, fn, y, &axis))
+    int rank = weft__ops_known_rank(cx, fn, "y", y);
+    if (rank < 0 || !weft__ops_axis_in(cx, fn, "y", y, &axis))
         return NULL;
     weft_value *yf = weft__ops_as_dtype(cx, y, float_of(y));
     /* NumPy's d * (y[1:] + y[:-1]) / 2.0, the pair summed in y's dtype. */
@@ -237,9 +237,9 @@ weft_value *weft_gradient(weft_ctx *cx, weft_value *f, weft_value *spacing, int 
         return NULL;
     if (edge_order != 1 && edge_order != 2)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: edge_order %d is not 1 or 2", fn, edge_order);
-    int rank = weft__ops_known_rank(cx, fn, f);
-    if (rank < 0 || !weft__ops_axis_in(cx, fn, f, &axis) || !weft__ops_number(cx, fn, "f", f) ||
-        !spacing_ok(cx, fn, spacing))
+    int rank = weft__ops_known_rank(cx, fn, "f", f);
+    if (rank < 0 || !weft__ops_axis_in(cx, fn, "f", f, &axis) ||
+        !weft__ops_number(cx, fn, "f", f) || !spacing_ok(cx, fn, spacing))
         return NULL;
     int64_t n = weft__value_spec(f)->dims[axis];
     if (n != WEFT_DIM_ANY && n < edge_order + 1)
@@ -275,7 +275,7 @@ weft_value *weft_unwrap(weft_ctx *cx, weft_value *p, double discont, int axis, d
         return NULL;
     if (!(isfinite(period) && period > 0))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: period %g is not finite and > 0", fn, period);
-    if (weft__ops_known_rank(cx, fn, p) < 0 || !weft__ops_axis_in(cx, fn, p, &axis) ||
+    if (weft__ops_known_rank(cx, fn, "p", p) < 0 || !weft__ops_axis_in(cx, fn, "p", p, &axis) ||
         !weft__ops_number(cx, fn, "p", p))
         return NULL;
     if (isnan(discont))

@@ -12,7 +12,7 @@ int weft_nonzero(weft_ctx *cx, weft_value *a, weft_value **outs, size_t n_outs)
     if (rc < 0)
         return rc;
     WEFT__SCOPE_OUTS(cx, outs, n_outs);
-    int r = weft__ops_known_rank(cx, fn, a);
+    int r = weft__ops_known_rank(cx, fn, "a", a);
     if (r < 0)
         return weft_ctx_status(cx);
     char s[WEFT__SPEC_STR_MAX];
@@ -47,14 +47,14 @@ weft_value *weft_diagonal(weft_ctx *cx, weft_value *a, int64_t offset, int axis1
     static const char fn[] = "weft_diagonal";
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
-    int r = weft__ops_known_rank(cx, fn, a);
+    int r = weft__ops_known_rank(cx, fn, "a", a);
     if (r < 0)
         return NULL;
     char s[WEFT__SPEC_STR_MAX];
     if (r < 2)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s has fewer than 2 dims", fn,
                               weft__spec_str(weft__value_spec(a), s, sizeof s));
-    if (!weft__ops_axis_in(cx, fn, a, &axis1) || !weft__ops_axis_in(cx, fn, a, &axis2))
+    if (!weft__ops_axis_in(cx, fn, "a", a, &axis1) || !weft__ops_axis_in(cx, fn, "a", a, &axis2))
         return NULL;
     if (axis1 == axis2)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis1 and axis2 are both %d", fn, axis1);

@@ -34,13 +34,13 @@ static bool sort_rows(weft_ctx *cx, const char *fn, weft_value *a, int axis, boo
     out->dtype = weft__dtype_is_float(s->dtype) ? s->dtype : WEFT_F64;
     out->kept = keepdims ? 1 : 0;
     if (axis == WEFT_ALL_AXES) {
-        if (keepdims && (out->kept = weft__ops_known_rank(cx, fn, a)) < 0)
+        if (keepdims && (out->kept = weft__ops_known_rank(cx, fn, "a", a)) < 0)
             return false;
         a = weft_ravel(cx, a);
         axis = 0;
         if (!a)
             return false;
-    } else if (!weft__ops_axis_in(cx, fn, a, &axis)) {
+    } else if (!weft__ops_axis_in(cx, fn, "a", a, &axis)) {
         return false;
     }
     s = weft__value_spec(a);
@@ -223,7 +223,7 @@ static weft_value *checked_q(weft_ctx *cx, const char *fn, weft_value *q, double
 {
     if (!weft__ops_number(cx, fn, "q", q))
         return NULL;
-    if ((*k = weft__ops_known_rank(cx, fn, q)) < 0)
+    if ((*k = weft__ops_known_rank(cx, fn, "q", q)) < 0)
         return NULL;
     weft_value *f = weft_cast(cx, q, WEFT_F64);
     if (scale != 1)   /* NumPy's percentile: q / 100, then checked */

@@ -26,7 +26,7 @@ weft_value *weft_compress(weft_ctx *cx, weft_value *condition, weft_value *a, in
     if (axis == WEFT_ALL_AXES) {
         a = weft_ravel(cx, a);
         axis = 0;
-    } else if (!weft__ops_axis_in(cx, fn, a, &axis)) {
+    } else if (!weft__ops_axis_in(cx, fn, "a", a, &axis)) {
         return NULL;
     }
     weft_value *keep = cs->dtype == WEFT_BOOL
@@ -154,8 +154,8 @@ weft_value *weft_array_equal(weft_ctx *cx, weft_value *a1, weft_value *a2, bool 
     weft_value *in[2] = { a1, a2 };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    int r1 = weft__ops_known_rank(cx, fn, a1);
-    int r2 = r1 < 0 ? -1 : weft__ops_known_rank(cx, fn, a2);
+    int r1 = weft__ops_known_rank(cx, fn, "a1", a1);
+    int r2 = r1 < 0 ? -1 : weft__ops_known_rank(cx, fn, "a2", a2);
     if (r2 < 0)
         return NULL;
     if (r1 != r2)

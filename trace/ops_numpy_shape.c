@@ -15,7 +15,7 @@ weft_value *weft_flip(weft_ctx *cx, weft_value *a, const int *axes, size_t n)
     static const char fn[] = "weft_flip";
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
-    int r = weft__ops_known_rank(cx, fn, a);
+    int r = weft__ops_known_rank(cx, fn, "a", a);
     if (r < 0)
         return NULL;
     if (n > 0 && !axes)
@@ -25,7 +25,7 @@ weft_value *weft_flip(weft_ctx *cx, weft_value *a, const int *axes, size_t n)
         step[d] = n == 0 ? -1 : 1;
     for (size_t k = 0; k < n; k++) {
         int ax = axes[k];
-        if (!weft__ops_axis_in(cx, fn, a, &ax))
+        if (!weft__ops_axis_in(cx, fn, "a", a, &ax))
             return NULL;
         if (step[ax] < 0)
             return weft__ctx_fail(cx, WEFT_EINVAL, "%s: axis %d named twice", fn, axes[k]);
@@ -40,7 +40,7 @@ static weft_value *flip_one(weft_ctx *cx, const char *fn, weft_value *a, int axi
 {
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
-    int r = weft__ops_known_rank(cx, fn, a);
+    int r = weft__ops_known_rank(cx, fn, "a", a);
     if (r < 0)
         return NULL;
     if (r <= axis) {
@@ -81,7 +81,7 @@ static weft_value *atleast(weft_ctx *cx, const char *fn, weft_value *a, int n)
 {
     if (!weft__op_enter(cx, fn, &a, 1))
         return NULL;
-    int r = weft__ops_known_rank(cx, fn, a);
+    int r = weft__ops_known_rank(cx, fn, "a", a);
     if (r < 0)
         return NULL;
     if (r >= n)
@@ -137,7 +137,7 @@ static weft_value *numpy_stack(weft_ctx *cx, const char *fn, weft_value *const *
     weft_value *parts[STACK_MAX];
     int axis = kind == VSTACK ? 0 : kind == DSTACK ? 2 : 1;
     for (size_t i = 0; i < n; i++) {
-        int r = weft__ops_known_rank(cx, fn, vs[i]);
+        int r = weft__ops_known_rank(cx, fn, "an array", vs[i]);
         if (r < 0)
             return NULL;
         if (kind == HSTACK)
@@ -205,7 +205,7 @@ weft_value *weft_diag(weft_ctx *cx, weft_value *v, int64_t k)
     static const char fn[] = "weft_diag";
     if (!weft__op_enter(cx, fn, &v, 1))
         return NULL;
-    int r = weft__ops_known_rank(cx, fn, v);
+    int r = weft__ops_known_rank(cx, fn, "v", v);
     if (r < 0)
         return NULL;
     if (r != 1 && r != 2) {

@@ -14,7 +14,7 @@ weft_value *weft_lexsort(weft_ctx *cx, weft_value *const *keys, size_t n, int ax
             weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu keys (1 or more)", fn, n);
         return NULL;
     }
-    if (!weft__op_enter(cx, fn, keys, n) || !weft__ops_axis_in(cx, fn, keys[0], &axis))
+    if (!weft__op_enter(cx, fn, keys, n) || !weft__ops_axis_in(cx, fn, "keys[0]", keys[0], &axis))
         return NULL;
     for (size_t k = 1; k < n; k++) {
         if (weft__value_spec(keys[k])->rank != weft__value_spec(keys[0])->rank) {

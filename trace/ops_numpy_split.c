@@ -102,7 +102,7 @@ int weft_split_at(weft_ctx *cx, weft_value *a, const int64_t *indices, size_t n_
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: indices is NULL", fn);
         return split_status(cx);
     }
-    if (!weft__ops_axis_in(cx, fn, a, &axis))
+    if (!weft__ops_axis_in(cx, fn, "a", a, &axis))
         return split_status(cx);
     for (size_t k = 0; k < n; k++) {
         int64_t begin = k == 0 ? 0 : indices[k - 1];

@@ -52,7 +52,7 @@ weft_value *weft_take(weft_ctx *cx, weft_value *a, weft_value *indices, int axis
     if (axis == WEFT_ALL_AXES) {
         a = weft_ravel(cx, a);
         axis = 0;
-    } else if (!weft__ops_axis_in(cx, fn, a, &axis)) {
+    } else if (!weft__ops_axis_in(cx, fn, "a", a, &axis)) {
         return NULL;
     }
     weft_value *i = weft_cast(cx, indices, WEFT_I64);

@@ -93,6 +93,9 @@ Test(ops_linalg_cg, single_systems_are_tensorflows)
     static const double g2[1] = { 0.08371629235559819 };
     cg_want two = { 2, x2, r2, p2, g2 };
     expect_cg((cg_case){ 1e-5, 2, false, false }, args, &two, 4, 1, "max_iter 2");
+    /* tol is relative to |b| = 2.5: the residual 0.29 after two
+     * iterations is below 0.15 |b| (not below 0.15). */
+    expect_cg((cg_case){ 0.15, 20, false, false }, args, &two, 4, 1, "tol 0.15");
     static const double zeros[4] = { 0 }, g0[1] = { 6.25 };
     cg_want none = { 0, zeros, B, B, g0 };
     expect_cg((cg_case){ 10, 20, false, false }, args, &none, 4, 1, "tol 10");
@@ -160,6 +163,9 @@ Test(ops_linalg_cg, batches_are_tensorflows)
                                   1.1443574146536474e-12 };
     cg_want three = { 3, sx, sr, sp, sg };
     expect_cg((cg_case){ 1e-6, 3, false, false }, shared, &three, 12, 3, "shared matrix");
+    /* tol 0.05: the second residual falls below it after two iterations,
+     * the others after three; the loop runs while any is above. */
+    expect_cg((cg_case){ 0.05, 20, false, false }, shared, &three, 12, 3, "any above tol");
     weft_tensor_release(shared[0]);
     weft_tensor_release(shared[1]);
 }

@@ -5,7 +5,8 @@
  * trapz by dx, a vector and a tensor of coordinates; unwrap's half-period
  * rule and periods; convolve's and correlate's modes with either operand
  * longer; one trace for every length; calls failing when they run;
- * gradients against central differences; the refusals. */
+ * gradients against central differences; the refusals, an unknown rank
+ * named by its operand. */
 #include <math.h>
 #include <string.h>
 
@@ -525,4 +526,34 @@ Test(ops_numpy_calculus, refusals)
     op_expect_errors(rt, refused_body, cases, 13, args, 6);
     for (int k = 0; k < 6; k++)
         weft_tensor_release(args[k]);
+}
+
+static int any_rank_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    switch (*(const int *)user) {
+    case 0: outs[0] = weft_trapezoid(cx, a[0], NULL, 1.0, 0); break;
+    case 1: outs[0] = weft_gradient(cx, a[0], NULL, 0, 1); break;
+    default: outs[0] = weft_unwrap(cx, a[0], NAN, 0, 1.0); break;
+    }
+    return weft_ctx_status(cx);
+}
+
+/* A rank unknown while tracing is refused naming the operand. */
+Test(ops_numpy_calculus, unknown_ranks_name_the_operand)
+{
+    const weft_spec any = { WEFT_F64, WEFT_RANK_ANY, { 0 } };
+    static const char *says[3] = { "weft_trapezoid: the rank of y is unknown while tracing",
+                                   "weft_gradient: the rank of f is unknown while tracing",
+                                   "weft_unwrap: the rank of p is unknown while tracing" };
+    weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 4, 8 });
+    for (int k = 0; k < 3; k++) {
+        weft_function *f = op_signature_function(rt, any_rank_body, &k, &any, 1);
+        weft_arg arg = weft_arg_tensor(x);
+        weft_tensor *r = NULL;
+        cr_assert_eq(weft_function_call(f, &arg, 1, &r, 1), WEFT_ESHAPE, "%s", weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), says[k]), "%s", weft_errmsg());
+        cr_assert_null(r);
+        weft_function_destroy(&f);
+    }
+    weft_tensor_release(x);
 }
