@@ -255,3 +255,32 @@ weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg, we
     }
     return WEFT__KEEP(c);
 }
+
+weft_value *weft_polyval_vector(weft_ctx *cx, weft_value *p, weft_value *x)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_polyval_vector";
+    weft_value *in[2] = { p, x };
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_as_vector(cx, fn, "p", &p) ||
+        !weft__ops_number(cx, fn, "p", p) || !weft__ops_number(cx, fn, "x", x))
+        return NULL;
+    int64_t n = weft__value_spec(p)->dims[0];
+    if (n == WEFT_DIM_ANY) {
+        char s[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: p %s has a length unknown while tracing",
+                              fn, weft__spec_str(weft__value_spec(p), s, sizeof s));
+    }
+    /* NumPy's scalar coefficients take x's dtype when of its kind; float
+     * ones over integer x give f64 (none leave zeros_like(x)). */
+    weft_dtype dp = weft__value_spec(p)->dtype, dx = weft__value_spec(x)->dtype;
+    bool widen = n > 0 && weft__dtype_is_float(dp) && !weft__dtype_is_float(dx);
+    weft_dtype dt = widen ? WEFT_F64 : dx;
+    p = weft__ops_as_dtype(cx, p, dt);
+    x = weft__ops_as_dtype(cx, x, dt);
+    /* NumPy: y = zeros_like(x), then y = y x + p[i] (so an infinite x
+     * gives NaN, 0 inf, as NumPy's). */
+    weft_value *y = weft_zeros_like(cx, x);
+    for (int64_t i = 0; i < n && y; i++)
+        y = weft_add(cx, weft_mul(cx, y, x), weft_gather(cx, p, weft_const_i64(cx, i), 0));
+    return WEFT__KEEP(y);
+}

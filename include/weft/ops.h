@@ -824,6 +824,14 @@ WEFT_API weft_value *weft_polymul(weft_ctx *cx, weft_value *a1, weft_value *a2);
 WEFT_API weft_value *weft_polyder(weft_ctx *cx, weft_value *p, int m);
 WEFT_API weft_value *weft_polyint(weft_ctx *cx, weft_value *p, int m, const double *k,
                                   size_t n_k);
+/* NumPy's polyval(p, x) for a coefficient vector p (weft_polyval takes
+ * TensorFlow's list of values): y = 0 of x's shape, then y = y x + p[i]
+ * for each coefficient, highest power first (NumPy's steps: an infinite
+ * x gives NaN).  p's length known while tracing (WEFT_ESHAPE); numbers,
+ * not bool (WEFT_EDTYPE).  The result has x's dtype, as NumPy's scalar
+ * coefficients take it, but f64 for float p and integer x (an empty p
+ * gives zeros of x's dtype). */
+WEFT_API weft_value *weft_polyval_vector(weft_ctx *cx, weft_value *p, weft_value *x);
 /* NumPy's polyfit(x, y, deg, w=w): the least-squares polynomial of degree
  * deg >= 0 (WEFT_EINVAL) through (x, y), [deg + 1] coefficients, highest
  * power first, or [deg + 1, K] for y [n, K] (a fit per column), in f64 as

@@ -1,10 +1,10 @@
-/* NumPy's polyadd, polysub, polymul, polyder, polyint and polyfit against
- * NumPy 1.24's printed values (polyfit's within a tolerance: its SVD is
- * LAPACK's gelsd), eagerly and traced on 1, 2 and 4 workers with the same
- * bits: NumPy's dtypes, polymul's trimming of leading zeros, empty
- * operands, polyint's constants; one trace for every length; polyfit's
- * lengths checked when the call runs; gradients against central
- * differences; the refusals. */
+/* NumPy's polyadd, polysub, polymul, polyder, polyint, polyval and
+ * polyfit against NumPy 1.24's printed values (polyfit's within a
+ * tolerance: its SVD is LAPACK's gelsd), eagerly and traced on 1, 2 and 4
+ * workers with the same bits: NumPy's dtypes, polymul's trimming of
+ * leading zeros, empty operands, polyint's constants; one trace for every
+ * length; polyfit's lengths checked when the call runs; gradients against
+ * central differences; the refusals. */
 #include <math.h>
 #include <string.h>
 
@@ -17,7 +17,7 @@ TestSuite(ops_numpy_poly, .init = suite_runtimes_create, .fini = suite_runtimes_
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
-typedef enum poly_op { ADD, SUB, MUL, DER, INT, FIT } poly_op;
+typedef enum poly_op { ADD, SUB, MUL, DER, INT, FIT, VAL } poly_op;
 
 typedef struct poly_case {
     poly_op op;
@@ -37,6 +37,7 @@ static int poly_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void
     case DER: outs[0] = weft_polyder(cx, a[0], c->m); break;
     case INT: outs[0] = weft_polyint(cx, a[0], c->m, c->k, c->n_k); break;
     case FIT: outs[0] = weft_polyfit(cx, a[0], a[1], c->m, c->weights ? a[2] : NULL); break;
+    case VAL: outs[0] = weft_polyval_vector(cx, a[0], a[1]); break;
     }
     return weft_ctx_status(cx);
 }
@@ -163,6 +164,34 @@ Test(ops_numpy_poly, der_and_int_are_numpys)
                 1, "int of []");
     expect_poly((poly_case){ .op = DER, .m = 1 }, &e, WEFT_F64, NULL, 0, "der of []");
     weft_tensor_release(e);
+}
+
+/* np.polyval(p, x): NumPy's steps from y = 0 (an infinite x gives NaN),
+ * x's dtype (i32 x with i64 p stays i32; f64 p over i32 x gives f64), an
+ * empty p gives zeros. */
+Test(ops_numpy_poly, polyval_vector_is_numpys)
+{
+    weft_tensor *a[2] = {
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1.5, -2, 0.25, 3 }),
+        test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 0.5, -1.25, 2, INFINITY }) };
+    weft_tensor *r;
+    poly_case c = { .op = VAL };
+    op_results_everywhere(poly_body, &c, a, 2, &r, 1, "polyval");
+    test_assert_shape(r, WEFT_F64, 2, DIMS(2, 2), "polyval");
+    op_expect_values(r, WEFT_F64, (const double[]){ 2.8125, -3.3671875, 7.5, NAN }, 4,
+                     "polyval");
+    weft_tensor_release(r);
+    release_all(a, 2);
+    weft_tensor *i[2] = { test_tensor(WEFT_I64, 1, DIMS(3), (const double[]){ 2, 0, -1 }),
+                          test_tensor(WEFT_I32, 1, DIMS(2), (const double[]){ 3, -2 }) };
+    expect_poly(c, i, WEFT_I32, (const double[]){ 17, 7 }, 2, "integers");
+    weft_tensor_release(i[0]);
+    i[0] = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 0.5, 1 });
+    expect_poly(c, i, WEFT_F64, (const double[]){ 2.5, 0 }, 2, "f64 p, i32 x");
+    weft_tensor_release(i[0]);
+    i[0] = test_tensor(WEFT_F64, 1, DIMS(0), NULL);
+    expect_poly(c, i, WEFT_I32, (const double[]){ 0, 0 }, 2, "no coefficients");
+    release_all(i, 2);
 }
 
 /* Element i of r within a relative tol of want[i]. */
@@ -308,10 +337,7 @@ Test(ops_numpy_poly, fit_lengths_checked_when_the_call_runs)
     const weft_spec sig[3] = { { WEFT_F64, 1, { 6 } }, { WEFT_F64, 1, { WEFT_DIM_ANY } },
                                { WEFT_F64, 1, { WEFT_DIM_ANY } } };
     poly_case c = { .op = FIT, .m = 1, .weights = true };
-    weft_function_desc d = { .name = "fit", .body = poly_body, .user = &c, .n_args = 3,
-                             .n_outs = 1, .input_signature = sig };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_function *f = op_signature_function(rt, poly_body, &c, sig, 3);
     weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(6), FIT_X);
     weft_tensor *y6 = test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y);
     weft_tensor *y5 = test_tensor(WEFT_F64, 1, DIMS(5), FIT_Y);
@@ -352,21 +378,23 @@ static int grad_fns(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 1: outs[0] = weft_polymul(cx, a[0], a[1]); break;
     case 2: outs[0] = weft_polyder(cx, a[0], 2); break;
     case 3: outs[0] = weft_polyint(cx, a[0], 2, &k, 1); break;
-    default: outs[0] = weft_polyfit(cx, a[0], a[1], 2, NULL); break;
+    case 4: outs[0] = weft_polyfit(cx, a[0], a[1], 2, NULL); break;
+    default: outs[0] = weft_polyval_vector(cx, a[0], a[1]); break;
     }
     return weft_ctx_status(cx);
 }
 
-/* The gradients of polyadd, polymul (both operands), polyder, polyint
- * and polyfit (for x and y) against central differences. */
+/* The gradients of polyadd, polymul (both operands), polyder, polyint,
+ * polyfit (for x and y) and polyval (p and x) against central
+ * differences. */
 Test(ops_numpy_poly, gradients)
 {
     static const double a[5] = { 0.3, 1.7, -2.2, 4.1, 0.05 };
     static const double b[3] = { 0.5, 2.0, -1.0 };
     const grad_arg two[2] = { { 1, { 5 }, a }, { 1, { 3 }, b } };
     const grad_arg fit[2] = { { 1, { 6 }, FIT_X }, { 1, { 6 }, FIT_Y } };
-    static const int which[5] = { 0, 1, 2, 3, 4 };
-    for (int k = 0; k < 5; k++) {
+    static const int which[6] = { 0, 1, 2, 3, 4, 5 };
+    for (int k = 0; k < 6; k++) {
         size_t n = k == 2 || k == 3 ? 1 : 2;
         grad_case c = { grad_fns, &which[k], n, n };
         expect_gradients(&c, k == 4 ? fit : two, "poly gradient");
@@ -386,6 +414,8 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 6: outs[0] = weft_polyfit(cx, a[0], a[0], -1, NULL); break;
     case 7: outs[0] = weft_polyfit(cx, a[0], a[0], 1, a[1]); break;
     case 8: outs[0] = weft_polyfit(cx, a[3], a[3], 1, NULL); break;
+    case 10: outs[0] = weft_polyval_vector(cx, a[1], a[0]); break;
+    case 11: outs[0] = weft_polyval_vector(cx, a[0], a[2]); break;
     default: outs[0] = weft_polyfit(cx, a[2], a[0], 1, NULL); break;
     }
     return weft_ctx_status(cx);
@@ -411,8 +441,10 @@ Test(ops_numpy_poly, refusals)
         { 7, WEFT_ESHAPE, "weft_polyfit: w f64[2,2] is not a vector" },
         { 8, WEFT_ESHAPE, "weft_polyfit: x f64[0] is not a vector of 1 or more" },
         { 9, WEFT_EDTYPE, "weft_polyfit: x bool[4] is not a number" },
+        { 10, WEFT_ESHAPE, "weft_polyval_vector: p f64[2,2] is not a vector" },
+        { 11, WEFT_EDTYPE, "weft_polyval_vector: x bool[4] is not a number" },
     };
-    op_expect_errors(rt, refused_body, cases, 10, args, 4);
+    op_expect_errors(rt, refused_body, cases, 12, args, 4);
     release_all(args, 4);
 }
 
@@ -423,10 +455,7 @@ Test(ops_numpy_poly, fit_needs_x_length_while_tracing)
     const weft_spec sig[2] = { { WEFT_F64, 1, { WEFT_DIM_ANY } },
                                { WEFT_F64, 1, { WEFT_DIM_ANY } } };
     poly_case c = { .op = FIT, .m = 1 };
-    weft_function_desc d = { .name = "fit", .body = poly_body, .user = &c, .n_args = 2,
-                             .n_outs = 1, .input_signature = sig };
-    weft_function *f = NULL;
-    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_function *f = op_signature_function(rt, poly_body, &c, sig, 2);
     weft_tensor *x = test_tensor(WEFT_F64, 1, DIMS(6), FIT_X);
     weft_tensor *y = test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y);
     weft_arg args[2] = { weft_arg_tensor(x), weft_arg_tensor(y) };

@@ -128,6 +128,14 @@ static int cov_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     return weft_ctx_status(cx);
 }
 
+/* The rows x cols matrix m transposed into t. */
+static void transposed(const double *m, int rows, int cols, double *t)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            t[j * rows + i] = m[i * cols + j];
+}
+
 static const double x35[15] = { 1, 2, 3, 4, 5, 2, 1, 4, 3, 7, 0.5, 0.1, -3, 2, 1 };
 
 /* NumPy's printed np.cov(X), np.cov(X, ddof=0), np.corrcoef(X); rowvar
@@ -142,9 +150,7 @@ Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
                                     0.24346548839047913, 0.0034595748400716433,
                                     0.9999999999999999 };
     double xt[15];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 5; j++)
-            xt[j * 3 + i] = x35[i * 5 + j];
+    transposed(x35, 3, 5, xt);
     weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(3, 5), x35);
     weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(5, 3), xt);
     const struct {
@@ -274,9 +280,7 @@ Test(ops_numpy_stats, cov_past_the_observations)
 Test(ops_numpy_stats, cov_ex_is_numpys)
 {
     double mt[10];
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 5; j++)
-            mt[j * 2 + i] = m25[i * 5 + j];
+    transposed(m25, 2, 5, mt);
     weft_tensor *m = test_tensor(WEFT_F64, 2, DIMS(2, 5), m25);
     weft_tensor *t = test_tensor(WEFT_F64, 2, DIMS(5, 2), mt);
     weft_tensor *m0 = test_tensor(WEFT_F64, 1, DIMS(5), m25);
