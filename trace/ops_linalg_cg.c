@@ -6,6 +6,7 @@
  * would; traced, every iteration's matvec is paid. */
 #include "trace/control.h"
 #include "trace/ctx.h"
+#include "trace/iface.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
@@ -76,6 +77,12 @@ static bool operands_ok(weft_ctx *cx, const char *fn, weft_value *const *in, uin
     if (sr->rank < 1)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: rhs %s is not [..., n] (rank known while "
                               "tracing)", fn, weft__spec_str(sr, s, sizeof s)), false;
+    if (in[3] && !weft__spec_compatible(weft__value_spec(in[3]), sr)) {
+        char s2[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x %s is not of rhs's shape %s", fn,
+                              weft__spec_str(weft__value_spec(in[3]), s2, sizeof s2),
+                              weft__spec_str(sr, s, sizeof s)), false;
+    }
     return operator_ok(cx, fn, "operator", in[0], in[1]) &&
            (!in[2] || operator_ok(cx, fn, "preconditioner", in[2], in[1]));
 }

@@ -31,10 +31,10 @@ static bool same_known_length(int64_t a, int64_t b)
     return a == WEFT_DIM_ANY || b == WEFT_DIM_ANY || a == b;
 }
 
-/* The observations' weights for cov_ex: fweights times aweights (either
- * may be NULL), in x's dtype, each checked when the call runs: a vector
- * as long as x's rows, not negative, fweights whole numbers (NumPy's
- * checks). */
+/* One of cov_ex's weight vectors w (named name; fweights when whole) in
+ * x's dtype, checked when the call runs as NumPy checks it: as long as
+ * x's rows are (x [vars, N]), not negative (NaN fails too), whole numbers
+ * where whole. */
 static weft_value *observation_weight(weft_ctx *cx, const char *fn, const char *name,
                                       weft_value *w, weft_value *x, bool whole)
 {

@@ -108,6 +108,21 @@ weft_value *weft_polymul(weft_ctx *cx, weft_value *a1, weft_value *a2)
     return WEFT__KEEP(weft_gather(cx, c, weft_add(cx, skip, weft_range_to(cx, length)), 0));
 }
 
+/* The bound on polyder's and polyint's unrolled order where it adds ops
+ * (NumPy's recursion stops near 1000 too). */
+#define POLY_MAX_ORDER 1000
+
+/* Whether m is an order fn unrolls: 0 <= m, and m <= POLY_MAX_ORDER
+ * unless `bounded` (a known length that ends the steps sooner). */
+static bool order_ok(weft_ctx *cx, const char *fn, int m, bool bounded)
+{
+    if (m >= 0 && (bounded || m <= POLY_MAX_ORDER))
+        return true;
+    weft__ctx_fail(cx, WEFT_EINVAL, "%s: the order m %d is not in [0, %d]", fn, m,
+                   POLY_MAX_ORDER);
+    return false;
+}
+
 /* n, n - 1, ..., 1 for the vector v of length n, in dt (NumPy's
  * arange(n, 0, -1)). */
 static weft_value *falling(weft_ctx *cx, weft_value *v, weft_dtype dt)
@@ -125,12 +140,15 @@ weft_value *weft_polyder(weft_ctx *cx, weft_value *p, int m)
     static const char fn[] = "weft_polyder";
     if (!weft__op_enter(cx, fn, &p, 1) || !weft__ops_as_vector(cx, fn, "p", &p))
         return NULL;
-    if (m < 0)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the order m %d is negative", fn, m);
+    /* Past n derivatives of n coefficients the result stays empty. */
+    int64_t n = weft__value_spec(p)->dims[0];
+    if (!order_ok(cx, fn, m, n != WEFT_DIM_ANY))
+        return NULL;
+    int steps = n != WEFT_DIM_ANY && n < m ? (int)n : m;
     /* NumPy multiplies by an i64 arange: integers give i64, floats f64. */
     weft_dtype dt = weft__dtype_is_float(weft__value_spec(p)->dtype) ? WEFT_F64 : WEFT_I64;
     weft_value *v = m > 0 ? weft__ops_as_dtype(cx, p, dt) : p;
-    for (int i = 0; i < m && v; i++) {
+    for (int i = 0; i < steps && v; i++) {
         weft_value *head = weft__ops_axis_slice(cx, v, 0, 0, -1);
         v = weft_mul(cx, head, falling(cx, head, dt));
     }
@@ -141,8 +159,8 @@ weft_value *weft_polyder(weft_ctx *cx, weft_value *p, int m)
  * one each for the first m. */
 static bool constants_ok(weft_ctx *cx, const char *fn, int m, const double *k, size_t n_k)
 {
-    if (m < 0)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the order m %d is negative", fn, m), false;
+    if (!order_ok(cx, fn, m, false))
+        return false;
     if (!k && n_k > 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: k is NULL with n_k %zu", fn, n_k), false;
     if (n_k > 1 && n_k < (size_t)m)

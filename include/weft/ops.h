@@ -811,12 +811,15 @@ WEFT_API weft_value *weft_correlate(weft_ctx *cx, weft_value *a, weft_value *v,
  * first (an all-zero or empty operand reads as [0]), so the result's
  * length, (t1 + t2 - 1) for the trimmed lengths, is known when the call
  * runs; weft_mul's promotion (numbers, not bool), each coefficient a sum
- * of products in weft_sum's order.  polyder(p, m): the m-th derivative,
- * m >= 0 (m 0 returns p); NumPy's dtypes: i64 for integers and bool, f64
- * for floats (its arange is i64).  polyint(p, m, k, n_k): the m-th
+ * of products in weft_sum's order over a matrix of (n1 + 1)(n1 + n2 + 1)
+ * products: for polynomials, not long signals (weft_convolve).
+ * polyder(p, m): the m-th derivative, m >= 0 (m 0 returns p; m at most
+ * 1000 where p's length is unknown while tracing: the steps are
+ * unrolled); NumPy's dtypes: i64 for integers and bool, f64 for floats
+ * (its arange is i64).  polyint(p, m, k, n_k): the m-th
  * antiderivative in f64 (NumPy's true division), the constant of the
  * i-th integration k[i] (n_k 0: zeros; 1: k[0] for each; else n_k >= m,
- * WEFT_EINVAL otherwise, as m < 0).  polyder and polyint of an empty p
+ * WEFT_EINVAL otherwise, as m outside [0, 1000]).  polyder and polyint of an empty p
  * give an empty vector and [k[0]] as NumPy. */
 WEFT_API weft_value *weft_polyadd(weft_ctx *cx, weft_value *a1, weft_value *a2);
 WEFT_API weft_value *weft_polysub(weft_ctx *cx, weft_value *a1, weft_value *a2);
@@ -3644,22 +3647,23 @@ WEFT_API weft_value *weft_matrix_rank(weft_ctx *cx, weft_value *a, double tol);
  * otherwise). */
 WEFT_API weft_value *weft_lstsq(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                                 double l2_regularizer, bool fast);
-/* tf.linalg.experimental.conjugate_gradient(operator, rhs, preconditioner,
- * x, tol, max_iter) for dense operators: solves matrix x = rhs for a
- * symmetric positive definite matrix [..., n, n] and rhs [..., n] (rhs
- * carries every batch dim; the matrix's broadcast as weft_matvec's),
- * preconditioner NULL or a matrix like it, x NULL (zeros) or the first
- * guess of rhs's shape; all f32 or f64 alike.  TensorFlow's steps and
- * result: outs[0] the iterations run (i32 scalar), outs[1] x, outs[2] the
- * residual r, outs[3] the search direction p and outs[4] gamma = r^T
- * (preconditioned r), [...]; the loop runs while fewer than max_iter
- * iterations ran and any residual's norm is above tol times its rhs's
- * norm (the whole batch goes on together).  tol finite and >= 0,
- * max_iter in [0, 1000] (WEFT_EINVAL): the loop is unrolled max_iter
- * times, iterations past the stop selected away, so a traced call pays
- * every iteration's matvec (an eager one stops where TensorFlow's loop
- * does); gradients come from the parts.  Returns 0, or the context's
- * error code with outs NULL. */
+/* tf.linalg.experimental.conjugate_gradient(operator, rhs,
+ * preconditioner, x, tol, max_iter) for dense operators: solves matrix x =
+ * rhs for a symmetric positive definite matrix [..., n, n] and rhs [...,
+ * n] (rhs carries every batch dim; the matrix's broadcast as
+ * weft_matvec's), preconditioner NULL or a matrix like it, x NULL (zeros)
+ * or the first guess of rhs's shape (WEFT_ESHAPE otherwise); all f32 or
+ * f64 alike.  TensorFlow's steps and result: outs[0] the iterations run
+ * (i32 scalar), outs[1] x, outs[2] the residual r, outs[3] the search
+ * direction p and outs[4] gamma = r^T (preconditioned r), [...]; the loop
+ * runs while fewer than max_iter iterations ran and any residual's norm is
+ * above tol times its rhs's norm (the whole batch goes on together, so a
+ * system solved exactly while others go on reads 0 / 0: NaN, as
+ * TensorFlow's).  tol finite and >= 0, max_iter in [0, 1000]
+ * (WEFT_EINVAL): the loop is unrolled max_iter times, iterations past the
+ * stop selected away, so a traced call pays every iteration's matvec (an
+ * eager one stops where TensorFlow's loop does); gradients come from the
+ * parts.  Returns 0, or the context's error code with outs NULL. */
 WEFT_API int weft_conjugate_gradient(weft_ctx *cx, weft_value *matrix, weft_value *rhs,
                                      weft_value *preconditioner, weft_value *x, double tol,
                                      int max_iter, weft_value **outs);

@@ -200,6 +200,7 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 4: rc = weft_conjugate_gradient(cx, a[3], a[1], NULL, NULL, 1e-5, 5, r); break;
     case 5: rc = weft_conjugate_gradient(cx, a[0], a[4], NULL, NULL, 1e-5, 5, r); break;
     case 6: rc = weft_conjugate_gradient(cx, a[0], a[1], a[2], NULL, 1e-5, 5, r); break;
+    case 8: rc = weft_conjugate_gradient(cx, a[0], a[1], NULL, a[3], 1e-5, 5, r); break;
     default: rc = weft_conjugate_gradient(cx, a[0], a[1], NULL, NULL, NAN, 5, r); break;
     }
     outs[0] = rc == 0 ? r[1] : NULL;
@@ -226,8 +227,9 @@ Test(ops_linalg_cg, refusals)
         { 5, WEFT_EDTYPE, "weft_conjugate_gradient" },
         { 6, WEFT_ESHAPE, "weft_conjugate_gradient: preconditioner f64[4,3] is not a square" },
         { 7, WEFT_EINVAL, "weft_conjugate_gradient: tol nan is not finite and >= 0" },
+        { 8, WEFT_ESHAPE, "weft_conjugate_gradient: x f64[2,4,4] is not of rhs's shape f64[4]" },
     };
-    op_expect_errors(rt, refused_body, cases, 8, args, 5);
+    op_expect_errors(rt, refused_body, cases, 9, args, 5);
     for (int k = 0; k < 5; k++)
         weft_tensor_release(args[k]);
 }

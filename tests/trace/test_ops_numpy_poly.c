@@ -134,6 +134,7 @@ Test(ops_numpy_poly, der_and_int_are_numpys)
     expect_poly((poly_case){ .op = DER, .m = 0 }, &f, WEFT_F32, (const double[]){ 1.5, 2, 3, 4 }, 4,
                 "der 0");
     expect_poly((poly_case){ .op = DER, .m = 4 }, &f, WEFT_F64, NULL, 0, "der 4");
+    expect_poly((poly_case){ .op = DER, .m = 1 << 30 }, &f, WEFT_F64, NULL, 0, "der 2^30");
     weft_tensor_release(f);
     weft_tensor *i = test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 3, 2, 1 });
     expect_poly((poly_case){ .op = DER, .m = 2 }, &i, WEFT_I64, (const double[]){ 6 },
@@ -416,6 +417,7 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 8: outs[0] = weft_polyfit(cx, a[3], a[3], 1, NULL); break;
     case 10: outs[0] = weft_polyval_vector(cx, a[1], a[0]); break;
     case 11: outs[0] = weft_polyval_vector(cx, a[0], a[2]); break;
+    case 12: outs[0] = weft_polyint(cx, a[0], 1001, NULL, 0); break;
     default: outs[0] = weft_polyfit(cx, a[2], a[0], 1, NULL); break;
     }
     return weft_ctx_status(cx);
@@ -432,7 +434,7 @@ Test(ops_numpy_poly, refusals)
     const op_error_case cases[] = {
         { 0, WEFT_EDTYPE, "weft_polyadd: a2 bool[4] is not a number" },
         { 1, WEFT_ESHAPE, "weft_polymul: a1 f64[2,2] is not a vector" },
-        { 2, WEFT_EINVAL, "weft_polyder: the order m -1 is negative" },
+        { 2, WEFT_EINVAL, "weft_polyder: the order m -1 is not in [0, 1000]" },
         { 3, WEFT_EINVAL, "weft_polyint: 2 constants k for order 3: give 0, 1 or at least m" },
         { 4, WEFT_EINVAL, "weft_polyint: k is NULL with n_k 1" },
         { 5, WEFT_ESHAPE, "weft_polyfit: x f64[2,2] is not a vector of 1 or more known while "
@@ -443,8 +445,9 @@ Test(ops_numpy_poly, refusals)
         { 9, WEFT_EDTYPE, "weft_polyfit: x bool[4] is not a number" },
         { 10, WEFT_ESHAPE, "weft_polyval_vector: p f64[2,2] is not a vector" },
         { 11, WEFT_EDTYPE, "weft_polyval_vector: x bool[4] is not a number" },
+        { 12, WEFT_EINVAL, "weft_polyint: the order m 1001 is not in [0, 1000]" },
     };
-    op_expect_errors(rt, refused_body, cases, 12, args, 4);
+    op_expect_errors(rt, refused_body, cases, 13, args, 4);
     release_all(args, 4);
 }
 
