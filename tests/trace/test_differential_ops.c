@@ -152,7 +152,8 @@ static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft
                                  weft_minimum, weft_maximum,
                                  weft_lt, weft_ge, weft_eq, weft_ne, weft_atan2, weft_igamma,
                                  weft_igammac, weft_zeta, weft_polygamma, weft_nextafter,
-                                 weft_hypot, weft_copysign };
+                                 weft_hypot, weft_copysign, weft_igamma_grad_a,
+                                 weft_random_gamma_grad };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
     return ops[k](cx, k < 10 ? numeric(cx, a, sa) : a, b);
 }

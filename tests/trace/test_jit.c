@@ -107,7 +107,8 @@ static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_igamma, weft_igammac, weft_truncatediv,
                                    weft_truncatemod, weft_zeta, weft_polygamma,
                                    weft_nextafter, betainc_ab, weft_logaddexp,
-                                   weft_logaddexp2, weft_hypot, weft_copysign, weft_heaviside };
+                                   weft_logaddexp2, weft_hypot, weft_copysign, weft_heaviside,
+                                   weft_igamma_grad_a, weft_random_gamma_grad };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
                                     weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
                                     weft_relu6 };
@@ -327,7 +328,8 @@ static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_truncatediv, weft_truncatemod, weft_zeta, weft_polygamma,
                                    weft_nextafter, betainc_ab, weft_logaddexp,
                                    weft_logaddexp2, weft_hypot, weft_copysign, weft_heaviside,
-                                   weft_gcd, weft_lcm };
+                                   weft_gcd, weft_lcm, weft_igamma_grad_a,
+                                   weft_random_gamma_grad };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,
