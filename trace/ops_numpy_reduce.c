@@ -3,6 +3,7 @@
  * nancumprod, nanmax, nanmin, nanvar, nanstd, ptp, average, inner, vdot):
  * the order of a sum is weft_reduce's, so eager and traced runs give the
  * same bits, and the gradients come from the parts. */
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -187,17 +188,27 @@ weft_value *weft__ops_along_axis(weft_ctx *cx, weft_value *w, int rank, int axis
 
 /* NumPy's average: the mean, or with weights sum(a w) / sum(w) in the
  * float dtype the two promote to, w broadcast to a's shape first. */
-weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weights)
+/* NumPy's average of a over axis with weights (NULL: the mean); *scl
+ * (when scl is not NULL) gets NumPy's returned sum of the weights (the
+ * count of the averaged elements without them), in the average's dtype
+ * and shape. */
+static weft_value *average(weft_ctx *cx, const char *fn, weft_value *a, int axis,
+                           weft_value *weights, weft_value **scl)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_average";
     weft_value *in[2] = { a, weights };
     if (!weft__op_enter(cx, fn, in, weights ? 2 : 1))
         return NULL;
     const int *axes = axis == WEFT_ALL_AXES ? NULL : &axis;
     size_t n = axis == WEFT_ALL_AXES ? 0 : 1;
-    if (!weights)
-        return WEFT__KEEP(weft_reduce(cx, WEFT_R_MEAN, a, axes, n, false));
+    if (!weights) {
+        weft_value *mean = weft_reduce(cx, WEFT_R_MEAN, a, axes, n, false);
+        if (scl && mean) {
+            weft_value *ones = weft_ones_like(cx, weft__ops_as_dtype(cx, a,
+                                                                    weft__value_spec(mean)->dtype));
+            *scl = weft_reduce(cx, WEFT_R_SUM, ones, axes, n, false);
+        }
+        return mean;
+    }
     const weft_spec *sa = weft__value_spec(a), *sw = weft__value_spec(weights);
     char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
     bool same = sw->rank == sa->rank && sa->rank != WEFT_RANK_ANY;
@@ -216,7 +227,31 @@ weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weig
     /* w times ones: w broadcast to a's shape, its values exact. */
     weft_value *den = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, w, weft_ones_like(cx, a)), axes, n,
                                   false);
-    return WEFT__KEEP(weft_truediv(cx, num, den));
+    if (scl)
+        *scl = den;
+    return weft_truediv(cx, num, den);
+}
+
+weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weights)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(average(cx, "weft_average", a, axis, weights, NULL));
+}
+
+int weft_average_returned(weft_ctx *cx, weft_value *a, int axis, weft_value *weights,
+                          weft_value **outs)
+{
+    static const char fn[] = "weft_average_returned";
+    int rc = weft__ctx_enter_int(cx, fn, &a, 1, outs, 2);
+    if (rc < 0)
+        return rc;
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    outs[1] = NULL;
+    outs[0] = average(cx, fn, a, axis, weights, &outs[1]);
+    rc = weft_ctx_status(cx);
+    if (rc < 0)
+        outs[0] = outs[1] = NULL;
+    return rc;
 }
 
 /* NumPy's inner: the sum of products over the last axes of both (a

@@ -574,6 +574,12 @@ WEFT_API weft_value *weft_nancumprod(weft_ctx *cx, weft_value *a, int axis);
  * (broadcasting to its shape) or a vector laid along a single axis.  A
  * zero sum of weights gives inf or NaN (NumPy raises). */
 WEFT_API weft_value *weft_average(weft_ctx *cx, weft_value *a, int axis, weft_value *weights);
+/* tf.experimental.numpy.average(..., returned=True): outs[0] weft_average
+ * and outs[1] the sum of the weights over axis (without weights, the
+ * count of the averaged elements), in the average's dtype and shape.
+ * Returns 0, or the context's error code with outs NULL. */
+WEFT_API int weft_average_returned(weft_ctx *cx, weft_value *a, int axis, weft_value *weights,
+                                   weft_value **outs);
 /* tf.experimental.numpy.inner(a, b): the sum of products over the last
  * axes of both (a scalar multiplies); vdot(a, b): both flattened, their
  * dot product (a scalar).  weft_tensordot's product and promotion. */

@@ -155,6 +155,52 @@ Test(ops_numpy_reduce, average_is_numpys)
     weft_tensor_release(x);
 }
 
+static int returned_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const int *axis = user;
+    if (weft_average_returned(cx, a[0], axis[0], axis[1] ? a[1] : NULL, outs) < 0)
+        return weft_ctx_status(cx);
+    return weft_average_returned(cx, a[0], axis[0], NULL, &outs[2]);
+}
+
+/* np.average(..., returned=True): the weights' sum per row (a vector of
+ * weights, weights of a's shape), the count without weights, in the
+ * average's dtype and shape (an integer a averages in f64). */
+Test(ops_numpy_reduce, average_returned_is_numpys)
+{
+    weft_tensor *args[2] = {
+        test_tensor(WEFT_F64, 2, DIMS(2, 3), (const double[]){ 1, 2, 3, 4, 5, 7 }),
+        test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 0.5, 1, 2 }) }, *y[4];
+    const int rows[2] = { 1, 1 };
+    op_results_everywhere(returned_body, (void *)rows, args, 2, y, 4, "returned by rows");
+    op_expect_values(y[0], WEFT_F64, (const double[]){ 2.4285714285714284, 6 }, 2, "average");
+    op_expect_values(y[1], WEFT_F64, (const double[]){ 3.5, 3.5 }, 2, "weights' sums");
+    op_expect_values(y[2], WEFT_F64, (const double[]){ 2, 16.0 / 3 }, 2, "mean");
+    op_expect_values(y[3], WEFT_F64, (const double[]){ 3, 3 }, 2, "count");
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(y[k]);
+    weft_tensor_release(args[1]);
+    args[1] = test_tensor(WEFT_F64, 2, DIMS(2, 3), (const double[]){ 1, 2, 3, 4, 5, 6 });
+    const int all[2] = { WEFT_ALL_AXES, 1 };
+    op_results_everywhere(returned_body, (void *)all, args, 2, y, 4, "returned of all");
+    test_assert_shape(y[1], WEFT_F64, 0, NULL, "returned of all");
+    op_expect_values(y[0], WEFT_F64, (const double[]){ 4.619047619047619 }, 1, "average");
+    op_expect_values(y[1], WEFT_F64, (const double[]){ 21 }, 1, "weights' sum");
+    op_expect_values(y[3], WEFT_F64, (const double[]){ 6 }, 1, "count");
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(y[k]);
+    weft_tensor_release(args[1]);
+    weft_tensor_release(args[0]);
+    args[0] = test_tensor(WEFT_I32, 2, DIMS(2, 2), (const double[]){ 1, 2, 3, 5 });
+    const int no_weights[2] = { 1, 0 };
+    op_results_everywhere(returned_body, (void *)no_weights, args, 1, y, 4, "i32");
+    op_expect_values(y[0], WEFT_F64, (const double[]){ 1.5, 4 }, 2, "i32 mean");
+    op_expect_values(y[1], WEFT_F64, (const double[]){ 2, 2 }, 2, "i32 count");
+    for (int k = 0; k < 4; k++)
+        weft_tensor_release(y[k]);
+    weft_tensor_release(args[0]);
+}
+
 static int products_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     (void)user;
