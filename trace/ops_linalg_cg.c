@@ -52,6 +52,9 @@ static bool operator_ok(weft_ctx *cx, const char *fn, const char *name, weft_val
     return true;
 }
 
+/* conjugate_gradient's operands in[0..n_in) (operator, rhs, then the
+ * preconditioner and x, either NULL) and settings as the header states
+ * them; false with the context failing naming fn. */
 static bool operands_ok(weft_ctx *cx, const char *fn, weft_value *const *in, uint32_t n_in,
                         double tol, int max_iter)
 {
