@@ -107,7 +107,9 @@ static weft_value *variables(weft_ctx *cx, const char *fn, const char *name, wef
         *one_var = true;
         return weft_reshape(cx, x, 2, row);
     }
-    if (!rowvar)
+    /* NumPy transposes for rowvar false unless m has a single row (a
+     * [1, N] matrix stays one variable, as a vector does). */
+    if (!rowvar && s->dims[0] != 1)
         x = weft_matrix_transpose(cx, x);
     *one_var = x && weft__value_spec(x)->dims[0] == 1;
     return x;

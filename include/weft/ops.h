@@ -646,8 +646,9 @@ WEFT_API weft_value *weft_nanpercentile(weft_ctx *cx, weft_value *a, weft_value 
                                         weft_quantile_method method, bool keepdims);
 WEFT_API weft_value *weft_nanmedian(weft_ctx *cx, weft_value *a, int axis, bool keepdims);
 /* NumPy's cov(m, rowvar, ddof): the covariance matrix of the variables
- * of m (rows where rowvar, else columns; a vector is one variable, whose
- * result is a scalar), each centred on its mean, X X^T / (N - ddof) for N
+ * of m (rows where rowvar, else columns, but a single row [1, N] known
+ * while tracing stays one variable, as NumPy's; a vector is one variable,
+ * whose result is a scalar), each centred on its mean, X X^T / (N - ddof) for N
  * observations (NumPy's default is ddof 1; its bias=True is ddof 0;
  * N - ddof <= 0 gives inf or NaN, as NumPy's warning case).  corrcoef(x,
  * rowvar): cov divided by the outer product of its diagonal's square

@@ -138,6 +138,27 @@ static void transposed(const double *m, int rows, int cols, double *t)
 
 static const double x35[15] = { 1, 2, 3, 4, 5, 2, 1, 4, 3, 7, 0.5, 0.1, -3, 2, 1 };
 
+/* cov_ex's args: m, then y, fweights and aweights where given. */
+typedef struct cov_ex_case {
+    bool y, fw, aw, rowvar;
+    int ddof;
+} cov_ex_case;
+
+static int cov_ex_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const cov_ex_case *c = user;
+    size_t k = 1;
+    weft_value *y = c->y ? a[k++] : NULL;
+    weft_value *fw = c->fw ? a[k++] : NULL;
+    weft_value *aw = c->aw ? a[k++] : NULL;
+    outs[0] = weft_cov_ex(cx, a[0], y, c->rowvar, c->ddof, fw, aw);
+    return weft_ctx_status(cx);
+}
+
+static const double m25[10] = { 0.5, 1.5, -2, 3.25, 4, 2, -1, 0.75, 1, -3.5 };
+static const double fw5[5] = { 1, 2, 0, 3, 1 }, aw5[5] = { 0.5, 1, 2, 0.25, 1.5 };
+static const double y5[5] = { 1, 0, 2, -1, 3 };
+
 /* NumPy's printed np.cov(X), np.cov(X, ddof=0), np.corrcoef(X); rowvar
  * false on X^T gives cov(X). */
 Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
@@ -190,6 +211,29 @@ Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
     }
     weft_tensor_release(y);
     weft_tensor_release(x);
+    /* A single row with rowvar false stays one variable (NumPy transposes
+     * only matrices of more rows): np.cov([[1, 2, 4]], rowvar=False) is
+     * 2.333333333333333, its corrcoef 1.0. */
+    x = test_tensor(WEFT_F64, 2, DIMS(1, 3), (const double[]){ 1, 2, 4 });
+    for (int corr_too = 0; corr_too < 2; corr_too++) {
+        cov_case c = { corr_too, false, 1 };
+        weft_tensor *y;
+        op_results_everywhere(cov_body, &c, &x, 1, &y, 1, "one row, rowvar false");
+        test_assert_shape(y, WEFT_F64, 0, NULL, "one row, rowvar false");
+        expect_near(test_element(y, 0), corr_too ? 1.0 : 2.333333333333333, 1e-15, "one row", 0);
+        weft_tensor_release(y);
+    }
+    /* cov_ex's y alike: np.cov([[1, 2, 4]], [[0, 1, 5]], rowvar=False). */
+    weft_tensor *xy[2] = { x, test_tensor(WEFT_F64, 2, DIMS(1, 3), (const double[]){ 0, 1, 5 }) };
+    cov_ex_case rows = { true, false, false, false, 1 };
+    op_results_everywhere(cov_ex_body, &rows, xy, 2, &y, 1, "rows, rowvar false");
+    test_assert_shape(y, WEFT_F64, 2, DIMS(2, 2), "rows, rowvar false");
+    static const double two_rows[4] = { 2.3333333333333335, 4, 4, 7 };
+    for (int i = 0; i < 4; i++)
+        expect_near(test_element(y, i), two_rows[i], 1e-15, "rows", i);
+    weft_tensor_release(y);
+    weft_tensor_release(xy[1]);
+    weft_tensor_release(x);
     /* A vector is one variable: NumPy's 0-d 7.229166666666666 and 1.0. */
     x = test_tensor(WEFT_F32, 1, DIMS(4), (const double[]){ 1, 2, 4.5, 7 });
     for (int corr_too = 0; corr_too < 2; corr_too++) {
@@ -229,27 +273,6 @@ Test(ops_numpy_stats, corrcoef_stays_within_one)
     }
     cr_assert(ones > 0, "no coefficient rounded to exactly 1");
 }
-
-/* cov_ex's args: m, then y, fweights and aweights where given. */
-typedef struct cov_ex_case {
-    bool y, fw, aw, rowvar;
-    int ddof;
-} cov_ex_case;
-
-static int cov_ex_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
-{
-    const cov_ex_case *c = user;
-    size_t k = 1;
-    weft_value *y = c->y ? a[k++] : NULL;
-    weft_value *fw = c->fw ? a[k++] : NULL;
-    weft_value *aw = c->aw ? a[k++] : NULL;
-    outs[0] = weft_cov_ex(cx, a[0], y, c->rowvar, c->ddof, fw, aw);
-    return weft_ctx_status(cx);
-}
-
-static const double m25[10] = { 0.5, 1.5, -2, 3.25, 4, 2, -1, 0.75, 1, -3.5 };
-static const double fw5[5] = { 1, 2, 0, 3, 1 }, aw5[5] = { 0.5, 1, 2, 0.25, 1.5 };
-static const double y5[5] = { 1, 0, 2, -1, 3 };
 
 /* ddof past the observations: NumPy's 1 / 0 makes inf (0 * inf NaN). */
 Test(ops_numpy_stats, cov_past_the_observations)
