@@ -162,33 +162,52 @@ weft_value *weft__ctx_fail_errmsg(weft_ctx *cx, int code)
     return weft__ctx_fail(cx, code, "%s", msg);
 }
 
+/* Whether in[i] is a live value of cx; records WEFT_EINVAL naming op
+ * otherwise. */
+static bool input_ok(weft_ctx *cx, const char *op, weft_value *const *in, size_t i)
+{
+    if (!in[i]) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu is NULL", op, i);
+        return false;
+    }
+    if (in[i]->cx != cx) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu belongs to another context", op, i);
+        return false;
+    }
+    if (in[i]->released) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu was released (weft_value_release)", op, i);
+        return false;
+    }
+    return true;
+}
+
 bool weft__op_enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in)
+{
+    return weft__op_enter_optional(cx, fn, in, n_in, n_in);
+}
+
+bool weft__op_enter_optional(weft_ctx *cx, const char *fn, weft_value *const *in,
+                             size_t n_required, size_t n_in)
 {
     if (!cx) {
         weft__errorf(WEFT_EINVAL, "%s: NULL context", fn);
         return false;
     }
-    return weft__ctx_check_inputs(cx, fn, in, n_in);
+    if (cx->status != 0)
+        return false;
+    for (size_t i = 0; i < n_in; i++)
+        if ((in[i] || i < n_required) && !input_ok(cx, fn, in, i))
+            return false;
+    return true;
 }
 
 bool weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *const *in, size_t n_in)
 {
     if (cx->status != 0)
         return false;
-    for (size_t i = 0; i < n_in; i++) {
-        if (!in[i]) {
-            weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu is NULL", op, i);
+    for (size_t i = 0; i < n_in; i++)
+        if (!input_ok(cx, op, in, i))
             return false;
-        }
-        if (in[i]->cx != cx) {
-            weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu belongs to another context", op, i);
-            return false;
-        }
-        if (in[i]->released) {
-            weft__ctx_fail(cx, WEFT_EINVAL, "%s: input %zu was released (weft_value_release)", op, i);
-            return false;
-        }
-    }
     return true;
 }
 

@@ -31,6 +31,11 @@ bool          weft__ctx_check_inputs(weft_ctx *cx, const char *op, weft_value *c
  * context to record it in), no sticky error, and in[0..n_in) as
  * weft__ctx_check_inputs wants them. */
 bool          weft__op_enter(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in);
+/* weft__op_enter for an op with optional inputs: in[0..n_required) must
+ * be given, in[n_required..n_in) may be NULL (absent) and are checked
+ * where given, keeping their index in the error messages. */
+bool          weft__op_enter_optional(weft_ctx *cx, const char *fn, weft_value *const *in,
+                                      size_t n_required, size_t n_in);
 /* Tracing mode: appends node n (its spec already inferred) with inputs in,
  * and returns its value.  Side-effect nodes (host calls, maps that make
  * them) get their ordering edge (`after`) to the previous one here.  The

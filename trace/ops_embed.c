@@ -75,7 +75,7 @@ weft_value *weft_compute_average_loss(weft_ctx *cx, weft_value *per_example_loss
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_compute_average_loss";
     weft_value *in[2] = { per_example_loss, sample_weight };
-    if (!weft__op_enter(cx, fn, in, sample_weight ? 2 : 1))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
         return NULL;
     const weft_spec *s = spec_of(per_example_loss);
     if (!weft__dtype_is_float(s->dtype))

@@ -135,7 +135,7 @@ weft_value *weft_stft(weft_ctx *cx, weft_value *signals, int64_t frame_length,
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_stft";
     weft_value *in[2] = { signals, window };
-    if (!weft__op_enter(cx, fn, in, window ? 2 : 1) ||
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2) ||
         !stft_checks(cx, fn, signals, 1, frame_length, frame_step, fft_length))
         return NULL;
     const weft_spec *s = weft__value_spec(signals);
@@ -173,7 +173,7 @@ weft_value *weft_inverse_stft(weft_ctx *cx, weft_value *stfts, int64_t frame_len
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_inverse_stft";
     weft_value *in[2] = { stfts, window };
-    if (!weft__op_enter(cx, fn, in, window ? 2 : 1) ||
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2) ||
         !stft_checks(cx, fn, stfts, 3, frame_length, frame_step, fft_length))
         return NULL;
     const weft_spec *s = weft__value_spec(stfts);

@@ -39,7 +39,7 @@ weft_value *weft_extract_glimpse(weft_ctx *cx, weft_value *input, const int64_t 
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_extract_glimpse";
     weft_value *in[3] = { input, offsets, seed };
-    if (!weft__op_enter(cx, fn, in, seed ? 3 : 2))
+    if (!weft__op_enter_optional(cx, fn, in, 2, 3))
         return NULL;
     if (!size || size[0] < 0 || size[1] < 0 || size[0] > INT32_MAX || size[1] > INT32_MAX) {
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: size is NULL or not two sizes within 0..%d", fn,

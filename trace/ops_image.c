@@ -652,7 +652,7 @@ weft_value *weft_draw_bounding_boxes(weft_ctx *cx, weft_value *images, weft_valu
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_draw_bounding_boxes";
     weft_value *in[3] = { images, boxes, colors };
-    if (!weft__op_enter(cx, fn, in, colors ? 3 : 2))
+    if (!weft__op_enter_optional(cx, fn, in, 2, 3))
         return NULL;
     const weft_spec *s = spec_of(images);
     if (!colors || (spec_of(colors)->rank == 2 && spec_of(colors)->dims[0] == 0)) {

@@ -29,8 +29,9 @@ weft_dtype weft__ops_promoted_dtype(weft_value *const *in, uint32_t n);
 weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt);
 
 /* Whether in[0..n_in) are f32 or f64, all of one dtype (weak scalars
- * aside); otherwise the context fails with WEFT_EDTYPE naming fn and
- * names[i] (the losses, ops_loss.c and ops_keras_loss.c). */
+ * and NULL, absent optional inputs aside); otherwise the context fails
+ * with WEFT_EDTYPE naming fn and names[i] (the losses, ops_loss.c and
+ * ops_keras_loss.c). */
 bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
                             const char *const *names, size_t n_in);
 

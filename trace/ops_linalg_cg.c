@@ -59,15 +59,8 @@ static bool operands_ok(weft_ctx *cx, const char *fn, weft_value *const *in, uin
                         double tol, int max_iter)
 {
     static const char *names[4] = { "operator", "rhs", "preconditioner", "x" };
-    const char *given[4];
-    weft_value *values[4];
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < n_in; k++)
-        if (in[k]) {
-            given[n] = names[k];
-            values[n++] = in[k];
-        }
-    if (!weft__op_enter(cx, fn, values, n) || !weft__ops_floats_alike(cx, fn, values, given, n))
+    if (!weft__op_enter_optional(cx, fn, in, 2, n_in) ||
+        !weft__ops_floats_alike(cx, fn, in, names, n_in))
         return false;
     if (!(tol >= 0) || isinf(tol))
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: tol %g is not finite and >= 0", fn, tol),

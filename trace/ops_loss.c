@@ -29,6 +29,8 @@ bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
 {
     const weft_value *first = NULL;
     for (size_t i = 0; i < n_in; i++) {
+        if (!in[i])
+            continue;
         const weft_spec *s = spec_of(in[i]);
         char ss[WEFT__SPEC_STR_MAX], sf[WEFT__SPEC_STR_MAX];
         if (s->dtype != WEFT_F32 && s->dtype != WEFT_F64) {
@@ -330,7 +332,7 @@ int weft_sufficient_statistics(weft_ctx *cx, weft_value *x, const int *axes, siz
     int rank = spec_of(x)->rank;
     if (n_axes > 0 && !axes)
         weft__ctx_fail(cx, WEFT_EINVAL, "%s: NULL axes for a non-zero n_axes", fn);
-    else if (weft__ops_floats_alike(cx, fn, in, names, shift ? 2 : 1) &&
+    else if (weft__ops_floats_alike(cx, fn, in, names, 2) &&
              (rank == WEFT_RANK_ANY || n_axes > (size_t)rank))
         weft__ctx_fail(cx, WEFT_ESHAPE, "%s: x's rank is unknown while tracing or below %zu "
                        "axes", fn, n_axes);

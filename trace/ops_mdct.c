@@ -37,7 +37,7 @@ weft_value *weft_mdct(weft_ctx *cx, weft_value *signals, int64_t frame_length,
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_mdct";
     weft_value *in[2] = { signals, window };
-    if (!weft__op_enter(cx, fn, in, window ? 2 : 1))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
         return NULL;
     if (frame_length < 4 || frame_length % 4 != 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: frame_length %lld is not a positive "
@@ -70,7 +70,7 @@ weft_value *weft_inverse_mdct(weft_ctx *cx, weft_value *mdcts, weft_value *windo
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_inverse_mdct";
     weft_value *in[2] = { mdcts, window };
-    if (!weft__op_enter(cx, fn, in, window ? 2 : 1))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
         return NULL;
     const weft_spec *s = weft__value_spec(mdcts);
     if (!weft__ops_float_rank(cx, fn, s, 2, true))

@@ -35,7 +35,7 @@ weft_value *weft_trapezoid(weft_ctx *cx, weft_value *y, weft_value *x, double dx
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_trapezoid";
     weft_value *in[2] = { y, x };
-    if (!weft__op_enter(cx, fn, in, x ? 2 : 1))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
         return NULL;
     int rank = weft__ops_known_rank(cx, fn, "y", y);
     if (rank < 0 || !weft__ops_axis_in(cx, fn, "y", y, &axis))
@@ -233,7 +233,7 @@ weft_value *weft_gradient(weft_ctx *cx, weft_value *f, weft_value *spacing, int 
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_gradient";
     weft_value *in[2] = { f, spacing };
-    if (!weft__op_enter(cx, fn, in, spacing ? 2 : 1))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
         return NULL;
     if (edge_order != 1 && edge_order != 2)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: edge_order %d is not 1 or 2", fn, edge_order);

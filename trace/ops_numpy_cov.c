@@ -163,17 +163,12 @@ weft_value *weft_cov_ex(weft_ctx *cx, weft_value *m, weft_value *y, bool rowvar,
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_cov_ex";
     weft_value *in[4] = { m, y, fweights, aweights };
-    uint32_t n_in = 0;
-    weft_value *given[4];
-    for (int i = 0; i < 4; i++)
-        if (i == 0 || in[i])
-            given[n_in++] = in[i];
-    if (!weft__op_enter(cx, fn, given, n_in))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 4))
         return NULL;
     if (ddof < 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: ddof %d is negative", fn, ddof);
     bool one_var = false, y_one = false;
-    weft_dtype dt = weft__ops_float_dtype(given, y ? 2 : 1);
+    weft_dtype dt = weft__ops_float_dtype(in, y ? 2 : 1);
     weft_value *x = variables(cx, fn, "m", m, rowvar, &one_var);
     if (x && y) {
         weft_value *rows[2] = { x, variables(cx, fn, "y", y, rowvar, &y_one) };

@@ -51,12 +51,7 @@ static bool interp_operands(weft_ctx *cx, const char *fn, weft_value *x, weft_va
                             weft_value **fp, weft_value *left, weft_value *right)
 {
     weft_value *in[5] = { x, xp, *fp, left, right };
-    weft_value *given[5] = { x, xp, *fp };
-    size_t n_given = 3;
-    for (size_t i = 3; i < 5; i++)
-        if (in[i])
-            given[n_given++] = in[i];
-    if (!weft__op_enter(cx, fn, given, n_given) || !points(cx, fn, "xp", xp) ||
+    if (!weft__op_enter_optional(cx, fn, in, 3, 5) || !points(cx, fn, "xp", xp) ||
         !points(cx, fn, "fp", *fp))
         return false;
     for (int i = 3; i < 5; i++)

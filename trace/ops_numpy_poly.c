@@ -195,7 +195,7 @@ static bool fit_operands(weft_ctx *cx, const char *fn, weft_value **x, weft_valu
                          weft_value **w, int deg)
 {
     weft_value *in[3] = { *x, *y, *w };
-    if (!weft__op_enter(cx, fn, in, *w ? 3 : 2))
+    if (!weft__op_enter_optional(cx, fn, in, 2, 3))
         return false;
     if (deg < 0)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: deg %d is negative", fn, deg), false;

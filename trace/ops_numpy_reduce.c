@@ -196,7 +196,7 @@ static weft_value *average(weft_ctx *cx, const char *fn, weft_value *a, int axis
                            weft_value *weights, weft_value **scl)
 {
     weft_value *in[2] = { a, weights };
-    if (!weft__op_enter(cx, fn, in, weights ? 2 : 1))
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
         return NULL;
     const int *axes = axis == WEFT_ALL_AXES ? NULL : &axis;
     size_t n = axis == WEFT_ALL_AXES ? 0 : 1;

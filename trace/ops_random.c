@@ -124,7 +124,7 @@ static weft_value *random_op(weft_ctx *cx, weft__op op, const char *fn, weft_val
                              double a, double b)
 {
     weft_value *in[2] = { seed, like };
-    if (!weft__op_enter(cx, fn, in, like ? 2 : 1) || !weft__ops_seed_ok(cx, fn, seed) ||
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2) || !weft__ops_seed_ok(cx, fn, seed) ||
         !check_draw(cx, op, fn, dt, a, b))
         return NULL;
     if (!like && !check_dims(cx, fn, dt, rank, dims))
@@ -477,7 +477,7 @@ weft_value *weft_random_gamma(weft_ctx *cx, weft_value *seed, weft_dtype dtype, 
     WEFT__SCOPE(cx);
     const char *fn = "weft_random_gamma";
     weft_value *in[3] = { seed, alpha, beta };
-    if (!weft__op_enter(cx, fn, in, beta ? 3 : 2))
+    if (!weft__op_enter_optional(cx, fn, in, 2, 3))
         return NULL;
     if (dtype != WEFT_F32 && dtype != WEFT_F64)
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: dtype %s is not f32 or f64", fn,

@@ -161,6 +161,20 @@ static const double y5[5] = { 1, 0, 2, -1, 3 };
 
 /* NumPy's printed np.cov(X), np.cov(X, ddof=0), np.corrcoef(X); rowvar
  * false on X^T gives cov(X). */
+/* x holds one variable: cov is the scalar cov (within rel), corrcoef 1,
+ * both in x's dtype. */
+static void expect_one_variable(weft_tensor *x, bool rowvar, double cov, double rel)
+{
+    for (int corr_too = 0; corr_too < 2; corr_too++) {
+        cov_case c = { corr_too, rowvar, 1 };
+        weft_tensor *y;
+        op_results_everywhere(cov_body, &c, &x, 1, &y, 1, "one variable");
+        test_assert_shape(y, weft_tensor_dtype(x), 0, NULL, "one variable");
+        expect_near(test_element(y, 0), corr_too ? 1.0 : cov, rel, "one variable", rowvar);
+        weft_tensor_release(y);
+    }
+}
+
 Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
 {
     static const double cov1[9] = { 2.5, 3.0, 0.725, 3.0, 5.3, 0.015, 0.725, 0.015, 3.547 };
@@ -215,14 +229,7 @@ Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
      * only matrices of more rows): np.cov([[1, 2, 4]], rowvar=False) is
      * 2.333333333333333, its corrcoef 1.0. */
     x = test_tensor(WEFT_F64, 2, DIMS(1, 3), (const double[]){ 1, 2, 4 });
-    for (int corr_too = 0; corr_too < 2; corr_too++) {
-        cov_case c = { corr_too, false, 1 };
-        weft_tensor *y;
-        op_results_everywhere(cov_body, &c, &x, 1, &y, 1, "one row, rowvar false");
-        test_assert_shape(y, WEFT_F64, 0, NULL, "one row, rowvar false");
-        expect_near(test_element(y, 0), corr_too ? 1.0 : 2.333333333333333, 1e-15, "one row", 0);
-        weft_tensor_release(y);
-    }
+    expect_one_variable(x, false, 2.333333333333333, 1e-15);
     /* cov_ex's y alike: np.cov([[1, 2, 4]], [[0, 1, 5]], rowvar=False). */
     weft_tensor *xy[2] = { x, test_tensor(WEFT_F64, 2, DIMS(1, 3), (const double[]){ 0, 1, 5 }) };
     cov_ex_case rows = { true, false, false, false, 1 };
@@ -236,14 +243,7 @@ Test(ops_numpy_stats, cov_and_corrcoef_are_numpys)
     weft_tensor_release(x);
     /* A vector is one variable: NumPy's 0-d 7.229166666666666 and 1.0. */
     x = test_tensor(WEFT_F32, 1, DIMS(4), (const double[]){ 1, 2, 4.5, 7 });
-    for (int corr_too = 0; corr_too < 2; corr_too++) {
-        cov_case c = { corr_too, true, 1 };
-        weft_tensor *y;
-        op_results_everywhere(cov_body, &c, &x, 1, &y, 1, "one variable");
-        test_assert_shape(y, WEFT_F32, 0, NULL, "one variable");
-        expect_near(test_element(y, 0), corr_too ? 1.0 : 7.229166666666666, 1e-7, "one var", 0);
-        weft_tensor_release(y);
-    }
+    expect_one_variable(x, true, 7.229166666666666, 1e-7);
     weft_tensor_release(x);
 }
 
@@ -943,4 +943,42 @@ Test(ops_numpy_stats, refusals)
     op_expect_errors(rt, refused_body, cases, 19, args, 4);
     for (int k = 0; k < 4; k++)
         weft_tensor_release(args[k]);
+}
+
+/* An optional input may be NULL; one that is given is checked as the
+ * required ones are, named by its place in the call. */
+Test(ops_numpy_stats, optional_inputs_checked_where_given)
+{
+    weft_tensor *pts = test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 0, 1 });
+    weft_tensor *eye = test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 1, 0, 0, 1 });
+    static const char *const says[5] = {
+        "weft_interp: input 4 was released (weft_value_release)",
+        "weft_interp: input 1 is NULL",
+        "weft_cov_ex: input 3 was released (weft_value_release)",
+        "weft_conjugate_gradient: input 2 was released (weft_value_release)",
+        "weft_conjugate_gradient: input 1 is NULL",
+    };
+    for (int which = 0; which < 5; which++) {
+        weft_ctx *cx = NULL;
+        cr_assert_eq(weft_eager_begin(rt, &cx), 0, "%s", weft_errmsg());
+        weft_value *p = weft_eager_value(cx, pts), *m = weft_eager_value(cx, eye);
+        weft_value *gone = weft_const_f64(cx, 2), *r = NULL, *outs[5] = { NULL };
+        weft_value_release(cx, gone);
+        int rc = WEFT_EINVAL;
+        switch (which) {
+        case 0: r = weft_interp(cx, p, p, p, NULL, gone); break;
+        case 1: r = weft_interp(cx, p, NULL, p, NULL, NULL); break;
+        case 2: r = weft_cov_ex(cx, p, NULL, true, 1, NULL, gone); break;
+        case 3: rc = weft_conjugate_gradient(cx, m, p, gone, NULL, 1e-5, 20, outs); break;
+        default: rc = weft_conjugate_gradient(cx, m, NULL, NULL, p, 1e-5, 20, outs); break;
+        }
+        cr_assert_null(r, "case %d", which);
+        cr_assert_null(outs[0], "case %d", which);
+        cr_assert_eq(rc, WEFT_EINVAL, "case %d", which);
+        cr_assert_eq(weft_ctx_status(cx), WEFT_EINVAL, "case %d", which);
+        cr_assert_str_eq(weft_errmsg(), says[which], "case %d", which);
+        weft_eager_end(&cx);
+    }
+    weft_tensor_release(pts);
+    weft_tensor_release(eye);
 }
