@@ -181,6 +181,10 @@ weft_value *weft__ops_column(weft_ctx *cx, weft_value *m, int64_t d);
  * compilation where the dim is known then) (ops_nn.c). */
 weft_value *weft__ops_dim(weft_ctx *cx, weft_value *x, int axis);
 weft_value *weft__ops_dim0(weft_ctx *cx, weft_value *x);
+/* sums [S, ...] (of rank `rank`) over the square roots of counts [S], a
+ * count of 0 read as 1: the sqrt_n segment reductions (ops_index.c). */
+weft_value *weft__ops_over_sqrt_counts(weft_ctx *cx, weft_value *sums, weft_value *counts,
+                                       int rank);
 weft_value *weft__ops_axis0_range(weft_ctx *cx, weft_value *x);
 /* The vector v laid along axis of a rank-`rank` operand ([1, .., len,
  * .., 1]), so that it broadcasts against it (ops_numpy_reduce.c). */

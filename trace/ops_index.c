@@ -74,12 +74,17 @@ weft_value *weft_unsorted_segment_sqrt_n(weft_ctx *cx, weft_value *data, weft_va
     weft_value *sums = weft_unsorted_segment(cx, WEFT_R_SUM, data, segment_ids, num_segments);
     weft_value *ones = weft_cast(cx, weft_fill_like(cx, segment_ids, 1.0), sd->dtype);
     weft_value *counts = weft_unsorted_segment(cx, WEFT_R_SUM, ones, segment_ids, num_segments);
+    return WEFT__KEEP(weft__ops_over_sqrt_counts(cx, sums, counts, 1 + sd->rank - si->rank));
+}
+
+weft_value *weft__ops_over_sqrt_counts(weft_ctx *cx, weft_value *sums, weft_value *counts,
+                                       int rank)
+{
     int64_t dims[WEFT_MAX_RANK] = { -1 };
-    int rank = 1 + sd->rank - si->rank;
     for (int d = 1; d < rank; d++)
         dims[d] = 1;
     counts = weft_reshape(cx, weft_maximum(cx, counts, weft_const_f64(cx, 1.0)), rank, dims);
-    return WEFT__KEEP(weft_truediv(cx, sums, weft_sqrt(cx, counts)));
+    return weft_truediv(cx, sums, weft_sqrt(cx, counts));
 }
 
 weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *data,

@@ -1,6 +1,7 @@
 /* Reductions and products of tf.experimental.numpy and NumPy composed of
  * weft's ops in NumPy's formulas (nansum, nanprod, nanmean, nancumsum,
- * nancumprod, nanmax, nanmin, nanvar, nanstd, ptp, average, inner, vdot):
+ * nancumprod, nanmax, nanmin, nanvar, nanstd, ptp, average, inner, vdot)
+ * and tf.math.reduce_euclidean_norm in TensorFlow's:
  * the order of a sum is weft_reduce's, so eager and traced runs give the
  * same bits, and the gradients come from the parts. */
 #include "trace/control.h"
@@ -278,4 +279,25 @@ weft_value *weft_vdot(weft_ctx *cx, weft_value *a, weft_value *b)
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     return WEFT__KEEP(weft_tensordot(cx, weft_ravel(cx, a), weft_ravel(cx, b), 1));
+}
+
+weft_value *weft_reduce_euclidean_norm(weft_ctx *cx, weft_value *a, const int *axes,
+                                       size_t n_axes, bool keepdims)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_reduce_euclidean_norm";
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    weft_dtype dt = weft__value_spec(a)->dtype;
+    if (dt == WEFT_BOOL) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: a %s is not numbers", fn,
+                              weft__spec_str(weft__value_spec(a), ss, sizeof ss));
+    }
+    weft_value *squares = weft_reduce(cx, WEFT_R_SUM, weft_mul(cx, a, a), axes, n_axes, keepdims);
+    if (weft__dtype_is_float(dt))
+        return WEFT__KEEP(weft_sqrt(cx, squares));
+    /* TensorFlow's integer kernel: the root of the (wrapping) integer sum
+     * taken in double and truncated. */
+    return WEFT__KEEP(weft_cast(cx, weft_sqrt(cx, weft_cast(cx, squares, WEFT_F64)), dt));
 }

@@ -1660,6 +1660,28 @@ WEFT_API weft_value *weft_unsorted_segment_sqrt_n(weft_ctx *cx, weft_value *data
 WEFT_API weft_value *weft_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
                                   weft_value *segment_ids);
 
+/* tf.sparse.segment_sum and segment_mean (r WEFT_R_SUM or WEFT_R_MEAN,
+ * others WEFT_EINVAL) and tf.sparse.segment_sqrt_n: the rows data[indices[i]]
+ * reduced by segment_ids[i].  indices and segment_ids are i32 or i64
+ * vectors of one length (another length is WEFT_EINVAL, when the call
+ * runs where unknown); an index out of data's first dim fails as
+ * weft_gather's.  segment_ids are sorted and non-negative, as TensorFlow
+ * requires (WEFT_EINVAL when the call runs otherwise).  num_segments -1
+ * (TensorFlow's None): one result row per id up to the last, as
+ * weft_segment; num_segments >= 0: that many rows, an id past them
+ * WEFT_EINVAL as in weft_unsorted_segment.  The result is [rows] followed
+ * by data's dims after the first (data of rank 1 or more, known while
+ * tracing); a segment without rows is 0.  Dtypes as weft_segment's (MEAN
+ * of integers gives f64); sqrt_n, each sum over the square root of its
+ * row count, takes f32 or f64 data (WEFT_EDTYPE otherwise).  Compositions
+ * of weft_gather and the segment reductions; gradients reach data. */
+WEFT_API weft_value *weft_sparse_segment(weft_ctx *cx, weft_reduction r, weft_value *data,
+                                         weft_value *indices, weft_value *segment_ids,
+                                         int64_t num_segments);
+WEFT_API weft_value *weft_sparse_segment_sqrt_n(weft_ctx *cx, weft_value *data,
+                                                weft_value *indices, weft_value *segment_ids,
+                                                int64_t num_segments);
+
 /* tf.gather_nd with batch_dims 0: indices has shape [..., k] with k <=
  * rank(params) (WEFT_ESHAPE otherwise; a scalar is WEFT_ESHAPE too), each
  * last-dim row an index tuple into params's first k dims; the result is
@@ -2085,6 +2107,16 @@ WEFT_API weft_value *weft_is_strictly_increasing(weft_ctx *cx, weft_value *x);
  * axis).  A sum of a comparison: it fuses. */
 WEFT_API weft_value *weft_count_nonzero(weft_ctx *cx, weft_value *a, const int *axes, size_t n,
                                         bool keepdims);
+/* tf.math.reduce_euclidean_norm(a, axis, keepdims): the square root of
+ * the sum of squares over axes as weft_reduce's (n_axes 0: every axis).
+ * Floats keep their dtype (the sum as weft_reduce's: f32 accumulates in
+ * f64, where TensorFlow's kernel sums in f32; no scaling, so squares past
+ * the dtype's range give inf, as there); integers as TensorFlow's: the
+ * wrapping integer sum's root in f64, truncated (a wrapped negative sum
+ * gives 0 where TensorFlow's gives INT_MIN); bool is WEFT_EDTYPE.  The
+ * gradient is NaN where the norm is 0 (TensorFlow's x / norm too). */
+WEFT_API weft_value *weft_reduce_euclidean_norm(weft_ctx *cx, weft_value *a, const int *axes,
+                                                size_t n_axes, bool keepdims);
 
 /* Stateless random numbers (tf.random.stateless_uniform / _normal): a
  * tensor of dtype and dims (known while tracing, as weft_fill's) whose

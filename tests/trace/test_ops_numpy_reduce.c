@@ -2,7 +2,8 @@
  * and vdot: against loops written here, eagerly and traced on 1, 2 and 4
  * workers with the same bits; NaN, all-NaN rows, axes and keepdims,
  * weights of a's shape and along an axis, integer dtypes, gradients
- * against central differences, and the refusals. */
+ * against central differences, and the refusals; tf.math.
+ * reduce_euclidean_norm against TensorFlow's documented values. */
 #include <math.h>
 #include <string.h>
 
@@ -236,6 +237,59 @@ Test(ops_numpy_reduce, inner_and_vdot_are_numpys)
         weft_tensor_release(args[k]);
 }
 
+typedef struct norm_case {
+    int axes[2];
+    size_t n_axes;
+    bool keepdims;
+} norm_case;
+
+static int norm_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const norm_case *c = user;
+    outs[0] = weft_reduce_euclidean_norm(cx, a[0], c->axes, c->n_axes, c->keepdims);
+    return weft_ctx_status(cx);
+}
+
+/* tf.math.reduce_euclidean_norm's documented values for [[1, 2, 3], [1,
+ * 1, 1]]: 4 (i32), 4.1231055 (f32), [1, 2, 3] over axis 0, [3, 1] over
+ * axis 1, [[3], [1]] kept, 4 over both axes. */
+Test(ops_numpy_reduce, euclidean_norm_is_tensorflows)
+{
+    static const double x[6] = { 1, 2, 3, 1, 1, 1 };
+    static const struct {
+        norm_case c;
+        weft_dtype dt;
+        int rank;
+        int64_t dims[2];
+        double want[3];
+    } ex[6] = {
+        { { { 0 }, 0, false }, WEFT_I32, 0, { 0 }, { 4 } },
+        { { { 0 }, 0, false }, WEFT_F32, 0, { 0 }, { (float)4.1231056256176606 } },
+        { { { 0 }, 1, false }, WEFT_I32, 1, { 3 }, { 1, 2, 3 } },
+        { { { 1 }, 1, false }, WEFT_I64, 1, { 2 }, { 3, 1 } },
+        { { { -1 }, 1, true }, WEFT_I32, 2, { 2, 1 }, { 3, 1 } },
+        { { { 0, 1 }, 2, false }, WEFT_F64, 0, { 0 }, { 4.1231056256176606 } },
+    };
+    for (int k = 0; k < 6; k++) {
+        weft_tensor *a = test_tensor(ex[k].dt, 2, DIMS(2, 3), x), *y;
+        norm_case c = ex[k].c;
+        op_results_everywhere(norm_body, &c, &a, 1, &y, 1, "euclidean norm");
+        test_assert_shape(y, ex[k].dt, ex[k].rank, ex[k].dims, "euclidean norm");
+        for (int64_t i = 0; i < weft_tensor_numel(y); i++)
+            cr_assert_eq(test_element(y, i), ex[k].want[i], "case %d [%lld]: %.17g", k,
+                         (long long)i, test_element(y, i));
+        weft_tensor_release(y);
+        weft_tensor_release(a);
+    }
+    /* 46341^2 wraps past INT32_MAX: the sum's root is NaN, cast to 0. */
+    weft_tensor *big = test_tensor(WEFT_I32, 1, DIMS(1), (const double[]){ 46341 }), *y;
+    norm_case all = { { 0 }, 0, false };
+    op_results_everywhere(norm_body, &all, &big, 1, &y, 1, "wrapped");
+    cr_assert_eq(test_element(y, 0), 0);
+    weft_tensor_release(y);
+    weft_tensor_release(big);
+}
+
 static int grad_body_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const int rows = 1;
@@ -243,7 +297,8 @@ static int grad_body_of(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 0: outs[0] = weft_nanmean(cx, a[0], &rows, 1, false); break;
     case 1: outs[0] = weft_ptp(cx, a[0], &rows, 1, false); break;
     case 2: outs[0] = weft_average(cx, a[0], 1, a[1]); break;
-    default: outs[0] = weft_inner(cx, a[0], a[1]); break;
+    case 3: outs[0] = weft_inner(cx, a[0], a[1]); break;
+    default: outs[0] = weft_reduce_euclidean_norm(cx, a[0], &rows, 1, true); break;
     }
     return weft_ctx_status(cx);
 }
@@ -253,11 +308,12 @@ Test(ops_numpy_reduce, gradients_match_differences)
     const double v[12] = { 0.3, -0.7, 1.2, 0.05, -1.4, 0.9, 0.6, -0.2, 1.7, -0.55, 1.1, 0.8 };
     const double w[12] = { 0.1, 0.2, 1.0, 2.0, 1.3, 0.4, 0.6, 0.9, 1.5, 2.0, 0.7, 0.1 };
     const grad_arg xw[2] = { { 2, { 3, 4 }, v }, { 2, { 3, 4 }, w } };
-    static const int cases[4] = { 0, 1, 2, 3 };
-    for (int k = 0; k < 4; k++) {
-        grad_case c = { grad_body_of, &cases[k], k < 2 ? 1 : 2, k < 2 ? 1 : 2 };
-        expect_gradients(&c, xw, k == 0 ? "nanmean" : k == 1 ? "ptp" : k == 2 ? "average"
-                                                                               : "inner");
+    static const int cases[5] = { 0, 1, 2, 3, 4 };
+    static const char *const names[5] = { "nanmean", "ptp", "average", "inner", "norm" };
+    for (int k = 0; k < 5; k++) {
+        size_t n = k == 2 || k == 3 ? 2 : 1;
+        grad_case c = { grad_body_of, &cases[k], n, n };
+        expect_gradients(&c, xw, names[k]);
     }
 }
 
@@ -265,7 +321,8 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
 {
     switch (*(const int *)user) {
     case 0: outs[0] = weft_ptp(cx, a[0], NULL, 0, false); break;
-    default: outs[0] = weft_average(cx, a[1], WEFT_ALL_AXES, a[2]); break;
+    case 1: outs[0] = weft_average(cx, a[1], WEFT_ALL_AXES, a[2]); break;
+    default: outs[0] = weft_reduce_euclidean_norm(cx, a[0], NULL, 0, false); break;
     }
     return weft_ctx_status(cx);
 }
@@ -279,8 +336,9 @@ Test(ops_numpy_reduce, refusals)
         { 0, WEFT_EDTYPE, "weft_ptp: a bool[2] is not a number" },
         { 1, WEFT_ESHAPE, "weft_average: weights f64[2] are not of the rank of a f64[2,2], nor "
                           "a vector along its axis" },
+        { 2, WEFT_EDTYPE, "weft_reduce_euclidean_norm: a bool[2] is not numbers" },
     };
-    op_expect_errors(rt, refused_body, cases, 2, args, 3);
+    op_expect_errors(rt, refused_body, cases, 3, args, 3);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
