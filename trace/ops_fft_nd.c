@@ -248,8 +248,35 @@ static const weft_spec *nd_input(weft_ctx *cx, const char *fn, weft_value *x, bo
     return NULL;
 }
 
+/* y, a transform along axes ax[0..n) of lengths lens[] (fft_length's, or
+ * 0: y's dim there, a constant once known), scaled for norm.  The transforms here are
+ * NumPy's "backward" (the inverse divides by the count N of points);
+ * "ortho" divides both ways by sqrt(N), "forward" the forward one by N
+ * (so the inverse, which divided, is multiplied back). */
+static weft_value *normalized(weft_ctx *cx, weft_value *y, const int *ax, const int64_t *lens,
+                              int n, bool inverse, weft_fft_norm norm)
+{
+    if (!y || norm == WEFT_FFT_NORM_BACKWARD)
+        return y;
+    double known = 1;
+    weft_value *count = NULL;
+    for (int k = 0; k < n; k++) {
+        if (lens[k] > 0) {
+            known *= (double)lens[k];
+            continue;
+        }
+        weft_value *d = weft_cast(cx, weft__ops_dim(cx, y, ax[k]), WEFT_F64);
+        count = count ? weft_mul(cx, count, d) : d;
+    }
+    count = count ? weft_mul(cx, count, weft_const_f64(cx, known)) : weft_const_f64(cx, known);
+    weft_value *scale = norm == WEFT_FFT_NORM_ORTHO ? weft_sqrt(cx, count) : count;
+    scale = weft__ops_as_dtype(cx, scale, weft__value_spec(y)->dtype);
+    return inverse ? weft_mul(cx, y, scale) : weft_truediv(cx, y, scale);
+}
+
 static weft_value *complex_any(weft_ctx *cx, const char *fn, weft_value *x,
-                               const int64_t *fft_length, const int *axes, int n, bool inverse)
+                               const int64_t *fft_length, const int *axes, int n, bool inverse,
+                               weft_fft_norm norm)
 {
     const weft_spec *s = nd_input(cx, fn, x, true);
     int ax[WEFT_MAX_RANK];
@@ -261,7 +288,7 @@ static weft_value *complex_any(weft_ctx *cx, const char *fn, weft_value *x,
         x = fit(cx, fn, x, rank, ax[k], s->dims[ax[k]], len[k]);
         x = along(cx, fn, x, rank, ax[k], inverse ? WEFT__FFT_INVERSE : WEFT__FFT_FORWARD, 0);
     }
-    return x;
+    return normalized(cx, x, ax, len, n, inverse, norm);
 }
 
 /* The real transform's length along the last axis given: fft_length's,
@@ -279,7 +306,8 @@ static int64_t real_len(weft_ctx *cx, const char *fn, int64_t given, int64_t dim
 }
 
 static weft_value *real_any(weft_ctx *cx, const char *fn, weft_value *x,
-                            const int64_t *fft_length, const int *axes, int n, bool inverse)
+                            const int64_t *fft_length, const int *axes, int n, bool inverse,
+                            weft_fft_norm norm)
 {
     const weft_spec *s = nd_input(cx, fn, x, inverse);
     int ax[WEFT_MAX_RANK];
@@ -298,33 +326,63 @@ static weft_value *real_any(weft_ctx *cx, const char *fn, weft_value *x,
         x = fit(cx, fn, x, rank, ax[k], s->dims[ax[k]], len[k]);
         x = along(cx, fn, x, rank, ax[k], inverse ? WEFT__FFT_INVERSE : WEFT__FFT_FORWARD, 0);
     }
-    return inverse ? along(cx, fn, x, rank, last, WEFT__FFT_REAL_INVERSE, last_len) : x;
+    len[n - 1] = last_len;
+    if (inverse)
+        x = along(cx, fn, x, rank, last, WEFT__FFT_REAL_INVERSE, last_len);
+    return normalized(cx, x, ax, len, n, inverse, norm);
 }
 
 weft_value *weft_fftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
                        const int *axes, int n_axes)
 {
     WEFT__SCOPE(cx);
-    return WEFT__KEEP(complex_any(cx, "weft_fftnd", input, fft_length, axes, n_axes, false));
+    return WEFT__KEEP(complex_any(cx, "weft_fftnd", input, fft_length, axes, n_axes, false,
+                                  WEFT_FFT_NORM_BACKWARD));
 }
 
 weft_value *weft_ifftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
                         const int *axes, int n_axes)
 {
     WEFT__SCOPE(cx);
-    return WEFT__KEEP(complex_any(cx, "weft_ifftnd", input, fft_length, axes, n_axes, true));
+    return WEFT__KEEP(complex_any(cx, "weft_ifftnd", input, fft_length, axes, n_axes, true,
+                                  WEFT_FFT_NORM_BACKWARD));
 }
 
 weft_value *weft_rfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
                         const int *axes, int n_axes)
 {
     WEFT__SCOPE(cx);
-    return WEFT__KEEP(real_any(cx, "weft_rfftnd", input, fft_length, axes, n_axes, false));
+    return WEFT__KEEP(real_any(cx, "weft_rfftnd", input, fft_length, axes, n_axes, false,
+                                  WEFT_FFT_NORM_BACKWARD));
 }
 
 weft_value *weft_irfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
                          const int *axes, int n_axes)
 {
     WEFT__SCOPE(cx);
-    return WEFT__KEEP(real_any(cx, "weft_irfftnd", input, fft_length, axes, n_axes, true));
+    return WEFT__KEEP(real_any(cx, "weft_irfftnd", input, fft_length, axes, n_axes, true,
+                                  WEFT_FFT_NORM_BACKWARD));
+}
+
+weft_value *weft_fftnd_norm(weft_ctx *cx, weft_fftnd_kind kind, weft_value *input,
+                            const int64_t *fft_length, const int *axes, int n_axes,
+                            weft_fft_norm norm)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_fftnd_norm";
+    if (!weft__op_enter(cx, fn, &input, 1))
+        return NULL;
+    if ((unsigned)norm > WEFT_FFT_NORM_FORWARD)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: norm %d is not a weft_fft_norm", fn,
+                              (int)norm);
+    bool inverse = kind == WEFT_IFFTND || kind == WEFT_IRFFTND;
+    switch (kind) {
+    case WEFT_FFTND:
+    case WEFT_IFFTND:
+        return WEFT__KEEP(complex_any(cx, fn, input, fft_length, axes, n_axes, inverse, norm));
+    case WEFT_RFFTND:
+    case WEFT_IRFFTND:
+        return WEFT__KEEP(real_any(cx, fn, input, fft_length, axes, n_axes, inverse, norm));
+    }
+    return weft__ctx_fail(cx, WEFT_EINVAL, "%s: kind %d is not a weft_fftnd_kind", fn, (int)kind);
 }

@@ -121,6 +121,14 @@ weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indi
         return NULL;
     const weft_spec *sa = weft__value_spec(arr), *si = weft__value_spec(indices);
     char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if (axis == WEFT_ALL_AXES) {   /* NumPy's None: arr flattened */
+        if (si->rank != 1)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: indices %s are not a vector (axis "
+                                  "WEFT_ALL_AXES takes from arr flattened)", fn,
+                                  weft__spec_str(si, s2, sizeof s2));
+        weft_value *flat = weft_reshape(cx, arr, 1, (const int64_t[]){ -1 });
+        return WEFT__KEEP(weft_take_along_axis(cx, flat, indices, 0));
+    }
     int r = sa->rank;
     if (r == WEFT_RANK_ANY || r < 1 || si->rank != r)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: arr %s and indices %s have not one rank of "

@@ -289,3 +289,32 @@ int weft_histogram2d(weft_ctx *cx, weft_value *x, weft_value *y, const int64_t *
                           weft__ops_as_dtype(cx, y, WEFT_F64) };
     return weft_histogramdd(cx, weft_stack(cx, xy, 2, 1), bins, range, weights, outs);
 }
+
+weft_value *weft_histogram_density(weft_ctx *cx, weft_value *hist, weft_value *edges)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_histogram_density";
+    weft_value *in[2] = { hist, edges };
+    if (!weft__op_enter(cx, fn, in, 2) || !weft__ops_number(cx, fn, "hist", hist) ||
+        !weft__ops_number(cx, fn, "edges", edges))
+        return NULL;
+    const weft_spec *hs = weft__value_spec(hist), *es = weft__value_spec(edges);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    static const char lengths[] = "weft_histogram_density: edges are not one longer than hist";
+    if (hs->rank != 1 || es->rank != 1 ||
+        (hs->dims[0] >= 0 && es->dims[0] >= 0 && es->dims[0] != hs->dims[0] + 1))
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: hist %s and edges %s are not vectors, edges "
+                              "one longer", fn, weft__spec_str(hs, s1, sizeof s1),
+                              weft__spec_str(es, s2, sizeof s2));
+    if (hs->dims[0] < 0 || es->dims[0] < 0) {
+        weft_value *n = weft_add(cx, weft__ops_dim0(cx, hist), weft_const_i64(cx, 1));
+        edges = weft_check(cx, edges, weft_eq(cx, weft__ops_dim0(cx, edges), n), lengths);
+    }
+    /* NumPy's n / db / n.sum(), the widths taken in edges' dtype. */
+    weft_value *widths = weft_sub(cx, weft__ops_axis_slice(cx, edges, 0, 1, WEFT_END),
+                                  weft__ops_axis_slice(cx, edges, 0, 0, -1));
+    weft_value *total = weft_cast(cx, weft_sum(cx, hist, WEFT_ALL_AXES), WEFT_F64);
+    weft_value *per_width = weft_truediv(cx, weft_cast(cx, hist, WEFT_F64),
+                                         weft_cast(cx, widths, WEFT_F64));
+    return WEFT__KEEP(weft_truediv(cx, per_width, total));
+}

@@ -733,6 +733,15 @@ WEFT_API int weft_histogram(weft_ctx *cx, weft_value *a, int64_t bins, const dou
  * otherwise. */
 WEFT_API weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edges,
                                              weft_value *weights);
+/* np.histogram's density: hist / diff(edges) / sum(hist) in NumPy's
+ * order, f64, for the counts or sums hist (a vector of numbers) and their
+ * edges (one longer; WEFT_ESHAPE, or WEFT_EINVAL when the call runs where
+ * a length is unknown while tracing), as weft_histogram or
+ * weft_histogram_by_edges give them.  An empty histogram is NaN, as
+ * NumPy's 0 / 0.  The widths are taken in edges' dtype; the sum as
+ * weft_sum's (f32 sums rounded once, where NumPy's f32 sum rounds at
+ * each step). */
+WEFT_API weft_value *weft_histogram_density(weft_ctx *cx, weft_value *hist, weft_value *edges);
 /* NumPy's histogramdd(sample, bins, range, weights) for sample [N, D] (D
  * known while tracing, 1 to WEFT_MAX_RANK; N may be unknown) with
  * bins[d] equal bins per dim (in [1, 2^31)), range[d] each dim's outer
@@ -1066,8 +1075,9 @@ WEFT_API weft_value *weft_gather_ex(weft_ctx *cx, weft_value *a, weft_value *ind
  * of one rank (1 or more, known while tracing) whose other dims broadcast
  * (NumPy's rule; a dim of 1 broadcasts where the other's is known); an
  * index counts as weft_gather's (negative from the end, out of range an
- * error).  One weft_gather_ex with the axis moved last; the gradient
- * reaches arr. */
+ * error).  axis WEFT_ALL_AXES (NumPy's None) takes from arr flattened
+ * (any rank) by a vector of indices.  One weft_gather_ex with the axis
+ * moved last; the gradient reaches arr. */
 WEFT_API weft_value *weft_take_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indices,
                                           int axis);
 /* tf.experimental.numpy.moveaxis(a, source, destination) and
@@ -2901,8 +2911,9 @@ WEFT_API weft_value *weft_irfft3d(weft_ctx *cx, weft_value *input, const int64_t
  * the others complex ones; irfftnd runs the inverse complex transforms,
  * then the real inverse along the last axis listed (length fft_length's,
  * else 2 (bins - 1)), scaled by 1 / n per axis as ifft.  An axis cut or
- * padded needs its dim known while tracing.  TensorFlow's norm is not
- * taken (its default, "backward": the inverse is scaled).  The 1-D node
+ * padded needs its dim known while tracing.  TensorFlow's norm is
+ * weft_fftnd_norm's below (here its default, "backward": the inverse is
+ * scaled).  The 1-D node
  * per axis, so gradients as those of weft_fft and weft_rfft. */
 WEFT_API weft_value *weft_fftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
                                 const int *axes, int n_axes);
@@ -2912,6 +2923,22 @@ WEFT_API weft_value *weft_rfftnd(weft_ctx *cx, weft_value *input, const int64_t 
                                  const int *axes, int n_axes);
 WEFT_API weft_value *weft_irfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
                                   const int *axes, int n_axes);
+/* The N-D transforms with tf.signal.fftnd's and NumPy's norm: BACKWARD
+ * (the default above: the inverse scaled by 1 / N), ORTHO (both ways by
+ * 1 / sqrt(N)) or FORWARD (the forward transform by 1 / N, the inverse
+ * unscaled), N the product of the transformed lengths (the real ones for
+ * rfftnd and irfftnd; a dim unknown while tracing counts when the call
+ * runs).  kind picks the transform, whose arguments these are (its
+ * errors named weft_fftnd_norm); another kind or norm is WEFT_EINVAL.  The scale is one
+ * multiplication or division after the transforms, where NumPy scales
+ * each axis's transform, so the last bits may differ. */
+typedef enum weft_fftnd_kind { WEFT_FFTND, WEFT_IFFTND, WEFT_RFFTND, WEFT_IRFFTND } weft_fftnd_kind;
+typedef enum weft_fft_norm {
+    WEFT_FFT_NORM_BACKWARD, WEFT_FFT_NORM_ORTHO, WEFT_FFT_NORM_FORWARD
+} weft_fft_norm;
+WEFT_API weft_value *weft_fftnd_norm(weft_ctx *cx, weft_fftnd_kind kind, weft_value *input,
+                                     const int64_t *fft_length, const int *axes, int n_axes,
+                                     weft_fft_norm norm);
 
 /* ---- Image ops ----
  *

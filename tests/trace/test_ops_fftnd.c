@@ -380,3 +380,121 @@ Test(ops_fftnd, refusals)
     weft_tensor_release(v);
     weft_tensor_release(x);
 }
+
+typedef struct norm_case {
+    weft_fftnd_kind kind;
+    weft_fft_norm norm;
+} norm_case;
+
+static int norm_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const norm_case *c = user;
+    static const int64_t lengths[2][2] = { { 2, 5 }, { 2, 4 } };
+    const int64_t *len = c->kind == WEFT_RFFTND ? lengths[0]
+                         : c->kind == WEFT_IRFFTND ? lengths[1] : NULL;
+    outs[0] = weft_fftnd_norm(cx, c->kind, a[0], len, NULL, 2, c->norm);
+    return weft_ctx_status(cx);
+}
+
+static int rfftn_ortho_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_fftnd_norm(cx, WEFT_RFFTND, a[0], NULL, NULL, 0, WEFT_FFT_NORM_ORTHO);
+    return weft_ctx_status(cx);
+}
+
+/* NumPy's fftn, ifftn, rfftn (s = (2, 5)) and irfftn (s = (2, 4)) of a
+ * [2, 3] complex x and a [2, 4] real r with norm "ortho" and "forward",
+ * as it prints them; eager and traced with the same bits, and fftn and
+ * ifftn once more with their dims unknown while tracing. */
+Test(ops_fftnd, norms_are_numpys)
+{
+    static const double x[12] = { 1, 2, -0.5, 0, 3, -1, 0.25, 0.5, 2, -2, -1, 0.75 };
+    static const double r[8] = { 1, 2, 0.5, -3, 4, -1, 0.25, 2 };
+    static const double want[2][4][12] = {
+        { { 1.9391793797033492, 0.10206207261596574, -0.82284257877016065, 1.6566767482281404,
+            0.41459428830629758, 1.3031233576348666, 0.91855865354369171, 0.71443450831176036,
+            1.3258252147247764, 2.8594384382440907, -1.3258252147247767, -1.7367556394684678 },
+          { 1.9391793797033492, 0.10206207261596574, 0.41459428830629758, 1.3031233576348666,
+            -0.82284257877016065, 1.6566767482281404, 0.91855865354369171, 0.71443450831176036,
+            -1.3258252147247767, -1.7367556394684678, 1.3258252147247764, 2.8594384382440907 },
+          { 1.8183096545968178, 0, 1.7428169930768282, -0.62603000765643424, 1.3008752548352362,
+            0.34043931840151015, -1.5020818885799798, 0, 0.55968573813078859,
+            -1.8780900229693025, -2.1803530389670831, 1.0213179552045306 },
+          { 2.2097086912079611, 1.1490485194281397, 0.088388347648318488, -1.6793786053180502,
+            -0.088388347648318488, -2.5632620818012346, 3.4471455582844186,
+            0.26516504294495524 } },
+        { { 0.79166666666666652, 0.041666666666666657, -0.3359240761037946, 0.67633545031536979,
+            0.16925740943712794, 0.53199788301796347, 0.37499999999999994, 0.29166666666666663,
+            0.5412658773652741, 1.1673608540998084, -0.5412658773652741, -0.70902752076647513 },
+          { 4.75, 0.25, 1.0155444566227676, 3.1919872981077808, -2.0155444566227674,
+            4.0580127018922187, 2.25, 1.75, -3.247595264191645, -4.2541651245988508,
+            3.247595264191645, 7.0041651245988508 },
+          { 0.57500000000000007, 0, 0.5511271242968685, -0.19796807078069817,
+            0.41137287570313152, 0.10765636512240456, -0.47500000000000003, 0,
+            0.17698817064058428, -0.59390421234209456, -0.68948817064058432,
+            0.32296909536721369 },
+          { 6.25, 3.25, 0.25, -4.75, -0.25, -7.25, 9.75, 0.75 } },
+    };
+    weft_tensor *xs = test_tensor(WEFT_F64, 3, (const int64_t[]){ 2, 3, 2 }, x);
+    weft_tensor *rs = test_tensor(WEFT_F64, 2, (const int64_t[]){ 2, 4 }, r);
+    for (int norm = 0; norm < 2; norm++)
+        for (int kind = 0; kind < 4; kind++) {
+            norm_case c = { (weft_fftnd_kind)kind,
+                            norm ? WEFT_FFT_NORM_FORWARD : WEFT_FFT_NORM_ORTHO };
+            weft_tensor *in = kind == WEFT_RFFTND ? rs : xs, *y;
+            int64_t n = kind == WEFT_IRFFTND ? 8 : 12;
+            op_results_everywhere(norm_body, &c, &in, 1, &y, 1, "norm");
+            cr_assert_eq(weft_tensor_numel(y), n);
+            for (int64_t i = 0; i < n; i++)
+                cr_assert(fabs(test_element(y, i) - want[norm][kind][i]) < 1e-14,
+                          "norm %d kind %d [%lld]: %.17g, not %.17g", norm, kind, (long long)i,
+                          test_element(y, i), want[norm][kind][i]);
+            weft_tensor_release(y);
+            if (kind == WEFT_RFFTND || kind == WEFT_IRFFTND)
+                continue;   /* their fft_length needs the dims known */
+            /* The count when the call runs: dims unknown while tracing. */
+            const weft_spec sig = { WEFT_F64, 3, { -1, -1, 2 } };
+            weft_function *f = op_signature_function(rt, norm_body, &c, &sig, 1);
+            weft_arg a = weft_arg_tensor(in);
+            cr_assert_eq(weft_function_call(f, &a, 1, &y, 1), 0, "%s", weft_errmsg());
+            for (int64_t i = 0; i < n; i++)
+                cr_assert(fabs(test_element(y, i) - want[norm][kind][i]) < 1e-14,
+                          "traced norm %d kind %d [%lld]", norm, kind, (long long)i);
+            weft_tensor_release(y);
+            op_destroy_traced_once(&f);
+        }
+    /* rfftn(r, norm="ortho") without s: N is the real length 4 per row,
+     * not the 3 bins. */
+    static const double plain[12] = { 2.0329319959113241, 0, 1.5026019100214134,
+                                      -0.70710678118654746, 2.0329319959113241, 0,
+                                      -1.6793786053180502, 0, -1.1490485194281397,
+                                      -2.8284271247461898, -0.2651650429449553, 0 };
+    weft_tensor *y;
+    op_results_everywhere(rfftn_ortho_body, NULL, &rs, 1, &y, 1, "rfftn ortho");
+    for (int64_t i = 0; i < 12; i++)
+        cr_assert(fabs(test_element(y, i) - plain[i]) < 1e-14, "rfftn [%lld]: %.17g",
+                  (long long)i, test_element(y, i));
+    weft_tensor_release(y);
+    weft_tensor_release(xs);
+    weft_tensor_release(rs);
+}
+
+static int norm_refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    outs[0] = weft_fftnd_norm(cx, which ? (weft_fftnd_kind)9 : WEFT_FFTND, a[0], NULL, NULL, 0,
+                              which ? WEFT_FFT_NORM_ORTHO : (weft_fft_norm)3);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_fftnd, norm_refusals)
+{
+    weft_tensor *x = test_tensor(WEFT_F64, 2, (const int64_t[]){ 1, 2 }, (const double[]){ 1, 0 });
+    static const op_error_case cases[] = {
+        { 0, WEFT_EINVAL, "weft_fftnd_norm: norm 3 is not a weft_fft_norm" },
+        { 1, WEFT_EINVAL, "weft_fftnd_norm: kind 9 is not a weft_fftnd_kind" },
+    };
+    op_expect_errors(rt, norm_refused_body, cases, 2, &x, 1);
+    weft_tensor_release(x);
+}

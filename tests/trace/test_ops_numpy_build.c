@@ -411,6 +411,33 @@ Test(ops_numpy_build, take_along_axis_is_numpys)
     }
 }
 
+/* axis None: np.take_along_axis(np.arange(6).reshape(2, 3) * 1.5,
+ * [5, -1, 0, 2], None) is [7.5, 7.5, 0, 3]; a scalar arr is one element. */
+Test(ops_numpy_build, take_along_axis_flattened)
+{
+    static const int all = WEFT_ALL_AXES;
+    weft_tensor *args[2] = { test_tensor(WEFT_F64, 2, DIMS(2, 3),
+                                         (const double[]){ 0, 1.5, 3, 4.5, 6, 7.5 }),
+                             test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 5, -1, 0, 2 }) };
+    weft_tensor *y;
+    op_results_everywhere(take_body, (void *)&all, args, 2, &y, 1, "flattened");
+    test_assert_shape(y, WEFT_F64, 1, DIMS(4), "flattened");
+    static const double want[4] = { 7.5, 7.5, 0, 3 };
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(test_element(y, i), want[i], "element %d", i);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+    args[0] = test_tensor(WEFT_I64, 0, NULL, (const double[]){ 9 });
+    args[1] = test_tensor(WEFT_I64, 1, DIMS(2), (const double[]){ 0, -1 });
+    op_results_everywhere(take_body, (void *)&all, args, 2, &y, 1, "scalar arr");
+    test_assert_shape(y, WEFT_I64, 1, DIMS(2), "scalar arr");
+    cr_assert(test_element(y, 0) == 9 && test_element(y, 1) == 9);
+    weft_tensor_release(y);
+    weft_tensor_release(args[0]);
+    weft_tensor_release(args[1]);
+}
+
 /* The argsort of each row taken along the axis sorts it, NumPy's own
  * example; the gradient reaches the places taken. */
 static int sort_by_argsort_body(weft_ctx *cx, weft_value *const *a, weft_value **outs,
@@ -444,6 +471,7 @@ static int take_refused_body(weft_ctx *cx, weft_value *const *a, weft_value **ou
     case 1: outs[0] = weft_take_along_axis(cx, a[0], a[1], 2); break;
     case 2: outs[0] = weft_take_along_axis(cx, a[0], a[3], 1); break;
     case 3: outs[0] = weft_take_along_axis(cx, a[0], a[4], 1); break;
+    case 5: outs[0] = weft_take_along_axis(cx, a[0], a[1], WEFT_ALL_AXES); break;
     default: outs[0] = weft_take_along_axis(cx, a[0], weft_add(cx, a[1], a[1]), 0); break;
     }
     return weft_ctx_status(cx);
@@ -466,8 +494,10 @@ Test(ops_numpy_build, take_along_axis_refusals)
                           "broadcast but along axis 1" },
         { 3, WEFT_EDTYPE, "weft_take_along_axis: indices f64[2,2] are not i32 or i64" },
         { 4, WEFT_EINVAL, "index 2 (at 1) is out of range" },
+        { 5, WEFT_ESHAPE, "weft_take_along_axis: indices i64[1,3] are not a vector (axis "
+                          "WEFT_ALL_AXES takes from arr flattened)" },
     };
-    op_expect_errors(rt, take_refused_body, cases, 5, args, 5);
+    op_expect_errors(rt, take_refused_body, cases, 6, args, 5);
     for (int k = 0; k < 5; k++)
         weft_tensor_release(args[k]);
 }

@@ -47,6 +47,92 @@ Test(ops_numpy_histogram, by_edges_is_numpys)
     weft_tensor_release(a);
 }
 
+static int density_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    weft_value *h[2];
+    if (*(const bool *)user) {   /* equal bins over [0, 4] */
+        int rc = weft_histogram(cx, a[0], 4, (const double[2]){ 0, 4 }, h);
+        if (rc < 0)
+            return rc;
+    } else {
+        h[0] = weft_histogram_by_edges(cx, a[0], a[1], a[2]);
+        h[1] = a[1];
+    }
+    outs[0] = weft_histogram_density(cx, h[0], h[1]);
+    return weft_ctx_status(cx);
+}
+
+/* np.histogram(a, ..., density=True) for a = [0.5, 1.5, 1.7, 2.2, 3.9, 3,
+ * -1]: bins=4, range=(0, 4) gives [1/6, 1/3, 1/6, 1/3]; bins=[0, 1, 1.5,
+ * 4] gives [1/6, 0, 1/3], weighted by f32 1..7 [1/21, 0, 8/21]; bins=[10,
+ * 11] holds nothing: [nan]. */
+Test(ops_numpy_histogram, density_is_numpys)
+{
+    weft_tensor *args[3] = {
+        test_tensor(WEFT_F64, 1, DIMS(7), (const double[]){ 0.5, 1.5, 1.7, 2.2, 3.9, 3, -1 }),
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0, 1, 1.5, 4 }),
+        test_tensor(WEFT_F32, 1, DIMS(7), (const double[]){ 1, 2, 3, 4, 5, 6, 7 }) }, *r;
+    bool equal = true;
+    op_results_everywhere(density_body, &equal, args, 1, &r, 1, "equal bins");
+    op_expect_values(r, WEFT_F64, (const double[]){ 1.0 / 6, 1.0 / 3, 1.0 / 6, 1.0 / 3 }, 4,
+                     "equal bins");
+    weft_tensor_release(r);
+    equal = false;
+    op_results_everywhere(density_body, &equal, args, 3, &r, 1, "weighted");
+    op_expect_values(r, WEFT_F64, (const double[]){ 1.0 / 21, 0, 8.0 / 21 }, 3, "weighted");
+    weft_tensor_release(r);
+    weft_tensor_release(args[2]);
+    args[2] = test_tensor(WEFT_I64, 1, DIMS(7), (const double[]){ 1, 1, 1, 1, 1, 1, 1 });
+    op_results_everywhere(density_body, &equal, args, 3, &r, 1, "edges");
+    op_expect_values(r, WEFT_F64, (const double[]){ 1.0 / 6, 0, 1.0 / 3 }, 3, "edges");
+    weft_tensor_release(r);
+    weft_tensor_release(args[1]);
+    args[1] = test_tensor(WEFT_I32, 1, DIMS(2), (const double[]){ 10, 11 });
+    op_results_everywhere(density_body, &equal, args, 3, &r, 1, "empty");
+    test_assert_shape(r, WEFT_F64, 1, DIMS(1), "empty");
+    cr_assert(isnan(test_element(r, 0)));
+    weft_tensor_release(r);
+    for (int k = 0; k < 3; k++)
+        weft_tensor_release(args[k]);
+}
+
+static int density_of_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    outs[0] = weft_histogram_density(cx, a[0], a[1]);
+    return weft_ctx_status(cx);
+}
+
+/* Lengths unknown while tracing: one trace; edges not one longer fail
+ * the call. */
+Test(ops_numpy_histogram, density_one_trace)
+{
+    const weft_spec sig[2] = { { WEFT_I64, 1, { -1 } }, { WEFT_F64, 1, { -1 } } };
+    weft_function *f = op_signature_function(rt, density_of_body, NULL, sig, 2);
+    for (int k = 0; k < 3; k++) {
+        int64_t n = k == 0 ? 2 : 3, ne = k == 2 ? 3 : n + 1;
+        weft_tensor *ts[2] = { test_tensor(WEFT_I64, 1, DIMS(n), (const double[]){ 1, 3, 4 }),
+                               test_tensor(WEFT_F64, 1, DIMS(ne), (const double[]){ 0, 1, 2, 4 }) };
+        weft_tensor *y = NULL;
+        weft_arg a[2] = { weft_arg_tensor(ts[0]), weft_arg_tensor(ts[1]) };
+        int rc = weft_function_call(f, a, 2, &y, 1);
+        if (k == 2) {
+            cr_assert_eq(rc, WEFT_EINVAL);
+            cr_assert(strstr(weft_errmsg(), "edges are not one longer than hist"), "%s",
+                      weft_errmsg());
+        } else {
+            cr_assert_eq(rc, 0, "%s", weft_errmsg());
+            const double *want = k == 0 ? (const double[]){ 0.25, 0.75 }
+                                        : (const double[]){ 0.125, 0.375, 0.25 };
+            op_expect_values(y, WEFT_F64, want, n, "density");
+            weft_tensor_release(y);
+        }
+        weft_tensor_release(ts[0]);
+        weft_tensor_release(ts[1]);
+    }
+    op_destroy_traced_once(&f);
+}
+
 static int equal_bins_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     (void)user;
@@ -248,6 +334,8 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 2: rc = weft_histogramdd(cx, a[0], bins, NULL, NULL, o); break;
     case 3: rc = weft_histogramdd(cx, a[1], bad_bins, NULL, NULL, o); break;
     case 4: rc = weft_histogramdd(cx, a[1], bins, bad_range, NULL, o); break;
+    case 6: outs[0] = weft_histogram_density(cx, a[0], a[0]); break;
+    case 7: outs[0] = weft_histogram_density(cx, a[2], a[0]); break;
     default: rc = weft_histogram2d(cx, a[1], a[0], bins, NULL, NULL, o); break;
     }
     cr_assert(rc <= 0);
@@ -268,8 +356,11 @@ Test(ops_numpy_histogram, refusals)
         { 3, WEFT_EINVAL, "weft_histogramdd: bins[0] 0 is not in [1, 2^31)" },
         { 4, WEFT_EINVAL, "weft_histogramdd: range[0] [1, 0] is not finite with min <= max" },
         { 5, WEFT_ESHAPE, "weft_histogram2d: x f64[2,2] is not a vector" },
+        { 6, WEFT_ESHAPE, "weft_histogram_density: hist f64[2] and edges f64[2] are not vectors, "
+                          "edges one longer" },
+        { 7, WEFT_EDTYPE, "weft_histogram_density: hist bool[2] is not a number" },
     };
-    op_expect_errors(rt, refused_body, cases, 6, args, 3);
+    op_expect_errors(rt, refused_body, cases, 8, args, 3);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
