@@ -31,7 +31,7 @@ weft__ew_class weft__ew_class_of(weft__op op)
     case WEFT__OP_NEXTAFTER: case WEFT__OP_EXPINT: case WEFT__OP_DAWSN: case WEFT__OP_SPENCE:
     case WEFT__OP_FRESNEL_COS: case WEFT__OP_FRESNEL_SIN: case WEFT__OP_BETAINC:
     case WEFT__OP_LOG2: case WEFT__OP_LOG10: case WEFT__OP_EXP2: case WEFT__OP_CBRT:
-    case WEFT__OP_HYPOT: case WEFT__OP_COPYSIGN: case WEFT__OP_IGAMMA_GRAD_A:
+    case WEFT__OP_HYPOT: case WEFT__OP_COPYSIGN: case WEFT__OP_LDEXP: case WEFT__OP_IGAMMA_GRAD_A:
     case WEFT__OP_RANDOM_GAMMA_GRAD:
         return WEFT__EW_FLOAT;
     case WEFT__OP_IS_NAN: case WEFT__OP_IS_INF: case WEFT__OP_IS_FINITE:

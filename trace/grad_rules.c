@@ -6,6 +6,7 @@
  * made of the ops here and need no rule of their own. */
 #include "trace/control.h"
 #include "trace/grad.h"
+#include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
 
 typedef weft__grad_rule rule_in;
@@ -218,6 +219,10 @@ static int binary(const rule_in *r)
         wb = false;
         break;
     }
+    case WEFT__OP_LDEXP:   /* x 2^e: g 2^e; the integer power's is 0 */
+        ga = FOR_A(weft__op_binary(cx, WEFT__OP_LDEXP, "weft_ldexp", g, b));
+        wb = false;
+        break;
     case WEFT__OP_FLOORDIV: case WEFT__OP_TRUNCATEDIV:
         return 0;  /* TensorFlow: no gradient, read as zero */
     default:

@@ -111,6 +111,7 @@ static const char *const op_names[WEFT__OP_COUNT] = {
     [WEFT__OP_UNIGRAM_CANDIDATES] = "unigram_candidate_sampler",
     [WEFT__OP_LOG2] = "log2", [WEFT__OP_LOG10] = "log10", [WEFT__OP_EXP2] = "exp2",
     [WEFT__OP_CBRT] = "cbrt", [WEFT__OP_HYPOT] = "hypot", [WEFT__OP_COPYSIGN] = "copysign",
+    [WEFT__OP_LDEXP] = "ldexp",
     [WEFT__OP_IGAMMA_GRAD_A] = "igamma_grad_a", [WEFT__OP_RANDOM_GAMMA_GRAD] = "random_gamma_grad",
     [WEFT__OP_INDEX_SHUFFLE] = "random_index_shuffle", [WEFT__OP_GCD] = "gcd",
     [WEFT__OP_LCM] = "lcm",

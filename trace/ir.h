@@ -222,6 +222,7 @@
     XX(CBRT,       UNARY,   1)             \
     XX(HYPOT,      BINARY,  2)             \
     XX(COPYSIGN,   BINARY,  2)             \
+    XX(LDEXP,      BINARY,  2)             \
     XX(IGAMMA_GRAD_A, BINARY, 2)           \
     XX(RANDOM_GAMMA_GRAD, BINARY, 2)       \
     XX(INDEX_SHUFFLE, ARRAY, 3)            \

@@ -192,6 +192,14 @@ FLT_OPS(f32, float, fmodf, powf, fabsf, sqrtf, expf, logf)
 FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
 
 /* The math functions.  relu(-0) is +0; sign(+-0) is +0 (NumPy's). */
+/* LDEXP's power, an integer carried as a float: past +-4096 (beyond
+ * every finite result of any dtype, subnormals included) as +-4096, so
+ * the conversion to int is always defined. */
+static inline int ldexp_power(double e)
+{
+    return e >= 4096 ? 4096 : e >= -4096 ? (int)e : -4096;
+}
+
 #define FLT_MATH(S, T, M)                                                              \
     static inline T tanh_##S(T a) { return tanh##M(a); }                               \
     static inline T sigmoid_##S(T a) { return (T)1 / ((T)1 + exp##M(-a)); }            \
@@ -248,6 +256,7 @@ FLT_OPS(f64, double, fmod, pow, fabs, sqrt, exp, log)
     static inline T atan2_##S(T a, T b) { return atan2##M(a, b); }                     \
     static inline T hypot_##S(T a, T b) { return hypot##M(a, b); }                     \
     static inline T copysign_##S(T a, T b) { return copysign##M(a, b); }               \
+    static inline T ldexp_##S(T a, T b) { return ldexp##M(a, ldexp_power(b)); }        \
     static inline T igamma_##S(T a, T b) { return weft__igamma##M(a, b); }             \
     static inline T igammac_##S(T a, T b) { return weft__igammac##M(a, b); }           \
     static inline T igamma_grad_a_##S(T a, T b) { return weft__igamma_grad_a##M(a, b); } \
@@ -289,6 +298,8 @@ FLT_MATH(f64, double, )
  * (trace/kernels.h): the same bodies, so the same bits. */
 float weft__floordiv_f32(float a, float b) { return floordiv_f32(a, b); }
 double weft__floordiv_f64(double a, double b) { return floordiv_f64(a, b); }
+double weft__ldexp(double x, double e) { return ldexp_f64(x, e); }
+float weft__ldexpf(float x, float e) { return ldexp_f32(x, e); }
 int32_t weft__pow_i32(int32_t a, int32_t b) { return pow_i32(a, b); }
 int64_t weft__pow_i64(int64_t a, int64_t b) { return pow_i64(a, b); }
 int32_t weft__gcd_i32(int32_t a, int32_t b) { return gcd_i32(a, b); }
@@ -705,6 +716,7 @@ static inline bool tile_flat(uint32_t k, const int64_t *rs, const unsigned char 
     BIN_CALL_FN(atan2_##S##_loop, T, T, atan2_##S(x, y))                               \
     BIN_CALL_FN(hypot_##S##_loop, T, T, hypot_##S(x, y))                               \
     BIN_CALL_FN(copysign_##S##_loop, T, T, copysign_##S(x, y))                         \
+    BIN_CALL_FN(ldexp_##S##_loop, T, T, ldexp_##S(x, y))                               \
     BIN_CALL_FN(igamma_##S##_loop, T, T, igamma_##S(x, y))                             \
     BIN_CALL_FN(igammac_##S##_loop, T, T, igammac_##S(x, y))                           \
     BIN_CALL_FN(igamma_grad_a_##S##_loop, T, T, igamma_grad_a_##S(x, y))               \
@@ -784,6 +796,7 @@ static const ew_fn ew_table[WEFT__OP_COUNT][5] = {
     [WEFT__OP_LOG2] = FROW(log2),   [WEFT__OP_LOG10] = FROW(log10),
     [WEFT__OP_EXP2] = FROW(exp2),   [WEFT__OP_CBRT] = FROW(cbrt),
     [WEFT__OP_HYPOT] = FROW(hypot), [WEFT__OP_COPYSIGN] = FROW(copysign),
+    [WEFT__OP_LDEXP] = FROW(ldexp),
     [WEFT__OP_IGAMMA_GRAD_A] = FROW(igamma_grad_a),
     [WEFT__OP_RANDOM_GAMMA_GRAD] = FROW(random_gamma_grad),
     [WEFT__OP_ASINH] = FROW(asinh), [WEFT__OP_ACOSH] = FROW(acosh),

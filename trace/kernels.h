@@ -223,6 +223,10 @@ weft__ew_fn weft__ew_lookup(weft__op op, weft_dtype in_dt, weft_dtype out_dt);
  * them: branchy bodies the native tier calls instead of generating. */
 float   weft__floordiv_f32(float a, float b);
 double  weft__floordiv_f64(double a, double b);
+/* x times 2 to the power e, an integer carried in x's float dtype (the
+ * LDEXP op's second operand), C's ldexp with its one rounding. */
+double  weft__ldexp(double x, double e);
+float   weft__ldexpf(float x, float e);
 int32_t weft__pow_i32(int32_t a, int32_t b);
 int64_t weft__pow_i64(int64_t a, int64_t b);
 /* NumPy's gcd and lcm of integers (loops the native tier calls). */

@@ -324,6 +324,22 @@ WEFT_API weft_value *weft_rad2deg(weft_ctx *cx, weft_value *x);
  * outs[1] weft_mod(x1, x2) (Python's pair).  Returns 0, or the context's
  * error code with both NULL. */
 WEFT_API int weft_divmod(weft_ctx *cx, weft_value *x1, weft_value *x2, weft_value **outs);
+/* np.ldexp(x1, x2): x1 * 2^x2 elementwise with one rounding (C's ldexp:
+ * subnormal results exact where they can be, overflow to +-inf), x2
+ * integers or bool (a float power is WEFT_EDTYPE, as NumPy's TypeError);
+ * the result is x1's float dtype (integers and bool give f64, where
+ * NumPy's bool gives f16), broadcast as weft_add.  A float function of
+ * its own (the LDEXP op, libm's on every tier); the gradient in x1 is
+ * ldexp(g, x2). */
+WEFT_API weft_value *weft_ldexp(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* np.frexp(x): outs[0] the mantissa in x's float dtype (integers and bool
+ * in f64), outs[1] the i32 exponent, x = m 2^e with 0.5 <= |m| < 1;
+ * 0, +-inf and NaN give themselves and exponent 0, as NumPy's (glibc's).
+ * Subnormals as any number (m normal, e below the dtype's minimum).
+ * Composed of log2, floor and weft_ldexp (exact: m is x's bits with
+ * another exponent); the gradient of m in x is 2^-e.  Returns 0, or the
+ * context's error code with both NULL. */
+WEFT_API int weft_frexp(weft_ctx *cx, weft_value *x, weft_value **outs);
 /* tf.experimental.numpy.nan_to_num(x, nan, posinf, neginf): NaN replaced
  * by nan, +inf by posinf, -inf by neginf, each rounded to x's dtype; an
  * infinite posinf (neginf) stands for NumPy's None, the dtype's largest
@@ -1178,6 +1194,21 @@ WEFT_API weft_value *weft_sort(weft_ctx *cx, weft_value *a, int axis, bool desce
  * stable=True promises (its default makes no promise, so this answers it
  * too). */
 WEFT_API weft_value *weft_argsort(weft_ctx *cx, weft_value *a, int axis, bool descending);
+/* np.partition(a, kth, axis) and np.argpartition: a (or the i64 indices
+ * that take it there) with the element at each kth[i] where a sorted axis
+ * would have it, those before no greater and those after no less (NaN
+ * last).  weft gives the whole axis sorted (stable, weft_sort's and
+ * weft_argsort's order), one of the orders NumPy's contract allows; NumPy's
+ * introselect leaves each part in another, unspecified, order, so compare
+ * the partition, not the bits.  kth[0..n_kth) count from the axis' end
+ * when negative; one out of bounds is WEFT_EINVAL, when the call runs
+ * where the axis' dim is unknown while tracing.  axis WEFT_ALL_AXES
+ * (NumPy's None) takes a flattened.  The gradient of partition is
+ * weft_sort's. */
+WEFT_API weft_value *weft_partition(weft_ctx *cx, weft_value *a, const int64_t *kth,
+                                    size_t n_kth, int axis);
+WEFT_API weft_value *weft_argpartition(weft_ctx *cx, weft_value *a, const int64_t *kth,
+                                       size_t n_kth, int axis);
 /* NumPy's lexsort(keys, axis): the i64 indices that sort along axis by
  * the last key, ties broken by the one before it, and so on to keys[0]
  * (keys of one shape: unequal ranks are WEFT_ESHAPE, the dims are checked

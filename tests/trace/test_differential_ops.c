@@ -142,6 +142,12 @@ static weft_value *unary(weft_ctx *cx, weft_value *a, const weft_spec *sa, uint6
     return ops[k](cx, k < 11 ? numeric(cx, a, sa) : a);
 }
 
+/* ldexp with b's integer part (saturated) as the power. */
+static weft_value *ldexp_by(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return weft_ldexp(cx, a, weft_cast(cx, b, WEFT_I32));
+}
+
 static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft_spec *sa,
                           uint64_t *s)
 {
@@ -153,7 +159,7 @@ static weft_value *binary(weft_ctx *cx, weft_value *a, weft_value *b, const weft
                                  weft_lt, weft_ge, weft_eq, weft_ne, weft_atan2, weft_igamma,
                                  weft_igammac, weft_zeta, weft_polygamma, weft_nextafter,
                                  weft_hypot, weft_copysign, weft_igamma_grad_a,
-                                 weft_random_gamma_grad };
+                                 weft_random_gamma_grad, ldexp_by };
     size_t k = diff_next(s) % (sizeof ops / sizeof ops[0]);
     return ops[k](cx, k < 10 ? numeric(cx, a, sa) : a, b);
 }

@@ -99,6 +99,13 @@ static weft_value *betainc_ab(weft_ctx *cx, weft_value *a, weft_value *b)
     return weft_betainc(cx, a, b, weft_sigmoid(cx, b));
 }
 
+/* ldexp as a binary op of the graphs: b's integer part (saturated) as
+ * the power. */
+static weft_value *ldexp_by(weft_ctx *cx, weft_value *a, weft_value *b)
+{
+    return weft_ldexp(cx, a, weft_cast(cx, b, WEFT_I32));
+}
+
 /* The random program (diff_random_body) draws from these ops: those of
  * test_differential.c and more. */
 static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_minimum,
@@ -108,7 +115,7 @@ static const diff_binop bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_truncatemod, weft_zeta, weft_polygamma,
                                    weft_nextafter, betainc_ab, weft_logaddexp,
                                    weft_logaddexp2, weft_hypot, weft_copysign, weft_heaviside,
-                                   weft_igamma_grad_a, weft_random_gamma_grad };
+                                   weft_igamma_grad_a, weft_random_gamma_grad, ldexp_by };
 static const diff_unop any_un[] = { weft_neg, weft_abs, weft_relu, weft_sign, weft_square,
                                     weft_floor, weft_is_nan, weft_is_inf, weft_is_finite,
                                     weft_relu6 };
@@ -329,7 +336,7 @@ static const binop_fn d_bins[] = { weft_add, weft_sub, weft_mul, weft_div, weft_
                                    weft_nextafter, betainc_ab, weft_logaddexp,
                                    weft_logaddexp2, weft_hypot, weft_copysign, weft_heaviside,
                                    weft_gcd, weft_lcm, weft_igamma_grad_a,
-                                   weft_random_gamma_grad };
+                                   weft_random_gamma_grad, ldexp_by };
 static const unop_fn d_uns[] = { weft_neg, weft_abs, weft_sqrt, weft_exp, weft_log, weft_tanh,
                                  weft_sigmoid, weft_relu, weft_sin, weft_cos, weft_floor,
                                  weft_ceil, weft_round, weft_rsqrt, weft_square, weft_sign,

@@ -265,6 +265,7 @@ static void (*libm_of(weft__op op, weft_dtype dt))(void)
     case WEFT__OP_CBRT:  return PICK(cbrt);
     case WEFT__OP_HYPOT: return PICK(hypot);
     case WEFT__OP_COPYSIGN: return PICK(copysign);
+    case WEFT__OP_LDEXP: return PICK(weft__ldexp);
     case WEFT__OP_IGAMMA_GRAD_A: return PICK(weft__igamma_grad_a);
     case WEFT__OP_RANDOM_GAMMA_GRAD: return PICK(weft__random_gamma_grad);
     default:             return NULL;
@@ -458,7 +459,7 @@ static LLVMValueRef emit_ew(cg *g, const weft__finstr *in, LLVMValueRef *v)
     case WEFT__OP_POW: case WEFT__OP_ATAN2: case WEFT__OP_IGAMMA: case WEFT__OP_IGAMMAC:
     case WEFT__OP_ZETA: case WEFT__OP_POLYGAMMA: case WEFT__OP_NEXTAFTER: case WEFT__OP_HYPOT:
     case WEFT__OP_COPYSIGN: case WEFT__OP_GCD: case WEFT__OP_LCM: case WEFT__OP_IGAMMA_GRAD_A:
-    case WEFT__OP_RANDOM_GAMMA_GRAD:
+    case WEFT__OP_RANDOM_GAMMA_GRAD: case WEFT__OP_LDEXP:
         return call_libm(g, call_of(in->op, dt), T, a, y);
     case WEFT__OP_MINIMUM: case WEFT__OP_MAXIMUM: {
         bool mx = in->op == WEFT__OP_MAXIMUM;
