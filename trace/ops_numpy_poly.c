@@ -1,5 +1,5 @@
 /* NumPy's polynomial routines on coefficient vectors (highest power
- * first): polyadd, polysub, polymul, polyder, polyint and polyfit,
+ * first): polyadd, polysub, polymul, polyder, polyint, polyfit and poly,
  * composed of gathers, elementwise ops and sums in NumPy 1.24's steps and
  * dtypes.  Lengths may be unknown while tracing (polyfit's x aside), so
  * new lengths never retrace; the gradients come from the parts. */
@@ -301,4 +301,35 @@ weft_value *weft_polyval_vector(weft_ctx *cx, weft_value *p, weft_value *x)
     for (int64_t i = 0; i < n && y; i++)
         y = weft_add(cx, weft_mul(cx, y, x), weft_gather(cx, p, weft_const_i64(cx, i), 0));
     return WEFT__KEEP(y);
+}
+
+weft_value *weft_poly(weft_ctx *cx, weft_value *roots)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_poly";
+    if (!weft__op_enter(cx, fn, &roots, 1) || !weft__ops_as_vector(cx, fn, "roots", &roots) ||
+        !weft__ops_number(cx, fn, "roots", roots))
+        return NULL;
+    int64_t n = weft__value_spec(roots)->dims[0];
+    char s[WEFT__SPEC_STR_MAX];
+    if (n == WEFT_DIM_ANY || n > POLY_MAX_ORDER)
+        return weft__ctx_fail(cx, n < 0 ? WEFT_ESHAPE : WEFT_EINVAL, "%s: roots %s are not of a "
+                              "length known while tracing, at most %d (the products are "
+                              "unrolled)", fn, weft__spec_str(weft__value_spec(roots), s, sizeof s),
+                              POLY_MAX_ORDER);
+    if (n == 0)   /* NumPy's 1.0 */
+        return WEFT__KEEP(weft_const_f64(cx, 1.0));
+    /* NumPy: ones((1,)) of the roots' float dtype (f64 for integers),
+     * convolved with [1, -r] for each root r in turn. */
+    weft_dtype dt = weft__ops_float_dtype(&roots, 1);
+    roots = weft__ops_as_dtype(cx, roots, dt);
+    static const int64_t one = 1;
+    weft_value *a = weft_reshape(cx, weft__ops_as_dtype(cx, weft_const_f64(cx, 1.0), dt), 1, &one);
+    for (int64_t k = 0; k < n; k++) {
+        weft_value *r = weft_gather(cx, roots, weft_const_i64(cx, k), 0);
+        weft_value *kept = weft_pad(cx, a, (const int64_t[][2]){ { 0, 1 } }, 0.0);
+        weft_value *moved = weft_pad(cx, a, (const int64_t[][2]){ { 1, 0 } }, 0.0);
+        a = weft_sub(cx, kept, weft_mul(cx, r, moved));
+    }
+    return WEFT__KEEP(a);
 }

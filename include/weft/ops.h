@@ -881,6 +881,16 @@ WEFT_API weft_value *weft_polyval_vector(weft_ctx *cx, weft_value *p, weft_value
  * last bits may.  Not NumPy's cov or full outputs. */
 WEFT_API weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg,
                                   weft_value *w);
+/* np.poly(seq_of_zeros) of a vector of roots (a scalar reads as one): the
+ * coefficients of the monic polynomial with those roots, highest power
+ * first, n + 1 of them, in the roots' float dtype (f64 for integers and
+ * bool), by NumPy's steps (ones((1,)) convolved with [1, -r] for each
+ * root in turn: NumPy's values, a zero's sign aside); no roots give the
+ * f64 scalar 1.0 as NumPy's.  The length must be known while tracing, at
+ * most 1000 (the products are unrolled; WEFT_ESHAPE, WEFT_EINVAL).  Not
+ * NumPy's matrix form (a characteristic polynomial: pass weft_eigvals'
+ * roots where they are real). */
+WEFT_API weft_value *weft_poly(weft_ctx *cx, weft_value *roots);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);

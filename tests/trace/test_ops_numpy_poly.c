@@ -17,7 +17,7 @@ TestSuite(ops_numpy_poly, .init = suite_runtimes_create, .fini = suite_runtimes_
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
-typedef enum poly_op { ADD, SUB, MUL, DER, INT, FIT, VAL } poly_op;
+typedef enum poly_op { ADD, SUB, MUL, DER, INT, FIT, VAL, ROOTS } poly_op;
 
 typedef struct poly_case {
     poly_op op;
@@ -38,13 +38,15 @@ static int poly_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void
     case INT: outs[0] = weft_polyint(cx, a[0], c->m, c->k, c->n_k); break;
     case FIT: outs[0] = weft_polyfit(cx, a[0], a[1], c->m, c->weights ? a[2] : NULL); break;
     case VAL: outs[0] = weft_polyval_vector(cx, a[0], a[1]); break;
+    case ROOTS: outs[0] = weft_poly(cx, a[0]); break;
     }
     return weft_ctx_status(cx);
 }
 
 static size_t args_of(const poly_case *c)
 {
-    return c->op == DER || c->op == INT ? 1 : c->op == FIT && c->weights ? 3 : 2;
+    return c->op == DER || c->op == INT || c->op == ROOTS ? 1 : c->op == FIT && c->weights ? 3
+                                                                                          : 2;
 }
 
 /* c on args everywhere: dtype dt and the n values want, bit for bit. */
@@ -371,6 +373,50 @@ Test(ops_numpy_poly, fit_lengths_checked_when_the_call_runs)
     release_all(all, 5);
 }
 
+/* np.poly of roots: NumPy's printed coefficients, f32 kept, integers in
+ * f64, a scalar as one root, no roots the scalar 1.0. */
+Test(ops_numpy_poly, poly_is_numpys)
+{
+    const poly_case c = { ROOTS, 0, NULL, 0, false };
+    weft_tensor *r[5] = {
+        test_tensor(WEFT_I32, 1, DIMS(3), (const double[]){ 1, 2, 3 }),
+        test_tensor(WEFT_F32, 1, DIMS(3), (const double[]){ 0.5, -0.25, 3 }),
+        test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 0.1, 0.7, -1.3 }),
+        test_tensor(WEFT_F64, 0, NULL, (const double[]){ 2.5 }),
+        test_tensor(WEFT_F64, 1, DIMS(0), NULL),
+    };
+    expect_poly(c, &r[0], WEFT_F64, (const double[]){ 1, -6, 11, -6 }, 4, "integer roots");
+    expect_poly(c, &r[1], WEFT_F32, (const double[]){ 1, -3.25, 0.625, 0.375 }, 4, "f32 roots");
+    expect_poly(c, &r[2], WEFT_F64,
+                (const double[]){ 1.0, 0.5000000000000001, -0.9700000000000001, 0.091 }, 4,
+                "f64 roots");
+    expect_poly(c, &r[3], WEFT_F64, (const double[]){ 1, -2.5 }, 2, "scalar root");
+    weft_tensor *y;
+    op_results_everywhere(poly_body, (void *)&c, &r[4], 1, &y, 1, "no roots");
+    test_assert_shape(y, WEFT_F64, 0, NULL, "no roots");
+    cr_assert_eq(test_element(y, 0), 1.0);
+    weft_tensor_release(y);
+    release_all(r, 5);
+    /* A length unknown while tracing, or past 1000, is refused. */
+    const weft_spec sig = { WEFT_F64, 1, { -1 } };
+    weft_function *f = op_signature_function(rt, poly_body, (void *)&c, &sig, 1);
+    static double many[1001];
+    for (int k = 0; k < 2; k++) {
+        weft_tensor *t = test_tensor(WEFT_F64, 1, DIMS(k ? 1001 : 3), many);
+        weft_arg a = weft_arg_tensor(t);
+        y = NULL;
+        int rc = k ? op_call(rt, poly_body, (void *)&c, &t, 1, &y, 1, true)
+                   : weft_function_call(f, &a, 1, &y, 1);
+        cr_assert_eq(rc, k ? WEFT_EINVAL : WEFT_ESHAPE, "%d: %s", k, weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), k ? "weft_poly: roots f64[1001] are not of a length "
+                                          : "weft_poly: roots f64[?] are not of a length "),
+                  "%s", weft_errmsg());
+        cr_assert_null(y);
+        weft_tensor_release(t);
+    }
+    weft_function_destroy(&f);
+}
+
 static int grad_fns(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const double k = 0.5;
@@ -380,13 +426,14 @@ static int grad_fns(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
     case 2: outs[0] = weft_polyder(cx, a[0], 2); break;
     case 3: outs[0] = weft_polyint(cx, a[0], 2, &k, 1); break;
     case 4: outs[0] = weft_polyfit(cx, a[0], a[1], 2, NULL); break;
-    default: outs[0] = weft_polyval_vector(cx, a[0], a[1]); break;
+    case 5: outs[0] = weft_polyval_vector(cx, a[0], a[1]); break;
+    default: outs[0] = weft_poly(cx, a[0]); break;
     }
     return weft_ctx_status(cx);
 }
 
 /* The gradients of polyadd, polymul (both operands), polyder, polyint,
- * polyfit (for x and y) and polyval (p and x) against central
+ * polyfit (for x and y), polyval (p and x) and poly against central
  * differences. */
 Test(ops_numpy_poly, gradients)
 {
@@ -394,9 +441,9 @@ Test(ops_numpy_poly, gradients)
     static const double b[3] = { 0.5, 2.0, -1.0 };
     const grad_arg two[2] = { { 1, { 5 }, a }, { 1, { 3 }, b } };
     const grad_arg fit[2] = { { 1, { 6 }, FIT_X }, { 1, { 6 }, FIT_Y } };
-    static const int which[6] = { 0, 1, 2, 3, 4, 5 };
-    for (int k = 0; k < 6; k++) {
-        size_t n = k == 2 || k == 3 ? 1 : 2;
+    static const int which[7] = { 0, 1, 2, 3, 4, 5, 6 };
+    for (int k = 0; k < 7; k++) {
+        size_t n = k == 2 || k == 3 || k == 6 ? 1 : 2;
         grad_case c = { grad_fns, &which[k], n, n };
         expect_gradients(&c, k == 4 ? fit : two, "poly gradient");
     }
@@ -418,6 +465,8 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 10: outs[0] = weft_polyval_vector(cx, a[1], a[0]); break;
     case 11: outs[0] = weft_polyval_vector(cx, a[0], a[2]); break;
     case 12: outs[0] = weft_polyint(cx, a[0], 1001, NULL, 0); break;
+    case 13: outs[0] = weft_poly(cx, a[1]); break;
+    case 14: outs[0] = weft_poly(cx, a[2]); break;
     default: outs[0] = weft_polyfit(cx, a[2], a[0], 1, NULL); break;
     }
     return weft_ctx_status(cx);
@@ -446,8 +495,10 @@ Test(ops_numpy_poly, refusals)
         { 10, WEFT_ESHAPE, "weft_polyval_vector: p f64[2,2] is not a vector" },
         { 11, WEFT_EDTYPE, "weft_polyval_vector: x bool[4] is not a number" },
         { 12, WEFT_EINVAL, "weft_polyint: the order m 1001 is not in [0, 1000]" },
+        { 13, WEFT_ESHAPE, "weft_poly: roots f64[2,2] is not a vector" },
+        { 14, WEFT_EDTYPE, "weft_poly: roots bool[4] is not a number" },
     };
-    op_expect_errors(rt, refused_body, cases, 13, args, 4);
+    op_expect_errors(rt, refused_body, cases, 15, args, 4);
     release_all(args, 4);
 }
 
