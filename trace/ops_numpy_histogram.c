@@ -11,6 +11,7 @@
 #include "trace/tensor_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 
 /* The outer edges, f64 scalars. */
 typedef struct outer_edges {
@@ -133,8 +134,8 @@ static weft_value *bin_by_edges(weft_ctx *cx, weft_value *edges, weft_value *x)
 }
 
 /* edges checked, when the call runs, to be one or more numbers that do
- * not decrease (NumPy's ValueError). */
-static weft_value *checked_edges(weft_ctx *cx, weft_value *edges)
+ * not decrease (NumPy's ValueError); the failure names fn. */
+static weft_value *checked_edges(weft_ctx *cx, const char *fn, weft_value *edges)
 {
     weft_value *head = weft__ops_axis_slice(cx, edges, 0, 0, -1);
     weft_value *rises = weft_le(cx, head, weft__ops_axis_slice(cx, edges, 0, 1, WEFT_END));
@@ -142,7 +143,9 @@ static weft_value *checked_edges(weft_ctx *cx, weft_value *edges)
     weft_value *some = weft_gt(cx, weft__ops_dim0(cx, edges), weft_const_i64(cx, 0));
     weft_value *ok = weft_logical_and(cx, weft_reduce(cx, WEFT_R_ALL, rises, NULL, 0, false),
                                       weft_logical_and(cx, some, weft_logical_not(cx, nan)));
-    return weft_check(cx, edges, ok, "weft_histogram_by_edges: edges are empty, NaN or decrease");
+    char says[96];
+    snprintf(says, sizeof says, "%s: edges are empty, NaN or decrease", fn);
+    return weft_check(cx, edges, ok, says);
 }
 
 weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edges,
@@ -162,7 +165,7 @@ weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edg
                               weft__spec_str(es, s, sizeof s));
     }
     weft_dtype dt = weft__ops_promoted_dtype(in, 2);
-    weft_value *e = checked_edges(cx, weft__ops_as_dtype(cx, edges, dt));
+    weft_value *e = checked_edges(cx, fn, weft__ops_as_dtype(cx, edges, dt));
     weft_value *x = weft__ops_as_dtype(cx, weft_ravel(cx, a), dt);
     weft_value *nb = weft_sub(cx, weft__ops_dim0(cx, e), weft_const_i64(cx, 1));
     weft_value *i = bin_by_edges(cx, e, x);
@@ -202,13 +205,46 @@ static weft_value *column_bins(weft_ctx *cx, const char *fn, weft_value *sample,
     return weft_add(cx, bin_by_edges(cx, *edges, x), weft_const_i64(cx, 1));
 }
 
+/* np.histogramdd's last steps: the weights (sample's length, f64; NULL
+ * for none) summed by flat_bin among the nbin[0..dims) bins with their
+ * outliers (size of them), the outliers cut off. */
+static weft_value *counted(weft_ctx *cx, const char *fn, weft_value *sample, weft_value *flat_bin,
+                           weft_value *weights, size_t dims, const int64_t *nbin, int64_t size)
+{
+    weft_value *w = NULL;
+    if (weights) {
+        char says[96];
+        snprintf(says, sizeof says, "%s: weights and sample differ in length", fn);
+        w = weft__ops_as_dtype(cx, weft_ravel(cx, weights), WEFT_F64);
+        w = weft_check(cx, w, weft_eq(cx, weft__ops_dim0(cx, w), weft__ops_dim(cx, sample, 0)),
+                       says);
+        /* Read at the samples' positions, as weft_histogram_by_edges'. */
+        w = weft_gather(cx, w, weft__ops_axis0_range(cx, sample), 0);
+    }
+    weft_value *hist = weft_bincount(cx, flat_bin, w, size, size, WEFT_F64);
+    hist = weft_reshape(cx, hist, (int)dims, nbin);
+    int64_t begin[WEFT_MAX_RANK], end[WEFT_MAX_RANK];
+    for (size_t d = 0; d < dims; d++) {
+        begin[d] = 1;
+        end[d] = -1;
+    }
+    return weft_slice(cx, hist, begin, end, NULL);
+}
+
+/* The count D of sample's columns where sample is [N, D] with D in [1,
+ * WEFT_MAX_RANK] known while tracing; 0 otherwise. */
+static size_t sample_dims(const weft_value *sample)
+{
+    const weft_spec *s = sample ? weft__value_spec(sample) : NULL;
+    return s && s->rank == 2 && s->dims[1] > 0 && s->dims[1] <= WEFT_MAX_RANK
+               ? (size_t)s->dims[1] : 0;
+}
+
 int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *bins,
                      const double (*range)[2], weft_value *weights, weft_value **outs)
 {
     static const char fn[] = "weft_histogramdd";
-    const weft_spec *s = sample ? weft__value_spec(sample) : NULL;
-    size_t dims = s && s->rank == 2 && s->dims[1] > 0 && s->dims[1] <= WEFT_MAX_RANK
-                      ? (size_t)s->dims[1] : 0;
+    size_t dims = sample_dims(sample);
     weft_value *in[2] = { sample, weights };
     int rc = weft__ctx_enter_int(cx, fn, in, weights ? 2 : 1, outs, dims + 1);
     if (rc < 0)
@@ -216,7 +252,8 @@ int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *bins,
     char ss[WEFT__SPEC_STR_MAX];
     if (dims == 0)
         return weft__ctx_failf(cx, WEFT_ESHAPE, "%s: sample %s is not [N, D] with D in [1, %d] "
-                               "known while tracing", fn, weft__spec_str(s, ss, sizeof ss),
+                               "known while tracing", fn,
+                               weft__spec_str(weft__value_spec(sample), ss, sizeof ss),
                                WEFT_MAX_RANK);
     if (!bins)
         return weft__ctx_failf(cx, WEFT_EINVAL, "%s: bins is NULL", fn);
@@ -246,22 +283,7 @@ int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *bins,
         flat_bin = flat_bin ? weft_add(cx, weft_mul(cx, flat_bin, weft_const_i64(cx, nbin[d])), b)
                             : b;
     }
-    weft_value *w = NULL;
-    if (weights) {
-        w = weft__ops_as_dtype(cx, weft_ravel(cx, weights), WEFT_F64);
-        w = weft_check(cx, w, weft_eq(cx, weft__ops_dim0(cx, w), weft__ops_dim(cx, sample, 0)),
-                       "weft_histogramdd: weights and sample differ in length");
-        /* Read at the samples' positions, as weft_histogram_by_edges'. */
-        w = weft_gather(cx, w, weft__ops_axis0_range(cx, sample), 0);
-    }
-    weft_value *hist = weft_bincount(cx, flat_bin, w, size, size, WEFT_F64);
-    hist = weft_reshape(cx, hist, (int)dims, nbin);
-    int64_t begin[WEFT_MAX_RANK], end[WEFT_MAX_RANK];
-    for (size_t d = 0; d < dims; d++) {
-        begin[d] = 1;
-        end[d] = -1;
-    }
-    outs[0] = weft_slice(cx, hist, begin, end, NULL);
+    outs[0] = counted(cx, fn, sample, flat_bin, weights, dims, nbin, size);
     rc = weft_ctx_status(cx);
     if (rc < 0)
         for (size_t k = 0; k <= dims; k++)
@@ -317,4 +339,53 @@ weft_value *weft_histogram_density(weft_ctx *cx, weft_value *hist, weft_value *e
     weft_value *per_width = weft_truediv(cx, weft_cast(cx, hist, WEFT_F64),
                                          weft_cast(cx, widths, WEFT_F64));
     return WEFT__KEEP(weft_truediv(cx, per_width, total));
+}
+
+weft_value *weft_histogramdd_by_edges(weft_ctx *cx, weft_value *sample, weft_value *const *edges,
+                                      size_t n_edges, weft_value *weights)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_histogramdd_by_edges";
+    weft_value *in[2] = { sample, weights };
+    if (!weft__op_enter_optional(cx, fn, in, 1, 2))
+        return NULL;
+    size_t dims = sample_dims(sample);
+    char ss[WEFT__SPEC_STR_MAX];
+    if (dims == 0 || n_edges != dims)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: sample %s is not [N, D] with D in [1, %d] "
+                              "known while tracing and one edges vector per column (%zu given)",
+                              fn, weft__spec_str(weft__value_spec(sample), ss, sizeof ss),
+                              WEFT_MAX_RANK, n_edges);
+    if (!edges)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: edges is NULL", fn);
+    if (!weft__ctx_check_inputs(cx, fn, edges, n_edges) ||
+        !weft__ops_number(cx, fn, "sample", sample) ||
+        (weights && !weft__ops_number(cx, fn, "weights", weights)))
+        return NULL;
+    int64_t size = 1, nbin[WEFT_MAX_RANK];
+    for (size_t d = 0; d < dims; d++) {
+        const weft_spec *es = weft__value_spec(edges[d]);
+        if (!weft__ops_number(cx, fn, "edges", edges[d]))
+            return NULL;
+        if (es->rank != 1 || es->dims[0] < 1)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: edges[%zu] %s is not a vector of 1 or "
+                                  "more known while tracing", fn, d,
+                                  weft__spec_str(es, ss, sizeof ss));
+        nbin[d] = es->dims[0] + 1;   /* the bins and the two outliers' */
+        if (size > (INT64_C(1) << 40) / nbin[d])
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: the histogram holds over 2^40 bins", fn);
+        size *= nbin[d];
+    }
+    /* NumPy's flat index among the bins with outliers, then bincount. */
+    weft_value *flat_bin = NULL;
+    for (size_t d = 0; d < dims; d++) {
+        weft_value *pair[2] = { sample, edges[d] };
+        weft_dtype dt = weft__ops_promoted_dtype(pair, 2);
+        weft_value *e = checked_edges(cx, fn, weft__ops_as_dtype(cx, edges[d], dt));
+        weft_value *x = weft__ops_as_dtype(cx, weft__ops_column(cx, sample, (int)d), dt);
+        weft_value *b = weft_add(cx, bin_by_edges(cx, e, x), weft_const_i64(cx, 1));
+        flat_bin = flat_bin ? weft_add(cx, weft_mul(cx, flat_bin, weft_const_i64(cx, nbin[d])), b)
+                            : b;
+    }
+    return WEFT__KEEP(counted(cx, fn, sample, flat_bin, weights, dims, nbin, size));
 }

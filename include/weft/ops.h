@@ -774,6 +774,20 @@ WEFT_API int weft_histogramdd(weft_ctx *cx, weft_value *sample, const int64_t *b
                               const double (*range)[2], weft_value *weights, weft_value **outs);
 WEFT_API int weft_histogram2d(weft_ctx *cx, weft_value *x, weft_value *y, const int64_t *bins,
                               const double (*range)[2], weft_value *weights, weft_value **outs);
+/* np.histogramdd(sample, bins=[edges...], weights)[0]: the f64 histogram
+ * of sample [N, D] (D known while tracing) in the bins between the
+ * consecutive edges[d] of each dim (n_edges == D vectors of numbers, each
+ * of a length known while tracing, its values traced: new edges never
+ * retrace), [len(edges[0]) - 1, ...].  Each value's bin by NumPy's steps
+ * (searchsorted's side right, a value on the last edge in the last bin);
+ * a sample outside any dim's edges (NaN included) is not counted; an
+ * edge repeated makes an empty bin.  Edges that are empty, NaN or
+ * decrease fail the call when it runs (WEFT_EINVAL, NumPy's ValueError);
+ * weights as weft_histogramdd's.  Values and edges compare in their
+ * promoted dtype. */
+WEFT_API weft_value *weft_histogramdd_by_edges(weft_ctx *cx, weft_value *sample,
+                                               weft_value *const *edges, size_t n_edges,
+                                               weft_value *weights);
 /* NumPy's trapz(y, x, dx, axis) (NumPy 2's trapezoid): the integral of y
  * along axis by the trapezoidal rule, the sum over i of
  * d[i] * (y[i+1] + y[i]) / 2 (NumPy's order), where d is x's differences

@@ -207,6 +207,91 @@ static int h2d_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void 
 
 /* np.histogram2d: integers x with weights into [2, 3] bins; a given range
  * with NaN and points outside (dropped) and on the last edges (kept). */
+static int dd_edges_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    int which = *(const int *)user;
+    weft_value *edges[2] = { a[1], a[2] };
+    outs[0] = weft_histogramdd_by_edges(cx, which == 2 ? a[4] : a[0], edges, which == 2 ? 1 : 2,
+                                        which == 1 ? a[3] : NULL);
+    return weft_ctx_status(cx);
+}
+
+/* np.histogramdd(s, bins=[e0, e1], weights) with explicit edges: a value
+ * on a last edge in the last bin, a repeated edge an empty bin, NaN and
+ * values outside not counted; NumPy's printed histograms. */
+Test(ops_numpy_histogram, histogramdd_by_edges_is_numpys)
+{
+    weft_tensor *args[5] = {
+        test_tensor(WEFT_F64, 2, DIMS(8, 2),
+                    (const double[]){ 0.5, 1, 1.5, 2, 2, 3.5, 3, 0, NAN, 1, 2.5, 2.5, -1, 1, 1,
+                                      3 }),
+        test_tensor(WEFT_I64, 1, DIMS(4), (const double[]){ 0, 1, 2, 3 }),
+        test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 0, 2, 2, 3.5 }),
+        test_tensor(WEFT_F32, 1, DIMS(8), (const double[]){ 1, 2, 3, 4, 5, 6, 7, 8 }),
+        test_tensor(WEFT_F32, 2, DIMS(8, 1),
+                    (const double[]){ 0.5, 1.5, 2, 3, NAN, 2.5, -1, 1 }),
+    };
+    static const double want[2][9] = { { 1, 0, 0, 0, 0, 2, 1, 0, 2 },
+                                       { 1, 0, 0, 0, 0, 10, 4, 0, 9 } };
+    for (int which = 0; which < 3; which++) {
+        weft_tensor *r;
+        op_results_everywhere(dd_edges_body, &which, args, 5, &r, 1, "dd by edges");
+        if (which == 2) {   /* one dim, i64 edges [0, 1, 2, 3] for an f32 sample */
+            test_assert_shape(r, WEFT_F64, 1, DIMS(3), "one dim");
+            op_expect_values(r, WEFT_F64, (const double[]){ 1, 2, 3 }, 3, "one dim");
+        } else {
+            test_assert_shape(r, WEFT_F64, 2, DIMS(3, 3), "dd by edges");
+            op_expect_values(r, WEFT_F64, want[which], 9, "dd by edges");
+        }
+        weft_tensor_release(r);
+    }
+    for (int k = 0; k < 5; k++)
+        weft_tensor_release(args[k]);
+}
+
+static int dd_traced_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    weft_value *edges[2] = { a[1], a[2] };
+    outs[0] = weft_histogramdd_by_edges(cx, a[0], edges, 2, NULL);
+    return weft_ctx_status(cx);
+}
+
+/* Edges are values: new ones (and new sample counts) never retrace, and
+ * edges that fall fail the call. */
+Test(ops_numpy_histogram, histogramdd_by_edges_one_trace)
+{
+    const weft_spec sig[3] = { { WEFT_F64, 2, { -1, 2 } }, { WEFT_F64, 1, { 3 } },
+                               { WEFT_F64, 1, { 2 } } };
+    weft_function *f = op_signature_function(rt, dd_traced_body, NULL, sig, 3);
+    static const double s[6] = { 0.5, 0.5, 1.5, 0.7, 1.5, 2 };
+    for (int k = 0; k < 3; k++) {
+        weft_tensor *ts[3] = {
+            test_tensor(WEFT_F64, 2, DIMS(k ? 3 : 2, 2), s),
+            test_tensor(WEFT_F64, 1, DIMS(3), k == 2 ? (const double[]){ 0, 2, 1 }
+                                                     : (const double[]){ 0, 1, 2 }),
+            test_tensor(WEFT_F64, 1, DIMS(2), k ? (const double[]){ 0, 2 }
+                                                : (const double[]){ 0.6, 1 }) }, *y = NULL;
+        weft_arg a[3] = { weft_arg_tensor(ts[0]), weft_arg_tensor(ts[1]), weft_arg_tensor(ts[2]) };
+        int rc = weft_function_call(f, a, 3, &y, 1);
+        if (k == 2) {
+            cr_assert_eq(rc, WEFT_EINVAL);
+            cr_assert(strstr(weft_errmsg(), "weft_histogramdd_by_edges: edges are empty, NaN or "
+                                            "decrease"), "%s", weft_errmsg());
+        } else {
+            cr_assert_eq(rc, 0, "%s", weft_errmsg());
+            /* k 0: (0.5, 0.5) below y's edges, (1.5, 0.7) in [1, 2] x [0.6, 1];
+             * k 1: all three in y's [0, 2], x bins 0, 1, 1. */
+            op_expect_values(y, WEFT_F64, k ? (const double[]){ 1, 2 } : (const double[]){ 0, 1 },
+                             2, "traced");
+            weft_tensor_release(y);
+        }
+        for (int i = 0; i < 3; i++)
+            weft_tensor_release(ts[i]);
+    }
+    op_destroy_traced_once(&f);
+}
+
 Test(ops_numpy_histogram, histogram2d_is_numpys)
 {
     weft_tensor *args[3] = {
@@ -336,6 +421,18 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 4: rc = weft_histogramdd(cx, a[1], bins, bad_range, NULL, o); break;
     case 6: outs[0] = weft_histogram_density(cx, a[0], a[0]); break;
     case 7: outs[0] = weft_histogram_density(cx, a[2], a[0]); break;
+    case 8: outs[0] = weft_histogramdd_by_edges(cx, a[1], &a[0], 1, NULL); break;
+    case 9: outs[0] = weft_histogramdd_by_edges(cx, a[1], NULL, 2, NULL); break;
+    case 10: outs[0] = weft_histogramdd_by_edges(cx, a[1], (weft_value *[]){ a[0], a[1] }, 2,
+                                                 NULL); break;
+    case 11: outs[0] = weft_histogramdd_by_edges(cx, a[1], (weft_value *[]){ a[0], a[2] }, 2,
+                                                 NULL); break;
+    case 12: {
+        weft_value *none = weft_slice(cx, a[0], (const int64_t[]){ 0 }, (const int64_t[]){ 0 },
+                                      NULL);
+        outs[0] = weft_histogramdd_by_edges(cx, a[1], (weft_value *[]){ a[0], none }, 2, NULL);
+        break;
+    }
     default: rc = weft_histogram2d(cx, a[1], a[0], bins, NULL, NULL, o); break;
     }
     cr_assert(rc <= 0);
@@ -359,8 +456,16 @@ Test(ops_numpy_histogram, refusals)
         { 6, WEFT_ESHAPE, "weft_histogram_density: hist f64[2] and edges f64[2] are not vectors, "
                           "edges one longer" },
         { 7, WEFT_EDTYPE, "weft_histogram_density: hist bool[2] is not a number" },
+        { 8, WEFT_ESHAPE, "weft_histogramdd_by_edges: sample f64[2,2] is not [N, D] with D in "
+                          "[1, 8] known while tracing and one edges vector per column (1 given)" },
+        { 9, WEFT_EINVAL, "weft_histogramdd_by_edges: edges is NULL" },
+        { 10, WEFT_ESHAPE, "weft_histogramdd_by_edges: edges[1] f64[2,2] is not a vector of 1 or "
+                           "more known while tracing" },
+        { 11, WEFT_EDTYPE, "weft_histogramdd_by_edges: edges bool[2] is not a number" },
+        { 12, WEFT_ESHAPE, "weft_histogramdd_by_edges: edges[1] f64[0] is not a vector of 1 or "
+                           "more known while tracing" },
     };
-    op_expect_errors(rt, refused_body, cases, 8, args, 3);
+    op_expect_errors(rt, refused_body, cases, 13, args, 3);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
