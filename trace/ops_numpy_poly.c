@@ -4,6 +4,7 @@
  * dtypes.  Lengths may be unknown while tracing (polyfit's x aside), so
  * new lengths never retrace; the gradients come from the parts. */
 #include <float.h>
+#include <stdio.h>
 
 #include "base/base.h"
 #include "trace/ctx.h"
@@ -214,11 +215,13 @@ static bool fit_operands(weft_ctx *cx, const char *fn, weft_value **x, weft_valu
         if (in[i] && !weft__ops_number(cx, fn, i == 0 ? "x" : i == 1 ? "y" : "w", in[i]))
             return false;
     weft_value *n = weft__ops_dim0(cx, *x);
-    *y = weft_check(cx, *y, weft_eq(cx, weft__ops_dim0(cx, *y), n),
-                    "weft_polyfit: y's length is not x's");
-    if (*w)
-        *w = weft_check(cx, *w, weft_eq(cx, weft__ops_dim0(cx, *w), n),
-                        "weft_polyfit: w's length is not x's");
+    char says[64];
+    snprintf(says, sizeof says, "%s: y's length is not x's", fn);
+    *y = weft_check(cx, *y, weft_eq(cx, weft__ops_dim0(cx, *y), n), says);
+    if (*w) {
+        snprintf(says, sizeof says, "%s: w's length is not x's", fn);
+        *w = weft_check(cx, *w, weft_eq(cx, weft__ops_dim0(cx, *w), n), says);
+    }
     return *y && (!*w || *w);
 }
 
@@ -239,12 +242,18 @@ static weft_value *vandermonde(weft_ctx *cx, weft_value *x, int64_t n, int deg)
     return v;
 }
 
-weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg, weft_value *w)
+/* NumPy's least squares fit: its scaled system lhs c_s = rhs (rhs [n, K],
+ * a vector y as one column), the column scales and the coefficients c
+ * (c_s / scale, y's rank). */
+typedef struct poly_fit {
+    weft_value *lhs, *rhs, *scale, *scaled_c, *c;
+} poly_fit;
+
+static bool fit(weft_ctx *cx, const char *fn, weft_value *x, weft_value *y, int deg,
+                weft_value *w, poly_fit *f)
 {
-    WEFT__SCOPE(cx);
-    static const char fn[] = "weft_polyfit";
     if (!fit_operands(cx, fn, &x, &y, &w, deg))
-        return NULL;
+        return false;
     /* NumPy's rcond: len(x) eps of x's float dtype (x + 0.0). */
     int64_t n = weft__value_spec(x)->dims[0];
     double eps = weft__value_spec(x)->dtype == WEFT_F32 ? FLT_EPSILON : DBL_EPSILON;
@@ -263,15 +272,61 @@ weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg, we
     /* Columns scaled to unit norm for the condition number, then the
      * minimum-norm least squares solution (NumPy's lstsq is LAPACK's
      * gelsd: an SVD as weft_pinv's, small singular values cut alike). */
-    weft_value *scale = weft_sqrt(cx, weft_sum(cx, weft_square(cx, lhs), 0));
-    lhs = weft_div(cx, lhs, scale);
-    weft_value *c = weft_matmul(cx, weft_pinv(cx, lhs, (double)n * eps), rhs);
-    c = weft_div(cx, c, weft_reshape(cx, scale, 2, column));
+    f->scale = weft_sqrt(cx, weft_sum(cx, weft_square(cx, lhs), 0));
+    f->lhs = weft_div(cx, lhs, f->scale);
+    f->rhs = rhs;
+    f->scaled_c = weft_matmul(cx, weft_pinv(cx, f->lhs, (double)n * eps), rhs);
+    f->c = weft_div(cx, f->scaled_c, weft_reshape(cx, f->scale, 2, column));
     if (!matrix) {
         static const int64_t flat = -1;
-        c = weft_reshape(cx, c, 1, &flat);
+        f->c = weft_reshape(cx, f->c, 1, &flat);
     }
-    return WEFT__KEEP(c);
+    return weft_ctx_status(cx) == 0;
+}
+
+weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg, weft_value *w)
+{
+    WEFT__SCOPE(cx);
+    poly_fit f;
+    return fit(cx, "weft_polyfit", x, y, deg, w, &f) ? WEFT__KEEP(f.c) : NULL;
+}
+
+int weft_polyfit_cov(weft_ctx *cx, weft_value *x, weft_value *y, int deg, weft_value *w,
+                     bool unscaled, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_polyfit_cov";
+    int rc;
+    if (!weft__ops_enter_two_outs(cx, fn, &x, 1, outs, &rc))
+        return rc;
+    poly_fit f;
+    if (!fit(cx, fn, x, y, deg, w, &f))
+        return weft_ctx_status(cx);
+    int64_t n = weft__value_spec(x)->dims[0], order = (int64_t)deg + 1;
+    if (!unscaled && n <= order)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %lld points do not exceed the order %lld, "
+                              "which the scaled covariance needs", fn, (long long)n,
+                              (long long)order), weft_ctx_status(cx);
+    /* NumPy: inv(lhs^T lhs) / outer(scale, scale), times the residuals'
+     * sum of squares over n - order unless unscaled; a matrix y's [order,
+     * order, K] (K 1 unscaled, as NumPy's Vbase[:, :, newaxis]). */
+    weft_value *normal = weft_matmul_ex(cx, f.lhs, f.lhs, WEFT_TRANSPOSE_A);
+    weft_value *v = weft_div(cx, weft_matrix_inverse(cx, normal),
+                             weft_outer(cx, f.scale, f.scale));
+    bool matrix = weft__value_spec(y)->rank == 2;
+    if (matrix)
+        v = weft_expand_dims(cx, v, 2);
+    if (!unscaled) {
+        weft_value *r = weft_sub(cx, f.rhs, weft_matmul(cx, f.lhs, f.scaled_c));
+        weft_value *fac = weft_div(cx, weft_sum(cx, weft_square(cx, r), 0),
+                                   weft_const_f64(cx, (double)(n - order)));
+        v = weft_mul(cx, v, matrix ? fac : weft_reshape(cx, fac, 0, NULL));
+    }
+    outs[0] = f.c;
+    outs[1] = v;
+    if (weft_ctx_status(cx) != 0)
+        outs[0] = outs[1] = NULL;
+    return weft_ctx_status(cx);
 }
 
 weft_value *weft_polyval_vector(weft_ctx *cx, weft_value *p, weft_value *x)

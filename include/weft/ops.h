@@ -895,6 +895,19 @@ WEFT_API weft_value *weft_polyval_vector(weft_ctx *cx, weft_value *p, weft_value
  * last bits may.  Not NumPy's cov or full outputs. */
 WEFT_API weft_value *weft_polyfit(weft_ctx *cx, weft_value *x, weft_value *y, int deg,
                                   weft_value *w);
+/* np.polyfit(x, y, deg, w=w, cov=True) (unscaled false) or
+ * cov="unscaled": outs[0] weft_polyfit's coefficients, outs[1] NumPy's
+ * covariance inv(A^T A) / outer(scale, scale) of the scaled system A,
+ * unless unscaled times the residuals' sum of squares over n - deg - 1
+ * (so n must exceed deg + 1: WEFT_EINVAL otherwise, NumPy's
+ * ValueError); [deg + 1, deg + 1] for a vector y, [deg + 1, deg + 1, K]
+ * for y [n, K] (K 1 when unscaled, as NumPy's).  The residuals are
+ * computed from the solution, where NumPy takes gelsd's: the last bits
+ * may differ.  A rank below deg + 1 (where NumPy's residuals are empty
+ * and its scaled covariance fails) gives the inverse of a singular
+ * matrix.  Returns 0, or the context's error code with both NULL. */
+WEFT_API int weft_polyfit_cov(weft_ctx *cx, weft_value *x, weft_value *y, int deg,
+                              weft_value *w, bool unscaled, weft_value **outs);
 /* np.poly(seq_of_zeros) of a vector of roots (a scalar reads as one): the
  * coefficients of the monic polynomial with those roots, highest power
  * first, n + 1 of them, in the roots' float dtype (f64 for integers and

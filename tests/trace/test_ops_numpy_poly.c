@@ -417,6 +417,86 @@ Test(ops_numpy_poly, poly_is_numpys)
     weft_function_destroy(&f);
 }
 
+typedef struct cov_case {
+    int deg;
+    bool weights, unscaled;
+} cov_case;
+
+static int cov_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const cov_case *c = user;
+    return weft_polyfit_cov(cx, a[0], a[1], c->deg, c->weights ? a[2] : NULL, c->unscaled, outs);
+}
+
+static void expect_near(const weft_tensor *t, const double *want, int64_t n, const char *what)
+{
+    cr_assert_eq(weft_tensor_numel(t), n, "%s: %lld elements", what,
+                 (long long)weft_tensor_numel(t));
+    for (int64_t i = 0; i < n; i++)
+        cr_assert(fabs(test_element(t, i) - want[i]) <= 1e-12 * fmax(1, fabs(want[i])),
+                  "%s[%lld]: %.17g, not %.17g", what, (long long)i, test_element(t, i), want[i]);
+}
+
+/* np.polyfit(..., cov=True) and cov="unscaled": NumPy's printed
+ * coefficients and covariances (a quadratic; weighted, unscaled; two
+ * columns, scaled and unscaled with NumPy's shapes). */
+Test(ops_numpy_poly, fit_cov_is_numpys)
+{
+    static const double w[6] = { 1, 0.5, 2, 1, 1.5, 1 };
+    static const double yy[12] = { 1, -0.9, 2.9, 0.8, 9.1, 3, 19, 5.3, 33.2, 6.9, 51, 9 };
+    weft_tensor *a[3] = { test_tensor(WEFT_F64, 1, DIMS(6), FIT_X),
+                          test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y),
+                          test_tensor(WEFT_F64, 1, DIMS(6), w) }, *r[2];
+    cov_case c = { 2, false, false };
+    op_results_everywhere(cov_body, &c, a, 2, r, 2, "cov");
+    expect_near(r[0], (const double[]){ 1.991071428571429, 0.067500000000002863,
+                                        0.94642857142857162 }, 3, "cov c");
+    test_assert_shape(r[1], WEFT_F64, 2, DIMS(3, 3), "cov");
+    expect_near(r[1], (const double[]){ 0.00036798469387755781, -0.0018399234693877891,
+                                        0.0012266156462585275, -0.0018399234693877893,
+                                        0.009984651360544404, -0.0080956632653062747,
+                                        0.0012266156462585279, -0.0080956632653062764,
+                                        0.011284863945578429 }, 9, "cov");
+    release_all(r, 2);
+    c = (cov_case){ 2, true, true };
+    op_results_everywhere(cov_body, &c, a, 3, r, 2, "unscaled");
+    expect_near(r[0], (const double[]){ 1.9864219664087581, 0.090215134931114993,
+                                        0.970334025287799 }, 3, "unscaled c");
+    test_assert_shape(r[1], WEFT_F64, 2, DIMS(3, 3), "unscaled");
+    expect_near(r[1], (const double[]){ 0.019606125144906065, -0.10142749305798948,
+                                        0.091580621680640711, -0.10142749305798948,
+                                        0.57696196047771897, -0.6126492869274538,
+                                        0.091580621680640711, -0.6126492869274538,
+                                        0.90216482894346783 }, 9, "unscaled");
+    release_all(r, 2);
+    weft_tensor_release(a[1]);
+    a[1] = test_tensor(WEFT_F64, 2, DIMS(6, 2), yy);
+    c = (cov_case){ 1, false, false };
+    op_results_everywhere(cov_body, &c, a, 2, r, 2, "columns");
+    expect_near(r[0], (const double[]){ 10.022857142857141, 2.0028571428571427,
+                                        -5.6904761904761862, -0.99047619047619107 }, 4,
+                "columns c");
+    test_assert_shape(r[1], WEFT_F64, 3, DIMS(2, 2, 2), "columns");
+    expect_near(r[1], (const double[]){ 2.1149170068027248, 0.0021170068027210839,
+                                        -5.2872925170068124, -0.0052925170068027104,
+                                        -5.2872925170068124, -0.0052925170068027104,
+                                        19.386739229024975, 0.019405895691609935 }, 8,
+                "columns");
+    release_all(r, 2);
+    c.unscaled = true;
+    op_results_everywhere(cov_body, &c, a, 2, r, 2, "columns unscaled");
+    test_assert_shape(r[1], WEFT_F64, 3, DIMS(2, 2, 1), "columns unscaled");
+    release_all(r, 2);
+    /* Scaled, n must exceed deg + 1: 6 points and degree 5 fail. */
+    c = (cov_case){ 5, false, false };
+    weft_tensor *out[2] = { NULL, NULL };
+    cr_assert_eq(op_call(rt, cov_body, &c, a, 2, out, 2, true), WEFT_EINVAL);
+    cr_assert(strstr(weft_errmsg(), "weft_polyfit_cov: 6 points do not exceed the order 6, "
+                                    "which the scaled covariance needs"), "%s", weft_errmsg());
+    cr_assert(!out[0] && !out[1]);
+    release_all(a, 3);
+}
+
 static int grad_fns(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
     static const double k = 0.5;
