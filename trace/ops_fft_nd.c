@@ -248,11 +248,11 @@ static const weft_spec *nd_input(weft_ctx *cx, const char *fn, weft_value *x, bo
     return NULL;
 }
 
-/* y, a transform along axes ax[0..n) of lengths lens[] (fft_length's, or
- * 0: y's dim there, a constant once known), scaled for norm.  The transforms here are
- * NumPy's "backward" (the inverse divides by the count N of points);
- * "ortho" divides both ways by sqrt(N), "forward" the forward one by N
- * (so the inverse, which divided, is multiplied back). */
+/* y, a transform along axes ax[0..n) of lengths lens[] (fft_length's,
+ * or 0: y's dim there, a constant once known), scaled for norm.  The
+ * transforms here are NumPy's "backward" (the inverse divides by the
+ * count N of points); "ortho" divides both ways by sqrt(N), "forward" the
+ * forward one by N (so the inverse, which divided, is multiplied back). */
 static weft_value *normalized(weft_ctx *cx, weft_value *y, const int *ax, const int64_t *lens,
                               int n, bool inverse, weft_fft_norm norm)
 {
@@ -353,7 +353,7 @@ weft_value *weft_rfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_leng
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(real_any(cx, "weft_rfftnd", input, fft_length, axes, n_axes, false,
-                                  WEFT_FFT_NORM_BACKWARD));
+                               WEFT_FFT_NORM_BACKWARD));
 }
 
 weft_value *weft_irfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_length,
@@ -361,7 +361,7 @@ weft_value *weft_irfftnd(weft_ctx *cx, weft_value *input, const int64_t *fft_len
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(real_any(cx, "weft_irfftnd", input, fft_length, axes, n_axes, true,
-                                  WEFT_FFT_NORM_BACKWARD));
+                               WEFT_FFT_NORM_BACKWARD));
 }
 
 weft_value *weft_fftnd_norm(weft_ctx *cx, weft_fftnd_kind kind, weft_value *input,

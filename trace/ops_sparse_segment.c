@@ -2,6 +2,8 @@
  * data that indices pick, reduced by sorted segment ids.  Compositions of
  * weft_gather and the segment reductions (ops_index.c), eager and traced
  * alike, with their gradients. */
+#include <stdio.h>
+
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -41,21 +43,24 @@ static weft_value *operands(weft_ctx *cx, const char *fn, weft_value *data, weft
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: num_segments %lld is not -1 (none) or >= 0",
                               fn, (long long)num_segments);
     int64_t ni = weft__value_spec(indices)->dims[0], ns = weft__value_spec(segment_ids)->dims[0];
-    static const char lengths[] = "segment_ids and indices are not of one length";
+    char says[96];
+    snprintf(says, sizeof says, "%s: segment_ids and indices are not of one length", fn);
     if (ni >= 0 && ns >= 0 && ni != ns)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s (%lld and %lld)", fn, lengths,
-                              (long long)ns, (long long)ni);
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s (%lld and %lld)", says, (long long)ns,
+                              (long long)ni);
     weft_value *ids = segment_ids;
     if (ni < 0 || ns < 0)
         ids = weft_check(cx, ids, weft_eq(cx, weft__ops_dim0(cx, ids), weft__ops_dim0(cx, indices)),
-                         lengths);
+                         says);
     if (num_segments < 0)   /* weft_segment checks the order itself. */
         return ids;
     /* weft_unsorted_segment drops negative ids and takes any order. */
-    ids = weft_check(cx, ids, weft_ge(cx, ids, weft_const_i64(cx, 0)), "a segment id is negative");
+    snprintf(says, sizeof says, "%s: a segment id is negative", fn);
+    ids = weft_check(cx, ids, weft_ge(cx, ids, weft_const_i64(cx, 0)), says);
     weft_value *rest = weft__ops_axis_slice(cx, ids, 0, 1, WEFT_END);
     weft_value *head = weft__ops_axis_slice(cx, ids, 0, 0, -1);
-    return weft_check(cx, ids, weft_ge(cx, rest, head), "segment_ids are not sorted");
+    snprintf(says, sizeof says, "%s: segment_ids are not sorted", fn);
+    return weft_check(cx, ids, weft_ge(cx, rest, head), says);
 }
 
 /* The segment reduction r of rows by ids: one row per id up to the last

@@ -2997,9 +2997,10 @@ WEFT_API weft_value *weft_irfftnd(weft_ctx *cx, weft_value *input, const int64_t
  * unscaled), N the product of the transformed lengths (the real ones for
  * rfftnd and irfftnd; a dim unknown while tracing counts when the call
  * runs).  kind picks the transform, whose arguments these are (its
- * errors named weft_fftnd_norm); another kind or norm is WEFT_EINVAL.  The scale is one
- * multiplication or division after the transforms, where NumPy scales
- * each axis's transform, so the last bits may differ. */
+ * errors named weft_fftnd_norm); another kind or norm is WEFT_EINVAL.
+ * The scale is one multiplication or division after the transforms,
+ * where NumPy scales each axis's transform, so the last bits may
+ * differ. */
 typedef enum weft_fftnd_kind { WEFT_FFTND, WEFT_IFFTND, WEFT_RFFTND, WEFT_IRFFTND } weft_fftnd_kind;
 typedef enum weft_fft_norm {
     WEFT_FFT_NORM_BACKWARD, WEFT_FFT_NORM_ORTHO, WEFT_FFT_NORM_FORWARD

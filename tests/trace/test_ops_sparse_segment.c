@@ -143,8 +143,9 @@ Test(ops_sparse_segment, one_trace_and_checks_when_it_runs)
     const weft_spec sig[3] = { { WEFT_F64, 2, { -1, COLS } }, { WEFT_I64, 1, { -1 } },
                                { WEFT_I64, 1, { -1 } } };
     static const char *const says[5] = {
-        NULL, "segment_ids and indices are not of one length", "segment_ids are not sorted",
-        "a segment id is negative", "weft_gather",
+        NULL, "weft_sparse_segment: segment_ids and indices are not of one length",
+        "weft_sparse_segment: segment_ids are not sorted",
+        "weft_sparse_segment: a segment id is negative", "weft_gather",
     };
     for (int given = 0; given < 2; given++) {
         segment_case sc = { WEFT_R_SUM, given ? 7 : -1 };
