@@ -9,6 +9,8 @@
  * in both modes, into a weak constant (so 2 * 3.0 stays a weak scalar, as
  * in Python). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/iface.h"
@@ -322,6 +324,17 @@ weft_dtype weft__ops_float_dtype(weft_value *const *in, uint32_t n)
 {
     weft_dtype dt = promote_n((const weft_value *const *)in, n);
     return weft__dtype_is_float(dt) ? dt : WEFT_F64;
+}
+
+weft_value *weft__ops_checkf(weft_ctx *cx, weft_value *x, weft_value *condition,
+                             const char *fmt, ...)
+{
+    char message[WEFT__CHECK_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return weft_check(cx, x, condition, message);
 }
 
 bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,

@@ -38,6 +38,11 @@ bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
 /* The start of an op with two outputs: clears outs[0..2) (outs may be
  * NULL), enters fn with in[0..n_in), then checks outs.  False when the
  * call cannot go on; *rc is then the code it returns (ops.c). */
+/* weft_check(cx, x, condition, message) with the message formatted
+ * (printf's fmt, cut to what a check keeps): the run-time checks that
+ * name their op (ops.c). */
+weft_value *weft__ops_checkf(weft_ctx *cx, weft_value *x, weft_value *condition,
+                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,
                               weft_value **outs, int *rc);
 

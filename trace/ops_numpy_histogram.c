@@ -11,7 +11,6 @@
 #include "trace/tensor_impl.h"
 
 #include <math.h>
-#include <stdio.h>
 
 /* The outer edges, f64 scalars. */
 typedef struct outer_edges {
@@ -42,9 +41,7 @@ static outer_edges found_edges(weft_ctx *cx, const char *fn, const char *what,
     weft_value *lo = weft_where(cx, none, weft_const_f64(cx, 0), weft_cast(cx, min, WEFT_F64));
     weft_value *hi = weft_where(cx, none, weft_const_f64(cx, 1), weft_cast(cx, max, WEFT_F64));
     weft_value *finite = weft_logical_and(cx, weft_is_finite(cx, lo), weft_is_finite(cx, hi));
-    char msg[64];
-    snprintf(msg, sizeof msg, "%s: the range of %s is not finite", fn, what);
-    lo = weft_check(cx, lo, finite, msg);
+    lo = weft__ops_checkf(cx, lo, finite, "%s: the range of %s is not finite", fn, what);
     weft_value *same = weft_eq(cx, lo, hi);
     lo = weft_where(cx, same, weft_sub(cx, lo, weft_const_f64(cx, 0.5)), lo);
     hi = weft_where(cx, same, weft_add(cx, hi, weft_const_f64(cx, 0.5)), hi);
@@ -137,15 +134,11 @@ static weft_value *bin_by_edges(weft_ctx *cx, weft_value *edges, weft_value *x)
  * not decrease (NumPy's ValueError); the failure names fn. */
 static weft_value *checked_edges(weft_ctx *cx, const char *fn, weft_value *edges)
 {
-    weft_value *head = weft__ops_axis_slice(cx, edges, 0, 0, -1);
-    weft_value *rises = weft_le(cx, head, weft__ops_axis_slice(cx, edges, 0, 1, WEFT_END));
     weft_value *nan = weft_reduce(cx, WEFT_R_ANY, weft_is_nan(cx, edges), NULL, 0, false);
     weft_value *some = weft_gt(cx, weft__ops_dim0(cx, edges), weft_const_i64(cx, 0));
-    weft_value *ok = weft_logical_and(cx, weft_reduce(cx, WEFT_R_ALL, rises, NULL, 0, false),
+    weft_value *ok = weft_logical_and(cx, weft_is_non_decreasing(cx, edges),
                                       weft_logical_and(cx, some, weft_logical_not(cx, nan)));
-    char says[96];
-    snprintf(says, sizeof says, "%s: edges are empty, NaN or decrease", fn);
-    return weft_check(cx, edges, ok, says);
+    return weft__ops_checkf(cx, edges, ok, "%s: edges are empty, NaN or decrease", fn);
 }
 
 weft_value *weft_histogram_by_edges(weft_ctx *cx, weft_value *a, weft_value *edges,
@@ -213,11 +206,9 @@ static weft_value *counted(weft_ctx *cx, const char *fn, weft_value *sample, wef
 {
     weft_value *w = NULL;
     if (weights) {
-        char says[96];
-        snprintf(says, sizeof says, "%s: weights and sample differ in length", fn);
         w = weft__ops_as_dtype(cx, weft_ravel(cx, weights), WEFT_F64);
-        w = weft_check(cx, w, weft_eq(cx, weft__ops_dim0(cx, w), weft__ops_dim(cx, sample, 0)),
-                       says);
+        weft_value *same = weft_eq(cx, weft__ops_dim0(cx, w), weft__ops_dim(cx, sample, 0));
+        w = weft__ops_checkf(cx, w, same, "%s: weights and sample differ in length", fn);
         /* Read at the samples' positions, as weft_histogram_by_edges'. */
         w = weft_gather(cx, w, weft__ops_axis0_range(cx, sample), 0);
     }

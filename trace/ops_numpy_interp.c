@@ -7,7 +7,6 @@
 #include "trace/tensor_impl.h"
 
 #include <math.h>
-#include <stdio.h>
 
 /* A vector of points, its length at least 1 where known while tracing. */
 static bool points(weft_ctx *cx, const char *fn, const char *name, weft_value *v)
@@ -69,10 +68,9 @@ static bool interp_operands(weft_ctx *cx, const char *fn, weft_value *x, weft_va
         return false;
     }
     if (nx < 0 || nf < 0) {
-        char message[96];
-        snprintf(message, sizeof message, "%s: xp and fp differ in length", fn);
-        *fp = weft_check(cx, *fp, weft_eq(cx, weft__ops_dim0(cx, xp), weft__ops_dim0(cx, *fp)),
-                         message);
+        *fp = weft__ops_checkf(cx, *fp, weft_eq(cx, weft__ops_dim0(cx, xp),
+                                                weft__ops_dim0(cx, *fp)),
+                               "%s: xp and fp differ in length", fn);
     }
     return *fp != NULL;
 }

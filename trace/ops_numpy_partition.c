@@ -1,8 +1,6 @@
 /* NumPy's partition and argpartition: the axis sorted (a stable sort),
  * which is one of the orders NumPy's contract allows; its introselect
  * leaves the elements within each part in another, unspecified, order. */
-#include <stdio.h>
-
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -38,9 +36,7 @@ static weft_value *partitioned_axis(weft_ctx *cx, const char *fn, weft_value *a,
     weft_value *len = weft__ops_dim(cx, a, *axis);
     weft_value *ok = weft_logical_and(cx, weft_lt(cx, weft_const_i64(cx, hi), len),
                                       weft_ge(cx, weft_const_i64(cx, lo), weft_neg(cx, len)));
-    char says[96];
-    snprintf(says, sizeof says, "%s: a kth is out of bounds for the axis", fn);
-    return weft_check(cx, a, ok, says);
+    return weft__ops_checkf(cx, a, ok, "%s: a kth is out of bounds for the axis", fn);
 }
 
 weft_value *weft_partition(weft_ctx *cx, weft_value *a, const int64_t *kth, size_t n_kth,

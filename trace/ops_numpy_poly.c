@@ -4,7 +4,6 @@
  * dtypes.  Lengths may be unknown while tracing (polyfit's x aside), so
  * new lengths never retrace; the gradients come from the parts. */
 #include <float.h>
-#include <stdio.h>
 
 #include "base/base.h"
 #include "trace/ctx.h"
@@ -215,13 +214,11 @@ static bool fit_operands(weft_ctx *cx, const char *fn, weft_value **x, weft_valu
         if (in[i] && !weft__ops_number(cx, fn, i == 0 ? "x" : i == 1 ? "y" : "w", in[i]))
             return false;
     weft_value *n = weft__ops_dim0(cx, *x);
-    char says[64];
-    snprintf(says, sizeof says, "%s: y's length is not x's", fn);
-    *y = weft_check(cx, *y, weft_eq(cx, weft__ops_dim0(cx, *y), n), says);
-    if (*w) {
-        snprintf(says, sizeof says, "%s: w's length is not x's", fn);
-        *w = weft_check(cx, *w, weft_eq(cx, weft__ops_dim0(cx, *w), n), says);
-    }
+    *y = weft__ops_checkf(cx, *y, weft_eq(cx, weft__ops_dim0(cx, *y), n),
+                          "%s: y's length is not x's", fn);
+    if (*w)
+        *w = weft__ops_checkf(cx, *w, weft_eq(cx, weft__ops_dim0(cx, *w), n),
+                              "%s: w's length is not x's", fn);
     return *y && (!*w || *w);
 }
 

@@ -230,9 +230,7 @@ static weft_value *checked_q(weft_ctx *cx, const char *fn, weft_value *q, double
         f = weft_truediv(cx, f, weft_const_f64(cx, scale));
     weft_value *ok = weft_logical_and(cx, weft_ge(cx, f, weft_const_f64(cx, 0)),
                                       weft_le(cx, f, weft_const_f64(cx, 1)));
-    char msg[64];
-    snprintf(msg, sizeof msg, "%s: q is not in [0, %g]", fn, scale);
-    return weft_check(cx, f, ok, msg);
+    return weft__ops_checkf(cx, f, ok, "%s: q is not in [0, %g]", fn, scale);
 }
 
 /* The quantile (scale 1) or percentile (100) of a, its NaNs skipped for

@@ -11,7 +11,6 @@
  * values are x gathered at the first occurrences. */
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "runtime/iface.h"
 #include "trace/control.h"
@@ -204,13 +203,12 @@ int weft_dynamic_partition(weft_ctx *cx, weft_value *data, weft_value *partition
         return weft_ctx_status(cx);
     }
     /* An entry outside the parts fails the call, as in TensorFlow. */
-    char message[WEFT__CHECK_MESSAGE_MAX];
-    snprintf(message, sizeof message, "weft_dynamic_partition: a partition is outside 0..%d",
-             num_partitions - 1);
     weft_value *in_range = weft_logical_and(cx, weft_ge(cx, partitions, weft_const_i64(cx, 0)),
                                             weft_lt(cx, partitions,
                                                     weft_const_i64(cx, num_partitions)));
-    partitions = weft_check(cx, partitions, in_range, message);
+    partitions = weft__ops_checkf(cx, partitions, in_range,
+                                  "weft_dynamic_partition: a partition is outside 0..%d",
+                                  num_partitions - 1);
     /* Part k: the rows of data whose partition is k, in order. */
     for (int k = 0; k < num_partitions; k++) {
         weft_value *is_k = weft_eq(cx, partitions, weft_const_i64(cx, k));

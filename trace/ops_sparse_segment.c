@@ -2,8 +2,6 @@
  * data that indices pick, reduced by sorted segment ids.  Compositions of
  * weft_gather and the segment reductions (ops_index.c), eager and traced
  * alike, with their gradients. */
-#include <stdio.h>
-
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -43,24 +41,22 @@ static weft_value *operands(weft_ctx *cx, const char *fn, weft_value *data, weft
         return weft__ctx_fail(cx, WEFT_EINVAL, "%s: num_segments %lld is not -1 (none) or >= 0",
                               fn, (long long)num_segments);
     int64_t ni = weft__value_spec(indices)->dims[0], ns = weft__value_spec(segment_ids)->dims[0];
-    char says[96];
-    snprintf(says, sizeof says, "%s: segment_ids and indices are not of one length", fn);
+    static const char lengths[] = "segment_ids and indices are not of one length";
     if (ni >= 0 && ns >= 0 && ni != ns)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s (%lld and %lld)", says, (long long)ns,
-                              (long long)ni);
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %s (%lld and %lld)", fn, lengths,
+                              (long long)ns, (long long)ni);
     weft_value *ids = segment_ids;
     if (ni < 0 || ns < 0)
-        ids = weft_check(cx, ids, weft_eq(cx, weft__ops_dim0(cx, ids), weft__ops_dim0(cx, indices)),
-                         says);
+        ids = weft__ops_checkf(cx, ids, weft_eq(cx, weft__ops_dim0(cx, ids),
+                                                weft__ops_dim0(cx, indices)),
+                               "%s: %s", fn, lengths);
     if (num_segments < 0)   /* weft_segment checks the order itself. */
         return ids;
     /* weft_unsorted_segment drops negative ids and takes any order. */
-    snprintf(says, sizeof says, "%s: a segment id is negative", fn);
-    ids = weft_check(cx, ids, weft_ge(cx, ids, weft_const_i64(cx, 0)), says);
-    weft_value *rest = weft__ops_axis_slice(cx, ids, 0, 1, WEFT_END);
-    weft_value *head = weft__ops_axis_slice(cx, ids, 0, 0, -1);
-    snprintf(says, sizeof says, "%s: segment_ids are not sorted", fn);
-    return weft_check(cx, ids, weft_ge(cx, rest, head), says);
+    ids = weft__ops_checkf(cx, ids, weft_ge(cx, ids, weft_const_i64(cx, 0)),
+                           "%s: a segment id is negative", fn);
+    return weft__ops_checkf(cx, ids, weft_is_non_decreasing(cx, ids),
+                            "%s: segment_ids are not sorted", fn);
 }
 
 /* The segment reduction r of rows by ids: one row per id up to the last
