@@ -437,6 +437,20 @@ static void expect_near(const weft_tensor *t, const double *want, int64_t n, con
                   "%s[%lld]: %.17g, not %.17g", what, (long long)i, test_element(t, i), want[i]);
 }
 
+/* c on args[0..n_args): the coefficients and the covariance of shape
+ * dims[0..rank) near NumPy's; the covariance's elements are numel(dims). */
+static void expect_fit_cov(cov_case c, weft_tensor *const *args, size_t n_args,
+                           const double *coef, int64_t n_coef, int rank, const int64_t *dims,
+                           const double *cov, const char *what)
+{
+    weft_tensor *r[2];
+    op_results_everywhere(cov_body, &c, args, n_args, r, 2, what);
+    expect_near(r[0], coef, n_coef, what);
+    test_assert_shape(r[1], WEFT_F64, rank, dims, what);
+    expect_near(r[1], cov, test_numel(rank, dims), what);
+    release_all(r, 2);
+}
+
 /* np.polyfit(..., cov=True) and cov="unscaled": NumPy's printed
  * coefficients and covariances (a quadratic; weighted, unscaled; two
  * columns, scaled and unscaled with NumPy's shapes). */
@@ -446,44 +460,36 @@ Test(ops_numpy_poly, fit_cov_is_numpys)
     static const double yy[12] = { 1, -0.9, 2.9, 0.8, 9.1, 3, 19, 5.3, 33.2, 6.9, 51, 9 };
     weft_tensor *a[3] = { test_tensor(WEFT_F64, 1, DIMS(6), FIT_X),
                           test_tensor(WEFT_F64, 1, DIMS(6), FIT_Y),
-                          test_tensor(WEFT_F64, 1, DIMS(6), w) }, *r[2];
-    cov_case c = { 2, false, false };
-    op_results_everywhere(cov_body, &c, a, 2, r, 2, "cov");
-    expect_near(r[0], (const double[]){ 1.991071428571429, 0.067500000000002863,
-                                        0.94642857142857162 }, 3, "cov c");
-    test_assert_shape(r[1], WEFT_F64, 2, DIMS(3, 3), "cov");
-    expect_near(r[1], (const double[]){ 0.00036798469387755781, -0.0018399234693877891,
-                                        0.0012266156462585275, -0.0018399234693877893,
-                                        0.009984651360544404, -0.0080956632653062747,
-                                        0.0012266156462585279, -0.0080956632653062764,
-                                        0.011284863945578429 }, 9, "cov");
-    release_all(r, 2);
-    c = (cov_case){ 2, true, true };
-    op_results_everywhere(cov_body, &c, a, 3, r, 2, "unscaled");
-    expect_near(r[0], (const double[]){ 1.9864219664087581, 0.090215134931114993,
-                                        0.970334025287799 }, 3, "unscaled c");
-    test_assert_shape(r[1], WEFT_F64, 2, DIMS(3, 3), "unscaled");
-    expect_near(r[1], (const double[]){ 0.019606125144906065, -0.10142749305798948,
-                                        0.091580621680640711, -0.10142749305798948,
-                                        0.57696196047771897, -0.6126492869274538,
-                                        0.091580621680640711, -0.6126492869274538,
-                                        0.90216482894346783 }, 9, "unscaled");
-    release_all(r, 2);
+                          test_tensor(WEFT_F64, 1, DIMS(6), w) };
+    expect_fit_cov((cov_case){ 2, false, false }, a, 2,
+                   (const double[]){ 1.991071428571429, 0.067500000000002863,
+                                     0.94642857142857162 }, 3, 2, DIMS(3, 3),
+                   (const double[]){ 0.00036798469387755781, -0.0018399234693877891,
+                                     0.0012266156462585275, -0.0018399234693877893,
+                                     0.009984651360544404, -0.0080956632653062747,
+                                     0.0012266156462585279, -0.0080956632653062764,
+                                     0.011284863945578429 }, "cov");
+    expect_fit_cov((cov_case){ 2, true, true }, a, 3,
+                   (const double[]){ 1.9864219664087581, 0.090215134931114993,
+                                     0.970334025287799 }, 3, 2, DIMS(3, 3),
+                   (const double[]){ 0.019606125144906065, -0.10142749305798948,
+                                     0.091580621680640711, -0.10142749305798948,
+                                     0.57696196047771897, -0.6126492869274538,
+                                     0.091580621680640711, -0.6126492869274538,
+                                     0.90216482894346783 }, "unscaled");
     weft_tensor_release(a[1]);
     a[1] = test_tensor(WEFT_F64, 2, DIMS(6, 2), yy);
-    c = (cov_case){ 1, false, false };
-    op_results_everywhere(cov_body, &c, a, 2, r, 2, "columns");
-    expect_near(r[0], (const double[]){ 10.022857142857141, 2.0028571428571427,
-                                        -5.6904761904761862, -0.99047619047619107 }, 4,
-                "columns c");
-    test_assert_shape(r[1], WEFT_F64, 3, DIMS(2, 2, 2), "columns");
-    expect_near(r[1], (const double[]){ 2.1149170068027248, 0.0021170068027210839,
-                                        -5.2872925170068124, -0.0052925170068027104,
-                                        -5.2872925170068124, -0.0052925170068027104,
-                                        19.386739229024975, 0.019405895691609935 }, 8,
-                "columns");
-    release_all(r, 2);
-    c.unscaled = true;
+    expect_fit_cov((cov_case){ 1, false, false }, a, 2,
+                   (const double[]){ 10.022857142857141, 2.0028571428571427,
+                                     -5.6904761904761862, -0.99047619047619107 }, 4,
+                   3, DIMS(2, 2, 2),
+                   (const double[]){ 2.1149170068027248, 0.0021170068027210839,
+                                     -5.2872925170068124, -0.0052925170068027104,
+                                     -5.2872925170068124, -0.0052925170068027104,
+                                     19.386739229024975, 0.019405895691609935 }, "columns");
+    /* Unscaled, a matrix y's covariance is [2, 2, 1], NumPy's shape. */
+    cov_case c = { 1, false, true };
+    weft_tensor *r[2];
     op_results_everywhere(cov_body, &c, a, 2, r, 2, "columns unscaled");
     test_assert_shape(r[1], WEFT_F64, 3, DIMS(2, 2, 1), "columns unscaled");
     release_all(r, 2);
