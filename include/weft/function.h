@@ -30,37 +30,49 @@ typedef int (*weft_body_fn)(weft_ctx *cx, weft_value *const *args, weft_value **
  * arguments (a value of another context is WEFT_EINVAL), and a weak scalar
  * among xs enters as an ordinary f64 / i64 tensor.
  *
- * The ops with a rule: the elementwise arithmetic and float functions,
- * casts, where, the sum / mean / max / min / prod reductions, the shape
- * ops (reshape, expand_dims, squeeze, transpose, broadcast_to, tile,
- * repeat, roll, concat, stack, split, slice with any steps), matmul,
- * cumsum, cumprod, gather (no batch dims), gather_nd, the unsorted segment
- * sum, sort and top_k's values, conv2d, depthwise_conv2d, max_pool2d,
- * avg_pool2d, the fractional pools, resize (every method), the image
- * transform (TensorFlow's rule: g transformed by the inverse transform),
+ * The ops with a rule: the elementwise arithmetic and float functions
+ * (the special functions with TensorFlow's rules, for the last argument
+ * of polygamma, igamma, igammac, zeta and betainc), casts, where, the
+ * sum / mean / max / min / prod reductions, the shape ops (reshape,
+ * expand_dims, squeeze, transpose, broadcast_to, tile, repeat, roll,
+ * concat, stack, split, slice with any steps), matmul, cumsum, cumprod,
+ * cumulative_logsumexp, gather (batch dims along the axis right after
+ * them), gather_nd, boolean_mask, the segment reductions (sum, mean, max,
+ * min; sorted and unsorted), scatter_nd_add / _sub / _update, sort and
+ * top_k's values, conv2d, depthwise_conv2d, max_pool2d, avg_pool2d, the
+ * fractional pools, resize (every method), the image transform
+ * (TensorFlow's rule: g transformed by the inverse transform),
  * random_gamma in alpha (each sample's implicit derivative, TensorFlow's
- * RandomGammaGrad),
- * matrix_inverse, matrix_solve, triangular_solve, matrix_determinant and
- * cholesky, and every op made of
- * those (softmax, logsumexp, the losses, moments, pad, unstack, einsum,
+ * RandomGammaGrad), the Fourier transforms (fft, ifft, rfft, irfft, stft
+ * and the N-D ones), ctc_loss for its logits, matrix_inverse,
+ * matrix_solve, triangular_solve, banded_triangular_solve,
+ * tridiagonal_solve, matrix_determinant, slogdet, cholesky,
+ * matrix_exponential, matrix_logarithm, matrix_sqrt, lu, eigh /
+ * eigvalsh, qr and svd (TensorFlow's limits: no rule for a tall qr's
+ * full_matrices or a non-square svd's), and every op made of those
+ * (softmax, logsumexp, the losses, moments, pad, unstack, einsum,
  * cholesky_solve ...); floor, ceil, round, sign and the integer divisions
  * give zero.  Control flow: weft_cond and weft_switch_case differentiate
  * through the chosen branch eagerly, and while tracing through every
  * branch, selected when the function runs (so every branch's ops, checks
- * and host calls run); weft_scan, weft_foldl, weft_foldr, weft_map and
+ * and host calls run).  weft_scan, weft_foldl, weft_foldr, weft_map and
  * weft_map_ex unroll into one weft_call per row when their row count is
- * known while tracing (always eagerly); weft_while_loop differentiates
- * eagerly only (its iterations are kept and walked back).  Anything else
- * on the path from xs to y (a traced while_loop, a scan or map over rows
- * unknown while tracing, host calls, the other decompositions) fails with
- * WEFT_EINVAL naming it; so does a rule that needs a rank or dims unknown
- * while tracing (a slice's, a split's, a pool's height, width and
- * channels).  An input broadcast along a dim unknown while tracing is
- * checked when the function runs (the call fails instead of summing
- * wrongly).  f may itself call weft_gradients (a second derivative) where
- * the first gradient's ops have rules.  Returns 0 or a negative code (also
- * recorded in cx); every result is a value of cx, released by the caller
- * like an op's, and each is a handle of its own. */
+ * known while tracing (always eagerly); over rows unknown while tracing
+ * the backward pass is one node (scan_gradient, map_gradient) that walks
+ * the rows when the function runs.  weft_while_loop differentiates
+ * eagerly by walking its kept iterations back, and while tracing through
+ * one while_loop_gradient node that runs the loop again when the function
+ * runs, keeping every iteration's variables, so one trace serves every
+ * trip count.  Anything else on the path from xs to y (host calls, eig,
+ * an op of a loop's body without a rule) fails with WEFT_EINVAL naming
+ * it; so does a rule that needs a rank or dims unknown while tracing (a
+ * slice's, a split's, a pool's height, width and channels).  An input
+ * broadcast along a dim unknown while tracing is checked when the
+ * function runs (the call fails instead of summing wrongly).  f may
+ * itself call weft_gradients (a second derivative) where the first
+ * gradient's ops have rules.  Returns 0 or a negative code (also recorded
+ * in cx); every result is a value of cx, released by the caller like an
+ * op's, and each is a handle of its own. */
 WEFT_API int weft_gradients(weft_ctx *cx, weft_body_fn f, void *user, weft_value *const *xs,
                             size_t n_xs, size_t n_wrt, weft_value **y, weft_value **grads);
 

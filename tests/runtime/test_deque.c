@@ -10,12 +10,7 @@
 
 #include "runtime/internal.h"
 #include "test_util.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
+#include "test_sanitized.h"
 
 static void nop(void *arg) { (void)arg; }
 
@@ -351,15 +346,15 @@ Test(deque, exactly_once_at_the_stacks_end, .timeout = 120)
 {
     /* 8 slots: the owner fills the stack again and again while thieves
      * take its oldest slots and it waits for them at its pops. */
-    run_race(SANITIZED ? 20000 : 200000, 4, 8, 0);
+    run_race(TEST_SANITIZED ? 20000 : 200000, 4, 8, 0);
 }
 
 Test(deque, exactly_once_many_tasks_8_thieves, .timeout = 120)
 {
-    run_race(SANITIZED ? 50000 : 1000000, 8, 1u << 16, 0);
+    run_race(TEST_SANITIZED ? 50000 : 1000000, 8, 1u << 16, 0);
 }
 
 Test(deque, exactly_once_when_the_owner_takes_shared_tasks_back, .timeout = 120)
 {
-    run_race(SANITIZED ? 50000 : 1000000, 8, 1u << 16, 64);
+    run_race(TEST_SANITIZED ? 50000 : 1000000, 8, 1u << 16, 64);
 }

@@ -9,12 +9,7 @@
 #include "runtime/iface.h"
 #include "runtime/internal.h"
 #include "test_util.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
+#include "test_sanitized.h"
 
 static void sleep_us(long us)
 {
@@ -79,7 +74,7 @@ static int noop_range(size_t b, size_t e, void *ctx)
 
 Test(lifecycle, many_more_workers_than_cores, .timeout = 60)
 {
-    weft_config cfg = { .workers = SANITIZED ? 32 : 64 };
+    weft_config cfg = { .workers = TEST_SANITIZED ? 32 : 64 };
     weft_runtime *rt = NULL;
     cr_assert_eq(weft_runtime_create(&cfg, &rt), 0);
     index_probe probes[100];

@@ -12,12 +12,7 @@
 
 #include "runtime/internal.h"
 #include "test_util.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
+#include "test_sanitized.h"
 
 static void sleep_us(long us)
 {
@@ -61,7 +56,7 @@ Test(timing, idle_runtime_uses_little_cpu, .timeout = 120)
     double used = cpu_seconds() - t0;
     /* Under 2% of a core (20 ms over 1 s); sanitizers' own threads get
      * more room. */
-    double limit = SANITIZED ? 0.05 : 0.02;
+    double limit = TEST_SANITIZED ? 0.05 : 0.02;
     cr_assert_lt(used, limit, "an idle runtime used %.1f ms of CPU in 1 s", used * 1e3);
     weft_runtime_destroy(&rt);
 }
@@ -99,7 +94,7 @@ Test(timing, many_workers_spin_down_cheaply, .timeout = 120)
     }
     /* The limit leaves room for a loaded machine and sanitizers' threads,
      * and is still far below what every worker spinning down costs. */
-    double limit = (SANITIZED ? 0.010 : 0.006) + 0.002 * rt->spin_cap;
+    double limit = (TEST_SANITIZED ? 0.010 : 0.006) + 0.002 * rt->spin_cap;
     cr_assert_lt(least, limit, "%.1f ms of CPU in the 200 ms after a burst (limit %.1f)",
                  least * 1e3, limit * 1e3);
     weft_runtime_destroy(&rt);

@@ -19,15 +19,9 @@
  * arithmetic is cast first, a gather's indices are taken modulo the dim),
  * and results stay below CAP elements.  DIFF_VERBOSE=1 prints each seed,
  * DIFF_OPS=1 the compiled op lists. */
-#include "base/sanitizer.h"
 #include "diff_util.h"
+#include "test_sanitized.h"
 #include "worker_runtimes.h"
-
-#if defined(WEFT__TSAN) || defined(WEFT__ASAN)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
 
 TestSuite(differential_ops, .init = worker_runtimes_create, .fini = worker_runtimes_destroy, .timeout = 120);
 
@@ -35,7 +29,7 @@ TestSuite(differential_ops, .init = worker_runtimes_create, .fini = worker_runti
 #define N_OPS 12
 /* The most elements a result may have: above WEFT__KERNEL_SPLIT_MIN
  * (32768), so that kernels split work over the workers. */
-#define CAP (SANITIZED ? 60000 : 150000)
+#define CAP (TEST_SANITIZED ? 60000 : 150000)
 #define MAX_RANK 5
 #define MATMUL_FLOPS 4000000 /* the most multiply-adds of one matmul */
 #define MAP_ROWS 6           /* the most iterations of one map */
@@ -730,7 +724,7 @@ static void check_seed(uint64_t seed)
 
 /* Seeds are split over a few tests so that a failure names a range; the
  * sanitized builds run a fifth of them. */
-#define SEEDS_PER_TEST (SANITIZED ? 16 : 80)
+#define SEEDS_PER_TEST (TEST_SANITIZED ? 16 : 80)
 
 Test(differential_ops, random_graphs_0)
 {

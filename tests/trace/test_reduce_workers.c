@@ -14,17 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/sanitizer.h"
 #include "worker_runtimes.h"
+#include "test_sanitized.h"
 
 /* The sanitized builds (CI runs each three times) use smaller sizes, still
  * above the 32,768 elements where kernels split work and with reduced
  * axes longer than one chunk. */
-#if defined(WEFT__TSAN) || defined(WEFT__ASAN)
-#define SIZE(plain, sanitized) (sanitized)
-#else
-#define SIZE(plain, sanitized) (plain)
-#endif
+#define SIZE(plain, sanitized) (TEST_SANITIZED ? (sanitized) : (plain))
 
 TestSuite(reduce_workers, .init = worker_runtimes_create, .fini = worker_runtimes_destroy, .timeout = 240);
 
