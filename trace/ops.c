@@ -359,6 +359,20 @@ weft_value *weft__ops_as_dtype(weft_ctx *cx, weft_value *v, weft_dtype dt)
     return dtype_of(v) == dt ? v : weft_cast(cx, v, dt);
 }
 
+bool weft__ops_square_matrices(weft_ctx *cx, const char *fn, const char *name,
+                               const weft_value *v)
+{
+    const weft_spec *s = weft__value_spec(v);
+    if (s->rank >= 2 && (s->dims[s->rank - 1] == WEFT_DIM_ANY ||
+                         s->dims[s->rank - 2] == WEFT_DIM_ANY ||
+                         s->dims[s->rank - 1] == s->dims[s->rank - 2]))
+        return true;
+    char ss[WEFT__SPEC_STR_MAX];
+    weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s is not a square matrix [..., n, n] (rank known "
+                   "while tracing)", fn, name, weft__spec_str(s, ss, sizeof ss));
+    return false;
+}
+
 bool weft__ops_number(weft_ctx *cx, const char *fn, const char *name, const weft_value *v)
 {
     const weft_spec *s = weft__value_spec(v);

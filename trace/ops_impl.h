@@ -38,13 +38,20 @@ bool weft__ops_floats_alike(weft_ctx *cx, const char *fn, weft_value *const *in,
 /* The start of an op with two outputs: clears outs[0..2) (outs may be
  * NULL), enters fn with in[0..n_in), then checks outs.  False when the
  * call cannot go on; *rc is then the code it returns (ops.c). */
+bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,
+                              weft_value **outs, int *rc);
 /* weft_check(cx, x, condition, message) with the message formatted
  * (printf's fmt, cut to what a check keeps): the run-time checks that
  * name their op (ops.c). */
 weft_value *weft__ops_checkf(weft_ctx *cx, weft_value *x, weft_value *condition,
                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-bool weft__ops_enter_two_outs(weft_ctx *cx, const char *fn, weft_value *const *in, size_t n_in,
-                              weft_value **outs, int *rc);
+
+/* Whether v (named name in the message) is a stack of square matrices
+ * [..., n, n]: rank known while tracing and at least 2, the last two dims
+ * equal where both are known; the context fails with WEFT_ESHAPE naming
+ * fn otherwise (ops.c). */
+bool weft__ops_square_matrices(weft_ctx *cx, const char *fn, const char *name,
+                               const weft_value *v);
 
 /* Whether v (named name in the message) is a number, not bool; the
  * context fails with WEFT_EDTYPE naming fn otherwise (ops.c). */

@@ -37,14 +37,10 @@ static weft_value *per_vector(weft_ctx *cx, weft_value *v)
 static bool operator_ok(weft_ctx *cx, const char *fn, const char *name, weft_value *a,
                         weft_value *rhs)
 {
+    if (!weft__ops_square_matrices(cx, fn, name, a))
+        return false;
     const weft_spec *sa = weft__value_spec(a), *sr = weft__value_spec(rhs);
     char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
-    if (sa->rank < 2 || (sa->dims[sa->rank - 1] != WEFT_DIM_ANY &&
-                         sa->dims[sa->rank - 2] != WEFT_DIM_ANY &&
-                         sa->dims[sa->rank - 1] != sa->dims[sa->rank - 2]))
-        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s is not a square matrix [..., n, n] "
-                              "(rank known while tracing)", fn, name,
-                              weft__spec_str(sa, s1, sizeof s1)), false;
     if (sr->rank < sa->rank - 1)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: rhs %s has fewer batch dims than %s %s",
                               fn, weft__spec_str(sr, s1, sizeof s1), name,

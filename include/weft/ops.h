@@ -3625,6 +3625,45 @@ WEFT_API weft_value *weft_triangular_solve(weft_ctx *cx, weft_value *matrix, wef
 WEFT_API weft_value *weft_cholesky_solve(weft_ctx *cx, weft_value *chol, weft_value *rhs);
 /* tf.linalg.inv: the inverse of each matrix. */
 WEFT_API weft_value *weft_matrix_inverse(weft_ctx *cx, weft_value *a);
+/* np.linalg.matrix_power(a, n): a [..., n, n] times itself n times, by
+ * NumPy's products (a a, (a a) a, then squarings a^(2^k) multiplied into
+ * the result from the lowest bit of n), so its roundings are NumPy's where
+ * the BLAS is the same.  n = 0 gives the identity of a's dtype and shape;
+ * n < 0 the power of weft_matrix_inverse(a) (integers and bool inverted
+ * in f64, as NumPy); n = 1 gives a itself (the same handle, as NumPy
+ * returns the same array).  Integers wrap, bool is logical (matmul's
+ * rules).  a must be square where its last two dims are known while
+ * tracing (WEFT_ESHAPE); unknown ones fail in the products when the call
+ * runs (for n of 2 or more, -2 or less). */
+WEFT_API weft_value *weft_matrix_power(weft_ctx *cx, weft_value *a, int64_t n);
+/* np.linalg.multi_dot(arrays): the product of n (2 to 256) matrices in
+ * the order of fewest multiplications, chosen as NumPy chooses it (three
+ * by _multi_dot_three, which takes A(BC) on a tie; more by its dynamic
+ * program, the first best split kept), each product a weft_matmul.  The
+ * first array may be a vector (a row) and the last one (a column); the
+ * result then drops that dim, a scalar for both.  The others are matrices
+ * (WEFT_ESHAPE otherwise; ranks known while tracing, so N-D arrays, which
+ * NumPy takes for two arrays through np.dot, are refused).  For more than
+ * two arrays every dim must be known while tracing, since the order
+ * depends on them (WEFT_ESHAPE naming the reason).  Types as matmul's. */
+WEFT_API weft_value *weft_multi_dot(weft_ctx *cx, weft_value *const *arrays, size_t n);
+/* np.linalg.tensorinv(a, ind): the inverse of a seen as a matrix of its
+ * dims from ind on by those before it, shaped as a's dims from ind on
+ * followed by those before (NumPy's reshape of a into rows of the first
+ * product).  1 <= ind <= rank (WEFT_EINVAL); both products equal and every
+ * dim known while tracing (WEFT_ESHAPE).  Integers and bool in f64. */
+WEFT_API weft_value *weft_tensorinv(weft_ctx *cx, weft_value *a, int ind);
+/* np.linalg.tensorsolve(a, b, axes): x with tensordot(a, x, x.ndim) = b.
+ * axes (n_axes of them, NULL and 0 for None; negative ones count from
+ * the end, which NumPy refuses) are moved to the end of a, in their
+ * order; then the product of a's first b.ndim dims, that of the rest and
+ * b's size must be equal (WEFT_ESHAPE), and x, of a's dims after its first
+ * b.ndim, comes from weft_matrix_solve of a and b reshaped.  a's rank
+ * must be above b's (NumPy's a.shape[-0:] for equal ranks is refused),
+ * and every dim known while tracing (WEFT_ESHAPE).  f32 when both are f32,
+ * else f64 (integers too). */
+WEFT_API weft_value *weft_tensorsolve(weft_ctx *cx, weft_value *a, weft_value *b,
+                                      const int *axes, size_t n_axes);
 /* tf.linalg.tridiagonal_solve(diagonals, rhs) in the compact format:
  * diagonals [..., 3, m] holds each matrix's superdiagonal (its last
  * element not read), diagonal and subdiagonal (its first element not
