@@ -324,6 +324,26 @@ WEFT_API weft_value *weft_rad2deg(weft_ctx *cx, weft_value *x);
  * outs[1] weft_mod(x1, x2) (Python's pair).  Returns 0, or the context's
  * error code with both NULL. */
 WEFT_API int weft_divmod(weft_ctx *cx, weft_value *x1, weft_value *x2, weft_value **outs);
+/* np.fmax(x1, x2), np.fmin(x1, x2): the larger (smaller) where a NaN
+ * loses to a number (NaN only where both are), by NumPy's loop (x1 > x2
+ * || isnan(x2)) ? x1 : x2 (< for fmin), so for equal values, zeros of both
+ * signs among them, the result is x2.  Broadcast and promoted as
+ * weft_maximum, which integers and bool use (nothing to ignore).
+ * Gradients reach the chosen operand. */
+WEFT_API weft_value *weft_fmax(weft_ctx *cx, weft_value *x1, weft_value *x2);
+WEFT_API weft_value *weft_fmin(weft_ctx *cx, weft_value *x1, weft_value *x2);
+/* np.modf(x): outs[0] the fractional part and outs[1] the integral part
+ * (weft_fix), both with x's sign (C's modf: -0.0 and -3.0 for -3.0; 0 and
+ * inf for inf; NaN for both for NaN), in x's float dtype (integers and
+ * bool in f64).  The fractional part's gradient is 1 (the integral's 0).
+ * Returns 0, or the context's error code with both NULL. */
+WEFT_API int weft_modf(weft_ctx *cx, weft_value *x, weft_value **outs);
+/* np.spacing(x): the distance from x to the next float away from zero,
+ * nextafter(x, +-inf) - x with the sign of x (both zeros give the
+ * smallest subnormal, as NumPy's), inf for the largest float, NaN for an
+ * infinity or NaN; x's float dtype (integers and bool in f64, where
+ * NumPy's bool gives f16).  No gradient (nextafter has none). */
+WEFT_API weft_value *weft_spacing(weft_ctx *cx, weft_value *x);
 /* np.ldexp(x1, x2): x1 * 2^x2 elementwise with one rounding (C's ldexp:
  * subnormal results exact where they can be, overflow to +-inf), x2
  * integers or bool (a float power is WEFT_EDTYPE, as NumPy's TypeError);
