@@ -1,6 +1,7 @@
 /* Reductions and products of tf.experimental.numpy and NumPy composed of
  * weft's ops in NumPy's formulas (nansum, nanprod, nanmean, nancumsum,
- * nancumprod, nanmax, nanmin, nanvar, nanstd, ptp, average, inner, vdot)
+ * nancumprod, nanmax, nanmin, nanargmax, nanargmin, nanvar, nanstd, ptp,
+ * average, inner, vdot)
  * and tf.math.reduce_euclidean_norm in TensorFlow's:
  * the order of a sum is weft_reduce's, so eager and traced runs give the
  * same bits, and the gradients come from the parts. */
@@ -133,6 +134,37 @@ weft_value *weft_nanmin(weft_ctx *cx, weft_value *a, const int *axes, size_t n_a
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(nan_extreme(cx, "weft_nanmin", WEFT_R_MIN, a, axes, n_axes, keepdims));
+}
+
+/* NumPy's nanargmax and nanargmin: the arg extreme with the NaNs read as
+ * the other extreme; a slice of NaNs only fails when the call runs, as
+ * NumPy's ValueError. */
+static weft_value *nan_arg_extreme(weft_ctx *cx, const char *fn, bool max, weft_value *a,
+                                   int axis)
+{
+    if (!weft__op_enter(cx, fn, &a, 1))
+        return NULL;
+    weft_value *(*arg)(weft_ctx *, weft_value *, int) = max ? weft_argmax : weft_argmin;
+    if (!weft__dtype_is_float(weft__value_spec(a)->dtype))
+        return arg(cx, a, axis);
+    weft_value *nan = weft__op_unary(cx, WEFT__OP_IS_NAN, fn, a);
+    weft_value *none = axis == WEFT_ALL_AXES ? weft_reduce(cx, WEFT_R_ALL, nan, NULL, 0, false)
+                                             : weft_reduce(cx, WEFT_R_ALL, nan, &axis, 1, false);
+    weft_value *some = weft_logical_not(cx, weft_reduce(cx, WEFT_R_ANY, none, NULL, 0, false));
+    weft_value *i = arg(cx, nan_as(cx, fn, a, max ? -INFINITY : INFINITY), axis);
+    return weft__ops_checkf(cx, i, some, "%s: All-NaN slice encountered", fn);
+}
+
+weft_value *weft_nanargmax(weft_ctx *cx, weft_value *a, int axis)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_arg_extreme(cx, "weft_nanargmax", true, a, axis));
+}
+
+weft_value *weft_nanargmin(weft_ctx *cx, weft_value *a, int axis)
+{
+    WEFT__SCOPE(cx);
+    return WEFT__KEEP(nan_arg_extreme(cx, "weft_nanargmin", false, a, axis));
 }
 
 /* NumPy's nanvar: the numbers' mean, their squared deviations summed,

@@ -582,6 +582,14 @@ WEFT_API weft_value *weft_nanmean(weft_ctx *cx, weft_value *a, const int *axes, 
                                   bool keepdims);
 WEFT_API weft_value *weft_ptp(weft_ctx *cx, weft_value *a, const int *axes, size_t n_axes,
                               bool keepdims);
+/* NumPy's nanargmax(a, axis) and nanargmin: weft_argmax (weft_argmin) of
+ * a with its NaNs left out (read as -inf, +inf); axis as weft_argmax's
+ * (WEFT_ALL_AXES: the index into the flattened tensor).  A slice of NaNs
+ * only fails the call when it runs (WEFT_EINVAL, "All-NaN slice
+ * encountered", NumPy's ValueError); integers and bool are weft_argmax's
+ * (weft_argmin's). */
+WEFT_API weft_value *weft_nanargmax(weft_ctx *cx, weft_value *a, int axis);
+WEFT_API weft_value *weft_nanargmin(weft_ctx *cx, weft_value *a, int axis);
 /* NumPy's nanmax and nanmin over axes as weft_reduce's: the extreme of
  * the numbers, NaN where there are none (NumPy warns); integers are
  * weft_reduce's MAX and MIN, bool is WEFT_EDTYPE.  nanvar and nanstd: the
@@ -1114,6 +1122,46 @@ WEFT_API weft_value *weft_append(weft_ctx *cx, weft_value *arr, weft_value *valu
  * is diag of v flattened.  Dims known while tracing; any dtype. */
 WEFT_API weft_value *weft_diag(weft_ctx *cx, weft_value *v, int64_t k);
 WEFT_API weft_value *weft_diagflat(weft_ctx *cx, weft_value *v, int64_t k);
+/* np.indices(dims, dtype): the grid [rank, dims...] whose entry d holds
+ * each element's index along dim d (rank 0 to WEFT_MAX_RANK - 1; rank 0
+ * gives NumPy's empty [0]); any dtype (NumPy's default is WEFT_I64). */
+WEFT_API weft_value *weft_indices(weft_ctx *cx, int rank, const int64_t *dims, weft_dtype dtype);
+/* np.trim_zeros(filt, trim): the vector filt without its leading ('f' in
+ * trim) and trailing ('b') zeros, either case, NULL for NumPy's "fb";
+ * NumPy's test x != 0 (-0.0 is a zero, NaN is not; false for bool).  Its
+ * length depends on the values (unknown while tracing, so one trace
+ * serves every input). */
+WEFT_API weft_value *weft_trim_zeros(weft_ctx *cx, weft_value *filt, const char *trim);
+/* np.delete(arr, obj, axis): arr without the entries obj[0..n_obj) along
+ * axis (negative ones count from the end; a repeated one is deleted
+ * once; out of bounds is WEFT_EINVAL as NumPy's IndexError), axis
+ * WEFT_ALL_AXES (NumPy's None) deletes from arr flattened.  The axis's
+ * length must be known while tracing (WEFT_ESHAPE).  A gather of the
+ * entries kept, so gradients reach them. */
+WEFT_API weft_value *weft_delete(weft_ctx *cx, weft_value *arr, const int64_t *obj,
+                                 size_t n_obj, int axis);
+/* np.fill_diagonal(a, val, wrap) as a new array (NumPy writes a in
+ * place): a's elements at NumPy's flat steps (cols + 1 for a matrix, its
+ * first cols rows only unless wrap, so a tall matrix's diagonal starts
+ * again below; 1 + the sum of the cumulative products of the leading
+ * dims for more dims, which must all be equal) set to val's elements
+ * flattened, repeated as NumPy's flat assignment repeats them, cast to
+ * a's dtype.  a of rank 2 or more and val non-empty, every dim known
+ * while tracing (WEFT_ESHAPE).  Gradients reach a's other elements (no
+ * rule for val: weft_scatter_nd_update has none for its updates). */
+WEFT_API weft_value *weft_fill_diagonal(weft_ctx *cx, weft_value *a, weft_value *val, bool wrap);
+/* np.put_along_axis(arr, indices, values, axis) as a new array (NumPy
+ * writes arr in place): arr with arr[..., indices[..., j, ...], ...] set
+ * to values (broadcast to indices' shape, cast to arr's dtype) along
+ * axis, the counterpart of weft_take_along_axis.  arr and indices (i32 or
+ * i64) of one rank, every dim known while tracing, indices' dims off axis
+ * equal to arr's or 1 (WEFT_ESHAPE); negative indices count from the end,
+ * one out of range fails the call when it runs (WEFT_EINVAL), and of
+ * repeated ones the last in row-major order wins (NumPy's assignment).
+ * axis WEFT_ALL_AXES puts into arr flattened, arr's shape kept.
+ * Gradients as weft_scatter_nd_update's (arr's other elements). */
+WEFT_API weft_value *weft_put_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indices,
+                                         weft_value *values, int axis);
 /* tf.experimental.numpy.diagonal(a, offset, axis1, axis2): the diagonal
  * offset (0 the main one, > 0 above it) of the matrices a holds in axes
  * axis1 (rows) and axis2 (columns), NumPy's layout: a's other dims in

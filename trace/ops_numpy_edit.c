@@ -1,0 +1,271 @@
+/* NumPy's routines that build or edit arrays by position: indices,
+ * trim_zeros, delete, fill_diagonal and put_along_axis, as functional
+ * forms (a new array where NumPy writes in place).  Positions known while
+ * tracing become constant index tables; trim_zeros's length depends on
+ * the values, so it is a boolean mask. */
+#include <stdint.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "trace/ctx.h"
+#include "trace/ops_impl.h"
+#include "trace/tensor_impl.h"
+
+weft_value *weft_indices(weft_ctx *cx, int rank, const int64_t *dims, weft_dtype dtype)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_indices";
+    if (rank < 0 || rank >= WEFT_MAX_RANK || (rank > 0 && !dims))
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: rank %d (0 to %d, dims given)", fn, rank,
+                              WEFT_MAX_RANK - 1);
+    if (weft_dtype_size(dtype) == 0)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: unknown dtype %d", fn, (int)dtype);
+    for (int d = 0; d < rank; d++)
+        if (dims[d] < 0)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: dims[%d] is %lld", fn, d,
+                                  (long long)dims[d]);
+    if (rank == 0)   /* NumPy's shape (0,) */
+        return WEFT__KEEP(weft_fill(cx, dtype, 1, (const int64_t[]){ 0 }, 0.0));
+    weft_value *grids[WEFT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        /* 0..dims[d] along axis d, broadcast along the others. */
+        int64_t along[WEFT_MAX_RANK];
+        for (int e = 0; e < rank; e++)
+            along[e] = e == d ? dims[d] : 1;
+        weft_value *r = weft_cast(cx, weft_range(cx, WEFT_I64, 0, dims[d], 1), dtype);
+        grids[d] = weft_broadcast_to(cx, weft_reshape(cx, r, rank, along), rank, dims);
+    }
+    return WEFT__KEEP(weft_stack(cx, grids, (size_t)rank, 0));
+}
+
+weft_value *weft_trim_zeros(weft_ctx *cx, weft_value *filt, const char *trim)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_trim_zeros";
+    if (!weft__op_enter(cx, fn, &filt, 1))
+        return NULL;
+    const weft_spec *s = weft__value_spec(filt);
+    if (s->rank != 1) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: filt %s is not a vector (rank known while "
+                              "tracing)", fn, weft__spec_str(s, ss, sizeof ss));
+    }
+    if (!trim)
+        trim = "fb";
+    bool front = strpbrk(trim, "fF") != NULL, back = strpbrk(trim, "bB") != NULL;
+    /* NumPy's test is i != 0. (so -0.0 is a zero and NaN is not); a
+     * running count of the others from each trimmed end keeps the rest. */
+    weft_value *nonzero = weft_ne(cx, filt, weft_zeros_like(cx, filt));
+    weft_value *zero = weft_const_i64(cx, 0);
+    weft_value *keep = weft_ones_like(cx, nonzero);
+    if (front)
+        keep = weft_logical_and(cx, keep, weft_gt(cx, weft_cumsum(cx, nonzero, 0), zero));
+    if (back)
+        keep = weft_logical_and(cx, keep, weft_gt(cx, weft_cumsum_ex(cx, nonzero, 0,
+                                                                     WEFT_SCAN_REVERSE), zero));
+    return WEFT__KEEP(weft_boolean_mask(cx, filt, keep, 0));
+}
+
+/* The dim of v along axis (checked and made non-negative), known while
+ * tracing; -1 with the context failing otherwise. */
+static int64_t known_dim(weft_ctx *cx, const char *fn, const char *name, weft_value *v, int *axis)
+{
+    if (!weft__ops_axis_in(cx, fn, name, v, axis))
+        return -1;
+    const weft_spec *s = weft__value_spec(v);
+    if (s->dims[*axis] == WEFT_DIM_ANY) {
+        char ss[WEFT__SPEC_STR_MAX];
+        weft__ctx_fail(cx, WEFT_ESHAPE, "%s: %s %s has axis %d unknown while tracing", fn, name,
+                       weft__spec_str(s, ss, sizeof ss), *axis);
+        return -1;
+    }
+    return s->dims[*axis];
+}
+
+weft_value *weft_delete(weft_ctx *cx, weft_value *arr, const int64_t *obj, size_t n_obj, int axis)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_delete";
+    if (!weft__op_enter(cx, fn, &arr, 1))
+        return NULL;
+    if (n_obj > 0 && !obj)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: obj is NULL with n_obj %zu", fn, n_obj);
+    if (axis == WEFT_ALL_AXES) {   /* NumPy's axis None: arr flattened */
+        arr = weft_ravel(cx, arr);
+        axis = 0;
+    }
+    int64_t n = known_dim(cx, fn, "arr", arr, &axis);
+    if (n < 0)
+        return NULL;
+    bool *gone = weft__calloc((size_t)n + 1, sizeof *gone);
+    int64_t *keep = weft__calloc((size_t)n + 1, sizeof *keep);
+    weft_value *r = NULL;
+    if (!gone || !keep) {
+        weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+        goto done;
+    }
+    for (size_t k = 0; k < n_obj; k++) {
+        if (obj[k] < -n || obj[k] >= n) {
+            weft__ctx_fail(cx, WEFT_EINVAL, "%s: index %lld is out of bounds for axis %d with "
+                           "size %lld", fn, (long long)obj[k], axis, (long long)n);
+            goto done;
+        }
+        gone[obj[k] < 0 ? obj[k] + n : obj[k]] = true;
+    }
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!gone[i])
+            keep[kept++] = i;
+    weft_value *at = weft__ops_constant(cx, fn, WEFT_I64, 1, &kept, keep, WEFT_I64);
+    r = weft_gather(cx, arr, at, axis);
+done:
+    weft__free(gone);
+    weft__free(keep);
+    return weft_ctx_status(cx) == 0 ? WEFT__KEEP(r) : NULL;
+}
+
+/* NumPy's flat step between diagonal elements and the flat end (a's
+ * element count when wrapping); false with the context failing on a
+ * shape NumPy refuses. */
+static bool diagonal_walk(weft_ctx *cx, const char *fn, const weft_spec *s, bool wrap,
+                          int64_t *step, int64_t *end)
+{
+    char ss[WEFT__SPEC_STR_MAX];
+    if (s->rank < 2)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s is not at least 2-d (rank known while "
+                              "tracing)", fn, weft__spec_str(s, ss, sizeof ss)), false;
+    int64_t n = 1;
+    for (int d = 0; d < s->rank; d++) {
+        if (s->dims[d] == WEFT_DIM_ANY)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s has dims unknown while tracing",
+                                  fn, weft__spec_str(s, ss, sizeof ss)), false;
+        if (s->rank > 2 && s->dims[d] != s->dims[0])
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s has dims of different lengths", fn,
+                                  weft__spec_str(s, ss, sizeof ss)), false;
+        n *= s->dims[d];
+    }
+    int64_t cols = s->dims[s->rank - 1];
+    if (s->rank == 2) {
+        *step = cols + 1;
+        *end = wrap ? n : cols * cols < n ? cols * cols : n;
+        return true;
+    }
+    /* 1 + the sum of the cumulative products of the dims but the last. */
+    int64_t prod = 1;
+    *step = 1;
+    for (int d = 0; d < s->rank - 1; d++) {
+        prod *= s->dims[d];
+        *step += prod;
+    }
+    *end = n;
+    return true;
+}
+
+weft_value *weft_fill_diagonal(weft_ctx *cx, weft_value *a, weft_value *val, bool wrap)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_fill_diagonal";
+    weft_value *in[2] = { a, val };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    const weft_spec *s = weft__value_spec(a), *sv = weft__value_spec(val);
+    int64_t step, end, n_val = 1;
+    if (!diagonal_walk(cx, fn, s, wrap, &step, &end))
+        return NULL;
+    for (int d = 0; d < sv->rank; d++)
+        n_val = sv->dims[d] == WEFT_DIM_ANY || n_val < 0 ? -1 : n_val * sv->dims[d];
+    if (sv->rank < 0 || n_val <= 0) {
+        char ss[WEFT__SPEC_STR_MAX];
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: val %s is empty or has dims unknown while "
+                              "tracing", fn, weft__spec_str(sv, ss, sizeof ss));
+    }
+    /* The j-th diagonal element sits at j * step of the flat array and
+     * takes val's element j % n_val (NumPy's flat assignment repeats
+     * val). */
+    int64_t count = end > 0 ? (end - 1) / step + 1 : 0;
+    int64_t *at = weft__calloc((size_t)count + 1, sizeof *at);
+    int64_t *from = weft__calloc((size_t)count + 1, sizeof *from);
+    weft_value *r = NULL;
+    if (!at || !from) {
+        weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    } else {
+        for (int64_t j = 0; j < count; j++) {
+            at[j] = j * step;
+            from[j] = j % n_val;
+        }
+        weft_value *flat = weft_ravel(cx, a);
+        weft_value *values = weft_ravel(cx, weft_cast(cx, val, s->dtype));
+        weft_value *pos = weft__ops_constant(cx, fn, WEFT_I64, 2, (const int64_t[]){ count, 1 },
+                                             at, WEFT_I64);
+        weft_value *pick = weft__ops_constant(cx, fn, WEFT_I64, 1, &count, from, WEFT_I64);
+        weft_value *diagonal = weft_gather(cx, values, pick, 0);
+        weft_value *filled = weft_scatter_nd_update(cx, flat, pos, diagonal);
+        r = weft_reshape(cx, filled, s->rank, s->dims);
+    }
+    weft__free(at);
+    weft__free(from);
+    return weft_ctx_status(cx) == 0 ? WEFT__KEEP(r) : NULL;
+}
+
+/* indices's dims against arr's (rank r, all known while tracing): equal
+ * or 1 off axis, where they broadcast to arr's; the scatter's index grid
+ * into dims.  False with the context failing otherwise. */
+static bool put_dims(weft_ctx *cx, const char *fn, const weft_spec *sa, const weft_spec *si,
+                     int axis, int64_t *dims)
+{
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    for (int d = 0; d < sa->rank; d++) {
+        bool known = sa->dims[d] != WEFT_DIM_ANY && si->dims[d] != WEFT_DIM_ANY;
+        if (!known || (d != axis && si->dims[d] != sa->dims[d] && si->dims[d] != 1))
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: indices %s do not broadcast to arr %s "
+                                  "off axis %d (dims known while tracing)", fn,
+                                  weft__spec_str(si, s1, sizeof s1),
+                                  weft__spec_str(sa, s2, sizeof s2), axis), false;
+        dims[d] = d == axis ? si->dims[d] : sa->dims[d];
+    }
+    return true;
+}
+
+weft_value *weft_put_along_axis(weft_ctx *cx, weft_value *arr, weft_value *indices,
+                                weft_value *values, int axis)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_put_along_axis";
+    weft_value *in[3] = { arr, indices, values };
+    if (!weft__op_enter(cx, fn, in, 3))
+        return NULL;
+    const weft_spec *sa = weft__value_spec(arr), *si = weft__value_spec(indices);
+    char s1[WEFT__SPEC_STR_MAX], s2[WEFT__SPEC_STR_MAX];
+    if (si->dtype != WEFT_I32 && si->dtype != WEFT_I64)
+        return weft__ctx_fail(cx, WEFT_EDTYPE, "%s: indices %s are not i32 or i64", fn,
+                              weft__spec_str(si, s1, sizeof s1));
+    if (axis == WEFT_ALL_AXES) {   /* NumPy's None: into arr flattened, arr's shape kept */
+        if (sa->rank < 0)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: arr %s has a rank unknown while tracing",
+                                  fn, weft__spec_str(sa, s1, sizeof s1));
+        weft_value *flat = weft_put_along_axis(cx, weft_ravel(cx, arr), indices, values, 0);
+        return WEFT__KEEP(weft_reshape(cx, flat, sa->rank, sa->dims));
+    }
+    if (sa->rank < 1 || si->rank != sa->rank)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: arr %s and indices %s have not one rank of 1 "
+                              "or more, known while tracing", fn, weft__spec_str(sa, s1, sizeof s1),
+                              weft__spec_str(si, s2, sizeof s2));
+    int64_t dims[WEFT_MAX_RANK];
+    if (!weft__ops_axis_in(cx, fn, "arr", arr, &axis) || !put_dims(cx, fn, sa, si, axis, dims))
+        return NULL;
+    int r = sa->rank;
+    /* Each element's index tuple: its own position off axis, its index
+     * (from the end where negative, as NumPy's) along it. */
+    weft_value *parts[WEFT_MAX_RANK];
+    if (weft_unstack(cx, weft_indices(cx, r, dims, WEFT_I64), 0, (size_t)r, parts) != 0)
+        return NULL;
+    weft_value *at = weft_broadcast_to(cx, weft_cast(cx, indices, WEFT_I64), r, dims);
+    weft_value *n = weft_const_i64(cx, sa->dims[axis]), *zero = weft_const_i64(cx, 0);
+    at = weft_where(cx, weft_lt(cx, at, zero), weft_add(cx, at, n), at);
+    weft_value *inside = weft_logical_and(cx, weft_ge(cx, at, zero), weft_lt(cx, at, n));
+    parts[axis] = weft__ops_checkf(cx, at, inside, "%s: an index is out of range for axis %d of "
+                                   "length %lld", fn, axis, (long long)sa->dims[axis]);
+    weft_value *tuples = weft_stack(cx, parts, (size_t)r, -1);
+    weft_value *v = weft_broadcast_to(cx, weft_cast(cx, values, sa->dtype), r, dims);
+    return WEFT__KEEP(weft_scatter_nd_update(cx, arr, tuples, v));
+}
