@@ -197,8 +197,9 @@ weft_value *weft_tensorinv(weft_ctx *cx, weft_value *a, int ind)
                               "elements, not a square matrix", fn, weft__spec_str(s, ss, sizeof ss),
                               ind, (long long)before, (long long)after);
     }
-    /* NumPy: inv(a.reshape(after, -1)) shaped as a's dims from ind on,
-     * then those before it. */
+    /* NumPy: inv(a.reshape(after, -1)), the same matrix as before x
+     * after since both are equal, shaped as a's dims from ind on, then
+     * those before it. */
     int64_t square[2] = { after, before }, dims[WEFT_MAX_RANK];
     for (int d = 0; d < rank; d++)
         dims[d] = s->dims[(d + ind) % rank];

@@ -1125,7 +1125,8 @@ WEFT_API weft_value *weft_diagflat(weft_ctx *cx, weft_value *v, int64_t k);
 /* np.indices(dims, dtype): the grid [rank, dims...] whose entry d holds
  * each element's index along dim d (rank 0 to WEFT_MAX_RANK - 1; rank 0
  * gives NumPy's empty [0]); any dtype (NumPy's default is WEFT_I64). */
-WEFT_API weft_value *weft_indices(weft_ctx *cx, int rank, const int64_t *dims, weft_dtype dtype);
+WEFT_API weft_value *weft_indices(weft_ctx *cx, int rank, const int64_t *dims,
+                                  weft_dtype dtype);
 /* np.trim_zeros(filt, trim): the vector filt without its leading ('f' in
  * trim) and trailing ('b') zeros, either case, NULL for NumPy's "fb";
  * NumPy's test x != 0 (-0.0 is a zero, NaN is not; false for bool).  Its
@@ -1149,7 +1150,8 @@ WEFT_API weft_value *weft_delete(weft_ctx *cx, weft_value *arr, const int64_t *o
  * a's dtype.  a of rank 2 or more and val non-empty, every dim known
  * while tracing (WEFT_ESHAPE).  Gradients reach a's other elements (no
  * rule for val: weft_scatter_nd_update has none for its updates). */
-WEFT_API weft_value *weft_fill_diagonal(weft_ctx *cx, weft_value *a, weft_value *val, bool wrap);
+WEFT_API weft_value *weft_fill_diagonal(weft_ctx *cx, weft_value *a, weft_value *val,
+                                        bool wrap);
 /* np.put_along_axis(arr, indices, values, axis) as a new array (NumPy
  * writes arr in place): arr with arr[..., indices[..., j, ...], ...] set
  * to values (broadcast to indices' shape, cast to arr's dtype) along
@@ -3715,11 +3717,11 @@ WEFT_API weft_value *weft_matrix_power(weft_ctx *cx, weft_value *a, int64_t n);
  * two arrays every dim must be known while tracing, since the order
  * depends on them (WEFT_ESHAPE naming the reason).  Types as matmul's. */
 WEFT_API weft_value *weft_multi_dot(weft_ctx *cx, weft_value *const *arrays, size_t n);
-/* np.linalg.tensorinv(a, ind): the inverse of a seen as a matrix of its
- * dims from ind on by those before it, shaped as a's dims from ind on
- * followed by those before (NumPy's reshape of a into rows of the first
- * product).  1 <= ind <= rank (WEFT_EINVAL); both products equal and every
- * dim known while tracing (WEFT_ESHAPE).  Integers and bool in f64. */
+/* np.linalg.tensorinv(a, ind): the inverse of a seen as a matrix (its
+ * dims before ind the rows, those from ind on the columns), shaped as a's
+ * dims from ind on followed by those before, as NumPy's.  1 <= ind <=
+ * rank (WEFT_EINVAL); both products equal and every dim known while
+ * tracing (WEFT_ESHAPE).  Integers and bool in f64. */
 WEFT_API weft_value *weft_tensorinv(weft_ctx *cx, weft_value *a, int ind);
 /* np.linalg.tensorsolve(a, b, axes): x with tensordot(a, x, x.ndim) = b.
  * axes (n_axes of them, NULL and 0 for None; negative ones count from

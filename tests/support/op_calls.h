@@ -69,9 +69,10 @@ static inline void op_results_everywhere(weft_body_fn body, void *user, weft_ten
 }
 
 /* r is of dtype dt and holds want[0..n) (rounded to f32 first for an
- * f32 r; NaN where want is NaN); `what` names the case. */
-static inline void op_expect_values(const weft_tensor *r, weft_dtype dt, const double *want,
-                                    int64_t n, const char *what)
+ * f32 r; NaN where want is NaN), with bits true bit for bit (so that
+ * -0.0 and 0.0 differ); `what` names the case. */
+static inline void op_expect_numbers(const weft_tensor *r, weft_dtype dt, const double *want,
+                                     int64_t n, bool bits, const char *what)
 {
     cr_assert_eq(weft_tensor_dtype(r), dt, "%s: dtype %s", what,
                  weft_dtype_name(weft_tensor_dtype(r)));
@@ -79,9 +80,17 @@ static inline void op_expect_values(const weft_tensor *r, weft_dtype dt, const d
                  (long long)weft_tensor_numel(r));
     for (int64_t i = 0; i < n; i++) {
         double got = test_element(r, i), w = dt == WEFT_F32 ? (double)(float)want[i] : want[i];
-        cr_assert(w != w ? got != got : got == w, "%s[%lld] is %.17g, not %.17g", what,
-                  (long long)i, got, w);
+        bool same = bits ? memcmp(&got, &w, sizeof got) == 0 : got == w;
+        cr_assert(w != w ? got != got : same, "%s[%lld] is %.17g (%a), not %.17g (%a)", what,
+                  (long long)i, got, got, w, w);
     }
+}
+
+/* op_expect_numbers by value (-0.0 == 0.0). */
+static inline void op_expect_values(const weft_tensor *r, weft_dtype dt, const double *want,
+                                    int64_t n, const char *what)
+{
+    op_expect_numbers(r, dt, want, n, false, what);
 }
 
 /* A function of body on r (one output) whose n_args arguments have the

@@ -14,20 +14,11 @@ TestSuite(ops_numpy_float, .init = suite_runtimes_create, .fini = suite_runtimes
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
-/* r (dtype dt) holds want[0..n) bit for bit once rounded to dt (any NaN
- * for NaN), so that -0.0 and 0.0 differ. */
+/* r (dtype dt) holds want[0..n) bit for bit, zeros' signs included. */
 static void expect_bits(const weft_tensor *r, weft_dtype dt, const double *want, int64_t n,
                         const char *what)
 {
-    cr_assert_eq(weft_tensor_dtype(r), dt, "%s: dtype %s", what,
-                 weft_dtype_name(weft_tensor_dtype(r)));
-    cr_assert_eq(weft_tensor_numel(r), n, "%s: %lld elements", what,
-                 (long long)weft_tensor_numel(r));
-    for (int64_t i = 0; i < n; i++) {
-        double got = test_element(r, i), w = dt == WEFT_F32 ? (double)(float)want[i] : want[i];
-        cr_assert(isnan(w) ? isnan(got) : memcmp(&got, &w, sizeof got) == 0,
-                  "%s[%lld] is %a, not %a", what, (long long)i, got, w);
-    }
+    op_expect_numbers(r, dt, want, n, true, what);
 }
 
 /* user: 0 fmax, 1 fmin; 2 fmax of a weak 0.5 and a[0], 3 fmin of a[0]
