@@ -134,7 +134,6 @@ static bool diagonal_walk(weft_ctx *cx, const char *fn, const weft_spec *s, bool
     if (s->rank < 2)
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s is not at least 2-d (rank known while "
                               "tracing)", fn, weft__spec_str(s, ss, sizeof ss)), false;
-    int64_t n = 1;
     for (int d = 0; d < s->rank; d++) {
         if (s->dims[d] == WEFT_DIM_ANY)
             return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s has dims unknown while tracing",
@@ -142,12 +141,15 @@ static bool diagonal_walk(weft_ctx *cx, const char *fn, const weft_spec *s, bool
         if (s->rank > 2 && s->dims[d] != s->dims[0])
             return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s has dims of different lengths", fn,
                                   weft__spec_str(s, ss, sizeof ss)), false;
-        n *= s->dims[d];
     }
+    int64_t n;
+    if (!weft__numel_checked(s->rank, s->dims, 1, &n))
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: a %s has too many elements", fn,
+                              weft__spec_str(s, ss, sizeof ss)), false;
     int64_t cols = s->dims[s->rank - 1];
-    if (s->rank == 2) {
+    if (s->rank == 2) {   /* without wrap, min(cols * cols, n), which may overflow */
         *step = cols + 1;
-        *end = wrap ? n : cols * cols < n ? cols * cols : n;
+        *end = wrap || cols == 0 || cols > n / cols ? n : cols * cols;
         return true;
     }
     /* 1 + the sum of the cumulative products of the dims but the last. */
@@ -169,12 +171,10 @@ weft_value *weft_fill_diagonal(weft_ctx *cx, weft_value *a, weft_value *val, boo
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
     const weft_spec *s = weft__value_spec(a), *sv = weft__value_spec(val);
-    int64_t step, end, n_val = 1;
+    int64_t step, end, n_val;
     if (!diagonal_walk(cx, fn, s, wrap, &step, &end))
         return NULL;
-    for (int d = 0; d < sv->rank; d++)
-        n_val = sv->dims[d] == WEFT_DIM_ANY || n_val < 0 ? -1 : n_val * sv->dims[d];
-    if (sv->rank < 0 || n_val <= 0) {
+    if (sv->rank < 0 || !weft__numel_checked(sv->rank, sv->dims, 1, &n_val) || n_val == 0) {
         char ss[WEFT__SPEC_STR_MAX];
         return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: val %s is empty or has dims unknown while "
                               "tracing", fn, weft__spec_str(sv, ss, sizeof ss));
