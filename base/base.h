@@ -1,8 +1,8 @@
 /* What every module of weft uses and none owns: errors, allocation (with
- * fault injection), the clock and the cache-line size.  runtime/, trace/
- * and cache/ include it (runtime/iface.h does too); base/ depends on
- * nothing but libc and the public headers.  Nothing here is exported from
- * the shared library. */
+ * fault injection), the clock, symbols of opened libraries and the
+ * cache-line size.  runtime/, trace/ and cache/ include it
+ * (runtime/iface.h does too); base/ depends on nothing but libc and the
+ * public headers.  Nothing here is exported from the shared library. */
 #ifndef WEFT_BASE_H
 #define WEFT_BASE_H
 
@@ -43,5 +43,11 @@ bool weft__fault_hit(void);
 
 /* Monotonic time in nanoseconds. */
 uint64_t weft__now_ns(void);
+
+/* dlsym(lib, name) stored into the function pointer at slot (ISO C has no
+ * cast between object and function pointers; POSIX makes them the same
+ * size); false, and the slot untouched, when lib has no such symbol.  For
+ * the tables of the libraries weft opens itself (LLVM, the BLAS). */
+bool weft__dl_function(void *lib, const char *name, void *slot);
 
 #endif

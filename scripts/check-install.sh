@@ -37,7 +37,7 @@ for req in $(pkg-config --print-requires-private weft | cut -d' ' -f1); do
             { echo "check-install: weft.pc requires $req, which libweft.so does not link" >&2; exit 1; }
     done
 done
-# Statically: libweft.a itself, then what --static adds (ck, openblas, pthread, m).
+# Statically: libweft.a itself, then what --static adds (ck, pthread, m).
 static_libs=$(pkg-config --static --libs weft | sed 's/-lweft\b/-l:libweft.a/')
 # shellcheck disable=SC2046,SC2086
 $cc -std=c11 -Wall -Wextra -Werror -o "$stage/tour-static" examples/tour.c \

@@ -23,22 +23,7 @@
 #include "trace/shape.h"
 
 #if WEFT_HAVE_BLAS
-#include "trace/lapack.h"
-
-/* More of LAPACK's Fortran entry points in OpenBLAS (no header ships with it);
- * trailing lengths of character arguments, as gfortran passes them. */
-extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
-                    const double *tau, double *work, const int *lwork, int *info);
-extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
-                    double *w, double *work, const int *lwork, int *iwork, const int *liwork,
-                    int *info, size_t jobz_len, size_t uplo_len);
-extern void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
-                    double *s, double *u, const int *ldu, double *vt, const int *ldvt,
-                    double *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
-extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
-                   double *wr, double *wi, double *vl, const int *ldvl, double *vr,
-                   const int *ldvr, double *work, const int *lwork, int *info,
-                   size_t jobvl_len, size_t jobvr_len);
+#include "trace/blas_api.h"
 #endif
 
 /* Jacobi sweeps stop here at the latest; a symmetric matrix of 16 rows

@@ -14,7 +14,7 @@
 #include "trace/linalg.h"
 
 #if WEFT_HAVE_BLAS
-#include <cblas.h>
+#include "trace/blas_api.h"
 #endif
 
 /* Higham's table 2.3: the largest 1-norm for which degree m is accurate

@@ -27,9 +27,7 @@
 #include "trace/shape.h"
 
 #if WEFT_HAVE_BLAS
-#include <cblas.h>
-
-#include "trace/lapack.h"
+#include "trace/blas_api.h"
 #endif
 
 #define LOWER   WEFT__LINALG_LOWER

@@ -29,9 +29,7 @@
 
 #if WEFT_HAVE_BLAS
 
-#include <cblas.h>
-
-#include "trace/lapack.h"
+#include "trace/blas_api.h"
 
 /* Columns of the trailing matrix per tile.  At 1024 rows on one thread,
  * 128 and 256 both cost what LAPACK's own dgetrf does; 128 leaves twice

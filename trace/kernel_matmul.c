@@ -16,7 +16,7 @@
 #include "trace/kernels.h"
 
 #if WEFT_HAVE_BLAS
-#include <cblas.h>
+#include "trace/blas_api.h"
 #endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)

@@ -125,13 +125,17 @@ weft_value *weft_eigvalsh(weft_ctx *cx, weft_value *a)
 }
 
 /* weft_eig and weft_eigvals need LAPACK's dgeev: false (the context
- * failed) in a build without it. */
+ * failed) in a build without it, or where its library did not load. */
 static bool have_lapack(weft_ctx *cx, const char *fn)
 {
     if (weft__blas_available())
         return true;
-    weft__ctx_fail(cx, WEFT_EINVAL, "%s: this weft was built without OpenBLAS, whose LAPACK "
-                   "it needs", fn);
+    if (!*weft__blas_library())
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: this weft was built without OpenBLAS, whose "
+                       "LAPACK it needs", fn);
+    else
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: OpenBLAS, whose LAPACK it needs, did not load "
+                       "(%s)", fn, weft__blas_library());
     return false;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "trace/jit.h"
 
 #ifndef WEFT_LLVM_LIBRARY
@@ -33,18 +34,6 @@ void weft__jit_set_llvm_library(const char *file)
     __atomic_store_n(&library, file, __ATOMIC_RELEASE);
 }
 
-/* dlsym's address of name into the function pointer at slot: ISO C has
- * no cast between object and function pointers, POSIX says they are the
- * same size. */
-_Static_assert(sizeof(void (*)(void)) == sizeof(void *), "function pointers fit a void *");
-static bool find(void *lib, const char *name, void *slot)
-{
-    void *sym = dlsym(lib, name);
-    if (sym)
-        memcpy(slot, &sym, sizeof sym);
-    return sym != NULL;
-}
-
 #define NAME_OF(x) #x
 #define STRING_OF(x) NAME_OF(x)
 
@@ -65,7 +54,7 @@ static int open_table(char *err, size_t n)
     }
     const char *missing = NULL;
 #define FIND_FIELD(name) \
-    if (!missing && !find(lib, #name, &weft__llvm.name)) \
+    if (!missing && !weft__dl_function(lib, #name, &weft__llvm.name)) \
         missing = #name;
     WEFT__LLVM_FUNCTIONS(FIND_FIELD)
 #undef FIND_FIELD
@@ -79,7 +68,7 @@ static int open_table(char *err, size_t n)
         { STRING_OF(LLVM_NATIVE_ASMPRINTER), &weft__llvm.init_asm_printer },
     };
     for (size_t i = 0; i < sizeof native / sizeof *native && !missing; i++)
-        if (!find(lib, native[i].name, native[i].slot))
+        if (!weft__dl_function(lib, native[i].name, native[i].slot))
             missing = native[i].name;
     if (missing) {
         /* The library stays open: LLVM's static objects may not be
