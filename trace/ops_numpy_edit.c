@@ -1,8 +1,8 @@
 /* NumPy's routines that build or edit arrays by position: indices,
- * trim_zeros, delete, fill_diagonal and put_along_axis, as functional
- * forms (a new array where NumPy writes in place).  Positions known while
- * tracing become constant index tables; trim_zeros's length depends on
- * the values, so it is a boolean mask. */
+ * trim_zeros, delete, insert, fill_diagonal and put_along_axis, as
+ * functional forms (a new array where NumPy writes in place).  Positions
+ * known while tracing become constant index tables; trim_zeros's length
+ * depends on the values, so it is a boolean mask. */
 #include <stdint.h>
 #include <string.h>
 
@@ -121,6 +121,102 @@ weft_value *weft_delete(weft_ctx *cx, weft_value *arr, const int64_t *obj, size_
 done:
     weft__free(gone);
     weft__free(keep);
+    return weft_ctx_status(cx) == 0 ? WEFT__KEEP(r) : NULL;
+}
+
+/* np.insert's positions: where each of the numnew new slices lands in the
+ * result along the axis (n_obj 1: numnew slices in a row from obj[0];
+ * otherwise obj[j] shifted by the inserts before it, NumPy's stable
+ * order for equal ones), and from them the source of every result slice in
+ * [arr, values] joined along the axis.  False when an index is out of
+ * bounds (the context failed). */
+static bool insert_sources(weft_ctx *cx, const char *fn, const int64_t *obj, size_t n_obj,
+                           int axis, int64_t n, int64_t numnew, int64_t *src)
+{
+    int64_t total = n + numnew;
+    for (int64_t p = 0; p < total; p++)
+        src[p] = -1;
+    for (size_t k = 0; k < n_obj; k++)
+        if (obj[k] < -n || obj[k] > n)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: index %lld is out of bounds for axis "
+                                  "%d with size %lld", fn, (long long)obj[k], axis,
+                                  (long long)n), false;
+    if (n_obj == 1) {
+        int64_t at = obj[0] < 0 ? obj[0] + n : obj[0];
+        for (int64_t j = 0; j < numnew; j++)
+            src[at + j] = n + j;
+    } else {
+        /* A slice goes after every new one whose index is smaller, and
+         * after the equal ones given before it. */
+        for (size_t j = 0; j < n_obj; j++) {
+            int64_t at = obj[j] < 0 ? obj[j] + n : obj[j], before = 0;
+            for (size_t k = 0; k < n_obj; k++) {
+                int64_t ak = obj[k] < 0 ? obj[k] + n : obj[k];
+                before += ak < at || (ak == at && k < j);
+            }
+            src[at + before] = n + (int64_t)j;
+        }
+    }
+    int64_t next = 0;
+    for (int64_t p = 0; p < total; p++)
+        if (src[p] < 0)
+            src[p] = next++;
+    return true;
+}
+
+weft_value *weft_insert(weft_ctx *cx, weft_value *arr, const int64_t *obj, size_t n_obj,
+                        weft_value *values, int axis)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_insert";
+    weft_value *in[2] = { arr, values };
+    if (!weft__op_enter(cx, fn, in, 2))
+        return NULL;
+    if (n_obj > 0 && !obj)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: obj is NULL with n_obj %zu", fn, n_obj);
+    if (axis == WEFT_ALL_AXES) {   /* NumPy's axis None: arr flattened */
+        arr = weft_ravel(cx, arr);
+        axis = 0;
+    }
+    int64_t n = known_dim(cx, fn, "arr", arr, &axis);
+    if (n < 0)
+        return NULL;
+    const weft_spec *as = weft__value_spec(arr), *vs = weft__value_spec(values);
+    char ss[WEFT__SPEC_STR_MAX], ss2[WEFT__SPEC_STR_MAX];
+    for (int d = 0; d < as->rank; d++)
+        if (as->dims[d] == WEFT_DIM_ANY)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: arr %s has dims unknown while tracing",
+                                  fn, weft__spec_str(as, ss, sizeof ss));
+    if (vs->rank > as->rank)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: values %s has more dims than arr %s", fn,
+                              weft__spec_str(vs, ss, sizeof ss),
+                              weft__spec_str(as, ss2, sizeof ss2));
+    /* One index: values as NumPy's array(values, ndmin=arr.ndim), as many
+     * new slices as it has along the axis; several: one slice each. */
+    int64_t numnew = (int64_t)n_obj;
+    if (n_obj == 1) {
+        int64_t along = axis < as->rank - vs->rank ? 1 : vs->dims[axis - (as->rank - vs->rank)];
+        if (along == WEFT_DIM_ANY)
+            return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: values %s has its length along axis "
+                                  "%d unknown while tracing", fn,
+                                  weft__spec_str(vs, ss, sizeof ss), axis);
+        numnew = along;
+    }
+    int64_t dims[WEFT_MAX_RANK], total = n + numnew;
+    memcpy(dims, as->dims, sizeof *dims * (size_t)as->rank);
+    dims[axis] = numnew;
+    int64_t *src = weft__calloc((size_t)total + 1, sizeof *src);
+    if (!src)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    weft_value *r = NULL;
+    if (insert_sources(cx, fn, obj, n_obj, axis, n, numnew, src)) {
+        weft_value *fresh = weft_broadcast_to(cx, weft_cast(cx, values, as->dtype),
+                                              as->rank, dims);
+        weft_value *both = weft_concat(cx, (weft_value *[]){ arr, fresh }, 2, axis);
+        weft_value *at = weft__ops_constant(cx, fn, WEFT_I64, 1, &total, src, WEFT_I64);
+        r = weft_gather(cx, both, at, axis);
+    }
+    weft__free(src);
     return weft_ctx_status(cx) == 0 ? WEFT__KEEP(r) : NULL;
 }
 

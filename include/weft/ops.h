@@ -1141,6 +1141,19 @@ WEFT_API weft_value *weft_trim_zeros(weft_ctx *cx, weft_value *filt, const char 
  * entries kept, so gradients reach them. */
 WEFT_API weft_value *weft_delete(weft_ctx *cx, weft_value *arr, const int64_t *obj,
                                  size_t n_obj, int axis);
+/* np.insert(arr, obj, values, axis): arr with new slices along axis
+ * before the entries obj[0..n_obj) (negative ones count from the end;
+ * n, the axis's length, inserts at the end; beyond is WEFT_EINVAL as
+ * NumPy's IndexError).  Several indices insert one slice each, values
+ * broadcast to [..., n_obj, ...], equal indices in the order given; one
+ * index inserts as many slices as values has along axis once its dims are
+ * padded with 1s in front to arr's rank (NumPy's obj [i]; its scalar obj i
+ * is obj {i} with values' first dim moved to axis).  values is cast to
+ * arr's dtype; axis WEFT_ALL_AXES (NumPy's None) inserts into arr
+ * flattened.  arr's dims must be known while tracing (WEFT_ESHAPE).  A
+ * gather of arr joined with values, so gradients reach both. */
+WEFT_API weft_value *weft_insert(weft_ctx *cx, weft_value *arr, const int64_t *obj,
+                                 size_t n_obj, weft_value *values, int axis);
 /* np.fill_diagonal(a, val, wrap) as a new array (NumPy writes a in
  * place): a's elements at NumPy's flat steps (cols + 1 for a matrix, its
  * first cols rows only unless wrap, so a tall matrix's diagonal starts

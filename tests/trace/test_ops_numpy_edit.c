@@ -1,8 +1,8 @@
-/* np.nanargmax / nanargmin, np.indices, np.trim_zeros, np.delete and
- * np.fill_diagonal against NumPy 1.24's printed results; eager and traced
- * on 1, 2 and 4 workers with the same bits; trim_zeros traced once for
- * every input; the All-NaN slice failing when the call runs; gradients;
- * the refusals. */
+/* np.nanargmax / nanargmin, np.indices, np.trim_zeros, np.delete,
+ * np.insert and np.fill_diagonal against NumPy 1.24's printed results;
+ * eager and traced on 1, 2 and 4 workers with the same bits; trim_zeros
+ * traced once for every input; the All-NaN slice failing when the call
+ * runs; gradients; the refusals. */
 #include <math.h>
 #include <string.h>
 
@@ -178,6 +178,91 @@ Test(ops_numpy_edit, delete_is_numpys)
     weft_tensor_release(a);
 }
 
+/* An insert case: obj[0..n_obj) along axis, values a[1] or a weak 9.5. */
+typedef struct insert_case {
+    int64_t obj[4];
+    size_t n_obj;
+    int axis;
+    bool weak;
+} insert_case;
+
+static int insert_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    const insert_case *c = user;
+    weft_value *values = c->weak ? weft_const_f64(cx, 9.5) : a[1];
+    outs[0] = weft_insert(cx, a[0], c->obj, c->n_obj, values, c->axis);
+    return weft_ctx_status(cx);
+}
+
+/* weft_insert of a and values (NULL: the weak 9.5) by c has dims and
+ * NumPy's elements want, the same everywhere. */
+static void expect_insert(weft_tensor *a, weft_tensor *values, insert_case c, int rank,
+                          const int64_t *dims, const double *want, const char *what)
+{
+    weft_tensor *args[2] = { a, values }, *y;
+    c.weak = values == NULL;
+    op_results_everywhere(insert_body, &c, args, values ? 2 : 1, &y, 1, what);
+    test_assert_shape(y, weft_tensor_dtype(a), rank, dims, what);
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= dims[d];
+    op_expect_values(y, weft_tensor_dtype(a), want, n, what);
+    weft_tensor_release(y);
+}
+
+Test(ops_numpy_edit, insert_is_numpys)
+{
+    double v[12];
+    for (int k = 0; k < 12; k++)
+        v[k] = k;
+    weft_tensor *a = test_tensor(WEFT_F32, 2, DIMS(3, 4), v);
+    /* Several indices, equal ones in the order given, -1 the last. */
+    weft_tensor *row = test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 10, 20, 30, 40 });
+    expect_insert(a, row, (insert_case){ { 1, 3, 1, -1 }, 4, 1, false }, 2, DIMS(3, 8),
+                  (const double[]){ 0, 10, 30, 1, 2, 20, 40, 3, 4, 10, 30, 5, 6, 20, 40, 7,
+                                    8, 10, 30, 9, 10, 20, 40, 11 },
+                  "four columns");
+    /* One index: as many slices as values has along the axis. */
+    weft_tensor *col = test_tensor(WEFT_F32, 2, DIMS(3, 1), (const double[]){ 7, 8, 9 });
+    expect_insert(a, col, (insert_case){ { 1 }, 1, 1, false }, 2, DIMS(3, 5),
+                  (const double[]){ 0, 7, 1, 2, 3, 4, 8, 5, 6, 7, 8, 9, 9, 10, 11 },
+                  "one column");
+    weft_tensor *pair = test_tensor(WEFT_F32, 1, DIMS(2), (const double[]){ 5, 6 });
+    expect_insert(a, pair, (insert_case){ { 2 }, 1, -1, false }, 2, DIMS(3, 6),
+                  (const double[]){ 0, 1, 5, 6, 2, 3, 4, 5, 5, 6, 6, 7, 8, 9, 5, 6, 10, 11 },
+                  "two columns from one index");
+    weft_tensor_release(a);
+    weft_tensor_release(row);
+    weft_tensor_release(col);
+    weft_tensor_release(pair);
+
+    a = test_tensor(WEFT_I32, 2, DIMS(3, 4), v);
+    expect_insert(a, NULL, (insert_case){ { 0, 3 }, 2, 0, false }, 2, DIMS(5, 4),
+                  (const double[]){ 9, 9, 9, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                    9, 9, 9, 9 },
+                  "a weak 9.5 cast to i32, first and last");
+    weft_tensor *three = test_tensor(WEFT_I64, 1, DIMS(3), (const double[]){ 1, 2, 3 });
+    expect_insert(a, three, (insert_case){ { 5, 0, 12 }, 3, WEFT_ALL_AXES, false }, 1,
+                  DIMS(15), (const double[]){ 2, 0, 1, 2, 3, 4, 1, 5, 6, 7, 8, 9, 10, 11, 3 },
+                  "flattened");
+    weft_tensor *rows = test_tensor(WEFT_I32, 2, DIMS(2, 4), (const double[]){ 1, 2, 3, 4, 5,
+                                                                               6, 7, 8 });
+    expect_insert(a, rows, (insert_case){ { 3 }, 1, 0, false }, 2, DIMS(5, 4),
+                  (const double[]){ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1, 2, 3, 4, 5, 6, 7,
+                                    8 },
+                  "two rows at the end");
+    weft_tensor *first = test_tensor(WEFT_I32, 2, DIMS(1, 4), (const double[]){ 1, 2, 3, 4 });
+    expect_insert(a, first, (insert_case){ { -3 }, 1, 0, false }, 2, DIMS(4, 4),
+                  (const double[]){ 1, 2, 3, 4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 },
+                  "one row before row -3");
+    weft_tensor_release(first);
+    expect_insert(a, NULL, (insert_case){ { 0 }, 0, 0, false }, 2, DIMS(3, 4), v,
+                  "no index");
+    weft_tensor_release(a);
+    weft_tensor_release(three);
+    weft_tensor_release(rows);
+}
+
 /* user: 0 [7, 8] into a's diagonal, 1 the same wrapping, 2 a weak 2.5 */
 static int fill_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
@@ -303,9 +388,27 @@ Test(ops_numpy_edit, gradients_reach_the_entries_kept)
     }
 }
 
+/* Two columns inserted into a [2, 3] from a row of two values. */
+static int insert_grad_fn(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    static const int64_t at[2] = { 2, 0 };
+    weft_value *r = weft_insert(cx, a[0], at, 2, a[1], 1);
+    outs[0] = weft_mul(cx, r, r);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_edit, insert_gradients_reach_arr_and_values)
+{
+    static const double v[6] = { 0.3, -1.2, 2.5, 0.75, -0.4, 1.1 }, w[2] = { -0.6, 1.7 };
+    const grad_arg in[2] = { { 2, { 2, 3 }, v }, { 1, { 2 }, w } };
+    grad_case c = { insert_grad_fn, NULL, 2, 2 };
+    expect_gradients(&c, in, "insert");
+}
+
 static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
 {
-    static const int64_t far[1] = { 3 }, before[1] = { -4 };
+    static const int64_t far[1] = { 3 }, before[1] = { -4 }, far_insert[2] = { 0, 4 };
     switch (*(const int *)user) {
     case 0: outs[0] = weft_delete(cx, a[0], far, 1, 0); break;
     case 1: outs[0] = weft_fill_diagonal(cx, a[1], a[0], false); break;
@@ -316,6 +419,10 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
         break;
     case 5: outs[0] = weft_delete(cx, a[0], NULL, 1, 0); break;
     case 8: outs[0] = weft_delete(cx, a[0], before, 1, 0); break;
+    case 9: outs[0] = weft_insert(cx, a[0], far_insert, 2, a[1], 0); break;
+    case 10: outs[0] = weft_insert(cx, a[0], NULL, 1, a[1], 0); break;
+    case 11: outs[0] = weft_insert(cx, a[1], far, 1, a[0], 0); break;
+    case 12: outs[0] = weft_insert(cx, a[0], before, 1, a[1], 0); break;
     case 6: {   /* index 5 of 3 rows */
         weft_value *five = weft_add(cx, weft_cast(cx, a[0], WEFT_I32), weft_const_i64(cx, 5));
         outs[0] = weft_put_along_axis(cx, a[0], five, a[0], 0);
@@ -348,8 +455,41 @@ Test(ops_numpy_edit, refusals_say_why)
         { 7, WEFT_ESHAPE,
           "weft_put_along_axis: indices i64[2,3] do not broadcast to arr f64[3,2] off axis 1" },
         { 8, WEFT_EINVAL, "weft_delete: index -4 is out of bounds for axis 0 with size 3" },
+        { 9, WEFT_EINVAL, "weft_insert: index 4 is out of bounds for axis 0 with size 3" },
+        { 10, WEFT_EINVAL, "weft_insert: obj is NULL with n_obj 1" },
+        { 11, WEFT_ESHAPE, "weft_insert: values f64[3,2] has more dims than arr f64[3]" },
+        { 12, WEFT_EINVAL, "weft_insert: index -4 is out of bounds for axis 0 with size 3" },
     };
     op_expect_errors(rt, refused_body, cases, sizeof cases / sizeof *cases, args, 3);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
+}
+
+/* insert needs arr's dims, and with one index values' length along the
+ * axis, while tracing. */
+Test(ops_numpy_edit, insert_refuses_dims_unknown_while_tracing)
+{
+    static const struct { const char *sig[2]; insert_case c; const char *says; } cases[] = {
+        { { "f64[?,2]", "f64[2]" }, { { 0 }, 1, 1, false },
+          "weft_insert: arr f64[?,2] has dims unknown while tracing" },
+        { { "f64[2,?]", "f64[2]" }, { { 0 }, 1, 1, false },
+          "weft_insert: arr f64[2,?] has axis 1 unknown while tracing" },
+        { { "f64[2,2]", "f64[?]" }, { { 0 }, 1, 1, false },
+          "weft_insert: values f64[?] has its length along axis 1 unknown while tracing" },
+    };
+    weft_tensor *x = test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[4]){ 0 });
+    weft_tensor *v = test_tensor(WEFT_F64, 1, DIMS(2), (const double[2]){ 0 });
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        weft_spec sig[2];
+        for (int i = 0; i < 2; i++)
+            cr_assert_eq(weft_spec_parse(cases[k].sig[i], &sig[i]), 0);
+        weft_function *fn = op_signature_function(rt, insert_body, (void *)&cases[k].c, sig, 2);
+        weft_arg args[2] = { weft_arg_tensor(x), weft_arg_tensor(v) };
+        weft_tensor *y = NULL;
+        cr_assert_eq(weft_function_call(fn, args, 2, &y, 1), WEFT_ESHAPE, "%s", cases[k].says);
+        cr_assert(strstr(weft_errmsg(), cases[k].says), "%s", weft_errmsg());
+        weft_function_destroy(&fn);
+    }
+    weft_tensor_release(x);
+    weft_tensor_release(v);
 }
