@@ -1606,6 +1606,16 @@ WEFT_API weft_value *weft_fake_quant_with_min_max_vars(weft_ctx *cx, weft_value 
  * the iteration index in weft_errmsg(). */
 WEFT_API weft_value *weft_map(weft_ctx *cx, weft_function *fn, weft_value *elems,
                               unsigned parallel_iterations);
+/* np.apply_along_axis(func1d, axis, arr): fn (one argument, one output)
+ * applied to every 1-D slice of arr along axis, its output's dims put
+ * where the axis was (NumPy's shape: arr's dims before axis, the
+ * output's, arr's after); a scalar output removes the axis.  A
+ * weft_map over the slices as rows, with its parallel_iterations and its
+ * rules for fn.  arr's rank and fn's output rank must be known while
+ * tracing, and of the result's dims (and of the slices' count and length)
+ * at most one may be unknown (WEFT_ESHAPE). */
+WEFT_API weft_value *weft_apply_along_axis(weft_ctx *cx, weft_function *fn, weft_value *arr,
+                                           int axis, unsigned parallel_iterations);
 
 /* py_function: fn runs on every execution, never at trace time only.  It
  * receives the input tensors (borrowed) and must store one new tensor
