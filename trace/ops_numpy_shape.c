@@ -1,6 +1,7 @@
 /* tf.experimental.numpy's array manipulation composed of weft's shape
  * ops in NumPy's rules (flip, fliplr, flipud, ravel, atleast_1d/2d/3d,
- * hstack, vstack, dstack, column_stack, append, diag, diagflat, select):
+ * hstack, vstack, dstack, column_stack, block, append, diag, diagflat,
+ * select):
  * values move without arithmetic, so every dtype keeps its bits, and the
  * gradients come from the parts. */
 #include "trace/ctx.h"
@@ -176,6 +177,48 @@ weft_value *weft_column_stack(weft_ctx *cx, weft_value *const *vs, size_t n)
 {
     WEFT__SCOPE(cx);
     return WEFT__KEEP(numpy_stack(cx, "weft_column_stack", vs, n, COLUMN_STACK));
+}
+
+/* np.block of a list of n_rows lists: blocks[0..counts[0]) the first
+ * row's, and so on.  Every array gets dims of 1 in front up to the
+ * result's rank (2, or the largest rank among them), each row is joined
+ * along the last axis, the rows along the one before. */
+weft_value *weft_block(weft_ctx *cx, weft_value *const *blocks, const size_t *counts,
+                       size_t n_rows)
+{
+    WEFT__SCOPE(cx);
+    static const char fn[] = "weft_block";
+    if (!weft__op_enter(cx, fn, NULL, 0))
+        return NULL;
+    if (n_rows == 0 || n_rows > STACK_MAX || !counts || !blocks)
+        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: %zu rows%s (1..%d wanted)", fn, n_rows,
+                              counts && blocks ? "" : " at NULL", STACK_MAX);
+    size_t total = 0;
+    for (size_t r = 0; r < n_rows; r++) {
+        if (counts[r] == 0)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: row %zu is empty", fn, r);
+        total += counts[r];
+        if (total > STACK_MAX)
+            return weft__ctx_fail(cx, WEFT_EINVAL, "%s: more than %d blocks", fn, STACK_MAX);
+    }
+    if (!weft__op_enter(cx, fn, blocks, total))
+        return NULL;
+    int rank = 2;
+    for (size_t i = 0; i < total; i++) {
+        int r = weft__ops_known_rank(cx, fn, "a block", blocks[i]);
+        if (r < 0)
+            return NULL;
+        rank = r > rank ? r : rank;
+    }
+    weft_value *parts[STACK_MAX], *rows[STACK_MAX];
+    for (size_t i = 0; i < total; i++) {
+        parts[i] = blocks[i];
+        for (int r = weft__value_spec(blocks[i])->rank; r < rank; r++)
+            parts[i] = weft_expand_dims(cx, parts[i], 0);
+    }
+    for (size_t r = 0, first = 0; r < n_rows; first += counts[r++])
+        rows[r] = weft_concat(cx, parts + first, counts[r], rank - 1);
+    return WEFT__KEEP(weft_concat(cx, rows, n_rows, rank - 2));
 }
 
 /* NumPy's append: both flattened and joined (axis WEFT_ALL_AXES, NumPy's

@@ -1113,6 +1113,16 @@ WEFT_API weft_value *weft_hstack(weft_ctx *cx, weft_value *const *vs, size_t n);
 WEFT_API weft_value *weft_vstack(weft_ctx *cx, weft_value *const *vs, size_t n);
 WEFT_API weft_value *weft_dstack(weft_ctx *cx, weft_value *const *vs, size_t n);
 WEFT_API weft_value *weft_column_stack(weft_ctx *cx, weft_value *const *vs, size_t n);
+/* np.block of a list of n_rows lists of arrays (1..256 rows and blocks in
+ * all): row r is blocks[counts[0] + ... + counts[r - 1]] and the next
+ * counts[r] - 1 after it (at least one each).  Every block gets dims of
+ * 1 in front up to the result's rank (2, or the largest rank among the
+ * blocks; ranks known while tracing), each row is joined along the last
+ * axis and the rows along the one before, dtypes promoted as weft_concat
+ * does.  NumPy's one-level np.block([a, b]) is weft_concat along -1 of
+ * arrays made at least 1-D. */
+WEFT_API weft_value *weft_block(weft_ctx *cx, weft_value *const *blocks, const size_t *counts,
+                                size_t n_rows);
 /* tf.experimental.numpy.append(arr, values, axis): weft_concat along
  * axis; axis WEFT_ALL_AXES (NumPy's None) flattens both first. */
 WEFT_API weft_value *weft_append(weft_ctx *cx, weft_value *arr, weft_value *values, int axis);

@@ -1,5 +1,5 @@
 /* tf.experimental.numpy's flip, fliplr, flipud, ravel, atleast_1d/2d/3d,
- * hstack, vstack, dstack, column_stack, append, diag, diagflat, select,
+ * hstack, vstack, dstack, column_stack, block, append, diag, diagflat, select,
  * broadcast_arrays, array_split, hsplit, vsplit and dsplit: shapes and
  * values against NumPy's rules written here, eagerly and traced on 1, 2
  * and 4 workers with the same bits; dtypes kept, dims unknown while
@@ -142,6 +142,51 @@ Test(ops_numpy_shape, stacks_join_as_numpy)
         weft_tensor_release(y[o]);
     }
     for (int k = 0; k < 5; k++)
+        weft_tensor_release(args[k]);
+}
+
+/* np.block of the rows of a[], *user: 0 of 2 and 1 blocks, 1 of 2 and 2,
+ * 2 of 1, 2 and 1. */
+static int block_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    static const size_t counts[3][3] = { { 2, 1 }, { 2, 2 }, { 1, 2, 1 } };
+    int which = *(const int *)user;
+    outs[0] = weft_block(cx, a, counts[which], which == 2 ? 3 : 2);
+    return weft_ctx_status(cx);
+}
+
+Test(ops_numpy_shape, block_is_numpys)
+{
+    double v[6] = { 5, 6, 7, 8, 9, 10 }, c[5] = { -2, -1, 0, 1, 2 };
+    weft_tensor *args[11] = {
+        test_tensor(WEFT_F64, 2, DIMS(2, 2), (const double[]){ 1, 2, 3, 4 }),
+        test_tensor(WEFT_I32, 2, DIMS(2, 3), v),
+        test_tensor(WEFT_F64, 1, DIMS(5), c),
+        test_tensor(WEFT_I32, 0, NULL, (const double[]){ 1 }),
+        test_tensor(WEFT_I32, 0, NULL, (const double[]){ 2 }),
+        test_tensor(WEFT_I32, 0, NULL, (const double[]){ 3 }),
+        test_tensor(WEFT_I32, 0, NULL, (const double[]){ 4 }),
+        test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ -1, -2, -3 }),
+        test_tensor(WEFT_F64, 3, DIMS(1, 2, 2), (const double[]){ 0, 1, 2, 3 }),
+        test_tensor(WEFT_F64, 3, DIMS(1, 2, 1), (const double[]){ 9, 8 }),
+        test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 4, 5, 6 }),
+    };
+    static const struct { weft_dtype dt; int rank; int64_t dims[3]; double v[15]; } want[3] = {
+        { WEFT_F64, 2, { 3, 5 }, { 1, 2, 5, 6, 7, 3, 4, 8, 9, 10, -2, -1, 0, 1, 2 } },
+        { WEFT_I32, 2, { 2, 2 }, { 1, 2, 3, 4 } },
+        { WEFT_F64, 3, { 1, 4, 3 }, { -1, -2, -3, 0, 1, 9, 2, 3, 8, 4, 5, 6 } },
+    };
+    /* Each case's blocks: a matrix row over a vector, four scalars, 3-D
+     * blocks between two vectors. */
+    static const size_t first[3] = { 0, 3, 7 }, count[3] = { 3, 4, 4 };
+    for (int o = 0; o < 3; o++) {
+        weft_tensor *y;
+        op_results_everywhere(block_body, &o, args + first[o], count[o], &y, 1, "block");
+        test_assert_shape(y, want[o].dt, want[o].rank, want[o].dims, "block");
+        op_expect_values(y, want[o].dt, want[o].v, weft_tensor_numel(y), "block");
+        weft_tensor_release(y);
+    }
+    for (int k = 0; k < 11; k++)
         weft_tensor_release(args[k]);
 }
 
@@ -500,6 +545,10 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 4: outs[0] = weft_diag(cx, a[2], 0); break;
     case 5: outs[0] = weft_select(cx, a, a, 1, a[0]); break;
     case 6: outs[0] = weft_select(cx, a, a, 0, a[0]); break;
+    case 8: outs[0] = weft_block(cx, a, (const size_t[]){ 1 }, 0); break;
+    case 9: outs[0] = weft_block(cx, a, (const size_t[]){ 1, 0 }, 2); break;
+    case 10: outs[0] = weft_block(cx, a, NULL, 1); break;
+    case 11: outs[0] = weft_block(cx, a, (const size_t[]){ 200, 57 }, 2); break;
     default: {
         weft_value *o[1] = { NULL };
         weft_broadcast_arrays(cx, a, 0, o);
@@ -524,8 +573,12 @@ Test(ops_numpy_shape, refusals)
         { 5, WEFT_EDTYPE, "weft_select: condition 0 f64[1,2] is not bool" },
         { 6, WEFT_EINVAL, "weft_select: 0 conditions (1 or more wanted)" },
         { 7, WEFT_EINVAL, "weft_broadcast_arrays: 0 inputs (1 or more)" },
+        { 8, WEFT_EINVAL, "weft_block: 0 rows (1..256 wanted)" },
+        { 9, WEFT_EINVAL, "weft_block: row 1 is empty" },
+        { 10, WEFT_EINVAL, "weft_block: 1 rows at NULL (1..256 wanted)" },
+        { 11, WEFT_EINVAL, "weft_block: more than 256 blocks" },
     };
-    op_expect_errors(rt, refused_body, cases, 8, args, 3);
+    op_expect_errors(rt, refused_body, cases, sizeof cases / sizeof *cases, args, 3);
     for (int k = 0; k < 3; k++)
         weft_tensor_release(args[k]);
 }
