@@ -1,11 +1,14 @@
 /* NumPy's polynomial routines on coefficient vectors (highest power
- * first): polyadd, polysub, polymul, polyder, polyint, polyfit and poly,
- * composed of gathers, elementwise ops and sums in NumPy 1.24's steps and
- * dtypes.  Lengths may be unknown while tracing (polyfit's x aside), so
- * new lengths never retrace; the gradients come from the parts. */
+ * first): polyadd, polysub, polymul, polyder, polyint, polyfit, poly and
+ * polydiv, composed of gathers, elementwise ops and sums in NumPy 1.24's
+ * steps and dtypes.  Lengths may be unknown while tracing, so new lengths
+ * never retrace, except where the steps are unrolled by length (polyfit's
+ * x, poly's roots, polydiv's u and v); the gradients come from the
+ * parts. */
 #include <float.h>
 
 #include "base/base.h"
+#include "trace/control.h"
 #include "trace/ctx.h"
 #include "trace/ops_impl.h"
 #include "trace/tensor_impl.h"
@@ -384,4 +387,92 @@ weft_value *weft_poly(weft_ctx *cx, weft_value *roots)
         a = weft_sub(cx, kept, weft_mul(cx, r, moved));
     }
     return WEFT__KEEP(a);
+}
+
+/* np.polydiv's remainder r (a vector of n entries) without its leading
+ * entries that np.allclose calls 0 (|x| <= 1e-8 in f64; NaN is not), the
+ * last one always kept: a boolean mask, its length known when the call
+ * runs.  In f32 the test is |x| <= f32(1e-8), the same: that is the
+ * largest f32 not above 1e-8. */
+static weft_value *trim_leading_zeros(weft_ctx *cx, const char *fn, weft_value *r, int64_t n)
+{
+    weft_value *small = weft_le(cx, weft_abs(cx, r), weft_const_f64(cx, 1e-8));
+    weft_value *after = weft_gt(cx, weft_cumsum(cx, weft_logical_not(cx, small), 0),
+                                weft_const_i64(cx, 0));
+    int64_t *last = weft__calloc((size_t)n, sizeof *last);
+    if (!last)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    last[n - 1] = 1;
+    weft_value *keep = weft_logical_or(cx, after, weft__ops_constant(cx, fn, WEFT_I64, 1, &n,
+                                                                     last, WEFT_BOOL));
+    weft__free(last);
+    return weft_boolean_mask(cx, r, keep, 0);
+}
+
+/* Positions k..k + n of a vector of len entries, as a bool constant. */
+static weft_value *window_mask(weft_ctx *cx, const char *fn, int64_t len, int64_t k, int64_t n)
+{
+    int64_t *in = weft__calloc((size_t)len, sizeof *in);
+    if (!in)
+        return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+    for (int64_t i = k; i <= k + n; i++)
+        in[i] = 1;
+    weft_value *mask = weft__ops_constant(cx, fn, WEFT_I64, 1, &len, in, WEFT_BOOL);
+    weft__free(in);
+    return mask;
+}
+
+int weft_polydiv(weft_ctx *cx, weft_value *u, weft_value *v, weft_value **outs)
+{
+    WEFT__SCOPE_OUTS(cx, outs, 2);
+    static const char fn[] = "weft_polydiv";
+    int rc;
+    weft_value *in[2] = { u, v };
+    if (!weft__ops_enter_two_outs(cx, fn, in, 2, outs, &rc))
+        return rc;
+    if (!weft__ops_as_vector(cx, fn, "u", &u) || !weft__ops_as_vector(cx, fn, "v", &v) ||
+        !weft__ops_number(cx, fn, "u", u) || !weft__ops_number(cx, fn, "v", v))
+        return weft_ctx_status(cx);
+    int64_t lu = weft__value_spec(u)->dims[0], lv = weft__value_spec(v)->dims[0];
+    char su[WEFT__SPEC_STR_MAX], sv[WEFT__SPEC_STR_MAX];
+    if (lu == WEFT_DIM_ANY || lv == WEFT_DIM_ANY || lu < 1 || lv < 1 || lu > POLY_MAX_ORDER + 1)
+        return weft__ctx_failf(cx, lu == WEFT_DIM_ANY || lv == WEFT_DIM_ANY ? WEFT_ESHAPE
+                                                                           : WEFT_EINVAL,
+                               "%s: u %s and v %s are not of lengths known while tracing, 1 "
+                               "to %d (the division is unrolled)", fn,
+                               weft__spec_str(weft__value_spec(u), su, sizeof su),
+                               weft__spec_str(weft__value_spec(v), sv, sizeof sv),
+                               POLY_MAX_ORDER + 1);
+    /* NumPy: both + 0.0 (f64 for integers), the remainder in their common
+     * dtype.  scale = 1. / v[0] and each d = scale * r[k] are f64 scalars
+     * (a Python float by an f32 scalar is f64); d * v is in the vectors'
+     * dtype, d converted first. */
+    weft_dtype dt = weft__ops_float_dtype(in, 2);
+    weft_value *r = weft__ops_as_dtype(cx, u, dt), *q;
+    v = weft__ops_as_dtype(cx, v, dt);
+    int64_t m = lu - 1, n = lv - 1;
+    if (m < n) {
+        q = weft_fill(cx, dt, 1, (const int64_t[]){ 1 }, 0.0);
+    } else {
+        weft_value *v0 = weft_cast(cx, weft_gather(cx, v, weft_const_i64(cx, 0), 0), WEFT_F64);
+        weft_value *scale = weft_div(cx, weft_const_f64(cx, 1.0), v0);
+        weft_value **qs = weft__calloc((size_t)(m - n + 1), sizeof *qs);
+        if (!qs)
+            return weft__ctx_failf(cx, WEFT_ENOMEM, "%s: out of memory", fn);
+        for (int64_t k = 0; k <= m - n; k++) {
+            weft_value *rk = weft_cast(cx, weft_gather(cx, r, weft_const_i64(cx, k), 0),
+                                       WEFT_F64);
+            qs[k] = weft__ops_as_dtype(cx, weft_mul(cx, scale, rk), dt);
+            weft_value *shifted = weft_pad(cx, v, (const int64_t[][2]){ { k, m - n - k } }, 0.0);
+            weft_value *less = weft_sub(cx, r, weft_mul(cx, qs[k], shifted));
+            r = weft_where(cx, window_mask(cx, fn, m + 1, k, n), less, r);
+        }
+        q = weft_stack(cx, qs, (size_t)(m - n + 1), 0);
+        weft__free(qs);
+    }
+    outs[0] = q;
+    outs[1] = trim_leading_zeros(cx, fn, r, m + 1);
+    if (weft_ctx_status(cx) != 0)
+        outs[0] = outs[1] = NULL;
+    return weft_ctx_status(cx);
 }

@@ -946,6 +946,17 @@ WEFT_API int weft_polyfit_cov(weft_ctx *cx, weft_value *x, weft_value *y, int de
  * NumPy's matrix form (a characteristic polynomial: pass weft_eigvals'
  * roots where they are real). */
 WEFT_API weft_value *weft_poly(weft_ctx *cx, weft_value *roots);
+/* np.polydiv(u, v): outs[0] the quotient, outs[1] the remainder of the
+ * coefficient vectors (or scalars) u by v, by NumPy's long division
+ * (scale = 1 / v[0] and each quotient entry scale * r[k] in f64, the
+ * updates of r in the vectors' float dtype: NumPy 1.24's bits for f32 and
+ * f64; integers as f64).  The quotient has max(len u - len v + 1, 1)
+ * entries (0 when u is shorter); the remainder loses its leading entries
+ * that np.allclose calls 0 (|x| <= 1e-8; one always stays), so its length
+ * is known only when the call runs.  u's and v's lengths must be known
+ * while tracing, 1 to 1001 (WEFT_ESHAPE, WEFT_EINVAL).  Returns the
+ * context's status; outs is cleared on failure. */
+WEFT_API int weft_polydiv(weft_ctx *cx, weft_value *u, weft_value *v, weft_value **outs);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */
 WEFT_API weft_value *weft_reshape(weft_ctx *cx, weft_value *a, int rank, const int64_t *dims);

@@ -1,5 +1,5 @@
-/* NumPy's polyadd, polysub, polymul, polyder, polyint, polyval and
- * polyfit against NumPy 1.24's printed values (polyfit's within a
+/* NumPy's polyadd, polysub, polymul, polyder, polyint, polyval, polyfit
+ * and polydiv against NumPy 1.24's printed values (polyfit's within a
  * tolerance: its SVD is LAPACK's gelsd), eagerly and traced on 1, 2 and 4
  * workers with the same bits: NumPy's dtypes, polymul's trimming of
  * leading zeros, empty operands, polyint's constants; one trace for every
@@ -417,6 +417,117 @@ Test(ops_numpy_poly, poly_is_numpys)
     weft_function_destroy(&f);
 }
 
+static int div_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, void *user)
+{
+    (void)user;
+    return weft_polydiv(cx, a[0], a[1], outs);
+}
+
+/* polydiv(u, v) gives NumPy's quotient and remainder, bit for bit, the
+ * same eagerly and traced on every runtime. */
+static void expect_div(weft_tensor *u, weft_tensor *v, weft_dtype dt, const double *q,
+                       int64_t nq, const double *r, int64_t nr, const char *what)
+{
+    weft_tensor *args[2] = { u, v }, *y[2];
+    op_results_everywhere(div_body, NULL, args, 2, y, 2, what);
+    op_expect_numbers(y[0], dt, q, nq, true, what);
+    op_expect_numbers(y[1], dt, r, nr, true, what);
+    release_all(y, 2);
+    weft_tensor_release(u);
+    weft_tensor_release(v);
+}
+
+Test(ops_numpy_poly, polydiv_is_numpys)
+{
+    expect_div(test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, -3, 3, -1 }),
+               test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 1, -1 }), WEFT_F64,
+               (const double[]){ 1, -2, 1 }, 3, (const double[]){ 0 }, 1, "exact");
+    expect_div(test_tensor(WEFT_F64, 1, DIMS(5), (const double[]){ 3.7, -1.2, 0.5, 2.25, -4.1 }),
+               test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1.3, 0.4, -2.2 }), WEFT_F64,
+               (const double[]){ 0x1.6c4ec4ec4ec4fp+1, -0x1.cc7f3e1b442a6p+0,
+                                 0x1.704c7053e56edp+2 },
+               3, (const double[]){ -0x1.0097c24a27aa1p+2, 0x1.11edaec2af939p+3 }, 2, "f64");
+    expect_div(test_tensor(WEFT_F32, 1, DIMS(5), (const double[]){ 0.1, 0.7, -1.3, 2.9, 0.33 }),
+               test_tensor(WEFT_F32, 1, DIMS(2), (const double[]){ 0.3, -1.1 }), WEFT_F32,
+               (const double[]){ 0x1.555554p-2, 0x1.c71c6ep+1, 0x1.1684bap+3, 0x1.4ca456p+5 }, 4,
+               (const double[]){ 0x1.708bdp+5 }, 1, "f32, scale and d in f64");
+    expect_div(test_tensor(WEFT_I32, 1, DIMS(4), (const double[]){ 1, 2, 3, 4 }),
+               test_tensor(WEFT_I64, 1, DIMS(2), (const double[]){ 2, 1 }), WEFT_F64,
+               (const double[]){ 0.5, 0.75, 1.125 }, 3, (const double[]){ 2.875 }, 1,
+               "integers");
+    expect_div(test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 1, 2 }),
+               test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 2, 3 }), WEFT_F64,
+               (const double[]){ 0 }, 1, (const double[]){ 1, 2 }, 2, "u shorter than v");
+    expect_div(test_tensor(WEFT_F32, 1, DIMS(1), (const double[]){ 1.5 }),
+               test_tensor(WEFT_F32, 1, DIMS(2), (const double[]){ 1, 2 }), WEFT_F32,
+               (const double[]){ 0 }, 1, (const double[]){ 1.5 }, 1, "f32 u shorter than v");
+    expect_div(test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 1 + 1e-9, 3 }),
+               test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 1, 0 }), WEFT_F64,
+               (const double[]){ 1, 1 }, 2, (const double[]){ 3 }, 1, "1e-9 trimmed");
+    expect_div(test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, NAN, 3 }),
+               test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 1, 0 }), WEFT_F64,
+               (const double[]){ 1, 1 }, 2, (const double[]){ NAN, 3 }, 2, "NaN kept");
+    /* Each step changes its window of r alone: inf * 0 would put NaN
+     * before it. */
+    expect_div(test_tensor(WEFT_F64, 1, DIMS(4), (const double[]){ 1, 2, 3, 4 }),
+               test_tensor(WEFT_F64, 1, DIMS(2), (const double[]){ 1, INFINITY }), WEFT_F64,
+               (const double[]){ 1, -INFINITY, INFINITY }, 3,
+               (const double[]){ NAN, NAN, -INFINITY }, 3, "an infinite v");
+    expect_div(test_tensor(WEFT_F64, 0, NULL, (const double[]){ 2.5 }),
+               test_tensor(WEFT_F64, 0, NULL, (const double[]){ 0.5 }), WEFT_F64,
+               (const double[]){ 5 }, 1, (const double[]){ 0 }, 1, "scalars");
+}
+
+/* One trace for the lengths, whatever the remainder keeps; lengths
+ * unknown while tracing or past 1001 are refused. */
+Test(ops_numpy_poly, polydiv_traces_once_for_its_lengths)
+{
+    const weft_spec sig[2] = { { WEFT_F64, 1, { 4 } }, { WEFT_F64, 1, { 3 } } };
+    weft_function_desc d = { .name = "div", .body = div_body, .n_args = 2, .n_outs = 2,
+                             .input_signature = sig };
+    weft_function *f = NULL;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    weft_tensor *v = test_tensor(WEFT_F64, 1, DIMS(3), (const double[]){ 1, 1, 0 });
+    for (int k = 0; k < 2; k++) {
+        weft_tensor *u = test_tensor(WEFT_F64, 1, DIMS(4), k ? (const double[]){ 1, 2, 4, 3 }
+                                                             : (const double[]){ 1, 2, 1, 3 });
+        weft_arg a[2] = { weft_arg_tensor(u), weft_arg_tensor(v) };
+        weft_tensor *y[2] = { NULL, NULL };
+        cr_assert_eq(weft_function_call(f, a, 2, y, 2), 0, "%s", weft_errmsg());
+        op_expect_numbers(y[1], WEFT_F64, k ? (const double[]){ 3, 3 } : (const double[]){ 3 },
+                          k ? 2 : 1, true, "remainder");
+        release_all(y, 2);
+        weft_tensor_release(u);
+    }
+    weft_function_stats st;
+    weft_function_get_stats(f, &st);
+    cr_assert_eq(st.traces, 1);
+    weft_function_destroy(&f);
+
+    const weft_spec unknown[2] = { { WEFT_F64, 1, { -1 } }, { WEFT_F64, 1, { 3 } } };
+    d.input_signature = unknown;
+    cr_assert_eq(weft_function_create(rt, &d, &f), 0, "%s", weft_errmsg());
+    static double many[1002];
+    for (int k = 0; k < 2; k++) {
+        weft_tensor *u = test_tensor(WEFT_F64, 1, DIMS(k ? 1002 : 3), many);
+        weft_tensor *args[2] = { u, v }, *y[2] = { NULL, NULL };
+        weft_arg a[2] = { weft_arg_tensor(u), weft_arg_tensor(v) };
+        int rc = k ? op_call(rt, div_body, NULL, args, 2, y, 2, true)
+                   : weft_function_call(f, a, 2, y, 2);
+        cr_assert_eq(rc, k ? WEFT_EINVAL : WEFT_ESHAPE, "%d: %s", k, weft_errmsg());
+        cr_assert(strstr(weft_errmsg(), k ? "weft_polydiv: u f64[1002] and v f64[3] are not of "
+                                            "lengths known while tracing, 1 to 1001"
+                                          : "weft_polydiv: u f64[?] and v f64[3] are not of "
+                                            "lengths known"),
+                  "%s", weft_errmsg());
+        cr_assert_null(y[0]);
+        cr_assert_null(y[1]);
+        weft_tensor_release(u);
+    }
+    weft_function_destroy(&f);
+    weft_tensor_release(v);
+}
+
 typedef struct cov_case {
     int deg;
     bool weights, unscaled;
@@ -553,6 +664,12 @@ static int refused_body(weft_ctx *cx, weft_value *const *a, weft_value **outs, v
     case 12: outs[0] = weft_polyint(cx, a[0], 1001, NULL, 0); break;
     case 13: outs[0] = weft_poly(cx, a[1]); break;
     case 14: outs[0] = weft_poly(cx, a[2]); break;
+    case 15: case 16: case 17: {
+        weft_value *qr[2];
+        weft_polydiv(cx, a[0], a[*(const int *)user - 14], qr);
+        outs[0] = qr[0];
+        break;
+    }
     default: outs[0] = weft_polyfit(cx, a[2], a[0], 1, NULL); break;
     }
     return weft_ctx_status(cx);
@@ -583,8 +700,12 @@ Test(ops_numpy_poly, refusals)
         { 12, WEFT_EINVAL, "weft_polyint: the order m 1001 is not in [0, 1000]" },
         { 13, WEFT_ESHAPE, "weft_poly: roots f64[2,2] is not a vector" },
         { 14, WEFT_EDTYPE, "weft_poly: roots bool[4] is not a number" },
+        { 15, WEFT_ESHAPE, "weft_polydiv: v f64[2,2] is not a vector" },
+        { 16, WEFT_EDTYPE, "weft_polydiv: v bool[4] is not a number" },
+        { 17, WEFT_EINVAL, "weft_polydiv: u f64[4] and v f64[0] are not of lengths known while "
+                           "tracing, 1 to 1001" },
     };
-    op_expect_errors(rt, refused_body, cases, 15, args, 4);
+    op_expect_errors(rt, refused_body, cases, sizeof cases / sizeof *cases, args, 4);
     release_all(args, 4);
 }
 
