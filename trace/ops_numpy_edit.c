@@ -82,19 +82,31 @@ static int64_t known_dim(weft_ctx *cx, const char *fn, const char *name, weft_va
     return s->dims[*axis];
 }
 
+/* delete's and insert's start: obj checked against n_obj, *arr
+ * flattened for axis WEFT_ALL_AXES (NumPy's None), and the length along
+ * *axis (made non-negative) returned, known while tracing; -1 with the
+ * context failing otherwise. */
+static int64_t obj_axis(weft_ctx *cx, const char *fn, weft_value **arr, const int64_t *obj,
+                        size_t n_obj, int *axis)
+{
+    if (n_obj > 0 && !obj) {
+        weft__ctx_fail(cx, WEFT_EINVAL, "%s: obj is NULL with n_obj %zu", fn, n_obj);
+        return -1;
+    }
+    if (*axis == WEFT_ALL_AXES) {
+        *arr = weft_ravel(cx, *arr);
+        *axis = 0;
+    }
+    return known_dim(cx, fn, "arr", *arr, axis);
+}
+
 weft_value *weft_delete(weft_ctx *cx, weft_value *arr, const int64_t *obj, size_t n_obj, int axis)
 {
     WEFT__SCOPE(cx);
     static const char fn[] = "weft_delete";
     if (!weft__op_enter(cx, fn, &arr, 1))
         return NULL;
-    if (n_obj > 0 && !obj)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: obj is NULL with n_obj %zu", fn, n_obj);
-    if (axis == WEFT_ALL_AXES) {   /* NumPy's axis None: arr flattened */
-        arr = weft_ravel(cx, arr);
-        axis = 0;
-    }
-    int64_t n = known_dim(cx, fn, "arr", arr, &axis);
+    int64_t n = obj_axis(cx, fn, &arr, obj, n_obj, &axis);
     if (n < 0)
         return NULL;
     bool *gone = weft__calloc((size_t)n + 1, sizeof *gone);
@@ -172,13 +184,7 @@ weft_value *weft_insert(weft_ctx *cx, weft_value *arr, const int64_t *obj, size_
     weft_value *in[2] = { arr, values };
     if (!weft__op_enter(cx, fn, in, 2))
         return NULL;
-    if (n_obj > 0 && !obj)
-        return weft__ctx_fail(cx, WEFT_EINVAL, "%s: obj is NULL with n_obj %zu", fn, n_obj);
-    if (axis == WEFT_ALL_AXES) {   /* NumPy's axis None: arr flattened */
-        arr = weft_ravel(cx, arr);
-        axis = 0;
-    }
-    int64_t n = known_dim(cx, fn, "arr", arr, &axis);
+    int64_t n = obj_axis(cx, fn, &arr, obj, n_obj, &axis);
     if (n < 0)
         return NULL;
     const weft_spec *as = weft__value_spec(arr), *vs = weft__value_spec(values);
