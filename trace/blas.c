@@ -37,7 +37,6 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <string.h>
 
 #include "base/base.h"
 #include "trace/blas_api.h"

@@ -208,6 +208,10 @@ weft_value *weft_insert(weft_ctx *cx, weft_value *arr, const int64_t *obj, size_
                                   weft__spec_str(vs, ss, sizeof ss), axis);
         numnew = along;
     }
+    if (numnew > INT64_MAX - n)
+        return weft__ctx_fail(cx, WEFT_ESHAPE, "%s: arr %s and values %s make too long an "
+                              "axis", fn, weft__spec_str(as, ss, sizeof ss),
+                              weft__spec_str(vs, ss2, sizeof ss2));
     int64_t dims[WEFT_MAX_RANK], total = n + numnew;
     memcpy(dims, as->dims, sizeof *dims * (size_t)as->rank);
     dims[axis] = numnew;

@@ -438,8 +438,8 @@ int weft_polydiv(weft_ctx *cx, weft_value *u, weft_value *v, weft_value **outs)
     if (lu == WEFT_DIM_ANY || lv == WEFT_DIM_ANY || lu < 1 || lv < 1 || lu > POLY_MAX_ORDER + 1)
         return weft__ctx_failf(cx, lu == WEFT_DIM_ANY || lv == WEFT_DIM_ANY ? WEFT_ESHAPE
                                                                            : WEFT_EINVAL,
-                               "%s: u %s and v %s are not of lengths known while tracing, 1 "
-                               "to %d (the division is unrolled)", fn,
+                               "%s: u %s and v %s need lengths known while tracing, at "
+                               "least 1, u's at most %d (the division is unrolled)", fn,
                                weft__spec_str(weft__value_spec(u), su, sizeof su),
                                weft__spec_str(weft__value_spec(v), sv, sizeof sv),
                                POLY_MAX_ORDER + 1);

@@ -954,8 +954,8 @@ WEFT_API weft_value *weft_poly(weft_ctx *cx, weft_value *roots);
  * entries (0 when u is shorter); the remainder loses its leading entries
  * that np.allclose calls 0 (|x| <= 1e-8; one always stays), so its length
  * is known only when the call runs.  u's and v's lengths must be known
- * while tracing, 1 to 1001 (WEFT_ESHAPE, WEFT_EINVAL).  Returns the
- * context's status; outs is cleared on failure. */
+ * while tracing, at least 1, u's at most 1001 (WEFT_ESHAPE, WEFT_EINVAL).
+ * Returns the context's status; outs is cleared on failure. */
 WEFT_API int weft_polydiv(weft_ctx *cx, weft_value *u, weft_value *v, weft_value **outs);
 
 /* Shapes: one dim of dims may be -1 (inferred, like NumPy). */

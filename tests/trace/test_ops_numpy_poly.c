@@ -515,10 +515,10 @@ Test(ops_numpy_poly, polydiv_traces_once_for_its_lengths)
         int rc = k ? op_call(rt, div_body, NULL, args, 2, y, 2, true)
                    : weft_function_call(f, a, 2, y, 2);
         cr_assert_eq(rc, k ? WEFT_EINVAL : WEFT_ESHAPE, "%d: %s", k, weft_errmsg());
-        cr_assert(strstr(weft_errmsg(), k ? "weft_polydiv: u f64[1002] and v f64[3] are not of "
-                                            "lengths known while tracing, 1 to 1001"
-                                          : "weft_polydiv: u f64[?] and v f64[3] are not of "
-                                            "lengths known"),
+        cr_assert(strstr(weft_errmsg(), k ? "weft_polydiv: u f64[1002] and v f64[3] need lengths "
+                                            "known while tracing, at least 1, u's at most 1001"
+                                          : "weft_polydiv: u f64[?] and v f64[3] need lengths "
+                                            "known while tracing"),
                   "%s", weft_errmsg());
         cr_assert_null(y[0]);
         cr_assert_null(y[1]);
@@ -702,8 +702,8 @@ Test(ops_numpy_poly, refusals)
         { 14, WEFT_EDTYPE, "weft_poly: roots bool[4] is not a number" },
         { 15, WEFT_ESHAPE, "weft_polydiv: v f64[2,2] is not a vector" },
         { 16, WEFT_EDTYPE, "weft_polydiv: v bool[4] is not a number" },
-        { 17, WEFT_EINVAL, "weft_polydiv: u f64[4] and v f64[0] are not of lengths known while "
-                           "tracing, 1 to 1001" },
+        { 17, WEFT_EINVAL, "weft_polydiv: u f64[4] and v f64[0] need lengths known while "
+                           "tracing, at least 1" },
     };
     op_expect_errors(rt, refused_body, cases, sizeof cases / sizeof *cases, args, 4);
     release_all(args, 4);
