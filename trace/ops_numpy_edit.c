@@ -4,6 +4,7 @@
  * known while tracing become constant index tables; trim_zeros's length
  * depends on the values, so it is a boolean mask. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -136,12 +137,28 @@ done:
     return weft_ctx_status(cx) == 0 ? WEFT__KEEP(r) : NULL;
 }
 
+/* A new slice of np.insert with several indices: its index (made
+ * non-negative) and its place j in obj. */
+typedef struct insert_at {
+    int64_t at;
+    size_t j;
+} insert_at;
+
+/* NumPy's stable order: by index, equal ones in the order given. */
+static int insert_at_cmp(const void *x, const void *y)
+{
+    const insert_at *a = x, *b = y;
+    if (a->at != b->at)
+        return a->at < b->at ? -1 : 1;
+    return a->j < b->j ? -1 : a->j > b->j;
+}
+
 /* np.insert's positions: where each of the numnew new slices lands in the
  * result along the axis (n_obj 1: numnew slices in a row from obj[0];
- * otherwise obj[j] shifted by the inserts before it, NumPy's stable
- * order for equal ones), and from them the source of every result slice in
- * [arr, values] joined along the axis.  False when an index is out of
- * bounds (the context failed). */
+ * otherwise the t-th of obj in NumPy's stable order lands t past its
+ * index), and from them the source of every result slice in [arr, values]
+ * joined along the axis.  False when an index is out of bounds or memory
+ * runs out (the context failed). */
 static bool insert_sources(weft_ctx *cx, const char *fn, const int64_t *obj, size_t n_obj,
                            int axis, int64_t n, int64_t numnew, int64_t *src)
 {
@@ -157,17 +174,16 @@ static bool insert_sources(weft_ctx *cx, const char *fn, const int64_t *obj, siz
         int64_t at = obj[0] < 0 ? obj[0] + n : obj[0];
         for (int64_t j = 0; j < numnew; j++)
             src[at + j] = n + j;
-    } else {
-        /* A slice goes after every new one whose index is smaller, and
-         * after the equal ones given before it. */
-        for (size_t j = 0; j < n_obj; j++) {
-            int64_t at = obj[j] < 0 ? obj[j] + n : obj[j], before = 0;
-            for (size_t k = 0; k < n_obj; k++) {
-                int64_t ak = obj[k] < 0 ? obj[k] + n : obj[k];
-                before += ak < at || (ak == at && k < j);
-            }
-            src[at + before] = n + (int64_t)j;
-        }
+    } else if (n_obj > 1) {
+        insert_at *order = weft__calloc(n_obj, sizeof *order);
+        if (!order)
+            return weft__ctx_fail(cx, WEFT_ENOMEM, "%s: out of memory", fn), false;
+        for (size_t j = 0; j < n_obj; j++)
+            order[j] = (insert_at){ obj[j] < 0 ? obj[j] + n : obj[j], j };
+        qsort(order, n_obj, sizeof *order, insert_at_cmp);
+        for (size_t t = 0; t < n_obj; t++)
+            src[order[t].at + (int64_t)t] = n + (int64_t)order[t].j;
+        weft__free(order);
     }
     int64_t next = 0;
     for (int64_t p = 0; p < total; p++)

@@ -6,7 +6,6 @@
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "base/base.h"
 #include "trace/jit.h"
